@@ -1,0 +1,43 @@
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { prepare } from "../src/run/Run.js"
+import { engine, fmt, loopScript, median, memoryStore, now } from "./support.js"
+
+/** Runs the 10-step, 3-pass loop `n` times on an instant model; wall time is all Aeon's own. */
+export const overhead = async (options: { store: boolean; steps?: number; passes?: number; iterations?: number; delayMs?: number }) => {
+  const steps = options.steps ?? 10
+  const passes = options.passes ?? 3
+  const layer = options.store ? Layer.merge(engine(() => loopScript(steps, passes, options.delayMs)), memoryStore) : engine(() => loopScript(steps, passes, options.delayMs))
+  const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any>)
+  const once = async () => {
+    const started = now()
+    const { result, events } = await runtime.runPromise(Effect.gen(function*() {
+      const p = yield* prepare({ task: "Compute the running sums", mode: "FULL", budget: { ttl: passes, maxSteps: 100_000, maxLlmCalls: 100_000, maxTokens: 100_000_000 } })
+      const result = yield* p.execute
+      return { result, events: yield* p.events.log }
+    }) as Effect.Effect<any, any, any>)
+    const wall = now() - started
+    if (result.status !== "CONVERGED") throw new Error(`bench run did not converge: ${result.terminationReason} ${result.error ?? ""}`)
+    const executed = events.filter((e: any) => e._tag === "StepFinished").length
+    const llmCalls = result.usage.llmCalls as number
+    return { wall, executed, passes: result.history.passes.length - 1, llmCalls }
+  }
+  for (let i = 0; i < 3; i++) await once() // warm-up (JIT, tokenizer ranks, PGlite)
+  const samples = []
+  for (let i = 0; i < (options.iterations ?? 20); i++) samples.push(await once())
+  await runtime.dispose()
+  const wall = median(samples.map((s) => s.wall))
+  const s = samples[0]!
+  const modelMs = s.llmCalls * (options.delayMs ?? 0)
+  return {
+    wallMs: wall,
+    steps: s.executed,
+    passes: s.passes,
+    llmCalls: s.llmCalls,
+    perStepMs: (wall - modelMs) / s.executed,
+    perPassMs: (wall - modelMs) / s.passes,
+    aeonShare: (wall - modelMs) / wall
+  }
+}
+
+export const describeOverhead = (r: Awaited<ReturnType<typeof overhead>>) =>
+  `${r.steps} steps, ${r.passes} passes, ${r.llmCalls} LLM calls: ${fmt(r.wallMs, 1)} ms/run, ${fmt(r.perStepMs)} ms/step, ${fmt(r.perPassMs)} ms/pass`

@@ -1,0 +1,40 @@
+import autocannon from "autocannon"
+import { createSchema, createYoga } from "graphql-yoga"
+import { Layer } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { serve } from "../src/server/App.js"
+import { typeDefs } from "../src/server/Server.js"
+import { engine, loopScript, memoryStore } from "./support.js"
+
+const body = JSON.stringify({ query: "{ health { ok version } }" })
+
+const hammer = (url: string, seconds: number) =>
+  new Promise<number>((resolve, reject) =>
+    autocannon({ url, method: "POST", body, headers: { "content-type": "application/json" }, connections: 20, duration: seconds }, (e: unknown, r: any) =>
+      e ? reject(e) : resolve(r.requests.average as number)))
+
+/** `health` through the full server vs a bare graphql-yoga server with the same schema. */
+export const throughput = async (seconds = 5) => {
+  const app = await serve({ port: 0, host: "127.0.0.1" }, { engine: engine(() => loopScript(1, 1)), database: memoryStore as Layer.Layer<any, any> })
+  const bare = createYoga({ schema: createSchema({ typeDefs, resolvers: { Query: { health: () => ({ ok: true, version: "bare", model: "none", database: "none", activeRuns: 0, queuedRuns: 0, subscriptions: 0 }) } } }), logging: false })
+  const server = createServer(bare)
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  const bareUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
+  try {
+    await hammer(app.url, 1)
+    await hammer(bareUrl, 1)
+    // alternate the two so that warm-up and machine noise fall on both alike
+    const full: Array<number> = []
+    const plain: Array<number> = []
+    for (let i = 0; i < 2; i++) {
+      plain.push(await hammer(bareUrl, seconds / 2))
+      full.push(await hammer(app.url, seconds / 2))
+    }
+    const mean = (xs: Array<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+    return { aeonRps: mean(full), bareRps: mean(plain), ratio: mean(full) / mean(plain) }
+  } finally {
+    server.close()
+    await app.stop()
+  }
+}

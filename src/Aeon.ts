@@ -1,0 +1,29 @@
+import { Layer } from "effect"
+import * as AdaptiveDepth from "./adaptive/AdaptiveDepth.js"
+import * as ConvergenceEngine from "./convergence/ConvergenceEngine.js"
+import * as RecursivePlanner from "./planning/RecursivePlanner.js"
+import * as Supervisor from "./supervisor/Supervisor.js"
+import * as ToolRegistry from "./tools/ToolRegistry.js"
+import * as SemanticValidator from "./validation/SemanticValidator.js"
+import * as ModelLayer from "./llm/ModelLayer.js"
+import * as Run from "./run/Run.js"
+import * as Tracing from "./telemetry/Tracing.js"
+
+/** The engine's own capabilities (validation, convergence, planning, depth, supervision). */
+export const capabilitiesLayer = Layer.mergeAll(
+  SemanticValidator.layer,
+  ConvergenceEngine.layer,
+  RecursivePlanner.layer,
+  AdaptiveDepth.layer,
+  Supervisor.layer
+)
+
+/** Everything but the model: capabilities plus the built-in tools and any of yours. */
+export const layerWithTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) =>
+  Layer.mergeAll(capabilitiesLayer, ToolRegistry.layer(tools))
+
+/** The default engine: model chosen from the environment (AEON_MODEL_PROVIDER …), built-in tools, OTLP tracing when configured. */
+export const layer = Layer.mergeAll(layerWithTools(), ModelLayer.layerConfig, Tracing.layerConfig)
+
+export const runTask = Run.runTask
+export const prepare = Run.prepare

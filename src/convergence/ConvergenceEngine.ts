@@ -1,0 +1,116 @@
+import { Context, Effect, Layer } from "effect"
+import type { BudgetExhaustedError } from "../domain/Errors.js"
+import type { ConvergenceAssessment, SemanticValidationReport, Severity } from "../domain/Evaluation.js"
+import { liveSteps, type Plan } from "../domain/Plan.js"
+import { isModelFailure, type Llm } from "../llm/Llm.js"
+import { Contracts } from "../prompts/PromptRegistry.js"
+import { planView } from "../prompts/Views.js"
+import { words, stem } from "../validation/DeterministicChecks.js"
+import { failedAnswerPredicates } from "./AnswerPredicates.js"
+import type { ConvergenceCriteria } from "./Criteria.js"
+
+export interface AssessInput {
+  readonly request: string
+  readonly plan: Plan
+  /** Consumed directly (FR-050): its issues lower coherence and name contradictions. */
+  readonly report: SemanticValidationReport
+  readonly criteria: ConvergenceCriteria
+  /** The answer as it stands (final answer, or the step outputs before synthesis). */
+  readonly candidateAnswer: string
+  readonly llm?: Llm | undefined
+}
+
+export interface Service {
+  readonly assess: (input: AssessInput) => Effect.Effect<ConvergenceAssessment, BudgetExhaustedError>
+}
+
+export class ConvergenceEngine extends Context.Tag("aeon/ConvergenceEngine")<ConvergenceEngine, Service>() {}
+
+const PENALTY: Record<Severity, number> = { LOW: 0.05, MEDIUM: 0.15, HIGH: 0.3, CRITICAL: 0.6 }
+
+/** Scores that need no model: from step statuses, clarity and the validation report. */
+export const deterministicScores = (plan: Plan, report: SemanticValidationReport, candidateAnswer: string) => {
+  const steps = liveSteps(plan.steps)
+  const credit = steps.reduce((n, s) => n + (s.status !== "complete" ? 0 : s.clarityState === "PARTIALLY_CLEAR" ? 0.5 : 1), 0)
+  const completenessScore = steps.length === 0 ? 0 : credit / steps.length
+  const penalty = report.issues
+    .filter((i) => i.type === "consistency" || i.type === "hallucination" || i.type === "do_say_mismatch")
+    .reduce((n, i) => n + PENALTY[i.severity], 0)
+  const coherenceScore = Math.max(0, Math.min(1, 1 - penalty))
+  const outputs = steps.filter((s) => s.status === "complete" && s.stepOutput.trim() !== "")
+  const answerWords = new Set(words(candidateAnswer).map(stem))
+  const consistencyStatus = {
+    allStepsExecuted: steps.length > 0 && steps.every((s) => s.status !== "pending" && s.status !== "running"),
+    noFailedSteps: steps.every((s) => s.status !== "failed" && s.status !== "invalid"),
+    answerUsesSteps: outputs.length === 0 ? false
+      : outputs.some((s) => candidateAnswer.includes(s.stepOutput.trim()) || words(s.stepOutput).some((w) => answerWords.has(stem(w))))
+  }
+  return { completenessScore, coherenceScore, consistencyStatus }
+}
+
+export const make: Service = {
+  assess: (input) =>
+    Effect.gen(function*() {
+      const det = deterministicScores(input.plan, input.report, input.candidateAnswer)
+      const notes: Array<string> = []
+      let model: { completenessScore: number; coherenceScore: number; converged: boolean; reasonCodes: ReadonlyArray<string>; detectedIssues: ReadonlyArray<string>; reasoning: string } | undefined
+      if (input.llm) {
+        model = yield* input.llm.generate(Contracts.convergence, {
+          request: input.request,
+          plan: planView(input.plan),
+          validationSummary: input.report.issues.length === 0
+            ? "no issues"
+            : input.report.issues.map((i) => `${i.severity} ${i.type} ${i.location?.stepId ?? ""}: ${i.description}`).join("\n"),
+          completenessThreshold: input.criteria.completenessThreshold,
+          coherenceThreshold: input.criteria.coherenceThreshold
+        }).pipe(
+          Effect.map(({ output }) => ({
+            completenessScore: clamp(output.completenessScore),
+            coherenceScore: clamp(output.coherenceScore),
+            converged: output.converged,
+            reasonCodes: output.reasonCodes ?? [],
+            detectedIssues: output.detectedIssues ?? [],
+            reasoning: output.reasoning
+          })),
+          Effect.catchIf(isModelFailure, (e) => {
+            notes.push(`model assessment unavailable (${e._tag}); deterministic scores only`)
+            return Effect.succeed(undefined)
+          })
+        ) as Effect.Effect<typeof model, BudgetExhaustedError>
+      }
+      // the stricter of the two judgements wins: a model cannot talk a failing run into converging
+      const completenessScore = Math.min(det.completenessScore, model?.completenessScore ?? 1)
+      const coherenceScore = Math.min(det.coherenceScore, model?.coherenceScore ?? 1)
+      const failed: Array<string> = []
+      if (completenessScore < input.criteria.completenessThreshold) failed.push("incomplete")
+      if (coherenceScore < input.criteria.coherenceThreshold) failed.push("incoherent")
+      if (input.criteria.requireConsistency && Object.values(det.consistencyStatus).some((ok) => !ok)) failed.push("inconsistent")
+      if (!det.consistencyStatus.noFailedSteps) failed.push("failed_steps")
+      if (liveSteps(input.plan.steps).some((s) => s.status === "pending")) failed.push("missing_step")
+      if (input.report.issues.some((i) => i.type === "consistency" && i.severity === "CRITICAL")) failed.push("contradiction_detected")
+      failed.push(...failedAnswerPredicates(input.criteria, input.candidateAnswer))
+      if (model && !model.converged) failed.push(...(model.reasonCodes.length > 0 ? model.reasonCodes.map((c) => `model:${c}`) : ["model_not_converged"]))
+      const reasonCodes = failed.length === 0 ? ["complete", ...(model?.reasonCodes ?? []).filter((c) => c !== "complete")] : failed
+      for (const required of input.criteria.requiredReasonCodes) {
+        if (!reasonCodes.includes(required)) failed.push(`required_reason_code_missing:${required}`)
+      }
+      const converged = failed.length === 0
+      return {
+        converged,
+        reasonCodes: converged ? reasonCodes : [...new Set(failed)],
+        failedCriteria: [...new Set(failed)],
+        scores: { completenessScore, coherenceScore, consistencyStatus: det.consistencyStatus },
+        explanation: [
+          `completeness ${completenessScore.toFixed(2)} (threshold ${input.criteria.completenessThreshold}), coherence ${coherenceScore.toFixed(2)} (threshold ${input.criteria.coherenceThreshold})`,
+          converged ? "all criteria met" : `failed: ${[...new Set(failed)].join(", ")}`,
+          ...(model ? [`model: ${model.reasoning}`] : []),
+          ...notes
+        ].join("; "),
+        detectedIssues: [...input.report.issues.map((i) => `${i.type}: ${i.description}`), ...(model?.detectedIssues ?? [])]
+      } satisfies ConvergenceAssessment
+    }).pipe(Effect.withSpan("ConvergenceEngine.assess", { captureStackTrace: false }))
+}
+
+const clamp = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.min(1, n)) : 0)
+
+export const layer = Layer.succeed(ConvergenceEngine, make)

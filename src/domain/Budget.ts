@@ -1,0 +1,38 @@
+import { Schema } from "effect"
+
+const Positive = (name: string) => Schema.Number.pipe(Schema.filter((n) => n > 0 || `${name} must be greater than 0 (was ${n})`))
+const PositiveInt = (name: string) => Schema.Int.pipe(Schema.filter((n) => n > 0 || `${name} must be a positive integer (was ${n})`))
+
+export const DEFAULT_BUDGET = {
+  ttl: 5,
+  deadlineMs: 5 * 60_000,
+  maxCostUsd: 1,
+  maxTokens: 200_000,
+  maxLlmCalls: 200,
+  maxSteps: 200
+} as const
+
+/** One budget per run. ttl counts cycles (passes); the others may run out mid-phase. */
+export const Budget = Schema.Struct({
+  ttl: Schema.optionalWith(PositiveInt("ttl"), { default: () => DEFAULT_BUDGET.ttl }),
+  deadlineMs: Schema.optionalWith(PositiveInt("deadlineMs"), { default: () => DEFAULT_BUDGET.deadlineMs }),
+  maxCostUsd: Schema.optionalWith(Positive("maxCostUsd"), { default: () => DEFAULT_BUDGET.maxCostUsd }),
+  maxTokens: Schema.optionalWith(PositiveInt("maxTokens"), { default: () => DEFAULT_BUDGET.maxTokens }),
+  maxLlmCalls: Schema.optionalWith(PositiveInt("maxLlmCalls"), { default: () => DEFAULT_BUDGET.maxLlmCalls }),
+  maxSteps: Schema.optionalWith(PositiveInt("maxSteps"), { default: () => DEFAULT_BUDGET.maxSteps })
+})
+export type Budget = typeof Budget.Type
+export type BudgetInput = typeof Budget.Encoded
+
+export const BudgetDimension = Schema.Literal("ttl", "deadline", "cost", "tokens", "llmCalls", "steps")
+export type BudgetDimension = typeof BudgetDimension.Type
+
+export const Usage = Schema.Struct({
+  inputTokens: Schema.Int,
+  outputTokens: Schema.Int,
+  costUsd: Schema.Number,
+  llmCalls: Schema.Int,
+  steps: Schema.Int
+})
+export type Usage = typeof Usage.Type
+export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0, steps: 0 }

@@ -1,0 +1,201 @@
+import { Clock, Effect, Either, Fiber, Ref } from "effect"
+import type { BudgetExhaustedError } from "../domain/Errors.js"
+import { liveSteps, transitionStep, type Plan, type PlanStep } from "../domain/Plan.js"
+import { isModelFailure, type LlmError } from "../llm/Llm.js"
+import { Contracts } from "../prompts/PromptRegistry.js"
+import type { ToolError } from "../tools/ToolRegistry.js"
+import type { RunContext } from "./RunContext.js"
+
+/** Steps whose dependencies are complete, in stepIndex order. */
+export const readySteps = (plan: Plan): Array<PlanStep> => {
+  const done = new Set(plan.steps.filter((s) => s.status === "complete").map((s) => s.stepId))
+  return liveSteps(plan.steps)
+    .filter((s) => s.status === "pending" && s.dependencies.every((d) => done.has(d)))
+    .sort((a, b) => a.stepIndex - b.stepIndex)
+}
+
+/** The handoffs the step receives: its dependencies' and the previous live step's (bounded, not the whole history). */
+const incomingContext = (plan: Plan, step: PlanStep): string => {
+  const sources: Array<PlanStep> = []
+  // steps sit at stepIndex - 1; the previous live step is the nearest earlier one not superseded
+  for (let i = step.stepIndex - 2; i >= 0; i--) {
+    const s = plan.steps[i]
+    if (s && s.supersededBy === undefined) {
+      sources.push(s)
+      break
+    }
+  }
+  if (step.dependencies.length > 0) {
+    for (const s of plan.steps) if (step.dependencies.includes(s.stepId) && !sources.includes(s)) sources.push(s)
+  }
+  return sources
+    .filter((s) => s.status === "complete" && s.handoffToNext !== "" && s.supersededBy === undefined)
+    .sort((a, b) => a.stepIndex - b.stepIndex)
+    .map((s) => `[${s.stepId}] ${s.handoffToNext}`)
+    .join("\n")
+}
+
+interface StepResult {
+  readonly status: "complete" | "failed" | "invalid"
+  readonly stepOutput: string
+  readonly clarityState?: "CLEAR" | "PARTIALLY_CLEAR" | "BLOCKED" | undefined
+  readonly handoffToNext: string
+  readonly error?: string | undefined
+}
+
+const updateStep = (ctx: RunContext, stepId: string, f: (s: PlanStep) => PlanStep) =>
+  Ref.update(ctx.state, (st) => ({ ...st, plan: { ...st.plan, steps: st.plan.steps.map((s) => (s.stepId === stepId ? f(s) : s)) } }))
+
+const describeToolError = (e: ToolError) =>
+  e._tag === "UnknownToolError" ? `unknown tool ${e.tool} (available: ${e.available.join(", ")})`
+  : e._tag === "ToolTimeoutError" ? `tool ${e.tool} timed out after ${e.timeoutMs} ms`
+  : `${e.tool}: ${e.message}`
+
+/**
+ * A tool call: in its own fiber, awaited in an uninterruptible region. An interruption of the run
+ * (deadline, cancel) waits for the tool to finish; the tool's own timeout still applies to it.
+ */
+const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
+  Effect.uninterruptible(
+    Effect.gen(function*() {
+      const started = yield* Clock.currentTimeMillis
+      const fiber = yield* Effect.forkDaemon(Effect.interruptible(ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory: ctx.memory })))
+      const result = yield* Effect.either(Fiber.join(fiber))
+      const durationMs = (yield* Clock.currentTimeMillis) - started
+      yield* ctx.events.emit({
+        _tag: "ToolInvoked", passNumber, stepId: step.stepId, tool: step.tool!, input, durationMs,
+        ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
+      })
+      if (Either.isRight(result)) {
+        yield* Ref.update(ctx.state, (st) => ({ ...st, currentToolResults: { ...st.currentToolResults, [step.stepId]: result.right } }))
+      }
+      return result
+    })
+  ).pipe(Effect.withSpan("Executor.tool", { captureStackTrace: false, attributes: { "aeon.tool": step.tool, "aeon.step_id": step.stepId, "aeon.pass": passNumber } }))
+
+/** Runs the tool, repairing a bad input through the supervisor once the decode fails. */
+const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
+  Effect.gen(function*() {
+    const first = yield* callTool(ctx, passNumber, step, step.toolInput)
+    if (Either.isRight(first) || first.left._tag !== "ToolInputError") return first
+    const tool = ctx.tools.get(step.tool!)!
+    const repaired = yield* Effect.either(ctx.supervisor.repairToolInput(tool, step.toolInput, first.left.message, ctx.llm))
+    if (Either.isLeft(repaired)) {
+      if (repaired.left._tag === "BudgetExhaustedError") return yield* repaired.left
+      return first
+    }
+    return yield* callTool(ctx, passNumber, step, repaired.right.value)
+  })
+
+/** The reasoning of one step (and of its substeps, when it has a subplan). */
+const reason = (ctx: RunContext, passNumber: number, plan: Plan, step: PlanStep, context: string, toolResult: unknown): Effect.Effect<StepResult, BudgetExhaustedError> =>
+  Effect.gen(function*() {
+    const st = yield* Ref.get(ctx.state)
+    if (step.subplan) {
+      const outputs: Array<string> = []
+      let carried = context
+      for (const sub of step.subplan.substeps) {
+        const r = yield* reason(ctx, passNumber, plan, sub, carried, undefined)
+        if (r.status !== "complete") return { ...r, error: `substep ${sub.stepId}: ${r.error ?? r.status}` }
+        outputs.push(r.stepOutput)
+        carried = `${carried}\n[${sub.stepId}] ${r.handoffToNext}`.trim()
+      }
+      return { status: "complete", stepOutput: outputs.join("\n"), clarityState: "CLEAR", handoffToNext: outputs.join("\n") } as const
+    }
+    const answer = yield* ctx.llm.generate(Contracts.reasoningStep, {
+      request: ctx.request,
+      planGoal: plan.goal,
+      stepId: step.stepId,
+      stepDescription: step.description,
+      stepIndex: step.stepIndex,
+      totalSteps: step.totalSteps,
+      passNumber,
+      phase: passNumber > 1 ? "RE_EXECUTE" : "EXECUTE",
+      ttlRemaining: st.ttlRemaining,
+      correlationId: `${ctx.runId}:${passNumber}:${step.stepId}`,
+      incomingContext: context,
+      ...(step.tool ? { toolName: step.tool, toolResult } : {})
+    }).pipe(Effect.either)
+    if (Either.isLeft(answer)) {
+      const e: LlmError = answer.left
+      if (!isModelFailure(e)) return yield* e
+      return { status: "failed", stepOutput: "", handoffToNext: "", error: `reasoning failed: ${e._tag}: ${e.message}` } as const
+    }
+    const o = answer.right.output
+    return {
+      status: o.clarityState === "BLOCKED" ? "invalid" : "complete",
+      stepOutput: o.stepOutput,
+      clarityState: o.clarityState,
+      handoffToNext: o.handoffToNext
+    } as const
+  })
+
+/** Executes one step: admitted by the budget, its tool (if any), then the reasoning prompt. */
+export const executeStep = (ctx: RunContext, passNumber: number, step: PlanStep) =>
+  Effect.gen(function*() {
+    yield* ctx.guard.admitStep
+    const started = yield* Clock.currentTimeMillis
+    const running = Either.getOrThrow(transitionStep(step, "running"))
+    const plan = (yield* Ref.get(ctx.state)).plan
+    const context = incomingContext(plan, step)
+    yield* updateStep(ctx, step.stepId, () => ({ ...running, incomingContext: context }))
+    yield* Ref.update(ctx.state, (st) => ({ ...st, currentStepId: step.stepId }))
+    yield* ctx.events.emit({ _tag: "StepStarted", passNumber, stepId: step.stepId, stepIndex: step.stepIndex })
+
+    let result: StepResult
+    const recovered = (yield* Ref.get(ctx.state)).recoveredToolResults?.[step.stepId]
+    const tool = step.tool ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, step)) : undefined
+    if (tool && Either.isLeft(tool)) {
+      result = { status: "failed", stepOutput: "", handoffToNext: "", error: describeToolError(tool.left) }
+    } else {
+      result = yield* reason(ctx, passNumber, plan, { ...running, incomingContext: context }, context, tool?.right)
+    }
+    const finished = Either.getOrThrow(transitionStep({ ...running, clarityState: result.clarityState }, result.status))
+    const durationMs = (yield* Clock.currentTimeMillis) - started
+    yield* Effect.uninterruptible(Effect.zipRight(
+      updateStep(ctx, step.stepId, () => ({
+        ...finished,
+        incomingContext: context,
+        stepOutput: result.stepOutput,
+        handoffToNext: result.handoffToNext,
+        ...(result.error ? { error: result.error } : {})
+      })).pipe(Effect.zipRight(Ref.update(ctx.state, (st) => ({ ...st, currentStepId: undefined })))),
+      ctx.events.emit({
+        _tag: "StepFinished", passNumber, stepId: step.stepId, status: result.status, stepOutput: result.stepOutput,
+        handoffToNext: result.handoffToNext, durationMs,
+        ...(result.clarityState ? { clarityState: result.clarityState } : {}),
+        ...(result.error ? { error: result.error } : {})
+      })
+    ))
+    return result.status
+  }).pipe(Effect.withSpan("Executor.step", { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.step_id": step.stepId } }))
+
+/** EXECUTE: runs ready steps until none is ready; waves of independent steps when parallelism > 1. */
+export const executePass = (ctx: RunContext, passNumber: number) =>
+  Effect.gen(function*() {
+    let executed = 0
+    if (ctx.parallelism > 1) {
+      while (true) {
+        const ready = readySteps((yield* Ref.get(ctx.state)).plan)
+        if (ready.length === 0) return executed
+        const wave = ready.slice(0, ctx.parallelism)
+        yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, s), { concurrency: ctx.parallelism, discard: true })
+        executed += wave.length
+      }
+    }
+    // sweeps in stepIndex order: a step whose dependencies completed earlier in the sweep runs in the same sweep,
+    // so a plan whose dependencies point backwards runs in one linear sweep
+    while (true) {
+      const plan = (yield* Ref.get(ctx.state)).plan
+      const done = new Set(plan.steps.filter((s) => s.status === "complete").map((s) => s.stepId))
+      const pending = liveSteps(plan.steps).filter((s) => s.status === "pending").sort((a, b) => a.stepIndex - b.stepIndex)
+      let progressed = false
+      for (const step of pending) {
+        if (!step.dependencies.every((d) => done.has(d))) continue
+        if ((yield* executeStep(ctx, passNumber, step)) === "complete") done.add(step.stepId)
+        progressed = true
+        executed++
+      }
+      if (!progressed) return executed
+    }
+  })

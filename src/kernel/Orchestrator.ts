@@ -1,0 +1,307 @@
+import { Clock, Duration, Effect, Ref, Schema } from "effect"
+import type { Profiled } from "../adaptive/AdaptiveDepth.js"
+import { depthFor } from "../adaptive/AdaptiveDepth.js"
+import type { BudgetDimension } from "../domain/Budget.js"
+import { liveSteps, type Plan } from "../domain/Plan.js"
+import type { FinalAnswer, PassResult, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
+import { isModelFailure } from "../llm/Llm.js"
+import { toPlan, structuralViolation } from "../planning/PlanBuilder.js"
+import type { RefineOutcome } from "../planning/RecursivePlanner.js"
+import { Contracts } from "../prompts/PromptRegistry.js"
+import type { PlanOutput } from "../prompts/Schemas.js"
+import { extractive, synthesize } from "./AnswerSynthesis.js"
+import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
+import { executePass, readySteps } from "./Executor.js"
+import type { RunContext, RunState } from "./RunContext.js"
+
+/** The plan could not be produced, even after repair: the run fails with this message. */
+export class PlanFailedError extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String }) {}
+
+export interface Stop {
+  readonly reason: TerminationReason
+  readonly point?: "phase_boundary" | "mid_phase" | undefined
+  readonly exhausted?: BudgetDimension | undefined
+  readonly error?: string | undefined
+}
+
+export interface Outcome {
+  readonly stop: Stop
+  readonly finalAnswer?: FinalAnswer | undefined
+  readonly ttlExpiration?: TTLExpirationResponse | undefined
+  readonly state: RunState
+  /** The pass number the next orchestration (escalation) starts at. */
+  readonly nextPass: number
+}
+
+const state = (ctx: RunContext) => Ref.get(ctx.state)
+const setState = (ctx: RunContext, f: (s: RunState) => RunState) => Ref.update(ctx.state, f)
+/** Enters a phase: the event, then the phase's work inside a span carrying run, pass and phase. */
+const inPhase = <A, E>(ctx: RunContext, passNumber: number, p: "PLAN" | "EXECUTE" | "EVALUATE" | "REFINE" | "RE_EXECUTE", work: Effect.Effect<A, E>) =>
+  ctx.events.emit({ _tag: "PhaseEntered", passNumber, phase: p }).pipe(
+    Effect.zipRight(work),
+    Effect.withSpan(`Phase.${p}`, { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.phase": p } })
+  )
+
+const generatePlan = (ctx: RunContext, reasoningMode: string) =>
+  Effect.gen(function*() {
+    const output = yield* ctx.llm.generate(Contracts.planGeneration, {
+      request: ctx.request,
+      tools: ctx.tools.tools.map((t) => ({ name: t.name, description: t.description })),
+      reasoningMode,
+      ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {})
+    }).pipe(
+      Effect.map((r) => r.output as PlanOutput),
+      Effect.catchIf(isModelFailure, (e) => Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` })))
+    )
+    const violation = structuralViolation(output)
+    if (!violation) return toPlan(output)
+    const repaired = yield* ctx.supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm).pipe(
+      Effect.catchTag("RepairFailedError", (e) => Effect.fail(new PlanFailedError({ message: `the plan breaks "${violation}" and repair failed: ${e.message}` })))
+    )
+    yield* setState(ctx, (s) => ({ ...s, advisories: [...s.advisories, `plan repaired by the supervisor (${violation})`] }))
+    return toPlan(repaired.value)
+  })
+
+/** Steps naming tools that do not exist: replaced by an existing tool, or marked invalid. */
+const fixMissingTools = (ctx: RunContext, plan: Plan) =>
+  Effect.gen(function*() {
+    const steps = []
+    const advisories: Array<string> = []
+    for (const s of plan.steps) {
+      if (!s.tool || ctx.tools.get(s.tool)) {
+        steps.push(s)
+        continue
+      }
+      const r = yield* ctx.supervisor.replaceMissingTool(s.description, s.tool, ctx.tools.names, ctx.llm)
+      advisories.push(r.replacement
+        ? `step ${s.stepId}: tool ${s.tool} does not exist, replaced by ${r.replacement} (${r.justification})`
+        : `step ${s.stepId}: tool ${s.tool} does not exist and has no replacement; step marked invalid (${r.justification})`)
+      steps.push(r.replacement ? { ...s, tool: r.replacement } : { ...s, status: "invalid" as const })
+    }
+    yield* setState(ctx, (st) => ({ ...st, advisories: [...st.advisories, ...advisories] }))
+    return { goal: plan.goal, steps }
+  })
+
+const applyRefinement = (ctx: RunContext, passNumber: number, outcome: RefineOutcome) =>
+  Effect.gen(function*() {
+    yield* setState(ctx, (s) => ({
+      ...s,
+      plan: outcome.plan,
+      ledger: outcome.ledger,
+      advisories: [...s.advisories, ...outcome.advisories],
+      followUpQuestions: [...new Set([...s.followUpQuestions, ...outcome.followUpQuestions])],
+      manualInterventions: [...s.manualInterventions, ...outcome.manualInterventions]
+    }))
+    if (outcome.applied.length > 0 || outcome.advisories.length > 0) {
+      yield* ctx.events.emit({ _tag: "RefinementApplied", passNumber, actions: outcome.applied, plan: outcome.plan, advisories: outcome.advisories })
+    }
+    for (const m of outcome.manualInterventions) yield* ctx.events.emit({ _tag: "ManualInterventionRequired", passNumber, stepId: m.stepId, reason: m.reason })
+  })
+
+/** Pass 0: profile → depth → plan → validation → pre-execution refinement. */
+const planPass = (ctx: RunContext, passNumber: number, resumed: boolean) =>
+  Effect.gen(function*() {
+    if (!resumed) yield* ctx.events.emit({ _tag: "PassStarted", passNumber, ttlRemaining: ctx.budget.ttl })
+    yield* inPhase(ctx, passNumber, "PLAN", planPhase(ctx, passNumber))
+    yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
+  })
+
+const planPhase = (ctx: RunContext, passNumber: number) =>
+  Effect.gen(function*() {
+    const profiled: Profiled = ctx.singlePass
+      ? (() => {
+        const profile = { profileVersion: 1, reasoningDepth: 1, informationSufficiency: 1, expectedToolUsage: "minimal", outputBreadth: "narrow", confidenceRequirement: "low", rawInference: "simple mode: one shallow pass, no profiling" } as const
+        return { profile, depth: depthFor(profile, 1, "simple mode: a single shallow pass", ["simple_mode"]), advisories: [] }
+      })()
+      : yield* ctx.adaptive.infer(ctx.request, ctx.budget.ttl, ctx.llm)
+    yield* setState(ctx, (s) => ({ ...s, profiled, ttlRemaining: profiled.depth.allocatedTtl, advisories: [...s.advisories, ...profiled.advisories] }))
+    yield* ctx.events.emit({ _tag: "ProfileInferred", passNumber, profile: profiled.profile, depth: profiled.depth })
+    const plan = yield* fixMissingTools(ctx, yield* generatePlan(ctx, profiled.depth.reasoningMode))
+    yield* setState(ctx, (s) => ({ ...s, plan }))
+    yield* ctx.events.emit({ _tag: "PlanCreated", passNumber, plan })
+    const report = yield* ctx.validator.validatePlan(plan, { request: ctx.request, validationId: `${ctx.runId}-v${passNumber}`, tools: ctx.toolInfos, llm: ctx.llm })
+    yield* setState(ctx, (s) => ({ ...s, report }))
+    yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
+    if (report.issues.length > 0 && !ctx.singlePass) {
+      const st = yield* state(ctx)
+      yield* applyRefinement(ctx, passNumber, yield* ctx.planner.refine({ request: ctx.request, plan, report, tools: ctx.toolInfos, ledger: st.ledger, llm: ctx.llm }))
+    }
+  })
+
+const candidateAnswer = (plan: Plan) =>
+  liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => s.stepOutput).join("\n")
+
+const passResult = (plan: Plan, passNumber: number, toolResults: Readonly<Record<string, unknown>>, abandonedStepId?: string): PassResult => ({
+  passNumber,
+  stepOutputs: Object.fromEntries(liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => [s.stepId, s.stepOutput])),
+  toolResults,
+  ...(abandonedStepId ? { abandonedStepId } : {})
+})
+
+/** EVALUATE: cross-phase validation, then convergence on the validation report. */
+const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
+  Effect.gen(function*() {
+    const vctx = { request: ctx.request, validationId: `${ctx.runId}-v${passNumber}`, tools: ctx.toolInfos, llm: ctx.llm }
+    const report = yield* ctx.validator.validateCrossPhase({ plan: executed, memory: yield* Ref.get(ctx.memory) }, vctx)
+    yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
+    const assessment = yield* ctx.convergence.assess({ request: ctx.request, plan: executed, report, criteria: ctx.criteria, candidateAnswer: candidateAnswer(executed), llm: ctx.llm })
+    yield* ctx.events.emit({ _tag: "ConvergenceAssessed", passNumber, assessment })
+    return { report, assessment }
+  })
+
+/** One execution pass: EXECUTE → EVALUATE → (converged? stop) → REFINE → pass boundary. */
+const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resumed = false) =>
+  Effect.gen(function*() {
+    const st = yield* state(ctx)
+    if (resumed) {
+      // the pass had started before a restart: its remaining steps run, the events continue the same pass
+      yield* executePass(ctx, passNumber)
+    } else {
+      if (st.ttlRemaining <= 0) return { reason: "ttl_expired", point: "phase_boundary" } satisfies Stop as Stop
+      if (readySteps(st.plan).length === 0) return { reason: "stalled", error: "nothing left to execute and no refinement possible" } satisfies Stop as Stop
+      yield* setState(ctx, (s) => ({ ...s, passNumber, currentToolResults: {} }))
+      yield* ctx.events.emit({ _tag: "PassStarted", passNumber, ttlRemaining: st.ttlRemaining, plan: st.plan })
+      yield* inPhase(ctx, passNumber, first ? "EXECUTE" : "RE_EXECUTE", executePass(ctx, passNumber))
+    }
+    const executed = (yield* state(ctx)).plan
+    const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))
+    yield* setState(ctx, (s) => ({ ...s, report, assessment, ttlRemaining: s.ttlRemaining - 1, lastCompletedPass: passResult(executed, passNumber, s.currentToolResults) }))
+    if (assessment.converged) {
+      yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
+      return { reason: "converged" } satisfies Stop as Stop
+    }
+    // no refinement when no pass is left to use it: the TTL is spent
+    if (!ctx.singlePass && (yield* state(ctx)).ttlRemaining > 0) {
+      yield* inPhase(ctx, passNumber, "REFINE", state(ctx).pipe(
+        Effect.flatMap((s2) => ctx.planner.refine({ request: ctx.request, plan: executed, report, assessment, tools: ctx.toolInfos, ledger: s2.ledger, llm: ctx.llm })),
+        Effect.flatMap((outcome) => applyRefinement(ctx, passNumber, outcome))
+      ))
+    }
+    yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
+    if (!ctx.singlePass) yield* reviseProfile(ctx, passNumber)
+    return undefined as Stop | undefined
+  })
+
+/** Pass boundary: the profile may change (up or down); the TTL follows within the budget's cap. */
+const reviseProfile = (ctx: RunContext, passNumber: number) =>
+  Effect.gen(function*() {
+    const st = yield* state(ctx)
+    if (!st.profiled || st.ttlRemaining <= 0 || readySteps(st.plan).length === 0) return
+    const revised = yield* ctx.adaptive.revise(ctx.request, st.profiled, {
+      passNumber,
+      validationIssueCount: st.report?.issues.length ?? 0,
+      convergenceFailures: st.assessment?.failedCriteria ?? [],
+      refinementsNeeded: st.ledger.total
+    }, ctx.budget.ttl, ctx.llm)
+    const used = st.profiled.depth.allocatedTtl - st.ttlRemaining
+    yield* setState(ctx, (s) => ({
+      ...s,
+      profiled: revised,
+      ttlRemaining: revised.changed ? Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used) : s.ttlRemaining,
+      advisories: [...s.advisories, ...revised.advisories]
+    }))
+    if (revised.changed) {
+      yield* ctx.events.emit({ _tag: "ProfileInferred", passNumber, profile: revised.profile, depth: revised.depth, previousVersion: st.profiled.profile.profileVersion })
+    }
+  })
+
+/** Where a run restarted after a crash picks up: the PLAN pass, a pass in progress, or the next pass. */
+export type ResumePoint =
+  | { readonly stage: "plan" }
+  | { readonly stage: "execute"; readonly passNumber: number }
+  | { readonly stage: "boundary"; readonly nextPass: number }
+
+const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
+  Effect.gen(function*() {
+    let pass = firstPass + 1
+    if (!resume || resume.stage === "plan") yield* planPass(ctx, firstPass, resume !== undefined)
+    else if (resume.stage === "boundary") pass = resume.nextPass
+    else {
+      const stop = yield* executionPass(ctx, resume.passNumber, resume.passNumber === firstPass + 1, true)
+      if (stop) return stop
+      pass = resume.passNumber + 1
+    }
+    while (true) {
+      const stop = yield* executionPass(ctx, pass, pass === firstPass + 1)
+      if (stop) return stop
+      pass++
+    }
+  })
+
+const metadataOf = (st: RunState) => ({
+  completenessScore: st.assessment?.scores.completenessScore ?? 0,
+  coherenceScore: st.assessment?.scores.coherenceScore ?? 0,
+  consistencyStatus: st.assessment?.scores.consistencyStatus ?? {},
+  detectedIssues: st.assessment?.detectedIssues ?? [],
+  reasonCodes: st.assessment?.reasonCodes ?? ["ttl_expired"],
+  passNumber: st.lastCompletedPass?.passNumber ?? st.passNumber
+})
+
+/** The TTLExpirationResponse of the design documents for a run stopped by a budget. */
+const expiration = (st: RunState, stop: Stop, abandoned?: string): TTLExpirationResponse => {
+  const partial = passResult(st.plan, st.passNumber, st.currentToolResults, abandoned)
+  const point = stop.point ?? "mid_phase"
+  return {
+    converged: false,
+    resultType: "ttl_expired",
+    expirationPoint: point,
+    ...(st.lastCompletedPass ? { latestPassResult: st.lastCompletedPass } : { partialResult: partial }),
+    ...(point === "mid_phase" && st.lastCompletedPass && (abandoned || Object.keys(st.currentToolResults).length > 0) ? { partialResult: partial } : {}),
+    ttlExpiredMetadata: metadataOf(st),
+    terminationReason: "ttl_expired",
+    exhausted: stop.exhausted ?? "ttl"
+  }
+}
+
+const labelOf = (stop: Stop) =>
+  stop.reason === "converged" ? "converged"
+  : stop.reason === "ttl_expired" ? "ttl_exhausted"
+  : stop.reason === "budget_exhausted" ? `non-converged: ${stop.exhausted} budget exhausted`
+  : stop.reason === "stalled" ? "non-converged: stalled"
+  : "failed"
+
+/** A multi-pass run (or one simple iteration) from pass `firstPass`, to a stop and a final answer. */
+export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: number, resume?: ResumePoint) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const remainingMs = Math.max(0, startedAt + ctx.budget.deadlineMs - now)
+    const stop: Stop = yield* body(ctx, firstPass, resume).pipe(
+      Effect.catchTags({
+        BudgetExhaustedError: (e) => Effect.succeed<Stop>({ reason: "budget_exhausted", point: "mid_phase", exhausted: e.dimension, error: e.message }),
+        PlanFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message })
+      }),
+      Effect.timeoutTo({
+        duration: Duration.millis(remainingMs),
+        onTimeout: (): Stop => ({ reason: "budget_exhausted", point: "mid_phase", exhausted: "deadline", error: `deadline of ${ctx.budget.deadlineMs} ms reached` }),
+        onSuccess: (s) => s
+      })
+    )
+    const abandoned = (yield* state(ctx)).currentStepId
+    if (abandoned) {
+      yield* ctx.events.emit({ _tag: "StepAbandoned", passNumber: (yield* state(ctx)).passNumber, stepId: abandoned, reason: stop.error ?? stop.reason })
+      yield* setState(ctx, (s) => ({ ...s, currentStepId: undefined, plan: { ...s.plan, steps: s.plan.steps.map((x) => (x.stepId === abandoned ? { ...x, status: "failed" as const, executed: true, error: `abandoned: ${stop.error ?? stop.reason}` } : x)) } }))
+    }
+    const st = yield* state(ctx)
+    const ttlExpiration = stop.reason === "ttl_expired" || stop.reason === "budget_exhausted" ? expiration(st, stop, abandoned) : undefined
+    const converged = stop.reason === "converged"
+    const synthesisInput = { runId: ctx.runId, startedAt, totalRefinements: st.ledger.total, request: ctx.request, plan: st.plan, converged, label: labelOf(stop), totalPasses: st.passNumber - firstPass + 1, ttlRemaining: Math.max(0, st.ttlRemaining) }
+    const remaining = Math.max(0, startedAt + ctx.budget.deadlineMs - (yield* Clock.currentTimeMillis))
+    const finalAnswer = stop.reason === "failed" && st.plan.steps.length === 0
+      ? undefined
+      : stop.exhausted === "deadline"
+      ? extractive(synthesisInput, "the deadline has passed")
+      : yield* synthesize({ ...synthesisInput, llm: ctx.llm }).pipe(
+        Effect.timeoutTo({ duration: Duration.millis(remaining), onTimeout: () => extractive(synthesisInput, "the deadline passed during synthesis"), onSuccess: (a) => a }),
+        Effect.catchTag("BudgetExhaustedError", (e) => Effect.succeed(extractive(synthesisInput, `budget exhausted: ${e.message}`)))
+      )
+    // the criteria were judged on the step outputs; say so when the synthesized answer itself falls short of them
+    const missed = finalAnswer ? failedAnswerPredicates(ctx.criteria, finalAnswer.answerText) : []
+    const advisory = missed.length > 0 ? `the final answer fails answer criteria the step outputs met: ${missed.join(", ")}` : undefined
+    return {
+      stop,
+      finalAnswer: finalAnswer && advisory ? { ...finalAnswer, notes: [finalAnswer.notes, advisory].filter(Boolean).join(" ") } : finalAnswer,
+      ttlExpiration,
+      state: advisory ? { ...st, advisories: [...st.advisories, advisory] } : st,
+      nextPass: st.passNumber + 1
+    } satisfies Outcome
+  }).pipe(Effect.withSpan("Orchestrator.orchestrate", { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId } }))

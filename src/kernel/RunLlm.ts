@@ -1,0 +1,51 @@
+import { Effect } from "effect"
+import type * as LanguageModel from "../llm/LanguageModel.js"
+import type { Llm } from "../llm/Llm.js"
+import { ModelDecodeError } from "../llm/LlmError.js"
+import { PromptId } from "../prompts/PromptId.js"
+import type { Service as Supervisor } from "../supervisor/Supervisor.js"
+import type { BudgetGuard } from "./BudgetGuard.js"
+import type { RunEvents } from "./RunEvents.js"
+
+const REPAIR_PROMPTS: ReadonlyArray<string> = [
+  PromptId.SUPERVISOR_REPAIR_JSON_USER, PromptId.SUPERVISOR_REPAIR_PLAN_USER,
+  PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER, PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER
+]
+
+/**
+ * The model as one run uses it: every call admitted by the budget, recorded as an LlmCalled event,
+ * and a malformed answer handed to the supervisor (never replaced by a default).
+ */
+export const make = (model: LanguageModel.Service, guard: BudgetGuard, events: RunEvents, supervisor: Supervisor): Llm => {
+  const llm: Llm = {
+    label: model.label,
+    generate: (contract, input, options) =>
+      model.generate(contract, input, {
+        ...(options?.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+        admit: guard.admitCall,
+        record: (usage) =>
+          guard.recordCall(usage).pipe(
+            Effect.zipRight(events.emit({
+              _tag: "LlmCalled",
+              promptId: contract.id,
+              model: usage.model,
+              inputTokens: usage.inputTokens,
+              outputTokens: usage.outputTokens,
+              costUsd: usage.costUsd,
+              latencyMs: usage.latencyMs
+            })),
+            Effect.asVoid
+          )
+      }).pipe(
+        Effect.catchTag("ModelDecodeError", (error) =>
+          REPAIR_PROMPTS.includes(contract.id)
+            ? Effect.fail(error)
+            : supervisor.repairAnswer(contract, error, llm).pipe(
+              Effect.map((r) => ({ output: r.value, text: error.raw, usage: { model: model.label, inputTokens: 0, outputTokens: 0, costUsd: 0, latencyMs: 0 } })),
+              Effect.catchTag("RepairFailedError", (r) =>
+                Effect.fail(new ModelDecodeError({ promptId: contract.id, raw: error.raw, message: `${error.message} — repair failed: ${r.message}` })))
+            ))
+      )
+  }
+  return llm
+}

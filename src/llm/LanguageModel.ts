@@ -1,0 +1,141 @@
+import { Clock, Context, Effect, ParseResult, Schema } from "effect"
+import type { PromptId } from "../prompts/PromptId.js"
+import { outputJsonSchema, PromptInputError, type PromptContract } from "../prompts/PromptRegistry.js"
+import { renderTemplate } from "../prompts/Templates.js"
+import { ModelDecodeError, type ModelError } from "./LlmError.js"
+import { costOf, type ModelPrice } from "./Pricing.js"
+import { countTokens } from "./Tokenizer.js"
+
+/** What a provider receives: the rendered prompts plus the decoded input (the offline and scripted models read it). */
+export interface CompletionRequest {
+  readonly promptId: PromptId
+  readonly system: string
+  readonly user: string
+  readonly input: unknown
+  readonly jsonSchema: object
+  readonly maxOutputTokens: number
+}
+
+export interface CompletionResponse {
+  readonly text: string
+  /** Reported by the provider when it can; otherwise counted here. */
+  readonly inputTokens?: number | undefined
+  readonly outputTokens?: number | undefined
+}
+
+export interface CallUsage {
+  readonly model: string
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly costUsd: number
+  readonly latencyMs: number
+}
+
+/** What a call could cost at most: the prompt's tokens and the output cap. Checked against budgets before the call. */
+export interface CallEstimate {
+  readonly promptId: PromptId
+  readonly inputTokens: number
+  readonly maxOutputTokens: number
+  readonly maxCostUsd: number
+}
+
+export interface GenerateOptions<E = never> {
+  readonly maxOutputTokens?: number
+  /** Admission control: fails to refuse the call (e.g. it could cross a budget). */
+  readonly admit?: (estimate: CallEstimate) => Effect.Effect<void, E>
+  /** Told the usage of every call that reached the model, also when its answer then fails to decode. */
+  readonly record?: (usage: CallUsage) => Effect.Effect<void>
+}
+
+export interface Generated<O> {
+  readonly output: O
+  readonly text: string
+  readonly usage: CallUsage
+}
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 1024
+
+export interface Service {
+  /** `offline`, `scripted`, or `openai:<model>`: shown in every result. */
+  readonly label: string
+  readonly price: ModelPrice
+  readonly complete: (request: CompletionRequest) => Effect.Effect<CompletionResponse, ModelError>
+  readonly generate: <I, O, E = never>(
+    contract: PromptContract<I, O>,
+    input: I,
+    options?: GenerateOptions<E>
+  ) => Effect.Effect<Generated<O>, ModelError | PromptInputError | E>
+}
+
+export class LanguageModel extends Context.Tag("aeon/LanguageModel")<LanguageModel, Service>() {}
+
+const parseJson = (text: string): unknown => {
+  const trimmed = text.trim().replace(/^```(?:json)?\s*/i, "").replace(/```$/, "")
+  return JSON.parse(trimmed)
+}
+
+/** Decodes a model's text with the contract's output schema; the failure keeps the raw text for the supervisor. */
+export const decodeAnswer = <O>(contract: PromptContract<any, O>, text: string): Effect.Effect<O, ModelDecodeError> =>
+  Effect.try({
+    try: () => parseJson(text),
+    catch: (e) => new ModelDecodeError({ promptId: contract.id, raw: text, message: `not JSON: ${(e as Error).message}` })
+  }).pipe(
+    Effect.flatMap((json) =>
+      Schema.decodeUnknown(contract.output)(json).pipe(
+        Effect.mapError((e) =>
+          new ModelDecodeError({ promptId: contract.id, raw: text, message: ParseResult.TreeFormatter.formatErrorSync(e) })
+        )
+      )
+    )
+  )
+
+/** Builds the service from a provider's raw completion function. */
+export const make = (label: string, price: ModelPrice, complete: Service["complete"]): Service => {
+  const generate = <I, O, E = never>(contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
+    Effect.gen(function*() {
+      const system = contract.system.template
+      const decodedInput = yield* Schema.decodeUnknown(contract.user.input)(input).pipe(
+        Effect.mapError((e) => new PromptInputError({ promptId: contract.id, message: ParseResult.TreeFormatter.formatErrorSync(e) }))
+      )
+      const user = renderTemplate(contract.user.template, decodedInput as Record<string, unknown>)
+      const maxOutputTokens = options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
+      const inputTokens = countTokens(system) + countTokens(user)
+      if (options?.admit) {
+        yield* options.admit({
+          promptId: contract.id,
+          inputTokens,
+          maxOutputTokens,
+          maxCostUsd: costOf(price, inputTokens, maxOutputTokens)
+        })
+      }
+      const started = yield* Clock.currentTimeMillis
+      const response = yield* complete({
+        promptId: contract.id,
+        system,
+        user,
+        input: decodedInput,
+        jsonSchema: outputJsonSchema(contract),
+        maxOutputTokens
+      })
+      const latencyMs = (yield* Clock.currentTimeMillis) - started
+      const usedInput = response.inputTokens ?? inputTokens
+      const usedOutput = Math.min(response.outputTokens ?? countTokens(response.text), Math.max(maxOutputTokens, 0))
+      const usage: CallUsage = {
+        model: label,
+        inputTokens: usedInput,
+        outputTokens: usedOutput,
+        costUsd: costOf(price, usedInput, usedOutput),
+        latencyMs
+      }
+      if (options?.record) yield* options.record(usage)
+      yield* Effect.annotateCurrentSpan({
+        "gen_ai.request.model": label,
+        "gen_ai.usage.input_tokens": usedInput,
+        "gen_ai.usage.output_tokens": usedOutput,
+        "aeon.prompt_id": contract.id
+      })
+      const output = yield* decodeAnswer(contract, response.text)
+      return { output, text: response.text, usage }
+    }).pipe(Effect.withSpan("LanguageModel.generate", { captureStackTrace: false, attributes: { "aeon.prompt_id": contract.id } }))
+  return { label, price, complete, generate }
+}

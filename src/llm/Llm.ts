@@ -1,0 +1,24 @@
+import type { Effect } from "effect"
+import type { BudgetExhaustedError } from "../domain/Errors.js"
+import type { PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
+import type { Generated } from "./LanguageModel.js"
+import type { ModelError } from "./LlmError.js"
+
+export type LlmError = ModelError | PromptInputError | BudgetExhaustedError
+
+/**
+ * The model as one run sees it: calls are admitted against the run's budget, recorded, and
+ * malformed answers repaired. Capabilities (validation, convergence, planning, depth) receive it
+ * as a parameter, so they do not depend on the kernel that builds it.
+ */
+export interface Llm {
+  readonly label: string
+  readonly generate: <I, O>(
+    contract: PromptContract<I, O>,
+    input: I,
+    options?: { readonly maxOutputTokens?: number }
+  ) => Effect.Effect<Generated<O>, LlmError>
+}
+
+/** Model failures a best-effort capability may absorb (into an advisory); budget errors are never absorbed. */
+export const isModelFailure = (e: LlmError): e is Exclude<LlmError, BudgetExhaustedError> => e._tag !== "BudgetExhaustedError"

@@ -1,0 +1,27 @@
+import { Schema } from "effect"
+
+/** The model endpoint answered with an HTTP error (after retries when retryable). */
+export class ModelHttpError extends Schema.TaggedError<ModelHttpError>()("ModelHttpError", {
+  status: Schema.Number,
+  message: Schema.String
+}) {}
+
+/** The call took longer than the per-call timeout. */
+export class ModelTimeoutError extends Schema.TaggedError<ModelTimeoutError>()("ModelTimeoutError", {
+  promptId: Schema.String,
+  timeoutMs: Schema.Number
+}) {}
+
+/** The endpoint could not be reached. */
+export class ModelUnavailableError extends Schema.TaggedError<ModelUnavailableError>()("ModelUnavailableError", {
+  message: Schema.String
+}) {}
+
+/** The model's answer is not the JSON the contract requires. Carries the raw text for repair. */
+export class ModelDecodeError extends Schema.TaggedError<ModelDecodeError>()("ModelDecodeError", {
+  promptId: Schema.String,
+  raw: Schema.String,
+  message: Schema.String
+}) {}
+
+export type ModelError = ModelHttpError | ModelTimeoutError | ModelUnavailableError | ModelDecodeError

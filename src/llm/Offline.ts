@@ -1,0 +1,142 @@
+import { Effect, Layer } from "effect"
+import { jsonrepair } from "jsonrepair"
+import { PromptId } from "../prompts/PromptId.js"
+import { findExpression } from "../tools/Calculator.js"
+import { textSignals } from "../adaptive/AdaptiveDepth.js"
+import * as LanguageModel from "./LanguageModel.js"
+import { FREE } from "./Pricing.js"
+
+/**
+ * The offline model: a deterministic, rule-based stand-in so the engine runs with no provider.
+ * It splits the task into clauses, routes arithmetic to the calculator tool and restates step
+ * results. It does not reason; every result it produces is labeled "offline".
+ */
+export const LABEL = "offline"
+const MARK = "[offline rule-based model]"
+
+type Input = Record<string, any>
+
+
+const clauses = (task: string): Array<string> =>
+  task
+    .split(/(?:[.;!?]\s+|\s+(?:and then|then|and)\s+(?=[a-z]))/i)
+    .map((c) => c.trim().replace(/[.;!?]$/, ""))
+    .filter((c) => c.length > 0)
+
+const planFor = (request: string, tools: ReadonlyArray<string>) => {
+  const parts = clauses(request)
+  const steps = parts.map((text, i) => {
+    const expression = findExpression(text)
+    const useCalculator = expression !== undefined && tools.includes("calculator")
+    return {
+      stepId: `s${i + 1}`,
+      description: useCalculator ? `Compute ${expression} with the calculator` : text.charAt(0).toUpperCase() + text.slice(1),
+      ...(useCalculator ? { tool: "calculator", toolInput: { expression } } : {}),
+      dependencies: i === 0 ? [] : [`s${i}`],
+      provides: [`result_${i + 1}`]
+    }
+  })
+  return { goal: request, steps: steps.length > 0 ? steps : [{ stepId: "s1", description: `Answer: ${request}`, dependencies: [] }] }
+}
+
+const profileFor = (request: string) => {
+  // the same text signals adaptive depth reads, so the stand-in and the engine agree on what is vague
+  const { vagueTerms: vague, questionMarks: questions, sufficiency: informationSufficiency } = textSignals(request)
+  const parts = clauses(request).length
+  const reasoningDepth = Math.min(5, Math.max(1, Math.ceil(parts / 2) + (request.length > 400 ? 1 : 0)))
+  const arithmetic = findExpression(request) !== undefined
+  return {
+    reasoningDepth,
+    informationSufficiency,
+    expectedToolUsage: arithmetic ? "minimal" : "none",
+    outputBreadth: parts > 3 ? "broad" : parts > 1 ? "moderate" : "narrow",
+    confidenceRequirement: arithmetic ? "high" : "medium",
+    rawInference: `${MARK} ${parts} clause(s) → depth ${reasoningDepth}; ${vague} vague term(s), ${questions} question mark(s) → ` +
+      `sufficiency ${informationSufficiency.toFixed(2)}; ${arithmetic ? "arithmetic found → calculator" : "no arithmetic → no tools"}.`
+  } as const
+}
+
+const formatToolResult = (result: any): string =>
+  result && typeof result === "object" && "value" in result && "expression" in result
+    ? `${result.expression} = ${result.value}`
+    : JSON.stringify(result)
+
+const answer = (promptId: string, input: Input): unknown => {
+  switch (promptId) {
+    case PromptId.PLAN_GENERATION_USER:
+      return planFor(input.request, input.tools.map((t: any) => t.name))
+    case PromptId.RECURSIVE_PLAN_GENERATION_USER:
+      return planFor(input.goal, input.tools)
+    case PromptId.SUPERVISOR_REPAIR_PLAN_USER:
+      return planFor(input.request, [])
+    case PromptId.REASONING_STEP_USER: {
+      const stepOutput = input.toolResult !== undefined
+        ? `${input.stepDescription}: ${formatToolResult(input.toolResult)}`
+        : input.incomingContext
+        ? `${input.stepDescription} — from the earlier steps: ${input.incomingContext}`
+        : `${input.stepDescription} (${MARK}: no tool result or earlier context to work from)`
+      return { stepOutput, clarityState: "CLEAR", handoffToNext: stepOutput }
+    }
+    case PromptId.VALIDATION_SEMANTIC_USER:
+      return { issues: [] }
+    case PromptId.CONVERGENCE_ASSESSMENT_USER: {
+      const steps: Array<any> = input.plan.steps
+      const done = steps.filter((s) => s.status === "complete").length
+      const completenessScore = steps.length === 0 ? 0 : done / steps.length
+      const blocked = steps.filter((s) => s.clarityState === "BLOCKED" || s.status === "failed").length
+      const coherenceScore = steps.length === 0 ? 0 : 1 - blocked / steps.length
+      const converged = completenessScore >= input.completenessThreshold && coherenceScore >= input.coherenceThreshold
+      return {
+        converged,
+        completenessScore,
+        coherenceScore,
+        consistencyAlignment: { planSteps: done === steps.length },
+        reasoning: `${MARK} ${done}/${steps.length} steps complete, ${blocked} blocked or failed.`,
+        confidence: 0.5,
+        reasonCodes: converged ? ["complete"] : [completenessScore < input.completenessThreshold ? "incomplete" : "incoherent"]
+      }
+    }
+    case PromptId.TASKPROFILE_INFERENCE_USER:
+      return profileFor(input.request)
+    case PromptId.TASKPROFILE_UPDATE_USER:
+      return { ...(input.currentProfile as object), adjustmentReason: `${MARK} profile kept: the offline model does not revise profiles` }
+    case PromptId.RECURSIVE_SUBPLAN_GENERATION_USER: {
+      const parts = clauses(input.parentStep.description)
+      return {
+        subplanGoal: input.parentStep.description,
+        substeps: parts.map((p, i) => ({ stepId: `${input.parentStep.stepId}.${i + 1}`, description: p, dependencies: [] }))
+      }
+    }
+    case PromptId.RECURSIVE_REFINEMENT_USER:
+      return { actions: [], followUpQuestions: [] }
+    case PromptId.SUPERVISOR_REPAIR_JSON_USER:
+      return { repairedJson: jsonrepair(input.raw) }
+    case PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER:
+      return { toolInput: typeof input.badInput === "string" ? { expression: input.badInput } : input.badInput }
+    case PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER: {
+      const match = (input.tools as Array<string>).find((t) => input.stepDescription.toLowerCase().includes(t.split(".")[0]!))
+      return { replacementTool: match ?? null, justification: `${MARK} matched by name in the step description` }
+    }
+    case PromptId.ANSWER_SYNTHESIS_USER: {
+      const used = (input.executionResults as Array<any>).filter((r) => r.status === "complete" && r.stepOutput)
+      const body = used.map((r) => r.stepOutput).join("\n")
+      return {
+        answerText: `${MARK} ${input.label}:\n${body || "no step produced an output"}`,
+        confidence: input.convergenceStatus ? 0.6 : 0.3,
+        usedStepIds: used.map((r) => r.stepId),
+        notes: "Produced by the offline rule-based model: it restates step results and does not reason."
+      }
+    }
+    default:
+      throw new Error(`offline model has no rule for ${promptId}`)
+  }
+}
+
+export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (request) =>
+  Effect.try({
+    try: () => ({ text: JSON.stringify(answer(request.promptId, request.input as Input)) }),
+    catch: (e) => e as Error
+  }).pipe(Effect.orDie)
+)
+
+export const layer = Layer.succeed(LanguageModel.LanguageModel, service)

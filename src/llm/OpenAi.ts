@@ -1,0 +1,134 @@
+import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import OpenAI from "openai"
+import * as LanguageModel from "./LanguageModel.js"
+import { ModelHttpError, ModelTimeoutError, ModelUnavailableError, type ModelError } from "./LlmError.js"
+import { loadPriceTable, priceOf } from "./Pricing.js"
+
+export interface OpenAiOptions {
+  readonly apiKey?: string | undefined
+  readonly baseURL?: string | undefined
+  readonly model: string
+  readonly timeoutMs: number
+  readonly maxRetries: number
+  readonly retryBaseMs?: number
+}
+
+const retryable = (status: number) => status === 429 || status >= 500
+
+/** Milliseconds the server asked us to wait (retry-after-ms, or retry-after in seconds or as a date). */
+const retryAfterMs = (headers: Headers | undefined): number | undefined => {
+  const ms = headers?.get("retry-after-ms")
+  if (ms && !Number.isNaN(Number(ms))) return Number(ms)
+  const after = headers?.get("retry-after")
+  if (!after) return undefined
+  const seconds = Number(after)
+  if (!Number.isNaN(seconds)) return seconds * 1000
+  const date = Date.parse(after)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+}
+
+class Retryable {
+  constructor(readonly error: ModelHttpError, readonly waitMs: number | undefined) {}
+}
+
+export const make = (options: OpenAiOptions, price = priceOf({}, options.model)): LanguageModel.Service => {
+  const client = new OpenAI({
+    apiKey: options.apiKey ?? "not-needed",
+    baseURL: options.baseURL,
+    maxRetries: 0,
+    timeout: options.timeoutMs + 1_000
+  })
+  // Endpoints that reject json_schema response formats fall back to JSON mode, remembered per service.
+  let jsonModeOnly = false
+
+  const once = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
+    Effect.tryPromise({
+      try: (signal) =>
+        client.chat.completions.create(
+          {
+            model: options.model,
+            messages: [
+              { role: "system", content: request.system },
+              { role: "user", content: request.user }
+            ],
+            max_tokens: request.maxOutputTokens,
+            response_format: jsonMode
+              ? { type: "json_object" }
+              : { type: "json_schema", json_schema: { name: request.promptId, schema: request.jsonSchema as any, strict: false } }
+          },
+          { signal }
+        ),
+      catch: (e): ModelError | Retryable => {
+        if (e instanceof OpenAI.APIError && typeof e.status === "number") {
+          const error = new ModelHttpError({ status: e.status, message: e.message })
+          return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
+        }
+        return new ModelUnavailableError({ message: e instanceof Error ? e.message : String(e) })
+      }
+    })
+
+  const withFallback = (request: LanguageModel.CompletionRequest) =>
+    once(request, jsonModeOnly).pipe(
+      Effect.catchIf(
+        (e): e is ModelHttpError => e instanceof ModelHttpError && e.status === 400 && !jsonModeOnly && /response_format|json_schema/i.test(e.message),
+        () => {
+          jsonModeOnly = true
+          return once(request, true)
+        }
+      )
+    )
+
+  const attempt = (request: LanguageModel.CompletionRequest, n: number): Effect.Effect<OpenAI.Chat.ChatCompletion, ModelError> =>
+    withFallback(request).pipe(
+      Effect.catchAll((e) => {
+        if (!(e instanceof Retryable)) return Effect.fail(e)
+        if (n >= options.maxRetries) return Effect.fail(e.error)
+        const backoff = (options.retryBaseMs ?? 500) * 2 ** n
+        return Effect.logDebug(`model call failed with ${e.error.status}, retry ${n + 1}`).pipe(
+          Effect.zipRight(Effect.sleep(Duration.millis(e.waitMs ?? backoff))),
+          Effect.zipRight(attempt(request, n + 1))
+        )
+      })
+    )
+
+  return LanguageModel.make(`openai:${options.model}`, price, (request) =>
+    attempt(request, 0).pipe(
+      Effect.map((completion) => ({
+        text: completion.choices[0]?.message?.content ?? "",
+        inputTokens: completion.usage?.prompt_tokens,
+        outputTokens: completion.usage?.completion_tokens
+      })),
+      // The timeout covers one call including its retries; interrupting aborts the HTTP request through the signal.
+      Effect.timeoutFail({
+        duration: Duration.millis(options.timeoutMs),
+        onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
+      })
+    )
+  )
+}
+
+export const config = Config.all({
+  apiKey: Config.option(Config.redacted("AEON_LLM_API_KEY").pipe(Config.withDescription("API key of the OpenAI-compatible endpoint"))),
+  baseURL: Config.option(Config.string("AEON_LLM_BASE_URL").pipe(Config.withDescription("Base URL of an OpenAI-compatible endpoint (…/v1)"))),
+  model: Config.string("AEON_MODEL").pipe(Config.withDescription("Model name sent to the provider"), Config.withDefault("gpt-4o-mini")),
+  timeoutMs: Config.integer("AEON_LLM_TIMEOUT_MS").pipe(Config.withDescription("Per-call timeout in milliseconds"), Config.withDefault(60_000)),
+  maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(Config.withDescription("Retries on 429 and 5xx"), Config.withDefault(3))
+})
+
+export const layerConfig = Layer.effect(
+  LanguageModel.LanguageModel,
+  Effect.gen(function*() {
+    const c = yield* config
+    const prices = yield* loadPriceTable
+    return make(
+      {
+        apiKey: Option.getOrUndefined(Option.map(c.apiKey, Redacted.value)),
+        baseURL: Option.getOrUndefined(c.baseURL),
+        model: c.model,
+        timeoutMs: c.timeoutMs,
+        maxRetries: c.maxRetries
+      },
+      priceOf(prices, c.model)
+    )
+  })
+)

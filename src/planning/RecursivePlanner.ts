@@ -1,0 +1,172 @@
+import { Context, Effect, Either, Layer, Schema } from "effect"
+import type { BudgetExhaustedError } from "../domain/Errors.js"
+import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
+import { RefinementAction } from "../domain/Execution.js"
+import { isExecuted, type Plan } from "../domain/Plan.js"
+import { isModelFailure, type Llm } from "../llm/Llm.js"
+import { Contracts } from "../prompts/PromptRegistry.js"
+import type { RefinementOutput } from "../prompts/Schemas.js"
+import { planView } from "../prompts/Views.js"
+import { checkPlan, type ToolInfo } from "../validation/DeterministicChecks.js"
+import { toStep } from "./PlanBuilder.js"
+import { applyAction, DepthExceeded, findStep } from "./PlanEdits.js"
+
+export const REFINEMENT_LIMITS = { perFragment: 3, total: 10 } as const
+
+/** Refinement attempts so far: per fragment (target step) and in total (FR-065, FR-066). */
+export interface RefinementLedger {
+  readonly perFragment: Readonly<Record<string, number>>
+  readonly total: number
+}
+export const emptyLedger: RefinementLedger = { perFragment: {}, total: 0 }
+
+export interface RefineInput {
+  readonly request: string
+  readonly plan: Plan
+  readonly report: SemanticValidationReport
+  readonly assessment?: ConvergenceAssessment | undefined
+  readonly tools: ReadonlyArray<ToolInfo>
+  readonly ledger: RefinementLedger
+  readonly llm: Llm
+}
+
+export interface RefineOutcome {
+  readonly plan: Plan
+  readonly applied: ReadonlyArray<RefinementAction>
+  readonly advisories: ReadonlyArray<string>
+  readonly manualInterventions: ReadonlyArray<{ readonly stepId: string; readonly reason: string }>
+  readonly followUpQuestions: ReadonlyArray<string>
+  readonly ledger: RefinementLedger
+  /** No refinement is possible any more (global limit reached). */
+  readonly limitReached: boolean
+}
+
+export interface Service {
+  readonly refine: (input: RefineInput) => Effect.Effect<RefineOutcome, BudgetExhaustedError>
+}
+
+export class RecursivePlanner extends Context.Tag("aeon/RecursivePlanner")<RecursivePlanner, Service>() {}
+
+const decodeAction = Schema.decodeUnknownEither(RefinementAction)
+
+/** FR-011: a question for every fragment the validator found vague. */
+export const followUpQuestions = (plan: Plan, report: SemanticValidationReport): Array<string> =>
+  report.issues
+    .filter((i) => i.type === "specificity" && i.location?.stepId)
+    .map((i) => {
+      const step = plan.steps.find((s) => s.stepId === i.location!.stepId)
+      return `What exactly should step ${i.location!.stepId}${step ? ` ("${step.description}")` : ""} act on, and what result is expected?`
+    })
+
+const refine = (input: RefineInput) =>
+  Effect.gen(function*() {
+    const advisories: Array<string> = []
+    const manual: Array<{ stepId: string; reason: string }> = []
+    const questions = followUpQuestions(input.plan, input.report)
+    const unchanged = (limitReached: boolean): RefineOutcome => ({
+      plan: input.plan, applied: [], advisories, manualInterventions: manual, followUpQuestions: questions, ledger: input.ledger, limitReached
+    })
+    if (input.ledger.total >= REFINEMENT_LIMITS.total) {
+      advisories.push(`global refinement limit (${REFINEMENT_LIMITS.total}) reached: proceeding with the best available plan (FR-066)`)
+      return unchanged(true)
+    }
+    const frozen = input.plan.steps.filter(isExecuted).map((s) => s.stepId)
+    const limited = Object.entries(input.ledger.perFragment).filter(([, n]) => n >= REFINEMENT_LIMITS.perFragment).map(([id]) => id)
+    const answer = yield* input.llm.generate(Contracts.refinement, {
+      request: input.request,
+      plan: planView(input.plan),
+      issues: input.report.issues.map((i) => `${i.severity} ${i.type}${i.location?.stepId ? ` at ${i.location.stepId}` : ""}: ${i.description}`),
+      convergenceReasons: [...(input.assessment?.failedCriteria ?? [])],
+      tools: input.tools.map((t) => t.name),
+      frozenStepIds: [...frozen, ...limited]
+    }).pipe(
+      Effect.map((r) => r.output as RefinementOutput),
+      Effect.catchIf(isModelFailure, (e) => {
+        advisories.push(`refinement failed (${e._tag}: ${e.message}); continuing with the current plan (FR-067)`)
+        return Effect.succeed(undefined)
+      })
+    ) as Effect.Effect<RefinementOutput | undefined, BudgetExhaustedError>
+    if (!answer) return unchanged(false)
+    questions.push(...(answer.followUpQuestions ?? []))
+
+    let plan = input.plan
+    let ledger = input.ledger
+    const applied: Array<RefinementAction> = []
+    for (const proposed of answer.actions) {
+      if (ledger.total >= REFINEMENT_LIMITS.total) {
+        advisories.push(`global refinement limit (${REFINEMENT_LIMITS.total}) reached: remaining actions dropped (FR-066)`)
+        break
+      }
+      const fragment = proposed.targetStepId ?? proposed.newStep?.stepId ?? "plan"
+      const tries = ledger.perFragment[fragment] ?? 0
+      if (tries >= REFINEMENT_LIMITS.perFragment) {
+        advisories.push(`fragment ${fragment} reached its ${REFINEMENT_LIMITS.perFragment}-attempt limit: ${proposed.actionType} dropped (FR-065)`)
+        continue
+      }
+      ledger = { perFragment: { ...ledger.perFragment, [fragment]: tries + 1 }, total: ledger.total + 1 }
+      if (tries + 1 >= REFINEMENT_LIMITS.perFragment && findStep(plan.steps, fragment)) {
+        manual.push({ stepId: fragment, reason: `refinement limit of ${REFINEMENT_LIMITS.perFragment} attempts reached; needs human review` })
+      }
+      let substeps = proposed.substeps
+      if (proposed.actionType === "SUBPLAN_CREATE" && (!substeps || substeps.length === 0) && proposed.targetStepId) {
+        const found = findStep(plan.steps, proposed.targetStepId)
+        if (found) {
+          const sub = yield* input.llm.generate(Contracts.subplan, {
+            request: input.request,
+            parentStep: planView({ goal: plan.goal, steps: [found.step] }).steps[0]!,
+            depthLevel: found.depth + 1,
+            tools: input.tools.map((t) => t.name)
+          }).pipe(Effect.map((r) => r.output), Effect.catchIf(isModelFailure, () => Effect.succeed(undefined))) as Effect.Effect<{ substeps: RefinementOutput["actions"][number]["substeps"] } | undefined, BudgetExhaustedError>
+          substeps = sub?.substeps
+        }
+      }
+      const decoded = decodeAction({
+        ...proposed,
+        ...(proposed.newStep ? { newStep: toStep(proposed.newStep) } : {}),
+        ...(substeps ? { substeps: substeps.map((s, i) => toStep(s, i + 1, substeps!.length)) } : {}),
+        inconsistencyDetected: proposed.targetStepId !== undefined && frozen.includes(proposed.targetStepId)
+      })
+      if (Either.isLeft(decoded)) {
+        advisories.push(`refinement action ${proposed.actionType} on ${fragment} rejected: ${decoded.left.message}`)
+        continue
+      }
+      const action = decoded.right
+      const edit = applyAction(plan, action)
+      if (edit instanceof DepthExceeded) {
+        manual.push({ stepId: edit.stepId, reason: `subplan nesting would reach depth ${edit.depth} (max 5); fragment left as is (FR-082)` })
+        ledger = { ...ledger, perFragment: { ...ledger.perFragment, [fragment]: REFINEMENT_LIMITS.perFragment } }
+        advisories.push(`SUBPLAN_CREATE on ${edit.stepId} exceeds the nesting depth: marked for manual intervention, execution continues`)
+        continue
+      }
+      if (Either.isLeft(edit)) {
+        advisories.push(`refinement action rejected: ${edit.left}`)
+        continue
+      }
+      // FR-049: the refined fragment is validated before it is accepted
+      const blocking = checkPlan(edit.right.plan, input.tools).filter((i) =>
+        edit.right.touched.includes(i.location?.stepId ?? "") && (i.severity === "HIGH" || i.severity === "CRITICAL")
+      )
+      if (blocking.length > 0) {
+        advisories.push(`refinement ${action.actionType} on ${fragment} rejected by validation: ${blocking.map((b) => b.description).join("; ")}`)
+        continue
+      }
+      // FR-079: the planner's refinement wins over a conflicting validator repair
+      for (const i of input.report.issues) {
+        if (i.proposedRepair && i.location?.stepId === action.targetStepId) {
+          advisories.push(`validator's proposed repair for ${i.location?.stepId} ("${i.proposedRepair.action}") superseded by the planner's ${action.actionType}`)
+        }
+      }
+      if (edit.right.note) advisories.push(edit.right.note)
+      plan = edit.right.plan
+      applied.push(action)
+    }
+    for (const m of manual) plan = { ...plan, steps: plan.steps.map((s) => (s.stepId === m.stepId ? { ...s, manualIntervention: m.reason } : s)) }
+    return {
+      plan, applied, advisories, manualInterventions: manual, followUpQuestions: [...new Set(questions)], ledger,
+      limitReached: ledger.total >= REFINEMENT_LIMITS.total
+    } satisfies RefineOutcome
+  }).pipe(Effect.withSpan("RecursivePlanner.refine", { captureStackTrace: false }))
+
+export const make: Service = { refine }
+
+export const layer = Layer.succeed(RecursivePlanner, make)

@@ -1,0 +1,168 @@
+import { Schema } from "effect"
+import { ClarityState } from "../domain/Plan.js"
+import { IssueType, Severity } from "../domain/Evaluation.js"
+import { RefinementActionType } from "../domain/Execution.js"
+import { TaskProfileDimensions } from "../domain/Profile.js"
+
+/** Inputs and outputs of the prompt contracts. Outputs are what the model must answer (JSON). */
+
+export const NoInput = Schema.Struct({})
+
+const ToolSummary = Schema.Struct({ name: Schema.String, description: Schema.String, inputSchema: Schema.optional(Schema.Unknown) })
+const StepView = Schema.Struct({
+  stepId: Schema.String,
+  stepIndex: Schema.Int,
+  description: Schema.String,
+  tool: Schema.optional(Schema.String),
+  toolInput: Schema.optional(Schema.Unknown),
+  dependencies: Schema.Array(Schema.String),
+  status: Schema.String,
+  stepOutput: Schema.optional(Schema.String),
+  clarityState: Schema.optional(Schema.String)
+})
+export const PlanView = Schema.Struct({ goal: Schema.String, steps: Schema.Array(StepView) })
+export type PlanView = typeof PlanView.Type
+
+const NonEmptyString = (what: string) => Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || `${what} must be non-empty`))
+
+export const PlanGenerationInput = Schema.Struct({
+  request: NonEmptyString("request"),
+  tools: Schema.Array(ToolSummary),
+  reasoningMode: Schema.optionalWith(Schema.String, { default: () => "balanced" }),
+  escalationContext: Schema.optional(Schema.String)
+})
+const PlannedStep = Schema.Struct({
+  stepId: Schema.String,
+  description: Schema.String,
+  tool: Schema.optional(Schema.String),
+  toolInput: Schema.optional(Schema.Unknown),
+  dependencies: Schema.optional(Schema.Array(Schema.String)),
+  provides: Schema.optional(Schema.Array(Schema.String))
+})
+export type PlannedStep = typeof PlannedStep.Type
+export const PlanOutput = Schema.Struct({ goal: Schema.String, steps: Schema.Array(PlannedStep) })
+export type PlanOutput = typeof PlanOutput.Type
+
+export const ReasoningStepInput = Schema.Struct({
+  request: NonEmptyString("request"),
+  planGoal: Schema.String,
+  stepId: Schema.String,
+  stepDescription: NonEmptyString("stepDescription"),
+  stepIndex: Schema.Int,
+  totalSteps: Schema.Int,
+  passNumber: Schema.Int,
+  phase: Schema.String,
+  ttlRemaining: Schema.Int,
+  correlationId: Schema.String,
+  incomingContext: Schema.String,
+  toolName: Schema.optional(Schema.String),
+  toolResult: Schema.optional(Schema.Unknown),
+  memoryContext: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+export type ReasoningStepInput = typeof ReasoningStepInput.Type
+export const ReasoningStepOutput = Schema.Struct({ stepOutput: Schema.String, clarityState: ClarityState, handoffToNext: Schema.String })
+
+export const ValidationInput = Schema.Struct({
+  request: Schema.String,
+  artifactType: Schema.String,
+  plan: PlanView,
+  tools: Schema.Array(Schema.String),
+  finalAnswer: Schema.optional(Schema.String),
+  knownIssues: Schema.Array(Schema.String)
+})
+export const ValidationOutput = Schema.Struct({
+  issues: Schema.Array(Schema.Struct({
+    type: IssueType,
+    severity: Severity,
+    description: Schema.String,
+    stepId: Schema.optional(Schema.String),
+    proposedRepair: Schema.optional(Schema.String)
+  }))
+})
+
+export const ConvergenceInput = Schema.Struct({
+  request: Schema.String,
+  plan: PlanView,
+  validationSummary: Schema.String,
+  completenessThreshold: Schema.Number,
+  coherenceThreshold: Schema.Number
+})
+export const ConvergenceOutput = Schema.Struct({
+  converged: Schema.Boolean,
+  completenessScore: Schema.Number,
+  coherenceScore: Schema.Number,
+  consistencyAlignment: Schema.Record({ key: Schema.String, value: Schema.Boolean }),
+  reasoning: Schema.String,
+  confidence: Schema.Number,
+  reasonCodes: Schema.optional(Schema.Array(Schema.String)),
+  detectedIssues: Schema.optional(Schema.Array(Schema.String))
+})
+
+export const TaskProfileInferenceInput = Schema.Struct({ request: NonEmptyString("request"), context: Schema.optional(Schema.String) })
+export const TaskProfileOutput = TaskProfileDimensions
+export const TaskProfileUpdateInput = Schema.Struct({
+  request: Schema.String,
+  currentProfile: Schema.Unknown,
+  passNumber: Schema.Int,
+  validationIssueCount: Schema.Int,
+  convergenceFailures: Schema.Array(Schema.String),
+  refinementsNeeded: Schema.Int
+})
+export const TaskProfileUpdateOutput = Schema.Struct({ ...TaskProfileDimensions.fields, adjustmentReason: Schema.String })
+
+export const RecursivePlanInput = Schema.Struct({ request: Schema.String, goal: Schema.String, tools: Schema.Array(Schema.String), depthLevel: Schema.Int })
+export const SubplanInput = Schema.Struct({
+  request: Schema.String,
+  parentStep: StepView,
+  depthLevel: Schema.Int,
+  tools: Schema.Array(Schema.String)
+})
+export const SubplanOutput = Schema.Struct({ subplanGoal: Schema.String, substeps: Schema.Array(PlannedStep) })
+
+export const RefinementInput = Schema.Struct({
+  request: Schema.String,
+  plan: PlanView,
+  issues: Schema.Array(Schema.String),
+  convergenceReasons: Schema.Array(Schema.String),
+  tools: Schema.Array(Schema.String),
+  frozenStepIds: Schema.Array(Schema.String)
+})
+export const RefinementOutput = Schema.Struct({
+  actions: Schema.Array(Schema.Struct({
+    actionType: RefinementActionType,
+    targetStepId: Schema.optional(Schema.String),
+    newStep: Schema.optional(PlannedStep),
+    subplanGoal: Schema.optional(Schema.String),
+    substeps: Schema.optional(Schema.Array(PlannedStep)),
+    justification: Schema.String
+  })),
+  followUpQuestions: Schema.optional(Schema.Array(Schema.String))
+})
+export type RefinementOutput = typeof RefinementOutput.Type
+
+export const RepairJsonInput = Schema.Struct({ raw: Schema.String, decodeError: Schema.String, expectedSchema: Schema.Unknown })
+export const RepairJsonOutput = Schema.Struct({ repairedJson: Schema.String })
+export const RepairToolCallInput = Schema.Struct({
+  tool: Schema.String, toolDescription: Schema.String, inputSchema: Schema.Unknown, badInput: Schema.Unknown, decodeError: Schema.String
+})
+export const RepairToolCallOutput = Schema.Struct({ toolInput: Schema.Unknown })
+export const RepairPlanInput = Schema.Struct({ request: Schema.String, plan: Schema.Unknown, violation: Schema.String })
+export const RepairMissingToolInput = Schema.Struct({
+  stepDescription: Schema.String, missingTool: Schema.String, tools: Schema.Array(Schema.String)
+})
+export const RepairMissingToolOutput = Schema.Struct({ replacementTool: Schema.NullOr(Schema.String), justification: Schema.String })
+
+export const AnswerSynthesisInput = Schema.Struct({
+  request: NonEmptyString("request"),
+  executionResults: Schema.Array(Schema.Struct({ stepId: Schema.String, description: Schema.String, status: Schema.String, stepOutput: Schema.String })),
+  convergenceStatus: Schema.Boolean,
+  label: Schema.String,
+  totalPasses: Schema.Int,
+  ttlRemaining: Schema.Int
+})
+export const AnswerSynthesisOutput = Schema.Struct({
+  answerText: Schema.String,
+  confidence: Schema.Number,
+  usedStepIds: Schema.Array(Schema.String),
+  notes: Schema.optional(Schema.String)
+})

@@ -1,0 +1,52 @@
+import { Effect, ParseResult, Schema } from "effect"
+import { compileSchema } from "../convergence/AnswerPredicates.js"
+import { ConvergenceCriteria } from "../convergence/Criteria.js"
+import { Budget } from "../domain/Budget.js"
+import { InvalidRunInputError } from "../domain/Errors.js"
+import { RunMode } from "../domain/SimpleMode.js"
+
+export const MAX_TASK_LENGTH = 20_000
+
+/** What a caller gives to start a run (library, GraphQL and CLI share it). */
+export const RunTaskInput = Schema.Struct({
+  task: Schema.String.pipe(
+    Schema.filter((s) => s.trim().length > 0 || "task must not be empty"),
+    Schema.filter((s) => s.length <= MAX_TASK_LENGTH || `task must be at most ${MAX_TASK_LENGTH} characters`)
+  ),
+  mode: Schema.optionalWith(RunMode, { default: () => "AUTO" as const }),
+  simpleIterations: Schema.optionalWith(Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 50) || `simpleIterations must be between 1 and 50 (was ${n})`)), { default: () => 5 }),
+  escalate: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  userId: Schema.optional(Schema.String),
+  budget: Schema.optionalWith(Budget, { default: () => Schema.decodeSync(Budget)({}) }),
+  criteria: Schema.optionalWith(ConvergenceCriteria, { default: () => Schema.decodeSync(ConvergenceCriteria)({}) }),
+  tools: Schema.optional(Schema.Array(Schema.String)),
+  parallelism: Schema.optionalWith(Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 32) || `parallelism must be between 1 and 32 (was ${n})`)), { default: () => 1 }),
+  runId: Schema.optional(Schema.String.pipe(Schema.filter((s) => /^[A-Za-z0-9_-]{1,64}$/.test(s) || "runId must be 1-64 letters, digits, - or _")))
+})
+export type RunTaskInput = typeof RunTaskInput.Type
+export type RunTaskInputEncoded = typeof RunTaskInput.Encoded
+
+/** "budget.ttl: ttl must be a positive integer (was -1); task: task must not be empty" */
+export const formatIssues = (e: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(e)
+    // an optional field's "or absent" branch adds nothing to the real reason
+    .filter((i, _, all) => !(i.message.startsWith("Expected undefined") && all.length > 1))
+    .map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`)
+    .join("; ")
+
+/** Decodes and checks a run's input against the tools available; a clear error and nothing started. */
+export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const decoded = yield* Schema.decodeUnknown(RunTaskInput)(input, { onExcessProperty: "error", errors: "all" }).pipe(
+      Effect.mapError((e) => new InvalidRunInputError({ message: formatIssues(e) }))
+    )
+    const unknown = (decoded.tools ?? []).filter((t) => !availableTools.includes(t))
+    if (unknown.length > 0) {
+      return yield* new InvalidRunInputError({ message: `unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (available: ${availableTools.join(", ")})` })
+    }
+    if (decoded.criteria.answerSchema) {
+      const compiled = compileSchema(decoded.criteria.answerSchema)
+      if (!compiled.ok) return yield* new InvalidRunInputError({ message: `criteria.answerSchema is not a valid JSON Schema: ${compiled.message}` })
+    }
+    return decoded
+  })

@@ -1,0 +1,34 @@
+import { Cause, Effect, Exit, Option, Stream, type ManagedRuntime } from "effect"
+import { GraphQLError } from "graphql"
+
+/** Errors that cross the API carry a `_tag`; it becomes `extensions.code`. Anything else is masked. */
+export const toGraphQLError = (cause: Cause.Cause<unknown>): GraphQLError => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const e = failure.value as { _tag?: string; message?: string }
+    if (e && typeof e === "object" && typeof e._tag === "string") {
+      return new GraphQLError(e.message || e._tag, { extensions: { code: e._tag } })
+    }
+  }
+  if (Cause.isInterruptedOnly(cause)) return new GraphQLError("the request was cancelled", { extensions: { code: "CANCELLED" } })
+  return new GraphQLError("Unexpected error.", { extensions: { code: "INTERNAL_SERVER_ERROR" } })
+}
+
+/** The one place resolvers run Effects: through the server's ManagedRuntime, cancelled with the request. */
+export const make = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>) => {
+  const run = async <A, E>(effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Promise<A> => {
+    const exit = await runtime.runPromiseExit(effect, signal ? { signal } : undefined)
+    if (Exit.isSuccess(exit)) return exit.value
+    const error = toGraphQLError(exit.cause)
+    if (error.extensions.code === "INTERNAL_SERVER_ERROR") {
+      await runtime.runPromise(Effect.logError("resolver failed", exit.cause)).catch(() => undefined)
+    }
+    throw error
+  }
+  /** A subscription: the stream's fiber is interrupted when the client goes away (the iterator's return). */
+  const iterate = async <A>(stream: Stream.Stream<A, never, R>): Promise<AsyncIterable<A>> =>
+    Stream.toAsyncIterableRuntime(stream, await runtime.runtime())
+  return { run, iterate, runtime }
+}
+
+export type Adapter<R> = ReturnType<typeof make<R>>

@@ -1,0 +1,13 @@
+import type { RunResult, RunStatus } from "../run/RunResult.js"
+
+/** A run as resolvers see it: its stored row and the result folded from its events. */
+export interface RunModel {
+  readonly id: string
+  readonly userId: string | null
+  readonly status: RunStatus
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  readonly result: RunResult
+  readonly events: ReadonlyArray<import("../domain/RunEvent.js").RunEvent>
+}
+

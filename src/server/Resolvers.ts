@@ -1,0 +1,113 @@
+import { Effect, JSONSchema, Option, Schema, Stream } from "effect"
+import { RunNotFoundError } from "../domain/Errors.js"
+import { InvalidRunInputError } from "../domain/Errors.js"
+import { LanguageModel } from "../llm/LanguageModel.js"
+import { registry } from "../prompts/PromptRegistry.js"
+import { ToolRegistry } from "../tools/ToolRegistry.js"
+import type { Adapter } from "./EffectAdapter.js"
+import type { GraphQLContext } from "./GraphQLContext.js"
+import type * as G from "./generated/graphql.js"
+import type { RunModel } from "./Mappers.js"
+import { RunManager } from "./RunManager.js"
+import { cursorOf } from "../store/RunStore.js"
+import * as V from "./Views.js"
+
+export interface ServerInfo {
+  readonly version: string
+  readonly database: string
+}
+
+/** GraphQL leaves absent optional inputs as null; the library's schema wants them absent. */
+const withoutNulls = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map(withoutNulls)
+  : value !== null && typeof value === "object"
+  ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, withoutNulls(v)]))
+  : value
+
+type R = RunManager | ToolRegistry | LanguageModel
+
+/** A caller bound to a user sees only that user's runs. */
+const visible = (ctx: GraphQLContext, run: RunModel) => ctx.userId === undefined || run.userId === ctx.userId
+
+export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
+  const run = <A, E>(ctx: GraphQLContext, effect: Effect.Effect<A, E, R>) => adapter.run(effect, ctx.signal)
+  const ownRun = (ctx: GraphQLContext, id: string) =>
+    Effect.gen(function*() {
+      const manager = yield* RunManager
+      const found = yield* manager.get(id)
+      if (Option.isNone(found) || !visible(ctx, found.value)) return yield* new RunNotFoundError({ runId: id })
+      return found.value
+    })
+  return {
+    Query: {
+      run: (_, { id }, ctx) => run(ctx, ownRun(ctx, id).pipe(Effect.map((r): RunModel | null => r), Effect.catchTag("RunNotFoundError", () => Effect.succeed(null)))),
+      runs: (_, args, ctx) =>
+        run(ctx, Effect.gen(function*() {
+          const manager = yield* RunManager
+          if (args.first !== null && args.first !== undefined && (args.first < 1 || args.first > 100)) {
+            return yield* new InvalidRunInputError({ message: `first must be between 1 and 100 (was ${args.first})` })
+          }
+          const page = yield* manager.list({ userId: ctx.userId ?? args.userId ?? undefined, status: args.status ?? undefined, first: args.first ?? 20, after: args.after ?? undefined })
+          const nodes = yield* Effect.forEach(page.runs, (r) => manager.get(r.id).pipe(Effect.map(Option.getOrThrow)))
+          return { edges: nodes.map((node, i) => ({ cursor: cursorOf(page.runs[i]!), node })), pageInfo: { endCursor: page.endCursor, hasNextPage: page.hasNextPage } }
+        })),
+      tools: (_, __, ctx) =>
+        run(ctx, Effect.map(ToolRegistry, (r) => r.tools.map((t) => ({
+          name: t.name, description: t.description, idempotent: t.idempotent, timeoutMs: t.timeoutMs, inputSchema: JSONSchema.make(Schema.encodedSchema(t.input))
+        })))),
+      prompts: () =>
+        [...registry.values()].map((d) => ({
+          id: d.id, template: d.template, inputSchema: JSONSchema.make(Schema.encodedSchema(d.input)),
+          outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
+        })),
+      health: (_, __, ctx) =>
+        run(ctx, Effect.gen(function*() {
+          const stats = yield* (yield* RunManager).stats
+          const model = yield* LanguageModel
+          return { ok: true, version: info.version, model: model.label, database: info.database, activeRuns: stats.active, queuedRuns: stats.queued, subscriptions: stats.subscriptions }
+        }))
+    },
+    Mutation: {
+      runTask: (_, { input }, ctx) =>
+        run(ctx, Effect.gen(function*() {
+          const body = withoutNulls(input) as Record<string, unknown>
+          if (ctx.userId !== undefined) {
+            if (body.userId !== undefined && body.userId !== ctx.userId) return yield* new InvalidRunInputError({ message: `userId ${body.userId} is not the caller's user` })
+            body.userId = ctx.userId
+          }
+          return yield* (yield* RunManager).start(body)
+        })),
+      cancelRun: (_, { id }, ctx) =>
+        run(ctx, ownRun(ctx, id).pipe(Effect.zipRight(Effect.flatMap(RunManager, (m) => m.cancel(id)))))
+    },
+    Subscription: {
+      runEvents: {
+        subscribe: async (_: unknown, { runId, fromSeq }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) => {
+          await run(ctx, ownRun(ctx, runId))
+          const manager = await adapter.run(RunManager)
+          return adapter.iterate(manager.events(runId, fromSeq ?? 0).pipe(Stream.orDie, Stream.map((e) => ({ runEvents: V.eventView(e) }))))
+        }
+      } as any
+    },
+    Run: {
+      id: (r) => r.id,
+      task: (r) => r.result.task,
+      mode: (r) => r.result.mode,
+      status: (r) => r.status,
+      userId: (r) => r.userId,
+      model: (r) => r.result.model || null,
+      createdAt: (r) => r.createdAt.toISOString(),
+      updatedAt: (r) => r.updatedAt.toISOString(),
+      finalAnswer: (r) => r.result.finalAnswer ? { ...r.result.finalAnswer, usedStepIds: [...r.result.finalAnswer.usedStepIds], notes: r.result.finalAnswer.notes ?? null } : null,
+      result: (r) => V.outcomeView(r.result),
+      history: (r) => r.events.length > 0 ? V.historyView(r.result.history) : null,
+      escalation: (r) => V.escalationView(r.result),
+      prioritizedPlan: (r) => V.prioritizedPlanView(r.result),
+      trace: (r) => V.traceView(r.id, r.events),
+      metadata: (r) => V.metadataView(r.events),
+      usage: (r) => r.result.usage,
+      events: (r, { fromSeq }) => r.events.filter((e) => e.seq >= (fromSeq ?? 0)).map(V.eventView) as any
+    },
+    RunEvent: { __resolveType: (e: any) => e.__typename }
+  } as G.Resolvers
+}

@@ -1,0 +1,143 @@
+import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schema, Stream } from "effect"
+import { RunNotFoundError } from "../domain/Errors.js"
+import type { RunEvent } from "../domain/RunEvent.js"
+import { prepare, prepareResume, RunLifecycle, type PreparedRun } from "../run/Run.js"
+import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
+import { RunStore, type StoreError, type StoredRun } from "../store/RunStore.js"
+import type { RunModel } from "./Mappers.js"
+
+/** The server is stopping: no new runs. */
+export class ShuttingDownError extends Schema.TaggedError<ShuttingDownError>()("ShuttingDownError", {}) {
+  override get message() {
+    return "the server is shutting down and accepts no new runs"
+  }
+}
+
+interface LiveRun {
+  readonly prepared: PreparedRun
+  readonly userId: string | null
+  readonly createdAt: Date
+  fiber?: Fiber.RuntimeFiber<unknown, unknown>
+}
+
+/** Runs as supervised fibers of the server: queued beyond the concurrency limit (in order), one at a time per user. */
+export const make = (maxConcurrent: number) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const context = yield* Effect.context<any>()
+    const fibers = yield* FiberSet.make()
+    const slots = yield* Effect.makeSemaphore(maxConcurrent)
+    const perUser = new Map<string, Effect.Semaphore>()
+    const live = new Map<string, LiveRun>()
+    const shuttingDown = yield* Ref.make(false)
+    const subscriptions = yield* Ref.make(0)
+    const lifecycle = { shuttingDown: Ref.get(shuttingDown) }
+
+    const userLock = (userId: string | null) => {
+      if (!userId) return (e: Effect.Effect<unknown>) => e
+      let s = perUser.get(userId)
+      if (!s) perUser.set(userId, (s = Effect.unsafeMakeSemaphore(1)))
+      return s.withPermits(1)
+    }
+
+    const launch = (prepared: PreparedRun, userId: string | null, createdAt: Date) =>
+      Effect.gen(function*() {
+        const entry: LiveRun = { prepared, userId, createdAt }
+        live.set(prepared.runId, entry)
+        const started = yield* Deferred.make<void>()
+        const run = Deferred.await(started).pipe(
+          Effect.zipRight(userLock(userId)(slots.withPermits(1)(prepared.execute))),
+          Effect.provideService(RunLifecycle, lifecycle),
+          Effect.ensuring(Effect.sync(() => live.delete(prepared.runId)))
+        )
+        entry.fiber = yield* FiberSet.run(fibers, run)
+        yield* Deferred.succeed(started, undefined)
+      })
+
+    const model = (row: StoredRun | undefined, id: string, events: ReadonlyArray<RunEvent>, fallback?: LiveRun): RunModel => {
+      const result = resultFromEvents(events)
+      const started = events.some((e) => e._tag === "RunStarted")
+      const status: RunStatus = result.status === "RUNNING" ? (started ? "RUNNING" : "QUEUED") : result.status
+      return {
+        id,
+        userId: row?.userId ?? fallback?.userId ?? null,
+        status,
+        createdAt: row?.createdAt ?? fallback?.createdAt ?? new Date(result.startedAt),
+        updatedAt: events.length > 0 ? new Date(events[events.length - 1]!.at) : row?.updatedAt ?? new Date(),
+        result: { ...result, runId: id, task: result.task || fallback?.prepared.input.task || row?.task || "", mode: started ? result.mode : fallback?.prepared.input.mode ?? result.mode },
+        events
+      }
+    }
+
+    const get = (id: string) =>
+      Effect.gen(function*() {
+        const entry = live.get(id)
+        if (entry) return Option.some(model(undefined, id, yield* entry.prepared.events.log, entry))
+        const row = yield* store.getRun(id)
+        if (Option.isNone(row)) return Option.none<RunModel>()
+        return Option.some(model(row.value, id, yield* store.events(id)))
+      })
+
+    const getOrFail = (id: string) => get(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(new RunNotFoundError({ runId: id })), onSome: Effect.succeed })))
+
+    return {
+      start: (input: unknown) =>
+        Effect.gen(function*() {
+          if (yield* Ref.get(shuttingDown)) return yield* new ShuttingDownError()
+          const prepared = yield* prepare(input, { status: "QUEUED", queueBehindUser: true }).pipe(Effect.provide(context))
+          const createdAt = new Date()
+          yield* launch(prepared, prepared.input.userId ?? null, createdAt)
+          return model(undefined, prepared.runId, yield* prepared.events.log, live.get(prepared.runId))
+        }),
+      cancel: (id: string) =>
+        Effect.gen(function*() {
+          const entry = live.get(id)
+          if (!entry) return yield* getOrFail(id)
+          if (entry.fiber) yield* Fiber.interrupt(entry.fiber)
+          return yield* getOrFail(id)
+        }),
+      get,
+      getOrFail,
+      list: store.listRuns,
+      /** Replay from fromSeq, then live; a finished run replays from the store. */
+      events: (id: string, fromSeq = 0): Stream.Stream<RunEvent, RunNotFoundError | StoreError> =>
+        Stream.unwrap(Effect.gen(function*() {
+          const entry = live.get(id)
+          let source: Stream.Stream<RunEvent>
+          if (entry) source = entry.prepared.events.stream(fromSeq)
+          else {
+            if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
+            source = Stream.fromIterable(yield* store.events(id, fromSeq))
+          }
+          return Stream.acquireRelease(Ref.update(subscriptions, (n) => n + 1), () => Ref.update(subscriptions, (n) => n - 1)).pipe(
+            Stream.flatMap(() => source)
+          )
+        })),
+      stats: Effect.gen(function*() {
+        const entries = [...live.values()]
+        // a run's first event is RunStarted: a run with events has started, one without waits in the queue
+        const running = yield* Effect.forEach(entries, (e) => e.prepared.events.count.pipe(Effect.map((n) => n > 0)))
+        return { active: running.filter(Boolean).length, queued: running.filter((r) => !r).length, subscriptions: yield* Ref.get(subscriptions) }
+      }),
+      /** Start-up recovery: runs a dead process left RUNNING or QUEUED continue here. */
+      resumeUnfinished: Effect.gen(function*() {
+        const rows = yield* store.unfinished
+        for (const row of rows) {
+          const prepared = yield* prepareResume(row.id).pipe(Effect.provide(context))
+          yield* launch(prepared, row.userId, row.createdAt)
+        }
+        return rows.length
+      }),
+      /** Stop accepting runs; interrupt the rest (tool calls finish first) within the timeout; they resume on the next start. */
+      shutdown: (timeoutMs: number) =>
+        Effect.gen(function*() {
+          yield* Ref.set(shuttingDown, true)
+          yield* FiberSet.clear(fibers).pipe(Effect.timeout(timeoutMs), Effect.ignore)
+        })
+    }
+  })
+
+export type Service = Effect.Effect.Success<ReturnType<typeof make>>
+export class RunManager extends Context.Tag("aeon/RunManager")<RunManager, Service>() {}
+
+export const layer = (maxConcurrent: number) => Layer.scoped(RunManager, make(maxConcurrent))

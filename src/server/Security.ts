@@ -1,0 +1,70 @@
+import { createHash, timingSafeEqual } from "node:crypto"
+import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from "graphql"
+
+export interface AuthConfig {
+  /** A single key for everyone (no user binding). */
+  readonly apiKey?: string | undefined
+  /** key → user: a caller with such a key sees only that user's runs. */
+  readonly keys: ReadonlyMap<string, string>
+}
+
+export const parseKeys = (spec: string): Map<string, string> =>
+  new Map(spec.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
+    const i = p.lastIndexOf(":")
+    if (i <= 0) throw new Error(`AEON_API_KEYS entry "${p}" must be key:userId`)
+    return [p.slice(0, i), p.slice(i + 1)] as const
+  }))
+
+const digest = (s: string) => createHash("sha256").update(s).digest()
+/** Constant-time comparison (equal-length digests, so length leaks nothing). */
+const same = (a: string, b: string) => timingSafeEqual(digest(a), digest(b))
+
+export const authRequired = (c: AuthConfig) => c.apiKey !== undefined || c.keys.size > 0
+
+/** The caller behind an Authorization header: undefined when refused, `{}` for a key without a user. */
+export const authenticate = (c: AuthConfig, header: string | null | undefined): { userId?: string } | undefined => {
+  if (!authRequired(c)) return {}
+  const token = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim()
+  if (!token) return undefined
+  let found: { userId?: string } | undefined
+  // every key is compared, so timing does not reveal which one matched
+  if (c.apiKey !== undefined && same(token, c.apiKey)) found = {}
+  for (const [key, userId] of c.keys) if (same(token, key)) found = { userId }
+  return found
+}
+
+/** Depth and field count of an operation, fragments expanded; stops counting past `stopAt` (fragments nested to blow up). */
+const measure = (context: ValidationContext, set: SelectionSetNode, stopAt: number) => {
+  const fragments = new Map<string, FragmentDefinitionNode>()
+  for (const d of context.getDocument().definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d)
+  let visited = 0
+  const walk = (node: SelectionSetNode | undefined, seen: ReadonlySet<string>): { depth: number; cost: number } => {
+    let depth = 0
+    let cost = 0
+    for (const s of node?.selections ?? []) {
+      if (++visited > stopAt) return { depth, cost: cost + stopAt }
+      const inner = s.kind === Kind.FIELD ? walk(s.selectionSet, seen)
+        : s.kind === Kind.INLINE_FRAGMENT ? walk(s.selectionSet, seen)
+        : seen.has(s.name.value) ? { depth: 0, cost: 0 }
+        : walk(fragments.get(s.name.value)?.selectionSet, new Set([...seen, s.name.value]))
+      const own = s.kind === Kind.FIELD ? 1 : 0
+      depth = Math.max(depth, own + inner.depth)
+      cost += own + inner.cost
+    }
+    return { depth, cost }
+  }
+  return walk(set, new Set())
+}
+
+/** Refuses operations nested deeper than `maxDepth` or selecting more than `maxCost` fields in all. */
+export const queryLimits = (maxDepth: number, maxCost: number) => (context: ValidationContext): ASTVisitor => ({
+  OperationDefinition(node) {
+    const { depth, cost } = measure(context, node.selectionSet, maxCost)
+    if (depth > maxDepth) {
+      context.reportError(new GraphQLError(`query depth ${depth} exceeds the limit of ${maxDepth}`, { nodes: [node], extensions: { code: "QUERY_TOO_DEEP" } }))
+    }
+    if (cost > maxCost) {
+      context.reportError(new GraphQLError(`query cost ${cost} exceeds the limit of ${maxCost}`, { nodes: [node], extensions: { code: "QUERY_TOO_COSTLY" } }))
+    }
+  }
+})

@@ -1,0 +1,142 @@
+import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql"
+import { createSchema, createYoga, type Plugin } from "graphql-yoga"
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { readFileSync } from "node:fs"
+import { useServer } from "graphql-ws/use/ws"
+import { WebSocketServer } from "ws"
+import type { ManagedRuntime } from "effect"
+import * as EffectAdapter from "./EffectAdapter.js"
+import type { GraphQLContext } from "./GraphQLContext.js"
+import * as Resolvers from "./Resolvers.js"
+import { authenticate, authRequired, queryLimits, type AuthConfig } from "./Security.js"
+
+export interface ServerOptions {
+  readonly port: number
+  readonly host: string
+  readonly auth: AuthConfig
+  readonly maxQueryDepth: number
+  readonly maxQueryCost: number
+  readonly maxBodyBytes: number
+  readonly info: Resolvers.ServerInfo
+}
+
+export const typeDefs = readFileSync(new URL("../../schema.graphql", import.meta.url), "utf8")
+
+const exampleQuery = (runId: string) => `# Aeon — start a run, then follow its events live (run them in this order).
+# The offline model is a rule-based stand-in unless a provider is configured.
+
+mutation Start {
+  runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL, runId: "${runId}" }) {
+    id
+    status
+  }
+}
+
+subscription Follow {
+  runEvents(runId: "${runId}", fromSeq: 0) {
+    seq
+    type
+    ... on PhaseEnteredEvent { passNumber phase }
+    ... on StepFinishedEvent { stepId stepStatus stepOutput }
+    ... on ConvergenceAssessedEvent { assessment { converged completenessScore reasonCodes } }
+    ... on RunFinishedEvent { status finalAnswer { answerText } }
+  }
+}
+
+query Inspect {
+  run(id: "${runId}") {
+    status
+    finalAnswer { answerText label }
+    history { passes { passNumber phases convergence { converged reasonCodes } } }
+    usage { llmCalls inputTokens outputTokens costUsd }
+  }
+}
+`
+
+/** The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path. */
+export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, options: ServerOptions) => {
+  const adapter = EffectAdapter.make(runtime as ManagedRuntime.ManagedRuntime<any, unknown>)
+  const schema = createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) as any })
+  const auth: Plugin = {
+    onRequest({ request, fetchAPI, endResponse }) {
+      const page = request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")
+      if (page || !authRequired(options.auth)) return
+      if (!authenticate(options.auth, request.headers.get("authorization"))) {
+        endResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message: "missing or invalid API key", extensions: { code: "UNAUTHENTICATED" } }] }), {
+          status: 401, headers: { "content-type": "application/json", "www-authenticate": "Bearer" }
+        }))
+      }
+    }
+  }
+  const limits: Plugin = {
+    onValidate({ addValidationRule }) {
+      addValidationRule(queryLimits(options.maxQueryDepth, options.maxQueryCost))
+    }
+  }
+  const yoga = createYoga<{ req?: IncomingMessage }, GraphQLContext>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    landingPage: false,
+    // GraphiQL bundled with the server: it works without internet access (yoga's default loads it from a CDN)
+    renderGraphiQL,
+    // subscriptions from GraphiQL over graphql-ws: its SSE mode uses GET (EventSource), which CSRF prevention refuses
+    graphiql: () => ({ title: "Aeon", subscriptionsProtocol: "WS", defaultQuery: exampleQuery(`demo-${Math.random().toString(36).slice(2, 10)}`) }),
+    plugins: [auth, limits, useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] })],
+    context: ({ request }) => ({ ...authenticate(options.auth, request.headers.get("authorization")), signal: request.signal }),
+    logging: false
+  })
+
+  const server: Server = createServer((req, res) => {
+    const length = Number(req.headers["content-length"] ?? 0)
+    if (length > options.maxBodyBytes) {
+      res.writeHead(413, { "content-type": "application/json" }).end(JSON.stringify({ errors: [{ message: `request body over ${options.maxBodyBytes} bytes` }] }))
+      req.resume()
+      return
+    }
+    yoga.handle(req, res)
+  })
+
+  const wss = new WebSocketServer({ server, path: "/graphql" })
+  const ws = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: { userId?: string } }>({
+    onConnect: (ctx) => {
+      const header = (ctx.connectionParams?.authorization as string | undefined) ?? ctx.extra.request.headers.authorization
+      const user = authenticate(options.auth, header)
+      if (!user) return false
+      ctx.extra.user = user
+      return true
+    },
+    onSubscribe: async (ctx, _id, payload) => {
+      const { schema, execute, subscribe, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, params: payload })
+      const args = {
+        schema,
+        operationName: payload.operationName,
+        document: parse(payload.query),
+        variableValues: payload.variables,
+        contextValue: { ...ctx.extra.user } satisfies GraphQLContext,
+        rootValue: { execute, subscribe }
+      }
+      const errors = validate(args.schema, args.document)
+      if (errors.length > 0) return errors
+      return args
+    },
+    execute: (args: any) => args.rootValue.execute(args),
+    subscribe: (args: any) => args.rootValue.subscribe(args)
+  }, wss)
+
+  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve))
+  const address = server.address() as AddressInfo
+  const url = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}/graphql`
+  return {
+    url,
+    server,
+    yoga,
+    close: async () => {
+      await ws.dispose()
+      wss.close()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
+import type { ExecutionHistory, RefinementAction } from "../domain/Execution.js"
+import type { Plan } from "../domain/Plan.js"
+import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
+import type { RunEvent } from "../domain/RunEvent.js"
+import type { SimpleIterationRecord } from "../domain/SimpleMode.js"
+import type { RunResult } from "../run/RunResult.js"
+import { executionMetadata, prioritizedPlan, traceSteps } from "../store/SessionRecords.js"
+import type * as G from "./generated/graphql.js"
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export const planView = (p: Plan): G.Plan => ({
+  goal: p.goal,
+  steps: p.steps.map((s) => ({
+    stepId: s.stepId, stepIndex: s.stepIndex, description: s.description, tool: s.tool ?? null, toolInput: s.toolInput ?? null,
+    dependencies: [...s.dependencies], status: s.status, stepOutput: s.stepOutput, clarityState: s.clarityState ?? null, error: s.error ?? null,
+    supersededBy: s.supersededBy ?? null, manualIntervention: s.manualIntervention ?? null, subplan: s.subplan ?? null
+  }))
+})
+
+export const reportView = (r: SemanticValidationReport): G.ValidationReport => ({
+  validationId: r.validationId, artifactType: r.artifactType, overallSeverity: r.overallSeverity, issueSummary: r.issueSummary,
+  advisories: [...r.advisories],
+  issues: r.issues.map((i) => ({ issueId: i.issueId, type: i.type, severity: i.severity, description: i.description, stepId: i.location?.stepId ?? null, proposedRepair: i.proposedRepair ?? null, source: i.source ?? null }))
+})
+
+export const assessmentView = (a: ConvergenceAssessment): G.ConvergenceAssessment => ({
+  converged: a.converged, reasonCodes: [...a.reasonCodes], completenessScore: a.scores.completenessScore, coherenceScore: a.scores.coherenceScore,
+  consistencyStatus: a.scores.consistencyStatus, explanation: a.explanation, detectedIssues: [...a.detectedIssues]
+})
+
+const actionView = (a: RefinementAction): G.RefinementAction => ({
+  actionType: a.actionType, targetStepId: a.targetStepId ?? null, justification: a.justification, newStep: a.newStep ?? null, inconsistencyDetected: a.inconsistencyDetected
+})
+const profileView = (p: TaskProfile): G.TaskProfile => ({ ...p })
+const depthView = (d: AdaptiveDepthConfiguration): G.DepthConfiguration => ({
+  detectedComplexity: d.detectedComplexity, allocatedTtl: d.allocatedTtl, reasoningMode: d.reasoningMode, adjustmentReason: d.adjustmentReason,
+  heuristicsUsed: [...d.heuristicsUsed], ambiguityScore: d.ambiguityScore ?? null, uncertaintyScore: d.uncertaintyScore ?? null
+})
+const iterationView = (r: SimpleIterationRecord): G.SimpleIteration => ({ ...r, failedTests: [...r.failedTests], errorMessages: [...r.errorMessages] })
+
+export const historyView = (h: ExecutionHistory): G.ExecutionHistory => ({
+  totalPasses: h.overallStatistics.totalPasses,
+  totalRefinements: h.overallStatistics.totalRefinements,
+  convergenceAchieved: h.overallStatistics.convergenceAchieved,
+  totalTimeSeconds: h.overallStatistics.totalTimeSeconds,
+  passes: h.passes.map((p) => ({
+    passNumber: p.passNumber, phases: [...p.phases], plan: planView(p.planState), executionResults: p.executionResults,
+    validationReport: p.evaluationResults.validationReport ? reportView(p.evaluationResults.validationReport) : null,
+    convergence: p.evaluationResults.convergence ? assessmentView(p.evaluationResults.convergence) : null,
+    refinements: p.refinementChanges.map(actionView), advisories: [...p.advisories], ttlRemaining: p.ttlRemaining,
+    profile: p.taskProfile ? profileView(p.taskProfile) : null, depth: p.depthConfiguration ? depthView(p.depthConfiguration) : null,
+    startTime: p.timingInformation.startTime, endTime: p.timingInformation.endTime, durationSeconds: p.timingInformation.durationSeconds
+  }))
+})
+
+export const outcomeView = (r: RunResult): G.RunOutcome => ({
+  terminationReason: r.terminationReason ?? null,
+  converged: r.converged,
+  error: r.error ?? null,
+  advisories: [...r.advisories],
+  followUpQuestions: [...r.followUpQuestions],
+  manualInterventions: r.manualInterventions.map((m) => ({ ...m })),
+  ttlExpiration: r.ttlExpiration ? {
+    expirationPoint: r.ttlExpiration.expirationPoint, exhausted: r.ttlExpiration.exhausted ?? null,
+    latestPassResult: r.ttlExpiration.latestPassResult ?? null, partialResult: r.ttlExpiration.partialResult ?? null,
+    completenessScore: r.ttlExpiration.ttlExpiredMetadata.completenessScore, coherenceScore: r.ttlExpiration.ttlExpiredMetadata.coherenceScore,
+    reasonCodes: [...r.ttlExpiration.ttlExpiredMetadata.reasonCodes], passNumber: r.ttlExpiration.ttlExpiredMetadata.passNumber
+  } : null
+})
+
+export const escalationView = (r: RunResult): G.Escalation => ({
+  iterations: r.simple.iterations.map(iterationView),
+  escalated: r.simple.escalation !== undefined,
+  reason: r.simple.escalation?.reason ?? null,
+  remainingBudget: r.simple.escalation?.remainingBudget ?? null,
+  failureSummary: r.simple.failureSummary ? {
+    totalIterations: r.simple.failureSummary.totalIterations, totalDurationMs: r.simple.failureSummary.totalDurationMs,
+    totalCostUsd: r.simple.failureSummary.totalCostUsd, uniqueErrors: r.simple.failureSummary.uniqueErrors,
+    finalTestState: [...r.simple.failureSummary.finalTestState], summary: r.simple.failureSummary.summary
+  } : null
+})
+
+export const prioritizedPlanView = (r: RunResult): G.PrioritizedPlan | null => {
+  const p = r.plan ? prioritizedPlan(r.plan, r.finalAnswer?.answerText ?? "") : null
+  return p && {
+    orderedStepIds: [...p.orderedTaskIds],
+    waves: p.executionWaves.map((w) => ({ waveNumber: w.waveNumber, stepIds: [...w.taskIds], parallelExecution: w.parallelExecution })),
+    dependencies: p.dependencies.map((d) => ({ source: d.sourceTaskId, target: d.targetTaskId, relationshipType: d.relationshipType }))
+  }
+}
+
+export const traceView = (runId: string, events: ReadonlyArray<RunEvent>): G.ReasoningTrace => {
+  const steps = traceSteps(events)
+  return { id: `trace-${runId}`, totalSteps: steps.length, steps: steps.map((s) => ({ ...s, planStepId: s.planStepId ?? null })) }
+}
+
+export const metadataView = (events: ReadonlyArray<RunEvent>): G.ExecutionMetadata => executionMetadata(events, traceSteps(events))
+
+/** A RunEvent as its GraphQL type: common fields, the whole payload, and the kind's own fields. */
+export const eventView = (e: RunEvent): { __typename: string } & Record<string, unknown> => {
+  const { runId, seq, at, _tag, ...rest } = e
+  const common = { __typename: `${_tag}Event`, runId, seq, at: iso(at), type: _tag, payload: rest }
+  switch (e._tag) {
+    case "ProfileInferred": return { ...common, passNumber: e.passNumber, profile: profileView(e.profile), depth: depthView(e.depth) }
+    case "PlanCreated": return { ...common, passNumber: e.passNumber, plan: planView(e.plan) }
+    case "ValidationReported": return { ...common, passNumber: e.passNumber, report: reportView(e.report) }
+    case "ConvergenceAssessed": return { ...common, passNumber: e.passNumber, assessment: assessmentView(e.assessment) }
+    case "RefinementApplied": return { ...common, passNumber: e.passNumber, actions: e.actions.map(actionView), advisories: [...e.advisories] }
+    case "SimpleIterationFinished": return { ...common, record: iterationView(e.record) }
+    case "Escalated": return { ...common, reason: e.escalation.reason, iterationsRun: e.escalation.iterationsRun }
+    case "StepFinished": return { ...common, ...rest, stepStatus: e.status }
+    case "RunFinished": return { ...common, status: e.status, terminationReason: e.terminationReason, finalAnswer: e.finalAnswer ?? null, usage: e.usage }
+    default: return { ...common, ...rest }
+  }
+}

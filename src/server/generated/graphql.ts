@@ -1,0 +1,1483 @@
+import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { RunModel } from '../Mappers.js';
+import type { GraphQLContext } from '../GraphQLContext.js';
+export type Maybe<T> = T | null | undefined;
+export type InputMaybe<T> = T | null | undefined;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  /** ISO 8601 date-time. */
+  DateTime: { input: string; output: string; }
+  /** Arbitrary JSON value. */
+  JSON: { input: unknown; output: unknown; }
+};
+
+/** Limits of one run. Every field is optional; defaults apply. */
+export type BudgetInput = {
+  /** Wall-time deadline in milliseconds. */
+  deadlineMs?: InputMaybe<Scalars['Int']['input']>;
+  maxCostUsd?: InputMaybe<Scalars['Float']['input']>;
+  maxLlmCalls?: InputMaybe<Scalars['Int']['input']>;
+  maxSteps?: InputMaybe<Scalars['Int']['input']>;
+  maxTokens?: InputMaybe<Scalars['Int']['input']>;
+  /** Cycles (execution passes). */
+  ttl?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type ConvergenceAssessedEvent = RunEvent & {
+  __typename?: 'ConvergenceAssessedEvent';
+  assessment: ConvergenceAssessment;
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type ConvergenceAssessment = {
+  __typename?: 'ConvergenceAssessment';
+  coherenceScore: Scalars['Float']['output'];
+  completenessScore: Scalars['Float']['output'];
+  consistencyStatus: Scalars['JSON']['output'];
+  converged: Scalars['Boolean']['output'];
+  detectedIssues: Array<Scalars['String']['output']>;
+  explanation: Scalars['String']['output'];
+  reasonCodes: Array<Scalars['String']['output']>;
+};
+
+/** When a run counts as converged. */
+export type ConvergenceCriteriaInput = {
+  /** A regular expression the answer must match. */
+  answerMatches?: InputMaybe<Scalars['String']['input']>;
+  /** Terms the answer must mention. */
+  answerMentions?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** A JSON Schema the answer (as JSON) must satisfy. */
+  answerSchema?: InputMaybe<Scalars['JSON']['input']>;
+  coherenceThreshold?: InputMaybe<Scalars['Float']['input']>;
+  completenessThreshold?: InputMaybe<Scalars['Float']['input']>;
+  requireConsistency?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type DepthConfiguration = {
+  __typename?: 'DepthConfiguration';
+  adjustmentReason: Scalars['String']['output'];
+  allocatedTtl: Scalars['Int']['output'];
+  ambiguityScore?: Maybe<Scalars['Float']['output']>;
+  detectedComplexity: Scalars['String']['output'];
+  heuristicsUsed: Array<Scalars['String']['output']>;
+  reasoningMode: Scalars['String']['output'];
+  uncertaintyScore?: Maybe<Scalars['Float']['output']>;
+};
+
+export type EscalatedEvent = RunEvent & {
+  __typename?: 'EscalatedEvent';
+  at: Scalars['DateTime']['output'];
+  iterationsRun: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  reason: Scalars['String']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Escalation = {
+  __typename?: 'Escalation';
+  escalated: Scalars['Boolean']['output'];
+  failureSummary?: Maybe<FailureSummary>;
+  iterations: Array<SimpleIteration>;
+  reason?: Maybe<Scalars['String']['output']>;
+  remainingBudget?: Maybe<Scalars['JSON']['output']>;
+};
+
+export type ExecutionHistory = {
+  __typename?: 'ExecutionHistory';
+  convergenceAchieved: Scalars['Boolean']['output'];
+  passes: Array<ExecutionPass>;
+  totalPasses: Scalars['Int']['output'];
+  totalRefinements: Scalars['Int']['output'];
+  totalTimeSeconds: Scalars['Float']['output'];
+};
+
+export type ExecutionMetadata = {
+  __typename?: 'ExecutionMetadata';
+  errorCount: Scalars['Int']['output'];
+  stepsTaken: Scalars['Int']['output'];
+  successRate: Scalars['Float']['output'];
+  thinkingTimeMs: Scalars['Float']['output'];
+  toolCallCounts: Scalars['JSON']['output'];
+  toolExecutionTimeMs: Scalars['Float']['output'];
+  totalTimeMs: Scalars['Float']['output'];
+};
+
+export type ExecutionPass = {
+  __typename?: 'ExecutionPass';
+  advisories: Array<Scalars['String']['output']>;
+  convergence?: Maybe<ConvergenceAssessment>;
+  depth?: Maybe<DepthConfiguration>;
+  durationSeconds: Scalars['Float']['output'];
+  endTime: Scalars['DateTime']['output'];
+  executionResults: Scalars['JSON']['output'];
+  passNumber: Scalars['Int']['output'];
+  phases: Array<Phase>;
+  plan: Plan;
+  profile?: Maybe<TaskProfile>;
+  refinements: Array<RefinementAction>;
+  startTime: Scalars['DateTime']['output'];
+  ttlRemaining: Scalars['Int']['output'];
+  validationReport?: Maybe<ValidationReport>;
+};
+
+export type ExecutionWave = {
+  __typename?: 'ExecutionWave';
+  parallelExecution: Scalars['Boolean']['output'];
+  stepIds: Array<Scalars['String']['output']>;
+  waveNumber: Scalars['Int']['output'];
+};
+
+export type FailureSummary = {
+  __typename?: 'FailureSummary';
+  finalTestState: Array<Scalars['String']['output']>;
+  summary: Scalars['String']['output'];
+  totalCostUsd: Scalars['Float']['output'];
+  totalDurationMs: Scalars['Float']['output'];
+  totalIterations: Scalars['Int']['output'];
+  uniqueErrors: Scalars['JSON']['output'];
+};
+
+export type FinalAnswer = {
+  __typename?: 'FinalAnswer';
+  answerText: Scalars['String']['output'];
+  confidence?: Maybe<Scalars['Float']['output']>;
+  converged?: Maybe<Scalars['Boolean']['output']>;
+  label?: Maybe<Scalars['String']['output']>;
+  notes?: Maybe<Scalars['String']['output']>;
+  ttlExhausted?: Maybe<Scalars['Boolean']['output']>;
+  usedStepIds: Array<Scalars['String']['output']>;
+};
+
+export type Health = {
+  __typename?: 'Health';
+  activeRuns: Scalars['Int']['output'];
+  database: Scalars['String']['output'];
+  model: Scalars['String']['output'];
+  ok: Scalars['Boolean']['output'];
+  queuedRuns: Scalars['Int']['output'];
+  subscriptions: Scalars['Int']['output'];
+  version: Scalars['String']['output'];
+};
+
+export type LlmCalledEvent = RunEvent & {
+  __typename?: 'LlmCalledEvent';
+  at: Scalars['DateTime']['output'];
+  costUsd: Scalars['Float']['output'];
+  inputTokens: Scalars['Int']['output'];
+  latencyMs: Scalars['Float']['output'];
+  outputTokens: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  promptId: Scalars['String']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type ManualIntervention = {
+  __typename?: 'ManualIntervention';
+  reason: Scalars['String']['output'];
+  stepId: Scalars['String']['output'];
+};
+
+export type ManualInterventionRequiredEvent = RunEvent & {
+  __typename?: 'ManualInterventionRequiredEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  reason: Scalars['String']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  stepId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Interrupts a run; a tool call in progress completes first. */
+  cancelRun: Run;
+  /** Starts a run and returns at once (QUEUED or RUNNING). */
+  runTask: Run;
+};
+
+
+export type MutationCancelRunArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRunTaskArgs = {
+  input: RunTaskInput;
+};
+
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  endCursor?: Maybe<Scalars['String']['output']>;
+  hasNextPage: Scalars['Boolean']['output'];
+};
+
+export type PassFinishedEvent = RunEvent & {
+  __typename?: 'PassFinishedEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  ttlRemaining: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type PassStartedEvent = RunEvent & {
+  __typename?: 'PassStartedEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  ttlRemaining: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Phase =
+  | 'EVALUATE'
+  | 'EXECUTE'
+  | 'PLAN'
+  | 'REFINE'
+  | 'RE_EXECUTE';
+
+export type PhaseEnteredEvent = RunEvent & {
+  __typename?: 'PhaseEnteredEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  phase: Phase;
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Plan = {
+  __typename?: 'Plan';
+  goal: Scalars['String']['output'];
+  steps: Array<PlanStep>;
+};
+
+export type PlanCreatedEvent = RunEvent & {
+  __typename?: 'PlanCreatedEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  plan: Plan;
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type PlanStep = {
+  __typename?: 'PlanStep';
+  clarityState?: Maybe<Scalars['String']['output']>;
+  dependencies: Array<Scalars['String']['output']>;
+  description: Scalars['String']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  manualIntervention?: Maybe<Scalars['String']['output']>;
+  status: Scalars['String']['output'];
+  stepId: Scalars['String']['output'];
+  stepIndex: Scalars['Int']['output'];
+  stepOutput: Scalars['String']['output'];
+  subplan?: Maybe<Scalars['JSON']['output']>;
+  supersededBy?: Maybe<Scalars['String']['output']>;
+  tool?: Maybe<Scalars['String']['output']>;
+  toolInput?: Maybe<Scalars['JSON']['output']>;
+};
+
+export type PrioritizedPlan = {
+  __typename?: 'PrioritizedPlan';
+  dependencies: Array<StepDependency>;
+  orderedStepIds: Array<Scalars['String']['output']>;
+  waves: Array<ExecutionWave>;
+};
+
+export type ProfileInferredEvent = RunEvent & {
+  __typename?: 'ProfileInferredEvent';
+  at: Scalars['DateTime']['output'];
+  depth: DepthConfiguration;
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  profile: TaskProfile;
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Prompt = {
+  __typename?: 'Prompt';
+  id: Scalars['String']['output'];
+  inputSchema: Scalars['JSON']['output'];
+  outputSchema?: Maybe<Scalars['JSON']['output']>;
+  template: Scalars['String']['output'];
+};
+
+export type Query = {
+  __typename?: 'Query';
+  health: Health;
+  prompts: Array<Prompt>;
+  run?: Maybe<Run>;
+  runs: RunConnection;
+  tools: Array<Tool>;
+};
+
+
+export type QueryRunArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryRunsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<RunStatus>;
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type ReasoningStep = {
+  __typename?: 'ReasoningStep';
+  durationMs: Scalars['Int']['output'];
+  planStepId?: Maybe<Scalars['String']['output']>;
+  status: Scalars['String']['output'];
+  stepNumber: Scalars['Int']['output'];
+  thought?: Maybe<Scalars['String']['output']>;
+  timestamp: Scalars['DateTime']['output'];
+  toolInput?: Maybe<Scalars['JSON']['output']>;
+  toolName?: Maybe<Scalars['String']['output']>;
+  toolOutput?: Maybe<Scalars['JSON']['output']>;
+};
+
+export type ReasoningTrace = {
+  __typename?: 'ReasoningTrace';
+  id: Scalars['ID']['output'];
+  steps: Array<ReasoningStep>;
+  totalSteps: Scalars['Int']['output'];
+};
+
+export type RefinementAction = {
+  __typename?: 'RefinementAction';
+  actionType: Scalars['String']['output'];
+  inconsistencyDetected: Scalars['Boolean']['output'];
+  justification: Scalars['String']['output'];
+  newStep?: Maybe<Scalars['JSON']['output']>;
+  targetStepId?: Maybe<Scalars['String']['output']>;
+};
+
+export type RefinementAppliedEvent = RunEvent & {
+  __typename?: 'RefinementAppliedEvent';
+  actions: Array<RefinementAction>;
+  advisories: Array<Scalars['String']['output']>;
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Run = {
+  __typename?: 'Run';
+  createdAt: Scalars['DateTime']['output'];
+  escalation?: Maybe<Escalation>;
+  events: Array<RunEvent>;
+  finalAnswer?: Maybe<FinalAnswer>;
+  history?: Maybe<ExecutionHistory>;
+  id: Scalars['ID']['output'];
+  metadata?: Maybe<ExecutionMetadata>;
+  mode: RunMode;
+  model?: Maybe<Scalars['String']['output']>;
+  prioritizedPlan?: Maybe<PrioritizedPlan>;
+  result?: Maybe<RunOutcome>;
+  status: RunStatus;
+  task: Scalars['String']['output'];
+  trace?: Maybe<ReasoningTrace>;
+  updatedAt: Scalars['DateTime']['output'];
+  usage?: Maybe<Usage>;
+  userId?: Maybe<Scalars['ID']['output']>;
+};
+
+
+export type RunEventsArgs = {
+  fromSeq?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type RunConnection = {
+  __typename?: 'RunConnection';
+  edges: Array<RunEdge>;
+  pageInfo: PageInfo;
+};
+
+export type RunEdge = {
+  __typename?: 'RunEdge';
+  cursor: Scalars['String']['output'];
+  node: Run;
+};
+
+/** One state change of a run. `payload` holds the event's whole content. */
+export type RunEvent = {
+  at: Scalars['DateTime']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type RunFinishedEvent = RunEvent & {
+  __typename?: 'RunFinishedEvent';
+  at: Scalars['DateTime']['output'];
+  finalAnswer?: Maybe<FinalAnswer>;
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  status: RunStatus;
+  terminationReason: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+  usage: Usage;
+};
+
+export type RunMode =
+  | 'AUTO'
+  | 'FULL'
+  | 'SIMPLE';
+
+export type RunOutcome = {
+  __typename?: 'RunOutcome';
+  advisories: Array<Scalars['String']['output']>;
+  converged: Scalars['Boolean']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  followUpQuestions: Array<Scalars['String']['output']>;
+  manualInterventions: Array<ManualIntervention>;
+  terminationReason?: Maybe<Scalars['String']['output']>;
+  ttlExpiration?: Maybe<TtlExpiration>;
+};
+
+export type RunStartedEvent = RunEvent & {
+  __typename?: 'RunStartedEvent';
+  at: Scalars['DateTime']['output'];
+  mode: RunMode;
+  model: Scalars['String']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  task: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type RunStatus =
+  | 'CANCELLED'
+  | 'CONVERGED'
+  | 'FAILED'
+  | 'NOT_CONVERGED'
+  | 'QUEUED'
+  | 'RUNNING';
+
+export type RunTaskInput = {
+  budget?: InputMaybe<BudgetInput>;
+  criteria?: InputMaybe<ConvergenceCriteriaInput>;
+  escalate?: InputMaybe<Scalars['Boolean']['input']>;
+  mode?: InputMaybe<RunMode>;
+  /** Independent ready steps run this many at a time (default 1). */
+  parallelism?: InputMaybe<Scalars['Int']['input']>;
+  /** Choose the run's id yourself (letters, digits, - and _), e.g. to subscribe before starting it. */
+  runId?: InputMaybe<Scalars['ID']['input']>;
+  simpleIterations?: InputMaybe<Scalars['Int']['input']>;
+  task: Scalars['String']['input'];
+  /** Restrict the run to these tools (names from Query.tools). */
+  tools?: InputMaybe<Array<Scalars['String']['input']>>;
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type SimpleIteration = {
+  __typename?: 'SimpleIteration';
+  changeSummary: Scalars['String']['output'];
+  costUsd: Scalars['Float']['output'];
+  durationMs: Scalars['Float']['output'];
+  errorMessages: Array<Scalars['String']['output']>;
+  failedTests: Array<Scalars['String']['output']>;
+  iteration: Scalars['Int']['output'];
+  testStatus: Scalars['String']['output'];
+};
+
+export type SimpleIterationFinishedEvent = RunEvent & {
+  __typename?: 'SimpleIterationFinishedEvent';
+  at: Scalars['DateTime']['output'];
+  payload: Scalars['JSON']['output'];
+  record: SimpleIteration;
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type StepAbandonedEvent = RunEvent & {
+  __typename?: 'StepAbandonedEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  reason: Scalars['String']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  stepId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type StepDependency = {
+  __typename?: 'StepDependency';
+  relationshipType: Scalars['String']['output'];
+  source: Scalars['String']['output'];
+  target: Scalars['String']['output'];
+};
+
+export type StepFinishedEvent = RunEvent & {
+  __typename?: 'StepFinishedEvent';
+  at: Scalars['DateTime']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  stepId: Scalars['String']['output'];
+  stepOutput: Scalars['String']['output'];
+  stepStatus: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type StepStartedEvent = RunEvent & {
+  __typename?: 'StepStartedEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  stepId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** Replays the run's events from fromSeq, then follows live until the run finishes. */
+  runEvents: RunEvent;
+};
+
+
+export type SubscriptionRunEventsArgs = {
+  fromSeq?: InputMaybe<Scalars['Int']['input']>;
+  runId: Scalars['ID']['input'];
+};
+
+export type TtlExpiration = {
+  __typename?: 'TTLExpiration';
+  coherenceScore: Scalars['Float']['output'];
+  completenessScore: Scalars['Float']['output'];
+  /** Which budget ran out: ttl, deadline, cost, tokens, llmCalls, steps. */
+  exhausted?: Maybe<Scalars['String']['output']>;
+  expirationPoint: Scalars['String']['output'];
+  latestPassResult?: Maybe<Scalars['JSON']['output']>;
+  partialResult?: Maybe<Scalars['JSON']['output']>;
+  passNumber: Scalars['Int']['output'];
+  reasonCodes: Array<Scalars['String']['output']>;
+};
+
+export type TaskProfile = {
+  __typename?: 'TaskProfile';
+  confidenceRequirement: Scalars['String']['output'];
+  expectedToolUsage: Scalars['String']['output'];
+  informationSufficiency: Scalars['Float']['output'];
+  outputBreadth: Scalars['String']['output'];
+  profileVersion: Scalars['Int']['output'];
+  rawInference: Scalars['String']['output'];
+  reasoningDepth: Scalars['Int']['output'];
+};
+
+export type Tool = {
+  __typename?: 'Tool';
+  description: Scalars['String']['output'];
+  idempotent: Scalars['Boolean']['output'];
+  inputSchema: Scalars['JSON']['output'];
+  name: Scalars['String']['output'];
+  timeoutMs: Scalars['Int']['output'];
+};
+
+export type ToolInvokedEvent = RunEvent & {
+  __typename?: 'ToolInvokedEvent';
+  at: Scalars['DateTime']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  output?: Maybe<Scalars['JSON']['output']>;
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  stepId: Scalars['String']['output'];
+  tool: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Usage = {
+  __typename?: 'Usage';
+  costUsd: Scalars['Float']['output'];
+  inputTokens: Scalars['Int']['output'];
+  llmCalls: Scalars['Int']['output'];
+  outputTokens: Scalars['Int']['output'];
+  steps: Scalars['Int']['output'];
+};
+
+export type ValidationIssue = {
+  __typename?: 'ValidationIssue';
+  description: Scalars['String']['output'];
+  issueId: Scalars['String']['output'];
+  proposedRepair?: Maybe<Scalars['JSON']['output']>;
+  severity: Scalars['String']['output'];
+  source?: Maybe<Scalars['String']['output']>;
+  stepId?: Maybe<Scalars['String']['output']>;
+  type: Scalars['String']['output'];
+};
+
+export type ValidationReport = {
+  __typename?: 'ValidationReport';
+  advisories: Array<Scalars['String']['output']>;
+  artifactType: Scalars['String']['output'];
+  issueSummary: Scalars['JSON']['output'];
+  issues: Array<ValidationIssue>;
+  overallSeverity: Scalars['String']['output'];
+  validationId: Scalars['String']['output'];
+};
+
+export type ValidationReportedEvent = RunEvent & {
+  __typename?: 'ValidationReportedEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  report: ValidationReport;
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+
+
+export type ResolverTypeWrapper<T> = Promise<T> | T;
+
+
+export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
+  resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
+};
+export type Resolver<TResult, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = ResolverFn<TResult, TParent, TContext, TArgs> | ResolverWithResolve<TResult, TParent, TContext, TArgs>;
+
+export type ResolverFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Promise<TResult> | TResult;
+
+export type SubscriptionSubscribeFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => AsyncIterable<TResult> | Promise<AsyncIterable<TResult>>;
+
+export type SubscriptionResolveFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+export interface SubscriptionSubscriberObject<TResult, TKey extends string, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<{ [key in TKey]: TResult }, TParent, TContext, TArgs>;
+  resolve?: SubscriptionResolveFn<TResult, { [key in TKey]: TResult }, TContext, TArgs>;
+}
+
+export interface SubscriptionResolverObject<TResult, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<any, TParent, TContext, TArgs>;
+  resolve: SubscriptionResolveFn<TResult, any, TContext, TArgs>;
+}
+
+export type SubscriptionObject<TResult, TKey extends string, TParent, TContext, TArgs> =
+  | SubscriptionSubscriberObject<TResult, TKey, TParent, TContext, TArgs>
+  | SubscriptionResolverObject<TResult, TParent, TContext, TArgs>;
+
+export type SubscriptionResolver<TResult, TKey extends string, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> =
+  | ((...args: any[]) => SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>)
+  | SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>;
+
+export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (
+  parent: TParent,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+
+export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
+
+export type NextResolverFn<T> = () => Promise<T>;
+
+export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = (
+  next: NextResolverFn<TResult>,
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+
+
+
+/** Mapping of interface types */
+export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
+  RunEvent:
+    | ( ConvergenceAssessedEvent )
+    | ( EscalatedEvent )
+    | ( LlmCalledEvent )
+    | ( ManualInterventionRequiredEvent )
+    | ( PassFinishedEvent )
+    | ( PassStartedEvent )
+    | ( PhaseEnteredEvent )
+    | ( PlanCreatedEvent )
+    | ( ProfileInferredEvent )
+    | ( RefinementAppliedEvent )
+    | ( RunFinishedEvent )
+    | ( RunStartedEvent )
+    | ( SimpleIterationFinishedEvent )
+    | ( StepAbandonedEvent )
+    | ( StepFinishedEvent )
+    | ( StepStartedEvent )
+    | ( ToolInvokedEvent )
+    | ( ValidationReportedEvent )
+  ;
+};
+
+/** Mapping between all available schema types and the resolvers types */
+export type ResolversTypes = {
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  BudgetInput: BudgetInput;
+  ConvergenceAssessedEvent: ResolverTypeWrapper<ConvergenceAssessedEvent>;
+  ConvergenceAssessment: ResolverTypeWrapper<ConvergenceAssessment>;
+  ConvergenceCriteriaInput: ConvergenceCriteriaInput;
+  DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DepthConfiguration: ResolverTypeWrapper<DepthConfiguration>;
+  EscalatedEvent: ResolverTypeWrapper<EscalatedEvent>;
+  Escalation: ResolverTypeWrapper<Escalation>;
+  ExecutionHistory: ResolverTypeWrapper<ExecutionHistory>;
+  ExecutionMetadata: ResolverTypeWrapper<ExecutionMetadata>;
+  ExecutionPass: ResolverTypeWrapper<ExecutionPass>;
+  ExecutionWave: ResolverTypeWrapper<ExecutionWave>;
+  FailureSummary: ResolverTypeWrapper<FailureSummary>;
+  FinalAnswer: ResolverTypeWrapper<FinalAnswer>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  Health: ResolverTypeWrapper<Health>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  LlmCalledEvent: ResolverTypeWrapper<LlmCalledEvent>;
+  ManualIntervention: ResolverTypeWrapper<ManualIntervention>;
+  ManualInterventionRequiredEvent: ResolverTypeWrapper<ManualInterventionRequiredEvent>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  PageInfo: ResolverTypeWrapper<PageInfo>;
+  PassFinishedEvent: ResolverTypeWrapper<PassFinishedEvent>;
+  PassStartedEvent: ResolverTypeWrapper<PassStartedEvent>;
+  Phase: Phase;
+  PhaseEnteredEvent: ResolverTypeWrapper<PhaseEnteredEvent>;
+  Plan: ResolverTypeWrapper<Plan>;
+  PlanCreatedEvent: ResolverTypeWrapper<PlanCreatedEvent>;
+  PlanStep: ResolverTypeWrapper<PlanStep>;
+  PrioritizedPlan: ResolverTypeWrapper<PrioritizedPlan>;
+  ProfileInferredEvent: ResolverTypeWrapper<ProfileInferredEvent>;
+  Prompt: ResolverTypeWrapper<Prompt>;
+  Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ReasoningStep: ResolverTypeWrapper<ReasoningStep>;
+  ReasoningTrace: ResolverTypeWrapper<ReasoningTrace>;
+  RefinementAction: ResolverTypeWrapper<RefinementAction>;
+  RefinementAppliedEvent: ResolverTypeWrapper<RefinementAppliedEvent>;
+  Run: ResolverTypeWrapper<RunModel>;
+  RunConnection: ResolverTypeWrapper<Omit<RunConnection, 'edges'> & { edges: Array<ResolversTypes['RunEdge']> }>;
+  RunEdge: ResolverTypeWrapper<Omit<RunEdge, 'node'> & { node: ResolversTypes['Run'] }>;
+  RunEvent: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['RunEvent']>;
+  RunFinishedEvent: ResolverTypeWrapper<RunFinishedEvent>;
+  RunMode: RunMode;
+  RunOutcome: ResolverTypeWrapper<RunOutcome>;
+  RunStartedEvent: ResolverTypeWrapper<RunStartedEvent>;
+  RunStatus: RunStatus;
+  RunTaskInput: RunTaskInput;
+  SimpleIteration: ResolverTypeWrapper<SimpleIteration>;
+  SimpleIterationFinishedEvent: ResolverTypeWrapper<SimpleIterationFinishedEvent>;
+  StepAbandonedEvent: ResolverTypeWrapper<StepAbandonedEvent>;
+  StepDependency: ResolverTypeWrapper<StepDependency>;
+  StepFinishedEvent: ResolverTypeWrapper<StepFinishedEvent>;
+  StepStartedEvent: ResolverTypeWrapper<StepStartedEvent>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  TTLExpiration: ResolverTypeWrapper<TtlExpiration>;
+  TaskProfile: ResolverTypeWrapper<TaskProfile>;
+  Tool: ResolverTypeWrapper<Tool>;
+  ToolInvokedEvent: ResolverTypeWrapper<ToolInvokedEvent>;
+  Usage: ResolverTypeWrapper<Usage>;
+  ValidationIssue: ResolverTypeWrapper<ValidationIssue>;
+  ValidationReport: ResolverTypeWrapper<ValidationReport>;
+  ValidationReportedEvent: ResolverTypeWrapper<ValidationReportedEvent>;
+};
+
+/** Mapping between all available schema types and the resolvers parents */
+export type ResolversParentTypes = {
+  Boolean: Scalars['Boolean']['output'];
+  BudgetInput: BudgetInput;
+  ConvergenceAssessedEvent: ConvergenceAssessedEvent;
+  ConvergenceAssessment: ConvergenceAssessment;
+  ConvergenceCriteriaInput: ConvergenceCriteriaInput;
+  DateTime: Scalars['DateTime']['output'];
+  DepthConfiguration: DepthConfiguration;
+  EscalatedEvent: EscalatedEvent;
+  Escalation: Escalation;
+  ExecutionHistory: ExecutionHistory;
+  ExecutionMetadata: ExecutionMetadata;
+  ExecutionPass: ExecutionPass;
+  ExecutionWave: ExecutionWave;
+  FailureSummary: FailureSummary;
+  FinalAnswer: FinalAnswer;
+  Float: Scalars['Float']['output'];
+  Health: Health;
+  ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
+  JSON: Scalars['JSON']['output'];
+  LlmCalledEvent: LlmCalledEvent;
+  ManualIntervention: ManualIntervention;
+  ManualInterventionRequiredEvent: ManualInterventionRequiredEvent;
+  Mutation: Record<PropertyKey, never>;
+  PageInfo: PageInfo;
+  PassFinishedEvent: PassFinishedEvent;
+  PassStartedEvent: PassStartedEvent;
+  PhaseEnteredEvent: PhaseEnteredEvent;
+  Plan: Plan;
+  PlanCreatedEvent: PlanCreatedEvent;
+  PlanStep: PlanStep;
+  PrioritizedPlan: PrioritizedPlan;
+  ProfileInferredEvent: ProfileInferredEvent;
+  Prompt: Prompt;
+  Query: Record<PropertyKey, never>;
+  ReasoningStep: ReasoningStep;
+  ReasoningTrace: ReasoningTrace;
+  RefinementAction: RefinementAction;
+  RefinementAppliedEvent: RefinementAppliedEvent;
+  Run: RunModel;
+  RunConnection: Omit<RunConnection, 'edges'> & { edges: Array<ResolversParentTypes['RunEdge']> };
+  RunEdge: Omit<RunEdge, 'node'> & { node: ResolversParentTypes['Run'] };
+  RunEvent: ResolversInterfaceTypes<ResolversParentTypes>['RunEvent'];
+  RunFinishedEvent: RunFinishedEvent;
+  RunOutcome: RunOutcome;
+  RunStartedEvent: RunStartedEvent;
+  RunTaskInput: RunTaskInput;
+  SimpleIteration: SimpleIteration;
+  SimpleIterationFinishedEvent: SimpleIterationFinishedEvent;
+  StepAbandonedEvent: StepAbandonedEvent;
+  StepDependency: StepDependency;
+  StepFinishedEvent: StepFinishedEvent;
+  StepStartedEvent: StepStartedEvent;
+  String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
+  TTLExpiration: TtlExpiration;
+  TaskProfile: TaskProfile;
+  Tool: Tool;
+  ToolInvokedEvent: ToolInvokedEvent;
+  Usage: Usage;
+  ValidationIssue: ValidationIssue;
+  ValidationReport: ValidationReport;
+  ValidationReportedEvent: ValidationReportedEvent;
+};
+
+export type ConvergenceAssessedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConvergenceAssessedEvent'] = ResolversParentTypes['ConvergenceAssessedEvent']> = {
+  assessment?: Resolver<ResolversTypes['ConvergenceAssessment'], ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ConvergenceAssessmentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConvergenceAssessment'] = ResolversParentTypes['ConvergenceAssessment']> = {
+  coherenceScore?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  completenessScore?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  consistencyStatus?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  converged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  detectedIssues?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  explanation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reasonCodes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
+  name: 'DateTime';
+}
+
+export type DepthConfigurationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepthConfiguration'] = ResolversParentTypes['DepthConfiguration']> = {
+  adjustmentReason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  allocatedTtl?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ambiguityScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  detectedComplexity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  heuristicsUsed?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  reasoningMode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  uncertaintyScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+};
+
+export type EscalatedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EscalatedEvent'] = ResolversParentTypes['EscalatedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  iterationsRun?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type EscalationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Escalation'] = ResolversParentTypes['Escalation']> = {
+  escalated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  failureSummary?: Resolver<Maybe<ResolversTypes['FailureSummary']>, ParentType, ContextType>;
+  iterations?: Resolver<Array<ResolversTypes['SimpleIteration']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  remainingBudget?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type ExecutionHistoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExecutionHistory'] = ResolversParentTypes['ExecutionHistory']> = {
+  convergenceAchieved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  passes?: Resolver<Array<ResolversTypes['ExecutionPass']>, ParentType, ContextType>;
+  totalPasses?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalRefinements?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalTimeSeconds?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type ExecutionMetadataResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExecutionMetadata'] = ResolversParentTypes['ExecutionMetadata']> = {
+  errorCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepsTaken?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  successRate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  thinkingTimeMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  toolCallCounts?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  toolExecutionTimeMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalTimeMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type ExecutionPassResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExecutionPass'] = ResolversParentTypes['ExecutionPass']> = {
+  advisories?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  convergence?: Resolver<Maybe<ResolversTypes['ConvergenceAssessment']>, ParentType, ContextType>;
+  depth?: Resolver<Maybe<ResolversTypes['DepthConfiguration']>, ParentType, ContextType>;
+  durationSeconds?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  endTime?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  executionResults?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  phases?: Resolver<Array<ResolversTypes['Phase']>, ParentType, ContextType>;
+  plan?: Resolver<ResolversTypes['Plan'], ParentType, ContextType>;
+  profile?: Resolver<Maybe<ResolversTypes['TaskProfile']>, ParentType, ContextType>;
+  refinements?: Resolver<Array<ResolversTypes['RefinementAction']>, ParentType, ContextType>;
+  startTime?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  ttlRemaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  validationReport?: Resolver<Maybe<ResolversTypes['ValidationReport']>, ParentType, ContextType>;
+};
+
+export type ExecutionWaveResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExecutionWave'] = ResolversParentTypes['ExecutionWave']> = {
+  parallelExecution?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  stepIds?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  waveNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type FailureSummaryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FailureSummary'] = ResolversParentTypes['FailureSummary']> = {
+  finalTestState?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  totalCostUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalDurationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalIterations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  uniqueErrors?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+};
+
+export type FinalAnswerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FinalAnswer'] = ResolversParentTypes['FinalAnswer']> = {
+  answerText?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  confidence?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  converged?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ttlExhausted?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  usedStepIds?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type HealthResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Health'] = ResolversParentTypes['Health']> = {
+  activeRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  database?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  queuedRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  subscriptions?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
+  name: 'JSON';
+}
+
+export type LlmCalledEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LlmCalledEvent'] = ResolversParentTypes['LlmCalledEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  inputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  latencyMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  promptId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ManualInterventionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ManualIntervention'] = ResolversParentTypes['ManualIntervention']> = {
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ManualInterventionRequiredEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ManualInterventionRequiredEvent'] = ResolversParentTypes['ManualInterventionRequiredEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
+  runTask?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRunTaskArgs, 'input'>>;
+};
+
+export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type PassFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PassFinishedEvent'] = ResolversParentTypes['PassFinishedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ttlRemaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type PassStartedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PassStartedEvent'] = ResolversParentTypes['PassStartedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ttlRemaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type PhaseEnteredEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PhaseEnteredEvent'] = ResolversParentTypes['PhaseEnteredEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  phase?: Resolver<ResolversTypes['Phase'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type PlanResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Plan'] = ResolversParentTypes['Plan']> = {
+  goal?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  steps?: Resolver<Array<ResolversTypes['PlanStep']>, ParentType, ContextType>;
+};
+
+export type PlanCreatedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlanCreatedEvent'] = ResolversParentTypes['PlanCreatedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  plan?: Resolver<ResolversTypes['Plan'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type PlanStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlanStep'] = ResolversParentTypes['PlanStep']> = {
+  clarityState?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  dependencies?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  manualIntervention?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stepIndex?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepOutput?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  subplan?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  supersededBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tool?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  toolInput?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type PrioritizedPlanResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PrioritizedPlan'] = ResolversParentTypes['PrioritizedPlan']> = {
+  dependencies?: Resolver<Array<ResolversTypes['StepDependency']>, ParentType, ContextType>;
+  orderedStepIds?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  waves?: Resolver<Array<ResolversTypes['ExecutionWave']>, ParentType, ContextType>;
+};
+
+export type ProfileInferredEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProfileInferredEvent'] = ResolversParentTypes['ProfileInferredEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  depth?: Resolver<ResolversTypes['DepthConfiguration'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  profile?: Resolver<ResolversTypes['TaskProfile'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type PromptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Prompt'] = ResolversParentTypes['Prompt']> = {
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  inputSchema?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  outputSchema?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  template?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  health?: Resolver<ResolversTypes['Health'], ParentType, ContextType>;
+  prompts?: Resolver<Array<ResolversTypes['Prompt']>, ParentType, ContextType>;
+  run?: Resolver<Maybe<ResolversTypes['Run']>, ParentType, ContextType, RequireFields<QueryRunArgs, 'id'>>;
+  runs?: Resolver<ResolversTypes['RunConnection'], ParentType, ContextType, RequireFields<QueryRunsArgs, 'first'>>;
+  tools?: Resolver<Array<ResolversTypes['Tool']>, ParentType, ContextType>;
+};
+
+export type ReasoningStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReasoningStep'] = ResolversParentTypes['ReasoningStep']> = {
+  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  planStepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stepNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  thought?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  toolInput?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  toolName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  toolOutput?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type ReasoningTraceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReasoningTrace'] = ResolversParentTypes['ReasoningTrace']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  steps?: Resolver<Array<ResolversTypes['ReasoningStep']>, ParentType, ContextType>;
+  totalSteps?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type RefinementActionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RefinementAction'] = ResolversParentTypes['RefinementAction']> = {
+  actionType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  inconsistencyDetected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  justification?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  newStep?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  targetStepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type RefinementAppliedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RefinementAppliedEvent'] = ResolversParentTypes['RefinementAppliedEvent']> = {
+  actions?: Resolver<Array<ResolversTypes['RefinementAction']>, ParentType, ContextType>;
+  advisories?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type RunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Run'] = ResolversParentTypes['Run']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  escalation?: Resolver<Maybe<ResolversTypes['Escalation']>, ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['RunEvent']>, ParentType, ContextType, RequireFields<RunEventsArgs, 'fromSeq'>>;
+  finalAnswer?: Resolver<Maybe<ResolversTypes['FinalAnswer']>, ParentType, ContextType>;
+  history?: Resolver<Maybe<ResolversTypes['ExecutionHistory']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  metadata?: Resolver<Maybe<ResolversTypes['ExecutionMetadata']>, ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['RunMode'], ParentType, ContextType>;
+  model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  prioritizedPlan?: Resolver<Maybe<ResolversTypes['PrioritizedPlan']>, ParentType, ContextType>;
+  result?: Resolver<Maybe<ResolversTypes['RunOutcome']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
+  task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  trace?: Resolver<Maybe<ResolversTypes['ReasoningTrace']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  usage?: Resolver<Maybe<ResolversTypes['Usage']>, ParentType, ContextType>;
+  userId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type RunConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunConnection'] = ResolversParentTypes['RunConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['RunEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEdge'] = ResolversParentTypes['RunEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Run'], ParentType, ContextType>;
+};
+
+export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
+  __resolveType: TypeResolveFn<'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+};
+
+export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  finalAnswer?: Resolver<Maybe<ResolversTypes['FinalAnswer']>, ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
+  terminationReason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  usage?: Resolver<ResolversTypes['Usage'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type RunOutcomeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunOutcome'] = ResolversParentTypes['RunOutcome']> = {
+  advisories?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  converged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  followUpQuestions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  manualInterventions?: Resolver<Array<ResolversTypes['ManualIntervention']>, ParentType, ContextType>;
+  terminationReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ttlExpiration?: Resolver<Maybe<ResolversTypes['TTLExpiration']>, ParentType, ContextType>;
+};
+
+export type RunStartedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunStartedEvent'] = ResolversParentTypes['RunStartedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['RunMode'], ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type SimpleIterationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SimpleIteration'] = ResolversParentTypes['SimpleIteration']> = {
+  changeSummary?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  durationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  errorMessages?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  failedTests?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  iteration?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  testStatus?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type SimpleIterationFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SimpleIterationFinishedEvent'] = ResolversParentTypes['SimpleIterationFinishedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  record?: Resolver<ResolversTypes['SimpleIteration'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type StepAbandonedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StepAbandonedEvent'] = ResolversParentTypes['StepAbandonedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type StepDependencyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StepDependency'] = ResolversParentTypes['StepDependency']> = {
+  relationshipType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  target?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type StepFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StepFinishedEvent'] = ResolversParentTypes['StepFinishedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stepOutput?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stepStatus?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type StepStartedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StepStartedEvent'] = ResolversParentTypes['StepStartedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  runEvents?: SubscriptionResolver<ResolversTypes['RunEvent'], "runEvents", ParentType, ContextType, RequireFields<SubscriptionRunEventsArgs, 'fromSeq' | 'runId'>>;
+};
+
+export type TtlExpirationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TTLExpiration'] = ResolversParentTypes['TTLExpiration']> = {
+  coherenceScore?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  completenessScore?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  exhausted?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expirationPoint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  latestPassResult?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  partialResult?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  reasonCodes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type TaskProfileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TaskProfile'] = ResolversParentTypes['TaskProfile']> = {
+  confidenceRequirement?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expectedToolUsage?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  informationSufficiency?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  outputBreadth?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  profileVersion?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  rawInference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reasoningDepth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ToolResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Tool'] = ResolversParentTypes['Tool']> = {
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  idempotent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  inputSchema?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timeoutMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ToolInvokedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ToolInvokedEvent'] = ResolversParentTypes['ToolInvokedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  output?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type UsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Usage'] = ResolversParentTypes['Usage']> = {
+  costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  inputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  llmCalls?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  steps?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ValidationIssueResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ValidationIssue'] = ResolversParentTypes['ValidationIssue']> = {
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  issueId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  proposedRepair?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  stepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ValidationReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ValidationReport'] = ResolversParentTypes['ValidationReport']> = {
+  advisories?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  artifactType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  issueSummary?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  issues?: Resolver<Array<ResolversTypes['ValidationIssue']>, ParentType, ContextType>;
+  overallSeverity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  validationId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ValidationReportedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ValidationReportedEvent'] = ResolversParentTypes['ValidationReportedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  report?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type Resolvers<ContextType = GraphQLContext> = {
+  ConvergenceAssessedEvent?: ConvergenceAssessedEventResolvers<ContextType>;
+  ConvergenceAssessment?: ConvergenceAssessmentResolvers<ContextType>;
+  DateTime?: GraphQLScalarType;
+  DepthConfiguration?: DepthConfigurationResolvers<ContextType>;
+  EscalatedEvent?: EscalatedEventResolvers<ContextType>;
+  Escalation?: EscalationResolvers<ContextType>;
+  ExecutionHistory?: ExecutionHistoryResolvers<ContextType>;
+  ExecutionMetadata?: ExecutionMetadataResolvers<ContextType>;
+  ExecutionPass?: ExecutionPassResolvers<ContextType>;
+  ExecutionWave?: ExecutionWaveResolvers<ContextType>;
+  FailureSummary?: FailureSummaryResolvers<ContextType>;
+  FinalAnswer?: FinalAnswerResolvers<ContextType>;
+  Health?: HealthResolvers<ContextType>;
+  JSON?: GraphQLScalarType;
+  LlmCalledEvent?: LlmCalledEventResolvers<ContextType>;
+  ManualIntervention?: ManualInterventionResolvers<ContextType>;
+  ManualInterventionRequiredEvent?: ManualInterventionRequiredEventResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
+  PassFinishedEvent?: PassFinishedEventResolvers<ContextType>;
+  PassStartedEvent?: PassStartedEventResolvers<ContextType>;
+  PhaseEnteredEvent?: PhaseEnteredEventResolvers<ContextType>;
+  Plan?: PlanResolvers<ContextType>;
+  PlanCreatedEvent?: PlanCreatedEventResolvers<ContextType>;
+  PlanStep?: PlanStepResolvers<ContextType>;
+  PrioritizedPlan?: PrioritizedPlanResolvers<ContextType>;
+  ProfileInferredEvent?: ProfileInferredEventResolvers<ContextType>;
+  Prompt?: PromptResolvers<ContextType>;
+  Query?: QueryResolvers<ContextType>;
+  ReasoningStep?: ReasoningStepResolvers<ContextType>;
+  ReasoningTrace?: ReasoningTraceResolvers<ContextType>;
+  RefinementAction?: RefinementActionResolvers<ContextType>;
+  RefinementAppliedEvent?: RefinementAppliedEventResolvers<ContextType>;
+  Run?: RunResolvers<ContextType>;
+  RunConnection?: RunConnectionResolvers<ContextType>;
+  RunEdge?: RunEdgeResolvers<ContextType>;
+  RunEvent?: RunEventResolvers<ContextType>;
+  RunFinishedEvent?: RunFinishedEventResolvers<ContextType>;
+  RunOutcome?: RunOutcomeResolvers<ContextType>;
+  RunStartedEvent?: RunStartedEventResolvers<ContextType>;
+  SimpleIteration?: SimpleIterationResolvers<ContextType>;
+  SimpleIterationFinishedEvent?: SimpleIterationFinishedEventResolvers<ContextType>;
+  StepAbandonedEvent?: StepAbandonedEventResolvers<ContextType>;
+  StepDependency?: StepDependencyResolvers<ContextType>;
+  StepFinishedEvent?: StepFinishedEventResolvers<ContextType>;
+  StepStartedEvent?: StepStartedEventResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
+  TTLExpiration?: TtlExpirationResolvers<ContextType>;
+  TaskProfile?: TaskProfileResolvers<ContextType>;
+  Tool?: ToolResolvers<ContextType>;
+  ToolInvokedEvent?: ToolInvokedEventResolvers<ContextType>;
+  Usage?: UsageResolvers<ContextType>;
+  ValidationIssue?: ValidationIssueResolvers<ContextType>;
+  ValidationReport?: ValidationReportResolvers<ContextType>;
+  ValidationReportedEvent?: ValidationReportedEventResolvers<ContextType>;
+};
+

@@ -1,0 +1,101 @@
+import { Clock, Effect } from "effect"
+import type { FailureSummary, SimpleIterationRecord } from "../domain/SimpleMode.js"
+import type { Outcome } from "../kernel/Orchestrator.js"
+
+/** The same error counted once: numbers, ids and step ids normalised away. */
+export const errorSignature = (message: string): string =>
+  message
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<id>")
+    .replace(/\bs\d+(?:\.[\w]+)*\b/g, "<step>")
+    .replace(/\$?-?\d+(?:\.\d+)?/g, "<n>")
+    .replace(/\s+/g, " ")
+    .trim()
+
+export const MAX_SUMMARY_LENGTH = 1_000
+
+export const summarizeFailures = (records: ReadonlyArray<SimpleIterationRecord>): FailureSummary => {
+  const signatures = new Map<string, { count: number; example: string }>()
+  for (const r of records) {
+    for (const m of r.errorMessages) {
+      const sig = errorSignature(m)
+      const seen = signatures.get(sig)
+      signatures.set(sig, { count: (seen?.count ?? 0) + 1, example: seen?.example ?? m })
+    }
+  }
+  const uniqueErrors = [...signatures].map(([signature, v]) => ({ signature, count: v.count, example: v.example }))
+  const finalTestState = [...(records[records.length - 1]?.failedTests ?? [])]
+  const failedCounts = new Map<string, number>()
+  for (const r of records) for (const t of r.failedTests) failedCounts.set(t, (failedCounts.get(t) ?? 0) + 1)
+  const text = [
+    `${records.length} simple iteration${records.length === 1 ? "" : "s"} did not pass.`,
+    failedCounts.size > 0 ? `Criteria that failed: ${[...failedCounts].map(([t, n]) => `${t} (${n}×)`).join(", ")}.` : "",
+    uniqueErrors.length > 0 ? `Errors: ${uniqueErrors.map((u) => `${u.example} (${u.count}×)`).join("; ")}.` : "",
+    finalTestState.length > 0 ? `Last state: ${finalTestState.join(", ")}.` : "",
+    `Last attempt: ${records[records.length - 1]?.changeSummary ?? "none"}.`
+  ].filter(Boolean).join(" ")
+  return {
+    totalIterations: records.length,
+    totalDurationMs: records.reduce((n, r) => n + r.durationMs, 0),
+    totalCostUsd: records.reduce((n, r) => n + r.costUsd, 0),
+    records,
+    uniqueErrors,
+    finalTestState,
+    summary: text.length > MAX_SUMMARY_LENGTH ? `${text.slice(0, MAX_SUMMARY_LENGTH - 1)}…` : text
+  }
+}
+
+/** What one simple iteration amounts to, judged by the convergence engine and the run's criteria. */
+export const iterationRecord = (iteration: number, outcome: Outcome, previousPlan: string | undefined, durationMs: number, costUsd: number): SimpleIterationRecord => {
+  const steps = outcome.state.plan.steps
+  const planText = steps.map((s) => s.description).join("; ")
+  const stepErrors = steps.filter((s) => s.status === "failed" && s.error).map((s) => `${s.stepId}: ${s.error}`)
+  const errorMessages = [...(outcome.stop.reason === "failed" && outcome.stop.error ? [outcome.stop.error] : []), ...stepErrors]
+  const passed = outcome.stop.reason === "converged"
+  const failedTests = [...(outcome.state.assessment?.failedCriteria ?? [])]
+  const testStatus = passed ? "passed" : errorMessages.length > 0 ? "error" : "failed"
+  return {
+    iteration,
+    changeSummary: previousPlan === undefined
+      ? `plan of ${steps.length} step(s): ${planText}`.slice(0, 500)
+      : previousPlan === planText ? "same plan as the previous iteration" : `new plan: ${planText}`.slice(0, 500),
+    testStatus,
+    failedTests: testStatus === "failed" && failedTests.length === 0 ? [outcome.stop.reason] : failedTests,
+    errorMessages,
+    durationMs,
+    costUsd
+  }
+}
+
+export interface SimpleIteration {
+  readonly outcome: Outcome
+  readonly record: SimpleIterationRecord
+}
+
+/** Runs `attempt` up to `n` times until one passes; stops early when the budget is spent. A restarted run passes its earlier records and the attempt it was in. */
+export const iterate = (
+  n: number,
+  firstPass: number,
+  attempt: (firstPass: number) => Effect.Effect<Outcome>,
+  cost: Effect.Effect<number>,
+  onRecord: (r: SimpleIterationRecord) => Effect.Effect<void>,
+  prior: { readonly records: ReadonlyArray<SimpleIterationRecord>; readonly inProgress?: Effect.Effect<Outcome> | undefined } = { records: [] }
+) =>
+  Effect.gen(function*() {
+    const iterations: Array<SimpleIteration> = []
+    const records = [...prior.records]
+    let pass = firstPass
+    let previous: string | undefined
+    for (let i = records.length + 1; i <= n; i++) {
+      const t0 = yield* Clock.currentTimeMillis
+      const c0 = yield* cost
+      const outcome = yield* (i === prior.records.length + 1 && prior.inProgress ? prior.inProgress : attempt(pass))
+      const record = iterationRecord(i, outcome, previous, (yield* Clock.currentTimeMillis) - t0, (yield* cost) - c0)
+      yield* onRecord(record)
+      iterations.push({ outcome, record })
+      records.push(record)
+      previous = outcome.state.plan.steps.map((s) => s.description).join("; ")
+      pass = outcome.nextPass
+      if (record.testStatus === "passed" || outcome.stop.reason === "budget_exhausted") break
+    }
+    return { iterations, records, nextPass: pass }
+  })

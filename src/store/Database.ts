@@ -1,0 +1,43 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { mkdirSync } from "node:fs"
+import { migrate } from "./Migrations.js"
+import * as PgLiteClient from "./PgLiteClient.js"
+import * as RunStore from "./RunStore.js"
+
+export const databaseConfig = Config.all({
+  url: Config.option(Config.redacted("AEON_DATABASE_URL").pipe(Config.withDescription("PostgreSQL URL; the embedded PGlite database is used when absent"))),
+  dataDir: Config.string("AEON_DATA_DIR").pipe(Config.withDescription("Where PGlite keeps its data (`memory` for none)"), Config.withDefault(".aeon/data")),
+  retentionDays: Config.integer("AEON_RETENTION_DAYS").pipe(Config.withDescription("Reasoning traces older than this many days are deleted"), Config.withDefault(7))
+})
+
+/** The SQL client: PostgreSQL when a URL is given, else PGlite at dataDir (`memory`: in memory). */
+export const clientLayer = (options: { url?: Redacted.Redacted | undefined; dataDir: string }): Layer.Layer<SqlClient.SqlClient, unknown> => {
+  if (options.url) return PgClient.layer({ url: options.url, maxConnections: 10 })
+  if (options.dataDir !== "memory") mkdirSync(options.dataDir, { recursive: true })
+  return PgLiteClient.layer(options.dataDir === "memory" ? undefined : options.dataDir)
+}
+
+/** The store over a SQL client: migrations applied, retention window set. */
+export const storeLayer = (retentionDays: number) =>
+  Layer.effect(RunStore.RunStore, Effect.gen(function*() {
+    yield* migrate
+    const store = yield* RunStore.make
+    yield* store.setRetentionDays(retentionDays)
+    return store
+  }))
+
+/** RunStore and EventSink (events persisted before they are published) from the environment. */
+export const layerConfig = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const c = yield* databaseConfig
+    const store = storeLayer(c.retentionDays).pipe(Layer.provide(clientLayer({ url: Option.getOrUndefined(c.url), dataDir: c.dataDir })))
+    return Layer.merge(store, RunStore.sinkLayer.pipe(Layer.provide(store)))
+  })
+)
+
+export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: string; retentionDays?: number }) => {
+  const store = storeLayer(options.retentionDays ?? 7).pipe(Layer.provide(clientLayer(options)))
+  return Layer.merge(store, RunStore.sinkLayer.pipe(Layer.provide(store)))
+}

@@ -1,0 +1,180 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import type { ExecutionHistory } from "../domain/Execution.js"
+import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
+import { RunEvent } from "../domain/RunEvent.js"
+import { foldHistory } from "../kernel/History.js"
+import { EventSink } from "../kernel/RunEvents.js"
+import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
+import { executionMetadata, prioritizedPlan, traceSteps } from "./SessionRecords.js"
+
+/** The database failed: a typed error at the edge, never a silently lost event. */
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", { message: Schema.String }) {}
+/** The user already has a running run (one running session per user). */
+export class UserBusyError extends Schema.TaggedError<UserBusyError>()("UserBusyError", { userId: Schema.String }) {
+  override get message() {
+    return `user ${this.userId} already has a running run; one running session per user`
+  }
+}
+
+export interface StoredRun {
+  readonly id: string
+  readonly userId: string | null
+  readonly task: string
+  readonly mode: string
+  readonly status: RunStatus
+  readonly input: unknown
+  readonly result: unknown
+  readonly usage: unknown
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+export interface RunPage {
+  readonly runs: ReadonlyArray<StoredRun>
+  readonly endCursor: string | null
+  readonly hasNextPage: boolean
+}
+
+export interface Service {
+  /** Refuses a user with a running run unless allowBusyUser (the server then queues the run behind it). */
+  readonly createRun: (run: { id: string; userId?: string | undefined; task: string; mode: string; input: unknown; status: "QUEUED" | "RUNNING"; allowBusyUser?: boolean }) => Effect.Effect<void, StoreError | UserBusyError>
+  readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
+  /** Appends one event (in order); RunStarted opens the session, RunFinished writes result, session, trace. */
+  readonly append: (event: RunEvent) => Effect.Effect<void, StoreError>
+  readonly getRun: (id: string) => Effect.Effect<Option.Option<StoredRun>, StoreError>
+  readonly events: (id: string, fromSeq?: number) => Effect.Effect<ReadonlyArray<RunEvent>, StoreError>
+  readonly history: (id: string) => Effect.Effect<ExecutionHistory, StoreError>
+  readonly listRuns: (q: { userId?: string | undefined; status?: RunStatus | undefined; first?: number | undefined; after?: string | undefined }) => Effect.Effect<RunPage, StoreError>
+  /** Runs a process left RUNNING or QUEUED: resumed at start-up. */
+  readonly unfinished: Effect.Effect<ReadonlyArray<StoredRun>, StoreError>
+  readonly session: (runId: string) => Effect.Effect<Option.Option<AgentSession>, StoreError>
+  readonly trace: (runId: string) => Effect.Effect<Option.Option<ReasoningTrace>, StoreError>
+  readonly setRetentionDays: (days: number) => Effect.Effect<void, StoreError>
+}
+
+export class RunStore extends Context.Tag("aeon/RunStore")<RunStore, Service>() {}
+
+const encodeEvent = Schema.encodeSync(RunEvent)
+const decodeEvent = Schema.decodeUnknownSync(RunEvent)
+const storeError = (what: string) => (e: SqlError) => new StoreError({ message: `${what}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
+const json = (v: unknown) => JSON.stringify(v ?? null)
+const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v)
+
+const toRun = (r: any): StoredRun => ({
+  id: r.id, userId: r.user_id, task: r.task, mode: r.mode, status: r.status,
+  input: parse(r.input), result: parse(r.result), usage: parse(r.usage),
+  createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at)
+})
+
+/** The opaque cursor of a run in a list: its creation time and id. */
+export const cursorOf = (r: StoredRun) => Buffer.from(`${r.createdAt.toISOString()}|${r.id}`).toString("base64url")
+const fromCursor = (c: string) => {
+  const [at, id] = Buffer.from(c, "base64url").toString().split("|")
+  return at && id && !Number.isNaN(Date.parse(at)) ? { at, id } : undefined
+}
+
+export const sessionUser = (runId: string, userId: string | null | undefined) => userId ?? `anonymous:${runId}`
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const loadEvents = (id: string, fromSeq = 0) =>
+    sql<{ payload: unknown }>`SELECT payload FROM run_events WHERE run_id = ${id} AND seq >= ${fromSeq} ORDER BY seq`.pipe(
+      Effect.map((rows) => rows.map((r) => decodeEvent(parse(r.payload)))),
+      Effect.mapError(storeError(`reading events of run ${id}`))
+    )
+
+  const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>) =>
+    Effect.gen(function*() {
+      const events = yield* loadEvents(event.runId)
+      const result = resultFromEvents(events)
+      const trace = traceSteps(events)
+      const metadata = executionMetadata(events, trace)
+      const plan = result.plan ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason) : null
+      const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
+      const { history: _history, ...summary } = result
+      yield* sql`UPDATE runs SET status = ${event.status}, result = ${json(summary)}::jsonb, usage = ${json(event.usage)}::jsonb, updated_at = now() WHERE id = ${event.runId}`
+      yield* sql`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"}, prioritized_plan = ${completed ? json(plan) : null}::jsonb,
+        execution_metadata = ${json(metadata)}::jsonb WHERE run_id = ${event.runId}`
+      yield* sql`INSERT INTO reasoning_traces (id, session_id, steps, total_steps)
+        SELECT ${`trace-${event.runId}`}, id, ${json(trace)}::jsonb, ${trace.length} FROM agent_sessions WHERE run_id = ${event.runId}
+        ON CONFLICT (id) DO UPDATE SET steps = EXCLUDED.steps, total_steps = EXCLUDED.total_steps`
+    })
+
+  const insertEvent = (event: RunEvent) =>
+    sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES (${event.runId}, ${event.seq}, ${event._tag}, ${json(encodeEvent(event))}::jsonb, ${new Date(event.at).toISOString()})`
+
+  const append: Service["append"] = (event) =>
+    (event._tag === "RunStarted" || event._tag === "RunFinished"
+      // a single INSERT is atomic on its own; the two events that also write other tables use a transaction
+      ? Effect.gen(function*() {
+        yield* insertEvent(event)
+        if (event._tag === "RunStarted") {
+          const [run] = yield* sql<{ user_id: string | null }>`SELECT user_id FROM runs WHERE id = ${event.runId}`
+          yield* sql`UPDATE runs SET status = 'RUNNING', updated_at = now() WHERE id = ${event.runId}`
+          yield* sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata)
+            VALUES (${`session-${event.runId}`}, ${sessionUser(event.runId, run?.user_id)}, ${event.runId}, 'running', ${json(executionMetadata([], []))}::jsonb)
+            ON CONFLICT (run_id) DO NOTHING`
+        } else yield* finishRecords(event)
+      }).pipe(sql.withTransaction)
+      : insertEvent(event).pipe(Effect.asVoid)
+    ).pipe(Effect.mapError((e) => (e instanceof StoreError ? e : storeError(`appending event ${event.seq} of run ${event.runId}`)(e))))
+
+  const service: Service = {
+    createRun: (run) =>
+      Effect.gen(function*() {
+        if (run.userId && !run.allowBusyUser) {
+          const busy = yield* sql`SELECT 1 FROM agent_sessions WHERE user_id = ${run.userId} AND status = 'running' LIMIT 1`
+          if (busy.length > 0) return yield* new UserBusyError({ userId: run.userId })
+        }
+        yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input) VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${json(run.input)}::jsonb)`
+      }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`creating run ${run.id}`)(e)))),
+    setStatus: (id, status) =>
+      sql`UPDATE runs SET status = ${status}, updated_at = now() WHERE id = ${id}`.pipe(Effect.asVoid, Effect.mapError(storeError(`updating run ${id}`))),
+    append,
+    getRun: (id) =>
+      sql`SELECT * FROM runs WHERE id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toRun))), Effect.mapError(storeError(`reading run ${id}`))),
+    events: loadEvents,
+    history: (id) => loadEvents(id).pipe(Effect.map((events) => foldHistory(events))),
+    listRuns: ({ userId, status, first = 20, after }) =>
+      Effect.gen(function*() {
+        const limit = Math.max(1, Math.min(100, first))
+        const cursor = after ? fromCursor(after) : undefined
+        const conditions = [
+          ...(userId ? [sql`user_id = ${userId}`] : []),
+          ...(status ? [sql`status = ${status}`] : []),
+          ...(cursor ? [sql`(created_at, id) < (${cursor.at}::timestamptz, ${cursor.id})`] : [])
+        ]
+        const rows = yield* sql`SELECT * FROM runs ${conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
+        const runs = rows.slice(0, limit).map(toRun)
+        return { runs, endCursor: runs.length > 0 ? cursorOf(runs[runs.length - 1]!) : null, hasNextPage: rows.length > limit }
+      }).pipe(Effect.mapError(storeError("listing runs"))),
+    unfinished: sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED') ORDER BY created_at, id`.pipe(
+      Effect.map((rows) => rows.map(toRun)), Effect.mapError(storeError("listing unfinished runs"))),
+    session: (runId) =>
+      sql<any>`SELECT * FROM agent_sessions WHERE run_id = ${runId}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((r): AgentSession => ({
+          id: r.id, userId: r.user_id, runId: r.run_id, status: r.status, prioritizedPlan: parse(r.prioritized_plan) ?? null,
+          executionMetadata: parse(r.execution_metadata), createdAt: new Date(r.created_at).toISOString(), updatedAt: new Date(r.updated_at).toISOString()
+        })))),
+        Effect.mapError(storeError(`reading the session of run ${runId}`))),
+    trace: (runId) =>
+      sql<any>`SELECT t.* FROM reasoning_traces t JOIN agent_sessions s ON s.id = t.session_id WHERE s.run_id = ${runId}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((r): ReasoningTrace => ({
+          id: r.id, sessionId: r.session_id, steps: parse(r.steps), totalSteps: r.total_steps, createdAt: new Date(r.created_at).toISOString()
+        })))),
+        Effect.mapError(storeError(`reading the trace of run ${runId}`))),
+    setRetentionDays: (days) =>
+      sql`UPDATE aeon_settings SET value = ${String(days)} WHERE key = 'retention_days'`.pipe(Effect.asVoid, Effect.mapError(storeError("setting the retention window")))
+  }
+  return service
+})
+
+export const layer = Layer.effect(RunStore, make)
+
+/** Events are persisted before they are published; a database failure stops the run loudly. */
+export const sinkLayer = Layer.effect(EventSink, Effect.map(RunStore, (store) => ({
+  append: (event: RunEvent) => store.append(event).pipe(Effect.orDieWith((e) => new Error(`event ${event.seq} of run ${event.runId} could not be stored: ${e.message}`)))
+})))

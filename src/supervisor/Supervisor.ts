@@ -1,0 +1,110 @@
+import { Context, Effect, JSONSchema, Layer, ParseResult, Schema } from "effect"
+import { jsonrepair } from "jsonrepair"
+import type { BudgetExhaustedError } from "../domain/Errors.js"
+import { decodeAnswer } from "../llm/LanguageModel.js"
+import { isModelFailure, type Llm } from "../llm/Llm.js"
+import { ModelDecodeError } from "../llm/LlmError.js"
+import { Contracts, type PromptContract } from "../prompts/PromptRegistry.js"
+import type { PlanOutput } from "../prompts/Schemas.js"
+import type { Tool } from "../tools/ToolRegistry.js"
+
+export const MAX_REPAIR_ATTEMPTS = 2
+
+/** Repair gave up; the caller decides what that means (fail the step, keep the plan, …). */
+export class RepairFailedError extends Schema.TaggedError<RepairFailedError>()("RepairFailedError", {
+  what: Schema.String,
+  message: Schema.String
+}) {}
+
+export interface Repaired<A> {
+  readonly value: A
+  /** How it was repaired: "local" (JSON repair library) or "model" (repair prompt), with the attempt. */
+  readonly via: string
+}
+
+export interface Service {
+  /** Local repair first (jsonrepair), then the JSON repair prompt carrying the decode error, at most 2 attempts. */
+  readonly repairAnswer: <O>(contract: PromptContract<any, O>, error: ModelDecodeError, llm: Llm) => Effect.Effect<Repaired<O>, RepairFailedError | BudgetExhaustedError>
+  /** A tool input that failed to decode, repaired through the tool-call prompt and decoded again. */
+  readonly repairToolInput: (tool: Tool, badInput: unknown, decodeError: string, llm: Llm) => Effect.Effect<Repaired<unknown>, RepairFailedError | BudgetExhaustedError>
+  /** A plan that breaks a structural rule, regenerated through the plan repair prompt. */
+  readonly repairPlan: (request: string, plan: unknown, violation: string, check: (p: PlanOutput) => string | undefined, llm: Llm) => Effect.Effect<Repaired<PlanOutput>, RepairFailedError | BudgetExhaustedError>
+  /** A step naming a tool that does not exist: an existing replacement, or none (the caller marks the step invalid). */
+  readonly replaceMissingTool: (stepDescription: string, missingTool: string, tools: ReadonlyArray<string>, llm: Llm) => Effect.Effect<{ readonly replacement: string | undefined; readonly justification: string }, BudgetExhaustedError>
+}
+
+export class Supervisor extends Context.Tag("aeon/Supervisor")<Supervisor, Service>() {}
+
+const attempts = <A>(
+  what: string,
+  attempt: (n: number, lastError: string) => Effect.Effect<A, ModelDecodeError | RepairFailedError | BudgetExhaustedError | { readonly _tag: string; readonly message: string }>,
+  firstError: string
+): Effect.Effect<Repaired<A>, RepairFailedError | BudgetExhaustedError> => {
+  const loop = (n: number, lastError: string): Effect.Effect<Repaired<A>, RepairFailedError | BudgetExhaustedError> =>
+    n > MAX_REPAIR_ATTEMPTS
+      ? Effect.fail(new RepairFailedError({ what, message: `${MAX_REPAIR_ATTEMPTS} repair attempts failed; last error: ${lastError}` }))
+      : attempt(n, lastError).pipe(
+        Effect.map((value) => ({ value, via: `model#${n}` })),
+        Effect.catchAll((e) => (e._tag === "BudgetExhaustedError" ? Effect.fail(e as BudgetExhaustedError) : loop(n + 1, e.message)))
+      )
+  return loop(1, firstError)
+}
+
+export const make: Service = {
+  repairAnswer: (contract, error, llm) => {
+    const local = Effect.try({ try: () => jsonrepair(error.raw), catch: () => error }).pipe(
+      Effect.flatMap((fixed) => decodeAnswer(contract, fixed))
+    )
+    return local.pipe(
+      Effect.map((value) => ({ value, via: "local" })),
+      Effect.catchAll(() =>
+        attempts(`answer to ${contract.id}`, (_n, lastError) =>
+          llm.generate(Contracts.repairJson, {
+            raw: error.raw,
+            decodeError: lastError,
+            expectedSchema: JSONSchema.make(Schema.typeSchema(contract.output))
+          }).pipe(Effect.flatMap(({ output }) => decodeAnswer(contract, output.repairedJson))), error.message)
+      ),
+      Effect.withSpan("Supervisor.repairAnswer", { captureStackTrace: false, attributes: { "aeon.prompt_id": contract.id } })
+    )
+  },
+
+  repairToolInput: (tool, badInput, decodeError, llm) =>
+    attempts(`input of tool ${tool.name}`, (_n, lastError) =>
+      llm.generate(Contracts.repairToolCall, {
+        tool: tool.name,
+        toolDescription: tool.description,
+        inputSchema: JSONSchema.make(Schema.encodedSchema(tool.input)),
+        badInput,
+        decodeError: lastError
+      }).pipe(
+        Effect.flatMap(({ output }) =>
+          Schema.decodeUnknown(tool.input)(output.toolInput).pipe(
+            Effect.as(output.toolInput),
+            Effect.mapError((e) => new RepairFailedError({ what: tool.name, message: ParseResult.TreeFormatter.formatErrorSync(e) }))
+          )
+        )
+      ), decodeError).pipe(Effect.withSpan("Supervisor.repairToolInput", { captureStackTrace: false })),
+
+  repairPlan: (request, plan, violation, check, llm) =>
+    attempts("plan", (_n, lastError) =>
+      llm.generate(Contracts.repairPlan, { request, plan, violation: lastError }).pipe(
+        Effect.flatMap(({ output }) => {
+          const broken = check(output)
+          return broken ? Effect.fail(new RepairFailedError({ what: "plan", message: broken })) : Effect.succeed(output)
+        })
+      ), violation).pipe(Effect.withSpan("Supervisor.repairPlan", { captureStackTrace: false })),
+
+  replaceMissingTool: (stepDescription, missingTool, tools, llm) =>
+    llm.generate(Contracts.repairMissingTool, { stepDescription, missingTool, tools: [...tools] }).pipe(
+      Effect.map(({ output }) =>
+        output.replacementTool && tools.includes(output.replacementTool)
+          ? { replacement: output.replacementTool, justification: output.justification }
+          : { replacement: undefined, justification: output.replacementTool ? `proposed tool ${output.replacementTool} does not exist either` : output.justification }
+      ),
+      Effect.catchIf(isModelFailure, (e) => Effect.succeed({ replacement: undefined, justification: `missing-tool repair failed (${e._tag})` })),
+      Effect.withSpan("Supervisor.replaceMissingTool", { captureStackTrace: false })
+    ) as Effect.Effect<{ readonly replacement: string | undefined; readonly justification: string }, BudgetExhaustedError>
+}
+
+export const layer = Layer.succeed(Supervisor, make)

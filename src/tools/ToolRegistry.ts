@@ -1,0 +1,123 @@
+import { Clock, Context, Effect, Layer, ParseResult, Ref, Schema } from "effect"
+import { CalculatorError, evaluate } from "./Calculator.js"
+
+export class ToolInputError extends Schema.TaggedError<ToolInputError>()("ToolInputError", {
+  tool: Schema.String, message: Schema.String
+}) {}
+export class ToolFailedError extends Schema.TaggedError<ToolFailedError>()("ToolFailedError", {
+  tool: Schema.String, message: Schema.String
+}) {}
+export class ToolTimeoutError extends Schema.TaggedError<ToolTimeoutError>()("ToolTimeoutError", {
+  tool: Schema.String, timeoutMs: Schema.Number
+}) {}
+export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("UnknownToolError", {
+  tool: Schema.String, available: Schema.Array(Schema.String)
+}) {}
+export type ToolError = ToolInputError | ToolFailedError | ToolTimeoutError | UnknownToolError
+
+/** What a tool sees of the run: its id and its short-term memory. */
+export interface ToolContext {
+  readonly runId: string
+  readonly memory: Ref.Ref<ReadonlyMap<string, unknown>>
+}
+
+export interface Tool<I = any, O = any> {
+  readonly name: string
+  readonly description: string
+  readonly input: Schema.Schema<I, any>
+  readonly output: Schema.Schema<O, any>
+  readonly timeoutMs: number
+  readonly idempotent: boolean
+  /** Named operations a step may ask for (toolInput.operation); empty when the tool has none. */
+  readonly operations?: ReadonlyArray<string>
+  readonly run: (input: I, context: ToolContext) => Effect.Effect<O, ToolFailedError>
+}
+
+export const tool = <I, O>(t: Tool<I, O>): Tool<I, O> => t
+
+export const calculator = tool({
+  name: "calculator",
+  description: "Evaluates an arithmetic expression (+ - * / % ^ and parentheses) exactly.",
+  input: Schema.Struct({ expression: Schema.String.pipe(Schema.minLength(1)) }),
+  output: Schema.Struct({ expression: Schema.String, value: Schema.Number }),
+  timeoutMs: 1_000,
+  idempotent: true,
+  run: ({ expression }) =>
+    Effect.try({
+      try: () => ({ expression, value: evaluate(expression) }),
+      catch: (e) => new ToolFailedError({ tool: "calculator", message: e instanceof CalculatorError ? e.message : String(e) })
+    })
+})
+
+export const memoryWrite = tool({
+  name: "memory.write",
+  description: "Stores a value under a key in the run's short-term memory.",
+  input: Schema.Struct({ key: Schema.String.pipe(Schema.minLength(1)), value: Schema.Unknown }),
+  output: Schema.Struct({ key: Schema.String, written: Schema.Boolean }),
+  timeoutMs: 1_000,
+  idempotent: true,
+  run: ({ key, value }, ctx) =>
+    Ref.update(ctx.memory, (m) => new Map(m).set(key, value)).pipe(Effect.as({ key, written: true }))
+})
+
+export const memoryRead = tool({
+  name: "memory.read",
+  description: "Reads a value from the run's short-term memory (found false when absent).",
+  input: Schema.Struct({ key: Schema.String.pipe(Schema.minLength(1)) }),
+  output: Schema.Struct({ key: Schema.String, found: Schema.Boolean, value: Schema.optional(Schema.Unknown) }),
+  timeoutMs: 1_000,
+  idempotent: true,
+  run: ({ key }, ctx) =>
+    Ref.get(ctx.memory).pipe(Effect.map((m) => (m.has(key) ? { key, found: true, value: m.get(key) } : { key, found: false })))
+})
+
+export const clockNow = tool({
+  name: "clock.now",
+  description: "Returns the current time (ISO 8601 and epoch milliseconds).",
+  input: Schema.Struct({}),
+  output: Schema.Struct({ iso: Schema.String, epochMs: Schema.Number }),
+  timeoutMs: 1_000,
+  idempotent: true,
+  run: () => Clock.currentTimeMillis.pipe(Effect.map((ms) => ({ iso: new Date(ms).toISOString(), epochMs: ms })))
+})
+
+export const builtinTools: ReadonlyArray<Tool> = [calculator, memoryRead, memoryWrite, clockNow]
+
+export interface Service {
+  readonly tools: ReadonlyArray<Tool>
+  readonly names: ReadonlyArray<string>
+  readonly get: (name: string) => Tool | undefined
+  /** Decodes the input, runs the tool under its timeout, decodes the output. */
+  readonly invoke: (name: string, input: unknown, context: ToolContext) => Effect.Effect<unknown, ToolError>
+}
+
+export class ToolRegistry extends Context.Tag("aeon/ToolRegistry")<ToolRegistry, Service>() {}
+
+const format = (e: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(e)
+
+export const make = (tools: ReadonlyArray<Tool>): Service => {
+  const byName = new Map<string, Tool>()
+  for (const t of tools) {
+    if (byName.has(t.name)) throw new Error(`tool ${t.name} is registered twice`)
+    byName.set(t.name, t)
+  }
+  const names = [...byName.keys()]
+  const invoke: Service["invoke"] = (name, rawInput, context) =>
+    Effect.gen(function*() {
+      const t = byName.get(name)
+      if (!t) return yield* new UnknownToolError({ tool: name, available: names })
+      const input = yield* Schema.decodeUnknown(t.input)(rawInput ?? {}).pipe(
+        Effect.mapError((e) => new ToolInputError({ tool: name, message: format(e) }))
+      )
+      const output = yield* t.run(input, context).pipe(
+        Effect.timeoutFail({ duration: t.timeoutMs, onTimeout: () => new ToolTimeoutError({ tool: name, timeoutMs: t.timeoutMs }) })
+      )
+      return yield* Schema.encodeUnknown(t.output)(output).pipe(
+        Effect.mapError((e) => new ToolFailedError({ tool: name, message: `output does not match its schema: ${format(e)}` }))
+      )
+    }).pipe(Effect.withSpan("ToolRegistry.invoke", { captureStackTrace: false, attributes: { "aeon.tool": name } }))
+  return { tools: [...byName.values()], names, get: (n) => byName.get(n), invoke }
+}
+
+/** The built-in tools plus the user's own. */
+export const layer = (extra: ReadonlyArray<Tool> = []) => Layer.succeed(ToolRegistry, make([...builtinTools, ...extra]))

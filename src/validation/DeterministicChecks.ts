@@ -1,0 +1,205 @@
+import type { IssueType, Severity, ValidationIssue } from "../domain/Evaluation.js"
+import type { PlanStep } from "../domain/Plan.js"
+import { findExpression } from "../tools/Calculator.js"
+
+/** What validation needs to know of a tool: data, not the registry service. */
+export interface ToolInfo {
+  readonly name: string
+  readonly description: string
+  readonly operations?: ReadonlyArray<string> | undefined
+  /** Words that describe what the tool does; derived from name and description when absent. */
+  readonly keywords?: ReadonlyArray<string> | undefined
+}
+
+export interface PlanLike {
+  readonly goal: string
+  readonly steps: ReadonlyArray<Pick<PlanStep, "stepId" | "stepIndex" | "description" | "tool" | "toolInput" | "dependencies">>
+}
+
+type Found = Omit<ValidationIssue, "issueId">
+
+const issue = (type: IssueType, severity: Severity, stepId: string, description: string, repair?: string): Found => ({
+  type,
+  severity,
+  description,
+  location: { stepId },
+  source: "deterministic",
+  ...(repair ? { proposedRepair: { action: repair, target: stepId } } : {})
+})
+
+// ---- words -----------------------------------------------------------------------------------
+
+const STOP = new Set(("a an the of to in on for with and or by from at as is are be it this that these those its their " +
+  "then into using use via all any each per our your my his her them they we you i so if than").split(" "))
+
+export const words = (text: string): Array<string> =>
+  text.toLowerCase().replace(/[^a-z0-9\s]/g, " ").split(/\s+/).filter((w) => (w.length > 1 || /\d/.test(w)) && !STOP.has(w))
+
+/** A crude stem: enough to match "computes"/"computed"/"computing" and "sales"/"sale". */
+export const stem = (w: string): string => w.replace(/(ing|ed|es|s|ly|ions?|e)$/, "").slice(0, 6)
+
+// ---- specificity (FR-036) --------------------------------------------------------------------
+
+const WEAK_START = /^(handle|deal with|do|process|work on|look into|manage|address|take care of|figure out|think about|consider|go over|sort out|try to|make it|improve|fix (it|things|stuff)|finish|proceed)\b/i
+const VAGUE = /\b(etc\.?|and so on|as needed|as necessary|as appropriate|if needed|something|somehow|stuff|things|whatever|various|misc|some way|appropriately|relevant items?)\b/i
+const PLACEHOLDER = /(\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b|<[^>]*>|\[[^\]]*\]|\?\?+|\.\.\.|\bplaceholder\b|\blorem\b)/i
+
+const specificity = (s: PlanLike["steps"][number]): Array<Found> => {
+  const d = s.description.trim()
+  const found: Array<Found> = []
+  const content = words(d)
+  if (PLACEHOLDER.test(d)) {
+    found.push(issue("specificity", "HIGH", s.stepId, `step ${s.stepId} contains a placeholder: "${d}"`, "replace the placeholder with the concrete value"))
+  } else if (content.length < 2) {
+    found.push(issue("specificity", "MEDIUM", s.stepId, `step ${s.stepId} names no object to act on: "${d}"`, "say what the step acts on"))
+  } else if (WEAK_START.test(d)) {
+    found.push(issue("specificity", "MEDIUM", s.stepId, `step ${s.stepId} starts with a weak verb: "${d}"`, "use a specific verb and object"))
+  } else if (VAGUE.test(d)) {
+    found.push(issue("specificity", "LOW", s.stepId, `step ${s.stepId} is vague ("${d.match(VAGUE)![0]}")`, "list the concrete items instead"))
+  }
+  return found
+}
+
+const BUILTIN_KEYWORDS: Record<string, ReadonlyArray<string>> = {
+  calculator: ["compute", "calculate", "add", "sum", "multiply", "divide", "subtract", "arithmetic", "evaluate", "math", "total", "average", "percent", "percentage", "product", "quotient", "difference", "square", "plus", "minus", "number"],
+  "memory.read": ["read", "recall", "retrieve", "load", "fetch", "look", "get", "memory", "stored", "remembered", "lookup"],
+  "memory.write": ["store", "save", "write", "remember", "record", "persist", "keep", "memory", "note"],
+  "clock.now": ["time", "date", "now", "current", "clock", "timestamp", "today", "hour", "day"]
+}
+
+const keywordsOf = (t: ToolInfo): Set<string> =>
+  new Set((t.keywords ?? BUILTIN_KEYWORDS[t.name] ?? [...t.name.split(/[._-]/), ...words(t.description)]).map(stem))
+
+
+// ---- relevance (FR-037) ----------------------------------------------------------------------
+
+/** Steps made only of these words serve any goal (combining, checking, reporting what earlier steps produced). */
+const GENERIC = new Set(("summarize summary combine merge verify check review compile report present conclude answer explain " +
+  "format write final result results output outputs findings finding answer data information steps step previous earlier " +
+  "above values value response draft validate double confirm collect gather return provide give state restate the list " +
+  "compare reconcile total totals overall clearly user question task goal explanation reasoning").split(" "))
+
+const bearsOnGoal = (plan: PlanLike, s: PlanLike["steps"][number], tools: ReadonlyArray<ToolInfo>, goal: ReadonlySet<string>): boolean => {
+  const own = words(s.description)
+  if (own.length === 0 || own.some((w) => goal.has(stem(w))) || own.every((w) => GENERIC.has(w))) return true
+  if (s.tool === "calculator" && findExpression(plan.goal)) return true
+  const tool = tools.find((t) => t.name === s.tool)
+  return tool !== undefined && (words(tool.description).some((w) => goal.has(stem(w))) || [...keywordsOf(tool)].some((k) => goal.has(k)))
+}
+
+/** A step is relevant when it bears on the goal or is linked by dependencies to a step that does. Vague steps are left to specificity. */
+const relevance = (plan: PlanLike, tools: ReadonlyArray<ToolInfo>, vague: ReadonlySet<string>): Array<Found> => {
+  const goal = new Set(words(plan.goal).map(stem))
+  const relevant = new Set(plan.steps.filter((s) => bearsOnGoal(plan, s, tools, goal)).map((s) => s.stepId))
+  let grew = true
+  while (grew) {
+    grew = false
+    for (const s of plan.steps) {
+      if (relevant.has(s.stepId)) continue
+      const linked = s.dependencies.some((d) => relevant.has(d)) ||
+        plan.steps.some((o) => relevant.has(o.stepId) && o.dependencies.includes(s.stepId))
+      if (linked) {
+        relevant.add(s.stepId)
+        grew = true
+      }
+    }
+  }
+  return plan.steps
+    .filter((s) => !relevant.has(s.stepId) && !vague.has(s.stepId))
+    .map((s) => issue("relevance", "MEDIUM", s.stepId, `step ${s.stepId} has no bearing on the goal "${plan.goal}": "${s.description}"`, "remove the step or tie it to the goal"))
+}
+
+// ---- hallucination (FR-039) ------------------------------------------------------------------
+
+const hallucination = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo>): Array<Found> => {
+  if (!s.tool) return []
+  const tool = tools.get(s.tool)
+  if (!tool) {
+    return [issue("hallucination", "HIGH", s.stepId, `step ${s.stepId} uses tool "${s.tool}", which is not in the registry (${[...tools.keys()].join(", ")})`, "replace with an existing tool or mark the step invalid")]
+  }
+  const operation = typeof s.toolInput === "object" && s.toolInput !== null ? (s.toolInput as Record<string, unknown>).operation : undefined
+  if (typeof operation === "string" && !(tool.operations ?? []).includes(operation)) {
+    return [issue("hallucination", "HIGH", s.stepId, `tool "${s.tool}" has no operation "${operation}"${tool.operations?.length ? ` (it has ${tool.operations.join(", ")})` : ""}`, "use an operation the tool has")]
+  }
+  return []
+}
+
+// ---- do/say mismatch (FR-038) ----------------------------------------------------------------
+
+const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo>): Array<Found> => {
+  if (!s.tool) return []
+  const tool = tools.get(s.tool)
+  if (!tool) return []
+  const said = words(s.description).map(stem)
+  const own = keywordsOf(tool)
+  // the description names another tool outright
+  const named = [...tools.keys()].find((n) => n !== s.tool && s.description.toLowerCase().includes(n.toLowerCase()) && n.length > 3)
+  if (named) {
+    return [issue("do_say_mismatch", "HIGH", s.stepId, `step ${s.stepId} says it uses ${named} but calls ${s.tool}`, `use ${named} or reword the step`)]
+  }
+  // an expression in the description that differs from the one the calculator gets
+  if (s.tool === "calculator") {
+    const saidExpr = findExpression(s.description)
+    const input = (s.toolInput as { expression?: unknown } | undefined)?.expression
+    if (saidExpr && typeof input === "string" && saidExpr.replace(/\s+/g, "") !== input.replace(/\s+/g, "")) {
+      return [issue("do_say_mismatch", "HIGH", s.stepId, `step ${s.stepId} says it computes ${saidExpr} but the calculator is given ${input}`, "make the tool input match the description")]
+    }
+  }
+  const ownHits = said.filter((w) => own.has(w)).length
+  if (ownHits > 0) return []
+  const other = [...tools.values()].find((t) => t.name !== s.tool && said.some((w) => keywordsOf(t).has(w)))
+  if (other) {
+    return [issue("do_say_mismatch", "HIGH", s.stepId, `step ${s.stepId} describes ${other.name}'s kind of work ("${s.description}") but calls ${s.tool}`, `use ${other.name} or reword the step`)]
+  }
+  return []
+}
+
+// ---- consistency (FR-040) --------------------------------------------------------------------
+
+const consistency = (plan: PlanLike): Array<Found> => {
+  const found: Array<Found> = []
+  const byId = new Map(plan.steps.map((s) => [s.stepId, s]))
+  for (const s of plan.steps) {
+    for (const dep of s.dependencies) {
+      const target = byId.get(dep)
+      if (!target) {
+        found.push(issue("consistency", "HIGH", s.stepId, `step ${s.stepId} depends on ${dep}, which is not in the plan`, "remove the dependency or add the step"))
+      } else if (dep === s.stepId) {
+        found.push(issue("consistency", "CRITICAL", s.stepId, `step ${s.stepId} depends on itself`, "remove the self-dependency"))
+      } else if (target.stepIndex > s.stepIndex) {
+        found.push(issue("consistency", "MEDIUM", s.stepId, `step ${s.stepId} depends on ${dep}, which comes later in the plan`, "reorder the steps"))
+      }
+    }
+  }
+  // cycles (longer than a self-dependency)
+  const state = new Map<string, 1 | 2>()
+  const reported = new Set<string>()
+  const visit = (id: string, path: Array<string>): void => {
+    if (state.get(id) === 2) return
+    if (state.get(id) === 1) {
+      const cycle = path.slice(path.indexOf(id))
+      if (cycle.length > 1 && !cycle.some((c) => reported.has(c))) {
+        cycle.forEach((c) => reported.add(c))
+        found.push(issue("consistency", "CRITICAL", id, `dependency cycle: ${[...cycle, id].join(" → ")}`, "break the cycle"))
+      }
+      return
+    }
+    state.set(id, 1)
+    for (const dep of byId.get(id)?.dependencies ?? []) if (byId.has(dep) && dep !== id) visit(dep, [...path, id])
+    state.set(id, 2)
+  }
+  for (const s of plan.steps) visit(s.stepId, [])
+  return found
+}
+
+/** Every deterministic check on a plan; no model needed. */
+export const checkPlan = (plan: PlanLike, tools: ReadonlyArray<ToolInfo>): Array<Found> => {
+  const byName = new Map(tools.map((t) => [t.name, t]))
+  const vague = plan.steps.flatMap(specificity)
+  return [
+    ...consistency(plan),
+    ...plan.steps.flatMap((s) => [...hallucination(s, byName), ...doSay(s, byName)]),
+    ...vague,
+    ...relevance(plan, tools, new Set(vague.map((v) => v.location!.stepId!)))
+  ]
+}

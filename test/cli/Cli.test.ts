@@ -1,0 +1,153 @@
+import { describe, expect, it, beforeAll } from "vitest"
+import { Effect, Redacted } from "effect"
+import { execFile } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { backend, freshDatabase } from "../support/database.js"
+
+const dir = mkdtempSync(join(tmpdir(), "aeon-cli-"))
+const db = freshDatabase()
+const env: Record<string, string> = { ...process.env as Record<string, string>, AEON_DATA_DIR: join(dir, "data"), AEON_MODEL_PROVIDER: "", AEON_LLM_API_KEY: "", AEON_LLM_BASE_URL: "" }
+if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
+for (const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "NO_COLOR", "FORCE_COLOR"]) delete env[k]
+// CI machines set CI, which makes picocolors' default colour piped output: the binary must not.
+env.CI = "true"
+
+/** Runs a command as a child process (asynchronously: the test worker stays responsive). */
+const exec = (file: string, args: Array<string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(file, args, { env, encoding: "utf8", timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }))
+  })
+const aeon = (...args: Array<string>) => exec(process.execPath, ["bin/aeon.mjs", ...args])
+const runJson = async (...args: Array<string>) => {
+  const r = await aeon("run", ...args, "--json")
+  let json: any
+  try { json = JSON.parse(r.stdout) } catch { throw new Error(`not JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`) }
+  return { ...r, json }
+}
+
+const verdict = (converged: boolean) => ({ output: { converged, completenessScore: converged ? 1 : 0.3, coherenceScore: 1, consistencyAlignment: {}, reasoning: "r", confidence: 1, reasonCodes: converged ? ["complete"] : ["incomplete"] } })
+const script = (path: string, verdicts: Array<boolean>) => {
+  writeFileSync(path, JSON.stringify({ fallback: "offline", convergence_assessment_user: verdicts.map(verdict) }))
+  return path
+}
+const neverConverges = join(dir, "never.json")
+const convergesThird = join(dir, "third.json")
+const task = "Compute (17 + 25) * 3 and explain the result"
+
+beforeAll(async () => {
+  await Effect.runPromise(db.setup)
+  script(neverConverges, [false])
+  script(convergesThird, [false, false, true])
+}, 60_000)
+
+describe(`the aeon binary (${backend})`, () => {
+  it("run on the offline model converges, prints the answer and a summary, exit 0; inspect shows the passes; runs lists it", async () => {
+    const r = await aeon("run", task, "--user", "cli-user")
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("126")
+    expect(r.stdout).not.toContain("\u001b[") // piped output carries no colour codes
+    expect(r.stdout).toMatch(/converged · \d+ pass(es)? · \d+ LLM calls · \d+ tokens · \$0\.0000 · [\d.]+s · offline · run /)
+    const runId = r.stdout.match(/run ([0-9a-f-]{36})/)![1]!
+    const inspect = await aeon("inspect", runId)
+    expect(inspect.code).toBe(0)
+    expect(inspect.stdout).toContain("├─ pass 0 · PLAN")
+    expect(inspect.stdout).toContain("├─ pass 1 · EXECUTE → EVALUATE")
+    expect(inspect.stdout).toContain("convergence: converged")
+    const inspectJson = JSON.parse((await aeon("inspect", runId, "--json")).stdout)
+    expect(inspectJson.passes.length).toBeGreaterThanOrEqual(2)
+    const runs = await aeon("runs", "--user", "cli-user")
+    expect(runs.stdout).toContain(runId)
+    expect(runs.stdout.split("\n")[0]).toMatch(/^ID\s+STATUS\s+MODE/)
+    expect((await aeon("runs", "--user", "nobody")).stdout.trim()).toBe("no runs")
+    expect((await aeon("runs", "--status", "FAILED", "--json")).stdout.trim()).not.toContain(runId)
+  })
+
+  it("--full skips simple mode; the default AUTO runs simple iterations", async () => {
+    const full = await runJson(task, "--full")
+    expect(full.json).toMatchObject({ mode: "FULL", simpleIterations: [], status: "CONVERGED" })
+    const auto = await runJson(task)
+    expect(auto.json.mode).toBe("AUTO")
+    expect(auto.json.simpleIterations).toHaveLength(1)
+    expect((await runJson(task, "--mode", "simple")).json.mode).toBe("SIMPLE")
+  })
+
+  it("--simple N and --no-escalate: N iterations then stop, exit 2; without it the run escalates", async () => {
+    const stop = await runJson(task, "--script", neverConverges, "--simple", "2", "--no-escalate")
+    expect(stop.code).toBe(2)
+    expect(stop.json.simpleIterations).toHaveLength(2)
+    expect(stop.json.escalation).toBeNull()
+    expect(stop.json.failureSummary.totalIterations).toBe(2)
+    const escalate = await runJson(task, "--provider", "scripted", "--script", convergesThird, "--simple", "2")
+    expect(escalate.json.simpleIterations).toHaveLength(2)
+    expect(escalate.json.escalation).toMatchObject({ iterationsRun: 2 })
+    expect(escalate.json.status).toBe("CONVERGED")
+    expect(escalate.code).toBe(0)
+    expect(escalate.json.model).toBe("scripted")
+  })
+
+  it("every budget flag lands in the run's budget; a crossed cap stops it", async () => {
+    const r = await runJson(task, "--full", "--ttl", "2", "--deadline", "30s", "--max-cost-usd", "0.5", "--max-tokens", "90000", "--max-steps", "9", "--max-llm-calls", "3")
+    const restricted = await runJson(task, "--full", "--tools", "memory.read", "--parallelism", "2")
+    expect(restricted.json.passes[0].planState.steps.some((s: { tool?: string }) => s.tool === "calculator")).toBe(false)
+    expect(r.json.budget).toEqual({ ttl: 2, deadlineMs: 30_000, maxCostUsd: 0.5, maxTokens: 90_000, maxLlmCalls: 3, maxSteps: 9 })
+    expect(r.json.terminationReason).toBe("budget_exhausted")
+    expect(r.json.usage.llmCalls).toBe(3)
+    expect(r.code).toBe(2)
+    const ttl = await runJson(task, "--full", "--ttl", "1", "--script", neverConverges)
+    expect(ttl.json.terminationReason).toBe("ttl_expired")
+    expect(ttl.json.passes.filter((p: any) => p.passNumber > 0)).toHaveLength(1)
+  })
+
+  it("--answer-matches and --criteria are convergence criteria", async () => {
+    const r = await runJson(task, "--full", "--answer-matches", "^never this$", "--ttl", "1")
+    expect(r.json.converged).toBe(false)
+    expect(r.json.passes.at(-1).evaluationResults.convergence.reasonCodes).toContain("answer_does_not_match")
+    const file = join(dir, "criteria.json")
+    writeFileSync(file, JSON.stringify({ answerMentions: ["126"], completenessThreshold: 0.5 }))
+    expect((await runJson(task, "--full", "--criteria", file)).json.converged).toBe(true)
+    writeFileSync(file, JSON.stringify({ answerMentions: ["127"] }))
+    const miss = await runJson(task, "--full", "--criteria", file, "--ttl", "1")
+    expect(miss.json.passes.at(-1).evaluationResults.convergence.reasonCodes).toContain("answer_missing_terms:127")
+  })
+
+  it("on a terminal, progress is redrawn in place (log-update); not on a pipe", async () => {
+    const tty = await exec("script", ["-qec", `stty cols 120 rows 40; ${process.execPath} bin/aeon.mjs run '${task}' --full`, "/dev/null"])
+    expect(tty.stdout).toContain("pass 1 · EXECUTE")
+    expect(tty.stdout).toContain("convergence: completeness 1.00")
+    expect(tty.stdout).toContain("\u001b[1A") // cursor up: the frame is redrawn, not appended
+    const piped = await aeon("run", task, "--full")
+    expect(piped.stdout).not.toContain("\u001b[1A")
+    expect(piped.stdout).not.toContain("pass 1 · EXECUTE")
+  })
+
+  it("bad flags and an unreachable provider exit 1 with a clear message", async () => {
+    const bogus = await aeon("run", task, "--bogus")
+    expect(bogus.code).toBe(1)
+    expect(bogus.stderr + bogus.stdout).toContain("--bogus")
+    const ttl = await aeon("run", task, "--ttl", "-2")
+    expect(ttl.code).toBe(1)
+    expect(ttl.stderr).toContain("budget.ttl: ttl must be a positive integer (was -2)")
+    const deadline = await aeon("run", task, "--deadline", "soon")
+    expect(deadline.code).toBe(1)
+    expect(deadline.stderr).toContain('--deadline: "soon" is not a duration')
+    const tools = await aeon("run", task, "--tools", "calculator,web.search")
+    expect(tools.code).toBe(1)
+    expect(tools.stderr).toContain("unknown tool web.search")
+    const parallelism = await aeon("run", task, "--parallelism", "0")
+    expect(parallelism.code).toBe(1)
+    expect(parallelism.stderr).toContain("parallelism must be between 1 and 32")
+    const criteria = await aeon("run", task, "--criteria", join(dir, "missing.json"))
+    expect(criteria.code).toBe(1)
+    expect(criteria.stderr).toContain("--criteria: cannot read")
+    const unreachable = await aeon("run", task, "--full", "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "local-model")
+    expect(unreachable.code).toBe(1)
+    expect(unreachable.stderr).toContain("ModelUnavailableError")
+    expect(unreachable.stdout).toContain("openai:local-model")
+    const missing = await aeon("inspect", "no-such-run")
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain("run no-such-run does not exist")
+  })
+})

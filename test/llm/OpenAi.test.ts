@@ -1,0 +1,111 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Fiber } from "effect"
+import { afterAll, beforeAll } from "vitest"
+import * as OpenAi from "../../src/llm/OpenAi.js"
+import { Contracts } from "../../src/prompts/PromptRegistry.js"
+import { startOpenAiStub, type OpenAiStub } from "../support/OpenAiStub.js"
+
+const synthesisInput = {
+  request: "Compute 2 + 2",
+  executionResults: [{ stepId: "s1", description: "Compute", status: "complete", stepOutput: "4" }],
+  convergenceStatus: true,
+  label: "converged",
+  totalPasses: 1,
+  ttlRemaining: 2
+}
+const goodAnswer = JSON.stringify({ answerText: "4", confidence: 0.9, usedStepIds: ["s1"] })
+
+let stub: OpenAiStub
+beforeAll(async () => { stub = await startOpenAiStub() })
+afterAll(() => stub.close())
+
+const model = (overrides: Partial<OpenAi.OpenAiOptions> = {}) =>
+  OpenAi.make({ baseURL: stub.baseURL, apiKey: "k", model: "gpt-4o-mini", timeoutMs: 5_000, maxRetries: 3, retryBaseMs: 5, ...overrides },
+    { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000 })
+
+const fresh = (...replies: Parameters<OpenAiStub["reply"]>) => stub.reply(...replies)
+
+describe("OpenAi layer against an OpenAI-compatible stub", () => {
+  it.live("returns the decoded output with usage and cost, sending the output JSON Schema", () =>
+    Effect.gen(function*() {
+      fresh({ content: goodAnswer, usage: { prompt_tokens: 100, completion_tokens: 20 } })
+      const r = yield* model().generate(Contracts.answerSynthesis, synthesisInput)
+      expect(r.output.answerText).toBe("4")
+      expect(r.usage.inputTokens).toBe(100)
+      expect(r.usage.outputTokens).toBe(20)
+      expect(r.usage.costUsd).toBeCloseTo(100 * 1 + 20 * 2)
+      const sent = stub.requests.at(-1)
+      expect(sent.response_format.type).toBe("json_schema")
+      expect(sent.response_format.json_schema.schema.required).toContain("answerText")
+      expect(sent.messages[1].content).toContain("Compute 2 + 2")
+    }))
+
+  it.live("retries a 429 honouring retry-after, then succeeds", () =>
+    Effect.gen(function*() {
+      fresh({ status: 429, headers: { "retry-after-ms": "30" } }, { content: goodAnswer })
+      const started = Date.now()
+      const r = yield* model().generate(Contracts.answerSynthesis, synthesisInput)
+      expect(r.output.answerText).toBe("4")
+      expect(stub.requests.length).toBe(2)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(25)
+    }))
+
+  it.live("retries 500 twice, then succeeds", () =>
+    Effect.gen(function*() {
+      fresh({ status: 500 }, { status: 502 }, { content: goodAnswer })
+      const r = yield* model().generate(Contracts.answerSynthesis, synthesisInput)
+      expect(r.output.usedStepIds).toEqual(["s1"])
+      expect(stub.requests.length).toBe(3)
+    }))
+
+  it.live("gives up after maxRetries with the HTTP error", () =>
+    Effect.gen(function*() {
+      fresh({ status: 503 })
+      const exit = yield* Effect.exit(model({ maxRetries: 1 }).generate(Contracts.answerSynthesis, synthesisInput))
+      expect(exit).toMatchObject({ _tag: "Failure" })
+      expect(JSON.stringify(exit)).toContain("ModelHttpError")
+      expect(stub.requests.length).toBe(2)
+    }))
+
+  it.live("a call slower than the timeout is a typed timeout error", () =>
+    Effect.gen(function*() {
+      fresh({ content: goodAnswer, delayMs: 1_000 })
+      const error = yield* Effect.flip(model({ timeoutMs: 100 }).generate(Contracts.answerSynthesis, synthesisInput))
+      expect(error._tag).toBe("ModelTimeoutError")
+    }))
+
+  it.live("malformed JSON surfaces as a decode error carrying the raw text", () =>
+    Effect.gen(function*() {
+      fresh({ content: "{\"answerText\": \"4\", " })
+      const error = yield* Effect.flip(model().generate(Contracts.answerSynthesis, synthesisInput))
+      expect(error._tag).toBe("ModelDecodeError")
+      if (error._tag === "ModelDecodeError") expect(error.raw).toBe("{\"answerText\": \"4\", ")
+    }))
+
+  it.live("an answer that is JSON but breaks the output schema is a decode error, not a default", () =>
+    Effect.gen(function*() {
+      fresh({ content: JSON.stringify({ answerText: "4", confidence: "high" }) })
+      const error = yield* Effect.flip(model().generate(Contracts.answerSynthesis, synthesisInput))
+      expect(error._tag).toBe("ModelDecodeError")
+      expect(error.message).toContain("confidence")
+    }))
+
+  it.live("falls back to JSON mode when the endpoint rejects json_schema", () =>
+    Effect.gen(function*() {
+      fresh({ status: 400, body: { error: { message: "response_format json_schema is not supported" } } }, { content: goodAnswer })
+      const r = yield* model().generate(Contracts.answerSynthesis, synthesisInput)
+      expect(r.output.answerText).toBe("4")
+      expect(stub.requests.at(-1).response_format).toEqual({ type: "json_object" })
+    }))
+
+  it.live("interrupting the calling fiber closes the HTTP request", () =>
+    Effect.gen(function*() {
+      fresh({ content: goodAnswer, delayMs: 2_000 })
+      const fiber = yield* Effect.fork(model().generate(Contracts.answerSynthesis, synthesisInput))
+      yield* Effect.promise(async () => { while (stub.requests.length === 0) await new Promise((r) => setTimeout(r, 5)) })
+      const exit = yield* Fiber.interrupt(fiber)
+      expect(Exit.isInterrupted(exit)).toBe(true)
+      yield* Effect.promise(async () => { for (let i = 0; i < 100 && stub.disconnects.length === 0; i++) await new Promise((r) => setTimeout(r, 10)) })
+      expect(stub.disconnects.length).toBe(1)
+    }))
+})

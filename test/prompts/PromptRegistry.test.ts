@@ -1,0 +1,80 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { ALL_PROMPT_IDS, PromptId } from "../../src/prompts/PromptId.js"
+import { getDefinition, registry, render } from "../../src/prompts/PromptRegistry.js"
+import { placeholders } from "../../src/prompts/Templates.js"
+
+const planView = { goal: "g", steps: [{ stepId: "s1", stepIndex: 1, description: "Compute x", dependencies: [], status: "pending" }] }
+const sample: Record<string, unknown> = {
+  [PromptId.PLAN_GENERATION_USER]: { request: "Compute 1 + 1", tools: [{ name: "calculator", description: "math" }] },
+  [PromptId.REASONING_STEP_USER]: { request: "r", planGoal: "g", stepId: "s1", stepDescription: "Compute x", stepIndex: 1, totalSteps: 1, passNumber: 1, phase: "EXECUTE", ttlRemaining: 2, correlationId: "c", incomingContext: "" },
+  [PromptId.VALIDATION_SEMANTIC_USER]: { request: "r", artifactType: "plan", plan: planView, tools: ["calculator"], knownIssues: [] },
+  [PromptId.CONVERGENCE_ASSESSMENT_USER]: { request: "r", plan: planView, validationSummary: "none", completenessThreshold: 0.8, coherenceThreshold: 0.7 },
+  [PromptId.TASKPROFILE_INFERENCE_USER]: { request: "r" },
+  [PromptId.TASKPROFILE_UPDATE_USER]: { request: "r", currentProfile: {}, passNumber: 1, validationIssueCount: 0, convergenceFailures: [], refinementsNeeded: 0 },
+  [PromptId.RECURSIVE_PLAN_GENERATION_USER]: { request: "r", goal: "g", tools: [], depthLevel: 1 },
+  [PromptId.RECURSIVE_SUBPLAN_GENERATION_USER]: { request: "r", parentStep: planView.steps[0], depthLevel: 1, tools: [] },
+  [PromptId.RECURSIVE_REFINEMENT_USER]: { request: "r", plan: planView, issues: [], convergenceReasons: [], tools: [], frozenStepIds: [] },
+  [PromptId.SUPERVISOR_REPAIR_JSON_USER]: { raw: "{", decodeError: "e", expectedSchema: {} },
+  [PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER]: { tool: "calculator", toolDescription: "d", inputSchema: {}, badInput: 1, decodeError: "e" },
+  [PromptId.SUPERVISOR_REPAIR_PLAN_USER]: { request: "r", plan: {}, violation: "v" },
+  [PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER]: { stepDescription: "d", missingTool: "web", tools: ["calculator"] },
+  [PromptId.ANSWER_SYNTHESIS_USER]: { request: "r", executionResults: [], convergenceStatus: true, label: "converged", totalPasses: 1, ttlRemaining: 1 }
+}
+
+describe("prompt registry", () => {
+  for (const id of ALL_PROMPT_IDS) {
+    it(`${id} is registered and renders from a valid input`, () =>
+      Effect.gen(function*() {
+        const definition = getDefinition(id)
+        expect(definition.id).toBe(id)
+        const input = id.endsWith("_system") ? {} : sample[id]
+        expect(input, `no sample input for ${id}`).toBeDefined()
+        const text = yield* render(id, input)
+        expect(text.length).toBeGreaterThan(20)
+        expect(text).not.toMatch(/\{\{\w+\}\}/)
+        if (id.endsWith("_user")) expect(definition.output, `${id} answers JSON and needs an output schema`).toBeDefined()
+      }).pipe(Effect.runPromise))
+  }
+
+  it("has exactly one definition per PromptId and fixes the typo", () => {
+    expect(registry.size).toBe(ALL_PROMPT_IDS.length)
+    expect(Object.keys(PromptId)).toContain("CONVERGENCE_ASSESSMENT_USER")
+    expect(Object.keys(PromptId)).not.toContain("CONVERGENCE_ASSSESSMENT_USER")
+  })
+
+  it("templates reference only fields of their input schema", () => {
+    for (const [id, def] of registry) {
+      const fields = Object.keys((def.input as any).fields ?? {})
+      for (const p of placeholders(def.template)) expect(fields, `${id} uses {{${p}}}`).toContain(p)
+    }
+  })
+
+  it.effect("a bad input fails with a decode error naming the field", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(render(PromptId.REASONING_STEP_USER, { request: "r" }))
+      expect(error._tag).toBe("PromptInputError")
+      expect(error.message).toContain("stepDescription")
+      const empty = yield* Effect.flip(render(PromptId.PLAN_GENERATION_USER, { request: "  ", tools: [] }))
+      expect(empty.message).toContain("request must be non-empty")
+    }))
+
+  it("no file outside src/prompts builds prompt text", () => {
+    const files: Array<string> = []
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name)
+        if (statSync(path).isDirectory()) walk(path)
+        else if (path.endsWith(".ts")) files.push(path)
+      }
+    }
+    walk("src")
+    const promptLike = /(You are (a|the|an) |Answer with JSON|Return \{\\?"|role:\s*"(system|user)",\s*content:\s*[`"'][A-Z])/
+    const offenders = files.filter((f) => !f.startsWith(join("src", "prompts")) && promptLike.test(readFileSync(f, "utf8")))
+    expect(offenders).toEqual([])
+    // the scan can find prompt text: it flags the registry itself
+    expect(files.filter((f) => promptLike.test(readFileSync(f, "utf8"))).length).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Aeon from "../../src/Aeon.js"
+import type { RunEvent } from "../../src/domain/RunEvent.js"
+import { EventSink } from "../../src/kernel/RunEvents.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import * as Scripted from "../../src/llm/Scripted.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import { prepare, resumeUnfinished } from "../../src/run/Run.js"
+import * as Database from "../../src/store/Database.js"
+import { RunStore } from "../../src/store/RunStore.js"
+import { tool } from "../../src/tools/ToolRegistry.js"
+import { backend, freshDatabase } from "../support/database.js"
+import { convergingScript, planOut, reasoned } from "../support/scripts.js"
+
+const executions: Array<string> = []
+const ledger = tool({
+  name: "ledger.write",
+  description: "Writes a record to the ledger (a side effect that must happen once).",
+  input: Schema.Struct({ record: Schema.String }),
+  output: Schema.Struct({ written: Schema.String }),
+  timeoutMs: 5_000,
+  idempotent: false,
+  run: ({ record }) => Effect.sync(() => { executions.push(record); return { written: record } })
+})
+
+const script = () => ({
+  ...convergingScript(),
+  [PromptId.PLAN_GENERATION_USER]: [planOut([
+    { id: "s1", d: "Write the record 'debit' to the ledger", tool: "ledger.write", input: { record: "debit" } },
+    { id: "s2", d: "Write the record 'credit' to the ledger", tool: "ledger.write", input: { record: "credit" }, deps: ["s1"] },
+    { id: "s3", d: "Explain the two ledger records", deps: ["s2"] }
+  ])],
+  [PromptId.REASONING_STEP_USER]: [(r: any) => reasoned(`done ${r.input.stepId}`)]
+})
+
+const runtime = (db: ReturnType<typeof freshDatabase>, model: Scripted.ScriptedModel, crashAfter?: (e: RunEvent) => boolean) => {
+  const store = Database.storeLayer(7).pipe(Layer.provide(Database.clientLayer(db)), Layer.orDie)
+  let crashed = false
+  // a process that dies: once the crash point is persisted, nothing more reaches the database
+  const sink = Layer.effect(EventSink, Effect.map(RunStore, (s) => ({
+    append: (e: RunEvent) => crashed ? Effect.never : s.append(e).pipe(Effect.orDie, Effect.tap(() => { if (crashAfter?.(e)) crashed = true }))
+  }))).pipe(Layer.provide(store))
+  const layer = Layer.mergeAll(Aeon.layerWithTools([ledger]), Layer.succeed(LanguageModel, model.service), store, sink)
+  return { rt: ManagedRuntime.make(layer), isCrashed: () => crashed }
+}
+
+describe(`recovery on ${backend}`, () => {
+  it("a run cut off mid-pass resumes on a new runtime: completed steps and finished tool calls are not run again", async () => {
+    executions.length = 0
+    const base = freshDatabase()
+    const db = backend === "pglite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-recovery-")) } : base
+    await Effect.runPromise(db.setup)
+
+    const first = Scripted.make(script())
+    const one = runtime(db, first, (e) => e._tag === "ToolInvoked" && e.stepId === "s2")
+    const runId = await one.rt.runPromise(prepare({ task: "Record a debit and a credit and explain them", mode: "FULL" }).pipe(Effect.map((p) => {
+      Effect.runFork(p.execute)
+      return p.runId
+    })))
+    for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+    expect(one.isCrashed()).toBe(true)
+    expect(executions).toEqual(["debit", "credit"])
+    await one.rt.dispose()
+
+    const second = Scripted.make(script())
+    const two = runtime(db, second)
+    const results = await two.rt.runPromise(resumeUnfinished)
+    expect(results.map((r) => r.runId)).toEqual([runId])
+    expect(results[0]!.status).toBe("CONVERGED")
+    expect(executions).toEqual(["debit", "credit"]) // each tool ran exactly once across both processes
+    const reasoningAfterRestart = second.calls.filter((c) => c.promptId === PromptId.REASONING_STEP_USER).map((c) => (c.input as { stepId: string }).stepId)
+    expect(reasoningAfterRestart).toEqual(["s2", "s3"]) // s1 completed before the crash; s2's tool result was reused
+    expect(second.calls.some((c) => c.promptId === PromptId.PLAN_GENERATION_USER)).toBe(false)
+    const events = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(runId)))
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+    expect(events.filter((e) => e._tag === "RunStarted")).toHaveLength(1)
+    expect(events.filter((e) => e._tag === "StepFinished").map((e) => (e as any).stepId)).toEqual(["s1", "s2", "s3"])
+    expect(events.filter((e) => e._tag === "ToolInvoked")).toHaveLength(2)
+    expect(events.at(-1)).toMatchObject({ _tag: "RunFinished", status: "CONVERGED" })
+    const s2 = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.getRun(runId)))
+    expect(s2._tag === "Some" && s2.value.status).toBe("CONVERGED")
+    await two.rt.dispose()
+  }, 60_000)
+})

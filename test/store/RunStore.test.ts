@@ -1,0 +1,122 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, Option, Schema } from "effect"
+import { ReasoningTrace, AgentSession } from "../../src/domain/Records.js"
+import { prepare } from "../../src/run/Run.js"
+import { RunStore } from "../../src/store/RunStore.js"
+import { backend, storeLayer } from "../support/database.js"
+import { scripted } from "../support/engine.js"
+import { convergingScript } from "../support/scripts.js"
+
+const task = "Compute 6 * 7 and explain it"
+const withStore = (script = convergingScript()) => Layer.provideMerge(scripted(script, { fallback: false }).layer, storeLayer())
+
+const run = (input: object) =>
+  Effect.gen(function*() {
+    const p = yield* prepare({ task, mode: "FULL", ...input })
+    const result = yield* p.execute
+    return { result, events: yield* p.events.log }
+  })
+
+describe(`RunStore on ${backend}`, () => {
+  it.effect("stores the run, its events in order, its result and a history equal to the live one", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const { result, events } = yield* run({ userId: "ada" })
+      const stored = Option.getOrThrow(yield* store.getRun(result.runId))
+      expect(stored).toMatchObject({ status: "CONVERGED", userId: "ada", task, mode: "FULL" })
+      expect((stored.result as any).finalAnswer.answerText).toBe(result.finalAnswer?.answerText)
+      expect(stored.usage).toEqual(result.usage)
+      const persisted = yield* store.events(result.runId)
+      expect(persisted.map((e) => [e.seq, e._tag])).toEqual(events.map((e) => [e.seq, e._tag]))
+      expect(persisted).toEqual(events)
+      expect((yield* store.events(result.runId, 5)).map((e) => e.seq)[0]).toBe(5)
+      const history = yield* store.history(result.runId)
+      expect(history.passes.length).toBe(result.history.passes.length)
+      expect(history.finalResult.converged).toBe(true)
+    }).pipe(Effect.provide(withStore())))
+
+  it.effect("one session per run with execution metadata consistent with the events, and a non-empty trace", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const { result, events } = yield* run({ userId: "bob" })
+      const session = Option.getOrThrow(yield* store.session(result.runId))
+      expect(() => Schema.decodeUnknownSync(AgentSession)(session)).not.toThrow()
+      expect(session.status).toBe("completed")
+      expect(session.prioritizedPlan?.executionWaves.map((w) => w.taskIds)).toEqual([["s1"], ["s2"]])
+      expect(session.prioritizedPlan?.dependencies).toEqual([expect.objectContaining({ sourceTaskId: "s2", targetTaskId: "s1", relationshipType: "prerequisite" })])
+      const m = session.executionMetadata
+      expect(m.stepsTaken).toBe(events.filter((e) => e._tag === "StepFinished").length)
+      expect(m.toolCallCounts).toEqual({ calculator: 1 })
+      expect(m.successRate).toBe(1)
+      expect(m.errorCount).toBe(0)
+      const trace = Option.getOrThrow(yield* store.trace(result.runId))
+      expect(() => Schema.decodeUnknownSync(ReasoningTrace)(trace)).not.toThrow()
+      expect(trace.steps.map((s) => [s.toolName, s.planStepId, s.status])).toEqual([["calculator", "s1", "success"], [null, "s1", "success"], [null, "s2", "success"]])
+      expect(trace.steps[0]).toMatchObject({ toolInput: { expression: "6 * 7" }, toolOutput: { expression: "6 * 7", value: 42 } })
+    }).pipe(Effect.provide(withStore())))
+
+  it.effect("lists runs by user and status with cursor pagination", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) ids.push((yield* run({ userId: i % 2 === 0 ? "even" : "odd" })).result.runId)
+      const page1 = yield* store.listRuns({ first: 2 })
+      expect(page1.runs).toHaveLength(2)
+      expect(page1.hasNextPage).toBe(true)
+      const page2 = yield* store.listRuns({ first: 2, after: page1.endCursor! })
+      const page3 = yield* store.listRuns({ first: 2, after: page2.endCursor! })
+      const all = [...page1.runs, ...page2.runs, ...page3.runs].map((r) => r.id)
+      expect(new Set(all).size).toBe(5)
+      expect(page3.hasNextPage).toBe(false)
+      expect((yield* store.listRuns({ userId: "even" })).runs.map((r) => r.userId)).toEqual(["even", "even", "even"])
+      expect((yield* store.listRuns({ status: "CONVERGED" })).runs).toHaveLength(5)
+      expect((yield* store.listRuns({ status: "FAILED" })).runs).toHaveLength(0)
+    }).pipe(Effect.provide(withStore())))
+
+  it.effect("at most one running session per user, earlier sessions kept", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const sql = yield* SqlClient.SqlClient
+      yield* run({ userId: "cy" })
+      yield* run({ userId: "cy" })
+      expect((yield* sql`SELECT status FROM agent_sessions WHERE user_id = 'cy'`).length).toBe(2)
+      yield* store.createRun({ id: "busy-1", userId: "dee", task, mode: "FULL", input: {}, status: "RUNNING" })
+      yield* store.append({ _tag: "RunStarted", runId: "busy-1", seq: 1, at: Date.now(), task, mode: "FULL", model: "m", budget: { ttl: 1, deadlineMs: 1, maxCostUsd: 1, maxTokens: 1, maxLlmCalls: 1, maxSteps: 1 } })
+      const busy = yield* Effect.flip(prepare({ task, userId: "dee" }))
+      expect(busy._tag).toBe("UserBusyError")
+      expect(busy.message).toContain("user dee already has a running run")
+      const direct = yield* Effect.flip(sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata) VALUES ('x', 'dee', 'busy-1', 'running', '{}'::jsonb)`)
+      expect(direct._tag).toBe("SqlError")
+    }).pipe(Effect.provide(withStore())))
+
+  it.effect("retention: a trigger deletes traces older than the window", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const sql = yield* SqlClient.SqlClient
+      const a = (yield* run({})).result.runId
+      const b = (yield* run({})).result.runId
+      yield* sql`UPDATE reasoning_traces SET created_at = now() - interval '8 days' WHERE id = ${`trace-${a}`}`
+      yield* sql`UPDATE reasoning_traces SET created_at = now() - interval '6 days' WHERE id = ${`trace-${b}`}`
+      yield* run({})
+      expect(Option.isNone(yield* store.trace(a))).toBe(true)
+      expect(Option.isSome(yield* store.trace(b))).toBe(true)
+      yield* store.setRetentionDays(5)
+      yield* run({})
+      expect(Option.isNone(yield* store.trace(b))).toBe(true)
+    }).pipe(Effect.provide(withStore())))
+
+  it.effect("run_events is append-only; a write the database refuses is a typed StoreError", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const sql = yield* SqlClient.SqlClient
+      const { result } = yield* run({})
+      const update = yield* Effect.flip(sql`UPDATE run_events SET type = 'x' WHERE run_id = ${result.runId}`)
+      expect(String(update.cause ?? update.message)).toContain("append-only")
+      const orphan = yield* Effect.flip(store.append({ _tag: "PassFinished", runId: "no-such-run", seq: 1, at: Date.now(), passNumber: 0, ttlRemaining: 0 }))
+      expect(orphan._tag).toBe("StoreError")
+      expect(orphan.message).toContain("no-such-run")
+      const dup = yield* Effect.flip(store.append({ _tag: "PassFinished", runId: result.runId, seq: 1, at: Date.now(), passNumber: 0, ttlRemaining: 0 }))
+      expect(dup._tag).toBe("StoreError")
+    }).pipe(Effect.provide(withStore())))
+})
