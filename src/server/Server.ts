@@ -1,7 +1,7 @@
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
-import { createServer, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { readFileSync } from "node:fs"
 import { useServer } from "graphql-ws/use/ws"
@@ -88,14 +88,37 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     logging: false
   })
 
+  const tooLarge = (res: ServerResponse) =>
+    res.writeHead(413, { "content-type": "application/json", connection: "close" })
+      .end(JSON.stringify({ errors: [{ message: `request body over ${options.maxBodyBytes} bytes`, extensions: { code: "PAYLOAD_TOO_LARGE" } }] }))
   const server: Server = createServer((req, res) => {
-    const length = Number(req.headers["content-length"] ?? 0)
-    if (length > options.maxBodyBytes) {
-      res.writeHead(413, { "content-type": "application/json" }).end(JSON.stringify({ errors: [{ message: `request body over ${options.maxBodyBytes} bytes` }] }))
-      req.resume()
-      return
+    if (req.headers["content-length"] !== undefined) {
+      if (Number(req.headers["content-length"]) > options.maxBodyBytes) {
+        tooLarge(res)
+        req.resume()
+        return
+      }
+      return void yoga.handle(req, res)
     }
-    yoga.handle(req, res)
+    if (req.method === "GET" || req.method === "HEAD") return void yoga.handle(req, res)
+    // A body of unknown length (chunked): read it with the limit counted, then hand it to yoga as a buffer
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > options.maxBodyBytes) {
+        req.removeAllListeners("data")
+        req.removeAllListeners("end")
+        tooLarge(res)
+        req.resume()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on("end", () => {
+      ;(req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks)
+      yoga.handle(req, res)
+    })
   })
 
   const wss = new WebSocketServer({ server, path: "/graphql" })

@@ -2,10 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generate } from "@graphql-codegen/cli"
 import { serverAudits } from "graphql-http"
 import { readFileSync } from "node:fs"
+import { request } from "node:http"
 import config from "../../codegen.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
 import { gql, startServer, waitFor, type TestServer } from "../support/server.js"
+
+/** POSTs a body in chunks, without content-length (transfer-encoding: chunked). */
+const chunkedPost = (url: string, chunks: Array<string>) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
+      let body = ""
+      res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on("error", reject)
+    for (const c of chunks) req.write(c)
+    req.end()
+  })
 
 const slowScript = () => ({ ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 150 }] })
 
@@ -115,6 +128,13 @@ describe("GraphQL over HTTP", () => {
     expect(bombed.body.errors?.map((e) => e.extensions?.code)).toContain("QUERY_TOO_COSTLY")
     const huge = await gql(server.url, `# ${"x".repeat(1_100_000)}\n{ health { ok } }`)
     expect(huge.status).toBe(413)
+    // a chunked body carries no content-length: it is counted as it arrives
+    const chunkedHuge = await chunkedPost(server.url, [JSON.stringify({ query: `# ${"x".repeat(600_000)}` }).slice(0, -2), `${"y".repeat(600_000)}"}`])
+    expect(chunkedHuge.status).toBe(413)
+    expect(JSON.parse(chunkedHuge.body).errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE")
+    const chunkedSmall = await chunkedPost(server.url, ['{"query":"{ health', ' { ok } }"}'])
+    expect(chunkedSmall.status).toBe(200)
+    expect(JSON.parse(chunkedSmall.body).data.health.ok).toBe(true)
     const get = await fetch(`${server.url}?query=${encodeURIComponent("{ health { ok } }")}`)
     expect(get.status).toBe(403)
     const getWithHeader = await fetch(`${server.url}?query=${encodeURIComponent("{ health { ok } }")}`, { headers: { "x-graphql-yoga-csrf": "1" } })
