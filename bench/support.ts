@@ -9,11 +9,12 @@ export const now = () => performance.now()
 export const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 export const percentile = (xs: ReadonlyArray<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
 
-/** A model that answers at once (or after `delayMs`): a plan of `steps` steps, `passes` passes to converge, one added step per refinement. */
+/** A model that answers at once (or after `delayMs`) and reports its usage: a plan of `steps` steps, `passes` passes to converge, one added step per refinement. */
 export const loopScript = (steps: number, passes: number, delayMs = 0): Scripted.Script => {
   let assessed = 0
   let added = 0
-  const d = delayMs > 0 ? { delayMs } : {}
+  // usage as a provider reports it (OpenAI-compatible APIs do): Aeon counts tokens itself only for models that do not
+  const d = { ...(delayMs > 0 ? { delayMs } : {}), inputTokens: 400, outputTokens: 60 }
   return {
     [PromptId.TASKPROFILE_INFERENCE_USER]: [{ ...d, output: { reasoningDepth: Math.min(5, passes), informationSufficiency: 0.9, expectedToolUsage: "moderate", outputBreadth: "narrow", confidenceRequirement: "medium", rawInference: "bench" } }],
     [PromptId.TASKPROFILE_UPDATE_USER]: [{ ...d, output: { reasoningDepth: Math.min(5, passes), informationSufficiency: 0.9, expectedToolUsage: "moderate", outputBreadth: "narrow", confidenceRequirement: "medium", rawInference: "bench", adjustmentReason: "unchanged" } }],

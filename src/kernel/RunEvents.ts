@@ -1,22 +1,36 @@
-import { Clock, Context, Effect, Layer, PubSub, Ref, Stream } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Exit, Layer, PubSub, Stream } from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 
 /** Where events are persisted before they are published (the store implements it). */
 export interface EventSinkService {
-  readonly append: (event: RunEvent) => Effect.Effect<void>
+  /**
+   * Persists events in order, all of them or none; a database failure is a defect (the run stops loudly).
+   * `log` is the run's whole log so far (the batch is its tail): what RunFinished's records are built from.
+   */
+  readonly append: (events: ReadonlyArray<RunEvent>, log: ReadonlyArray<RunEvent>) => Effect.Effect<void>
 }
 export class EventSink extends Context.Tag("aeon/EventSink")<EventSink, EventSinkService>() {}
 export const noSink: EventSinkService = { append: () => Effect.void }
 export const layerNoSink = Layer.succeed(EventSink, noSink)
 
+/**
+ * Events the run waits on until they are stored: the run's start, a finished tool call (its side effect
+ * happened: a resumed run must find it instead of calling the tool again) and the run's end (its result).
+ * Other events are stored by the run's writer in group commits while the run goes on.
+ */
+export const isDurabilityPoint = (e: RunEvent) => e._tag === "RunStarted" || e._tag === "ToolInvoked" || e._tag === "RunFinished"
+
 /** One run's event stream: sequence-numbered, persisted, then published; late subscribers replay the log. */
 export interface RunEvents {
   readonly runId: string
   readonly emit: (body: RunEventBody) => Effect.Effect<RunEvent>
+  /** Every event emitted so far (some may still be on their way to the store). */
   readonly log: Effect.Effect<ReadonlyArray<RunEvent>>
   /** How many events the run has (without copying its log). */
   readonly count: Effect.Effect<number>
-  /** Replays from `fromSeq`, then follows live; ends after RunFinished. No gap, no duplicate. */
+  /** Waits until every event emitted so far is stored and published. */
+  readonly flushed: Effect.Effect<void>
+  /** Replays the stored events from `fromSeq`, then follows live; ends after RunFinished. No gap, no duplicate. */
   readonly stream: (fromSeq?: number) => Stream.Stream<RunEvent>
 }
 
@@ -26,23 +40,79 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
     // appended in place: a run's log grows linearly, never copied per event
     const events: Array<RunEvent> = [...history]
     const firstSeq = history.length === 0 ? 1 : history[0]!.seq
-    const seq = yield* Ref.make(history.length === 0 ? 0 : history[history.length - 1]!.seq)
+    let lastSeq = history.length === 0 ? 0 : history[history.length - 1]!.seq
+    let storedSeq = lastSeq // events up to this seq are stored and published
+    const direct = sink === noSink
+
+    // the writer: one fiber at a time drains what the run emitted meanwhile, in one append per batch
+    let pending: Array<RunEvent> = []
+    let writing = false
+    let failure: Cause.Cause<never> | undefined
+    let waiters: Array<{ readonly seq: number; readonly done: Deferred.Deferred<void> }> = []
+    const release = (all: boolean) =>
+      Effect.suspend(() => {
+        const ready = all ? waiters : waiters.filter((w) => w.seq <= storedSeq)
+        if (ready.length === 0) return Effect.void
+        waiters = all ? [] : waiters.filter((w) => w.seq > storedSeq)
+        return Effect.forEach(ready, (w) => (failure ? Deferred.failCause(w.done, failure) : Deferred.succeed(w.done, undefined)), { discard: true })
+      })
+    const write: Effect.Effect<void> = Effect.gen(function*() {
+      while (pending.length > 0) {
+        const batch = pending
+        pending = []
+        const exit = yield* Effect.exit(sink.append(batch, events))
+        if (Exit.isFailure(exit)) {
+          failure = exit.cause
+          pending = []
+          break
+        }
+        storedSeq = batch[batch.length - 1]!.seq
+        yield* PubSub.publishAll(pubsub, batch)
+        yield* release(false)
+      }
+      writing = false
+      if (failure) yield* release(true)
+    })
+    const waitStored = (seq: number) =>
+      Effect.suspend(() => {
+        if (failure) return Effect.failCause(failure)
+        if (seq <= storedSeq) return Effect.void
+        return Effect.flatMap(Deferred.make<void>(), (done) => {
+          waiters.push({ seq, done })
+          return Deferred.await(done)
+        })
+      })
+
     const emit = (body: RunEventBody) =>
       Effect.gen(function*() {
+        if (failure) return yield* Effect.failCause(failure)
         const at = yield* Clock.currentTimeMillis
-        const n = yield* Ref.updateAndGet(seq, (s) => s + 1)
-        const event = { ...body, runId, seq: n, at } as RunEvent
-        yield* sink.append(event)
+        const event = { ...body, runId, seq: ++lastSeq, at } as RunEvent
         events.push(event)
-        yield* PubSub.publish(pubsub, event)
+        if (direct) {
+          storedSeq = event.seq
+          yield* PubSub.publish(pubsub, event)
+          return event
+        }
+        pending.push(event)
+        if (!writing) {
+          writing = true
+          yield* Effect.forkDaemon(write)
+        }
         return event
-      }).pipe(Effect.uninterruptible)
+      }).pipe(
+        Effect.uninterruptible,
+        // the event is in the log and on its way; waiting for it to be stored can be interrupted
+        Effect.tap((event) => (isDurabilityPoint(event) && !direct ? waitStored(event.seq) : Effect.void))
+      )
+
     const stream = (fromSeq = 0): Stream.Stream<RunEvent> =>
       Stream.unwrapScoped(
         Effect.gen(function*() {
+          // subscribe first, then read what is stored: an event stored meanwhile arrives live (filtered by seq)
           const live = yield* PubSub.subscribe(pubsub)
-          const past = events.slice(Math.max(0, fromSeq - firstSeq))
-          const last = past.length > 0 ? past[past.length - 1]!.seq : fromSeq - 1
+          const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, storedSeq - firstSeq + 1))
+          const last = past.length > 0 ? past[past.length - 1]!.seq : Math.max(fromSeq - 1, storedSeq)
           const finished = past.some((e) => e._tag === "RunFinished")
           const replay = Stream.fromIterable(past)
           if (finished) return replay
@@ -53,5 +123,12 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
           return Stream.concat(replay, follow)
         })
       )
-    return { runId, emit, log: Effect.sync(() => events.slice()), count: Effect.sync(() => events.length), stream } satisfies RunEvents
+    return {
+      runId,
+      emit,
+      log: Effect.sync(() => events.slice()),
+      count: Effect.sync(() => events.length),
+      flushed: Effect.suspend(() => waitStored(lastSeq)),
+      stream
+    } satisfies RunEvents
   })

@@ -99,14 +99,16 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
       )
       const user = renderTemplate(contract.user.template, decodedInput as Record<string, unknown>)
       const maxOutputTokens = options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
-      const inputTokens = countTokens(system) + countTokens(user)
+      // a token covers at least one UTF-8 byte and a UTF-16 unit at most three bytes: 3 × length bounds the
+      // input's tokens. Counting exactly is only needed when that bound does not fit the budget, or when the
+      // provider does not report usage.
+      let counted: number | undefined
+      const inputTokens = () => (counted ??= countTokens(system) + countTokens(user))
       if (options?.admit) {
-        yield* options.admit({
-          promptId: contract.id,
-          inputTokens,
-          maxOutputTokens,
-          maxCostUsd: costOf(price, inputTokens, maxOutputTokens)
-        })
+        const admit = options.admit
+        const estimate = (tokens: number) => ({ promptId: contract.id, inputTokens: tokens, maxOutputTokens, maxCostUsd: costOf(price, tokens, maxOutputTokens) })
+        const bound = 3 * (system.length + user.length)
+        yield* admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(inputTokens()))))
       }
       const started = yield* Clock.currentTimeMillis
       const response = yield* complete({
@@ -118,7 +120,7 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
         maxOutputTokens
       })
       const latencyMs = (yield* Clock.currentTimeMillis) - started
-      const usedInput = response.inputTokens ?? inputTokens
+      const usedInput = response.inputTokens ?? inputTokens()
       const usedOutput = Math.min(response.outputTokens ?? countTokens(response.text), Math.max(maxOutputTokens, 0))
       const usage: CallUsage = {
         model: label,

@@ -157,6 +157,8 @@ const execute = (caps: Capabilities, input: RunTaskInput, runId: string, events:
     )
     return resultFromEvents(yield* events.log)
   }).pipe(
+    // however the run ends (a shutdown interrupts it without RunFinished), what it emitted reaches the store
+    Effect.ensuring(Effect.exit(events.flushed)),
     Effect.withSpan("Aeon.run", { captureStackTrace: false, attributes: { "aeon.run_id": runId } })
   )
 

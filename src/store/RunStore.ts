@@ -41,8 +41,11 @@ export interface Service {
   /** Refuses a user with a running run unless allowBusyUser (the server then queues the run behind it). */
   readonly createRun: (run: { id: string; userId?: string | undefined; task: string; mode: string; input: unknown; status: "QUEUED" | "RUNNING"; allowBusyUser?: boolean }) => Effect.Effect<void, StoreError | UserBusyError>
   readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
-  /** Appends one event (in order); RunStarted opens the session, RunFinished writes result, session, trace. */
-  readonly append: (event: RunEvent) => Effect.Effect<void, StoreError>
+  /**
+   * Appends events in order, all or none; RunStarted opens the session, RunFinished writes result, session,
+   * trace — from `log` (the run's whole log, ending with that RunFinished) when given, else read back.
+   */
+  readonly append: (events: ReadonlyArray<RunEvent>, log?: ReadonlyArray<RunEvent>) => Effect.Effect<void, StoreError>
   readonly getRun: (id: string) => Effect.Effect<Option.Option<StoredRun>, StoreError>
   readonly events: (id: string, fromSeq?: number) => Effect.Effect<ReadonlyArray<RunEvent>, StoreError>
   readonly history: (id: string) => Effect.Effect<ExecutionHistory, StoreError>
@@ -56,7 +59,6 @@ export interface Service {
 
 export class RunStore extends Context.Tag("aeon/RunStore")<RunStore, Service>() {}
 
-const encodeEvent = Schema.encodeSync(RunEvent)
 const decodeEvent = Schema.decodeUnknownSync(RunEvent)
 const storeError = (what: string) => (e: SqlError) => new StoreError({ message: `${what}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
 const json = (v: unknown) => JSON.stringify(v ?? null)
@@ -86,9 +88,9 @@ export const make = Effect.gen(function*() {
       Effect.mapError(storeError(`reading events of run ${id}`))
     )
 
-  const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>) =>
+  const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, log: ReadonlyArray<RunEvent> | undefined) =>
     Effect.gen(function*() {
-      const events = yield* loadEvents(event.runId)
+      const events = log && log[log.length - 1] === event ? log : yield* loadEvents(event.runId)
       const result = resultFromEvents(events)
       const trace = traceSteps(events)
       const metadata = executionMetadata(events, trace)
@@ -103,24 +105,43 @@ export const make = Effect.gen(function*() {
         ON CONFLICT (id) DO UPDATE SET steps = EXCLUDED.steps, total_steps = EXCLUDED.total_steps`
     })
 
-  const insertEvent = (event: RunEvent) =>
-    sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES (${event.runId}, ${event.seq}, ${event._tag}, ${json(encodeEvent(event))}::jsonb, ${new Date(event.at).toISOString()})`
+  const row = (event: RunEvent) =>
+    sql`(${event.runId}, ${event.seq}, ${event._tag}, ${JSON.stringify(event)}::jsonb, ${new Date(event.at).toISOString()})`
+  const insertEvents = (events: ReadonlyArray<RunEvent>) =>
+    sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${sql.csv(events.map(row))}`
 
-  const append: Service["append"] = (event) =>
-    (event._tag === "RunStarted" || event._tag === "RunFinished"
-      // a single INSERT is atomic on its own; the two events that also write other tables use a transaction
-      ? Effect.gen(function*() {
-        yield* insertEvent(event)
-        if (event._tag === "RunStarted") {
-          const [run] = yield* sql<{ user_id: string | null }>`SELECT user_id FROM runs WHERE id = ${event.runId}`
-          yield* sql`UPDATE runs SET status = 'RUNNING', updated_at = now() WHERE id = ${event.runId}`
-          yield* sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata)
-            VALUES (${`session-${event.runId}`}, ${sessionUser(event.runId, run?.user_id)}, ${event.runId}, 'running', ${json(executionMetadata([], []))}::jsonb)
-            ON CONFLICT (run_id) DO NOTHING`
-        } else yield* finishRecords(event)
+  const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>) =>
+    Effect.gen(function*() {
+      const [run] = yield* sql<{ user_id: string | null }>`SELECT user_id FROM runs WHERE id = ${event.runId}`
+      yield* sql`UPDATE runs SET status = 'RUNNING', updated_at = now() WHERE id = ${event.runId}`
+      yield* sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata)
+        VALUES (${`session-${event.runId}`}, ${sessionUser(event.runId, run?.user_id)}, ${event.runId}, 'running', ${json(executionMetadata([], []))}::jsonb)
+        ON CONFLICT (run_id) DO NOTHING`
+    })
+
+  /**
+   * Appends events in order, all or none: one multi-row INSERT per run of plain events (a group commit);
+   * RunStarted also opens the session, RunFinished also writes result, session and trace.
+   */
+  const append: Service["append"] = (events, log) => {
+    if (events.length === 0) return Effect.void
+    const plain = events.every((e) => e._tag !== "RunStarted" && e._tag !== "RunFinished")
+    const write = plain
+      ? insertEvents(events).pipe(Effect.asVoid) // a single INSERT is atomic on its own
+      : Effect.gen(function*() {
+        let from = 0
+        for (let i = 0; i <= events.length; i++) {
+          const e = events[i]
+          if (e !== undefined && e._tag !== "RunStarted" && e._tag !== "RunFinished") continue
+          if (i > from) yield* insertEvents(events.slice(from, i))
+          if (e?._tag === "RunStarted") yield* insertEvents([e]).pipe(Effect.zipRight(startRecords(e)))
+          if (e?._tag === "RunFinished") yield* insertEvents([e]).pipe(Effect.zipRight(finishRecords(e, log)))
+          from = i + 1
+        }
       }).pipe(sql.withTransaction)
-      : insertEvent(event).pipe(Effect.asVoid)
-    ).pipe(Effect.mapError((e) => (e instanceof StoreError ? e : storeError(`appending event ${event.seq} of run ${event.runId}`)(e))))
+    const range = events.length === 1 ? `event ${events[0]!.seq}` : `events ${events[0]!.seq}–${events[events.length - 1]!.seq}`
+    return write.pipe(Effect.mapError((e) => (e instanceof StoreError ? e : storeError(`appending ${range} of run ${events[0]!.runId}`)(e))))
+  }
 
   const service: Service = {
     createRun: (run) =>
@@ -176,5 +197,5 @@ export const layer = Layer.effect(RunStore, make)
 
 /** Events are persisted before they are published; a database failure stops the run loudly. */
 export const sinkLayer = Layer.effect(EventSink, Effect.map(RunStore, (store) => ({
-  append: (event: RunEvent) => store.append(event).pipe(Effect.orDieWith((e) => new Error(`event ${event.seq} of run ${event.runId} could not be stored: ${e.message}`)))
+  append: (events: ReadonlyArray<RunEvent>, log: ReadonlyArray<RunEvent>) => store.append(events, log).pipe(Effect.orDieWith((e) => new Error(`events of run ${events[0]?.runId} could not be stored: ${e.message}`)))
 })))

@@ -42,7 +42,12 @@ const runtime = (db: ReturnType<typeof freshDatabase>, model: Scripted.ScriptedM
   let crashed = false
   // a process that dies: once the crash point is persisted, nothing more reaches the database
   const sink = Layer.effect(EventSink, Effect.map(RunStore, (s) => ({
-    append: (e: RunEvent) => crashed ? Effect.never : s.append(e).pipe(Effect.orDie, Effect.tap(() => { if (crashAfter?.(e)) crashed = true }))
+    append: (events: ReadonlyArray<RunEvent>) => {
+      if (crashed) return Effect.never
+      const cut = events.findIndex((e) => crashAfter?.(e) ?? false)
+      const stored = cut < 0 ? events : events.slice(0, cut + 1)
+      return s.append(stored).pipe(Effect.orDie, Effect.zipRight(cut < 0 ? Effect.void : Effect.sync(() => { crashed = true }).pipe(Effect.zipRight(Effect.never))))
+    }
   }))).pipe(Layer.provide(store))
   const layer = Layer.mergeAll(Aeon.layerWithTools([ledger]), Layer.succeed(LanguageModel, model.service), store, sink)
   return { rt: ManagedRuntime.make(layer), isCrashed: () => crashed }

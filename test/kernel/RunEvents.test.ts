@@ -1,0 +1,68 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Deferred, Effect, Exit, Fiber, Stream } from "effect"
+import type { RunEvent, RunEventBody } from "../../src/domain/RunEvent.js"
+import * as RunEvents from "../../src/kernel/RunEvents.js"
+
+const pass = (n: number): RunEventBody => ({ _tag: "PassFinished", passNumber: n, ttlRemaining: 0 })
+const tool = (stepId: string): RunEventBody => ({ _tag: "ToolInvoked", stepId, tool: "calculator", input: {}, output: {}, durationMs: 1, reused: false } as unknown as RunEventBody)
+
+/** A sink whose writes wait on a gate the test opens, recording each batch it is given. */
+const gatedSink = Effect.gen(function*() {
+  const batches: Array<Array<number>> = []
+  let gate = yield* Deferred.make<void>()
+  const sink: RunEvents.EventSinkService = {
+    append: (events) => Deferred.await(gate).pipe(Effect.tap(() => { batches.push(events.map((e) => e.seq)) }))
+  }
+  return { sink, batches, open: Effect.suspend(() => Deferred.succeed(gate, undefined)), close: Effect.suspend(() => Deferred.make<void>().pipe(Effect.map((d) => { gate = d }))) }
+})
+
+describe("the run's event writer (group commit)", () => {
+  it.effect("stores events in order in batches; nothing reaches a subscriber before it is stored", () =>
+    Effect.gen(function*() {
+      const { sink, batches, open } = yield* gatedSink
+      const events = yield* RunEvents.make("r1", sink)
+      const received: Array<RunEvent> = []
+      const follower = yield* events.stream(0).pipe(Stream.runForEach((e) => Effect.sync(() => received.push(e))), Effect.fork)
+      for (let i = 1; i <= 5; i++) yield* events.emit(pass(i)) // plain events: the run does not wait for them
+      yield* Effect.yieldNow()
+      expect(received).toEqual([])
+      expect((yield* events.log).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5])
+      // a late subscriber replays only what is stored: nothing yet
+      const late = yield* events.stream(0).pipe(Stream.take(1), Stream.runCollect, Effect.fork)
+      yield* open
+      yield* events.flushed
+      expect(batches.flat()).toEqual([1, 2, 3, 4, 5])
+      expect(batches.length).toBeLessThan(5) // the events emitted while the first write waited went in one batch
+      yield* events.emit({ _tag: "RunFinished", status: "CONVERGED", terminationReason: "converged", usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0 }, advisories: [], followUpQuestions: [], manualInterventions: [] } as unknown as RunEventBody)
+      yield* Fiber.join(follower)
+      expect(received.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6])
+      expect(Chunk.toArray(yield* Fiber.join(late)).map((e) => e.seq)).toEqual([1])
+    }))
+
+  it.effect("a finished tool call is a durability point: emit returns only once it is stored", () =>
+    Effect.gen(function*() {
+      const { sink, batches, open } = yield* gatedSink
+      const events = yield* RunEvents.make("r2", sink)
+      yield* events.emit(pass(1))
+      const emitting = yield* events.emit(tool("s1")).pipe(Effect.fork)
+      yield* Effect.yieldNow()
+      expect(emitting.unsafePoll()).toBeNull() // still waiting for the store
+      yield* open
+      const stored = yield* Fiber.join(emitting)
+      expect(stored.seq).toBe(2)
+      expect(batches.flat()).toContain(2)
+      expect(RunEvents.isDurabilityPoint(stored)).toBe(true)
+    }))
+
+  it.effect("a store failure stops the run loudly: the next emit dies with it, nothing is published", () =>
+    Effect.gen(function*() {
+      const failing: RunEvents.EventSinkService = { append: () => Effect.die(new Error("disk full")) }
+      const events = yield* RunEvents.make("r3", failing)
+      yield* events.emit(pass(1))
+      const flushed = yield* Effect.exit(events.flushed)
+      expect(Exit.isFailure(flushed) && String(Exit.isFailure(flushed) ? flushed.cause : "")).toContain("disk full")
+      const next = yield* Effect.exit(events.emit(pass(2)))
+      expect(Exit.isFailure(next)).toBe(true)
+      expect((yield* events.log).map((e) => e.seq)).toEqual([1])
+    }))
+})
