@@ -32,6 +32,11 @@ export interface RunEvents {
   readonly flushed: Effect.Effect<void>
   /** Replays the stored events from `fromSeq`, then follows live; ends after RunFinished. No gap, no duplicate. */
   readonly stream: (fromSeq?: number) => Stream.Stream<RunEvent>
+  /**
+   * The same for many followers at a low cost (no fiber per follower, what a server's subscriptions use):
+   * the stored events from `fromSeq` now, then `onEvent` with each event as it is stored, until `stop`.
+   */
+  readonly follow: (fromSeq: number, onEvent: (event: RunEvent) => void) => { readonly past: ReadonlyArray<RunEvent>; readonly stop: () => void }
 }
 
 export const make = (runId: string, sink: EventSinkService, history: ReadonlyArray<RunEvent> = []) =>
@@ -43,6 +48,20 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
     let lastSeq = history.length === 0 ? 0 : history[history.length - 1]!.seq
     let storedSeq = lastSeq // events up to this seq are stored and published
     const direct = sink === noSink
+    const followers = new Set<(event: RunEvent) => void>()
+    /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
+    const published = (batch: ReadonlyArray<RunEvent>) => {
+      storedSeq = batch[batch.length - 1]!.seq
+      for (const f of followers) {
+        for (const e of batch) {
+          try {
+            f(e)
+          } catch {
+            followers.delete(f) // a broken follower is dropped; the run and the others go on
+          }
+        }
+      }
+    }
 
     // the writer: one fiber at a time drains what the run emitted meanwhile, in one append per batch
     let pending: Array<RunEvent> = []
@@ -66,7 +85,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
           pending = []
           break
         }
-        storedSeq = batch[batch.length - 1]!.seq
+        yield* Effect.sync(() => published(batch))
         yield* PubSub.publishAll(pubsub, batch)
         yield* release(false)
       }
@@ -90,7 +109,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
         const event = { ...body, runId, seq: ++lastSeq, at } as RunEvent
         events.push(event)
         if (direct) {
-          storedSeq = event.seq
+          published([event])
           yield* PubSub.publish(pubsub, event)
           return event
         }
@@ -129,6 +148,16 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       log: Effect.sync(() => events.slice()),
       count: Effect.sync(() => events.length),
       flushed: Effect.suspend(() => waitStored(lastSeq)),
-      stream
+      stream,
+      follow: (fromSeq, onEvent) => {
+        const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, storedSeq - firstSeq + 1))
+        if (past.some((e) => e._tag === "RunFinished")) return { past, stop: () => {} }
+        const from = Math.max(fromSeq, storedSeq + 1)
+        const follower = (e: RunEvent) => {
+          if (e.seq >= from) onEvent(e)
+        }
+        followers.add(follower)
+        return { past, stop: () => void followers.delete(follower) }
+      }
     } satisfies RunEvents
   })

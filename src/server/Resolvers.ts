@@ -5,6 +5,7 @@ import { LanguageModel } from "../llm/LanguageModel.js"
 import { registry } from "../prompts/PromptRegistry.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
+import { mapIterator } from "./EventFeed.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import type * as G from "./generated/graphql.js"
 import type { RunModel } from "./Mappers.js"
@@ -85,7 +86,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
         subscribe: async (_: unknown, { runId, fromSeq }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) => {
           await run(ctx, ownRun(ctx, runId))
           const manager = await adapter.run(RunManager)
-          return adapter.iterate(manager.events(runId, fromSeq ?? 0).pipe(Stream.orDie, Stream.map((e) => ({ runEvents: V.eventView(e) }))))
+          return mapIterator(await run(ctx, manager.follow(runId, fromSeq ?? 0)), (e) => ({ runEvents: V.sharedEventView(e) }))
         }
       } as any
     },

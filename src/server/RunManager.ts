@@ -4,6 +4,7 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import { prepare, prepareResume, RunLifecycle, type PreparedRun } from "../run/Run.js"
 import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
 import { RunStore, type StoreError, type StoredRun } from "../store/RunStore.js"
+import { feed, type FeedSource } from "./EventFeed.js"
 import type { RunModel } from "./Mappers.js"
 
 /** The server is stopping: no new runs. */
@@ -30,7 +31,7 @@ export const make = (maxConcurrent: number) =>
     const perUser = new Map<string, Effect.Semaphore>()
     const live = new Map<string, LiveRun>()
     const shuttingDown = yield* Ref.make(false)
-    const subscriptions = yield* Ref.make(0)
+    let subscriptions = 0
     const lifecycle = { shuttingDown: Ref.get(shuttingDown) }
 
     const userLock = (userId: string | null) => {
@@ -99,25 +100,25 @@ export const make = (maxConcurrent: number) =>
       get,
       getOrFail,
       list: store.listRuns,
-      /** Replay from fromSeq, then live; a finished run replays from the store. */
-      events: (id: string, fromSeq = 0): Stream.Stream<RunEvent, RunNotFoundError | StoreError> =>
-        Stream.unwrap(Effect.gen(function*() {
+      /** Replay from fromSeq, then live, as a subscription's iterator; a finished run replays from the store. */
+      follow: (id: string, fromSeq = 0): Effect.Effect<AsyncIterableIterator<RunEvent>, RunNotFoundError | StoreError> =>
+        Effect.gen(function*() {
           const entry = live.get(id)
-          let source: Stream.Stream<RunEvent>
-          if (entry) source = entry.prepared.events.stream(fromSeq)
+          let source: FeedSource
+          if (entry) source = (push) => entry.prepared.events.follow(fromSeq, push)
           else {
             if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
-            source = Stream.fromIterable(yield* store.events(id, fromSeq))
+            const past = yield* store.events(id, fromSeq)
+            source = () => ({ past, stop: () => {} })
           }
-          return Stream.acquireRelease(Ref.update(subscriptions, (n) => n + 1), () => Ref.update(subscriptions, (n) => n - 1)).pipe(
-            Stream.flatMap(() => source)
-          )
-        })),
+          subscriptions++
+          return feed(source, () => void subscriptions--)
+        }),
       stats: Effect.gen(function*() {
         const entries = [...live.values()]
         // a run's first event is RunStarted: a run with events has started, one without waits in the queue
         const running = yield* Effect.forEach(entries, (e) => e.prepared.events.count.pipe(Effect.map((n) => n > 0)))
-        return { active: running.filter(Boolean).length, queued: running.filter((r) => !r).length, subscriptions: yield* Ref.get(subscriptions) }
+        return { active: running.filter(Boolean).length, queued: running.filter((r) => !r).length, subscriptions }
       }),
       /** Start-up recovery: runs a dead process left RUNNING or QUEUED continue here. */
       resumeUnfinished: Effect.gen(function*() {
