@@ -1,4 +1,4 @@
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, Fiber, ManagedRuntime } from "effect"
 import { runTask } from "../src/run/Run.js"
 import { engine, loopScript, now } from "./support.js"
 
@@ -24,6 +24,7 @@ export const concurrency = async (runs = 1000, latencyMs = 200) => {
   const wall = now() - started
   clearInterval(sampler)
   await runtime.dispose()
+  const live = await liveHeapPerRun(runs)
   const calls = results[0].usage.llmCalls as number
   // each run's calls are sequential: the fastest possible run takes calls × latency
   const bound = calls * latencyMs
@@ -36,6 +37,32 @@ export const concurrency = async (runs = 1000, latencyMs = 200) => {
     overBound: wall / bound - 1,
     peakHeapMb: peakHeap / 2 ** 20,
     peakRssMb: peakRss / 2 ** 20,
-    perRunKb: ((peakHeap - baseline) / runs) / 1024
+    perRunKb: ((peakHeap - baseline) / runs) / 1024,
+    liveHeapMb: live.liveHeapMb,
+    livePerRunKb: live.perRunKb
   }
+}
+
+/**
+ * What the runs keep alive (the peak above also counts garbage not yet collected): `runs` runs all waiting
+ * on their first model call, after a full GC (needs node --expose-gc; NaN without it).
+ */
+const liveHeapPerRun = async (runs: number) => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (!gc) return { liveHeapMb: Number.NaN, perRunKb: Number.NaN }
+  const runtime = ManagedRuntime.make(engine(() => loopScript(2, 1, 60_000)))
+  await runtime.runPromise(Effect.void as Effect.Effect<void, any, any>)
+  gc()
+  const before = process.memoryUsage().heapUsed
+  const fiber = runtime.runFork(Effect.forEach(
+    Array.from({ length: runs }, (_, i) => i),
+    () => runTask({ task: "Compute the running sums", mode: "FULL", budget: { ttl: 1 } }),
+    { concurrency: "unbounded" }
+  ) as Effect.Effect<ReadonlyArray<any>, any, any>)
+  await new Promise((r) => setTimeout(r, 1_000))
+  gc()
+  const during = process.memoryUsage().heapUsed
+  await runtime.runPromise(Fiber.interrupt(fiber) as Effect.Effect<any, any, any>)
+  await runtime.dispose()
+  return { liveHeapMb: during / 2 ** 20, perRunKb: (during - before) / runs / 1024 }
 }

@@ -1,4 +1,5 @@
-import autocannon from "autocannon"
+import { execFile } from "node:child_process"
+import { createRequire } from "node:module"
 import { createSchema, createYoga } from "graphql-yoga"
 import { Layer } from "effect"
 import { createServer } from "node:http"
@@ -7,12 +8,14 @@ import { serve } from "../src/server/App.js"
 import { typeDefs } from "../src/server/Server.js"
 import { engine, loopScript, memoryStore } from "./support.js"
 
+const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocannon.js")
 const body = JSON.stringify({ query: "{ health { ok version } }" })
 
+/** autocannon in its own process: the load generator does not share the server's event loop. */
 const hammer = (url: string, seconds: number) =>
   new Promise<number>((resolve, reject) =>
-    autocannon({ url, method: "POST", body, headers: { "content-type": "application/json" }, connections: 20, duration: seconds }, (e: unknown, r: any) =>
-      e ? reject(e) : resolve(r.requests.average as number)))
+    execFile(process.execPath, [autocannonBin, "--json", "-m", "POST", "-H", "content-type=application/json", "-b", body, "-c", "20", "-d", String(seconds), url],
+      { maxBuffer: 16 << 20 }, (e, stdout) => (e ? reject(e) : resolve(JSON.parse(stdout).requests.average as number))))
 
 /** `health` through the full server vs a bare graphql-yoga server with the same schema. */
 export const throughput = async (seconds = 5) => {

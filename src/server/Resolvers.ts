@@ -31,7 +31,10 @@ type R = RunManager | ToolRegistry | LanguageModel
 const visible = (ctx: GraphQLContext, run: RunModel) => ctx.userId === undefined || run.userId === ctx.userId
 
 export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
+  /** Runs a resolver's Effect, interrupted when the client goes away. */
   const run = <A, E>(ctx: GraphQLContext, effect: Effect.Effect<A, E, R>) => adapter.run(effect, ctx.signal)
+  /** Runs an Effect that answers at once from memory: nothing to interrupt, no signal to set up. */
+  const instant = <A, E>(effect: Effect.Effect<A, E, R>) => adapter.run(effect)
   const ownRun = (ctx: GraphQLContext, id: string) =>
     Effect.gen(function*() {
       const manager = yield* RunManager
@@ -52,8 +55,8 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           const nodes = yield* Effect.forEach(page.runs, (r) => manager.get(r.id).pipe(Effect.map(Option.getOrThrow)))
           return { edges: nodes.map((node, i) => ({ cursor: cursorOf(page.runs[i]!), node })), pageInfo: { endCursor: page.endCursor, hasNextPage: page.hasNextPage } }
         })),
-      tools: (_, __, ctx) =>
-        run(ctx, Effect.map(ToolRegistry, (r) => r.tools.map((t) => ({
+      tools: () =>
+        instant(Effect.map(ToolRegistry, (r) => r.tools.map((t) => ({
           name: t.name, description: t.description, idempotent: t.idempotent, timeoutMs: t.timeoutMs, inputSchema: JSONSchema.make(Schema.encodedSchema(t.input))
         })))),
       prompts: () =>
@@ -61,8 +64,8 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           id: d.id, template: d.template, inputSchema: JSONSchema.make(Schema.encodedSchema(d.input)),
           outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
         })),
-      health: (_, __, ctx) =>
-        run(ctx, Effect.gen(function*() {
+      health: () =>
+        instant(Effect.gen(function*() {
           const stats = yield* (yield* RunManager).stats
           const model = yield* LanguageModel
           return { ok: true, version: info.version, model: model.label, database: info.database, activeRuns: stats.active, queuedRuns: stats.queued, subscriptions: stats.subscriptions }

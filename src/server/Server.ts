@@ -84,7 +84,8 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     // subscriptions from GraphiQL over graphql-ws: its SSE mode uses GET (EventSource), which CSRF prevention refuses
     graphiql: () => ({ title: "Aeon", subscriptionsProtocol: "WS", defaultQuery: exampleQuery(`demo-${Math.random().toString(36).slice(2, 10)}`) }),
     plugins: [auth, limits, useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] })],
-    context: ({ request }) => ({ ...authenticate(options.auth, request.headers.get("authorization")), signal: request.signal }),
+    // the request's signal only when a resolver asks for it: creating it costs an AbortController per request
+    context: ({ request }) => ({ ...authenticate(options.auth, request.headers.get("authorization")), get signal() { return request.signal } }),
     logging: false
   })
 
