@@ -4,6 +4,8 @@ import { FinalAnswerFor, PhaseEInput, type FinalAnswer } from "../domain/Result.
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
+import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
+import type { ConvergenceCriteria } from "../convergence/Criteria.js"
 
 export interface SynthesisInput {
   readonly runId: string
@@ -19,6 +21,8 @@ export interface SynthesisInput {
   /** Absent when no model call may be made (deadline passed, budget spent). */
   readonly llm?: Llm | undefined
   readonly whyNoModel?: string | undefined
+  /** What the run's criteria require of the answer text (shown to the model). */
+  readonly answerRequirements?: string | undefined
 }
 
 /** Without a model call: the completed steps' outputs, said to be exactly that. */
@@ -59,7 +63,8 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Bu
     convergenceStatus: phaseE.convergenceStatus,
     label: input.label,
     totalPasses: phaseE.totalPasses,
-    ttlRemaining: phaseE.ttlRemaining
+    ttlRemaining: phaseE.ttlRemaining,
+    answerRequirements: input.answerRequirements
   }).pipe(
     Effect.map(({ output }): FinalAnswer => {
       const unknown = output.usedStepIds.filter((id) => !stepIds.includes(id))
@@ -78,3 +83,39 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Bu
     Effect.withSpan("AnswerSynthesis.synthesize", { captureStackTrace: false })
   ) as Effect.Effect<FinalAnswer, BudgetExhaustedError>
 }
+
+/** The answer predicates of the criteria in words, for the synthesis prompt; undefined when there are none. */
+export const answerRequirements = (criteria: ConvergenceCriteria): string | undefined => {
+  const musts = [
+    ...(criteria.answerMatches !== undefined ? [`match the regular expression /${criteria.answerMatches}/`] : []),
+    ...(criteria.answerMentions.length > 0 ? [`mention ${criteria.answerMentions.map((t) => JSON.stringify(t)).join(", ")}`] : []),
+    ...(criteria.answerSchema !== undefined ? [`be a JSON document valid against this JSON Schema: ${JSON.stringify(criteria.answerSchema)}`] : [])
+  ]
+  return musts.length > 0 ? musts.join("; ") : undefined
+}
+
+export interface CheckedAnswer {
+  readonly answer: FinalAnswer
+  /** The predicates the answer still fails (empty when it meets them all). */
+  readonly missed: ReadonlyArray<string>
+}
+
+/**
+ * Phase E against the run's answer criteria: the requirements go into the prompt; an answer that still
+ * misses them is synthesized once more with what it missed (when a model call is allowed). The answer
+ * that misses fewer predicates is kept, the first on a tie.
+ */
+export const synthesizeToCriteria = (input: SynthesisInput, criteria: ConvergenceCriteria): Effect.Effect<CheckedAnswer, BudgetExhaustedError> =>
+  Effect.gen(function*() {
+    const requirements = answerRequirements(criteria)
+    const first = yield* synthesize({ ...input, answerRequirements: requirements })
+    const missed = failedAnswerPredicates(criteria, first.answerText)
+    if (missed.length === 0 || !input.llm || requirements === undefined) return { answer: first, missed }
+    const feedback = `${requirements}. An earlier answer failed ${missed.join(", ")}: ${JSON.stringify(first.answerText.slice(0, 500))}`
+    const second = yield* synthesize({ ...input, answerRequirements: feedback }).pipe(
+      Effect.catchTag("BudgetExhaustedError", () => Effect.succeed(undefined))
+    )
+    const missedAgain = second ? failedAnswerPredicates(criteria, second.answerText) : missed
+    if (!second || missedAgain.length >= missed.length) return { answer: first, missed }
+    return { answer: { ...second, notes: [second.notes, `synthesized again: the first answer failed ${missed.join(", ")}`].filter(Boolean).join(" ") }, missed: missedAgain }
+  })

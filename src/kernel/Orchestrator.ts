@@ -9,7 +9,7 @@ import { toPlan, structuralViolation } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
-import { extractive, synthesize } from "./AnswerSynthesis.js"
+import { extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
 import { executePass, readySteps } from "./Executor.js"
 import type { RunContext, RunState } from "./RunContext.js"
@@ -286,16 +286,18 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     const converged = stop.reason === "converged"
     const synthesisInput = { runId: ctx.runId, startedAt, totalRefinements: st.ledger.total, request: ctx.request, plan: st.plan, converged, label: labelOf(stop), totalPasses: st.passNumber - firstPass + 1, ttlRemaining: Math.max(0, st.ttlRemaining) }
     const remaining = Math.max(0, startedAt + ctx.budget.deadlineMs - (yield* Clock.currentTimeMillis))
-    const finalAnswer = stop.reason === "failed" && st.plan.steps.length === 0
+    const checked = (answer: FinalAnswer) => ({ answer, missed: failedAnswerPredicates(ctx.criteria, answer.answerText) })
+    const synthesized = stop.reason === "failed" && st.plan.steps.length === 0
       ? undefined
       : stop.exhausted === "deadline"
-      ? extractive(synthesisInput, "the deadline has passed")
-      : yield* synthesize({ ...synthesisInput, llm: ctx.llm }).pipe(
-        Effect.timeoutTo({ duration: Duration.millis(remaining), onTimeout: () => extractive(synthesisInput, "the deadline passed during synthesis"), onSuccess: (a) => a }),
-        Effect.catchTag("BudgetExhaustedError", (e) => Effect.succeed(extractive(synthesisInput, `budget exhausted: ${e.message}`)))
+      ? checked(extractive(synthesisInput, "the deadline has passed"))
+      : yield* synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria).pipe(
+        Effect.timeoutTo({ duration: Duration.millis(remaining), onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")), onSuccess: (a) => a }),
+        Effect.catchTag("BudgetExhaustedError", (e) => Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`))))
       )
+    const finalAnswer = synthesized?.answer
     // the criteria were judged on the step outputs; say so when the synthesized answer itself falls short of them
-    const missed = finalAnswer ? failedAnswerPredicates(ctx.criteria, finalAnswer.answerText) : []
+    const missed = synthesized?.missed ?? []
     const advisory = missed.length > 0 ? `the final answer fails answer criteria the step outputs met: ${missed.join(", ")}` : undefined
     return {
       stop,

@@ -158,7 +158,9 @@ export const AnswerSynthesisInput = Schema.Struct({
   convergenceStatus: Schema.Boolean,
   label: Schema.String,
   totalPasses: Schema.Int,
-  ttlRemaining: Schema.Int
+  ttlRemaining: Schema.Int,
+  /** What the run's criteria require of the answer (format, terms), and why an earlier attempt fell short. */
+  answerRequirements: Schema.optional(Schema.String)
 })
 export const AnswerSynthesisOutput = Schema.Struct({
   answerText: Schema.String,

@@ -72,7 +72,7 @@ export const templates: Record<PromptId, string> = {
     "When the run did not converge, say so. Answer with JSON only.",
   [PromptId.ANSWER_SYNTHESIS_USER]:
     "Task: {{request}}\nStatus: {{label}} (converged: {{convergenceStatus}}, passes: {{totalPasses}}, TTL remaining: {{ttlRemaining}})\n" +
-    "Executed steps:\n{{executionResults}}\n\nReturn {\"answerText\", \"confidence\", \"usedStepIds\", \"notes\"?}."
+    "Executed steps:\n{{executionResults}}\nThe answer text must: {{answerRequirements}}\n\nReturn {\"answerText\", \"confidence\", \"usedStepIds\", \"notes\"?}."
 }
 
 const placeholder = /\{\{(\w+)\}\}/g

@@ -190,8 +190,22 @@ describe("the multi-pass loop", () => {
       const { layer } = scripted({ ...convergingScript(), [PromptId.ANSWER_SYNTHESIS_USER]: [answer("six sevens", ["s1", "s2"])] }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL", criteria: { answerMentions: ["42"] } }).pipe(Effect.provide(layer))
       expect(r.status).toBe("CONVERGED")
+      expect(r.finalAnswer?.answerText).toBe("six sevens") // the second attempt (the script repeats) did no better
       expect(r.finalAnswer?.notes).toContain("fails answer criteria the step outputs met: answer_missing_terms:42")
       expect(r.advisories.join("\n")).toContain("answer_missing_terms:42")
+    }))
+
+  it.effect("the answer criteria reach the synthesis prompt; an answer that misses them is synthesized again with what it missed", () =>
+    Effect.gen(function*() {
+      const { layer, calls } = scripted({ ...convergingScript(), [PromptId.ANSWER_SYNTHESIS_USER]: [answer("six sevens", ["s1", "s2"]), answer("six sevens make 42", ["s1", "s2"])] }, { fallback: false })
+      const r = yield* runTask({ task, mode: "FULL", criteria: { answerMentions: ["42"] } }).pipe(Effect.provide(layer))
+      const prompts = calls.filter((c) => c.promptId === PromptId.ANSWER_SYNTHESIS_USER).map((c) => c.user)
+      expect(prompts).toHaveLength(2)
+      expect(prompts[0]).toContain('The answer text must: mention "42"')
+      expect(prompts[1]).toContain('An earlier answer failed answer_missing_terms:42: "six sevens"')
+      expect(r.finalAnswer?.answerText).toBe("six sevens make 42")
+      expect(r.finalAnswer?.notes).toContain("synthesized again: the first answer failed answer_missing_terms:42")
+      expect(r.advisories.join("\n")).not.toContain("answer_missing_terms")
     }))
 
   it("the kernel stays under 800 lines of code", () => {
