@@ -32,11 +32,29 @@ const issue = (type: IssueType, severity: Severity, stepId: string, description:
 const STOP = new Set(("a an the of to in on for with and or by from at as is are be it this that these those its their " +
   "then into using use via all any each per our your my his her them they we you i so if than").split(" "))
 
-export const words = (text: string): Array<string> =>
-  text.toLowerCase().replace(/[^a-z0-9\s]/g, " ").split(/\s+/).filter((w) => (w.length > 1 || /\d/.test(w)) && !STOP.has(w))
+/**
+ * Remembers a pure function's results for recurring texts: a plan is validated again on every pass with
+ * mostly the same step descriptions, goal and tools. Bounded: forgets everything past `limit` entries.
+ */
+const memo = <A>(f: (key: string) => A, limit = 5_000) => {
+  const cache = new Map<string, A>()
+  return (key: string): A => {
+    let value = cache.get(key)
+    if (value === undefined) {
+      if (cache.size >= limit) cache.clear()
+      cache.set(key, (value = f(key)))
+    }
+    return value
+  }
+}
+
+const wordsOf = memo((text: string): ReadonlyArray<string> =>
+  text.toLowerCase().replace(/[^a-z0-9\s]/g, " ").split(/\s+/).filter((w) => (w.length > 1 || /\d/.test(w)) && !STOP.has(w)))
+export const words = (text: string): ReadonlyArray<string> => wordsOf(text)
 
 /** A crude stem: enough to match "computes"/"computed"/"computing" and "sales"/"sale". */
-export const stem = (w: string): string => w.replace(/(ing|ed|es|s|ly|ions?|e)$/, "").slice(0, 6)
+export const stem = memo((w: string): string => w.replace(/(ing|ed|es|s|ly|ions?|e)$/, "").slice(0, 6))
+const expressionIn = memo((text: string) => findExpression(text) ?? null)
 
 // ---- specificity (FR-036) --------------------------------------------------------------------
 
@@ -67,8 +85,15 @@ const BUILTIN_KEYWORDS: Record<string, ReadonlyArray<string>> = {
   "clock.now": ["time", "date", "now", "current", "clock", "timestamp", "today", "hour", "day"]
 }
 
-const keywordsOf = (t: ToolInfo): Set<string> =>
-  new Set((t.keywords ?? BUILTIN_KEYWORDS[t.name] ?? [...t.name.split(/[._-]/), ...words(t.description)]).map(stem))
+const keywordSets = new WeakMap<ToolInfo, ReadonlySet<string>>()
+const keywordsOf = (t: ToolInfo): ReadonlySet<string> => {
+  let set = keywordSets.get(t)
+  if (set === undefined) {
+    set = new Set((t.keywords ?? BUILTIN_KEYWORDS[t.name] ?? [...t.name.split(/[._-]/), ...words(t.description)]).map(stem))
+    keywordSets.set(t, set)
+  }
+  return set
+}
 
 
 // ---- relevance (FR-037) ----------------------------------------------------------------------
@@ -82,7 +107,7 @@ const GENERIC = new Set(("summarize summary combine merge verify check review co
 const bearsOnGoal = (plan: PlanLike, s: PlanLike["steps"][number], tools: ReadonlyArray<ToolInfo>, goal: ReadonlySet<string>): boolean => {
   const own = words(s.description)
   if (own.length === 0 || own.some((w) => goal.has(stem(w))) || own.every((w) => GENERIC.has(w))) return true
-  if (s.tool === "calculator" && findExpression(plan.goal)) return true
+  if (s.tool === "calculator" && expressionIn(plan.goal)) return true
   const tool = tools.find((t) => t.name === s.tool)
   return tool !== undefined && (words(tool.description).some((w) => goal.has(stem(w))) || [...keywordsOf(tool)].some((k) => goal.has(k)))
 }
@@ -139,7 +164,7 @@ const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo
   }
   // an expression in the description that differs from the one the calculator gets
   if (s.tool === "calculator") {
-    const saidExpr = findExpression(s.description)
+    const saidExpr = expressionIn(s.description)
     const input = (s.toolInput as { expression?: unknown } | undefined)?.expression
     if (saidExpr && typeof input === "string" && saidExpr.replace(/\s+/g, "") !== input.replace(/\s+/g, "")) {
       return [issue("do_say_mismatch", "HIGH", s.stepId, `step ${s.stepId} says it computes ${saidExpr} but the calculator is given ${input}`, "make the tool input match the description")]
@@ -174,7 +199,8 @@ const consistency = (plan: PlanLike): Array<Found> => {
   // cycles (longer than a self-dependency)
   const state = new Map<string, 1 | 2>()
   const reported = new Set<string>()
-  const visit = (id: string, path: Array<string>): void => {
+  const path: Array<string> = [] // the current chain of the depth-first walk (shared: no copy per step)
+  const visit = (id: string): void => {
     if (state.get(id) === 2) return
     if (state.get(id) === 1) {
       const cycle = path.slice(path.indexOf(id))
@@ -185,10 +211,12 @@ const consistency = (plan: PlanLike): Array<Found> => {
       return
     }
     state.set(id, 1)
-    for (const dep of byId.get(id)?.dependencies ?? []) if (byId.has(dep) && dep !== id) visit(dep, [...path, id])
+    path.push(id)
+    for (const dep of byId.get(id)?.dependencies ?? []) if (byId.has(dep) && dep !== id) visit(dep)
+    path.pop()
     state.set(id, 2)
   }
-  for (const s of plan.steps) visit(s.stepId, [])
+  for (const s of plan.steps) visit(s.stepId)
   return found
 }
 
