@@ -40,6 +40,9 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
   })
   // Endpoints that reject json_schema response formats fall back to JSON mode, remembered per service.
   let jsonModeOnly = false
+  // The output cap goes as max_tokens (what OpenAI-compatible servers accept); OpenAI's reasoning models refuse
+  // it and want max_completion_tokens: switched on that refusal, remembered per service.
+  let completionTokensParam = false
 
   const once = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
     Effect.tryPromise({
@@ -51,7 +54,7 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
               { role: "system", content: request.system },
               { role: "user", content: request.user }
             ],
-            max_tokens: request.maxOutputTokens,
+            ...(completionTokensParam ? { max_completion_tokens: request.maxOutputTokens } : { max_tokens: request.maxOutputTokens }),
             response_format: jsonMode
               ? { type: "json_object" }
               : { type: "json_schema", json_schema: { name: request.promptId, schema: request.jsonSchema as any, strict: false } }
@@ -67,15 +70,20 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
       }
     })
 
+  const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError => e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
+  const withCapParam = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
+    once(request, jsonMode).pipe(
+      Effect.catchIf((e) => !completionTokensParam && refused(/max_tokens/)(e), () => {
+        completionTokensParam = true
+        return once(request, jsonMode)
+      })
+    )
   const withFallback = (request: LanguageModel.CompletionRequest) =>
-    once(request, jsonModeOnly).pipe(
-      Effect.catchIf(
-        (e): e is ModelHttpError => e instanceof ModelHttpError && e.status === 400 && !jsonModeOnly && /response_format|json_schema/i.test(e.message),
-        () => {
-          jsonModeOnly = true
-          return once(request, true)
-        }
-      )
+    withCapParam(request, jsonModeOnly).pipe(
+      Effect.catchIf((e) => !jsonModeOnly && refused(/response_format|json_schema/i)(e), () => {
+        jsonModeOnly = true
+        return withCapParam(request, true)
+      })
     )
 
   const attempt = (request: LanguageModel.CompletionRequest, n: number): Effect.Effect<OpenAI.Chat.ChatCompletion, ModelError> =>

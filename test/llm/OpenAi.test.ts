@@ -98,6 +98,21 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       expect(stub.requests.at(-1).response_format).toEqual({ type: "json_object" })
     }))
 
+  it.live("sends max_completion_tokens instead of max_tokens once the endpoint refuses max_tokens, and keeps to it", () =>
+    Effect.gen(function*() {
+      fresh({ status: 400, body: { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." } } }, { content: goodAnswer })
+      const m = model()
+      const r = yield* m.generate(Contracts.answerSynthesis, synthesisInput)
+      expect(r.output.answerText).toBe("4")
+      expect(stub.requests[0].max_tokens).toBeGreaterThan(0)
+      expect(stub.requests[1].max_tokens).toBeUndefined()
+      expect(stub.requests[1].max_completion_tokens).toBe(stub.requests[0].max_tokens)
+      yield* m.generate(Contracts.answerSynthesis, synthesisInput)
+      expect(stub.requests).toHaveLength(3) // the next call goes straight to max_completion_tokens
+      expect(stub.requests[2].max_completion_tokens).toBeGreaterThan(0)
+      expect(stub.requests[2].max_tokens).toBeUndefined()
+    }))
+
   it.live("interrupting the calling fiber closes the HTTP request", () =>
     Effect.gen(function*() {
       fresh({ content: goodAnswer, delayMs: 2_000 })
