@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Option, Stream, type ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Option, type ManagedRuntime } from "effect"
 import { GraphQLError } from "graphql"
 
 /** Errors that cross the API carry a `_tag`; it becomes `extensions.code`. Anything else is masked. */
@@ -25,10 +25,7 @@ export const make = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>) => {
     }
     throw error
   }
-  /** A subscription: the stream's fiber is interrupted when the client goes away (the iterator's return). */
-  const iterate = async <A>(stream: Stream.Stream<A, never, R>): Promise<AsyncIterable<A>> =>
-    Stream.toAsyncIterableRuntime(stream, await runtime.runtime())
-  return { run, iterate, runtime }
+  return { run, runtime }
 }
 
 export type Adapter<R> = ReturnType<typeof make<R>>

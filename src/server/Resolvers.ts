@@ -1,4 +1,4 @@
-import { Effect, JSONSchema, Option, Schema, Stream } from "effect"
+import { Effect, JSONSchema, Option, Schema } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { LanguageModel } from "../llm/LanguageModel.js"

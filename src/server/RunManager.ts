@@ -1,4 +1,4 @@
-import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schema, Stream } from "effect"
+import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schema } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { prepare, prepareResume, RunLifecycle, type PreparedRun } from "../run/Run.js"

@@ -39,6 +39,32 @@ describe("the run's event writer (group commit)", () => {
       expect(Chunk.toArray(yield* Fiber.join(late)).map((e) => e.seq)).toEqual([1])
     }))
 
+  it.effect("follow: the stored events now, then each event once as it is stored, until stopped", () =>
+    Effect.gen(function*() {
+      const { sink, open, close } = yield* gatedSink
+      const events = yield* RunEvents.make("r4", sink)
+      yield* open
+      yield* events.emit(pass(1))
+      yield* events.flushed
+      yield* close
+      yield* events.emit(pass(2)) // emitted, not yet stored
+      const seen: Array<number> = []
+      const { past, stop } = events.follow(0, (e) => seen.push(e.seq))
+      expect(past.map((e) => e.seq)).toEqual([1]) // only what is stored
+      const late = events.follow(3, () => seen.push(-1)) // asks for seq ≥ 3 only
+      yield* open
+      yield* events.flushed
+      expect(seen).toEqual([2])
+      stop()
+      yield* events.emit(pass(3))
+      yield* events.flushed
+      expect(seen).toEqual([2, -1]) // the stopped follower got nothing more; the late one got seq 3
+      late.stop()
+      yield* events.emit(pass(4))
+      yield* events.flushed
+      expect(seen).toEqual([2, -1])
+    }))
+
   it.effect("a finished tool call is a durability point: emit returns only once it is stored", () =>
     Effect.gen(function*() {
       const { sink, batches, open } = yield* gatedSink
