@@ -54,10 +54,15 @@ const describeToolError = (e: ToolError) =>
 /**
  * A tool call: in its own fiber, awaited in an uninterruptible region. An interruption of the run
  * (deadline, cancel) waits for the tool to finish; the tool's own timeout still applies to it.
+ * A tool with side effects (not idempotent) starts only once everything before it is stored, and the run
+ * goes on only once its result is stored: a resumed run reuses it and repeats no side effect but the one
+ * cut off in flight. An idempotent tool does not wait on the store.
  */
 const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
   Effect.uninterruptible(
     Effect.gen(function*() {
+      const sideEffects = ctx.tools.get(step.tool!)?.idempotent === false
+      if (sideEffects) yield* Effect.interruptible(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
       const fiber = yield* Effect.forkDaemon(Effect.interruptible(ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory: ctx.memory })))
       const result = yield* Effect.either(Fiber.join(fiber))
@@ -69,6 +74,8 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
       if (Either.isRight(result)) {
         yield* Ref.update(ctx.state, (st) => ({ ...st, currentToolResults: { ...st.currentToolResults, [step.stepId]: result.right } }))
       }
+      // last: an interruption pending since the tool started takes effect here, with the result recorded
+      if (sideEffects) yield* Effect.interruptible(ctx.events.flushed)
       return result
     })
   ).pipe(Effect.withSpan("Executor.tool", { captureStackTrace: false, attributes: { "aeon.tool": step.tool, "aeon.step_id": step.stepId, "aeon.pass": passNumber } }))

@@ -14,11 +14,11 @@ export const noSink: EventSinkService = { append: () => Effect.void }
 export const layerNoSink = Layer.succeed(EventSink, noSink)
 
 /**
- * Events the run waits on until they are stored: the run's start, a finished tool call (its side effect
- * happened: a resumed run must find it instead of calling the tool again) and the run's end (its result).
- * Other events are stored by the run's writer in group commits while the run goes on.
+ * Events the run waits on until they are stored: the run's start and its end (its result). Other events
+ * are stored by the run's writer in group commits while the run goes on; the Executor also waits on
+ * `flushed` around a tool call with side effects.
  */
-export const isDurabilityPoint = (e: RunEvent) => e._tag === "RunStarted" || e._tag === "ToolInvoked" || e._tag === "RunFinished"
+export const isDurabilityPoint = (e: RunEvent) => e._tag === "RunStarted" || e._tag === "RunFinished"
 
 /** One run's event stream: sequence-numbered, persisted, then published; late subscribers replay the log. */
 export interface RunEvents {

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Exit, Fiber, Stream } from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
 import type { RunEvent, RunEventBody } from "../../src/domain/RunEvent.js"
 import * as RunEvents from "../../src/kernel/RunEvents.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import { runTask } from "../../src/run/Run.js"
+import { tool } from "../../src/tools/ToolRegistry.js"
+import { scripted } from "../support/engine.js"
+import { convergingScript, planOut, reasoned } from "../support/scripts.js"
 
 const pass = (n: number): RunEventBody => ({ _tag: "PassFinished", passNumber: n, ttlRemaining: 0 })
-const tool = (stepId: string): RunEventBody => ({ _tag: "ToolInvoked", stepId, tool: "calculator", input: {}, output: {}, durationMs: 1, reused: false } as unknown as RunEventBody)
+const finished = { _tag: "RunFinished", status: "CONVERGED", terminationReason: "converged", usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0 }, advisories: [], followUpQuestions: [], manualInterventions: [] } as unknown as RunEventBody
 
 /** A sink whose writes wait on a gate the test opens, recording each batch it is given. */
 const gatedSink = Effect.gen(function*() {
@@ -33,7 +38,7 @@ describe("the run's event writer (group commit)", () => {
       yield* events.flushed
       expect(batches.flat()).toEqual([1, 2, 3, 4, 5])
       expect(batches.length).toBeLessThan(5) // the events emitted while the first write waited went in one batch
-      yield* events.emit({ _tag: "RunFinished", status: "CONVERGED", terminationReason: "converged", usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0 }, advisories: [], followUpQuestions: [], manualInterventions: [] } as unknown as RunEventBody)
+      yield* events.emit(finished)
       yield* Fiber.join(follower)
       expect(received.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6])
       expect(Chunk.toArray(yield* Fiber.join(late)).map((e) => e.seq)).toEqual([1])
@@ -65,12 +70,12 @@ describe("the run's event writer (group commit)", () => {
       expect(seen).toEqual([2, -1])
     }))
 
-  it.effect("a finished tool call is a durability point: emit returns only once it is stored", () =>
+  it.effect("the run's end is a durability point: emit returns only once it is stored", () =>
     Effect.gen(function*() {
       const { sink, batches, open } = yield* gatedSink
       const events = yield* RunEvents.make("r2", sink)
       yield* events.emit(pass(1))
-      const emitting = yield* events.emit(tool("s1")).pipe(Effect.fork)
+      const emitting = yield* events.emit(finished).pipe(Effect.fork)
       yield* Effect.yieldNow()
       expect(emitting.unsafePoll()).toBeNull() // still waiting for the store
       yield* open
@@ -78,6 +83,37 @@ describe("the run's event writer (group commit)", () => {
       expect(stored.seq).toBe(2)
       expect(batches.flat()).toContain(2)
       expect(RunEvents.isDurabilityPoint(stored)).toBe(true)
+    }))
+
+  it.live("a tool with side effects starts only once what came before is stored, and the run waits for its record; an idempotent tool does not wait", () =>
+    Effect.gen(function*() {
+      const stored: Array<RunEvent> = []
+      // a slow store: each write takes 30 ms
+      const slow: RunEvents.EventSinkService = { append: (events) => Effect.sleep("30 millis").pipe(Effect.tap(() => { stored.push(...events) })) }
+      const seenAtStart = new Map<string, Array<string>>()
+      const probe = (name: string, idempotent: boolean) => tool({
+        name, description: `Writes the record with ${name}.`, input: Schema.Struct({ record: Schema.String }), output: Schema.Struct({ ok: Schema.Boolean }),
+        timeoutMs: 5_000, idempotent,
+        run: ({ record }) => Effect.sync(() => { seenAtStart.set(record, stored.map((e) => `${e._tag}:${(e as { stepId?: string }).stepId ?? ""}`)); return { ok: true } })
+      })
+      const { layer } = scripted({
+        ...convergingScript(),
+        [PromptId.PLAN_GENERATION_USER]: [planOut([
+          { id: "s1", d: "Write the record 'pure' to the journal", tool: "journal.pure", input: { record: "pure" } },
+          { id: "s2", d: "Write the record 'effect' to the ledger", tool: "ledger.effect", input: { record: "effect" }, deps: ["s1"] }
+        ], "Write the two records")],
+        [PromptId.REASONING_STEP_USER]: [(r: any) => reasoned(`wrote ${r.input.stepId}`)]
+      }, { tools: [probe("journal.pure", true), probe("ledger.effect", false)] })
+      const r = yield* runTask({ task: "Write the two records", mode: "FULL" }).pipe(Effect.provide(Layer.merge(layer, Layer.succeed(RunEvents.EventSink, slow))))
+      expect(r.status).not.toBe("FAILED")
+      expect(seenAtStart.get("pure")).not.toContain("StepStarted:s1") // the idempotent tool ran before its step's start was stored
+      expect(seenAtStart.get("effect")).toContain("StepStarted:s2") // the tool with side effects waited for it
+      expect(seenAtStart.get("effect")).toContain("ToolInvoked:s1")
+      // the record of the side effect was stored before the step went on to its reasoning
+      const invoked = stored.findIndex((e) => e._tag === "ToolInvoked" && e.stepId === "s2")
+      const reasonedAfter = stored.findIndex((e) => e._tag === "LlmCalled" && e.seq > stored[invoked]!.seq)
+      expect(invoked).toBeGreaterThanOrEqual(0)
+      expect(reasonedAfter).toBeGreaterThan(invoked)
     }))
 
   it.effect("a store failure stops the run loudly: the next emit dies with it, nothing is published", () =>
