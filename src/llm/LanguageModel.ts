@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, ParseResult, Schema } from "effect"
+import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, PromptInputError, type PromptContract } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
@@ -76,27 +76,30 @@ const parseJson = (text: string): unknown => {
 
 /** Decodes a model's text with the contract's output schema; the failure keeps the raw text for the supervisor. */
 export const decodeAnswer = <O>(contract: PromptContract<any, O>, text: string): Effect.Effect<O, ModelDecodeError> =>
-  Effect.try({
-    try: () => parseJson(text),
-    catch: (e) => new ModelDecodeError({ promptId: contract.id, raw: text, message: `not JSON: ${(e as Error).message}` })
-  }).pipe(
-    Effect.flatMap((json) =>
-      Schema.decodeUnknown(contract.output)(json).pipe(
-        Effect.mapError((e) =>
-          new ModelDecodeError({ promptId: contract.id, raw: text, message: ParseResult.TreeFormatter.formatErrorSync(e) })
-        )
-      )
-    )
-  )
+  Effect.suspend(() => {
+    let json: unknown
+    try {
+      json = parseJson(text)
+    } catch (e) {
+      return Effect.fail(new ModelDecodeError({ promptId: contract.id, raw: text, message: `not JSON: ${(e as Error).message}` }))
+    }
+    // decoded synchronously (the schemas have no effects): no fiber work per answer
+    const decoded = Schema.decodeUnknownEither(contract.output)(json)
+    return Either.isRight(decoded)
+      ? Effect.succeed(decoded.right)
+      : Effect.fail(new ModelDecodeError({ promptId: contract.id, raw: text, message: ParseResult.TreeFormatter.formatErrorSync(decoded.left) }))
+  })
 
 /** Builds the service from a provider's raw completion function. */
 export const make = (label: string, price: ModelPrice, complete: Service["complete"]): Service => {
   const generate = <I, O, E = never>(contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
     Effect.gen(function*() {
       const system = contract.system.template
-      const decodedInput = yield* Schema.decodeUnknown(contract.user.input)(input).pipe(
-        Effect.mapError((e) => new PromptInputError({ promptId: contract.id, message: ParseResult.TreeFormatter.formatErrorSync(e) }))
-      )
+      const inputDecoded = Schema.decodeUnknownEither(contract.user.input)(input)
+      if (Either.isLeft(inputDecoded)) {
+        return yield* new PromptInputError({ promptId: contract.id, message: ParseResult.TreeFormatter.formatErrorSync(inputDecoded.left) })
+      }
+      const decodedInput = inputDecoded.right
       const user = renderTemplate(contract.user.template, decodedInput as Record<string, unknown>)
       const maxOutputTokens = options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
       // a token covers at least one UTF-8 byte and a UTF-16 unit at most three bytes: 3 × length bounds the
