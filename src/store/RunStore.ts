@@ -88,59 +88,63 @@ export const make = Effect.gen(function*() {
       Effect.mapError(storeError(`reading events of run ${id}`))
     )
 
-  const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, log: ReadonlyArray<RunEvent> | undefined) =>
-    Effect.gen(function*() {
-      const events = log && log[log.length - 1] === event ? log : yield* loadEvents(event.runId)
-      const result = resultFromEvents(events)
-      const trace = traceSteps(events)
-      const metadata = executionMetadata(events, trace)
-      const plan = result.plan ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason) : null
-      const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
-      const { history: _history, ...summary } = result
-      yield* sql`UPDATE runs SET status = ${event.status}, result = ${json(summary)}::jsonb, usage = ${json(event.usage)}::jsonb, updated_at = now() WHERE id = ${event.runId}`
-      yield* sql`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"}, prioritized_plan = ${completed ? json(plan) : null}::jsonb,
-        execution_metadata = ${json(metadata)}::jsonb WHERE run_id = ${event.runId}`
-      yield* sql`INSERT INTO reasoning_traces (id, session_id, steps, total_steps)
-        SELECT ${`trace-${event.runId}`}, id, ${json(trace)}::jsonb, ${trace.length} FROM agent_sessions WHERE run_id = ${event.runId}
-        ON CONFLICT (id) DO UPDATE SET steps = EXCLUDED.steps, total_steps = EXCLUDED.total_steps`
-    })
-
   const row = (event: RunEvent) =>
     sql`(${event.runId}, ${event.seq}, ${event._tag}, ${JSON.stringify(event)}::jsonb, ${new Date(event.at).toISOString()})`
   const insertEvents = (events: ReadonlyArray<RunEvent>) =>
     sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${sql.csv(events.map(row))}`
 
-  const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>) =>
-    Effect.gen(function*() {
-      const [run] = yield* sql<{ user_id: string | null }>`SELECT user_id FROM runs WHERE id = ${event.runId}`
-      yield* sql`UPDATE runs SET status = 'RUNNING', updated_at = now() WHERE id = ${event.runId}`
-      yield* sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata)
-        VALUES (${`session-${event.runId}`}, ${sessionUser(event.runId, run?.user_id)}, ${event.runId}, 'running', ${json(executionMetadata([], []))}::jsonb)
-        ON CONFLICT (run_id) DO NOTHING`
-    })
+  /** RunStarted: the run is RUNNING and its session opens (for its user, or `anonymous:<run id>`). */
+  const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>) => [
+    sql`started_run AS (UPDATE runs SET status = 'RUNNING', updated_at = now() WHERE id = ${event.runId} RETURNING id, user_id)`,
+    sql`started_session AS (INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata)
+      SELECT ${`session-${event.runId}`}, COALESCE(user_id, ${sessionUser(event.runId, null)}), id, 'running', ${json(executionMetadata([], []))}::jsonb
+      FROM started_run ON CONFLICT (run_id) DO NOTHING)`
+  ]
+
+  /** RunFinished: the run's result and usage, its session closed with plan and metadata, its trace — from the run's log. */
+  const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, events: ReadonlyArray<RunEvent>) => {
+    const result = resultFromEvents(events)
+    const trace = traceSteps(events)
+    const metadata = executionMetadata(events, trace)
+    const plan = result.plan ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason) : null
+    const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
+    const { history: _history, ...summary } = result
+    return [
+      sql`finished_run AS (UPDATE runs SET status = ${event.status}, result = ${json(summary)}::jsonb, usage = ${json(event.usage)}::jsonb, updated_at = now()
+        WHERE id = ${event.runId})`,
+      sql`finished_session AS (UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"}, prioritized_plan = ${completed ? json(plan) : null}::jsonb,
+        execution_metadata = ${json(metadata)}::jsonb WHERE run_id = ${event.runId} RETURNING id)`,
+      sql`finished_trace AS (INSERT INTO reasoning_traces (id, session_id, steps, total_steps)
+        SELECT ${`trace-${event.runId}`}, id, ${json(trace)}::jsonb, ${trace.length} FROM finished_session
+        ON CONFLICT (id) DO UPDATE SET steps = EXCLUDED.steps, total_steps = EXCLUDED.total_steps)`
+    ]
+  }
 
   /**
-   * Appends events in order, all or none: one multi-row INSERT per run of plain events (a group commit);
-   * RunStarted also opens the session, RunFinished also writes result, session and trace.
+   * Appends events in order, all or none, in one statement (a group commit): a multi-row INSERT, with the
+   * records RunStarted opens or RunFinished closes as data-modifying CTEs of the same statement.
    */
   const append: Service["append"] = (events, log) => {
     if (events.length === 0) return Effect.void
-    const plain = events.every((e) => e._tag !== "RunStarted" && e._tag !== "RunFinished")
-    const write = plain
-      ? insertEvents(events).pipe(Effect.asVoid) // a single INSERT is atomic on its own
-      : Effect.gen(function*() {
-        let from = 0
-        for (let i = 0; i <= events.length; i++) {
-          const e = events[i]
-          if (e !== undefined && e._tag !== "RunStarted" && e._tag !== "RunFinished") continue
-          if (i > from) yield* insertEvents(events.slice(from, i))
-          if (e?._tag === "RunStarted") yield* insertEvents([e]).pipe(Effect.zipRight(startRecords(e)))
-          if (e?._tag === "RunFinished") yield* insertEvents([e]).pipe(Effect.zipRight(finishRecords(e, log)))
-          from = i + 1
-        }
-      }).pipe(sql.withTransaction)
+    const started = events.find((e): e is Extract<RunEvent, { _tag: "RunStarted" }> => e._tag === "RunStarted")
+    const finished = events.find((e): e is Extract<RunEvent, { _tag: "RunFinished" }> => e._tag === "RunFinished")
+    const write = Effect.gen(function*() {
+      if (!started && !finished) return yield* insertEvents(events)
+      // RunFinished's records come from the whole log: the caller's, or what is stored plus this batch
+      const whole = !finished ? [] : log && log[log.length - 1] === finished ? log
+        : [...(yield* loadEvents(finished.runId)).filter((e) => e.seq < events[0]!.seq), ...events]
+      if (started && finished) {
+        // both in one batch: the session must exist before it is closed (a statement's CTEs see one snapshot)
+        return yield* Effect.gen(function*() {
+          yield* sql`WITH ${sql.csv([sql`appended AS (${insertEvents(events)})`, ...startRecords(started)])} SELECT 1`
+          yield* sql`WITH ${sql.csv(finishRecords(finished, whole))} SELECT 1`
+        }).pipe(sql.withTransaction)
+      }
+      const records = started ? startRecords(started) : finishRecords(finished!, whole)
+      return yield* sql`WITH ${sql.csv([sql`appended AS (${insertEvents(events)})`, ...records])} SELECT 1`
+    })
     const range = events.length === 1 ? `event ${events[0]!.seq}` : `events ${events[0]!.seq}–${events[events.length - 1]!.seq}`
-    return write.pipe(Effect.mapError((e) => (e instanceof StoreError ? e : storeError(`appending ${range} of run ${events[0]!.runId}`)(e))))
+    return write.pipe(Effect.asVoid, Effect.mapError((e) => (e instanceof StoreError ? e : storeError(`appending ${range} of run ${events[0]!.runId}`)(e))))
   }
 
   const service: Service = {
