@@ -7,7 +7,10 @@ import * as PgLiteClient from "./PgLiteClient.js"
 import * as RunStore from "./RunStore.js"
 
 export const databaseConfig = Config.all({
-  url: Config.option(Config.redacted("AEON_DATABASE_URL").pipe(Config.withDescription("PostgreSQL URL; the embedded PGlite database is used when absent"))),
+  // an empty AEON_DATABASE_URL counts as unset (the embedded database)
+  url: Config.option(Config.redacted("AEON_DATABASE_URL").pipe(Config.withDescription("PostgreSQL URL; the embedded PGlite database is used when absent"))).pipe(
+    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
+  ),
   dataDir: Config.string("AEON_DATA_DIR").pipe(Config.withDescription("Where PGlite keeps its data (`memory` for none)"), Config.withDefault(".aeon/data")),
   retentionDays: Config.integer("AEON_RETENTION_DAYS").pipe(Config.withDescription("Reasoning traces older than this many days are deleted"), Config.withDefault(7))
 })

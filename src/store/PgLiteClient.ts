@@ -5,6 +5,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite } from "@electric-sql/pglite"
 import { Duration, Effect, Layer, Stream } from "effect"
+import * as DataDirLock from "./DataDirLock.js"
 
 /**
  * An @effect/sql client over PGlite (PostgreSQL in WASM). One connection, so one permit: a plain
@@ -12,6 +13,7 @@ import { Duration, Effect, Layer, Stream } from "effect"
  */
 export const make = (dataDir: string | undefined) =>
   Effect.gen(function*() {
+    if (dataDir !== undefined) yield* DataDirLock.acquire(dataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeAll } from "vitest"
 import { Effect, Redacted } from "effect"
-import { execFile } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { execFile, spawn } from "node:child_process"
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { backend, freshDatabase } from "../support/database.js"
@@ -15,11 +15,12 @@ for (const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL",
 env.CI = "true"
 
 /** Runs a command as a child process (asynchronously: the test worker stays responsive). */
-const exec = (file: string, args: Array<string>) =>
+const execWith = (environment: Record<string, string>, file: string, args: Array<string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { env, encoding: "utf8", timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(file, args, { env: environment, encoding: "utf8", timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }))
   })
+const exec = (file: string, args: Array<string>) => execWith(env, file, args)
 const aeon = (...args: Array<string>) => exec(process.execPath, ["bin/aeon.mjs", ...args])
 const runJson = async (...args: Array<string>) => {
   const r = await aeon("run", ...args, "--json")
@@ -149,5 +150,19 @@ describe(`the aeon binary (${backend})`, () => {
     const missing = await aeon("inspect", "no-such-run")
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("run no-such-run does not exist")
+  })
+
+  it("refuses an embedded data directory another live process has open, and changes nothing in it", async () => {
+    const busy = mkdtempSync(join(tmpdir(), "aeon-busy-"))
+    const owner = spawn("sleep", ["30"])
+    try {
+      writeFileSync(join(busy, "aeon.lock"), String(owner.pid))
+      const r = await execWith({ ...env, AEON_DATA_DIR: busy, AEON_DATABASE_URL: "" }, process.execPath, ["bin/aeon.mjs", "runs"])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(`in use by process ${owner.pid}`)
+      expect(readdirSync(busy)).toEqual(["aeon.lock"]) // no database files were created beside the owner's lock
+    } finally {
+      owner.kill()
+    }
   })
 })
