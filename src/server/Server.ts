@@ -122,7 +122,8 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     })
   })
 
-  const wss = new WebSocketServer({ server, path: "/graphql" })
+  // a WebSocket message has the same size limit as a request body (ws would accept 100 MiB)
+  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: options.maxBodyBytes })
   const ws = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: { userId?: string } }>({
     onConnect: (ctx) => {
       const header = (ctx.connectionParams?.authorization as string | undefined) ?? ctx.extra.request.headers.authorization

@@ -3,6 +3,7 @@ import { generate } from "@graphql-codegen/cli"
 import { serverAudits } from "graphql-http"
 import { readFileSync } from "node:fs"
 import { request } from "node:http"
+import WebSocket from "ws"
 import config from "../../codegen.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
@@ -135,6 +136,14 @@ describe("GraphQL over HTTP", () => {
     const chunkedSmall = await chunkedPost(server.url, ['{"query":"{ health', ' { ok } }"}'])
     expect(chunkedSmall.status).toBe(200)
     expect(JSON.parse(chunkedSmall.body).data.health.ok).toBe(true)
+    // a WebSocket message over the same limit closes the connection (1009: message too big)
+    const closed = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(server.url.replace("http", "ws"), "graphql-transport-ws")
+      socket.on("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { pad: "x".repeat(1_100_000) } })))
+      socket.on("close", (code) => resolve(code))
+      socket.on("error", reject)
+    })
+    expect(closed).toBe(1009)
     const get = await fetch(`${server.url}?query=${encodeURIComponent("{ health { ok } }")}`)
     expect(get.status).toBe(403)
     const getWithHeader = await fetch(`${server.url}?query=${encodeURIComponent("{ health { ok } }")}`, { headers: { "x-graphql-yoga-csrf": "1" } })
