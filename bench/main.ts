@@ -15,9 +15,9 @@ const row = (what: string, figure: string, target: string, met: boolean | undefi
 }
 
 const quick = process.argv.includes("--quick")
-const bare = await overhead({ store: false, iterations: quick ? 5 : 20 })
+const bare = await overhead({ store: false, iterations: quick ? 5 : 50, warmup: quick ? 3 : 30 })
 row("1. engine overhead, no store", `${fmt(bare.perStepMs)} ms/step, ${fmt(bare.perPassMs)} ms/pass (${bare.steps} steps, ${bare.passes} passes, ${bare.llmCalls} calls)`, "< 0.2 ms/step", bare.perStepMs < 0.2)
-const stored = await overhead({ store: true, iterations: quick ? 3 : 10 })
+const stored = await overhead({ store: true, iterations: quick ? 3 : 20, warmup: quick ? 3 : 10 })
 row("1. engine overhead, embedded store", `${fmt(stored.perStepMs)} ms/step, ${fmt(stored.perPassMs)} ms/pass`, "", undefined)
 const slow = await overhead({ store: false, iterations: 1, delayMs: 200 })
 row("2. Aeon's share at 200 ms/call", `${fmt(slow.aeonShare * 100, 2)} % of ${fmt(slow.wallMs / 1000, 2)} s`, "< 1 %", slow.aeonShare < 0.01)
@@ -28,7 +28,7 @@ for (const transport of ["sse", "ws"] as const) {
   const s = await streaming(transport, 100)
   row(`4. streaming over ${transport}, 100 subscribers`, `p50 ${s.p50} ms, p99 ${s.p99} ms (${s.events} deliveries); 1 subscriber: p50 ${one.p50} ms, p99 ${one.p99} ms`, "p99 < 5 ms", s.p99 < 5)
 }
-const t = await throughput(quick ? 2 : 5)
+const t = await throughput(quick ? 2 : 8)
 row("5. GraphQL throughput (health)", `${fmt(t.aeonRps, 0)} req/s vs bare yoga ${fmt(t.bareRps, 0)} req/s = ${fmt(t.ratio, 2)}`, "≥ 0.9", t.ratio >= 0.9)
 const p = await peer(quick ? 5 : 20)
 row("6. vs LangGraph.js (MemorySaver)", `Aeon+store ${fmt(p.aeonPerStepMs)} ms/step vs LangGraph ${fmt(p.langgraphPerStepMs)} ms/step = ${fmt(p.ratio, 2)}×`, "≤ 0.33×", p.ratio <= 1 / 3)
