@@ -19,7 +19,7 @@ const bare = await overhead({ store: false, iterations: quick ? 5 : 50, warmup: 
 row("1. engine overhead, no store", `${fmt(bare.perStepMs)} ms/step, ${fmt(bare.perPassMs)} ms/pass (${bare.steps} steps, ${bare.passes} passes, ${bare.llmCalls} calls)`, "< 0.2 ms/step", bare.perStepMs < 0.2)
 const stored = await overhead({ store: true, iterations: quick ? 3 : 20, warmup: quick ? 3 : 10 })
 row("1. engine overhead, embedded store", `${fmt(stored.perStepMs)} ms/step, ${fmt(stored.perPassMs)} ms/pass`, "", undefined)
-const slow = await overhead({ store: false, iterations: 1, delayMs: 200 })
+const slow = await overhead({ store: false, iterations: quick ? 1 : 2, warmup: 1, delayMs: 200 })
 row("2. Aeon's share at 200 ms/call", `${fmt(slow.aeonShare * 100, 2)} % of ${fmt(slow.wallMs / 1000, 2)} s`, "< 1 %", slow.aeonShare < 0.01)
 const c = await concurrency(quick ? 200 : 1000, 200)
 row(`3. ${c.runs} concurrent runs at 200 ms/call`, `${fmt(c.wallMs, 0)} ms vs bound ${c.boundMs} ms (+${fmt(c.overBound * 100, 1)} %); peak heap ${fmt(c.peakHeapMb, 0)} MB (with garbage), rss ${fmt(c.peakRssMb, 0)} MB; live heap ${fmt(c.liveHeapMb, 0)} MB = ${fmt(c.livePerRunKb, 0)} KB/run`, "within 10 %, < 256 MB", c.overBound <= 0.1 && c.peakHeapMb < 256)
