@@ -27,7 +27,7 @@ export interface RunEvents {
   /** Every event emitted so far (some may still be on their way to the store). */
   readonly log: Effect.Effect<ReadonlyArray<RunEvent>>
   /** How many events the run has (without copying its log). */
-  readonly count: Effect.Effect<number>
+  readonly size: () => number
   /** Waits until every event emitted so far is stored and published. */
   readonly flushed: Effect.Effect<void>
   /** Replays the stored events from `fromSeq`, then follows live; ends after RunFinished. No gap, no duplicate. */
@@ -146,7 +146,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       runId,
       emit,
       log: Effect.sync(() => events.slice()),
-      count: Effect.sync(() => events.length),
+      size: () => events.length,
       flushed: Effect.suspend(() => waitStored(lastSeq)),
       stream,
       follow: (fromSeq, onEvent) => {

@@ -1,4 +1,4 @@
-import { Effect, JSONSchema, Option, Schema } from "effect"
+import { type Context, Effect, JSONSchema, Option, Schema } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
@@ -33,8 +33,10 @@ const visible = (ctx: GraphQLContext, run: RunModel) => ctx.userId === undefined
 export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
   /** Runs a resolver's Effect, interrupted when the client goes away. */
   const run = <A, E>(ctx: GraphQLContext, effect: Effect.Effect<A, E, R>) => adapter.run(effect, ctx.signal)
-  /** Runs an Effect that answers at once from memory: nothing to interrupt, no signal to set up. */
-  const instant = <A, E>(effect: Effect.Effect<A, E, R>) => adapter.run(effect)
+  type Services = { readonly manager: Context.Tag.Service<typeof RunManager>; readonly model: Context.Tag.Service<typeof LanguageModel> }
+  let services: Services | undefined
+  /** Runs an Effect that answers at once from memory: synchronously, nothing to interrupt. */
+  const instant = <A, E>(effect: Effect.Effect<A, E, R>) => adapter.runNow(effect)
   const ownRun = (ctx: GraphQLContext, id: string) =>
     Effect.gen(function*() {
       const manager = yield* RunManager
@@ -64,12 +66,12 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           id: d.id, template: d.template, inputSchema: JSONSchema.make(Schema.encodedSchema(d.input)),
           outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
         })),
-      health: () =>
-        instant(Effect.gen(function*() {
-          const stats = yield* (yield* RunManager).stats
-          const model = yield* LanguageModel
-          return { ok: true, version: info.version, model: model.label, database: info.database, activeRuns: stats.active, queuedRuns: stats.queued, subscriptions: stats.subscriptions }
-        }))
+      // from memory, without an Effect per request: health is what load balancers poll
+      health: () => {
+        const { manager, model } = (services ??= adapter.runNow(Effect.all({ manager: RunManager, model: LanguageModel })) as Services)
+        const stats = manager.stats()
+        return { ok: true, version: info.version, model: model.label, database: info.database, activeRuns: stats.active, queuedRuns: stats.queued, subscriptions: stats.subscriptions }
+      }
     },
     Mutation: {
       runTask: (_, { input }, ctx) =>

@@ -114,12 +114,12 @@ export const make = (maxConcurrent: number) =>
           subscriptions++
           return feed(source, () => void subscriptions--)
         }),
-      stats: Effect.gen(function*() {
-        const entries = [...live.values()]
-        // a run's first event is RunStarted: a run with events has started, one without waits in the queue
-        const running = yield* Effect.forEach(entries, (e) => e.prepared.events.count.pipe(Effect.map((n) => n > 0)))
-        return { active: running.filter(Boolean).length, queued: running.filter((r) => !r).length, subscriptions }
-      }),
+      /** Live runs (a run's first event is RunStarted: one with events has started, one without is queued) and subscriptions; read from memory. */
+      stats: (): { readonly active: number; readonly queued: number; readonly subscriptions: number } => {
+        let active = 0
+        for (const e of live.values()) if (e.prepared.events.size() > 0) active++
+        return { active, queued: live.size - active, subscriptions }
+      },
       /** Start-up recovery: runs a dead process left RUNNING or QUEUED continue here. */
       resumeUnfinished: Effect.gen(function*() {
         const rows = yield* store.unfinished
