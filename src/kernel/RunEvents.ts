@@ -58,6 +58,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
             f(e)
           } catch {
             followers.delete(f) // a broken follower is dropped; the run and the others go on
+            break
           }
         }
       }
