@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import { compileSchema } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
 import { Budget } from "../domain/Budget.js"
@@ -6,6 +6,10 @@ import { InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleMode.js"
 
 export const MAX_TASK_LENGTH = 20_000
+
+// the defaults, decoded once (immutable values shared by every run that gives none)
+const DEFAULT_BUDGET = Schema.decodeSync(Budget)({})
+const DEFAULT_CRITERIA = Schema.decodeSync(ConvergenceCriteria)({})
 
 /** What a caller gives to start a run (library, GraphQL and CLI share it). */
 export const RunTaskInput = Schema.Struct({
@@ -17,8 +21,8 @@ export const RunTaskInput = Schema.Struct({
   simpleIterations: Schema.optionalWith(Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 50) || `simpleIterations must be between 1 and 50 (was ${n})`)), { default: () => 5 }),
   escalate: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   userId: Schema.optional(Schema.String),
-  budget: Schema.optionalWith(Budget, { default: () => Schema.decodeSync(Budget)({}) }),
-  criteria: Schema.optionalWith(ConvergenceCriteria, { default: () => Schema.decodeSync(ConvergenceCriteria)({}) }),
+  budget: Schema.optionalWith(Budget, { default: () => DEFAULT_BUDGET }),
+  criteria: Schema.optionalWith(ConvergenceCriteria, { default: () => DEFAULT_CRITERIA }),
   tools: Schema.optional(Schema.Array(Schema.String)),
   parallelism: Schema.optionalWith(Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 32) || `parallelism must be between 1 and 32 (was ${n})`)), { default: () => 1 }),
   runId: Schema.optional(Schema.String.pipe(Schema.filter((s) => /^[A-Za-z0-9_-]{1,64}$/.test(s) || "runId must be 1-64 letters, digits, - or _")))
@@ -37,9 +41,9 @@ export const formatIssues = (e: ParseResult.ParseError): string =>
 /** Decodes and checks a run's input against the tools available; a clear error and nothing started. */
 export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const decoded = yield* Schema.decodeUnknown(RunTaskInput)(input, { onExcessProperty: "error", errors: "all" }).pipe(
-      Effect.mapError((e) => new InvalidRunInputError({ message: formatIssues(e) }))
-    )
+    const result = Schema.decodeUnknownEither(RunTaskInput)(input, { onExcessProperty: "error", errors: "all" })
+    if (Either.isLeft(result)) return yield* new InvalidRunInputError({ message: formatIssues(result.left) })
+    const decoded = result.right
     const unknown = (decoded.tools ?? []).filter((t) => !availableTools.includes(t))
     if (unknown.length > 0) {
       return yield* new InvalidRunInputError({ message: `unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (available: ${availableTools.join(", ")})` })
