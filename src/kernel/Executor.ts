@@ -72,7 +72,9 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
         ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
       })
       if (Either.isRight(result)) {
-        yield* Ref.update(ctx.state, (st) => ({ ...st, currentToolResults: { ...st.currentToolResults, [step.stepId]: result.right } }))
+        const output = result.right
+        const st = yield* Ref.get(ctx.state)
+        st.currentToolResults[step.stepId] = output
       }
       // last: an interruption pending since the tool started takes effect here, with the result recorded
       if (sideEffects) yield* Effect.interruptible(ctx.events.flushed)

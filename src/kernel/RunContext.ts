@@ -31,7 +31,8 @@ export interface RunState {
   readonly lastCompletedPass?: PassResult | undefined
   /** The step being executed now, and tool results of the current pass. */
   readonly currentStepId?: string | undefined
-  readonly currentToolResults: Readonly<Record<string, unknown>>
+  /** One object per pass, filled in place as its tools finish (copying it per step made a pass quadratic). */
+  readonly currentToolResults: Record<string, unknown>
   /** After a restart: tool results of steps whose tool completed before the crash (not run again). */
   readonly recoveredToolResults?: Readonly<Record<string, unknown>> | undefined
 }
