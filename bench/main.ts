@@ -1,13 +1,8 @@
+import { execFile } from "node:child_process"
 import { cpus, totalmem } from "node:os"
-import { concurrency } from "./Concurrency.js"
-import { overhead } from "./Overhead.js"
-import { peer } from "./Peer.js"
-import { scaling } from "./Scaling.js"
-import { streaming } from "./Streaming.js"
 import { fmt } from "./support.js"
-import { throughput } from "./Throughput.js"
 
-/** `npm run bench`: all seven measurements, one table. Figures, not assertions. */
+/** `npm run bench`: all seven measurements, each in a process of its own, one table. Figures, not assertions. */
 const rows: Array<[string, string, string, string]> = []
 const row = (what: string, figure: string, target: string, met: boolean | undefined) => {
   rows.push([what, figure, target, met === undefined ? "" : met ? "met" : "missed"])
@@ -15,25 +10,31 @@ const row = (what: string, figure: string, target: string, met: boolean | undefi
 }
 
 const quick = process.argv.includes("--quick")
-const bare = await overhead({ store: false, iterations: quick ? 5 : 50, warmup: quick ? 3 : 30 })
+/** Runs one measurement in a fresh process (bench/one.ts) and returns its JSON result. */
+const measure = (name: string): Promise<any> =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./one.ts", import.meta.url).pathname, name, quick ? "quick" : "full"],
+      { maxBuffer: 64 << 20 }, (e, stdout, stderr) => (e ? reject(new Error(`${name}: ${stderr || e.message}`)) : resolve(JSON.parse(stdout)))))
+
+const bare = await measure("overhead")
 row("1. engine overhead, no store", `${fmt(bare.perStepMs)} ms/step, ${fmt(bare.perPassMs)} ms/pass (${bare.steps} steps, ${bare.passes} passes, ${bare.llmCalls} calls)`, "< 0.2 ms/step", bare.perStepMs < 0.2)
-const stored = await overhead({ store: true, iterations: quick ? 3 : 20, warmup: quick ? 3 : 10 })
+const stored = await measure("overheadStore")
 row("1. engine overhead, embedded store", `${fmt(stored.perStepMs)} ms/step, ${fmt(stored.perPassMs)} ms/pass`, "", undefined)
-const slow = await overhead({ store: false, iterations: quick ? 1 : 2, warmup: 1, delayMs: 200 })
+const slow = await measure("share")
 row("2. Aeon's share at 200 ms/call", `${fmt(slow.aeonShare * 100, 2)} % of ${fmt(slow.wallMs / 1000, 2)} s`, "< 1 %", slow.aeonShare < 0.01)
-const c = await concurrency(quick ? 200 : 1000, 200)
+const c = await measure("concurrency")
 row(`3. ${c.runs} concurrent runs at 200 ms/call`, `${fmt(c.wallMs, 0)} ms vs bound ${c.boundMs} ms (+${fmt(c.overBound * 100, 1)} %); peak heap ${fmt(c.peakHeapMb, 0)} MB (with garbage), rss ${fmt(c.peakRssMb, 0)} MB; live heap ${fmt(c.liveHeapMb, 0)} MB = ${fmt(c.livePerRunKb, 0)} KB/run`, "within 10 %, < 256 MB", c.overBound <= 0.1 && c.peakHeapMb < 256)
-for (const transport of ["sse", "ws"] as const) {
-  const one = await streaming(transport, 1)
-  const s = await streaming(transport, 100)
+for (const [transport, name] of [["sse", "streamingSse"], ["ws", "streamingWs"]] as const) {
+  const one = await measure(`${name}1`)
+  const s = await measure(name)
   row(`4. streaming over ${transport}, 100 subscribers`, `p50 ${s.p50} ms, p99 ${s.p99} ms (${s.events} deliveries); 1 subscriber: p50 ${one.p50} ms, p99 ${one.p99} ms`, "p99 < 5 ms", s.p99 < 5)
 }
-const t = await throughput(quick ? 2 : 8)
+const t = await measure("throughput")
 row("5. GraphQL throughput (health)", `${fmt(t.aeonRps, 0)} req/s vs bare yoga ${fmt(t.bareRps, 0)} req/s = ${fmt(t.ratio, 2)}`, "≥ 0.9", t.ratio >= 0.9)
-const p = await peer(quick ? 5 : 20)
+const p = await measure("peer")
 row("6. vs LangGraph.js (MemorySaver)", `Aeon+store ${fmt(p.aeonPerStepMs)} ms/step vs LangGraph ${fmt(p.langgraphPerStepMs)} ms/step = ${fmt(p.ratio, 2)}×`, "≤ 0.33×", p.ratio <= 1 / 3)
-const sc = await scaling(quick ? [10, 100] : [10, 100, 1000])
-row("7. scaling (one pass, no store)", `${sc.rows.map((r) => `${r.steps} steps ${fmt(r.perStepMs)} ms/step`).join(", ")}; marginal ${fmt(sc.marginalPerStepMs)} ms/step`, "linear", sc.rows[sc.rows.length - 1]!.perStepMs < 2 * sc.rows[1]!.perStepMs)
+const sc = await measure("scaling")
+row("7. scaling (one pass, no store)", `${sc.rows.map((r: any) => `${r.steps} steps ${fmt(r.perStepMs)} ms/step`).join(", ")}; marginal ${fmt(sc.marginalPerStepMs)} ms/step`, "linear", sc.rows[sc.rows.length - 1]!.perStepMs < 2 * sc.rows[1]!.perStepMs)
 
 const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["measure", "figure", "target", ""][i]!.length))
 const line = (r: ReadonlyArray<string>) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`

@@ -1,0 +1,36 @@
+import { concurrency } from "./Concurrency.js"
+import { overhead } from "./Overhead.js"
+import { peer } from "./Peer.js"
+import { scaling } from "./Scaling.js"
+import { streaming } from "./Streaming.js"
+import { throughput } from "./Throughput.js"
+
+/**
+ * One measurement in a process of its own (started by bench/main.ts): what an earlier measurement left in the
+ * heap, the JIT or the event loop does not move the next one. Prints the result as JSON.
+ */
+const [name, mode] = process.argv.slice(2)
+const quick = mode === "quick"
+const measurements: Record<string, () => Promise<unknown>> = {
+  overhead: () => overhead({ store: false, iterations: quick ? 5 : 50, warmup: quick ? 3 : 30 }),
+  overheadStore: () => overhead({ store: true, iterations: quick ? 3 : 20, warmup: quick ? 3 : 10 }),
+  share: async () => {
+    await overhead({ store: false, iterations: 1, warmup: quick ? 3 : 20 }) // the JIT warm, as in a running server
+    return overhead({ store: false, iterations: quick ? 1 : 2, warmup: 1, delayMs: 200 })
+  },
+  concurrency: () => concurrency(quick ? 200 : 1000, 200),
+  streamingSse1: () => streaming("sse", 1),
+  streamingSse: () => streaming("sse", 100),
+  streamingWs1: () => streaming("ws", 1),
+  streamingWs: () => streaming("ws", 100),
+  throughput: () => throughput(quick ? 2 : 8),
+  peer: () => peer(quick ? 5 : 20),
+  scaling: () => scaling(quick ? [10, 100] : [10, 100, 1000])
+}
+const run = measurements[name ?? ""]
+if (!run) {
+  console.error(`unknown measurement ${name}; one of ${Object.keys(measurements).join(", ")}`)
+  process.exit(1)
+}
+process.stdout.write(JSON.stringify(await run()))
+process.exit(0)
