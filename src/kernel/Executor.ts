@@ -61,11 +61,13 @@ const describeToolError = (e: ToolError) =>
 const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
   Effect.uninterruptible(
     Effect.gen(function*() {
-      const sideEffects = ctx.tools.get(step.tool!)?.idempotent === false
+      const definition = ctx.tools.get(step.tool!)
+      const sideEffects = definition?.idempotent === false
       if (sideEffects) yield* Effect.interruptible(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
-      const fiber = yield* Effect.forkDaemon(Effect.interruptible(ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory: ctx.memory })))
-      const result = yield* Effect.either(Fiber.join(fiber))
+      const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory: ctx.memory })
+      // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it
+      const result = yield* Effect.either(definition?.synchronous ? invoke : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke))))
       const durationMs = (yield* Clock.currentTimeMillis) - started
       yield* ctx.events.emit({
         _tag: "ToolInvoked", passNumber, stepId: step.stepId, tool: step.tool!, input, durationMs,

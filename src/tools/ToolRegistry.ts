@@ -30,6 +30,11 @@ export interface Tool<I = any, O = any> {
   readonly idempotent: boolean
   /** Named operations a step may ask for (toolInput.operation); empty when the tool has none. */
   readonly operations?: ReadonlyArray<string>
+  /**
+   * The tool's run never suspends (a pure computation, in-memory state): it runs without a timer or a fiber
+   * of its own, which cost more than such a tool does. A timeout could not interrupt synchronous code anyway.
+   */
+  readonly synchronous?: boolean
   readonly run: (input: I, context: ToolContext) => Effect.Effect<O, ToolFailedError>
 }
 
@@ -42,6 +47,7 @@ export const calculator = tool({
   output: Schema.Struct({ expression: Schema.String, value: Schema.Number }),
   timeoutMs: 1_000,
   idempotent: true,
+  synchronous: true,
   run: ({ expression }) =>
     Effect.try({
       try: () => ({ expression, value: evaluate(expression) }),
@@ -56,6 +62,7 @@ export const memoryWrite = tool({
   output: Schema.Struct({ key: Schema.String, written: Schema.Boolean }),
   timeoutMs: 1_000,
   idempotent: true,
+  synchronous: true,
   run: ({ key, value }, ctx) =>
     Ref.update(ctx.memory, (m) => new Map(m).set(key, value)).pipe(Effect.as({ key, written: true }))
 })
@@ -67,6 +74,7 @@ export const memoryRead = tool({
   output: Schema.Struct({ key: Schema.String, found: Schema.Boolean, value: Schema.optional(Schema.Unknown) }),
   timeoutMs: 1_000,
   idempotent: true,
+  synchronous: true,
   run: ({ key }, ctx) =>
     Ref.get(ctx.memory).pipe(Effect.map((m) => (m.has(key) ? { key, found: true, value: m.get(key) } : { key, found: false })))
 })
@@ -78,6 +86,7 @@ export const clockNow = tool({
   output: Schema.Struct({ iso: Schema.String, epochMs: Schema.Number }),
   timeoutMs: 1_000,
   idempotent: true,
+  synchronous: true,
   run: () => Clock.currentTimeMillis.pipe(Effect.map((ms) => ({ iso: new Date(ms).toISOString(), epochMs: ms })))
 })
 
@@ -109,9 +118,9 @@ export const make = (tools: ReadonlyArray<Tool>): Service => {
       const input = yield* Schema.decodeUnknown(t.input)(rawInput ?? {}).pipe(
         Effect.mapError((e) => new ToolInputError({ tool: name, message: format(e) }))
       )
-      const output = yield* t.run(input, context).pipe(
+      const output = yield* (t.synchronous ? t.run(input, context) : t.run(input, context).pipe(
         Effect.timeoutFail({ duration: t.timeoutMs, onTimeout: () => new ToolTimeoutError({ tool: name, timeoutMs: t.timeoutMs }) })
-      )
+      ))
       return yield* Schema.encodeUnknown(t.output)(output).pipe(
         Effect.mapError((e) => new ToolFailedError({ tool: name, message: `output does not match its schema: ${format(e)}` }))
       )

@@ -55,6 +55,21 @@ describe("ToolRegistry", () => {
       expect(e).toMatchObject({ _tag: "Right", right: { _tag: "ToolTimeoutError", timeoutMs: 50 } })
     }))
 
+  it.effect("a synchronous tool answers within the same fiber, with no timer: its result is there without the clock moving", () =>
+    Effect.gen(function*() {
+      const upper = ToolRegistry.tool({
+        name: "upper", description: "upper-cases a word", input: Schema.Struct({ word: Schema.String }), output: Schema.Struct({ word: Schema.String }),
+        timeoutMs: 50, idempotent: true, synchronous: true,
+        run: ({ word }) => Effect.sync(() => ({ word: word.toUpperCase() }))
+      })
+      const r = ToolRegistry.make([upper])
+      // under the TestClock a timer would never fire; a synchronous tool sets none and answers at once
+      const fiber = yield* Effect.fork(r.invoke("upper", { word: "aeon" }, yield* ctx))
+      yield* Effect.yieldNow()
+      expect(fiber.unsafePoll()).toMatchObject({ _tag: "Success", value: { word: "AEON" } })
+      expect(ToolRegistry.builtinTools.every((t) => t.synchronous)).toBe(true)
+    }))
+
   it("refuses two tools with the same name", () => {
     expect(() => ToolRegistry.make([ToolRegistry.calculator, ToolRegistry.calculator])).toThrow("registered twice")
   })
