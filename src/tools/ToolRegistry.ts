@@ -33,6 +33,7 @@ export interface Tool<I = any, O = any> {
   /**
    * The tool's run never suspends (a pure computation, in-memory state): it runs without a timer or a fiber
    * of its own, which cost more than such a tool does. A timeout could not interrupt synchronous code anyway.
+   * A tool that waits on I/O must not declare it: it would run without its timeout.
    */
   readonly synchronous?: boolean
   readonly run: (input: I, context: ToolContext) => Effect.Effect<O, ToolFailedError>
