@@ -1,4 +1,4 @@
-import { Cause, Clock, Context, Deferred, Effect, Exit, Layer, PubSub, Stream } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Exit, Layer, Stream } from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 
 /** Where events are persisted before they are published (the store implements it). */
@@ -33,25 +33,33 @@ export interface RunEvents {
   /** Replays the stored events from `fromSeq`, then follows live; ends after RunFinished. No gap, no duplicate. */
   readonly stream: (fromSeq?: number) => Stream.Stream<RunEvent>
   /**
-   * The same for many followers at a low cost (no fiber per follower, what a server's subscriptions use):
-   * the stored events from `fromSeq` now, then `onEvent` with each event as it is stored, until `stop`.
+   * The same through a plain callback (no fiber per follower: what a server's subscriptions use): the stored
+   * events from `fromSeq` now, then `onEvent` with each event as it is stored, until `stop`. `finished`: the
+   * run has ended, nothing more will come (`past` holds the rest, if any).
    */
-  readonly follow: (fromSeq: number, onEvent: (event: RunEvent) => void) => { readonly past: ReadonlyArray<RunEvent>; readonly stop: () => void }
+  readonly follow: (fromSeq: number, onEvent: (event: RunEvent) => void) => Following
+}
+
+export interface Following {
+  readonly past: ReadonlyArray<RunEvent>
+  readonly finished: boolean
+  readonly stop: () => void
 }
 
 export const make = (runId: string, sink: EventSinkService, history: ReadonlyArray<RunEvent> = []) =>
-  Effect.gen(function*() {
-    const pubsub = yield* PubSub.unbounded<RunEvent>()
+  Effect.sync(() => {
     // appended in place: a run's log grows linearly, never copied per event
     const events: Array<RunEvent> = [...history]
     const firstSeq = history.length === 0 ? 1 : history[0]!.seq
     let lastSeq = history.length === 0 ? 0 : history[history.length - 1]!.seq
     let storedSeq = lastSeq // events up to this seq are stored and published
+    let finished = history.some((e) => e._tag === "RunFinished") // RunFinished is stored
     const direct = sink === noSink
     const followers = new Set<(event: RunEvent) => void>()
     /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
     const published = (batch: ReadonlyArray<RunEvent>) => {
       storedSeq = batch[batch.length - 1]!.seq
+      finished ||= batch[batch.length - 1]!._tag === "RunFinished"
       for (const f of followers) {
         for (const e of batch) {
           try {
@@ -86,8 +94,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
           pending = []
           break
         }
-        yield* Effect.sync(() => published(batch))
-        yield* PubSub.publishAll(pubsub, batch)
+        published(batch)
         yield* release(false)
       }
       writing = false
@@ -103,46 +110,49 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
         })
       })
 
-    const emit = (body: RunEventBody) =>
-      Effect.gen(function*() {
-        if (failure) return yield* Effect.failCause(failure)
-        const at = yield* Clock.currentTimeMillis
+    const emit = (body: RunEventBody): Effect.Effect<RunEvent> =>
+      Effect.flatMap(Clock.currentTimeMillis, (at) => {
+        if (failure) return Effect.failCause(failure)
         const event = { ...body, runId, seq: ++lastSeq, at } as RunEvent
         events.push(event)
         if (direct) {
           published([event])
-          yield* PubSub.publish(pubsub, event)
-          return event
+          return Effect.succeed(event)
         }
         pending.push(event)
+        let next: Effect.Effect<unknown> = Effect.void
         if (!writing) {
           writing = true
-          yield* Effect.forkDaemon(write)
+          next = Effect.forkDaemon(write)
         }
-        return event
-      }).pipe(
-        Effect.uninterruptible,
-        // the event is in the log and on its way; waiting for it to be stored can be interrupted
-        Effect.tap((event) => (isDurabilityPoint(event) && !direct ? waitStored(event.seq) : Effect.void))
-      )
+        // the event is in the log and on its way; waiting until it is stored (a durability point) can be interrupted
+        if (isDurabilityPoint(event)) next = Effect.zipRight(next, Effect.interruptible(waitStored(event.seq)))
+        return Effect.as(next, event)
+      }).pipe(Effect.uninterruptible)
+
+    const follow = (fromSeq: number, onEvent: (event: RunEvent) => void): Following => {
+      const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, storedSeq - firstSeq + 1))
+      if (finished) return { past, finished, stop: () => {} }
+      const from = Math.max(fromSeq, storedSeq + 1)
+      const follower = (e: RunEvent) => {
+        if (e.seq >= from) onEvent(e)
+      }
+      followers.add(follower)
+      return { past, finished, stop: () => void followers.delete(follower) }
+    }
 
     const stream = (fromSeq = 0): Stream.Stream<RunEvent> =>
-      Stream.unwrapScoped(
-        Effect.gen(function*() {
-          // subscribe first, then read what is stored: an event stored meanwhile arrives live (filtered by seq)
-          const live = yield* PubSub.subscribe(pubsub)
-          const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, storedSeq - firstSeq + 1))
-          const last = past.length > 0 ? past[past.length - 1]!.seq : Math.max(fromSeq - 1, storedSeq)
-          const finished = past.some((e) => e._tag === "RunFinished")
-          const replay = Stream.fromIterable(past)
-          if (finished) return replay
-          const follow = Stream.fromQueue(live).pipe(
-            Stream.filter((e) => e.seq > last),
-            Stream.takeUntil((e) => e._tag === "RunFinished")
-          )
-          return Stream.concat(replay, follow)
-        })
-      )
+      Stream.async<RunEvent>((emit) => {
+        const push = (e: RunEvent) => {
+          void emit.single(e)
+          if (e._tag === "RunFinished") void emit.end()
+        }
+        const { past, finished, stop } = follow(fromSeq, push)
+        for (const e of past) void emit.single(e)
+        if (finished) void emit.end()
+        return Effect.sync(stop)
+      }, "unbounded")
+
     return {
       runId,
       emit,
@@ -150,15 +160,6 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       size: () => events.length,
       flushed: Effect.suspend(() => waitStored(lastSeq)),
       stream,
-      follow: (fromSeq, onEvent) => {
-        const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, storedSeq - firstSeq + 1))
-        if (past.some((e) => e._tag === "RunFinished")) return { past, stop: () => {} }
-        const from = Math.max(fromSeq, storedSeq + 1)
-        const follower = (e: RunEvent) => {
-          if (e.seq >= from) onEvent(e)
-        }
-        followers.add(follower)
-        return { past, stop: () => void followers.delete(follower) }
-      }
+      follow
     } satisfies RunEvents
   })

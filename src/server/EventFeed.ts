@@ -1,7 +1,8 @@
 import type { RunEvent } from "../domain/RunEvent.js"
+import type { Following } from "../kernel/RunEvents.js"
 
 /** Where a feed's events come from: what is stored now, then a push per new event until stopped. */
-export type FeedSource = (push: (event: RunEvent) => void) => { readonly past: ReadonlyArray<RunEvent>; readonly stop: () => void }
+export type FeedSource = (push: (event: RunEvent) => void) => Following
 
 /**
  * A run's events as an async iterator for a GraphQL subscription: buffered per subscriber, ending after
@@ -11,7 +12,7 @@ export type FeedSource = (push: (event: RunEvent) => void) => { readonly past: R
 export const feed = (source: FeedSource, onClose: () => void): AsyncIterableIterator<RunEvent> => {
   const buffer: Array<RunEvent> = []
   let waiting: ((result: IteratorResult<RunEvent>) => void) | undefined
-  let ended = false // RunFinished was delivered
+  let ended = false // nothing more will come: RunFinished was delivered, or the run had ended
   let closed = false
   const handle = source((event) => {
     if (closed) return
@@ -22,6 +23,7 @@ export const feed = (source: FeedSource, onClose: () => void): AsyncIterableIter
     } else buffer.push(event)
   })
   buffer.unshift(...handle.past)
+  if (handle.finished) ended = true // the past is all there is
   const close = () => {
     if (closed) return
     closed = true

@@ -109,7 +109,7 @@ export const make = (maxConcurrent: number) =>
           else {
             if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
             const past = yield* store.events(id, fromSeq)
-            source = () => ({ past, stop: () => {} })
+            source = () => ({ past, finished: true, stop: () => {} }) // not running here: its stored events are all there is
           }
           subscriptions++
           return feed(source, () => void subscriptions--)

@@ -70,6 +70,16 @@ describe("the run's event writer (group commit)", () => {
       expect(seen).toEqual([2, -1])
     }))
 
+  it.effect("a finished run's stream ends after what is stored, also when asked from beyond its end", () =>
+    Effect.gen(function*() {
+      const events = yield* RunEvents.make("r5", RunEvents.noSink)
+      yield* events.emit(pass(1))
+      yield* events.emit(finished)
+      expect(Chunk.toArray(yield* Stream.runCollect(events.stream(0))).map((e) => e.seq)).toEqual([1, 2])
+      expect(Chunk.toArray(yield* Stream.runCollect(events.stream(9)))).toEqual([])
+      expect(events.follow(9, () => {})).toMatchObject({ past: [], finished: true })
+    }))
+
   it.effect("the run's end is a durability point: emit returns only once it is stored", () =>
     Effect.gen(function*() {
       const { sink, batches, open } = yield* gatedSink
