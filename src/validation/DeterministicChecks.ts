@@ -1,5 +1,6 @@
 import type { IssueType, Severity, ValidationIssue } from "../domain/Evaluation.js"
 import type { PlanStep } from "../domain/Plan.js"
+import { memoize } from "../support/Memoize.js"
 import { findExpression } from "../tools/Calculator.js"
 
 /** What validation needs to know of a tool: data, not the registry service. */
@@ -32,29 +33,13 @@ const issue = (type: IssueType, severity: Severity, stepId: string, description:
 const STOP = new Set(("a an the of to in on for with and or by from at as is are be it this that these those its their " +
   "then into using use via all any each per our your my his her them they we you i so if than").split(" "))
 
-/**
- * Remembers a pure function's results for recurring texts: a plan is validated again on every pass with
- * mostly the same step descriptions, goal and tools. Bounded: forgets everything past `limit` entries.
- */
-const memo = <A>(f: (key: string) => A, limit = 5_000) => {
-  const cache = new Map<string, A>()
-  return (key: string): A => {
-    let value = cache.get(key)
-    if (value === undefined) {
-      if (cache.size >= limit) cache.clear()
-      cache.set(key, (value = f(key)))
-    }
-    return value
-  }
-}
-
-const wordsOf = memo((text: string): ReadonlyArray<string> =>
+// remembered: a plan is validated again on every pass with mostly the same texts
+export const words = memoize((text: string): ReadonlyArray<string> =>
   text.toLowerCase().replace(/[^a-z0-9\s]/g, " ").split(/\s+/).filter((w) => (w.length > 1 || /\d/.test(w)) && !STOP.has(w)))
-export const words = (text: string): ReadonlyArray<string> => wordsOf(text)
 
 /** A crude stem: enough to match "computes"/"computed"/"computing" and "sales"/"sale". */
-export const stem = memo((w: string): string => w.replace(/(ing|ed|es|s|ly|ions?|e)$/, "").slice(0, 6))
-const expressionIn = memo((text: string) => findExpression(text) ?? null)
+export const stem = memoize((w: string): string => w.replace(/(ing|ed|es|s|ly|ions?|e)$/, "").slice(0, 6))
+const expressionIn = memoize((text: string) => findExpression(text) ?? null)
 
 // ---- specificity (FR-036) --------------------------------------------------------------------
 
