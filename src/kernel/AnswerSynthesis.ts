@@ -100,6 +100,10 @@ export interface CheckedAnswer {
   readonly missed: ReadonlyArray<string>
 }
 
+/** An answer with the answer predicates of the criteria it fails. */
+export const checkAnswer = (answer: FinalAnswer, criteria: ConvergenceCriteria): CheckedAnswer =>
+  ({ answer, missed: failedAnswerPredicates(criteria, answer.answerText) })
+
 /**
  * Phase E against the run's answer criteria: the requirements go into the prompt; an answer that still
  * misses them is synthesized once more with what it missed (when a model call is allowed). The answer
@@ -108,14 +112,14 @@ export interface CheckedAnswer {
 export const synthesizeToCriteria = (input: SynthesisInput, criteria: ConvergenceCriteria): Effect.Effect<CheckedAnswer, BudgetExhaustedError> =>
   Effect.gen(function*() {
     const requirements = answerRequirements(criteria)
-    const first = yield* synthesize({ ...input, answerRequirements: requirements })
-    const missed = failedAnswerPredicates(criteria, first.answerText)
-    if (missed.length === 0 || !input.llm || requirements === undefined) return { answer: first, missed }
-    const feedback = `${requirements}. An earlier answer failed ${missed.join(", ")}: ${JSON.stringify(first.answerText.slice(0, 500))}`
+    const first = checkAnswer(yield* synthesize({ ...input, answerRequirements: requirements }), criteria)
+    if (first.missed.length === 0 || !input.llm || requirements === undefined) return first
+    const failed = first.missed.join(", ")
+    const feedback = `${requirements}. An earlier answer failed ${failed}: ${JSON.stringify(first.answer.answerText.slice(0, 500))}`
     const second = yield* synthesize({ ...input, answerRequirements: feedback }).pipe(
+      Effect.map((answer) => checkAnswer(answer, criteria)),
       Effect.catchTag("BudgetExhaustedError", () => Effect.succeed(undefined))
     )
-    const missedAgain = second ? failedAnswerPredicates(criteria, second.answerText) : missed
-    if (!second || missedAgain.length >= missed.length) return { answer: first, missed }
-    return { answer: { ...second, notes: [second.notes, `synthesized again: the first answer failed ${missed.join(", ")}`].filter(Boolean).join(" ") }, missed: missedAgain }
+    if (!second || second.missed.length >= first.missed.length) return first
+    return { ...second, answer: { ...second.answer, notes: [second.answer.notes, `synthesized again: the first answer failed ${failed}`].filter(Boolean).join(" ") } }
   })

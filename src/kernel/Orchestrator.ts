@@ -9,8 +9,7 @@ import { toPlan, structuralViolation } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
-import { extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
-import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
+import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { executePass, readySteps } from "./Executor.js"
 import type { RunContext, RunState } from "./RunContext.js"
 
@@ -286,7 +285,7 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     const converged = stop.reason === "converged"
     const synthesisInput = { runId: ctx.runId, startedAt, totalRefinements: st.ledger.total, request: ctx.request, plan: st.plan, converged, label: labelOf(stop), totalPasses: st.passNumber - firstPass + 1, ttlRemaining: Math.max(0, st.ttlRemaining) }
     const remaining = Math.max(0, startedAt + ctx.budget.deadlineMs - (yield* Clock.currentTimeMillis))
-    const checked = (answer: FinalAnswer) => ({ answer, missed: failedAnswerPredicates(ctx.criteria, answer.answerText) })
+    const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
     const synthesized = stop.reason === "failed" && st.plan.steps.length === 0
       ? undefined
       : stop.exhausted === "deadline"
