@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Fiber, Option, Runtime, type ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Option, type ManagedRuntime } from "effect"
 import { GraphQLError } from "graphql"
 
 /** Errors that cross the API carry a `_tag`; it becomes `extensions.code`. Anything else is masked. */
@@ -26,20 +26,7 @@ export const make = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>) => {
   }
   const run = async <A, E>(effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Promise<A> =>
     settle(await runtime.runPromiseExit(effect, signal ? { signal } : undefined))
-  /**
-   * For an Effect that answers from memory (health, tools): run synchronously, so the resolver returns a
-   * value, not a promise (a fiber and a promise per request cost ~15 % of a small query's throughput).
-   * An Effect that turns out to be asynchronous is awaited.
-   */
-  const runNow = <A, E>(effect: Effect.Effect<A, E, R>): A | Promise<A> => {
-    const exit = runtime.runSyncExit(effect)
-    if (Exit.isFailure(exit) && Cause.isDieType(exit.cause) && Runtime.isAsyncFiberException(exit.cause.defect)) {
-      const fiber = exit.cause.defect.fiber as Fiber.RuntimeFiber<A, E>
-      return runtime.runPromise(Fiber.await(fiber)).then(settle)
-    }
-    return settle(exit)
-  }
-  return { run, runNow, runtime }
+  return { run, runtime }
 }
 
 export type Adapter<R> = ReturnType<typeof make<R>>
