@@ -2,6 +2,14 @@ import { Effect, Fiber, ManagedRuntime } from "effect"
 import { runTask } from "../src/run/Run.js"
 import { engine, loopScript, now } from "./support.js"
 
+/** `runs` one-pass runs of two steps, all started at once. */
+const manyRuns = (runs: number) =>
+  Effect.forEach(
+    Array.from({ length: runs }, (_, i) => i),
+    () => runTask({ task: "Compute the running sums", mode: "FULL", budget: { ttl: 1 } }),
+    { concurrency: "unbounded" }
+  ) as Effect.Effect<ReadonlyArray<any>, any, any>
+
 /** `runs` runs at once in one process on a model that takes `latencyMs` per call; no store. */
 export const concurrency = async (runs = 1000, latencyMs = 200) => {
   const runtime = ManagedRuntime.make(engine(() => loopScript(2, 1, latencyMs)))
@@ -16,11 +24,7 @@ export const concurrency = async (runs = 1000, latencyMs = 200) => {
     peakRss = Math.max(peakRss, m.rss)
   }, 20)
   const started = now()
-  const results = await runtime.runPromise(Effect.forEach(
-    Array.from({ length: runs }, (_, i) => i),
-    () => runTask({ task: "Compute the running sums", mode: "FULL", budget: { ttl: 1 } }),
-    { concurrency: "unbounded" }
-  ) as Effect.Effect<ReadonlyArray<any>, any, any>)
+  const results = await runtime.runPromise(manyRuns(runs))
   const wall = now() - started
   clearInterval(sampler)
   await runtime.dispose()
@@ -54,11 +58,7 @@ const liveHeapPerRun = async (runs: number) => {
   await runtime.runPromise(Effect.void as Effect.Effect<void, any, any>)
   gc()
   const before = process.memoryUsage().heapUsed
-  const fiber = runtime.runFork(Effect.forEach(
-    Array.from({ length: runs }, (_, i) => i),
-    () => runTask({ task: "Compute the running sums", mode: "FULL", budget: { ttl: 1 } }),
-    { concurrency: "unbounded" }
-  ) as Effect.Effect<ReadonlyArray<any>, any, any>)
+  const fiber = runtime.runFork(manyRuns(runs))
   await new Promise((r) => setTimeout(r, 1_000))
   gc()
   const during = process.memoryUsage().heapUsed

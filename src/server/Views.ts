@@ -98,7 +98,6 @@ export const traceView = (runId: string, events: ReadonlyArray<RunEvent>): G.Rea
 
 export const metadataView = (events: ReadonlyArray<RunEvent>): G.ExecutionMetadata => executionMetadata(events, traceSteps(events))
 
-/** A RunEvent as its GraphQL type: common fields, the whole payload, and the kind's own fields. */
 /** An event's view built once and shared by every subscriber it is fanned out to. */
 const views = new WeakMap<RunEvent, ReturnType<typeof eventView>>()
 export const sharedEventView = (e: RunEvent) => {
@@ -107,6 +106,7 @@ export const sharedEventView = (e: RunEvent) => {
   return view
 }
 
+/** A RunEvent as its GraphQL type: common fields, the whole payload, and the kind's own fields. */
 export const eventView = (e: RunEvent): { __typename: string } & Record<string, unknown> => {
   const { runId, seq, at, _tag, ...rest } = e
   const common = { __typename: `${_tag}Event`, runId, seq, at: iso(at), type: _tag, payload: rest }
