@@ -56,6 +56,22 @@ describe(`RunStore on ${backend}`, () => {
       expect(trace.steps[0]).toMatchObject({ toolInput: { expression: "6 * 7" }, toolOutput: { expression: "6 * 7", value: 42 } })
     }).pipe(Effect.provide(withStore())))
 
+  it.effect("a batch holding a whole run (its start and its end) opens and closes the session and writes the trace, with or without the caller's log", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      // the events of a run made without a store, appended afterwards in one batch
+      const { events } = yield* run({}).pipe(Effect.provide(scripted(convergingScript(), { fallback: false }).layer))
+      for (const [id, log] of [["batch-with-log", true], ["batch-without-log", false]] as const) {
+        const batch = events.map((e) => ({ ...e, runId: id }))
+        yield* store.createRun({ id, task, mode: "FULL", input: { task }, status: "RUNNING" })
+        yield* store.append(batch, log ? batch : undefined)
+        expect(Option.getOrThrow(yield* store.getRun(id)).status).toBe("CONVERGED")
+        expect(Option.getOrThrow(yield* store.session(id)).status).toBe("completed")
+        expect(Option.getOrThrow(yield* store.trace(id)).steps.length).toBeGreaterThan(0)
+        expect((yield* store.events(id)).length).toBe(events.length)
+      }
+    }).pipe(Effect.provide(withStore())))
+
   it.effect("lists runs by user and status with cursor pagination", () =>
     Effect.gen(function*() {
       const store = yield* RunStore
