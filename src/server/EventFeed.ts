@@ -5,13 +5,13 @@ import type { Following } from "../kernel/RunEvents.js"
 export type FeedSource = (push: (event: RunEvent) => void) => Following
 
 /**
- * A run's events as an async iterator for a GraphQL subscription: buffered per subscriber, ending after
+ * A run's events, each as `view` makes it, as an async iterator for a GraphQL subscription: buffered per subscriber, ending after
  * RunFinished; `return()` (the client went away) stops it at once. Plain callbacks, no fiber per subscriber:
  * a server fans each event out to many subscribers.
  */
-export const feed = (source: FeedSource, onClose: () => void): AsyncIterableIterator<RunEvent> => {
+export const feed = <A>(source: FeedSource, view: (event: RunEvent) => A, onClose: () => void): AsyncIterableIterator<A> => {
   const buffer: Array<RunEvent> = []
-  let waiting: ((result: IteratorResult<RunEvent>) => void) | undefined
+  let waiting: ((result: IteratorResult<A>) => void) | undefined
   let ended = false // nothing more will come: RunFinished was delivered, or the run had ended
   let closed = false
   const handle = source((event) => {
@@ -36,11 +36,11 @@ export const feed = (source: FeedSource, onClose: () => void): AsyncIterableIter
       resolve({ value: undefined, done: true })
     }
   }
-  const deliver = (event: RunEvent): IteratorResult<RunEvent> => {
+  const deliver = (event: RunEvent): IteratorResult<A> => {
     if (event._tag === "RunFinished") ended = true
-    return { value: event, done: false }
+    return { value: view(event), done: false }
   }
-  const iterator: AsyncIterableIterator<RunEvent> = {
+  const iterator: AsyncIterableIterator<A> = {
     next: () => {
       if (!closed && buffer.length > 0) return Promise.resolve(deliver(buffer.shift()!))
       if (closed || ended) {
@@ -58,12 +58,3 @@ export const feed = (source: FeedSource, onClose: () => void): AsyncIterableIter
   return iterator
 }
 
-/** Maps an iterator's values, keeping `return()` (so a client that leaves still stops the feed). */
-export const mapIterator = <A, B>(source: AsyncIterableIterator<A>, f: (a: A) => B): AsyncIterableIterator<B> => {
-  const iterator: AsyncIterableIterator<B> = {
-    next: () => source.next().then((r) => (r.done ? { value: undefined, done: true } : { value: f(r.value), done: false })),
-    return: () => (source.return ? source.return() : Promise.resolve({ value: undefined, done: true })).then(() => ({ value: undefined, done: true })),
-    [Symbol.asyncIterator]: () => iterator
-  }
-  return iterator
-}

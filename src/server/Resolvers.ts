@@ -5,7 +5,6 @@ import { LanguageModel } from "../llm/LanguageModel.js"
 import { registry } from "../prompts/PromptRegistry.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
-import { mapIterator } from "./EventFeed.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import type * as G from "./generated/graphql.js"
 import type { RunModel } from "./Mappers.js"
@@ -89,11 +88,11 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
     },
     Subscription: {
       runEvents: {
-        subscribe: async (_: unknown, { runId, fromSeq }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) => {
-          await run(ctx, ownRun(ctx, runId))
-          const manager = await adapter.run(RunManager)
-          return mapIterator(await run(ctx, manager.follow(runId, fromSeq ?? 0)), (e) => ({ runEvents: V.sharedEventView(e) }))
-        }
+        subscribe: (_: unknown, { runId, fromSeq }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) =>
+          run(ctx, ownRun(ctx, runId).pipe(
+            Effect.zipRight(RunManager),
+            Effect.flatMap((manager) => manager.follow(runId, fromSeq ?? 0, (e) => ({ runEvents: V.sharedEventView(e) })))
+          ))
       } as any
     },
     Run: {

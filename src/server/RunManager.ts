@@ -100,8 +100,8 @@ export const make = (maxConcurrent: number) =>
       get,
       getOrFail,
       list: store.listRuns,
-      /** Replay from fromSeq, then live, as a subscription's iterator; a finished run replays from the store. */
-      follow: (id: string, fromSeq = 0): Effect.Effect<AsyncIterableIterator<RunEvent>, RunNotFoundError | StoreError> =>
+      /** Replay from fromSeq, then live, as a subscription's iterator of views; a finished run replays from the store. */
+      follow: <A>(id: string, fromSeq: number, view: (event: RunEvent) => A): Effect.Effect<AsyncIterableIterator<A>, RunNotFoundError | StoreError> =>
         Effect.gen(function*() {
           const entry = live.get(id)
           let source: FeedSource
@@ -112,7 +112,7 @@ export const make = (maxConcurrent: number) =>
             source = () => ({ past, finished: true, stop: () => {} }) // not running here: its stored events are all there is
           }
           subscriptions++
-          return feed(source, () => void subscriptions--)
+          return feed(source, view, () => void subscriptions--)
         }),
       /** Live runs (a run's first event is RunStarted: one with events has started, one without is queued) and subscriptions; read from memory. */
       stats: (): { readonly active: number; readonly queued: number; readonly subscriptions: number } => {
