@@ -26,7 +26,9 @@ export const make = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>) => {
   }
   const run = async <A, E>(effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Promise<A> =>
     settle(await runtime.runPromiseExit(effect, signal ? { signal } : undefined))
-  return { run, runtime }
+  /** Reads what the built runtime holds in memory (its services), synchronously: no fiber of its own. */
+  const read = <A>(effect: Effect.Effect<A, never, R>): A => runtime.runSync(effect)
+  return { run, read, runtime }
 }
 
 export type Adapter<R> = ReturnType<typeof make<R>>

@@ -37,7 +37,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
    * tools answer from them as plain functions — an Effect per request cost ~12 % of a small query's throughput.
    */
   let services: { readonly manager: Context.Tag.Service<typeof RunManager>; readonly model: Context.Tag.Service<typeof LanguageModel>; readonly tools: Context.Tag.Service<typeof ToolRegistry> } | undefined
-  const inMemory = () => (services ??= adapter.runtime.runSync(Effect.all({ manager: RunManager, model: LanguageModel, tools: ToolRegistry })))
+  const inMemory = () => (services ??= adapter.read(Effect.all({ manager: RunManager, model: LanguageModel, tools: ToolRegistry })))
   const ownRun = (ctx: GraphQLContext, id: string) =>
     Effect.gen(function*() {
       const manager = yield* RunManager

@@ -14,6 +14,11 @@ describe("the resolver adapter", () => {
     await expect(adapter.run(Effect.die(new Error("secret detail")))).rejects.toMatchObject({ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } })
   })
 
+  it("read returns what the runtime holds, synchronously", async () => {
+    await runtime.runPromise(Effect.void)
+    expect(adapter.read(Effect.succeed("in memory"))).toBe("in memory")
+  })
+
   it("the request's signal interrupts the Effect: the resolver answers CANCELLED", async () => {
     const controller = new AbortController()
     let interrupted = false
