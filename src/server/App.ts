@@ -42,7 +42,7 @@ export const serve = async (overrides: Partial<ServerConfig> = {}, layers: { eng
     maxQueryDepth: config.maxQueryDepth,
     maxQueryCost: config.maxQueryCost,
     maxBodyBytes: config.maxBodyBytes,
-    info: { version, database: Option.isSome(dbUrl.url) ? "postgresql" : `pglite:${dbUrl.dataDir}` }
+    info: { version, database: Option.isSome(dbUrl.url) ? "postgresql" : `sqlite:${dbUrl.dataDir}` }
   })
   let stopping: Promise<void> | undefined
   /** Stop accepting runs, let tool calls finish, persist, close: unfinished runs resume on the next start. */

@@ -1,26 +1,22 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
-import { mkdirSync } from "node:fs"
 import { migrate } from "./Migrations.js"
-import * as PgLiteClient from "./PgLiteClient.js"
 import * as RunStore from "./RunStore.js"
+import * as SqliteStore from "./SqliteStore.js"
 
 export const databaseConfig = Config.all({
   // an empty AEON_DATABASE_URL counts as unset (the embedded database)
-  url: Config.option(Config.redacted("AEON_DATABASE_URL").pipe(Config.withDescription("PostgreSQL URL; the embedded PGlite database is used when absent"))).pipe(
+  url: Config.option(Config.redacted("AEON_DATABASE_URL").pipe(Config.withDescription("PostgreSQL URL; the embedded SQLite database is used when absent"))).pipe(
     Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
   ),
-  dataDir: Config.string("AEON_DATA_DIR").pipe(Config.withDescription("Where PGlite keeps its data (`memory` for none)"), Config.withDefault(".aeon/data")),
+  dataDir: Config.string("AEON_DATA_DIR").pipe(Config.withDescription("Where the embedded SQLite database keeps its file, aeon.db (`memory` for none)"), Config.withDefault(".aeon/data")),
   retentionDays: Config.integer("AEON_RETENTION_DAYS").pipe(Config.withDescription("Reasoning traces older than this many days are deleted"), Config.withDefault(7))
 })
 
-/** The SQL client: PostgreSQL when a URL is given, else PGlite at dataDir (`memory`: in memory). */
-export const clientLayer = (options: { url?: Redacted.Redacted | undefined; dataDir: string }): Layer.Layer<SqlClient.SqlClient, unknown> => {
-  if (options.url) return PgClient.layer({ url: options.url, maxConnections: 10 })
-  if (options.dataDir !== "memory") mkdirSync(options.dataDir, { recursive: true })
-  return PgLiteClient.layer(options.dataDir === "memory" ? undefined : options.dataDir)
-}
+/** The SQL client: PostgreSQL when a URL is given, else SQLite in dataDir (`memory`: in memory). */
+export const clientLayer = (options: { url?: Redacted.Redacted | undefined; dataDir: string }): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  options.url ? PgClient.layer({ url: options.url, maxConnections: 10 }) : SqliteStore.layer(options.dataDir)
 
 /** The store over a SQL client: migrations applied, retention window set. */
 export const storeLayer = (retentionDays: number) =>

@@ -70,17 +70,24 @@ const toRun = (r: any): StoredRun => ({
   createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at)
 })
 
-/** The opaque cursor of a run in a list: its creation time and id. */
+/** The opaque cursor of a run in a list: its creation time (milliseconds, as stored) and id, exact on both stores. */
 export const cursorOf = (r: StoredRun) => Buffer.from(`${r.createdAt.toISOString()}|${r.id}`).toString("base64url")
 const fromCursor = (c: string) => {
   const [at, id] = Buffer.from(c, "base64url").toString().split("|")
-  return at && id && !Number.isNaN(Date.parse(at)) ? { at, id } : undefined
+  return at && id && !Number.isNaN(Date.parse(at)) ? { at: new Date(at).toISOString(), id } : undefined
 }
 
 export const sessionUser = (runId: string, userId: string | null | undefined) => userId ?? `anonymous:${runId}`
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  /** A JSON value: jsonb on PostgreSQL, JSON text on SQLite. */
+  const jsonValue = (v: unknown) => sql.onDialectOrElse({ pg: () => sql`${json(v)}::jsonb`, orElse: () => sql`${json(v)}` })
+  /** A timestamp written by the application (ISO-8601, milliseconds): timestamptz on PostgreSQL, text on SQLite. */
+  const time = (ms: number) => {
+    const at = new Date(ms).toISOString()
+    return sql.onDialectOrElse({ pg: () => sql`${at}::timestamptz`, orElse: () => sql`${at}` })
+  }
 
   const loadEvents = (id: string, fromSeq = 0) =>
     sql<{ payload: unknown }>`SELECT payload FROM run_events WHERE run_id = ${id} AND seq >= ${fromSeq} ORDER BY seq`.pipe(
@@ -88,18 +95,21 @@ export const make = Effect.gen(function*() {
       Effect.mapError(storeError(`reading events of run ${id}`))
     )
 
-  const row = (event: RunEvent) =>
-    sql`(${event.runId}, ${event.seq}, ${event._tag}, ${JSON.stringify(event)}::jsonb, ${new Date(event.at).toISOString()})`
+  const row = (event: RunEvent) => sql`(${event.runId}, ${event.seq}, ${event._tag}, ${jsonValue(event)}, ${time(event.at)})`
   const insertEvents = (events: ReadonlyArray<RunEvent>) =>
     sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${sql.csv(events.map(row))}`
 
   /** RunStarted: the run is RUNNING and its session opens (for its user, or `anonymous:<run id>`). */
-  const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>) => [
-    sql`started_run AS (UPDATE runs SET status = 'RUNNING', updated_at = now() WHERE id = ${event.runId} RETURNING id, user_id)`,
-    sql`started_session AS (INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata)
-      SELECT ${`session-${event.runId}`}, COALESCE(user_id, ${sessionUser(event.runId, null)}), id, 'running', ${json(executionMetadata([], []))}::jsonb
-      FROM started_run ON CONFLICT (run_id) DO NOTHING)`
-  ]
+  const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>) => {
+    const now = time(Date.now())
+    return [
+      sql`UPDATE runs SET status = 'RUNNING', updated_at = ${now} WHERE id = ${event.runId}`,
+      sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata, created_at, updated_at)
+        SELECT ${`session-${event.runId}`}, COALESCE(user_id, ${sessionUser(event.runId, null)}), id, 'running',
+          ${jsonValue(executionMetadata([], []))}, ${now}, ${now}
+        FROM runs WHERE id = ${event.runId} ON CONFLICT (run_id) DO NOTHING`
+    ]
+  }
 
   /** RunFinished: the run's result and usage, its session closed with plan and metadata, its trace — from the run's log. */
   const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, events: ReadonlyArray<RunEvent>) => {
@@ -109,20 +119,22 @@ export const make = Effect.gen(function*() {
     const plan = result.plan ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason) : null
     const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
     const { history: _history, ...summary } = result
+    const now = time(Date.now())
     return [
-      sql`finished_run AS (UPDATE runs SET status = ${event.status}, result = ${json(summary)}::jsonb, usage = ${json(event.usage)}::jsonb, updated_at = now()
-        WHERE id = ${event.runId})`,
-      sql`finished_session AS (UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"}, prioritized_plan = ${completed ? json(plan) : null}::jsonb,
-        execution_metadata = ${json(metadata)}::jsonb WHERE run_id = ${event.runId} RETURNING id)`,
-      sql`finished_trace AS (INSERT INTO reasoning_traces (id, session_id, steps, total_steps)
-        SELECT ${`trace-${event.runId}`}, id, ${json(trace)}::jsonb, ${trace.length} FROM finished_session
-        ON CONFLICT (id) DO UPDATE SET steps = EXCLUDED.steps, total_steps = EXCLUDED.total_steps)`
+      sql`UPDATE runs SET status = ${event.status}, result = ${jsonValue(summary)}, usage = ${jsonValue(event.usage)}, updated_at = ${now}
+        WHERE id = ${event.runId}`,
+      sql`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"}, prioritized_plan = ${completed ? jsonValue(plan) : null},
+        execution_metadata = ${jsonValue(metadata)}, updated_at = ${now} WHERE run_id = ${event.runId}`,
+      sql`INSERT INTO reasoning_traces (id, session_id, steps, total_steps, created_at)
+        SELECT ${`trace-${event.runId}`}, id, ${jsonValue(trace)}, ${trace.length}, ${now} FROM agent_sessions WHERE run_id = ${event.runId}
+        ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`
     ]
   }
 
   /**
-   * Appends events in order, all or none, in one statement (a group commit): a multi-row INSERT, with the
-   * records RunStarted opens or RunFinished closes as data-modifying CTEs of the same statement.
+   * Appends events in order, all or none: a batch of plain events is one multi-row INSERT (a group commit); a
+   * batch holding RunStarted or RunFinished is one transaction with the records they open or close. (One
+   * statement of data-modifying CTEs would save PostgreSQL two round trips per run, but SQLite has none.)
    */
   const append: Service["append"] = (events, log) => {
     if (events.length === 0) return Effect.void
@@ -133,15 +145,8 @@ export const make = Effect.gen(function*() {
       // RunFinished's records come from the whole log: the caller's, or what is stored plus this batch
       const whole = !finished ? [] : log && log[log.length - 1] === finished ? log
         : [...(yield* loadEvents(finished.runId)).filter((e) => e.seq < events[0]!.seq), ...events]
-      if (started && finished) {
-        // both in one batch: the session must exist before it is closed (a statement's CTEs see one snapshot)
-        return yield* Effect.gen(function*() {
-          yield* sql`WITH ${sql.csv([sql`appended AS (${insertEvents(events)})`, ...startRecords(started)])} SELECT 1`
-          yield* sql`WITH ${sql.csv(finishRecords(finished, whole))} SELECT 1`
-        }).pipe(sql.withTransaction)
-      }
-      const records = started ? startRecords(started) : finishRecords(finished!, whole)
-      return yield* sql`WITH ${sql.csv([sql`appended AS (${insertEvents(events)})`, ...records])} SELECT 1`
+      const statements = [insertEvents(events), ...(started ? startRecords(started) : []), ...(finished ? finishRecords(finished, whole) : [])]
+      return yield* Effect.forEach(statements, (s) => s, { discard: true }).pipe(sql.withTransaction)
     })
     const range = events.length === 1 ? `event ${events[0]!.seq}` : `events ${events[0]!.seq}–${events[events.length - 1]!.seq}`
     return write.pipe(Effect.asVoid, Effect.mapError((e) => (e instanceof StoreError ? e : storeError(`appending ${range} of run ${events[0]!.runId}`)(e))))
@@ -154,10 +159,12 @@ export const make = Effect.gen(function*() {
           const busy = yield* sql`SELECT 1 FROM agent_sessions WHERE user_id = ${run.userId} AND status = 'running' LIMIT 1`
           if (busy.length > 0) return yield* new UserBusyError({ userId: run.userId })
         }
-        yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input) VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${json(run.input)}::jsonb)`
+        const now = time(Date.now())
+        yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at)
+          VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${jsonValue(run.input)}, ${now}, ${now})`
       }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`creating run ${run.id}`)(e)))),
     setStatus: (id, status) =>
-      sql`UPDATE runs SET status = ${status}, updated_at = now() WHERE id = ${id}`.pipe(Effect.asVoid, Effect.mapError(storeError(`updating run ${id}`))),
+      sql`UPDATE runs SET status = ${status}, updated_at = ${time(Date.now())} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.mapError(storeError(`updating run ${id}`))),
     append,
     getRun: (id) =>
       sql`SELECT * FROM runs WHERE id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toRun))), Effect.mapError(storeError(`reading run ${id}`))),
@@ -170,7 +177,7 @@ export const make = Effect.gen(function*() {
         const conditions = [
           ...(userId ? [sql`user_id = ${userId}`] : []),
           ...(status ? [sql`status = ${status}`] : []),
-          ...(cursor ? [sql`(created_at, id) < (${cursor.at}::timestamptz, ${cursor.id})`] : [])
+          ...(cursor ? [sql`(created_at, id) < (${time(Date.parse(cursor.at))}, ${cursor.id})`] : [])
         ]
         const rows = yield* sql`SELECT * FROM runs ${conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
         const runs = rows.slice(0, limit).map(toRun)

@@ -77,7 +77,7 @@ describe("run scheduling", () => {
 
   it(`a shutdown leaves unfinished runs RUNNING; the next start resumes them (${backend})`, async () => {
     const base = freshDatabase()
-    const db = backend === "pglite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-shutdown-")) } : base
+    const db = backend === "sqlite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-shutdown-")) } : base
     const first = await startServer({ script: slow(500), db })
     const id = (await gql(first.url, START, { input: { task: "Compute 6 * 7 and explain it", mode: "FULL" } })).body.data.runTask.id
     await waitFor(async () => ((await gql(first.url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run.events.some((e: { type: string }) => e.type === "StepStarted") ? true : undefined))

@@ -57,7 +57,7 @@ describe(`recovery on ${backend}`, () => {
   it("a run cut off mid-pass resumes on a new runtime: completed steps and finished tool calls are not run again", async () => {
     executions.length = 0
     const base = freshDatabase()
-    const db = backend === "pglite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-recovery-")) } : base
+    const db = backend === "sqlite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-recovery-")) } : base
     await Effect.runPromise(db.setup)
 
     const first = Scripted.make(script())

@@ -102,7 +102,7 @@ describe(`RunStore on ${backend}`, () => {
       const busy = yield* Effect.flip(prepare({ task, userId: "dee" }))
       expect(busy._tag).toBe("UserBusyError")
       expect(busy.message).toContain("user dee already has a running run")
-      const direct = yield* Effect.flip(sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata) VALUES ('x', 'dee', 'busy-1', 'running', '{}'::jsonb)`)
+      const direct = yield* Effect.flip(sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata) VALUES ('x', 'dee', 'busy-1', 'running', '{}')`)
       expect(direct._tag).toBe("SqlError")
     }).pipe(Effect.provide(withStore())))
 
@@ -112,8 +112,9 @@ describe(`RunStore on ${backend}`, () => {
       const sql = yield* SqlClient.SqlClient
       const a = (yield* run({})).result.runId
       const b = (yield* run({})).result.runId
-      yield* sql`UPDATE reasoning_traces SET created_at = now() - interval '8 days' WHERE id = ${`trace-${a}`}`
-      yield* sql`UPDATE reasoning_traces SET created_at = now() - interval '6 days' WHERE id = ${`trace-${b}`}`
+      const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString()
+      yield* sql`UPDATE reasoning_traces SET created_at = ${daysAgo(8)} WHERE id = ${`trace-${a}`}`
+      yield* sql`UPDATE reasoning_traces SET created_at = ${daysAgo(6)} WHERE id = ${`trace-${b}`}`
       yield* run({})
       expect(Option.isNone(yield* store.trace(a))).toBe(true)
       expect(Option.isSome(yield* store.trace(b))).toBe(true)

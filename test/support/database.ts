@@ -4,10 +4,10 @@ import { Effect, Layer, Redacted } from "effect"
 import * as Database from "../../src/store/Database.js"
 import * as RunStore from "../../src/store/RunStore.js"
 
-/** Which back end the store suites run on: PGlite in memory, or PostgreSQL when AEON_TEST_DATABASE_URL is set. */
-export const backend = process.env.AEON_TEST_DATABASE_URL ? "postgres" : "pglite"
+/** Which back end the store suites run on: SQLite in memory, or PostgreSQL when AEON_TEST_DATABASE_URL is set. */
+export const backend = process.env.AEON_TEST_DATABASE_URL ? "postgres" : "sqlite"
 
-/** A fresh, isolated database: PGlite in memory, or a new schema on the PostgreSQL server. */
+/** A fresh, isolated database: SQLite in memory, or a new schema on the PostgreSQL server. */
 export const freshDatabase = (): { url?: Redacted.Redacted; dataDir: string; setup: Effect.Effect<void> } => {
   const base = process.env.AEON_TEST_DATABASE_URL
   if (!base) return { dataDir: "memory", setup: Effect.void }
