@@ -16,6 +16,28 @@ const measure = (name: string): Promise<any> =>
     execFile(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./one.ts", import.meta.url).pathname, name, quick ? "quick" : "full"],
       { maxBuffer: 64 << 20 }, (e, stdout, stderr) => (e ? reject(new Error(`${name}: ${stderr || e.message}`)) : resolve(JSON.parse(stdout)))))
 
+const printTable = () => {
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["measure", "figure", "target", ""][i]!.length))
+  const line = (r: ReadonlyArray<string>) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`
+  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}\n`)
+  console.log(line(["measure", "figure", "target", ""]))
+  console.log(line(widths.map((w) => "-".repeat(w))))
+  for (const r of rows) console.log(line(r))
+}
+
+if (process.argv.slice(2).includes("startup")) {
+  // `npm run bench -- startup`: the start-up measurements only (the built CLI and server, `npm install` builds them)
+  const { startup } = await import("./Startup.js")
+  const s = await startup(process.cwd(), quick ? 3 : 10, quick ? 100 : 1000)
+  row("8. aeon --help", `${fmt(s.helpMs, 0)} ms wall, ${fmt(s.helpRssMb, 0)} MB RSS (node -e 0: ${fmt(s.nodeFloorMs, 0)} ms)`, "≤ 300 ms", s.helpMs <= 300)
+  row("8. aeon run \"Compute 2 + 2\" --provider offline, new data dir", `${fmt(s.runMs, 0)} ms wall, ${fmt(s.runRssMb, 0)} MB RSS`, "≤ 1 s", s.runMs <= 1000)
+  row("8. server ready (first health answer)", `${fmt(s.readyMs, 0)} ms`, "≤ 1 s", s.readyMs <= 1000)
+  row("8. server RSS idle", `${fmt(s.idleMb, 0)} MB`, "≤ 150 MB", s.idleMb <= 150)
+  row(`8. server RSS after ${quick ? 100 : 1000} finished runs`, `${fmt(s.afterRunsMb, 0)} MB`, "≤ 250 MB", s.afterRunsMb <= 250)
+  printTable()
+  process.exit(0)
+}
+
 const bare = await measure("overhead")
 row("1. engine overhead, no store", `${fmt(bare.perStepMs)} ms/step, ${fmt(bare.perPassMs)} ms/pass (${bare.steps} steps, ${bare.passes} passes, ${bare.llmCalls} calls)`, "< 0.2 ms/step", bare.perStepMs < 0.2)
 const stored = await measure("overheadStore")
@@ -36,10 +58,5 @@ row("6. vs LangGraph.js (MemorySaver)", `Aeon+store ${fmt(p.aeonPerStepMs)} ms/s
 const sc = await measure("scaling")
 row("7. scaling (one pass, no store)", `${sc.rows.map((r: any) => `${r.steps} steps ${fmt(r.perStepMs)} ms/step`).join(", ")}; marginal ${fmt(sc.marginalPerStepMs)} ms/step`, "linear", sc.rows[sc.rows.length - 1]!.perStepMs < 2 * sc.rows[1]!.perStepMs)
 
-const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["measure", "figure", "target", ""][i]!.length))
-const line = (r: ReadonlyArray<string>) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`
-console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}\n`)
-console.log(line(["measure", "figure", "target", ""]))
-console.log(line(widths.map((w) => "-".repeat(w))))
-for (const r of rows) console.log(line(r))
+printTable()
 process.exit(0)

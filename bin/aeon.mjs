@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// The `aeon` command: runs the TypeScript sources through tsx (a dependency), no build step.
-import { register } from "tsx/esm/api"
-
-register()
-await import("../src/cli/main.ts")
+// The `aeon` command: the bundled CLI that `npm install` builds (scripts/build.mjs).
+await import("../dist/app/cli.js")

@@ -1,58 +1,18 @@
 import { Args, Command, Options } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, ConfigProvider, Effect, Fiber, Layer, Option, Stream } from "effect"
-import { readFileSync } from "node:fs"
-import * as Aeon from "../Aeon.js"
-import { LanguageModel } from "../llm/LanguageModel.js"
-import * as ModelLayer from "../llm/ModelLayer.js"
-import { prepare } from "../run/Run.js"
-import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
-import { serve as serveApp, version } from "../server/App.js"
-import * as Database from "../store/Database.js"
-import { RunStore } from "../store/RunStore.js"
-import * as Tracing from "../telemetry/Tracing.js"
-import { makeProgress } from "./Progress.js"
-import { historyTree, jsonResult, runsTable, summaryLine } from "./Render.js"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Effect, Option } from "effect"
+import { version } from "../support/PackageFiles.js"
 
-/** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
-class CliError extends Error {}
+/**
+ * The `aeon` command: its commands and flags. What a command does lives in Handlers (and the server in
+ * server/Start), loaded only when that command runs, so `aeon --help` loads neither the engine nor the store.
+ */
+const handlers = Effect.promise(() => import("./Handlers.js"))
+const handle = (f: (h: typeof import("./Handlers.js")) => Effect.Effect<void, unknown>) =>
+  Effect.flatMap(handlers, (h) => f(h).pipe(Effect.catchAllCause(h.report)))
 
 const json = Options.boolean("json").pipe(Options.withDescription("print the result as one JSON document"))
-
-/** "30s", "2m", "500ms", "1h" or plain milliseconds. */
-export const parseDuration = (text: string): number => {
-  const m = text.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/)
-  if (!m) throw new CliError(`--deadline: "${text}" is not a duration (examples: 30s, 2m, 500ms)`)
-  return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "ms") as "ms"])
-}
-
-const readJsonFile = (flag: string, path: string): unknown => {
-  try {
-    return JSON.parse(readFileSync(path, "utf8"))
-  } catch (e) {
-    throw new CliError(`${flag}: cannot read ${path}: ${(e as Error).message}`)
-  }
-}
-
-/** The engine with the model chosen by flags first, then the environment. */
-const engineLayer = (flags: Record<string, string>) =>
-  Layer.mergeAll(
-    Aeon.layerWithTools(),
-    ModelLayer.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.orElse(ConfigProvider.fromMap(new Map(Object.entries(flags))), () => ConfigProvider.fromEnv())))),
-    Tracing.layerConfig
-  )
-
-const fail = (e: unknown) =>
-  Effect.sync(() => {
-    const message = e instanceof Error || (typeof e === "object" && e !== null && "message" in e) ? (e as { message: string }).message : String(e)
-    process.stderr.write(`aeon: ${message}\n`)
-    process.exitCode = 1
-  })
-
-/** The failure (typed error or thrown CliError) of a command, reported without a stack. */
-const report = (cause: Cause.Cause<unknown>) => fail(Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause)))
-
-const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 
 const runCommand = Command.make("run", {
   task: Args.text({ name: "task" }).pipe(Args.withDescription("what to do")),
@@ -76,62 +36,9 @@ const runCommand = Command.make("run", {
   answerMatches: Options.text("answer-matches").pipe(Options.optional),
   criteria: Options.text("criteria").pipe(Options.withDescription("convergence criteria as a JSON file"), Options.optional),
   json
-}, (o) =>
-  Effect.gen(function*() {
-    if (o.full && opt(o.mode) !== undefined && opt(o.mode) !== "full") throw new CliError(`--full contradicts --mode ${opt(o.mode)}`)
-    const mode = o.full ? "FULL" : (opt(o.mode)?.toUpperCase() ?? "AUTO")
-    const budget = Object.fromEntries(Object.entries({
-      ttl: opt(o.ttl), deadlineMs: Option.map(o.deadline, parseDuration).pipe(opt), maxCostUsd: opt(o.maxCostUsd),
-      maxTokens: opt(o.maxTokens), maxLlmCalls: opt(o.maxLlmCalls), maxSteps: opt(o.maxSteps)
-    }).filter(([, v]) => v !== undefined))
-    const criteriaFile = Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt) as Record<string, unknown> | undefined
-    const criteria = { ...criteriaFile, ...(Option.isSome(o.answerMatches) ? { answerMatches: o.answerMatches.value } : {}) }
-    const input = {
-      task: o.task, mode,
-      ...(Option.isSome(o.simple) ? { simpleIterations: o.simple.value } : {}),
-      ...(o.noEscalate ? { escalate: false } : {}),
-      ...(Option.isSome(o.user) ? { userId: o.user.value } : {}),
-      ...(Option.isSome(o.tools) ? { tools: o.tools.value.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
-      ...(Option.isSome(o.parallelism) ? { parallelism: o.parallelism.value } : {}),
-      ...(Object.keys(budget).length > 0 ? { budget } : {}),
-      ...(Object.keys(criteria).length > 0 ? { criteria } : {})
-    }
-    const flags: Record<string, string> = Object.fromEntries(Object.entries({
-      AEON_MODEL_PROVIDER: opt(o.provider), AEON_MODEL: opt(o.model), AEON_LLM_BASE_URL: opt(o.baseUrl), AEON_SCRIPT: opt(o.script)
-    }).filter(([, v]) => v !== undefined)) as Record<string, string>
-    if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
-    const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
-    const result = yield* Effect.gen(function*() {
-      const model = yield* LanguageModel
-      const p = yield* prepare(input)
-      const progress = live ? makeProgress(model.label) : undefined
-      const watcher = progress ? yield* Effect.fork(Stream.runForEach(p.events.stream(0), (e) => Effect.sync(() => progress.onEvent(e)))) : undefined
-      const r = yield* p.execute
-      if (watcher) yield* Fiber.join(watcher)
-      progress?.done()
-      return r
-    }).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags), Database.layerConfig)))
-    if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
-    else {
-      if (result.finalAnswer) process.stdout.write(`\n${result.finalAnswer.answerText}\n\n`)
-      process.stdout.write(`${summaryLine(result)}\n`)
-    }
-    process.exitCode = result.status === "CONVERGED" ? 0 : result.status === "FAILED" ? 1 : 2
-    if (result.status === "FAILED") process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
-  }).pipe(Effect.catchAllCause(report)))
+}, (o) => handle((h) => h.run(o)))
 
-const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
-  Effect.flatMap(RunStore, f).pipe(Effect.provide(Database.layerConfig))
-
-const inspectCommand = Command.make("inspect", { runId: Args.text({ name: "runId" }), json }, (o) =>
-  withStore((store) =>
-    Effect.gen(function*() {
-      const run = yield* store.getRun(o.runId)
-      if (Option.isNone(run)) throw new CliError(`run ${o.runId} does not exist`)
-      const result = resultFromEvents(yield* store.events(o.runId))
-      process.stdout.write(o.json ? `${JSON.stringify(jsonResult(result), null, 2)}\n` : `${historyTree(result)}\n`)
-    })
-  ).pipe(Effect.catchAllCause(report)))
+const inspectCommand = Command.make("inspect", { runId: Args.text({ name: "runId" }), json }, (o) => handle((h) => h.inspect(o)))
 
 const statuses = ["QUEUED", "RUNNING", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
 const runsCommand = Command.make("runs", {
@@ -139,22 +46,12 @@ const runsCommand = Command.make("runs", {
   status: Options.choice("status", statuses).pipe(Options.optional),
   limit: Options.integer("limit").pipe(Options.withDefault(20)),
   json
-}, (o) =>
-  withStore((store) =>
-    Effect.gen(function*() {
-      const page = yield* store.listRuns({ userId: opt(o.user), status: opt(o.status) as RunStatus | undefined, first: o.limit })
-      process.stdout.write(o.json ? `${JSON.stringify(page.runs, null, 2)}\n` : `${runsTable(page.runs)}\n`)
-    })
-  ).pipe(Effect.catchAllCause(report)))
+}, (o) => handle((h) => h.runs(o)))
 
 const serveCommand = Command.make("serve", { port: Options.integer("port").pipe(Options.optional) }, (o) =>
-  Effect.promise(async () => {
-    const app = await serveApp(Option.isSome(o.port) ? { port: o.port.value } : {})
-    console.log(`Aeon ${app.url}`)
-    const stop = () => app.stop().then(() => process.exit(0), () => process.exit(1))
-    process.once("SIGTERM", stop)
-    process.once("SIGINT", stop)
-  }).pipe(Effect.zipRight(Effect.never)))
+  Effect.promise(() => import("../server/Start.js").then((s) => s.serveUntilSignal(Option.isSome(o.port) ? { port: o.port.value } : {}))).pipe(
+    Effect.zipRight(Effect.never)
+  ))
 
 const aeon = Command.make("aeon").pipe(Command.withSubcommands([runCommand, inspectCommand, runsCommand, serveCommand]))
 

@@ -62,7 +62,7 @@ const PlanStepFields = Schema.Struct({
   subplan: Schema.optional(Schema.suspend((): Schema.Schema<Subplan, SubplanEncoded> => Subplan))
 })
 
-interface PlanStepEncoded extends Schema.Struct.Encoded<typeof PlanStepFields.fields> {
+export interface PlanStepEncoded extends Schema.Struct.Encoded<typeof PlanStepFields.fields> {
   readonly subplan?: SubplanEncoded | undefined
 }
 interface SubplanEncoded {

@@ -1,7 +1,6 @@
 import { Config, Effect, Layer, Option } from "effect"
 import * as LanguageModel from "./LanguageModel.js"
 import * as Offline from "./Offline.js"
-import * as OpenAi from "./OpenAi.js"
 import * as Scripted from "./Scripted.js"
 
 export const providerConfig = Config.option(
@@ -17,7 +16,8 @@ export const layerConfig = Layer.unwrapEffect(
     const key = yield* Config.option(Config.string("AEON_LLM_API_KEY"))
     const url = yield* Config.option(Config.string("AEON_LLM_BASE_URL"))
     const provider = Option.getOrElse(chosen, () => (Option.isSome(key) || Option.isSome(url) ? "openai" : "offline"))
-    if (provider === "openai") return OpenAi.layerConfig
+    // the openai client is loaded only for that provider
+    if (provider === "openai") return (yield* Effect.promise(() => import("./OpenAi.js"))).layerConfig
     if (provider === "offline") return Offline.layer
     const path = yield* Scripted.scriptPathConfig
     const { script, fallback } = yield* Scripted.loadScript(path)

@@ -1,6 +1,6 @@
 import { Config, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
-import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
+import { version } from "../support/PackageFiles.js"
 import * as Database from "../store/Database.js"
 import * as RunManager from "./RunManager.js"
 import { parseKeys } from "./Security.js"
@@ -19,7 +19,7 @@ export const serverConfig = Config.all({
 })
 export type ServerConfig = Config.Config.Success<typeof serverConfig>
 
-export const version: string = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version
+export { version }
 
 /** Everything the server runs on: engine, store, run manager. */
 export const appLayer = (maxConcurrentRuns: number, engine: Layer.Layer<any, any> = Aeon.layer, database: Layer.Layer<any, any> = Database.layerConfig) =>

@@ -3,7 +3,7 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { readFileSync } from "node:fs"
+import { readPackageFile } from "../support/PackageFiles.js"
 import { useServer } from "graphql-ws/use/ws"
 import { WebSocketServer } from "ws"
 import type { ManagedRuntime } from "effect"
@@ -22,7 +22,7 @@ export interface ServerOptions {
   readonly info: Resolvers.ServerInfo
 }
 
-export const typeDefs = readFileSync(new URL("../../schema.graphql", import.meta.url), "utf8")
+export const typeDefs = readPackageFile("schema.graphql")
 
 const exampleQuery = (runId: string) => `# Aeon — start a run, then follow its events live (run them in this order).
 # The offline model is a rule-based stand-in unless a provider is configured.

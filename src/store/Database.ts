@@ -1,5 +1,4 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { migrate } from "./Migrations.js"
 import * as RunStore from "./RunStore.js"
@@ -16,7 +15,11 @@ export const databaseConfig = Config.all({
 
 /** The SQL client: PostgreSQL when a URL is given, else SQLite in dataDir (`memory`: in memory). */
 export const clientLayer = (options: { url?: Redacted.Redacted | undefined; dataDir: string }): Layer.Layer<SqlClient.SqlClient, unknown> =>
-  options.url ? PgClient.layer({ url: options.url, maxConnections: 10 }) : SqliteStore.layer(options.dataDir)
+  options.url ? pgLayer(options.url) : SqliteStore.layer(options.dataDir)
+
+/** PostgreSQL's client, loaded only when a URL is configured. */
+const pgLayer = (url: Redacted.Redacted) =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("@effect/sql-pg/PgClient")), (Pg) => Pg.layer({ url, maxConnections: 10 })))
 
 /** The store over a SQL client: migrations applied, retention window set. */
 export const storeLayer = (retentionDays: number) =>

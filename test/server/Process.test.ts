@@ -17,7 +17,7 @@ writeFileSync(script, JSON.stringify({
 
 /** `npm start`'s entry as its own process; resolves with its URL once it listens. */
 const start = (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, ["dist/app/server.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   child.stdout!.on("data", (d) => (out += d))
   child.stderr!.on("data", (d) => (out += d))

@@ -1,0 +1,141 @@
+/** What the CLI's commands do, loaded only once a command runs (`aeon --help` never loads the engine). */
+import { Cause, ConfigProvider, Effect, Fiber, Layer, Option, Stream } from "effect"
+import { readFileSync } from "node:fs"
+import * as Aeon from "../Aeon.js"
+import { LanguageModel } from "../llm/LanguageModel.js"
+import * as ModelLayer from "../llm/ModelLayer.js"
+import { prepare } from "../run/Run.js"
+import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
+import * as Database from "../store/Database.js"
+import { RunStore } from "../store/RunStore.js"
+import * as Tracing from "../telemetry/Tracing.js"
+import { makeProgress } from "./Progress.js"
+import { historyTree, jsonResult, runsTable, summaryLine } from "./Render.js"
+
+/** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
+export class CliError extends Error {}
+
+/** "30s", "2m", "500ms", "1h" or plain milliseconds. */
+export const parseDuration = (text: string): number => {
+  const m = text.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/)
+  if (!m) throw new CliError(`--deadline: "${text}" is not a duration (examples: 30s, 2m, 500ms)`)
+  return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "ms") as "ms"])
+}
+
+const readJsonFile = (flag: string, path: string): unknown => {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"))
+  } catch (e) {
+    throw new CliError(`${flag}: cannot read ${path}: ${(e as Error).message}`)
+  }
+}
+
+/** The engine with the model chosen by flags first, then the environment. */
+const engineLayer = (flags: Record<string, string>) =>
+  Layer.mergeAll(
+    Aeon.layerWithTools(),
+    ModelLayer.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.orElse(ConfigProvider.fromMap(new Map(Object.entries(flags))), () => ConfigProvider.fromEnv())))),
+    Tracing.layerConfig
+  )
+
+export const fail = (e: unknown) =>
+  Effect.sync(() => {
+    const message = e instanceof Error || (typeof e === "object" && e !== null && "message" in e) ? (e as { message: string }).message : String(e)
+    process.stderr.write(`aeon: ${message}\n`)
+    process.exitCode = 1
+  })
+
+/** The failure (typed error or thrown CliError) of a command, reported without a stack. */
+export const report = (cause: Cause.Cause<unknown>) => fail(Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause)))
+
+export const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
+
+/** The flags of `aeon run`, as @effect/cli parsed them. */
+export interface RunOptions {
+  readonly task: string
+  readonly mode: Option.Option<string>
+  readonly simple: Option.Option<number>
+  readonly noEscalate: boolean
+  readonly full: boolean
+  readonly ttl: Option.Option<number>
+  readonly deadline: Option.Option<string>
+  readonly maxCostUsd: Option.Option<number>
+  readonly maxTokens: Option.Option<number>
+  readonly maxLlmCalls: Option.Option<number>
+  readonly maxSteps: Option.Option<number>
+  readonly provider: Option.Option<string>
+  readonly model: Option.Option<string>
+  readonly baseUrl: Option.Option<string>
+  readonly script: Option.Option<string>
+  readonly user: Option.Option<string>
+  readonly tools: Option.Option<string>
+  readonly parallelism: Option.Option<number>
+  readonly answerMatches: Option.Option<string>
+  readonly criteria: Option.Option<string>
+  readonly json: boolean
+}
+
+export const run = (o: RunOptions) =>
+  Effect.gen(function*() {
+    if (o.full && opt(o.mode) !== undefined && opt(o.mode) !== "full") throw new CliError(`--full contradicts --mode ${opt(o.mode)}`)
+    const mode = o.full ? "FULL" : (opt(o.mode)?.toUpperCase() ?? "AUTO")
+    const budget = Object.fromEntries(Object.entries({
+      ttl: opt(o.ttl), deadlineMs: Option.map(o.deadline, parseDuration).pipe(opt), maxCostUsd: opt(o.maxCostUsd),
+      maxTokens: opt(o.maxTokens), maxLlmCalls: opt(o.maxLlmCalls), maxSteps: opt(o.maxSteps)
+    }).filter(([, v]) => v !== undefined))
+    const criteriaFile = Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt) as Record<string, unknown> | undefined
+    const criteria = { ...criteriaFile, ...(Option.isSome(o.answerMatches) ? { answerMatches: o.answerMatches.value } : {}) }
+    const input = {
+      task: o.task, mode,
+      ...(Option.isSome(o.simple) ? { simpleIterations: o.simple.value } : {}),
+      ...(o.noEscalate ? { escalate: false } : {}),
+      ...(Option.isSome(o.user) ? { userId: o.user.value } : {}),
+      ...(Option.isSome(o.tools) ? { tools: o.tools.value.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
+      ...(Option.isSome(o.parallelism) ? { parallelism: o.parallelism.value } : {}),
+      ...(Object.keys(budget).length > 0 ? { budget } : {}),
+      ...(Object.keys(criteria).length > 0 ? { criteria } : {})
+    }
+    const flags: Record<string, string> = Object.fromEntries(Object.entries({
+      AEON_MODEL_PROVIDER: opt(o.provider), AEON_MODEL: opt(o.model), AEON_LLM_BASE_URL: opt(o.baseUrl), AEON_SCRIPT: opt(o.script)
+    }).filter(([, v]) => v !== undefined)) as Record<string, string>
+    if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
+    const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
+    const result = yield* Effect.gen(function*() {
+      const model = yield* LanguageModel
+      const p = yield* prepare(input)
+      const progress = live ? makeProgress(model.label) : undefined
+      const watcher = progress ? yield* Effect.fork(Stream.runForEach(p.events.stream(0), (e) => Effect.sync(() => progress.onEvent(e)))) : undefined
+      const r = yield* p.execute
+      if (watcher) yield* Fiber.join(watcher)
+      progress?.done()
+      return r
+    }).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags), Database.layerConfig)))
+    if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
+    else {
+      if (result.finalAnswer) process.stdout.write(`\n${result.finalAnswer.answerText}\n\n`)
+      process.stdout.write(`${summaryLine(result)}\n`)
+    }
+    process.exitCode = result.status === "CONVERGED" ? 0 : result.status === "FAILED" ? 1 : 2
+    if (result.status === "FAILED") process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
+  })
+
+const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
+  Effect.flatMap(RunStore, f).pipe(Effect.provide(Database.layerConfig))
+
+export const inspect = (o: { readonly runId: string; readonly json: boolean }) =>
+  withStore((store) =>
+    Effect.gen(function*() {
+      const run = yield* store.getRun(o.runId)
+      if (Option.isNone(run)) throw new CliError(`run ${o.runId} does not exist`)
+      const result = resultFromEvents(yield* store.events(o.runId))
+      process.stdout.write(o.json ? `${JSON.stringify(jsonResult(result), null, 2)}\n` : `${historyTree(result)}\n`)
+    })
+  )
+
+export const runs = (o: { readonly user: Option.Option<string>; readonly status: Option.Option<string>; readonly limit: number; readonly json: boolean }) =>
+  withStore((store) =>
+    Effect.gen(function*() {
+      const page = yield* store.listRuns({ userId: opt(o.user), status: opt(o.status) as RunStatus | undefined, first: o.limit })
+      process.stdout.write(o.json ? `${JSON.stringify(page.runs, null, 2)}\n` : `${runsTable(page.runs)}\n`)
+    })
+  )
