@@ -5,9 +5,10 @@
 //    sources through tsx, 0.7 s from dist/, 0.3 s bundled, on the 2-core machine of bench/RESULTS.md).
 // Native and data-heavy packages stay in node_modules (better-sqlite3 is a native addon; GraphiQL's page and the
 // tokenizer's ranks are megabytes of data).
+import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { rmSync } from "node:fs"
-import { build } from "esbuild"
+import process from "node:process"
 
 rmSync("dist", { recursive: true, force: true })
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" })
@@ -23,6 +24,8 @@ await build({
   mainFields: ["module", "main"],
   external: ["better-sqlite3", "pg-native", "@graphql-yoga/render-graphiql", "gpt-tokenizer"],
   // bundled CommonJS packages call require(): give the ESM chunks one
-  banner: { js: "import { createRequire as __aeonRequire } from 'node:module'; const require = __aeonRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __aeonRequire } from 'node:module'; const require = __aeonRequire(import.meta.url);"
+  },
   logLevel: "warning"
 })

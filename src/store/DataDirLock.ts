@@ -13,8 +13,8 @@ const alive = (pid: number) => {
 }
 
 /**
- * The embedded database may be open in one process at a time: PGlite keeps its pages in memory and two
- * processes writing one directory would corrupt it. A lock file holds the owner's pid; a lock whose process
+ * The embedded database may be open in one process at a time: a server resumes the runs it finds unfinished,
+ * and two processes on one directory would both resume (and run) them. A lock file holds the owner's pid; a lock whose process
  * is gone is stale and taken over. Released when the scope closes.
  */
 export const acquire = (dataDir: string) =>
@@ -32,11 +32,14 @@ export const acquire = (dataDir: string) =>
             if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
             const owner = Number(readFileSync(path, "utf8").trim())
             if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-              throw new Error(`the embedded database at ${dataDir} is in use by process ${owner} (an aeon server or CLI); ` +
-                "stop it, or set AEON_DATA_DIR to another directory, or share a PostgreSQL server through AEON_DATABASE_URL")
+              throw new Error(
+                `the embedded database at ${dataDir} is in use by process ${owner} (an aeon server or CLI); ` +
+                  "stop it, or set AEON_DATA_DIR to another directory, or share a PostgreSQL server through AEON_DATABASE_URL",
+                { cause: e }
+              )
             }
             if (owner === process.pid) {
-              throw new Error(`the embedded database at ${dataDir} is already open in this process`)
+              throw new Error(`the embedded database at ${dataDir} is already open in this process`, { cause: e })
             }
             rmSync(path, { force: true }) // stale: its process is gone
           }

@@ -6,10 +6,11 @@ import { RunEvent } from "../../src/domain/RunEvent.js"
 import { runTask } from "../../src/index.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { scripted } from "../support/engine.js"
-import { answer, convergingScript, noIssues, noRefinement, planOut, profile, reasoned, verdict } from "../support/scripts.js"
+import { answer, convergingScript, noRefinement, planOut, profile, reasoned, verdict } from "../support/scripts.js"
 
 const task = "Compute 6 * 7 and explain it"
-const phasesOf = (r: { history: { passes: ReadonlyArray<{ phases: ReadonlyArray<string> }> } }) => r.history.passes.map((p) => p.phases.join(">"))
+const phasesOf = (r: { history: { passes: ReadonlyArray<{ phases: ReadonlyArray<string> }> } }) =>
+  r.history.passes.map((p) => p.phases.join(">"))
 
 describe("the multi-pass loop", () => {
   it.effect("converges, with a history that decodes and events of the union", () =>
@@ -17,9 +18,15 @@ describe("the multi-pass loop", () => {
       const { layer } = scripted(convergingScript(), { fallback: false })
       const r = yield* runTask({ task, mode: "FULL" }).pipe(Effect.provide(layer))
       expect(r.status).toBe("CONVERGED")
-      expect(r.finalAnswer).toMatchObject({ answerText: "42: six sevens", usedStepIds: ["s1", "s2"], converged: true, label: "converged" })
+      expect(r.finalAnswer).toMatchObject({
+        answerText: "42: six sevens",
+        usedStepIds: ["s1", "s2"],
+        converged: true,
+        label: "converged"
+      })
       expect(phasesOf(r)).toEqual(["PLAN", "EXECUTE>EVALUATE"])
-      expect(() => Schema.decodeUnknownSync(ExecutionHistory)(Schema.encodeSync(ExecutionHistory)(r.history))).not.toThrow()
+      expect(() => Schema.decodeUnknownSync(ExecutionHistory)(Schema.encodeSync(ExecutionHistory)(r.history))).not
+        .toThrow()
       expect(r.history.passes[1]!.evaluationResults.convergence?.converged).toBe(true)
       expect(r.history.passes[0]!.taskProfile?.profileVersion).toBe(1)
       expect(r.history.passes[0]!.depthConfiguration?.adjustmentReason).toContain("initial profile")
@@ -33,7 +40,21 @@ describe("the multi-pass loop", () => {
         const { layer } = scripted({
           ...convergingScript(),
           [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false), verdict(true)],
-          [PromptId.RECURSIVE_REFINEMENT_USER]: [{ output: { actions: [{ actionType: "ADD", newStep: { stepId: "s3", description: "Check the product 42 by computing 42 / 7", tool: "calculator", toolInput: { expression: "42 / 7" }, dependencies: ["s1"] }, justification: "verify" }] } }]
+          [PromptId.RECURSIVE_REFINEMENT_USER]: [{
+            output: {
+              actions: [{
+                actionType: "ADD",
+                newStep: {
+                  stepId: "s3",
+                  description: "Check the product 42 by computing 42 / 7",
+                  tool: "calculator",
+                  toolInput: { expression: "42 / 7" },
+                  dependencies: ["s1"]
+                },
+                justification: "verify"
+              }]
+            }
+          }]
         }, { fallback: false })
         return runTask({ task, mode: "FULL", runId: "fixed" }).pipe(Effect.provide(layer))
       }
@@ -58,7 +79,9 @@ describe("the multi-pass loop", () => {
         [PromptId.REASONING_STEP_USER]: [reasoned("6 * 7 = 42"), reasoned("7 * 6 = 42 too"), reasoned("42, checked")]
       }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL" }).pipe(Effect.provide(layer))
-      const reasoning = calls.filter((c) => c.promptId === PromptId.REASONING_STEP_USER).map((c) => c.input as { stepId: string; incomingContext: string; toolResult?: unknown })
+      const reasoning = calls.filter((c) => c.promptId === PromptId.REASONING_STEP_USER).map((c) =>
+        c.input as { stepId: string; incomingContext: string; toolResult?: unknown }
+      )
       expect(reasoning.map((c) => c.stepId)).toEqual(["s1", "s3", "s2"])
       expect(reasoning[0]!.toolResult).toEqual({ expression: "6 * 7", value: 42 })
       expect(reasoning[1]!.incomingContext).toContain("6 * 7 = 42")
@@ -70,7 +93,10 @@ describe("the multi-pass loop", () => {
     Effect.gen(function*() {
       const { layer } = scripted({
         ...convergingScript(),
-        [PromptId.REASONING_STEP_USER]: [reasoned("6 * 7 = 42"), reasoned("cannot explain without more data", "BLOCKED")],
+        [PromptId.REASONING_STEP_USER]: [
+          reasoned("6 * 7 = 42"),
+          reasoned("cannot explain without more data", "BLOCKED")
+        ],
         [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
         [PromptId.RECURSIVE_REFINEMENT_USER]: [noRefinement],
         [PromptId.TASKPROFILE_UPDATE_USER]: [{ output: { ...profile().output as object, adjustmentReason: "same" } }],
@@ -89,13 +115,23 @@ describe("the multi-pass loop", () => {
     Effect.gen(function*() {
       const { layer } = scripted({
         ...convergingScript(),
-        [PromptId.PLAN_GENERATION_USER]: [planOut([{ id: "s1", d: "Compute 1 / 0 with the calculator", tool: "calculator", input: { expression: "1 / 0" } }])],
+        [PromptId.PLAN_GENERATION_USER]: [
+          planOut([{
+            id: "s1",
+            d: "Compute 1 / 0 with the calculator",
+            tool: "calculator",
+            input: { expression: "1 / 0" }
+          }])
+        ],
         [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
         [PromptId.RECURSIVE_REFINEMENT_USER]: [noRefinement]
       }, { fallback: false })
       const r = yield* runTask({ task: "Compute 1 / 0", mode: "FULL" }).pipe(Effect.provide(layer))
       expect(r.plan?.steps[0]).toMatchObject({ status: "failed", error: expect.stringContaining("division by zero") })
-      expect(r.history.passes[1]!.executionResults["s1"]).toMatchObject({ status: "failed", error: expect.stringContaining("division by zero") })
+      expect(r.history.passes[1]!.executionResults["s1"]).toMatchObject({
+        status: "failed",
+        error: expect.stringContaining("division by zero")
+      })
       expect(r.converged).toBe(false)
       expect(r.history.passes[1]!.evaluationResults.convergence?.reasonCodes).toContain("failed_steps")
     }))
@@ -107,12 +143,33 @@ describe("the multi-pass loop", () => {
         ...convergingScript(),
         [PromptId.REASONING_STEP_USER]: [reasoned("partial")],
         [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
-        [PromptId.RECURSIVE_REFINEMENT_USER]: [() => ({ output: { actions: [{ actionType: "ADD", newStep: { stepId: `x${++n}`, description: `Compute 6 * 7 again as check ${n}`, tool: "calculator", toolInput: { expression: "6 * 7" } }, justification: "another check" }] } })],
+        [PromptId.RECURSIVE_REFINEMENT_USER]: [
+          () => ({
+            output: {
+              actions: [{
+                actionType: "ADD",
+                newStep: {
+                  stepId: `x${++n}`,
+                  description: `Compute 6 * 7 again as check ${n}`,
+                  tool: "calculator",
+                  toolInput: { expression: "6 * 7" }
+                },
+                justification: "another check"
+              }]
+            }
+          })
+        ],
         [PromptId.TASKPROFILE_UPDATE_USER]: [{ output: { ...profile().output as object, adjustmentReason: "same" } }]
       }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL", budget: { ttl: 2 } }).pipe(Effect.provide(layer))
       expect(r.terminationReason).toBe("ttl_expired")
-      expect(r.ttlExpiration).toMatchObject({ converged: false, resultType: "ttl_expired", expirationPoint: "phase_boundary", terminationReason: "ttl_expired", exhausted: "ttl" })
+      expect(r.ttlExpiration).toMatchObject({
+        converged: false,
+        resultType: "ttl_expired",
+        expirationPoint: "phase_boundary",
+        terminationReason: "ttl_expired",
+        exhausted: "ttl"
+      })
       expect(r.ttlExpiration?.latestPassResult?.passNumber).toBe(2)
       expect(r.ttlExpiration?.ttlExpiredMetadata.reasonCodes.length).toBeGreaterThan(0)
       expect(r.history.passes.filter((p) => p.passNumber > 0)).toHaveLength(2)
@@ -135,11 +192,15 @@ describe("the multi-pass loop", () => {
       const { layer, calls } = scripted({
         ...convergingScript(),
         [PromptId.ANSWER_SYNTHESIS_USER]: [{ output: { text: "42" } }],
-        [PromptId.SUPERVISOR_REPAIR_JSON_USER]: [{ output: { repairedJson: "{\"answerText\": \"42 repaired\", \"confidence\": 0.7, \"usedStepIds\": []}" } }]
+        [PromptId.SUPERVISOR_REPAIR_JSON_USER]: [{
+          output: { repairedJson: "{\"answerText\": \"42 repaired\", \"confidence\": 0.7, \"usedStepIds\": []}" }
+        }]
       }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL" }).pipe(Effect.provide(layer))
       expect(r.finalAnswer?.answerText).toBe("42 repaired")
-      const repair = calls.find((c) => c.promptId === PromptId.SUPERVISOR_REPAIR_JSON_USER)!.input as { decodeError: string }
+      const repair = calls.find((c) => c.promptId === PromptId.SUPERVISOR_REPAIR_JSON_USER)!.input as {
+        decodeError: string
+      }
       expect(repair.decodeError).toContain("answerText")
     }))
 
@@ -151,7 +212,9 @@ describe("the multi-pass loop", () => {
           { id: "s1", d: "Compute 6 * 7 with the calculator", tool: "math.eval", input: { expression: "6 * 7" } },
           { id: "s2", d: "Search the web for the meaning of 42", tool: "web.search", input: { q: "42" } }
         ])],
-        [PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER]: [{ output: { replacementTool: "calculator", justification: "same job" } }, { output: { replacementTool: null, justification: "no web access" } }],
+        [PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER]: [{
+          output: { replacementTool: "calculator", justification: "same job" }
+        }, { output: { replacementTool: null, justification: "no web access" } }],
         [PromptId.RECURSIVE_REFINEMENT_USER]: [noRefinement]
       }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL" }).pipe(Effect.provide(layer))
@@ -164,19 +227,26 @@ describe("the multi-pass loop", () => {
     Effect.gen(function*() {
       const { layer, calls } = scripted({
         ...convergingScript(),
-        [PromptId.PLAN_GENERATION_USER]: [planOut([{ id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expr: "6 * 7" } }])],
+        [PromptId.PLAN_GENERATION_USER]: [
+          planOut([{ id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expr: "6 * 7" } }])
+        ],
         [PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER]: [{ output: { toolInput: { expression: "6 * 7" } } }]
       }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL" }).pipe(Effect.provide(layer))
       expect(r.plan?.steps[0]?.status).toBe("complete")
-      expect((calls.find((c) => c.promptId === PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER)!.input as { decodeError: string }).decodeError).toContain("expression")
+      expect(
+        (calls.find((c) => c.promptId === PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER)!.input as { decodeError: string })
+          .decodeError
+      ).toContain("expression")
     }))
 
   it.effect("a tool input that cannot be repaired fails the step with the decode message", () =>
     Effect.gen(function*() {
       const { layer } = scripted({
         ...convergingScript(),
-        [PromptId.PLAN_GENERATION_USER]: [planOut([{ id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expr: "6 * 7" } }])],
+        [PromptId.PLAN_GENERATION_USER]: [
+          planOut([{ id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expr: "6 * 7" } }])
+        ],
         [PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER]: [{ output: { toolInput: { nope: 1 } } }],
         [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
         [PromptId.RECURSIVE_REFINEMENT_USER]: [noRefinement]
@@ -187,7 +257,10 @@ describe("the multi-pass loop", () => {
 
   it.effect("a final answer that falls short of the answer criteria the step outputs met is flagged", () =>
     Effect.gen(function*() {
-      const { layer } = scripted({ ...convergingScript(), [PromptId.ANSWER_SYNTHESIS_USER]: [answer("six sevens", ["s1", "s2"])] }, { fallback: false })
+      const { layer } = scripted({
+        ...convergingScript(),
+        [PromptId.ANSWER_SYNTHESIS_USER]: [answer("six sevens", ["s1", "s2"])]
+      }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL", criteria: { answerMentions: ["42"] } }).pipe(Effect.provide(layer))
       expect(r.status).toBe("CONVERGED")
       expect(r.finalAnswer?.answerText).toBe("six sevens") // the second attempt (the script repeats) did no better
@@ -197,12 +270,18 @@ describe("the multi-pass loop", () => {
 
   it.effect("the answer criteria reach the synthesis prompt; an answer that misses them is synthesized again with what it missed", () =>
     Effect.gen(function*() {
-      const { layer, calls } = scripted({ ...convergingScript(), [PromptId.ANSWER_SYNTHESIS_USER]: [answer("six sevens", ["s1", "s2"]), answer("six sevens make 42", ["s1", "s2"])] }, { fallback: false })
+      const { layer, calls } = scripted({
+        ...convergingScript(),
+        [PromptId.ANSWER_SYNTHESIS_USER]: [
+          answer("six sevens", ["s1", "s2"]),
+          answer("six sevens make 42", ["s1", "s2"])
+        ]
+      }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL", criteria: { answerMentions: ["42"] } }).pipe(Effect.provide(layer))
       const prompts = calls.filter((c) => c.promptId === PromptId.ANSWER_SYNTHESIS_USER).map((c) => c.user)
       expect(prompts).toHaveLength(2)
-      expect(prompts[0]).toContain('The answer text must: mention "42"')
-      expect(prompts[1]).toContain('An earlier answer failed answer_missing_terms:42: "six sevens"')
+      expect(prompts[0]).toContain("The answer text must: mention \"42\"")
+      expect(prompts[1]).toContain("An earlier answer failed answer_missing_terms:42: \"six sevens\"")
       expect(r.finalAnswer?.answerText).toBe("six sevens make 42")
       expect(r.finalAnswer?.notes).toContain("synthesized again: the first answer failed answer_missing_terms:42")
       expect(r.advisories.join("\n")).not.toContain("answer_missing_terms")
@@ -225,7 +304,9 @@ describe("the multi-pass loop", () => {
         return yield* p.events.log
       }).pipe(Effect.provide(layer))
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
-      for (const e of events) expect(() => Schema.decodeUnknownSync(RunEvent)(Schema.encodeSync(RunEvent)(e))).not.toThrow()
+      for (const e of events) {
+        expect(() => Schema.decodeUnknownSync(RunEvent)(Schema.encodeSync(RunEvent)(e))).not.toThrow()
+      }
       expect(events[0]!._tag).toBe("RunStarted")
       expect(events[events.length - 1]!._tag).toBe("RunFinished")
     }))
