@@ -3,25 +3,37 @@ import { prepare } from "../src/run/Run.js"
 import { engine, fmt, loopScript, median, memoryStore, now } from "./support.js"
 
 /** Runs the 10-step, 3-pass loop `n` times on an instant model; wall time is all Aeon's own. */
-export const overhead = async (options: { store: boolean; steps?: number; passes?: number; iterations?: number; warmup?: number; delayMs?: number }) => {
+export const overhead = async (
+  options: { store: boolean; steps?: number; passes?: number; iterations?: number; warmup?: number; delayMs?: number }
+) => {
   const steps = options.steps ?? 10
   const passes = options.passes ?? 3
-  const layer = options.store ? Layer.merge(engine(() => loopScript(steps, passes, options.delayMs)), memoryStore) : engine(() => loopScript(steps, passes, options.delayMs))
+  const layer = options.store
+    ? Layer.merge(engine(() => loopScript(steps, passes, options.delayMs)), memoryStore)
+    : engine(() => loopScript(steps, passes, options.delayMs))
   const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any>)
   const once = async () => {
     const started = now()
     const { result, events } = await runtime.runPromise(Effect.gen(function*() {
-      const p = yield* prepare({ task: "Compute the running sums", mode: "FULL", budget: { ttl: passes, maxSteps: 100_000, maxLlmCalls: 100_000, maxTokens: 100_000_000 } })
+      const p = yield* prepare({
+        task: "Compute the running sums",
+        mode: "FULL",
+        budget: { ttl: passes, maxSteps: 100_000, maxLlmCalls: 100_000, maxTokens: 100_000_000 }
+      })
       const result = yield* p.execute
       return { result, events: yield* p.events.log }
     }) as Effect.Effect<any, any, any>)
     const wall = now() - started
-    if (result.status !== "CONVERGED") throw new Error(`bench run did not converge: ${result.terminationReason} ${result.error ?? ""}`)
+    if (result.status !== "CONVERGED") {
+      throw new Error(`bench run did not converge: ${result.terminationReason} ${result.error ?? ""}`)
+    }
     const executed = events.filter((e: any) => e._tag === "StepFinished").length
     const llmCalls = result.usage.llmCalls as number
     // the model's time as Aeon measured it around each call (a slow model's timer fires a little late: that is
     // the model's time, not Aeon's); an instant model's is zero
-    const modelMs = (options.delayMs ?? 0) > 0 ? events.reduce((t: number, e: any) => t + (e._tag === "LlmCalled" ? e.latencyMs : 0), 0) : 0
+    const modelMs = (options.delayMs ?? 0) > 0
+      ? events.reduce((t: number, e: any) => t + (e._tag === "LlmCalled" ? e.latencyMs : 0), 0)
+      : 0
     return { wall, aeon: wall - modelMs, executed, passes: result.history.passes.length - 1, llmCalls }
   }
   // warm-up (JIT, tokenizer ranks, PGlite): the figure is the steady state of a process that has run a few runs
@@ -44,4 +56,6 @@ export const overhead = async (options: { store: boolean; steps?: number; passes
 }
 
 export const describeOverhead = (r: Awaited<ReturnType<typeof overhead>>) =>
-  `${r.steps} steps, ${r.passes} passes, ${r.llmCalls} LLM calls: ${fmt(r.wallMs, 1)} ms/run, ${fmt(r.perStepMs)} ms/step, ${fmt(r.perPassMs)} ms/pass`
+  `${r.steps} steps, ${r.passes} passes, ${r.llmCalls} LLM calls: ${fmt(r.wallMs, 1)} ms/run, ${
+    fmt(r.perStepMs)
+  } ms/step, ${fmt(r.perPassMs)} ms/pass`

@@ -15,7 +15,10 @@ const langGraphLoop = () => {
   // the "model" answers at once, as the scripted model does for Aeon
   const model = (prompt: string) => ({ text: `answer to ${prompt.length}` })
   const graph = new StateGraph(State)
-    .addNode("plan", () => ({ steps: Array.from({ length: 10 }, (_, i) => ({ id: `s${i + 1}`, expression: `${i} + 1` })), cursor: 0 }))
+    .addNode(
+      "plan",
+      () => ({ steps: Array.from({ length: 10 }, (_, i) => ({ id: `s${i + 1}`, expression: `${i} + 1` })), cursor: 0 })
+    )
     .addNode("execute", (s) => {
       const step = s.steps[s.cursor]!
       const value = evaluate(step.expression)
@@ -51,5 +54,9 @@ export const peer = async (iterations = 20) => {
   for (let i = 0; i < iterations; i++) samples.push(await once(i))
   const langgraphPerStep = median(samples) / 12
   const aeon = await overhead({ store: true, iterations: Math.max(5, Math.floor(iterations / 2)), warmup: 10 })
-  return { langgraphPerStepMs: langgraphPerStep, aeonPerStepMs: aeon.perStepMs, ratio: aeon.perStepMs / langgraphPerStep }
+  return {
+    langgraphPerStepMs: langgraphPerStep,
+    aeonPerStepMs: aeon.perStepMs,
+    ratio: aeon.perStepMs / langgraphPerStep
+  }
 }

@@ -16,7 +16,11 @@ const gnuTime = existsSync("/usr/bin/time")
 const timed = (cwd: string, args: Array<string>, env: Record<string, string> = {}) => {
   const started = performance.now()
   const r = gnuTime
-    ? spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, ...args], { cwd, env: { ...process.env, ...env }, encoding: "utf8" })
+    ? spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      encoding: "utf8"
+    })
     : spawnSync(process.execPath, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8" })
   const wallMs = performance.now() - started
   if (r.status !== 0 && r.status !== 2) throw new Error(`${args.join(" ")} exited ${r.status}: ${r.stderr}`)
@@ -27,7 +31,11 @@ const timed = (cwd: string, args: Array<string>, env: Record<string, string> = {
 const rssOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)![1]) / 1024
 
 const gql = async (url: string, query: string) => {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query }) })
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query })
+  })
   return (await res.json()) as any
 }
 
@@ -37,8 +45,17 @@ const server = async (cwd: string, runs: number) => {
   const port = 4600 + Math.floor(Math.random() * 300)
   const url = `http://127.0.0.1:${port}/graphql`
   const started = performance.now()
-  const child = spawn(process.execPath, [JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")).scripts.start.split(" ").pop()], {
-    cwd, env: { ...process.env, AEON_PORT: String(port), AEON_DATA_DIR: dataDir, AEON_MODEL_PROVIDER: "offline", AEON_MAX_CONCURRENT_RUNS: "16" },
+  const child = spawn(process.execPath, [
+    JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")).scripts.start.split(" ").pop()
+  ], {
+    cwd,
+    env: {
+      ...process.env,
+      AEON_PORT: String(port),
+      AEON_DATA_DIR: dataDir,
+      AEON_MODEL_PROVIDER: "offline",
+      AEON_MAX_CONCURRENT_RUNS: "16"
+    },
     stdio: "ignore"
   })
   try {
@@ -54,10 +71,17 @@ const server = async (cwd: string, runs: number) => {
     await new Promise((r) => setTimeout(r, 2000))
     const idleMb = rssOf(child.pid!)
     for (let i = 0; i < runs; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, runs - i) }, () =>
-        gql(url, `mutation { runTask(input: { task: "Compute 2 + 2", mode: SIMPLE }) { id } }`)))
+      await Promise.all(
+        Array.from(
+          { length: Math.min(50, runs - i) },
+          () => gql(url, `mutation { runTask(input: { task: "Compute 2 + 2", mode: SIMPLE }) { id } }`)
+        )
+      )
     }
-    while ((await gql(url, "{ health { activeRuns queuedRuns } }")).data.health.activeRuns + (await gql(url, "{ health { queuedRuns } }")).data.health.queuedRuns > 0) {
+    while (
+      (await gql(url, "{ health { activeRuns queuedRuns } }")).data.health.activeRuns +
+          (await gql(url, "{ health { queuedRuns } }")).data.health.queuedRuns > 0
+    ) {
       await new Promise((r) => setTimeout(r, 200))
     }
     await new Promise((r) => setTimeout(r, 2000))
@@ -70,12 +94,19 @@ const server = async (cwd: string, runs: number) => {
 export const startup = async (cwd: string, repeats: number, runs: number) => {
   const floor = median(Array.from({ length: repeats }, () => timed(cwd, ["-e", "0"]).wallMs))
   const help = Array.from({ length: repeats }, () => timed(cwd, ["bin/aeon.mjs", "--help"]))
-  const run = Array.from({ length: Math.max(3, Math.floor(repeats / 2)) }, () =>
-    timed(cwd, ["bin/aeon.mjs", "run", "Compute 2 + 2", "--provider", "offline"], { AEON_DATA_DIR: mkdtempSync(join(tmpdir(), "aeon-bench-run-")) }))
+  const run = Array.from(
+    { length: Math.max(3, Math.floor(repeats / 2)) },
+    () =>
+      timed(cwd, ["bin/aeon.mjs", "run", "Compute 2 + 2", "--provider", "offline"], {
+        AEON_DATA_DIR: mkdtempSync(join(tmpdir(), "aeon-bench-run-"))
+      })
+  )
   return {
     nodeFloorMs: floor,
-    helpMs: median(help.map((h) => h.wallMs)), helpRssMb: median(help.map((h) => h.rssMb)),
-    runMs: median(run.map((r) => r.wallMs)), runRssMb: median(run.map((r) => r.rssMb)),
+    helpMs: median(help.map((h) => h.wallMs)),
+    helpRssMb: median(help.map((h) => h.rssMb)),
+    runMs: median(run.map((r) => r.wallMs)),
+    runRssMb: median(run.map((r) => r.rssMb)),
     ...(await server(cwd, runs))
   }
 }

@@ -12,17 +12,54 @@ import { engine, loopScript, memoryStore, percentile } from "./support.js"
 export const streaming = async (transport: "sse" | "ws", subscribers = 100) => {
   const script = () => {
     const s = loopScript(10, 2, 20)
-    return { ...s, [PromptId.TASKPROFILE_INFERENCE_USER]: s[PromptId.TASKPROFILE_INFERENCE_USER]!.map((r) => ({ ...(r as object), delayMs: 2_000 })) }
+    return {
+      ...s,
+      [PromptId.TASKPROFILE_INFERENCE_USER]: s[PromptId.TASKPROFILE_INFERENCE_USER]!.map((r) => ({
+        ...(r as object),
+        delayMs: 2_000
+      }))
+    }
   }
-  const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, { engine: engine(script as any), database: memoryStore as Layer.Layer<any, any> })
+  const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
+    engine: engine(script as any),
+    database: memoryStore as Layer.Layer<any, any>
+  })
   try {
     const runId = `stream-${transport}-${Date.now()}`
-    const res = await fetch(app.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: `mutation($i: RunTaskInput!) { runTask(input: $i) { id } }`, variables: { i: { task: "Compute the running sums", mode: "FULL", runId, budget: { ttl: 2 } } } }) })
+    const res = await fetch(app.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: `mutation($i: RunTaskInput!) { runTask(input: $i) { id } }`,
+        variables: { i: { task: "Compute the running sums", mode: "FULL", runId, budget: { ttl: 2 } } }
+      })
+    })
     await res.json()
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ["--import", "tsx", new URL("./StreamingClients.ts", import.meta.url).pathname, app.url, runId, transport, String(subscribers)], { maxBuffer: 64 << 20 }, (e, stdout) => (e ? reject(e) : resolve(stdout))))
+      execFile(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          new URL("./StreamingClients.ts", import.meta.url).pathname,
+          app.url,
+          runId,
+          transport,
+          String(subscribers)
+        ],
+        { maxBuffer: 64 << 20 },
+        (e, stdout) => (e ? reject(e) : resolve(stdout))
+      )
+    )
     const live: Array<number> = JSON.parse(out)
-    return { transport, subscribers, events: live.length, p50: percentile(live, 50), p99: percentile(live, 99), max: Math.max(...live) }
+    return {
+      transport,
+      subscribers,
+      events: live.length,
+      p50: percentile(live, 50),
+      p99: percentile(live, 99),
+      max: Math.max(...live)
+    }
   } finally {
     await app.stop()
   }

@@ -7,9 +7,15 @@ const [url, runId, transport, count] = process.argv.slice(2) as [string, string,
 const query = `subscription($id: ID!) { runEvents(runId: $id) { seq at } }`
 const latencies: Array<number> = []
 await Promise.all(Array.from({ length: Number(count) }, async () => {
-  const client: any = transport === "sse" ? createSseClient({ url }) : createWsClient({ url: url.replace("http", "ws"), webSocketImpl: WebSocket })
+  const client: any = transport === "sse"
+    ? createSseClient({ url })
+    : createWsClient({ url: url.replace("http", "ws"), webSocketImpl: WebSocket })
   let joined: number | undefined
-  for await (const r of client.iterate({ query, variables: { id: runId } }) as AsyncIterable<{ data: { runEvents: { at: string } } }>) {
+  for await (
+    const r of client.iterate({ query, variables: { id: runId } }) as AsyncIterable<
+      { data: { runEvents: { at: string } } }
+    >
+  ) {
     const arrived = Date.now()
     joined ??= arrived
     const at = Date.parse(r.data.runEvents.at)

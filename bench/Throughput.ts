@@ -1,8 +1,8 @@
-import { execFile } from "node:child_process"
-import { createRequire } from "node:module"
-import { createSchema, createYoga } from "graphql-yoga"
 import { Layer } from "effect"
+import { createSchema, createYoga } from "graphql-yoga"
+import { execFile } from "node:child_process"
 import { createServer } from "node:http"
+import { createRequire } from "node:module"
 import type { AddressInfo } from "node:net"
 import { serve } from "../src/server/App.js"
 import { typeDefs } from "../src/server/Server.js"
@@ -14,13 +14,53 @@ const body = JSON.stringify({ query: "{ health { ok version } }" })
 /** autocannon in its own process: the load generator does not share the server's event loop. */
 const hammer = (url: string, seconds: number) =>
   new Promise<number>((resolve, reject) =>
-    execFile(process.execPath, [autocannonBin, "--json", "-m", "POST", "-H", "content-type=application/json", "-b", body, "-c", "20", "-d", String(seconds), url],
-      { maxBuffer: 16 << 20 }, (e, stdout) => (e ? reject(e) : resolve(JSON.parse(stdout).requests.average as number))))
+    execFile(
+      process.execPath,
+      [
+        autocannonBin,
+        "--json",
+        "-m",
+        "POST",
+        "-H",
+        "content-type=application/json",
+        "-b",
+        body,
+        "-c",
+        "20",
+        "-d",
+        String(seconds),
+        url
+      ],
+      { maxBuffer: 16 << 20 },
+      (e, stdout) => (e ? reject(e) : resolve(JSON.parse(stdout).requests.average as number))
+    )
+  )
 
 /** `health` through the full server vs a bare graphql-yoga server with the same schema. */
 export const throughput = async (seconds = 5) => {
-  const app = await serve({ port: 0, host: "127.0.0.1" }, { engine: engine(() => loopScript(1, 1)), database: memoryStore as Layer.Layer<any, any> })
-  const bare = createYoga({ schema: createSchema({ typeDefs, resolvers: { Query: { health: () => ({ ok: true, version: "bare", model: "none", database: "none", activeRuns: 0, queuedRuns: 0, subscriptions: 0 }) } } }), logging: false })
+  const app = await serve({ port: 0, host: "127.0.0.1" }, {
+    engine: engine(() => loopScript(1, 1)),
+    database: memoryStore as Layer.Layer<any, any>
+  })
+  const bare = createYoga({
+    schema: createSchema({
+      typeDefs,
+      resolvers: {
+        Query: {
+          health: () => ({
+            ok: true,
+            version: "bare",
+            model: "none",
+            database: "none",
+            activeRuns: 0,
+            queuedRuns: 0,
+            subscriptions: 0
+          })
+        }
+      }
+    }),
+    logging: false
+  })
   const server = createServer(bare)
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
   const bareUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`

@@ -13,13 +13,24 @@ const quick = process.argv.includes("--quick")
 /** Runs one measurement in a fresh process (bench/one.ts) and returns its JSON result. */
 const measure = (name: string): Promise<any> =>
   new Promise((resolve, reject) =>
-    execFile(process.execPath, ["--expose-gc", "--import", "tsx", new URL("./one.ts", import.meta.url).pathname, name, quick ? "quick" : "full"],
-      { maxBuffer: 64 << 20 }, (e, stdout, stderr) => (e ? reject(new Error(`${name}: ${stderr || e.message}`)) : resolve(JSON.parse(stdout)))))
+    execFile(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", new URL("./one.ts", import.meta.url).pathname, name, quick ? "quick" : "full"],
+      { maxBuffer: 64 << 20 },
+      (e, stdout, stderr) => (e ? reject(new Error(`${name}: ${stderr || e.message}`)) : resolve(JSON.parse(stdout)))
+    )
+  )
 
 const printTable = () => {
-  const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["measure", "figure", "target", ""][i]!.length))
+  const widths = [0, 1, 2, 3].map((i) =>
+    Math.max(...rows.map((r) => r[i]!.length), ["measure", "figure", "target", ""][i]!.length)
+  )
   const line = (r: ReadonlyArray<string>) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`
-  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}\n`)
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${
+      fmt(totalmem() / 2 ** 30, 0)
+    } GiB, Node ${process.version}\n`
+  )
   console.log(line(["measure", "figure", "target", ""]))
   console.log(line(widths.map((w) => "-".repeat(w))))
   for (const r of rows) console.log(line(r))
@@ -29,34 +40,97 @@ if (process.argv.slice(2).includes("startup")) {
   // `npm run bench -- startup`: the start-up measurements only (the built CLI and server, `npm install` builds them)
   const { startup } = await import("./Startup.js")
   const s = await startup(process.cwd(), quick ? 3 : 10, quick ? 100 : 1000)
-  row("8. aeon --help", `${fmt(s.helpMs, 0)} ms wall, ${fmt(s.helpRssMb, 0)} MB RSS (node -e 0: ${fmt(s.nodeFloorMs, 0)} ms)`, "≤ 300 ms", s.helpMs <= 300)
-  row("8. aeon run \"Compute 2 + 2\" --provider offline, new data dir", `${fmt(s.runMs, 0)} ms wall, ${fmt(s.runRssMb, 0)} MB RSS`, "≤ 1 s", s.runMs <= 1000)
+  row(
+    "8. aeon --help",
+    `${fmt(s.helpMs, 0)} ms wall, ${fmt(s.helpRssMb, 0)} MB RSS (node -e 0: ${fmt(s.nodeFloorMs, 0)} ms)`,
+    "≤ 300 ms",
+    s.helpMs <= 300
+  )
+  row(
+    "8. aeon run \"Compute 2 + 2\" --provider offline, new data dir",
+    `${fmt(s.runMs, 0)} ms wall, ${fmt(s.runRssMb, 0)} MB RSS`,
+    "≤ 1 s",
+    s.runMs <= 1000
+  )
   row("8. server ready (first health answer)", `${fmt(s.readyMs, 0)} ms`, "≤ 1 s", s.readyMs <= 1000)
   row("8. server RSS idle", `${fmt(s.idleMb, 0)} MB`, "≤ 150 MB", s.idleMb <= 150)
-  row(`8. server RSS after ${quick ? 100 : 1000} finished runs`, `${fmt(s.afterRunsMb, 0)} MB`, "≤ 250 MB", s.afterRunsMb <= 250)
+  row(
+    `8. server RSS after ${quick ? 100 : 1000} finished runs`,
+    `${fmt(s.afterRunsMb, 0)} MB`,
+    "≤ 250 MB",
+    s.afterRunsMb <= 250
+  )
   printTable()
   process.exit(0)
 }
 
 const bare = await measure("overhead")
-row("1. engine overhead, no store", `${fmt(bare.perStepMs)} ms/step, ${fmt(bare.perPassMs)} ms/pass (${bare.steps} steps, ${bare.passes} passes, ${bare.llmCalls} calls)`, "< 0.2 ms/step", bare.perStepMs < 0.2)
+row(
+  "1. engine overhead, no store",
+  `${fmt(bare.perStepMs)} ms/step, ${
+    fmt(bare.perPassMs)
+  } ms/pass (${bare.steps} steps, ${bare.passes} passes, ${bare.llmCalls} calls)`,
+  "< 0.2 ms/step",
+  bare.perStepMs < 0.2
+)
 const stored = await measure("overheadStore")
-row("1. engine overhead, embedded store", `${fmt(stored.perStepMs)} ms/step, ${fmt(stored.perPassMs)} ms/pass`, "", undefined)
+row(
+  "1. engine overhead, embedded store",
+  `${fmt(stored.perStepMs)} ms/step, ${fmt(stored.perPassMs)} ms/pass`,
+  "",
+  undefined
+)
 const slow = await measure("share")
-row("2. Aeon's share at 200 ms/call", `${fmt(slow.aeonShare * 100, 2)} % of ${fmt(slow.wallMs / 1000, 2)} s`, "< 1 %", slow.aeonShare < 0.01)
+row(
+  "2. Aeon's share at 200 ms/call",
+  `${fmt(slow.aeonShare * 100, 2)} % of ${fmt(slow.wallMs / 1000, 2)} s`,
+  "< 1 %",
+  slow.aeonShare < 0.01
+)
 const c = await measure("concurrency")
-row(`3. ${c.runs} concurrent runs at 200 ms/call`, `${fmt(c.wallMs, 0)} ms vs bound ${c.boundMs} ms (+${fmt(c.overBound * 100, 1)} %); peak heap ${fmt(c.peakHeapMb, 0)} MB (with garbage), rss ${fmt(c.peakRssMb, 0)} MB; live heap ${fmt(c.liveHeapMb, 0)} MB = ${fmt(c.livePerRunKb, 0)} KB/run`, "within 10 %, < 256 MB", c.overBound <= 0.1 && c.peakHeapMb < 256)
+row(
+  `3. ${c.runs} concurrent runs at 200 ms/call`,
+  `${fmt(c.wallMs, 0)} ms vs bound ${c.boundMs} ms (+${fmt(c.overBound * 100, 1)} %); peak heap ${
+    fmt(c.peakHeapMb, 0)
+  } MB (with garbage), rss ${fmt(c.peakRssMb, 0)} MB; live heap ${fmt(c.liveHeapMb, 0)} MB = ${
+    fmt(c.livePerRunKb, 0)
+  } KB/run`,
+  "within 10 %, < 256 MB",
+  c.overBound <= 0.1 && c.peakHeapMb < 256
+)
 for (const [transport, name] of [["sse", "streamingSse"], ["ws", "streamingWs"]] as const) {
   const one = await measure(`${name}1`)
   const s = await measure(name)
-  row(`4. streaming over ${transport}, 100 subscribers`, `p50 ${s.p50} ms, p99 ${s.p99} ms (${s.events} deliveries); 1 subscriber: p50 ${one.p50} ms, p99 ${one.p99} ms`, "p99 < 5 ms", s.p99 < 5)
+  row(
+    `4. streaming over ${transport}, 100 subscribers`,
+    `p50 ${s.p50} ms, p99 ${s.p99} ms (${s.events} deliveries); 1 subscriber: p50 ${one.p50} ms, p99 ${one.p99} ms`,
+    "p99 < 5 ms",
+    s.p99 < 5
+  )
 }
 const t = await measure("throughput")
-row("5. GraphQL throughput (health)", `${fmt(t.aeonRps, 0)} req/s vs bare yoga ${fmt(t.bareRps, 0)} req/s = ${fmt(t.ratio, 2)}`, "≥ 0.9", t.ratio >= 0.9)
+row(
+  "5. GraphQL throughput (health)",
+  `${fmt(t.aeonRps, 0)} req/s vs bare yoga ${fmt(t.bareRps, 0)} req/s = ${fmt(t.ratio, 2)}`,
+  "≥ 0.9",
+  t.ratio >= 0.9
+)
 const p = await measure("peer")
-row("6. vs LangGraph.js (MemorySaver)", `Aeon+store ${fmt(p.aeonPerStepMs)} ms/step vs LangGraph ${fmt(p.langgraphPerStepMs)} ms/step = ${fmt(p.ratio, 2)}×`, "≤ 0.33×", p.ratio <= 1 / 3)
+row(
+  "6. vs LangGraph.js (MemorySaver)",
+  `Aeon+store ${fmt(p.aeonPerStepMs)} ms/step vs LangGraph ${fmt(p.langgraphPerStepMs)} ms/step = ${fmt(p.ratio, 2)}×`,
+  "≤ 0.33×",
+  p.ratio <= 1 / 3
+)
 const sc = await measure("scaling")
-row("7. scaling (one pass, no store)", `${sc.rows.map((r: any) => `${r.steps} steps ${fmt(r.perStepMs)} ms/step`).join(", ")}; marginal ${fmt(sc.marginalPerStepMs)} ms/step`, "linear", sc.rows[sc.rows.length - 1]!.perStepMs < 2 * sc.rows[1]!.perStepMs)
+row(
+  "7. scaling (one pass, no store)",
+  `${sc.rows.map((r: any) => `${r.steps} steps ${fmt(r.perStepMs)} ms/step`).join(", ")}; marginal ${
+    fmt(sc.marginalPerStepMs)
+  } ms/step`,
+  "linear",
+  sc.rows[sc.rows.length - 1]!.perStepMs < 2 * sc.rows[1]!.perStepMs
+)
 
 printTable()
 process.exit(0)

@@ -1,13 +1,13 @@
 import { Layer } from "effect"
 import * as AdaptiveDepth from "./adaptive/AdaptiveDepth.js"
 import * as ConvergenceEngine from "./convergence/ConvergenceEngine.js"
+import * as ModelLayer from "./llm/ModelLayer.js"
 import * as RecursivePlanner from "./planning/RecursivePlanner.js"
+import * as Run from "./run/Run.js"
 import * as Supervisor from "./supervisor/Supervisor.js"
+import * as Tracing from "./telemetry/Tracing.js"
 import * as ToolRegistry from "./tools/ToolRegistry.js"
 import * as SemanticValidator from "./validation/SemanticValidator.js"
-import * as ModelLayer from "./llm/ModelLayer.js"
-import * as Run from "./run/Run.js"
-import * as Tracing from "./telemetry/Tracing.js"
 
 /** The engine's own capabilities (validation, convergence, planning, depth, supervision). */
 export const capabilitiesLayer = Layer.mergeAll(

@@ -14,15 +14,20 @@ export interface TextSignals {
   readonly sufficiency: number
 }
 
-const VAGUE = /\b(something|stuff|things?|etc\.?|somehow|maybe|various|whatever|as needed|some|few|several|good|nice|better|appropriate|soon|later)\b/gi
+const VAGUE =
+  /\b(something|stuff|things?|etc\.?|somehow|maybe|various|whatever|as needed|some|few|several|good|nice|better|appropriate|soon|later)\b/gi
 const MISSING = /\b(it|this|that|them|those)\b(?!\s+\w+\s+(is|are|of))|\b(tbd|todo|unknown|unspecified|\?\?)\b/gi
 
 export const textSignals = (text: string): TextSignals => {
   const vagueTerms = (text.match(VAGUE) ?? []).length
   const questionMarks = (text.match(/\?/g) ?? []).length
-  const requirements = (text.match(/(^|\n)\s*(?:[-*•]|\d+[.)])\s+/g) ?? []).length + (text.match(/\b(must|should|shall|need to|required)\b/gi) ?? []).length
+  const requirements = (text.match(/(^|\n)\s*(?:[-*•]|\d+[.)])\s+/g) ?? []).length +
+    (text.match(/\b(must|should|shall|need to|required)\b/gi) ?? []).length
   const missingDetails = text.trim().split(/\s+/).length < 4 ? 2 : (text.match(MISSING) ?? []).length > 3 ? 1 : 0
-  const sufficiency = Math.max(0, Math.min(1, 1 - 0.12 * vagueTerms - 0.08 * Math.max(0, questionMarks - 1) - 0.2 * missingDetails))
+  const sufficiency = Math.max(
+    0,
+    Math.min(1, 1 - 0.12 * vagueTerms - 0.08 * Math.max(0, questionMarks - 1) - 0.2 * missingDetails)
+  )
   return { vagueTerms, questionMarks, requirements, missingDetails, sufficiency: Math.round(sufficiency * 100) / 100 }
 }
 
@@ -41,7 +46,11 @@ export const depthFor = (
   const s = profile.informationSufficiency
   const wanted = profile.reasoningDepth + (s < 0.4 ? 2 : s < 0.7 ? 1 : 0)
   const allocatedTtl = Math.max(1, Math.min(ttlCap, wanted))
-  const reasoningMode = profile.reasoningDepth <= 2 && s >= 0.7 ? "shallow" : profile.reasoningDepth >= 4 || s < 0.4 ? "deep" : "balanced"
+  const reasoningMode = profile.reasoningDepth <= 2 && s >= 0.7
+    ? "shallow"
+    : profile.reasoningDepth >= 4 || s < 0.4
+    ? "deep"
+    : "balanced"
   const complexity = (["very_low", "low", "moderate", "high", "very_high"] as const)[profile.reasoningDepth - 1]!
   return {
     detectedComplexity: complexity,
@@ -50,7 +59,9 @@ export const depthFor = (
     allocatedTtl,
     globalTtlCap: ttlCap,
     reasoningMode,
-    adjustmentReason: wanted > ttlCap ? `${adjustmentReason}; capped at the budget's ${ttlCap} cycles (wanted ${wanted})` : adjustmentReason,
+    adjustmentReason: wanted > ttlCap
+      ? `${adjustmentReason}; capped at the budget's ${ttlCap} cycles (wanted ${wanted})`
+      : adjustmentReason,
     heuristicsUsed: [...heuristicsUsed, ...(wanted > ttlCap ? ["ttl_cap"] : [])]
   }
 }
@@ -70,9 +81,20 @@ export interface RevisionSignals {
 
 export interface Service {
   /** Pass 0: model inference combined with text signals. `previousInPass` enforces tier stability (FR-NEW-007). */
-  readonly infer: (request: string, ttlCap: number, llm: Llm, previousInPass?: TaskProfile) => Effect.Effect<Profiled, BudgetExhaustedError>
+  readonly infer: (
+    request: string,
+    ttlCap: number,
+    llm: Llm,
+    previousInPass?: TaskProfile
+  ) => Effect.Effect<Profiled, BudgetExhaustedError>
   /** Pass boundaries only: revise from what the pass revealed; may go down as well as up (FR-080). */
-  readonly revise: (request: string, current: Profiled, signals: RevisionSignals, ttlCap: number, llm: Llm) => Effect.Effect<Profiled & { readonly changed: boolean }, BudgetExhaustedError>
+  readonly revise: (
+    request: string,
+    current: Profiled,
+    signals: RevisionSignals,
+    ttlCap: number,
+    llm: Llm
+  ) => Effect.Effect<Profiled & { readonly changed: boolean }, BudgetExhaustedError>
 }
 
 export class AdaptiveDepth extends Context.Tag("aeon/AdaptiveDepth")<AdaptiveDepth, Service>() {}
@@ -87,7 +109,10 @@ const fallbackProfile = (signals: TextSignals): TaskProfileDimensions => ({
 })
 
 /** Keeps a repeated inference within one reasoningDepth tier of the first. */
-export const stabilize = (first: TaskProfileDimensions, next: TaskProfileDimensions): { profile: TaskProfileDimensions; clamped: boolean } => {
+export const stabilize = (
+  first: TaskProfileDimensions,
+  next: TaskProfileDimensions
+): { profile: TaskProfileDimensions; clamped: boolean } => {
   const d = Math.max(first.reasoningDepth - 1, Math.min(first.reasoningDepth + 1, next.reasoningDepth))
   return { profile: { ...next, reasoningDepth: d }, clamped: d !== next.reasoningDepth }
 }
@@ -106,7 +131,10 @@ export const make: Service = {
       ) as Effect.Effect<TaskProfileDimensions, BudgetExhaustedError>
       const heuristics = ["model_inference", "text_signals"]
       // the text signals can only lower sufficiency: vague wording is not made clear by a confident model
-      let dims: TaskProfileDimensions = { ...inferred, informationSufficiency: Math.min(inferred.informationSufficiency, signals.sufficiency) }
+      let dims: TaskProfileDimensions = {
+        ...inferred,
+        informationSufficiency: Math.min(inferred.informationSufficiency, signals.sufficiency)
+      }
       if (previousInPass) {
         const s = stabilize(previousInPass, dims)
         dims = s.profile
@@ -130,7 +158,10 @@ export const make: Service = {
       }).pipe(
         Effect.map((r) => r.output),
         Effect.catchIf(isModelFailure, (e) => Effect.succeed({ error: `${e._tag}: ${e.message}` } as const))
-      ) as Effect.Effect<{ error: string } | (TaskProfileDimensions & { adjustmentReason: string }), BudgetExhaustedError>
+      ) as Effect.Effect<
+        { error: string } | (TaskProfileDimensions & { adjustmentReason: string }),
+        BudgetExhaustedError
+      >
       if ("error" in revised) {
         return { ...current, advisories: [`profile revision failed (${revised.error}); profile kept`], changed: false }
       }
@@ -143,11 +174,16 @@ export const make: Service = {
         dims.confidenceRequirement !== before.confidenceRequirement
       if (!changed) return { ...current, advisories: [], changed: false }
       const profile: TaskProfile = { profileVersion: before.profileVersion + 1, ...dims }
-      const reason = `v${before.profileVersion}→v${profile.profileVersion} at pass ${signals.passNumber}: ${adjustmentReason} ` +
+      const reason =
+        `v${before.profileVersion}→v${profile.profileVersion} at pass ${signals.passNumber}: ${adjustmentReason} ` +
         `(depth ${before.reasoningDepth}→${dims.reasoningDepth}; ${signals.validationIssueCount} validation issues, ` +
         `${signals.convergenceFailures.length} convergence failures, ${signals.refinementsNeeded} refinements)`
-      const heuristics = ["profile_revision", ...(signals.validationIssueCount > 0 ? ["validation_issues"] : []),
-        ...(signals.convergenceFailures.length > 0 ? ["convergence_failures"] : []), ...(signals.refinementsNeeded > 0 ? ["refinement_needs"] : [])]
+      const heuristics = [
+        "profile_revision",
+        ...(signals.validationIssueCount > 0 ? ["validation_issues"] : []),
+        ...(signals.convergenceFailures.length > 0 ? ["convergence_failures"] : []),
+        ...(signals.refinementsNeeded > 0 ? ["refinement_needs"] : [])
+      ]
       return { profile, depth: depthFor(dims, ttlCap, reason, heuristics), advisories: [], changed: true }
     }).pipe(Effect.withSpan("AdaptiveDepth.revise", { captureStackTrace: false }))
 }

@@ -34,19 +34,28 @@ const readJsonFile = (flag: string, path: string): unknown => {
 const engineLayer = (flags: Record<string, string>) =>
   Layer.mergeAll(
     Aeon.layerWithTools(),
-    ModelLayer.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.orElse(ConfigProvider.fromMap(new Map(Object.entries(flags))), () => ConfigProvider.fromEnv())))),
+    ModelLayer.layerConfig.pipe(
+      Layer.provide(
+        Layer.setConfigProvider(
+          ConfigProvider.orElse(ConfigProvider.fromMap(new Map(Object.entries(flags))), () => ConfigProvider.fromEnv())
+        )
+      )
+    ),
     Tracing.layerConfig
   )
 
 export const fail = (e: unknown) =>
   Effect.sync(() => {
-    const message = e instanceof Error || (typeof e === "object" && e !== null && "message" in e) ? (e as { message: string }).message : String(e)
+    const message = e instanceof Error || (typeof e === "object" && e !== null && "message" in e)
+      ? (e as { message: string }).message
+      : String(e)
     process.stderr.write(`aeon: ${message}\n`)
     process.exitCode = 1
   })
 
 /** The failure (typed error or thrown CliError) of a command, reported without a stack. */
-export const report = (cause: Cause.Cause<unknown>) => fail(Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause)))
+export const report = (cause: Cause.Cause<unknown>) =>
+  fail(Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause)))
 
 export const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 
@@ -77,16 +86,30 @@ export interface RunOptions {
 
 export const run = (o: RunOptions) =>
   Effect.gen(function*() {
-    if (o.full && opt(o.mode) !== undefined && opt(o.mode) !== "full") throw new CliError(`--full contradicts --mode ${opt(o.mode)}`)
+    if (o.full && opt(o.mode) !== undefined && opt(o.mode) !== "full") {
+      throw new CliError(`--full contradicts --mode ${opt(o.mode)}`)
+    }
     const mode = o.full ? "FULL" : (opt(o.mode)?.toUpperCase() ?? "AUTO")
-    const budget = Object.fromEntries(Object.entries({
-      ttl: opt(o.ttl), deadlineMs: Option.map(o.deadline, parseDuration).pipe(opt), maxCostUsd: opt(o.maxCostUsd),
-      maxTokens: opt(o.maxTokens), maxLlmCalls: opt(o.maxLlmCalls), maxSteps: opt(o.maxSteps)
-    }).filter(([, v]) => v !== undefined))
-    const criteriaFile = Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt) as Record<string, unknown> | undefined
-    const criteria = { ...criteriaFile, ...(Option.isSome(o.answerMatches) ? { answerMatches: o.answerMatches.value } : {}) }
+    const budget = Object.fromEntries(
+      Object.entries({
+        ttl: opt(o.ttl),
+        deadlineMs: Option.map(o.deadline, parseDuration).pipe(opt),
+        maxCostUsd: opt(o.maxCostUsd),
+        maxTokens: opt(o.maxTokens),
+        maxLlmCalls: opt(o.maxLlmCalls),
+        maxSteps: opt(o.maxSteps)
+      }).filter(([, v]) => v !== undefined)
+    )
+    const criteriaFile = Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt) as
+      | Record<string, unknown>
+      | undefined
+    const criteria = {
+      ...criteriaFile,
+      ...(Option.isSome(o.answerMatches) ? { answerMatches: o.answerMatches.value } : {})
+    }
     const input = {
-      task: o.task, mode,
+      task: o.task,
+      mode,
       ...(Option.isSome(o.simple) ? { simpleIterations: o.simple.value } : {}),
       ...(o.noEscalate ? { escalate: false } : {}),
       ...(Option.isSome(o.user) ? { userId: o.user.value } : {}),
@@ -95,16 +118,23 @@ export const run = (o: RunOptions) =>
       ...(Object.keys(budget).length > 0 ? { budget } : {}),
       ...(Object.keys(criteria).length > 0 ? { criteria } : {})
     }
-    const flags: Record<string, string> = Object.fromEntries(Object.entries({
-      AEON_MODEL_PROVIDER: opt(o.provider), AEON_MODEL: opt(o.model), AEON_LLM_BASE_URL: opt(o.baseUrl), AEON_SCRIPT: opt(o.script)
-    }).filter(([, v]) => v !== undefined)) as Record<string, string>
+    const flags: Record<string, string> = Object.fromEntries(
+      Object.entries({
+        AEON_MODEL_PROVIDER: opt(o.provider),
+        AEON_MODEL: opt(o.model),
+        AEON_LLM_BASE_URL: opt(o.baseUrl),
+        AEON_SCRIPT: opt(o.script)
+      }).filter(([, v]) => v !== undefined)
+    ) as Record<string, string>
     if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
     const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
     const result = yield* Effect.gen(function*() {
       const model = yield* LanguageModel
       const p = yield* prepare(input)
       const progress = live ? makeProgress(model.label) : undefined
-      const watcher = progress ? yield* Effect.fork(Stream.runForEach(p.events.stream(0), (e) => Effect.sync(() => progress.onEvent(e)))) : undefined
+      const watcher = progress
+        ? yield* Effect.fork(Stream.runForEach(p.events.stream(0), (e) => Effect.sync(() => progress.onEvent(e))))
+        : undefined
       const r = yield* p.execute
       if (watcher) yield* Fiber.join(watcher)
       progress?.done()
@@ -116,7 +146,9 @@ export const run = (o: RunOptions) =>
       process.stdout.write(`${summaryLine(result)}\n`)
     }
     process.exitCode = result.status === "CONVERGED" ? 0 : result.status === "FAILED" ? 1 : 2
-    if (result.status === "FAILED") process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
+    if (result.status === "FAILED") {
+      process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
+    }
   })
 
 const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
@@ -132,10 +164,21 @@ export const inspect = (o: { readonly runId: string; readonly json: boolean }) =
     })
   )
 
-export const runs = (o: { readonly user: Option.Option<string>; readonly status: Option.Option<string>; readonly limit: number; readonly json: boolean }) =>
+export const runs = (
+  o: {
+    readonly user: Option.Option<string>
+    readonly status: Option.Option<string>
+    readonly limit: number
+    readonly json: boolean
+  }
+) =>
   withStore((store) =>
     Effect.gen(function*() {
-      const page = yield* store.listRuns({ userId: opt(o.user), status: opt(o.status) as RunStatus | undefined, first: o.limit })
+      const page = yield* store.listRuns({
+        userId: opt(o.user),
+        status: opt(o.status) as RunStatus | undefined,
+        first: o.limit
+      })
       process.stdout.write(o.json ? `${JSON.stringify(page.runs, null, 2)}\n` : `${runsTable(page.runs)}\n`)
     })
   )

@@ -1,19 +1,28 @@
-import { pc } from "./Colors.js"
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { RunResult } from "../run/RunResult.js"
 import type { StoredRun } from "../store/RunStore.js"
+import { pc } from "./Colors.js"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
 /** One line: converged or why not, passes, LLM calls, tokens, cost, time. */
 export const summaryLine = (r: RunResult): string => {
-  const passes = r.history.passes.filter((p) => p.passNumber > 0 && p.phases.some((ph) => ph === "EXECUTE" || ph === "RE_EXECUTE")).length
-  const why = r.converged ? pc.green("converged")
-    : r.status === "CANCELLED" ? pc.yellow("cancelled")
-    : r.status === "FAILED" ? pc.red(`failed: ${r.error ?? r.terminationReason}`)
-    : pc.yellow(`not converged (${r.terminationReason}${r.ttlExpiration?.exhausted ? `: ${r.ttlExpiration.exhausted}` : ""})`)
+  const passes =
+    r.history.passes.filter((p) => p.passNumber > 0 && p.phases.some((ph) => ph === "EXECUTE" || ph === "RE_EXECUTE"))
+      .length
+  const why = r.converged ?
+    pc.green("converged")
+    : r.status === "CANCELLED" ?
+    pc.yellow("cancelled")
+    : r.status === "FAILED" ?
+    pc.red(`failed: ${r.error ?? r.terminationReason}`)
+    : pc.yellow(
+      `not converged (${r.terminationReason}${r.ttlExpiration?.exhausted ? `: ${r.ttlExpiration.exhausted}` : ""})`
+    )
   const time = r.finishedAt !== undefined ? seconds(r.finishedAt - r.startedAt) : "?"
-  return `${why} · ${passes} pass${passes === 1 ? "" : "es"} · ${r.usage.llmCalls} LLM calls · ${r.usage.inputTokens + r.usage.outputTokens} tokens · $${r.usage.costUsd.toFixed(4)} · ${time} · ${r.model} · run ${r.runId}`
+  return `${why} · ${passes} pass${passes === 1 ? "" : "es"} · ${r.usage.llmCalls} LLM calls · ${
+    r.usage.inputTokens + r.usage.outputTokens
+  } tokens · $${r.usage.costUsd.toFixed(4)} · ${time} · ${r.model} · run ${r.runId}`
 }
 
 /** The run result as one JSON document (`--json`). */
@@ -43,26 +52,62 @@ export const historyTree = (r: RunResult): string => {
   out.push(`task: ${r.task}`)
   if (r.simple.iterations.length > 0) {
     out.push(`simple mode: ${r.simple.iterations.length} iteration(s)`)
-    for (const i of r.simple.iterations) out.push(`  #${i.iteration} ${i.testStatus}${i.failedTests.length ? ` (${i.failedTests.join(", ")})` : ""}${i.errorMessages.length ? ` — ${i.errorMessages.join("; ")}` : ""}`)
+    for (const i of r.simple.iterations) {
+      out.push(
+        `  #${i.iteration} ${i.testStatus}${i.failedTests.length ? ` (${i.failedTests.join(", ")})` : ""}${
+          i.errorMessages.length ? ` — ${i.errorMessages.join("; ")}` : ""
+        }`
+      )
+    }
   }
-  if (r.simple.escalation) out.push(`escalated: ${r.simple.escalation.reason}\n  context: ${r.simple.escalation.failureSummary.summary}`)
+  if (r.simple.escalation) {
+    out.push(`escalated: ${r.simple.escalation.reason}\n  context: ${r.simple.escalation.failureSummary.summary}`)
+  }
   for (const p of h.passes) {
-    out.push(`├─ pass ${p.passNumber} · ${p.phases.join(" → ")} · TTL ${p.ttlRemaining} · ${p.timingInformation.durationSeconds.toFixed(2)}s`)
-    if (p.taskProfile) out.push(`│  profile v${p.taskProfile.profileVersion}: depth ${p.taskProfile.reasoningDepth}, sufficiency ${p.taskProfile.informationSufficiency}`)
-    if (p.depthConfiguration) out.push(`│  depth: ${p.depthConfiguration.reasoningMode}, ${p.depthConfiguration.allocatedTtl} cycles — ${p.depthConfiguration.adjustmentReason}`)
+    out.push(
+      `├─ pass ${p.passNumber} · ${p.phases.join(" → ")} · TTL ${p.ttlRemaining} · ${
+        p.timingInformation.durationSeconds.toFixed(2)
+      }s`
+    )
+    if (p.taskProfile) {
+      out.push(
+        `│  profile v${p.taskProfile.profileVersion}: depth ${p.taskProfile.reasoningDepth}, sufficiency ${p.taskProfile.informationSufficiency}`
+      )
+    }
+    if (p.depthConfiguration) {
+      out.push(
+        `│  depth: ${p.depthConfiguration.reasoningMode}, ${p.depthConfiguration.allocatedTtl} cycles — ${p.depthConfiguration.adjustmentReason}`
+      )
+    }
     out.push(`│  plan: ${p.planState.goal}`)
     for (const s of p.planState.steps) {
       const result = p.executionResults[s.stepId]
-      out.push(`│   ${s.stepIndex}. [${result?.status ?? s.status}] ${s.stepId} ${s.description}${s.tool ? ` (${s.tool})` : ""}${result?.stepOutput ? ` → ${result.stepOutput.replace(/\n/g, " ").slice(0, 100)}` : ""}${result?.error ? pc.red(` ✗ ${result.error}`) : ""}`)
+      out.push(
+        `│   ${s.stepIndex}. [${result?.status ?? s.status}] ${s.stepId} ${s.description}${
+          s.tool ? ` (${s.tool})` : ""
+        }${result?.stepOutput ? ` → ${result.stepOutput.replace(/\n/g, " ").slice(0, 100)}` : ""}${
+          result?.error ? pc.red(` ✗ ${result.error}`) : ""
+        }`
+      )
     }
     const v = p.evaluationResults.validationReport
     if (v) {
       out.push(`│  validation: ${v.issues.length} issue(s), severity ${v.overallSeverity}`)
-      for (const i of v.issues) out.push(`│   - ${i.severity} ${i.type}${i.location?.stepId ? ` @${i.location.stepId}` : ""}: ${i.description}`)
+      for (const i of v.issues) {
+        out.push(`│   - ${i.severity} ${i.type}${i.location?.stepId ? ` @${i.location.stepId}` : ""}: ${i.description}`)
+      }
     }
     const c = p.evaluationResults.convergence
-    if (c) out.push(`│  convergence: ${c.converged ? pc.green("converged") : pc.yellow("not converged")} · completeness ${c.scores.completenessScore.toFixed(2)} · coherence ${c.scores.coherenceScore.toFixed(2)} · ${c.reasonCodes.join(", ")}`)
-    for (const a of p.refinementChanges) out.push(`│  refine: ${a.actionType}${a.targetStepId ? ` ${a.targetStepId}` : ""} — ${a.justification}`)
+    if (c) {
+      out.push(
+        `│  convergence: ${c.converged ? pc.green("converged") : pc.yellow("not converged")} · completeness ${
+          c.scores.completenessScore.toFixed(2)
+        } · coherence ${c.scores.coherenceScore.toFixed(2)} · ${c.reasonCodes.join(", ")}`
+      )
+    }
+    for (const a of p.refinementChanges) {
+      out.push(`│  refine: ${a.actionType}${a.targetStepId ? ` ${a.targetStepId}` : ""} — ${a.justification}`)
+    }
     for (const a of p.advisories) out.push(`│  note: ${a}`)
   }
   out.push(`└─ ${summaryLine(r)}`)
@@ -72,7 +117,16 @@ export const historyTree = (r: RunResult): string => {
 
 export const runsTable = (runs: ReadonlyArray<StoredRun>): string => {
   if (runs.length === 0) return "no runs"
-  const rows = runs.map((r) => [r.id, r.status, r.mode, r.userId ?? "-", r.createdAt.toISOString().replace("T", " ").slice(0, 19), r.task.replace(/\s+/g, " ").slice(0, 50)])
+  const rows = runs.map((
+    r
+  ) => [
+    r.id,
+    r.status,
+    r.mode,
+    r.userId ?? "-",
+    r.createdAt.toISOString().replace("T", " ").slice(0, 19),
+    r.task.replace(/\s+/g, " ").slice(0, 50)
+  ])
   const header = ["ID", "STATUS", "MODE", "USER", "CREATED", "TASK"]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: Array<string>) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()

@@ -17,7 +17,10 @@ const json = Options.boolean("json").pipe(Options.withDescription("print the res
 const runCommand = Command.make("run", {
   task: Args.text({ name: "task" }).pipe(Args.withDescription("what to do")),
   mode: Options.choice("mode", ["auto", "simple", "full"]).pipe(Options.optional),
-  simple: Options.integer("simple").pipe(Options.withDescription("simple-mode iterations before escalating"), Options.optional),
+  simple: Options.integer("simple").pipe(
+    Options.withDescription("simple-mode iterations before escalating"),
+    Options.optional
+  ),
   noEscalate: Options.boolean("no-escalate").pipe(Options.withDescription("stop after the simple iterations")),
   full: Options.boolean("full").pipe(Options.withDescription("multi-pass from the start (same as --mode full)")),
   ttl: Options.integer("ttl").pipe(Options.optional),
@@ -31,14 +34,27 @@ const runCommand = Command.make("run", {
   baseUrl: Options.text("base-url").pipe(Options.optional),
   script: Options.text("script").pipe(Options.optional),
   user: Options.text("user").pipe(Options.optional),
-  tools: Options.text("tools").pipe(Options.withDescription("comma-separated tools the run may use (default: all)"), Options.optional),
-  parallelism: Options.integer("parallelism").pipe(Options.withDescription("independent ready steps run this many at a time"), Options.optional),
+  tools: Options.text("tools").pipe(
+    Options.withDescription("comma-separated tools the run may use (default: all)"),
+    Options.optional
+  ),
+  parallelism: Options.integer("parallelism").pipe(
+    Options.withDescription("independent ready steps run this many at a time"),
+    Options.optional
+  ),
   answerMatches: Options.text("answer-matches").pipe(Options.optional),
-  criteria: Options.text("criteria").pipe(Options.withDescription("convergence criteria as a JSON file"), Options.optional),
+  criteria: Options.text("criteria").pipe(
+    Options.withDescription("convergence criteria as a JSON file"),
+    Options.optional
+  ),
   json
 }, (o) => handle((h) => h.run(o)))
 
-const inspectCommand = Command.make("inspect", { runId: Args.text({ name: "runId" }), json }, (o) => handle((h) => h.inspect(o)))
+const inspectCommand = Command.make(
+  "inspect",
+  { runId: Args.text({ name: "runId" }), json },
+  (o) => handle((h) => h.inspect(o))
+)
 
 const statuses = ["QUEUED", "RUNNING", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
 const runsCommand = Command.make("runs", {
@@ -48,11 +64,20 @@ const runsCommand = Command.make("runs", {
   json
 }, (o) => handle((h) => h.runs(o)))
 
-const serveCommand = Command.make("serve", { port: Options.integer("port").pipe(Options.optional) }, (o) =>
-  Effect.promise(() => import("../server/Start.js").then((s) => s.serveUntilSignal(Option.isSome(o.port) ? { port: o.port.value } : {}))).pipe(
-    Effect.zipRight(Effect.never)
-  ))
+const serveCommand = Command.make(
+  "serve",
+  { port: Options.integer("port").pipe(Options.optional) },
+  (o) =>
+    Effect.promise(() =>
+      import("../server/Start.js").then((s) => s.serveUntilSignal(Option.isSome(o.port) ? { port: o.port.value } : {}))
+    ).pipe(
+      Effect.zipRight(Effect.never)
+    )
+)
 
 const aeon = Command.make("aeon").pipe(Command.withSubcommands([runCommand, inspectCommand, runsCommand, serveCommand]))
 
-Command.run(aeon, { name: "aeon", version })(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: true }))
+Command.run(aeon, { name: "aeon", version })(process.argv).pipe(
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({ disableErrorReporting: true })
+)

@@ -5,7 +5,9 @@ const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? A
 const ajv = new (Ajv as any)({ allErrors: true, strict: false })
 
 /** Compiles a JSON Schema; the message says why it is not one. */
-export const compileSchema = (schema: object): { ok: true; validate: (v: unknown) => boolean; errors: () => string } | { ok: false; message: string } => {
+export const compileSchema = (
+  schema: object
+): { ok: true; validate: (v: unknown) => boolean; errors: () => string } | { ok: false; message: string } => {
   try {
     const validate = ajv.compile(schema)
     return { ok: true, validate: (v) => validate(v) as boolean, errors: () => ajv.errorsText(validate.errors) }
@@ -17,14 +19,18 @@ export const compileSchema = (schema: object): { ok: true; validate: (v: unknown
 /** The answer predicates of the criteria that the answer fails, as reason codes. */
 export const failedAnswerPredicates = (criteria: ConvergenceCriteria, answer: string): Array<string> => {
   const failed: Array<string> = []
-  if (criteria.answerMatches !== undefined && !new RegExp(criteria.answerMatches).test(answer)) failed.push("answer_does_not_match")
+  if (criteria.answerMatches !== undefined && !new RegExp(criteria.answerMatches).test(answer)) {
+    failed.push("answer_does_not_match")
+  }
   const missing = criteria.answerMentions.filter((t) => !answer.toLowerCase().includes(t.toLowerCase()))
   if (missing.length > 0) failed.push(`answer_missing_terms:${missing.join(",")}`)
   if (criteria.answerSchema !== undefined) {
     const compiled = compileSchema(criteria.answerSchema)
     let json: unknown
     try {
-      json = JSON.parse(answer.slice(answer.indexOf("{") >= 0 ? answer.indexOf("{") : 0, answer.lastIndexOf("}") + 1 || undefined))
+      json = JSON.parse(
+        answer.slice(answer.indexOf("{") >= 0 ? answer.indexOf("{") : 0, answer.lastIndexOf("}") + 1 || undefined)
+      )
     } catch {
       json = undefined // not JSON: fails the schema below
     }

@@ -5,7 +5,7 @@ import { liveSteps, type Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { planView } from "../prompts/Views.js"
-import { words, stem } from "../validation/DeterministicChecks.js"
+import { stem, words } from "../validation/DeterministicChecks.js"
 import { failedAnswerPredicates } from "./AnswerPredicates.js"
 import type { ConvergenceCriteria } from "./Criteria.js"
 
@@ -31,7 +31,10 @@ const PENALTY: Record<Severity, number> = { LOW: 0.05, MEDIUM: 0.15, HIGH: 0.3, 
 /** Scores that need no model: from step statuses, clarity and the validation report. */
 export const deterministicScores = (plan: Plan, report: SemanticValidationReport, candidateAnswer: string) => {
   const steps = liveSteps(plan.steps)
-  const credit = steps.reduce((n, s) => n + (s.status !== "complete" ? 0 : s.clarityState === "PARTIALLY_CLEAR" ? 0.5 : 1), 0)
+  const credit = steps.reduce(
+    (n, s) => n + (s.status !== "complete" ? 0 : s.clarityState === "PARTIALLY_CLEAR" ? 0.5 : 1),
+    0
+  )
   const completenessScore = steps.length === 0 ? 0 : credit / steps.length
   const penalty = report.issues
     .filter((i) => i.type === "consistency" || i.type === "hallucination" || i.type === "do_say_mismatch")
@@ -42,8 +45,11 @@ export const deterministicScores = (plan: Plan, report: SemanticValidationReport
   const consistencyStatus = {
     allStepsExecuted: steps.length > 0 && steps.every((s) => s.status !== "pending" && s.status !== "running"),
     noFailedSteps: steps.every((s) => s.status !== "failed" && s.status !== "invalid"),
-    answerUsesSteps: outputs.length === 0 ? false
-      : outputs.some((s) => candidateAnswer.includes(s.stepOutput.trim()) || words(s.stepOutput).some((w) => answerWords.has(stem(w))))
+    answerUsesSteps: outputs.length === 0 ?
+      false
+      : outputs.some((s) =>
+        candidateAnswer.includes(s.stepOutput.trim()) || words(s.stepOutput).some((w) => answerWords.has(stem(w)))
+      )
   }
   return { completenessScore, coherenceScore, consistencyStatus }
 }
@@ -53,14 +59,22 @@ export const make: Service = {
     Effect.gen(function*() {
       const det = deterministicScores(input.plan, input.report, input.candidateAnswer)
       const notes: Array<string> = []
-      let model: { completenessScore: number; coherenceScore: number; converged: boolean; reasonCodes: ReadonlyArray<string>; detectedIssues: ReadonlyArray<string>; reasoning: string } | undefined
+      let model: {
+        completenessScore: number
+        coherenceScore: number
+        converged: boolean
+        reasonCodes: ReadonlyArray<string>
+        detectedIssues: ReadonlyArray<string>
+        reasoning: string
+      } | undefined
       if (input.llm) {
         model = yield* input.llm.generate(Contracts.convergence, {
           request: input.request,
           plan: planView(input.plan),
           validationSummary: input.report.issues.length === 0
             ? "no issues"
-            : input.report.issues.map((i) => `${i.severity} ${i.type} ${i.location?.stepId ?? ""}: ${i.description}`).join("\n"),
+            : input.report.issues.map((i) => `${i.severity} ${i.type} ${i.location?.stepId ?? ""}: ${i.description}`)
+              .join("\n"),
           completenessThreshold: input.criteria.completenessThreshold,
           coherenceThreshold: input.criteria.coherenceThreshold
         }).pipe(
@@ -84,13 +98,23 @@ export const make: Service = {
       const failed: Array<string> = []
       if (completenessScore < input.criteria.completenessThreshold) failed.push("incomplete")
       if (coherenceScore < input.criteria.coherenceThreshold) failed.push("incoherent")
-      if (input.criteria.requireConsistency && Object.values(det.consistencyStatus).some((ok) => !ok)) failed.push("inconsistent")
+      if (input.criteria.requireConsistency && Object.values(det.consistencyStatus).some((ok) => !ok)) {
+        failed.push("inconsistent")
+      }
       if (!det.consistencyStatus.noFailedSteps) failed.push("failed_steps")
       if (liveSteps(input.plan.steps).some((s) => s.status === "pending")) failed.push("missing_step")
-      if (input.report.issues.some((i) => i.type === "consistency" && i.severity === "CRITICAL")) failed.push("contradiction_detected")
+      if (input.report.issues.some((i) => i.type === "consistency" && i.severity === "CRITICAL")) {
+        failed.push("contradiction_detected")
+      }
       failed.push(...failedAnswerPredicates(input.criteria, input.candidateAnswer))
-      if (model && !model.converged) failed.push(...(model.reasonCodes.length > 0 ? model.reasonCodes.map((c) => `model:${c}`) : ["model_not_converged"]))
-      const reasonCodes = failed.length === 0 ? ["complete", ...(model?.reasonCodes ?? []).filter((c) => c !== "complete")] : failed
+      if (model && !model.converged) {
+        failed.push(
+          ...(model.reasonCodes.length > 0 ? model.reasonCodes.map((c) => `model:${c}`) : ["model_not_converged"])
+        )
+      }
+      const reasonCodes = failed.length === 0
+        ? ["complete", ...(model?.reasonCodes ?? []).filter((c) => c !== "complete")]
+        : failed
       for (const required of input.criteria.requiredReasonCodes) {
         if (!reasonCodes.includes(required)) failed.push(`required_reason_code_missing:${required}`)
       }
@@ -101,12 +125,19 @@ export const make: Service = {
         failedCriteria: [...new Set(failed)],
         scores: { completenessScore, coherenceScore, consistencyStatus: det.consistencyStatus },
         explanation: [
-          `completeness ${completenessScore.toFixed(2)} (threshold ${input.criteria.completenessThreshold}), coherence ${coherenceScore.toFixed(2)} (threshold ${input.criteria.coherenceThreshold})`,
+          `completeness ${
+            completenessScore.toFixed(2)
+          } (threshold ${input.criteria.completenessThreshold}), coherence ${
+            coherenceScore.toFixed(2)
+          } (threshold ${input.criteria.coherenceThreshold})`,
           converged ? "all criteria met" : `failed: ${[...new Set(failed)].join(", ")}`,
           ...(model ? [`model: ${model.reasoning}`] : []),
           ...notes
         ].join("; "),
-        detectedIssues: [...input.report.issues.map((i) => `${i.type}: ${i.description}`), ...(model?.detectedIssues ?? [])]
+        detectedIssues: [
+          ...input.report.issues.map((i) => `${i.type}: ${i.description}`),
+          ...(model?.detectedIssues ?? [])
+        ]
       } satisfies ConvergenceAssessment
     }).pipe(Effect.withSpan("ConvergenceEngine.assess", { captureStackTrace: false }))
 }

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 
-const Unit = (name: string) => Schema.Number.pipe(Schema.filter((n) => (n >= 0 && n <= 1) || `${name} must be between 0 and 1 (was ${n})`))
+const Unit = (name: string) =>
+  Schema.Number.pipe(Schema.filter((n) => (n >= 0 && n <= 1) || `${name} must be between 0 and 1 (was ${n})`))
 
 export const DEFAULT_CRITERIA = {
   completenessThreshold: 0.9,
@@ -10,8 +11,12 @@ export const DEFAULT_CRITERIA = {
 
 /** Convergence criteria of a run: thresholds, required reason codes, and predicates on the answer. */
 export const ConvergenceCriteria = Schema.Struct({
-  completenessThreshold: Schema.optionalWith(Unit("completenessThreshold"), { default: () => DEFAULT_CRITERIA.completenessThreshold }),
-  coherenceThreshold: Schema.optionalWith(Unit("coherenceThreshold"), { default: () => DEFAULT_CRITERIA.coherenceThreshold }),
+  completenessThreshold: Schema.optionalWith(Unit("completenessThreshold"), {
+    default: () => DEFAULT_CRITERIA.completenessThreshold
+  }),
+  coherenceThreshold: Schema.optionalWith(Unit("coherenceThreshold"), {
+    default: () => DEFAULT_CRITERIA.coherenceThreshold
+  }),
   requireConsistency: Schema.optionalWith(Schema.Boolean, { default: () => DEFAULT_CRITERIA.requireConsistency }),
   requiredReasonCodes: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   answerMatches: Schema.optional(Schema.String.pipe(Schema.filter((s) => {

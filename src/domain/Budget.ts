@@ -1,7 +1,9 @@
 import { Schema } from "effect"
 
-const Positive = (name: string) => Schema.Number.pipe(Schema.filter((n) => n > 0 || `${name} must be greater than 0 (was ${n})`))
-const PositiveInt = (name: string) => Schema.Int.pipe(Schema.filter((n) => n > 0 || `${name} must be a positive integer (was ${n})`))
+const Positive = (name: string) =>
+  Schema.Number.pipe(Schema.filter((n) => n > 0 || `${name} must be greater than 0 (was ${n})`))
+const PositiveInt = (name: string) =>
+  Schema.Int.pipe(Schema.filter((n) => n > 0 || `${name} must be a positive integer (was ${n})`))
 
 export const DEFAULT_BUDGET = {
   ttl: 5,

@@ -16,8 +16,12 @@ export const ValidationIssue = Schema.Struct({
   type: IssueType,
   severity: Severity,
   description: Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || "issue description must be non-empty")),
-  location: Schema.optional(Schema.Struct({ stepId: Schema.optional(Schema.String), artifactReference: Schema.optional(Schema.String) })),
-  proposedRepair: Schema.optional(Schema.Struct({ action: Schema.String, target: Schema.String, changes: Schema.optional(Schema.Unknown) })),
+  location: Schema.optional(
+    Schema.Struct({ stepId: Schema.optional(Schema.String), artifactReference: Schema.optional(Schema.String) })
+  ),
+  proposedRepair: Schema.optional(
+    Schema.Struct({ action: Schema.String, target: Schema.String, changes: Schema.optional(Schema.Unknown) })
+  ),
   source: Schema.optional(Schema.Literal("deterministic", "model"))
 })
 export type ValidationIssue = typeof ValidationIssue.Type
@@ -60,7 +64,9 @@ export const SemanticValidationReport = Schema.Struct({
     }
     const counts = summarize(r.issues)
     for (const k of ISSUE_TYPES) {
-      if (counts[k] !== r.issueSummary[k]) return `issueSummary.${k} must equal the number of ${k} issues (${counts[k]}), was ${r.issueSummary[k]}`
+      if (counts[k] !== r.issueSummary[k]) {
+        return `issueSummary.${k} must equal the number of ${k} issues (${counts[k]}), was ${r.issueSummary[k]}`
+      }
     }
     return true
   })
@@ -84,7 +90,9 @@ export const makeReport = (
 
 export const ConvergenceAssessment = Schema.Struct({
   converged: Schema.Boolean,
-  reasonCodes: Schema.Array(Schema.String).pipe(Schema.filter((a) => a.length > 0 || "reasonCodes must be a non-empty array")),
+  reasonCodes: Schema.Array(Schema.String).pipe(
+    Schema.filter((a) => a.length > 0 || "reasonCodes must be a non-empty array")
+  ),
   scores: Schema.Struct({
     completenessScore: Score("completenessScore"),
     coherenceScore: Score("coherenceScore"),

@@ -6,10 +6,23 @@ import { AdaptiveDepthConfiguration, TaskProfile } from "./Profile.js"
 export const Phase = Schema.Literal("PLAN", "EXECUTE", "EVALUATE", "REFINE", "RE_EXECUTE")
 export type Phase = typeof Phase.Type
 
-export const RefinementActionType = Schema.Literal("ADD", "MODIFY", "REMOVE", "REPLACE", "SUBPLAN_CREATE", "STEP_MARK_INVALID")
+export const RefinementActionType = Schema.Literal(
+  "ADD",
+  "MODIFY",
+  "REMOVE",
+  "REPLACE",
+  "SUBPLAN_CREATE",
+  "STEP_MARK_INVALID"
+)
 export type RefinementActionType = typeof RefinementActionType.Type
 
-const needsTarget: ReadonlyArray<RefinementActionType> = ["MODIFY", "REMOVE", "REPLACE", "STEP_MARK_INVALID", "SUBPLAN_CREATE"]
+const needsTarget: ReadonlyArray<RefinementActionType> = [
+  "MODIFY",
+  "REMOVE",
+  "REPLACE",
+  "STEP_MARK_INVALID",
+  "SUBPLAN_CREATE"
+]
 const needsNewStep: ReadonlyArray<RefinementActionType> = ["ADD", "MODIFY", "REPLACE"]
 
 export const RefinementAction = Schema.Struct({
@@ -24,11 +37,17 @@ export const RefinementAction = Schema.Struct({
   inconsistencyDetected: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }).pipe(
   Schema.filter((a) => a.justification.trim().length > 0 || "justification must be a non-empty string"),
-  Schema.filter((a) => !needsTarget.includes(a.actionType) || (a.targetStepId !== undefined && a.targetStepId !== "") ||
-    `targetStepId is required for ${a.actionType}`),
-  Schema.filter((a) => !needsNewStep.includes(a.actionType) || a.newStep !== undefined || `newStep is required for ${a.actionType}`),
-  Schema.filter((a) => a.actionType !== "SUBPLAN_CREATE" || (a.substeps !== undefined && a.substeps.length > 0) ||
-    "substeps (non-empty) are required for SUBPLAN_CREATE")
+  Schema.filter((a) =>
+    !needsTarget.includes(a.actionType) || (a.targetStepId !== undefined && a.targetStepId !== "") ||
+    `targetStepId is required for ${a.actionType}`
+  ),
+  Schema.filter((a) =>
+    !needsNewStep.includes(a.actionType) || a.newStep !== undefined || `newStep is required for ${a.actionType}`
+  ),
+  Schema.filter((a) =>
+    a.actionType !== "SUBPLAN_CREATE" || (a.substeps !== undefined && a.substeps.length > 0) ||
+    "substeps (non-empty) are required for SUBPLAN_CREATE"
+  )
 )
 export type RefinementAction = typeof RefinementAction.Type
 
@@ -46,7 +65,9 @@ export const TimingInformation = Schema.Struct({
   startTime: IsoDate,
   endTime: IsoDate,
   durationSeconds: Schema.Number
-}).pipe(Schema.filter((t) => Date.parse(t.startTime) <= Date.parse(t.endTime) || "timing startTime must be before endTime"))
+}).pipe(
+  Schema.filter((t) => Date.parse(t.startTime) <= Date.parse(t.endTime) || "timing startTime must be before endTime")
+)
 
 export const ExecutionPass = Schema.Struct({
   passNumber: Schema.Int.pipe(Schema.filter((n) => n >= 0 || "passNumber must be >= 0")),
@@ -89,7 +110,9 @@ export const ExecutionHistory = Schema.Struct({
 }).pipe(
   Schema.filter((h) => {
     for (let i = 0; i < h.passes.length; i++) {
-      if (h.passes[i]!.passNumber !== i) return `passes must be ordered by passNumber, sequential from 0 (position ${i} has ${h.passes[i]!.passNumber})`
+      if (h.passes[i]!.passNumber !== i) {
+        return `passes must be ordered by passNumber, sequential from 0 (position ${i} has ${h.passes[i]!.passNumber})`
+      }
     }
     if (h.overallStatistics.totalPasses !== h.passes.length) {
       return `overallStatistics.totalPasses (${h.overallStatistics.totalPasses}) must equal the number of passes (${h.passes.length})`

@@ -88,7 +88,9 @@ export const Subplan: Schema.Schema<Subplan, SubplanEncoded> = Schema.Struct({
   subplanGoal: NonEmpty("subplanGoal"),
   substeps: Schema.Array(PlanStep).pipe(Schema.filter((a) => a.length > 0 || "substeps must be a non-empty array")),
   depthLevel: Schema.Int.pipe(
-    Schema.filter((n) => (n >= 1 && n <= MAX_SUBPLAN_DEPTH) || `depthLevel must be between 1 and ${MAX_SUBPLAN_DEPTH} (was ${n})`)
+    Schema.filter((n) =>
+      (n >= 1 && n <= MAX_SUBPLAN_DEPTH) || `depthLevel must be between 1 and ${MAX_SUBPLAN_DEPTH} (was ${n})`
+    )
   ),
   createdBy: NonEmpty("createdBy")
 })
@@ -128,8 +130,7 @@ export const transitionStep = (
   to: StepStatus
 ): Either.Either<PlanStep, string> => {
   const from = step.status
-  const ok =
-    (from === "pending" && to === "running") ||
+  const ok = (from === "pending" && to === "running") ||
     (from === "running" && (to === "complete" || to === "failed" || to === "invalid")) ||
     (from === "invalid" && to === "pending" && !step.executed)
   if (!ok) {
@@ -152,5 +153,6 @@ export const renumber = (steps: ReadonlyArray<PlanStep>): Array<PlanStep> =>
 export const isExecuted = (s: PlanStep) => s.executed === true || s.status === "complete" || s.status === "failed"
 
 /** The steps that still count: superseded steps are history, not part of the answer. */
-export const liveSteps = <S extends { readonly supersededBy?: string | undefined }>(steps: ReadonlyArray<S>): Array<S> =>
-  steps.filter((s) => s.supersededBy === undefined)
+export const liveSteps = <S extends { readonly supersededBy?: string | undefined }>(
+  steps: ReadonlyArray<S>
+): Array<S> => steps.filter((s) => s.supersededBy === undefined)

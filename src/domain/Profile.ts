@@ -8,12 +8,16 @@ export const OutputBreadth = Schema.Literal("narrow", "moderate", "broad")
 export const ConfidenceRequirement = Schema.Literal("low", "medium", "high")
 
 export const TaskProfileDimensions = Schema.Struct({
-  reasoningDepth: Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 5) || `reasoningDepth must be between 1 and 5 (was ${n})`)),
+  reasoningDepth: Schema.Int.pipe(
+    Schema.filter((n) => (n >= 1 && n <= 5) || `reasoningDepth must be between 1 and 5 (was ${n})`)
+  ),
   informationSufficiency: Unit("informationSufficiency"),
   expectedToolUsage: ExpectedToolUsage,
   outputBreadth: OutputBreadth,
   confidenceRequirement: ConfidenceRequirement,
-  rawInference: Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || "rawInference must be a non-empty string"))
+  rawInference: Schema.String.pipe(
+    Schema.filter((s) => s.trim().length > 0 || "rawInference must be a non-empty string")
+  )
 })
 export type TaskProfileDimensions = typeof TaskProfileDimensions.Type
 
@@ -33,9 +37,13 @@ export const AdaptiveDepthConfiguration = Schema.Struct({
   allocatedTtl: Schema.Int.pipe(Schema.filter((n) => n >= 0 || "allocatedTtl must be >= 0")),
   globalTtlCap: Schema.Int,
   reasoningMode: ReasoningMode,
-  adjustmentReason: Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || "adjustmentReason must be a non-empty string")),
+  adjustmentReason: Schema.String.pipe(
+    Schema.filter((s) => s.trim().length > 0 || "adjustmentReason must be a non-empty string")
+  ),
   heuristicsUsed: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 }).pipe(
-  Schema.filter((c) => c.allocatedTtl <= c.globalTtlCap || `allocatedTtl ${c.allocatedTtl} must be <= the global TTL cap ${c.globalTtlCap}`)
+  Schema.filter((c) =>
+    c.allocatedTtl <= c.globalTtlCap || `allocatedTtl ${c.allocatedTtl} must be <= the global TTL cap ${c.globalTtlCap}`
+  )
 )
 export type AdaptiveDepthConfiguration = typeof AdaptiveDepthConfiguration.Type

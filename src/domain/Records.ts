@@ -1,7 +1,10 @@
 import { Schema } from "effect"
 
-const Unit = (name: string) => Schema.Number.pipe(Schema.filter((n) => (n >= 0 && n <= 1) || `${name} must be between 0.0 and 1.0 (was ${n})`))
-const IsoTime = Schema.String.pipe(Schema.filter((s) => !Number.isNaN(Date.parse(s)) || `timestamp must be ISO 8601 (was ${s})`))
+const Unit = (name: string) =>
+  Schema.Number.pipe(Schema.filter((n) => (n >= 0 && n <= 1) || `${name} must be between 0.0 and 1.0 (was ${n})`))
+const IsoTime = Schema.String.pipe(
+  Schema.filter((s) => !Number.isNaN(Date.parse(s)) || `timestamp must be ISO 8601 (was ${s})`)
+)
 
 /** One step execution or one tool call of a run (stored in reasoning_traces.steps). */
 export const ReasoningStep = Schema.Struct({
@@ -15,8 +18,10 @@ export const ReasoningStep = Schema.Struct({
   status: Schema.Literal("success", "failed", "skipped"),
   planStepId: Schema.optional(Schema.String)
 }).pipe(
-  Schema.filter((s) => s.toolName === null || s.status === "failed" || (s.toolInput !== null && s.toolOutput !== null) ||
-    "a successful tool step must have toolInput and toolOutput")
+  Schema.filter((s) =>
+    s.toolName === null || s.status === "failed" || (s.toolInput !== null && s.toolOutput !== null) ||
+    "a successful tool step must have toolInput and toolOutput"
+  )
 )
 export type ReasoningStep = typeof ReasoningStep.Type
 
@@ -46,7 +51,11 @@ export const TaskDependency = Schema.Struct({
   relationshipType: Schema.Literal("prerequisite", "blocks", "related"),
   confidence: Unit("confidence"),
   detectionMethod: Schema.Literal("ai_inference", "stored_relationship", "plan")
-}).pipe(Schema.filter((d) => d.sourceTaskId !== d.targetTaskId || "a task cannot depend on itself (sourceTaskId = targetTaskId)"))
+}).pipe(
+  Schema.filter((d) =>
+    d.sourceTaskId !== d.targetTaskId || "a task cannot depend on itself (sourceTaskId = targetTaskId)"
+  )
+)
 export type TaskDependency = typeof TaskDependency.Type
 
 export const ExecutionWave = Schema.Struct({
@@ -58,7 +67,9 @@ export const ExecutionWave = Schema.Struct({
 export type ExecutionWave = typeof ExecutionWave.Type
 
 export const PrioritizedTaskPlan = Schema.Struct({
-  orderedTaskIds: Schema.Array(Schema.String).pipe(Schema.filter((a) => a.length > 0 || "orderedTaskIds must not be empty")),
+  orderedTaskIds: Schema.Array(Schema.String).pipe(
+    Schema.filter((a) => a.length > 0 || "orderedTaskIds must not be empty")
+  ),
   executionWaves: Schema.Array(ExecutionWave),
   dependencies: Schema.Array(TaskDependency),
   confidenceScores: Schema.Record({ key: Schema.String, value: Unit("confidence score") }),
@@ -67,10 +78,14 @@ export const PrioritizedTaskPlan = Schema.Struct({
   Schema.filter((p) => {
     const ids = new Set(p.orderedTaskIds)
     const keys = Object.keys(p.confidenceScores)
-    if (keys.length !== ids.size || keys.some((k) => !ids.has(k))) return "confidenceScores keys must match orderedTaskIds"
+    if (keys.length !== ids.size || keys.some((k) => !ids.has(k))) {
+      return "confidenceScores keys must match orderedTaskIds"
+    }
     const inWaves = p.executionWaves.flatMap((w) => w.taskIds)
     if (new Set(inWaves).size !== inWaves.length) return "executionWaves must not overlap"
-    if (inWaves.length !== ids.size || inWaves.some((t) => !ids.has(t))) return "executionWaves must cover all orderedTaskIds (no orphaned tasks)"
+    if (inWaves.length !== ids.size || inWaves.some((t) => !ids.has(t))) {
+      return "executionWaves must cover all orderedTaskIds (no orphaned tasks)"
+    }
     for (let i = 0; i < p.executionWaves.length; i++) {
       if (p.executionWaves[i]!.waveNumber !== i + 1) return "waveNumber must run 1..N in order"
     }
@@ -91,7 +106,9 @@ export const AgentSession = Schema.Struct({
   createdAt: IsoTime,
   updatedAt: IsoTime
 }).pipe(
-  Schema.filter((s) => (s.status === "completed") === (s.prioritizedPlan !== null) ||
-    "prioritizedPlan is required when status is completed, and null otherwise")
+  Schema.filter((s) =>
+    (s.status === "completed") === (s.prioritizedPlan !== null) ||
+    "prioritizedPlan is required when status is completed, and null otherwise"
+  )
 )
 export type AgentSession = typeof AgentSession.Type

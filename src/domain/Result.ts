@@ -1,6 +1,13 @@
 import { Schema } from "effect"
 
-export const TerminationReason = Schema.Literal("converged", "ttl_expired", "budget_exhausted", "cancelled", "stalled", "failed")
+export const TerminationReason = Schema.Literal(
+  "converged",
+  "ttl_expired",
+  "budget_exhausted",
+  "cancelled",
+  "stalled",
+  "failed"
+)
 export type TerminationReason = typeof TerminationReason.Type
 
 export const TtlExpiredMetadata = Schema.Struct({
@@ -16,7 +23,9 @@ export const PassResult = Schema.Struct({
   passNumber: Schema.Int,
   stepOutputs: Schema.Record({ key: Schema.String, value: Schema.String }),
   /** Tool results of the pass, kept also for a step abandoned after its tool completed. */
-  toolResults: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
+  toolResults: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), {
+    default: () => ({})
+  }),
   abandonedStepId: Schema.optional(Schema.String)
 })
 export type PassResult = typeof PassResult.Type
@@ -32,10 +41,14 @@ export const TTLExpirationResponse = Schema.Struct({
   /** Which budget ran out (ttl, deadline, cost, tokens, llmCalls, steps). */
   exhausted: Schema.optional(Schema.String)
 }).pipe(
-  Schema.filter((r) => r.expirationPoint !== "phase_boundary" || r.latestPassResult !== undefined ||
-    "latestPassResult must be present when expirationPoint is phase_boundary"),
-  Schema.filter((r) => r.expirationPoint !== "mid_phase" || r.latestPassResult !== undefined || r.partialResult !== undefined ||
-    "partialResult must be present when expirationPoint is mid_phase and no pass completed")
+  Schema.filter((r) =>
+    r.expirationPoint !== "phase_boundary" || r.latestPassResult !== undefined ||
+    "latestPassResult must be present when expirationPoint is phase_boundary"
+  ),
+  Schema.filter((r) =>
+    r.expirationPoint !== "mid_phase" || r.latestPassResult !== undefined || r.partialResult !== undefined ||
+    "partialResult must be present when expirationPoint is mid_phase and no pass completed"
+  )
 )
 export type TTLExpirationResponse = typeof TTLExpirationResponse.Type
 
@@ -43,14 +56,23 @@ const NonNegative = (name: string) => Schema.Int.pipe(Schema.filter((n) => n >= 
 
 export const PhaseEInput = Schema.Struct({
   request: Schema.String.pipe(Schema.filter((s) => s.length > 0 || "request is required")),
-  executionResults: Schema.Array(Schema.Struct({ stepId: Schema.String, description: Schema.String, status: Schema.String, stepOutput: Schema.String })),
+  executionResults: Schema.Array(
+    Schema.Struct({
+      stepId: Schema.String,
+      description: Schema.String,
+      status: Schema.String,
+      stepOutput: Schema.String
+    })
+  ),
   planState: Schema.Unknown,
   convergenceAssessment: Schema.Unknown,
   executionPasses: Schema.optional(Schema.Array(Schema.Unknown)),
   semanticValidation: Schema.optional(Schema.Unknown),
   taskProfile: Schema.optional(Schema.Unknown),
   correlationId: Schema.String,
-  executionStartTimestamp: Schema.String.pipe(Schema.filter((s) => !Number.isNaN(Date.parse(s)) || "executionStartTimestamp must be a valid ISO time")),
+  executionStartTimestamp: Schema.String.pipe(
+    Schema.filter((s) => !Number.isNaN(Date.parse(s)) || "executionStartTimestamp must be a valid ISO time")
+  ),
   convergenceStatus: Schema.Boolean,
   totalPasses: NonNegative("totalPasses"),
   totalRefinements: NonNegative("totalRefinements"),
@@ -60,7 +82,9 @@ export type PhaseEInput = typeof PhaseEInput.Type
 
 export const FinalAnswerFields = Schema.Struct({
   answerText: Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || "answerText must be a non-empty string")),
-  confidence: Schema.optional(Schema.Number.pipe(Schema.filter((n) => (n >= 0 && n <= 1) || `confidence must be between 0.0 and 1.0 (was ${n})`))),
+  confidence: Schema.optional(
+    Schema.Number.pipe(Schema.filter((n) => (n >= 0 && n <= 1) || `confidence must be between 0.0 and 1.0 (was ${n})`))
+  ),
   usedStepIds: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   notes: Schema.optional(Schema.String),
   ttlExhausted: Schema.optional(Schema.Boolean),

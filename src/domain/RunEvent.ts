@@ -10,15 +10,34 @@ import { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from 
 const base = { runId: Schema.String, seq: Schema.Int, at: Schema.Number }
 
 export const RunStarted = Schema.TaggedStruct("RunStarted", {
-  ...base, task: Schema.String, mode: RunMode, budget: Budget, model: Schema.String, escalationContext: Schema.optional(Schema.String)
+  ...base,
+  task: Schema.String,
+  mode: RunMode,
+  budget: Budget,
+  model: Schema.String,
+  escalationContext: Schema.optional(Schema.String)
 })
-export const PassStarted = Schema.TaggedStruct("PassStarted", { ...base, passNumber: Schema.Int, ttlRemaining: Schema.Int, plan: Schema.optional(Plan) })
+export const PassStarted = Schema.TaggedStruct("PassStarted", {
+  ...base,
+  passNumber: Schema.Int,
+  ttlRemaining: Schema.Int,
+  plan: Schema.optional(Plan)
+})
 export const PhaseEntered = Schema.TaggedStruct("PhaseEntered", { ...base, passNumber: Schema.Int, phase: Phase })
 export const ProfileInferred = Schema.TaggedStruct("ProfileInferred", {
-  ...base, passNumber: Schema.Int, profile: TaskProfile, depth: AdaptiveDepthConfiguration, previousVersion: Schema.optional(Schema.Int)
+  ...base,
+  passNumber: Schema.Int,
+  profile: TaskProfile,
+  depth: AdaptiveDepthConfiguration,
+  previousVersion: Schema.optional(Schema.Int)
 })
 export const PlanCreated = Schema.TaggedStruct("PlanCreated", { ...base, passNumber: Schema.Int, plan: Plan })
-export const StepStarted = Schema.TaggedStruct("StepStarted", { ...base, passNumber: Schema.Int, stepId: Schema.String, stepIndex: Schema.Int })
+export const StepStarted = Schema.TaggedStruct("StepStarted", {
+  ...base,
+  passNumber: Schema.Int,
+  stepId: Schema.String,
+  stepIndex: Schema.Int
+})
 export const StepFinished = Schema.TaggedStruct("StepFinished", {
   ...base,
   passNumber: Schema.Int,
@@ -30,7 +49,12 @@ export const StepFinished = Schema.TaggedStruct("StepFinished", {
   error: Schema.optional(Schema.String),
   durationMs: Schema.Number
 })
-export const StepAbandoned = Schema.TaggedStruct("StepAbandoned", { ...base, passNumber: Schema.Int, stepId: Schema.String, reason: Schema.String })
+export const StepAbandoned = Schema.TaggedStruct("StepAbandoned", {
+  ...base,
+  passNumber: Schema.Int,
+  stepId: Schema.String,
+  reason: Schema.String
+})
 export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
   ...base,
   passNumber: Schema.Int,
@@ -42,19 +66,47 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
   durationMs: Schema.Number
 })
 export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
-  ...base, promptId: Schema.String, model: Schema.String, inputTokens: Schema.Int, outputTokens: Schema.Int,
-  costUsd: Schema.Number, latencyMs: Schema.Number, error: Schema.optional(Schema.String)
+  ...base,
+  promptId: Schema.String,
+  model: Schema.String,
+  inputTokens: Schema.Int,
+  outputTokens: Schema.Int,
+  costUsd: Schema.Number,
+  latencyMs: Schema.Number,
+  error: Schema.optional(Schema.String)
 })
-export const ValidationReported = Schema.TaggedStruct("ValidationReported", { ...base, passNumber: Schema.Int, report: SemanticValidationReport })
-export const ConvergenceAssessed = Schema.TaggedStruct("ConvergenceAssessed", { ...base, passNumber: Schema.Int, assessment: ConvergenceAssessment })
+export const ValidationReported = Schema.TaggedStruct("ValidationReported", {
+  ...base,
+  passNumber: Schema.Int,
+  report: SemanticValidationReport
+})
+export const ConvergenceAssessed = Schema.TaggedStruct("ConvergenceAssessed", {
+  ...base,
+  passNumber: Schema.Int,
+  assessment: ConvergenceAssessment
+})
 export const RefinementApplied = Schema.TaggedStruct("RefinementApplied", {
-  ...base, passNumber: Schema.Int, actions: Schema.Array(RefinementAction), plan: Plan, advisories: Schema.Array(Schema.String)
+  ...base,
+  passNumber: Schema.Int,
+  actions: Schema.Array(RefinementAction),
+  plan: Plan,
+  advisories: Schema.Array(Schema.String)
 })
 export const ManualInterventionRequired = Schema.TaggedStruct("ManualInterventionRequired", {
-  ...base, passNumber: Schema.Int, stepId: Schema.String, reason: Schema.String
+  ...base,
+  passNumber: Schema.Int,
+  stepId: Schema.String,
+  reason: Schema.String
 })
-export const PassFinished = Schema.TaggedStruct("PassFinished", { ...base, passNumber: Schema.Int, ttlRemaining: Schema.Int })
-export const SimpleIterationFinished = Schema.TaggedStruct("SimpleIterationFinished", { ...base, record: SimpleIterationRecord })
+export const PassFinished = Schema.TaggedStruct("PassFinished", {
+  ...base,
+  passNumber: Schema.Int,
+  ttlRemaining: Schema.Int
+})
+export const SimpleIterationFinished = Schema.TaggedStruct("SimpleIterationFinished", {
+  ...base,
+  record: SimpleIterationRecord
+})
 export const Escalated = Schema.TaggedStruct("Escalated", { ...base, escalation: EscalationEvent })
 export const RunFinished = Schema.TaggedStruct("RunFinished", {
   ...base,
@@ -67,22 +119,56 @@ export const RunFinished = Schema.TaggedStruct("RunFinished", {
   plan: Schema.optional(Plan),
   advisories: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   followUpQuestions: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
-  manualInterventions: Schema.optionalWith(Schema.Array(Schema.Struct({ stepId: Schema.String, reason: Schema.String })), { default: () => [] }),
+  manualInterventions: Schema.optionalWith(
+    Schema.Array(Schema.Struct({ stepId: Schema.String, reason: Schema.String })),
+    { default: () => [] }
+  ),
   failureSummary: Schema.optional(FailureSummary)
 })
 
 export const RunEvent = Schema.Union(
-  RunStarted, PassStarted, PhaseEntered, ProfileInferred, PlanCreated, StepStarted, StepFinished, StepAbandoned,
-  ToolInvoked, LlmCalled, ValidationReported, ConvergenceAssessed, RefinementApplied, ManualInterventionRequired,
-  PassFinished, SimpleIterationFinished, Escalated, RunFinished
+  RunStarted,
+  PassStarted,
+  PhaseEntered,
+  ProfileInferred,
+  PlanCreated,
+  StepStarted,
+  StepFinished,
+  StepAbandoned,
+  ToolInvoked,
+  LlmCalled,
+  ValidationReported,
+  ConvergenceAssessed,
+  RefinementApplied,
+  ManualInterventionRequired,
+  PassFinished,
+  SimpleIterationFinished,
+  Escalated,
+  RunFinished
 )
 export type RunEvent = typeof RunEvent.Type
 export type RunEventTag = RunEvent["_tag"]
 export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
-  "RunStarted", "PassStarted", "PhaseEntered", "ProfileInferred", "PlanCreated", "StepStarted", "StepFinished", "StepAbandoned",
-  "ToolInvoked", "LlmCalled", "ValidationReported", "ConvergenceAssessed", "RefinementApplied", "ManualInterventionRequired",
-  "PassFinished", "SimpleIterationFinished", "Escalated", "RunFinished"
+  "RunStarted",
+  "PassStarted",
+  "PhaseEntered",
+  "ProfileInferred",
+  "PlanCreated",
+  "StepStarted",
+  "StepFinished",
+  "StepAbandoned",
+  "ToolInvoked",
+  "LlmCalled",
+  "ValidationReported",
+  "ConvergenceAssessed",
+  "RefinementApplied",
+  "ManualInterventionRequired",
+  "PassFinished",
+  "SimpleIterationFinished",
+  "Escalated",
+  "RunFinished"
 ] satisfies ReadonlyArray<RunEventTag>
 
 /** An event before the bus stamps it with run id, sequence number and time. */
-export type RunEventBody = RunEvent extends infer E ? E extends RunEvent ? Omit<E, "runId" | "seq" | "at"> : never : never
+export type RunEventBody = RunEvent extends infer E ? E extends RunEvent ? Omit<E, "runId" | "seq" | "at"> : never
+  : never

@@ -14,8 +14,14 @@ export const SimpleIterationRecord = Schema.Struct({
   durationMs: Schema.Number.pipe(Schema.filter((n) => n >= 0 || "durationMs must be >= 0")),
   costUsd: Schema.Number.pipe(Schema.filter((n) => n >= 0 || "costUsd must be >= 0"))
 }).pipe(
-  Schema.filter((r) => r.testStatus !== "error" || r.errorMessages.length > 0 || "an iteration with testStatus error must keep its error messages"),
-  Schema.filter((r) => r.testStatus !== "failed" || r.failedTests.length > 0 || "an iteration with testStatus failed must name its failed tests")
+  Schema.filter((r) =>
+    r.testStatus !== "error" || r.errorMessages.length > 0 ||
+    "an iteration with testStatus error must keep its error messages"
+  ),
+  Schema.filter((r) =>
+    r.testStatus !== "failed" || r.failedTests.length > 0 ||
+    "an iteration with testStatus failed must name its failed tests"
+  )
 )
 export type SimpleIterationRecord = typeof SimpleIterationRecord.Type
 
@@ -26,7 +32,9 @@ export const FailureSummary = Schema.Struct({
   records: Schema.Array(SimpleIterationRecord),
   uniqueErrors: Schema.Array(Schema.Struct({ signature: Schema.String, count: Schema.Int, example: Schema.String })),
   finalTestState: Schema.Array(Schema.String),
-  summary: Schema.String.pipe(Schema.filter((s) => (s.length > 0 && s.length <= 2000) || "summary must be 1..2000 characters"))
+  summary: Schema.String.pipe(
+    Schema.filter((s) => (s.length > 0 && s.length <= 2000) || "summary must be 1..2000 characters")
+  )
 }).pipe(
   Schema.filter((f) => f.totalIterations === f.records.length || "totalIterations must equal the number of records")
 )

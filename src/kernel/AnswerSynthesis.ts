@@ -1,11 +1,11 @@
 import { Effect, Either, Schema } from "effect"
-import { liveSteps, type Plan } from "../domain/Plan.js"
-import { FinalAnswerFor, PhaseEInput, type FinalAnswer } from "../domain/Result.js"
-import { isModelFailure, type Llm } from "../llm/Llm.js"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
-import { Contracts } from "../prompts/PromptRegistry.js"
 import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
+import type { BudgetExhaustedError } from "../domain/Errors.js"
+import { liveSteps, type Plan } from "../domain/Plan.js"
+import { type FinalAnswer, FinalAnswerFor, PhaseEInput } from "../domain/Result.js"
+import { isModelFailure, type Llm } from "../llm/Llm.js"
+import { Contracts } from "../prompts/PromptRegistry.js"
 
 export interface SynthesisInput {
   readonly runId: string
@@ -47,7 +47,12 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Bu
   // the final execution state as the design documents' PhaseEInput, checked before it reaches the prompt
   const phaseE: PhaseEInput = Schema.decodeUnknownSync(PhaseEInput)({
     request: input.request,
-    executionResults: steps.map((s) => ({ stepId: s.stepId, description: s.description, status: s.status, stepOutput: s.stepOutput })),
+    executionResults: steps.map((s) => ({
+      stepId: s.stepId,
+      description: s.description,
+      status: s.status,
+      stepOutput: s.stepOutput
+    })),
     planState: input.plan,
     convergenceAssessment: { converged: input.converged, label: input.label },
     correlationId: input.runId,
@@ -69,10 +74,15 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Bu
     Effect.map(({ output }): FinalAnswer => {
       const unknown = output.usedStepIds.filter((id) => !stepIds.includes(id))
       const answer = {
-        answerText: output.answerText.trim() === "" ? extractive(input, "the model answered an empty text").answerText : output.answerText,
+        answerText: output.answerText.trim() === ""
+          ? extractive(input, "the model answered an empty text").answerText
+          : output.answerText,
         confidence: Math.max(0, Math.min(1, output.confidence)),
         usedStepIds: output.usedStepIds.filter((id) => stepIds.includes(id)),
-        notes: [output.notes, unknown.length > 0 ? `dropped usedStepIds that name no step: ${unknown.join(", ")}` : undefined].filter(Boolean).join(" ") || undefined,
+        notes: [
+          output.notes,
+          unknown.length > 0 ? `dropped usedStepIds that name no step: ${unknown.join(", ")}` : undefined
+        ].filter(Boolean).join(" ") || undefined,
         converged: input.converged,
         ttlExhausted: input.label === "ttl_exhausted",
         label: input.label
@@ -88,8 +98,12 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Bu
 export const answerRequirements = (criteria: ConvergenceCriteria): string | undefined => {
   const musts = [
     ...(criteria.answerMatches !== undefined ? [`match the regular expression /${criteria.answerMatches}/`] : []),
-    ...(criteria.answerMentions.length > 0 ? [`mention ${criteria.answerMentions.map((t) => JSON.stringify(t)).join(", ")}`] : []),
-    ...(criteria.answerSchema !== undefined ? [`be a JSON document valid against this JSON Schema: ${JSON.stringify(criteria.answerSchema)}`] : [])
+    ...(criteria.answerMentions.length > 0
+      ? [`mention ${criteria.answerMentions.map((t) => JSON.stringify(t)).join(", ")}`]
+      : []),
+    ...(criteria.answerSchema !== undefined
+      ? [`be a JSON document valid against this JSON Schema: ${JSON.stringify(criteria.answerSchema)}`]
+      : [])
   ]
   return musts.length > 0 ? musts.join("; ") : undefined
 }
@@ -101,25 +115,38 @@ export interface CheckedAnswer {
 }
 
 /** An answer with the answer predicates of the criteria it fails. */
-export const checkAnswer = (answer: FinalAnswer, criteria: ConvergenceCriteria): CheckedAnswer =>
-  ({ answer, missed: failedAnswerPredicates(criteria, answer.answerText) })
+export const checkAnswer = (answer: FinalAnswer, criteria: ConvergenceCriteria): CheckedAnswer => ({
+  answer,
+  missed: failedAnswerPredicates(criteria, answer.answerText)
+})
 
 /**
  * Phase E against the run's answer criteria: the requirements go into the prompt; an answer that still
  * misses them is synthesized once more with what it missed (when a model call is allowed). The answer
  * that misses fewer predicates is kept, the first on a tie.
  */
-export const synthesizeToCriteria = (input: SynthesisInput, criteria: ConvergenceCriteria): Effect.Effect<CheckedAnswer, BudgetExhaustedError> =>
+export const synthesizeToCriteria = (
+  input: SynthesisInput,
+  criteria: ConvergenceCriteria
+): Effect.Effect<CheckedAnswer, BudgetExhaustedError> =>
   Effect.gen(function*() {
     const requirements = answerRequirements(criteria)
     const first = checkAnswer(yield* synthesize({ ...input, answerRequirements: requirements }), criteria)
     if (first.missed.length === 0 || !input.llm || requirements === undefined) return first
     const failed = first.missed.join(", ")
-    const feedback = `${requirements}. An earlier answer failed ${failed}: ${JSON.stringify(first.answer.answerText.slice(0, 500))}`
+    const feedback = `${requirements}. An earlier answer failed ${failed}: ${
+      JSON.stringify(first.answer.answerText.slice(0, 500))
+    }`
     const second = yield* synthesize({ ...input, answerRequirements: feedback }).pipe(
       Effect.map((answer) => checkAnswer(answer, criteria)),
       Effect.catchTag("BudgetExhaustedError", () => Effect.succeed(undefined))
     )
     if (!second || second.missed.length >= first.missed.length) return first
-    return { ...second, answer: { ...second.answer, notes: [second.answer.notes, `synthesized again: the first answer failed ${failed}`].filter(Boolean).join(" ") } }
+    return {
+      ...second,
+      answer: {
+        ...second.answer,
+        notes: [second.answer.notes, `synthesized again: the first answer failed ${failed}`].filter(Boolean).join(" ")
+      }
+    }
   })

@@ -1,5 +1,5 @@
 import { Effect, Ref } from "effect"
-import { emptyUsage, type Budget, type Usage } from "../domain/Budget.js"
+import { type Budget, emptyUsage, type Usage } from "../domain/Budget.js"
 import { BudgetExhaustedError } from "../domain/Errors.js"
 import type { CallEstimate, CallUsage } from "../llm/LanguageModel.js"
 
@@ -14,7 +14,8 @@ export interface BudgetGuard {
   readonly remaining: Effect.Effect<Record<string, number>>
 }
 
-const refuse = (dimension: BudgetExhaustedError["dimension"], message: string) => Effect.fail(new BudgetExhaustedError({ dimension, message }))
+const refuse = (dimension: BudgetExhaustedError["dimension"], message: string) =>
+  Effect.fail(new BudgetExhaustedError({ dimension, message }))
 
 export const make = (budget: Budget, startedAt: number, initial: Usage = emptyUsage) =>
   Effect.gen(function*() {
@@ -22,13 +23,25 @@ export const make = (budget: Budget, startedAt: number, initial: Usage = emptyUs
     const admitCall = (e: CallEstimate) =>
       Ref.get(usage).pipe(
         Effect.flatMap((u) => {
-          if (u.llmCalls + 1 > budget.maxLlmCalls) return refuse("llmCalls", `LLM call limit ${budget.maxLlmCalls} reached`)
+          if (u.llmCalls + 1 > budget.maxLlmCalls) {
+            return refuse("llmCalls", `LLM call limit ${budget.maxLlmCalls} reached`)
+          }
           const tokens = u.inputTokens + u.outputTokens + e.inputTokens + e.maxOutputTokens
           if (tokens > budget.maxTokens) {
-            return refuse("tokens", `${e.promptId} could use ${e.inputTokens}+${e.maxOutputTokens} tokens; ${budget.maxTokens - u.inputTokens - u.outputTokens} left of ${budget.maxTokens}`)
+            return refuse(
+              "tokens",
+              `${e.promptId} could use ${e.inputTokens}+${e.maxOutputTokens} tokens; ${
+                budget.maxTokens - u.inputTokens - u.outputTokens
+              } left of ${budget.maxTokens}`
+            )
           }
           if (u.costUsd + e.maxCostUsd > budget.maxCostUsd) {
-            return refuse("cost", `${e.promptId} could cost $${e.maxCostUsd.toFixed(6)}; $${(budget.maxCostUsd - u.costUsd).toFixed(6)} left of $${budget.maxCostUsd}`)
+            return refuse(
+              "cost",
+              `${e.promptId} could cost $${e.maxCostUsd.toFixed(6)}; $${
+                (budget.maxCostUsd - u.costUsd).toFixed(6)
+              } left of $${budget.maxCostUsd}`
+            )
           }
           return Effect.void
         })
@@ -42,11 +55,14 @@ export const make = (budget: Budget, startedAt: number, initial: Usage = emptyUs
         llmCalls: u.llmCalls + 1
       }))
     const admitStep = Ref.modify(usage, (u) =>
-      u.steps + 1 > budget.maxSteps ? [false, u] as const : [true, { ...u, steps: u.steps + 1 }] as const
-    ).pipe(Effect.flatMap((ok) => (ok ? Effect.void : refuse("steps", `step limit ${budget.maxSteps} reached`))))
+      u.steps + 1 > budget.maxSteps ? [false, u] as const : [true, { ...u, steps: u.steps + 1 }] as const).pipe(
+        Effect.flatMap((ok) => (ok ? Effect.void : refuse("steps", `step limit ${budget.maxSteps} reached`)))
+      )
     const remaining = Effect.gen(function*() {
       const u = yield* Ref.get(usage)
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const now = yield* Effect.clockWith((c) =>
+        c.currentTimeMillis
+      )
       return {
         deadlineMs: Math.max(0, startedAt + budget.deadlineMs - now),
         costUsd: Math.max(0, budget.maxCostUsd - u.costUsd),

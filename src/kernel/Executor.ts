@@ -1,6 +1,6 @@
 import { Clock, Effect, Either, Fiber, Ref } from "effect"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
-import { liveSteps, transitionStep, type Plan, type PlanStep } from "../domain/Plan.js"
+import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { ToolError } from "../tools/ToolRegistry.js"
@@ -44,12 +44,17 @@ interface StepResult {
 }
 
 const updateStep = (ctx: RunContext, stepId: string, f: (s: PlanStep) => PlanStep) =>
-  Ref.update(ctx.state, (st) => ({ ...st, plan: { ...st.plan, steps: st.plan.steps.map((s) => (s.stepId === stepId ? f(s) : s)) } }))
+  Ref.update(
+    ctx.state,
+    (st) => ({ ...st, plan: { ...st.plan, steps: st.plan.steps.map((s) => (s.stepId === stepId ? f(s) : s)) } })
+  )
 
 const describeToolError = (e: ToolError) =>
-  e._tag === "UnknownToolError" ? `unknown tool ${e.tool} (available: ${e.available.join(", ")})`
-  : e._tag === "ToolTimeoutError" ? `tool ${e.tool} timed out after ${e.timeoutMs} ms`
-  : `${e.tool}: ${e.message}`
+  e._tag === "UnknownToolError" ?
+    `unknown tool ${e.tool} (available: ${e.available.join(", ")})`
+    : e._tag === "ToolTimeoutError" ?
+    `tool ${e.tool} timed out after ${e.timeoutMs} ms`
+    : `${e.tool}: ${e.message}`
 
 /**
  * A tool call: in its own fiber, awaited in an uninterruptible region. An interruption of the run
@@ -67,10 +72,17 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
       const started = yield* Clock.currentTimeMillis
       const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory: ctx.memory })
       // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it
-      const result = yield* Effect.either(definition?.synchronous ? invoke : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke))))
+      const result = yield* Effect.either(
+        definition?.synchronous ? invoke : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
+      )
       const durationMs = (yield* Clock.currentTimeMillis) - started
       yield* ctx.events.emit({
-        _tag: "ToolInvoked", passNumber, stepId: step.stepId, tool: step.tool!, input, durationMs,
+        _tag: "ToolInvoked",
+        passNumber,
+        stepId: step.stepId,
+        tool: step.tool!,
+        input,
+        durationMs,
         ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
       })
       if (Either.isRight(result)) {
@@ -82,7 +94,12 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
       if (sideEffects) yield* Effect.interruptible(ctx.events.flushed)
       return result
     })
-  ).pipe(Effect.withSpan("Executor.tool", { captureStackTrace: false, attributes: { "aeon.tool": step.tool, "aeon.step_id": step.stepId, "aeon.pass": passNumber } }))
+  ).pipe(
+    Effect.withSpan("Executor.tool", {
+      captureStackTrace: false,
+      attributes: { "aeon.tool": step.tool, "aeon.step_id": step.stepId, "aeon.pass": passNumber }
+    })
+  )
 
 /** Runs the tool, repairing a bad input through the supervisor once the decode fails. */
 const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
@@ -90,7 +107,9 @@ const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
     const first = yield* callTool(ctx, passNumber, step, step.toolInput)
     if (Either.isRight(first) || first.left._tag !== "ToolInputError") return first
     const tool = ctx.tools.get(step.tool!)!
-    const repaired = yield* Effect.either(ctx.supervisor.repairToolInput(tool, step.toolInput, first.left.message, ctx.llm))
+    const repaired = yield* Effect.either(
+      ctx.supervisor.repairToolInput(tool, step.toolInput, first.left.message, ctx.llm)
+    )
     if (Either.isLeft(repaired)) {
       if (repaired.left._tag === "BudgetExhaustedError") return yield* repaired.left
       return first
@@ -99,7 +118,14 @@ const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
   })
 
 /** The reasoning of one step (and of its substeps, when it has a subplan). */
-const reason = (ctx: RunContext, passNumber: number, plan: Plan, step: PlanStep, context: string, toolResult: unknown): Effect.Effect<StepResult, BudgetExhaustedError> =>
+const reason = (
+  ctx: RunContext,
+  passNumber: number,
+  plan: Plan,
+  step: PlanStep,
+  context: string,
+  toolResult: unknown
+): Effect.Effect<StepResult, BudgetExhaustedError> =>
   Effect.gen(function*() {
     const st = yield* Ref.get(ctx.state)
     if (step.subplan) {
@@ -111,7 +137,12 @@ const reason = (ctx: RunContext, passNumber: number, plan: Plan, step: PlanStep,
         outputs.push(r.stepOutput)
         carried = `${carried}\n[${sub.stepId}] ${r.handoffToNext}`.trim()
       }
-      return { status: "complete", stepOutput: outputs.join("\n"), clarityState: "CLEAR", handoffToNext: outputs.join("\n") } as const
+      return {
+        status: "complete",
+        stepOutput: outputs.join("\n"),
+        clarityState: "CLEAR",
+        handoffToNext: outputs.join("\n")
+      } as const
     }
     const answer = yield* ctx.llm.generate(Contracts.reasoningStep, {
       request: ctx.request,
@@ -130,7 +161,12 @@ const reason = (ctx: RunContext, passNumber: number, plan: Plan, step: PlanStep,
     if (Either.isLeft(answer)) {
       const e: LlmError = answer.left
       if (!isModelFailure(e)) return yield* e
-      return { status: "failed", stepOutput: "", handoffToNext: "", error: `reasoning failed: ${e._tag}: ${e.message}` } as const
+      return {
+        status: "failed",
+        stepOutput: "",
+        handoffToNext: "",
+        error: `reasoning failed: ${e._tag}: ${e.message}`
+      } as const
     }
     const o = answer.right.output
     return {
@@ -155,7 +191,9 @@ export const executeStep = (ctx: RunContext, passNumber: number, step: PlanStep)
 
     let result: StepResult
     const recovered = (yield* Ref.get(ctx.state)).recoveredToolResults?.[step.stepId]
-    const tool = step.tool ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, step)) : undefined
+    const tool = step.tool
+      ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, step))
+      : undefined
     if (tool && Either.isLeft(tool)) {
       result = { status: "failed", stepOutput: "", handoffToNext: "", error: describeToolError(tool.left) }
     } else {
@@ -172,14 +210,24 @@ export const executeStep = (ctx: RunContext, passNumber: number, step: PlanStep)
         ...(result.error ? { error: result.error } : {})
       })).pipe(Effect.zipRight(Ref.update(ctx.state, (st) => ({ ...st, currentStepId: undefined })))),
       ctx.events.emit({
-        _tag: "StepFinished", passNumber, stepId: step.stepId, status: result.status, stepOutput: result.stepOutput,
-        handoffToNext: result.handoffToNext, durationMs,
+        _tag: "StepFinished",
+        passNumber,
+        stepId: step.stepId,
+        status: result.status,
+        stepOutput: result.stepOutput,
+        handoffToNext: result.handoffToNext,
+        durationMs,
         ...(result.clarityState ? { clarityState: result.clarityState } : {}),
         ...(result.error ? { error: result.error } : {})
       })
     ))
     return result.status
-  }).pipe(Effect.withSpan("Executor.step", { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.step_id": step.stepId } }))
+  }).pipe(
+    Effect.withSpan("Executor.step", {
+      captureStackTrace: false,
+      attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.step_id": step.stepId }
+    })
+  )
 
 /** EXECUTE: runs ready steps until none is ready; waves of independent steps when parallelism > 1. */
 export const executePass = (ctx: RunContext, passNumber: number) =>
@@ -190,7 +238,10 @@ export const executePass = (ctx: RunContext, passNumber: number) =>
         const ready = readySteps((yield* Ref.get(ctx.state)).plan)
         if (ready.length === 0) return executed
         const wave = ready.slice(0, ctx.parallelism)
-        yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, s), { concurrency: ctx.parallelism, discard: true })
+        yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, s), {
+          concurrency: ctx.parallelism,
+          discard: true
+        })
         executed += wave.length
       }
     }
@@ -199,7 +250,9 @@ export const executePass = (ctx: RunContext, passNumber: number) =>
     while (true) {
       const plan = (yield* Ref.get(ctx.state)).plan
       const done = new Set(plan.steps.filter((s) => s.status === "complete").map((s) => s.stepId))
-      const pending = liveSteps(plan.steps).filter((s) => s.status === "pending").sort((a, b) => a.stepIndex - b.stepIndex)
+      const pending = liveSteps(plan.steps).filter((s) => s.status === "pending").sort((a, b) =>
+        a.stepIndex - b.stepIndex
+      )
       let progressed = false
       for (const step of pending) {
         if (!step.dependencies.every((d) => done.has(d))) continue

@@ -8,7 +8,10 @@ interface PassBuilder {
   passNumber: number
   phases: Array<Phase>
   plan?: Plan
-  executionResults: Record<string, { stepOutput: string; clarityState?: string; status: string; toolResult?: unknown; error?: string }>
+  executionResults: Record<
+    string,
+    { stepOutput: string; clarityState?: string; status: string; toolResult?: unknown; error?: string }
+  >
   validationReport?: SemanticValidationReport
   convergence?: ConvergenceAssessment
   refinementChanges: Array<RefinementAction>
@@ -23,7 +26,10 @@ interface PassBuilder {
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** ExecutionHistory as a fold of a run's events: the stream, the store and the inspector cannot disagree. */
-export const foldHistory = (events: ReadonlyArray<RunEvent>, configuration: Record<string, unknown> = {}): ExecutionHistory => {
+export const foldHistory = (
+  events: ReadonlyArray<RunEvent>,
+  configuration: Record<string, unknown> = {}
+): ExecutionHistory => {
   const passes: Array<PassBuilder> = []
   let current: PassBuilder | undefined
   let profile: TaskProfile | undefined
@@ -40,9 +46,16 @@ export const foldHistory = (events: ReadonlyArray<RunEvent>, configuration: Reco
         break
       case "PassStarted":
         current = {
-          passNumber: e.passNumber, phases: [], executionResults: {}, refinementChanges: [], advisories: [],
-          ttlRemaining: e.ttlRemaining, start: e.at, ...(e.plan ? { plan: e.plan } : {}),
-          ...(profile ? { profile } : {}), ...(depth ? { depth } : {})
+          passNumber: e.passNumber,
+          phases: [],
+          executionResults: {},
+          refinementChanges: [],
+          advisories: [],
+          ttlRemaining: e.ttlRemaining,
+          start: e.at,
+          ...(e.plan ? { plan: e.plan } : {}),
+          ...(profile ? { profile } : {}),
+          ...(depth ? { depth } : {})
         }
         passes.push(current)
         break
@@ -72,12 +85,21 @@ export const foldHistory = (events: ReadonlyArray<RunEvent>, configuration: Reco
         }
         break
       case "StepAbandoned":
-        if (current) current.executionResults[e.stepId] = { ...current.executionResults[e.stepId], stepOutput: "", status: "abandoned", error: e.reason }
+        if (current) {
+          current.executionResults[e.stepId] = {
+            ...current.executionResults[e.stepId],
+            stepOutput: "",
+            status: "abandoned",
+            error: e.reason
+          }
+        }
         break
       case "ToolInvoked":
         if (current) {
           current.executionResults[e.stepId] = {
-            stepOutput: "", status: "running", ...current.executionResults[e.stepId],
+            stepOutput: "",
+            status: "running",
+            ...current.executionResults[e.stepId],
             toolResult: e.output !== undefined ? e.output : { error: e.error }
           }
         }
@@ -125,7 +147,11 @@ export const foldHistory = (events: ReadonlyArray<RunEvent>, configuration: Reco
     ttlRemaining: Math.max(0, p.ttlRemaining),
     ...(p.profile ? { taskProfile: p.profile } : {}),
     ...(p.depth ? { depthConfiguration: p.depth } : {}),
-    timingInformation: { startTime: iso(p.start), endTime: iso(p.end ?? last), durationSeconds: ((p.end ?? last) - p.start) / 1000 }
+    timingInformation: {
+      startTime: iso(p.start),
+      endTime: iso(p.end ?? last),
+      durationSeconds: ((p.end ?? last) - p.start) / 1000
+    }
   }))
   const converged = finished?.terminationReason === "converged"
   return {
@@ -137,7 +163,10 @@ export const foldHistory = (events: ReadonlyArray<RunEvent>, configuration: Reco
       converged,
       resultType: finished?.terminationReason ?? "running",
       output: finished?.finalAnswer ?? null,
-      metadata: { status: finished?.status ?? "RUNNING", ...(finished?.ttlExpiration ? { ttlExpiration: finished.ttlExpiration } : {}) }
+      metadata: {
+        status: finished?.status ?? "RUNNING",
+        ...(finished?.ttlExpiration ? { ttlExpiration: finished.ttlExpiration } : {})
+      }
     },
     overallStatistics: {
       totalPasses: built.length,

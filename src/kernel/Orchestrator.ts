@@ -5,7 +5,7 @@ import type { BudgetDimension } from "../domain/Budget.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer, PassResult, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
 import { isModelFailure } from "../llm/Llm.js"
-import { toPlan, structuralViolation } from "../planning/PlanBuilder.js"
+import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
@@ -14,7 +14,9 @@ import { executePass, readySteps } from "./Executor.js"
 import type { RunContext, RunState } from "./RunContext.js"
 
 /** The plan could not be produced, even after repair: the run fails with this message. */
-export class PlanFailedError extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String }) {}
+export class PlanFailedError
+  extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String })
+{}
 
 export interface Stop {
   readonly reason: TerminationReason
@@ -35,10 +37,18 @@ export interface Outcome {
 const state = (ctx: RunContext) => Ref.get(ctx.state)
 const setState = (ctx: RunContext, f: (s: RunState) => RunState) => Ref.update(ctx.state, f)
 /** Enters a phase: the event, then the phase's work inside a span carrying run, pass and phase. */
-const inPhase = <A, E>(ctx: RunContext, passNumber: number, p: "PLAN" | "EXECUTE" | "EVALUATE" | "REFINE" | "RE_EXECUTE", work: Effect.Effect<A, E>) =>
+const inPhase = <A, E>(
+  ctx: RunContext,
+  passNumber: number,
+  p: "PLAN" | "EXECUTE" | "EVALUATE" | "REFINE" | "RE_EXECUTE",
+  work: Effect.Effect<A, E>
+) =>
   ctx.events.emit({ _tag: "PhaseEntered", passNumber, phase: p }).pipe(
     Effect.zipRight(work),
-    Effect.withSpan(`Phase.${p}`, { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.phase": p } })
+    Effect.withSpan(`Phase.${p}`, {
+      captureStackTrace: false,
+      attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.phase": p }
+    })
   )
 
 const generatePlan = (ctx: RunContext, reasoningMode: string) =>
@@ -50,14 +60,24 @@ const generatePlan = (ctx: RunContext, reasoningMode: string) =>
       ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {})
     }).pipe(
       Effect.map((r) => r.output as PlanOutput),
-      Effect.catchIf(isModelFailure, (e) => Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` })))
+      Effect.catchIf(isModelFailure, (e) =>
+        Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` })))
     )
     const violation = structuralViolation(output)
-    if (!violation) return toPlan(output)
-    const repaired = yield* ctx.supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm).pipe(
-      Effect.catchTag("RepairFailedError", (e) => Effect.fail(new PlanFailedError({ message: `the plan breaks "${violation}" and repair failed: ${e.message}` })))
+    if (!violation) {
+      return toPlan(output)
+    }
+    const repaired = yield* ctx.supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm)
+      .pipe(
+        Effect.catchTag("RepairFailedError", (e) =>
+          Effect.fail(
+            new PlanFailedError({ message: `the plan breaks "${violation}" and repair failed: ${e.message}` })
+          ))
+      )
+    yield* setState(
+      ctx,
+      (s) => ({ ...s, advisories: [...s.advisories, `plan repaired by the supervisor (${violation})`] })
     )
-    yield* setState(ctx, (s) => ({ ...s, advisories: [...s.advisories, `plan repaired by the supervisor (${violation})`] }))
     return toPlan(repaired.value)
   })
 
@@ -72,9 +92,11 @@ const fixMissingTools = (ctx: RunContext, plan: Plan) =>
         continue
       }
       const r = yield* ctx.supervisor.replaceMissingTool(s.description, s.tool, ctx.tools.names, ctx.llm)
-      advisories.push(r.replacement
-        ? `step ${s.stepId}: tool ${s.tool} does not exist, replaced by ${r.replacement} (${r.justification})`
-        : `step ${s.stepId}: tool ${s.tool} does not exist and has no replacement; step marked invalid (${r.justification})`)
+      advisories.push(
+        r.replacement
+          ? `step ${s.stepId}: tool ${s.tool} does not exist, replaced by ${r.replacement} (${r.justification})`
+          : `step ${s.stepId}: tool ${s.tool} does not exist and has no replacement; step marked invalid (${r.justification})`
+      )
       steps.push(r.replacement ? { ...s, tool: r.replacement } : { ...s, status: "invalid" as const })
     }
     yield* setState(ctx, (st) => ({ ...st, advisories: [...st.advisories, ...advisories] }))
@@ -92,9 +114,17 @@ const applyRefinement = (ctx: RunContext, passNumber: number, outcome: RefineOut
       manualInterventions: [...s.manualInterventions, ...outcome.manualInterventions]
     }))
     if (outcome.applied.length > 0 || outcome.advisories.length > 0) {
-      yield* ctx.events.emit({ _tag: "RefinementApplied", passNumber, actions: outcome.applied, plan: outcome.plan, advisories: outcome.advisories })
+      yield* ctx.events.emit({
+        _tag: "RefinementApplied",
+        passNumber,
+        actions: outcome.applied,
+        plan: outcome.plan,
+        advisories: outcome.advisories
+      })
     }
-    for (const m of outcome.manualInterventions) yield* ctx.events.emit({ _tag: "ManualInterventionRequired", passNumber, stepId: m.stepId, reason: m.reason })
+    for (const m of outcome.manualInterventions) {
+      yield* ctx.events.emit({ _tag: "ManualInterventionRequired", passNumber, stepId: m.stepId, reason: m.reason })
+    }
   })
 
 /** Pass 0: profile → depth → plan → validation → pre-execution refinement. */
@@ -109,30 +139,73 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
   Effect.gen(function*() {
     const profiled: Profiled = ctx.singlePass
       ? (() => {
-        const profile = { profileVersion: 1, reasoningDepth: 1, informationSufficiency: 1, expectedToolUsage: "minimal", outputBreadth: "narrow", confidenceRequirement: "low", rawInference: "simple mode: one shallow pass, no profiling" } as const
-        return { profile, depth: depthFor(profile, 1, "simple mode: a single shallow pass", ["simple_mode"]), advisories: [] }
+        const profile = {
+          profileVersion: 1,
+          reasoningDepth: 1,
+          informationSufficiency: 1,
+          expectedToolUsage: "minimal",
+          outputBreadth: "narrow",
+          confidenceRequirement: "low",
+          rawInference: "simple mode: one shallow pass, no profiling"
+        } as const
+        return {
+          profile,
+          depth: depthFor(profile, 1, "simple mode: a single shallow pass", ["simple_mode"]),
+          advisories: []
+        }
       })()
       : yield* ctx.adaptive.infer(ctx.request, ctx.budget.ttl, ctx.llm)
-    yield* setState(ctx, (s) => ({ ...s, profiled, ttlRemaining: profiled.depth.allocatedTtl, advisories: [...s.advisories, ...profiled.advisories] }))
+    yield* setState(
+      ctx,
+      (s) => ({
+        ...s,
+        profiled,
+        ttlRemaining: profiled.depth.allocatedTtl,
+        advisories: [...s.advisories, ...profiled.advisories]
+      })
+    )
     yield* ctx.events.emit({ _tag: "ProfileInferred", passNumber, profile: profiled.profile, depth: profiled.depth })
     const plan = yield* fixMissingTools(ctx, yield* generatePlan(ctx, profiled.depth.reasoningMode))
     yield* setState(ctx, (s) => ({ ...s, plan }))
     yield* ctx.events.emit({ _tag: "PlanCreated", passNumber, plan })
-    const report = yield* ctx.validator.validatePlan(plan, { request: ctx.request, validationId: `${ctx.runId}-v${passNumber}`, tools: ctx.toolInfos, llm: ctx.llm })
+    const report = yield* ctx.validator.validatePlan(plan, {
+      request: ctx.request,
+      validationId: `${ctx.runId}-v${passNumber}`,
+      tools: ctx.toolInfos,
+      llm: ctx.llm
+    })
     yield* setState(ctx, (s) => ({ ...s, report }))
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
     if (report.issues.length > 0 && !ctx.singlePass) {
       const st = yield* state(ctx)
-      yield* applyRefinement(ctx, passNumber, yield* ctx.planner.refine({ request: ctx.request, plan, report, tools: ctx.toolInfos, ledger: st.ledger, llm: ctx.llm }))
+      yield* applyRefinement(
+        ctx,
+        passNumber,
+        yield* ctx.planner.refine({
+          request: ctx.request,
+          plan,
+          report,
+          tools: ctx.toolInfos,
+          ledger: st.ledger,
+          llm: ctx.llm
+        })
+      )
     }
   })
 
 const candidateAnswer = (plan: Plan) =>
   liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => s.stepOutput).join("\n")
 
-const passResult = (plan: Plan, passNumber: number, toolResults: Readonly<Record<string, unknown>>, abandonedStepId?: string): PassResult => ({
+const passResult = (
+  plan: Plan,
+  passNumber: number,
+  toolResults: Readonly<Record<string, unknown>>,
+  abandonedStepId?: string
+): PassResult => ({
   passNumber,
-  stepOutputs: Object.fromEntries(liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => [s.stepId, s.stepOutput])),
+  stepOutputs: Object.fromEntries(
+    liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => [s.stepId, s.stepOutput])
+  ),
   toolResults,
   ...(abandonedStepId ? { abandonedStepId } : {})
 })
@@ -140,10 +213,22 @@ const passResult = (plan: Plan, passNumber: number, toolResults: Readonly<Record
 /** EVALUATE: cross-phase validation, then convergence on the validation report. */
 const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
   Effect.gen(function*() {
-    const vctx = { request: ctx.request, validationId: `${ctx.runId}-v${passNumber}`, tools: ctx.toolInfos, llm: ctx.llm }
+    const vctx = {
+      request: ctx.request,
+      validationId: `${ctx.runId}-v${passNumber}`,
+      tools: ctx.toolInfos,
+      llm: ctx.llm
+    }
     const report = yield* ctx.validator.validateCrossPhase({ plan: executed, memory: yield* Ref.get(ctx.memory) }, vctx)
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
-    const assessment = yield* ctx.convergence.assess({ request: ctx.request, plan: executed, report, criteria: ctx.criteria, candidateAnswer: candidateAnswer(executed), llm: ctx.llm })
+    const assessment = yield* ctx.convergence.assess({
+      request: ctx.request,
+      plan: executed,
+      report,
+      criteria: ctx.criteria,
+      candidateAnswer: candidateAnswer(executed),
+      llm: ctx.llm
+    })
     yield* ctx.events.emit({ _tag: "ConvergenceAssessed", passNumber, assessment })
     return { report, assessment }
   })
@@ -157,27 +242,55 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       yield* executePass(ctx, passNumber)
     } else {
       if (st.ttlRemaining <= 0) return { reason: "ttl_expired", point: "phase_boundary" } satisfies Stop as Stop
-      if (readySteps(st.plan).length === 0) return { reason: "stalled", error: "nothing left to execute and no refinement possible" } satisfies Stop as Stop
+      if (readySteps(st.plan).length === 0) {
+        return { reason: "stalled", error: "nothing left to execute and no refinement possible" } satisfies Stop as Stop
+      }
       yield* setState(ctx, (s) => ({ ...s, passNumber, currentToolResults: {} }))
       yield* ctx.events.emit({ _tag: "PassStarted", passNumber, ttlRemaining: st.ttlRemaining, plan: st.plan })
       yield* inPhase(ctx, passNumber, first ? "EXECUTE" : "RE_EXECUTE", executePass(ctx, passNumber))
     }
     const executed = (yield* state(ctx)).plan
     const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))
-    yield* setState(ctx, (s) => ({ ...s, report, assessment, ttlRemaining: s.ttlRemaining - 1, lastCompletedPass: passResult(executed, passNumber, s.currentToolResults) }))
+    yield* setState(
+      ctx,
+      (s) => ({
+        ...s,
+        report,
+        assessment,
+        ttlRemaining: s.ttlRemaining - 1,
+        lastCompletedPass: passResult(executed, passNumber, s.currentToolResults)
+      })
+    )
     if (assessment.converged) {
       yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
       return { reason: "converged" } satisfies Stop as Stop
     }
     // no refinement when no pass is left to use it: the TTL is spent
     if (!ctx.singlePass && (yield* state(ctx)).ttlRemaining > 0) {
-      yield* inPhase(ctx, passNumber, "REFINE", state(ctx).pipe(
-        Effect.flatMap((s2) => ctx.planner.refine({ request: ctx.request, plan: executed, report, assessment, tools: ctx.toolInfos, ledger: s2.ledger, llm: ctx.llm })),
-        Effect.flatMap((outcome) => applyRefinement(ctx, passNumber, outcome))
-      ))
+      yield* inPhase(
+        ctx,
+        passNumber,
+        "REFINE",
+        state(ctx).pipe(
+          Effect.flatMap((s2) =>
+            ctx.planner.refine({
+              request: ctx.request,
+              plan: executed,
+              report,
+              assessment,
+              tools: ctx.toolInfos,
+              ledger: s2.ledger,
+              llm: ctx.llm
+            })
+          ),
+          Effect.flatMap((outcome) => applyRefinement(ctx, passNumber, outcome))
+        )
+      )
     }
     yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
-    if (!ctx.singlePass) yield* reviseProfile(ctx, passNumber)
+    if (!ctx.singlePass) {
+      yield* reviseProfile(ctx, passNumber)
+    }
     return undefined as Stop | undefined
   })
 
@@ -186,21 +299,35 @@ const reviseProfile = (ctx: RunContext, passNumber: number) =>
   Effect.gen(function*() {
     const st = yield* state(ctx)
     if (!st.profiled || st.ttlRemaining <= 0 || readySteps(st.plan).length === 0) return
-    const revised = yield* ctx.adaptive.revise(ctx.request, st.profiled, {
-      passNumber,
-      validationIssueCount: st.report?.issues.length ?? 0,
-      convergenceFailures: st.assessment?.failedCriteria ?? [],
-      refinementsNeeded: st.ledger.total
-    }, ctx.budget.ttl, ctx.llm)
+    const revised = yield* ctx.adaptive.revise(
+      ctx.request,
+      st.profiled,
+      {
+        passNumber,
+        validationIssueCount: st.report?.issues.length ?? 0,
+        convergenceFailures: st.assessment?.failedCriteria ?? [],
+        refinementsNeeded: st.ledger.total
+      },
+      ctx.budget.ttl,
+      ctx.llm
+    )
     const used = st.profiled.depth.allocatedTtl - st.ttlRemaining
     yield* setState(ctx, (s) => ({
       ...s,
       profiled: revised,
-      ttlRemaining: revised.changed ? Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used) : s.ttlRemaining,
+      ttlRemaining: revised.changed
+        ? Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used)
+        : s.ttlRemaining,
       advisories: [...s.advisories, ...revised.advisories]
     }))
     if (revised.changed) {
-      yield* ctx.events.emit({ _tag: "ProfileInferred", passNumber, profile: revised.profile, depth: revised.depth, previousVersion: st.profiled.profile.profileVersion })
+      yield* ctx.events.emit({
+        _tag: "ProfileInferred",
+        passNumber,
+        profile: revised.profile,
+        depth: revised.depth,
+        previousVersion: st.profiled.profile.profileVersion
+      })
     }
   })
 
@@ -245,7 +372,9 @@ const expiration = (st: RunState, stop: Stop, abandoned?: string): TTLExpiration
     resultType: "ttl_expired",
     expirationPoint: point,
     ...(st.lastCompletedPass ? { latestPassResult: st.lastCompletedPass } : { partialResult: partial }),
-    ...(point === "mid_phase" && st.lastCompletedPass && (abandoned || Object.keys(st.currentToolResults).length > 0) ? { partialResult: partial } : {}),
+    ...(point === "mid_phase" && st.lastCompletedPass && (abandoned || Object.keys(st.currentToolResults).length > 0)
+      ? { partialResult: partial }
+      : {}),
     ttlExpiredMetadata: metadataOf(st),
     terminationReason: "ttl_expired",
     exhausted: stop.exhausted ?? "ttl"
@@ -253,11 +382,15 @@ const expiration = (st: RunState, stop: Stop, abandoned?: string): TTLExpiration
 }
 
 const labelOf = (stop: Stop) =>
-  stop.reason === "converged" ? "converged"
-  : stop.reason === "ttl_expired" ? "ttl_exhausted"
-  : stop.reason === "budget_exhausted" ? `non-converged: ${stop.exhausted} budget exhausted`
-  : stop.reason === "stalled" ? "non-converged: stalled"
-  : "failed"
+  stop.reason === "converged" ?
+    "converged"
+    : stop.reason === "ttl_expired" ?
+    "ttl_exhausted"
+    : stop.reason === "budget_exhausted" ?
+    `non-converged: ${stop.exhausted} budget exhausted`
+    : stop.reason === "stalled" ?
+    "non-converged: stalled"
+    : "failed"
 
 /** A multi-pass run (or one simple iteration) from pass `firstPass`, to a stop and a final answer. */
 export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: number, resume?: ResumePoint) =>
@@ -266,24 +399,65 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     const remainingMs = Math.max(0, startedAt + ctx.budget.deadlineMs - now)
     const stop: Stop = yield* body(ctx, firstPass, resume).pipe(
       Effect.catchTags({
-        BudgetExhaustedError: (e) => Effect.succeed<Stop>({ reason: "budget_exhausted", point: "mid_phase", exhausted: e.dimension, error: e.message }),
+        BudgetExhaustedError: (e) =>
+          Effect.succeed<Stop>({
+            reason: "budget_exhausted",
+            point: "mid_phase",
+            exhausted: e.dimension,
+            error: e.message
+          }),
         PlanFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message })
       }),
       Effect.timeoutTo({
         duration: Duration.millis(remainingMs),
-        onTimeout: (): Stop => ({ reason: "budget_exhausted", point: "mid_phase", exhausted: "deadline", error: `deadline of ${ctx.budget.deadlineMs} ms reached` }),
+        onTimeout: (): Stop => ({
+          reason: "budget_exhausted",
+          point: "mid_phase",
+          exhausted: "deadline",
+          error: `deadline of ${ctx.budget.deadlineMs} ms reached`
+        }),
         onSuccess: (s) => s
       })
     )
     const abandoned = (yield* state(ctx)).currentStepId
     if (abandoned) {
-      yield* ctx.events.emit({ _tag: "StepAbandoned", passNumber: (yield* state(ctx)).passNumber, stepId: abandoned, reason: stop.error ?? stop.reason })
-      yield* setState(ctx, (s) => ({ ...s, currentStepId: undefined, plan: { ...s.plan, steps: s.plan.steps.map((x) => (x.stepId === abandoned ? { ...x, status: "failed" as const, executed: true, error: `abandoned: ${stop.error ?? stop.reason}` } : x)) } }))
+      yield* ctx.events.emit({
+        _tag: "StepAbandoned",
+        passNumber: (yield* state(ctx)).passNumber,
+        stepId: abandoned,
+        reason: stop.error ?? stop.reason
+      })
+      yield* setState(
+        ctx,
+        (s) => ({
+          ...s,
+          currentStepId: undefined,
+          plan: {
+            ...s.plan,
+            steps: s.plan.steps.map((x) => (x.stepId === abandoned
+              ? { ...x, status: "failed" as const, executed: true, error: `abandoned: ${stop.error ?? stop.reason}` }
+              : x)
+            )
+          }
+        })
+      )
     }
     const st = yield* state(ctx)
-    const ttlExpiration = stop.reason === "ttl_expired" || stop.reason === "budget_exhausted" ? expiration(st, stop, abandoned) : undefined
+    const ttlExpiration = stop.reason === "ttl_expired" || stop.reason === "budget_exhausted"
+      ? expiration(st, stop, abandoned)
+      : undefined
     const converged = stop.reason === "converged"
-    const synthesisInput = { runId: ctx.runId, startedAt, totalRefinements: st.ledger.total, request: ctx.request, plan: st.plan, converged, label: labelOf(stop), totalPasses: st.passNumber - firstPass + 1, ttlRemaining: Math.max(0, st.ttlRemaining) }
+    const synthesisInput = {
+      runId: ctx.runId,
+      startedAt,
+      totalRefinements: st.ledger.total,
+      request: ctx.request,
+      plan: st.plan,
+      converged,
+      label: labelOf(stop),
+      totalPasses: st.passNumber - firstPass + 1,
+      ttlRemaining: Math.max(0, st.ttlRemaining)
+    }
     const remaining = Math.max(0, startedAt + ctx.budget.deadlineMs - (yield* Clock.currentTimeMillis))
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
     const synthesized = stop.reason === "failed" && st.plan.steps.length === 0
@@ -291,18 +465,31 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       : stop.exhausted === "deadline"
       ? checked(extractive(synthesisInput, "the deadline has passed"))
       : yield* synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria).pipe(
-        Effect.timeoutTo({ duration: Duration.millis(remaining), onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")), onSuccess: (a) => a }),
-        Effect.catchTag("BudgetExhaustedError", (e) => Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`))))
+        Effect.timeoutTo({
+          duration: Duration.millis(remaining),
+          onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")),
+          onSuccess: (a) => a
+        }),
+        Effect.catchTag(
+          "BudgetExhaustedError",
+          (e) => Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`)))
+        )
       )
     const finalAnswer = synthesized?.answer
     // the criteria were judged on the step outputs; say so when the synthesized answer itself falls short of them
     const missed = synthesized?.missed ?? []
-    const advisory = missed.length > 0 ? `the final answer fails answer criteria the step outputs met: ${missed.join(", ")}` : undefined
+    const advisory = missed.length > 0
+      ? `the final answer fails answer criteria the step outputs met: ${missed.join(", ")}`
+      : undefined
     return {
       stop,
-      finalAnswer: finalAnswer && advisory ? { ...finalAnswer, notes: [finalAnswer.notes, advisory].filter(Boolean).join(" ") } : finalAnswer,
+      finalAnswer: finalAnswer && advisory
+        ? { ...finalAnswer, notes: [finalAnswer.notes, advisory].filter(Boolean).join(" ") }
+        : finalAnswer,
       ttlExpiration,
       state: advisory ? { ...st, advisories: [...st.advisories, advisory] } : st,
       nextPass: st.passNumber + 1
     } satisfies Outcome
-  }).pipe(Effect.withSpan("Orchestrator.orchestrate", { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId } }))
+  }).pipe(
+    Effect.withSpan("Orchestrator.orchestrate", { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId } })
+  )

@@ -1,5 +1,5 @@
 import type { Ref } from "effect"
-import type { Service as AdaptiveDepth, Profiled } from "../adaptive/AdaptiveDepth.js"
+import type { Profiled, Service as AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import type { Service as ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
 import type { Budget } from "../domain/Budget.js"

@@ -82,7 +82,11 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
         const ready = all ? waiters : waiters.filter((w) => w.seq <= storedSeq)
         if (ready.length === 0) return Effect.void
         waiters = all ? [] : waiters.filter((w) => w.seq > storedSeq)
-        return Effect.forEach(ready, (w) => (failure ? Deferred.failCause(w.done, failure) : Deferred.succeed(w.done, undefined)), { discard: true })
+        return Effect.forEach(
+          ready,
+          (w) => (failure ? Deferred.failCause(w.done, failure) : Deferred.succeed(w.done, undefined)),
+          { discard: true }
+        )
       })
     const write: Effect.Effect<void> = Effect.gen(function*() {
       while (pending.length > 0) {

@@ -8,15 +8,22 @@ import type { BudgetGuard } from "./BudgetGuard.js"
 import type { RunEvents } from "./RunEvents.js"
 
 const REPAIR_PROMPTS: ReadonlyArray<string> = [
-  PromptId.SUPERVISOR_REPAIR_JSON_USER, PromptId.SUPERVISOR_REPAIR_PLAN_USER,
-  PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER, PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER
+  PromptId.SUPERVISOR_REPAIR_JSON_USER,
+  PromptId.SUPERVISOR_REPAIR_PLAN_USER,
+  PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER,
+  PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER
 ]
 
 /**
  * The model as one run uses it: every call admitted by the budget, recorded as an LlmCalled event,
  * and a malformed answer handed to the supervisor (never replaced by a default).
  */
-export const make = (model: LanguageModel.Service, guard: BudgetGuard, events: RunEvents, supervisor: Supervisor): Llm => {
+export const make = (
+  model: LanguageModel.Service,
+  guard: BudgetGuard,
+  events: RunEvents,
+  supervisor: Supervisor
+): Llm => {
   const llm: Llm = {
     label: model.label,
     generate: (contract, input, options) =>
@@ -41,9 +48,19 @@ export const make = (model: LanguageModel.Service, guard: BudgetGuard, events: R
           REPAIR_PROMPTS.includes(contract.id)
             ? Effect.fail(error)
             : supervisor.repairAnswer(contract, error, llm).pipe(
-              Effect.map((r) => ({ output: r.value, text: error.raw, usage: { model: model.label, inputTokens: 0, outputTokens: 0, costUsd: 0, latencyMs: 0 } })),
+              Effect.map((r) => ({
+                output: r.value,
+                text: error.raw,
+                usage: { model: model.label, inputTokens: 0, outputTokens: 0, costUsd: 0, latencyMs: 0 }
+              })),
               Effect.catchTag("RepairFailedError", (r) =>
-                Effect.fail(new ModelDecodeError({ promptId: contract.id, raw: error.raw, message: `${error.message} — repair failed: ${r.message}` })))
+                Effect.fail(
+                  new ModelDecodeError({
+                    promptId: contract.id,
+                    raw: error.raw,
+                    message: `${error.message} — repair failed: ${r.message}`
+                  })
+                ))
             ))
       )
   }

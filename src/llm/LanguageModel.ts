@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import type { PromptId } from "../prompts/PromptId.js"
-import { outputJsonSchema, PromptInputError, type PromptContract } from "../prompts/PromptRegistry.js"
+import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
 import { ModelDecodeError, type ModelError } from "./LlmError.js"
 import { costOf, type ModelPrice } from "./Pricing.js"
@@ -81,13 +81,21 @@ export const decodeAnswer = <O>(contract: PromptContract<any, O>, text: string):
     try {
       json = parseJson(text)
     } catch (e) {
-      return Effect.fail(new ModelDecodeError({ promptId: contract.id, raw: text, message: `not JSON: ${(e as Error).message}` }))
+      return Effect.fail(
+        new ModelDecodeError({ promptId: contract.id, raw: text, message: `not JSON: ${(e as Error).message}` })
+      )
     }
     // decoded synchronously (the schemas have no effects): no fiber work per answer
     const decoded = Schema.decodeUnknownEither(contract.output)(json)
     return Either.isRight(decoded)
       ? Effect.succeed(decoded.right)
-      : Effect.fail(new ModelDecodeError({ promptId: contract.id, raw: text, message: ParseResult.TreeFormatter.formatErrorSync(decoded.left) }))
+      : Effect.fail(
+        new ModelDecodeError({
+          promptId: contract.id,
+          raw: text,
+          message: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+        })
+      )
   })
 
 /** Builds the service from a provider's raw completion function. */
@@ -97,7 +105,10 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
       const system = contract.system.template
       const inputDecoded = Schema.decodeUnknownEither(contract.user.input)(input)
       if (Either.isLeft(inputDecoded)) {
-        return yield* new PromptInputError({ promptId: contract.id, message: ParseResult.TreeFormatter.formatErrorSync(inputDecoded.left) })
+        return yield* new PromptInputError({
+          promptId: contract.id,
+          message: ParseResult.TreeFormatter.formatErrorSync(inputDecoded.left)
+        })
       }
       const decodedInput = inputDecoded.right
       const user = renderTemplate(contract.user.template, decodedInput as Record<string, unknown>)
@@ -109,7 +120,12 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
       const inputTokens = () => (counted ??= countTokens(system) + countTokens(user))
       if (options?.admit) {
         const admit = options.admit
-        const estimate = (tokens: number) => ({ promptId: contract.id, inputTokens: tokens, maxOutputTokens, maxCostUsd: costOf(price, tokens, maxOutputTokens) })
+        const estimate = (tokens: number) => ({
+          promptId: contract.id,
+          inputTokens: tokens,
+          maxOutputTokens,
+          maxCostUsd: costOf(price, tokens, maxOutputTokens)
+        })
         const bound = 3 * (system.length + user.length)
         yield* admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(inputTokens()))))
       }
@@ -141,6 +157,11 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
       })
       const output = yield* decodeAnswer(contract, response.text)
       return { output, text: response.text, usage }
-    }).pipe(Effect.withSpan("LanguageModel.generate", { captureStackTrace: false, attributes: { "aeon.prompt_id": contract.id } }))
+    }).pipe(
+      Effect.withSpan("LanguageModel.generate", {
+        captureStackTrace: false,
+        attributes: { "aeon.prompt_id": contract.id }
+      })
+    )
   return { label, price, complete, generate }
 }

@@ -21,4 +21,5 @@ export interface Llm {
 }
 
 /** Model failures a best-effort capability may absorb (into an advisory); budget errors are never absorbed. */
-export const isModelFailure = (e: LlmError): e is Exclude<LlmError, BudgetExhaustedError> => e._tag !== "BudgetExhaustedError"
+export const isModelFailure = (e: LlmError): e is Exclude<LlmError, BudgetExhaustedError> =>
+  e._tag !== "BudgetExhaustedError"

@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect"
 import { jsonrepair } from "jsonrepair"
+import { textSignals } from "../adaptive/AdaptiveDepth.js"
 import { PromptId } from "../prompts/PromptId.js"
 import { findExpression } from "../tools/Calculator.js"
-import { textSignals } from "../adaptive/AdaptiveDepth.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { FREE } from "./Pricing.js"
 
@@ -15,7 +15,6 @@ export const LABEL = "offline"
 const MARK = "[offline rule-based model]"
 
 type Input = Record<string, any>
-
 
 const clauses = (task: string): Array<string> =>
   task
@@ -30,13 +29,18 @@ const planFor = (request: string, tools: ReadonlyArray<string>) => {
     const useCalculator = expression !== undefined && tools.includes("calculator")
     return {
       stepId: `s${i + 1}`,
-      description: useCalculator ? `Compute ${expression} with the calculator` : text.charAt(0).toUpperCase() + text.slice(1),
+      description: useCalculator
+        ? `Compute ${expression} with the calculator`
+        : text.charAt(0).toUpperCase() + text.slice(1),
       ...(useCalculator ? { tool: "calculator", toolInput: { expression } } : {}),
       dependencies: i === 0 ? [] : [`s${i}`],
       provides: [`result_${i + 1}`]
     }
   })
-  return { goal: request, steps: steps.length > 0 ? steps : [{ stepId: "s1", description: `Answer: ${request}`, dependencies: [] }] }
+  return {
+    goal: request,
+    steps: steps.length > 0 ? steps : [{ stepId: "s1", description: `Answer: ${request}`, dependencies: [] }]
+  }
 }
 
 const profileFor = (request: string) => {
@@ -51,8 +55,11 @@ const profileFor = (request: string) => {
     expectedToolUsage: arithmetic ? "minimal" : "none",
     outputBreadth: parts > 3 ? "broad" : parts > 1 ? "moderate" : "narrow",
     confidenceRequirement: arithmetic ? "high" : "medium",
-    rawInference: `${MARK} ${parts} clause(s) → depth ${reasoningDepth}; ${vague} vague term(s), ${questions} question mark(s) → ` +
-      `sufficiency ${informationSufficiency.toFixed(2)}; ${arithmetic ? "arithmetic found → calculator" : "no arithmetic → no tools"}.`
+    rawInference:
+      `${MARK} ${parts} clause(s) → depth ${reasoningDepth}; ${vague} vague term(s), ${questions} question mark(s) → ` +
+      `sufficiency ${informationSufficiency.toFixed(2)}; ${
+        arithmetic ? "arithmetic found → calculator" : "no arithmetic → no tools"
+      }.`
   } as const
 }
 
@@ -93,18 +100,27 @@ const answer = (promptId: string, input: Input): unknown => {
         consistencyAlignment: { planSteps: done === steps.length },
         reasoning: `${MARK} ${done}/${steps.length} steps complete, ${blocked} blocked or failed.`,
         confidence: 0.5,
-        reasonCodes: converged ? ["complete"] : [completenessScore < input.completenessThreshold ? "incomplete" : "incoherent"]
+        reasonCodes: converged
+          ? ["complete"]
+          : [completenessScore < input.completenessThreshold ? "incomplete" : "incoherent"]
       }
     }
     case PromptId.TASKPROFILE_INFERENCE_USER:
       return profileFor(input.request)
     case PromptId.TASKPROFILE_UPDATE_USER:
-      return { ...(input.currentProfile as object), adjustmentReason: `${MARK} profile kept: the offline model does not revise profiles` }
+      return {
+        ...(input.currentProfile as object),
+        adjustmentReason: `${MARK} profile kept: the offline model does not revise profiles`
+      }
     case PromptId.RECURSIVE_SUBPLAN_GENERATION_USER: {
       const parts = clauses(input.parentStep.description)
       return {
         subplanGoal: input.parentStep.description,
-        substeps: parts.map((p, i) => ({ stepId: `${input.parentStep.stepId}.${i + 1}`, description: p, dependencies: [] }))
+        substeps: parts.map((p, i) => ({
+          stepId: `${input.parentStep.stepId}.${i + 1}`,
+          description: p,
+          dependencies: []
+        }))
       }
     }
     case PromptId.RECURSIVE_REFINEMENT_USER:
@@ -114,7 +130,9 @@ const answer = (promptId: string, input: Input): unknown => {
     case PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER:
       return { toolInput: typeof input.badInput === "string" ? { expression: input.badInput } : input.badInput }
     case PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER: {
-      const match = (input.tools as Array<string>).find((t) => input.stepDescription.toLowerCase().includes(t.split(".")[0]!))
+      const match = (input.tools as Array<string>).find((t) =>
+        input.stepDescription.toLowerCase().includes(t.split(".")[0]!)
+      )
       return { replacementTool: match ?? null, justification: `${MARK} matched by name in the step description` }
     }
     case PromptId.ANSWER_SYNTHESIS_USER: {
@@ -136,7 +154,6 @@ export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (r
   Effect.try({
     try: () => ({ text: JSON.stringify(answer(request.promptId, request.input as Input)) }),
     catch: (e) => e as Error
-  }).pipe(Effect.orDie)
-)
+  }).pipe(Effect.orDie))
 
 export const layer = Layer.succeed(LanguageModel.LanguageModel, service)

@@ -1,7 +1,7 @@
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import OpenAI from "openai"
 import * as LanguageModel from "./LanguageModel.js"
-import { ModelHttpError, ModelTimeoutError, ModelUnavailableError, type ModelError } from "./LlmError.js"
+import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./LlmError.js"
 import { loadPriceTable, priceOf } from "./Pricing.js"
 
 export interface OpenAiOptions {
@@ -54,10 +54,15 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
               { role: "system", content: request.system },
               { role: "user", content: request.user }
             ],
-            ...(completionTokensParam ? { max_completion_tokens: request.maxOutputTokens } : { max_tokens: request.maxOutputTokens }),
+            ...(completionTokensParam
+              ? { max_completion_tokens: request.maxOutputTokens }
+              : { max_tokens: request.maxOutputTokens }),
             response_format: jsonMode
               ? { type: "json_object" }
-              : { type: "json_schema", json_schema: { name: request.promptId, schema: request.jsonSchema as any, strict: false } }
+              : {
+                type: "json_schema",
+                json_schema: { name: request.promptId, schema: request.jsonSchema as any, strict: false }
+              }
           },
           { signal }
         ),
@@ -70,7 +75,8 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
       }
     })
 
-  const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError => e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
+  const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError =>
+    e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
   const withCapParam = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
     once(request, jsonMode).pipe(
       Effect.catchIf((e) => !completionTokensParam && refused(/max_tokens/)(e), () => {
@@ -86,7 +92,10 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
       })
     )
 
-  const attempt = (request: LanguageModel.CompletionRequest, n: number): Effect.Effect<OpenAI.Chat.ChatCompletion, ModelError> =>
+  const attempt = (
+    request: LanguageModel.CompletionRequest,
+    n: number
+  ): Effect.Effect<OpenAI.Chat.ChatCompletion, ModelError> =>
     withFallback(request).pipe(
       Effect.catchAll((e) => {
         if (!(e instanceof Retryable)) return Effect.fail(e)
@@ -111,16 +120,28 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
         duration: Duration.millis(options.timeoutMs),
         onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
       })
-    )
-  )
+    ))
 }
 
 export const config = Config.all({
-  apiKey: Config.option(Config.redacted("AEON_LLM_API_KEY").pipe(Config.withDescription("API key of the OpenAI-compatible endpoint"))),
-  baseURL: Config.option(Config.string("AEON_LLM_BASE_URL").pipe(Config.withDescription("Base URL of an OpenAI-compatible endpoint (…/v1)"))),
-  model: Config.string("AEON_MODEL").pipe(Config.withDescription("Model name sent to the provider"), Config.withDefault("gpt-4o-mini")),
-  timeoutMs: Config.integer("AEON_LLM_TIMEOUT_MS").pipe(Config.withDescription("Per-call timeout in milliseconds"), Config.withDefault(60_000)),
-  maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(Config.withDescription("Retries on 429 and 5xx"), Config.withDefault(3))
+  apiKey: Config.option(
+    Config.redacted("AEON_LLM_API_KEY").pipe(Config.withDescription("API key of the OpenAI-compatible endpoint"))
+  ),
+  baseURL: Config.option(
+    Config.string("AEON_LLM_BASE_URL").pipe(Config.withDescription("Base URL of an OpenAI-compatible endpoint (…/v1)"))
+  ),
+  model: Config.string("AEON_MODEL").pipe(
+    Config.withDescription("Model name sent to the provider"),
+    Config.withDefault("gpt-4o-mini")
+  ),
+  timeoutMs: Config.integer("AEON_LLM_TIMEOUT_MS").pipe(
+    Config.withDescription("Per-call timeout in milliseconds"),
+    Config.withDefault(60_000)
+  ),
+  maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(
+    Config.withDescription("Retries on 429 and 5xx"),
+    Config.withDefault(3)
+  )
 })
 
 export const layerConfig = Layer.effect(

@@ -23,7 +23,10 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
 export const UNKNOWN_MODEL_PRICE: ModelPrice = { inputPerMillion: 2.5, outputPerMillion: 10 }
 
 const PriceTable = Schema.parseJson(
-  Schema.Record({ key: Schema.String, value: Schema.Struct({ inputPerMillion: Schema.Number, outputPerMillion: Schema.Number }) })
+  Schema.Record({
+    key: Schema.String,
+    value: Schema.Struct({ inputPerMillion: Schema.Number, outputPerMillion: Schema.Number })
+  })
 )
 
 /** AEON_PRICE_TABLE: JSON `{"model": {"inputPerMillion": n, "outputPerMillion": n}}`, merged over the defaults; a bad table is a ConfigError naming it. */

@@ -14,8 +14,10 @@ export const ScriptResponse = Schema.Struct({
   inputTokens: Schema.optional(Schema.Int),
   outputTokens: Schema.optional(Schema.Int)
 }).pipe(
-  Schema.filter((r) => [r.output !== undefined, r.raw !== undefined, r.error !== undefined].filter(Boolean).length === 1 ||
-    "a scripted response has exactly one of output, raw or error")
+  Schema.filter((r) =>
+    [r.output !== undefined, r.raw !== undefined, r.error !== undefined].filter(Boolean).length === 1 ||
+    "a scripted response has exactly one of output, raw or error"
+  )
 )
 export type ScriptResponse = typeof ScriptResponse.Type
 
@@ -36,7 +38,9 @@ export const ScriptFile = Schema.Struct({
   })
 )
 
-export type ScriptEntry = ScriptResponse | ((request: LanguageModel.CompletionRequest, callIndex: number) => ScriptResponse)
+export type ScriptEntry =
+  | ScriptResponse
+  | ((request: LanguageModel.CompletionRequest, callIndex: number) => ScriptResponse)
 export type Script = Partial<Record<PromptId, ReadonlyArray<ScriptEntry>>>
 
 export interface ScriptedModel {
@@ -45,7 +49,11 @@ export interface ScriptedModel {
   readonly calls: Array<LanguageModel.CompletionRequest>
 }
 
-export const make = (script: Script, fallback?: LanguageModel.Service, options: { readonly record?: boolean } = {}): ScriptedModel => {
+export const make = (
+  script: Script,
+  fallback?: LanguageModel.Service,
+  options: { readonly record?: boolean } = {}
+): ScriptedModel => {
   const calls: Array<LanguageModel.CompletionRequest> = []
   const counters = new Map<PromptId, number>()
   const complete: LanguageModel.Service["complete"] = (request) =>
@@ -55,14 +63,21 @@ export const make = (script: Script, fallback?: LanguageModel.Service, options: 
       if (!entries || entries.length === 0) {
         return fallback
           ? fallback.complete(request)
-          : Effect.fail(new ModelUnavailableError({ message: `scripted model has no response for prompt ${request.promptId}` }))
+          : Effect.fail(
+            new ModelUnavailableError({ message: `scripted model has no response for prompt ${request.promptId}` })
+          )
       }
       const n = counters.get(request.promptId) ?? 0
       counters.set(request.promptId, n + 1)
       const entry = entries[Math.min(n, entries.length - 1)]!
       const response = typeof entry === "function" ? entry(request, n) : entry
       const answer: Effect.Effect<LanguageModel.CompletionResponse, ModelHttpError> = response.error
-        ? Effect.fail(new ModelHttpError({ status: response.error.status, message: response.error.message ?? `scripted HTTP ${response.error.status}` }))
+        ? Effect.fail(
+          new ModelHttpError({
+            status: response.error.status,
+            message: response.error.message ?? `scripted HTTP ${response.error.status}`
+          })
+        )
         : Effect.succeed({
           text: response.raw ?? JSON.stringify(response.output),
           inputTokens: response.inputTokens,

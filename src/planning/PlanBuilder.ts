@@ -1,4 +1,4 @@
-import { planRuleViolation, type Plan, type PlanStep } from "../domain/Plan.js"
+import { type Plan, planRuleViolation, type PlanStep } from "../domain/Plan.js"
 import type { PlannedStep, PlanOutput } from "../prompts/Schemas.js"
 
 /** A model's planned step as a pending PlanStep (index and total filled in later). */

@@ -1,9 +1,12 @@
 import { Either } from "effect"
 import type { RefinementAction } from "../domain/Execution.js"
-import { isExecuted, MAX_SUBPLAN_DEPTH, renumber, type Plan, type PlanStep } from "../domain/Plan.js"
+import { isExecuted, MAX_SUBPLAN_DEPTH, type Plan, type PlanStep, renumber } from "../domain/Plan.js"
 
 /** Applies one refinement action to a plan as pure data; Left says why it was rejected. Executed steps are never rewritten. */
-export type Edit = Either.Either<{ readonly plan: Plan; readonly touched: ReadonlyArray<string>; readonly note?: string }, string>
+export type Edit = Either.Either<
+  { readonly plan: Plan; readonly touched: ReadonlyArray<string>; readonly note?: string },
+  string
+>
 
 /** The first of base.r2, base.r3 … not taken in the plan. */
 const nextRevision = (steps: ReadonlyArray<PlanStep>, base: string): string => {
@@ -17,7 +20,8 @@ const nextRevision = (steps: ReadonlyArray<PlanStep>, base: string): string => {
 const fresh = (plan: Plan, id: string): string => (allIds(plan.steps).includes(id) ? nextRevision(plan.steps, id) : id)
 
 /** s2 → s2.r2 → s2.r3 …: the id of the step that replaces an executed one. */
-const successorOf = (steps: ReadonlyArray<PlanStep>, id: string): string => nextRevision(steps, id.replace(/\.r\d+$/, ""))
+const successorOf = (steps: ReadonlyArray<PlanStep>, id: string): string =>
+  nextRevision(steps, id.replace(/\.r\d+$/, ""))
 
 export const allIds = (steps: ReadonlyArray<PlanStep>): Array<string> =>
   steps.flatMap((s) => [s.stepId, ...(s.subplan ? allIds(s.subplan.substeps) : [])])
@@ -42,7 +46,11 @@ const pendingCopy = (step: PlanStep, over: Partial<PlanStep>): PlanStep => ({
  * FR-069: an executed step that a rewrite conflicts with is marked invalid and kept as it ran;
  * a pending successor takes its place, and executed steps that consumed it are re-run the same way.
  */
-const supersede = (plan: Plan, targetId: string, replacement: Partial<PlanStep>): { plan: Plan; touched: Array<string> } => {
+const supersede = (
+  plan: Plan,
+  targetId: string,
+  replacement: Partial<PlanStep>
+): { plan: Plan; touched: Array<string> } => {
   let steps = [...plan.steps]
   const touched: Array<string> = []
   const queue: Array<[string, Partial<PlanStep>]> = [[targetId, replacement]]
@@ -62,13 +70,19 @@ const supersede = (plan: Plan, targetId: string, replacement: Partial<PlanStep>)
         if (!queue.some(([q]) => q === s.stepId)) queue.push([s.stepId, {}])
       }
     }
-    steps = steps.map((s) => (s.supersededBy || isExecuted(s) ? s : { ...s, dependencies: s.dependencies.map((d) => renamed.get(d) ?? d) }))
+    steps = steps.map((
+      s
+    ) => (s.supersededBy || isExecuted(s) ? s : { ...s, dependencies: s.dependencies.map((d) => renamed.get(d) ?? d) }))
   }
   return { plan: { goal: plan.goal, steps: renumber(steps) }, touched }
 }
 
 /** Finds a step at any nesting depth; depth 0 = top level. */
-export const findStep = (steps: ReadonlyArray<PlanStep>, id: string, depth = 0): { step: PlanStep; depth: number } | undefined => {
+export const findStep = (
+  steps: ReadonlyArray<PlanStep>,
+  id: string,
+  depth = 0
+): { step: PlanStep; depth: number } | undefined => {
   for (const s of steps) {
     if (s.stepId === id) return { step: s, depth }
     if (s.subplan) {
@@ -81,7 +95,11 @@ export const findStep = (steps: ReadonlyArray<PlanStep>, id: string, depth = 0):
 
 const mapStep = (steps: ReadonlyArray<PlanStep>, id: string, f: (s: PlanStep) => PlanStep): Array<PlanStep> =>
   steps.map((s) =>
-    s.stepId === id ? f(s) : s.subplan ? { ...s, subplan: { ...s.subplan, substeps: mapStep(s.subplan.substeps, id, f) } } : s
+    s.stepId === id
+      ? f(s)
+      : s.subplan
+      ? { ...s, subplan: { ...s.subplan, substeps: mapStep(s.subplan.substeps, id, f) } }
+      : s
   )
 
 export class DepthExceeded {
@@ -103,17 +121,30 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
     }
     case "MODIFY":
     case "REPLACE": {
-      if (!target) return Either.left(`${action.actionType} targets ${action.targetStepId}, which is not a top-level step of the plan`)
+      if (!target) {
+        return Either.left(
+          `${action.actionType} targets ${action.targetStepId}, which is not a top-level step of the plan`
+        )
+      }
       const n = action.newStep!
       const content: Partial<PlanStep> = {
         description: n.description,
         ...(n.tool ? { tool: n.tool } : action.actionType === "REPLACE" ? { tool: undefined } : {}),
-        ...(n.toolInput !== undefined ? { toolInput: n.toolInput } : action.actionType === "REPLACE" ? { toolInput: undefined } : {}),
+        ...(n.toolInput !== undefined
+          ? { toolInput: n.toolInput }
+          : action.actionType === "REPLACE"
+          ? { toolInput: undefined }
+          : {}),
         dependencies: cleanDeps(n.dependencies).filter((d) => d !== target.stepId)
       }
       if (isExecuted(target)) {
         const r = supersede(plan, target.stepId, content)
-        return Either.right({ ...r, note: `${target.stepId} had run: kept as executed (marked ${target.status === "complete" ? "invalid" : target.status}) and superseded by ${r.touched[0]}` })
+        return Either.right({
+          ...r,
+          note: `${target.stepId} had run: kept as executed (marked ${
+            target.status === "complete" ? "invalid" : target.status
+          }) and superseded by ${r.touched[0]}`
+        })
       }
       const steps = plan.steps.map((s) => (s.stepId === target.stepId ? pendingCopy(s, content) : s))
       return Either.right({ plan: { goal: plan.goal, steps }, touched: [target.stepId] })
@@ -130,7 +161,10 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
       if (!target) return Either.left(`STEP_MARK_INVALID targets ${action.targetStepId}, which is not in the plan`)
       if (isExecuted(target)) {
         const r = supersede(plan, target.stepId, {})
-        return Either.right({ ...r, note: `${target.stepId} marked invalid; a pending re-run ${r.touched[0]} takes its place` })
+        return Either.right({
+          ...r,
+          note: `${target.stepId} marked invalid; a pending re-run ${r.touched[0]} takes its place`
+        })
       }
       const steps = plan.steps.map((s) => (s.stepId === target.stepId ? { ...s, status: "invalid" as const } : s))
       return Either.right({ plan: { goal: plan.goal, steps }, touched: [target.stepId] })
@@ -140,10 +174,25 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
       if (!found) return Either.left(`SUBPLAN_CREATE targets ${action.targetStepId}, which is not in the plan`)
       const depthLevel = found.depth + 1
       if (depthLevel > MAX_SUBPLAN_DEPTH) return new DepthExceeded(found.step.stepId, depthLevel)
-      if (isExecuted(found.step)) return Either.left(`SUBPLAN_CREATE on ${found.step.stepId} refused: the step already ran (FR-070)`)
-      const substeps = renumber((action.substeps ?? []).map((s) => pendingCopy(s, { stepId: `${found.step.stepId}.${s.stepId}`, dependencies: [] })))
-      const subplan = { parentStepId: found.step.stepId, subplanGoal: action.subplanGoal ?? found.step.description, substeps, depthLevel, createdBy: "recursive_planner" }
-      return Either.right({ plan: { goal: plan.goal, steps: mapStep(plan.steps, found.step.stepId, (s) => ({ ...s, subplan })) }, touched: [found.step.stepId] })
+      if (isExecuted(found.step)) {
+        return Either.left(`SUBPLAN_CREATE on ${found.step.stepId} refused: the step already ran (FR-070)`)
+      }
+      const substeps = renumber(
+        (action.substeps ?? []).map((s) =>
+          pendingCopy(s, { stepId: `${found.step.stepId}.${s.stepId}`, dependencies: [] })
+        )
+      )
+      const subplan = {
+        parentStepId: found.step.stepId,
+        subplanGoal: action.subplanGoal ?? found.step.description,
+        substeps,
+        depthLevel,
+        createdBy: "recursive_planner"
+      }
+      return Either.right({
+        plan: { goal: plan.goal, steps: mapStep(plan.steps, found.step.stepId, (s) => ({ ...s, subplan })) },
+        touched: [found.step.stepId]
+      })
     }
   }
 }

@@ -55,7 +55,9 @@ export const followUpQuestions = (plan: Plan, report: SemanticValidationReport):
     .filter((i) => i.type === "specificity" && i.location?.stepId)
     .map((i) => {
       const step = plan.steps.find((s) => s.stepId === i.location!.stepId)
-      return `What exactly should step ${i.location!.stepId}${step ? ` ("${step.description}")` : ""} act on, and what result is expected?`
+      return `What exactly should step ${i.location!.stepId}${
+        step ? ` ("${step.description}")` : ""
+      } act on, and what result is expected?`
     })
 
 const refine = (input: RefineInput) =>
@@ -64,18 +66,30 @@ const refine = (input: RefineInput) =>
     const manual: Array<{ stepId: string; reason: string }> = []
     const questions = followUpQuestions(input.plan, input.report)
     const unchanged = (limitReached: boolean): RefineOutcome => ({
-      plan: input.plan, applied: [], advisories, manualInterventions: manual, followUpQuestions: questions, ledger: input.ledger, limitReached
+      plan: input.plan,
+      applied: [],
+      advisories,
+      manualInterventions: manual,
+      followUpQuestions: questions,
+      ledger: input.ledger,
+      limitReached
     })
     if (input.ledger.total >= REFINEMENT_LIMITS.total) {
-      advisories.push(`global refinement limit (${REFINEMENT_LIMITS.total}) reached: proceeding with the best available plan (FR-066)`)
+      advisories.push(
+        `global refinement limit (${REFINEMENT_LIMITS.total}) reached: proceeding with the best available plan (FR-066)`
+      )
       return unchanged(true)
     }
     const frozen = input.plan.steps.filter(isExecuted).map((s) => s.stepId)
-    const limited = Object.entries(input.ledger.perFragment).filter(([, n]) => n >= REFINEMENT_LIMITS.perFragment).map(([id]) => id)
+    const limited = Object.entries(input.ledger.perFragment).filter(([, n]) => n >= REFINEMENT_LIMITS.perFragment).map((
+      [id]
+    ) => id)
     const answer = yield* input.llm.generate(Contracts.refinement, {
       request: input.request,
       plan: planView(input.plan),
-      issues: input.report.issues.map((i) => `${i.severity} ${i.type}${i.location?.stepId ? ` at ${i.location.stepId}` : ""}: ${i.description}`),
+      issues: input.report.issues.map((i) =>
+        `${i.severity} ${i.type}${i.location?.stepId ? ` at ${i.location.stepId}` : ""}: ${i.description}`
+      ),
       convergenceReasons: [...(input.assessment?.failedCriteria ?? [])],
       tools: input.tools.map((t) => t.name),
       frozenStepIds: [...frozen, ...limited]
@@ -94,18 +108,25 @@ const refine = (input: RefineInput) =>
     const applied: Array<RefinementAction> = []
     for (const proposed of answer.actions) {
       if (ledger.total >= REFINEMENT_LIMITS.total) {
-        advisories.push(`global refinement limit (${REFINEMENT_LIMITS.total}) reached: remaining actions dropped (FR-066)`)
+        advisories.push(
+          `global refinement limit (${REFINEMENT_LIMITS.total}) reached: remaining actions dropped (FR-066)`
+        )
         break
       }
       const fragment = proposed.targetStepId ?? proposed.newStep?.stepId ?? "plan"
       const tries = ledger.perFragment[fragment] ?? 0
       if (tries >= REFINEMENT_LIMITS.perFragment) {
-        advisories.push(`fragment ${fragment} reached its ${REFINEMENT_LIMITS.perFragment}-attempt limit: ${proposed.actionType} dropped (FR-065)`)
+        advisories.push(
+          `fragment ${fragment} reached its ${REFINEMENT_LIMITS.perFragment}-attempt limit: ${proposed.actionType} dropped (FR-065)`
+        )
         continue
       }
       ledger = { perFragment: { ...ledger.perFragment, [fragment]: tries + 1 }, total: ledger.total + 1 }
       if (tries + 1 >= REFINEMENT_LIMITS.perFragment && findStep(plan.steps, fragment)) {
-        manual.push({ stepId: fragment, reason: `refinement limit of ${REFINEMENT_LIMITS.perFragment} attempts reached; needs human review` })
+        manual.push({
+          stepId: fragment,
+          reason: `refinement limit of ${REFINEMENT_LIMITS.perFragment} attempts reached; needs human review`
+        })
       }
       let substeps = proposed.substeps
       if (proposed.actionType === "SUBPLAN_CREATE" && (!substeps || substeps.length === 0) && proposed.targetStepId) {
@@ -116,7 +137,13 @@ const refine = (input: RefineInput) =>
             parentStep: planView({ goal: plan.goal, steps: [found.step] }).steps[0]!,
             depthLevel: found.depth + 1,
             tools: input.tools.map((t) => t.name)
-          }).pipe(Effect.map((r) => r.output), Effect.catchIf(isModelFailure, () => Effect.succeed(undefined))) as Effect.Effect<{ substeps: RefinementOutput["actions"][number]["substeps"] } | undefined, BudgetExhaustedError>
+          }).pipe(
+            Effect.map((r) => r.output),
+            Effect.catchIf(isModelFailure, () => Effect.succeed(undefined))
+          ) as Effect.Effect<
+            { substeps: RefinementOutput["actions"][number]["substeps"] } | undefined,
+            BudgetExhaustedError
+          >
           substeps = sub?.substeps
         }
       }
@@ -133,9 +160,14 @@ const refine = (input: RefineInput) =>
       const action = decoded.right
       const edit = applyAction(plan, action)
       if (edit instanceof DepthExceeded) {
-        manual.push({ stepId: edit.stepId, reason: `subplan nesting would reach depth ${edit.depth} (max 5); fragment left as is (FR-082)` })
+        manual.push({
+          stepId: edit.stepId,
+          reason: `subplan nesting would reach depth ${edit.depth} (max 5); fragment left as is (FR-082)`
+        })
         ledger = { ...ledger, perFragment: { ...ledger.perFragment, [fragment]: REFINEMENT_LIMITS.perFragment } }
-        advisories.push(`SUBPLAN_CREATE on ${edit.stepId} exceeds the nesting depth: marked for manual intervention, execution continues`)
+        advisories.push(
+          `SUBPLAN_CREATE on ${edit.stepId} exceeds the nesting depth: marked for manual intervention, execution continues`
+        )
         continue
       }
       if (Either.isLeft(edit)) {
@@ -147,22 +179,38 @@ const refine = (input: RefineInput) =>
         edit.right.touched.includes(i.location?.stepId ?? "") && (i.severity === "HIGH" || i.severity === "CRITICAL")
       )
       if (blocking.length > 0) {
-        advisories.push(`refinement ${action.actionType} on ${fragment} rejected by validation: ${blocking.map((b) => b.description).join("; ")}`)
+        advisories.push(`refinement ${action.actionType} on ${fragment} rejected by validation: ${
+          blocking.map((b) => b.description).join("; ")
+        }`)
         continue
       }
       // FR-079: the planner's refinement wins over a conflicting validator repair
       for (const i of input.report.issues) {
         if (i.proposedRepair && i.location?.stepId === action.targetStepId) {
-          advisories.push(`validator's proposed repair for ${i.location?.stepId} ("${i.proposedRepair.action}") superseded by the planner's ${action.actionType}`)
+          advisories.push(
+            `validator's proposed repair for ${i.location?.stepId} ("${i.proposedRepair.action}") superseded by the planner's ${action.actionType}`
+          )
         }
       }
-      if (edit.right.note) advisories.push(edit.right.note)
+      if (edit.right.note) {
+        advisories.push(edit.right.note)
+      }
       plan = edit.right.plan
       applied.push(action)
     }
-    for (const m of manual) plan = { ...plan, steps: plan.steps.map((s) => (s.stepId === m.stepId ? { ...s, manualIntervention: m.reason } : s)) }
+    for (const m of manual) {
+      plan = {
+        ...plan,
+        steps: plan.steps.map((s) => (s.stepId === m.stepId ? { ...s, manualIntervention: m.reason } : s))
+      }
+    }
     return {
-      plan, applied, advisories, manualInterventions: manual, followUpQuestions: [...new Set(questions)], ledger,
+      plan,
+      applied,
+      advisories,
+      manualInterventions: manual,
+      followUpQuestions: [...new Set(questions)],
+      ledger,
       limitReached: ledger.total >= REFINEMENT_LIMITS.total
     } satisfies RefineOutcome
   }).pipe(Effect.withSpan("RecursivePlanner.refine", { captureStackTrace: false }))

@@ -1,8 +1,8 @@
 import { Effect, JSONSchema, ParseResult, Schema } from "effect"
-import { PromptId, ALL_PROMPT_IDS } from "./PromptId.js"
+import { ALL_PROMPT_IDS, PromptId } from "./PromptId.js"
 import * as S from "./Schemas.js"
-import { renderTemplate, templates } from "./Templates.js"
 import { PlanOutput } from "./Schemas.js"
+import { renderTemplate, templates } from "./Templates.js"
 
 export class PromptInputError extends Schema.TaggedError<PromptInputError>()("PromptInputError", {
   promptId: Schema.String,
@@ -24,8 +24,11 @@ export interface PromptContract<I, O> {
   readonly output: Schema.Schema<O, any>
 }
 
-const def = <I, O>(id: PromptId, input: Schema.Schema<I, any>, output?: Schema.Schema<O, any>): PromptDefinition<I, O> =>
-  ({ id, template: templates[id], input, output })
+const def = <I, O>(
+  id: PromptId,
+  input: Schema.Schema<I, any>,
+  output?: Schema.Schema<O, any>
+): PromptDefinition<I, O> => ({ id, template: templates[id], input, output })
 
 const system = (id: PromptId) => def(id, S.NoInput)
 
@@ -37,20 +40,44 @@ export const registry: ReadonlyMap<PromptId, PromptDefinition> = new Map<PromptI
   [PromptId.VALIDATION_SEMANTIC_SYSTEM, system(PromptId.VALIDATION_SEMANTIC_SYSTEM)],
   [PromptId.VALIDATION_SEMANTIC_USER, def(PromptId.VALIDATION_SEMANTIC_USER, S.ValidationInput, S.ValidationOutput)],
   [PromptId.CONVERGENCE_ASSESSMENT_SYSTEM, system(PromptId.CONVERGENCE_ASSESSMENT_SYSTEM)],
-  [PromptId.CONVERGENCE_ASSESSMENT_USER, def(PromptId.CONVERGENCE_ASSESSMENT_USER, S.ConvergenceInput, S.ConvergenceOutput)],
+  [
+    PromptId.CONVERGENCE_ASSESSMENT_USER,
+    def(PromptId.CONVERGENCE_ASSESSMENT_USER, S.ConvergenceInput, S.ConvergenceOutput)
+  ],
   [PromptId.TASKPROFILE_INFERENCE_SYSTEM, system(PromptId.TASKPROFILE_INFERENCE_SYSTEM)],
-  [PromptId.TASKPROFILE_INFERENCE_USER, def(PromptId.TASKPROFILE_INFERENCE_USER, S.TaskProfileInferenceInput, S.TaskProfileOutput)],
+  [
+    PromptId.TASKPROFILE_INFERENCE_USER,
+    def(PromptId.TASKPROFILE_INFERENCE_USER, S.TaskProfileInferenceInput, S.TaskProfileOutput)
+  ],
   [PromptId.TASKPROFILE_UPDATE_SYSTEM, system(PromptId.TASKPROFILE_UPDATE_SYSTEM)],
-  [PromptId.TASKPROFILE_UPDATE_USER, def(PromptId.TASKPROFILE_UPDATE_USER, S.TaskProfileUpdateInput, S.TaskProfileUpdateOutput)],
-  [PromptId.RECURSIVE_PLAN_GENERATION_USER, def(PromptId.RECURSIVE_PLAN_GENERATION_USER, S.RecursivePlanInput, PlanOutput)],
-  [PromptId.RECURSIVE_SUBPLAN_GENERATION_USER, def(PromptId.RECURSIVE_SUBPLAN_GENERATION_USER, S.SubplanInput, S.SubplanOutput)],
+  [
+    PromptId.TASKPROFILE_UPDATE_USER,
+    def(PromptId.TASKPROFILE_UPDATE_USER, S.TaskProfileUpdateInput, S.TaskProfileUpdateOutput)
+  ],
+  [
+    PromptId.RECURSIVE_PLAN_GENERATION_USER,
+    def(PromptId.RECURSIVE_PLAN_GENERATION_USER, S.RecursivePlanInput, PlanOutput)
+  ],
+  [
+    PromptId.RECURSIVE_SUBPLAN_GENERATION_USER,
+    def(PromptId.RECURSIVE_SUBPLAN_GENERATION_USER, S.SubplanInput, S.SubplanOutput)
+  ],
   [PromptId.RECURSIVE_REFINEMENT_SYSTEM, system(PromptId.RECURSIVE_REFINEMENT_SYSTEM)],
   [PromptId.RECURSIVE_REFINEMENT_USER, def(PromptId.RECURSIVE_REFINEMENT_USER, S.RefinementInput, S.RefinementOutput)],
   [PromptId.SUPERVISOR_REPAIR_SYSTEM, system(PromptId.SUPERVISOR_REPAIR_SYSTEM)],
-  [PromptId.SUPERVISOR_REPAIR_JSON_USER, def(PromptId.SUPERVISOR_REPAIR_JSON_USER, S.RepairJsonInput, S.RepairJsonOutput)],
-  [PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER, def(PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER, S.RepairToolCallInput, S.RepairToolCallOutput)],
+  [
+    PromptId.SUPERVISOR_REPAIR_JSON_USER,
+    def(PromptId.SUPERVISOR_REPAIR_JSON_USER, S.RepairJsonInput, S.RepairJsonOutput)
+  ],
+  [
+    PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER,
+    def(PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER, S.RepairToolCallInput, S.RepairToolCallOutput)
+  ],
   [PromptId.SUPERVISOR_REPAIR_PLAN_USER, def(PromptId.SUPERVISOR_REPAIR_PLAN_USER, S.RepairPlanInput, PlanOutput)],
-  [PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER, def(PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER, S.RepairMissingToolInput, S.RepairMissingToolOutput)],
+  [
+    PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER,
+    def(PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER, S.RepairMissingToolInput, S.RepairMissingToolOutput)
+  ],
   [PromptId.ANSWER_SYNTHESIS_SYSTEM, system(PromptId.ANSWER_SYNTHESIS_SYSTEM)],
   [PromptId.ANSWER_SYNTHESIS_USER, def(PromptId.ANSWER_SYNTHESIS_USER, S.AnswerSynthesisInput, S.AnswerSynthesisOutput)]
 ])
@@ -63,7 +90,9 @@ export const getDefinition = (id: PromptId): PromptDefinition => registry.get(id
 export const render = (id: PromptId, input: unknown): Effect.Effect<string, PromptInputError> => {
   const definition = getDefinition(id)
   return Schema.decodeUnknown(definition.input)(input).pipe(
-    Effect.mapError((e) => new PromptInputError({ promptId: id, message: ParseResult.TreeFormatter.formatErrorSync(e) })),
+    Effect.mapError((e) =>
+      new PromptInputError({ promptId: id, message: ParseResult.TreeFormatter.formatErrorSync(e) })
+    ),
     Effect.map((decoded) => renderTemplate(definition.template, decoded as Record<string, unknown>))
   )
 }
@@ -88,18 +117,60 @@ type In<S> = S extends Schema.Schema<any, infer E, any> ? E : never
 type Out<S> = S extends Schema.Schema<infer A, any, any> ? A : never
 
 export const Contracts = {
-  planGeneration: contract<In<typeof S.PlanGenerationInput>, Out<typeof PlanOutput>>(PromptId.PLAN_GENERATION_SYSTEM, PromptId.PLAN_GENERATION_USER),
-  reasoningStep: contract<In<typeof S.ReasoningStepInput>, Out<typeof S.ReasoningStepOutput>>(PromptId.REASONING_STEP_SYSTEM, PromptId.REASONING_STEP_USER),
-  validation: contract<In<typeof S.ValidationInput>, Out<typeof S.ValidationOutput>>(PromptId.VALIDATION_SEMANTIC_SYSTEM, PromptId.VALIDATION_SEMANTIC_USER),
-  convergence: contract<In<typeof S.ConvergenceInput>, Out<typeof S.ConvergenceOutput>>(PromptId.CONVERGENCE_ASSESSMENT_SYSTEM, PromptId.CONVERGENCE_ASSESSMENT_USER),
-  profileInference: contract<In<typeof S.TaskProfileInferenceInput>, Out<typeof S.TaskProfileOutput>>(PromptId.TASKPROFILE_INFERENCE_SYSTEM, PromptId.TASKPROFILE_INFERENCE_USER),
-  profileUpdate: contract<In<typeof S.TaskProfileUpdateInput>, Out<typeof S.TaskProfileUpdateOutput>>(PromptId.TASKPROFILE_UPDATE_SYSTEM, PromptId.TASKPROFILE_UPDATE_USER),
-  recursivePlan: contract<In<typeof S.RecursivePlanInput>, Out<typeof PlanOutput>>(PromptId.RECURSIVE_REFINEMENT_SYSTEM, PromptId.RECURSIVE_PLAN_GENERATION_USER),
-  subplan: contract<In<typeof S.SubplanInput>, Out<typeof S.SubplanOutput>>(PromptId.RECURSIVE_REFINEMENT_SYSTEM, PromptId.RECURSIVE_SUBPLAN_GENERATION_USER),
-  refinement: contract<In<typeof S.RefinementInput>, Out<typeof S.RefinementOutput>>(PromptId.RECURSIVE_REFINEMENT_SYSTEM, PromptId.RECURSIVE_REFINEMENT_USER),
-  repairJson: contract<In<typeof S.RepairJsonInput>, Out<typeof S.RepairJsonOutput>>(PromptId.SUPERVISOR_REPAIR_SYSTEM, PromptId.SUPERVISOR_REPAIR_JSON_USER),
-  repairToolCall: contract<In<typeof S.RepairToolCallInput>, Out<typeof S.RepairToolCallOutput>>(PromptId.SUPERVISOR_REPAIR_SYSTEM, PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER),
-  repairPlan: contract<In<typeof S.RepairPlanInput>, Out<typeof PlanOutput>>(PromptId.SUPERVISOR_REPAIR_SYSTEM, PromptId.SUPERVISOR_REPAIR_PLAN_USER),
-  repairMissingTool: contract<In<typeof S.RepairMissingToolInput>, Out<typeof S.RepairMissingToolOutput>>(PromptId.SUPERVISOR_REPAIR_SYSTEM, PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER),
-  answerSynthesis: contract<In<typeof S.AnswerSynthesisInput>, Out<typeof S.AnswerSynthesisOutput>>(PromptId.ANSWER_SYNTHESIS_SYSTEM, PromptId.ANSWER_SYNTHESIS_USER)
+  planGeneration: contract<In<typeof S.PlanGenerationInput>, Out<typeof PlanOutput>>(
+    PromptId.PLAN_GENERATION_SYSTEM,
+    PromptId.PLAN_GENERATION_USER
+  ),
+  reasoningStep: contract<In<typeof S.ReasoningStepInput>, Out<typeof S.ReasoningStepOutput>>(
+    PromptId.REASONING_STEP_SYSTEM,
+    PromptId.REASONING_STEP_USER
+  ),
+  validation: contract<In<typeof S.ValidationInput>, Out<typeof S.ValidationOutput>>(
+    PromptId.VALIDATION_SEMANTIC_SYSTEM,
+    PromptId.VALIDATION_SEMANTIC_USER
+  ),
+  convergence: contract<In<typeof S.ConvergenceInput>, Out<typeof S.ConvergenceOutput>>(
+    PromptId.CONVERGENCE_ASSESSMENT_SYSTEM,
+    PromptId.CONVERGENCE_ASSESSMENT_USER
+  ),
+  profileInference: contract<In<typeof S.TaskProfileInferenceInput>, Out<typeof S.TaskProfileOutput>>(
+    PromptId.TASKPROFILE_INFERENCE_SYSTEM,
+    PromptId.TASKPROFILE_INFERENCE_USER
+  ),
+  profileUpdate: contract<In<typeof S.TaskProfileUpdateInput>, Out<typeof S.TaskProfileUpdateOutput>>(
+    PromptId.TASKPROFILE_UPDATE_SYSTEM,
+    PromptId.TASKPROFILE_UPDATE_USER
+  ),
+  recursivePlan: contract<In<typeof S.RecursivePlanInput>, Out<typeof PlanOutput>>(
+    PromptId.RECURSIVE_REFINEMENT_SYSTEM,
+    PromptId.RECURSIVE_PLAN_GENERATION_USER
+  ),
+  subplan: contract<In<typeof S.SubplanInput>, Out<typeof S.SubplanOutput>>(
+    PromptId.RECURSIVE_REFINEMENT_SYSTEM,
+    PromptId.RECURSIVE_SUBPLAN_GENERATION_USER
+  ),
+  refinement: contract<In<typeof S.RefinementInput>, Out<typeof S.RefinementOutput>>(
+    PromptId.RECURSIVE_REFINEMENT_SYSTEM,
+    PromptId.RECURSIVE_REFINEMENT_USER
+  ),
+  repairJson: contract<In<typeof S.RepairJsonInput>, Out<typeof S.RepairJsonOutput>>(
+    PromptId.SUPERVISOR_REPAIR_SYSTEM,
+    PromptId.SUPERVISOR_REPAIR_JSON_USER
+  ),
+  repairToolCall: contract<In<typeof S.RepairToolCallInput>, Out<typeof S.RepairToolCallOutput>>(
+    PromptId.SUPERVISOR_REPAIR_SYSTEM,
+    PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER
+  ),
+  repairPlan: contract<In<typeof S.RepairPlanInput>, Out<typeof PlanOutput>>(
+    PromptId.SUPERVISOR_REPAIR_SYSTEM,
+    PromptId.SUPERVISOR_REPAIR_PLAN_USER
+  ),
+  repairMissingTool: contract<In<typeof S.RepairMissingToolInput>, Out<typeof S.RepairMissingToolOutput>>(
+    PromptId.SUPERVISOR_REPAIR_SYSTEM,
+    PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER
+  ),
+  answerSynthesis: contract<In<typeof S.AnswerSynthesisInput>, Out<typeof S.AnswerSynthesisOutput>>(
+    PromptId.ANSWER_SYNTHESIS_SYSTEM,
+    PromptId.ANSWER_SYNTHESIS_USER
+  )
 } as const

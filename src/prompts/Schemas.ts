@@ -1,14 +1,18 @@
 import { Schema } from "effect"
-import { ClarityState } from "../domain/Plan.js"
 import { IssueType, Severity } from "../domain/Evaluation.js"
 import { RefinementActionType } from "../domain/Execution.js"
+import { ClarityState } from "../domain/Plan.js"
 import { TaskProfileDimensions } from "../domain/Profile.js"
 
 /** Inputs and outputs of the prompt contracts. Outputs are what the model must answer (JSON). */
 
 export const NoInput = Schema.Struct({})
 
-const ToolSummary = Schema.Struct({ name: Schema.String, description: Schema.String, inputSchema: Schema.optional(Schema.Unknown) })
+const ToolSummary = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  inputSchema: Schema.optional(Schema.Unknown)
+})
 const StepView = Schema.Struct({
   stepId: Schema.String,
   stepIndex: Schema.Int,
@@ -23,7 +27,8 @@ const StepView = Schema.Struct({
 export const PlanView = Schema.Struct({ goal: Schema.String, steps: Schema.Array(StepView) })
 export type PlanView = typeof PlanView.Type
 
-const NonEmptyString = (what: string) => Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || `${what} must be non-empty`))
+const NonEmptyString = (what: string) =>
+  Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || `${what} must be non-empty`))
 
 export const PlanGenerationInput = Schema.Struct({
   request: NonEmptyString("request"),
@@ -60,7 +65,11 @@ export const ReasoningStepInput = Schema.Struct({
   memoryContext: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 export type ReasoningStepInput = typeof ReasoningStepInput.Type
-export const ReasoningStepOutput = Schema.Struct({ stepOutput: Schema.String, clarityState: ClarityState, handoffToNext: Schema.String })
+export const ReasoningStepOutput = Schema.Struct({
+  stepOutput: Schema.String,
+  clarityState: ClarityState,
+  handoffToNext: Schema.String
+})
 
 export const ValidationInput = Schema.Struct({
   request: Schema.String,
@@ -98,7 +107,10 @@ export const ConvergenceOutput = Schema.Struct({
   detectedIssues: Schema.optional(Schema.Array(Schema.String))
 })
 
-export const TaskProfileInferenceInput = Schema.Struct({ request: NonEmptyString("request"), context: Schema.optional(Schema.String) })
+export const TaskProfileInferenceInput = Schema.Struct({
+  request: NonEmptyString("request"),
+  context: Schema.optional(Schema.String)
+})
 export const TaskProfileOutput = TaskProfileDimensions
 export const TaskProfileUpdateInput = Schema.Struct({
   request: Schema.String,
@@ -108,9 +120,17 @@ export const TaskProfileUpdateInput = Schema.Struct({
   convergenceFailures: Schema.Array(Schema.String),
   refinementsNeeded: Schema.Int
 })
-export const TaskProfileUpdateOutput = Schema.Struct({ ...TaskProfileDimensions.fields, adjustmentReason: Schema.String })
+export const TaskProfileUpdateOutput = Schema.Struct({
+  ...TaskProfileDimensions.fields,
+  adjustmentReason: Schema.String
+})
 
-export const RecursivePlanInput = Schema.Struct({ request: Schema.String, goal: Schema.String, tools: Schema.Array(Schema.String), depthLevel: Schema.Int })
+export const RecursivePlanInput = Schema.Struct({
+  request: Schema.String,
+  goal: Schema.String,
+  tools: Schema.Array(Schema.String),
+  depthLevel: Schema.Int
+})
 export const SubplanInput = Schema.Struct({
   request: Schema.String,
   parentStep: StepView,
@@ -140,21 +160,41 @@ export const RefinementOutput = Schema.Struct({
 })
 export type RefinementOutput = typeof RefinementOutput.Type
 
-export const RepairJsonInput = Schema.Struct({ raw: Schema.String, decodeError: Schema.String, expectedSchema: Schema.Unknown })
+export const RepairJsonInput = Schema.Struct({
+  raw: Schema.String,
+  decodeError: Schema.String,
+  expectedSchema: Schema.Unknown
+})
 export const RepairJsonOutput = Schema.Struct({ repairedJson: Schema.String })
 export const RepairToolCallInput = Schema.Struct({
-  tool: Schema.String, toolDescription: Schema.String, inputSchema: Schema.Unknown, badInput: Schema.Unknown, decodeError: Schema.String
+  tool: Schema.String,
+  toolDescription: Schema.String,
+  inputSchema: Schema.Unknown,
+  badInput: Schema.Unknown,
+  decodeError: Schema.String
 })
 export const RepairToolCallOutput = Schema.Struct({ toolInput: Schema.Unknown })
 export const RepairPlanInput = Schema.Struct({ request: Schema.String, plan: Schema.Unknown, violation: Schema.String })
 export const RepairMissingToolInput = Schema.Struct({
-  stepDescription: Schema.String, missingTool: Schema.String, tools: Schema.Array(Schema.String)
+  stepDescription: Schema.String,
+  missingTool: Schema.String,
+  tools: Schema.Array(Schema.String)
 })
-export const RepairMissingToolOutput = Schema.Struct({ replacementTool: Schema.NullOr(Schema.String), justification: Schema.String })
+export const RepairMissingToolOutput = Schema.Struct({
+  replacementTool: Schema.NullOr(Schema.String),
+  justification: Schema.String
+})
 
 export const AnswerSynthesisInput = Schema.Struct({
   request: NonEmptyString("request"),
-  executionResults: Schema.Array(Schema.Struct({ stepId: Schema.String, description: Schema.String, status: Schema.String, stepOutput: Schema.String })),
+  executionResults: Schema.Array(
+    Schema.Struct({
+      stepId: Schema.String,
+      description: Schema.String,
+      status: Schema.String,
+      stepOutput: Schema.String
+    })
+  ),
   convergenceStatus: Schema.Boolean,
   label: Schema.String,
   totalPasses: Schema.Int,

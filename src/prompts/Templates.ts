@@ -80,7 +80,11 @@ const placeholder = /\{\{(\w+)\}\}/g
 export const placeholders = (template: string): Array<string> => [...template.matchAll(placeholder)].map((m) => m[1]!)
 
 const show = (value: unknown): string =>
-  value === undefined || value === null ? "(none)" : typeof value === "string" ? (value === "" ? "(none)" : value) : JSON.stringify(value)
+  value === undefined || value === null
+    ? "(none)"
+    : typeof value === "string"
+    ? (value === "" ? "(none)" : value)
+    : JSON.stringify(value)
 
 export const renderTemplate = (template: string, input: Readonly<Record<string, unknown>>): string =>
   template.replace(placeholder, (_, name: string) => show(input[name]))

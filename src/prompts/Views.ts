@@ -2,7 +2,14 @@ import type { PlanStep } from "../domain/Plan.js"
 import type { PlanView } from "./Schemas.js"
 
 /** The plan as prompts show it: no empty context fields, outputs only once produced. */
-export const planView = (plan: { readonly goal: string; readonly steps: ReadonlyArray<Partial<PlanStep> & Pick<PlanStep, "stepId" | "stepIndex" | "description" | "dependencies">> }): PlanView => ({
+export const planView = (
+  plan: {
+    readonly goal: string
+    readonly steps: ReadonlyArray<
+      Partial<PlanStep> & Pick<PlanStep, "stepId" | "stepIndex" | "description" | "dependencies">
+    >
+  }
+): PlanView => ({
   goal: plan.goal,
   steps: plan.steps.map((s) => ({
     stepId: s.stepId,

@@ -13,23 +13,45 @@ export interface Progress {
   readonly simpleRecords: ReadonlyArray<SimpleIterationRecord>
   readonly escalationContext?: string | undefined
   /** The attempt (simple iteration or multi-pass run) in progress, if one had started. */
-  readonly attempt?: { readonly firstPass: number; readonly state: RunState; readonly resume: ResumePoint; readonly singlePass: boolean } | undefined
+  readonly attempt?: {
+    readonly firstPass: number
+    readonly state: RunState
+    readonly resume: ResumePoint
+    readonly singlePass: boolean
+  } | undefined
   /** The pass the next attempt starts at. */
   readonly nextPass: number
 }
 
 const applyFinished = (step: PlanStep, e: Extract<RunEvent, { _tag: "StepFinished" }>): PlanStep => ({
-  ...step, status: e.status, stepOutput: e.stepOutput, handoffToNext: e.handoffToNext, executed: true,
+  ...step,
+  status: e.status,
+  stepOutput: e.stepOutput,
+  handoffToNext: e.handoffToNext,
+  executed: true,
   ...(e.clarityState ? { clarityState: e.clarityState as PlanStep["clarityState"] } : {}),
   ...(e.error ? { error: e.error } : {})
 })
 
 /** The kernel's state at the crash: completed steps stay completed, a step cut off mid-way runs again (its finished tool call does not). */
-export const rebuildState = (attempt: ReadonlyArray<RunEvent>, request: string, firstPass: number): { state: RunState; resume: ResumePoint } => {
+export const rebuildState = (
+  attempt: ReadonlyArray<RunEvent>,
+  request: string,
+  firstPass: number
+): { state: RunState; resume: ResumePoint } => {
   let plan: Plan = { goal: request, steps: [] }
   const finished = new Map<string, Extract<RunEvent, { _tag: "StepFinished" }>>()
   const tools: Record<string, unknown> = {}
-  let state: RunState = { plan, passNumber: firstPass, ttlRemaining: 0, ledger: { perFragment: {}, total: 0 }, advisories: [], followUpQuestions: [], manualInterventions: [], currentToolResults: {} }
+  let state: RunState = {
+    plan,
+    passNumber: firstPass,
+    ttlRemaining: 0,
+    ledger: { perFragment: {}, total: 0 },
+    advisories: [],
+    followUpQuestions: [],
+    manualInterventions: [],
+    currentToolResults: {}
+  }
   let lastStarted = firstPass
   let lastFinished: number | undefined
   const perFragment: Record<string, number> = {}
@@ -39,7 +61,10 @@ export const rebuildState = (attempt: ReadonlyArray<RunEvent>, request: string, 
       case "PassStarted":
         lastStarted = e.passNumber
         state = { ...state, passNumber: e.passNumber, ...(e.plan ? { ttlRemaining: e.ttlRemaining } : {}) }
-        if (e.plan) { plan = e.plan; finished.clear() }
+        if (e.plan) {
+          plan = e.plan
+          finished.clear()
+        }
         break
       case "PlanCreated":
       case "RefinementApplied":
@@ -55,7 +80,13 @@ export const rebuildState = (attempt: ReadonlyArray<RunEvent>, request: string, 
         }
         break
       case "ProfileInferred":
-        state = { ...state, profiled: { profile: e.profile, depth: e.depth, advisories: [] }, ...(e.previousVersion === undefined && e.passNumber === firstPass ? { ttlRemaining: e.depth.allocatedTtl } : {}) }
+        state = {
+          ...state,
+          profiled: { profile: e.profile, depth: e.depth, advisories: [] },
+          ...(e.previousVersion === undefined && e.passNumber === firstPass
+            ? { ttlRemaining: e.depth.allocatedTtl }
+            : {})
+        }
         break
       case "StepFinished":
         finished.set(e.stepId, e)
@@ -71,7 +102,10 @@ export const rebuildState = (attempt: ReadonlyArray<RunEvent>, request: string, 
         state = { ...state, assessment: e.assessment }
         break
       case "ManualInterventionRequired":
-        state = { ...state, manualInterventions: [...state.manualInterventions, { stepId: e.stepId, reason: e.reason }] }
+        state = {
+          ...state,
+          manualInterventions: [...state.manualInterventions, { stepId: e.stepId, reason: e.reason }]
+        }
         break
       case "PassFinished":
         lastFinished = e.passNumber
@@ -96,9 +130,17 @@ export const rebuildState = (attempt: ReadonlyArray<RunEvent>, request: string, 
 export const progressOf = (events: ReadonlyArray<RunEvent>, request: string, mode: string): Progress => {
   const started = events.find((e) => e._tag === "RunStarted")
   const usage = events.reduce<Usage>((u, e) =>
-    e._tag === "LlmCalled" ? { ...u, inputTokens: u.inputTokens + e.inputTokens, outputTokens: u.outputTokens + e.outputTokens, costUsd: u.costUsd + e.costUsd, llmCalls: u.llmCalls + 1 }
-    : e._tag === "StepStarted" ? { ...u, steps: u.steps + 1 }
-    : u, emptyUsage)
+    e._tag === "LlmCalled" ?
+      {
+        ...u,
+        inputTokens: u.inputTokens + e.inputTokens,
+        outputTokens: u.outputTokens + e.outputTokens,
+        costUsd: u.costUsd + e.costUsd,
+        llmCalls: u.llmCalls + 1
+      }
+      : e._tag === "StepStarted" ?
+      { ...u, steps: u.steps + 1 }
+      : u, emptyUsage)
   const simpleRecords = events.flatMap((e) => (e._tag === "SimpleIterationFinished" ? [e.record] : []))
   const escalated = events.find((e): e is Extract<RunEvent, { _tag: "Escalated" }> => e._tag === "Escalated")
   // the attempt in progress begins at the last PLAN pass start after the last completed iteration or escalation
@@ -110,7 +152,11 @@ export const progressOf = (events: ReadonlyArray<RunEvent>, request: string, mod
   const lastPass = events.reduce((n, e) => (e._tag === "PassStarted" ? Math.max(n, e.passNumber) : n), -1)
   const attempt = planStart < 0 ? undefined : (() => {
     const firstPass = (events[planStart] as Extract<RunEvent, { _tag: "PassStarted" }>).passNumber
-    return { firstPass, ...rebuildState(events.slice(planStart), request, firstPass), singlePass: mode !== "FULL" && !escalated }
+    return {
+      firstPass,
+      ...rebuildState(events.slice(planStart), request, firstPass),
+      singlePass: mode !== "FULL" && !escalated
+    }
   })()
   return {
     startedAt: started?.at ?? 0,

@@ -1,8 +1,9 @@
 import { Clock, Context, Effect, Option, Ref, Schema } from "effect"
 import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
-import { RunNotFoundError, type InvalidRunInputError } from "../domain/Errors.js"
+import { type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
+import type { RunEvent } from "../domain/RunEvent.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
 import type { RunContext, RunState } from "../kernel/RunContext.js"
@@ -11,17 +12,18 @@ import * as RunLlm from "../kernel/RunLlm.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { emptyLedger, RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
+import { RunStore, type StoreError, type UserBusyError } from "../store/RunStore.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
-import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 import { progressOf } from "./Recovery.js"
-import type { RunEvent } from "../domain/RunEvent.js"
-import { RunStore, type StoreError, type UserBusyError } from "../store/RunStore.js"
+import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 import { resultFromEvents, type RunResult } from "./RunResult.js"
 
 /** Tells a run interrupted by a server shutdown not to end as CANCELLED (it resumes on the next start). */
-export class RunLifecycle extends Context.Tag("aeon/RunLifecycle")<RunLifecycle, { readonly shuttingDown: Effect.Effect<boolean> }>() {}
+export class RunLifecycle
+  extends Context.Tag("aeon/RunLifecycle")<RunLifecycle, { readonly shuttingDown: Effect.Effect<boolean> }>()
+{}
 
 /** The services a run needs, resolved once. */
 export const capabilities = Effect.all({
@@ -56,23 +58,52 @@ const initialState = (request: string, firstPass: number): RunState => ({
 })
 
 const statusOf = (o: Outcome) =>
-  o.stop.reason === "converged" ? "CONVERGED" as const : o.stop.reason === "failed" ? "FAILED" as const : "NOT_CONVERGED" as const
+  o.stop.reason === "converged"
+    ? "CONVERGED" as const
+    : o.stop.reason === "failed"
+    ? "FAILED" as const
+    : "NOT_CONVERGED" as const
 
-const execute = (caps: Capabilities, input: RunTaskInput, runId: string, events: RunEvents.RunEvents, past?: ReadonlyArray<RunEvent>): Effect.Effect<RunResult> =>
+const execute = (
+  caps: Capabilities,
+  input: RunTaskInput,
+  runId: string,
+  events: RunEvents.RunEvents,
+  past?: ReadonlyArray<RunEvent>
+): Effect.Effect<RunResult> =>
   Effect.gen(function*() {
     const progress = past ? progressOf(past, input.task, input.mode) : undefined
     const startedAt = progress?.startedAt ?? (yield* Clock.currentTimeMillis)
     const guard = yield* BudgetGuard.make(input.budget, startedAt, progress?.usage)
-    const registry = input.tools ? ToolRegistry.make(caps.tools.tools.filter((t) => input.tools!.includes(t.name))) : caps.tools
+    const registry = input.tools
+      ? ToolRegistry.make(caps.tools.tools.filter((t) => input.tools!.includes(t.name)))
+      : caps.tools
     const llm = RunLlm.make(caps.model, guard, events, caps.supervisor)
-    const context = (firstPass: number, extra: { singlePass?: boolean; escalationContext?: string | undefined }, state?: RunState) =>
+    const context = (
+      firstPass: number,
+      extra: { singlePass?: boolean; escalationContext?: string | undefined },
+      state?: RunState
+    ) =>
       Effect.gen(function*() {
         return {
-          runId, request: input.task, budget: input.budget, criteria: input.criteria, parallelism: input.parallelism, ...extra,
-          events, guard, llm, tools: registry, toolInfos: toolInfos(registry.tools),
+          runId,
+          request: input.task,
+          budget: input.budget,
+          criteria: input.criteria,
+          parallelism: input.parallelism,
+          ...extra,
+          events,
+          guard,
+          llm,
+          tools: registry,
+          toolInfos: toolInfos(registry.tools),
           memory: yield* Ref.make<ReadonlyMap<string, unknown>>(new Map()),
           state: yield* Ref.make(state ?? initialState(input.task, firstPass)),
-          validator: caps.validator, convergence: caps.convergence, planner: caps.planner, adaptive: caps.adaptive, supervisor: caps.supervisor
+          validator: caps.validator,
+          convergence: caps.convergence,
+          planner: caps.planner,
+          adaptive: caps.adaptive,
+          supervisor: caps.supervisor
         } satisfies RunContext
       })
     const finish = (o: Outcome, extra: Partial<Extract<RunEventBody, { _tag: "RunFinished" }>> = {}) =>
@@ -96,53 +127,82 @@ const execute = (caps: Capabilities, input: RunTaskInput, runId: string, events:
       context(firstPass, extra).pipe(Effect.flatMap((ctx) => orchestrate(ctx, firstPass, startedAt)))
     // after a restart: the attempt that was in progress continues from its persisted state
     const inProgress = progress?.attempt
-      ? context(progress.attempt.firstPass, { singlePass: progress.attempt.singlePass, escalationContext: progress.escalationContext }, progress.attempt.state).pipe(
-        Effect.flatMap((ctx) => orchestrate(ctx, progress.attempt!.firstPass, startedAt, progress.attempt!.resume)))
+      ? context(progress.attempt.firstPass, {
+        singlePass: progress.attempt.singlePass,
+        escalationContext: progress.escalationContext
+      }, progress.attempt.state).pipe(
+        Effect.flatMap((ctx) => orchestrate(ctx, progress.attempt!.firstPass, startedAt, progress.attempt!.resume))
+      )
       : undefined
     const firstFree = progress?.nextPass ?? 0
     const full = (escalationContext?: string) =>
-      inProgress && !progress?.attempt?.singlePass ? inProgress : attempt(firstFree, escalationContext ? { escalationContext } : {})
+      inProgress && !progress?.attempt?.singlePass
+        ? inProgress
+        : attempt(firstFree, escalationContext ? { escalationContext } : {})
 
-    if (!past) yield* events.emit({ _tag: "RunStarted", task: input.task, mode: input.mode, budget: input.budget, model: caps.model.label })
+    if (!past) {
+      yield* events.emit({
+        _tag: "RunStarted",
+        task: input.task,
+        mode: input.mode,
+        budget: input.budget,
+        model: caps.model.label
+      })
+    }
     yield* Effect.gen(function*() {
-    if (input.mode === "FULL") {
-      yield* finish(yield* full())
-    } else if (progress?.escalationContext !== undefined) {
-      yield* finish(yield* full(progress.escalationContext))
-    } else {
-      const { iterations, records, nextPass } = yield* iterate(
-        input.simpleIterations,
-        firstFree,
-        (firstPass) => attempt(firstPass, { singlePass: true }),
-        guard.usage.pipe(Effect.map((u) => u.costUsd)),
-        (record) => events.emit({ _tag: "SimpleIterationFinished", record }).pipe(Effect.asVoid),
-        { records: progress?.simpleRecords ?? [], inProgress: progress?.attempt?.singlePass ? inProgress : undefined }
-      )
-      const last = iterations.at(-1)?.outcome ?? { stop: { reason: "failed" as const, error: "no iteration left to run" }, state: initialState(input.task, nextPass), nextPass }
-      if (records.at(-1)?.testStatus === "passed") {
-        yield* finish(last)
+      if (input.mode === "FULL") {
+        yield* finish(yield* full())
+      } else if (progress?.escalationContext !== undefined) {
+        yield* finish(yield* full(progress.escalationContext))
       } else {
-        const failureSummary = summarizeFailures(records)
-        // an attempt stopped before it had a plan reports the latest plan that was tried
-        const tried = [...iterations].reverse().find((i) => i.outcome.state.plan.steps.length > 0)?.outcome.state.plan ?? last.state.plan
-        const remaining = yield* guard.remaining
-        const spent = Object.entries(remaining).filter(([, v]) => v <= 0).map(([k]) => k)
-        if (input.mode === "SIMPLE" || !input.escalate) {
-          yield* finish(last, { failureSummary, plan: tried })
-        } else if (spent.length > 0 || last.stop.reason === "budget_exhausted") {
-          yield* finish(last, {
-            status: "NOT_CONVERGED", terminationReason: "budget_exhausted", failureSummary, plan: tried,
-            error: `no budget left to escalate (${spent.join(", ") || last.stop.exhausted})`
-          })
+        const { iterations, records, nextPass } = yield* iterate(
+          input.simpleIterations,
+          firstFree,
+          (firstPass) => attempt(firstPass, { singlePass: true }),
+          guard.usage.pipe(Effect.map((u) => u.costUsd)),
+          (record) => events.emit({ _tag: "SimpleIterationFinished", record }).pipe(Effect.asVoid),
+          { records: progress?.simpleRecords ?? [], inProgress: progress?.attempt?.singlePass ? inProgress : undefined }
+        )
+        const last = iterations.at(-1)?.outcome ??
+          {
+            stop: { reason: "failed" as const, error: "no iteration left to run" },
+            state: initialState(input.task, nextPass),
+            nextPass
+          }
+        if (records.at(-1)?.testStatus === "passed") {
+          yield* finish(last)
         } else {
-          yield* events.emit({
-            _tag: "Escalated",
-            escalation: { reason: `simple mode did not pass in ${records.length} iteration(s)`, iterationsRun: records.length, remainingBudget: remaining, failureSummary }
-          })
-          yield* finish(yield* attempt(nextPass, { escalationContext: failureSummary.summary }))
+          const failureSummary = summarizeFailures(records)
+          // an attempt stopped before it had a plan reports the latest plan that was tried
+          const tried = [...iterations].reverse().find((i) =>
+            i.outcome.state.plan.steps.length > 0
+          )?.outcome.state.plan ?? last.state.plan
+          const remaining = yield* guard.remaining
+          const spent = Object.entries(remaining).filter(([, v]) => v <= 0).map(([k]) => k)
+          if (input.mode === "SIMPLE" || !input.escalate) {
+            yield* finish(last, { failureSummary, plan: tried })
+          } else if (spent.length > 0 || last.stop.reason === "budget_exhausted") {
+            yield* finish(last, {
+              status: "NOT_CONVERGED",
+              terminationReason: "budget_exhausted",
+              failureSummary,
+              plan: tried,
+              error: `no budget left to escalate (${spent.join(", ") || last.stop.exhausted})`
+            })
+          } else {
+            yield* events.emit({
+              _tag: "Escalated",
+              escalation: {
+                reason: `simple mode did not pass in ${records.length} iteration(s)`,
+                iterationsRun: records.length,
+                remainingBudget: remaining,
+                failureSummary
+              }
+            })
+            yield* finish(yield* attempt(nextPass, { escalationContext: failureSummary.summary }))
+          }
         }
       }
-    }
     }).pipe(
       // cancelled: no synthesis; the run ends with what it had (a tool call in progress has completed)
       Effect.onInterrupt(() =>
@@ -151,7 +211,15 @@ const execute = (caps: Capabilities, input: RunTaskInput, runId: string, events:
           // a server shutting down leaves the run RUNNING: it resumes on the next start
           const lifecycle = yield* Effect.serviceOption(RunLifecycle)
           if (Option.isSome(lifecycle) && (yield* lifecycle.value.shuttingDown)) return
-          yield* events.emit({ _tag: "RunFinished", status: "CANCELLED", terminationReason: "cancelled", usage: yield* guard.usage, advisories: [], followUpQuestions: [], manualInterventions: [] })
+          yield* events.emit({
+            _tag: "RunFinished",
+            status: "CANCELLED",
+            terminationReason: "cancelled",
+            usage: yield* guard.usage,
+            advisories: [],
+            followUpQuestions: [],
+            manualInterventions: []
+          })
         })
       )
     )
@@ -166,7 +234,11 @@ const execute = (caps: Capabilities, input: RunTaskInput, runId: string, events:
 export const prepare = (
   rawInput: unknown,
   options: { readonly status?: "QUEUED" | "RUNNING"; readonly queueBehindUser?: boolean } = {}
-): Effect.Effect<PreparedRun, InvalidRunInputError | StoreError | UserBusyError, Effect.Effect.Context<typeof capabilities>> =>
+): Effect.Effect<
+  PreparedRun,
+  InvalidRunInputError | StoreError | UserBusyError,
+  Effect.Effect.Context<typeof capabilities>
+> =>
   Effect.gen(function*() {
     const caps = yield* capabilities
     const input = yield* decodeRunInput(rawInput, caps.tools.names)
@@ -174,8 +246,13 @@ export const prepare = (
     const store = yield* Effect.serviceOption(RunStore)
     if (Option.isSome(store)) {
       yield* store.value.createRun({
-        id: runId, userId: input.userId, task: input.task, mode: input.mode, input: Schema.encodeSync(RunTaskInput)(input),
-        status: options.status ?? "RUNNING", allowBusyUser: options.queueBehindUser ?? false
+        id: runId,
+        userId: input.userId,
+        task: input.task,
+        mode: input.mode,
+        input: Schema.encodeSync(RunTaskInput)(input),
+        status: options.status ?? "RUNNING",
+        allowBusyUser: options.queueBehindUser ?? false
       })
     }
     const events = yield* RunEvents.make(runId, caps.sink)
@@ -197,8 +274,12 @@ export const prepareResume = (runId: string) =>
     const events = yield* RunEvents.make(runId, caps.sink, past)
     const finished = past.some((e) => e._tag === "RunFinished")
     const run: PreparedRun = {
-      runId, input, events,
-      execute: finished ? Effect.succeed(resultFromEvents(past)) : execute(caps, input, runId, events, past.length > 0 ? past : undefined)
+      runId,
+      input,
+      events,
+      execute: finished
+        ? Effect.succeed(resultFromEvents(past))
+        : execute(caps, input, runId, events, past.length > 0 ? past : undefined)
     }
     return run
   })
@@ -207,5 +288,7 @@ export const prepareResume = (runId: string) =>
 export const resumeUnfinished = Effect.gen(function*() {
   const store = yield* RunStore
   const unfinished = yield* store.unfinished
-  return yield* Effect.forEach(unfinished, (r) => prepareResume(r.id).pipe(Effect.flatMap((p) => p.execute)), { concurrency: 4 })
+  return yield* Effect.forEach(unfinished, (r) => prepareResume(r.id).pipe(Effect.flatMap((p) => p.execute)), {
+    concurrency: 4
+  })
 })

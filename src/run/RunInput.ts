@@ -18,14 +18,26 @@ export const RunTaskInput = Schema.Struct({
     Schema.filter((s) => s.length <= MAX_TASK_LENGTH || `task must be at most ${MAX_TASK_LENGTH} characters`)
   ),
   mode: Schema.optionalWith(RunMode, { default: () => "AUTO" as const }),
-  simpleIterations: Schema.optionalWith(Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 50) || `simpleIterations must be between 1 and 50 (was ${n})`)), { default: () => 5 }),
+  simpleIterations: Schema.optionalWith(
+    Schema.Int.pipe(
+      Schema.filter((n) => (n >= 1 && n <= 50) || `simpleIterations must be between 1 and 50 (was ${n})`)
+    ),
+    { default: () => 5 }
+  ),
   escalate: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   userId: Schema.optional(Schema.String),
   budget: Schema.optionalWith(Budget, { default: () => DEFAULT_BUDGET }),
   criteria: Schema.optionalWith(ConvergenceCriteria, { default: () => DEFAULT_CRITERIA }),
   tools: Schema.optional(Schema.Array(Schema.String)),
-  parallelism: Schema.optionalWith(Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 32) || `parallelism must be between 1 and 32 (was ${n})`)), { default: () => 1 }),
-  runId: Schema.optional(Schema.String.pipe(Schema.filter((s) => /^[A-Za-z0-9_-]{1,64}$/.test(s) || "runId must be 1-64 letters, digits, - or _")))
+  parallelism: Schema.optionalWith(
+    Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 32) || `parallelism must be between 1 and 32 (was ${n})`)),
+    { default: () => 1 }
+  ),
+  runId: Schema.optional(
+    Schema.String.pipe(
+      Schema.filter((s) => /^[A-Za-z0-9_-]{1,64}$/.test(s) || "runId must be 1-64 letters, digits, - or _")
+    )
+  )
 })
 export type RunTaskInput = typeof RunTaskInput.Type
 export type RunTaskInputEncoded = typeof RunTaskInput.Encoded
@@ -46,11 +58,19 @@ export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<str
     const decoded = result.right
     const unknown = (decoded.tools ?? []).filter((t) => !availableTools.includes(t))
     if (unknown.length > 0) {
-      return yield* new InvalidRunInputError({ message: `unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (available: ${availableTools.join(", ")})` })
+      return yield* new InvalidRunInputError({
+        message: `unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (available: ${
+          availableTools.join(", ")
+        })`
+      })
     }
     if (decoded.criteria.answerSchema) {
       const compiled = compileSchema(decoded.criteria.answerSchema)
-      if (!compiled.ok) return yield* new InvalidRunInputError({ message: `criteria.answerSchema is not a valid JSON Schema: ${compiled.message}` })
+      if (!compiled.ok) {
+        return yield* new InvalidRunInputError({
+          message: `criteria.answerSchema is not a valid JSON Schema: ${compiled.message}`
+        })
+      }
     }
     return decoded
   })

@@ -41,8 +41,11 @@ export const resultFromEvents = (events: ReadonlyArray<RunEvent>): RunResult => 
   const started = events.find((e): e is Extract<RunEvent, { _tag: "RunStarted" }> => e._tag === "RunStarted")
   const finished = events.find((e): e is Extract<RunEvent, { _tag: "RunFinished" }> => e._tag === "RunFinished")
   const iterations = events.flatMap((e) => (e._tag === "SimpleIterationFinished" ? [e.record] : []))
-  const escalation = events.find((e): e is Extract<RunEvent, { _tag: "Escalated" }> => e._tag === "Escalated")?.escalation
-  const lastPlan = [...events].reverse().find((e) => e._tag === "PlanCreated" || e._tag === "RefinementApplied") as { plan: Plan } | undefined
+  const escalation = events.find((e): e is Extract<RunEvent, { _tag: "Escalated" }> => e._tag === "Escalated")
+    ?.escalation
+  const lastPlan = [...events].reverse().find((e) => e._tag === "PlanCreated" || e._tag === "RefinementApplied") as {
+    plan: Plan
+  } | undefined
   return {
     runId: started?.runId ?? events[0]?.runId ?? "",
     task: started?.task ?? "",

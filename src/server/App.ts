@@ -1,32 +1,65 @@
 import { Config, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
-import { version } from "../support/PackageFiles.js"
 import * as Database from "../store/Database.js"
+import { version } from "../support/PackageFiles.js"
 import * as RunManager from "./RunManager.js"
 import { parseKeys } from "./Security.js"
 import * as Server from "./Server.js"
 
 export const serverConfig = Config.all({
-  port: Config.integer("AEON_PORT").pipe(Config.withDescription("HTTP port of the GraphQL server"), Config.withDefault(4000)),
-  host: Config.string("AEON_HOST").pipe(Config.withDescription("Interface the server listens on"), Config.withDefault("127.0.0.1")),
-  apiKey: Config.option(Config.redacted("AEON_API_KEY").pipe(Config.withDescription("When set, requests need Authorization: Bearer <key>"))),
-  apiKeys: Config.option(Config.redacted("AEON_API_KEYS").pipe(Config.withDescription("key:userId,…: keys bound to users; a user sees only their own runs"))),
-  maxConcurrentRuns: Config.integer("AEON_MAX_CONCURRENT_RUNS").pipe(Config.withDescription("Runs executing at once; more wait as QUEUED"), Config.withDefault(16)),
-  maxQueryDepth: Config.integer("AEON_MAX_QUERY_DEPTH").pipe(Config.withDescription("Deepest GraphQL selection allowed"), Config.withDefault(15)),
-  maxQueryCost: Config.integer("AEON_MAX_QUERY_COST").pipe(Config.withDescription("Most fields one GraphQL operation may select"), Config.withDefault(5_000)),
-  maxBodyBytes: Config.integer("AEON_MAX_BODY_BYTES").pipe(Config.withDescription("Largest request body accepted"), Config.withDefault(1_000_000)),
-  shutdownTimeoutMs: Config.integer("AEON_SHUTDOWN_TIMEOUT_MS").pipe(Config.withDescription("How long a shutdown waits for tool calls in progress"), Config.withDefault(10_000))
+  port: Config.integer("AEON_PORT").pipe(
+    Config.withDescription("HTTP port of the GraphQL server"),
+    Config.withDefault(4000)
+  ),
+  host: Config.string("AEON_HOST").pipe(
+    Config.withDescription("Interface the server listens on"),
+    Config.withDefault("127.0.0.1")
+  ),
+  apiKey: Config.option(
+    Config.redacted("AEON_API_KEY").pipe(Config.withDescription("When set, requests need Authorization: Bearer <key>"))
+  ),
+  apiKeys: Config.option(
+    Config.redacted("AEON_API_KEYS").pipe(
+      Config.withDescription("key:userId,…: keys bound to users; a user sees only their own runs")
+    )
+  ),
+  maxConcurrentRuns: Config.integer("AEON_MAX_CONCURRENT_RUNS").pipe(
+    Config.withDescription("Runs executing at once; more wait as QUEUED"),
+    Config.withDefault(16)
+  ),
+  maxQueryDepth: Config.integer("AEON_MAX_QUERY_DEPTH").pipe(
+    Config.withDescription("Deepest GraphQL selection allowed"),
+    Config.withDefault(15)
+  ),
+  maxQueryCost: Config.integer("AEON_MAX_QUERY_COST").pipe(
+    Config.withDescription("Most fields one GraphQL operation may select"),
+    Config.withDefault(5_000)
+  ),
+  maxBodyBytes: Config.integer("AEON_MAX_BODY_BYTES").pipe(
+    Config.withDescription("Largest request body accepted"),
+    Config.withDefault(1_000_000)
+  ),
+  shutdownTimeoutMs: Config.integer("AEON_SHUTDOWN_TIMEOUT_MS").pipe(
+    Config.withDescription("How long a shutdown waits for tool calls in progress"),
+    Config.withDefault(10_000)
+  )
 })
 export type ServerConfig = Config.Config.Success<typeof serverConfig>
 
 export { version }
 
 /** Everything the server runs on: engine, store, run manager. */
-export const appLayer = (maxConcurrentRuns: number, engine: Layer.Layer<any, any> = Aeon.layer, database: Layer.Layer<any, any> = Database.layerConfig) =>
-  RunManager.layer(maxConcurrentRuns).pipe(Layer.provideMerge(Layer.mergeAll(engine, database)))
+export const appLayer = (
+  maxConcurrentRuns: number,
+  engine: Layer.Layer<any, any> = Aeon.layer,
+  database: Layer.Layer<any, any> = Database.layerConfig
+) => RunManager.layer(maxConcurrentRuns).pipe(Layer.provideMerge(Layer.mergeAll(engine, database)))
 
 /** Starts the server with a runtime it owns: recovers unfinished runs, listens, and shuts down cleanly. */
-export const serve = async (overrides: Partial<ServerConfig> = {}, layers: { engine?: Layer.Layer<any, any>; database?: Layer.Layer<any, any> } = {}) => {
+export const serve = async (
+  overrides: Partial<ServerConfig> = {},
+  layers: { engine?: Layer.Layer<any, any>; database?: Layer.Layer<any, any> } = {}
+) => {
   const config = { ...(await Effect.runPromise(serverConfig)), ...overrides }
   const runtime = ManagedRuntime.make(appLayer(config.maxConcurrentRuns, layers.engine, layers.database))
   const manager = await runtime.runPromise(RunManager.RunManager)
@@ -46,11 +79,10 @@ export const serve = async (overrides: Partial<ServerConfig> = {}, layers: { eng
   })
   let stopping: Promise<void> | undefined
   /** Stop accepting runs, let tool calls finish, persist, close: unfinished runs resume on the next start. */
-  const stop = () =>
-    (stopping ??= (async () => {
-      await runtime.runPromise(manager.shutdown(config.shutdownTimeoutMs))
-      await server.close()
-      await runtime.dispose()
-    })())
+  const stop = () => (stopping ??= (async () => {
+    await runtime.runPromise(manager.shutdown(config.shutdownTimeoutMs))
+    await server.close()
+    await runtime.dispose()
+  })())
   return { ...server, runtime, manager, resumed, stop }
 }

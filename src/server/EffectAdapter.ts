@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Option, type ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
 import { GraphQLError } from "graphql"
 
 /** Errors that cross the API carry a `_tag`; it becomes `extensions.code`. Anything else is masked. */
@@ -10,7 +10,9 @@ export const toGraphQLError = (cause: Cause.Cause<unknown>): GraphQLError => {
       return new GraphQLError(e.message || e._tag, { extensions: { code: e._tag } })
     }
   }
-  if (Cause.isInterruptedOnly(cause)) return new GraphQLError("the request was cancelled", { extensions: { code: "CANCELLED" } })
+  if (Cause.isInterruptedOnly(cause)) {
+    return new GraphQLError("the request was cancelled", { extensions: { code: "CANCELLED" } })
+  }
   return new GraphQLError("Unexpected error.", { extensions: { code: "INTERNAL_SERVER_ERROR" } })
 }
 

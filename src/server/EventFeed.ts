@@ -9,7 +9,11 @@ export type FeedSource = (push: (event: RunEvent) => void) => Following
  * RunFinished; `return()` (the client went away) stops it at once. Plain callbacks, no fiber per subscriber:
  * a server fans each event out to many subscribers.
  */
-export const feed = <A>(source: FeedSource, view: (event: RunEvent) => A, onClose: () => void): AsyncIterableIterator<A> => {
+export const feed = <A>(
+  source: FeedSource,
+  view: (event: RunEvent) => A,
+  onClose: () => void
+): AsyncIterableIterator<A> => {
   const buffer: Array<RunEvent> = []
   let waiting: ((result: IteratorResult<A>) => void) | undefined
   let ended = false // nothing more will come: RunFinished was delivered, or the run had ended
@@ -57,4 +61,3 @@ export const feed = <A>(source: FeedSource, view: (event: RunEvent) => A, onClos
   }
   return iterator
 }
-

@@ -10,4 +10,3 @@ export interface RunModel {
   readonly result: RunResult
   readonly events: ReadonlyArray<import("../domain/RunEvent.js").RunEvent>
 }
-

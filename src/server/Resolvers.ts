@@ -3,13 +3,13 @@ import { RunNotFoundError } from "../domain/Errors.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { registry } from "../prompts/PromptRegistry.js"
+import { cursorOf } from "../store/RunStore.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
-import type { GraphQLContext } from "./GraphQLContext.js"
 import type * as G from "./generated/graphql.js"
+import type { GraphQLContext } from "./GraphQLContext.js"
 import type { RunModel } from "./Mappers.js"
 import { RunManager } from "./RunManager.js"
-import { cursorOf } from "../store/RunStore.js"
 import * as V from "./Views.js"
 
 export interface ServerInfo {
@@ -19,10 +19,13 @@ export interface ServerInfo {
 
 /** GraphQL leaves absent optional inputs as null; the library's schema wants them absent. */
 const withoutNulls = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map(withoutNulls)
-  : value !== null && typeof value === "object"
-  ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, withoutNulls(v)]))
-  : value
+  Array.isArray(value) ?
+    value.map(withoutNulls)
+    : value !== null && typeof value === "object"
+    ? Object.fromEntries(
+      Object.entries(value).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, withoutNulls(v)])
+    )
+    : value
 
 type R = RunManager | ToolRegistry | LanguageModel
 
@@ -36,8 +39,13 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
    * The in-memory services, taken from the runtime once (it is built before the first request): health and
    * tools answer from them as plain functions — an Effect per request cost ~12 % of a small query's throughput.
    */
-  let services: { readonly manager: Context.Tag.Service<typeof RunManager>; readonly model: Context.Tag.Service<typeof LanguageModel>; readonly tools: Context.Tag.Service<typeof ToolRegistry> } | undefined
-  const inMemory = () => (services ??= adapter.read(Effect.all({ manager: RunManager, model: LanguageModel, tools: ToolRegistry })))
+  let services: {
+    readonly manager: Context.Tag.Service<typeof RunManager>
+    readonly model: Context.Tag.Service<typeof LanguageModel>
+    readonly tools: Context.Tag.Service<typeof ToolRegistry>
+  } | undefined
+  const inMemory =
+    () => (services ??= adapter.read(Effect.all({ manager: RunManager, model: LanguageModel, tools: ToolRegistry })))
   const ownRun = (ctx: GraphQLContext, id: string) =>
     Effect.gen(function*() {
       const manager = yield* RunManager
@@ -47,52 +55,94 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
     })
   return {
     Query: {
-      run: (_, { id }, ctx) => run(ctx, ownRun(ctx, id).pipe(Effect.map((r): RunModel | null => r), Effect.catchTag("RunNotFoundError", () => Effect.succeed(null)))),
+      run: (_, { id }, ctx) =>
+        run(
+          ctx,
+          ownRun(ctx, id).pipe(
+            Effect.map((r): RunModel | null => r),
+            Effect.catchTag("RunNotFoundError", () => Effect.succeed(null))
+          )
+        ),
       runs: (_, args, ctx) =>
-        run(ctx, Effect.gen(function*() {
-          const manager = yield* RunManager
-          if (args.first !== null && args.first !== undefined && (args.first < 1 || args.first > 100)) {
-            return yield* new InvalidRunInputError({ message: `first must be between 1 and 100 (was ${args.first})` })
-          }
-          const page = yield* manager.list({ userId: ctx.userId ?? args.userId ?? undefined, status: args.status ?? undefined, first: args.first ?? 20, after: args.after ?? undefined })
-          const nodes = yield* Effect.forEach(page.runs, (r) => manager.get(r.id).pipe(Effect.map(Option.getOrThrow)))
-          return { edges: nodes.map((node, i) => ({ cursor: cursorOf(page.runs[i]!), node })), pageInfo: { endCursor: page.endCursor, hasNextPage: page.hasNextPage } }
-        })),
+        run(
+          ctx,
+          Effect.gen(function*() {
+            const manager = yield* RunManager
+            if (args.first !== null && args.first !== undefined && (args.first < 1 || args.first > 100)) {
+              return yield* new InvalidRunInputError({ message: `first must be between 1 and 100 (was ${args.first})` })
+            }
+            const page = yield* manager.list({
+              userId: ctx.userId ?? args.userId ?? undefined,
+              status: args.status ?? undefined,
+              first: args.first ?? 20,
+              after: args.after ?? undefined
+            })
+            const nodes = yield* Effect.forEach(page.runs, (r) => manager.get(r.id).pipe(Effect.map(Option.getOrThrow)))
+            return {
+              edges: nodes.map((node, i) => ({ cursor: cursorOf(page.runs[i]!), node })),
+              pageInfo: { endCursor: page.endCursor, hasNextPage: page.hasNextPage }
+            }
+          })
+        ),
       tools: () =>
         inMemory().tools.tools.map((t) => ({
-          name: t.name, description: t.description, idempotent: t.idempotent, timeoutMs: t.timeoutMs, inputSchema: JSONSchema.make(Schema.encodedSchema(t.input))
+          name: t.name,
+          description: t.description,
+          idempotent: t.idempotent,
+          timeoutMs: t.timeoutMs,
+          inputSchema: JSONSchema.make(Schema.encodedSchema(t.input))
         })),
       prompts: () =>
         [...registry.values()].map((d) => ({
-          id: d.id, template: d.template, inputSchema: JSONSchema.make(Schema.encodedSchema(d.input)),
+          id: d.id,
+          template: d.template,
+          inputSchema: JSONSchema.make(Schema.encodedSchema(d.input)),
           outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
         })),
       health: () => {
         const { manager, model } = inMemory()
         const stats = manager.stats()
-        return { ok: true, version: info.version, model: model.label, database: info.database, activeRuns: stats.active, queuedRuns: stats.queued, subscriptions: stats.subscriptions }
+        return {
+          ok: true,
+          version: info.version,
+          model: model.label,
+          database: info.database,
+          activeRuns: stats.active,
+          queuedRuns: stats.queued,
+          subscriptions: stats.subscriptions
+        }
       }
     },
     Mutation: {
       runTask: (_, { input }, ctx) =>
-        run(ctx, Effect.gen(function*() {
-          const body = withoutNulls(input) as Record<string, unknown>
-          if (ctx.userId !== undefined) {
-            if (body.userId !== undefined && body.userId !== ctx.userId) return yield* new InvalidRunInputError({ message: `userId ${body.userId} is not the caller's user` })
-            body.userId = ctx.userId
-          }
-          return yield* (yield* RunManager).start(body)
-        })),
+        run(
+          ctx,
+          Effect.gen(function*() {
+            const body = withoutNulls(input) as Record<string, unknown>
+            if (ctx.userId !== undefined) {
+              if (body.userId !== undefined && body.userId !== ctx.userId) {
+                return yield* new InvalidRunInputError({ message: `userId ${body.userId} is not the caller's user` })
+              }
+              body.userId = ctx.userId
+            }
+            return yield* (yield* RunManager).start(body)
+          })
+        ),
       cancelRun: (_, { id }, ctx) =>
         run(ctx, ownRun(ctx, id).pipe(Effect.zipRight(Effect.flatMap(RunManager, (m) => m.cancel(id)))))
     },
     Subscription: {
       runEvents: {
         subscribe: (_: unknown, { runId, fromSeq }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) =>
-          run(ctx, ownRun(ctx, runId).pipe(
-            Effect.zipRight(RunManager),
-            Effect.flatMap((manager) => manager.follow(runId, fromSeq ?? 0, (e) => ({ runEvents: V.sharedEventView(e) })))
-          ))
+          run(
+            ctx,
+            ownRun(ctx, runId).pipe(
+              Effect.zipRight(RunManager),
+              Effect.flatMap((manager) =>
+                manager.follow(runId, fromSeq ?? 0, (e) => ({ runEvents: V.sharedEventView(e) }))
+              )
+            )
+          )
       } as any
     },
     Run: {
@@ -104,7 +154,14 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       model: (r) => r.result.model || null,
       createdAt: (r) => r.createdAt.toISOString(),
       updatedAt: (r) => r.updatedAt.toISOString(),
-      finalAnswer: (r) => r.result.finalAnswer ? { ...r.result.finalAnswer, usedStepIds: [...r.result.finalAnswer.usedStepIds], notes: r.result.finalAnswer.notes ?? null } : null,
+      finalAnswer: (r) =>
+        r.result.finalAnswer
+          ? {
+            ...r.result.finalAnswer,
+            usedStepIds: [...r.result.finalAnswer.usedStepIds],
+            notes: r.result.finalAnswer.notes ?? null
+          }
+          : null,
       result: (r) => V.outcomeView(r.result),
       history: (r) => r.events.length > 0 ? V.historyView(r.result.history) : null,
       escalation: (r) => V.escalationView(r.result),

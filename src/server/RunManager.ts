@@ -1,9 +1,9 @@
 import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schema } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { prepare, prepareResume, RunLifecycle, type PreparedRun } from "../run/Run.js"
+import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
 import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
-import { RunStore, type StoreError, type StoredRun } from "../store/RunStore.js"
+import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { feed, type FeedSource } from "./EventFeed.js"
 import type { RunModel } from "./Mappers.js"
 
@@ -37,7 +37,7 @@ export const make = (maxConcurrent: number) =>
     const userLock = (userId: string | null) => {
       if (!userId) return (e: Effect.Effect<unknown>) => e
       let s = perUser.get(userId)
-      if (!s) perUser.set(userId, (s = Effect.unsafeMakeSemaphore(1)))
+      if (!s) perUser.set(userId, s = Effect.unsafeMakeSemaphore(1))
       return s.withPermits(1)
     }
 
@@ -55,7 +55,12 @@ export const make = (maxConcurrent: number) =>
         yield* Deferred.succeed(started, undefined)
       })
 
-    const model = (row: StoredRun | undefined, id: string, events: ReadonlyArray<RunEvent>, fallback?: LiveRun): RunModel => {
+    const model = (
+      row: StoredRun | undefined,
+      id: string,
+      events: ReadonlyArray<RunEvent>,
+      fallback?: LiveRun
+    ): RunModel => {
       const result = resultFromEvents(events)
       const started = events.some((e) => e._tag === "RunStarted")
       const status: RunStatus = result.status === "RUNNING" ? (started ? "RUNNING" : "QUEUED") : result.status
@@ -65,7 +70,12 @@ export const make = (maxConcurrent: number) =>
         status,
         createdAt: row?.createdAt ?? fallback?.createdAt ?? new Date(result.startedAt),
         updatedAt: events.length > 0 ? new Date(events[events.length - 1]!.at) : row?.updatedAt ?? new Date(),
-        result: { ...result, runId: id, task: result.task || fallback?.prepared.input.task || row?.task || "", mode: started ? result.mode : fallback?.prepared.input.mode ?? result.mode },
+        result: {
+          ...result,
+          runId: id,
+          task: result.task || fallback?.prepared.input.task || row?.task || "",
+          mode: started ? result.mode : fallback?.prepared.input.mode ?? result.mode
+        },
         events
       }
     }
@@ -79,13 +89,21 @@ export const make = (maxConcurrent: number) =>
         return Option.some(model(row.value, id, yield* store.events(id)))
       })
 
-    const getOrFail = (id: string) => get(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(new RunNotFoundError({ runId: id })), onSome: Effect.succeed })))
+    const getOrFail = (id: string) =>
+      get(id).pipe(Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(new RunNotFoundError({ runId: id })),
+        onSome: Effect.succeed
+      })))
 
     return {
       start: (input: unknown) =>
         Effect.gen(function*() {
-          if (yield* Ref.get(shuttingDown)) return yield* new ShuttingDownError()
-          const prepared = yield* prepare(input, { status: "QUEUED", queueBehindUser: true }).pipe(Effect.provide(context))
+          if (yield* Ref.get(shuttingDown)) {
+            return yield* new ShuttingDownError()
+          }
+          const prepared = yield* prepare(input, { status: "QUEUED", queueBehindUser: true }).pipe(
+            Effect.provide(context)
+          )
           const createdAt = new Date()
           yield* launch(prepared, prepared.input.userId ?? null, createdAt)
           return model(undefined, prepared.runId, yield* prepared.events.log, live.get(prepared.runId))
@@ -101,7 +119,11 @@ export const make = (maxConcurrent: number) =>
       getOrFail,
       list: store.listRuns,
       /** Replay from fromSeq, then live, as a subscription's iterator of views; a finished run replays from the store. */
-      follow: <A>(id: string, fromSeq: number, view: (event: RunEvent) => A): Effect.Effect<AsyncIterableIterator<A>, RunNotFoundError | StoreError> =>
+      follow: <A>(
+        id: string,
+        fromSeq: number,
+        view: (event: RunEvent) => A
+      ): Effect.Effect<AsyncIterableIterator<A>, RunNotFoundError | StoreError> =>
         Effect.gen(function*() {
           const entry = live.get(id)
           let source: FeedSource

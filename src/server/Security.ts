@@ -1,5 +1,12 @@
+import {
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  type SelectionSetNode,
+  type ValidationContext
+} from "graphql"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from "graphql"
 
 export interface AuthConfig {
   /** A single key for everyone (no user binding). */
@@ -9,11 +16,13 @@ export interface AuthConfig {
 }
 
 export const parseKeys = (spec: string): Map<string, string> =>
-  new Map(spec.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
-    const i = p.lastIndexOf(":")
-    if (i <= 0) throw new Error(`AEON_API_KEYS entry "${p}" must be key:userId`)
-    return [p.slice(0, i), p.slice(i + 1)] as const
-  }))
+  new Map(
+    spec.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
+      const i = p.lastIndexOf(":")
+      if (i <= 0) throw new Error(`AEON_API_KEYS entry "${p}" must be key:userId`)
+      return [p.slice(0, i), p.slice(i + 1)] as const
+    })
+  )
 
 const digest = (s: string) => createHash("sha256").update(s).digest()
 /** Constant-time comparison (equal-length digests, so length leaks nothing). */
@@ -36,16 +45,21 @@ export const authenticate = (c: AuthConfig, header: string | null | undefined): 
 /** Depth and field count of an operation, fragments expanded; stops counting past `stopAt` (fragments nested to blow up). */
 const measure = (context: ValidationContext, set: SelectionSetNode, stopAt: number) => {
   const fragments = new Map<string, FragmentDefinitionNode>()
-  for (const d of context.getDocument().definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d)
+  for (const d of context.getDocument().definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d)
+  }
   let visited = 0
   const walk = (node: SelectionSetNode | undefined, seen: ReadonlySet<string>): { depth: number; cost: number } => {
     let depth = 0
     let cost = 0
     for (const s of node?.selections ?? []) {
       if (++visited > stopAt) return { depth, cost: cost + stopAt }
-      const inner = s.kind === Kind.FIELD ? walk(s.selectionSet, seen)
-        : s.kind === Kind.INLINE_FRAGMENT ? walk(s.selectionSet, seen)
-        : seen.has(s.name.value) ? { depth: 0, cost: 0 }
+      const inner = s.kind === Kind.FIELD ?
+        walk(s.selectionSet, seen)
+        : s.kind === Kind.INLINE_FRAGMENT ?
+        walk(s.selectionSet, seen)
+        : seen.has(s.name.value) ?
+        { depth: 0, cost: 0 }
         : walk(fragments.get(s.name.value)?.selectionSet, new Set([...seen, s.name.value]))
       const own = s.kind === Kind.FIELD ? 1 : 0
       depth = Math.max(depth, own + inner.depth)
@@ -61,10 +75,20 @@ export const queryLimits = (maxDepth: number, maxCost: number) => (context: Vali
   OperationDefinition(node) {
     const { depth, cost } = measure(context, node.selectionSet, maxCost)
     if (depth > maxDepth) {
-      context.reportError(new GraphQLError(`query depth ${depth} exceeds the limit of ${maxDepth}`, { nodes: [node], extensions: { code: "QUERY_TOO_DEEP" } }))
+      context.reportError(
+        new GraphQLError(`query depth ${depth} exceeds the limit of ${maxDepth}`, {
+          nodes: [node],
+          extensions: { code: "QUERY_TOO_DEEP" }
+        })
+      )
     }
     if (cost > maxCost) {
-      context.reportError(new GraphQLError(`query cost ${cost} exceeds the limit of ${maxCost}`, { nodes: [node], extensions: { code: "QUERY_TOO_COSTLY" } }))
+      context.reportError(
+        new GraphQLError(`query cost ${cost} exceeds the limit of ${maxCost}`, {
+          nodes: [node],
+          extensions: { code: "QUERY_TOO_COSTLY" }
+        })
+      )
     }
   }
 })

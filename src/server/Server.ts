@@ -1,16 +1,16 @@
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql"
+import type { ManagedRuntime } from "effect"
+import { useServer } from "graphql-ws/use/ws"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { readPackageFile } from "../support/PackageFiles.js"
-import { useServer } from "graphql-ws/use/ws"
 import { WebSocketServer } from "ws"
-import type { ManagedRuntime } from "effect"
+import { readPackageFile } from "../support/PackageFiles.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as Resolvers from "./Resolvers.js"
-import { authenticate, authRequired, queryLimits, type AuthConfig } from "./Security.js"
+import { type AuthConfig, authenticate, authRequired, queryLimits } from "./Security.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -24,7 +24,8 @@ export interface ServerOptions {
 
 export const typeDefs = readPackageFile("schema.graphql")
 
-const exampleQuery = (runId: string) => `# Aeon — start a run, then follow its events live (run them in this order).
+const exampleQuery = (runId: string) =>
+  `# Aeon — start a run, then follow its events live (run them in this order).
 # The offline model is a rule-based stand-in unless a provider is configured.
 
 mutation Start {
@@ -64,9 +65,17 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
       const page = request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")
       if (page || !authRequired(options.auth)) return
       if (!authenticate(options.auth, request.headers.get("authorization"))) {
-        endResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message: "missing or invalid API key", extensions: { code: "UNAUTHENTICATED" } }] }), {
-          status: 401, headers: { "content-type": "application/json", "www-authenticate": "Bearer" }
-        }))
+        endResponse(
+          new fetchAPI.Response(
+            JSON.stringify({
+              errors: [{ message: "missing or invalid API key", extensions: { code: "UNAUTHENTICATED" } }]
+            }),
+            {
+              status: 401,
+              headers: { "content-type": "application/json", "www-authenticate": "Bearer" }
+            }
+          )
+        )
       }
     }
   }
@@ -82,16 +91,36 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     // GraphiQL bundled with the server: it works without internet access (yoga's default loads it from a CDN)
     renderGraphiQL,
     // subscriptions from GraphiQL over graphql-ws: its SSE mode uses GET (EventSource), which CSRF prevention refuses
-    graphiql: () => ({ title: "Aeon", subscriptionsProtocol: "WS", defaultQuery: exampleQuery(`demo-${Math.random().toString(36).slice(2, 10)}`) }),
-    plugins: [auth, limits, useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] })],
+    graphiql: () => ({
+      title: "Aeon",
+      subscriptionsProtocol: "WS",
+      defaultQuery: exampleQuery(`demo-${Math.random().toString(36).slice(2, 10)}`)
+    }),
+    plugins: [
+      auth,
+      limits,
+      useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] })
+    ],
     // the request's signal only when a resolver asks for it: creating it costs an AbortController per request
-    context: ({ request }) => ({ ...authenticate(options.auth, request.headers.get("authorization")), get signal() { return request.signal } }),
+    context: ({ request }) => ({
+      ...authenticate(options.auth, request.headers.get("authorization")),
+      get signal() {
+        return request.signal
+      }
+    }),
     logging: false
   })
 
   const tooLarge = (res: ServerResponse) =>
     res.writeHead(413, { "content-type": "application/json", connection: "close" })
-      .end(JSON.stringify({ errors: [{ message: `request body over ${options.maxBodyBytes} bytes`, extensions: { code: "PAYLOAD_TOO_LARGE" } }] }))
+      .end(
+        JSON.stringify({
+          errors: [{
+            message: `request body over ${options.maxBodyBytes} bytes`,
+            extensions: { code: "PAYLOAD_TOO_LARGE" }
+          }]
+        })
+      )
   const server: Server = createServer((req, res) => {
     if (req.headers["content-length"] !== undefined) {
       if (Number(req.headers["content-length"]) > options.maxBodyBytes) {
@@ -126,14 +155,19 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
   const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: options.maxBodyBytes })
   const ws = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: { userId?: string } }>({
     onConnect: (ctx) => {
-      const header = (ctx.connectionParams?.authorization as string | undefined) ?? ctx.extra.request.headers.authorization
+      const header = (ctx.connectionParams?.authorization as string | undefined) ??
+        ctx.extra.request.headers.authorization
       const user = authenticate(options.auth, header)
       if (!user) return false
       ctx.extra.user = user
       return true
     },
     onSubscribe: async (ctx, _id, payload) => {
-      const { schema, execute, subscribe, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, params: payload })
+      const { schema, execute, subscribe, parse, validate } = yoga.getEnveloped({
+        ...ctx,
+        req: ctx.extra.request,
+        params: payload
+      })
       const args = {
         schema,
         operationName: payload.operationName,
@@ -152,7 +186,9 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
 
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve))
   const address = server.address() as AddressInfo
-  const url = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}/graphql`
+  const url = `http://${
+    address.address.includes(":") ? `[${address.address}]` : address.address
+  }:${address.port}/graphql`
   return {
     url,
     server,

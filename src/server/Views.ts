@@ -13,32 +13,71 @@ const iso = (ms: number) => new Date(ms).toISOString()
 export const planView = (p: Plan): G.Plan => ({
   goal: p.goal,
   steps: p.steps.map((s) => ({
-    stepId: s.stepId, stepIndex: s.stepIndex, description: s.description, tool: s.tool ?? null, toolInput: s.toolInput ?? null,
-    dependencies: [...s.dependencies], status: s.status, stepOutput: s.stepOutput, clarityState: s.clarityState ?? null, error: s.error ?? null,
-    supersededBy: s.supersededBy ?? null, manualIntervention: s.manualIntervention ?? null, subplan: s.subplan ?? null
+    stepId: s.stepId,
+    stepIndex: s.stepIndex,
+    description: s.description,
+    tool: s.tool ?? null,
+    toolInput: s.toolInput ?? null,
+    dependencies: [...s.dependencies],
+    status: s.status,
+    stepOutput: s.stepOutput,
+    clarityState: s.clarityState ?? null,
+    error: s.error ?? null,
+    supersededBy: s.supersededBy ?? null,
+    manualIntervention: s.manualIntervention ?? null,
+    subplan: s.subplan ?? null
   }))
 })
 
 export const reportView = (r: SemanticValidationReport): G.ValidationReport => ({
-  validationId: r.validationId, artifactType: r.artifactType, overallSeverity: r.overallSeverity, issueSummary: r.issueSummary,
+  validationId: r.validationId,
+  artifactType: r.artifactType,
+  overallSeverity: r.overallSeverity,
+  issueSummary: r.issueSummary,
   advisories: [...r.advisories],
-  issues: r.issues.map((i) => ({ issueId: i.issueId, type: i.type, severity: i.severity, description: i.description, stepId: i.location?.stepId ?? null, proposedRepair: i.proposedRepair ?? null, source: i.source ?? null }))
+  issues: r.issues.map((i) => ({
+    issueId: i.issueId,
+    type: i.type,
+    severity: i.severity,
+    description: i.description,
+    stepId: i.location?.stepId ?? null,
+    proposedRepair: i.proposedRepair ?? null,
+    source: i.source ?? null
+  }))
 })
 
 export const assessmentView = (a: ConvergenceAssessment): G.ConvergenceAssessment => ({
-  converged: a.converged, reasonCodes: [...a.reasonCodes], completenessScore: a.scores.completenessScore, coherenceScore: a.scores.coherenceScore,
-  consistencyStatus: a.scores.consistencyStatus, explanation: a.explanation, detectedIssues: [...a.detectedIssues]
+  converged: a.converged,
+  reasonCodes: [...a.reasonCodes],
+  completenessScore: a.scores.completenessScore,
+  coherenceScore: a.scores.coherenceScore,
+  consistencyStatus: a.scores.consistencyStatus,
+  explanation: a.explanation,
+  detectedIssues: [...a.detectedIssues]
 })
 
 const actionView = (a: RefinementAction): G.RefinementAction => ({
-  actionType: a.actionType, targetStepId: a.targetStepId ?? null, justification: a.justification, newStep: a.newStep ?? null, inconsistencyDetected: a.inconsistencyDetected
+  actionType: a.actionType,
+  targetStepId: a.targetStepId ?? null,
+  justification: a.justification,
+  newStep: a.newStep ?? null,
+  inconsistencyDetected: a.inconsistencyDetected
 })
 const profileView = (p: TaskProfile): G.TaskProfile => ({ ...p })
 const depthView = (d: AdaptiveDepthConfiguration): G.DepthConfiguration => ({
-  detectedComplexity: d.detectedComplexity, allocatedTtl: d.allocatedTtl, reasoningMode: d.reasoningMode, adjustmentReason: d.adjustmentReason,
-  heuristicsUsed: [...d.heuristicsUsed], ambiguityScore: d.ambiguityScore ?? null, uncertaintyScore: d.uncertaintyScore ?? null
+  detectedComplexity: d.detectedComplexity,
+  allocatedTtl: d.allocatedTtl,
+  reasoningMode: d.reasoningMode,
+  adjustmentReason: d.adjustmentReason,
+  heuristicsUsed: [...d.heuristicsUsed],
+  ambiguityScore: d.ambiguityScore ?? null,
+  uncertaintyScore: d.uncertaintyScore ?? null
 })
-const iterationView = (r: SimpleIterationRecord): G.SimpleIteration => ({ ...r, failedTests: [...r.failedTests], errorMessages: [...r.errorMessages] })
+const iterationView = (r: SimpleIterationRecord): G.SimpleIteration => ({
+  ...r,
+  failedTests: [...r.failedTests],
+  errorMessages: [...r.errorMessages]
+})
 
 export const historyView = (h: ExecutionHistory): G.ExecutionHistory => ({
   totalPasses: h.overallStatistics.totalPasses,
@@ -46,12 +85,20 @@ export const historyView = (h: ExecutionHistory): G.ExecutionHistory => ({
   convergenceAchieved: h.overallStatistics.convergenceAchieved,
   totalTimeSeconds: h.overallStatistics.totalTimeSeconds,
   passes: h.passes.map((p) => ({
-    passNumber: p.passNumber, phases: [...p.phases], plan: planView(p.planState), executionResults: p.executionResults,
+    passNumber: p.passNumber,
+    phases: [...p.phases],
+    plan: planView(p.planState),
+    executionResults: p.executionResults,
     validationReport: p.evaluationResults.validationReport ? reportView(p.evaluationResults.validationReport) : null,
     convergence: p.evaluationResults.convergence ? assessmentView(p.evaluationResults.convergence) : null,
-    refinements: p.refinementChanges.map(actionView), advisories: [...p.advisories], ttlRemaining: p.ttlRemaining,
-    profile: p.taskProfile ? profileView(p.taskProfile) : null, depth: p.depthConfiguration ? depthView(p.depthConfiguration) : null,
-    startTime: p.timingInformation.startTime, endTime: p.timingInformation.endTime, durationSeconds: p.timingInformation.durationSeconds
+    refinements: p.refinementChanges.map(actionView),
+    advisories: [...p.advisories],
+    ttlRemaining: p.ttlRemaining,
+    profile: p.taskProfile ? profileView(p.taskProfile) : null,
+    depth: p.depthConfiguration ? depthView(p.depthConfiguration) : null,
+    startTime: p.timingInformation.startTime,
+    endTime: p.timingInformation.endTime,
+    durationSeconds: p.timingInformation.durationSeconds
   }))
 })
 
@@ -62,12 +109,18 @@ export const outcomeView = (r: RunResult): G.RunOutcome => ({
   advisories: [...r.advisories],
   followUpQuestions: [...r.followUpQuestions],
   manualInterventions: r.manualInterventions.map((m) => ({ ...m })),
-  ttlExpiration: r.ttlExpiration ? {
-    expirationPoint: r.ttlExpiration.expirationPoint, exhausted: r.ttlExpiration.exhausted ?? null,
-    latestPassResult: r.ttlExpiration.latestPassResult ?? null, partialResult: r.ttlExpiration.partialResult ?? null,
-    completenessScore: r.ttlExpiration.ttlExpiredMetadata.completenessScore, coherenceScore: r.ttlExpiration.ttlExpiredMetadata.coherenceScore,
-    reasonCodes: [...r.ttlExpiration.ttlExpiredMetadata.reasonCodes], passNumber: r.ttlExpiration.ttlExpiredMetadata.passNumber
-  } : null
+  ttlExpiration: r.ttlExpiration ?
+    {
+      expirationPoint: r.ttlExpiration.expirationPoint,
+      exhausted: r.ttlExpiration.exhausted ?? null,
+      latestPassResult: r.ttlExpiration.latestPassResult ?? null,
+      partialResult: r.ttlExpiration.partialResult ?? null,
+      completenessScore: r.ttlExpiration.ttlExpiredMetadata.completenessScore,
+      coherenceScore: r.ttlExpiration.ttlExpiredMetadata.coherenceScore,
+      reasonCodes: [...r.ttlExpiration.ttlExpiredMetadata.reasonCodes],
+      passNumber: r.ttlExpiration.ttlExpiredMetadata.passNumber
+    } :
+    null
 })
 
 export const escalationView = (r: RunResult): G.Escalation => ({
@@ -75,34 +128,52 @@ export const escalationView = (r: RunResult): G.Escalation => ({
   escalated: r.simple.escalation !== undefined,
   reason: r.simple.escalation?.reason ?? null,
   remainingBudget: r.simple.escalation?.remainingBudget ?? null,
-  failureSummary: r.simple.failureSummary ? {
-    totalIterations: r.simple.failureSummary.totalIterations, totalDurationMs: r.simple.failureSummary.totalDurationMs,
-    totalCostUsd: r.simple.failureSummary.totalCostUsd, uniqueErrors: r.simple.failureSummary.uniqueErrors,
-    finalTestState: [...r.simple.failureSummary.finalTestState], summary: r.simple.failureSummary.summary
-  } : null
+  failureSummary: r.simple.failureSummary ?
+    {
+      totalIterations: r.simple.failureSummary.totalIterations,
+      totalDurationMs: r.simple.failureSummary.totalDurationMs,
+      totalCostUsd: r.simple.failureSummary.totalCostUsd,
+      uniqueErrors: r.simple.failureSummary.uniqueErrors,
+      finalTestState: [...r.simple.failureSummary.finalTestState],
+      summary: r.simple.failureSummary.summary
+    } :
+    null
 })
 
 export const prioritizedPlanView = (r: RunResult): G.PrioritizedPlan | null => {
   const p = r.plan ? prioritizedPlan(r.plan, r.finalAnswer?.answerText ?? "") : null
   return p && {
     orderedStepIds: [...p.orderedTaskIds],
-    waves: p.executionWaves.map((w) => ({ waveNumber: w.waveNumber, stepIds: [...w.taskIds], parallelExecution: w.parallelExecution })),
-    dependencies: p.dependencies.map((d) => ({ source: d.sourceTaskId, target: d.targetTaskId, relationshipType: d.relationshipType }))
+    waves: p.executionWaves.map((w) => ({
+      waveNumber: w.waveNumber,
+      stepIds: [...w.taskIds],
+      parallelExecution: w.parallelExecution
+    })),
+    dependencies: p.dependencies.map((d) => ({
+      source: d.sourceTaskId,
+      target: d.targetTaskId,
+      relationshipType: d.relationshipType
+    }))
   }
 }
 
 export const traceView = (runId: string, events: ReadonlyArray<RunEvent>): G.ReasoningTrace => {
   const steps = traceSteps(events)
-  return { id: `trace-${runId}`, totalSteps: steps.length, steps: steps.map((s) => ({ ...s, planStepId: s.planStepId ?? null })) }
+  return {
+    id: `trace-${runId}`,
+    totalSteps: steps.length,
+    steps: steps.map((s) => ({ ...s, planStepId: s.planStepId ?? null }))
+  }
 }
 
-export const metadataView = (events: ReadonlyArray<RunEvent>): G.ExecutionMetadata => executionMetadata(events, traceSteps(events))
+export const metadataView = (events: ReadonlyArray<RunEvent>): G.ExecutionMetadata =>
+  executionMetadata(events, traceSteps(events))
 
 /** An event's view built once and shared by every subscriber it is fanned out to. */
 const views = new WeakMap<RunEvent, ReturnType<typeof eventView>>()
 export const sharedEventView = (e: RunEvent) => {
   let view = views.get(e)
-  if (view === undefined) views.set(e, (view = eventView(e)))
+  if (view === undefined) views.set(e, view = eventView(e))
   return view
 }
 
@@ -111,15 +182,31 @@ export const eventView = (e: RunEvent): { __typename: string } & Record<string, 
   const { runId, seq, at, _tag, ...rest } = e
   const common = { __typename: `${_tag}Event`, runId, seq, at: iso(at), type: _tag, payload: rest }
   switch (e._tag) {
-    case "ProfileInferred": return { ...common, passNumber: e.passNumber, profile: profileView(e.profile), depth: depthView(e.depth) }
-    case "PlanCreated": return { ...common, passNumber: e.passNumber, plan: planView(e.plan) }
-    case "ValidationReported": return { ...common, passNumber: e.passNumber, report: reportView(e.report) }
-    case "ConvergenceAssessed": return { ...common, passNumber: e.passNumber, assessment: assessmentView(e.assessment) }
-    case "RefinementApplied": return { ...common, passNumber: e.passNumber, actions: e.actions.map(actionView), advisories: [...e.advisories] }
-    case "SimpleIterationFinished": return { ...common, record: iterationView(e.record) }
-    case "Escalated": return { ...common, reason: e.escalation.reason, iterationsRun: e.escalation.iterationsRun }
-    case "StepFinished": return { ...common, ...rest, stepStatus: e.status }
-    case "RunFinished": return { ...common, status: e.status, terminationReason: e.terminationReason, finalAnswer: e.finalAnswer ?? null, usage: e.usage }
-    default: return { ...common, ...rest }
+    case "ProfileInferred":
+      return { ...common, passNumber: e.passNumber, profile: profileView(e.profile), depth: depthView(e.depth) }
+    case "PlanCreated":
+      return { ...common, passNumber: e.passNumber, plan: planView(e.plan) }
+    case "ValidationReported":
+      return { ...common, passNumber: e.passNumber, report: reportView(e.report) }
+    case "ConvergenceAssessed":
+      return { ...common, passNumber: e.passNumber, assessment: assessmentView(e.assessment) }
+    case "RefinementApplied":
+      return { ...common, passNumber: e.passNumber, actions: e.actions.map(actionView), advisories: [...e.advisories] }
+    case "SimpleIterationFinished":
+      return { ...common, record: iterationView(e.record) }
+    case "Escalated":
+      return { ...common, reason: e.escalation.reason, iterationsRun: e.escalation.iterationsRun }
+    case "StepFinished":
+      return { ...common, ...rest, stepStatus: e.status }
+    case "RunFinished":
+      return {
+        ...common,
+        status: e.status,
+        terminationReason: e.terminationReason,
+        finalAnswer: e.finalAnswer ?? null,
+        usage: e.usage
+      }
+    default:
+      return { ...common, ...rest }
   }
 }

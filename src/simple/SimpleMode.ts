@@ -28,7 +28,9 @@ export const summarizeFailures = (records: ReadonlyArray<SimpleIterationRecord>)
   for (const r of records) for (const t of r.failedTests) failedCounts.set(t, (failedCounts.get(t) ?? 0) + 1)
   const text = [
     `${records.length} simple iteration${records.length === 1 ? "" : "s"} did not pass.`,
-    failedCounts.size > 0 ? `Criteria that failed: ${[...failedCounts].map(([t, n]) => `${t} (${n}×)`).join(", ")}.` : "",
+    failedCounts.size > 0
+      ? `Criteria that failed: ${[...failedCounts].map(([t, n]) => `${t} (${n}×)`).join(", ")}.`
+      : "",
     uniqueErrors.length > 0 ? `Errors: ${uniqueErrors.map((u) => `${u.example} (${u.count}×)`).join("; ")}.` : "",
     finalTestState.length > 0 ? `Last state: ${finalTestState.join(", ")}.` : "",
     `Last attempt: ${records[records.length - 1]?.changeSummary ?? "none"}.`
@@ -45,11 +47,20 @@ export const summarizeFailures = (records: ReadonlyArray<SimpleIterationRecord>)
 }
 
 /** What one simple iteration amounts to, judged by the convergence engine and the run's criteria. */
-export const iterationRecord = (iteration: number, outcome: Outcome, previousPlan: string | undefined, durationMs: number, costUsd: number): SimpleIterationRecord => {
+export const iterationRecord = (
+  iteration: number,
+  outcome: Outcome,
+  previousPlan: string | undefined,
+  durationMs: number,
+  costUsd: number
+): SimpleIterationRecord => {
   const steps = outcome.state.plan.steps
   const planText = steps.map((s) => s.description).join("; ")
   const stepErrors = steps.filter((s) => s.status === "failed" && s.error).map((s) => `${s.stepId}: ${s.error}`)
-  const errorMessages = [...(outcome.stop.reason === "failed" && outcome.stop.error ? [outcome.stop.error] : []), ...stepErrors]
+  const errorMessages = [
+    ...(outcome.stop.reason === "failed" && outcome.stop.error ? [outcome.stop.error] : []),
+    ...stepErrors
+  ]
   const passed = outcome.stop.reason === "converged"
   const failedTests = [...(outcome.state.assessment?.failedCriteria ?? [])]
   const testStatus = passed ? "passed" : errorMessages.length > 0 ? "error" : "failed"
@@ -57,7 +68,9 @@ export const iterationRecord = (iteration: number, outcome: Outcome, previousPla
     iteration,
     changeSummary: previousPlan === undefined
       ? `plan of ${steps.length} step(s): ${planText}`.slice(0, 500)
-      : previousPlan === planText ? "same plan as the previous iteration" : `new plan: ${planText}`.slice(0, 500),
+      : previousPlan === planText
+      ? "same plan as the previous iteration"
+      : `new plan: ${planText}`.slice(0, 500),
     testStatus,
     failedTests: testStatus === "failed" && failedTests.length === 0 ? [outcome.stop.reason] : failedTests,
     errorMessages,
@@ -78,7 +91,10 @@ export const iterate = (
   attempt: (firstPass: number) => Effect.Effect<Outcome>,
   cost: Effect.Effect<number>,
   onRecord: (r: SimpleIterationRecord) => Effect.Effect<void>,
-  prior: { readonly records: ReadonlyArray<SimpleIterationRecord>; readonly inProgress?: Effect.Effect<Outcome> | undefined } = { records: [] }
+  prior: {
+    readonly records: ReadonlyArray<SimpleIterationRecord>
+    readonly inProgress?: Effect.Effect<Outcome> | undefined
+  } = { records: [] }
 ) =>
   Effect.gen(function*() {
     const iterations: Array<SimpleIteration> = []

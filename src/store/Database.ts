@@ -6,35 +6,53 @@ import * as SqliteStore from "./SqliteStore.js"
 
 export const databaseConfig = Config.all({
   // an empty AEON_DATABASE_URL counts as unset (the embedded database)
-  url: Config.option(Config.redacted("AEON_DATABASE_URL").pipe(Config.withDescription("PostgreSQL URL; the embedded SQLite database is used when absent"))).pipe(
+  url: Config.option(
+    Config.redacted("AEON_DATABASE_URL").pipe(
+      Config.withDescription("PostgreSQL URL; the embedded SQLite database is used when absent")
+    )
+  ).pipe(
     Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
   ),
-  dataDir: Config.string("AEON_DATA_DIR").pipe(Config.withDescription("Where the embedded SQLite database keeps its file, aeon.db (`memory` for none)"), Config.withDefault(".aeon/data")),
-  retentionDays: Config.integer("AEON_RETENTION_DAYS").pipe(Config.withDescription("Reasoning traces older than this many days are deleted"), Config.withDefault(7))
+  dataDir: Config.string("AEON_DATA_DIR").pipe(
+    Config.withDescription("Where the embedded SQLite database keeps its file, aeon.db (`memory` for none)"),
+    Config.withDefault(".aeon/data")
+  ),
+  retentionDays: Config.integer("AEON_RETENTION_DAYS").pipe(
+    Config.withDescription("Reasoning traces older than this many days are deleted"),
+    Config.withDefault(7)
+  )
 })
 
 /** The SQL client: PostgreSQL when a URL is given, else SQLite in dataDir (`memory`: in memory). */
-export const clientLayer = (options: { url?: Redacted.Redacted | undefined; dataDir: string }): Layer.Layer<SqlClient.SqlClient, unknown> =>
-  options.url ? pgLayer(options.url) : SqliteStore.layer(options.dataDir)
+export const clientLayer = (
+  options: { url?: Redacted.Redacted | undefined; dataDir: string }
+): Layer.Layer<SqlClient.SqlClient, unknown> => options.url ? pgLayer(options.url) : SqliteStore.layer(options.dataDir)
 
 /** PostgreSQL's client, loaded only when a URL is configured. */
 const pgLayer = (url: Redacted.Redacted) =>
-  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("@effect/sql-pg/PgClient")), (Pg) => Pg.layer({ url, maxConnections: 10 })))
+  Layer.unwrapEffect(
+    Effect.map(Effect.promise(() => import("@effect/sql-pg/PgClient")), (Pg) => Pg.layer({ url, maxConnections: 10 }))
+  )
 
 /** The store over a SQL client: migrations applied, retention window set. */
 export const storeLayer = (retentionDays: number) =>
-  Layer.effect(RunStore.RunStore, Effect.gen(function*() {
-    yield* migrate
-    const store = yield* RunStore.make
-    yield* store.setRetentionDays(retentionDays)
-    return store
-  }))
+  Layer.effect(
+    RunStore.RunStore,
+    Effect.gen(function*() {
+      yield* migrate
+      const store = yield* RunStore.make
+      yield* store.setRetentionDays(retentionDays)
+      return store
+    })
+  )
 
 /** RunStore and EventSink (events persisted before they are published) from the environment. */
 export const layerConfig = Layer.unwrapEffect(
   Effect.gen(function*() {
     const c = yield* databaseConfig
-    const store = storeLayer(c.retentionDays).pipe(Layer.provide(clientLayer({ url: Option.getOrUndefined(c.url), dataDir: c.dataDir })))
+    const store = storeLayer(c.retentionDays).pipe(
+      Layer.provide(clientLayer({ url: Option.getOrUndefined(c.url), dataDir: c.dataDir }))
+    )
     return Layer.merge(store, RunStore.sinkLayer.pipe(Layer.provide(store)))
   })
 )

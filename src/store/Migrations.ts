@@ -16,7 +16,12 @@ interface Dialect {
   readonly arrayLength: string
 }
 const pg: Dialect = { json: "jsonb", time: "timestamptz", now: "now()", arrayLength: "jsonb_array_length" }
-const sqlite: Dialect = { json: "text", time: "text", now: "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))", arrayLength: "json_array_length" }
+const sqlite: Dialect = {
+  json: "text",
+  time: "text",
+  now: "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+  arrayLength: "json_array_length"
+}
 
 const runsAndEvents = (d: Dialect) => [
   `CREATE TABLE IF NOT EXISTS runs (
@@ -107,12 +112,20 @@ const retention = {
 }
 
 const statements = (list: { pg: ReadonlyArray<string>; sqlite: ReadonlyArray<string> }) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.forEach(sql.onDialectOrElse({ pg: () => list.pg, orElse: () => list.sqlite }), (s) => sql.unsafe(s), { discard: true }))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      Effect.forEach(sql.onDialectOrElse({ pg: () => list.pg, orElse: () => list.sqlite }), (s) => sql.unsafe(s), {
+        discard: true
+      })
+  )
 
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
-  "0001_runs_and_events": statements({ pg: [...runsAndEvents(pg), ...appendOnly.pg], sqlite: [...runsAndEvents(sqlite), ...appendOnly.sqlite] }),
+  "0001_runs_and_events": statements({
+    pg: [...runsAndEvents(pg), ...appendOnly.pg],
+    sqlite: [...runsAndEvents(sqlite), ...appendOnly.sqlite]
+  }),
   "0002_sessions_traces_retention": statements({
     pg: [...sessionsAndTraces(pg), ...retention.pg],
     sqlite: [...sessionsAndTraces(sqlite), ...retention.sqlite]
@@ -120,6 +133,7 @@ export const migrations = {
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */
-export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "aeon_schema_migrations" }).pipe(
-  Effect.withSpan("Store.migrate", { captureStackTrace: false })
-)
+export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "aeon_schema_migrations" })
+  .pipe(
+    Effect.withSpan("Store.migrate", { captureStackTrace: false })
+  )

@@ -39,7 +39,17 @@ export interface RunPage {
 
 export interface Service {
   /** Refuses a user with a running run unless allowBusyUser (the server then queues the run behind it). */
-  readonly createRun: (run: { id: string; userId?: string | undefined; task: string; mode: string; input: unknown; status: "QUEUED" | "RUNNING"; allowBusyUser?: boolean }) => Effect.Effect<void, StoreError | UserBusyError>
+  readonly createRun: (
+    run: {
+      id: string
+      userId?: string | undefined
+      task: string
+      mode: string
+      input: unknown
+      status: "QUEUED" | "RUNNING"
+      allowBusyUser?: boolean
+    }
+  ) => Effect.Effect<void, StoreError | UserBusyError>
   readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
   /**
    * Appends events in order, all or none; RunStarted opens the session, RunFinished writes result, session,
@@ -49,7 +59,14 @@ export interface Service {
   readonly getRun: (id: string) => Effect.Effect<Option.Option<StoredRun>, StoreError>
   readonly events: (id: string, fromSeq?: number) => Effect.Effect<ReadonlyArray<RunEvent>, StoreError>
   readonly history: (id: string) => Effect.Effect<ExecutionHistory, StoreError>
-  readonly listRuns: (q: { userId?: string | undefined; status?: RunStatus | undefined; first?: number | undefined; after?: string | undefined }) => Effect.Effect<RunPage, StoreError>
+  readonly listRuns: (
+    q: {
+      userId?: string | undefined
+      status?: RunStatus | undefined
+      first?: number | undefined
+      after?: string | undefined
+    }
+  ) => Effect.Effect<RunPage, StoreError>
   /** Runs a process left RUNNING or QUEUED: resumed at start-up. */
   readonly unfinished: Effect.Effect<ReadonlyArray<StoredRun>, StoreError>
   readonly session: (runId: string) => Effect.Effect<Option.Option<AgentSession>, StoreError>
@@ -60,14 +77,22 @@ export interface Service {
 export class RunStore extends Context.Tag("aeon/RunStore")<RunStore, Service>() {}
 
 const decodeEvent = Schema.decodeUnknownSync(RunEvent)
-const storeError = (what: string) => (e: SqlError) => new StoreError({ message: `${what}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
+const storeError = (what: string) => (e: SqlError) =>
+  new StoreError({ message: `${what}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
 const json = (v: unknown) => JSON.stringify(v ?? null)
 const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v)
 
 const toRun = (r: any): StoredRun => ({
-  id: r.id, userId: r.user_id, task: r.task, mode: r.mode, status: r.status,
-  input: parse(r.input), result: parse(r.result), usage: parse(r.usage),
-  createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at)
+  id: r.id,
+  userId: r.user_id,
+  task: r.task,
+  mode: r.mode,
+  status: r.status,
+  input: parse(r.input),
+  result: parse(r.result),
+  usage: parse(r.usage),
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at)
 })
 
 /** The opaque cursor of a run in a list: its creation time (milliseconds, as stored) and id, exact on both stores. */
@@ -82,7 +107,8 @@ export const sessionUser = (runId: string, userId: string | null | undefined) =>
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   /** A JSON value: jsonb on PostgreSQL, JSON text on SQLite. */
-  const jsonValue = (v: unknown) => sql.onDialectOrElse({ pg: () => sql`${json(v)}::jsonb`, orElse: () => sql`${json(v)}` })
+  const jsonValue = (v: unknown) =>
+    sql.onDialectOrElse({ pg: () => sql`${json(v)}::jsonb`, orElse: () => sql`${json(v)}` })
   /** A timestamp written by the application (ISO-8601, milliseconds): timestamptz on PostgreSQL, text on SQLite. */
   const time = (ms: number) => {
     const at = new Date(ms).toISOString()
@@ -90,12 +116,14 @@ export const make = Effect.gen(function*() {
   }
 
   const loadEvents = (id: string, fromSeq = 0) =>
-    sql<{ payload: unknown }>`SELECT payload FROM run_events WHERE run_id = ${id} AND seq >= ${fromSeq} ORDER BY seq`.pipe(
-      Effect.map((rows) => rows.map((r) => decodeEvent(parse(r.payload)))),
-      Effect.mapError(storeError(`reading events of run ${id}`))
-    )
+    sql<{ payload: unknown }>`SELECT payload FROM run_events WHERE run_id = ${id} AND seq >= ${fromSeq} ORDER BY seq`
+      .pipe(
+        Effect.map((rows) => rows.map((r) => decodeEvent(parse(r.payload)))),
+        Effect.mapError(storeError(`reading events of run ${id}`))
+      )
 
-  const row = (event: RunEvent) => sql`(${event.runId}, ${event.seq}, ${event._tag}, ${jsonValue(event)}, ${time(event.at)})`
+  const row = (event: RunEvent) =>
+    sql`(${event.runId}, ${event.seq}, ${event._tag}, ${jsonValue(event)}, ${time(event.at)})`
   const insertEvents = (events: ReadonlyArray<RunEvent>) =>
     sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${sql.csv(events.map(row))}`
 
@@ -116,17 +144,25 @@ export const make = Effect.gen(function*() {
     const result = resultFromEvents(events)
     const trace = traceSteps(events)
     const metadata = executionMetadata(events, trace)
-    const plan = result.plan ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason) : null
+    const plan = result.plan
+      ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason)
+      : null
     const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
     const { history: _history, ...summary } = result
     const now = time(Date.now())
     return [
-      sql`UPDATE runs SET status = ${event.status}, result = ${jsonValue(summary)}, usage = ${jsonValue(event.usage)}, updated_at = ${now}
+      sql`UPDATE runs SET status = ${event.status}, result = ${jsonValue(summary)}, usage = ${
+        jsonValue(event.usage)
+      }, updated_at = ${now}
         WHERE id = ${event.runId}`,
-      sql`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"}, prioritized_plan = ${completed ? jsonValue(plan) : null},
+      sql`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"}, prioritized_plan = ${
+        completed ? jsonValue(plan) : null
+      },
         execution_metadata = ${jsonValue(metadata)}, updated_at = ${now} WHERE run_id = ${event.runId}`,
       sql`INSERT INTO reasoning_traces (id, session_id, steps, total_steps, created_at)
-        SELECT ${`trace-${event.runId}`}, id, ${jsonValue(trace)}, ${trace.length}, ${now} FROM agent_sessions WHERE run_id = ${event.runId}
+        SELECT ${`trace-${event.runId}`}, id, ${
+        jsonValue(trace)
+      }, ${trace.length}, ${now} FROM agent_sessions WHERE run_id = ${event.runId}
         ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`
     ]
   }
@@ -143,31 +179,52 @@ export const make = Effect.gen(function*() {
     const write = Effect.gen(function*() {
       if (!started && !finished) return yield* insertEvents(events)
       // RunFinished's records come from the whole log: the caller's, or what is stored plus this batch
-      const whole = !finished ? [] : log && log[log.length - 1] === finished ? log
+      const whole = !finished ? [] : log && log[log.length - 1] === finished ?
+        log
         : [...(yield* loadEvents(finished.runId)).filter((e) => e.seq < events[0]!.seq), ...events]
-      const statements = [insertEvents(events), ...(started ? startRecords(started) : []), ...(finished ? finishRecords(finished, whole) : [])]
+      const statements = [
+        insertEvents(events),
+        ...(started ? startRecords(started) : []),
+        ...(finished ? finishRecords(finished, whole) : [])
+      ]
       return yield* Effect.forEach(statements, (s) => s, { discard: true }).pipe(sql.withTransaction)
     })
-    const range = events.length === 1 ? `event ${events[0]!.seq}` : `events ${events[0]!.seq}–${events[events.length - 1]!.seq}`
-    return write.pipe(Effect.asVoid, Effect.mapError((e) => (e instanceof StoreError ? e : storeError(`appending ${range} of run ${events[0]!.runId}`)(e))))
+    const range = events.length === 1
+      ? `event ${events[0]!.seq}`
+      : `events ${events[0]!.seq}–${events[events.length - 1]!.seq}`
+    return write.pipe(
+      Effect.asVoid,
+      Effect.mapError((
+        e
+      ) => (e instanceof StoreError ? e : storeError(`appending ${range} of run ${events[0]!.runId}`)(e)))
+    )
   }
 
   const service: Service = {
     createRun: (run) =>
       Effect.gen(function*() {
         if (run.userId && !run.allowBusyUser) {
-          const busy = yield* sql`SELECT 1 FROM agent_sessions WHERE user_id = ${run.userId} AND status = 'running' LIMIT 1`
+          const busy =
+            yield* sql`SELECT 1 FROM agent_sessions WHERE user_id = ${run.userId} AND status = 'running' LIMIT 1`
           if (busy.length > 0) return yield* new UserBusyError({ userId: run.userId })
         }
         const now = time(Date.now())
         yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at)
-          VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${jsonValue(run.input)}, ${now}, ${now})`
+          VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${
+          jsonValue(run.input)
+        }, ${now}, ${now})`
       }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`creating run ${run.id}`)(e)))),
     setStatus: (id, status) =>
-      sql`UPDATE runs SET status = ${status}, updated_at = ${time(Date.now())} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.mapError(storeError(`updating run ${id}`))),
+      sql`UPDATE runs SET status = ${status}, updated_at = ${time(Date.now())} WHERE id = ${id}`.pipe(
+        Effect.asVoid,
+        Effect.mapError(storeError(`updating run ${id}`))
+      ),
     append,
     getRun: (id) =>
-      sql`SELECT * FROM runs WHERE id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toRun))), Effect.mapError(storeError(`reading run ${id}`))),
+      sql`SELECT * FROM runs WHERE id = ${id}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toRun))),
+        Effect.mapError(storeError(`reading run ${id}`))
+      ),
     events: loadEvents,
     history: (id) => loadEvents(id).pipe(Effect.map((events) => foldHistory(events))),
     listRuns: ({ userId, status, first = 20, after }) =>
@@ -179,27 +236,56 @@ export const make = Effect.gen(function*() {
           ...(status ? [sql`status = ${status}`] : []),
           ...(cursor ? [sql`(created_at, id) < (${time(Date.parse(cursor.at))}, ${cursor.id})`] : [])
         ]
-        const rows = yield* sql`SELECT * FROM runs ${conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
+        const rows = yield* sql`SELECT * FROM runs ${
+          conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``
+        } ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
         const runs = rows.slice(0, limit).map(toRun)
-        return { runs, endCursor: runs.length > 0 ? cursorOf(runs[runs.length - 1]!) : null, hasNextPage: rows.length > limit }
+        return {
+          runs,
+          endCursor: runs.length > 0 ? cursorOf(runs[runs.length - 1]!) : null,
+          hasNextPage: rows.length > limit
+        }
       }).pipe(Effect.mapError(storeError("listing runs"))),
     unfinished: sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED') ORDER BY created_at, id`.pipe(
-      Effect.map((rows) => rows.map(toRun)), Effect.mapError(storeError("listing unfinished runs"))),
+      Effect.map((rows) => rows.map(toRun)),
+      Effect.mapError(storeError("listing unfinished runs"))
+    ),
     session: (runId) =>
       sql<any>`SELECT * FROM agent_sessions WHERE run_id = ${runId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((r): AgentSession => ({
-          id: r.id, userId: r.user_id, runId: r.run_id, status: r.status, prioritizedPlan: parse(r.prioritized_plan) ?? null,
-          executionMetadata: parse(r.execution_metadata), createdAt: new Date(r.created_at).toISOString(), updatedAt: new Date(r.updated_at).toISOString()
-        })))),
-        Effect.mapError(storeError(`reading the session of run ${runId}`))),
+        Effect.map((rows) =>
+          Option.fromNullable(rows[0]).pipe(Option.map((r): AgentSession => ({
+            id: r.id,
+            userId: r.user_id,
+            runId: r.run_id,
+            status: r.status,
+            prioritizedPlan: parse(r.prioritized_plan) ?? null,
+            executionMetadata: parse(r.execution_metadata),
+            createdAt: new Date(r.created_at).toISOString(),
+            updatedAt: new Date(r.updated_at).toISOString()
+          })))
+        ),
+        Effect.mapError(storeError(`reading the session of run ${runId}`))
+      ),
     trace: (runId) =>
-      sql<any>`SELECT t.* FROM reasoning_traces t JOIN agent_sessions s ON s.id = t.session_id WHERE s.run_id = ${runId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((r): ReasoningTrace => ({
-          id: r.id, sessionId: r.session_id, steps: parse(r.steps), totalSteps: r.total_steps, createdAt: new Date(r.created_at).toISOString()
-        })))),
-        Effect.mapError(storeError(`reading the trace of run ${runId}`))),
+      sql<
+        any
+      >`SELECT t.* FROM reasoning_traces t JOIN agent_sessions s ON s.id = t.session_id WHERE s.run_id = ${runId}`.pipe(
+        Effect.map((rows) =>
+          Option.fromNullable(rows[0]).pipe(Option.map((r): ReasoningTrace => ({
+            id: r.id,
+            sessionId: r.session_id,
+            steps: parse(r.steps),
+            totalSteps: r.total_steps,
+            createdAt: new Date(r.created_at).toISOString()
+          })))
+        ),
+        Effect.mapError(storeError(`reading the trace of run ${runId}`))
+      ),
     setRetentionDays: (days) =>
-      sql`UPDATE aeon_settings SET value = ${String(days)} WHERE key = 'retention_days'`.pipe(Effect.asVoid, Effect.mapError(storeError("setting the retention window")))
+      sql`UPDATE aeon_settings SET value = ${String(days)} WHERE key = 'retention_days'`.pipe(
+        Effect.asVoid,
+        Effect.mapError(storeError("setting the retention window"))
+      )
   }
   return service
 })
@@ -207,6 +293,12 @@ export const make = Effect.gen(function*() {
 export const layer = Layer.effect(RunStore, make)
 
 /** Events are persisted before they are published; a database failure stops the run loudly. */
-export const sinkLayer = Layer.effect(EventSink, Effect.map(RunStore, (store) => ({
-  append: (events: ReadonlyArray<RunEvent>, log: ReadonlyArray<RunEvent>) => store.append(events, log).pipe(Effect.orDieWith((e) => new Error(`events of run ${events[0]?.runId} could not be stored: ${e.message}`)))
-})))
+export const sinkLayer = Layer.effect(
+  EventSink,
+  Effect.map(RunStore, (store) => ({
+    append: (events: ReadonlyArray<RunEvent>, log: ReadonlyArray<RunEvent>) =>
+      store.append(events, log).pipe(
+        Effect.orDieWith((e) => new Error(`events of run ${events[0]?.runId} could not be stored: ${e.message}`))
+      )
+  }))
+)

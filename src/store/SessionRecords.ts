@@ -1,5 +1,11 @@
 import { liveSteps, type Plan } from "../domain/Plan.js"
-import type { ExecutionMetadata, ExecutionWave, PrioritizedTaskPlan, ReasoningStep, TaskDependency } from "../domain/Records.js"
+import type {
+  ExecutionMetadata,
+  ExecutionWave,
+  PrioritizedTaskPlan,
+  ReasoningStep,
+  TaskDependency
+} from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -9,30 +15,45 @@ export const traceSteps = (events: ReadonlyArray<RunEvent>): Array<ReasoningStep
   const steps: Array<ReasoningStep> = []
   const descriptions = new Map<string, string>()
   for (const e of events) {
-    if (e._tag === "PassStarted" && e.plan) for (const s of e.plan.steps) descriptions.set(s.stepId, s.description)
-    if (e._tag === "PlanCreated" || e._tag === "RefinementApplied") for (const s of e.plan.steps) descriptions.set(s.stepId, s.description)
+    if (e._tag === "PassStarted" && e.plan) { for (const s of e.plan.steps) descriptions.set(s.stepId, s.description) }
+    if (e._tag === "PlanCreated" || e._tag === "RefinementApplied") {
+      for (const s of e.plan.steps) descriptions.set(s.stepId, s.description)
+    }
     if (e._tag === "ToolInvoked") {
       steps.push({
-        stepNumber: steps.length + 1, timestamp: iso(e.at), thought: descriptions.get(e.stepId) ?? null, toolName: e.tool,
-        toolInput: e.input ?? {}, toolOutput: e.output ?? (e.error ? { error: e.error } : null), durationMs: Math.round(e.durationMs),
-        status: e.error ? "failed" : "success", planStepId: e.stepId
+        stepNumber: steps.length + 1,
+        timestamp: iso(e.at),
+        thought: descriptions.get(e.stepId) ?? null,
+        toolName: e.tool,
+        toolInput: e.input ?? {},
+        toolOutput: e.output ?? (e.error ? { error: e.error } : null),
+        durationMs: Math.round(e.durationMs),
+        status: e.error ? "failed" : "success",
+        planStepId: e.stepId
       })
     }
     if (e._tag === "StepFinished" || e._tag === "StepAbandoned") {
       const failed = e._tag === "StepAbandoned" || e.status !== "complete"
       steps.push({
-        stepNumber: steps.length + 1, timestamp: iso(e.at),
+        stepNumber: steps.length + 1,
+        timestamp: iso(e.at),
         thought: e._tag === "StepFinished" ? (e.stepOutput || e.error || null) : `abandoned: ${e.reason}`,
-        toolName: null, toolInput: null, toolOutput: null,
+        toolName: null,
+        toolInput: null,
+        toolOutput: null,
         durationMs: e._tag === "StepFinished" ? Math.round(e.durationMs) : 0,
-        status: e._tag === "StepAbandoned" ? "skipped" : failed ? "failed" : "success", planStepId: e.stepId
+        status: e._tag === "StepAbandoned" ? "skipped" : failed ? "failed" : "success",
+        planStepId: e.stepId
       })
     }
   }
   return steps
 }
 
-export const executionMetadata = (events: ReadonlyArray<RunEvent>, trace: ReadonlyArray<ReasoningStep>): ExecutionMetadata => {
+export const executionMetadata = (
+  events: ReadonlyArray<RunEvent>,
+  trace: ReadonlyArray<ReasoningStep>
+): ExecutionMetadata => {
   const toolCallCounts: Record<string, number> = {}
   let thinking = 0
   let tools = 0
@@ -75,10 +96,16 @@ export const executionWaves = (plan: Plan): Array<ExecutionWave> => {
   const waves: Array<ExecutionWave> = []
   for (const s of [...steps].sort((a, b) => layer.get(a.stepId)! - layer.get(b.stepId)! || a.stepIndex - b.stepIndex)) {
     const n = layer.get(s.stepId)!
-    while (waves.length < n) waves.push({ waveNumber: waves.length + 1, taskIds: [], parallelExecution: false, estimatedDurationHours: null })
+    while (waves.length < n) {
+      waves.push({ waveNumber: waves.length + 1, taskIds: [], parallelExecution: false, estimatedDurationHours: null })
+    }
     ;(waves[n - 1]!.taskIds as Array<string>).push(s.stepId)
   }
-  return waves.filter((w) => w.taskIds.length > 0).map((w, i) => ({ ...w, waveNumber: i + 1, parallelExecution: w.taskIds.length > 1 }))
+  return waves.filter((w) => w.taskIds.length > 0).map((w, i) => ({
+    ...w,
+    waveNumber: i + 1,
+    parallelExecution: w.taskIds.length > 1
+  }))
 }
 
 export const prioritizedPlan = (plan: Plan, summary: string): PrioritizedTaskPlan | null => {
@@ -88,7 +115,11 @@ export const prioritizedPlan = (plan: Plan, summary: string): PrioritizedTaskPla
   const ids = new Set(steps.map((s) => s.stepId))
   const dependencies: Array<TaskDependency> = steps.flatMap((s) =>
     s.dependencies.filter((d) => ids.has(d) && d !== s.stepId).map((d) => ({
-      sourceTaskId: s.stepId, targetTaskId: d, relationshipType: "prerequisite" as const, confidence: 1, detectionMethod: "plan" as const
+      sourceTaskId: s.stepId,
+      targetTaskId: d,
+      relationshipType: "prerequisite" as const,
+      confidence: 1,
+      detectionMethod: "plan" as const
     }))
   )
   const confidence = (status: string, clarity?: string) =>

@@ -13,14 +13,20 @@ export const databaseFile = (dataDir: string) => join(dataDir, "aeon.db")
 const ensureDir = (dataDir: string) =>
   Effect.try({
     try: () => mkdirSync(dataDir, { recursive: true }),
-    catch: (cause) => new SqlError({ cause, message: `cannot create the data directory ${dataDir}: ${(cause as Error).message}` })
+    catch: (cause) =>
+      new SqlError({ cause, message: `cannot create the data directory ${dataDir}: ${(cause as Error).message}` })
   })
 
 const open = (filename: string) =>
   SqliteClient.make({ filename, disableWAL: filename === ":memory:" }).pipe(
     Effect.tap((sql) => sql`PRAGMA foreign_keys = ON`),
     Effect.catchAllDefect((cause) =>
-      Effect.fail(new SqlError({ cause, message: `cannot open the embedded database ${filename}: ${(cause as Error)?.message ?? cause}` }))
+      Effect.fail(
+        new SqlError({
+          cause,
+          message: `cannot open the embedded database ${filename}: ${(cause as Error)?.message ?? cause}`
+        })
+      )
     )
   )
 

@@ -24,28 +24,61 @@ export interface Repaired<A> {
 
 export interface Service {
   /** Local repair first (jsonrepair), then the JSON repair prompt carrying the decode error, at most 2 attempts. */
-  readonly repairAnswer: <O>(contract: PromptContract<any, O>, error: ModelDecodeError, llm: Llm) => Effect.Effect<Repaired<O>, RepairFailedError | BudgetExhaustedError>
+  readonly repairAnswer: <O>(
+    contract: PromptContract<any, O>,
+    error: ModelDecodeError,
+    llm: Llm
+  ) => Effect.Effect<Repaired<O>, RepairFailedError | BudgetExhaustedError>
   /** A tool input that failed to decode, repaired through the tool-call prompt and decoded again. */
-  readonly repairToolInput: (tool: Tool, badInput: unknown, decodeError: string, llm: Llm) => Effect.Effect<Repaired<unknown>, RepairFailedError | BudgetExhaustedError>
+  readonly repairToolInput: (
+    tool: Tool,
+    badInput: unknown,
+    decodeError: string,
+    llm: Llm
+  ) => Effect.Effect<Repaired<unknown>, RepairFailedError | BudgetExhaustedError>
   /** A plan that breaks a structural rule, regenerated through the plan repair prompt. */
-  readonly repairPlan: (request: string, plan: unknown, violation: string, check: (p: PlanOutput) => string | undefined, llm: Llm) => Effect.Effect<Repaired<PlanOutput>, RepairFailedError | BudgetExhaustedError>
+  readonly repairPlan: (
+    request: string,
+    plan: unknown,
+    violation: string,
+    check: (p: PlanOutput) => string | undefined,
+    llm: Llm
+  ) => Effect.Effect<Repaired<PlanOutput>, RepairFailedError | BudgetExhaustedError>
   /** A step naming a tool that does not exist: an existing replacement, or none (the caller marks the step invalid). */
-  readonly replaceMissingTool: (stepDescription: string, missingTool: string, tools: ReadonlyArray<string>, llm: Llm) => Effect.Effect<{ readonly replacement: string | undefined; readonly justification: string }, BudgetExhaustedError>
+  readonly replaceMissingTool: (
+    stepDescription: string,
+    missingTool: string,
+    tools: ReadonlyArray<string>,
+    llm: Llm
+  ) => Effect.Effect<{ readonly replacement: string | undefined; readonly justification: string }, BudgetExhaustedError>
 }
 
 export class Supervisor extends Context.Tag("aeon/Supervisor")<Supervisor, Service>() {}
 
 const attempts = <A>(
   what: string,
-  attempt: (n: number, lastError: string) => Effect.Effect<A, ModelDecodeError | RepairFailedError | BudgetExhaustedError | { readonly _tag: string; readonly message: string }>,
+  attempt: (
+    n: number,
+    lastError: string
+  ) => Effect.Effect<
+    A,
+    ModelDecodeError | RepairFailedError | BudgetExhaustedError | { readonly _tag: string; readonly message: string }
+  >,
   firstError: string
 ): Effect.Effect<Repaired<A>, RepairFailedError | BudgetExhaustedError> => {
   const loop = (n: number, lastError: string): Effect.Effect<Repaired<A>, RepairFailedError | BudgetExhaustedError> =>
     n > MAX_REPAIR_ATTEMPTS
-      ? Effect.fail(new RepairFailedError({ what, message: `${MAX_REPAIR_ATTEMPTS} repair attempts failed; last error: ${lastError}` }))
+      ? Effect.fail(
+        new RepairFailedError({
+          what,
+          message: `${MAX_REPAIR_ATTEMPTS} repair attempts failed; last error: ${lastError}`
+        })
+      )
       : attempt(n, lastError).pipe(
         Effect.map((value) => ({ value, via: `model#${n}` })),
-        Effect.catchAll((e) => (e._tag === "BudgetExhaustedError" ? Effect.fail(e as BudgetExhaustedError) : loop(n + 1, e.message)))
+        Effect.catchAll((
+          e
+        ) => (e._tag === "BudgetExhaustedError" ? Effect.fail(e as BudgetExhaustedError) : loop(n + 1, e.message)))
       )
   return loop(1, firstError)
 }
@@ -65,7 +98,10 @@ export const make: Service = {
             expectedSchema: JSONSchema.make(Schema.typeSchema(contract.output))
           }).pipe(Effect.flatMap(({ output }) => decodeAnswer(contract, output.repairedJson))), error.message)
       ),
-      Effect.withSpan("Supervisor.repairAnswer", { captureStackTrace: false, attributes: { "aeon.prompt_id": contract.id } })
+      Effect.withSpan("Supervisor.repairAnswer", {
+        captureStackTrace: false,
+        attributes: { "aeon.prompt_id": contract.id }
+      })
     )
   },
 
@@ -81,30 +117,49 @@ export const make: Service = {
         Effect.flatMap(({ output }) =>
           Schema.decodeUnknown(tool.input)(output.toolInput).pipe(
             Effect.as(output.toolInput),
-            Effect.mapError((e) => new RepairFailedError({ what: tool.name, message: ParseResult.TreeFormatter.formatErrorSync(e) }))
+            Effect.mapError((e) =>
+              new RepairFailedError({ what: tool.name, message: ParseResult.TreeFormatter.formatErrorSync(e) })
+            )
           )
         )
       ), decodeError).pipe(Effect.withSpan("Supervisor.repairToolInput", { captureStackTrace: false })),
 
   repairPlan: (request, plan, violation, check, llm) =>
-    attempts("plan", (_n, lastError) =>
-      llm.generate(Contracts.repairPlan, { request, plan, violation: lastError }).pipe(
-        Effect.flatMap(({ output }) => {
-          const broken = check(output)
-          return broken ? Effect.fail(new RepairFailedError({ what: "plan", message: broken })) : Effect.succeed(output)
-        })
-      ), violation).pipe(Effect.withSpan("Supervisor.repairPlan", { captureStackTrace: false })),
+    attempts(
+      "plan",
+      (_n, lastError) =>
+        llm.generate(Contracts.repairPlan, { request, plan, violation: lastError }).pipe(
+          Effect.flatMap(({ output }) => {
+            const broken = check(output)
+            return broken
+              ? Effect.fail(new RepairFailedError({ what: "plan", message: broken }))
+              : Effect.succeed(output)
+          })
+        ),
+      violation
+    ).pipe(Effect.withSpan("Supervisor.repairPlan", { captureStackTrace: false })),
 
   replaceMissingTool: (stepDescription, missingTool, tools, llm) =>
     llm.generate(Contracts.repairMissingTool, { stepDescription, missingTool, tools: [...tools] }).pipe(
       Effect.map(({ output }) =>
         output.replacementTool && tools.includes(output.replacementTool)
           ? { replacement: output.replacementTool, justification: output.justification }
-          : { replacement: undefined, justification: output.replacementTool ? `proposed tool ${output.replacementTool} does not exist either` : output.justification }
+          : {
+            replacement: undefined,
+            justification: output.replacementTool
+              ? `proposed tool ${output.replacementTool} does not exist either`
+              : output.justification
+          }
       ),
-      Effect.catchIf(isModelFailure, (e) => Effect.succeed({ replacement: undefined, justification: `missing-tool repair failed (${e._tag})` })),
+      Effect.catchIf(
+        isModelFailure,
+        (e) => Effect.succeed({ replacement: undefined, justification: `missing-tool repair failed (${e._tag})` })
+      ),
       Effect.withSpan("Supervisor.replaceMissingTool", { captureStackTrace: false })
-    ) as Effect.Effect<{ readonly replacement: string | undefined; readonly justification: string }, BudgetExhaustedError>
+    ) as Effect.Effect<
+      { readonly replacement: string | undefined; readonly justification: string },
+      BudgetExhaustedError
+    >
 }
 
 export const layer = Layer.succeed(Supervisor, make)

@@ -3,7 +3,10 @@
  * every pass). Bounded: past `limit` entries it forgets everything; keys longer than `maxKeyLength` are
  * computed each time and not kept.
  */
-export const memoize = <A>(f: (key: string) => A, options: { readonly limit?: number; readonly maxKeyLength?: number } = {}) => {
+export const memoize = <A>(
+  f: (key: string) => A,
+  options: { readonly limit?: number; readonly maxKeyLength?: number } = {}
+) => {
   const limit = options.limit ?? 5_000
   const maxKeyLength = options.maxKeyLength ?? Number.POSITIVE_INFINITY
   const cache = new Map<string, A>()
@@ -12,7 +15,7 @@ export const memoize = <A>(f: (key: string) => A, options: { readonly limit?: nu
     let value = cache.get(key)
     if (value === undefined) {
       if (cache.size >= limit) cache.clear()
-      cache.set(key, (value = f(key)))
+      cache.set(key, value = f(key))
     }
     return value
   }

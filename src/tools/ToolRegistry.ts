@@ -2,16 +2,20 @@ import { Clock, Context, Effect, Layer, ParseResult, Ref, Schema } from "effect"
 import { CalculatorError, evaluate } from "./Calculator.js"
 
 export class ToolInputError extends Schema.TaggedError<ToolInputError>()("ToolInputError", {
-  tool: Schema.String, message: Schema.String
+  tool: Schema.String,
+  message: Schema.String
 }) {}
 export class ToolFailedError extends Schema.TaggedError<ToolFailedError>()("ToolFailedError", {
-  tool: Schema.String, message: Schema.String
+  tool: Schema.String,
+  message: Schema.String
 }) {}
 export class ToolTimeoutError extends Schema.TaggedError<ToolTimeoutError>()("ToolTimeoutError", {
-  tool: Schema.String, timeoutMs: Schema.Number
+  tool: Schema.String,
+  timeoutMs: Schema.Number
 }) {}
 export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("UnknownToolError", {
-  tool: Schema.String, available: Schema.Array(Schema.String)
+  tool: Schema.String,
+  available: Schema.Array(Schema.String)
 }) {}
 export type ToolError = ToolInputError | ToolFailedError | ToolTimeoutError | UnknownToolError
 
@@ -52,7 +56,8 @@ export const calculator = tool({
   run: ({ expression }) =>
     Effect.try({
       try: () => ({ expression, value: evaluate(expression) }),
-      catch: (e) => new ToolFailedError({ tool: "calculator", message: e instanceof CalculatorError ? e.message : String(e) })
+      catch: (e) =>
+        new ToolFailedError({ tool: "calculator", message: e instanceof CalculatorError ? e.message : String(e) })
     })
 })
 
@@ -77,7 +82,9 @@ export const memoryRead = tool({
   idempotent: true,
   synchronous: true,
   run: ({ key }, ctx) =>
-    Ref.get(ctx.memory).pipe(Effect.map((m) => (m.has(key) ? { key, found: true, value: m.get(key) } : { key, found: false })))
+    Ref.get(ctx.memory).pipe(
+      Effect.map((m) => (m.has(key) ? { key, found: true, value: m.get(key) } : { key, found: false }))
+    )
 })
 
 export const clockNow = tool({
@@ -120,10 +127,15 @@ export const make = (tools: ReadonlyArray<Tool>): Service => {
         Effect.mapError((e) => new ToolInputError({ tool: name, message: format(e) }))
       )
       const output = yield* (t.synchronous ? t.run(input, context) : t.run(input, context).pipe(
-        Effect.timeoutFail({ duration: t.timeoutMs, onTimeout: () => new ToolTimeoutError({ tool: name, timeoutMs: t.timeoutMs }) })
+        Effect.timeoutFail({
+          duration: t.timeoutMs,
+          onTimeout: () => new ToolTimeoutError({ tool: name, timeoutMs: t.timeoutMs })
+        })
       ))
       return yield* Schema.encodeUnknown(t.output)(output).pipe(
-        Effect.mapError((e) => new ToolFailedError({ tool: name, message: `output does not match its schema: ${format(e)}` }))
+        Effect.mapError((e) =>
+          new ToolFailedError({ tool: name, message: `output does not match its schema: ${format(e)}` })
+        )
       )
     }).pipe(Effect.withSpan("ToolRegistry.invoke", { captureStackTrace: false, attributes: { "aeon.tool": name } }))
   return { tools: [...byName.values()], names, get: (n) => byName.get(n), invoke }

@@ -14,7 +14,9 @@ export interface ToolInfo {
 
 export interface PlanLike {
   readonly goal: string
-  readonly steps: ReadonlyArray<Pick<PlanStep, "stepId" | "stepIndex" | "description" | "tool" | "toolInput" | "dependencies">>
+  readonly steps: ReadonlyArray<
+    Pick<PlanStep, "stepId" | "stepIndex" | "description" | "tool" | "toolInput" | "dependencies">
+  >
 }
 
 type Found = Omit<ValidationIssue, "issueId">
@@ -30,12 +32,17 @@ const issue = (type: IssueType, severity: Severity, stepId: string, description:
 
 // ---- words -----------------------------------------------------------------------------------
 
-const STOP = new Set(("a an the of to in on for with and or by from at as is are be it this that these those its their " +
-  "then into using use via all any each per our your my his her them they we you i so if than").split(" "))
+const STOP = new Set(
+  ("a an the of to in on for with and or by from at as is are be it this that these those its their " +
+    "then into using use via all any each per our your my his her them they we you i so if than").split(" ")
+)
 
 // remembered: a plan is validated again on every pass with mostly the same texts
 export const words = memoize((text: string): ReadonlyArray<string> =>
-  text.toLowerCase().replace(/[^a-z0-9\s]/g, " ").split(/\s+/).filter((w) => (w.length > 1 || /\d/.test(w)) && !STOP.has(w)))
+  text.toLowerCase().replace(/[^a-z0-9\s]/g, " ").split(/\s+/).filter((w) =>
+    (w.length > 1 || /\d/.test(w)) && !STOP.has(w)
+  )
+)
 
 /** A crude stem: enough to match "computes"/"computed"/"computing" and "sales"/"sale". */
 export const stem = memoize((w: string): string => w.replace(/(ing|ed|es|s|ly|ions?|e)$/, "").slice(0, 6))
@@ -43,8 +50,10 @@ const expressionIn = memoize((text: string) => findExpression(text) ?? null)
 
 // ---- specificity (FR-036) --------------------------------------------------------------------
 
-const WEAK_START = /^(handle|deal with|do|process|work on|look into|manage|address|take care of|figure out|think about|consider|go over|sort out|try to|make it|improve|fix (it|things|stuff)|finish|proceed)\b/i
-const VAGUE = /\b(etc\.?|and so on|as needed|as necessary|as appropriate|if needed|something|somehow|stuff|things|whatever|various|misc|some way|appropriately|relevant items?)\b/i
+const WEAK_START =
+  /^(handle|deal with|do|process|work on|look into|manage|address|take care of|figure out|think about|consider|go over|sort out|try to|make it|improve|fix (it|things|stuff)|finish|proceed)\b/i
+const VAGUE =
+  /\b(etc\.?|and so on|as needed|as necessary|as appropriate|if needed|something|somehow|stuff|things|whatever|various|misc|some way|appropriately|relevant items?)\b/i
 const PLACEHOLDER = /(\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b|<[^>]*>|\[[^\]]*\]|\?\?+|\.\.\.|\bplaceholder\b|\blorem\b)/i
 
 const specificity = (s: PlanLike["steps"][number]): Array<Found> => {
@@ -52,20 +61,86 @@ const specificity = (s: PlanLike["steps"][number]): Array<Found> => {
   const found: Array<Found> = []
   const content = words(d)
   if (PLACEHOLDER.test(d)) {
-    found.push(issue("specificity", "HIGH", s.stepId, `step ${s.stepId} contains a placeholder: "${d}"`, "replace the placeholder with the concrete value"))
+    found.push(
+      issue(
+        "specificity",
+        "HIGH",
+        s.stepId,
+        `step ${s.stepId} contains a placeholder: "${d}"`,
+        "replace the placeholder with the concrete value"
+      )
+    )
   } else if (content.length < 2) {
-    found.push(issue("specificity", "MEDIUM", s.stepId, `step ${s.stepId} names no object to act on: "${d}"`, "say what the step acts on"))
+    found.push(
+      issue(
+        "specificity",
+        "MEDIUM",
+        s.stepId,
+        `step ${s.stepId} names no object to act on: "${d}"`,
+        "say what the step acts on"
+      )
+    )
   } else if (WEAK_START.test(d)) {
-    found.push(issue("specificity", "MEDIUM", s.stepId, `step ${s.stepId} starts with a weak verb: "${d}"`, "use a specific verb and object"))
+    found.push(
+      issue(
+        "specificity",
+        "MEDIUM",
+        s.stepId,
+        `step ${s.stepId} starts with a weak verb: "${d}"`,
+        "use a specific verb and object"
+      )
+    )
   } else if (VAGUE.test(d)) {
-    found.push(issue("specificity", "LOW", s.stepId, `step ${s.stepId} is vague ("${d.match(VAGUE)![0]}")`, "list the concrete items instead"))
+    found.push(
+      issue(
+        "specificity",
+        "LOW",
+        s.stepId,
+        `step ${s.stepId} is vague ("${d.match(VAGUE)![0]}")`,
+        "list the concrete items instead"
+      )
+    )
   }
   return found
 }
 
 const BUILTIN_KEYWORDS: Record<string, ReadonlyArray<string>> = {
-  calculator: ["compute", "calculate", "add", "sum", "multiply", "divide", "subtract", "arithmetic", "evaluate", "math", "total", "average", "percent", "percentage", "product", "quotient", "difference", "square", "plus", "minus", "number"],
-  "memory.read": ["read", "recall", "retrieve", "load", "fetch", "look", "get", "memory", "stored", "remembered", "lookup"],
+  calculator: [
+    "compute",
+    "calculate",
+    "add",
+    "sum",
+    "multiply",
+    "divide",
+    "subtract",
+    "arithmetic",
+    "evaluate",
+    "math",
+    "total",
+    "average",
+    "percent",
+    "percentage",
+    "product",
+    "quotient",
+    "difference",
+    "square",
+    "plus",
+    "minus",
+    "number"
+  ],
+  "memory.read": [
+    "read",
+    "recall",
+    "retrieve",
+    "load",
+    "fetch",
+    "look",
+    "get",
+    "memory",
+    "stored",
+    "remembered",
+    "lookup"
+  ],
   "memory.write": ["store", "save", "write", "remember", "record", "persist", "keep", "memory", "note"],
   "clock.now": ["time", "date", "now", "current", "clock", "timestamp", "today", "hour", "day"]
 }
@@ -74,27 +149,36 @@ const keywordSets = new WeakMap<ToolInfo, ReadonlySet<string>>()
 const keywordsOf = (t: ToolInfo): ReadonlySet<string> => {
   let set = keywordSets.get(t)
   if (set === undefined) {
-    set = new Set((t.keywords ?? BUILTIN_KEYWORDS[t.name] ?? [...t.name.split(/[._-]/), ...words(t.description)]).map(stem))
+    set = new Set(
+      (t.keywords ?? BUILTIN_KEYWORDS[t.name] ?? [...t.name.split(/[._-]/), ...words(t.description)]).map(stem)
+    )
     keywordSets.set(t, set)
   }
   return set
 }
 
-
 // ---- relevance (FR-037) ----------------------------------------------------------------------
 
 /** Steps made only of these words serve any goal (combining, checking, reporting what earlier steps produced). */
-const GENERIC = new Set(("summarize summary combine merge verify check review compile report present conclude answer explain " +
-  "format write final result results output outputs findings finding answer data information steps step previous earlier " +
-  "above values value response draft validate double confirm collect gather return provide give state restate the list " +
-  "compare reconcile total totals overall clearly user question task goal explanation reasoning").split(" "))
+const GENERIC = new Set(
+  ("summarize summary combine merge verify check review compile report present conclude answer explain " +
+    "format write final result results output outputs findings finding answer data information steps step previous earlier " +
+    "above values value response draft validate double confirm collect gather return provide give state restate the list " +
+    "compare reconcile total totals overall clearly user question task goal explanation reasoning").split(" ")
+)
 
-const bearsOnGoal = (plan: PlanLike, s: PlanLike["steps"][number], tools: ReadonlyArray<ToolInfo>, goal: ReadonlySet<string>): boolean => {
+const bearsOnGoal = (
+  plan: PlanLike,
+  s: PlanLike["steps"][number],
+  tools: ReadonlyArray<ToolInfo>,
+  goal: ReadonlySet<string>
+): boolean => {
   const own = words(s.description)
   if (own.length === 0 || own.some((w) => goal.has(stem(w))) || own.every((w) => GENERIC.has(w))) return true
   if (s.tool === "calculator" && expressionIn(plan.goal)) return true
   const tool = tools.find((t) => t.name === s.tool)
-  return tool !== undefined && (words(tool.description).some((w) => goal.has(stem(w))) || [...keywordsOf(tool)].some((k) => goal.has(k)))
+  return tool !== undefined &&
+    (words(tool.description).some((w) => goal.has(stem(w))) || [...keywordsOf(tool)].some((k) => goal.has(k)))
 }
 
 /** A step is relevant when it bears on the goal or is linked by dependencies to a step that does. Vague steps are left to specificity. */
@@ -116,7 +200,15 @@ const relevance = (plan: PlanLike, tools: ReadonlyArray<ToolInfo>, vague: Readon
   }
   return plan.steps
     .filter((s) => !relevant.has(s.stepId) && !vague.has(s.stepId))
-    .map((s) => issue("relevance", "MEDIUM", s.stepId, `step ${s.stepId} has no bearing on the goal "${plan.goal}": "${s.description}"`, "remove the step or tie it to the goal"))
+    .map((s) =>
+      issue(
+        "relevance",
+        "MEDIUM",
+        s.stepId,
+        `step ${s.stepId} has no bearing on the goal "${plan.goal}": "${s.description}"`,
+        "remove the step or tie it to the goal"
+      )
+    )
 }
 
 // ---- hallucination (FR-039) ------------------------------------------------------------------
@@ -125,11 +217,31 @@ const hallucination = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, 
   if (!s.tool) return []
   const tool = tools.get(s.tool)
   if (!tool) {
-    return [issue("hallucination", "HIGH", s.stepId, `step ${s.stepId} uses tool "${s.tool}", which is not in the registry (${[...tools.keys()].join(", ")})`, "replace with an existing tool or mark the step invalid")]
+    return [
+      issue(
+        "hallucination",
+        "HIGH",
+        s.stepId,
+        `step ${s.stepId} uses tool "${s.tool}", which is not in the registry (${[...tools.keys()].join(", ")})`,
+        "replace with an existing tool or mark the step invalid"
+      )
+    ]
   }
-  const operation = typeof s.toolInput === "object" && s.toolInput !== null ? (s.toolInput as Record<string, unknown>).operation : undefined
+  const operation = typeof s.toolInput === "object" && s.toolInput !== null
+    ? (s.toolInput as Record<string, unknown>).operation
+    : undefined
   if (typeof operation === "string" && !(tool.operations ?? []).includes(operation)) {
-    return [issue("hallucination", "HIGH", s.stepId, `tool "${s.tool}" has no operation "${operation}"${tool.operations?.length ? ` (it has ${tool.operations.join(", ")})` : ""}`, "use an operation the tool has")]
+    return [
+      issue(
+        "hallucination",
+        "HIGH",
+        s.stepId,
+        `tool "${s.tool}" has no operation "${operation}"${
+          tool.operations?.length ? ` (it has ${tool.operations.join(", ")})` : ""
+        }`,
+        "use an operation the tool has"
+      )
+    ]
   }
   return []
 }
@@ -143,23 +255,49 @@ const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo
   const said = words(s.description).map(stem)
   const own = keywordsOf(tool)
   // the description names another tool outright
-  const named = [...tools.keys()].find((n) => n !== s.tool && s.description.toLowerCase().includes(n.toLowerCase()) && n.length > 3)
+  const named = [...tools.keys()].find((n) =>
+    n !== s.tool && s.description.toLowerCase().includes(n.toLowerCase()) && n.length > 3
+  )
   if (named) {
-    return [issue("do_say_mismatch", "HIGH", s.stepId, `step ${s.stepId} says it uses ${named} but calls ${s.tool}`, `use ${named} or reword the step`)]
+    return [
+      issue(
+        "do_say_mismatch",
+        "HIGH",
+        s.stepId,
+        `step ${s.stepId} says it uses ${named} but calls ${s.tool}`,
+        `use ${named} or reword the step`
+      )
+    ]
   }
   // an expression in the description that differs from the one the calculator gets
   if (s.tool === "calculator") {
     const saidExpr = expressionIn(s.description)
     const input = (s.toolInput as { expression?: unknown } | undefined)?.expression
     if (saidExpr && typeof input === "string" && saidExpr.replace(/\s+/g, "") !== input.replace(/\s+/g, "")) {
-      return [issue("do_say_mismatch", "HIGH", s.stepId, `step ${s.stepId} says it computes ${saidExpr} but the calculator is given ${input}`, "make the tool input match the description")]
+      return [
+        issue(
+          "do_say_mismatch",
+          "HIGH",
+          s.stepId,
+          `step ${s.stepId} says it computes ${saidExpr} but the calculator is given ${input}`,
+          "make the tool input match the description"
+        )
+      ]
     }
   }
   const ownHits = said.filter((w) => own.has(w)).length
   if (ownHits > 0) return []
   const other = [...tools.values()].find((t) => t.name !== s.tool && said.some((w) => keywordsOf(t).has(w)))
   if (other) {
-    return [issue("do_say_mismatch", "HIGH", s.stepId, `step ${s.stepId} describes ${other.name}'s kind of work ("${s.description}") but calls ${s.tool}`, `use ${other.name} or reword the step`)]
+    return [
+      issue(
+        "do_say_mismatch",
+        "HIGH",
+        s.stepId,
+        `step ${s.stepId} describes ${other.name}'s kind of work ("${s.description}") but calls ${s.tool}`,
+        `use ${other.name} or reword the step`
+      )
+    ]
   }
   return []
 }
@@ -173,11 +311,29 @@ const consistency = (plan: PlanLike): Array<Found> => {
     for (const dep of s.dependencies) {
       const target = byId.get(dep)
       if (!target) {
-        found.push(issue("consistency", "HIGH", s.stepId, `step ${s.stepId} depends on ${dep}, which is not in the plan`, "remove the dependency or add the step"))
+        found.push(
+          issue(
+            "consistency",
+            "HIGH",
+            s.stepId,
+            `step ${s.stepId} depends on ${dep}, which is not in the plan`,
+            "remove the dependency or add the step"
+          )
+        )
       } else if (dep === s.stepId) {
-        found.push(issue("consistency", "CRITICAL", s.stepId, `step ${s.stepId} depends on itself`, "remove the self-dependency"))
+        found.push(
+          issue("consistency", "CRITICAL", s.stepId, `step ${s.stepId} depends on itself`, "remove the self-dependency")
+        )
       } else if (target.stepIndex > s.stepIndex) {
-        found.push(issue("consistency", "MEDIUM", s.stepId, `step ${s.stepId} depends on ${dep}, which comes later in the plan`, "reorder the steps"))
+        found.push(
+          issue(
+            "consistency",
+            "MEDIUM",
+            s.stepId,
+            `step ${s.stepId} depends on ${dep}, which comes later in the plan`,
+            "reorder the steps"
+          )
+        )
       }
     }
   }
@@ -191,7 +347,9 @@ const consistency = (plan: PlanLike): Array<Found> => {
       const cycle = path.slice(path.indexOf(id))
       if (cycle.length > 1 && !cycle.some((c) => reported.has(c))) {
         cycle.forEach((c) => reported.add(c))
-        found.push(issue("consistency", "CRITICAL", id, `dependency cycle: ${[...cycle, id].join(" → ")}`, "break the cycle"))
+        found.push(
+          issue("consistency", "CRITICAL", id, `dependency cycle: ${[...cycle, id].join(" → ")}`, "break the cycle")
+        )
       }
       return
     }

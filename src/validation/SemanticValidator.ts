@@ -1,12 +1,12 @@
 import { Context, Effect, Layer } from "effect"
-import { makeReport, SEVERITY_RANK, type SemanticValidationReport, type ValidationIssue } from "../domain/Evaluation.js"
+import type { BudgetExhaustedError } from "../domain/Errors.js"
+import { makeReport, type SemanticValidationReport, SEVERITY_RANK, type ValidationIssue } from "../domain/Evaluation.js"
 import type { Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { planView } from "../prompts/Views.js"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
 import type { Tool } from "../tools/ToolRegistry.js"
-import { checkPlan, words, stem, type PlanLike, type ToolInfo } from "./DeterministicChecks.js"
+import { checkPlan, type PlanLike, stem, type ToolInfo, words } from "./DeterministicChecks.js"
 
 export const toolInfos = (tools: ReadonlyArray<Tool>): Array<ToolInfo> =>
   tools.map((t) => ({ name: t.name, description: t.description, operations: t.operations }))
@@ -27,9 +27,15 @@ export interface CrossPhaseInput {
 
 export interface Service {
   /** Deterministic checks merged with the model's; a model failure leaves the deterministic report plus an advisory. */
-  readonly validatePlan: (plan: PlanLike, context: ValidationContext) => Effect.Effect<SemanticValidationReport, BudgetExhaustedError>
+  readonly validatePlan: (
+    plan: PlanLike,
+    context: ValidationContext
+  ) => Effect.Effect<SemanticValidationReport, BudgetExhaustedError>
   /** FR-041: plan ↔ executed steps ↔ final answer ↔ memory. */
-  readonly validateCrossPhase: (input: CrossPhaseInput, context: ValidationContext) => Effect.Effect<SemanticValidationReport, BudgetExhaustedError>
+  readonly validateCrossPhase: (
+    input: CrossPhaseInput,
+    context: ValidationContext
+  ) => Effect.Effect<SemanticValidationReport, BudgetExhaustedError>
 }
 
 export class SemanticValidator extends Context.Tag("aeon/SemanticValidator")<SemanticValidator, Service>() {}
@@ -37,12 +43,17 @@ export class SemanticValidator extends Context.Tag("aeon/SemanticValidator")<Sem
 const key = (i: Omit<ValidationIssue, "issueId">) => `${i.type}|${i.location?.stepId ?? ""}`
 
 /** Merges issue lists: one issue per (type, step), keeping the more severe, deterministic first. */
-export const mergeIssues = (validationId: string, ...lists: ReadonlyArray<ReadonlyArray<Omit<ValidationIssue, "issueId">>>): Array<ValidationIssue> => {
+export const mergeIssues = (
+  validationId: string,
+  ...lists: ReadonlyArray<ReadonlyArray<Omit<ValidationIssue, "issueId">>>
+): Array<ValidationIssue> => {
   const byKey = new Map<string, Omit<ValidationIssue, "issueId">>()
   for (const list of lists) {
     for (const i of list) {
       const existing = byKey.get(key(i))
-      if (!existing || SEVERITY_RANK[i.severity] > SEVERITY_RANK[existing.severity]) byKey.set(key(i), existing ? { ...i, source: existing.source } : i)
+      if (!existing || SEVERITY_RANK[i.severity] > SEVERITY_RANK[existing.severity]) {
+        byKey.set(key(i), existing ? { ...i, source: existing.source } : i)
+      }
     }
   }
   return [...byKey.values()].map((i, n) => ({ ...i, issueId: `${validationId}-${n + 1}` }))
@@ -54,7 +65,10 @@ const modelIssues = (
   artifactType: string,
   known: ReadonlyArray<Omit<ValidationIssue, "issueId">>,
   finalAnswer?: string
-): Effect.Effect<{ issues: Array<Omit<ValidationIssue, "issueId">>; advisories: Array<string> }, BudgetExhaustedError> => {
+): Effect.Effect<
+  { issues: Array<Omit<ValidationIssue, "issueId">>; advisories: Array<string> },
+  BudgetExhaustedError
+> => {
   if (!context.llm) return Effect.succeed({ issues: [], advisories: [] })
   const stepIds = new Set(plan.steps.map((s) => s.stepId))
   return context.llm.generate(Contracts.validation, {
@@ -77,9 +91,18 @@ const modelIssues = (
       })),
       advisories: [] as Array<string>
     })),
-    Effect.catchIf(isModelFailure, (e) =>
-      Effect.succeed({ issues: [], advisories: [`model validation unavailable (${e._tag}: ${e.message}); deterministic checks only`] }))
-  ) as Effect.Effect<{ issues: Array<Omit<ValidationIssue, "issueId">>; advisories: Array<string> }, BudgetExhaustedError>
+    Effect.catchIf(
+      isModelFailure,
+      (e) =>
+        Effect.succeed({
+          issues: [],
+          advisories: [`model validation unavailable (${e._tag}: ${e.message}); deterministic checks only`]
+        })
+    )
+  ) as Effect.Effect<
+    { issues: Array<Omit<ValidationIssue, "issueId">>; advisories: Array<string> },
+    BudgetExhaustedError
+  >
 }
 
 /** Cross-phase checks that need no model. */
@@ -87,12 +110,24 @@ export const crossPhaseChecks = (input: CrossPhaseInput): Array<Omit<ValidationI
   const found: Array<Omit<ValidationIssue, "issueId">> = []
   for (const s of input.plan.steps) {
     if (s.status === "complete" && s.stepOutput.trim() === "") {
-      found.push({ type: "consistency", severity: "HIGH", description: `step ${s.stepId} is complete but produced no output`, location: { stepId: s.stepId }, source: "deterministic" })
+      found.push({
+        type: "consistency",
+        severity: "HIGH",
+        description: `step ${s.stepId} is complete but produced no output`,
+        location: { stepId: s.stepId },
+        source: "deterministic"
+      })
     }
     if (s.status === "complete") {
       const unmet = s.dependencies.filter((d) => input.plan.steps.find((o) => o.stepId === d)?.status !== "complete")
       if (unmet.length > 0) {
-        found.push({ type: "consistency", severity: "CRITICAL", description: `step ${s.stepId} completed before its dependencies ${unmet.join(", ")}`, location: { stepId: s.stepId }, source: "deterministic" })
+        found.push({
+          type: "consistency",
+          severity: "CRITICAL",
+          description: `step ${s.stepId} completed before its dependencies ${unmet.join(", ")}`,
+          location: { stepId: s.stepId },
+          source: "deterministic"
+        })
       }
     }
   }
@@ -105,17 +140,35 @@ export const crossPhaseChecks = (input: CrossPhaseInput): Array<Omit<ValidationI
     const goalNumbers: ReadonlyArray<string> = numbersIn(input.plan.goal)
     const invented = [...answerNumbers].filter((n) => !outputNumbers.has(n) && !goalNumbers.includes(n))
     if (outputs.length > 0 && invented.length > 0) {
-      found.push({ type: "hallucination", severity: "MEDIUM", description: `the final answer states numbers no step produced: ${invented.join(", ")}`, location: { artifactReference: "finalAnswer" }, source: "deterministic" })
+      found.push({
+        type: "hallucination",
+        severity: "MEDIUM",
+        description: `the final answer states numbers no step produced: ${invented.join(", ")}`,
+        location: { artifactReference: "finalAnswer" },
+        source: "deterministic"
+      })
     }
     if (outputs.length > 0 && !outputs.some((s) => words(s.stepOutput).some((w) => answer.has(stem(w))))) {
-      found.push({ type: "consistency", severity: "HIGH", description: "the final answer uses none of the executed steps' outputs", location: { artifactReference: "finalAnswer" }, source: "deterministic" })
+      found.push({
+        type: "consistency",
+        severity: "HIGH",
+        description: "the final answer uses none of the executed steps' outputs",
+        location: { artifactReference: "finalAnswer" },
+        source: "deterministic"
+      })
     }
   }
   if (input.memory) {
     for (const s of input.plan.steps) {
       const k = (s.toolInput as { key?: unknown } | undefined)?.key
       if (s.tool === "memory.write" && s.status === "complete" && typeof k === "string" && !input.memory.has(k)) {
-        found.push({ type: "consistency", severity: "HIGH", description: `step ${s.stepId} wrote "${k}" to memory but memory does not hold it`, location: { stepId: s.stepId }, source: "deterministic" })
+        found.push({
+          type: "consistency",
+          severity: "HIGH",
+          description: `step ${s.stepId} wrote "${k}" to memory but memory does not hold it`,
+          location: { stepId: s.stepId },
+          source: "deterministic"
+        })
       }
     }
   }
@@ -127,13 +180,23 @@ export const make: Service = {
     Effect.gen(function*() {
       const deterministic = checkPlan(plan, context.tools)
       const model = yield* modelIssues(plan, context, "plan", deterministic)
-      return makeReport(context.validationId, "plan", mergeIssues(context.validationId, deterministic, model.issues), model.advisories)
+      return makeReport(
+        context.validationId,
+        "plan",
+        mergeIssues(context.validationId, deterministic, model.issues),
+        model.advisories
+      )
     }).pipe(Effect.withSpan("SemanticValidator.validatePlan", { captureStackTrace: false })),
   validateCrossPhase: (input, context) =>
     Effect.gen(function*() {
       const deterministic = [...checkPlan(input.plan, context.tools), ...crossPhaseChecks(input)]
       const model = yield* modelIssues(input.plan, context, "cross_phase", deterministic, input.finalAnswer)
-      return makeReport(context.validationId, "cross_phase", mergeIssues(context.validationId, deterministic, model.issues), model.advisories)
+      return makeReport(
+        context.validationId,
+        "cross_phase",
+        mergeIssues(context.validationId, deterministic, model.issues),
+        model.advisories
+      )
     }).pipe(Effect.withSpan("SemanticValidator.validateCrossPhase", { captureStackTrace: false }))
 }
 

@@ -6,7 +6,12 @@ import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 
 const dims = (reasoningDepth: number, informationSufficiency: number) => ({
-  reasoningDepth, informationSufficiency, expectedToolUsage: "none", outputBreadth: "narrow", confidenceRequirement: "low", rawInference: "r"
+  reasoningDepth,
+  informationSufficiency,
+  expectedToolUsage: "none",
+  outputBreadth: "narrow",
+  confidenceRequirement: "low",
+  rawInference: "r"
 } as const)
 const llmOf = (script: Scripted.Script): Llm => {
   const m = Scripted.make(script)
@@ -15,7 +20,10 @@ const llmOf = (script: Scripted.Script): Llm => {
 
 describe("AdaptiveDepth", () => {
   it("the profile → TTL table: deeper or less sufficient gets more cycles and deep mode; capped by the budget", () => {
-    const row = (d: number, s: number, cap = 10) => { const c = depthFor(dims(d, s), cap, "r", []); return [c.allocatedTtl, c.reasoningMode] }
+    const row = (d: number, s: number, cap = 10) => {
+      const c = depthFor(dims(d, s), cap, "r", [])
+      return [c.allocatedTtl, c.reasoningMode]
+    }
     expect(row(1, 0.9)).toEqual([1, "shallow"])
     expect(row(2, 0.9)).toEqual([2, "shallow"])
     expect(row(2, 0.5)).toEqual([3, "balanced"])
@@ -39,7 +47,11 @@ describe("AdaptiveDepth", () => {
 
   it.effect("infers all five dimensions through the model, combined with the text signals", () =>
     Effect.gen(function*() {
-      const p = yield* adaptive.infer("Do something with the stuff, etc.", 10, llmOf({ [PromptId.TASKPROFILE_INFERENCE_USER]: [{ output: dims(2, 0.95) }] }))
+      const p = yield* adaptive.infer(
+        "Do something with the stuff, etc.",
+        10,
+        llmOf({ [PromptId.TASKPROFILE_INFERENCE_USER]: [{ output: dims(2, 0.95) }] })
+      )
       expect(p.profile).toMatchObject({ profileVersion: 1, reasoningDepth: 2, rawInference: "r" })
       expect(p.profile.informationSufficiency).toBeLessThan(0.95)
       expect(p.depth.heuristicsUsed).toEqual(expect.arrayContaining(["model_inference", "text_signals"]))
@@ -59,22 +71,42 @@ describe("AdaptiveDepth", () => {
     Effect.gen(function*() {
       const llm = llmOf({
         [PromptId.TASKPROFILE_INFERENCE_USER]: [{ output: dims(3, 0.9) }],
-        [PromptId.TASKPROFILE_UPDATE_USER]: [{ output: { ...dims(5, 0.3), adjustmentReason: "validation found many gaps" } }, { output: { ...dims(1, 1), adjustmentReason: "simpler than thought" } }]
+        [PromptId.TASKPROFILE_UPDATE_USER]: [{
+          output: { ...dims(5, 0.3), adjustmentReason: "validation found many gaps" }
+        }, { output: { ...dims(1, 1), adjustmentReason: "simpler than thought" } }]
       })
       const p0 = yield* adaptive.infer("Compute 2 + 3", 10, llm)
-      const up = yield* adaptive.revise("Compute 2 + 3", p0, { passNumber: 1, validationIssueCount: 4, convergenceFailures: ["incomplete"], refinementsNeeded: 2 }, 10, llm)
+      const up = yield* adaptive.revise(
+        "Compute 2 + 3",
+        p0,
+        { passNumber: 1, validationIssueCount: 4, convergenceFailures: ["incomplete"], refinementsNeeded: 2 },
+        10,
+        llm
+      )
       expect(up).toMatchObject({ changed: true, profile: { profileVersion: 2, reasoningDepth: 5 } })
       expect(up.depth.allocatedTtl).toBeGreaterThan(p0.depth.allocatedTtl)
       expect(up.depth.adjustmentReason).toContain("v1→v2 at pass 1: validation found many gaps")
-      expect(up.depth.heuristicsUsed).toEqual(expect.arrayContaining(["validation_issues", "convergence_failures", "refinement_needs"]))
-      const down = yield* adaptive.revise("Compute 2 + 3", up, { passNumber: 2, validationIssueCount: 0, convergenceFailures: [], refinementsNeeded: 0 }, 10, llm)
+      expect(up.depth.heuristicsUsed).toEqual(
+        expect.arrayContaining(["validation_issues", "convergence_failures", "refinement_needs"])
+      )
+      const down = yield* adaptive.revise(
+        "Compute 2 + 3",
+        up,
+        { passNumber: 2, validationIssueCount: 0, convergenceFailures: [], refinementsNeeded: 0 },
+        10,
+        llm
+      )
       expect(down).toMatchObject({ changed: true, profile: { profileVersion: 3, reasoningDepth: 1 } })
       expect(down.depth.allocatedTtl).toBeLessThan(up.depth.allocatedTtl)
     }))
 
   it.effect("a failed inference uses the text signals and says so", () =>
     Effect.gen(function*() {
-      const p = yield* adaptive.infer("Compute 2 + 3", 10, llmOf({ [PromptId.TASKPROFILE_INFERENCE_USER]: [{ error: { status: 500 } }] }))
+      const p = yield* adaptive.infer(
+        "Compute 2 + 3",
+        10,
+        llmOf({ [PromptId.TASKPROFILE_INFERENCE_USER]: [{ error: { status: 500 } }] })
+      )
       expect(p.profile.rawInference).toContain("model inference unavailable")
       expect(p.advisories[0]).toContain("profile inference failed")
     }))

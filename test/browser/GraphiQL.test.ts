@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { execSync } from "node:child_process"
 import { existsSync } from "node:fs"
-import { chromium, type Browser } from "playwright-core"
+import { type Browser, chromium } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type TestServer } from "../support/server.js"
 
 const CHROMIUM = "/usr/bin/chromium"
@@ -10,10 +10,15 @@ const CHROMIUM = "/usr/bin/chromium"
 const ensureChromium = () => {
   if (existsSync(CHROMIUM)) return
   if (process.getuid?.() === 0) {
-    execSync("apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium", { stdio: "inherit", timeout: 15 * 60_000 })
+    execSync("apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium", {
+      stdio: "inherit",
+      timeout: 15 * 60_000
+    })
     if (existsSync(CHROMIUM)) return
   }
-  throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "sudo apt-get install -y chromium" (Debian) and run the tests again`)
+  throw new Error(
+    `Chromium is missing at ${CHROMIUM}: install it with "sudo apt-get install -y chromium" (Debian) and run the tests again`
+  )
 }
 
 let server: TestServer
@@ -23,7 +28,16 @@ beforeAll(async () => {
   server = await startServer()
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-component-update",
+      "--disable-sync"
+    ]
   })
 }, 16 * 60_000)
 afterAll(async () => {

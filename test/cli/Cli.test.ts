@@ -1,35 +1,62 @@
-import { describe, expect, it, beforeAll } from "vitest"
 import { Effect, Redacted } from "effect"
 import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
 
 const dir = mkdtempSync(join(tmpdir(), "aeon-cli-"))
 const db = freshDatabase()
-const env: Record<string, string> = { ...process.env as Record<string, string>, AEON_DATA_DIR: join(dir, "data"), AEON_MODEL_PROVIDER: "", AEON_LLM_API_KEY: "", AEON_LLM_BASE_URL: "" }
+const env: Record<string, string> = {
+  ...process.env as Record<string, string>,
+  AEON_DATA_DIR: join(dir, "data"),
+  AEON_MODEL_PROVIDER: "",
+  AEON_LLM_API_KEY: "",
+  AEON_LLM_BASE_URL: ""
+}
 if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
-for (const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "NO_COLOR", "FORCE_COLOR"]) delete env[k]
+for (const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "NO_COLOR", "FORCE_COLOR"]) {
+  delete env[k]
+}
 // CI machines set CI, which makes picocolors' default colour piped output: the binary must not.
 env.CI = "true"
 
 /** Runs a command as a child process (asynchronously: the test worker stays responsive). */
 const execWith = (environment: Record<string, string>, file: string, args: Array<string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { env: environment, encoding: "utf8", timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }))
+    execFile(
+      file,
+      args,
+      { env: environment, encoding: "utf8", timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr })
+    )
   })
 const exec = (file: string, args: Array<string>) => execWith(env, file, args)
 const aeon = (...args: Array<string>) => exec(process.execPath, ["bin/aeon.mjs", ...args])
 const runJson = async (...args: Array<string>) => {
   const r = await aeon("run", ...args, "--json")
   let json: any
-  try { json = JSON.parse(r.stdout) } catch { throw new Error(`not JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`) }
+  try {
+    json = JSON.parse(r.stdout)
+  } catch {
+    throw new Error(`not JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`)
+  }
   return { ...r, json }
 }
 
-const verdict = (converged: boolean) => ({ output: { converged, completenessScore: converged ? 1 : 0.3, coherenceScore: 1, consistencyAlignment: {}, reasoning: "r", confidence: 1, reasonCodes: converged ? ["complete"] : ["incomplete"] } })
+const verdict = (converged: boolean) => ({
+  output: {
+    converged,
+    completenessScore: converged ? 1 : 0.3,
+    coherenceScore: 1,
+    consistencyAlignment: {},
+    reasoning: "r",
+    confidence: 1,
+    reasonCodes: converged ? ["complete"] : ["incomplete"]
+  }
+})
 const script = (path: string, verdicts: Array<boolean>) => {
   writeFileSync(path, JSON.stringify({ fallback: "offline", convergence_assessment_user: verdicts.map(verdict) }))
   return path
@@ -50,7 +77,9 @@ describe(`the aeon binary (${backend})`, () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("126")
     expect(r.stdout).not.toContain("\u001b[") // piped output carries no colour codes
-    expect(r.stdout).toMatch(/converged · \d+ pass(es)? · \d+ LLM calls · \d+ tokens · \$0\.0000 · [\d.]+s · offline · run /)
+    expect(r.stdout).toMatch(
+      /converged · \d+ pass(es)? · \d+ LLM calls · \d+ tokens · \$0\.0000 · [\d.]+s · offline · run /
+    )
     const runId = r.stdout.match(/run ([0-9a-f-]{36})/)![1]!
     const inspect = await aeon("inspect", runId)
     expect(inspect.code).toBe(0)
@@ -90,10 +119,34 @@ describe(`the aeon binary (${backend})`, () => {
   })
 
   it("every budget flag lands in the run's budget; a crossed cap stops it", async () => {
-    const r = await runJson(task, "--full", "--ttl", "2", "--deadline", "30s", "--max-cost-usd", "0.5", "--max-tokens", "90000", "--max-steps", "9", "--max-llm-calls", "3")
+    const r = await runJson(
+      task,
+      "--full",
+      "--ttl",
+      "2",
+      "--deadline",
+      "30s",
+      "--max-cost-usd",
+      "0.5",
+      "--max-tokens",
+      "90000",
+      "--max-steps",
+      "9",
+      "--max-llm-calls",
+      "3"
+    )
     const restricted = await runJson(task, "--full", "--tools", "memory.read", "--parallelism", "2")
-    expect(restricted.json.passes[0].planState.steps.some((s: { tool?: string }) => s.tool === "calculator")).toBe(false)
-    expect(r.json.budget).toEqual({ ttl: 2, deadlineMs: 30_000, maxCostUsd: 0.5, maxTokens: 90_000, maxLlmCalls: 3, maxSteps: 9 })
+    expect(restricted.json.passes[0].planState.steps.some((s: { tool?: string }) => s.tool === "calculator")).toBe(
+      false
+    )
+    expect(r.json.budget).toEqual({
+      ttl: 2,
+      deadlineMs: 30_000,
+      maxCostUsd: 0.5,
+      maxTokens: 90_000,
+      maxLlmCalls: 3,
+      maxSteps: 9
+    })
     expect(r.json.terminationReason).toBe("budget_exhausted")
     expect(r.json.usage.llmCalls).toBe(3)
     expect(r.code).toBe(2)
@@ -115,7 +168,11 @@ describe(`the aeon binary (${backend})`, () => {
   })
 
   it("on a terminal, progress is redrawn in place (log-update); not on a pipe", async () => {
-    const tty = await exec("script", ["-qec", `stty cols 120 rows 40; ${process.execPath} bin/aeon.mjs run '${task}' --full`, "/dev/null"])
+    const tty = await exec("script", [
+      "-qec",
+      `stty cols 120 rows 40; ${process.execPath} bin/aeon.mjs run '${task}' --full`,
+      "/dev/null"
+    ])
     expect(tty.stdout).toContain("pass 1 · EXECUTE")
     expect(tty.stdout).toContain("convergence: completeness 1.00")
     expect(tty.stdout).toContain("\u001b[1A") // cursor up: the frame is redrawn, not appended
@@ -133,7 +190,7 @@ describe(`the aeon binary (${backend})`, () => {
     expect(ttl.stderr).toContain("budget.ttl: ttl must be a positive integer (was -2)")
     const deadline = await aeon("run", task, "--deadline", "soon")
     expect(deadline.code).toBe(1)
-    expect(deadline.stderr).toContain('--deadline: "soon" is not a duration')
+    expect(deadline.stderr).toContain("--deadline: \"soon\" is not a duration")
     const tools = await aeon("run", task, "--tools", "calculator,web.search")
     expect(tools.code).toBe(1)
     expect(tools.stderr).toContain("unknown tool web.search")
@@ -143,7 +200,17 @@ describe(`the aeon binary (${backend})`, () => {
     const criteria = await aeon("run", task, "--criteria", join(dir, "missing.json"))
     expect(criteria.code).toBe(1)
     expect(criteria.stderr).toContain("--criteria: cannot read")
-    const unreachable = await aeon("run", task, "--full", "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "local-model")
+    const unreachable = await aeon(
+      "run",
+      task,
+      "--full",
+      "--provider",
+      "openai",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--model",
+      "local-model"
+    )
     expect(unreachable.code).toBe(1)
     expect(unreachable.stderr).toContain("ModelUnavailableError")
     expect(unreachable.stdout).toContain("openai:local-model")
@@ -157,7 +224,10 @@ describe(`the aeon binary (${backend})`, () => {
     const owner = spawn("sleep", ["30"])
     try {
       writeFileSync(join(busy, "aeon.lock"), String(owner.pid))
-      const r = await execWith({ ...env, AEON_DATA_DIR: busy, AEON_DATABASE_URL: "" }, process.execPath, ["bin/aeon.mjs", "runs"])
+      const r = await execWith({ ...env, AEON_DATA_DIR: busy, AEON_DATABASE_URL: "" }, process.execPath, [
+        "bin/aeon.mjs",
+        "runs"
+      ])
       expect(r.code).toBe(1)
       expect(r.stderr).toContain(`in use by process ${owner.pid}`)
       expect(readdirSync(busy)).toEqual(["aeon.lock"]) // no database files were created beside the owner's lock

@@ -11,14 +11,24 @@ import { step } from "../support/fixtures.js"
 const criteria = (c: object = {}) => Schema.decodeUnknownSync(ConvergenceCriteria)(c)
 const done = (over: object = {}) => ({
   goal: "Compute 2 + 3",
-  steps: [step("s1", 1, 2, { status: "complete", stepOutput: "2 + 3 = 5" }), step("s2", 2, 2, { status: "complete", stepOutput: "the sum is 5", ...over })]
+  steps: [
+    step("s1", 1, 2, { status: "complete", stepOutput: "2 + 3 = 5" }),
+    step("s2", 2, 2, { status: "complete", stepOutput: "the sum is 5", ...over })
+  ]
 })
 const llmOf = (output: object): Llm => {
   const m = Scripted.make({ [PromptId.CONVERGENCE_ASSESSMENT_USER]: [{ output }] })
   return { label: "scripted", generate: (c, i, o) => m.service.generate(c, i, o) }
 }
 const assess = (input: Partial<Parameters<typeof engine.assess>[0]>) =>
-  engine.assess({ request: "Compute 2 + 3", plan: done(), report: makeReport("v", "cross_phase", []), criteria: criteria(), candidateAnswer: "the sum is 5", ...input })
+  engine.assess({
+    request: "Compute 2 + 3",
+    plan: done(),
+    report: makeReport("v", "cross_phase", []),
+    criteria: criteria(),
+    candidateAnswer: "the sum is 5",
+    ...input
+  })
 
 describe("ConvergenceEngine", () => {
   it.effect("converges when complete, coherent and consistent; the assessment decodes", () =>
@@ -31,7 +41,13 @@ describe("ConvergenceEngine", () => {
 
   it.effect("conflicting criteria: complete but incoherent → not converged, naming the failing criterion (FR-068)", () =>
     Effect.gen(function*() {
-      const report = makeReport("v", "cross_phase", [{ issueId: "i", type: "consistency", severity: "CRITICAL", description: "s2 contradicts s1", location: { stepId: "s2" } }])
+      const report = makeReport("v", "cross_phase", [{
+        issueId: "i",
+        type: "consistency",
+        severity: "CRITICAL",
+        description: "s2 contradicts s1",
+        location: { stepId: "s2" }
+      }])
       const a = yield* assess({ report })
       expect(a.converged).toBe(false)
       expect(a.scores.completenessScore).toBe(1)
@@ -45,13 +61,33 @@ describe("ConvergenceEngine", () => {
       expect(a.converged).toBe(false)
       expect(a.reasonCodes).toEqual(expect.arrayContaining(["failed_steps", "incomplete"]))
       // even if the model says it converged
-      const b = yield* assess({ plan: done({ status: "invalid", clarityState: "BLOCKED" }), llm: llmOf({ converged: true, completenessScore: 1, coherenceScore: 1, consistencyAlignment: {}, reasoning: "fine", confidence: 1 }) })
+      const b = yield* assess({
+        plan: done({ status: "invalid", clarityState: "BLOCKED" }),
+        llm: llmOf({
+          converged: true,
+          completenessScore: 1,
+          coherenceScore: 1,
+          consistencyAlignment: {},
+          reasoning: "fine",
+          confidence: 1
+        })
+      })
       expect(b.converged).toBe(false)
     }))
 
   it.effect("the model's stricter judgement counts; its reason codes are kept", () =>
     Effect.gen(function*() {
-      const a = yield* assess({ llm: llmOf({ converged: false, completenessScore: 0.4, coherenceScore: 0.9, consistencyAlignment: {}, reasoning: "misses the explanation", confidence: 0.7, reasonCodes: ["missing_explanation"] }) })
+      const a = yield* assess({
+        llm: llmOf({
+          converged: false,
+          completenessScore: 0.4,
+          coherenceScore: 0.9,
+          consistencyAlignment: {},
+          reasoning: "misses the explanation",
+          confidence: 0.7,
+          reasonCodes: ["missing_explanation"]
+        })
+      })
       expect(a.converged).toBe(false)
       expect(a.scores.completenessScore).toBe(0.4)
       expect(a.reasonCodes).toEqual(expect.arrayContaining(["incomplete", "model:missing_explanation"]))
@@ -61,15 +97,28 @@ describe("ConvergenceEngine", () => {
   it.effect("custom criteria: thresholds, regex, JSON Schema, mentions, required reason codes", () =>
     Effect.gen(function*() {
       expect((yield* assess({ criteria: criteria({ answerMatches: "\\b5\\b" }) })).converged).toBe(true)
-      expect((yield* assess({ criteria: criteria({ answerMatches: "^42$" }) })).reasonCodes).toContain("answer_does_not_match")
-      expect((yield* assess({ criteria: criteria({ answerMentions: ["sum", "product"] }) })).reasonCodes).toContain("answer_missing_terms:product")
+      expect((yield* assess({ criteria: criteria({ answerMatches: "^42$" }) })).reasonCodes).toContain(
+        "answer_does_not_match"
+      )
+      expect((yield* assess({ criteria: criteria({ answerMentions: ["sum", "product"] }) })).reasonCodes).toContain(
+        "answer_missing_terms:product"
+      )
       const schema = { type: "object", required: ["sum"], properties: { sum: { type: "number" } } }
-      expect((yield* assess({ criteria: criteria({ answerSchema: schema }), candidateAnswer: "{\"sum\": 5}" })).converged).toBe(true)
-      expect((yield* assess({ criteria: criteria({ answerSchema: schema }), candidateAnswer: "{\"sum\": \"five\"}" })).reasonCodes).toContain("answer_schema_mismatch")
+      expect(
+        (yield* assess({ criteria: criteria({ answerSchema: schema }), candidateAnswer: "{\"sum\": 5}" })).converged
+      ).toBe(true)
+      expect(
+        (yield* assess({ criteria: criteria({ answerSchema: schema }), candidateAnswer: "{\"sum\": \"five\"}" }))
+          .reasonCodes
+      ).toContain("answer_schema_mismatch")
       const partial = done({ clarityState: "PARTIALLY_CLEAR" })
       expect((yield* assess({ plan: partial })).reasonCodes).toContain("incomplete")
-      expect((yield* assess({ plan: partial, criteria: criteria({ completenessThreshold: 0.7 }) })).converged).toBe(true)
-      expect((yield* assess({ criteria: criteria({ requiredReasonCodes: ["verified"] }) })).reasonCodes).toContain("required_reason_code_missing:verified")
+      expect((yield* assess({ plan: partial, criteria: criteria({ completenessThreshold: 0.7 }) })).converged).toBe(
+        true
+      )
+      expect((yield* assess({ criteria: criteria({ requiredReasonCodes: ["verified"] }) })).reasonCodes).toContain(
+        "required_reason_code_missing:verified"
+      )
     }))
 
   it.effect("a model failure leaves the deterministic assessment, said in the explanation", () =>

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest"
 import { Effect, Layer } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { Aeon, LanguageModel, Offline, PromptId, Scripted, runTask } from "../../src/index.js"
+import { describe, expect, it } from "vitest"
+import { Aeon, LanguageModel, Offline, PromptId, runTask, Scripted } from "../../src/index.js"
 
 const readme = readFileSync("README.md", "utf8")
 
@@ -19,7 +19,9 @@ describe("README", () => {
       for (const f of readdirSync(dir)) {
         const p = join(dir, f)
         if (statSync(p).isDirectory()) walk(p)
-        else if (p.endsWith(".ts")) for (const m of readFileSync(p, "utf8").matchAll(/"(AEON_[A-Z_]+)"/g)) names.add(m[1]!)
+        else if (p.endsWith(".ts")) {
+          for (const m of readFileSync(p, "utf8").matchAll(/"(AEON_[A-Z_]+)"/g)) names.add(m[1]!)
+        }
       }
     }
     walk("src")
@@ -29,17 +31,33 @@ describe("README", () => {
 
   it("the library example runs as written", async () => {
     const model = Scripted.make({
-      [PromptId.PLAN_GENERATION_USER]: [{ output: { goal: "Add", steps: [
-        { stepId: "s1", description: "Compute 2 + 2 with the calculator", tool: "calculator", toolInput: { expression: "2 + 2" } }
-      ] } }],
-      [PromptId.REASONING_STEP_USER]: [{ output: { stepOutput: "2 + 2 = 4", clarityState: "CLEAR", handoffToNext: "4" } }]
+      [PromptId.PLAN_GENERATION_USER]: [{
+        output: {
+          goal: "Add",
+          steps: [
+            {
+              stepId: "s1",
+              description: "Compute 2 + 2 with the calculator",
+              tool: "calculator",
+              toolInput: { expression: "2 + 2" }
+            }
+          ]
+        }
+      }],
+      [PromptId.REASONING_STEP_USER]: [{
+        output: { stepOutput: "2 + 2 = 4", clarityState: "CLEAR", handoffToNext: "4" }
+      }]
     }, Offline.service)
     const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel.LanguageModel, model.service))
     const result = await Effect.runPromise(
-      runTask({ task: "What is 2 + 2?", mode: "FULL", budget: { maxLlmCalls: 20, deadlineMs: 30_000 } }).pipe(Effect.provide(engine))
+      runTask({ task: "What is 2 + 2?", mode: "FULL", budget: { maxLlmCalls: 20, deadlineMs: 30_000 } }).pipe(
+        Effect.provide(engine)
+      )
     )
     expect(result.status).toBe("CONVERGED")
     expect(result.finalAnswer?.answerText).toContain("4")
-    expect(readme).toContain("runTask({ task: \"What is 2 + 2?\", mode: \"FULL\", budget: { maxLlmCalls: 20, deadlineMs: 30_000 } })")
+    expect(readme).toContain(
+      "runTask({ task: \"What is 2 + 2?\", mode: \"FULL\", budget: { maxLlmCalls: 20, deadlineMs: 30_000 } })"
+    )
   })
 })

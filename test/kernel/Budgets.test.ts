@@ -2,11 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import * as Aeon from "../../src/Aeon.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
+import { runTask } from "../../src/index.js"
 import * as LanguageModel from "../../src/llm/LanguageModel.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare } from "../../src/run/Run.js"
-import { runTask } from "../../src/index.js"
 import { tool } from "../../src/tools/ToolRegistry.js"
 import { scripted } from "../support/engine.js"
 import { convergingScript, planOut, reasoned } from "../support/scripts.js"
@@ -20,7 +20,11 @@ const slowWrite = tool({
   output: Schema.Struct({ written: Schema.String }),
   timeoutMs: 60_000,
   idempotent: false,
-  run: ({ record }) => Effect.sleep("5 seconds").pipe(Effect.zipRight(Effect.sync(() => { written.push(record); return { written: record } })))
+  run: ({ record }) =>
+    Effect.sleep("5 seconds").pipe(Effect.zipRight(Effect.sync(() => {
+      written.push(record)
+      return { written: record }
+    })))
 })
 const sleepy = tool({
   name: "sleepy",
@@ -35,7 +39,12 @@ const sleepy = tool({
 const ledgerScript = () => ({
   ...convergingScript(),
   [PromptId.PLAN_GENERATION_USER]: [planOut([
-    { id: "s1", d: "Write the record 'paid' to the ledger with slow.write", tool: "slow.write", input: { record: "paid" } },
+    {
+      id: "s1",
+      d: "Write the record 'paid' to the ledger with slow.write",
+      tool: "slow.write",
+      input: { record: "paid" }
+    },
     { id: "s2", d: "Explain the ledger record", deps: ["s1"] }
   ])]
 })
@@ -47,7 +56,11 @@ describe("deadline", () => {
     Effect.gen(function*() {
       written.length = 0
       const { layer } = scripted(ledgerScript(), { fallback: false, tools: [slowWrite] })
-      const p = yield* prepare({ task: "Record the payment and explain it", mode: "FULL", budget: { deadlineMs: 3_000 } }).pipe(Effect.provide(layer))
+      const p = yield* prepare({
+        task: "Record the payment and explain it",
+        mode: "FULL",
+        budget: { deadlineMs: 3_000 }
+      }).pipe(Effect.provide(layer))
       const fiber = yield* Effect.fork(p.execute)
       yield* TestClock.adjust("3 seconds")
       expect(written).toEqual([]) // deadline reached while the tool runs
@@ -59,13 +72,20 @@ describe("deadline", () => {
       expect(events.find((e) => e._tag === "StepAbandoned")).toMatchObject({ stepId: "s1" })
       expect(events.some((e) => e._tag === "StepStarted" && e.stepId === "s2")).toBe(false)
       expect(r.terminationReason).toBe("budget_exhausted")
-      expect(r.ttlExpiration).toMatchObject({ expirationPoint: "mid_phase", exhausted: "deadline", partialResult: { toolResults: { s1: { written: "paid" } }, abandonedStepId: "s1" } })
+      expect(r.ttlExpiration).toMatchObject({
+        expirationPoint: "mid_phase",
+        exhausted: "deadline",
+        partialResult: { toolResults: { s1: { written: "paid" } }, abandonedStepId: "s1" }
+      })
       expect(r.finalAnswer?.notes).toContain("deadline")
     }))
 
   it.effect("during an LLM call: the call is aborted at the deadline", () =>
     Effect.gen(function*() {
-      const { layer } = scripted({ ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("slow"), delayMs: 60_000 }] }, { fallback: false })
+      const { layer } = scripted({
+        ...convergingScript(),
+        [PromptId.REASONING_STEP_USER]: [{ ...reasoned("slow"), delayMs: 60_000 }]
+      }, { fallback: false })
       const p = yield* prepare({ task, mode: "FULL", budget: { deadlineMs: 2_000 } }).pipe(Effect.provide(layer))
       const fiber = yield* Effect.fork(p.execute)
       yield* TestClock.adjust("2 seconds")
@@ -74,7 +94,9 @@ describe("deadline", () => {
       expect(r.ttlExpiration?.exhausted).toBe("deadline")
       expect(r.ttlExpiration?.partialResult?.abandonedStepId).toBe("s1")
       const events = yield* eventsOf(p)
-      expect(events.filter((e) => e._tag === "LlmCalled" && e.promptId === PromptId.REASONING_STEP_USER)).toHaveLength(0)
+      expect(events.filter((e) => e._tag === "LlmCalled" && e.promptId === PromptId.REASONING_STEP_USER)).toHaveLength(
+        0
+      )
       expect(events.at(-1)!.at - events[0]!.at).toBeLessThanOrEqual(2_000)
     }))
 })
@@ -101,7 +123,11 @@ describe("budgets are never crossed", () => {
   it.effect("maxCostUsd, with a priced model", () =>
     Effect.gen(function*() {
       const base = Scripted.make(convergingScript())
-      const priced = LanguageModel.make("priced", { inputPerMillion: 1_000, outputPerMillion: 1_000 }, base.service.complete)
+      const priced = LanguageModel.make(
+        "priced",
+        { inputPerMillion: 1_000, outputPerMillion: 1_000 },
+        base.service.complete
+      )
       const layer = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel.LanguageModel, priced))
       const r = yield* runTask({ task, mode: "FULL", budget: { maxCostUsd: 1.5 } }).pipe(Effect.provide(layer))
       expect(r.ttlExpiration?.exhausted).toBe("cost")
@@ -142,13 +168,24 @@ describe("execution waves", () => {
     Effect.gen(function*() {
       const script = {
         ...convergingScript(),
-        [PromptId.PLAN_GENERATION_USER]: [planOut(["a", "b", "c"].map((l) => ({ id: l, d: `Fetch the label ${l} with sleepy`, tool: "sleepy", input: { label: l } })))],
+        [PromptId.PLAN_GENERATION_USER]: [
+          planOut(
+            ["a", "b", "c"].map((l) => ({
+              id: l,
+              d: `Fetch the label ${l} with sleepy`,
+              tool: "sleepy",
+              input: { label: l }
+            }))
+          )
+        ],
         [PromptId.REASONING_STEP_USER]: [reasoned("label fetched")]
       }
       const timesOf = (parallelism: number) =>
         Effect.gen(function*() {
           const { layer } = scripted(script, { fallback: false, tools: [sleepy] })
-          const p = yield* prepare({ task: "Fetch the labels a, b and c", mode: "FULL", parallelism }).pipe(Effect.provide(layer))
+          const p = yield* prepare({ task: "Fetch the labels a, b and c", mode: "FULL", parallelism }).pipe(
+            Effect.provide(layer)
+          )
           const fiber = yield* Effect.fork(p.execute)
           for (let i = 0; i < 4; i++) yield* TestClock.adjust("1 second")
           yield* Fiber.join(fiber)

@@ -9,16 +9,36 @@ import { scripted } from "../support/engine.js"
 import { convergingScript, planOut, reasoned } from "../support/scripts.js"
 
 const pass = (n: number): RunEventBody => ({ _tag: "PassFinished", passNumber: n, ttlRemaining: 0 })
-const finished = { _tag: "RunFinished", status: "CONVERGED", terminationReason: "converged", usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0 }, advisories: [], followUpQuestions: [], manualInterventions: [] } as unknown as RunEventBody
+const finished = {
+  _tag: "RunFinished",
+  status: "CONVERGED",
+  terminationReason: "converged",
+  usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0 },
+  advisories: [],
+  followUpQuestions: [],
+  manualInterventions: []
+} as unknown as RunEventBody
 
 /** A sink whose writes wait on a gate the test opens, recording each batch it is given. */
 const gatedSink = Effect.gen(function*() {
   const batches: Array<Array<number>> = []
   let gate = yield* Deferred.make<void>()
   const sink: RunEvents.EventSinkService = {
-    append: (events) => Deferred.await(gate).pipe(Effect.tap(() => { batches.push(events.map((e) => e.seq)) }))
+    append: (events) =>
+      Deferred.await(gate).pipe(Effect.tap(() => {
+        batches.push(events.map((e) => e.seq))
+      }))
   }
-  return { sink, batches, open: Effect.suspend(() => Deferred.succeed(gate, undefined)), close: Effect.suspend(() => Deferred.make<void>().pipe(Effect.map((d) => { gate = d }))) }
+  return {
+    sink,
+    batches,
+    open: Effect.suspend(() => Deferred.succeed(gate, undefined)),
+    close: Effect.suspend(() =>
+      Deferred.make<void>().pipe(Effect.map((d) => {
+        gate = d
+      }))
+    )
+  }
 })
 
 describe("the run's event writer (group commit)", () => {
@@ -27,7 +47,10 @@ describe("the run's event writer (group commit)", () => {
       const { sink, batches, open } = yield* gatedSink
       const events = yield* RunEvents.make("r1", sink)
       const received: Array<RunEvent> = []
-      const follower = yield* events.stream(0).pipe(Stream.runForEach((e) => Effect.sync(() => received.push(e))), Effect.fork)
+      const follower = yield* events.stream(0).pipe(
+        Stream.runForEach((e) => Effect.sync(() => received.push(e))),
+        Effect.fork
+      )
       for (let i = 1; i <= 5; i++) yield* events.emit(pass(i)) // plain events: the run does not wait for them
       yield* Effect.yieldNow()
       expect(received).toEqual([])
@@ -99,22 +122,44 @@ describe("the run's event writer (group commit)", () => {
     Effect.gen(function*() {
       const stored: Array<RunEvent> = []
       // a slow store: each write takes 30 ms
-      const slow: RunEvents.EventSinkService = { append: (events) => Effect.sleep("30 millis").pipe(Effect.tap(() => { stored.push(...events) })) }
+      const slow: RunEvents.EventSinkService = {
+        append: (events) =>
+          Effect.sleep("30 millis").pipe(Effect.tap(() => {
+            stored.push(...events)
+          }))
+      }
       const seenAtStart = new Map<string, Array<string>>()
-      const probe = (name: string, idempotent: boolean) => tool({
-        name, description: `Writes the record with ${name}.`, input: Schema.Struct({ record: Schema.String }), output: Schema.Struct({ ok: Schema.Boolean }),
-        timeoutMs: 5_000, idempotent,
-        run: ({ record }) => Effect.sync(() => { seenAtStart.set(record, stored.map((e) => `${e._tag}:${(e as { stepId?: string }).stepId ?? ""}`)); return { ok: true } })
-      })
+      const probe = (name: string, idempotent: boolean) =>
+        tool({
+          name,
+          description: `Writes the record with ${name}.`,
+          input: Schema.Struct({ record: Schema.String }),
+          output: Schema.Struct({ ok: Schema.Boolean }),
+          timeoutMs: 5_000,
+          idempotent,
+          run: ({ record }) =>
+            Effect.sync(() => {
+              seenAtStart.set(record, stored.map((e) => `${e._tag}:${(e as { stepId?: string }).stepId ?? ""}`))
+              return { ok: true }
+            })
+        })
       const { layer } = scripted({
         ...convergingScript(),
         [PromptId.PLAN_GENERATION_USER]: [planOut([
           { id: "s1", d: "Write the record 'pure' to the journal", tool: "journal.pure", input: { record: "pure" } },
-          { id: "s2", d: "Write the record 'effect' to the ledger", tool: "ledger.effect", input: { record: "effect" }, deps: ["s1"] }
+          {
+            id: "s2",
+            d: "Write the record 'effect' to the ledger",
+            tool: "ledger.effect",
+            input: { record: "effect" },
+            deps: ["s1"]
+          }
         ], "Write the two records")],
         [PromptId.REASONING_STEP_USER]: [(r: any) => reasoned(`wrote ${r.input.stepId}`)]
       }, { tools: [probe("journal.pure", true), probe("ledger.effect", false)] })
-      const r = yield* runTask({ task: "Write the two records", mode: "FULL" }).pipe(Effect.provide(Layer.merge(layer, Layer.succeed(RunEvents.EventSink, slow))))
+      const r = yield* runTask({ task: "Write the two records", mode: "FULL" }).pipe(
+        Effect.provide(Layer.merge(layer, Layer.succeed(RunEvents.EventSink, slow)))
+      )
       expect(r.status).not.toBe("FAILED")
       expect(seenAtStart.get("pure")).not.toContain("StepStarted:s1") // the idempotent tool ran before its step's start was stored
       expect(seenAtStart.get("effect")).toContain("StepStarted:s2") // the tool with side effects waited for it

@@ -3,7 +3,7 @@ import { Effect, Exit, Fiber } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as OpenAi from "../../src/llm/OpenAi.js"
 import { Contracts } from "../../src/prompts/PromptRegistry.js"
-import { startOpenAiStub, type OpenAiStub } from "../support/OpenAiStub.js"
+import { type OpenAiStub, startOpenAiStub } from "../support/OpenAiStub.js"
 
 const synthesisInput = {
   request: "Compute 2 + 2",
@@ -16,12 +16,21 @@ const synthesisInput = {
 const goodAnswer = JSON.stringify({ answerText: "4", confidence: 0.9, usedStepIds: ["s1"] })
 
 let stub: OpenAiStub
-beforeAll(async () => { stub = await startOpenAiStub() })
+beforeAll(async () => {
+  stub = await startOpenAiStub()
+})
 afterAll(() => stub.close())
 
 const model = (overrides: Partial<OpenAi.OpenAiOptions> = {}) =>
-  OpenAi.make({ baseURL: stub.baseURL, apiKey: "k", model: "gpt-4o-mini", timeoutMs: 5_000, maxRetries: 3, retryBaseMs: 5, ...overrides },
-    { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000 })
+  OpenAi.make({
+    baseURL: stub.baseURL,
+    apiKey: "k",
+    model: "gpt-4o-mini",
+    timeoutMs: 5_000,
+    maxRetries: 3,
+    retryBaseMs: 5,
+    ...overrides
+  }, { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000 })
 
 const fresh = (...replies: Parameters<OpenAiStub["reply"]>) => stub.reply(...replies)
 
@@ -92,7 +101,9 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
 
   it.live("falls back to JSON mode when the endpoint rejects json_schema", () =>
     Effect.gen(function*() {
-      fresh({ status: 400, body: { error: { message: "response_format json_schema is not supported" } } }, { content: goodAnswer })
+      fresh({ status: 400, body: { error: { message: "response_format json_schema is not supported" } } }, {
+        content: goodAnswer
+      })
       const r = yield* model().generate(Contracts.answerSynthesis, synthesisInput)
       expect(r.output.answerText).toBe("4")
       expect(stub.requests.at(-1).response_format).toEqual({ type: "json_object" })
@@ -100,7 +111,15 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
 
   it.live("sends max_completion_tokens instead of max_tokens once the endpoint refuses max_tokens, and keeps to it", () =>
     Effect.gen(function*() {
-      fresh({ status: 400, body: { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." } } }, { content: goodAnswer })
+      fresh({
+        status: 400,
+        body: {
+          error: {
+            message:
+              "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+          }
+        }
+      }, { content: goodAnswer })
       const m = model()
       const r = yield* m.generate(Contracts.answerSynthesis, synthesisInput)
       expect(r.output.answerText).toBe("4")
@@ -117,10 +136,14 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
     Effect.gen(function*() {
       fresh({ content: goodAnswer, delayMs: 2_000 })
       const fiber = yield* Effect.fork(model().generate(Contracts.answerSynthesis, synthesisInput))
-      yield* Effect.promise(async () => { while (stub.requests.length === 0) await new Promise((r) => setTimeout(r, 5)) })
+      yield* Effect.promise(async () => {
+        while (stub.requests.length === 0) await new Promise((r) => setTimeout(r, 5))
+      })
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
-      yield* Effect.promise(async () => { for (let i = 0; i < 100 && stub.disconnects.length === 0; i++) await new Promise((r) => setTimeout(r, 10)) })
+      yield* Effect.promise(async () => {
+        for (let i = 0; i < 100 && stub.disconnects.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+      })
       expect(stub.disconnects.length).toBe(1)
     }))
 })

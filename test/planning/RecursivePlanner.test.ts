@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeReport } from "../../src/domain/Evaluation.js"
 import type { Plan } from "../../src/domain/Plan.js"
-import { make as planner, REFINEMENT_LIMITS, emptyLedger } from "../../src/planning/RecursivePlanner.js"
 import type { Llm } from "../../src/llm/Llm.js"
 import * as Scripted from "../../src/llm/Scripted.js"
+import { emptyLedger, make as planner, REFINEMENT_LIMITS } from "../../src/planning/RecursivePlanner.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { builtinTools } from "../../src/tools/ToolRegistry.js"
 import { toolInfos } from "../../src/validation/SemanticValidator.js"
@@ -15,21 +15,47 @@ const llmOf = (script: Scripted.Script): Llm & { calls: Array<any> } => {
   const m = Scripted.make(script)
   return { label: "scripted", generate: (c, i, o) => m.service.generate(c, i, o), calls: m.calls }
 }
-const refinements = (...responses: Array<unknown>) => ({ [PromptId.RECURSIVE_REFINEMENT_USER]: responses.map((output) => ({ output })) })
+const refinements = (...responses: Array<unknown>) => ({
+  [PromptId.RECURSIVE_REFINEMENT_USER]: responses.map((output) => ({ output }))
+})
 const noReport = makeReport("v", "plan", [])
 const refine = (p: Plan, llm: Llm, ledger = emptyLedger, report = noReport) =>
   planner.refine({ request: "Compute a result", plan: p, report, tools, ledger, llm })
 
-const newStep = (id: string, description = "Compute the adjusted part of the result") => ({ stepId: id, description, dependencies: [] })
+const newStep = (id: string, description = "Compute the adjusted part of the result") => ({
+  stepId: id,
+  description,
+  dependencies: []
+})
 
 describe("RecursivePlanner", () => {
   it.effect("MODIFY and REPLACE rewrite a pending fragment in place and leave it pending", () =>
     Effect.gen(function*() {
       const p = fixturePlan(3)
-      const o = yield* refine(p, llmOf(refinements({ actions: [
-        { actionType: "MODIFY", targetStepId: "s2", newStep: newStep("s2", "Compute part 2 of the result precisely"), justification: "vague" },
-        { actionType: "REPLACE", targetStepId: "s3", newStep: { ...newStep("s3"), tool: "calculator", toolInput: { expression: "2 * 3" }, description: "Compute 2 * 3 with the calculator" }, justification: "use the tool" }
-      ] })))
+      const o = yield* refine(
+        p,
+        llmOf(refinements({
+          actions: [
+            {
+              actionType: "MODIFY",
+              targetStepId: "s2",
+              newStep: newStep("s2", "Compute part 2 of the result precisely"),
+              justification: "vague"
+            },
+            {
+              actionType: "REPLACE",
+              targetStepId: "s3",
+              newStep: {
+                ...newStep("s3"),
+                tool: "calculator",
+                toolInput: { expression: "2 * 3" },
+                description: "Compute 2 * 3 with the calculator"
+              },
+              justification: "use the tool"
+            }
+          ]
+        }))
+      )
       expect(o.applied.map((a) => a.actionType)).toEqual(["MODIFY", "REPLACE"])
       expect(o.plan.steps.map((s) => [s.stepId, s.status, s.description])).toEqual([
         ["s1", "pending", "Compute part 1 of the result"],
@@ -41,17 +67,35 @@ describe("RecursivePlanner", () => {
 
   it.effect("executed steps are never rewritten: a rewrite marks them invalid and adds a pending successor (FR-069, FR-070)", () =>
     Effect.gen(function*() {
-      const p: Plan = { goal: "Compute a result", steps: [
-        step("s1", 1, 3, { status: "complete", executed: true, stepOutput: "one", handoffToNext: "one" }),
-        step("s2", 2, 3, { status: "complete", executed: true, stepOutput: "two", dependencies: ["s1"] }),
-        step("s3", 3, 3, { dependencies: ["s2"] })
-      ] }
-      const o = yield* refine(p, llmOf(refinements({ actions: [
-        { actionType: "MODIFY", targetStepId: "s1", newStep: newStep("s1", "Compute part 1 of the result again"), justification: "wrong" },
-        { actionType: "REMOVE", targetStepId: "s2", justification: "unneeded" }
-      ] })))
+      const p: Plan = {
+        goal: "Compute a result",
+        steps: [
+          step("s1", 1, 3, { status: "complete", executed: true, stepOutput: "one", handoffToNext: "one" }),
+          step("s2", 2, 3, { status: "complete", executed: true, stepOutput: "two", dependencies: ["s1"] }),
+          step("s3", 3, 3, { dependencies: ["s2"] })
+        ]
+      }
+      const o = yield* refine(
+        p,
+        llmOf(refinements({
+          actions: [
+            {
+              actionType: "MODIFY",
+              targetStepId: "s1",
+              newStep: newStep("s1", "Compute part 1 of the result again"),
+              justification: "wrong"
+            },
+            { actionType: "REMOVE", targetStepId: "s2", justification: "unneeded" }
+          ]
+        }))
+      )
       const byId = Object.fromEntries(o.plan.steps.map((s) => [s.stepId, s]))
-      expect(byId["s1"]).toMatchObject({ status: "invalid", stepOutput: "one", description: "Compute part 1 of the result", supersededBy: "s1.r2" })
+      expect(byId["s1"]).toMatchObject({
+        status: "invalid",
+        stepOutput: "one",
+        description: "Compute part 1 of the result",
+        supersededBy: "s1.r2"
+      })
       expect(byId["s1.r2"]).toMatchObject({ status: "pending", description: "Compute part 1 of the result again" })
       // s2 consumed s1: it is re-run too, and s3 now waits for the re-runs
       expect(byId["s2"]).toMatchObject({ status: "invalid", stepOutput: "two", supersededBy: "s2.r2" })
@@ -64,7 +108,12 @@ describe("RecursivePlanner", () => {
 
   it.effect("3 attempts per fragment: then it is no longer refined and needs manual intervention (FR-065)", () =>
     Effect.gen(function*() {
-      const modify = { actionType: "MODIFY", targetStepId: "s1", newStep: newStep("s1", "Compute part 1 of the result again"), justification: "again" }
+      const modify = {
+        actionType: "MODIFY",
+        targetStepId: "s1",
+        newStep: newStep("s1", "Compute part 1 of the result again"),
+        justification: "again"
+      }
       const llm = llmOf(refinements({ actions: [modify] }))
       let ledger = emptyLedger
       let p: Plan = fixturePlan(2)
@@ -74,7 +123,12 @@ describe("RecursivePlanner", () => {
         applied.push(o.applied.length)
         ledger = o.ledger
         p = o.plan
-        if (i === 2) expect(o.manualInterventions).toEqual([{ stepId: "s1", reason: expect.stringContaining("refinement limit of 3") }])
+        if (i === 2) {
+          expect(o.manualInterventions).toEqual([{
+            stepId: "s1",
+            reason: expect.stringContaining("refinement limit of 3")
+          }])
+        }
       }
       expect(applied).toEqual([1, 1, 1, 0, 0])
       expect(ledger.perFragment["s1"]).toBe(REFINEMENT_LIMITS.perFragment)
@@ -84,7 +138,16 @@ describe("RecursivePlanner", () => {
   it.effect("10 attempts in total: then all refinement stops (FR-066)", () =>
     Effect.gen(function*() {
       const p = fixturePlan(6)
-      const llm = llmOf(refinements({ actions: ["s1", "s2", "s3", "s4", "s5", "s6"].map((id) => ({ actionType: "MODIFY", targetStepId: id, newStep: newStep(id, `Compute part ${id} of the result again`), justification: "again" })) }))
+      const llm = llmOf(
+        refinements({
+          actions: ["s1", "s2", "s3", "s4", "s5", "s6"].map((id) => ({
+            actionType: "MODIFY",
+            targetStepId: id,
+            newStep: newStep(id, `Compute part ${id} of the result again`),
+            justification: "again"
+          }))
+        })
+      )
       const first = yield* refine(p, llm)
       expect(first.applied).toHaveLength(6)
       const second = yield* refine(first.plan, llm, first.ledger)
@@ -103,7 +166,20 @@ describe("RecursivePlanner", () => {
       let target = "s1"
       const ids: Array<string> = []
       for (let depth = 1; depth <= 6; depth++) {
-        const o = yield* refine(p, llmOf(refinements({ actions: [{ actionType: "SUBPLAN_CREATE", targetStepId: target, subplanGoal: `level ${depth}`, substeps: [newStep("a", `Compute sub part ${depth} of the result`)], justification: "decompose" }] })))
+        const o = yield* refine(
+          p,
+          llmOf(
+            refinements({
+              actions: [{
+                actionType: "SUBPLAN_CREATE",
+                targetStepId: target,
+                subplanGoal: `level ${depth}`,
+                substeps: [newStep("a", `Compute sub part ${depth} of the result`)],
+                justification: "decompose"
+              }]
+            })
+          )
+        )
         if (depth <= 5) {
           expect(o.applied).toHaveLength(1)
           target = `${target}.a`
@@ -125,7 +201,15 @@ describe("RecursivePlanner", () => {
     Effect.gen(function*() {
       const llm = llmOf({
         ...refinements({ actions: [{ actionType: "SUBPLAN_CREATE", targetStepId: "s1", justification: "too big" }] }),
-        [PromptId.RECURSIVE_SUBPLAN_GENERATION_USER]: [{ output: { subplanGoal: "parts", substeps: [newStep("x", "Compute the first half of the result"), newStep("y", "Compute the second half of the result")] } }]
+        [PromptId.RECURSIVE_SUBPLAN_GENERATION_USER]: [{
+          output: {
+            subplanGoal: "parts",
+            substeps: [
+              newStep("x", "Compute the first half of the result"),
+              newStep("y", "Compute the second half of the result")
+            ]
+          }
+        }]
       })
       const o = yield* refine(fixturePlan(1), llm)
       expect(o.plan.steps[0]!.subplan?.substeps.map((s) => s.stepId)).toEqual(["s1.x", "s1.y"])
@@ -133,7 +217,19 @@ describe("RecursivePlanner", () => {
 
   it.effect("refined fragments are validated before acceptance: a hallucinated tool is rejected (FR-049)", () =>
     Effect.gen(function*() {
-      const o = yield* refine(fixturePlan(2), llmOf(refinements({ actions: [{ actionType: "MODIFY", targetStepId: "s2", newStep: { ...newStep("s2", "Search the web for part 2 of the result"), tool: "web.search" }, justification: "look it up" }] })))
+      const o = yield* refine(
+        fixturePlan(2),
+        llmOf(
+          refinements({
+            actions: [{
+              actionType: "MODIFY",
+              targetStepId: "s2",
+              newStep: { ...newStep("s2", "Search the web for part 2 of the result"), tool: "web.search" },
+              justification: "look it up"
+            }]
+          })
+        )
+      )
       expect(o.applied).toHaveLength(0)
       expect(o.advisories[0]).toContain("rejected by validation")
       expect(o.plan.steps[1]!.tool).toBeUndefined()
@@ -141,16 +237,48 @@ describe("RecursivePlanner", () => {
 
   it.effect("a validator repair that conflicts with the planner's refinement is recorded; the planner wins (FR-079)", () =>
     Effect.gen(function*() {
-      const report = makeReport("v", "plan", [{ issueId: "v-1", type: "specificity", severity: "LOW", description: "vague", location: { stepId: "s2" }, proposedRepair: { action: "say what part 2 is", target: "s2" } }])
-      const o = yield* refine(fixturePlan(2), llmOf(refinements({ actions: [{ actionType: "MODIFY", targetStepId: "s2", newStep: newStep("s2", "Compute part 2 of the result as a sum"), justification: "planner's take" }] })), emptyLedger, report)
+      const report = makeReport("v", "plan", [{
+        issueId: "v-1",
+        type: "specificity",
+        severity: "LOW",
+        description: "vague",
+        location: { stepId: "s2" },
+        proposedRepair: { action: "say what part 2 is", target: "s2" }
+      }])
+      const o = yield* refine(
+        fixturePlan(2),
+        llmOf(
+          refinements({
+            actions: [{
+              actionType: "MODIFY",
+              targetStepId: "s2",
+              newStep: newStep("s2", "Compute part 2 of the result as a sum"),
+              justification: "planner's take"
+            }]
+          })
+        ),
+        emptyLedger,
+        report
+      )
       expect(o.plan.steps[1]!.description).toBe("Compute part 2 of the result as a sum")
       expect(o.advisories.join("\n")).toContain("validator's proposed repair for s2")
     }))
 
   it.effect("follow-up questions for vague fragments are kept (FR-011)", () =>
     Effect.gen(function*() {
-      const report = makeReport("v", "plan", [{ issueId: "v-1", type: "specificity", severity: "MEDIUM", description: "vague", location: { stepId: "s1" } }])
-      const o = yield* refine(fixturePlan(1), llmOf(refinements({ actions: [], followUpQuestions: ["Which result?"] })), emptyLedger, report)
+      const report = makeReport("v", "plan", [{
+        issueId: "v-1",
+        type: "specificity",
+        severity: "MEDIUM",
+        description: "vague",
+        location: { stepId: "s1" }
+      }])
+      const o = yield* refine(
+        fixturePlan(1),
+        llmOf(refinements({ actions: [], followUpQuestions: ["Which result?"] })),
+        emptyLedger,
+        report
+      )
       expect(o.followUpQuestions).toEqual([expect.stringContaining("What exactly should step s1"), "Which result?"])
     }))
 

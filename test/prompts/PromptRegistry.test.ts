@@ -6,22 +6,81 @@ import { ALL_PROMPT_IDS, PromptId } from "../../src/prompts/PromptId.js"
 import { getDefinition, registry, render } from "../../src/prompts/PromptRegistry.js"
 import { placeholders } from "../../src/prompts/Templates.js"
 
-const planView = { goal: "g", steps: [{ stepId: "s1", stepIndex: 1, description: "Compute x", dependencies: [], status: "pending" }] }
+const planView = {
+  goal: "g",
+  steps: [{ stepId: "s1", stepIndex: 1, description: "Compute x", dependencies: [], status: "pending" }]
+}
 const sample: Record<string, unknown> = {
   [PromptId.PLAN_GENERATION_USER]: { request: "Compute 1 + 1", tools: [{ name: "calculator", description: "math" }] },
-  [PromptId.REASONING_STEP_USER]: { request: "r", planGoal: "g", stepId: "s1", stepDescription: "Compute x", stepIndex: 1, totalSteps: 1, passNumber: 1, phase: "EXECUTE", ttlRemaining: 2, correlationId: "c", incomingContext: "" },
-  [PromptId.VALIDATION_SEMANTIC_USER]: { request: "r", artifactType: "plan", plan: planView, tools: ["calculator"], knownIssues: [] },
-  [PromptId.CONVERGENCE_ASSESSMENT_USER]: { request: "r", plan: planView, validationSummary: "none", completenessThreshold: 0.8, coherenceThreshold: 0.7 },
+  [PromptId.REASONING_STEP_USER]: {
+    request: "r",
+    planGoal: "g",
+    stepId: "s1",
+    stepDescription: "Compute x",
+    stepIndex: 1,
+    totalSteps: 1,
+    passNumber: 1,
+    phase: "EXECUTE",
+    ttlRemaining: 2,
+    correlationId: "c",
+    incomingContext: ""
+  },
+  [PromptId.VALIDATION_SEMANTIC_USER]: {
+    request: "r",
+    artifactType: "plan",
+    plan: planView,
+    tools: ["calculator"],
+    knownIssues: []
+  },
+  [PromptId.CONVERGENCE_ASSESSMENT_USER]: {
+    request: "r",
+    plan: planView,
+    validationSummary: "none",
+    completenessThreshold: 0.8,
+    coherenceThreshold: 0.7
+  },
   [PromptId.TASKPROFILE_INFERENCE_USER]: { request: "r" },
-  [PromptId.TASKPROFILE_UPDATE_USER]: { request: "r", currentProfile: {}, passNumber: 1, validationIssueCount: 0, convergenceFailures: [], refinementsNeeded: 0 },
+  [PromptId.TASKPROFILE_UPDATE_USER]: {
+    request: "r",
+    currentProfile: {},
+    passNumber: 1,
+    validationIssueCount: 0,
+    convergenceFailures: [],
+    refinementsNeeded: 0
+  },
   [PromptId.RECURSIVE_PLAN_GENERATION_USER]: { request: "r", goal: "g", tools: [], depthLevel: 1 },
-  [PromptId.RECURSIVE_SUBPLAN_GENERATION_USER]: { request: "r", parentStep: planView.steps[0], depthLevel: 1, tools: [] },
-  [PromptId.RECURSIVE_REFINEMENT_USER]: { request: "r", plan: planView, issues: [], convergenceReasons: [], tools: [], frozenStepIds: [] },
+  [PromptId.RECURSIVE_SUBPLAN_GENERATION_USER]: {
+    request: "r",
+    parentStep: planView.steps[0],
+    depthLevel: 1,
+    tools: []
+  },
+  [PromptId.RECURSIVE_REFINEMENT_USER]: {
+    request: "r",
+    plan: planView,
+    issues: [],
+    convergenceReasons: [],
+    tools: [],
+    frozenStepIds: []
+  },
   [PromptId.SUPERVISOR_REPAIR_JSON_USER]: { raw: "{", decodeError: "e", expectedSchema: {} },
-  [PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER]: { tool: "calculator", toolDescription: "d", inputSchema: {}, badInput: 1, decodeError: "e" },
+  [PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER]: {
+    tool: "calculator",
+    toolDescription: "d",
+    inputSchema: {},
+    badInput: 1,
+    decodeError: "e"
+  },
   [PromptId.SUPERVISOR_REPAIR_PLAN_USER]: { request: "r", plan: {}, violation: "v" },
   [PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER]: { stepDescription: "d", missingTool: "web", tools: ["calculator"] },
-  [PromptId.ANSWER_SYNTHESIS_USER]: { request: "r", executionResults: [], convergenceStatus: true, label: "converged", totalPasses: 1, ttlRemaining: 1 }
+  [PromptId.ANSWER_SYNTHESIS_USER]: {
+    request: "r",
+    executionResults: [],
+    convergenceStatus: true,
+    label: "converged",
+    totalPasses: 1,
+    ttlRemaining: 1
+  }
 }
 
 describe("prompt registry", () => {
@@ -35,7 +94,9 @@ describe("prompt registry", () => {
         const text = yield* render(id, input)
         expect(text.length).toBeGreaterThan(20)
         expect(text).not.toMatch(/\{\{\w+\}\}/)
-        if (id.endsWith("_user")) expect(definition.output, `${id} answers JSON and needs an output schema`).toBeDefined()
+        if (id.endsWith("_user")) {
+          expect(definition.output, `${id} answers JSON and needs an output schema`).toBeDefined()
+        }
       }).pipe(Effect.runPromise))
   }
 
@@ -71,8 +132,11 @@ describe("prompt registry", () => {
       }
     }
     walk("src")
-    const promptLike = /(You are (a|the|an) |Answer with JSON|Return \{\\?"|role:\s*"(system|user)",\s*content:\s*[`"'][A-Z])/
-    const offenders = files.filter((f) => !f.startsWith(join("src", "prompts")) && promptLike.test(readFileSync(f, "utf8")))
+    const promptLike =
+      /(You are (a|the|an) |Answer with JSON|Return \{\\?"|role:\s*"(system|user)",\s*content:\s*[`"'][A-Z])/
+    const offenders = files.filter((f) =>
+      !f.startsWith(join("src", "prompts")) && promptLike.test(readFileSync(f, "utf8"))
+    )
     expect(offenders).toEqual([])
     // the scan can find prompt text: it flags the registry itself
     expect(files.filter((f) => promptLike.test(readFileSync(f, "utf8"))).length).toBeGreaterThan(0)

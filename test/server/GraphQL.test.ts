@@ -1,37 +1,52 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generate } from "@graphql-codegen/cli"
 import { serverAudits } from "graphql-http"
 import { readFileSync } from "node:fs"
 import { request } from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import config from "../../codegen.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, waitFor, type TestServer } from "../support/server.js"
+import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
 /** POSTs a body in chunks, without content-length (transfer-encoding: chunked). */
 const chunkedPost = (url: string, chunks: Array<string>) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
+    const req = request(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "transfer-encoding": "chunked" }
+    }, (res) => {
       let body = ""
-      res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+      res.setEncoding("utf8").on("data", (c: string) => (body += c)).on(
+        "end",
+        () => resolve({ status: res.statusCode ?? 0, body })
+      )
     })
     req.on("error", reject)
     for (const c of chunks) req.write(c)
     req.end()
   })
 
-const slowScript = () => ({ ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 150 }] })
+const slowScript = () => ({
+  ...convergingScript(),
+  [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 150 }]
+})
 
 let server: TestServer
-beforeAll(async () => { server = await startServer({ script: slowScript() }) }, 60_000)
+beforeAll(async () => {
+  server = await startServer({ script: slowScript() })
+}, 60_000)
 afterAll(() => server?.stop())
 
-const runTask = (input: object) => gql(server.url, "mutation($input: RunTaskInput!) { runTask(input: $input) { id status mode } }", { input })
-const finished = (id: string) => waitFor(async () => {
-  const r = await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })
-  return ["CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"].includes(r.body.data?.run?.status) ? r.body.data.run.status as string : undefined
-})
+const runTask = (input: object) =>
+  gql(server.url, "mutation($input: RunTaskInput!) { runTask(input: $input) { id status mode } }", { input })
+const finished = (id: string) =>
+  waitFor(async () => {
+    const r = await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })
+    return ["CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"].includes(r.body.data?.run?.status)
+      ? r.body.data.run.status as string
+      : undefined
+  })
 
 describe("schema-first", () => {
   it("the generated resolver types are up to date with schema.graphql", async () => {
@@ -46,10 +61,13 @@ describe("GraphQL over HTTP", () => {
     const audits = serverAudits({
       url: server.url,
       // a client that sends the CSRF-prevention header, as the server requires for GET
-      fetchFn: (input: any, init: any = {}) => fetch(input, { ...init, headers: { ...(init.headers ?? {}), "x-graphql-yoga-csrf": "1" } })
+      fetchFn: (input: any, init: any = {}) =>
+        fetch(input, { ...init, headers: { ...(init.headers ?? {}), "x-graphql-yoga-csrf": "1" } })
     })
     const results = await Promise.all(audits.map(async (a) => ({ name: a.name, result: await a.fn() })))
-    const failed = results.filter((r) => r.result.status !== "ok").map((r) => `${r.name}: ${r.result.status} ${"reason" in r.result ? r.result.reason : ""}`)
+    const failed = results.filter((r) => r.result.status !== "ok").map((r) =>
+      `${r.name}: ${r.result.status} ${"reason" in r.result ? r.result.reason : ""}`
+    )
     expect(failed).toEqual([])
     expect(results.length).toBeGreaterThanOrEqual(60)
   }, 60_000)
@@ -59,15 +77,25 @@ describe("GraphQL over HTTP", () => {
     expect(["QUEUED", "RUNNING"]).toContain(started.body.data.runTask.status)
     const id = started.body.data.runTask.id
     expect(await finished(id)).toBe("CONVERGED")
-    const r = await gql(server.url, `query($id: ID!) { run(id: $id) {
+    const r = await gql(
+      server.url,
+      `query($id: ID!) { run(id: $id) {
       id task mode status model finalAnswer { answerText usedStepIds label } result { converged terminationReason advisories }
       history { totalPasses passes { passNumber phases plan { steps { stepId status } } convergence { converged reasonCodes completenessScore } validationReport { overallSeverity } profile { profileVersion } depth { adjustmentReason } } }
       escalation { iterations { iteration } escalated } prioritizedPlan { waves { waveNumber stepIds } dependencies { source target } }
       trace { totalSteps steps { toolName status } } metadata { stepsTaken toolCallCounts successRate } usage { llmCalls }
       events(fromSeq: 2) { seq type ... on PhaseEnteredEvent { phase } }
-    } }`, { id })
+    } }`,
+      { id }
+    )
     const run = r.body.data.run
-    expect(run).toMatchObject({ id, mode: "FULL", status: "CONVERGED", model: "scripted", finalAnswer: { answerText: "42: six sevens", label: "converged" } })
+    expect(run).toMatchObject({
+      id,
+      mode: "FULL",
+      status: "CONVERGED",
+      model: "scripted",
+      finalAnswer: { answerText: "42: six sevens", label: "converged" }
+    })
     expect(run.history.passes.map((p: any) => p.phases)).toEqual([["PLAN"], ["EXECUTE", "EVALUATE"]])
     expect(run.history.passes[1].convergence.converged).toBe(true)
     expect(run.history.passes[0].profile.profileVersion).toBe(1)
@@ -81,23 +109,36 @@ describe("GraphQL over HTTP", () => {
   it("bad input gets a specific error with a code, and nothing starts", async () => {
     const before = (await gql(server.url, "{ runs(first: 100) { edges { node { id } } } }")).body.data.runs.edges.length
     const empty = await runTask({ task: "  " })
-    expect(empty.body.errors?.[0]).toMatchObject({ message: "task: task must not be empty", extensions: { code: "InvalidRunInputError" } })
+    expect(empty.body.errors?.[0]).toMatchObject({
+      message: "task: task must not be empty",
+      extensions: { code: "InvalidRunInputError" }
+    })
     const negative = await runTask({ task: "x", budget: { ttl: -1, maxCostUsd: -2 } })
-    expect(negative.body.errors?.[0]?.message).toBe("budget.ttl: ttl must be a positive integer (was -1); budget.maxCostUsd: maxCostUsd must be greater than 0 (was -2)")
+    expect(negative.body.errors?.[0]?.message).toBe(
+      "budget.ttl: ttl must be a positive integer (was -1); budget.maxCostUsd: maxCostUsd must be greater than 0 (was -2)"
+    )
     const tool = await runTask({ task: "x", tools: ["web.search"] })
     expect(tool.body.errors?.[0]?.message).toContain("unknown tool web.search")
     const regex = await runTask({ task: "x", criteria: { answerMatches: "(" } })
     expect(regex.body.errors?.[0]?.extensions?.code).toBe("InvalidRunInputError")
     const missing = await gql(server.url, `mutation { cancelRun(id: "nope") { id } }`)
-    expect(missing.body.errors?.[0]).toMatchObject({ message: "run nope does not exist", extensions: { code: "RunNotFoundError" } })
+    expect(missing.body.errors?.[0]).toMatchObject({
+      message: "run nope does not exist",
+      extensions: { code: "RunNotFoundError" }
+    })
     expect((await gql(server.url, `{ run(id: "nope") { id } }`)).body.data.run).toBeNull()
     const after = (await gql(server.url, "{ runs(first: 100) { edges { node { id } } } }")).body.data.runs.edges.length
     expect(after).toBe(before)
   })
 
   it("lists runs with cursor pagination and filters", async () => {
-    for (let i = 0; i < 3; i++) await finished((await runTask({ task: "Compute 6 * 7 and explain it", mode: "FULL", userId: "pager" })).body.data.runTask.id)
-    const q = `query($after: String) { runs(userId: "pager", first: 2, after: $after) { edges { cursor node { id userId } } pageInfo { endCursor hasNextPage } } }`
+    for (let i = 0; i < 3; i++) {
+      await finished(
+        (await runTask({ task: "Compute 6 * 7 and explain it", mode: "FULL", userId: "pager" })).body.data.runTask.id
+      )
+    }
+    const q =
+      `query($after: String) { runs(userId: "pager", first: 2, after: $after) { edges { cursor node { id userId } } pageInfo { endCursor hasNextPage } } }`
     const p1 = (await gql(server.url, q)).body.data.runs
     const p2 = (await gql(server.url, q, { after: p1.pageInfo.endCursor })).body.data.runs
     expect(p1.edges).toHaveLength(2)
@@ -105,12 +146,21 @@ describe("GraphQL over HTTP", () => {
     expect(p2.edges).toHaveLength(1)
     expect(p2.pageInfo.hasNextPage).toBe(false)
     expect(new Set([...p1.edges, ...p2.edges].map((e: any) => e.node.id)).size).toBe(3)
-    expect((await gql(server.url, `{ runs(status: CANCELLED) { edges { node { id } } } }`)).body.data.runs.edges).toEqual([])
+    expect((await gql(server.url, `{ runs(status: CANCELLED) { edges { node { id } } } }`)).body.data.runs.edges)
+      .toEqual([])
   })
 
   it("serves tools, prompts and health", async () => {
-    const r = await gql(server.url, "{ tools { name idempotent inputSchema } prompts { id outputSchema } health { ok version model database activeRuns queuedRuns } }")
-    expect(r.body.data.tools.map((t: any) => t.name)).toEqual(["calculator", "memory.read", "memory.write", "clock.now"])
+    const r = await gql(
+      server.url,
+      "{ tools { name idempotent inputSchema } prompts { id outputSchema } health { ok version model database activeRuns queuedRuns } }"
+    )
+    expect(r.body.data.tools.map((t: any) => t.name)).toEqual([
+      "calculator",
+      "memory.read",
+      "memory.write",
+      "clock.now"
+    ])
     expect(r.body.data.prompts).toHaveLength(Object.keys(PromptId).length)
     expect(r.body.data.health).toMatchObject({ ok: true, model: "scripted" })
   })
@@ -121,32 +171,47 @@ describe("GraphQL over HTTP", () => {
     expect(deep.body.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_DEEP")
     const fine = await gql(server.url, `{ __schema { types { fields { type { ${ofType(3)} } } } } }`)
     expect(fine.body.errors).toBeUndefined()
-    const costly = await gql(server.url, `{ ${Array.from({ length: 3000 }, (_, i) => `h${i}: health { ok }`).join(" ")} }`)
+    const costly = await gql(
+      server.url,
+      `{ ${Array.from({ length: 3000 }, (_, i) => `h${i}: health { ok }`).join(" ")} }`
+    )
     expect(costly.body.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COSTLY")
     // fragments that double at each level: refused without expanding them all
-    const bomb = [`query { ...F0 }`, ...Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`), `fragment F30 on Query { health { ok } }`].join("\n")
+    const bomb = [
+      `query { ...F0 }`,
+      ...Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`),
+      `fragment F30 on Query { health { ok } }`
+    ].join("\n")
     const bombed = await gql(server.url, bomb)
     expect(bombed.body.errors?.map((e) => e.extensions?.code)).toContain("QUERY_TOO_COSTLY")
     const huge = await gql(server.url, `# ${"x".repeat(1_100_000)}\n{ health { ok } }`)
     expect(huge.status).toBe(413)
     // a chunked body carries no content-length: it is counted as it arrives
-    const chunkedHuge = await chunkedPost(server.url, [JSON.stringify({ query: `# ${"x".repeat(600_000)}` }).slice(0, -2), `${"y".repeat(600_000)}"}`])
+    const chunkedHuge = await chunkedPost(server.url, [
+      JSON.stringify({ query: `# ${"x".repeat(600_000)}` }).slice(0, -2),
+      `${"y".repeat(600_000)}"}`
+    ])
     expect(chunkedHuge.status).toBe(413)
     expect(JSON.parse(chunkedHuge.body).errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE")
-    const chunkedSmall = await chunkedPost(server.url, ['{"query":"{ health', ' { ok } }"}'])
+    const chunkedSmall = await chunkedPost(server.url, ["{\"query\":\"{ health", " { ok } }\"}"])
     expect(chunkedSmall.status).toBe(200)
     expect(JSON.parse(chunkedSmall.body).data.health.ok).toBe(true)
     // a WebSocket message over the same limit closes the connection (1009: message too big)
     const closed = await new Promise<number>((resolve, reject) => {
       const socket = new WebSocket(server.url.replace("http", "ws"), "graphql-transport-ws")
-      socket.on("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { pad: "x".repeat(1_100_000) } })))
+      socket.on(
+        "open",
+        () => socket.send(JSON.stringify({ type: "connection_init", payload: { pad: "x".repeat(1_100_000) } }))
+      )
       socket.on("close", (code) => resolve(code))
       socket.on("error", reject)
     })
     expect(closed).toBe(1009)
     const get = await fetch(`${server.url}?query=${encodeURIComponent("{ health { ok } }")}`)
     expect(get.status).toBe(403)
-    const getWithHeader = await fetch(`${server.url}?query=${encodeURIComponent("{ health { ok } }")}`, { headers: { "x-graphql-yoga-csrf": "1" } })
+    const getWithHeader = await fetch(`${server.url}?query=${encodeURIComponent("{ health { ok } }")}`, {
+      headers: { "x-graphql-yoga-csrf": "1" }
+    })
     expect(getWithHeader.status).toBe(200)
   })
 })

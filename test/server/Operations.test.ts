@@ -1,23 +1,31 @@
-import { describe, expect, it } from "vitest"
 import { Option, Redacted } from "effect"
 import { createClient as createWsClient } from "graphql-ws"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { backend, freshDatabase } from "../support/database.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
 import { gql, startServer, waitFor } from "../support/server.js"
 
-const slow = (ms: number) => ({ ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: ms }] })
+const slow = (ms: number) => ({
+  ...convergingScript(),
+  [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: ms }]
+})
 const START = `mutation($input: RunTaskInput!) { runTask(input: $input) { id status } }`
 const statusOf = async (url: string, id: string, headers: Record<string, string> = {}) =>
-  (await gql(url, `query($id: ID!) { run(id: $id) { status } }`, { id }, headers)).body.data?.run?.status as string | undefined
+  (await gql(url, `query($id: ID!) { run(id: $id) { status } }`, { id }, headers)).body.data?.run?.status as
+    | string
+    | undefined
 
 describe("authentication", () => {
   it("requires a key when keys are configured; a user sees only their own runs", async () => {
-    const server = await startServer({ script: convergingScript(), config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) } })
+    const server = await startServer({
+      script: convergingScript(),
+      config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) }
+    })
     try {
       const none = await gql(server.url, "{ health { ok } }")
       expect(none.status).toBe(401)
@@ -25,25 +33,54 @@ describe("authentication", () => {
       expect((await gql(server.url, "{ health { ok } }", {}, { authorization: "Bearer wrong" })).status).toBe(401)
       const alice = { authorization: "Bearer key-alice" }
       const bob = { authorization: "Bearer key-bob" }
-      const started = await gql(server.url, START, { input: { task: "Compute 6 * 7 and explain it", mode: "FULL" } }, alice)
+      const started = await gql(
+        server.url,
+        START,
+        { input: { task: "Compute 6 * 7 and explain it", mode: "FULL" } },
+        alice
+      )
       const id = started.body.data.runTask.id
       await waitFor(async () => ((await statusOf(server.url, id, alice)) === "CONVERGED" ? true : undefined))
-      expect((await gql(server.url, `query($id: ID!) { run(id: $id) { userId } }`, { id }, alice)).body.data.run.userId).toBe("alice")
+      expect((await gql(server.url, `query($id: ID!) { run(id: $id) { userId } }`, { id }, alice)).body.data.run.userId)
+        .toBe("alice")
       expect(await statusOf(server.url, id, bob)).toBeUndefined()
       expect((await gql(server.url, "{ runs { edges { node { id } } } }", {}, bob)).body.data.runs.edges).toEqual([])
-      expect((await gql(server.url, "{ runs { edges { node { id } } } }", {}, alice)).body.data.runs.edges).toHaveLength(1)
-      expect((await gql(server.url, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, { id }, bob)).body.errors?.[0]?.extensions?.code).toBe("RunNotFoundError")
+      expect((await gql(server.url, "{ runs { edges { node { id } } } }", {}, alice)).body.data.runs.edges)
+        .toHaveLength(1)
+      expect(
+        (await gql(server.url, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, { id }, bob)).body.errors?.[0]
+          ?.extensions?.code
+      ).toBe("RunNotFoundError")
       const spoof = await gql(server.url, START, { input: { task: "x", userId: "alice" } }, bob)
       expect(spoof.body.errors?.[0]?.extensions?.code).toBe("InvalidRunInputError")
       // WebSocket: refused without a key, accepted with one
-      const refused = createWsClient({ url: server.url.replace("http", "ws"), webSocketImpl: WebSocket, retryAttempts: 0 })
-      const attempt = refused.iterate({ query: "subscription($id: ID!) { runEvents(runId: $id) { seq } }", variables: { id } })
-      const closed = await (async () => { for await (const _ of attempt) return undefined })().then(() => undefined, (e) => e)
+      const refused = createWsClient({
+        url: server.url.replace("http", "ws"),
+        webSocketImpl: WebSocket,
+        retryAttempts: 0
+      })
+      const attempt = refused.iterate({
+        query: "subscription($id: ID!) { runEvents(runId: $id) { seq } }",
+        variables: { id }
+      })
+      const closed = await (async () => {
+        for await (const _ of attempt) return undefined
+      })().then(() => undefined, (e) => e)
       expect(closed?.code).toBe(4403) // graphql-ws: Forbidden, the connection was refused
       refused.dispose()
-      const accepted = createWsClient({ url: server.url.replace("http", "ws"), webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { authorization: "Bearer key-alice" } })
+      const accepted = createWsClient({
+        url: server.url.replace("http", "ws"),
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        connectionParams: { authorization: "Bearer key-alice" }
+      })
       const seqs: Array<number> = []
-      for await (const r of accepted.iterate<{ runEvents: { seq: number } }>({ query: "subscription($id: ID!) { runEvents(runId: $id) { seq } }", variables: { id } })) seqs.push(r.data!.runEvents.seq)
+      for await (
+        const r of accepted.iterate<{ runEvents: { seq: number } }>({
+          query: "subscription($id: ID!) { runEvents(runId: $id) { seq } }",
+          variables: { id }
+        })
+      ) seqs.push(r.data!.runEvents.seq)
       expect(seqs[0]).toBe(1)
       accepted.dispose()
     } finally {
@@ -68,7 +105,12 @@ describe("run scheduling", () => {
       expect(health.activeRuns).toBe(1)
       expect(health.queuedRuns).toBeGreaterThanOrEqual(1)
       await waitFor(async () => ((await statusOf(server.url, ids[2]!)) === "CONVERGED" ? true : undefined))
-      const finishedAt = await Promise.all(ids.map(async (id) => (await gql(server.url, `query($id: ID!) { run(id: $id) { updatedAt } }`, { id })).body.data.run.updatedAt as string))
+      const finishedAt = await Promise.all(
+        ids.map(async (id) =>
+          (await gql(server.url, `query($id: ID!) { run(id: $id) { updatedAt } }`, { id })).body.data.run
+            .updatedAt as string
+        )
+      )
       expect([...finishedAt].sort()).toEqual(finishedAt)
     } finally {
       await server.stop()
@@ -79,14 +121,22 @@ describe("run scheduling", () => {
     const base = freshDatabase()
     const db = backend === "sqlite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-shutdown-")) } : base
     const first = await startServer({ script: slow(500), db })
-    const id = (await gql(first.url, START, { input: { task: "Compute 6 * 7 and explain it", mode: "FULL" } })).body.data.runTask.id
-    await waitFor(async () => ((await gql(first.url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run.events.some((e: { type: string }) => e.type === "StepStarted") ? true : undefined))
+    const id =
+      (await gql(first.url, START, { input: { task: "Compute 6 * 7 and explain it", mode: "FULL" } })).body.data.runTask
+        .id
+    await waitFor(
+      async () => ((await gql(first.url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run
+          .events.some((e: { type: string }) => e.type === "StepStarted")
+        ? true
+        : undefined)
+    )
     await first.stop()
     const second = await startServer({ script: slow(10), db })
     try {
       expect(second.resumed).toBe(1)
       await waitFor(async () => ((await statusOf(second.url, id)) === "CONVERGED" ? true : undefined))
-      const events = (await gql(second.url, `query($id: ID!) { run(id: $id) { events { seq type } } }`, { id })).body.data.run.events as Array<{ seq: number; type: string }>
+      const events = (await gql(second.url, `query($id: ID!) { run(id: $id) { events { seq type } } }`, { id })).body
+        .data.run.events as Array<{ seq: number; type: string }>
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
       expect(events.filter((e) => e.type === "RunFinished")).toHaveLength(1)
     } finally {

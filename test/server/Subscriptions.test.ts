@@ -1,33 +1,47 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createClient as createSseClient } from "graphql-sse"
 import { createClient as createWsClient } from "graphql-ws"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, waitFor, type TestServer } from "../support/server.js"
+import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startServer({ script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 400 }] } })
+  server = await startServer({
+    script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 400 }] }
+  })
 }, 60_000)
 afterAll(() => server?.stop())
 
-const SUB = `subscription($runId: ID!, $fromSeq: Int) { runEvents(runId: $runId, fromSeq: $fromSeq) { seq type ... on RunFinishedEvent { status } } }`
+const SUB =
+  `subscription($runId: ID!, $fromSeq: Int) { runEvents(runId: $runId, fromSeq: $fromSeq) { seq type ... on RunFinishedEvent { status } } }`
 type Ev = { seq: number; type: string; status?: string }
 
 const clients = {
   sse: () => {
     const c = createSseClient({ url: server.url, headers: { "x-graphql-yoga-csrf": "1" } })
-    return { iterate: (variables: object) => c.iterate<{ runEvents: Ev }>({ query: SUB, variables: variables as any }), dispose: () => c.dispose() }
+    return {
+      iterate: (variables: object) => c.iterate<{ runEvents: Ev }>({ query: SUB, variables: variables as any }),
+      dispose: () => c.dispose()
+    }
   },
   ws: () => {
     const c = createWsClient({ url: server.url.replace("http", "ws"), webSocketImpl: WebSocket, retryAttempts: 0 })
-    return { iterate: (variables: object) => c.iterate<{ runEvents: Ev }>({ query: SUB, variables: variables as any }), dispose: () => c.dispose() }
+    return {
+      iterate: (variables: object) => c.iterate<{ runEvents: Ev }>({ query: SUB, variables: variables as any }),
+      dispose: () => c.dispose()
+    }
   }
 }
 
-const start = async () => (await gql(server.url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`)).body.data.runTask.id as string
-const collect = async (it: AsyncIterable<{ data?: { runEvents: Ev } | null }>, onEvent?: (e: Ev) => Promise<void> | void) => {
+const start = async () =>
+  (await gql(server.url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`))
+    .body.data.runTask.id as string
+const collect = async (
+  it: AsyncIterable<{ data?: { runEvents: Ev } | null }>,
+  onEvent?: (e: Ev) => Promise<void> | void
+) => {
   const seen: Array<Ev> = []
   for await (const r of it) {
     const e = r.data!.runEvents
@@ -36,7 +50,10 @@ const collect = async (it: AsyncIterable<{ data?: { runEvents: Ev } | null }>, o
   }
   return seen
 }
-const storedSeqs = async (id: string) => (await gql(server.url, `query($id: ID!) { run(id: $id) { events { seq } } }`, { id })).body.data.run.events.map((e: { seq: number }) => e.seq) as Array<number>
+const storedSeqs = async (id: string) =>
+  (await gql(server.url, `query($id: ID!) { run(id: $id) { events { seq } } }`, { id })).body.data.run.events.map((
+    e: { seq: number }
+  ) => e.seq) as Array<number>
 
 for (const [name, make] of Object.entries(clients)) {
   describe(`runEvents over ${name}`, () => {
@@ -85,10 +102,18 @@ for (const [name, make] of Object.entries(clients)) {
       const id = await start()
       const iterator = client.iterate({ runId: id, fromSeq: 0 })[Symbol.asyncIterator]()
       await iterator.next()
-      await waitFor(async () => ((await gql(server.url, "{ health { subscriptions } }")).body.data.health.subscriptions >= 1 ? true : undefined))
+      await waitFor(
+        async () => ((await gql(server.url, "{ health { subscriptions } }")).body.data.health.subscriptions >= 1
+          ? true
+          : undefined)
+      )
       await iterator.return?.()
       client.dispose()
-      await waitFor(async () => ((await gql(server.url, "{ health { subscriptions } }")).body.data.health.subscriptions === 0 ? true : undefined))
+      await waitFor(
+        async () => ((await gql(server.url, "{ health { subscriptions } }")).body.data.health.subscriptions === 0
+          ? true
+          : undefined)
+      )
     })
   })
 }
@@ -97,6 +122,9 @@ it("an unknown run id is a RunNotFoundError for subscribers", async () => {
   const client = clients.sse()
   const results: Array<{ errors?: ReadonlyArray<{ message: string; extensions?: { code?: string } }> }> = []
   for await (const r of client.iterate({ runId: "nope", fromSeq: 0 })) results.push(r as any)
-  expect(results[0]?.errors?.[0]).toMatchObject({ message: "run nope does not exist", extensions: { code: "RunNotFoundError" } })
+  expect(results[0]?.errors?.[0]).toMatchObject({
+    message: "run nope does not exist",
+    extensions: { code: "RunNotFoundError" }
+  })
   client.dispose()
 })

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { EventSink } from "../../src/kernel/RunEvents.js"
@@ -24,70 +24,102 @@ const ledger = tool({
   output: Schema.Struct({ written: Schema.String }),
   timeoutMs: 5_000,
   idempotent: false,
-  run: ({ record }) => Effect.sync(() => { executions.push(record); return { written: record } })
+  run: ({ record }) =>
+    Effect.sync(() => {
+      executions.push(record)
+      return { written: record }
+    })
 })
 
 const script = () => ({
   ...convergingScript(),
   [PromptId.PLAN_GENERATION_USER]: [planOut([
     { id: "s1", d: "Write the record 'debit' to the ledger", tool: "ledger.write", input: { record: "debit" } },
-    { id: "s2", d: "Write the record 'credit' to the ledger", tool: "ledger.write", input: { record: "credit" }, deps: ["s1"] },
+    {
+      id: "s2",
+      d: "Write the record 'credit' to the ledger",
+      tool: "ledger.write",
+      input: { record: "credit" },
+      deps: ["s1"]
+    },
     { id: "s3", d: "Explain the two ledger records", deps: ["s2"] }
   ])],
   [PromptId.REASONING_STEP_USER]: [(r: any) => reasoned(`done ${r.input.stepId}`)]
 })
 
-const runtime = (db: ReturnType<typeof freshDatabase>, model: Scripted.ScriptedModel, crashAfter?: (e: RunEvent) => boolean) => {
+const runtime = (
+  db: ReturnType<typeof freshDatabase>,
+  model: Scripted.ScriptedModel,
+  crashAfter?: (e: RunEvent) => boolean
+) => {
   const store = Database.storeLayer(7).pipe(Layer.provide(Database.clientLayer(db)), Layer.orDie)
   let crashed = false
   // a process that dies: once the crash point is persisted, nothing more reaches the database
-  const sink = Layer.effect(EventSink, Effect.map(RunStore, (s) => ({
-    append: (events: ReadonlyArray<RunEvent>) => {
-      if (crashed) return Effect.never
-      const cut = events.findIndex((e) => crashAfter?.(e) ?? false)
-      const stored = cut < 0 ? events : events.slice(0, cut + 1)
-      return s.append(stored).pipe(Effect.orDie, Effect.zipRight(cut < 0 ? Effect.void : Effect.sync(() => { crashed = true }).pipe(Effect.zipRight(Effect.never))))
-    }
-  }))).pipe(Layer.provide(store))
+  const sink = Layer.effect(
+    EventSink,
+    Effect.map(RunStore, (s) => ({
+      append: (events: ReadonlyArray<RunEvent>) => {
+        if (crashed) return Effect.never
+        const cut = events.findIndex((e) => crashAfter?.(e) ?? false)
+        const stored = cut < 0 ? events : events.slice(0, cut + 1)
+        return s.append(stored).pipe(
+          Effect.orDie,
+          Effect.zipRight(
+            cut < 0 ? Effect.void : Effect.sync(() => {
+              crashed = true
+            }).pipe(Effect.zipRight(Effect.never))
+          )
+        )
+      }
+    }))
+  ).pipe(Layer.provide(store))
   const layer = Layer.mergeAll(Aeon.layerWithTools([ledger]), Layer.succeed(LanguageModel, model.service), store, sink)
   return { rt: ManagedRuntime.make(layer), isCrashed: () => crashed }
 }
 
 describe(`recovery on ${backend}`, () => {
-  it("a run cut off mid-pass resumes on a new runtime: completed steps and finished tool calls are not run again", async () => {
-    executions.length = 0
-    const base = freshDatabase()
-    const db = backend === "sqlite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-recovery-")) } : base
-    await Effect.runPromise(db.setup)
+  it(
+    "a run cut off mid-pass resumes on a new runtime: completed steps and finished tool calls are not run again",
+    async () => {
+      executions.length = 0
+      const base = freshDatabase()
+      const db = backend === "sqlite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-recovery-")) } : base
+      await Effect.runPromise(db.setup)
 
-    const first = Scripted.make(script())
-    const one = runtime(db, first, (e) => e._tag === "ToolInvoked" && e.stepId === "s2")
-    const runId = await one.rt.runPromise(prepare({ task: "Record a debit and a credit and explain them", mode: "FULL" }).pipe(Effect.map((p) => {
-      Effect.runFork(p.execute)
-      return p.runId
-    })))
-    for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
-    expect(one.isCrashed()).toBe(true)
-    expect(executions).toEqual(["debit", "credit"])
-    await one.rt.dispose()
+      const first = Scripted.make(script())
+      const one = runtime(db, first, (e) => e._tag === "ToolInvoked" && e.stepId === "s2")
+      const runId = await one.rt.runPromise(
+        prepare({ task: "Record a debit and a credit and explain them", mode: "FULL" }).pipe(Effect.map((p) => {
+          Effect.runFork(p.execute)
+          return p.runId
+        }))
+      )
+      for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+      expect(one.isCrashed()).toBe(true)
+      expect(executions).toEqual(["debit", "credit"])
+      await one.rt.dispose()
 
-    const second = Scripted.make(script())
-    const two = runtime(db, second)
-    const results = await two.rt.runPromise(resumeUnfinished)
-    expect(results.map((r) => r.runId)).toEqual([runId])
-    expect(results[0]!.status).toBe("CONVERGED")
-    expect(executions).toEqual(["debit", "credit"]) // each tool ran exactly once across both processes
-    const reasoningAfterRestart = second.calls.filter((c) => c.promptId === PromptId.REASONING_STEP_USER).map((c) => (c.input as { stepId: string }).stepId)
-    expect(reasoningAfterRestart).toEqual(["s2", "s3"]) // s1 completed before the crash; s2's tool result was reused
-    expect(second.calls.some((c) => c.promptId === PromptId.PLAN_GENERATION_USER)).toBe(false)
-    const events = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(runId)))
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
-    expect(events.filter((e) => e._tag === "RunStarted")).toHaveLength(1)
-    expect(events.filter((e) => e._tag === "StepFinished").map((e) => (e as any).stepId)).toEqual(["s1", "s2", "s3"])
-    expect(events.filter((e) => e._tag === "ToolInvoked")).toHaveLength(2)
-    expect(events.at(-1)).toMatchObject({ _tag: "RunFinished", status: "CONVERGED" })
-    const s2 = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.getRun(runId)))
-    expect(s2._tag === "Some" && s2.value.status).toBe("CONVERGED")
-    await two.rt.dispose()
-  }, 60_000)
+      const second = Scripted.make(script())
+      const two = runtime(db, second)
+      const results = await two.rt.runPromise(resumeUnfinished)
+      expect(results.map((r) => r.runId)).toEqual([runId])
+      expect(results[0]!.status).toBe("CONVERGED")
+      expect(executions).toEqual(["debit", "credit"]) // each tool ran exactly once across both processes
+      const reasoningAfterRestart = second.calls.filter((c) => c.promptId === PromptId.REASONING_STEP_USER).map((c) =>
+        (c.input as { stepId: string }).stepId
+      )
+      expect(reasoningAfterRestart).toEqual(["s2", "s3"]) // s1 completed before the crash; s2's tool result was reused
+      expect(second.calls.some((c) => c.promptId === PromptId.PLAN_GENERATION_USER)).toBe(false)
+      const events = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(runId)))
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+      expect(events.filter((e) => e._tag === "RunStarted")).toHaveLength(1)
+      expect(events.filter((e) => e._tag === "StepFinished").map((e) => (e as any).stepId)).toEqual(["s1", "s2", "s3"])
+      expect(events.filter((e) => e._tag === "ToolInvoked")).toHaveLength(2)
+      expect(events.at(-1)).toMatchObject({ _tag: "RunFinished", status: "CONVERGED" })
+      const s2 = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.getRun(runId)))
+      expect(s2._tag === "Some" && s2.value.status).toBe("CONVERGED")
+      await two.rt.dispose()
+    },
+    60_000
+  )
 })

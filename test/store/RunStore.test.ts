@@ -1,7 +1,7 @@
-import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
-import { ReasoningTrace, AgentSession } from "../../src/domain/Records.js"
+import { AgentSession, ReasoningTrace } from "../../src/domain/Records.js"
 import { prepare } from "../../src/run/Run.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { backend, storeLayer } from "../support/database.js"
@@ -9,7 +9,8 @@ import { scripted } from "../support/engine.js"
 import { convergingScript } from "../support/scripts.js"
 
 const task = "Compute 6 * 7 and explain it"
-const withStore = (script = convergingScript()) => Layer.provideMerge(scripted(script, { fallback: false }).layer, storeLayer())
+const withStore = (script = convergingScript()) =>
+  Layer.provideMerge(scripted(script, { fallback: false }).layer, storeLayer())
 
 const run = (input: object) =>
   Effect.gen(function*() {
@@ -44,7 +45,9 @@ describe(`RunStore on ${backend}`, () => {
       expect(() => Schema.decodeUnknownSync(AgentSession)(session)).not.toThrow()
       expect(session.status).toBe("completed")
       expect(session.prioritizedPlan?.executionWaves.map((w) => w.taskIds)).toEqual([["s1"], ["s2"]])
-      expect(session.prioritizedPlan?.dependencies).toEqual([expect.objectContaining({ sourceTaskId: "s2", targetTaskId: "s1", relationshipType: "prerequisite" })])
+      expect(session.prioritizedPlan?.dependencies).toEqual([
+        expect.objectContaining({ sourceTaskId: "s2", targetTaskId: "s1", relationshipType: "prerequisite" })
+      ])
       const m = session.executionMetadata
       expect(m.stepsTaken).toBe(events.filter((e) => e._tag === "StepFinished").length)
       expect(m.toolCallCounts).toEqual({ calculator: 1 })
@@ -52,8 +55,15 @@ describe(`RunStore on ${backend}`, () => {
       expect(m.errorCount).toBe(0)
       const trace = Option.getOrThrow(yield* store.trace(result.runId))
       expect(() => Schema.decodeUnknownSync(ReasoningTrace)(trace)).not.toThrow()
-      expect(trace.steps.map((s) => [s.toolName, s.planStepId, s.status])).toEqual([["calculator", "s1", "success"], [null, "s1", "success"], [null, "s2", "success"]])
-      expect(trace.steps[0]).toMatchObject({ toolInput: { expression: "6 * 7" }, toolOutput: { expression: "6 * 7", value: 42 } })
+      expect(trace.steps.map((s) => [s.toolName, s.planStepId, s.status])).toEqual([["calculator", "s1", "success"], [
+        null,
+        "s1",
+        "success"
+      ], [null, "s2", "success"]])
+      expect(trace.steps[0]).toMatchObject({
+        toolInput: { expression: "6 * 7" },
+        toolOutput: { expression: "6 * 7", value: 42 }
+      })
     }).pipe(Effect.provide(withStore())))
 
   it.effect("a batch holding a whole run (its start and its end) opens and closes the session and writes the trace, with or without the caller's log", () =>
@@ -98,11 +108,22 @@ describe(`RunStore on ${backend}`, () => {
       yield* run({ userId: "cy" })
       expect((yield* sql`SELECT status FROM agent_sessions WHERE user_id = 'cy'`).length).toBe(2)
       yield* store.createRun({ id: "busy-1", userId: "dee", task, mode: "FULL", input: {}, status: "RUNNING" })
-      yield* store.append([{ _tag: "RunStarted", runId: "busy-1", seq: 1, at: Date.now(), task, mode: "FULL", model: "m", budget: { ttl: 1, deadlineMs: 1, maxCostUsd: 1, maxTokens: 1, maxLlmCalls: 1, maxSteps: 1 } }])
+      yield* store.append([{
+        _tag: "RunStarted",
+        runId: "busy-1",
+        seq: 1,
+        at: Date.now(),
+        task,
+        mode: "FULL",
+        model: "m",
+        budget: { ttl: 1, deadlineMs: 1, maxCostUsd: 1, maxTokens: 1, maxLlmCalls: 1, maxSteps: 1 }
+      }])
       const busy = yield* Effect.flip(prepare({ task, userId: "dee" }))
       expect(busy._tag).toBe("UserBusyError")
       expect(busy.message).toContain("user dee already has a running run")
-      const direct = yield* Effect.flip(sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata) VALUES ('x', 'dee', 'busy-1', 'running', '{}')`)
+      const direct = yield* Effect.flip(
+        sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata) VALUES ('x', 'dee', 'busy-1', 'running', '{}')`
+      )
       expect(direct._tag).toBe("SqlError")
     }).pipe(Effect.provide(withStore())))
 
@@ -130,10 +151,28 @@ describe(`RunStore on ${backend}`, () => {
       const { result } = yield* run({})
       const update = yield* Effect.flip(sql`UPDATE run_events SET type = 'x' WHERE run_id = ${result.runId}`)
       expect(String(update.cause ?? update.message)).toContain("append-only")
-      const orphan = yield* Effect.flip(store.append([{ _tag: "PassFinished", runId: "no-such-run", seq: 1, at: Date.now(), passNumber: 0, ttlRemaining: 0 }]))
+      const orphan = yield* Effect.flip(
+        store.append([{
+          _tag: "PassFinished",
+          runId: "no-such-run",
+          seq: 1,
+          at: Date.now(),
+          passNumber: 0,
+          ttlRemaining: 0
+        }])
+      )
       expect(orphan._tag).toBe("StoreError")
       expect(orphan.message).toContain("no-such-run")
-      const dup = yield* Effect.flip(store.append([{ _tag: "PassFinished", runId: result.runId, seq: 1, at: Date.now(), passNumber: 0, ttlRemaining: 0 }]))
+      const dup = yield* Effect.flip(
+        store.append([{
+          _tag: "PassFinished",
+          runId: result.runId,
+          seq: 1,
+          at: Date.now(),
+          passNumber: 0,
+          ttlRemaining: 0
+        }])
+      )
       expect(dup._tag).toBe("StoreError")
     }).pipe(Effect.provide(withStore())))
 })

@@ -72,6 +72,10 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
       requests.length = 0
       disconnects.length = 0
     },
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()) })
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      })
   }
 }

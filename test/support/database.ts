@@ -1,5 +1,5 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Redacted } from "effect"
 import * as Database from "../../src/store/Database.js"
 import * as RunStore from "../../src/store/RunStore.js"

@@ -6,9 +6,15 @@ import * as Scripted from "../../src/llm/Scripted.js"
 import type { Tool } from "../../src/tools/ToolRegistry.js"
 
 /** The engine with a scripted model; prompts the script leaves out are answered by the offline model unless fallback is false. */
-export const scripted = (script: Scripted.Script, options: { fallback?: boolean; tools?: ReadonlyArray<Tool> } = {}) => {
+export const scripted = (
+  script: Scripted.Script,
+  options: { fallback?: boolean; tools?: ReadonlyArray<Tool> } = {}
+) => {
   const model = Scripted.make(script, options.fallback === false ? undefined : Offline.service)
-  return { calls: model.calls, layer: Layer.mergeAll(Aeon.layerWithTools(options.tools ?? []), Layer.succeed(LanguageModel, model.service)) }
+  return {
+    calls: model.calls,
+    layer: Layer.mergeAll(Aeon.layerWithTools(options.tools ?? []), Layer.succeed(LanguageModel, model.service))
+  }
 }
 
 export const offline = Layer.mergeAll(Aeon.layerWithTools(), Offline.layer)

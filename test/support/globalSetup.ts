@@ -7,7 +7,9 @@ export default async function setup() {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const { rows } = await client.query<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'`)
+    const { rows } = await client.query<{ nspname: string }>(
+      `SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'`
+    )
     for (const r of rows) await client.query(`DROP SCHEMA IF EXISTS "${r.nspname}" CASCADE`)
   } finally {
     await client.end()

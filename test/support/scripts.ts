@@ -1,21 +1,54 @@
-import { PromptId } from "../../src/prompts/PromptId.js"
 import type { Script, ScriptResponse } from "../../src/llm/Scripted.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
 
-export interface S { id: string; d: string; tool?: string; input?: unknown; deps?: Array<string> }
+export interface S {
+  id: string
+  d: string
+  tool?: string
+  input?: unknown
+  deps?: Array<string>
+}
 
 export const planOut = (steps: Array<S>, goal = "Answer the task"): ScriptResponse => ({
-  output: { goal, steps: steps.map((s) => ({ stepId: s.id, description: s.d, ...(s.tool ? { tool: s.tool, toolInput: s.input } : {}), dependencies: s.deps ?? [] })) }
+  output: {
+    goal,
+    steps: steps.map((s) => ({
+      stepId: s.id,
+      description: s.d,
+      ...(s.tool ? { tool: s.tool, toolInput: s.input } : {}),
+      dependencies: s.deps ?? []
+    }))
+  }
 })
-export const reasoned = (stepOutput: string, clarityState = "CLEAR"): ScriptResponse => ({ output: { stepOutput, clarityState, handoffToNext: stepOutput } })
+export const reasoned = (stepOutput: string, clarityState = "CLEAR"): ScriptResponse => ({
+  output: { stepOutput, clarityState, handoffToNext: stepOutput }
+})
 export const verdict = (converged: boolean, score = converged ? 1 : 0.5): ScriptResponse => ({
-  output: { converged, completenessScore: score, coherenceScore: score, consistencyAlignment: {}, reasoning: converged ? "done" : "not yet", confidence: 0.8, reasonCodes: converged ? ["complete"] : ["incomplete"] }
+  output: {
+    converged,
+    completenessScore: score,
+    coherenceScore: score,
+    consistencyAlignment: {},
+    reasoning: converged ? "done" : "not yet",
+    confidence: 0.8,
+    reasonCodes: converged ? ["complete"] : ["incomplete"]
+  }
 })
 export const profile = (reasoningDepth = 2, informationSufficiency = 0.9): ScriptResponse => ({
-  output: { reasoningDepth, informationSufficiency, expectedToolUsage: "minimal", outputBreadth: "narrow", confidenceRequirement: "medium", rawInference: "scripted profile" }
+  output: {
+    reasoningDepth,
+    informationSufficiency,
+    expectedToolUsage: "minimal",
+    outputBreadth: "narrow",
+    confidenceRequirement: "medium",
+    rawInference: "scripted profile"
+  }
 })
 export const noIssues: ScriptResponse = { output: { issues: [] } }
 export const noRefinement: ScriptResponse = { output: { actions: [] } }
-export const answer = (text: string, used: Array<string> = []): ScriptResponse => ({ output: { answerText: text, confidence: 0.9, usedStepIds: used } })
+export const answer = (text: string, used: Array<string> = []): ScriptResponse => ({
+  output: { answerText: text, confidence: 0.9, usedStepIds: used }
+})
 
 /** A two-step arithmetic run that converges on its first execution pass. */
 export const convergingScript = (): Script => ({

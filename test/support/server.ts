@@ -10,18 +10,35 @@ import { freshDatabase } from "./database.js"
 export type TestServer = Awaited<ReturnType<typeof serve>>
 
 /** A real server on a random loopback port: scripted (or offline) model, fresh database. */
-export const startServer = async (options: { script?: Scripted.Script; config?: Partial<ServerConfig>; db?: ReturnType<typeof freshDatabase> } = {}) => {
+export const startServer = async (
+  options: { script?: Scripted.Script; config?: Partial<ServerConfig>; db?: ReturnType<typeof freshDatabase> } = {}
+) => {
   const db = options.db ?? freshDatabase()
   await import("effect").then(({ Effect }) => Effect.runPromise(db.setup))
   const model = options.script ? Scripted.make(options.script, Offline.service).service : Offline.service
   const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))
-  const server = await serve({ port: 0, host: "127.0.0.1", ...options.config }, { engine, database: Database.layer(db) })
+  const server = await serve({ port: 0, host: "127.0.0.1", ...options.config }, {
+    engine,
+    database: Database.layer(db)
+  })
   return { ...server, db }
 }
 
-export const gql = async (url: string, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query, variables }) })
-  return { status: res.status, body: await res.json() as { data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> } }
+export const gql = async (
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {}
+) => {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ query, variables })
+  })
+  return {
+    status: res.status,
+    body: await res.json() as { data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> }
+  }
 }
 
 export const waitFor = async <A>(f: () => Promise<A | undefined>, timeoutMs = 20_000): Promise<A> => {

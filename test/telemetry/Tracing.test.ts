@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base"
+import { type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -13,18 +13,31 @@ describe("tracing", () => {
     Effect.gen(function*() {
       // kept past the SDK's shutdown (the in-memory exporter of the SDK clears itself on shutdown)
       const spans: Array<ReadableSpan> = []
-      const exporter = { export: (batch: Array<ReadableSpan>, done: (r: { code: number }) => void) => { spans.push(...batch); done({ code: 0 }) }, shutdown: () => Promise.resolve() }
+      const exporter = {
+        export: (batch: Array<ReadableSpan>, done: (r: { code: number }) => void) => {
+          spans.push(...batch)
+          done({ code: 0 })
+        },
+        shutdown: () => Promise.resolve()
+      }
       const { layer } = scripted(convergingScript(), { fallback: false })
       const r = yield* runTask({ task: "Compute 6 * 7 and explain it", mode: "FULL" }).pipe(
         Effect.provide(Layer.mergeAll(layer, Tracing.layerWith(new SimpleSpanProcessor(exporter))))
       )
       const named = (n: string) => spans.filter((s) => s.name === n)
-      expect(named("Phase.PLAN")[0]!.attributes).toMatchObject({ "aeon.run_id": r.runId, "aeon.pass": 0, "aeon.phase": "PLAN" })
+      expect(named("Phase.PLAN")[0]!.attributes).toMatchObject({
+        "aeon.run_id": r.runId,
+        "aeon.pass": 0,
+        "aeon.phase": "PLAN"
+      })
       expect(named("Phase.EXECUTE")[0]!.attributes).toMatchObject({ "aeon.pass": 1 })
       expect(named("Phase.EVALUATE")).toHaveLength(1)
       const model = named("LanguageModel.generate")
       expect(model.length).toBe(r.usage.llmCalls)
-      expect(model[0]!.attributes).toMatchObject({ "gen_ai.request.model": "scripted", "aeon.prompt_id": "taskprofile_inference_user" })
+      expect(model[0]!.attributes).toMatchObject({
+        "gen_ai.request.model": "scripted",
+        "aeon.prompt_id": "taskprofile_inference_user"
+      })
       expect(model[0]!.attributes["gen_ai.usage.input_tokens"]).toBeGreaterThan(0)
       expect(named("Executor.tool")[0]!.attributes).toMatchObject({ "aeon.tool": "calculator", "aeon.step_id": "s1" })
       expect(named("Executor.step")[0]!.attributes).toMatchObject({ "aeon.run_id": r.runId, "aeon.pass": 1 })
@@ -33,15 +46,28 @@ describe("tracing", () => {
   it.live("exports over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, and not otherwise", () =>
     Effect.gen(function*() {
       const received: Array<string> = []
-      const server = createServer((req, res) => { received.push(req.url ?? ""); req.resume(); req.on("end", () => res.writeHead(200).end("{}")) })
+      const server = createServer((req, res) => {
+        received.push(req.url ?? "")
+        req.resume()
+        req.on("end", () => res.writeHead(200).end("{}"))
+      })
       yield* Effect.promise(() => new Promise<void>((r) => server.listen(0, "127.0.0.1", r)))
       const port = (server.address() as AddressInfo).port
       const run = (env: Record<string, string>) => {
         const { layer } = scripted(convergingScript(), { fallback: false })
-        const tracing = Tracing.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
-        return Effect.scoped(Layer.build(tracing).pipe(
-          Effect.flatMap((ctx) => runTask({ task: "Compute 6 * 7 and explain it", mode: "FULL" }).pipe(Effect.provide(layer), Effect.provide(ctx)))
-        ))
+        const tracing = Tracing.layerConfig.pipe(
+          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+        )
+        return Effect.scoped(
+          Layer.build(tracing).pipe(
+            Effect.flatMap((ctx) =>
+              runTask({ task: "Compute 6 * 7 and explain it", mode: "FULL" }).pipe(
+                Effect.provide(layer),
+                Effect.provide(ctx)
+              )
+            )
+          )
+        )
       }
       yield* run({})
       expect(received).toEqual([])

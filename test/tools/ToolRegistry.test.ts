@@ -29,7 +29,10 @@ describe("ToolRegistry", () => {
       const e = yield* Effect.flip(r.invoke("calculator", { expr: "1" }, yield* ctx))
       expect(e._tag).toBe("ToolInputError")
       expect(e.message).toContain("expression")
-      expect(yield* r.invoke("calculator", { expression: "6 * 7" }, yield* ctx)).toEqual({ expression: "6 * 7", value: 42 })
+      expect(yield* r.invoke("calculator", { expression: "6 * 7" }, yield* ctx)).toEqual({
+        expression: "6 * 7",
+        value: 42
+      })
       expect((yield* Effect.flip(r.invoke("nope", {}, yield* ctx)))._tag).toBe("UnknownToolError")
     }))
 
@@ -46,7 +49,12 @@ describe("ToolRegistry", () => {
   it.live("users register their own tools; a tool slower than its timeout fails with a timeout", () =>
     Effect.gen(function*() {
       const slow = ToolRegistry.tool({
-        name: "slow", description: "sleeps", input: Schema.Struct({}), output: Schema.Struct({}), timeoutMs: 50, idempotent: true,
+        name: "slow",
+        description: "sleeps",
+        input: Schema.Struct({}),
+        output: Schema.Struct({}),
+        timeoutMs: 50,
+        idempotent: true,
         run: () => Effect.sleep("1 second").pipe(Effect.as({}))
       })
       const r = ToolRegistry.make([...ToolRegistry.builtinTools, slow])
@@ -58,8 +66,13 @@ describe("ToolRegistry", () => {
   it.effect("a synchronous tool answers within the same fiber, with no timer: its result is there without the clock moving", () =>
     Effect.gen(function*() {
       const upper = ToolRegistry.tool({
-        name: "upper", description: "upper-cases a word", input: Schema.Struct({ word: Schema.String }), output: Schema.Struct({ word: Schema.String }),
-        timeoutMs: 50, idempotent: true, synchronous: true,
+        name: "upper",
+        description: "upper-cases a word",
+        input: Schema.Struct({ word: Schema.String }),
+        output: Schema.Struct({ word: Schema.String }),
+        timeoutMs: 50,
+        idempotent: true,
+        synchronous: true,
         run: ({ word }) => Effect.sync(() => ({ word: word.toUpperCase() }))
       })
       const r = ToolRegistry.make([upper])

@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest"
 import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
 import type { IssueType } from "../../src/domain/Evaluation.js"
+import { builtinTools } from "../../src/tools/ToolRegistry.js"
 import { checkPlan } from "../../src/validation/DeterministicChecks.js"
 import { toolInfos } from "../../src/validation/SemanticValidator.js"
-import { builtinTools } from "../../src/tools/ToolRegistry.js"
 
 interface Entry {
   name: string
@@ -38,15 +38,27 @@ describe("deterministic validation against the labeled corpus (SC-006)", () => {
       }
       for (const f of found) {
         reported++
-        const labeled = entry.expected.some((l) => l.type === f.type && (f.location?.stepId === l.stepId || f.description.includes(l.stepId)))
+        const labeled = entry.expected.some((l) =>
+          l.type === f.type && (f.location?.stepId === l.stepId || f.description.includes(l.stepId))
+        )
         if (!labeled) {
           falsePositives++
           extras.push(`${entry.name}: ${f.type}@${f.location?.stepId} — ${f.description}`)
         }
       }
     }
-    const rows = [...perType].map(([type, t]) => `${type.padEnd(16)} ${t.detected}/${t.labeled} = ${(100 * t.detected / t.labeled).toFixed(0)}%`)
-    console.log(["detection per issue type:", ...rows, `false positives: ${falsePositives}/${reported} reported`, ...misses.map((m) => `missed ${m}`), ...extras.map((e) => `extra ${e}`)].join("\n"))
+    const rows = [...perType].map(([type, t]) =>
+      `${type.padEnd(16)} ${t.detected}/${t.labeled} = ${(100 * t.detected / t.labeled).toFixed(0)}%`
+    )
+    console.log(
+      [
+        "detection per issue type:",
+        ...rows,
+        `false positives: ${falsePositives}/${reported} reported`,
+        ...misses.map((m) => `missed ${m}`),
+        ...extras.map((e) => `extra ${e}`)
+      ].join("\n")
+    )
     expect(perType.size).toBe(5)
     for (const [type, t] of perType) expect(t.detected / t.labeled, `detection of ${type}`).toBeGreaterThanOrEqual(0.9)
     expect(falsePositives / Math.max(1, reported)).toBeLessThanOrEqual(0.1)

@@ -24,14 +24,41 @@ const ctx = (llm?: Llm) => ({ request: plan.goal, validationId: "v1", tools, llm
 describe("SemanticValidator", () => {
   it.effect("merges model issues with the deterministic ones, deduplicated by type and step", () =>
     Effect.gen(function*() {
-      const report = yield* validator.validatePlan(plan, ctx(llmOf({ [PromptId.VALIDATION_SEMANTIC_USER]: [{ output: { issues: [
-        { type: "hallucination", severity: "CRITICAL", description: "web.search is not a tool", stepId: "s1" },
-        { type: "relevance", severity: "LOW", description: "explanation may be unnecessary", stepId: "s2", proposedRepair: "drop it" },
-        { type: "consistency", severity: "MEDIUM", description: "points at a step that does not exist", stepId: "s9" }
-      ] } }] })))
+      const report = yield* validator.validatePlan(
+        plan,
+        ctx(llmOf({
+          [PromptId.VALIDATION_SEMANTIC_USER]: [{
+            output: {
+              issues: [
+                { type: "hallucination", severity: "CRITICAL", description: "web.search is not a tool", stepId: "s1" },
+                {
+                  type: "relevance",
+                  severity: "LOW",
+                  description: "explanation may be unnecessary",
+                  stepId: "s2",
+                  proposedRepair: "drop it"
+                },
+                {
+                  type: "consistency",
+                  severity: "MEDIUM",
+                  description: "points at a step that does not exist",
+                  stepId: "s9"
+                }
+              ]
+            }
+          }]
+        }))
+      )
       expect(report.issues.filter((i) => i.type === "hallucination")).toHaveLength(1)
-      expect(report.issues.find((i) => i.type === "hallucination")).toMatchObject({ severity: "CRITICAL", source: "deterministic", location: { stepId: "s1" } })
-      expect(report.issues.find((i) => i.type === "relevance")).toMatchObject({ source: "model", proposedRepair: { action: "drop it", target: "s2" } })
+      expect(report.issues.find((i) => i.type === "hallucination")).toMatchObject({
+        severity: "CRITICAL",
+        source: "deterministic",
+        location: { stepId: "s1" }
+      })
+      expect(report.issues.find((i) => i.type === "relevance")).toMatchObject({
+        source: "model",
+        proposedRepair: { action: "drop it", target: "s2" }
+      })
       expect(report.issues.find((i) => i.type === "consistency")?.location).toBeUndefined()
       expect(report.overallSeverity).toBe("CRITICAL")
       expect(report.issueSummary).toMatchObject({ hallucination: 1, relevance: 1, consistency: 1 })
@@ -40,7 +67,10 @@ describe("SemanticValidator", () => {
 
   it.effect("a model failure leaves the deterministic report and an advisory, never 'no issues' (FR-081)", () =>
     Effect.gen(function*() {
-      const report = yield* validator.validatePlan(plan, ctx(llmOf({ [PromptId.VALIDATION_SEMANTIC_USER]: [{ error: { status: 503 } }] })))
+      const report = yield* validator.validatePlan(
+        plan,
+        ctx(llmOf({ [PromptId.VALIDATION_SEMANTIC_USER]: [{ error: { status: 503 } }] }))
+      )
       expect(report.issues.map((i) => i.type)).toContain("hallucination")
       expect(report.advisories[0]).toContain("model validation unavailable")
     }))
@@ -50,17 +80,36 @@ describe("SemanticValidator", () => {
       const executed = {
         goal: "Remember 5 and report it",
         steps: [
-          step("s1", 1, 2, { description: "Store the number 5 in memory", tool: "memory.write", toolInput: { key: "n", value: 5 }, status: "complete", stepOutput: "stored 5" }),
-          step("s2", 2, 2, { description: "Report the stored number", status: "complete", stepOutput: "" , dependencies: ["s1"] })
+          step("s1", 1, 2, {
+            description: "Store the number 5 in memory",
+            tool: "memory.write",
+            toolInput: { key: "n", value: 5 },
+            status: "complete",
+            stepOutput: "stored 5"
+          }),
+          step("s2", 2, 2, {
+            description: "Report the stored number",
+            status: "complete",
+            stepOutput: "",
+            dependencies: ["s1"]
+          })
         ]
       }
-      const report = yield* validator.validateCrossPhase({ plan: executed, finalAnswer: "The number is 7", memory: new Map() }, { ...ctx(), request: executed.goal })
+      const report = yield* validator.validateCrossPhase({
+        plan: executed,
+        finalAnswer: "The number is 7",
+        memory: new Map()
+      }, { ...ctx(), request: executed.goal })
       const d = report.issues.map((i) => i.description).join("\n")
       expect(d).toContain("s2 is complete but produced no output")
       expect(d).toContain("numbers no step produced: 7")
       expect(d).toContain("wrote \"n\" to memory but memory does not hold it")
       expect(report.artifactType).toBe("cross_phase")
-      const clean = yield* validator.validateCrossPhase({ plan: { ...executed, steps: [executed.steps[0]!] }, finalAnswer: "stored 5", memory: new Map([["n", 5]]) }, { ...ctx(), request: executed.goal })
+      const clean = yield* validator.validateCrossPhase({
+        plan: { ...executed, steps: [executed.steps[0]!] },
+        finalAnswer: "stored 5",
+        memory: new Map([["n", 5]])
+      }, { ...ctx(), request: executed.goal })
       expect(clean.issues).toEqual([])
     }))
 })
