@@ -26,7 +26,9 @@ export const PassResult = Schema.Struct({
   toolResults: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), {
     default: () => ({})
   }),
-  abandonedStepId: Schema.optional(Schema.String)
+  /** The first step abandoned mid-way (kept for readers of one id); every one is in abandonedStepIds. */
+  abandonedStepId: Schema.optional(Schema.String),
+  abandonedStepIds: Schema.optional(Schema.Array(Schema.String))
 })
 export type PassResult = typeof PassResult.Type
 

@@ -1,10 +1,10 @@
-import { Clock, Effect, Either, Fiber, Ref } from "effect"
+import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
 import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { ToolError } from "../tools/ToolRegistry.js"
-import type { RunContext } from "./RunContext.js"
+import { type RunContext, RunLifecycle } from "./RunContext.js"
 
 /** Steps whose dependencies are complete, in stepIndex order. */
 export const readySteps = (plan: Plan): Array<PlanStep> => {
@@ -64,14 +64,16 @@ const describeToolError = (e: ToolError) =>
  * cut off in flight. An idempotent tool does not wait on the store.
  */
 const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
-  Effect.uninterruptible(
+  Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const definition = ctx.tools.get(step.tool!)
       const sideEffects = definition?.idempotent === false
-      if (sideEffects) yield* Effect.interruptible(ctx.events.flushed)
+      // the wait for the store may be interrupted: the tool has not started
+      if (sideEffects) yield* restore(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
       const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory: ctx.memory })
-      // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it
+      // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it.
+      // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
       const result = yield* Effect.either(
         definition?.synchronous ? invoke : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
       )
@@ -91,7 +93,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
         st.currentToolResults[step.stepId] = output
       }
       // last: an interruption pending since the tool started takes effect here, with the result recorded
-      if (sideEffects) yield* Effect.interruptible(ctx.events.flushed)
+      if (sideEffects) yield* restore(ctx.events.flushed)
       return result
     })
   ).pipe(
@@ -177,50 +179,75 @@ const reason = (
     } as const
   })
 
+/**
+ * A step cut off by an interruption (the deadline, a cancellation) records itself: failed, abandoned, with the
+ * reason. Each running step does, so parallel steps are all accounted for. A server shutting down is not an
+ * interruption of the run: the step stays as it was and runs again when the run resumes.
+ */
+const abandon = (ctx: RunContext, passNumber: number, stepId: string) =>
+  Effect.gen(function*() {
+    const lifecycle = yield* Effect.serviceOption(RunLifecycle)
+    if (Option.isSome(lifecycle) && (yield* lifecycle.value.shuttingDown)) return
+    const reason = (yield* ctx.guard.remaining).deadlineMs === 0
+      ? `deadline of ${ctx.budget.deadlineMs} ms reached`
+      : "the run was cancelled"
+    yield* updateStep(ctx, stepId, (s) => ({ ...s, status: "failed", executed: true, error: `abandoned: ${reason}` }))
+    yield* Ref.update(ctx.state, (st) => ({ ...st, abandonedStepIds: [...(st.abandonedStepIds ?? []), stepId] }))
+    yield* ctx.events.emit({ _tag: "StepAbandoned", passNumber, stepId, reason })
+  })
+
+/** The step's work once started: its tool (if any, or the result recovered after a restart), then its reasoning. */
+const perform = (ctx: RunContext, passNumber: number, running: PlanStep, plan: Plan, context: string) =>
+  Effect.gen(function*() {
+    const recovered = (yield* Ref.get(ctx.state)).recoveredToolResults?.[running.stepId]
+    const tool = running.tool
+      ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, running))
+      : undefined
+    if (tool && Either.isLeft(tool)) {
+      return { status: "failed", stepOutput: "", handoffToNext: "", error: describeToolError(tool.left) } as StepResult
+    }
+    return yield* reason(ctx, passNumber, plan, running, context, tool?.right)
+  })
+
 /** Executes one step: admitted by the budget, its tool (if any), then the reasoning prompt. */
 export const executeStep = (ctx: RunContext, passNumber: number, step: PlanStep) =>
   Effect.gen(function*() {
     yield* ctx.guard.admitStep
     const started = yield* Clock.currentTimeMillis
-    const running = Either.getOrThrow(transitionStep(step, "running"))
     const plan = (yield* Ref.get(ctx.state)).plan
     const context = incomingContext(plan, step)
-    yield* updateStep(ctx, step.stepId, () => ({ ...running, incomingContext: context }))
-    yield* Ref.update(ctx.state, (st) => ({ ...st, currentStepId: step.stepId }))
+    const running = { ...Either.getOrThrow(transitionStep(step, "running")), incomingContext: context }
+    yield* updateStep(ctx, step.stepId, () => running)
     yield* ctx.events.emit({ _tag: "StepStarted", passNumber, stepId: step.stepId, stepIndex: step.stepIndex })
-
-    let result: StepResult
-    const recovered = (yield* Ref.get(ctx.state)).recoveredToolResults?.[step.stepId]
-    const tool = step.tool
-      ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, step))
-      : undefined
-    if (tool && Either.isLeft(tool)) {
-      result = { status: "failed", stepOutput: "", handoffToNext: "", error: describeToolError(tool.left) }
-    } else {
-      result = yield* reason(ctx, passNumber, plan, { ...running, incomingContext: context }, context, tool?.right)
-    }
-    const finished = Either.getOrThrow(transitionStep({ ...running, clarityState: result.clarityState }, result.status))
-    const durationMs = (yield* Clock.currentTimeMillis) - started
-    yield* Effect.uninterruptible(Effect.zipRight(
-      updateStep(ctx, step.stepId, () => ({
-        ...finished,
-        incomingContext: context,
-        stepOutput: result.stepOutput,
-        handoffToNext: result.handoffToNext,
-        ...(result.error ? { error: result.error } : {})
-      })).pipe(Effect.zipRight(Ref.update(ctx.state, (st) => ({ ...st, currentStepId: undefined })))),
-      ctx.events.emit({
-        _tag: "StepFinished",
-        passNumber,
-        stepId: step.stepId,
-        status: result.status,
-        stepOutput: result.stepOutput,
-        handoffToNext: result.handoffToNext,
-        durationMs,
-        ...(result.clarityState ? { clarityState: result.clarityState } : {}),
-        ...(result.error ? { error: result.error } : {})
+    const finish = (result: StepResult) =>
+      Effect.gen(function*() {
+        const finished = Either.getOrThrow(
+          transitionStep({ ...running, clarityState: result.clarityState }, result.status)
+        )
+        const durationMs = (yield* Clock.currentTimeMillis) - started
+        yield* updateStep(ctx, step.stepId, () => ({
+          ...finished,
+          stepOutput: result.stepOutput,
+          handoffToNext: result.handoffToNext,
+          ...(result.error ? { error: result.error } : {})
+        }))
+        yield* ctx.events.emit({
+          _tag: "StepFinished",
+          passNumber,
+          stepId: step.stepId,
+          status: result.status,
+          stepOutput: result.stepOutput,
+          handoffToNext: result.handoffToNext,
+          durationMs,
+          ...(result.clarityState ? { clarityState: result.clarityState } : {}),
+          ...(result.error ? { error: result.error } : {})
+        })
       })
-    ))
+    // an interruption before the step finished abandons it; once its result is in, the step finishes whole
+    const result = yield* perform(ctx, passNumber, running, plan, context).pipe(
+      Effect.tap((r) => Effect.uninterruptible(finish(r))),
+      Effect.onInterrupt(() => abandon(ctx, passNumber, step.stepId))
+    )
     return result.status
   }).pipe(
     Effect.withSpan("Executor.step", {

@@ -200,14 +200,14 @@ const passResult = (
   plan: Plan,
   passNumber: number,
   toolResults: Readonly<Record<string, unknown>>,
-  abandonedStepId?: string
+  abandoned: ReadonlyArray<string> = []
 ): PassResult => ({
   passNumber,
   stepOutputs: Object.fromEntries(
     liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => [s.stepId, s.stepOutput])
   ),
   toolResults,
-  ...(abandonedStepId ? { abandonedStepId } : {})
+  ...(abandoned.length > 0 ? { abandonedStepId: abandoned[0], abandonedStepIds: abandoned } : {})
 })
 
 /** EVALUATE: cross-phase validation, then convergence on the validation report. */
@@ -364,7 +364,8 @@ const metadataOf = (st: RunState) => ({
 })
 
 /** The TTLExpirationResponse of the design documents for a run stopped by a budget. */
-const expiration = (st: RunState, stop: Stop, abandoned?: string): TTLExpirationResponse => {
+const expiration = (st: RunState, stop: Stop): TTLExpirationResponse => {
+  const abandoned = st.abandonedStepIds ?? []
   const partial = passResult(st.plan, st.passNumber, st.currentToolResults, abandoned)
   const point = stop.point ?? "mid_phase"
   return {
@@ -372,7 +373,8 @@ const expiration = (st: RunState, stop: Stop, abandoned?: string): TTLExpiration
     resultType: "ttl_expired",
     expirationPoint: point,
     ...(st.lastCompletedPass ? { latestPassResult: st.lastCompletedPass } : { partialResult: partial }),
-    ...(point === "mid_phase" && st.lastCompletedPass && (abandoned || Object.keys(st.currentToolResults).length > 0)
+    ...(point === "mid_phase" && st.lastCompletedPass &&
+        (abandoned.length > 0 || Object.keys(st.currentToolResults).length > 0)
       ? { partialResult: partial }
       : {}),
     ttlExpiredMetadata: metadataOf(st),
@@ -419,32 +421,9 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
         onSuccess: (s) => s
       })
     )
-    const abandoned = (yield* state(ctx)).currentStepId
-    if (abandoned) {
-      yield* ctx.events.emit({
-        _tag: "StepAbandoned",
-        passNumber: (yield* state(ctx)).passNumber,
-        stepId: abandoned,
-        reason: stop.error ?? stop.reason
-      })
-      yield* setState(
-        ctx,
-        (s) => ({
-          ...s,
-          currentStepId: undefined,
-          plan: {
-            ...s.plan,
-            steps: s.plan.steps.map((x) => (x.stepId === abandoned
-              ? { ...x, status: "failed" as const, executed: true, error: `abandoned: ${stop.error ?? stop.reason}` }
-              : x)
-            )
-          }
-        })
-      )
-    }
     const st = yield* state(ctx)
     const ttlExpiration = stop.reason === "ttl_expired" || stop.reason === "budget_exhausted"
-      ? expiration(st, stop, abandoned)
+      ? expiration(st, stop)
       : undefined
     const converged = stop.reason === "converged"
     const synthesisInput = {

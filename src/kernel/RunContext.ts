@@ -1,4 +1,4 @@
-import type { Ref } from "effect"
+import { Context, type Effect, type Ref } from "effect"
 import type { Profiled, Service as AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import type { Service as ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
@@ -29,10 +29,10 @@ export interface RunState {
   readonly followUpQuestions: ReadonlyArray<string>
   readonly manualInterventions: ReadonlyArray<{ readonly stepId: string; readonly reason: string }>
   readonly lastCompletedPass?: PassResult | undefined
-  /** The step being executed now, and tool results of the current pass. */
-  readonly currentStepId?: string | undefined
-  /** One object per pass, filled in place as its tools finish (copying it per step made a pass quadratic). */
+  /** Tool results of the current pass: one object per pass, filled in place as its tools finish (copying it per step made a pass quadratic). */
   readonly currentToolResults: Record<string, unknown>
+  /** Steps of the current pass cut off by an interruption (each running step records its own). */
+  readonly abandonedStepIds?: ReadonlyArray<string> | undefined
   /** After a restart: tool results of steps whose tool completed before the crash (not run again). */
   readonly recoveredToolResults?: Readonly<Record<string, unknown>> | undefined
 }
@@ -64,3 +64,8 @@ export interface RunContext extends RunOptions {
   readonly adaptive: AdaptiveDepth
   readonly supervisor: Supervisor
 }
+
+/** Tells a run interrupted by a server shutdown not to end as CANCELLED (it resumes on the next start). */
+export class RunLifecycle
+  extends Context.Tag("aeon/RunLifecycle")<RunLifecycle, { readonly shuttingDown: Effect.Effect<boolean> }>()
+{}

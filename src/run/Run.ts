@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Option, Ref, Schema } from "effect"
+import { Clock, Effect, Option, Ref, Schema } from "effect"
 import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import { type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
@@ -6,7 +6,7 @@ import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
-import type { RunContext, RunState } from "../kernel/RunContext.js"
+import { type RunContext, RunLifecycle, type RunState } from "../kernel/RunContext.js"
 import * as RunEvents from "../kernel/RunEvents.js"
 import * as RunLlm from "../kernel/RunLlm.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
@@ -20,10 +20,7 @@ import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 import { resultFromEvents, type RunResult } from "./RunResult.js"
 
-/** Tells a run interrupted by a server shutdown not to end as CANCELLED (it resumes on the next start). */
-export class RunLifecycle
-  extends Context.Tag("aeon/RunLifecycle")<RunLifecycle, { readonly shuttingDown: Effect.Effect<boolean> }>()
-{}
+export { RunLifecycle }
 
 /** The services a run needs, resolved once. */
 export const capabilities = Effect.all({

@@ -145,6 +145,37 @@ describe("budgets are never crossed", () => {
     }))
 })
 
+describe("parallel steps into the deadline", () => {
+  it.effect("every running step is abandoned, none is left running", () =>
+    Effect.gen(function*() {
+      const script = {
+        ...convergingScript(),
+        [PromptId.PLAN_GENERATION_USER]: [
+          planOut(["a", "b", "c"].map((l) => ({ id: l, d: `Describe the letter ${l} in one sentence` })))
+        ],
+        [PromptId.REASONING_STEP_USER]: [{ ...reasoned("a letter described"), delayMs: 5_000 }]
+      }
+      const { layer } = scripted(script, { fallback: false })
+      const p = yield* prepare({
+        task: "Describe the letters a, b and c",
+        mode: "FULL",
+        parallelism: 3,
+        budget: { deadlineMs: 2_000 }
+      })
+        .pipe(Effect.provide(layer))
+      const fiber = yield* Effect.fork(p.execute)
+      yield* TestClock.adjust("3 seconds")
+      const r = yield* Fiber.join(fiber)
+      const events = yield* eventsOf(p)
+      expect(events.filter((e) => e._tag === "StepStarted").map((e) => e.stepId).sort()).toEqual(["a", "b", "c"])
+      expect(events.filter((e) => e._tag === "StepAbandoned").map((e) => e.stepId).sort()).toEqual(["a", "b", "c"])
+      expect(r.plan?.steps.filter((s) => s.status === "running")).toEqual([])
+      expect(r.plan?.steps.map((s) => s.status)).toEqual(["failed", "failed", "failed"])
+      expect(r.terminationReason).toBe("budget_exhausted")
+      expect([...(r.ttlExpiration?.partialResult?.abandonedStepIds ?? [])].sort()).toEqual(["a", "b", "c"])
+    }))
+})
+
 describe("cancellation", () => {
   it.effect("interrupting a run ends it CANCELLED without synthesis; a tool in progress completes first", () =>
     Effect.gen(function*() {
@@ -156,8 +187,16 @@ describe("cancellation", () => {
       const interruption = yield* Effect.fork(Fiber.interrupt(fiber))
       yield* TestClock.adjust("4 seconds")
       yield* Fiber.join(interruption)
+      // the tool ran to its end exactly once, and its result was recorded before the run finished
       expect(written).toEqual(["paid"])
       const events = yield* eventsOf(p)
+      const invoked = events.findIndex((e) => e._tag === "ToolInvoked")
+      expect(invoked).toBeGreaterThan(0)
+      expect(events[invoked]).toMatchObject({ stepId: "s1", output: { written: "paid" } })
+      expect(invoked).toBeLessThan(events.findIndex((e) => e._tag === "RunFinished"))
+      expect(events.filter((e) => e._tag === "StepAbandoned").map((e) => e.stepId)).toEqual(["s1"])
+      yield* TestClock.adjust("10 seconds")
+      expect(written).toEqual(["paid"])
       expect(events.at(-1)).toMatchObject({ _tag: "RunFinished", status: "CANCELLED", terminationReason: "cancelled" })
       expect(calls.some((c) => c.promptId === PromptId.ANSWER_SYNTHESIS_USER)).toBe(false)
     }))

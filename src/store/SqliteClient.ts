@@ -1,0 +1,98 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Client from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
+import Sqlite from "better-sqlite3"
+import { Effect, Layer, Scope, Stream } from "effect"
+
+/**
+ * Every better-sqlite3 object this process made, kept reachable until it exits. better-sqlite3 12's Database and
+ * Statement are node::ObjectWrap objects; since Node 24.19 their destructor aborts the process when the garbage
+ * collector finalizes one outside a JavaScript context (`Assertion failed: (env) != nullptr` in
+ * RemoveEnvironmentCleanupHook; WiseLibs/better-sqlite3#1515, fixed in 13.x, which needs Node 22). The suite
+ * crashed that way on Node 24 with @effect/sql-sqlite-node, which prepares BEGIN/COMMIT anew for every transaction
+ * and evicts cached statements. Here no such object ever becomes garbage: a database's statements are prepared
+ * once per SQL text and kept (a bounded set: the store's statements, multi-row inserts up to a batch's size), and a
+ * closed database stays referenced with them.
+ */
+const retained: Array<unknown> = []
+
+const failure = (message: string) => (cause: unknown) =>
+  new SqlError({ cause, message: `${message}: ${(cause as Error)?.message ?? cause}` })
+
+const open = (filename: string) =>
+  Effect.try({
+    try: () => {
+      const db = new Sqlite(filename)
+      if (filename !== ":memory:") db.pragma("journal_mode = WAL")
+      db.pragma("foreign_keys = ON")
+      return db
+    },
+    catch: failure(`cannot open the embedded database ${filename}`)
+  })
+
+/** One connection (SQLite serializes writers anyway): a plain statement holds it while it runs, a transaction from BEGIN to COMMIT. */
+const make = (filename: string) =>
+  Effect.gen(function*() {
+    const db = yield* Effect.acquireRelease(open(filename), (db) => Effect.sync(() => db.close()))
+    const statements = new Map<string, Sqlite.Statement>()
+    retained.push(db, statements)
+    const prepared = (sql: string) => {
+      let s = statements.get(sql)
+      if (!s) statements.set(sql, s = db.prepare(sql))
+      return s
+    }
+    const run = (sql: string, params: ReadonlyArray<unknown>, raw: boolean) =>
+      Effect.try({
+        try: () => {
+          const s = prepared(sql)
+          if (s.reader) return s.all(...params) as ReadonlyArray<any>
+          const info = s.run(...params)
+          return raw ? info as unknown as ReadonlyArray<any> : []
+        },
+        catch: failure("statement failed")
+      })
+    const values = (sql: string, params: ReadonlyArray<unknown>) =>
+      Effect.try({
+        try: () => {
+          const s = prepared(sql)
+          if (!s.reader) return (s.run(...params), [])
+          try {
+            return s.raw(true).all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
+          } finally {
+            s.raw(false)
+          }
+        },
+        catch: failure("statement failed")
+      })
+    const connection: Connection = {
+      execute: (sql, params, transformRows) =>
+        transformRows ? Effect.map(run(sql, params, false), transformRows) : run(sql, params, false),
+      executeRaw: (sql, params) => run(sql, params, true),
+      executeValues: values,
+      executeUnprepared: (sql, params, transformRows) =>
+        transformRows ? Effect.map(run(sql, params ?? [], false), transformRows) : run(sql, params ?? [], false),
+      executeStream: (sql, params, transformRows) =>
+        Stream.fromIterableEffect(
+          transformRows ? Effect.map(run(sql, params, false), transformRows) : run(sql, params, false)
+        )
+    }
+    const permit = yield* Effect.makeSemaphore(1)
+    return yield* Client.make({
+      acquirer: permit.withPermits(1)(Effect.succeed(connection)),
+      // the permit is held for the transaction's scope
+      transactionAcquirer: Effect.uninterruptibleMask((restore) =>
+        Effect.zipRight(
+          restore(permit.take(1)),
+          Effect.as(Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, permit.release(1))), connection)
+        )
+      ),
+      compiler: Statement.makeCompilerSqlite(),
+      spanAttributes: [["db.system.name", "sqlite"]]
+    })
+  })
+
+/** An @effect/sql client over better-sqlite3 (`:memory:` for an in-memory database). */
+export const layer = (filename: string): Layer.Layer<Client.SqlClient, SqlError> =>
+  Layer.scoped(Client.SqlClient, make(filename)).pipe(Layer.provide(Reactivity.layer))
