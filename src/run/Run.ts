@@ -285,7 +285,16 @@ export const prepareResume = (runId: string) =>
 export const resumeUnfinished = Effect.gen(function*() {
   const store = yield* RunStore
   const unfinished = yield* store.unfinished
-  return yield* Effect.forEach(unfinished, (r) => prepareResume(r.id).pipe(Effect.flatMap((p) => p.execute)), {
-    concurrency: 4
-  })
+  // a run whose stored events do not decode is logged and left as it is; the others resume
+  const results = yield* Effect.forEach(unfinished, (r) =>
+    prepareResume(r.id).pipe(
+      Effect.flatMap((p) => p.execute),
+      Effect.map(Option.some),
+      Effect.catchTag("RunRecordDamagedError", (e) =>
+        Effect.as(
+          Effect.logError(`run ${r.id} cannot resume, its record is damaged: event ${e.seq}: ${e.detail}`),
+          Option.none()
+        ))
+    ), { concurrency: 4 })
+  return results.flatMap((r) => (Option.isSome(r) ? [r.value] : []))
 })

@@ -1,4 +1,5 @@
 import { type Context, Effect, JSONSchema, Option, Schema } from "effect"
+import { GraphQLError } from "graphql"
 import { RunNotFoundError } from "../domain/Errors.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
@@ -8,8 +9,8 @@ import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
-import type { RunModel } from "./Mappers.js"
 import { RunManager } from "./RunManager.js"
+import type { RunModel } from "./RunModel.js"
 import * as V from "./Views.js"
 
 export interface ServerInfo {
@@ -28,6 +29,15 @@ const withoutNulls = (value: unknown): unknown =>
     : value
 
 type R = RunManager | ToolRegistry | LanguageModel
+
+/**
+ * The run, when its stored events decode. A damaged run is listed from its row; each field that needs its events
+ * answers RunRecordDamagedError (the fields are nullable: the error stays on that node, the page is served).
+ */
+const intact = (r: RunModel): RunModel => {
+  if (r.damaged) throw new GraphQLError(r.damaged.message, { extensions: { code: r.damaged._tag } })
+  return r
+}
 
 /** A caller bound to a user sees only that user's runs. */
 const visible = (ctx: GraphQLContext, run: RunModel) => ctx.userId === undefined || run.userId === ctx.userId
@@ -155,20 +165,20 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       createdAt: (r) => r.createdAt.toISOString(),
       updatedAt: (r) => r.updatedAt.toISOString(),
       finalAnswer: (r) =>
-        r.result.finalAnswer
+        intact(r).result.finalAnswer
           ? {
-            ...r.result.finalAnswer,
-            usedStepIds: [...r.result.finalAnswer.usedStepIds],
-            notes: r.result.finalAnswer.notes ?? null
+            ...r.result.finalAnswer!,
+            usedStepIds: [...r.result.finalAnswer!.usedStepIds],
+            notes: r.result.finalAnswer!.notes ?? null
           }
           : null,
-      result: (r) => V.outcomeView(r.result),
-      history: (r) => r.events.length > 0 ? V.historyView(r.result.history) : null,
-      escalation: (r) => V.escalationView(r.result),
-      prioritizedPlan: (r) => V.prioritizedPlanView(r.result),
-      trace: (r) => V.traceView(r.id, r.events),
-      metadata: (r) => V.metadataView(r.events),
-      usage: (r) => r.result.usage,
+      result: (r) => V.outcomeView(intact(r).result),
+      history: (r) => intact(r).events.length > 0 ? V.historyView(r.result.history) : null,
+      escalation: (r) => V.escalationView(intact(r).result),
+      prioritizedPlan: (r) => V.prioritizedPlanView(intact(r).result),
+      trace: (r) => V.traceView(r.id, intact(r).events),
+      metadata: (r) => V.metadataView(intact(r).events),
+      usage: (r) => intact(r).result.usage,
       events: (r, { fromSeq }) => r.events.filter((e) => e.seq >= (fromSeq ?? 0)).map(V.eventView) as any
     },
     RunEvent: { __resolveType: (e: any) => e.__typename }

@@ -1,11 +1,11 @@
 import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schema } from "effect"
-import { RunNotFoundError } from "../domain/Errors.js"
+import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
 import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { feed, type FeedSource } from "./EventFeed.js"
-import type { RunModel } from "./Mappers.js"
+import type { RunModel } from "./RunModel.js"
 
 /** The server is stopping: no new runs. */
 export class ShuttingDownError extends Schema.TaggedError<ShuttingDownError>()("ShuttingDownError", {}) {
@@ -80,13 +80,30 @@ export const make = (maxConcurrent: number) =>
       }
     }
 
+    const damagedModel = (m: RunModel, row: StoredRun, damaged: RunRecordDamagedError): RunModel => ({
+      ...m,
+      status: row.status,
+      result: { ...m.result, mode: row.mode as RunModel["result"]["mode"] },
+      damaged
+    })
+
     const get = (id: string) =>
       Effect.gen(function*() {
         const entry = live.get(id)
         if (entry) return Option.some(model(undefined, id, yield* entry.prepared.events.log, entry))
         const row = yield* store.getRun(id)
         if (Option.isNone(row)) return Option.none<RunModel>()
-        return Option.some(model(row.value, id, yield* store.events(id)))
+        // a run whose stored events do not decode is served from its row; what needs its events fails, coded
+        return Option.some(
+          yield* store.events(id).pipe(
+            Effect.map((events) => model(row.value, id, events)),
+            Effect.catchTag("RunRecordDamagedError", (damaged) =>
+              Effect.as(
+                Effect.logWarning(`run ${id} is damaged: event ${damaged.seq}: ${damaged.detail}`),
+                damagedModel(model(row.value, id, []), row.value, damaged)
+              ))
+          )
+        )
       })
 
     const getOrFail = (id: string) =>
@@ -123,7 +140,7 @@ export const make = (maxConcurrent: number) =>
         id: string,
         fromSeq: number,
         view: (event: RunEvent) => A
-      ): Effect.Effect<AsyncIterableIterator<A>, RunNotFoundError | StoreError> =>
+      ): Effect.Effect<AsyncIterableIterator<A>, RunNotFoundError | RunRecordDamagedError | StoreError> =>
         Effect.gen(function*() {
           const entry = live.get(id)
           let source: FeedSource
@@ -145,11 +162,25 @@ export const make = (maxConcurrent: number) =>
       /** Start-up recovery: runs a dead process left RUNNING or QUEUED continue here. */
       resumeUnfinished: Effect.gen(function*() {
         const rows = yield* store.unfinished
+        let resumed = 0
         for (const row of rows) {
-          const prepared = yield* prepareResume(row.id).pipe(Effect.provide(context))
-          yield* launch(prepared, row.userId, row.createdAt)
+          // a run whose stored events do not decode cannot resume: logged with why, left as it is, the rest go on
+          const prepared = yield* prepareResume(row.id).pipe(
+            Effect.provide(context),
+            Effect.map(Option.some),
+            Effect.catchTag("RunRecordDamagedError", (e) =>
+              Effect.as(
+                Effect.logError(`run ${row.id} cannot resume, its record is damaged: event ${e.seq}: ${e.detail}`),
+                Option.none()
+              ))
+          )
+          if (Option.isNone(prepared)) {
+            continue
+          }
+          yield* launch(prepared.value, row.userId, row.createdAt)
+          resumed++
         }
-        return rows.length
+        return resumed
       }),
       /** Stop accepting runs; interrupt the rest (tool calls finish first) within the timeout; they resume on the next start. */
       shutdown: (timeoutMs: number) =>

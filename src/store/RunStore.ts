@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { RunRecordDamagedError } from "../domain/Errors.js"
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import { RunEvent } from "../domain/RunEvent.js"
@@ -57,8 +58,12 @@ export interface Service {
    */
   readonly append: (events: ReadonlyArray<RunEvent>, log?: ReadonlyArray<RunEvent>) => Effect.Effect<void, StoreError>
   readonly getRun: (id: string) => Effect.Effect<Option.Option<StoredRun>, StoreError>
-  readonly events: (id: string, fromSeq?: number) => Effect.Effect<ReadonlyArray<RunEvent>, StoreError>
-  readonly history: (id: string) => Effect.Effect<ExecutionHistory, StoreError>
+  /** The run's events in order; a stored event that no longer decodes fails the read with RunRecordDamagedError. */
+  readonly events: (
+    id: string,
+    fromSeq?: number
+  ) => Effect.Effect<ReadonlyArray<RunEvent>, StoreError | RunRecordDamagedError>
+  readonly history: (id: string) => Effect.Effect<ExecutionHistory, StoreError | RunRecordDamagedError>
   readonly listRuns: (
     q: {
       userId?: string | undefined
@@ -76,7 +81,20 @@ export interface Service {
 
 export class RunStore extends Context.Tag("aeon/RunStore")<RunStore, Service>() {}
 
-const decodeEvent = Schema.decodeUnknownSync(RunEvent)
+const decodeEvent = Schema.decodeUnknownEither(RunEvent)
+/** The first thing wrong with a stored event, in one line (the whole union's decode message is pages long). */
+const firstIssue = (e: ParseResult.ParseError) => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(e)
+  return issue ? `${issue.path.join(".") || "(event)"}: ${issue.message}`.slice(0, 300) : "does not decode"
+}
+/** A payload that is not JSON decodes as nothing (and fails the event's decode), instead of throwing. */
+const parseSafely = (v: unknown) => {
+  try {
+    return parse(v)
+  } catch {
+    return undefined
+  }
+}
 const storeError = (what: string) => (e: SqlError) =>
   new StoreError({ message: `${what}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
 const json = (v: unknown) => JSON.stringify(v ?? null)
@@ -116,11 +134,18 @@ export const make = Effect.gen(function*() {
   }
 
   const loadEvents = (id: string, fromSeq = 0) =>
-    sql<{ payload: unknown }>`SELECT payload FROM run_events WHERE run_id = ${id} AND seq >= ${fromSeq} ORDER BY seq`
-      .pipe(
-        Effect.map((rows) => rows.map((r) => decodeEvent(parse(r.payload)))),
-        Effect.mapError(storeError(`reading events of run ${id}`))
+    sql<{ seq: number; payload: unknown }>`SELECT seq, payload FROM run_events
+      WHERE run_id = ${id} AND seq >= ${fromSeq} ORDER BY seq`.pipe(
+      Effect.mapError(storeError(`reading events of run ${id}`)),
+      Effect.flatMap((rows) =>
+        Effect.forEach(rows, (r) =>
+          Either.match(decodeEvent(parseSafely(r.payload)), {
+            onLeft: (e) =>
+              Effect.fail(new RunRecordDamagedError({ runId: id, seq: Number(r.seq), detail: firstIssue(e) })),
+            onRight: (event) => Effect.succeed(event)
+          }))
       )
+    )
 
   const row = (event: RunEvent) =>
     sql`(${event.runId}, ${event.seq}, ${event._tag}, ${jsonValue(event)}, ${time(event.at)})`
@@ -194,9 +219,13 @@ export const make = Effect.gen(function*() {
       : `events ${events[0]!.seq}–${events[events.length - 1]!.seq}`
     return write.pipe(
       Effect.asVoid,
-      Effect.mapError((
-        e
-      ) => (e instanceof StoreError ? e : storeError(`appending ${range} of run ${events[0]!.runId}`)(e)))
+      Effect.mapError((e) =>
+        e._tag === "SqlError" ?
+          storeError(`appending ${range} of run ${events[0]!.runId}`)(e)
+          : e._tag === "RunRecordDamagedError" ?
+          new StoreError({ message: e.message })
+          : e
+      )
     )
   }
 

@@ -11,7 +11,13 @@ export type TestServer = Awaited<ReturnType<typeof serve>>
 
 /** A real server on a random loopback port: scripted (or offline) model, fresh database. */
 export const startServer = async (
-  options: { script?: Scripted.Script; config?: Partial<ServerConfig>; db?: ReturnType<typeof freshDatabase> } = {}
+  options: {
+    script?: Scripted.Script
+    config?: Partial<ServerConfig>
+    db?: ReturnType<typeof freshDatabase>
+    /** The store layer, when a test needs more of it than the server (test/support/database's storeLayer exposes SQL). */
+    database?: Layer.Layer<any, any>
+  } = {}
 ) => {
   const db = options.db ?? freshDatabase()
   await import("effect").then(({ Effect }) => Effect.runPromise(db.setup))
@@ -19,7 +25,7 @@ export const startServer = async (
   const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))
   const server = await serve({ port: 0, host: "127.0.0.1", ...options.config }, {
     engine,
-    database: Database.layer(db)
+    database: options.database ?? Database.layer(db)
   })
   return { ...server, db }
 }

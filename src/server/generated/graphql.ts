@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { RunModel } from '../Mappers.js';
+import type { RunModel } from '../RunModel.js';
 import type { GraphQLContext } from '../GraphQLContext.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;

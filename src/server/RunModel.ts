@@ -9,4 +9,6 @@ export interface RunModel {
   readonly updatedAt: Date
   readonly result: RunResult
   readonly events: ReadonlyArray<import("../domain/RunEvent.js").RunEvent>
+  /** Set when the stored events do not decode: the run is served from its row, its event-derived fields fail with this. */
+  readonly damaged?: import("../domain/Errors.js").RunRecordDamagedError | undefined
 }

@@ -1,0 +1,83 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backend, freshDatabase, storeLayer } from "../support/database.js"
+import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+
+let server: TestServer
+
+beforeAll(async () => {
+  const db = freshDatabase()
+  server = await startServer({ db, database: storeLayer(db) })
+})
+afterAll(() => server?.stop())
+
+const finished = (id: string) =>
+  waitFor(async () => {
+    const r = await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })
+    return ["CONVERGED", "NOT_CONVERGED", "FAILED"].includes(r.body.data?.run?.status) ? r.body.data.run : undefined
+  })
+
+describe(`a damaged stored run (${backend})`, () => {
+  it("is listed as that one node with a coded error; the rest of the page is served, also for runs added later", async () => {
+    const start = () =>
+      gql(
+        server.url,
+        `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL, userId: "dmg" }) { id } }`
+      )
+        .then((r) => r.body.data.runTask.id as string)
+    const healthy = await start()
+    const damaged = await start()
+    await finished(healthy)
+    await finished(damaged)
+    // an event this version cannot read, as an older or broken writer could have left it (run_events is append-only)
+    await server.runtime.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const seq =
+        (yield* sql<{ seq: number }>`SELECT max(seq) AS seq FROM run_events WHERE run_id = ${damaged}`)[0]!.seq
+      yield* sql`INSERT INTO run_events (run_id, seq, type, payload, at)
+        VALUES (${damaged}, ${Number(seq) + 1}, 'RunFinished', ${
+        JSON.stringify({
+          _tag: "RunFinished",
+          runId: damaged,
+          seq: Number(seq) + 1,
+          status: "NOT_CONVERGED",
+          ttlExpiration: { expirationPoint: "phase_boundary" }
+        })
+      }, ${new Date().toISOString()})`
+    }) as Effect.Effect<void, unknown, never>)
+    const later = await start()
+    await finished(later)
+
+    const list = await gql(
+      server.url,
+      `{ runs(userId: "dmg") { edges { node { id status task finalAnswer { answerText } } } } }`
+    )
+    const nodes = list.body.data.runs.edges.map((e: any) => e.node)
+    expect(nodes.map((n: any) => n.id).sort()).toEqual([healthy, damaged, later].sort())
+    const byId = Object.fromEntries(nodes.map((n: any) => [n.id, n]))
+    expect(byId[healthy].finalAnswer.answerText).toContain("42")
+    expect(byId[later].finalAnswer.answerText).toContain("42")
+    expect(byId[damaged]).toMatchObject({
+      status: "CONVERGED",
+      task: "Compute 6 * 7 and explain it",
+      finalAnswer: null
+    })
+    expect(list.body.errors).toHaveLength(1)
+    const [error] = list.body.errors!
+    expect(error!.extensions?.code).toBe("RunRecordDamagedError")
+    expect(error!.message).toContain(damaged)
+    expect(error!.message).not.toMatch(/Expected|ParseError|└|latestPassResult/) // no decoder dump reaches the client
+    expect((error as any).path).toEqual([
+      "runs",
+      "edges",
+      nodes.findIndex((n: any) => n.id === damaged),
+      "node",
+      "finalAnswer"
+    ])
+
+    const one = await gql(server.url, `query($id: ID!) { run(id: $id) { id result { converged } } }`, { id: damaged })
+    expect(one.body.data.run).toEqual({ id: damaged, result: null })
+    expect(one.body.errors?.[0]?.extensions?.code).toBe("RunRecordDamagedError")
+  })
+})
