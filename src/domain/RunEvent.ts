@@ -63,7 +63,9 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
   input: Schema.Unknown,
   output: Schema.optional(Schema.Unknown),
   error: Schema.optional(Schema.String),
-  durationMs: Schema.Number
+  durationMs: Schema.Number,
+  /** What the call wrote to the run's short-term memory (any tool may): a resumed run's memory is rebuilt from these. */
+  memoryWrites: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
   ...base,

@@ -56,6 +56,14 @@ const describeToolError = (e: ToolError) =>
     `tool ${e.tool} timed out after ${e.timeoutMs} ms`
     : `${e.tool}: ${e.message}`
 
+/** The entries a tool call set in the run's memory (the map is replaced on write: the same map means none). */
+const writesBetween = (before: ReadonlyMap<string, unknown>, after: ReadonlyMap<string, unknown>) => {
+  if (before === after) return undefined
+  const writes: Record<string, unknown> = {}
+  for (const [key, value] of after) if (!before.has(key) || before.get(key) !== value) writes[key] = value
+  return Object.keys(writes).length > 0 ? writes : undefined
+}
+
 /**
  * A tool call: in its own fiber, awaited in an uninterruptible region. An interruption of the run
  * (deadline, cancel) waits for the tool to finish; the tool's own timeout still applies to it.
@@ -71,6 +79,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
       // the wait for the store may be interrupted: the tool has not started
       if (sideEffects) yield* restore(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
+      const memoryBefore = yield* Ref.get(ctx.memory)
       const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory: ctx.memory })
       // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it.
       // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
@@ -78,8 +87,10 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
         definition?.synchronous ? invoke : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
       )
       const durationMs = (yield* Clock.currentTimeMillis) - started
+      const memoryWrites = writesBetween(memoryBefore, yield* Ref.get(ctx.memory))
       yield* ctx.events.emit({
         _tag: "ToolInvoked",
+        ...(memoryWrites ? { memoryWrites } : {}),
         passNumber,
         stepId: step.stepId,
         tool: step.tool!,

@@ -33,6 +33,8 @@ export interface RunState {
   readonly currentToolResults: Record<string, unknown>
   /** Steps of the current pass cut off by an interruption (each running step records its own). */
   readonly abandonedStepIds?: ReadonlyArray<string> | undefined
+  /** After a restart: the run's memory as the tool calls before the crash left it. */
+  readonly recoveredMemory?: ReadonlyMap<string, unknown> | undefined
   /** After a restart: tool results of steps whose tool completed before the crash (not run again). */
   readonly recoveredToolResults?: Readonly<Record<string, unknown>> | undefined
 }

@@ -42,6 +42,7 @@ export const rebuildState = (
   let plan: Plan = { goal: request, steps: [] }
   const finished = new Map<string, Extract<RunEvent, { _tag: "StepFinished" }>>()
   const tools: Record<string, unknown> = {}
+  const memory = new Map<string, unknown>()
   let state: RunState = {
     plan,
     passNumber: firstPass,
@@ -94,6 +95,7 @@ export const rebuildState = (
         break
       case "ToolInvoked":
         if (e.output !== undefined) tools[e.stepId] = e.output
+        for (const [key, value] of Object.entries(e.memoryWrites ?? {})) memory.set(key, value)
         break
       case "ValidationReported":
         state = { ...state, report: e.report }
@@ -124,7 +126,10 @@ export const rebuildState = (
     : lastFinished === lastStarted
     ? { stage: "boundary", nextPass: lastFinished + 1 }
     : { stage: "execute", passNumber: lastStarted }
-  return { state: { ...state, plan: { goal: plan.goal, steps }, ledger, recoveredToolResults: tools }, resume }
+  return {
+    state: { ...state, plan: { goal: plan.goal, steps }, ledger, recoveredToolResults: tools, recoveredMemory: memory },
+    resume
+  }
 }
 
 export const progressOf = (events: ReadonlyArray<RunEvent>, request: string, mode: string): Progress => {

@@ -94,7 +94,7 @@ const execute = (
           llm,
           tools: registry,
           toolInfos: toolInfos(registry.tools),
-          memory: yield* Ref.make<ReadonlyMap<string, unknown>>(new Map()),
+          memory: yield* Ref.make<ReadonlyMap<string, unknown>>(state?.recoveredMemory ?? new Map()),
           state: yield* Ref.make(state ?? initialState(input.task, firstPass)),
           validator: caps.validator,
           convergence: caps.convergence,

@@ -122,4 +122,49 @@ describe(`recovery on ${backend}`, () => {
     },
     60_000
   )
+
+  it("the run's memory comes back: a value memory.write stored before the crash is read after the resume", async () => {
+    executions.length = 0
+    const base = freshDatabase()
+    const db = backend === "sqlite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-recovery-")) } : base
+    await Effect.runPromise(db.setup)
+    const memoryScript = () => ({
+      ...convergingScript(),
+      [PromptId.PLAN_GENERATION_USER]: [planOut([
+        {
+          id: "s1",
+          d: "Store the seed 7 in memory under the key seed",
+          tool: "memory.write",
+          input: { key: "seed", value: 7 }
+        },
+        {
+          id: "s2",
+          d: "Write the record 'seeded' to the ledger",
+          tool: "ledger.write",
+          input: { record: "seeded" },
+          deps: ["s1"]
+        },
+        { id: "s3", d: "Read the seed back from memory", tool: "memory.read", input: { key: "seed" }, deps: ["s2"] }
+      ])],
+      [PromptId.REASONING_STEP_USER]: [(r: any) => reasoned(`done ${r.input.stepId}`)]
+    })
+    const one = runtime(db, Scripted.make(memoryScript()), (e) => e._tag === "ToolInvoked" && e.stepId === "s2")
+    await one.rt.runPromise(
+      prepare({ task: "Seed the memory, record it, read it back", mode: "FULL" }).pipe(Effect.map((p) => {
+        Effect.runFork(p.execute)
+      }))
+    )
+    for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+    expect(one.isCrashed()).toBe(true)
+    await one.rt.dispose()
+
+    const two = runtime(db, Scripted.make(memoryScript()))
+    const [result] = await two.rt.runPromise(resumeUnfinished)
+    const events = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(result!.runId)))
+    const readCall = events.find((e) => e._tag === "ToolInvoked" && e.tool === "memory.read")
+    expect(readCall).toMatchObject({ output: { key: "seed", found: true, value: 7 } })
+    expect(events.filter((e) => e._tag === "ToolInvoked" && e.tool === "memory.write")).toHaveLength(1)
+    expect(result!.status).toBe("CONVERGED")
+    await two.rt.dispose()
+  }, 60_000)
 })
