@@ -7,7 +7,7 @@ import { join, resolve } from "node:path"
  * Start-up (`npm run bench -- startup [--baseline DIR]`): wall time and peak RSS of `aeon --help`, of
  * `aeon run "Compute 2 + 2" --provider offline` on a new data directory, the server's time to its first health
  * answer, and its RSS idle and after 1,000 finished runs. `--baseline DIR` measures another checkout (an older
- * commit, built and installed) the same way in the same run, for a side-by-side table.
+ * commit, built and installed) the same way in the same run, for a side-by-side table (`--baseline-only`: that one alone).
  */
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const gnuTime = existsSync("/usr/bin/time")
@@ -45,9 +45,9 @@ const server = async (cwd: string, runs: number) => {
   const port = 4600 + Math.floor(Math.random() * 300)
   const url = `http://127.0.0.1:${port}/graphql`
   const started = performance.now()
-  const child = spawn(process.execPath, [
-    JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")).scripts.start.split(" ").pop()
-  ], {
+  // `npm start`'s command: `node dist/app/server.js`, or the version before the build step's `tsx src/server/main.ts`
+  const [runner, entry] = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")).scripts.start.split(" ")
+  const child = spawn(process.execPath, runner === "tsx" ? ["--import", "tsx", entry] : [entry], {
     cwd,
     env: {
       ...process.env,
@@ -56,7 +56,12 @@ const server = async (cwd: string, runs: number) => {
       AEON_MODEL_PROVIDER: "offline",
       AEON_MAX_CONCURRENT_RUNS: "16"
     },
-    stdio: "ignore"
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  let stderr = ""
+  child.stderr!.on("data", (d) => (stderr = (stderr + d).slice(-4000)))
+  child.once("exit", (code) => {
+    if (code !== null && code !== 0) console.error(`the server in ${cwd} exited ${code}: ${stderr}`)
   })
   try {
     let readyMs = NaN
@@ -114,7 +119,8 @@ export const startup = async (cwd: string, repeats: number, runs: number) => {
 if (process.argv[1] === new URL(import.meta.url).pathname) {
   const baseline = process.argv.indexOf("--baseline")
   const quick = process.argv.includes("--quick")
-  const dirs = [resolve("."), ...(baseline > 0 ? [resolve(process.argv[baseline + 1]!)] : [])]
+  const only = process.argv.includes("--baseline-only")
+  const dirs = [...(only ? [] : [resolve(".")]), ...(baseline > 0 ? [resolve(process.argv[baseline + 1]!)] : [])]
   for (const dir of dirs) {
     const rev = execFileSync("git", ["log", "-1", "--format=%h %s"], { cwd: dir, encoding: "utf8" }).trim().slice(0, 60)
     console.log(JSON.stringify({ dir, rev, ...(await startup(dir, quick ? 3 : 10, quick ? 100 : 1000)) }))

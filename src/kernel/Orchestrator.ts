@@ -196,7 +196,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
 const candidateAnswer = (plan: Plan) =>
   liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => s.stepOutput).join("\n")
 
-const passResult = (
+export const passResult = (
   plan: Plan,
   passNumber: number,
   toolResults: Readonly<Record<string, unknown>>,
@@ -334,12 +334,15 @@ const reviseProfile = (ctx: RunContext, passNumber: number) =>
 /** Where a run restarted after a crash picks up: the PLAN pass, a pass in progress, or the next pass. */
 export type ResumePoint =
   | { readonly stage: "plan" }
+  /** The last pass converged and finished before the process died: on to the answer. */
+  | { readonly stage: "converged" }
   | { readonly stage: "execute"; readonly passNumber: number }
   | { readonly stage: "boundary"; readonly nextPass: number }
 
 const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
   Effect.gen(function*() {
     let pass = firstPass + 1
+    if (resume?.stage === "converged") return { reason: "converged" } satisfies Stop as Stop
     if (!resume || resume.stage === "plan") yield* planPass(ctx, firstPass, resume !== undefined)
     else if (resume.stage === "boundary") pass = resume.nextPass
     else {
@@ -367,7 +370,8 @@ const metadataOf = (st: RunState) => ({
 const expiration = (st: RunState, stop: Stop): TTLExpirationResponse => {
   const abandoned = st.abandonedStepIds ?? []
   const partial = passResult(st.plan, st.passNumber, st.currentToolResults, abandoned)
-  const point = stop.point ?? "mid_phase"
+  // at a phase boundary the response carries the last completed pass; with none (nothing completed), it is mid-phase
+  const point = stop.point === "phase_boundary" && st.lastCompletedPass ? "phase_boundary" : "mid_phase"
   return {
     converged: false,
     resultType: "ttl_expired",

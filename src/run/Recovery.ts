@@ -2,7 +2,7 @@ import { emptyUsage, type Usage } from "../domain/Budget.js"
 import type { Plan, PlanStep } from "../domain/Plan.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleMode.js"
-import type { ResumePoint } from "../kernel/Orchestrator.js"
+import { passResult, type ResumePoint } from "../kernel/Orchestrator.js"
 import type { RunState } from "../kernel/RunContext.js"
 import type { RefinementLedger } from "../planning/RecursivePlanner.js"
 
@@ -33,6 +33,17 @@ const applyFinished = (step: PlanStep, e: Extract<RunEvent, { _tag: "StepFinishe
   ...(e.error ? { error: e.error } : {})
 })
 
+const withFinished = (
+  plan: Plan,
+  finished: ReadonlyMap<string, Extract<RunEvent, { _tag: "StepFinished" }>>
+): Plan => ({
+  goal: plan.goal,
+  steps: plan.steps.map((s) => {
+    const f = finished.get(s.stepId)
+    return f ? applyFinished(s, f) : s
+  })
+})
+
 /** The kernel's state at the crash: completed steps stay completed, a step cut off mid-way runs again (its finished tool call does not). */
 export const rebuildState = (
   attempt: ReadonlyArray<RunEvent>,
@@ -55,6 +66,8 @@ export const rebuildState = (
   }
   let lastStarted = firstPass
   let lastFinished: number | undefined
+  let convergedPass: number | undefined
+  let passTools: Record<string, unknown> = {}
   const perFragment: Record<string, number> = {}
   let total = 0
   for (const e of attempt) {
@@ -66,6 +79,7 @@ export const rebuildState = (
           plan = e.plan
           finished.clear()
         }
+        passTools = {}
         break
       case "PlanCreated":
       case "RefinementApplied":
@@ -94,14 +108,20 @@ export const rebuildState = (
         delete tools[e.stepId]
         break
       case "ToolInvoked":
-        if (e.output !== undefined) tools[e.stepId] = e.output
+        if (e.output !== undefined) tools[e.stepId] = passTools[e.stepId] = e.output
         for (const [key, value] of Object.entries(e.memoryWrites ?? {})) memory.set(key, value)
         break
       case "ValidationReported":
         state = { ...state, report: e.report }
         break
       case "ConvergenceAssessed":
-        state = { ...state, assessment: e.assessment }
+        // the pass's result as the kernel took it at the end of EVALUATE (what a TTL expiration reports)
+        state = {
+          ...state,
+          assessment: e.assessment,
+          lastCompletedPass: passResult(withFinished(plan, finished), e.passNumber, passTools)
+        }
+        convergedPass = e.assessment.converged ? e.passNumber : undefined
         break
       case "ManualInterventionRequired":
         state = {
@@ -115,14 +135,15 @@ export const rebuildState = (
         break
     }
   }
-  const steps = plan.steps.map((s) => {
-    const f = finished.get(s.stepId)
-    if (f) return applyFinished(s, f)
-    return s.status === "running" ? { ...s, status: "pending" as const } : s
-  })
+  const steps = withFinished(plan, finished).steps.map((s) =>
+    s.status === "running" ? { ...s, status: "pending" as const } : s
+  )
   const ledger: RefinementLedger = { perFragment, total }
+  // a pass that converged and finished: only the answer was left to make (Phase E), and it is made again
   const resume: ResumePoint = lastFinished === undefined
     ? { stage: "plan" }
+    : lastFinished === lastStarted && convergedPass === lastFinished
+    ? { stage: "converged" }
     : lastFinished === lastStarted
     ? { stage: "boundary", nextPass: lastFinished + 1 }
     : { stage: "execute", passNumber: lastStarted }

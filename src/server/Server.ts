@@ -1,5 +1,4 @@
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql"
 import type { ManagedRuntime } from "effect"
 import { useServer } from "graphql-ws/use/ws"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
@@ -88,8 +87,9 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
-    // GraphiQL bundled with the server: it works without internet access (yoga's default loads it from a CDN)
-    renderGraphiQL,
+    // GraphiQL bundled with the server: it works without internet access (yoga's default loads it from a CDN).
+    // Loaded on the first page view: the renderer holds the whole page (about 45 MB of the server's memory)
+    renderGraphiQL: (options) => import("@graphql-yoga/render-graphiql").then((m) => m.renderGraphiQL(options)),
     // subscriptions from GraphiQL over graphql-ws: its SSE mode uses GET (EventSource), which CSRF prevention refuses
     graphiql: () => ({
       title: "Aeon",

@@ -33,18 +33,23 @@ describe(`a damaged stored run (${backend})`, () => {
     // an event this version cannot read, as an older or broken writer could have left it (run_events is append-only)
     await server.runtime.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const seq =
-        (yield* sql<{ seq: number }>`SELECT max(seq) AS seq FROM run_events WHERE run_id = ${damaged}`)[0]!.seq
-      yield* sql`INSERT INTO run_events (run_id, seq, type, payload, at)
-        VALUES (${damaged}, ${Number(seq) + 1}, 'RunFinished', ${
-        JSON.stringify({
-          _tag: "RunFinished",
-          runId: damaged,
-          seq: Number(seq) + 1,
-          status: "NOT_CONVERGED",
-          ttlExpiration: { expirationPoint: "phase_boundary" }
-        })
-      }, ${new Date().toISOString()})`
+      // the run's last event stored (its status shows as soon as the run has it, a moment before the store does)
+      const stored = sql<{ seq: number }>`SELECT seq FROM run_events WHERE run_id = ${damaged} AND type = 'RunFinished'`
+      while ((yield* stored).length === 0) yield* Effect.sleep("20 millis")
+      const seq = (yield* stored)[0]!.seq
+      const payload = JSON.stringify({
+        _tag: "RunFinished",
+        runId: damaged,
+        seq: Number(seq) + 1,
+        status: "NOT_CONVERGED",
+        ttlExpiration: { expirationPoint: "phase_boundary" }
+      })
+      const at = new Date().toISOString()
+      const values = sql.onDialectOrElse({
+        pg: () => sql`(${damaged}, ${Number(seq) + 1}, 'RunFinished', ${payload}::jsonb, ${at}::timestamptz)`,
+        orElse: () => sql`(${damaged}, ${Number(seq) + 1}, 'RunFinished', ${payload}, ${at})`
+      })
+      yield* sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${values}`
     }) as Effect.Effect<void, unknown, never>)
     const later = await start()
     await finished(later)

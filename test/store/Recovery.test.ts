@@ -168,3 +168,109 @@ describe(`recovery on ${backend}`, () => {
     await two.rt.dispose()
   }, 60_000)
 })
+
+/**
+ * A run killed after the first event `crashAfter` matches, resumed on a new runtime; and the same run uncrashed.
+ * `world()` is the model as a service: each world (uncrashed; crashed then resumed) gets one, whose answers may
+ * follow its own history across the restart, as a provider's would.
+ */
+const crashAndResume = async (
+  world: () => () => Scripted.Script,
+  input: Record<string, unknown>,
+  crashAfter: (e: RunEvent) => boolean
+) => {
+  const fresh = async () => {
+    const base = freshDatabase()
+    const db = backend === "sqlite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-killpoint-")) } : base
+    await Effect.runPromise(db.setup)
+    return db
+  }
+  const reference = runtime(await fresh(), Scripted.make(world()()))
+  const uncrashed = await reference.rt.runPromise(prepare(input).pipe(Effect.flatMap((p) => p.execute)))
+  await reference.rt.dispose()
+  const db = await fresh()
+  const makeScript = world()
+  const one = runtime(db, Scripted.make(makeScript()), crashAfter)
+  await one.rt.runPromise(prepare(input).pipe(Effect.map((p) => void Effect.runFork(p.execute))))
+  for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+  expect(one.isCrashed()).toBe(true)
+  await one.rt.dispose()
+  const two = runtime(db, Scripted.make(makeScript()))
+  const [resumed] = await two.rt.runPromise(resumeUnfinished)
+  const events = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(resumed!.runId)))
+  const listed = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.listRuns({})))
+  await two.rt.dispose()
+  return { uncrashed, resumed: resumed!, events, listed }
+}
+
+const sameOutcome = (
+  a: { status: string; terminationReason?: string | undefined; finalAnswer?: { answerText: string } | undefined },
+  b: typeof a
+) => {
+  expect(b.status).toBe(a.status)
+  expect(b.terminationReason).toBe(a.terminationReason)
+  expect(b.finalAnswer?.answerText).toBe(a.finalAnswer?.answerText)
+}
+
+describe(`named kill points on ${backend}: the resumed run ends as the uncrashed one`, () => {
+  const task = { task: "Record a debit and a credit and explain them", mode: "FULL" }
+  it("during answer synthesis (the last pass converged and finished, RunFinished not yet stored)", async () => {
+    executions.length = 0
+    const r = await crashAndResume(() => script, task, (e) => e._tag === "PassFinished" && e.passNumber === 1)
+    sameOutcome(r.uncrashed, r.resumed)
+    expect(r.resumed.status).toBe("CONVERGED")
+    expect(r.events.filter((e) => e._tag === "StepStarted")).toHaveLength(3) // no step ran again
+    expect(r.listed.runs.map((x) => x.status)).toEqual(["CONVERGED"])
+  }, 60_000)
+
+  it("between the last pass and RunFinished, after a TTL that did not converge", async () => {
+    const never = () => ({
+      ...script(),
+      [PromptId.CONVERGENCE_ASSESSMENT_USER]: [{
+        output: {
+          converged: false,
+          completenessScore: 0.3,
+          coherenceScore: 1,
+          consistencyAlignment: {},
+          reasoning: "r",
+          confidence: 1,
+          reasonCodes: ["incomplete"]
+        }
+      }]
+    })
+    const input = { ...task, budget: { ttl: 1 } }
+    const r = await crashAndResume(() => never, input, (e) => e._tag === "PassFinished" && e.passNumber === 1)
+    sameOutcome(r.uncrashed, r.resumed)
+    expect(r.resumed.terminationReason).toBe("ttl_expired")
+    expect(r.resumed.ttlExpiration?.latestPassResult?.passNumber).toBe(1)
+  }, 60_000)
+
+  it("during escalation from simple mode", async () => {
+    // the third assessment this world's model is asked for converges (the escalated run's first)
+    const escalating = () => {
+      let assessments = 0
+      return () => ({
+        ...script(),
+        [PromptId.CONVERGENCE_ASSESSMENT_USER]: [() => {
+          const converged = ++assessments >= 3
+          return {
+            output: {
+              converged,
+              completenessScore: converged ? 1 : 0.3,
+              coherenceScore: 1,
+              consistencyAlignment: {},
+              reasoning: "r",
+              confidence: 1,
+              reasonCodes: [converged ? "complete" : "incomplete"]
+            }
+          }
+        }]
+      })
+    }
+    const input = { task: "Record a debit and a credit and explain them", mode: "AUTO", simpleIterations: 2 }
+    const r = await crashAndResume(escalating, input, (e) => e._tag === "Escalated")
+    sameOutcome(r.uncrashed, r.resumed)
+    expect(r.resumed.status).toBe("CONVERGED")
+    expect(r.events.filter((e) => e._tag === "Escalated")).toHaveLength(1)
+  }, 60_000)
+})
