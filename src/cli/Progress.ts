@@ -1,111 +1,67 @@
 import logUpdate from "log-update"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { applyEvent, attemptPlan, emptyRecord, type RunRecord } from "../run/RunRecord.js"
 import { pc } from "./Colors.js"
+
+const icon = (s: string) =>
+  s === "complete"
+    ? pc.green("✓")
+    : s === "running"
+    ? pc.cyan("…")
+    : s === "failed"
+    ? pc.red("✗")
+    : s === "invalid"
+    ? pc.yellow("!")
+    : s === "abandoned"
+    ? pc.yellow("⊘")
+    : pc.dim("·")
+
+/** The frame: a projection of the run's record (the one fold of its events), plus the last few tool and refinement lines. */
+const frame = (r: RunRecord, model: string, lines: ReadonlyArray<string>) => {
+  const pass = r.passes.at(-1)
+  const a = r.attempt
+  const steps = a
+    ? attemptPlan(a).steps.map((s) => {
+      const status = a.abandoned.has(s.stepId) ? "abandoned" : s.status
+      return `  ${icon(status)} ${s.stepId} ${s.description}${s.tool ? pc.dim(` (${s.tool})`) : ""}`
+    })
+    : []
+  const report = pass?.validationReport
+  const assessment = pass?.convergence
+  const lastIteration = r.simpleRecords.at(-1)
+  return [
+    r.started ? `${pc.bold("aeon")} · ${r.started.mode} · ${model} · run ${r.runId}` : "",
+    r.escalation
+      ? pc.magenta(`escalated to full mode: ${r.escalation.reason}`)
+      : lastIteration
+      ? `simple mode: iteration ${lastIteration.iteration} ${lastIteration.testStatus}`
+      : "",
+    pass ? `pass ${pass.passNumber} · ${pass.phases.at(-1) ?? `TTL ${pass.ttlRemaining}`}` : "",
+    ...steps,
+    report ? `validation: ${report.issues.length} issue(s), ${report.overallSeverity}` : "",
+    assessment
+      ? `convergence: completeness ${assessment.scores.completenessScore.toFixed(2)} · coherence ${
+        assessment.scores.coherenceScore.toFixed(2)
+      } · ${assessment.converged ? pc.green("converged") : pc.yellow(assessment.reasonCodes.join(", "))}`
+      : "",
+    ...lines.slice(-3)
+  ].filter(Boolean).join("\n")
+}
 
 /** Live progress of a run on a terminal, redrawn in place by log-update. */
 export const makeProgress = (model: string) => {
-  const steps = new Map<string, { description: string; status: string; tool?: string | undefined }>()
+  const record = emptyRecord()
   const lines: Array<string> = []
-  let header = ""
-  let phase = ""
-  let validation = ""
-  let convergence = ""
-  let simple = ""
-  const icon = (s: string) =>
-    s === "complete"
-      ? pc.green("✓")
-      : s === "running"
-      ? pc.cyan("…")
-      : s === "failed"
-      ? pc.red("✗")
-      : s === "invalid"
-      ? pc.yellow("!")
-      : s === "abandoned"
-      ? pc.yellow("⊘")
-      : pc.dim("·")
-  const render = () =>
-    logUpdate(
-      [
-        header,
-        simple,
-        phase,
-        ...[...steps].map(([id, s]) =>
-          `  ${icon(s.status)} ${id} ${s.description}${s.tool ? pc.dim(` (${s.tool})`) : ""}`
-        ),
-        validation,
-        convergence,
-        ...lines.slice(-3)
-      ].filter(Boolean).join("\n")
-    )
   const onEvent = (e: RunEvent) => {
-    switch (e._tag) {
-      case "RunStarted":
-        header = `${pc.bold("aeon")} · ${e.mode} · ${model} · run ${e.runId}`
-        break
-      case "PassStarted":
-        phase = `pass ${e.passNumber} · TTL ${e.ttlRemaining}`
-        if (e.plan) {
-          for (const s of e.plan.steps) {
-            steps.set(s.stepId, { description: s.description, status: s.status, tool: s.tool })
-          }
-        }
-        break
-      case "PhaseEntered":
-        phase = `pass ${e.passNumber} · ${e.phase}`
-        break
-      case "PlanCreated":
-        steps.clear()
-        for (const s of e.plan.steps) {
-          steps.set(s.stepId, { description: s.description, status: s.status, tool: s.tool })
-        }
-        break
-      case "RefinementApplied":
-        for (const s of e.plan.steps) {
-          steps.set(s.stepId, { description: s.description, status: s.status, tool: s.tool })
-        }
-        lines.push(
-          `refined: ${
-            e.actions.map((a) => `${a.actionType} ${a.targetStepId ?? a.newStep?.stepId ?? ""}`).join(", ") ||
-            "no change"
-          }`
-        )
-        break
-      case "StepStarted": {
-        const s = steps.get(e.stepId)
-        if (s) s.status = "running"
-        break
-      }
-      case "StepFinished": {
-        const s = steps.get(e.stepId)
-        if (s) s.status = e.status
-        break
-      }
-      case "StepAbandoned": {
-        const s = steps.get(e.stepId)
-        if (s) s.status = "abandoned"
-        break
-      }
-      case "ToolInvoked":
-        lines.push(pc.dim(`tool ${e.tool} ${e.error ? pc.red(e.error) : "ok"} (${Math.round(e.durationMs)} ms)`))
-        break
-      case "ValidationReported":
-        validation = `validation: ${e.report.issues.length} issue(s), ${e.report.overallSeverity}`
-        break
-      case "ConvergenceAssessed":
-        convergence = `convergence: completeness ${e.assessment.scores.completenessScore.toFixed(2)} · coherence ${
-          e.assessment.scores.coherenceScore.toFixed(2)
-        } · ${e.assessment.converged ? pc.green("converged") : pc.yellow(e.assessment.reasonCodes.join(", "))}`
-        break
-      case "SimpleIterationFinished":
-        simple = `simple mode: iteration ${e.record.iteration} ${e.record.testStatus}`
-        break
-      case "Escalated":
-        simple = pc.magenta(`escalated to full mode: ${e.escalation.reason}`)
-        break
-      default:
-        return
+    applyEvent(record, e)
+    if (e._tag === "ToolInvoked") {
+      lines.push(pc.dim(`tool ${e.tool} ${e.error ? pc.red(e.error) : "ok"} (${Math.round(e.durationMs)} ms)`))
     }
-    render()
+    if (e._tag === "RefinementApplied") {
+      const changes = e.actions.map((a) => `${a.actionType} ${a.targetStepId ?? a.newStep?.stepId ?? ""}`).join(", ")
+      lines.push(`refined: ${changes || "no change"}`)
+    }
+    if (e._tag !== "LlmCalled" && e._tag !== "ManualInterventionRequired") logUpdate(frame(record, model, lines))
   }
   return { onEvent, done: () => logUpdate.done() }
 }

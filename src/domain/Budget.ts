@@ -38,3 +38,18 @@ export const Usage = Schema.Struct({
 })
 export type Usage = typeof Usage.Type
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0, steps: 0 }
+
+/** Usage after one model call (the budget guard while the run goes, the run's record from its LlmCalled events). */
+export const addCall = (
+  u: Usage,
+  call: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number }
+): Usage => ({
+  ...u,
+  inputTokens: u.inputTokens + call.inputTokens,
+  outputTokens: u.outputTokens + call.outputTokens,
+  costUsd: u.costUsd + call.costUsd,
+  llmCalls: u.llmCalls + 1
+})
+
+/** Usage after one more step started. */
+export const addStep = (u: Usage): Usage => ({ ...u, steps: u.steps + 1 })

@@ -146,6 +146,26 @@ export const transitionStep = (
   return Either.right({ ...step, status: to, executed: step.executed || to === "running" })
 }
 
+/** A step as its execution left it (what StepFinished records): status, outputs, clarity, error; executed. */
+export const finishStep = (
+  step: PlanStep,
+  f: {
+    readonly status: StepStatus
+    readonly stepOutput: string
+    readonly handoffToNext: string
+    readonly clarityState?: string | undefined
+    readonly error?: string | undefined
+  }
+): PlanStep => ({
+  ...step,
+  status: f.status,
+  stepOutput: f.stepOutput,
+  handoffToNext: f.handoffToNext,
+  executed: true,
+  ...(f.clarityState ? { clarityState: f.clarityState as PlanStep["clarityState"] } : {}),
+  ...(f.error ? { error: f.error } : {})
+})
+
 /** Renumber steps 1..n with the right totalSteps, keeping their order. */
 export const renumber = (steps: ReadonlyArray<PlanStep>): Array<PlanStep> =>
   steps.map((s, i) => ({ ...s, stepIndex: i + 1, totalSteps: steps.length }))

@@ -92,7 +92,13 @@ export const RefinementApplied = Schema.TaggedStruct("RefinementApplied", {
   passNumber: Schema.Int,
   actions: Schema.Array(RefinementAction),
   plan: Plan,
-  advisories: Schema.Array(Schema.String)
+  advisories: Schema.Array(Schema.String),
+  /** The refinement ledger after this phase: attempts per fragment and in all, rejected ones included (FR-065/066). */
+  ledger: Schema.optional(Schema.Struct({
+    perFragment: Schema.Record({ key: Schema.String, value: Schema.Int }),
+    total: Schema.Int
+  })),
+  followUpQuestions: Schema.optional(Schema.Array(Schema.String))
 })
 export const ManualInterventionRequired = Schema.TaggedStruct("ManualInterventionRequired", {
   ...base,

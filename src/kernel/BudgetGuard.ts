@@ -1,5 +1,5 @@
 import { Effect, Ref } from "effect"
-import { type Budget, emptyUsage, type Usage } from "../domain/Budget.js"
+import { addCall, addStep, type Budget, emptyUsage, type Usage } from "../domain/Budget.js"
 import { BudgetExhaustedError } from "../domain/Errors.js"
 import type { CallEstimate, CallUsage } from "../llm/LanguageModel.js"
 
@@ -46,16 +46,9 @@ export const make = (budget: Budget, startedAt: number, initial: Usage = emptyUs
           return Effect.void
         })
       )
-    const recordCall = (c: CallUsage) =>
-      Ref.update(usage, (u) => ({
-        ...u,
-        inputTokens: u.inputTokens + c.inputTokens,
-        outputTokens: u.outputTokens + c.outputTokens,
-        costUsd: u.costUsd + c.costUsd,
-        llmCalls: u.llmCalls + 1
-      }))
+    const recordCall = (c: CallUsage) => Ref.update(usage, (u) => addCall(u, c))
     const admitStep = Ref.modify(usage, (u) =>
-      u.steps + 1 > budget.maxSteps ? [false, u] as const : [true, { ...u, steps: u.steps + 1 }] as const).pipe(
+      u.steps + 1 > budget.maxSteps ? [false, u] as const : [true, addStep(u)] as const).pipe(
         Effect.flatMap((ok) => (ok ? Effect.void : refuse("steps", `step limit ${budget.maxSteps} reached`)))
       )
     const remaining = Effect.gen(function*() {

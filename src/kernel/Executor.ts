@@ -1,6 +1,6 @@
 import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
-import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
+import { finishStep, liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { ToolError } from "../tools/ToolRegistry.js"
@@ -131,9 +131,13 @@ const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
   })
 
 /** The reasoning of one step (and of its substeps, when it has a subplan). */
+/** The phase a pass executes in: EXECUTE for an attempt's first execution pass, RE_EXECUTE after (Orchestrator's rule). */
+export type ExecutionPhase = "EXECUTE" | "RE_EXECUTE"
+
 const reason = (
   ctx: RunContext,
   passNumber: number,
+  phase: ExecutionPhase,
   plan: Plan,
   step: PlanStep,
   context: string,
@@ -145,7 +149,7 @@ const reason = (
       const outputs: Array<string> = []
       let carried = context
       for (const sub of step.subplan.substeps) {
-        const r = yield* reason(ctx, passNumber, plan, sub, carried, undefined)
+        const r = yield* reason(ctx, passNumber, phase, plan, sub, carried, undefined)
         if (r.status !== "complete") return { ...r, error: `substep ${sub.stepId}: ${r.error ?? r.status}` }
         outputs.push(r.stepOutput)
         carried = `${carried}\n[${sub.stepId}] ${r.handoffToNext}`.trim()
@@ -165,7 +169,7 @@ const reason = (
       stepIndex: step.stepIndex,
       totalSteps: step.totalSteps,
       passNumber,
-      phase: passNumber > 1 ? "RE_EXECUTE" : "EXECUTE",
+      phase,
       ttlRemaining: st.ttlRemaining,
       correlationId: `${ctx.runId}:${passNumber}:${step.stepId}`,
       incomingContext: context,
@@ -208,7 +212,14 @@ const abandon = (ctx: RunContext, passNumber: number, stepId: string) =>
   })
 
 /** The step's work once started: its tool (if any, or the result recovered after a restart), then its reasoning. */
-const perform = (ctx: RunContext, passNumber: number, running: PlanStep, plan: Plan, context: string) =>
+const perform = (
+  ctx: RunContext,
+  passNumber: number,
+  phase: ExecutionPhase,
+  running: PlanStep,
+  plan: Plan,
+  context: string
+) =>
   Effect.gen(function*() {
     const recovered = (yield* Ref.get(ctx.state)).recoveredToolResults?.[running.stepId]
     const tool = running.tool
@@ -217,11 +228,11 @@ const perform = (ctx: RunContext, passNumber: number, running: PlanStep, plan: P
     if (tool && Either.isLeft(tool)) {
       return { status: "failed", stepOutput: "", handoffToNext: "", error: describeToolError(tool.left) } as StepResult
     }
-    return yield* reason(ctx, passNumber, plan, running, context, tool?.right)
+    return yield* reason(ctx, passNumber, phase, plan, running, context, tool?.right)
   })
 
 /** Executes one step: admitted by the budget, its tool (if any), then the reasoning prompt. */
-export const executeStep = (ctx: RunContext, passNumber: number, step: PlanStep) =>
+export const executeStep = (ctx: RunContext, passNumber: number, phase: ExecutionPhase, step: PlanStep) =>
   Effect.gen(function*() {
     yield* ctx.guard.admitStep
     const started = yield* Clock.currentTimeMillis
@@ -232,16 +243,10 @@ export const executeStep = (ctx: RunContext, passNumber: number, step: PlanStep)
     yield* ctx.events.emit({ _tag: "StepStarted", passNumber, stepId: step.stepId, stepIndex: step.stepIndex })
     const finish = (result: StepResult) =>
       Effect.gen(function*() {
-        const finished = Either.getOrThrow(
-          transitionStep({ ...running, clarityState: result.clarityState }, result.status)
-        )
+        // the transition must be a legal one; what it leaves is the rule the run's record applies to StepFinished
+        Either.getOrThrow(transitionStep({ ...running, clarityState: result.clarityState }, result.status))
         const durationMs = (yield* Clock.currentTimeMillis) - started
-        yield* updateStep(ctx, step.stepId, () => ({
-          ...finished,
-          stepOutput: result.stepOutput,
-          handoffToNext: result.handoffToNext,
-          ...(result.error ? { error: result.error } : {})
-        }))
+        yield* updateStep(ctx, step.stepId, () => finishStep(running, result))
         yield* ctx.events.emit({
           _tag: "StepFinished",
           passNumber,
@@ -255,7 +260,7 @@ export const executeStep = (ctx: RunContext, passNumber: number, step: PlanStep)
         })
       })
     // an interruption before the step finished abandons it; once its result is in, the step finishes whole
-    const result = yield* perform(ctx, passNumber, running, plan, context).pipe(
+    const result = yield* perform(ctx, passNumber, phase, running, plan, context).pipe(
       Effect.tap((r) => Effect.uninterruptible(finish(r))),
       Effect.onInterrupt(() => abandon(ctx, passNumber, step.stepId))
     )
@@ -268,7 +273,7 @@ export const executeStep = (ctx: RunContext, passNumber: number, step: PlanStep)
   )
 
 /** EXECUTE: runs ready steps until none is ready; waves of independent steps when parallelism > 1. */
-export const executePass = (ctx: RunContext, passNumber: number) =>
+export const executePass = (ctx: RunContext, passNumber: number, phase: ExecutionPhase) =>
   Effect.gen(function*() {
     let executed = 0
     if (ctx.parallelism > 1) {
@@ -276,7 +281,7 @@ export const executePass = (ctx: RunContext, passNumber: number) =>
         const ready = readySteps((yield* Ref.get(ctx.state)).plan)
         if (ready.length === 0) return executed
         const wave = ready.slice(0, ctx.parallelism)
-        yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, s), {
+        yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, phase, s), {
           concurrency: ctx.parallelism,
           discard: true
         })
@@ -294,7 +299,7 @@ export const executePass = (ctx: RunContext, passNumber: number) =>
       let progressed = false
       for (const step of pending) {
         if (!step.dependencies.every((d) => done.has(d))) continue
-        if ((yield* executeStep(ctx, passNumber, step)) === "complete") done.add(step.stepId)
+        if ((yield* executeStep(ctx, passNumber, phase, step)) === "complete") done.add(step.stepId)
         progressed = true
         executed++
       }

@@ -3,12 +3,13 @@ import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import { depthFor } from "../adaptive/AdaptiveDepth.js"
 import type { BudgetDimension } from "../domain/Budget.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
-import type { FinalAnswer, PassResult, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
+import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
 import { isModelFailure } from "../llm/Llm.js"
 import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
+import { passResult } from "../run/RunRecord.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { executePass, readySteps } from "./Executor.js"
 import type { RunContext, RunState } from "./RunContext.js"
@@ -105,6 +106,7 @@ const fixMissingTools = (ctx: RunContext, plan: Plan) =>
 
 const applyRefinement = (ctx: RunContext, passNumber: number, outcome: RefineOutcome) =>
   Effect.gen(function*() {
+    const before = yield* state(ctx)
     yield* setState(ctx, (s) => ({
       ...s,
       plan: outcome.plan,
@@ -113,13 +115,19 @@ const applyRefinement = (ctx: RunContext, passNumber: number, outcome: RefineOut
       followUpQuestions: [...new Set([...s.followUpQuestions, ...outcome.followUpQuestions])],
       manualInterventions: [...s.manualInterventions, ...outcome.manualInterventions]
     }))
-    if (outcome.applied.length > 0 || outcome.advisories.length > 0) {
+    // every change a refinement made is an event: a resumed run's ledger and questions come from it
+    if (
+      outcome.applied.length > 0 || outcome.advisories.length > 0 || outcome.followUpQuestions.length > 0 ||
+      outcome.ledger !== before.ledger
+    ) {
       yield* ctx.events.emit({
         _tag: "RefinementApplied",
         passNumber,
         actions: outcome.applied,
         plan: outcome.plan,
-        advisories: outcome.advisories
+        advisories: outcome.advisories,
+        ledger: outcome.ledger,
+        followUpQuestions: outcome.followUpQuestions
       })
     }
     for (const m of outcome.manualInterventions) {
@@ -196,20 +204,6 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
 const candidateAnswer = (plan: Plan) =>
   liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => s.stepOutput).join("\n")
 
-export const passResult = (
-  plan: Plan,
-  passNumber: number,
-  toolResults: Readonly<Record<string, unknown>>,
-  abandoned: ReadonlyArray<string> = []
-): PassResult => ({
-  passNumber,
-  stepOutputs: Object.fromEntries(
-    liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => [s.stepId, s.stepOutput])
-  ),
-  toolResults,
-  ...(abandoned.length > 0 ? { abandonedStepId: abandoned[0], abandonedStepIds: abandoned } : {})
-})
-
 /** EVALUATE: cross-phase validation, then convergence on the validation report. */
 const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
   Effect.gen(function*() {
@@ -239,7 +233,7 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
     const st = yield* state(ctx)
     if (resumed) {
       // the pass had started before a restart: its remaining steps run, the events continue the same pass
-      yield* executePass(ctx, passNumber)
+      yield* executePass(ctx, passNumber, first ? "EXECUTE" : "RE_EXECUTE")
     } else {
       if (st.ttlRemaining <= 0) return { reason: "ttl_expired", point: "phase_boundary" } satisfies Stop as Stop
       if (readySteps(st.plan).length === 0) {
@@ -247,7 +241,8 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       }
       yield* setState(ctx, (s) => ({ ...s, passNumber, currentToolResults: {} }))
       yield* ctx.events.emit({ _tag: "PassStarted", passNumber, ttlRemaining: st.ttlRemaining, plan: st.plan })
-      yield* inPhase(ctx, passNumber, first ? "EXECUTE" : "RE_EXECUTE", executePass(ctx, passNumber))
+      const phase = first ? "EXECUTE" : "RE_EXECUTE"
+      yield* inPhase(ctx, passNumber, phase, executePass(ctx, passNumber, phase))
     }
     const executed = (yield* state(ctx)).plan
     const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))

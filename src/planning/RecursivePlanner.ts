@@ -20,6 +20,21 @@ export interface RefinementLedger {
 }
 export const emptyLedger: RefinementLedger = { perFragment: {}, total: 0 }
 
+/** The fragment a refinement action works on: its target step, the step it adds, or the plan as a whole. */
+export const fragmentOf = (
+  a: { readonly targetStepId?: string | undefined; readonly newStep?: { readonly stepId: string } | undefined }
+) => a.targetStepId ?? a.newStep?.stepId ?? "plan"
+
+/** The ledger after one more attempt on a fragment. */
+export const countRefinement = (ledger: RefinementLedger, fragment: string): RefinementLedger => ({
+  perFragment: { ...ledger.perFragment, [fragment]: (ledger.perFragment[fragment] ?? 0) + 1 },
+  total: ledger.total + 1
+})
+
+/** The ledger after these actions (for events stored before RefinementApplied carried the ledger itself). */
+export const countRefinements = (ledger: RefinementLedger, actions: ReadonlyArray<Parameters<typeof fragmentOf>[0]>) =>
+  actions.reduce((l, a) => countRefinement(l, fragmentOf(a)), ledger)
+
 export interface RefineInput {
   readonly request: string
   readonly plan: Plan
@@ -113,7 +128,7 @@ const refine = (input: RefineInput) =>
         )
         break
       }
-      const fragment = proposed.targetStepId ?? proposed.newStep?.stepId ?? "plan"
+      const fragment = fragmentOf(proposed)
       const tries = ledger.perFragment[fragment] ?? 0
       if (tries >= REFINEMENT_LIMITS.perFragment) {
         advisories.push(
@@ -121,7 +136,7 @@ const refine = (input: RefineInput) =>
         )
         continue
       }
-      ledger = { perFragment: { ...ledger.perFragment, [fragment]: tries + 1 }, total: ledger.total + 1 }
+      ledger = countRefinement(ledger, fragment)
       if (tries + 1 >= REFINEMENT_LIMITS.perFragment && findStep(plan.steps, fragment)) {
         manual.push({
           stepId: fragment,

@@ -69,7 +69,7 @@ const execute = (
   past?: ReadonlyArray<RunEvent>
 ): Effect.Effect<RunResult> =>
   Effect.gen(function*() {
-    const progress = past ? progressOf(past, input.task, input.mode) : undefined
+    const progress = past ? progressOf(past, input.mode) : undefined
     const startedAt = progress?.startedAt ?? (yield* Clock.currentTimeMillis)
     const guard = yield* BudgetGuard.make(input.budget, startedAt, progress?.usage)
     const registry = input.tools

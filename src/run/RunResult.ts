@@ -4,7 +4,8 @@ import type { Plan } from "../domain/Plan.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "../domain/SimpleMode.js"
-import { foldHistory } from "../kernel/History.js"
+import { historyOf } from "../kernel/History.js"
+import { foldEvents, type RunRecord } from "./RunRecord.js"
 
 export type RunStatus = "QUEUED" | "RUNNING" | "CONVERGED" | "NOT_CONVERGED" | "FAILED" | "CANCELLED"
 
@@ -37,17 +38,14 @@ export interface RunResult {
   readonly eventCount: number
 }
 
-export const resultFromEvents = (events: ReadonlyArray<RunEvent>): RunResult => {
-  const started = events.find((e): e is Extract<RunEvent, { _tag: "RunStarted" }> => e._tag === "RunStarted")
-  const finished = events.find((e): e is Extract<RunEvent, { _tag: "RunFinished" }> => e._tag === "RunFinished")
-  const iterations = events.flatMap((e) => (e._tag === "SimpleIterationFinished" ? [e.record] : []))
-  const escalation = events.find((e): e is Extract<RunEvent, { _tag: "Escalated" }> => e._tag === "Escalated")
-    ?.escalation
-  const lastPlan = [...events].reverse().find((e) => e._tag === "PlanCreated" || e._tag === "RefinementApplied") as {
-    plan: Plan
-  } | undefined
+/** The result of a run's events. */
+export const resultFromEvents = (events: ReadonlyArray<RunEvent>): RunResult => resultOf(foldEvents(events))
+
+/** The result as a projection of the run's record (the one fold of its events). */
+export const resultOf = (r: RunRecord): RunResult => {
+  const { started, finished, escalation } = r
   return {
-    runId: started?.runId ?? events[0]?.runId ?? "",
+    runId: started?.runId ?? r.runId,
     task: started?.task ?? "",
     mode: started?.mode ?? "AUTO",
     model: started?.model ?? "",
@@ -58,16 +56,20 @@ export const resultFromEvents = (events: ReadonlyArray<RunEvent>): RunResult => 
     ttlExpiration: finished?.ttlExpiration,
     error: finished?.error,
     usage: finished?.usage ?? emptyUsage,
-    plan: finished?.plan ?? lastPlan?.plan,
-    history: foldHistory(events, started ? { budget: started.budget, mode: started.mode, model: started.model } : {}),
+    plan: finished?.plan ?? r.lastPlan,
+    history: historyOf(r, started ? { budget: started.budget, mode: started.mode, model: started.model } : {}),
     advisories: finished?.advisories ?? [],
     followUpQuestions: finished?.followUpQuestions ?? [],
     manualInterventions: finished?.manualInterventions ?? [],
     // an escalated run keeps its summary in the escalation; a run that stopped without escalating, in its final event
-    simple: { iterations, failureSummary: escalation?.failureSummary ?? finished?.failureSummary, escalation },
+    simple: {
+      iterations: r.simpleRecords,
+      failureSummary: escalation?.failureSummary ?? finished?.failureSummary,
+      escalation
+    },
     escalationContext: escalation?.failureSummary.summary,
     startedAt: started?.at ?? 0,
     finishedAt: finished?.at,
-    eventCount: events.length
+    eventCount: r.eventCount
   }
 }

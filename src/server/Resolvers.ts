@@ -176,8 +176,8 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       history: (r) => intact(r).events.length > 0 ? V.historyView(r.result.history) : null,
       escalation: (r) => V.escalationView(intact(r).result),
       prioritizedPlan: (r) => V.prioritizedPlanView(intact(r).result),
-      trace: (r) => V.traceView(r.id, intact(r).events),
-      metadata: (r) => V.metadataView(intact(r).events),
+      trace: (r) => V.traceView(r.id, intact(r).record),
+      metadata: (r) => V.metadataView(intact(r).record),
       usage: (r) => intact(r).result.usage,
       events: (r, { fromSeq }) => r.events.filter((e) => e.seq >= (fromSeq ?? 0)).map(V.eventView) as any
     },

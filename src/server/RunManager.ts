@@ -2,7 +2,8 @@ import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schema 
 import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
-import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
+import { foldEvents } from "../run/RunRecord.js"
+import { resultOf, type RunStatus } from "../run/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { feed, type FeedSource } from "./EventFeed.js"
 import type { RunModel } from "./RunModel.js"
@@ -61,7 +62,8 @@ export const make = (maxConcurrent: number) =>
       events: ReadonlyArray<RunEvent>,
       fallback?: LiveRun
     ): RunModel => {
-      const result = resultFromEvents(events)
+      const record = foldEvents(events)
+      const result = resultOf(record)
       const started = events.some((e) => e._tag === "RunStarted")
       const status: RunStatus = result.status === "RUNNING" ? (started ? "RUNNING" : "QUEUED") : result.status
       return {
@@ -76,7 +78,8 @@ export const make = (maxConcurrent: number) =>
           task: result.task || fallback?.prepared.input.task || row?.task || "",
           mode: started ? result.mode : fallback?.prepared.input.mode ?? result.mode
         },
-        events
+        events,
+        record
       }
     }
 

@@ -9,6 +9,8 @@ export interface RunModel {
   readonly updatedAt: Date
   readonly result: RunResult
   readonly events: ReadonlyArray<import("../domain/RunEvent.js").RunEvent>
+  /** The one fold of the events: result, trace and metadata are projections of it. */
+  readonly record: import("../run/RunRecord.js").RunRecord
   /** Set when the stored events do not decode: the run is served from its row, its event-derived fields fail with this. */
   readonly damaged?: import("../domain/Errors.js").RunRecordDamagedError | undefined
 }

@@ -4,8 +4,9 @@ import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleMode.js"
+import type { RunRecord } from "../run/RunRecord.js"
 import type { RunResult } from "../run/RunResult.js"
-import { executionMetadata, prioritizedPlan, traceSteps } from "../store/SessionRecords.js"
+import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
 import type * as G from "./generated/graphql.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -157,8 +158,8 @@ export const prioritizedPlanView = (r: RunResult): G.PrioritizedPlan | null => {
   }
 }
 
-export const traceView = (runId: string, events: ReadonlyArray<RunEvent>): G.ReasoningTrace => {
-  const steps = traceSteps(events)
+export const traceView = (runId: string, record: RunRecord): G.ReasoningTrace => {
+  const steps = record.trace
   return {
     id: `trace-${runId}`,
     totalSteps: steps.length,
@@ -166,8 +167,7 @@ export const traceView = (runId: string, events: ReadonlyArray<RunEvent>): G.Rea
   }
 }
 
-export const metadataView = (events: ReadonlyArray<RunEvent>): G.ExecutionMetadata =>
-  executionMetadata(events, traceSteps(events))
+export const metadataView = (record: RunRecord): G.ExecutionMetadata => executionMetadata(record)
 
 /** An event's view built once and shared by every subscriber it is fanned out to. */
 const views = new WeakMap<RunEvent, ReturnType<typeof eventView>>()

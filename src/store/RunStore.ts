@@ -7,8 +7,9 @@ import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import { RunEvent } from "../domain/RunEvent.js"
 import { foldHistory } from "../kernel/History.js"
 import { EventSink } from "../kernel/RunEvents.js"
-import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
-import { executionMetadata, prioritizedPlan, traceSteps } from "./SessionRecords.js"
+import { emptyRecord, foldEvents } from "../run/RunRecord.js"
+import { resultOf, type RunStatus } from "../run/RunResult.js"
+import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 
 /** The database failed: a typed error at the edge, never a silently lost event. */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", { message: Schema.String }) {}
@@ -159,16 +160,17 @@ export const make = Effect.gen(function*() {
       sql`UPDATE runs SET status = 'RUNNING', updated_at = ${now} WHERE id = ${event.runId}`,
       sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata, created_at, updated_at)
         SELECT ${`session-${event.runId}`}, COALESCE(user_id, ${sessionUser(event.runId, null)}), id, 'running',
-          ${jsonValue(executionMetadata([], []))}, ${now}, ${now}
+          ${jsonValue(executionMetadata(emptyRecord()))}, ${now}, ${now}
         FROM runs WHERE id = ${event.runId} ON CONFLICT (run_id) DO NOTHING`
     ]
   }
 
   /** RunFinished: the run's result and usage, its session closed with plan and metadata, its trace — from the run's log. */
   const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, events: ReadonlyArray<RunEvent>) => {
-    const result = resultFromEvents(events)
-    const trace = traceSteps(events)
-    const metadata = executionMetadata(events, trace)
+    const record = foldEvents(events)
+    const result = resultOf(record)
+    const trace = record.trace
+    const metadata = executionMetadata(record)
     const plan = result.plan
       ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason)
       : null

@@ -1,79 +1,18 @@
 import { liveSteps, type Plan } from "../domain/Plan.js"
-import type {
-  ExecutionMetadata,
-  ExecutionWave,
-  PrioritizedTaskPlan,
-  ReasoningStep,
-  TaskDependency
-} from "../domain/Records.js"
-import type { RunEvent } from "../domain/RunEvent.js"
+import type { ExecutionMetadata, ExecutionWave, PrioritizedTaskPlan, TaskDependency } from "../domain/Records.js"
+import type { RunRecord } from "../run/RunRecord.js"
 
-const iso = (ms: number) => new Date(ms).toISOString()
-
-/** The trace of a run: one ReasoningStep per step execution and per tool call, in order. */
-export const traceSteps = (events: ReadonlyArray<RunEvent>): Array<ReasoningStep> => {
-  const steps: Array<ReasoningStep> = []
-  const descriptions = new Map<string, string>()
-  for (const e of events) {
-    if (e._tag === "PassStarted" && e.plan) { for (const s of e.plan.steps) descriptions.set(s.stepId, s.description) }
-    if (e._tag === "PlanCreated" || e._tag === "RefinementApplied") {
-      for (const s of e.plan.steps) descriptions.set(s.stepId, s.description)
-    }
-    if (e._tag === "ToolInvoked") {
-      steps.push({
-        stepNumber: steps.length + 1,
-        timestamp: iso(e.at),
-        thought: descriptions.get(e.stepId) ?? null,
-        toolName: e.tool,
-        toolInput: e.input ?? {},
-        toolOutput: e.output ?? (e.error ? { error: e.error } : null),
-        durationMs: Math.round(e.durationMs),
-        status: e.error ? "failed" : "success",
-        planStepId: e.stepId
-      })
-    }
-    if (e._tag === "StepFinished" || e._tag === "StepAbandoned") {
-      const failed = e._tag === "StepAbandoned" || e.status !== "complete"
-      steps.push({
-        stepNumber: steps.length + 1,
-        timestamp: iso(e.at),
-        thought: e._tag === "StepFinished" ? (e.stepOutput || e.error || null) : `abandoned: ${e.reason}`,
-        toolName: null,
-        toolInput: null,
-        toolOutput: null,
-        durationMs: e._tag === "StepFinished" ? Math.round(e.durationMs) : 0,
-        status: e._tag === "StepAbandoned" ? "skipped" : failed ? "failed" : "success",
-        planStepId: e.stepId
-      })
-    }
-  }
-  return steps
-}
-
-export const executionMetadata = (
-  events: ReadonlyArray<RunEvent>,
-  trace: ReadonlyArray<ReasoningStep>
-): ExecutionMetadata => {
-  const toolCallCounts: Record<string, number> = {}
-  let thinking = 0
-  let tools = 0
-  for (const e of events) {
-    if (e._tag === "ToolInvoked") {
-      toolCallCounts[e.tool] = (toolCallCounts[e.tool] ?? 0) + 1
-      tools += e.durationMs
-    }
-    if (e._tag === "LlmCalled") thinking += e.latencyMs
-  }
-  const first = events[0]?.at ?? 0
-  const last = events[events.length - 1]?.at ?? first
+/** The execution metadata of a run, projected from its record (the one fold of its events). */
+export const executionMetadata = (r: RunRecord): ExecutionMetadata => {
+  const first = r.firstAt ?? 0
   return {
-    stepsTaken: events.filter((e) => e._tag === "StepFinished").length,
-    toolCallCounts,
-    thinkingTimeMs: thinking,
-    toolExecutionTimeMs: tools,
-    totalTimeMs: last - first,
-    errorCount: trace.filter((s) => s.status === "failed").length,
-    successRate: trace.length === 0 ? 0 : trace.filter((s) => s.status === "success").length / trace.length
+    stepsTaken: r.stepsFinished,
+    toolCallCounts: { ...r.toolCallCounts },
+    thinkingTimeMs: r.thinkingMs,
+    toolExecutionTimeMs: r.toolMs,
+    totalTimeMs: (r.lastAt ?? first) - first,
+    errorCount: r.trace.filter((s) => s.status === "failed").length,
+    successRate: r.trace.length === 0 ? 0 : r.trace.filter((s) => s.status === "success").length / r.trace.length
   }
 }
 

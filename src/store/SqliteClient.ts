@@ -14,9 +14,12 @@ import { Effect, Layer, Scope, Stream } from "effect"
  * crashed that way on Node 24 with @effect/sql-sqlite-node, which prepares BEGIN/COMMIT anew for every transaction
  * and evicts cached statements. Here no such object ever becomes garbage: a database's statements are prepared
  * once per SQL text and kept (a bounded set: the store's statements, multi-row inserts up to a batch's size), and a
- * closed database stays referenced with them.
+ * closed database stays referenced with them. (better-sqlite3's own `pragma()` prepares and drops one: not used.)
+ * The list hangs off globalThis: a module evaluated again in the same process (a test runner's isolation) must not
+ * drop the objects an earlier evaluation made.
  */
-const retained: Array<unknown> = []
+const retained: Array<unknown> =
+  ((globalThis as Record<symbol, Array<unknown>>)[Symbol.for("aeon/sqlite/retained")] ??= [])
 
 const failure = (message: string) => (cause: unknown) =>
   new SqlError({ cause, message: `${message}: ${(cause as Error)?.message ?? cause}` })
@@ -25,8 +28,8 @@ const open = (filename: string) =>
   Effect.try({
     try: () => {
       const db = new Sqlite(filename)
-      if (filename !== ":memory:") db.pragma("journal_mode = WAL")
-      db.pragma("foreign_keys = ON")
+      // exec, not db.pragma: pragma() prepares a statement of its own and drops it at once (see `retained`)
+      db.exec(`${filename === ":memory:" ? "" : "PRAGMA journal_mode = WAL; "}PRAGMA foreign_keys = ON`)
       return db
     },
     catch: failure(`cannot open the embedded database ${filename}`)

@@ -1,0 +1,389 @@
+import { addCall, addStep, emptyUsage, type Usage } from "../domain/Budget.js"
+import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
+import type { Phase, RefinementAction } from "../domain/Execution.js"
+import { finishStep, type Plan } from "../domain/Plan.js"
+import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
+import type { ReasoningStep } from "../domain/Records.js"
+import type { PassResult } from "../domain/Result.js"
+import type { RunEvent } from "../domain/RunEvent.js"
+import type { EscalationEvent, SimpleIterationRecord } from "../domain/SimpleMode.js"
+import { countRefinements, emptyLedger, type RefinementLedger } from "../planning/RecursivePlanner.js"
+
+type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>
+
+/** One pass as the events tell it (the ExecutionPass of the history is projected from it). */
+export interface PassRecord {
+  readonly passNumber: number
+  readonly phases: Array<Phase>
+  plan?: Plan
+  readonly executionResults: Record<
+    string,
+    { stepOutput: string; clarityState?: string; status: string; toolResult?: unknown; error?: string }
+  >
+  validationReport?: SemanticValidationReport
+  convergence?: ConvergenceAssessment
+  readonly refinementChanges: Array<RefinementAction>
+  readonly advisories: Array<string>
+  readonly ttlRemaining: number
+  profile?: TaskProfile
+  depth?: AdaptiveDepthConfiguration
+  readonly start: number
+  end?: number
+}
+
+/**
+ * The attempt in progress — a simple-mode iteration or the multi-pass run — as far as its events go: what a run
+ * resumed after a crash continues from.
+ */
+export interface AttemptRecord {
+  readonly firstPass: number
+  /** The plan as last stated by an event, and what happened to its steps since. */
+  plan: Plan
+  readonly started: Set<string>
+  readonly finished: Map<string, Event<"StepFinished">>
+  readonly abandoned: Map<string, string>
+  passNumber: number
+  ttlRemaining: number
+  profiled?: { readonly profile: TaskProfile; readonly depth: AdaptiveDepthConfiguration } | undefined
+  report?: SemanticValidationReport | undefined
+  assessment?: ConvergenceAssessment | undefined
+  ledger: RefinementLedger
+  readonly advisories: Array<string>
+  readonly followUpQuestions: Array<string>
+  readonly manualInterventions: Array<{ readonly stepId: string; readonly reason: string }>
+  lastStarted: number
+  lastFinished?: number | undefined
+  convergedPass?: number | undefined
+  lastCompletedPass?: PassResult | undefined
+  /** Tool outputs of steps not yet finished (a resumed step reuses them), and of the current pass. */
+  readonly toolResults: Record<string, unknown>
+  passTools: Record<string, unknown>
+  /** The run's short-term memory as the tool calls left it. */
+  readonly memory: Map<string, unknown>
+}
+
+/**
+ * The whole run as its events make it. The one fold of run events: `applyEvent` is its step; the result, the
+ * execution history, the recovery point, the stored session and trace, the CLI's live view and the API's views are
+ * projections of it.
+ */
+export interface RunRecord {
+  runId: string
+  started?: Event<"RunStarted"> | undefined
+  finished?: Event<"RunFinished"> | undefined
+  firstAt?: number | undefined
+  lastAt?: number | undefined
+  eventCount: number
+  usage: Usage
+  readonly passes: Array<PassRecord>
+  current?: PassRecord | undefined
+  profile?: TaskProfile | undefined
+  depth?: AdaptiveDepthConfiguration | undefined
+  /** The plan last stated by PlanCreated or RefinementApplied. */
+  lastPlan?: Plan | undefined
+  readonly simpleRecords: Array<SimpleIterationRecord>
+  escalation?: EscalationEvent | undefined
+  attempt?: AttemptRecord | undefined
+  /** The highest pass number seen: the next attempt starts after it. */
+  lastPassNumber: number
+  /** The trace of the run: one ReasoningStep per tool call and per step execution. */
+  readonly trace: Array<ReasoningStep>
+  readonly descriptions: Map<string, string>
+  readonly toolCallCounts: Record<string, number>
+  thinkingMs: number
+  toolMs: number
+  stepsFinished: number
+}
+
+export const emptyRecord = (): RunRecord => ({
+  runId: "",
+  eventCount: 0,
+  usage: emptyUsage,
+  passes: [],
+  simpleRecords: [],
+  lastPassNumber: -1,
+  trace: [],
+  descriptions: new Map(),
+  toolCallCounts: {},
+  thinkingMs: 0,
+  toolMs: 0,
+  stepsFinished: 0
+})
+
+const newAttempt = (firstPass: number, goal: string): AttemptRecord => ({
+  firstPass,
+  plan: { goal, steps: [] },
+  started: new Set(),
+  finished: new Map(),
+  abandoned: new Map(),
+  passNumber: firstPass,
+  ttlRemaining: 0,
+  ledger: emptyLedger,
+  advisories: [],
+  followUpQuestions: [],
+  manualInterventions: [],
+  lastStarted: firstPass,
+  toolResults: {},
+  passTools: {},
+  memory: new Map()
+})
+
+/** The attempt's plan with what happened to its steps applied (started, finished, abandoned). */
+export const attemptPlan = (a: AttemptRecord): Plan => ({
+  goal: a.plan.goal,
+  steps: a.plan.steps.map((s) => {
+    const f = a.finished.get(s.stepId)
+    if (f) return finishStep(s, f)
+    const abandoned = a.abandoned.get(s.stepId)
+    if (abandoned !== undefined) return { ...s, status: "failed", executed: true, error: `abandoned: ${abandoned}` }
+    return a.started.has(s.stepId) ? { ...s, status: "running" } : s
+  })
+})
+
+/** The result of a pass at the end of its EVALUATE phase: completed steps' outputs and the pass's tool results. */
+export const passResult = (
+  plan: Plan,
+  passNumber: number,
+  toolResults: Readonly<Record<string, unknown>>,
+  abandoned: ReadonlyArray<string> = []
+): PassResult => ({
+  passNumber,
+  stepOutputs: Object.fromEntries(
+    plan.steps.filter((s) => s.supersededBy === undefined && s.status === "complete").map((s) => [
+      s.stepId,
+      s.stepOutput
+    ])
+  ),
+  toolResults,
+  ...(abandoned.length > 0 ? { abandonedStepId: abandoned[0], abandonedStepIds: abandoned } : {})
+})
+
+const replacePlan = (a: AttemptRecord, plan: Plan) => {
+  a.plan = plan
+  a.started.clear()
+  a.finished.clear()
+  a.abandoned.clear()
+}
+
+const describe = (r: RunRecord, plan: Plan) => {
+  for (const s of plan.steps) r.descriptions.set(s.stepId, s.description)
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The pass and attempt parts of the fold. */
+const applyToPass = (r: RunRecord, e: RunEvent) => {
+  const p = r.current
+  const a = r.attempt
+  switch (e._tag) {
+    case "PassStarted": {
+      // a PLAN pass (no plan yet) opens an attempt; each later pass continues it
+      if (!e.plan || !a) r.attempt = newAttempt(e.passNumber, r.started?.task ?? "")
+      const at = r.attempt!
+      at.lastStarted = at.passNumber = e.passNumber
+      at.passTools = {}
+      if (e.plan) {
+        at.ttlRemaining = e.ttlRemaining
+        replacePlan(at, e.plan)
+        describe(r, e.plan)
+      }
+      r.current = {
+        passNumber: e.passNumber,
+        phases: [],
+        executionResults: {},
+        refinementChanges: [],
+        advisories: [],
+        ttlRemaining: e.ttlRemaining,
+        start: e.at,
+        ...(e.plan ? { plan: e.plan } : {}),
+        ...(r.profile ? { profile: r.profile } : {}),
+        ...(r.depth ? { depth: r.depth } : {})
+      }
+      r.passes.push(r.current)
+      r.lastPassNumber = Math.max(r.lastPassNumber, e.passNumber)
+      return
+    }
+    case "PhaseEntered":
+      p?.phases.push(e.phase)
+      return
+    case "ProfileInferred":
+      r.profile = e.profile
+      r.depth = e.depth
+      if (p) {
+        p.profile = e.profile
+        p.depth = e.depth
+      }
+      if (a) {
+        a.profiled = { profile: e.profile, depth: e.depth }
+        if (e.previousVersion === undefined && e.passNumber === a.firstPass) a.ttlRemaining = e.depth.allocatedTtl
+      }
+      return
+    case "PlanCreated":
+      if (p && p.passNumber === 0) p.plan = e.plan
+      if (a) replacePlan(a, e.plan)
+      r.lastPlan = e.plan
+      describe(r, e.plan)
+      return
+    case "RefinementApplied":
+      if (p) {
+        p.refinementChanges.push(...e.actions)
+        p.advisories.push(...e.advisories)
+        if (p.passNumber === 0) p.plan = e.plan
+      }
+      if (a) {
+        replacePlan(a, e.plan)
+        a.ledger = e.ledger ?? countRefinements(a.ledger, e.actions)
+        a.advisories.push(...e.advisories)
+        for (const q of e.followUpQuestions ?? []) if (!a.followUpQuestions.includes(q)) a.followUpQuestions.push(q)
+      }
+      r.lastPlan = e.plan
+      describe(r, e.plan)
+      return
+    case "StepStarted":
+      a?.started.add(e.stepId)
+      return
+    case "StepFinished":
+      if (p) {
+        p.executionResults[e.stepId] = {
+          ...p.executionResults[e.stepId],
+          stepOutput: e.stepOutput,
+          status: e.status,
+          ...(e.clarityState ? { clarityState: e.clarityState } : {}),
+          ...(e.error ? { error: e.error } : {})
+        }
+      }
+      if (a) {
+        a.finished.set(e.stepId, e)
+        delete a.toolResults[e.stepId]
+      }
+      return
+    case "StepAbandoned":
+      if (p) {
+        p.executionResults[e.stepId] = {
+          ...p.executionResults[e.stepId],
+          stepOutput: "",
+          status: "abandoned",
+          error: e.reason
+        }
+      }
+      a?.abandoned.set(e.stepId, e.reason)
+      return
+    case "ToolInvoked":
+      if (p) {
+        p.executionResults[e.stepId] = {
+          stepOutput: "",
+          status: "running",
+          ...p.executionResults[e.stepId],
+          toolResult: e.output !== undefined ? e.output : { error: e.error }
+        }
+      }
+      if (a) {
+        if (e.output !== undefined) a.toolResults[e.stepId] = a.passTools[e.stepId] = e.output
+        for (const [key, value] of Object.entries(e.memoryWrites ?? {})) a.memory.set(key, value)
+      }
+      return
+    case "ValidationReported":
+      if (p) p.validationReport = e.report
+      if (a) a.report = e.report
+      return
+    case "ConvergenceAssessed":
+      if (p) p.convergence = e.assessment
+      if (a) {
+        // the pass's result as the kernel took it at the end of EVALUATE (what a TTL expiration reports)
+        a.assessment = e.assessment
+        a.lastCompletedPass = passResult(attemptPlan(a), e.passNumber, a.passTools)
+        a.convergedPass = e.assessment.converged ? e.passNumber : undefined
+      }
+      return
+    case "ManualInterventionRequired":
+      p?.advisories.push(`manual intervention required for ${e.stepId}: ${e.reason}`)
+      a?.manualInterventions.push({ stepId: e.stepId, reason: e.reason })
+      return
+    case "PassFinished":
+      if (p) {
+        p.end = e.at
+        r.current = undefined
+      }
+      if (a) {
+        a.lastFinished = e.passNumber
+        a.ttlRemaining = e.ttlRemaining
+      }
+      return
+  }
+}
+
+/** The trace and the execution metadata's counters. */
+const applyToTrace = (r: RunRecord, e: RunEvent) => {
+  if (e._tag === "LlmCalled") r.thinkingMs += e.latencyMs
+  if (e._tag === "ToolInvoked") {
+    r.toolCallCounts[e.tool] = (r.toolCallCounts[e.tool] ?? 0) + 1
+    r.toolMs += e.durationMs
+    r.trace.push({
+      stepNumber: r.trace.length + 1,
+      timestamp: iso(e.at),
+      thought: r.descriptions.get(e.stepId) ?? null,
+      toolName: e.tool,
+      toolInput: e.input ?? {},
+      toolOutput: e.output ?? (e.error ? { error: e.error } : null),
+      durationMs: Math.round(e.durationMs),
+      status: e.error ? "failed" : "success",
+      planStepId: e.stepId
+    })
+  }
+  if (e._tag === "StepFinished" || e._tag === "StepAbandoned") {
+    if (e._tag === "StepFinished") r.stepsFinished++
+    const failed = e._tag === "StepAbandoned" || e.status !== "complete"
+    r.trace.push({
+      stepNumber: r.trace.length + 1,
+      timestamp: iso(e.at),
+      thought: e._tag === "StepFinished" ? (e.stepOutput || e.error || null) : `abandoned: ${e.reason}`,
+      toolName: null,
+      toolInput: null,
+      toolOutput: null,
+      durationMs: e._tag === "StepFinished" ? Math.round(e.durationMs) : 0,
+      status: e._tag === "StepAbandoned" ? "skipped" : failed ? "failed" : "success",
+      planStepId: e.stepId
+    })
+  }
+}
+
+/** The fold's step: what one event changes. (It updates the record it is given: the record belongs to its fold.) */
+export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
+  r.runId = e.runId
+  r.firstAt ??= e.at
+  r.lastAt = e.at
+  r.eventCount++
+  switch (e._tag) {
+    case "RunStarted":
+      r.started = e
+      break
+    case "RunFinished":
+      r.finished = e
+      r.usage = e.usage
+      break
+    case "LlmCalled":
+      if (!r.finished) r.usage = addCall(r.usage, e)
+      break
+    case "StepStarted":
+      if (!r.finished) r.usage = addStep(r.usage)
+      break
+    case "SimpleIterationFinished":
+      r.simpleRecords.push(e.record)
+      r.attempt = undefined
+      break
+    case "Escalated":
+      r.escalation = e.escalation
+      r.attempt = undefined
+      break
+  }
+  applyToPass(r, e)
+  applyToTrace(r, e)
+  return r
+}
+
+/** The record of a run from its events, in order. */
+export const foldEvents = (events: ReadonlyArray<RunEvent>): RunRecord => {
+  const r = emptyRecord()
+  for (const e of events) applyEvent(r, e)
+  return r
+}
