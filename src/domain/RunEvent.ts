@@ -113,7 +113,15 @@ export const PassFinished = Schema.TaggedStruct("PassFinished", {
 })
 export const SimpleIterationFinished = Schema.TaggedStruct("SimpleIterationFinished", {
   ...base,
-  record: SimpleIterationRecord
+  record: SimpleIterationRecord,
+  /**
+   * How the iteration ended and its answer: a run that dies after this event and before its next one resumes
+   * with this outcome (to finish with it, or to escalate from it).
+   */
+  terminationReason: Schema.optional(TerminationReason),
+  error: Schema.optional(Schema.String),
+  finalAnswer: Schema.optional(FinalAnswerFields),
+  ttlExpiration: Schema.optional(TTLExpirationResponse)
 })
 export const Escalated = Schema.TaggedStruct("Escalated", { ...base, escalation: EscalationEvent })
 export const RunFinished = Schema.TaggedStruct("RunFinished", {

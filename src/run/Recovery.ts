@@ -1,9 +1,9 @@
 import type { Usage } from "../domain/Budget.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleMode.js"
-import type { ResumePoint } from "../kernel/Orchestrator.js"
+import type { Outcome, ResumePoint } from "../kernel/Orchestrator.js"
 import type { RunState } from "../kernel/RunContext.js"
-import { attemptPlan, type AttemptRecord, foldEvents } from "./RunRecord.js"
+import { attemptPlan, type AttemptRecord, emptyAttempt, foldEvents, type RunRecord } from "./RunRecord.js"
 
 /** How far a run got before its process died, read from its persisted events. */
 export interface Progress {
@@ -20,6 +20,10 @@ export interface Progress {
   } | undefined
   /** The pass the next attempt starts at. */
   readonly nextPass: number
+  /** The plan of the last finished simple iteration (the next record's change summary compares with it). */
+  readonly previousPlan?: string | undefined
+  /** The last simple iteration, when it had finished and nothing had started since: what the run goes on from. */
+  readonly lastIteration?: Outcome | undefined
 }
 
 /**
@@ -73,6 +77,28 @@ export const progressOf = (events: ReadonlyArray<RunEvent>, mode: string): Progr
       resume: resumePoint(a),
       singlePass: mode !== "FULL" && !r.escalation
     },
+    nextPass: r.lastPassNumber + 1,
+    previousPlan: r.lastIteration?.attempt &&
+      attemptPlan(r.lastIteration.attempt).steps.map((s) => s.description).join("; "),
+    lastIteration: !a && !r.escalation && r.lastIteration ? iterationOutcome(r, r.lastIteration) : undefined
+  }
+}
+
+/** A finished iteration's outcome, from its SimpleIterationFinished event and its attempt. */
+const iterationOutcome = (r: RunRecord, last: NonNullable<RunRecord["lastIteration"]>): Outcome => {
+  const e = last.event
+  return {
+    stop: {
+      // stored before this field existed: the record's test status tells converged from not
+      reason: e.terminationReason ?? (e.record.testStatus === "passed" ? "converged" : "stalled"),
+      ...(e.error ? { error: e.error } : {})
+    },
+    finalAnswer: e.finalAnswer,
+    ttlExpiration: e.ttlExpiration,
+    state: kernelState(last.attempt ?? noAttempt(r)),
     nextPass: r.lastPassNumber + 1
   }
 }
+
+/** A finished iteration whose attempt left no events (not from a run of this version): nothing planned. */
+const noAttempt = (r: RunRecord): AttemptRecord => emptyAttempt(r.lastPassNumber, r.started?.task ?? "")

@@ -157,10 +157,26 @@ const execute = (
           firstFree,
           (firstPass) => attempt(firstPass, { singlePass: true }),
           guard.usage.pipe(Effect.map((u) => u.costUsd)),
-          (record) => events.emit({ _tag: "SimpleIterationFinished", record }).pipe(Effect.asVoid),
-          { records: progress?.simpleRecords ?? [], inProgress: progress?.attempt?.singlePass ? inProgress : undefined }
+          (record, outcome) =>
+            events.emit({
+              _tag: "SimpleIterationFinished",
+              record,
+              terminationReason: outcome.stop.reason,
+              ...(outcome.stop.error ? { error: outcome.stop.error } : {}),
+              ...(outcome.finalAnswer ? { finalAnswer: outcome.finalAnswer } : {}),
+              ...(outcome.ttlExpiration ? { ttlExpiration: outcome.ttlExpiration } : {})
+            }).pipe(Effect.asVoid),
+          {
+            records: progress?.simpleRecords ?? [],
+            inProgress: progress?.attempt?.singlePass ? inProgress : undefined,
+            previousPlan: progress?.previousPlan,
+            done: progress?.lastIteration !== undefined &&
+              (progress.lastIteration.stop.reason === "converged" ||
+                progress.lastIteration.stop.reason === "budget_exhausted")
+          }
         )
-        const last = iterations.at(-1)?.outcome ??
+        // after a restart that found the last iteration finished, that iteration is the last one
+        const last = iterations.at(-1)?.outcome ?? progress?.lastIteration ??
           {
             stop: { reason: "failed" as const, error: "no iteration left to run" },
             state: initialState(input.task, nextPass),

@@ -84,6 +84,10 @@ export interface RunRecord {
   readonly simpleRecords: Array<SimpleIterationRecord>
   escalation?: EscalationEvent | undefined
   attempt?: AttemptRecord | undefined
+  /** The last finished simple-mode iteration: its attempt and its answer. */
+  lastIteration?:
+    | { readonly attempt?: AttemptRecord | undefined; readonly event: Event<"SimpleIterationFinished"> }
+    | undefined
   /** The highest pass number seen: the next attempt starts after it. */
   lastPassNumber: number
   /** The trace of the run: one ReasoningStep per tool call and per step execution. */
@@ -110,7 +114,7 @@ export const emptyRecord = (): RunRecord => ({
   stepsFinished: 0
 })
 
-const newAttempt = (firstPass: number, goal: string): AttemptRecord => ({
+export const emptyAttempt = (firstPass: number, goal: string): AttemptRecord => ({
   firstPass,
   plan: { goal, steps: [] },
   started: new Set(),
@@ -178,7 +182,7 @@ const applyToPass = (r: RunRecord, e: RunEvent) => {
   switch (e._tag) {
     case "PassStarted": {
       // a PLAN pass (no plan yet) opens an attempt; each later pass continues it
-      if (!e.plan || !a) r.attempt = newAttempt(e.passNumber, r.started?.task ?? "")
+      if (!e.plan || !a) r.attempt = emptyAttempt(e.passNumber, r.started?.task ?? "")
       const at = r.attempt!
       at.lastStarted = at.passNumber = e.passNumber
       at.passTools = {}
@@ -369,6 +373,7 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       break
     case "SimpleIterationFinished":
       r.simpleRecords.push(e.record)
+      r.lastIteration = { attempt: r.attempt, event: e }
       r.attempt = undefined
       break
     case "Escalated":

@@ -90,23 +90,27 @@ export const iterate = (
   firstPass: number,
   attempt: (firstPass: number) => Effect.Effect<Outcome>,
   cost: Effect.Effect<number>,
-  onRecord: (r: SimpleIterationRecord) => Effect.Effect<void>,
+  onRecord: (r: SimpleIterationRecord, outcome: Outcome) => Effect.Effect<void>,
   prior: {
     readonly records: ReadonlyArray<SimpleIterationRecord>
     readonly inProgress?: Effect.Effect<Outcome> | undefined
+    /** The plan of the last finished iteration, as its record's change summary describes the next one against it. */
+    readonly previousPlan?: string | undefined
+    /** The last finished iteration ended the iterations (it passed, or the budget ran out). */
+    readonly done?: boolean | undefined
   } = { records: [] }
 ) =>
   Effect.gen(function*() {
     const iterations: Array<SimpleIteration> = []
     const records = [...prior.records]
     let pass = firstPass
-    let previous: string | undefined
-    for (let i = records.length + 1; i <= n; i++) {
+    let previous = prior.previousPlan
+    for (let i = records.length + 1; i <= n && !prior.done; i++) {
       const t0 = yield* Clock.currentTimeMillis
       const c0 = yield* cost
       const outcome = yield* (i === prior.records.length + 1 && prior.inProgress ? prior.inProgress : attempt(pass))
       const record = iterationRecord(i, outcome, previous, (yield* Clock.currentTimeMillis) - t0, (yield* cost) - c0)
-      yield* onRecord(record)
+      yield* onRecord(record, outcome)
       iterations.push({ outcome, record })
       records.push(record)
       previous = outcome.state.plan.steps.map((s) => s.description).join("; ")

@@ -1,0 +1,243 @@
+import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as Aeon from "../../src/Aeon.js"
+import type { RunEvent } from "../../src/domain/RunEvent.js"
+import { EventSink } from "../../src/kernel/RunEvents.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import * as Scripted from "../../src/llm/Scripted.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import { prepare, prepareResume } from "../../src/run/Run.js"
+import { RunStore } from "../../src/store/RunStore.js"
+import { backend, storeLayer } from "../support/database.js"
+
+const RUNS = Number(process.env.AEON_RESUME_RUNS ?? 500)
+const task = "Compute 2 + 3, store the sum, read it back and explain it"
+
+// What a model may answer, per prompt (answers written apart from the engine: plausible, sometimes useless)
+const answers: Record<string, ReadonlyArray<Scripted.ScriptResponse>> = {
+  [PromptId.TASKPROFILE_INFERENCE_USER]: [1, 2, 3].map((reasoningDepth) => ({
+    output: {
+      reasoningDepth,
+      informationSufficiency: 0.8,
+      expectedToolUsage: "minimal",
+      outputBreadth: "narrow",
+      confidenceRequirement: "low",
+      rawInference: "p"
+    }
+  })),
+  [PromptId.PLAN_GENERATION_USER]: [
+    {
+      output: {
+        goal: "Compute, store, read back and explain the sum",
+        steps: [
+          {
+            stepId: "s1",
+            description: "Compute 2 + 3 with the calculator",
+            tool: "calculator",
+            toolInput: { expression: "2 + 3" }
+          },
+          {
+            stepId: "s2",
+            description: "Store the sum 5 in memory under sum",
+            tool: "memory.write",
+            toolInput: { key: "sum", value: 5 },
+            dependencies: ["s1"]
+          },
+          {
+            stepId: "s3",
+            description: "Read the sum back from memory",
+            tool: "memory.read",
+            toolInput: { key: "sum" },
+            dependencies: ["s2"]
+          },
+          { stepId: "s4", description: "Explain the sum", dependencies: ["s3"] }
+        ]
+      }
+    },
+    {
+      output: {
+        goal: "Compute and explain the sum",
+        steps: [
+          {
+            stepId: "s1",
+            description: "Compute 2 + 3 with the calculator",
+            tool: "calculator",
+            toolInput: { expression: "2 + 3" }
+          },
+          { stepId: "s2", description: "Explain the sum", dependencies: ["s1"] }
+        ]
+      }
+    },
+    { raw: "{not json" }
+  ],
+  [PromptId.REASONING_STEP_USER]: [
+    { output: { stepOutput: "2 + 3 = 5", clarityState: "CLEAR", handoffToNext: "5" } },
+    { output: { stepOutput: "the sum is 5", clarityState: "PARTIALLY_CLEAR", handoffToNext: "5" } },
+    { output: { stepOutput: "", clarityState: "BLOCKED", handoffToNext: "" } }
+  ],
+  [PromptId.VALIDATION_SEMANTIC_USER]: [
+    { output: { issues: [] } },
+    { output: { issues: [{ type: "specificity", severity: "MEDIUM", description: "vague", stepId: "s2" }] } }
+  ],
+  [PromptId.CONVERGENCE_ASSESSMENT_USER]: [true, false, false].map((converged) => ({
+    output: {
+      converged,
+      completenessScore: converged ? 1 : 0.4,
+      coherenceScore: 1,
+      consistencyAlignment: {},
+      reasoning: "r",
+      confidence: 0.7,
+      reasonCodes: [converged ? "complete" : "incomplete"]
+    }
+  })),
+  [PromptId.RECURSIVE_REFINEMENT_USER]: [
+    { output: { actions: [] } },
+    {
+      output: {
+        actions: [{
+          actionType: "MODIFY",
+          targetStepId: "s2",
+          newStep: { stepId: "s2", description: "Explain why 2 + 3 is 5" },
+          justification: "clearer"
+        }]
+      }
+    },
+    {
+      output: {
+        actions: [{
+          actionType: "ADD",
+          newStep: {
+            stepId: "x1",
+            description: "Check the sum with the calculator",
+            tool: "calculator",
+            toolInput: { expression: "5 - 3" }
+          },
+          justification: "check"
+        }]
+      }
+    }
+  ],
+  [PromptId.ANSWER_SYNTHESIS_USER]: [
+    { output: { answerText: "2 + 3 = 5", confidence: 0.9, usedStepIds: ["s1"] } },
+    { output: { answerText: "The sum is 5.", confidence: 0.6, usedStepIds: [] } }
+  ]
+}
+
+/** FNV-1a: a stable pick among the answers for one prompt. */
+const hash = (text: string) => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return h
+}
+
+/**
+ * A deterministic model: its answer is a function of the prompt alone (and of the case's seed), never of how many
+ * calls came before — so a process that resumes a run and asks again gets what the dead one got. The run's id,
+ * which the prompts carry, is left out: the uncrashed and the crashed run are two runs of one task.
+ */
+const model = (seed: number, runIds: ReadonlyArray<string>) => {
+  const script: Record<string, Array<(r: { input: unknown }) => Scripted.ScriptResponse>> = {}
+  for (const [prompt, options] of Object.entries(answers)) {
+    script[prompt] = [(r) => {
+      let text = JSON.stringify(r.input)
+      for (const id of runIds) text = text.replaceAll(id, "run")
+      return options[hash(`${seed}:${prompt}:${text}`) % options.length]!
+    }]
+  }
+  return Scripted.make(script as Scripted.Script)
+}
+
+const outcome = (
+  r: { status: string; terminationReason?: string | undefined; finalAnswer?: { answerText: string } | undefined }
+) => ({
+  status: r.status,
+  terminationReason: r.terminationReason,
+  answer: r.finalAnswer?.answerText
+})
+
+const db = storeLayer()
+const shared = ManagedRuntime.make(db)
+
+/** A process's runtime over the shared store; `crashAfter` makes it die once that event is stored. */
+const processRuntime = async (seed: number, runIds: ReadonlyArray<string>, crashAfter?: number) => {
+  const store = await shared.runPromise(RunStore)
+  let crashed = false
+  const sink = {
+    append: (events: ReadonlyArray<RunEvent>) => {
+      if (crashed) return Effect.never
+      const cut = crashAfter === undefined ? -1 : events.findIndex((e) => e.seq >= crashAfter)
+      const stored = cut < 0 ? events : events.slice(0, cut + 1)
+      return store.append(stored).pipe(
+        Effect.orDie,
+        Effect.zipRight(cut < 0 ? Effect.void : Effect.sync(() => (crashed = true)).pipe(Effect.zipRight(Effect.never)))
+      )
+    }
+  }
+  const layer = Layer.mergeAll(
+    Aeon.layerWithTools(),
+    Layer.succeed(LanguageModel, model(seed, runIds).service),
+    Layer.succeed(RunStore, store),
+    Layer.succeed(EventSink, sink)
+  )
+  return { rt: ManagedRuntime.make(layer), isCrashed: () => crashed }
+}
+
+describe(`a run killed at any event and resumed ends as it would have (${backend})`, () => {
+  it(
+    `${RUNS} drawn runs and kill points: status, termination reason and final answer equal the uncrashed run's`,
+    async () => {
+      let n = 0
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: 1_000_000 }),
+          fc.constantFrom("FULL", "AUTO"),
+          fc.integer({ min: 1, max: 4 }),
+          fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+          async (seed, mode, ttl, killAt) => {
+            const id = `${++n}-${seed}`
+            const [uncrashedId, crashedId] = [`u-${id}`, `c-${id}`]
+            const input = (runId: string) => ({
+              runId,
+              task,
+              mode,
+              simpleIterations: 2,
+              budget: { ttl, deadlineMs: 600_000 }
+            })
+            const reference = await processRuntime(seed, [uncrashedId, crashedId])
+            const uncrashed = await reference.rt.runPromise(
+              prepare(input(uncrashedId)).pipe(Effect.flatMap((p) => Effect.zip(p.execute, p.events.log)))
+            )
+            await reference.rt.dispose()
+            const [expected, log] = uncrashed
+            // the kill point: after event k is stored, k before the last (RunFinished)
+            const k = 1 + Math.floor(killAt * (log.length - 1))
+
+            const dying = await processRuntime(seed, [uncrashedId, crashedId], k)
+            const fiber = await dying.rt.runPromise(
+              prepare(input(crashedId)).pipe(Effect.flatMap((p) => Effect.forkDaemon(p.execute)))
+            )
+            for (let i = 0; i < 1_000 && !dying.isCrashed(); i++) await new Promise((r) => setTimeout(r, 1))
+            expect(dying.isCrashed()).toBe(true)
+            await dying.rt.runPromise(Fiber.interrupt(fiber).pipe(Effect.timeout("50 millis"), Effect.ignore))
+            await dying.rt.dispose()
+
+            const next = await processRuntime(seed, [uncrashedId, crashedId])
+            const resumed = await next.rt.runPromise(prepareResume(crashedId).pipe(Effect.flatMap((p) => p.execute)))
+            const events = await next.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(crashedId)))
+            await next.rt.dispose()
+            const where = `seed ${seed}, ${mode}, ttl ${ttl}, killed after event ${k} (${
+              log[k - 1]?._tag
+            }) of ${log.length}`
+            expect(outcome(resumed), where).toEqual(outcome(expected))
+            expect(events.map((e) => e.seq), where).toEqual(events.map((_, i) => i + 1))
+            expect(events.filter((e) => e._tag === "RunFinished"), where).toHaveLength(1)
+          }
+        ),
+        { numRuns: RUNS }
+      )
+      await shared.dispose()
+    },
+    900_000
+  )
+})
