@@ -128,7 +128,7 @@ export const make: Service = {
           advisories.push(`profile inference failed (${e._tag}: ${e.message}); using text signals`)
           return Effect.succeed(fallbackProfile(signals))
         })
-      ) as Effect.Effect<TaskProfileDimensions, BudgetExhaustedError>
+      )
       const heuristics = ["model_inference", "text_signals"]
       // the text signals can only lower sufficiency: vague wording is not made clear by a confident model
       let dims: TaskProfileDimensions = {
@@ -158,10 +158,7 @@ export const make: Service = {
       }).pipe(
         Effect.map((r) => r.output),
         Effect.catchIf(isModelFailure, (e) => Effect.succeed({ error: `${e._tag}: ${e.message}` } as const))
-      ) as Effect.Effect<
-        { error: string } | (TaskProfileDimensions & { adjustmentReason: string }),
-        BudgetExhaustedError
-      >
+      )
       if ("error" in revised) {
         return { ...current, advisories: [`profile revision failed (${revised.error}); profile kept`], changed: false }
       }

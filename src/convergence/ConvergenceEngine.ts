@@ -4,7 +4,7 @@ import type { ConvergenceAssessment, SemanticValidationReport, Severity } from "
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
-import { planView } from "../prompts/Views.js"
+import { promptPlan } from "../prompts/PromptViews.js"
 import { stem, words } from "../validation/DeterministicChecks.js"
 import { failedAnswerPredicates } from "./AnswerPredicates.js"
 import type { ConvergenceCriteria } from "./Criteria.js"
@@ -70,7 +70,7 @@ export const make: Service = {
       if (input.llm) {
         model = yield* input.llm.generate(Contracts.convergence, {
           request: input.request,
-          plan: planView(input.plan),
+          plan: promptPlan(input.plan),
           validationSummary: input.report.issues.length === 0
             ? "no issues"
             : input.report.issues.map((i) => `${i.severity} ${i.type} ${i.location?.stepId ?? ""}: ${i.description}`)
@@ -90,7 +90,7 @@ export const make: Service = {
             notes.push(`model assessment unavailable (${e._tag}); deterministic scores only`)
             return Effect.succeed(undefined)
           })
-        ) as Effect.Effect<typeof model, BudgetExhaustedError>
+        )
       }
       // the stricter of the two judgements wins: a model cannot talk a failing run into converging
       const completenessScore = Math.min(det.completenessScore, model?.completenessScore ?? 1)

@@ -122,8 +122,6 @@ export const Plan = Schema.Struct({
 }).pipe(Schema.filter((p) => planRuleViolation(p) ?? true))
 export type Plan = typeof Plan.Type
 
-export const decodePlan = Schema.decodeUnknownEither(Plan)
-
 /** Allowed status transitions of a step (data model, "State Transitions"). */
 export const transitionStep = (
   step: PlanStep,

@@ -5,7 +5,7 @@ import { Phase, RefinementAction } from "./Execution.js"
 import { Plan, StepStatus } from "./Plan.js"
 import { AdaptiveDepthConfiguration, TaskProfile } from "./Profile.js"
 import { FinalAnswerFields, TerminationReason, TTLExpirationResponse } from "./Result.js"
-import { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "./SimpleMode.js"
+import { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "./SimpleIteration.js"
 
 const base = { runId: Schema.String, seq: Schema.Int, at: Schema.Number }
 

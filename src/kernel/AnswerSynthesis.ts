@@ -20,7 +20,6 @@ export interface SynthesisInput {
   readonly ttlRemaining: number
   /** Absent when no model call may be made (deadline passed, budget spent). */
   readonly llm?: Llm | undefined
-  readonly whyNoModel?: string | undefined
   /** What the run's criteria require of the answer text (shown to the model). */
   readonly answerRequirements?: string | undefined
 }
@@ -41,7 +40,7 @@ export const extractive = (input: SynthesisInput, why: string): FinalAnswer => {
 
 /** Phase E: the final answer from the executed steps; labeled when the run did not converge. */
 export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, BudgetExhaustedError> => {
-  if (!input.llm) return Effect.succeed(extractive(input, input.whyNoModel ?? "no model call allowed"))
+  if (!input.llm) return Effect.succeed(extractive(input, "no model call allowed"))
   const steps = liveSteps(input.plan.steps)
   const stepIds = input.plan.steps.map((s) => s.stepId)
   // the final execution state as the design documents' PhaseEInput, checked before it reaches the prompt
@@ -91,7 +90,7 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Bu
     }),
     Effect.catchIf(isModelFailure, (e) => Effect.succeed(extractive(input, `answer synthesis failed: ${e._tag}`))),
     Effect.withSpan("AnswerSynthesis.synthesize", { captureStackTrace: false })
-  ) as Effect.Effect<FinalAnswer, BudgetExhaustedError>
+  )
 }
 
 /** The answer predicates of the criteria in words, for the synthesis prompt; undefined when there are none. */

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import type { Llm } from "../llm/Llm.js"
-import { ModelDecodeError } from "../llm/LlmError.js"
+import { ModelDecodeError } from "../llm/ModelErrors.js"
 import { PromptId } from "../prompts/PromptId.js"
 import type { Service as Supervisor } from "../supervisor/Supervisor.js"
 import type { BudgetGuard } from "./BudgetGuard.js"

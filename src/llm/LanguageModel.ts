@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
-import { ModelDecodeError, type ModelError } from "./LlmError.js"
+import { ModelDecodeError, type ModelError } from "./ModelErrors.js"
 import { costOf, type ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
 

@@ -2,7 +2,7 @@ import type { Effect } from "effect"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
 import type { PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import type { Generated } from "./LanguageModel.js"
-import type { ModelError } from "./LlmError.js"
+import type { ModelError } from "./ModelErrors.js"
 
 export type LlmError = ModelError | PromptInputError | BudgetExhaustedError
 

@@ -1,7 +1,7 @@
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import OpenAI from "openai"
 import * as LanguageModel from "./LanguageModel.js"
-import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./LlmError.js"
+import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { loadPriceTable, priceOf } from "./Pricing.js"
 
 export interface OpenAiOptions {

@@ -2,7 +2,7 @@ import { Config, Effect, Layer, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { ALL_PROMPT_IDS, type PromptId } from "../prompts/PromptId.js"
 import * as LanguageModel from "./LanguageModel.js"
-import { ModelHttpError, ModelUnavailableError } from "./LlmError.js"
+import { ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
 import { FREE } from "./Pricing.js"
 
 /** One scripted answer: a JSON output, raw text (may be malformed), or an HTTP error; optionally delayed. */

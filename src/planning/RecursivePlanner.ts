@@ -5,8 +5,8 @@ import { RefinementAction } from "../domain/Execution.js"
 import { isExecuted, type Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
+import { promptPlan } from "../prompts/PromptViews.js"
 import type { RefinementOutput } from "../prompts/Schemas.js"
-import { planView } from "../prompts/Views.js"
 import { checkPlan, type ToolInfo } from "../validation/DeterministicChecks.js"
 import { toStep } from "./PlanBuilder.js"
 import { applyAction, DepthExceeded, findStep } from "./PlanEdits.js"
@@ -53,7 +53,6 @@ export interface RefineOutcome {
   readonly followUpQuestions: ReadonlyArray<string>
   readonly ledger: RefinementLedger
   /** No refinement is possible any more (global limit reached). */
-  readonly limitReached: boolean
 }
 
 export interface Service {
@@ -80,20 +79,19 @@ const refine = (input: RefineInput) =>
     const advisories: Array<string> = []
     const manual: Array<{ stepId: string; reason: string }> = []
     const questions = followUpQuestions(input.plan, input.report)
-    const unchanged = (limitReached: boolean): RefineOutcome => ({
+    const unchanged = (): RefineOutcome => ({
       plan: input.plan,
       applied: [],
       advisories,
       manualInterventions: manual,
       followUpQuestions: questions,
-      ledger: input.ledger,
-      limitReached
+      ledger: input.ledger
     })
     if (input.ledger.total >= REFINEMENT_LIMITS.total) {
       advisories.push(
         `global refinement limit (${REFINEMENT_LIMITS.total}) reached: proceeding with the best available plan (FR-066)`
       )
-      return unchanged(true)
+      return unchanged()
     }
     const frozen = input.plan.steps.filter(isExecuted).map((s) => s.stepId)
     const limited = Object.entries(input.ledger.perFragment).filter(([, n]) => n >= REFINEMENT_LIMITS.perFragment).map((
@@ -101,7 +99,7 @@ const refine = (input: RefineInput) =>
     ) => id)
     const answer = yield* input.llm.generate(Contracts.refinement, {
       request: input.request,
-      plan: planView(input.plan),
+      plan: promptPlan(input.plan),
       issues: input.report.issues.map((i) =>
         `${i.severity} ${i.type}${i.location?.stepId ? ` at ${i.location.stepId}` : ""}: ${i.description}`
       ),
@@ -114,8 +112,8 @@ const refine = (input: RefineInput) =>
         advisories.push(`refinement failed (${e._tag}: ${e.message}); continuing with the current plan (FR-067)`)
         return Effect.succeed(undefined)
       })
-    ) as Effect.Effect<RefinementOutput | undefined, BudgetExhaustedError>
-    if (!answer) return unchanged(false)
+    )
+    if (!answer) return unchanged()
     questions.push(...(answer.followUpQuestions ?? []))
 
     let plan = input.plan
@@ -149,16 +147,13 @@ const refine = (input: RefineInput) =>
         if (found) {
           const sub = yield* input.llm.generate(Contracts.subplan, {
             request: input.request,
-            parentStep: planView({ goal: plan.goal, steps: [found.step] }).steps[0]!,
+            parentStep: promptPlan({ goal: plan.goal, steps: [found.step] }).steps[0]!,
             depthLevel: found.depth + 1,
             tools: input.tools.map((t) => t.name)
           }).pipe(
             Effect.map((r) => r.output),
             Effect.catchIf(isModelFailure, () => Effect.succeed(undefined))
-          ) as Effect.Effect<
-            { substeps: RefinementOutput["actions"][number]["substeps"] } | undefined,
-            BudgetExhaustedError
-          >
+          )
           substeps = sub?.substeps
         }
       }
@@ -225,8 +220,7 @@ const refine = (input: RefineInput) =>
       advisories,
       manualInterventions: manual,
       followUpQuestions: [...new Set(questions)],
-      ledger,
-      limitReached: ledger.total >= REFINEMENT_LIMITS.total
+      ledger
     } satisfies RefineOutcome
   }).pipe(Effect.withSpan("RecursivePlanner.refine", { captureStackTrace: false }))
 

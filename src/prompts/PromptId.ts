@@ -26,4 +26,3 @@ export const PromptId = {
 } as const
 export type PromptId = (typeof PromptId)[keyof typeof PromptId]
 export const ALL_PROMPT_IDS: ReadonlyArray<PromptId> = Object.values(PromptId)
-export const isUserPrompt = (id: PromptId) => id.endsWith("_user")

@@ -1,6 +1,6 @@
 import type { Usage } from "../domain/Budget.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import type { SimpleIterationRecord } from "../domain/SimpleMode.js"
+import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import type { Outcome, ResumePoint } from "../kernel/Orchestrator.js"
 import type { RunState } from "../kernel/RunContext.js"
 import { attemptPlan, type AttemptRecord, emptyAttempt, foldEvents, type RunRecord } from "./RunRecord.js"

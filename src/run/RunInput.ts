@@ -3,7 +3,7 @@ import { compileSchema } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
 import { Budget } from "../domain/Budget.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
-import { RunMode } from "../domain/SimpleMode.js"
+import { RunMode } from "../domain/SimpleIteration.js"
 
 export const MAX_TASK_LENGTH = 20_000
 

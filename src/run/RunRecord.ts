@@ -6,7 +6,7 @@ import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.
 import type { ReasoningStep } from "../domain/Records.js"
 import type { PassResult } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import type { EscalationEvent, SimpleIterationRecord } from "../domain/SimpleMode.js"
+import type { EscalationEvent, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { countRefinements, emptyLedger, type RefinementLedger } from "../planning/RecursivePlanner.js"
 
 type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>

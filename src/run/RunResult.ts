@@ -3,7 +3,7 @@ import type { ExecutionHistory } from "../domain/Execution.js"
 import type { Plan } from "../domain/Plan.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import type { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "../domain/SimpleMode.js"
+import type { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { historyOf } from "../kernel/History.js"
 import { foldEvents, type RunRecord } from "./RunRecord.js"
 

@@ -9,9 +9,9 @@ import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
+import * as V from "./GraphQLViews.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
-import * as V from "./Views.js"
 
 export interface ServerInfo {
   readonly version: string

@@ -1,5 +1,5 @@
 import { Clock, Effect } from "effect"
-import type { FailureSummary, SimpleIterationRecord } from "../domain/SimpleMode.js"
+import type { FailureSummary, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import type { Outcome } from "../kernel/Orchestrator.js"
 
 /** The same error counted once: numbers, ids and step ids normalised away. */

@@ -3,7 +3,7 @@ import { jsonrepair } from "jsonrepair"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
 import { decodeAnswer } from "../llm/LanguageModel.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
-import { ModelDecodeError } from "../llm/LlmError.js"
+import { ModelDecodeError } from "../llm/ModelErrors.js"
 import { Contracts, type PromptContract } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
 import type { Tool } from "../tools/ToolRegistry.js"
@@ -156,10 +156,7 @@ export const make: Service = {
         (e) => Effect.succeed({ replacement: undefined, justification: `missing-tool repair failed (${e._tag})` })
       ),
       Effect.withSpan("Supervisor.replaceMissingTool", { captureStackTrace: false })
-    ) as Effect.Effect<
-      { readonly replacement: string | undefined; readonly justification: string },
-      BudgetExhaustedError
-    >
+    )
 }
 
 export const layer = Layer.succeed(Supervisor, make)

@@ -4,7 +4,7 @@ import { makeReport, type SemanticValidationReport, SEVERITY_RANK, type Validati
 import type { Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
-import { planView } from "../prompts/Views.js"
+import { promptPlan } from "../prompts/PromptViews.js"
 import type { Tool } from "../tools/ToolRegistry.js"
 import { checkPlan, type PlanLike, stem, type ToolInfo, words } from "./DeterministicChecks.js"
 
@@ -74,7 +74,7 @@ const modelIssues = (
   return context.llm.generate(Contracts.validation, {
     request: context.request,
     artifactType,
-    plan: planView(plan),
+    plan: promptPlan(plan),
     tools: context.tools.map((t) => t.name),
     finalAnswer,
     knownIssues: known.map((k) => `${k.type} ${k.location?.stepId ?? ""}: ${k.description}`)
@@ -99,10 +99,7 @@ const modelIssues = (
           advisories: [`model validation unavailable (${e._tag}: ${e.message}); deterministic checks only`]
         })
     )
-  ) as Effect.Effect<
-    { issues: Array<Omit<ValidationIssue, "issueId">>; advisories: Array<string> },
-    BudgetExhaustedError
-  >
+  )
 }
 
 /** Cross-phase checks that need no model. */

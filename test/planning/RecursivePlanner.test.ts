@@ -153,7 +153,6 @@ describe("RecursivePlanner", () => {
       const second = yield* refine(first.plan, llm, first.ledger)
       expect(second.applied).toHaveLength(4)
       expect(second.ledger.total).toBe(10)
-      expect(second.limitReached).toBe(true)
       const third = yield* refine(second.plan, llm, second.ledger)
       expect(third.applied).toHaveLength(0)
       expect(third.advisories[0]).toContain("global refinement limit (10) reached")

@@ -2,7 +2,7 @@ import type { PlanStep } from "../domain/Plan.js"
 import type { PlanView } from "./Schemas.js"
 
 /** The plan as prompts show it: no empty context fields, outputs only once produced. */
-export const planView = (
+export const promptPlan = (
   plan: {
     readonly goal: string
     readonly steps: ReadonlyArray<
