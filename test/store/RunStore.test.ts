@@ -100,6 +100,33 @@ describe(`RunStore on ${backend}`, () => {
       expect((yield* store.listRuns({ status: "FAILED" })).runs).toHaveLength(0)
     }).pipe(Effect.provide(withStore())))
 
+  it.effect("cursor pagination is exact: runs created within one millisecond are neither skipped nor repeated", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const ids: Array<string> = []
+      // a burst: many rows share their creation millisecond, so the id must break the tie in the cursor
+      for (let i = 0; i < 120; i++) {
+        const id = `burst-${String(i).padStart(3, "0")}-${Math.random().toString(36).slice(2, 6)}`
+        ids.push(id)
+        yield* store.createRun({ id, userId: "burst", task, mode: "FULL", input: { task }, status: "QUEUED" })
+      }
+      const created = yield* store.listRuns({ userId: "burst", first: 100 })
+      const sameMillisecond = created.runs.filter((r, i, all) => all.some((o, j) => j !== i && +o.createdAt === +r.createdAt))
+      expect(sameMillisecond.length).toBeGreaterThan(1) // the case the cursor must handle did happen
+      for (const first of [1, 7]) {
+        const seen: Array<string> = []
+        let after: string | undefined
+        for (let page = 0; page < 200; page++) {
+          const p = yield* store.listRuns({ userId: "burst", first, after })
+          seen.push(...p.runs.map((r) => r.id))
+          if (!p.hasNextPage) break
+          after = p.endCursor!
+        }
+        expect(seen.length).toBe(ids.length)
+        expect(new Set(seen).size).toBe(ids.length)
+      }
+    }).pipe(Effect.provide(withStore())))
+
   it.effect("at most one running session per user, earlier sessions kept", () =>
     Effect.gen(function*() {
       const store = yield* RunStore
