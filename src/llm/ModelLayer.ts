@@ -1,20 +1,37 @@
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, Data, Effect, Layer, Option } from "effect"
 import * as LanguageModel from "./LanguageModel.js"
 import * as Offline from "./Offline.js"
 import * as Scripted from "./Scripted.js"
 
+const providers = ["openai", "offline", "scripted"] as const
+
+/** AEON_MODEL_PROVIDER set to something else: one line that names the variable and the choices. */
+export class ModelConfigError extends Data.TaggedError("ModelConfigError")<{ readonly message: string }> {}
+
 export const providerConfig = Config.option(
-  Config.literal("openai", "offline", "scripted")("AEON_MODEL_PROVIDER").pipe(
+  Config.string("AEON_MODEL_PROVIDER").pipe(
     Config.withDescription("openai | offline | scripted; default openai when a key or base URL is set, else offline")
   )
-)
+).pipe(Effect.flatMap(Option.match({
+  onNone: () => Effect.succeed(Option.none<(typeof providers)[number]>()),
+  onSome: (p) =>
+    (providers as ReadonlyArray<string>).includes(p)
+      ? Effect.succeed(Option.some(p as (typeof providers)[number]))
+      : Effect.fail(
+        new ModelConfigError({ message: `AEON_MODEL_PROVIDER must be one of ${providers.join(", ")} (got ${p})` })
+      )
+})))
 
 /** Chooses the model from the environment: AEON_MODEL_PROVIDER, else openai when configured, else offline. */
 export const layerConfig = Layer.unwrapEffect(
   Effect.gen(function*() {
     const chosen = yield* providerConfig
-    const key = yield* Config.option(Config.string("AEON_LLM_API_KEY"))
-    const url = yield* Config.option(Config.string("AEON_LLM_BASE_URL"))
+    const key = yield* Config.option(
+      Config.string("AEON_LLM_API_KEY").pipe(Config.orElse(() => Config.string("OPENAI_API_KEY")))
+    )
+    const url = yield* Config.option(
+      Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("OPENAI_BASE_URL")))
+    )
     const provider = Option.getOrElse(chosen, () => (Option.isSome(key) || Option.isSome(url) ? "openai" : "offline"))
     // the openai client is loaded only for that provider
     if (provider === "openai") return (yield* Effect.promise(() => import("./OpenAi.js"))).layerConfig

@@ -124,11 +124,18 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
 }
 
 export const config = Config.all({
+  // the AEON_ names first, then the names every OpenAI-compatible tool reads
   apiKey: Config.option(
-    Config.redacted("AEON_LLM_API_KEY").pipe(Config.withDescription("API key of the OpenAI-compatible endpoint"))
+    Config.redacted("AEON_LLM_API_KEY").pipe(
+      Config.orElse(() => Config.redacted("OPENAI_API_KEY")),
+      Config.withDescription("API key of the OpenAI-compatible endpoint (or OPENAI_API_KEY)")
+    )
   ),
   baseURL: Config.option(
-    Config.string("AEON_LLM_BASE_URL").pipe(Config.withDescription("Base URL of an OpenAI-compatible endpoint (…/v1)"))
+    Config.string("AEON_LLM_BASE_URL").pipe(
+      Config.orElse(() => Config.string("OPENAI_BASE_URL")),
+      Config.withDescription("Base URL of an OpenAI-compatible endpoint, …/v1 (or OPENAI_BASE_URL)")
+    )
   ),
   model: Config.string("AEON_MODEL").pipe(
     Config.withDescription("Model name sent to the provider"),

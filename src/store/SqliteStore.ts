@@ -1,19 +1,35 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
-import { mkdirSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, mkdirSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
 import * as DataDirLock from "./DataDirLock.js"
 import * as SqliteClient from "./SqliteClient.js"
 
 /** The embedded database's file inside a data directory. */
 export const databaseFile = (dataDir: string) => join(dataDir, "aeon.db")
 
+/**
+ * Creates the data directory and its missing parents one level at a time. (Node 20's recursive mkdirSync spins
+ * forever, ignoring signals, under a parent it may not create in, such as /proc.)
+ */
 const ensureDir = (dataDir: string) =>
   Effect.try({
-    try: () => mkdirSync(dataDir, { recursive: true }),
+    try: () => {
+      const missing: Array<string> = []
+      for (let dir = resolve(dataDir); !existsSync(dir); dir = dirname(dir)) {
+        missing.unshift(dir)
+        if (dirname(dir) === dir) break
+      }
+      for (const dir of missing) mkdirSync(dir)
+    },
     catch: (cause) =>
-      new SqlError({ cause, message: `cannot create the data directory ${dataDir}: ${(cause as Error).message}` })
+      new SqlError({
+        cause,
+        message: `cannot create the data directory ${dataDir} (AEON_DATA_DIR): ${
+          (cause as NodeJS.ErrnoException).code ?? (cause as Error).message
+        }`
+      })
   })
 
 /**

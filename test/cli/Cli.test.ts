@@ -16,7 +16,17 @@ const env: Record<string, string> = {
   AEON_LLM_BASE_URL: ""
 }
 if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
-for (const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "NO_COLOR", "FORCE_COLOR"]) {
+for (
+  const k of [
+    "AEON_MODEL_PROVIDER",
+    "AEON_LLM_API_KEY",
+    "AEON_LLM_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "NO_COLOR",
+    "FORCE_COLOR"
+  ]
+) {
   delete env[k]
 }
 // CI machines set CI, which makes picocolors' default colour piped output: the binary must not.
@@ -217,6 +227,39 @@ describe(`the aeon binary (${backend})`, () => {
     const missing = await aeon("inspect", "no-such-run")
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("run no-such-run does not exist")
+  })
+
+  it("start-up failures end at once with one clear line and exit code 1", async () => {
+    const proc = await execWith(
+      { ...env, AEON_DATA_DIR: "/proc/aeon-test/data", AEON_DATABASE_URL: "" },
+      process.execPath,
+      [
+        "bin/aeon.mjs",
+        "runs"
+      ]
+    )
+    expect(proc.code).toBe(1)
+    expect(proc.stderr.trim()).toBe(
+      "aeon: cannot create the data directory /proc/aeon-test/data (AEON_DATA_DIR): ENOENT"
+    )
+    const bogus = await execWith({ ...env, AEON_MODEL_PROVIDER: "bogus" }, process.execPath, [
+      "bin/aeon.mjs",
+      "run",
+      task
+    ])
+    expect(bogus.code).toBe(1)
+    expect(bogus.stderr.trim()).toBe("aeon: AEON_MODEL_PROVIDER must be one of openai, offline, scripted (got bogus)")
+  })
+
+  it("OPENAI_BASE_URL and OPENAI_API_KEY choose the openai provider, as for every OpenAI-compatible tool", async () => {
+    const r = await execWith(
+      { ...env, OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "sk-test", AEON_MODEL: "local-model" },
+      process.execPath,
+      ["bin/aeon.mjs", "run", task, "--full", "--json"]
+    )
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain("ModelUnavailableError")
+    expect(r.stdout).toContain("openai:local-model")
   })
 
   it("refuses an embedded data directory another live process has open, and changes nothing in it", async () => {

@@ -80,67 +80,126 @@ describe(`the server process (${backend})`, () => {
     expect(await exited(second.child)).toBe(0)
   }, 180_000)
 
-  it("kill -9 after a memory.write step, restart: the run ends as it would have, memory intact, every run listed", async () => {
-    const db = freshDatabase()
-    await Effect.runPromise(db.setup)
-    const memoryScript = join(dir, "memory.json")
-    const verdict = { converged: true, completenessScore: 1, coherenceScore: 1, consistencyAlignment: {}, reasoning: "r", confidence: 1, reasonCodes: ["complete"] }
-    writeFileSync(memoryScript, JSON.stringify({
-      fallback: "offline",
-      plan_generation_user: [{
-        output: {
-          goal: "Seed the memory and read it back",
-          steps: [
-            { stepId: "s1", description: "Store the seed 7 in memory under the key seed", tool: "memory.write", toolInput: { key: "seed", value: 7 } },
-            { stepId: "s2", description: "Read the seed back from memory", tool: "memory.read", toolInput: { key: "seed" }, dependencies: ["s1"] }
-          ]
-        }
-      }],
-      reasoning_step_user: [{ delayMs: 600, output: { stepOutput: "the seed is 7", clarityState: "CLEAR", handoffToNext: "7" } }],
-      convergence_assessment_user: [{ output: verdict }],
-      answer_synthesis_user: [{ output: { answerText: "The seed is 7.", confidence: 0.9, usedStepIds: ["s2"] } }]
-    }))
-    const env: Record<string, string> = {
-      AEON_PORT: "0",
-      AEON_DATA_DIR: join(dir, "data-kill"),
-      AEON_MODEL_PROVIDER: "scripted",
-      AEON_SCRIPT: memoryScript
-    }
-    if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
-    const eventsOf = async (url: string, id: string) =>
-      (await gql(url, `query($id: ID!) { run(id: $id) { events { type ... on ToolInvokedEvent { tool output } } } }`, { id }))
-        .body.data.run.events as Array<{ type: string; tool?: string; output?: any }>
+  it(
+    "kill -9 after a memory.write step, restart: the run ends as it would have, memory intact, every run listed",
+    async () => {
+      const db = freshDatabase()
+      await Effect.runPromise(db.setup)
+      const memoryScript = join(dir, "memory.json")
+      const verdict = {
+        converged: true,
+        completenessScore: 1,
+        coherenceScore: 1,
+        consistencyAlignment: {},
+        reasoning: "r",
+        confidence: 1,
+        reasonCodes: ["complete"]
+      }
+      writeFileSync(
+        memoryScript,
+        JSON.stringify({
+          fallback: "offline",
+          plan_generation_user: [{
+            output: {
+              goal: "Seed the memory and read it back",
+              steps: [
+                {
+                  stepId: "s1",
+                  description: "Store the seed 7 in memory under the key seed",
+                  tool: "memory.write",
+                  toolInput: { key: "seed", value: 7 }
+                },
+                {
+                  stepId: "s2",
+                  description: "Read the seed back from memory",
+                  tool: "memory.read",
+                  toolInput: { key: "seed" },
+                  dependencies: ["s1"]
+                }
+              ]
+            }
+          }],
+          reasoning_step_user: [{
+            delayMs: 600,
+            output: { stepOutput: "the seed is 7", clarityState: "CLEAR", handoffToNext: "7" }
+          }],
+          convergence_assessment_user: [{ output: verdict }],
+          answer_synthesis_user: [{ output: { answerText: "The seed is 7.", confidence: 0.9, usedStepIds: ["s2"] } }]
+        })
+      )
+      const env: Record<string, string> = {
+        AEON_PORT: "0",
+        AEON_DATA_DIR: join(dir, "data-kill"),
+        AEON_MODEL_PROVIDER: "scripted",
+        AEON_SCRIPT: memoryScript
+      }
+      if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
+      const eventsOf = async (url: string, id: string) =>
+        (await gql(
+          url,
+          `query($id: ID!) { run(id: $id) { events { type ... on ToolInvokedEvent { tool output } } } }`,
+          { id }
+        ))
+          .body.data.run.events as Array<{ type: string; tool?: string; output?: any }>
 
-    const first = start(env)
-    const url1 = await first.url
-    const start1 = (task: string) =>
-      gql(url1, `mutation($task: String!) { runTask(input: { task: $task, mode: FULL }) { id } }`, { task })
-        .then((r) => r.body.data.runTask.id as string)
-    const done = await start1("Seed the memory and read it back (the run that finishes first)")
-    await waitFor(async () => ((await eventsOf(url1, done)).some((e) => e.type === "RunFinished") ? true : undefined), 30_000)
-    const id = await start1("Seed the memory and read it back")
-    // the memory.write step finished (its event stored and published); its reasoning and s2 are yet to come
-    await waitFor(async () =>
-      (await eventsOf(url1, id)).some((e) => e.type === "ToolInvoked" && e.tool === "memory.write") ? true : undefined
-    )
-    first.child.kill("SIGKILL")
-    await exited(first.child)
+      const first = start(env)
+      const url1 = await first.url
+      const start1 = (task: string) =>
+        gql(url1, `mutation($task: String!) { runTask(input: { task: $task, mode: FULL }) { id } }`, { task })
+          .then((r) => r.body.data.runTask.id as string)
+      const done = await start1("Seed the memory and read it back (the run that finishes first)")
+      await waitFor(
+        async () => ((await eventsOf(url1, done)).some((e) => e.type === "RunFinished") ? true : undefined),
+        30_000
+      )
+      const id = await start1("Seed the memory and read it back")
+      // the memory.write step finished (its event stored and published); its reasoning and s2 are yet to come
+      await waitFor(async () =>
+        (await eventsOf(url1, id)).some((e) => e.type === "ToolInvoked" && e.tool === "memory.write") ? true : undefined
+      )
+      first.child.kill("SIGKILL")
+      await exited(first.child)
 
-    const second = start(env)
-    const url2 = await second.url
-    const status = await waitFor(async () => {
-      const run = (await gql(url2, `query($id: ID!) { run(id: $id) { status finalAnswer { answerText } } }`, { id }))
-        .body.data.run
-      return run.status === "CONVERGED" || run.status === "NOT_CONVERGED" || run.status === "FAILED" ? run : undefined
-    }, 60_000)
-    expect(status).toEqual({ status: "CONVERGED", finalAnswer: { answerText: "The seed is 7." } })
-    const events = await eventsOf(url2, id)
-    expect(events.filter((e) => e.tool === "memory.write")).toHaveLength(1)
-    expect(events.find((e) => e.tool === "memory.read")?.output).toEqual({ key: "seed", found: true, value: 7 })
-    const list = await gql(url2, `{ runs { edges { node { id status } } } }`)
-    expect(list.body.errors).toBeUndefined()
-    expect(list.body.data.runs.edges.map((e: any) => e.node.id).sort()).toEqual([done, id].sort())
-    second.child.kill("SIGINT")
-    expect(await exited(second.child)).toBe(0)
-  }, 180_000)
+      const second = start(env)
+      const url2 = await second.url
+      const status = await waitFor(async () => {
+        const run = (await gql(url2, `query($id: ID!) { run(id: $id) { status finalAnswer { answerText } } }`, { id }))
+          .body.data.run
+        return run.status === "CONVERGED" || run.status === "NOT_CONVERGED" || run.status === "FAILED" ? run : undefined
+      }, 60_000)
+      expect(status).toEqual({ status: "CONVERGED", finalAnswer: { answerText: "The seed is 7." } })
+      const events = await eventsOf(url2, id)
+      expect(events.filter((e) => e.tool === "memory.write")).toHaveLength(1)
+      expect(events.find((e) => e.tool === "memory.read")?.output).toEqual({ key: "seed", found: true, value: 7 })
+      const list = await gql(url2, `{ runs { edges { node { id status } } } }`)
+      expect(list.body.errors).toBeUndefined()
+      expect(list.body.data.runs.edges.map((e: any) => e.node.id).sort()).toEqual([done, id].sort())
+      second.child.kill("SIGINT")
+      expect(await exited(second.child)).toBe(0)
+    },
+    180_000
+  )
+
+  it.skipIf(backend !== "sqlite")(
+    "a second server on the same embedded data directory exits 1 with one line",
+    async () => {
+      const env: Record<string, string> = {
+        AEON_PORT: "0",
+        AEON_DATA_DIR: join(dir, "data-twice"),
+        AEON_MODEL_PROVIDER: "offline"
+      }
+      const first = start(env)
+      await first.url
+      const second = start(env)
+      expect(await exited(second.child)).toBe(1)
+      const lines = second.output().trim().split("\n")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(
+        /^aeon: the server could not start: the embedded database at .* is in use by process \d+/
+      )
+      first.child.kill("SIGTERM")
+      expect(await exited(first.child)).toBe(0)
+    },
+    60_000
+  )
 })

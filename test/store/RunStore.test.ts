@@ -111,7 +111,9 @@ describe(`RunStore on ${backend}`, () => {
         yield* store.createRun({ id, userId: "burst", task, mode: "FULL", input: { task }, status: "QUEUED" })
       }
       const created = yield* store.listRuns({ userId: "burst", first: 100 })
-      const sameMillisecond = created.runs.filter((r, i, all) => all.some((o, j) => j !== i && +o.createdAt === +r.createdAt))
+      const sameMillisecond = created.runs.filter((r, i, all) =>
+        all.some((o, j) => j !== i && +o.createdAt === +r.createdAt)
+      )
       expect(sameMillisecond.length).toBeGreaterThan(1) // the case the cursor must handle did happen
       for (const first of [1, 7]) {
         const seen: Array<string> = []
