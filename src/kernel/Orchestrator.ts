@@ -1,9 +1,8 @@
 import { Clock, Duration, Effect, Ref, Schema } from "effect"
 import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import { depthFor } from "../adaptive/AdaptiveDepth.js"
-import type { BudgetDimension } from "../domain/Budget.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
-import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
+import type { FinalAnswer } from "../domain/Result.js"
 import { isModelFailure } from "../llm/Llm.js"
 import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
@@ -13,27 +12,14 @@ import { passResult } from "../run/RunRecord.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { executePass, readySteps } from "./Executor.js"
 import type { RunContext, RunState } from "./RunContext.js"
+import { expiration, labelOf, type Outcome, type Stop } from "./Stop.js"
+
+export type { Outcome, Stop } from "./Stop.js"
 
 /** The plan could not be produced, even after repair: the run fails with this message. */
 export class PlanFailedError
   extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String })
 {}
-
-export interface Stop {
-  readonly reason: TerminationReason
-  readonly point?: "phase_boundary" | "mid_phase" | undefined
-  readonly exhausted?: BudgetDimension | undefined
-  readonly error?: string | undefined
-}
-
-export interface Outcome {
-  readonly stop: Stop
-  readonly finalAnswer?: FinalAnswer | undefined
-  readonly ttlExpiration?: TTLExpirationResponse | undefined
-  readonly state: RunState
-  /** The pass number the next orchestration (escalation) starts at. */
-  readonly nextPass: number
-}
 
 const state = (ctx: RunContext) => Ref.get(ctx.state)
 const setState = (ctx: RunContext, f: (s: RunState) => RunState) => Ref.update(ctx.state, f)
@@ -351,47 +337,6 @@ const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
       pass++
     }
   })
-
-const metadataOf = (st: RunState) => ({
-  completenessScore: st.assessment?.scores.completenessScore ?? 0,
-  coherenceScore: st.assessment?.scores.coherenceScore ?? 0,
-  consistencyStatus: st.assessment?.scores.consistencyStatus ?? {},
-  detectedIssues: st.assessment?.detectedIssues ?? [],
-  reasonCodes: st.assessment?.reasonCodes ?? ["ttl_expired"],
-  passNumber: st.lastCompletedPass?.passNumber ?? st.passNumber
-})
-
-/** The TTLExpirationResponse of the design documents for a run stopped by a budget. */
-const expiration = (st: RunState, stop: Stop): TTLExpirationResponse => {
-  const abandoned = st.abandonedStepIds ?? []
-  const partial = passResult(st.plan, st.passNumber, st.currentToolResults, abandoned)
-  // at a phase boundary the response carries the last completed pass; with none (nothing completed), it is mid-phase
-  const point = stop.point === "phase_boundary" && st.lastCompletedPass ? "phase_boundary" : "mid_phase"
-  return {
-    converged: false,
-    resultType: "ttl_expired",
-    expirationPoint: point,
-    ...(st.lastCompletedPass ? { latestPassResult: st.lastCompletedPass } : { partialResult: partial }),
-    ...(point === "mid_phase" && st.lastCompletedPass &&
-        (abandoned.length > 0 || Object.keys(st.currentToolResults).length > 0)
-      ? { partialResult: partial }
-      : {}),
-    ttlExpiredMetadata: metadataOf(st),
-    terminationReason: "ttl_expired",
-    exhausted: stop.exhausted ?? "ttl"
-  }
-}
-
-const labelOf = (stop: Stop) =>
-  stop.reason === "converged" ?
-    "converged"
-    : stop.reason === "ttl_expired" ?
-    "ttl_exhausted"
-    : stop.reason === "budget_exhausted" ?
-    `non-converged: ${stop.exhausted} budget exhausted`
-    : stop.reason === "stalled" ?
-    "non-converged: stalled"
-    : "failed"
 
 /** A multi-pass run (or one simple iteration) from pass `firstPass`, to a stop and a final answer. */
 export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: number, resume?: ResumePoint) =>

@@ -1,0 +1,63 @@
+import type { BudgetDimension } from "../domain/Budget.js"
+import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
+import { passResult } from "../run/RunRecord.js"
+import type { RunState } from "./RunContext.js"
+
+/** How a run (or one simple iteration) stops, and what it reports when a budget or the TTL stopped it. */
+export interface Stop {
+  readonly reason: TerminationReason
+  readonly point?: "phase_boundary" | "mid_phase" | undefined
+  readonly exhausted?: BudgetDimension | undefined
+  readonly error?: string | undefined
+}
+
+export interface Outcome {
+  readonly stop: Stop
+  readonly finalAnswer?: FinalAnswer | undefined
+  readonly ttlExpiration?: TTLExpirationResponse | undefined
+  readonly state: RunState
+  /** The pass number the next orchestration (escalation) starts at. */
+  readonly nextPass: number
+}
+
+const metadataOf = (st: RunState) => ({
+  completenessScore: st.assessment?.scores.completenessScore ?? 0,
+  coherenceScore: st.assessment?.scores.coherenceScore ?? 0,
+  consistencyStatus: st.assessment?.scores.consistencyStatus ?? {},
+  detectedIssues: st.assessment?.detectedIssues ?? [],
+  reasonCodes: st.assessment?.reasonCodes ?? ["ttl_expired"],
+  passNumber: st.lastCompletedPass?.passNumber ?? st.passNumber
+})
+
+/** The TTLExpirationResponse of the design documents for a run stopped by a budget. */
+export const expiration = (st: RunState, stop: Stop): TTLExpirationResponse => {
+  const abandoned = st.abandonedStepIds ?? []
+  const partial = passResult(st.plan, st.passNumber, st.currentToolResults, abandoned)
+  // at a phase boundary the response carries the last completed pass; with none (nothing completed), it is mid-phase
+  const point = stop.point === "phase_boundary" && st.lastCompletedPass ? "phase_boundary" : "mid_phase"
+  return {
+    converged: false,
+    resultType: "ttl_expired",
+    expirationPoint: point,
+    ...(st.lastCompletedPass ? { latestPassResult: st.lastCompletedPass } : { partialResult: partial }),
+    ...(point === "mid_phase" && st.lastCompletedPass &&
+        (abandoned.length > 0 || Object.keys(st.currentToolResults).length > 0)
+      ? { partialResult: partial }
+      : {}),
+    ttlExpiredMetadata: metadataOf(st),
+    terminationReason: "ttl_expired",
+    exhausted: stop.exhausted ?? "ttl"
+  }
+}
+
+/** The label of the final answer: how the run ended. */
+export const labelOf = (stop: Stop) =>
+  stop.reason === "converged" ?
+    "converged"
+    : stop.reason === "ttl_expired" ?
+    "ttl_exhausted"
+    : stop.reason === "budget_exhausted" ?
+    `non-converged: ${stop.exhausted} budget exhausted`
+    : stop.reason === "stalled" ?
+    "non-converged: stalled"
+    : "failed"
