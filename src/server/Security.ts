@@ -1,11 +1,13 @@
 import {
   type ASTVisitor,
+  type ExecutionResult,
   type FragmentDefinitionNode,
   GraphQLError,
   Kind,
   type SelectionSetNode,
   type ValidationContext
 } from "graphql"
+import type { Plugin } from "graphql-yoga"
 import { createHash, timingSafeEqual } from "node:crypto"
 
 export interface AuthConfig {
@@ -92,3 +94,43 @@ export const queryLimits = (maxDepth: number, maxCost: number) => (context: Vali
     }
   }
 })
+
+/** The code a request error gets when yoga or graphql-js gave it none (a client can branch on codes, not texts). */
+const codeOf = (e: GraphQLError): string | undefined => {
+  if (e.extensions?.code !== undefined) return undefined
+  if (/^Variable "\$[^"]*" (got invalid value|of required type|of non-null type)/.test(e.message)) {
+    return "BAD_USER_INPUT"
+  }
+  if (/CSRF/.test(e.message)) return "CSRF_BLOCKED"
+  const status = (e.extensions?.http as { status?: number } | undefined)?.status
+  return status !== undefined && status >= 400 && status < 500 ? "BAD_REQUEST" : undefined
+}
+
+/**
+ * Every request error carries `extensions.code`: variable coercion (wrong type, Int overflow, 1.5 for an Int,
+ * unknown enum value or input field) is BAD_USER_INPUT, the CSRF block CSRF_BLOCKED, other refused requests
+ * BAD_REQUEST. The HTTP status yoga chose is kept.
+ */
+export const errorCodes: Plugin = {
+  onResultProcess({ result, setResult }) {
+    const coded = (r: ExecutionResult): ExecutionResult => {
+      if (!r.errors?.some((e) => codeOf(e) !== undefined)) return r
+      return {
+        ...r,
+        errors: r.errors.map((e) => {
+          const code = codeOf(e)
+          return code === undefined ? e : new GraphQLError(e.message, {
+            nodes: e.nodes,
+            source: e.source,
+            positions: e.positions,
+            path: e.path,
+            originalError: e.originalError,
+            extensions: { ...e.extensions, code }
+          })
+        })
+      }
+    }
+    if (Array.isArray(result)) setResult(result.map((r) => coded(r as ExecutionResult)))
+    else if (result && typeof result === "object" && "errors" in result) setResult(coded(result as ExecutionResult))
+  }
+}

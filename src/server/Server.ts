@@ -9,7 +9,7 @@ import { readPackageFile } from "../support/PackageFiles.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as Resolvers from "./Resolvers.js"
-import { type AuthConfig, authenticate, authRequired, queryLimits } from "./Security.js"
+import { type AuthConfig, authenticate, authRequired, errorCodes, queryLimits } from "./Security.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -99,7 +99,8 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     plugins: [
       auth,
       limits,
-      useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] })
+      useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] }),
+      errorCodes
     ],
     // the request's signal only when a resolver asks for it: creating it costs an AbortController per request
     context: ({ request }) => ({

@@ -131,6 +131,29 @@ describe("GraphQL over HTTP", () => {
     expect(after).toBe(before)
   })
 
+  it("variable coercion errors and the CSRF block carry codes (BAD_USER_INPUT, CSRF_BLOCKED)", async () => {
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ["query($n: Int) { runs(first: $n) { edges { cursor } } }", { n: "ten" }],
+      ["query($n: Int) { runs(first: $n) { edges { cursor } } }", { n: 2 ** 40 }],
+      ["query($n: Int) { runs(first: $n) { edges { cursor } } }", { n: 1.5 }],
+      ["query($s: RunStatus) { runs(status: $s) { edges { cursor } } }", { s: "NOPE" }],
+      ["mutation($i: RunTaskInput!) { runTask(input: $i) { id } }", { i: { task: "x", bogus: 1 } }],
+      ["mutation($i: RunTaskInput!) { runTask(input: $i) { id } }", {}]
+    ]
+    for (const [query, variables] of cases) {
+      const r = await gql(server.url, query, variables)
+      expect(r.body.errors?.map((e) => e.extensions?.code), `${query} ${JSON.stringify(variables)}`).toEqual([
+        "BAD_USER_INPUT"
+      ])
+      expect(r.body.data ?? null).toBeNull()
+    }
+    const csrf = await fetch(`${server.url}?query=${encodeURIComponent("{ health { ok } }")}`, {
+      headers: { accept: "application/json" }
+    })
+    expect(csrf.status).toBe(403)
+    expect(((await csrf.json()) as any).errors[0].extensions.code).toBe("CSRF_BLOCKED")
+  })
+
   it("lists runs with cursor pagination and filters", async () => {
     for (let i = 0; i < 3; i++) {
       await finished(
