@@ -120,6 +120,17 @@ const statements = (list: { pg: ReadonlyArray<string>; sqlite: ReadonlyArray<str
       })
   )
 
+/**
+ * Runs stored before timestamps were written by the application carry PostgreSQL's microseconds; a list's cursor
+ * holds milliseconds. Truncated once, every run pages exactly (SQLite's were always milliseconds).
+ */
+const millisecondTimestamps = {
+  pg: [
+    `UPDATE runs SET created_at = date_trunc('milliseconds', created_at) WHERE created_at <> date_trunc('milliseconds', created_at)`
+  ],
+  sqlite: []
+}
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -129,7 +140,8 @@ export const migrations = {
   "0002_sessions_traces_retention": statements({
     pg: [...sessionsAndTraces(pg), ...retention.pg],
     sqlite: [...sessionsAndTraces(sqlite), ...retention.sqlite]
-  })
+  }),
+  "0003_runs_created_at_milliseconds": statements(millisecondTimestamps)
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */
