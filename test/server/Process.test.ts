@@ -166,7 +166,11 @@ describe(`the server process (${backend})`, () => {
         const run = (await gql(url2, `query($id: ID!) { run(id: $id) { status finalAnswer { answerText } } }`, { id }))
           .body.data.run
         return run.status === "CONVERGED" || run.status === "NOT_CONVERGED" || run.status === "FAILED" ? run : undefined
-      }, 60_000)
+      }, 60_000).catch(async (e) => {
+        // what the restarted server said and what the run holds, for whoever reads a failure here
+        const seen = (await eventsOf(url2, id).catch(() => [])).map((x) => x.type).join(" ")
+        throw new Error(`${e}\nserver output:\n${second.output()}\nevents: ${seen}\nfirst server:\n${first.output()}`)
+      })
       expect(status).toEqual({ status: "CONVERGED", finalAnswer: { answerText: "The seed is 7." } })
       const events = await eventsOf(url2, id)
       expect(events.filter((e) => e.tool === "memory.write")).toHaveLength(1)
