@@ -30,7 +30,16 @@ const start = (env: Record<string, string>) => {
   let out = ""
   child.stdout!.on("data", (d) => (out += d))
   child.stderr!.on("data", (d) => (out += d))
-  const url = waitFor(async () => out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1], 60_000)
+  let exitCode: number | null | undefined
+  child.once("exit", (code) => (exitCode = code))
+  // the URL once it listens; a server that exits first, or never listens, fails with what it printed
+  const url = waitFor(async () => {
+    if (exitCode !== undefined && !out.includes("Aeon http")) {
+      return Promise.reject(new Error(`exited ${exitCode}: ${out}`))
+    }
+    return out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1]
+  }, 60_000).catch((e) => Promise.reject(new Error(`the server did not start: ${e.message}\n${out}`)))
+  url.catch(() => {}) // tests that expect the start to fail do not await it
   return { child, url, output: () => out }
 }
 const exited = (child: ChildProcess) =>

@@ -1,6 +1,6 @@
 import pg from "pg"
 
-/** Schemas left by earlier runs of the suite on the PostgreSQL server are dropped before a new run. */
+/** Schemas left on the PostgreSQL server by earlier runs of the suite (over two hours old) are dropped. */
 export default async function setup() {
   const url = process.env.AEON_TEST_DATABASE_URL
   if (!url) return
@@ -10,7 +10,12 @@ export default async function setup() {
     const { rows } = await client.query<{ nspname: string }>(
       `SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'`
     )
-    for (const r of rows) await client.query(`DROP SCHEMA IF EXISTS "${r.nspname}" CASCADE`)
+    // only schemas left by suites that ended long ago: a suite running beside this one keeps its own
+    const stale = (name: string) => {
+      const made = parseInt(name.split("_")[1] ?? "", 36)
+      return !Number.isFinite(made) || Date.now() - made > 2 * 3_600_000
+    }
+    for (const r of rows) if (stale(r.nspname)) await client.query(`DROP SCHEMA IF EXISTS "${r.nspname}" CASCADE`)
   } finally {
     await client.end()
   }
