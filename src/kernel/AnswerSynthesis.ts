@@ -26,7 +26,7 @@ export interface SynthesisInput {
 
 /** Without a model call: the completed steps' outputs, said to be exactly that. */
 export const extractive = (input: SynthesisInput, why: string): FinalAnswer => {
-  const used = liveSteps(input.plan.steps).filter((s) => s.status === "complete" && s.stepOutput !== "")
+  const used = liveSteps(input.plan.steps).filter((s) => s.status === "complete" && s.stepOutput.trim() !== "")
   return {
     answerText: used.length > 0 ? used.map((s) => s.stepOutput).join("\n") : `No step completed for: ${input.request}`,
     confidence: 0,

@@ -154,11 +154,13 @@ const reason = (
         outputs.push(r.stepOutput)
         carried = `${carried}\n[${sub.stepId}] ${r.handoffToNext}`.trim()
       }
+      // substeps that said nothing add nothing (joining empty outputs made a whitespace-only output)
+      const said = outputs.filter((o) => o.trim() !== "")
       return {
         status: "complete",
-        stepOutput: outputs.join("\n"),
+        stepOutput: said.join("\n"),
         clarityState: "CLEAR",
-        handoffToNext: outputs.join("\n")
+        handoffToNext: said.join("\n")
       } as const
     }
     const answer = yield* ctx.llm.generate(Contracts.reasoningStep, {
