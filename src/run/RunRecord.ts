@@ -169,149 +169,144 @@ const replacePlan = (a: AttemptRecord, plan: Plan) => {
   a.abandoned.clear()
 }
 
-const describe = (r: RunRecord, plan: Plan) => {
+const rememberDescriptions = (r: RunRecord, plan: Plan) => {
   for (const s of plan.steps) r.descriptions.set(s.stepId, s.description)
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-/** The pass and attempt parts of the fold. */
-const applyToPass = (r: RunRecord, e: RunEvent) => {
-  const p = r.current
+/** The attempt in progress: what a resumed run continues from. A PLAN pass (no plan yet) opens one. */
+const applyToAttempt = (r: RunRecord, e: RunEvent) => {
+  if (e._tag === "PassStarted" && (!e.plan || !r.attempt)) r.attempt = emptyAttempt(e.passNumber, r.started?.task ?? "")
   const a = r.attempt
+  if (!a) return
   switch (e._tag) {
-    case "PassStarted": {
-      // a PLAN pass (no plan yet) opens an attempt; each later pass continues it
-      if (!e.plan || !a) r.attempt = emptyAttempt(e.passNumber, r.started?.task ?? "")
-      const at = r.attempt!
-      at.lastStarted = at.passNumber = e.passNumber
-      at.passTools = {}
+    case "PassStarted":
+      a.lastStarted = a.passNumber = e.passNumber
+      a.passTools = {}
       if (e.plan) {
-        at.ttlRemaining = e.ttlRemaining
-        replacePlan(at, e.plan)
-        describe(r, e.plan)
+        a.ttlRemaining = e.ttlRemaining
+        replacePlan(a, e.plan)
       }
-      r.current = {
-        passNumber: e.passNumber,
-        phases: [],
-        executionResults: {},
-        refinementChanges: [],
-        advisories: [],
-        ttlRemaining: e.ttlRemaining,
-        start: e.at,
-        ...(e.plan ? { plan: e.plan } : {}),
-        ...(r.profile ? { profile: r.profile } : {}),
-        ...(r.depth ? { depth: r.depth } : {})
-      }
+      return
+    case "ProfileInferred":
+      a.profiled = { profile: e.profile, depth: e.depth }
+      if (e.previousVersion === undefined && e.passNumber === a.firstPass) a.ttlRemaining = e.depth.allocatedTtl
+      return
+    case "PlanCreated":
+      return replacePlan(a, e.plan)
+    case "RefinementApplied":
+      replacePlan(a, e.plan)
+      a.ledger = e.ledger ?? countRefinements(a.ledger, e.actions)
+      a.advisories.push(...e.advisories)
+      for (const q of e.followUpQuestions ?? []) if (!a.followUpQuestions.includes(q)) a.followUpQuestions.push(q)
+      return
+    case "StepStarted":
+      return void a.started.add(e.stepId)
+    case "StepFinished":
+      a.finished.set(e.stepId, e)
+      delete a.toolResults[e.stepId]
+      return
+    case "StepAbandoned":
+      return void a.abandoned.set(e.stepId, e.reason)
+    case "ToolInvoked":
+      if (e.output !== undefined) a.toolResults[e.stepId] = a.passTools[e.stepId] = e.output
+      for (const [key, value] of Object.entries(e.memoryWrites ?? {})) a.memory.set(key, value)
+      return
+    case "ValidationReported":
+      a.report = e.report
+      return
+    case "ConvergenceAssessed":
+      // the pass's result as the kernel took it at the end of EVALUATE (what a TTL expiration reports)
+      a.assessment = e.assessment
+      a.lastCompletedPass = passResult(attemptPlan(a), e.passNumber, a.passTools)
+      a.convergedPass = e.assessment.converged ? e.passNumber : undefined
+      return
+    case "ManualInterventionRequired":
+      return void a.manualInterventions.push({ stepId: e.stepId, reason: e.reason })
+    case "PassFinished":
+      a.lastFinished = e.passNumber
+      a.ttlRemaining = e.ttlRemaining
+      return
+  }
+}
+
+const passOpened = (r: RunRecord, e: Event<"PassStarted">): PassRecord => ({
+  passNumber: e.passNumber,
+  phases: [],
+  executionResults: {},
+  refinementChanges: [],
+  advisories: [],
+  ttlRemaining: e.ttlRemaining,
+  start: e.at,
+  ...(e.plan ? { plan: e.plan } : {}),
+  ...(r.profile ? { profile: r.profile } : {}),
+  ...(r.depth ? { depth: r.depth } : {})
+})
+
+/** A step's line in its pass's execution results. */
+const stepResult = (p: PassRecord, e: Event<"StepFinished" | "StepAbandoned" | "ToolInvoked">) => {
+  const before = p.executionResults[e.stepId]
+  p.executionResults[e.stepId] = e._tag === "StepFinished"
+    ? {
+      ...before,
+      stepOutput: e.stepOutput,
+      status: e.status,
+      ...(e.clarityState ? { clarityState: e.clarityState } : {}),
+      ...(e.error ? { error: e.error } : {})
+    }
+    : e._tag === "StepAbandoned"
+    ? { ...before, stepOutput: "", status: "abandoned", error: e.reason }
+    : {
+      stepOutput: "",
+      status: "running",
+      ...before,
+      toolResult: e.output !== undefined ? e.output : { error: e.error }
+    }
+}
+
+/** The passes of the history, the profile, and the plans stated so far. */
+const applyToPasses = (r: RunRecord, e: RunEvent) => {
+  const p = r.current
+  switch (e._tag) {
+    case "PassStarted":
+      r.current = passOpened(r, e)
       r.passes.push(r.current)
       r.lastPassNumber = Math.max(r.lastPassNumber, e.passNumber)
+      if (e.plan) rememberDescriptions(r, e.plan)
       return
-    }
     case "PhaseEntered":
-      p?.phases.push(e.phase)
-      return
+      return void p?.phases.push(e.phase)
     case "ProfileInferred":
       r.profile = e.profile
       r.depth = e.depth
-      if (p) {
-        p.profile = e.profile
-        p.depth = e.depth
-      }
-      if (a) {
-        a.profiled = { profile: e.profile, depth: e.depth }
-        if (e.previousVersion === undefined && e.passNumber === a.firstPass) a.ttlRemaining = e.depth.allocatedTtl
-      }
+      if (p) Object.assign(p, { profile: e.profile, depth: e.depth })
       return
     case "PlanCreated":
-      if (p && p.passNumber === 0) p.plan = e.plan
-      if (a) replacePlan(a, e.plan)
-      r.lastPlan = e.plan
-      describe(r, e.plan)
-      return
     case "RefinementApplied":
-      if (p) {
+      if (p && p.passNumber === 0) p.plan = e.plan
+      if (p && e._tag === "RefinementApplied") {
         p.refinementChanges.push(...e.actions)
         p.advisories.push(...e.advisories)
-        if (p.passNumber === 0) p.plan = e.plan
-      }
-      if (a) {
-        replacePlan(a, e.plan)
-        a.ledger = e.ledger ?? countRefinements(a.ledger, e.actions)
-        a.advisories.push(...e.advisories)
-        for (const q of e.followUpQuestions ?? []) if (!a.followUpQuestions.includes(q)) a.followUpQuestions.push(q)
       }
       r.lastPlan = e.plan
-      describe(r, e.plan)
-      return
-    case "StepStarted":
-      a?.started.add(e.stepId)
-      return
+      return rememberDescriptions(r, e.plan)
     case "StepFinished":
-      if (p) {
-        p.executionResults[e.stepId] = {
-          ...p.executionResults[e.stepId],
-          stepOutput: e.stepOutput,
-          status: e.status,
-          ...(e.clarityState ? { clarityState: e.clarityState } : {}),
-          ...(e.error ? { error: e.error } : {})
-        }
-      }
-      if (a) {
-        a.finished.set(e.stepId, e)
-        delete a.toolResults[e.stepId]
-      }
-      return
     case "StepAbandoned":
-      if (p) {
-        p.executionResults[e.stepId] = {
-          ...p.executionResults[e.stepId],
-          stepOutput: "",
-          status: "abandoned",
-          error: e.reason
-        }
-      }
-      a?.abandoned.set(e.stepId, e.reason)
-      return
     case "ToolInvoked":
-      if (p) {
-        p.executionResults[e.stepId] = {
-          stepOutput: "",
-          status: "running",
-          ...p.executionResults[e.stepId],
-          toolResult: e.output !== undefined ? e.output : { error: e.error }
-        }
-      }
-      if (a) {
-        if (e.output !== undefined) a.toolResults[e.stepId] = a.passTools[e.stepId] = e.output
-        for (const [key, value] of Object.entries(e.memoryWrites ?? {})) a.memory.set(key, value)
-      }
+      if (p) stepResult(p, e)
       return
     case "ValidationReported":
       if (p) p.validationReport = e.report
-      if (a) a.report = e.report
       return
     case "ConvergenceAssessed":
       if (p) p.convergence = e.assessment
-      if (a) {
-        // the pass's result as the kernel took it at the end of EVALUATE (what a TTL expiration reports)
-        a.assessment = e.assessment
-        a.lastCompletedPass = passResult(attemptPlan(a), e.passNumber, a.passTools)
-        a.convergedPass = e.assessment.converged ? e.passNumber : undefined
-      }
       return
     case "ManualInterventionRequired":
-      p?.advisories.push(`manual intervention required for ${e.stepId}: ${e.reason}`)
-      a?.manualInterventions.push({ stepId: e.stepId, reason: e.reason })
-      return
+      return void p?.advisories.push(`manual intervention required for ${e.stepId}: ${e.reason}`)
     case "PassFinished":
-      if (p) {
-        p.end = e.at
-        r.current = undefined
-      }
-      if (a) {
-        a.lastFinished = e.passNumber
-        a.ttlRemaining = e.ttlRemaining
-      }
+      if (p) p.end = e.at
+      r.current = undefined
       return
   }
 }
@@ -381,7 +376,8 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       r.attempt = undefined
       break
   }
-  applyToPass(r, e)
+  applyToAttempt(r, e)
+  applyToPasses(r, e)
   applyToTrace(r, e)
   return r
 }
