@@ -1,8 +1,12 @@
+import { GraphQLError } from "graphql"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { Following } from "../kernel/RunEvents.js"
 
 /** Where a feed's events come from: what is stored now, then a push per new event until stopped. */
 export type FeedSource = (push: (event: RunEvent) => void) => Following
+
+/** How many live events a subscriber may have waiting before it is closed (it resumes with `fromSeq`). */
+export const SUBSCRIBER_BUFFER_LIMIT = 10_000
 
 /**
  * A run's events, each as `view` makes it, as an async iterator for a GraphQL subscription: buffered per subscriber, ending after
@@ -12,21 +16,35 @@ export type FeedSource = (push: (event: RunEvent) => void) => Following
 export const feed = <A>(
   source: FeedSource,
   view: (event: RunEvent) => A,
-  onClose: () => void
+  onClose: () => void,
+  limit = SUBSCRIBER_BUFFER_LIMIT
 ): AsyncIterableIterator<A> => {
   const buffer: Array<RunEvent> = []
+  // a reader that falls too far behind is closed instead of growing the server's memory without bound
+  let behind: GraphQLError | undefined
+  let bound = limit
   let waiting: ((result: IteratorResult<A>) => void) | undefined
   let ended = false // nothing more will come: RunFinished was delivered, or the run had ended
   let closed = false
   const handle = source((event) => {
-    if (closed) return
+    if (closed || behind) return
     if (waiting) {
       const resolve = waiting
       waiting = undefined
       resolve(deliver(event))
-    } else buffer.push(event)
+    } else if (buffer.length < bound) buffer.push(event)
+    else {
+      const next = buffer[0]?.seq ?? event.seq
+      behind = new GraphQLError(
+        `this subscriber fell ${buffer.length} events behind the run and was closed; subscribe again with fromSeq: ${next}`,
+        { extensions: { code: "SUBSCRIBER_TOO_SLOW", fromSeq: next } }
+      )
+      handle.stop()
+      buffer.length = 0
+    }
   })
   buffer.unshift(...handle.past)
+  bound += handle.past.length // the replay is the run's own log, already in memory; the bound is on live events
   if (handle.finished) ended = true // the past is all there is
   const close = () => {
     if (closed) return
@@ -47,6 +65,10 @@ export const feed = <A>(
   const iterator: AsyncIterableIterator<A> = {
     next: () => {
       if (!closed && buffer.length > 0) return Promise.resolve(deliver(buffer.shift()!))
+      if (behind && !closed) {
+        close()
+        return Promise.reject(behind)
+      }
       if (closed || ended) {
         close()
         return Promise.resolve({ value: undefined, done: true })
