@@ -29,17 +29,25 @@ export const make = (maxConcurrent: number) =>
     const context = yield* Effect.context<any>()
     const fibers = yield* FiberSet.make()
     const slots = yield* Effect.makeSemaphore(maxConcurrent)
-    const perUser = new Map<string, Effect.Semaphore>()
+    // one run at a time per user: a lock per user with runs waiting or running, removed when the last one ends
+    const perUser = new Map<string, { readonly lock: Effect.Semaphore; holders: number }>()
     const live = new Map<string, LiveRun>()
     const shuttingDown = yield* Ref.make(false)
     let subscriptions = 0
     const lifecycle = { shuttingDown: Ref.get(shuttingDown) }
 
-    const userLock = (userId: string | null) => {
-      if (!userId) return (e: Effect.Effect<unknown>) => e
-      let s = perUser.get(userId)
-      if (!s) perUser.set(userId, s = Effect.unsafeMakeSemaphore(1))
-      return s.withPermits(1)
+    const userLock = (userId: string | null) => <A, E, R>(e: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+      if (!userId) return e
+      return Effect.acquireUseRelease(
+        Effect.sync(() => {
+          let u = perUser.get(userId)
+          if (!u) perUser.set(userId, u = { lock: Effect.unsafeMakeSemaphore(1), holders: 0 })
+          u.holders++
+          return u
+        }),
+        (u) => u.lock.withPermits(1)(e),
+        (u) => Effect.sync(() => void (--u.holders === 0 && perUser.delete(userId)))
+      )
     }
 
     const launch = (prepared: PreparedRun, userId: string | null, createdAt: Date) =>
@@ -157,10 +165,15 @@ export const make = (maxConcurrent: number) =>
           return feed(source, view, () => void subscriptions--)
         }),
       /** Live runs (a run's first event is RunStarted: one with events has started, one without is queued) and subscriptions; read from memory. */
-      stats: (): { readonly active: number; readonly queued: number; readonly subscriptions: number } => {
+      stats: (): {
+        readonly active: number
+        readonly queued: number
+        readonly subscriptions: number
+        readonly userLocks: number
+      } => {
         let active = 0
         for (const e of live.values()) if (e.prepared.events.size() > 0) active++
-        return { active, queued: live.size - active, subscriptions }
+        return { active, queued: live.size - active, subscriptions, userLocks: perUser.size }
       },
       /** Start-up recovery: runs a dead process left RUNNING or QUEUED continue here. */
       resumeUnfinished: Effect.gen(function*() {

@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { PromptId } from "../../src/prompts/PromptId.js"
+import { RunManager } from "../../src/server/RunManager.js"
 import { backend, freshDatabase } from "../support/database.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
 import { gql, startServer, waitFor } from "../support/server.js"
@@ -112,6 +113,27 @@ describe("run scheduling", () => {
         )
       )
       expect([...finishedAt].sort()).toEqual(finishedAt)
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it("one user's runs run one at a time; the per-user lock goes away when the user has no run left", async () => {
+    const server = await startServer({ script: slow(50) })
+    try {
+      const ids: Array<string> = []
+      for (const userId of ["u1", "u1", "u2"]) {
+        const r = await gql(server.url, START, {
+          input: { task: "Compute 6 * 7 and explain it", mode: "FULL", userId }
+        })
+        ids.push(r.body.data.runTask.id)
+      }
+      const manager = await server.runtime.runPromise(RunManager)
+      await waitFor(async () => (manager.stats().userLocks >= 1 ? true : undefined), 5_000) // held while runs wait or run
+      for (const id of ids) {
+        await waitFor(async () => ((await statusOf(server.url, id)) === "CONVERGED" ? true : undefined))
+      }
+      await waitFor(async () => (manager.stats().userLocks === 0 ? true : undefined))
     } finally {
       await server.stop()
     }
