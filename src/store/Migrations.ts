@@ -131,6 +131,16 @@ const millisecondTimestamps = {
   sqlite: []
 }
 
+/**
+ * Events as they were written: PostgreSQL's jsonb reorders an object's keys (shortest first), so a tool's output
+ * read back differed in key order from the one the run saw, and prompts rendered from a resumed run's state
+ * differed from the uncrashed run's (found by the resume property test). `json` keeps the text as written.
+ */
+const eventsAsWritten = {
+  pg: [`ALTER TABLE run_events ALTER COLUMN payload TYPE json USING payload::json`],
+  sqlite: []
+}
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -141,7 +151,8 @@ export const migrations = {
     pg: [...sessionsAndTraces(pg), ...retention.pg],
     sqlite: [...sessionsAndTraces(sqlite), ...retention.sqlite]
   }),
-  "0003_runs_created_at_milliseconds": statements(millisecondTimestamps)
+  "0003_runs_created_at_milliseconds": statements(millisecondTimestamps),
+  "0004_run_events_payload_as_written": statements(eventsAsWritten)
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

@@ -148,8 +148,11 @@ export const make = Effect.gen(function*() {
       )
     )
 
+  /** An event as written (json, not jsonb, on PostgreSQL: key order is kept; see migration 0004). */
+  const eventPayload = (event: RunEvent) =>
+    sql.onDialectOrElse({ pg: () => sql`${json(event)}::json`, orElse: () => sql`${json(event)}` })
   const row = (event: RunEvent) =>
-    sql`(${event.runId}, ${event.seq}, ${event._tag}, ${jsonValue(event)}, ${time(event.at)})`
+    sql`(${event.runId}, ${event.seq}, ${event._tag}, ${eventPayload(event)}, ${time(event.at)})`
   const insertEvents = (events: ReadonlyArray<RunEvent>) =>
     sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${sql.csv(events.map(row))}`
 
