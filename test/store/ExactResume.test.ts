@@ -2,13 +2,13 @@ import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
-import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { EventSink } from "../../src/kernel/RunEvents.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare, prepareResume } from "../../src/run/Run.js"
 import { RunStore } from "../../src/store/RunStore.js"
+import { dyingSink } from "../support/crash.js"
 import { backend, storeLayer } from "../support/database.js"
 
 const RUNS = Number(process.env.AEON_RESUME_RUNS ?? 500)
@@ -162,25 +162,14 @@ const shared = ManagedRuntime.make(db)
 /** A process's runtime over the shared store; `crashAfter` makes it die once that event is stored. */
 const processRuntime = async (seed: number, runIds: ReadonlyArray<string>, crashAfter?: number) => {
   const store = await shared.runPromise(RunStore)
-  let crashed = false
-  const sink = {
-    append: (events: ReadonlyArray<RunEvent>) => {
-      if (crashed) return Effect.never
-      const cut = crashAfter === undefined ? -1 : events.findIndex((e) => e.seq >= crashAfter)
-      const stored = cut < 0 ? events : events.slice(0, cut + 1)
-      return store.append(stored).pipe(
-        Effect.orDie,
-        Effect.zipRight(cut < 0 ? Effect.void : Effect.sync(() => (crashed = true)).pipe(Effect.zipRight(Effect.never)))
-      )
-    }
-  }
+  const { sink, isCrashed } = dyingSink(store, crashAfter === undefined ? undefined : (e) => e.seq >= crashAfter)
   const layer = Layer.mergeAll(
     Aeon.layerWithTools(),
     Layer.succeed(LanguageModel, model(seed, runIds).service),
     Layer.succeed(RunStore, store),
     Layer.succeed(EventSink, sink)
   )
-  return { rt: ManagedRuntime.make(layer), isCrashed: () => crashed }
+  return { rt: ManagedRuntime.make(layer), isCrashed }
 }
 
 describe(`a run killed at any event and resumed ends as it would have (${backend})`, () => {

@@ -13,6 +13,7 @@ import { prepare, resumeUnfinished } from "../../src/run/Run.js"
 import * as Database from "../../src/store/Database.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { tool } from "../../src/tools/ToolRegistry.js"
+import { dyingSink } from "../support/crash.js"
 import { backend, freshDatabase } from "../support/database.js"
 import { convergingScript, planOut, reasoned } from "../support/scripts.js"
 
@@ -53,28 +54,13 @@ const runtime = (
   crashAfter?: (e: RunEvent) => boolean
 ) => {
   const store = Database.storeLayer(7).pipe(Layer.provide(Database.clientLayer(db)), Layer.orDie)
-  let crashed = false
   // a process that dies: once the crash point is persisted, nothing more reaches the database
-  const sink = Layer.effect(
-    EventSink,
-    Effect.map(RunStore, (s) => ({
-      append: (events: ReadonlyArray<RunEvent>) => {
-        if (crashed) return Effect.never
-        const cut = events.findIndex((e) => crashAfter?.(e) ?? false)
-        const stored = cut < 0 ? events : events.slice(0, cut + 1)
-        return s.append(stored).pipe(
-          Effect.orDie,
-          Effect.zipRight(
-            cut < 0 ? Effect.void : Effect.sync(() => {
-              crashed = true
-            }).pipe(Effect.zipRight(Effect.never))
-          )
-        )
-      }
-    }))
-  ).pipe(Layer.provide(store))
+  let dying: ReturnType<typeof dyingSink> | undefined
+  const sink = Layer.effect(EventSink, Effect.map(RunStore, (s) => (dying = dyingSink(s, crashAfter)).sink)).pipe(
+    Layer.provide(store)
+  )
   const layer = Layer.mergeAll(Aeon.layerWithTools([ledger]), Layer.succeed(LanguageModel, model.service), store, sink)
-  return { rt: ManagedRuntime.make(layer), isCrashed: () => crashed }
+  return { rt: ManagedRuntime.make(layer), isCrashed: () => dying?.isCrashed() ?? false }
 }
 
 describe(`recovery on ${backend}`, () => {
