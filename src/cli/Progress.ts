@@ -1,6 +1,7 @@
 import logUpdate from "log-update"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { applyEvent, attemptPlan, emptyRecord, type RunRecord } from "../run/RunRecord.js"
+import { attemptPlan } from "../run/Attempt.js"
+import { applyEvent, emptyRecord, type RunRecord } from "../run/RunRecord.js"
 import { pc } from "./Colors.js"
 
 const icon = (s: string) =>

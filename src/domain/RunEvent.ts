@@ -29,14 +29,18 @@ export const ProfileInferred = Schema.TaggedStruct("ProfileInferred", {
   passNumber: Schema.Int,
   profile: TaskProfile,
   depth: AdaptiveDepthConfiguration,
-  previousVersion: Schema.optional(Schema.Int)
+  previousVersion: Schema.optional(Schema.Int),
+  /** The TTL left once this profile holds (a revision moves it within the budget's cap). */
+  ttlRemaining: Schema.optional(Schema.Int)
 })
 export const PlanCreated = Schema.TaggedStruct("PlanCreated", { ...base, passNumber: Schema.Int, plan: Plan })
 export const StepStarted = Schema.TaggedStruct("StepStarted", {
   ...base,
   passNumber: Schema.Int,
   stepId: Schema.String,
-  stepIndex: Schema.Int
+  stepIndex: Schema.Int,
+  /** The handoffs the step receives from the steps before it. */
+  incomingContext: Schema.optional(Schema.String)
 })
 export const StepFinished = Schema.TaggedStruct("StepFinished", {
   ...base,
@@ -106,6 +110,20 @@ export const ManualInterventionRequired = Schema.TaggedStruct("ManualInterventio
   stepId: Schema.String,
   reason: Schema.String
 })
+/** Something the run noticed and went on from: a repaired plan, a replaced tool, a failed profile revision. */
+export const AdvisoryRaised = Schema.TaggedStruct("AdvisoryRaised", {
+  ...base,
+  passNumber: Schema.Int,
+  advisory: Schema.String
+})
+/**
+ * The run goes on after its process stopped (a crash, a restart): steps started and not finished then run again;
+ * `reopenedStepIds` names them.
+ */
+export const RunResumed = Schema.TaggedStruct("RunResumed", {
+  ...base,
+  reopenedStepIds: Schema.Array(Schema.String)
+})
 export const PassFinished = Schema.TaggedStruct("PassFinished", {
   ...base,
   passNumber: Schema.Int,
@@ -157,6 +175,8 @@ export const RunEvent = Schema.Union(
   ConvergenceAssessed,
   RefinementApplied,
   ManualInterventionRequired,
+  AdvisoryRaised,
+  RunResumed,
   PassFinished,
   SimpleIterationFinished,
   Escalated,
@@ -179,6 +199,8 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "ConvergenceAssessed",
   "RefinementApplied",
   "ManualInterventionRequired",
+  "AdvisoryRaised",
+  "RunResumed",
   "PassFinished",
   "SimpleIterationFinished",
   "Escalated",

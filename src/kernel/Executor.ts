@@ -1,10 +1,11 @@
 import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
-import { finishStep, liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
+import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { ToolError } from "../tools/ToolRegistry.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
+import { currentState } from "./RunState.js"
 
 /** Steps whose dependencies are complete, in stepIndex order. */
 export const readySteps = (plan: Plan): Array<PlanStep> => {
@@ -43,12 +44,6 @@ interface StepResult {
   readonly error?: string | undefined
 }
 
-const updateStep = (ctx: RunContext, stepId: string, f: (s: PlanStep) => PlanStep) =>
-  Ref.update(
-    ctx.state,
-    (st) => ({ ...st, plan: { ...st.plan, steps: st.plan.steps.map((s) => (s.stepId === stepId ? f(s) : s)) } })
-  )
-
 const describeToolError = (e: ToolError) =>
   e._tag === "UnknownToolError" ?
     `unknown tool ${e.tool} (available: ${e.available.join(", ")})`
@@ -79,15 +74,17 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
       // the wait for the store may be interrupted: the tool has not started
       if (sideEffects) yield* restore(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
-      const memoryBefore = yield* Ref.get(ctx.memory)
-      const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory: ctx.memory })
+      // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
+      const memoryBefore = (yield* currentState(ctx)).memory
+      const memory = yield* Ref.make(memoryBefore)
+      const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory })
       // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it.
       // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
       const result = yield* Effect.either(
         definition?.synchronous ? invoke : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
       )
       const durationMs = (yield* Clock.currentTimeMillis) - started
-      const memoryWrites = writesBetween(memoryBefore, yield* Ref.get(ctx.memory))
+      const memoryWrites = writesBetween(memoryBefore, yield* Ref.get(memory))
       yield* ctx.events.emit({
         _tag: "ToolInvoked",
         ...(memoryWrites ? { memoryWrites } : {}),
@@ -98,11 +95,6 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: un
         durationMs,
         ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
       })
-      if (Either.isRight(result)) {
-        const output = result.right
-        const st = yield* Ref.get(ctx.state)
-        st.currentToolResults[step.stepId] = output
-      }
       // last: an interruption pending since the tool started takes effect here, with the result recorded
       if (sideEffects) yield* restore(ctx.events.flushed)
       return result
@@ -144,7 +136,7 @@ const reason = (
   toolResult: unknown
 ): Effect.Effect<StepResult, BudgetExhaustedError> =>
   Effect.gen(function*() {
-    const st = yield* Ref.get(ctx.state)
+    const st = yield* currentState(ctx)
     if (step.subplan) {
       const outputs: Array<string> = []
       let carried = context
@@ -208,8 +200,6 @@ const abandon = (ctx: RunContext, passNumber: number, stepId: string) =>
     const reason = (yield* ctx.guard.remaining).deadlineMs === 0
       ? `deadline of ${ctx.budget.deadlineMs} ms reached`
       : "the run was cancelled"
-    yield* updateStep(ctx, stepId, (s) => ({ ...s, status: "failed", executed: true, error: `abandoned: ${reason}` }))
-    yield* Ref.update(ctx.state, (st) => ({ ...st, abandonedStepIds: [...(st.abandonedStepIds ?? []), stepId] }))
     yield* ctx.events.emit({ _tag: "StepAbandoned", passNumber, stepId, reason })
   })
 
@@ -223,7 +213,8 @@ const perform = (
   context: string
 ) =>
   Effect.gen(function*() {
-    const recovered = (yield* Ref.get(ctx.state)).recoveredToolResults?.[running.stepId]
+    // a tool that completed for this step before a restart (or before a repeated evaluation) is not called again
+    const recovered = (yield* currentState(ctx)).unfinishedToolResults[running.stepId]
     const tool = running.tool
       ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, running))
       : undefined
@@ -238,17 +229,21 @@ export const executeStep = (ctx: RunContext, passNumber: number, phase: Executio
   Effect.gen(function*() {
     yield* ctx.guard.admitStep
     const started = yield* Clock.currentTimeMillis
-    const plan = (yield* Ref.get(ctx.state)).plan
+    const plan = (yield* currentState(ctx)).plan
     const context = incomingContext(plan, step)
     const running = { ...Either.getOrThrow(transitionStep(step, "running")), incomingContext: context }
-    yield* updateStep(ctx, step.stepId, () => running)
-    yield* ctx.events.emit({ _tag: "StepStarted", passNumber, stepId: step.stepId, stepIndex: step.stepIndex })
+    yield* ctx.events.emit({
+      _tag: "StepStarted",
+      passNumber,
+      stepId: step.stepId,
+      stepIndex: step.stepIndex,
+      ...(context !== "" ? { incomingContext: context } : {})
+    })
     const finish = (result: StepResult) =>
       Effect.gen(function*() {
         // the transition must be a legal one; what it leaves is the rule the run's record applies to StepFinished
         Either.getOrThrow(transitionStep({ ...running, clarityState: result.clarityState }, result.status))
         const durationMs = (yield* Clock.currentTimeMillis) - started
-        yield* updateStep(ctx, step.stepId, () => finishStep(running, result))
         yield* ctx.events.emit({
           _tag: "StepFinished",
           passNumber,
@@ -280,7 +275,7 @@ export const executePass = (ctx: RunContext, passNumber: number, phase: Executio
     let executed = 0
     if (ctx.parallelism > 1) {
       while (true) {
-        const ready = readySteps((yield* Ref.get(ctx.state)).plan)
+        const ready = readySteps((yield* currentState(ctx)).plan)
         if (ready.length === 0) return executed
         const wave = ready.slice(0, ctx.parallelism)
         yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, phase, s), {
@@ -293,7 +288,7 @@ export const executePass = (ctx: RunContext, passNumber: number, phase: Executio
     // sweeps in stepIndex order: a step whose dependencies completed earlier in the sweep runs in the same sweep,
     // so a plan whose dependencies point backwards runs in one linear sweep
     while (true) {
-      const plan = (yield* Ref.get(ctx.state)).plan
+      const plan = (yield* currentState(ctx)).plan
       const done = new Set(plan.steps.filter((s) => s.status === "complete").map((s) => s.stepId))
       const pending = liveSteps(plan.steps).filter((s) => s.status === "pending").sort((a, b) =>
         a.stepIndex - b.stepIndex

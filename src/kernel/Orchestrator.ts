@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Ref, Schema } from "effect"
+import { Clock, Duration, Effect, Schema } from "effect"
 import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import { depthFor } from "../adaptive/AdaptiveDepth.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
@@ -8,10 +8,10 @@ import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
-import { passResult } from "../run/RunRecord.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { executePass, readySteps } from "./Executor.js"
-import type { RunContext, RunState } from "./RunContext.js"
+import type { RunContext } from "./RunContext.js"
+import { currentState as state } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop } from "./Stop.js"
 
 export type { Outcome, Stop } from "./Stop.js"
@@ -21,8 +21,11 @@ export class PlanFailedError
   extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String })
 {}
 
-const state = (ctx: RunContext) => Ref.get(ctx.state)
-const setState = (ctx: RunContext, f: (s: RunState) => RunState) => Ref.update(ctx.state, f)
+/** Advisories are events: a resumed run has the ones raised before the crash. */
+const advise = (ctx: RunContext, passNumber: number, advisories: ReadonlyArray<string>) =>
+  Effect.forEach(advisories, (advisory) => ctx.events.emit({ _tag: "AdvisoryRaised", passNumber, advisory }), {
+    discard: true
+  })
 /** Enters a phase: the event, then the phase's work inside a span carrying run, pass and phase. */
 const inPhase = <A, E>(
   ctx: RunContext,
@@ -38,7 +41,7 @@ const inPhase = <A, E>(
     })
   )
 
-const generatePlan = (ctx: RunContext, reasoningMode: string) =>
+const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string) =>
   Effect.gen(function*() {
     const output = yield* ctx.llm.generate(Contracts.planGeneration, {
       request: ctx.request,
@@ -61,15 +64,12 @@ const generatePlan = (ctx: RunContext, reasoningMode: string) =>
             new PlanFailedError({ message: `the plan breaks "${violation}" and repair failed: ${e.message}` })
           ))
       )
-    yield* setState(
-      ctx,
-      (s) => ({ ...s, advisories: [...s.advisories, `plan repaired by the supervisor (${violation})`] })
-    )
+    yield* advise(ctx, passNumber, [`plan repaired by the supervisor (${violation})`])
     return toPlan(repaired.value)
   })
 
 /** Steps naming tools that do not exist: replaced by an existing tool, or marked invalid. */
-const fixMissingTools = (ctx: RunContext, plan: Plan) =>
+const fixMissingTools = (ctx: RunContext, passNumber: number, plan: Plan) =>
   Effect.gen(function*() {
     const steps = []
     const advisories: Array<string> = []
@@ -86,25 +86,17 @@ const fixMissingTools = (ctx: RunContext, plan: Plan) =>
       )
       steps.push(r.replacement ? { ...s, tool: r.replacement } : { ...s, status: "invalid" as const })
     }
-    yield* setState(ctx, (st) => ({ ...st, advisories: [...st.advisories, ...advisories] }))
+    yield* advise(ctx, passNumber, advisories)
     return { goal: plan.goal, steps }
   })
 
-const applyRefinement = (ctx: RunContext, passNumber: number, outcome: RefineOutcome) =>
+/** A refinement of `refined` takes effect through its events: the plan, ledger, advisories and questions it changed. */
+const applyRefinement = (ctx: RunContext, passNumber: number, refined: Plan, outcome: RefineOutcome) =>
   Effect.gen(function*() {
     const before = yield* state(ctx)
-    yield* setState(ctx, (s) => ({
-      ...s,
-      plan: outcome.plan,
-      ledger: outcome.ledger,
-      advisories: [...s.advisories, ...outcome.advisories],
-      followUpQuestions: [...new Set([...s.followUpQuestions, ...outcome.followUpQuestions])],
-      manualInterventions: [...s.manualInterventions, ...outcome.manualInterventions]
-    }))
-    // every change a refinement made is an event: a resumed run's ledger and questions come from it
     if (
-      outcome.applied.length > 0 || outcome.advisories.length > 0 || outcome.followUpQuestions.length > 0 ||
-      outcome.ledger !== before.ledger
+      outcome.plan !== refined || outcome.applied.length > 0 || outcome.advisories.length > 0 ||
+      outcome.followUpQuestions.length > 0 || outcome.ledger !== before.ledger
     ) {
       yield* ctx.events.emit({
         _tag: "RefinementApplied",
@@ -149,18 +141,16 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
         }
       })()
       : yield* ctx.adaptive.infer(ctx.request, ctx.budget.ttl, ctx.llm)
-    yield* setState(
-      ctx,
-      (s) => ({
-        ...s,
-        profiled,
-        ttlRemaining: profiled.depth.allocatedTtl,
-        advisories: [...s.advisories, ...profiled.advisories]
-      })
-    )
-    yield* ctx.events.emit({ _tag: "ProfileInferred", passNumber, profile: profiled.profile, depth: profiled.depth })
-    const plan = yield* fixMissingTools(ctx, yield* generatePlan(ctx, profiled.depth.reasoningMode))
-    yield* setState(ctx, (s) => ({ ...s, plan }))
+    yield* ctx.events.emit({
+      _tag: "ProfileInferred",
+      passNumber,
+      profile: profiled.profile,
+      depth: profiled.depth,
+      ttlRemaining: profiled.depth.allocatedTtl
+    })
+    yield* advise(ctx, passNumber, profiled.advisories)
+    const generated = yield* generatePlan(ctx, passNumber, profiled.depth.reasoningMode)
+    const plan = yield* fixMissingTools(ctx, passNumber, generated)
     yield* ctx.events.emit({ _tag: "PlanCreated", passNumber, plan })
     const report = yield* ctx.validator.validatePlan(plan, {
       request: ctx.request,
@@ -168,13 +158,13 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
       tools: ctx.toolInfos,
       llm: ctx.llm
     })
-    yield* setState(ctx, (s) => ({ ...s, report }))
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
     if (report.issues.length > 0 && !ctx.singlePass) {
       const st = yield* state(ctx)
       yield* applyRefinement(
         ctx,
         passNumber,
+        plan,
         yield* ctx.planner.refine({
           request: ctx.request,
           plan,
@@ -199,7 +189,8 @@ const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
       tools: ctx.toolInfos,
       llm: ctx.llm
     }
-    const report = yield* ctx.validator.validateCrossPhase({ plan: executed, memory: yield* Ref.get(ctx.memory) }, vctx)
+    const memory = (yield* state(ctx)).memory
+    const report = yield* ctx.validator.validateCrossPhase({ plan: executed, memory }, vctx)
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
     const assessment = yield* ctx.convergence.assess({
       request: ctx.request,
@@ -225,23 +216,12 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       if (readySteps(st.plan).length === 0) {
         return { reason: "stalled", error: "nothing left to execute and no refinement possible" } satisfies Stop as Stop
       }
-      yield* setState(ctx, (s) => ({ ...s, passNumber, currentToolResults: {} }))
       yield* ctx.events.emit({ _tag: "PassStarted", passNumber, ttlRemaining: st.ttlRemaining, plan: st.plan })
       const phase = first ? "EXECUTE" : "RE_EXECUTE"
       yield* inPhase(ctx, passNumber, phase, executePass(ctx, passNumber, phase))
     }
     const executed = (yield* state(ctx)).plan
     const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))
-    yield* setState(
-      ctx,
-      (s) => ({
-        ...s,
-        report,
-        assessment,
-        ttlRemaining: s.ttlRemaining - 1,
-        lastCompletedPass: passResult(executed, passNumber, s.currentToolResults)
-      })
-    )
     if (assessment.converged) {
       yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
       return { reason: "converged" } satisfies Stop as Stop
@@ -264,7 +244,7 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
               llm: ctx.llm
             })
           ),
-          Effect.flatMap((outcome) => applyRefinement(ctx, passNumber, outcome))
+          Effect.flatMap((outcome) => applyRefinement(ctx, passNumber, executed, outcome))
         )
       )
     }
@@ -293,23 +273,17 @@ const reviseProfile = (ctx: RunContext, passNumber: number) =>
       ctx.llm
     )
     const used = st.profiled.depth.allocatedTtl - st.ttlRemaining
-    yield* setState(ctx, (s) => ({
-      ...s,
-      profiled: revised,
-      ttlRemaining: revised.changed
-        ? Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used)
-        : s.ttlRemaining,
-      advisories: [...s.advisories, ...revised.advisories]
-    }))
     if (revised.changed) {
       yield* ctx.events.emit({
         _tag: "ProfileInferred",
         passNumber,
         profile: revised.profile,
         depth: revised.depth,
-        previousVersion: st.profiled.profile.profileVersion
+        previousVersion: st.profiled.profile.profileVersion,
+        ttlRemaining: Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used)
       })
     }
+    yield* advise(ctx, passNumber, revised.advisories)
   })
 
 /** Where a run restarted after a crash picks up: the PLAN pass, a pass in progress, or the next pass. */

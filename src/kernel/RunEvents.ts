@@ -1,5 +1,6 @@
 import { Cause, Clock, Context, Deferred, Effect, Exit, Layer, Stream } from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
+import { applyEvent, foldEvents, type RunRecord } from "../run/RunRecord.js"
 
 /** Where events are persisted before they are published (the store implements it). */
 export interface EventSinkService {
@@ -26,6 +27,11 @@ export interface RunEvents {
   readonly emit: (body: RunEventBody) => Effect.Effect<RunEvent>
   /** Every event emitted so far (some may still be on their way to the store). */
   readonly log: Effect.Effect<ReadonlyArray<RunEvent>>
+  /**
+   * The run's record: the fold of its events by the one reducer, applied as each event is emitted. What the kernel
+   * reads of the run's state is this (read it, never change it).
+   */
+  readonly record: () => RunRecord
   /** How many events the run has (without copying its log). */
   readonly size: () => number
   /** Waits until every event emitted so far is stored and published. */
@@ -50,6 +56,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
   Effect.sync(() => {
     // appended in place: a run's log grows linearly, never copied per event
     const events: Array<RunEvent> = [...history]
+    const record = foldEvents(history)
     const firstSeq = history.length === 0 ? 1 : history[0]!.seq
     let lastSeq = history.length === 0 ? 0 : history[history.length - 1]!.seq
     let storedSeq = lastSeq // events up to this seq are stored and published
@@ -119,6 +126,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
         if (failure) return Effect.failCause(failure)
         const event = { ...body, runId, seq: ++lastSeq, at } as RunEvent
         events.push(event)
+        applyEvent(record, event)
         if (direct) {
           published([event])
           return Effect.succeed(event)
@@ -161,6 +169,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       runId,
       emit,
       log: Effect.sync(() => events.slice()),
+      record: () => record,
       size: () => events.length,
       flushed: Effect.suspend(() => waitStored(lastSeq)),
       stream,

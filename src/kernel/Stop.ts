@@ -1,7 +1,7 @@
 import type { BudgetDimension } from "../domain/Budget.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
-import { passResult } from "../run/RunRecord.js"
-import type { RunState } from "./RunContext.js"
+import { passResult } from "../run/Attempt.js"
+import type { RunState } from "./RunState.js"
 
 /** How a run (or one simple iteration) stops, and what it reports when a budget or the TTL stopped it. */
 export interface Stop {

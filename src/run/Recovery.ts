@@ -1,9 +1,9 @@
 import type { Usage } from "../domain/Budget.js"
-import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import type { Outcome, ResumePoint } from "../kernel/Orchestrator.js"
-import type { RunState } from "../kernel/RunContext.js"
-import { attemptPlan, type AttemptRecord, emptyAttempt, foldEvents, type RunRecord } from "./RunRecord.js"
+import { initialState, stateOf } from "../kernel/RunState.js"
+import { attemptPlan, type AttemptRecord, inFlightSteps } from "./Attempt.js"
+import type { RunRecord } from "./RunRecord.js"
 
 /** How far a run got before its process died, read from its persisted events. */
 export interface Progress {
@@ -14,8 +14,9 @@ export interface Progress {
   /** The attempt (simple iteration or multi-pass run) in progress, if one had started. */
   readonly attempt?: {
     readonly firstPass: number
-    readonly state: RunState
     readonly resume: ResumePoint
+    /** Steps started and not finished when the process stopped: they run again. */
+    readonly inFlight: ReadonlyArray<string>
     readonly singlePass: boolean
   } | undefined
   /** The pass the next attempt starts at. */
@@ -39,42 +40,19 @@ const resumePoint = (a: AttemptRecord): ResumePoint =>
     ? { stage: "boundary", nextPass: a.lastFinished + 1 }
     : { stage: "execute", passNumber: a.lastStarted }
 
-/**
- * The kernel's state at the crash, projected from the run's record: completed steps stay completed, a step cut off
- * mid-way runs again (its finished tool call does not), the memory is as the tool calls left it.
- */
-const kernelState = (a: AttemptRecord): RunState => {
-  const plan = attemptPlan(a)
-  return {
-    plan: { goal: plan.goal, steps: plan.steps.map((s) => (s.status === "running" ? { ...s, status: "pending" } : s)) },
-    passNumber: a.passNumber,
-    ttlRemaining: a.ttlRemaining,
-    profiled: a.profiled ? { ...a.profiled, advisories: [] } : undefined,
-    report: a.report,
-    assessment: a.assessment,
-    ledger: a.ledger,
-    advisories: [...a.advisories],
-    followUpQuestions: [...a.followUpQuestions],
-    manualInterventions: [...a.manualInterventions],
-    lastCompletedPass: a.lastCompletedPass,
-    currentToolResults: {},
-    recoveredToolResults: { ...a.toolResults },
-    recoveredMemory: new Map(a.memory)
-  }
-}
-
-export const progressOf = (events: ReadonlyArray<RunEvent>, mode: string): Progress => {
-  const r = foldEvents(events)
+/** Where a stopped run goes on from: a projection of its record (the fold of its stored events). */
+export const progressOf = (r: RunRecord, mode: string): Progress => {
   const a = r.attempt
   return {
     startedAt: r.started?.at ?? 0,
     usage: r.usage,
-    simpleRecords: r.simpleRecords,
+    // copied: the record goes on changing as the resumed run emits
+    simpleRecords: [...r.simpleRecords],
     escalationContext: r.escalation?.failureSummary.summary,
     attempt: a && {
       firstPass: a.firstPass,
-      state: kernelState(a),
       resume: resumePoint(a),
+      inFlight: inFlightSteps(a),
       singlePass: mode !== "FULL" && !r.escalation
     },
     nextPass: r.lastPassNumber + 1,
@@ -95,10 +73,8 @@ const iterationOutcome = (r: RunRecord, last: NonNullable<RunRecord["lastIterati
     },
     finalAnswer: e.finalAnswer,
     ttlExpiration: e.ttlExpiration,
-    state: kernelState(last.attempt ?? noAttempt(r)),
+    // (an iteration whose attempt left no events, not from a run of this version: nothing planned)
+    state: last.attempt ? stateOf(last.attempt) : initialState(r.started?.task ?? "", r.lastPassNumber),
     nextPass: r.lastPassNumber + 1
   }
 }
-
-/** A finished iteration whose attempt left no events (not from a run of this version): nothing planned. */
-const noAttempt = (r: RunRecord): AttemptRecord => emptyAttempt(r.lastPassNumber, r.started?.task ?? "")

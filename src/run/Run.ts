@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Ref, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import { type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
@@ -6,11 +6,12 @@ import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
-import { type RunContext, RunLifecycle, type RunState } from "../kernel/RunContext.js"
+import { type RunContext, RunLifecycle } from "../kernel/RunContext.js"
 import * as RunEvents from "../kernel/RunEvents.js"
 import * as RunLlm from "../kernel/RunLlm.js"
+import { initialState } from "../kernel/RunState.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
-import { emptyLedger, RecursivePlanner } from "../planning/RecursivePlanner.js"
+import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { RunStore, type StoreError, type UserBusyError } from "../store/RunStore.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
@@ -18,7 +19,7 @@ import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
 import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
-import { resultFromEvents, type RunResult } from "./RunResult.js"
+import { resultFromEvents, resultOf, type RunResult } from "./RunResult.js"
 
 export { RunLifecycle }
 
@@ -43,17 +44,6 @@ export interface PreparedRun {
   readonly execute: Effect.Effect<RunResult>
 }
 
-const initialState = (request: string, firstPass: number): RunState => ({
-  plan: { goal: request, steps: [] },
-  passNumber: firstPass,
-  ttlRemaining: 0,
-  ledger: emptyLedger,
-  advisories: [],
-  followUpQuestions: [],
-  manualInterventions: [],
-  currentToolResults: {}
-})
-
 const statusOf = (o: Outcome) =>
   o.stop.reason === "converged"
     ? "CONVERGED" as const
@@ -69,21 +59,18 @@ const execute = (
   past?: ReadonlyArray<RunEvent>
 ): Effect.Effect<RunResult> =>
   Effect.gen(function*() {
-    const progress = past ? progressOf(past, input.mode) : undefined
+    const progress = past ? progressOf(events.record(), input.mode) : undefined
     const startedAt = progress?.startedAt ?? (yield* Clock.currentTimeMillis)
     const guard = yield* BudgetGuard.make(input.budget, startedAt, progress?.usage)
     const registry = input.tools
       ? ToolRegistry.make(caps.tools.tools.filter((t) => input.tools!.includes(t.name)))
       : caps.tools
     const llm = RunLlm.make(caps.model, guard, events, caps.supervisor)
-    const context = (
-      firstPass: number,
-      extra: { singlePass?: boolean; escalationContext?: string | undefined },
-      state?: RunState
-    ) =>
-      Effect.gen(function*() {
+    const context = (firstPass: number, extra: { singlePass?: boolean; escalationContext?: string | undefined }) =>
+      Effect.sync(() => {
         return {
           runId,
+          firstPass,
           request: input.task,
           budget: input.budget,
           criteria: input.criteria,
@@ -94,8 +81,6 @@ const execute = (
           llm,
           tools: registry,
           toolInfos: toolInfos(registry.tools),
-          memory: yield* Ref.make<ReadonlyMap<string, unknown>>(state?.recoveredMemory ?? new Map()),
-          state: yield* Ref.make(state ?? initialState(input.task, firstPass)),
           validator: caps.validator,
           convergence: caps.convergence,
           planner: caps.planner,
@@ -127,7 +112,7 @@ const execute = (
       ? context(progress.attempt.firstPass, {
         singlePass: progress.attempt.singlePass,
         escalationContext: progress.escalationContext
-      }, progress.attempt.state).pipe(
+      }).pipe(
         Effect.flatMap((ctx) => orchestrate(ctx, progress.attempt!.firstPass, startedAt, progress.attempt!.resume))
       )
       : undefined
@@ -137,7 +122,9 @@ const execute = (
         ? inProgress
         : attempt(firstFree, escalationContext ? { escalationContext } : {})
 
-    if (!past) {
+    if (past) {
+      yield* events.emit({ _tag: "RunResumed", reopenedStepIds: progress?.attempt?.inFlight ?? [] })
+    } else {
       yield* events.emit({
         _tag: "RunStarted",
         task: input.task,
@@ -220,7 +207,7 @@ const execute = (
       // cancelled: no synthesis; the run ends with what it had (a tool call in progress has completed)
       Effect.onInterrupt(() =>
         Effect.gen(function*() {
-          if ((yield* events.log).some((e) => e._tag === "RunFinished")) return
+          if (events.record().finished) return
           // a server shutting down leaves the run RUNNING: it resumes on the next start
           const lifecycle = yield* Effect.serviceOption(RunLifecycle)
           if (Option.isSome(lifecycle) && (yield* lifecycle.value.shuttingDown)) return
@@ -236,7 +223,7 @@ const execute = (
         })
       )
     )
-    return resultFromEvents(yield* events.log)
+    return resultOf(events.record())
   }).pipe(
     // however the run ends (a shutdown interrupts it without RunFinished), what it emitted reaches the store
     Effect.ensuring(Effect.exit(events.flushed)),

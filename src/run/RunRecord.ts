@@ -1,13 +1,12 @@
 import { addCall, addStep, emptyUsage, type Usage } from "../domain/Budget.js"
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import type { Phase, RefinementAction } from "../domain/Execution.js"
-import { finishStep, type Plan } from "../domain/Plan.js"
+import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { ReasoningStep } from "../domain/Records.js"
-import type { PassResult } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, SimpleIterationRecord } from "../domain/SimpleIteration.js"
-import { countRefinements, emptyLedger, type RefinementLedger } from "../planning/RecursivePlanner.js"
+import { applyToAttempt, type AttemptRecord } from "./Attempt.js"
 
 type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>
 
@@ -29,37 +28,6 @@ export interface PassRecord {
   depth?: AdaptiveDepthConfiguration
   readonly start: number
   end?: number
-}
-
-/**
- * The attempt in progress — a simple-mode iteration or the multi-pass run — as far as its events go: what a run
- * resumed after a crash continues from.
- */
-export interface AttemptRecord {
-  readonly firstPass: number
-  /** The plan as last stated by an event, and what happened to its steps since. */
-  plan: Plan
-  readonly started: Set<string>
-  readonly finished: Map<string, Event<"StepFinished">>
-  readonly abandoned: Map<string, string>
-  passNumber: number
-  ttlRemaining: number
-  profiled?: { readonly profile: TaskProfile; readonly depth: AdaptiveDepthConfiguration } | undefined
-  report?: SemanticValidationReport | undefined
-  assessment?: ConvergenceAssessment | undefined
-  ledger: RefinementLedger
-  readonly advisories: Array<string>
-  readonly followUpQuestions: Array<string>
-  readonly manualInterventions: Array<{ readonly stepId: string; readonly reason: string }>
-  lastStarted: number
-  lastFinished?: number | undefined
-  convergedPass?: number | undefined
-  lastCompletedPass?: PassResult | undefined
-  /** Tool outputs of steps not yet finished (a resumed step reuses them), and of the current pass. */
-  readonly toolResults: Record<string, unknown>
-  passTools: Record<string, unknown>
-  /** The run's short-term memory as the tool calls left it. */
-  readonly memory: Map<string, unknown>
 }
 
 /**
@@ -114,122 +82,11 @@ export const emptyRecord = (): RunRecord => ({
   stepsFinished: 0
 })
 
-export const emptyAttempt = (firstPass: number, goal: string): AttemptRecord => ({
-  firstPass,
-  plan: { goal, steps: [] },
-  started: new Set(),
-  finished: new Map(),
-  abandoned: new Map(),
-  passNumber: firstPass,
-  ttlRemaining: 0,
-  ledger: emptyLedger,
-  advisories: [],
-  followUpQuestions: [],
-  manualInterventions: [],
-  lastStarted: firstPass,
-  toolResults: {},
-  passTools: {},
-  memory: new Map()
-})
-
-/** The attempt's plan with what happened to its steps applied (started, finished, abandoned). */
-export const attemptPlan = (a: AttemptRecord): Plan => ({
-  goal: a.plan.goal,
-  steps: a.plan.steps.map((s) => {
-    const f = a.finished.get(s.stepId)
-    if (f) return finishStep(s, f)
-    const abandoned = a.abandoned.get(s.stepId)
-    if (abandoned !== undefined) return { ...s, status: "failed", executed: true, error: `abandoned: ${abandoned}` }
-    return a.started.has(s.stepId) ? { ...s, status: "running" } : s
-  })
-})
-
-/** The result of a pass at the end of its EVALUATE phase: completed steps' outputs and the pass's tool results. */
-export const passResult = (
-  plan: Plan,
-  passNumber: number,
-  toolResults: Readonly<Record<string, unknown>>,
-  abandoned: ReadonlyArray<string> = []
-): PassResult => ({
-  passNumber,
-  stepOutputs: Object.fromEntries(
-    plan.steps.filter((s) => s.supersededBy === undefined && s.status === "complete").map((s) => [
-      s.stepId,
-      s.stepOutput
-    ])
-  ),
-  toolResults,
-  ...(abandoned.length > 0 ? { abandonedStepId: abandoned[0], abandonedStepIds: abandoned } : {})
-})
-
-const replacePlan = (a: AttemptRecord, plan: Plan) => {
-  a.plan = plan
-  a.started.clear()
-  a.finished.clear()
-  a.abandoned.clear()
-}
-
 const rememberDescriptions = (r: RunRecord, plan: Plan) => {
   for (const s of plan.steps) r.descriptions.set(s.stepId, s.description)
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
-
-/** The attempt in progress: what a resumed run continues from. A PLAN pass (no plan yet) opens one. */
-const applyToAttempt = (r: RunRecord, e: RunEvent) => {
-  if (e._tag === "PassStarted" && (!e.plan || !r.attempt)) r.attempt = emptyAttempt(e.passNumber, r.started?.task ?? "")
-  const a = r.attempt
-  if (!a) return
-  switch (e._tag) {
-    case "PassStarted":
-      a.lastStarted = a.passNumber = e.passNumber
-      a.passTools = {}
-      if (e.plan) {
-        a.ttlRemaining = e.ttlRemaining
-        replacePlan(a, e.plan)
-      }
-      return
-    case "ProfileInferred":
-      a.profiled = { profile: e.profile, depth: e.depth }
-      if (e.previousVersion === undefined && e.passNumber === a.firstPass) a.ttlRemaining = e.depth.allocatedTtl
-      return
-    case "PlanCreated":
-      return replacePlan(a, e.plan)
-    case "RefinementApplied":
-      replacePlan(a, e.plan)
-      a.ledger = e.ledger ?? countRefinements(a.ledger, e.actions)
-      a.advisories.push(...e.advisories)
-      for (const q of e.followUpQuestions ?? []) if (!a.followUpQuestions.includes(q)) a.followUpQuestions.push(q)
-      return
-    case "StepStarted":
-      return void a.started.add(e.stepId)
-    case "StepFinished":
-      a.finished.set(e.stepId, e)
-      delete a.toolResults[e.stepId]
-      return
-    case "StepAbandoned":
-      return void a.abandoned.set(e.stepId, e.reason)
-    case "ToolInvoked":
-      if (e.output !== undefined) a.toolResults[e.stepId] = a.passTools[e.stepId] = e.output
-      for (const [key, value] of Object.entries(e.memoryWrites ?? {})) a.memory.set(key, value)
-      return
-    case "ValidationReported":
-      a.report = e.report
-      return
-    case "ConvergenceAssessed":
-      // the pass's result as the kernel took it at the end of EVALUATE (what a TTL expiration reports)
-      a.assessment = e.assessment
-      a.lastCompletedPass = passResult(attemptPlan(a), e.passNumber, a.passTools)
-      a.convergedPass = e.assessment.converged ? e.passNumber : undefined
-      return
-    case "ManualInterventionRequired":
-      return void a.manualInterventions.push({ stepId: e.stepId, reason: e.reason })
-    case "PassFinished":
-      a.lastFinished = e.passNumber
-      a.ttlRemaining = e.ttlRemaining
-      return
-  }
-}
 
 const passOpened = (r: RunRecord, e: Event<"PassStarted">): PassRecord => ({
   passNumber: e.passNumber,
@@ -304,6 +161,8 @@ const applyToPasses = (r: RunRecord, e: RunEvent) => {
       return
     case "ManualInterventionRequired":
       return void p?.advisories.push(`manual intervention required for ${e.stepId}: ${e.reason}`)
+    case "AdvisoryRaised":
+      return void p?.advisories.push(e.advisory)
     case "PassFinished":
       if (p) p.end = e.at
       r.current = undefined

@@ -63,7 +63,7 @@ export const resultOf = (r: RunRecord): RunResult => {
     manualInterventions: finished?.manualInterventions ?? [],
     // an escalated run keeps its summary in the escalation; a run that stopped without escalating, in its final event
     simple: {
-      iterations: r.simpleRecords,
+      iterations: [...r.simpleRecords],
       failureSummary: escalation?.failureSummary ?? finished?.failureSummary,
       escalation
     },

@@ -7,6 +7,7 @@ import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare, prepareResume } from "../../src/run/Run.js"
+import type { RunResult } from "../../src/run/RunResult.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { dyingSink } from "../support/crash.js"
 import { backend, storeLayer } from "../support/database.js"
@@ -142,18 +143,29 @@ const model = (seed: number, runIds: ReadonlyArray<string>) => {
     script[prompt] = [(r) => {
       let text = JSON.stringify(r.input)
       for (const id of runIds) text = text.replaceAll(id, "run")
+      if (process.env.DBG && prompt.startsWith("plan")) console.log("PROMPT", prompt, text)
       return options[hash(`${seed}:${prompt}:${text}`) % options.length]!
     }]
   }
   return Scripted.make(script as Scripted.Script)
 }
 
-const outcome = (
-  r: { status: string; terminationReason?: string | undefined; finalAnswer?: { answerText: string } | undefined }
-) => ({
+/** What must not change with a crash: how the run ended, its answer, its final plan, what it advised and asked. */
+const outcome = (r: RunResult) => ({
   status: r.status,
   terminationReason: r.terminationReason,
-  answer: r.finalAnswer?.answerText
+  error: r.error,
+  answer: r.finalAnswer?.answerText,
+  expirationPoint: r.ttlExpiration?.expirationPoint,
+  plan: r.plan?.steps.map((s) => ({
+    id: s.stepId,
+    status: s.status,
+    output: s.stepOutput,
+    context: s.incomingContext
+  })),
+  advisories: r.advisories,
+  followUpQuestions: r.followUpQuestions,
+  manualInterventions: r.manualInterventions
 })
 
 const db = storeLayer()

@@ -231,6 +231,26 @@ describe(`named kill points on ${backend}: the resumed run ends as the uncrashed
     expect(r.resumed.ttlExpiration?.latestPassResult?.passNumber).toBe(1)
   }, 60_000)
 
+  it("after an advisory (a step named a tool that does not exist): the resumed run keeps it", async () => {
+    const missingTool = () => ({
+      ...script(),
+      [PromptId.PLAN_GENERATION_USER]: [planOut([
+        { id: "s1", d: "Write the record 'debit' to the ledger", tool: "ledger.append", input: { record: "debit" } },
+        { id: "s2", d: "Explain the record", deps: ["s1"] }
+      ])],
+      [PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER]: [{
+        output: { replacementTool: "ledger.write", justification: "the same ledger" }
+      }]
+    })
+    const r = await crashAndResume(() => missingTool, task, (e) => e._tag === "AdvisoryRaised")
+    sameOutcome(r.uncrashed, r.resumed)
+    expect(r.resumed.advisories).toEqual(r.uncrashed.advisories)
+    expect(r.resumed.advisories.join("\n")).toContain("tool ledger.append does not exist, replaced by ledger.write")
+    // the record of the restart: a RunResumed event after the advisory
+    const tags = r.events.map((e) => e._tag)
+    expect(tags.indexOf("RunResumed")).toBeGreaterThan(tags.indexOf("AdvisoryRaised"))
+  }, 60_000)
+
   it("during escalation from simple mode", async () => {
     // the third assessment this world's model is asked for converges (the escalated run's first)
     const escalating = () => {

@@ -18,6 +18,17 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
+export type AdvisoryRaisedEvent = RunEvent & {
+  __typename?: 'AdvisoryRaisedEvent';
+  advisory: Scalars['String']['output'];
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
 /** Limits of one run. Every field is optional; defaults apply. */
 export type BudgetInput = {
   /** Wall-time deadline in milliseconds. */
@@ -469,6 +480,17 @@ export type RunOutcome = {
   ttlExpiration?: Maybe<TtlExpiration>;
 };
 
+/** The run went on after its server stopped: the steps it had started and not finished run again. */
+export type RunResumedEvent = RunEvent & {
+  __typename?: 'RunResumedEvent';
+  at: Scalars['DateTime']['output'];
+  payload: Scalars['JSON']['output'];
+  reopenedStepIds: Array<Scalars['String']['output']>;
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
 export type RunStartedEvent = RunEvent & {
   __typename?: 'RunStartedEvent';
   at: Scalars['DateTime']['output'];
@@ -743,6 +765,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
   RunEvent:
+    | ( AdvisoryRaisedEvent )
     | ( ConvergenceAssessedEvent )
     | ( EscalatedEvent )
     | ( LlmCalledEvent )
@@ -754,6 +777,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ProfileInferredEvent )
     | ( RefinementAppliedEvent )
     | ( RunFinishedEvent )
+    | ( RunResumedEvent )
     | ( RunStartedEvent )
     | ( SimpleIterationFinishedEvent )
     | ( StepAbandonedEvent )
@@ -766,6 +790,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  AdvisoryRaisedEvent: ResolverTypeWrapper<AdvisoryRaisedEvent>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   BudgetInput: BudgetInput;
   ConvergenceAssessedEvent: ResolverTypeWrapper<ConvergenceAssessedEvent>;
@@ -813,6 +838,7 @@ export type ResolversTypes = {
   RunFinishedEvent: ResolverTypeWrapper<RunFinishedEvent>;
   RunMode: RunMode;
   RunOutcome: ResolverTypeWrapper<RunOutcome>;
+  RunResumedEvent: ResolverTypeWrapper<RunResumedEvent>;
   RunStartedEvent: ResolverTypeWrapper<RunStartedEvent>;
   RunStatus: RunStatus;
   RunTaskInput: RunTaskInput;
@@ -836,6 +862,7 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  AdvisoryRaisedEvent: AdvisoryRaisedEvent;
   Boolean: Scalars['Boolean']['output'];
   BudgetInput: BudgetInput;
   ConvergenceAssessedEvent: ConvergenceAssessedEvent;
@@ -881,6 +908,7 @@ export type ResolversParentTypes = {
   RunEvent: ResolversInterfaceTypes<ResolversParentTypes>['RunEvent'];
   RunFinishedEvent: RunFinishedEvent;
   RunOutcome: RunOutcome;
+  RunResumedEvent: RunResumedEvent;
   RunStartedEvent: RunStartedEvent;
   RunTaskInput: RunTaskInput;
   SimpleIteration: SimpleIteration;
@@ -899,6 +927,17 @@ export type ResolversParentTypes = {
   ValidationIssue: ValidationIssue;
   ValidationReport: ValidationReport;
   ValidationReportedEvent: ValidationReportedEvent;
+};
+
+export type AdvisoryRaisedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvisoryRaisedEvent'] = ResolversParentTypes['AdvisoryRaisedEvent']> = {
+  advisory?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type ConvergenceAssessedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConvergenceAssessedEvent'] = ResolversParentTypes['ConvergenceAssessedEvent']> = {
@@ -1237,7 +1276,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -1261,6 +1300,16 @@ export type RunOutcomeResolvers<ContextType = GraphQLContext, ParentType extends
   manualInterventions?: Resolver<Array<ResolversTypes['ManualIntervention']>, ParentType, ContextType>;
   terminationReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   ttlExpiration?: Resolver<Maybe<ResolversTypes['TTLExpiration']>, ParentType, ContextType>;
+};
+
+export type RunResumedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunResumedEvent'] = ResolversParentTypes['RunResumedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  reopenedStepIds?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type RunStartedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunStartedEvent'] = ResolversParentTypes['RunStartedEvent']> = {
@@ -1424,6 +1473,7 @@ export type ValidationReportedEventResolvers<ContextType = GraphQLContext, Paren
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  AdvisoryRaisedEvent?: AdvisoryRaisedEventResolvers<ContextType>;
   ConvergenceAssessedEvent?: ConvergenceAssessedEventResolvers<ContextType>;
   ConvergenceAssessment?: ConvergenceAssessmentResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
@@ -1463,6 +1513,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RunEvent?: RunEventResolvers<ContextType>;
   RunFinishedEvent?: RunFinishedEventResolvers<ContextType>;
   RunOutcome?: RunOutcomeResolvers<ContextType>;
+  RunResumedEvent?: RunResumedEventResolvers<ContextType>;
   RunStartedEvent?: RunStartedEventResolvers<ContextType>;
   SimpleIteration?: SimpleIterationResolvers<ContextType>;
   SimpleIterationFinishedEvent?: SimpleIterationFinishedEventResolvers<ContextType>;
