@@ -2,7 +2,7 @@ import { execFile } from "node:child_process"
 import { cpus, totalmem } from "node:os"
 import { fmt } from "./support.js"
 
-/** `npm run bench`: all seven measurements, each in a process of its own, one table. Figures, not assertions. */
+/** `npm run bench`: all nine measurements, each in a process of its own, one table. Figures, not assertions. */
 const rows: Array<[string, string, string, string]> = []
 const row = (what: string, figure: string, target: string, met: boolean | undefined) => {
   rows.push([what, figure, target, met === undefined ? "" : met ? "met" : "missed"])
@@ -130,6 +130,13 @@ row(
   } ms/step`,
   "linear",
   sc.rows[sc.rows.length - 1]!.perStepMs < 2 * sc.rows[1]!.perStepMs
+)
+const f = await measure("fanOut")
+row(
+  `9. event fan-out to ${f.followers} followers (${f.events} events)`,
+  `callbacks ${fmt(f.callbackMs)} ms vs PubSub ${fmt(f.pubsubMs)} ms = ${fmt(f.ratio, 1)}×`,
+  "PubSub kept if ≤ 1.2×",
+  undefined
 )
 
 printTable()

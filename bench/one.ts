@@ -1,4 +1,5 @@
 import { concurrency } from "./Concurrency.js"
+import { fanOut } from "./FanOut.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
 import { scaling } from "./Scaling.js"
@@ -25,7 +26,8 @@ const measurements: Record<string, () => Promise<unknown>> = {
   streamingWs: () => streaming("ws", 100),
   throughput: () => throughput(quick ? 2 : 8),
   peer: () => peer(quick ? 5 : 20),
-  scaling: () => scaling(quick ? [10, 100] : [10, 100, 1000])
+  scaling: () => scaling(quick ? [10, 100] : [10, 100, 1000]),
+  fanOut: () => fanOut(100, quick ? 2_000 : 10_000)
 }
 const run = measurements[name ?? ""]
 if (!run) {

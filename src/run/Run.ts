@@ -225,8 +225,9 @@ const execute = (
     )
     return resultOf(events.record())
   }).pipe(
-    // however the run ends (a shutdown interrupts it without RunFinished), what it emitted reaches the store
-    Effect.ensuring(Effect.exit(events.flushed)),
+    // however the run ends (a shutdown interrupts it without RunFinished), what it emitted reaches the store; then
+    // the run's scope (its writer) closes
+    Effect.ensuring(events.close),
     Effect.withSpan("Aeon.run", { captureStackTrace: false, attributes: { "aeon.run_id": runId } })
   )
 
