@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import * as AdaptiveDepth from "./adaptive/AdaptiveDepth.js"
 import * as ConvergenceEngine from "./convergence/ConvergenceEngine.js"
+import * as Approval from "./kernel/Approval.js"
 import * as ModelLayer from "./llm/ModelLayer.js"
 import * as RecursivePlanner from "./planning/RecursivePlanner.js"
 import * as Run from "./run/Run.js"
@@ -23,7 +24,12 @@ export const layerWithTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) =>
   Layer.mergeAll(capabilitiesLayer, ToolRegistry.layer(tools))
 
 /** The default engine: model chosen from the environment (AEON_MODEL_PROVIDER …), built-in tools, OTLP tracing when configured. */
-export const layer = Layer.mergeAll(layerWithTools(), ModelLayer.layerConfig, Tracing.layerConfig)
+export const layer = Layer.mergeAll(
+  layerWithTools(),
+  ModelLayer.layerConfig,
+  Tracing.layerConfig,
+  Approval.layerConfig
+)
 
 export const runTask = Run.runTask
 export const prepare = Run.prepare

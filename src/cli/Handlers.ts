@@ -2,6 +2,7 @@
 import { Cause, ConfigProvider, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
+import * as Approval from "../kernel/Approval.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { prepare } from "../run/Run.js"
@@ -41,7 +42,8 @@ const engineLayer = (flags: Record<string, string>) =>
         )
       )
     ),
-    Tracing.layerConfig
+    Tracing.layerConfig,
+    Approval.layerConfig
   )
 
 export const fail = (e: unknown) =>

@@ -34,3 +34,40 @@ export class RunRecordDamagedError extends Schema.TaggedError<RunRecordDamagedEr
     return `the stored record of run ${this.runId} is damaged (event ${this.seq} cannot be read); only its stored summary is available`
   }
 }
+
+/** An answer names a request the run does not have. */
+export class ApprovalNotFoundError extends Schema.TaggedError<ApprovalNotFoundError>()("ApprovalNotFoundError", {
+  runId: Schema.String,
+  requestId: Schema.String
+}) {
+  override get message() {
+    return `run ${this.runId} has no approval request ${this.requestId}`
+  }
+}
+
+/** A request already answered (by a person or by its timeout): the first answer stands. */
+export class ApprovalAlreadyAnsweredError
+  extends Schema.TaggedError<ApprovalAlreadyAnsweredError>()("ApprovalAlreadyAnsweredError", {
+    requestId: Schema.String,
+    decision: Schema.String
+  })
+{
+  override get message() {
+    return `approval request ${this.requestId} was already answered (${this.decision})`
+  }
+}
+
+/** An edited input the tool's schema refuses: the request stays open. */
+export class ApprovalInputError extends Schema.TaggedError<ApprovalInputError>()("ApprovalInputError", {
+  message: Schema.String
+}) {}
+
+/** The run is not running here (finished, or not resumed yet): nothing can answer for it. */
+export class RunNotWaitingError extends Schema.TaggedError<RunNotWaitingError>()("RunNotWaitingError", {
+  runId: Schema.String,
+  status: Schema.String
+}) {
+  override get message() {
+    return `run ${this.runId} is not waiting for input (status ${this.status})`
+  }
+}

@@ -116,6 +116,30 @@ export const AdvisoryRaised = Schema.TaggedStruct("AdvisoryRaised", {
   passNumber: Schema.Int,
   advisory: Schema.String
 })
+export const ApprovalDecision = Schema.Literal("APPROVE", "REJECT", "EDIT")
+export type ApprovalDecision = typeof ApprovalDecision.Type
+/** A step's tool call waits for a person's decision (the run is AWAITING_INPUT until it is answered). */
+export const ApprovalRequested = Schema.TaggedStruct("ApprovalRequested", {
+  ...base,
+  passNumber: Schema.Int,
+  requestId: Schema.String,
+  stepId: Schema.String,
+  tool: Schema.String,
+  input: Schema.Unknown,
+  description: Schema.String,
+  /** When the request is rejected unless answered (epoch ms), from the run's approvalTimeoutMs. */
+  expiresAt: Schema.optional(Schema.Number)
+})
+/** The answer to an approval request: the call runs as asked (APPROVE), with `input` (EDIT), or not (REJECT). */
+export const ApprovalAnswered = Schema.TaggedStruct("ApprovalAnswered", {
+  ...base,
+  requestId: Schema.String,
+  decision: ApprovalDecision,
+  input: Schema.optional(Schema.Unknown),
+  reason: Schema.optional(Schema.String),
+  /** Who answered: the user, or "timeout". */
+  by: Schema.optional(Schema.String)
+})
 /**
  * The run goes on after its process stopped (a crash, a restart): steps started and not finished then run again;
  * `reopenedStepIds` names them.
@@ -177,6 +201,8 @@ export const RunEvent = Schema.Union(
   ManualInterventionRequired,
   AdvisoryRaised,
   RunResumed,
+  ApprovalRequested,
+  ApprovalAnswered,
   PassFinished,
   SimpleIterationFinished,
   Escalated,
@@ -201,6 +227,8 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "ManualInterventionRequired",
   "AdvisoryRaised",
   "RunResumed",
+  "ApprovalRequested",
+  "ApprovalAnswered",
   "PassFinished",
   "SimpleIterationFinished",
   "Escalated",

@@ -4,6 +4,7 @@ import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/P
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { ToolError } from "../tools/ToolRegistry.js"
+import { approve } from "./Approval.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { currentState } from "./RunState.js"
 
@@ -66,9 +67,13 @@ const writesBetween = (before: ReadonlyMap<string, unknown>, after: ReadonlyMap<
  * goes on only once its result is stored: a resumed run reuses it and repeats no side effect but the one
  * cut off in flight. An idempotent tool does not wait on the store.
  */
-const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
+const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: unknown) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
+      // a call that needs a person's approval waits for it (interruptibly: the deadline and cancel still apply)
+      const approved = yield* restore(approve(ctx, passNumber, step, asked))
+      if (Either.isLeft(approved)) return approved
+      const input = approved.right
       const definition = ctx.tools.get(step.tool!)
       const sideEffects = definition?.idempotent === false
       // the wait for the store may be interrupted: the tool has not started

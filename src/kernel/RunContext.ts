@@ -23,6 +23,10 @@ export interface RunOptions {
   readonly escalationContext?: string | undefined
   /** Simple mode: one shallow pass, no refinement. */
   readonly singlePass?: boolean | undefined
+  /** Tools whose calls wait for a person's approval (names, `*`: every tool with side effects). */
+  readonly approvalTools: ReadonlyArray<string>
+  /** An approval request not answered in this time is rejected. */
+  readonly approvalTimeoutMs?: number | undefined
 }
 
 export interface RunContext extends RunOptions {

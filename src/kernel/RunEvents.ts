@@ -1,4 +1,18 @@
-import { type Cause, Chunk, Clock, Context, Deferred, Effect, Exit, Layer, Queue, Scope, Stream } from "effect"
+import {
+  type Cause,
+  Chunk,
+  Clock,
+  Context,
+  Deferred,
+  Effect,
+  Either,
+  Exit,
+  FiberId,
+  Layer,
+  Queue,
+  Scope,
+  Stream
+} from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { applyEvent, foldEvents, type RunRecord } from "../run/RunRecord.js"
 
@@ -25,6 +39,13 @@ export const isDurabilityPoint = (e: RunEvent) => e._tag === "RunStarted" || e._
 export interface RunEvents {
   readonly runId: string
   readonly emit: (body: RunEventBody) => Effect.Effect<RunEvent>
+  /** Emits what `decide` makes of the record as it is at that moment (nothing comes in between), or fails with its error. */
+  readonly emitWhen: <E>(decide: (record: RunRecord) => Either.Either<RunEventBody, E>) => Effect.Effect<RunEvent, E>
+  /** What `found` sees in the record now, or else what `match` makes of the first later event it matches. */
+  readonly waitFor: <A>(
+    found: (record: RunRecord) => A | undefined,
+    match: (event: RunEvent) => A | undefined
+  ) => Effect.Effect<A>
   /** Every event emitted so far (some may still be on their way to the store). */
   readonly log: Effect.Effect<ReadonlyArray<RunEvent>>
   /**
@@ -128,12 +149,34 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
         })
       })
 
-    const emit = (body: RunEventBody): Effect.Effect<RunEvent> =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) => {
+    // fibers waiting for an event (a person's answer): settled as the event is emitted
+    let awaited: Array<{ readonly match: (e: RunEvent) => boolean; readonly done: Deferred.Deferred<RunEvent> }> = []
+    const settle = (event: RunEvent) => {
+      if (awaited.length === 0) return
+      const [hit, rest] = [awaited.filter((w) => w.match(event)), awaited.filter((w) => !w.match(event))]
+      awaited = rest
+      for (const w of hit) Deferred.unsafeDone(w.done, Exit.succeed(event))
+    }
+    const waitFor = <A>(found: (r: RunRecord) => A | undefined, match: (e: RunEvent) => A | undefined) =>
+      Effect.suspend((): Effect.Effect<A> => {
+        // checked and registered in one synchronous step: no event can come in between
+        const now = found(record)
+        if (now !== undefined) return Effect.succeed(now)
+        const done = Deferred.unsafeMake<RunEvent>(FiberId.none)
+        awaited.push({ match: (e) => match(e) !== undefined, done })
+        return Effect.map(Deferred.await(done), (e) => match(e)!)
+      })
+
+    const emitWhen = <E>(decide: (r: RunRecord) => Either.Either<RunEventBody, E>): Effect.Effect<RunEvent, E> =>
+      Effect.flatMap(Clock.currentTimeMillis, (at): Effect.Effect<RunEvent, E> => {
         if (failure) return Effect.failCause(failure)
-        const event = { ...body, runId, seq: ++lastSeq, at } as RunEvent
+        // decided on the record as it is now, and emitted in the same synchronous step
+        const decided = decide(record)
+        if (Either.isLeft(decided)) return Effect.fail(decided.left)
+        const event = { ...decided.right, runId, seq: ++lastSeq, at } as RunEvent
         events.push(event)
         applyEvent(record, event)
+        settle(event)
         if (direct) {
           published([event])
           return Effect.succeed(event)
@@ -149,6 +192,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
         if (isDurabilityPoint(event)) next = Effect.zipRight(next, Effect.interruptible(waitStored(event.seq)))
         return Effect.as(next, event)
       }).pipe(Effect.uninterruptible)
+    const emit = (body: RunEventBody): Effect.Effect<RunEvent> => emitWhen(() => Either.right(body))
 
     const follow = (fromSeq: number, onEvent: (event: RunEvent) => void): Following => {
       const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, storedSeq - firstSeq + 1))
@@ -176,6 +220,8 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
     return {
       runId,
       emit,
+      emitWhen,
+      waitFor,
       log: Effect.sync(() => events.slice()),
       record: () => record,
       size: () => events.length,

@@ -4,6 +4,7 @@ import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import { type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { ApprovalPolicy } from "../kernel/Approval.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
 import { type RunContext, RunLifecycle } from "../kernel/RunContext.js"
@@ -32,7 +33,10 @@ export const capabilities = Effect.all({
   planner: RecursivePlanner,
   adaptive: AdaptiveDepth,
   supervisor: Supervisor,
-  sink: Effect.serviceOption(RunEvents.EventSink).pipe(Effect.map(Option.getOrElse(() => RunEvents.noSink)))
+  sink: Effect.serviceOption(RunEvents.EventSink).pipe(Effect.map(Option.getOrElse(() => RunEvents.noSink))),
+  approvalTools: Effect.serviceOption(ApprovalPolicy).pipe(
+    Effect.map(Option.match({ onNone: () => [] as ReadonlyArray<string>, onSome: (p) => p.tools }))
+  )
 })
 export type Capabilities = Effect.Effect.Success<typeof capabilities>
 
@@ -75,6 +79,8 @@ const execute = (
           budget: input.budget,
           criteria: input.criteria,
           parallelism: input.parallelism,
+          approvalTools: [...caps.approvalTools, ...input.approvalTools ?? []],
+          approvalTimeoutMs: input.approvalTimeoutMs,
           ...extra,
           events,
           guard,

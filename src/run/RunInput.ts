@@ -37,6 +37,12 @@ export const RunTaskInput = Schema.Struct({
     Schema.String.pipe(
       Schema.filter((s) => /^[A-Za-z0-9_-]{1,64}$/.test(s) || "runId must be 1-64 letters, digits, - or _")
     )
+  ),
+  /** More tools whose calls wait for a person's approval in this run (`*`: every tool with side effects). */
+  approvalTools: Schema.optional(Schema.Array(Schema.String)),
+  /** An approval request not answered within this many milliseconds is rejected. */
+  approvalTimeoutMs: Schema.optional(
+    Schema.Int.pipe(Schema.filter((n) => n >= 1 || `approvalTimeoutMs must be a positive integer (was ${n})`))
   )
 })
 export type RunTaskInput = typeof RunTaskInput.Type
@@ -56,7 +62,9 @@ export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<str
     const result = Schema.decodeUnknownEither(RunTaskInput)(input, { onExcessProperty: "error", errors: "all" })
     if (Either.isLeft(result)) return yield* new InvalidRunInputError({ message: formatIssues(result.left) })
     const decoded = result.right
-    const unknown = (decoded.tools ?? []).filter((t) => !availableTools.includes(t))
+    const unknown = [...decoded.tools ?? [], ...(decoded.approvalTools ?? []).filter((t) => t !== "*")].filter((t) =>
+      !availableTools.includes(t)
+    )
     if (unknown.length > 0) {
       return yield* new InvalidRunInputError({
         message: `unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (available: ${

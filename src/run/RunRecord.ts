@@ -65,7 +65,18 @@ export interface RunRecord {
   thinkingMs: number
   toolMs: number
   stepsFinished: number
+  /** Approval requests in the order asked, each with its answer once given. */
+  readonly approvals: Map<string, Approval>
 }
+
+export interface Approval {
+  readonly request: Event<"ApprovalRequested">
+  answer?: Event<"ApprovalAnswered"> | undefined
+}
+
+/** Requests not answered yet: while there is one, an unfinished run is AWAITING_INPUT. */
+export const pendingApprovals = (r: RunRecord): Array<Event<"ApprovalRequested">> =>
+  [...r.approvals.values()].filter((a) => !a.answer).map((a) => a.request)
 
 export const emptyRecord = (): RunRecord => ({
   runId: "",
@@ -79,7 +90,8 @@ export const emptyRecord = (): RunRecord => ({
   toolCallCounts: {},
   thinkingMs: 0,
   toolMs: 0,
-  stepsFinished: 0
+  stepsFinished: 0,
+  approvals: new Map()
 })
 
 const rememberDescriptions = (r: RunRecord, plan: Plan) => {
@@ -234,6 +246,14 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       r.escalation = e.escalation
       r.attempt = undefined
       break
+    case "ApprovalRequested":
+      if (!r.approvals.has(e.requestId)) r.approvals.set(e.requestId, { request: e })
+      break
+    case "ApprovalAnswered": {
+      const approval = r.approvals.get(e.requestId)
+      if (approval && !approval.answer) approval.answer = e
+      break
+    }
   }
   applyToAttempt(r, e)
   applyToPasses(r, e)

@@ -5,9 +5,16 @@ import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../d
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { historyOf } from "../kernel/History.js"
-import { foldEvents, type RunRecord } from "./RunRecord.js"
+import { foldEvents, pendingApprovals, type RunRecord } from "./RunRecord.js"
 
-export type RunStatus = "QUEUED" | "RUNNING" | "CONVERGED" | "NOT_CONVERGED" | "FAILED" | "CANCELLED"
+export type RunStatus =
+  | "QUEUED"
+  | "RUNNING"
+  | "AWAITING_INPUT"
+  | "CONVERGED"
+  | "NOT_CONVERGED"
+  | "FAILED"
+  | "CANCELLED"
 
 /** Everything a caller gets back from a run; derived from its events alone. */
 export interface RunResult {
@@ -49,7 +56,7 @@ export const resultOf = (r: RunRecord): RunResult => {
     task: started?.task ?? "",
     mode: started?.mode ?? "AUTO",
     model: started?.model ?? "",
-    status: finished?.status ?? "RUNNING",
+    status: finished?.status ?? (pendingApprovals(r).length > 0 ? "AWAITING_INPUT" : "RUNNING"),
     converged: finished?.terminationReason === "converged",
     terminationReason: finished?.terminationReason,
     finalAnswer: finished?.finalAnswer,

@@ -40,6 +40,8 @@ export interface Tool<I = any, O = any> {
    * A tool that waits on I/O must not declare it: it would run without its timeout.
    */
   readonly synchronous?: boolean
+  /** A person approves each call first (or the calls whose input this says yes to): see the README's "Approvals". */
+  readonly needsApproval?: boolean | ((input: unknown) => boolean)
   readonly run: (input: I, context: ToolContext) => Effect.Effect<O, ToolFailedError>
 }
 

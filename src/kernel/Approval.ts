@@ -1,0 +1,174 @@
+import { Clock, Config, Context, Duration, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import {
+  ApprovalAlreadyAnsweredError,
+  ApprovalInputError,
+  ApprovalNotFoundError,
+  RunNotWaitingError
+} from "../domain/Errors.js"
+import type { PlanStep } from "../domain/Plan.js"
+import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
+import { pendingApprovals, type RunRecord } from "../run/RunRecord.js"
+import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
+import type { RunContext } from "./RunContext.js"
+import type { RunEvents } from "./RunEvents.js"
+
+/** Tools whose calls wait for a person's approval in every run: names, or `*` for every tool with side effects. */
+export class ApprovalPolicy extends Context.Tag("aeon/ApprovalPolicy")<ApprovalPolicy, {
+  readonly tools: ReadonlyArray<string>
+}>() {}
+
+/** `AEON_APPROVAL_TOOLS` (comma-separated; empty: none). */
+export const layerConfig = Layer.effect(
+  ApprovalPolicy,
+  Config.string("AEON_APPROVAL_TOOLS").pipe(
+    Config.withDefault(""),
+    Effect.map((s) => ({ tools: s.split(",").map((t) => t.trim()).filter((t) => t !== "") })),
+    Effect.orDie
+  )
+)
+
+/** Whether a call of `tool` with `input` waits for approval: the tool says so, or the run's list names it. */
+export const needsApproval = (tool: Tool, input: unknown, names: ReadonlyArray<string>) =>
+  tool.needsApproval === true ||
+  (typeof tool.needsApproval === "function" && tool.needsApproval(input)) ||
+  names.includes(tool.name) ||
+  (names.includes("*") && !tool.idempotent)
+
+type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" }>
+type Answered = Extract<RunEvent, { _tag: "ApprovalAnswered" }>
+
+/** This step's request for this call in this pass, if asked already (before a restart, say). */
+const requestFor = (r: RunRecord, passNumber: number, stepId: string, input: unknown) => {
+  const text = JSON.stringify(input)
+  return [...r.approvals.values()].find((a) =>
+    a.request.passNumber === passNumber && a.request.stepId === stepId && JSON.stringify(a.request.input) === text
+  )?.request
+}
+
+/** Asks (once: a resumed run finds its request again) and waits for the answer; past `expiresAt`, a rejection. */
+const ask = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const request = yield* ctx.events.emitWhen((r) => {
+      const asked = requestFor(r, passNumber, step.stepId, input)
+      if (asked) return Either.left(asked)
+      const n = [...r.approvals.values()].filter((a) => a.request.stepId === step.stepId).length + 1
+      return Either.right({
+        _tag: "ApprovalRequested" as const,
+        passNumber,
+        requestId: `${step.stepId}-p${passNumber}-${n}`,
+        stepId: step.stepId,
+        tool: step.tool!,
+        input,
+        description: step.description,
+        ...(ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {})
+      })
+    }).pipe(
+      Effect.map((e) => e as Requested),
+      Effect.catchAll((asked) => Effect.succeed(asked)),
+      Effect.tap(ctx.events.flushed) // stored before the run waits: a restart finds the request
+    )
+    const answered = ctx.events.waitFor(
+      (r) => r.approvals.get(request.requestId)?.answer,
+      (e) => (e._tag === "ApprovalAnswered" && e.requestId === request.requestId ? e : undefined)
+    )
+    if (request.expiresAt === undefined) return yield* answered
+    const timeoutMs = ctx.approvalTimeoutMs ?? 0
+    return yield* answered.pipe(
+      Effect.timeoutTo({
+        duration: Duration.millis(Math.max(0, request.expiresAt - (yield* Clock.currentTimeMillis))),
+        onSuccess: (a): Effect.Effect<Answered> => Effect.succeed(a),
+        onTimeout: () =>
+          respondTo(ctx.events, request.requestId, {
+            decision: "REJECT",
+            reason: `not answered within ${timeoutMs} ms`,
+            by: "timeout"
+          }).pipe(
+            Effect.map((e) => e as Answered),
+            Effect.catchAll(() => answered) // answered at the same moment: that answer stands
+          )
+      }),
+      Effect.flatten
+    )
+  })
+
+/**
+ * The gate before a tool call: the input the call runs with (as asked, or as edited), or the rejection that fails
+ * the step with its reason. A call that needs no approval passes at once; so does an input the tool's schema
+ * refuses (the call fails on it anyway, and its repaired input is what gets asked about).
+ */
+export const approve = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
+  Effect.gen(function*() {
+    const tool = ctx.tools.get(step.tool!)
+    if (!tool || !needsApproval(tool, input, ctx.approvalTools)) return Either.right(input)
+    if (Either.isLeft(Schema.decodeUnknownEither(tool.input)(input ?? {}))) return Either.right(input)
+    const answer = yield* ask(ctx, passNumber, step, input)
+    if (answer.decision === "REJECT") {
+      const who = answer.by === "timeout" ? "" : " by the run's owner"
+      return Either.left(
+        new ToolFailedError({
+          tool: tool.name,
+          message: `the call was rejected${who}: ${answer.reason ?? "no reason given"}`
+        })
+      )
+    }
+    return Either.right(answer.decision === "EDIT" ? answer.input : input)
+  })
+
+export interface ApprovalAnswer {
+  readonly decision: ApprovalDecision
+  readonly input?: unknown
+  readonly reason?: string | undefined
+  readonly by?: string | undefined
+}
+
+/** Records an answer, checked against the record as it is (the first answer to a request stands). */
+type AnswerError = RunNotWaitingError | ApprovalNotFoundError | ApprovalAlreadyAnsweredError
+
+const respondTo = (events: RunEvents, requestId: string, answer: ApprovalAnswer) =>
+  events.emitWhen((r): Either.Either<RunEventBody, AnswerError> => {
+    const approval = r.approvals.get(requestId)
+    if (r.finished) return Either.left(new RunNotWaitingError({ runId: r.runId, status: r.finished.status }))
+    if (!approval) return Either.left(new ApprovalNotFoundError({ runId: r.runId, requestId }))
+    if (approval.answer) {
+      return Either.left(new ApprovalAlreadyAnsweredError({ requestId, decision: approval.answer.decision }))
+    }
+    return Either.right({
+      _tag: "ApprovalAnswered" as const,
+      requestId,
+      decision: answer.decision,
+      ...(answer.decision === "EDIT" ? { input: answer.input } : {}),
+      ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+      ...(answer.by !== undefined ? { by: answer.by } : {})
+    })
+  })
+
+/**
+ * Answers a run's approval request (the library's, the API's and the CLI's way): APPROVE, REJECT (with a reason),
+ * or EDIT with an input the tool's schema accepts — a refused input is an `ApprovalInputError` and the request
+ * stays open. A second answer is an `ApprovalAlreadyAnsweredError`.
+ */
+export const respond = (events: RunEvents, requestId: string, answer: ApprovalAnswer) =>
+  Effect.gen(function*() {
+    if (answer.decision === "EDIT") {
+      const request = events.record().approvals.get(requestId)?.request
+      const tool = request && (yield* ToolRegistry).get(request.tool)
+      if (tool) {
+        if (answer.input === undefined) {
+          return yield* new ApprovalInputError({ message: "EDIT needs the edited input" })
+        }
+        const decoded = Schema.decodeUnknownEither(tool.input)(answer.input)
+        if (Either.isLeft(decoded)) {
+          return yield* new ApprovalInputError({
+            message: `the edited input does not fit ${tool.name}: ${
+              ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+            }`
+          })
+        }
+      }
+    }
+    return yield* respondTo(events, requestId, answer)
+  })
+
+/** The requests of a run not answered yet. */
+export const pending = (events: RunEvents) => pendingApprovals(events.record())

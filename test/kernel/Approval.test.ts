@@ -1,0 +1,137 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Fiber, Schema } from "effect"
+import type { RunEvent } from "../../src/domain/RunEvent.js"
+import { pending, respond } from "../../src/kernel/Approval.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import { prepare, type PreparedRun } from "../../src/run/Run.js"
+import { resultOf } from "../../src/run/RunResult.js"
+import { tool } from "../../src/tools/ToolRegistry.js"
+import { scripted } from "../support/engine.js"
+import { convergingScript, planOut } from "../support/scripts.js"
+
+const written: Array<string> = []
+const ledger = tool({
+  name: "ledger.write",
+  description: "Writes a record to the ledger.",
+  input: Schema.Struct({ record: Schema.String.pipe(Schema.minLength(1)) }),
+  output: Schema.Struct({ written: Schema.String }),
+  timeoutMs: 5_000,
+  idempotent: false,
+  run: ({ record }) => Effect.sync(() => (written.push(record), { written: record }))
+})
+/** A tool that asks for approval itself, for large amounts only. */
+const payment = tool({
+  name: "pay",
+  description: "Pays an amount.",
+  input: Schema.Struct({ amount: Schema.Number }),
+  output: Schema.Struct({ paid: Schema.Number }),
+  timeoutMs: 5_000,
+  idempotent: false,
+  needsApproval: (input) => (input as { amount: number }).amount > 100,
+  run: ({ amount }) => Effect.succeed({ paid: amount })
+})
+
+const engine = (steps: Parameters<typeof planOut>[0]) =>
+  scripted({ ...convergingScript(), [PromptId.PLAN_GENERATION_USER]: [planOut(steps)] }, { tools: [ledger, payment] })
+    .layer
+
+const debit = [
+  { id: "s1", d: "Write the record 'debit' to the ledger", tool: "ledger.write", input: { record: "debit" } },
+  { id: "s2", d: "Explain the record", deps: ["s1"] }
+]
+
+/** Starts the run in a fiber and waits until it asks for approval; the run and its one open request. */
+const untilAsked = (input: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const run = yield* prepare({ task: "Record a debit and explain it", mode: "FULL", ...input })
+    const fiber = yield* Effect.fork(run.execute)
+    const request = yield* run.events.waitFor(
+      (r) => [...r.approvals.values()].find((a) => !a.answer)?.request,
+      (e) => (e._tag === "ApprovalRequested" ? e : undefined)
+    )
+    return { run, fiber, request }
+  })
+
+const tags = (run: PreparedRun) => Effect.map(run.events.log, (log) => log.map((e: RunEvent) => e._tag))
+
+describe("approvals", () => {
+  it.effect("a call that needs approval waits (AWAITING_INPUT) and runs once approved", () =>
+    Effect.gen(function*() {
+      written.length = 0
+      const { fiber, request, run } = yield* untilAsked({ approvalTools: ["ledger.write"] })
+      expect(request).toMatchObject({ stepId: "s1", tool: "ledger.write", input: { record: "debit" } })
+      expect(run.events.record().approvals.size).toBe(1)
+      expect(pending(run.events).map((r) => r.requestId)).toEqual([request.requestId])
+      expect(written).toEqual([]) // not before the answer
+      expect(resultOf(run.events.record()).status).toBe("AWAITING_INPUT")
+      yield* respond(run.events, request.requestId, { decision: "APPROVE", by: "u1" })
+      const result = yield* Fiber.join(fiber)
+      expect(result.status).toBe("CONVERGED")
+      expect(written).toEqual(["debit"])
+      const order = yield* tags(run)
+      expect(order.indexOf("ApprovalRequested")).toBeLessThan(order.indexOf("ApprovalAnswered"))
+      expect(order.indexOf("ApprovalAnswered")).toBeLessThan(order.indexOf("ToolInvoked"))
+      // a second answer is refused and changes nothing
+      const again = yield* Effect.either(respond(run.events, request.requestId, { decision: "REJECT" }))
+      expect(Either.isLeft(again) && again.left._tag).toBe("RunNotWaitingError")
+    }).pipe(Effect.provide(engine(debit))))
+
+  it.effect("REJECT fails the step with the reason and never calls the tool; a second answer is a coded error", () =>
+    Effect.gen(function*() {
+      written.length = 0
+      const { fiber, request, run } = yield* untilAsked({ approvalTools: ["*"] })
+      yield* respond(run.events, request.requestId, { decision: "REJECT", reason: "not this ledger" })
+      const second = yield* Effect.either(respond(run.events, request.requestId, { decision: "APPROVE" }))
+      expect(Either.isLeft(second) && second.left._tag).toBe("ApprovalAlreadyAnsweredError")
+      const result = yield* Fiber.join(fiber)
+      expect(written).toEqual([])
+      const s1 = result.history.passes.flatMap((p) => Object.entries(p.executionResults)).find(([id]) => id === "s1")
+      expect(s1?.[1].error).toContain("rejected by the run's owner: not this ledger")
+    }).pipe(Effect.provide(engine(debit))))
+
+  it.effect("EDIT runs the call with the edited input; an input the tool refuses is a coded error, the request stays open", () =>
+    Effect.gen(function*() {
+      written.length = 0
+      const { fiber, request, run } = yield* untilAsked({ approvalTools: ["ledger.write"] })
+      const bad = yield* Effect.either(
+        respond(run.events, request.requestId, { decision: "EDIT", input: { record: "" } })
+      )
+      expect(Either.isLeft(bad) && bad.left._tag).toBe("ApprovalInputError")
+      expect(pending(run.events)).toHaveLength(1)
+      const unknown = yield* Effect.either(respond(run.events, "nope", { decision: "APPROVE" }))
+      expect(Either.isLeft(unknown) && unknown.left._tag).toBe("ApprovalNotFoundError")
+      yield* respond(run.events, request.requestId, { decision: "EDIT", input: { record: "credit" } })
+      expect((yield* Fiber.join(fiber)).status).toBe("CONVERGED")
+      expect(written).toEqual(["credit"])
+    }).pipe(Effect.provide(engine(debit))))
+
+  it.live("approvalTimeoutMs rejects a request nobody answered, with that reason", () =>
+    Effect.gen(function*() {
+      written.length = 0
+      const run = yield* prepare({
+        task: "Record a debit and explain it",
+        mode: "FULL",
+        approvalTools: ["ledger.write"],
+        approvalTimeoutMs: 20
+      })
+      const result = yield* run.execute
+      expect(written).toEqual([])
+      const answered = (yield* run.events.log).find((e) => e._tag === "ApprovalAnswered")
+      expect(answered).toMatchObject({ decision: "REJECT", by: "timeout", reason: "not answered within 20 ms" })
+      expect(result.status).not.toBe("AWAITING_INPUT")
+    }).pipe(Effect.provide(engine(debit)), Effect.orDie), { timeout: 10_000 })
+
+  it.effect("a tool can ask for approval itself, for some inputs only", () =>
+    Effect.gen(function*() {
+      const { fiber, request, run } = yield* untilAsked({})
+      expect(request).toMatchObject({ stepId: "s2", tool: "pay", input: { amount: 500 } })
+      yield* respond(run.events, request.requestId, { decision: "APPROVE" })
+      yield* Fiber.join(fiber)
+      const asked = (yield* run.events.log).filter((e) => e._tag === "ApprovalRequested")
+      expect(asked).toHaveLength(1) // the payment of 5 went through without asking
+    }).pipe(Effect.provide(engine([
+      { id: "s1", d: "Pay 5 for the stamp", tool: "pay", input: { amount: 5 } },
+      { id: "s2", d: "Pay 500 for the rent", tool: "pay", input: { amount: 500 }, deps: ["s1"] },
+      { id: "s3", d: "Explain the payments", deps: ["s2"] }
+    ]))))
+})
