@@ -4,7 +4,7 @@ import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
-import type { RunRecord } from "../run/RunRecord.js"
+import { pendingApprovals, type RunRecord } from "../run/RunRecord.js"
 import type { RunResult } from "../run/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
 import type * as G from "./generated/graphql.js"
@@ -168,6 +168,18 @@ export const traceView = (runId: string, record: RunRecord): G.ReasoningTrace =>
 }
 
 export const metadataView = (record: RunRecord): G.ExecutionMetadata => executionMetadata(record)
+
+/** The run's open approval requests, oldest first. */
+export const pendingApprovalsView = (record: RunRecord): Array<G.ApprovalRequest> =>
+  pendingApprovals(record).map((r) => ({
+    requestId: r.requestId,
+    stepId: r.stepId,
+    tool: r.tool,
+    input: r.input ?? null,
+    description: r.description,
+    requestedAt: iso(r.at),
+    expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null
+  }))
 
 /** An event's view built once and shared by every subscriber it is fanned out to. */
 const views = new WeakMap<RunEvent, ReturnType<typeof eventView>>()

@@ -139,7 +139,22 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           })
         ),
       cancelRun: (_, { id }, ctx) =>
-        run(ctx, ownRun(ctx, id).pipe(Effect.zipRight(Effect.flatMap(RunManager, (m) => m.cancel(id)))))
+        run(ctx, ownRun(ctx, id).pipe(Effect.zipRight(Effect.flatMap(RunManager, (m) => m.cancel(id))))),
+      respondToApproval: (_, { decision, input, reason, requestId, runId }, ctx) =>
+        run(
+          ctx,
+          ownRun(ctx, runId).pipe(
+            Effect.zipRight(RunManager),
+            Effect.flatMap((m) =>
+              m.respond(runId, requestId, {
+                decision,
+                ...(input !== null && input !== undefined ? { input } : {}),
+                ...(reason ? { reason } : {}),
+                ...(ctx.userId !== undefined ? { by: ctx.userId } : {})
+              })
+            )
+          )
+        )
     },
     Subscription: {
       runEvents: {
@@ -179,6 +194,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       trace: (r) => V.traceView(r.id, intact(r).record),
       metadata: (r) => V.metadataView(intact(r).record),
       usage: (r) => intact(r).result.usage,
+      pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
       events: (r, { fromSeq }) => r.events.filter((e) => e.seq >= (fromSeq ?? 0)).map(V.eventView) as any
     },
     RunEvent: { __resolveType: (e: any) => e.__typename }

@@ -1,6 +1,8 @@
 import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schema } from "effect"
-import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
+import { RunNotFoundError, RunNotWaitingError, type RunRecordDamagedError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import * as Approval from "../kernel/Approval.js"
+import type { ApprovalAnswer } from "../kernel/Approval.js"
 import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
 import { foldEvents } from "../run/RunRecord.js"
 import { resultOf, type RunStatus } from "../run/RunResult.js"
@@ -141,6 +143,17 @@ export const make = (maxConcurrent: number) =>
           const entry = live.get(id)
           if (!entry) return yield* getOrFail(id)
           if (entry.fiber) yield* Fiber.interrupt(entry.fiber)
+          return yield* getOrFail(id)
+        }),
+      /** Answers an approval request of a run running here; a run that is not is not waiting for anything. */
+      respond: (id: string, requestId: string, answer: ApprovalAnswer) =>
+        Effect.gen(function*() {
+          const entry = live.get(id)
+          if (!entry) {
+            const found = yield* getOrFail(id)
+            return yield* new RunNotWaitingError({ runId: id, status: found.status })
+          }
+          yield* Approval.respond(entry.prepared.events, requestId, answer).pipe(Effect.provide(context))
           return yield* getOrFail(id)
         }),
       get,

@@ -193,6 +193,99 @@ describe(`the server process (${backend})`, () => {
     180_000
   )
 
+  it(
+    "AEON_APPROVAL_TOOLS: a run waiting for approval survives kill -9 and finishes once approved, the tool called once",
+    async () => {
+      const db = freshDatabase()
+      await Effect.runPromise(db.setup)
+      const approvalScript = join(dir, "approval.json")
+      writeFileSync(
+        approvalScript,
+        JSON.stringify({
+          fallback: "offline",
+          plan_generation_user: [{
+            output: {
+              goal: "Seed the memory and read it back",
+              steps: [
+                {
+                  stepId: "s1",
+                  description: "Store 7 under seed",
+                  tool: "memory.write",
+                  toolInput: { key: "seed", value: 7 }
+                },
+                {
+                  stepId: "s2",
+                  description: "Read seed back",
+                  tool: "memory.read",
+                  toolInput: { key: "seed" },
+                  dependencies: ["s1"]
+                }
+              ]
+            }
+          }],
+          convergence_assessment_user: [{
+            output: {
+              converged: true,
+              completenessScore: 1,
+              coherenceScore: 1,
+              consistencyAlignment: {},
+              reasoning: "r",
+              confidence: 1,
+              reasonCodes: ["complete"]
+            }
+          }]
+        })
+      )
+      const env: Record<string, string> = {
+        AEON_PORT: "0",
+        AEON_DATA_DIR: join(dir, "data-approval"),
+        AEON_MODEL_PROVIDER: "scripted",
+        AEON_SCRIPT: approvalScript,
+        AEON_APPROVAL_TOOLS: "memory.write"
+      }
+      if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
+      const query = `query($id: ID!) {
+      run(id: $id) { status pendingApprovals { requestId tool } events { type ... on ToolInvokedEvent { tool } } }
+    }`
+      const awaiting = (url: string, id: string) =>
+        waitFor(async () => {
+          const run = (await gql(url, query, { id })).body.data.run
+          return run.status === "AWAITING_INPUT" ? run : undefined
+        }, 30_000)
+
+      const first = start(env)
+      const url1 = await first.url
+      const id = (await gql(url1, `mutation { runTask(input: { task: "Seed the memory", mode: FULL }) { id } }`)).body
+        .data.runTask.id as string
+      const before = await awaiting(url1, id)
+      expect(before.pendingApprovals).toEqual([{ requestId: expect.any(String), tool: "memory.write" }])
+      first.child.kill("SIGKILL")
+      await exited(first.child)
+
+      const second = start(env)
+      const url2 = await second.url
+      const after = await awaiting(url2, id)
+      expect(after.pendingApprovals).toEqual(before.pendingApprovals) // the same request, not a new one
+      const answered = await gql(
+        url2,
+        `mutation($id: ID!, $r: ID!) { respondToApproval(runId: $id, requestId: $r, decision: APPROVE) { id } }`,
+        { id, r: before.pendingApprovals[0].requestId }
+      )
+      expect(answered.body.errors).toBeUndefined()
+      const done = await waitFor(async () => {
+        const run = (await gql(url2, query, { id })).body.data.run
+        return run.status === "AWAITING_INPUT" || run.status === "RUNNING" ? undefined : run
+      }, 30_000)
+      expect(done.status).toBe("CONVERGED")
+      expect(done.events.filter((e: any) => e.tool === "memory.write")).toHaveLength(1)
+      expect(done.events.filter((e: any) => e.type === "ApprovalRequested")).toHaveLength(1)
+      expect(done.events.some((e: any) => e.type === "RunResumed")).toBe(true)
+      second.child.kill("SIGINT")
+      expect(await exited(second.child)).toBe(0)
+    },
+    180_000
+  )
+
   it.skipIf(backend !== "sqlite")(
     "a second server on the same embedded data directory exits 1 with one line",
     async () => {

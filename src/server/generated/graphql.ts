@@ -29,6 +29,52 @@ export type AdvisoryRaisedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+export type ApprovalAnsweredEvent = RunEvent & {
+  __typename?: 'ApprovalAnsweredEvent';
+  at: Scalars['DateTime']['output'];
+  decision: ApprovalDecision;
+  input?: Maybe<Scalars['JSON']['output']>;
+  payload: Scalars['JSON']['output'];
+  reason?: Maybe<Scalars['String']['output']>;
+  requestId: Scalars['ID']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+/** APPROVE runs the call as asked, EDIT with the input given, REJECT fails its step with the reason. */
+export type ApprovalDecision =
+  | 'APPROVE'
+  | 'EDIT'
+  | 'REJECT';
+
+export type ApprovalRequest = {
+  __typename?: 'ApprovalRequest';
+  description: Scalars['String']['output'];
+  /** When the request is rejected unless answered (the run's approvalTimeoutMs). */
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  input?: Maybe<Scalars['JSON']['output']>;
+  requestId: Scalars['ID']['output'];
+  requestedAt: Scalars['DateTime']['output'];
+  stepId: Scalars['String']['output'];
+  tool: Scalars['String']['output'];
+};
+
+export type ApprovalRequestedEvent = RunEvent & {
+  __typename?: 'ApprovalRequestedEvent';
+  at: Scalars['DateTime']['output'];
+  description: Scalars['String']['output'];
+  input?: Maybe<Scalars['JSON']['output']>;
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  requestId: Scalars['ID']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  stepId: Scalars['String']['output'];
+  tool: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
 /** Limits of one run. Every field is optional; defaults apply. */
 export type BudgetInput = {
   /** Wall-time deadline in milliseconds. */
@@ -220,6 +266,8 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Interrupts a run; a tool call in progress completes first. */
   cancelRun: Run;
+  /** Answers a run's approval request (only once; EDIT's input must fit the tool's input schema). */
+  respondToApproval: Run;
   /** Starts a run and returns at once (QUEUED or RUNNING). */
   runTask: Run;
 };
@@ -227,6 +275,15 @@ export type Mutation = {
 
 export type MutationCancelRunArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationRespondToApprovalArgs = {
+  decision: ApprovalDecision;
+  input?: InputMaybe<Scalars['JSON']['input']>;
+  reason?: InputMaybe<Scalars['String']['input']>;
+  requestId: Scalars['ID']['input'];
+  runId: Scalars['ID']['input'];
 };
 
 
@@ -415,6 +472,8 @@ export type Run = {
   metadata?: Maybe<ExecutionMetadata>;
   mode: RunMode;
   model?: Maybe<Scalars['String']['output']>;
+  /** Tool calls waiting for a person's decision (respondToApproval answers them). */
+  pendingApprovals: Array<ApprovalRequest>;
   prioritizedPlan?: Maybe<PrioritizedPlan>;
   result?: Maybe<RunOutcome>;
   status: RunStatus;
@@ -503,7 +562,9 @@ export type RunStartedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** AWAITING_INPUT: running, and a tool call waits for a person's approval (see Run.pendingApprovals). */
 export type RunStatus =
+  | 'AWAITING_INPUT'
   | 'CANCELLED'
   | 'CONVERGED'
   | 'FAILED'
@@ -512,6 +573,10 @@ export type RunStatus =
   | 'RUNNING';
 
 export type RunTaskInput = {
+  /** An approval request not answered within this many milliseconds is rejected. */
+  approvalTimeoutMs?: InputMaybe<Scalars['Int']['input']>;
+  /** More tools whose calls wait for approval in this run (besides AEON_APPROVAL_TOOLS; * for every tool with side effects). */
+  approvalTools?: InputMaybe<Array<Scalars['String']['input']>>;
   budget?: InputMaybe<BudgetInput>;
   criteria?: InputMaybe<ConvergenceCriteriaInput>;
   escalate?: InputMaybe<Scalars['Boolean']['input']>;
@@ -766,6 +831,8 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
   RunEvent:
     | ( AdvisoryRaisedEvent )
+    | ( ApprovalAnsweredEvent )
+    | ( ApprovalRequestedEvent )
     | ( ConvergenceAssessedEvent )
     | ( EscalatedEvent )
     | ( LlmCalledEvent )
@@ -791,6 +858,10 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   AdvisoryRaisedEvent: ResolverTypeWrapper<AdvisoryRaisedEvent>;
+  ApprovalAnsweredEvent: ResolverTypeWrapper<ApprovalAnsweredEvent>;
+  ApprovalDecision: ApprovalDecision;
+  ApprovalRequest: ResolverTypeWrapper<ApprovalRequest>;
+  ApprovalRequestedEvent: ResolverTypeWrapper<ApprovalRequestedEvent>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   BudgetInput: BudgetInput;
   ConvergenceAssessedEvent: ResolverTypeWrapper<ConvergenceAssessedEvent>;
@@ -863,6 +934,9 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   AdvisoryRaisedEvent: AdvisoryRaisedEvent;
+  ApprovalAnsweredEvent: ApprovalAnsweredEvent;
+  ApprovalRequest: ApprovalRequest;
+  ApprovalRequestedEvent: ApprovalRequestedEvent;
   Boolean: Scalars['Boolean']['output'];
   BudgetInput: BudgetInput;
   ConvergenceAssessedEvent: ConvergenceAssessedEvent;
@@ -936,6 +1010,44 @@ export type AdvisoryRaisedEventResolvers<ContextType = GraphQLContext, ParentTyp
   payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ApprovalAnsweredEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApprovalAnsweredEvent'] = ResolversParentTypes['ApprovalAnsweredEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  decision?: Resolver<ResolversTypes['ApprovalDecision'], ParentType, ContextType>;
+  input?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ApprovalRequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApprovalRequest'] = ResolversParentTypes['ApprovalRequest']> = {
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  input?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  requestedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ApprovalRequestedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApprovalRequestedEvent'] = ResolversParentTypes['ApprovalRequestedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  input?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -1101,6 +1213,7 @@ export type ManualInterventionRequiredEventResolvers<ContextType = GraphQLContex
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
+  respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
   runTask?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRunTaskArgs, 'input'>>;
 };
 
@@ -1255,6 +1368,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   metadata?: Resolver<Maybe<ResolversTypes['ExecutionMetadata']>, ParentType, ContextType>;
   mode?: Resolver<ResolversTypes['RunMode'], ParentType, ContextType>;
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pendingApprovals?: Resolver<Array<ResolversTypes['ApprovalRequest']>, ParentType, ContextType>;
   prioritizedPlan?: Resolver<Maybe<ResolversTypes['PrioritizedPlan']>, ParentType, ContextType>;
   result?: Resolver<Maybe<ResolversTypes['RunOutcome']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
@@ -1276,7 +1390,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -1474,6 +1588,9 @@ export type ValidationReportedEventResolvers<ContextType = GraphQLContext, Paren
 
 export type Resolvers<ContextType = GraphQLContext> = {
   AdvisoryRaisedEvent?: AdvisoryRaisedEventResolvers<ContextType>;
+  ApprovalAnsweredEvent?: ApprovalAnsweredEventResolvers<ContextType>;
+  ApprovalRequest?: ApprovalRequestResolvers<ContextType>;
+  ApprovalRequestedEvent?: ApprovalRequestedEventResolvers<ContextType>;
   ConvergenceAssessedEvent?: ConvergenceAssessedEventResolvers<ContextType>;
   ConvergenceAssessment?: ConvergenceAssessmentResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
