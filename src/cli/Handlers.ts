@@ -1,11 +1,14 @@
 /** What the CLI's commands do, loaded only once a command runs (`aeon --help` never loads the engine). */
-import { Cause, ConfigProvider, Effect, Fiber, Layer, Option, Stream } from "effect"
+import { Cause, ConfigProvider, Effect, Fiber, Layer, Option, Ref, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
+import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
+import * as RunEvents from "../kernel/RunEvents.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
-import { prepare } from "../run/Run.js"
+import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
+import { pendingApprovals } from "../run/RunRecord.js"
 import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
@@ -63,7 +66,9 @@ export const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 
 /** The flags of `aeon run`, as @effect/cli parsed them. */
 export interface RunOptions {
-  readonly task: string
+  readonly task: Option.Option<string>
+  readonly resume: Option.Option<string>
+  readonly approveTools: Option.Option<string>
   readonly mode: Option.Option<string>
   readonly simple: Option.Option<number>
   readonly noEscalate: boolean
@@ -91,6 +96,9 @@ export const run = (o: RunOptions) =>
     if (o.full && opt(o.mode) !== undefined && opt(o.mode) !== "full") {
       throw new CliError(`--full contradicts --mode ${opt(o.mode)}`)
     }
+    if (Option.isSome(o.task) === Option.isSome(o.resume)) {
+      throw new CliError("give a task, or --resume RUN to go on with a run (not both)")
+    }
     const mode = o.full ? "FULL" : (opt(o.mode)?.toUpperCase() ?? "AUTO")
     const budget = Object.fromEntries(
       Object.entries({
@@ -110,7 +118,8 @@ export const run = (o: RunOptions) =>
       ...(Option.isSome(o.answerMatches) ? { answerMatches: o.answerMatches.value } : {})
     }
     const input = {
-      task: o.task,
+      task: opt(o.task),
+      ...(Option.isSome(o.approveTools) ? { approvalTools: o.approveTools.value.split(",").map((t) => t.trim()) } : {}),
       mode,
       ...(Option.isSome(o.simple) ? { simpleIterations: o.simple.value } : {}),
       ...(o.noEscalate ? { escalate: false } : {}),
@@ -130,18 +139,20 @@ export const run = (o: RunOptions) =>
     ) as Record<string, string>
     if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
     const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
-    const result = yield* Effect.gen(function*() {
+    const outcome = yield* Effect.gen(function*() {
       const model = yield* LanguageModel
-      const p = yield* prepare(input)
+      const p = Option.isSome(o.resume) ? yield* prepareResume(o.resume.value) : yield* prepare(input)
       const progress = live ? makeProgress(model.label) : undefined
       const watcher = progress
         ? yield* Effect.fork(Stream.runForEach(p.events.stream(0), (e) => Effect.sync(() => progress.onEvent(e))))
         : undefined
-      const r = yield* p.execute
-      if (watcher) yield* Fiber.join(watcher)
+      const r = yield* untilAsked(p)
+      if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
       progress?.done()
       return r
     }).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags), Database.layerConfig)))
+    if (outcome._tag === "asked") return yield* waitingForApproval(outcome.request)
+    const result = outcome.result
     if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
     else {
       if (result.finalAnswer) process.stdout.write(`\n${result.finalAnswer.answerText}\n\n`)
@@ -152,6 +163,69 @@ export const run = (o: RunOptions) =>
       process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
     }
   })
+
+type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" }>
+
+/**
+ * Runs to the end, or until a tool call waits for approval: then the run stops where it is, unfinished (as a server
+ * shutting down leaves it), for `aeon approve` to answer and `aeon run --resume` to go on with.
+ */
+const untilAsked = (p: PreparedRun) =>
+  Effect.gen(function*() {
+    const stopping = yield* Ref.make(false)
+    const asked = p.events.waitFor(
+      (r) => pendingApprovals(r)[0],
+      (e) => (e._tag === "ApprovalRequested" ? e : undefined)
+    ).pipe(Effect.tap(() => Ref.set(stopping, true)))
+    return yield* Effect.race(
+      Effect.map(p.execute, (result) => ({ _tag: "done" as const, result })),
+      Effect.map(asked, (request) => ({ _tag: "asked" as const, request }))
+    ).pipe(Effect.provideService(RunLifecycle, { shuttingDown: Ref.get(stopping) }))
+  })
+
+/** What a run waiting for approval needs from you, and exit code 3. */
+const waitingForApproval = (r: Requested) =>
+  Effect.sync(() => {
+    process.stdout.write(
+      [
+        `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
+        `  (step ${r.stepId}: ${r.description})`,
+        `  answer:  aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<JSON>']`,
+        `  then:    aeon run --resume ${r.runId}`,
+        ""
+      ].join("\n")
+    )
+    process.exitCode = 3
+  })
+
+/** `aeon approve RUN REQUEST`: answers a stopped run's approval request in its store (the run goes on with --resume). */
+export const approve = (o: {
+  readonly runId: string
+  readonly requestId: string
+  readonly reject: boolean
+  readonly reason: Option.Option<string>
+  readonly input: Option.Option<string>
+}) =>
+  Effect.gen(function*() {
+    const past = yield* (yield* RunStore).events(o.runId)
+    if (past.length === 0) throw new CliError(`run ${o.runId} does not exist`)
+    if (o.reject && Option.isSome(o.input)) throw new CliError("--reject and --input contradict each other")
+    const input = Option.map(o.input, (text) => {
+      try {
+        return JSON.parse(text) as unknown
+      } catch (e) {
+        throw new CliError(`--input is not JSON: ${(e as Error).message}`)
+      }
+    }).pipe(opt)
+    const decision = o.reject ? "REJECT" : input !== undefined ? "EDIT" : "APPROVE"
+    const events = yield* RunEvents.make(o.runId, yield* RunEvents.EventSink, past)
+    yield* Approval.respond(events, o.requestId, { decision, input, reason: opt(o.reason), by: "cli" }).pipe(
+      Effect.ensuring(events.close)
+    )
+    process.stdout.write(
+      `${decision.toLowerCase()}: ${o.requestId} of run ${o.runId}; go on with: aeon run --resume ${o.runId}\n`
+    )
+  }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig)))
 
 const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(RunStore, f).pipe(Effect.provide(Database.layerConfig))

@@ -15,7 +15,17 @@ const handle = (f: (h: typeof import("./Handlers.js")) => Effect.Effect<void, un
 const json = Options.boolean("json").pipe(Options.withDescription("print the result as one JSON document"))
 
 const runCommand = Command.make("run", {
-  task: Args.text({ name: "task" }).pipe(Args.withDescription("what to do")),
+  task: Args.text({ name: "task" }).pipe(Args.withDescription("what to do"), Args.optional),
+  resume: Options.text("resume").pipe(
+    Options.withDescription("go on with a run that stopped (waiting for approval, or cut off) instead of a new task"),
+    Options.optional
+  ),
+  approveTools: Options.text("approve-tools").pipe(
+    Options.withDescription(
+      "comma-separated tools whose calls wait for your approval (* for every tool with side effects)"
+    ),
+    Options.optional
+  ),
   mode: Options.choice("mode", ["auto", "simple", "full"]).pipe(Options.optional),
   simple: Options.integer("simple").pipe(
     Options.withDescription("simple-mode iterations before escalating"),
@@ -56,7 +66,7 @@ const inspectCommand = Command.make(
   (o) => handle((h) => h.inspect(o))
 )
 
-const statuses = ["QUEUED", "RUNNING", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
+const statuses = ["QUEUED", "RUNNING", "AWAITING_INPUT", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
 const runsCommand = Command.make("runs", {
   user: Options.text("user").pipe(Options.optional),
   status: Options.choice("status", statuses).pipe(Options.optional),
@@ -75,7 +85,20 @@ const serveCommand = Command.make(
     )
 )
 
-const aeon = Command.make("aeon").pipe(Command.withSubcommands([runCommand, inspectCommand, runsCommand, serveCommand]))
+const approveCommand = Command.make("approve", {
+  runId: Args.text({ name: "runId" }),
+  requestId: Args.text({ name: "requestId" }),
+  reject: Options.boolean("reject").pipe(Options.withDescription("refuse the call: its step fails with --reason")),
+  reason: Options.text("reason").pipe(Options.optional),
+  input: Options.text("input").pipe(
+    Options.withDescription("run the call with this input instead (JSON; it must fit the tool's input)"),
+    Options.optional
+  )
+}, (o) => handle((h) => h.approve(o)))
+
+const aeon = Command.make("aeon").pipe(
+  Command.withSubcommands([runCommand, inspectCommand, runsCommand, approveCommand, serveCommand])
+)
 
 Command.run(aeon, { name: "aeon", version })(process.argv).pipe(
   Effect.provide(NodeContext.layer),

@@ -278,4 +278,54 @@ describe(`the aeon binary (${backend})`, () => {
       owner.kill()
     }
   })
+
+  it("a call waiting for approval off a terminal: exit 3 and how to answer; aeon approve; run --resume finishes it", async () => {
+    const script = join(dir, "approval.json")
+    writeFileSync(
+      script,
+      JSON.stringify({
+        fallback: "offline",
+        plan_generation_user: [{
+          output: {
+            goal: "Seed the memory",
+            steps: [
+              {
+                stepId: "s1",
+                description: "Store 7 under seed",
+                tool: "memory.write",
+                toolInput: { key: "seed", value: 7 }
+              },
+              {
+                stepId: "s2",
+                description: "Read seed",
+                tool: "memory.read",
+                toolInput: { key: "seed" },
+                dependencies: ["s1"]
+              }
+            ]
+          }
+        }],
+        convergence_assessment_user: [verdict(true)]
+      })
+    )
+    const first = await aeon("run", "Seed the memory", "--full", "--script", script, "--approve-tools", "memory.write")
+    expect(first.code, first.stderr).toBe(3)
+    const [, runId, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
+    expect(first.stdout).toContain("memory.write {\"key\":\"seed\",\"value\":7}")
+    expect((await aeon("runs", "--status", "RUNNING", "--json")).stdout).toContain(runId!)
+
+    const bad = await aeon("approve", runId!, requestId!, "--input", "{\"key\": 7}")
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("the edited input does not fit memory.write")
+    const ok = await aeon("approve", runId!, requestId!, "--input", "{\"key\": \"seed\", \"value\": 8}")
+    expect(ok.code, ok.stderr).toBe(0)
+    expect((await aeon("approve", runId!, requestId!)).stderr).toContain("already answered (EDIT)")
+
+    const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
+    expect(resumed.code, resumed.stderr).toBe(0)
+    const inspected = JSON.parse((await aeon("inspect", runId!, "--json")).stdout)
+    expect(inspected.status).toBe("CONVERGED")
+    const events = JSON.stringify(inspected)
+    expect(events).toContain("\"value\":8")
+  })
 })
