@@ -8,7 +8,7 @@ import * as RunEvents from "../kernel/RunEvents.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
-import { pendingApprovals } from "../run/RunRecord.js"
+import { pendingApprovals, pendingGuidance } from "../run/RunRecord.js"
 import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
@@ -69,6 +69,7 @@ export interface RunOptions {
   readonly task: Option.Option<string>
   readonly resume: Option.Option<string>
   readonly approveTools: Option.Option<string>
+  readonly interactive: boolean
   readonly mode: Option.Option<string>
   readonly simple: Option.Option<number>
   readonly noEscalate: boolean
@@ -119,6 +120,7 @@ export const run = (o: RunOptions) =>
     }
     const input = {
       task: opt(o.task),
+      ...(o.interactive ? { interactive: true } : {}),
       ...(Option.isSome(o.approveTools) ? { approvalTools: o.approveTools.value.split(",").map((t) => t.trim()) } : {}),
       mode,
       ...(Option.isSome(o.simple) ? { simpleIterations: o.simple.value } : {}),
@@ -164,7 +166,7 @@ export const run = (o: RunOptions) =>
     }
   })
 
-type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" }>
+type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" | "GuidanceRequested" }>
 
 /**
  * Runs to the end, or until a tool call waits for approval: then the run stops where it is, unfinished (as a server
@@ -174,8 +176,8 @@ const untilAsked = (p: PreparedRun) =>
   Effect.gen(function*() {
     const stopping = yield* Ref.make(false)
     const asked = p.events.waitFor(
-      (r) => pendingApprovals(r)[0],
-      (e) => (e._tag === "ApprovalRequested" ? e : undefined)
+      (r): Requested | undefined => pendingApprovals(r)[0] ?? pendingGuidance(r)[0],
+      (e) => (e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" ? e : undefined)
     ).pipe(Effect.tap(() => Ref.set(stopping, true)))
     return yield* Effect.race(
       Effect.map(p.execute, (result) => ({ _tag: "done" as const, result })),
@@ -183,14 +185,21 @@ const untilAsked = (p: PreparedRun) =>
     ).pipe(Effect.provideService(RunLifecycle, { shuttingDown: Ref.get(stopping) }))
   })
 
-/** What a run waiting for approval needs from you, and exit code 3. */
+/** What a run waiting for a person needs from you, and exit code 3. */
 const waitingForApproval = (r: Requested) =>
   Effect.sync(() => {
     process.stdout.write(
       [
-        `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
-        `  (step ${r.stepId}: ${r.description})`,
-        `  answer:  aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<JSON>']`,
+        ...(r._tag === "ApprovalRequested"
+          ? [
+            `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
+            `  (step ${r.stepId}: ${r.description})`,
+            `  answer:  aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<JSON>']`
+          ]
+          : [
+            `run ${r.runId} asks for your guidance (${r.requestId}) on step ${r.stepId}: ${r.reason}`,
+            `  answer:  aeon guide ${r.runId} ${r.requestId} "<what to do>"`
+          ]),
         `  then:    aeon run --resume ${r.runId}`,
         ""
       ].join("\n")
@@ -226,6 +235,16 @@ export const approve = (o: {
       `${decision.toLowerCase()}: ${o.requestId} of run ${o.runId}; go on with: aeon run --resume ${o.runId}\n`
     )
   }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig)))
+
+/** `aeon guide RUN REQUEST TEXT`: gives guidance to a stopped run that asked for it (it goes on with --resume). */
+export const guideRun = (o: { readonly runId: string; readonly requestId: string; readonly text: string }) =>
+  Effect.gen(function*() {
+    const past = yield* (yield* RunStore).events(o.runId)
+    if (past.length === 0) throw new CliError(`run ${o.runId} does not exist`)
+    const events = yield* RunEvents.make(o.runId, yield* RunEvents.EventSink, past)
+    yield* Approval.guide(events, o.requestId, o.text, "cli").pipe(Effect.ensuring(events.close))
+    process.stdout.write(`guidance given: ${o.requestId} of run ${o.runId}; go on with: aeon run --resume ${o.runId}\n`)
+  }).pipe(Effect.provide(Database.layerConfig))
 
 const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(RunStore, f).pipe(Effect.provide(Database.layerConfig))

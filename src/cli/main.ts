@@ -20,6 +20,9 @@ const runCommand = Command.make("run", {
     Options.withDescription("go on with a run that stopped (waiting for approval, or cut off) instead of a new task"),
     Options.optional
   ),
+  interactive: Options.boolean("interactive").pipe(
+    Options.withDescription("ask for guidance where the run would need manual intervention")
+  ),
   approveTools: Options.text("approve-tools").pipe(
     Options.withDescription(
       "comma-separated tools whose calls wait for your approval (* for every tool with side effects)"
@@ -96,8 +99,14 @@ const approveCommand = Command.make("approve", {
   )
 }, (o) => handle((h) => h.approve(o)))
 
+const guideCommand = Command.make("guide", {
+  runId: Args.text({ name: "runId" }),
+  requestId: Args.text({ name: "requestId" }),
+  text: Args.text({ name: "guidance" }).pipe(Args.withDescription("what the run should do"))
+}, (o) => handle((h) => h.guideRun(o)))
+
 const aeon = Command.make("aeon").pipe(
-  Command.withSubcommands([runCommand, inspectCommand, runsCommand, approveCommand, serveCommand])
+  Command.withSubcommands([runCommand, inspectCommand, runsCommand, approveCommand, guideCommand, serveCommand])
 )
 
 Command.run(aeon, { name: "aeon", version })(process.argv).pipe(

@@ -140,6 +140,22 @@ export const ApprovalAnswered = Schema.TaggedStruct("ApprovalAnswered", {
   /** Who answered: the user, or "timeout". */
   by: Schema.optional(Schema.String)
 })
+/** An interactive run asks for a person's guidance where it would need manual intervention (it waits for it). */
+export const GuidanceRequested = Schema.TaggedStruct("GuidanceRequested", {
+  ...base,
+  passNumber: Schema.Int,
+  requestId: Schema.String,
+  stepId: Schema.String,
+  reason: Schema.String,
+  expiresAt: Schema.optional(Schema.Number)
+})
+/** A person's guidance: it enters the planning and refinement prompts from here on (empty: none came in time). */
+export const GuidanceProvided = Schema.TaggedStruct("GuidanceProvided", {
+  ...base,
+  requestId: Schema.String,
+  text: Schema.String,
+  by: Schema.optional(Schema.String)
+})
 /**
  * The run goes on after its process stopped (a crash, a restart): steps started and not finished then run again;
  * `reopenedStepIds` names them.
@@ -203,6 +219,8 @@ export const RunEvent = Schema.Union(
   RunResumed,
   ApprovalRequested,
   ApprovalAnswered,
+  GuidanceRequested,
+  GuidanceProvided,
   PassFinished,
   SimpleIterationFinished,
   Escalated,
@@ -229,6 +247,8 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "RunResumed",
   "ApprovalRequested",
   "ApprovalAnswered",
+  "GuidanceRequested",
+  "GuidanceProvided",
   "PassFinished",
   "SimpleIterationFinished",
   "Escalated",

@@ -72,25 +72,29 @@ const ask = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown
       (r) => r.approvals.get(request.requestId)?.answer,
       (e) => (e._tag === "ApprovalAnswered" && e.requestId === request.requestId ? e : undefined)
     )
-    if (request.expiresAt === undefined) return yield* answered
-    const timeoutMs = ctx.approvalTimeoutMs ?? 0
-    return yield* answered.pipe(
+    return yield* untilExpired(answered, request.expiresAt, () =>
+      respondTo(ctx.events, request.requestId, {
+        decision: "REJECT",
+        reason: `not answered within ${ctx.approvalTimeoutMs} ms`,
+        by: "timeout"
+      }).pipe(Effect.map((e) => e as Answered)))
+  })
+
+/** The answer, or past `expiresAt` what `expire` records (unless an answer came at the same moment: it stands). */
+const untilExpired = <A, E>(
+  answered: Effect.Effect<A>,
+  expiresAt: number | undefined,
+  expire: () => Effect.Effect<A, E>
+) =>
+  expiresAt === undefined ? answered : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    answered.pipe(
       Effect.timeoutTo({
-        duration: Duration.millis(Math.max(0, request.expiresAt - (yield* Clock.currentTimeMillis))),
-        onSuccess: (a): Effect.Effect<Answered> => Effect.succeed(a),
-        onTimeout: () =>
-          respondTo(ctx.events, request.requestId, {
-            decision: "REJECT",
-            reason: `not answered within ${timeoutMs} ms`,
-            by: "timeout"
-          }).pipe(
-            Effect.map((e) => e as Answered),
-            Effect.catchAll(() => answered) // answered at the same moment: that answer stands
-          )
+        duration: Duration.millis(Math.max(0, expiresAt - now)),
+        onSuccess: (a): Effect.Effect<A> => Effect.succeed(a),
+        onTimeout: () => Effect.catchAll(expire(), () => answered)
       }),
       Effect.flatten
-    )
-  })
+    ))
 
 /**
  * The gate before a tool call: the input the call runs with (as asked, or as edited), or the rejection that fails
@@ -172,3 +176,61 @@ export const respond = (events: RunEvents, requestId: string, answer: ApprovalAn
 
 /** The requests of a run not answered yet. */
 export const pending = (events: RunEvents) => pendingApprovals(events.record())
+
+type GuidanceGiven = Extract<RunEvent, { _tag: "GuidanceProvided" }>
+
+/**
+ * An interactive run's request for guidance where it would need manual intervention: asked once (a resumed run
+ * finds it again), and waited for; the guidance given (empty when `approvalTimeoutMs` passed first).
+ */
+export const askGuidance = (ctx: RunContext, passNumber: number, stepId: string, reason: string) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const requestId = `guide-${stepId}-p${passNumber}`
+    const request = yield* ctx.events.emitWhen((r) => {
+      const asked = r.guidance.get(requestId)?.request
+      if (asked) return Either.left(asked)
+      return Either.right({
+        _tag: "GuidanceRequested" as const,
+        passNumber,
+        requestId,
+        stepId,
+        reason,
+        ...(ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {})
+      })
+    }).pipe(
+      Effect.map((e) => e as Extract<RunEvent, { _tag: "GuidanceRequested" }>),
+      Effect.catchAll((asked) => Effect.succeed(asked)),
+      Effect.tap(ctx.events.flushed)
+    )
+    const given = ctx.events.waitFor(
+      (r) => r.guidance.get(requestId)?.answer,
+      (e) => (e._tag === "GuidanceProvided" && e.requestId === requestId ? e : undefined)
+    )
+    const answer = yield* untilExpired(
+      given,
+      request.expiresAt,
+      () => guideWith(ctx.events, requestId, "", "timeout").pipe(Effect.map((e) => e as GuidanceGiven))
+    )
+    return answer.text
+  })
+
+const guideWith = (events: RunEvents, requestId: string, text: string, by?: string) =>
+  events.emitWhen((r): Either.Either<RunEventBody, AnswerError> => {
+    const guidance = r.guidance.get(requestId)
+    if (r.finished) return Either.left(new RunNotWaitingError({ runId: r.runId, status: r.finished.status }))
+    if (!guidance) return Either.left(new ApprovalNotFoundError({ runId: r.runId, requestId }))
+    if (guidance.answer) return Either.left(new ApprovalAlreadyAnsweredError({ requestId, decision: "GUIDANCE" }))
+    return Either.right({ _tag: "GuidanceProvided" as const, requestId, text, ...(by !== undefined ? { by } : {}) })
+  })
+
+/** Gives guidance to a run that asked for it (once per request); it enters the next refinement's prompt. */
+export const guide = (
+  events: RunEvents,
+  requestId: string,
+  text: string,
+  by?: string
+): Effect.Effect<RunEvent, AnswerError | ApprovalInputError> =>
+  text.trim() === ""
+    ? Effect.fail(new ApprovalInputError({ message: "guidance must not be empty" }))
+    : guideWith(events, requestId, text, by)

@@ -11,13 +11,30 @@ export interface BudgetGuard {
   readonly recordCall: (usage: CallUsage) => Effect.Effect<void>
   readonly admitStep: Effect.Effect<void, BudgetExhaustedError>
   /** What is left of each dimension (for escalation and results). */
-  readonly remaining: Effect.Effect<Record<string, number>>
+  readonly remaining: Effect.Effect<Remaining>
+}
+
+export interface Remaining {
+  readonly deadlineMs: number
+  readonly costUsd: number
+  readonly tokens: number
+  readonly llmCalls: number
+  readonly steps: number
 }
 
 const refuse = (dimension: BudgetExhaustedError["dimension"], message: string) =>
   Effect.fail(new BudgetExhaustedError({ dimension, message }))
 
-export const make = (budget: Budget, startedAt: number, initial: Usage = emptyUsage) =>
+/**
+ * `pausedMs(now)`: how long the deadline has stood still by `now` (a run that pauses it while it waits for a person);
+ * the deadline moves on by that much.
+ */
+export const make = (
+  budget: Budget,
+  startedAt: number,
+  initial: Usage = emptyUsage,
+  pausedMs: (now: number) => number = () => 0
+) =>
   Effect.gen(function*() {
     const usage = yield* Ref.make(initial)
     const admitCall = (e: CallEstimate) =>
@@ -57,7 +74,7 @@ export const make = (budget: Budget, startedAt: number, initial: Usage = emptyUs
         c.currentTimeMillis
       )
       return {
-        deadlineMs: Math.max(0, startedAt + budget.deadlineMs - now),
+        deadlineMs: Math.max(0, startedAt + budget.deadlineMs + pausedMs(now) - now),
         costUsd: Math.max(0, budget.maxCostUsd - u.costUsd),
         tokens: Math.max(0, budget.maxTokens - u.inputTokens - u.outputTokens),
         llmCalls: Math.max(0, budget.maxLlmCalls - u.llmCalls),

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Schema } from "effect"
+import { Duration, Effect, Schema } from "effect"
 import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import { depthFor } from "../adaptive/AdaptiveDepth.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
@@ -8,11 +8,13 @@ import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
+import { guidanceGiven } from "../run/RunRecord.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
+import { askGuidance } from "./Approval.js"
 import { executePass, readySteps } from "./Executor.js"
 import type { RunContext } from "./RunContext.js"
 import { currentState as state } from "./RunState.js"
-import { expiration, labelOf, type Outcome, type Stop } from "./Stop.js"
+import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
 
 export type { Outcome, Stop } from "./Stop.js"
 
@@ -109,7 +111,11 @@ const applyRefinement = (ctx: RunContext, passNumber: number, refined: Plan, out
       })
     }
     for (const m of outcome.manualInterventions) {
-      yield* ctx.events.emit({ _tag: "ManualInterventionRequired", passNumber, stepId: m.stepId, reason: m.reason })
+      // an interactive run asks a person instead, and waits; without an answer in time it is the advisory again
+      const guidance = ctx.interactive ? yield* askGuidance(ctx, passNumber, m.stepId, m.reason) : ""
+      if (guidance === "") {
+        yield* ctx.events.emit({ _tag: "ManualInterventionRequired", passNumber, stepId: m.stepId, reason: m.reason })
+      }
     }
   })
 
@@ -171,6 +177,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
           report,
           tools: ctx.toolInfos,
           ledger: st.ledger,
+          guidance: guidanceGiven(ctx.events.record()),
           llm: ctx.llm
         })
       )
@@ -241,6 +248,7 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
               assessment,
               tools: ctx.toolInfos,
               ledger: s2.ledger,
+              guidance: guidanceGiven(ctx.events.record()),
               llm: ctx.llm
             })
           ),
@@ -315,8 +323,12 @@ const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
 /** A multi-pass run (or one simple iteration) from pass `firstPass`, to a stop and a final answer. */
 export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: number, resume?: ResumePoint) =>
   Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    const remainingMs = Math.max(0, startedAt + ctx.budget.deadlineMs - now)
+    const deadline: Stop = {
+      reason: "budget_exhausted",
+      point: "mid_phase",
+      exhausted: "deadline",
+      error: `deadline of ${ctx.budget.deadlineMs} ms reached`
+    }
     const stop: Stop = yield* body(ctx, firstPass, resume).pipe(
       Effect.catchTags({
         BudgetExhaustedError: (e) =>
@@ -328,16 +340,7 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
           }),
         PlanFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message })
       }),
-      Effect.timeoutTo({
-        duration: Duration.millis(remainingMs),
-        onTimeout: (): Stop => ({
-          reason: "budget_exhausted",
-          point: "mid_phase",
-          exhausted: "deadline",
-          error: `deadline of ${ctx.budget.deadlineMs} ms reached`
-        }),
-        onSuccess: (s) => s
-      })
+      (self) => withinDeadline(ctx, self, deadline)
     )
     const st = yield* state(ctx)
     const ttlExpiration = stop.reason === "ttl_expired" || stop.reason === "budget_exhausted"
@@ -355,7 +358,7 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       totalPasses: st.passNumber - firstPass + 1,
       ttlRemaining: Math.max(0, st.ttlRemaining)
     }
-    const remaining = Math.max(0, startedAt + ctx.budget.deadlineMs - (yield* Clock.currentTimeMillis))
+    const remaining = (yield* ctx.guard.remaining).deadlineMs
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
     const synthesized = stop.reason === "failed" && st.plan.steps.length === 0
       ? undefined

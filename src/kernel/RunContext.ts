@@ -25,6 +25,8 @@ export interface RunOptions {
   readonly singlePass?: boolean | undefined
   /** Tools whose calls wait for a person's approval (names, `*`: every tool with side effects). */
   readonly approvalTools: ReadonlyArray<string>
+  /** Ask for guidance (and wait) where the run would need manual intervention. */
+  readonly interactive?: boolean | undefined
   /** An approval request not answered in this time is rejected. */
   readonly approvalTimeoutMs?: number | undefined
 }

@@ -1,6 +1,8 @@
+import { Duration, Effect, Exit, Fiber } from "effect"
 import type { BudgetDimension } from "../domain/Budget.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
 import { passResult } from "../run/Attempt.js"
+import type { RunContext } from "./RunContext.js"
 import type { RunState } from "./RunState.js"
 
 /** How a run (or one simple iteration) stops, and what it reports when a budget or the TTL stopped it. */
@@ -61,3 +63,27 @@ export const labelOf = (stop: Stop) =>
     : stop.reason === "stalled" ?
     "non-converged: stalled"
     : "failed"
+
+/** Completes once the run's deadline has passed (a deadline paused while the run waits for a person moves on). */
+const deadlinePassed = (ctx: RunContext) =>
+  Effect.gen(function*() {
+    while (true) {
+      const left = (yield* ctx.guard.remaining).deadlineMs
+      if (left <= 0) return
+      yield* Effect.sleep(Duration.millis(left))
+    }
+  })
+
+/**
+ * The body, stopped at the run's deadline: its fiber is interrupted then, and awaited (its steps record their own
+ * abandonment before anything else happens); an interruption from outside (a cancel) reaches it the same way.
+ */
+export const withinDeadline = (ctx: RunContext, body: Effect.Effect<Stop>, atDeadline: Stop) =>
+  Effect.gen(function*() {
+    const running = yield* Effect.fork(body)
+    const watcher = yield* Effect.fork(Effect.zipRight(deadlinePassed(ctx), Fiber.interrupt(running)))
+    const exit = yield* Fiber.await(running).pipe(Effect.onInterrupt(() => Fiber.interrupt(running)))
+    yield* Fiber.interrupt(watcher)
+    if (Exit.isSuccess(exit)) return exit.value
+    return Exit.isInterrupted(exit) ? atDeadline : yield* Effect.failCause(exit.cause)
+  })

@@ -42,6 +42,8 @@ export interface RefineInput {
   readonly assessment?: ConvergenceAssessment | undefined
   readonly tools: ReadonlyArray<ToolInfo>
   readonly ledger: RefinementLedger
+  /** What a person said where the run asked for guidance (interactive runs). */
+  readonly guidance?: ReadonlyArray<string> | undefined
   readonly llm: Llm
 }
 
@@ -105,7 +107,8 @@ const refine = (input: RefineInput) =>
       ),
       convergenceReasons: [...(input.assessment?.failedCriteria ?? [])],
       tools: input.tools.map((t) => t.name),
-      frozenStepIds: [...frozen, ...limited]
+      frozenStepIds: [...frozen, ...limited],
+      ...(input.guidance && input.guidance.length > 0 ? { guidance: [...input.guidance] } : {})
     }).pipe(
       Effect.map((r) => r.output as RefinementOutput),
       Effect.catchIf(isModelFailure, (e) => {

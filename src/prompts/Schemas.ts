@@ -145,7 +145,9 @@ export const RefinementInput = Schema.Struct({
   issues: Schema.Array(Schema.String),
   convergenceReasons: Schema.Array(Schema.String),
   tools: Schema.Array(Schema.String),
-  frozenStepIds: Schema.Array(Schema.String)
+  frozenStepIds: Schema.Array(Schema.String),
+  /** A person's guidance, where the run asked for it. */
+  guidance: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 })
 export const RefinementOutput = Schema.Struct({
   actions: Schema.Array(Schema.Struct({

@@ -53,7 +53,8 @@ export const templates: Record<PromptId, string> = {
     "REMOVE, REPLACE, SUBPLAN_CREATE, STEP_MARK_INVALID, each with a justification. Plans stay declarative data. Answer with JSON only.",
   [PromptId.RECURSIVE_REFINEMENT_USER]:
     "Task: {{request}}\nPlan:\n{{plan}}\nIssues:\n{{issues}}\nConvergence reasons: {{convergenceReasons}}\nTools: {{tools}}\n" +
-    "Frozen (already executed) steps: {{frozenStepIds}}\n\nReturn {\"actions\": [...], \"followUpQuestions\"?: [string]}.",
+    "Frozen (already executed) steps: {{frozenStepIds}}\nGuidance from the user (follow it; may be empty): {{guidance}}\n\n" +
+    "Return {\"actions\": [...], \"followUpQuestions\"?: [string]}.",
   [PromptId.SUPERVISOR_REPAIR_SYSTEM]:
     "You repair malformed artifacts so they satisfy a schema, changing as little as possible. Answer with JSON only.",
   [PromptId.SUPERVISOR_REPAIR_JSON_USER]:

@@ -20,6 +20,7 @@ import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
 import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
+import { waitedMs } from "./RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "./RunResult.js"
 
 export { RunLifecycle }
@@ -65,7 +66,12 @@ const execute = (
   Effect.gen(function*() {
     const progress = past ? progressOf(events.record(), input.mode) : undefined
     const startedAt = progress?.startedAt ?? (yield* Clock.currentTimeMillis)
-    const guard = yield* BudgetGuard.make(input.budget, startedAt, progress?.usage)
+    const guard = yield* BudgetGuard.make(
+      input.budget,
+      startedAt,
+      progress?.usage,
+      input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined
+    )
     const registry = input.tools
       ? ToolRegistry.make(caps.tools.tools.filter((t) => input.tools!.includes(t.name)))
       : caps.tools
@@ -81,6 +87,7 @@ const execute = (
           parallelism: input.parallelism,
           approvalTools: [...caps.approvalTools, ...input.approvalTools ?? []],
           approvalTimeoutMs: input.approvalTimeoutMs,
+          interactive: input.interactive,
           ...extra,
           events,
           guard,

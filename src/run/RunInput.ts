@@ -40,6 +40,10 @@ export const RunTaskInput = Schema.Struct({
   ),
   /** More tools whose calls wait for a person's approval in this run (`*`: every tool with side effects). */
   approvalTools: Schema.optional(Schema.Array(Schema.String)),
+  /** Where the run would need manual intervention, it asks for guidance and waits for it. */
+  interactive: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  /** The deadline stands still while the run waits for a person's approval. */
+  pauseDeadlineWhileWaiting: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   /** An approval request not answered within this many milliseconds is rejected. */
   approvalTimeoutMs: Schema.optional(
     Schema.Int.pipe(Schema.filter((n) => n >= 1 || `approvalTimeoutMs must be a positive integer (was ${n})`))

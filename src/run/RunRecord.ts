@@ -67,11 +67,40 @@ export interface RunRecord {
   stepsFinished: number
   /** Approval requests in the order asked, each with its answer once given. */
   readonly approvals: Map<string, Approval>
+  /** Requests for guidance (interactive runs), each with the guidance once given. */
+  readonly guidance: Map<string, Guidance>
 }
+
+export interface Guidance {
+  readonly request: Event<"GuidanceRequested">
+  answer?: Event<"GuidanceProvided"> | undefined
+}
+
+/** Guidance requests not answered yet. */
+export const pendingGuidance = (r: RunRecord): Array<Event<"GuidanceRequested">> =>
+  [...r.guidance.values()].filter((g) => !g.answer).map((g) => g.request)
+
+/** The guidance given so far, as the prompts get it. */
+export const guidanceGiven = (r: RunRecord): Array<string> =>
+  [...r.guidance.values()].flatMap((g) =>
+    g.answer && g.answer.text.trim() !== "" ? [`on ${g.request.stepId}: ${g.answer.text}`] : []
+  )
+
+/** Whether the unfinished run waits for a person (an approval or guidance). */
+export const awaitingInput = (r: RunRecord) => pendingApprovals(r).length > 0 || pendingGuidance(r).length > 0
 
 export interface Approval {
   readonly request: Event<"ApprovalRequested">
   answer?: Event<"ApprovalAnswered"> | undefined
+}
+
+/** How long the run has waited for answers by `now` (the time between each request and its answer, or now). */
+export const waitedMs = (r: RunRecord, now: number) => {
+  let total = 0
+  for (const a of [...r.approvals.values(), ...r.guidance.values()]) {
+    total += Math.max(0, (a.answer?.at ?? now) - a.request.at)
+  }
+  return total
 }
 
 /** Requests not answered yet: while there is one, an unfinished run is AWAITING_INPUT. */
@@ -91,7 +120,8 @@ export const emptyRecord = (): RunRecord => ({
   thinkingMs: 0,
   toolMs: 0,
   stepsFinished: 0,
-  approvals: new Map()
+  approvals: new Map(),
+  guidance: new Map()
 })
 
 const rememberDescriptions = (r: RunRecord, plan: Plan) => {
@@ -252,6 +282,14 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
     case "ApprovalAnswered": {
       const approval = r.approvals.get(e.requestId)
       if (approval && !approval.answer) approval.answer = e
+      break
+    }
+    case "GuidanceRequested":
+      if (!r.guidance.has(e.requestId)) r.guidance.set(e.requestId, { request: e })
+      break
+    case "GuidanceProvided": {
+      const guidance = r.guidance.get(e.requestId)
+      if (guidance && !guidance.answer) guidance.answer = e
       break
     }
   }

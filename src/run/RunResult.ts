@@ -5,7 +5,7 @@ import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../d
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { historyOf } from "../kernel/History.js"
-import { foldEvents, pendingApprovals, type RunRecord } from "./RunRecord.js"
+import { awaitingInput, foldEvents, type RunRecord } from "./RunRecord.js"
 
 export type RunStatus =
   | "QUEUED"
@@ -56,7 +56,7 @@ export const resultOf = (r: RunRecord): RunResult => {
     task: started?.task ?? "",
     mode: started?.mode ?? "AUTO",
     model: started?.model ?? "",
-    status: finished?.status ?? (pendingApprovals(r).length > 0 ? "AWAITING_INPUT" : "RUNNING"),
+    status: finished?.status ?? (awaitingInput(r) ? "AWAITING_INPUT" : "RUNNING"),
     converged: finished?.terminationReason === "converged",
     terminationReason: finished?.terminationReason,
     finalAnswer: finished?.finalAnswer,

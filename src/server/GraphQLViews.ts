@@ -4,7 +4,7 @@ import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
-import { pendingApprovals, type RunRecord } from "../run/RunRecord.js"
+import { pendingApprovals, pendingGuidance, type RunRecord } from "../run/RunRecord.js"
 import type { RunResult } from "../run/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
 import type * as G from "./generated/graphql.js"
@@ -179,6 +179,16 @@ export const pendingApprovalsView = (record: RunRecord): Array<G.ApprovalRequest
     description: r.description,
     requestedAt: iso(r.at),
     expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null
+  }))
+
+/** The run's open requests for guidance, oldest first. */
+export const pendingGuidanceView = (record: RunRecord): Array<G.GuidanceRequest> =>
+  pendingGuidance(record).map((g) => ({
+    requestId: g.requestId,
+    stepId: g.stepId,
+    reason: g.reason,
+    requestedAt: iso(g.at),
+    expiresAt: g.expiresAt !== undefined ? iso(g.expiresAt) : null
   }))
 
 /** An event's view built once and shared by every subscriber it is fanned out to. */

@@ -154,6 +154,14 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
               })
             )
           )
+        ),
+      provideGuidance: (_, { requestId, runId, text }, ctx) =>
+        run(
+          ctx,
+          ownRun(ctx, runId).pipe(
+            Effect.zipRight(RunManager),
+            Effect.flatMap((m) => m.guide(runId, requestId, text, ctx.userId))
+          )
         )
     },
     Subscription: {
@@ -195,6 +203,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       metadata: (r) => V.metadataView(intact(r).record),
       usage: (r) => intact(r).result.usage,
       pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
+      pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
       events: (r, { fromSeq }) => r.events.filter((e) => e.seq >= (fromSeq ?? 0)).map(V.eventView) as any
     },
     RunEvent: { __resolveType: (e: any) => e.__typename }

@@ -156,6 +156,17 @@ export const make = (maxConcurrent: number) =>
           yield* Approval.respond(entry.prepared.events, requestId, answer).pipe(Effect.provide(context))
           return yield* getOrFail(id)
         }),
+      /** Gives guidance to a run running here that asked for it. */
+      guide: (id: string, requestId: string, text: string, by?: string) =>
+        Effect.gen(function*() {
+          const entry = live.get(id)
+          if (!entry) {
+            const found = yield* getOrFail(id)
+            return yield* new RunNotWaitingError({ runId: id, status: found.status })
+          }
+          yield* Approval.guide(entry.prepared.events, requestId, text, by)
+          return yield* getOrFail(id)
+        }),
       get,
       getOrFail,
       list: store.listRuns,

@@ -328,4 +328,54 @@ describe(`the aeon binary (${backend})`, () => {
     const events = JSON.stringify(inspected)
     expect(events).toContain("\"value\":8")
   })
+
+  it("--interactive off a terminal: a request for guidance exits 3; aeon guide answers it; --resume goes on", async () => {
+    const script = join(dir, "guidance.json")
+    writeFileSync(
+      script,
+      JSON.stringify({
+        fallback: "offline",
+        taskprofile_inference_user: [{
+          output: {
+            reasoningDepth: 5,
+            informationSufficiency: 0.9,
+            expectedToolUsage: "minimal",
+            outputBreadth: "narrow",
+            confidenceRequirement: "low",
+            rawInference: "deep"
+          }
+        }],
+        convergence_assessment_user: [verdict(false)],
+        recursive_refinement_user: [{
+          output: {
+            actions: [{
+              actionType: "MODIFY",
+              targetStepId: "s2",
+              newStep: { stepId: "s2", description: "Explain it again" },
+              justification: "again"
+            }]
+          }
+        }],
+        plan_generation_user: [{
+          output: {
+            goal: "Compute and explain",
+            steps: [
+              { stepId: "s1", description: "Compute 6 * 7", tool: "calculator", toolInput: { expression: "6 * 7" } },
+              { stepId: "s2", description: "Explain the product", dependencies: ["s1"] }
+            ]
+          }
+        }]
+      })
+    )
+    const first = await aeon("run", "Compute 6 * 7 and explain it", "--full", "--interactive", "--ttl", "6", "--script", script)
+    expect(first.code, first.stderr).toBe(3)
+    const [, runId, requestId] = first.stdout.match(/aeon guide (\S+) (\S+)/) ?? []
+    expect(first.stdout).toContain("asks for your guidance")
+    const given = await aeon("guide", runId!, requestId!, "explain it in one sentence")
+    expect(given.code, given.stderr).toBe(0)
+    expect((await aeon("guide", runId!, requestId!, "again")).stderr).toContain("already answered")
+    const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
+    expect(resumed.code).toBe(2) // NOT_CONVERGED: this model never converges
+    expect(JSON.parse(resumed.stdout).status).toBe("NOT_CONVERGED")
+  })
 })

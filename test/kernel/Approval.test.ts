@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Fiber, Schema } from "effect"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
-import { pending, respond } from "../../src/kernel/Approval.js"
+import { guide, pending, respond } from "../../src/kernel/Approval.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare, type PreparedRun } from "../../src/run/Run.js"
 import { resultOf } from "../../src/run/RunResult.js"
 import { tool } from "../../src/tools/ToolRegistry.js"
 import { scripted } from "../support/engine.js"
-import { convergingScript, planOut } from "../support/scripts.js"
+import { convergingScript, planOut, profile, verdict } from "../support/scripts.js"
 
 const written: Array<string> = []
 const ledger = tool({
@@ -105,6 +105,43 @@ describe("approvals", () => {
       expect(written).toEqual(["credit"])
     }).pipe(Effect.provide(engine(debit))))
 
+  it.effect("cancelling a run that waits for approval ends it CANCELLED, the call never made", () =>
+    Effect.gen(function*() {
+      written.length = 0
+      const { fiber, run } = yield* untilAsked({ approvalTools: ["ledger.write"] })
+      yield* Fiber.interrupt(fiber)
+      const log = yield* run.events.log
+      expect(log.at(-1)).toMatchObject({ _tag: "RunFinished", status: "CANCELLED" })
+      expect(log.some((e) => e._tag === "ToolInvoked")).toBe(false)
+      expect(log.find((e) => e._tag === "StepAbandoned")).toMatchObject({ stepId: "s1" })
+      expect(written).toEqual([])
+    }).pipe(Effect.provide(engine(debit))))
+
+  it.live(
+    "the deadline keeps running while a run waits, unless pauseDeadlineWhileWaiting",
+    () =>
+      Effect.gen(function*() {
+        const outcome = (pause: boolean) =>
+          Effect.gen(function*() {
+            const budget = { deadlineMs: 500 }
+            const { fiber, request, run } = yield* untilAsked({
+              approvalTools: ["ledger.write"],
+              budget,
+              pauseDeadlineWhileWaiting: pause
+            })
+            yield* Effect.sleep("800 millis")
+            yield* Effect.either(respond(run.events, request.requestId, { decision: "APPROVE" }))
+            return yield* Fiber.join(fiber)
+          })
+        const kept = yield* outcome(false)
+        expect(kept.terminationReason).toBe("budget_exhausted")
+        expect(kept.error).toContain("deadline of 500 ms reached")
+        const paused = yield* outcome(true)
+        expect(paused.status).toBe("CONVERGED")
+      }).pipe(Effect.provide(engine(debit))),
+    { timeout: 10_000 }
+  )
+
   it.live("approvalTimeoutMs rejects a request nobody answered, with that reason", () =>
     Effect.gen(function*() {
       written.length = 0
@@ -134,4 +171,48 @@ describe("approvals", () => {
       { id: "s2", d: "Pay 500 for the rent", tool: "pay", input: { amount: 500 }, deps: ["s1"] },
       { id: "s3", d: "Explain the payments", deps: ["s2"] }
     ]))))
+
+  it.effect("an interactive run asks for guidance where it would need manual intervention; the guidance reaches the refinement prompt", () => {
+    const { calls, layer } = scripted({
+      ...convergingScript(),
+      [PromptId.PLAN_GENERATION_USER]: [planOut(debit)],
+      [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(5)],
+      [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
+      [PromptId.RECURSIVE_REFINEMENT_USER]: [{
+        output: {
+          actions: [{
+            actionType: "MODIFY",
+            targetStepId: "s2",
+            newStep: { stepId: "s2", description: "Explain the record again" },
+            justification: "again"
+          }]
+        }
+      }]
+    }, { tools: [ledger, payment] })
+    return Effect.gen(function*() {
+      const run = yield* prepare({
+        task: "Record a debit and explain it",
+        mode: "FULL",
+        interactive: true,
+        budget: { ttl: 6 }
+      })
+      const fiber = yield* Effect.fork(run.execute)
+      const request = yield* run.events.waitFor(
+        (r) => [...r.guidance.values()].find((g) => !g.answer)?.request,
+        (e) => (e._tag === "GuidanceRequested" ? e : undefined)
+      )
+      expect(request).toMatchObject({ stepId: "s2", reason: expect.stringContaining("refinement limit") })
+      expect(resultOf(run.events.record()).status).toBe("AWAITING_INPUT")
+      const empty = yield* Effect.either(guide(run.events, request.requestId, "  "))
+      expect(Either.isLeft(empty) && empty.left._tag).toBe("ApprovalInputError")
+      const refinementsBefore = calls.filter((c) => c.promptId === PromptId.RECURSIVE_REFINEMENT_USER).length
+      yield* guide(run.events, request.requestId, "explain it as double-entry bookkeeping")
+      const result = yield* Fiber.join(fiber)
+      const later = calls.filter((c) => c.promptId === PromptId.RECURSIVE_REFINEMENT_USER).slice(refinementsBefore)
+      expect(later.length).toBeGreaterThan(0)
+      expect((later[0]!.input as { guidance: Array<string> }).guidance)
+        .toEqual(["on s2: explain it as double-entry bookkeeping"])
+      expect(result.manualInterventions.map((m) => m.stepId)).not.toContain("s2") // asked, not left as an advisory
+    }).pipe(Effect.provide(layer))
+  })
 })

@@ -219,6 +219,39 @@ export type FinalAnswer = {
   usedStepIds: Array<Scalars['String']['output']>;
 };
 
+export type GuidanceProvidedEvent = RunEvent & {
+  __typename?: 'GuidanceProvidedEvent';
+  at: Scalars['DateTime']['output'];
+  payload: Scalars['JSON']['output'];
+  requestId: Scalars['ID']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  text: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type GuidanceRequest = {
+  __typename?: 'GuidanceRequest';
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  reason: Scalars['String']['output'];
+  requestId: Scalars['ID']['output'];
+  requestedAt: Scalars['DateTime']['output'];
+  stepId: Scalars['String']['output'];
+};
+
+export type GuidanceRequestedEvent = RunEvent & {
+  __typename?: 'GuidanceRequestedEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  reason: Scalars['String']['output'];
+  requestId: Scalars['ID']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  stepId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
 export type Health = {
   __typename?: 'Health';
   activeRuns: Scalars['Int']['output'];
@@ -266,6 +299,8 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Interrupts a run; a tool call in progress completes first. */
   cancelRun: Run;
+  /** Gives guidance to an interactive run that asked for it; the text enters the refinement prompts from then on. */
+  provideGuidance: Run;
   /** Answers a run's approval request (only once; EDIT's input must fit the tool's input schema). */
   respondToApproval: Run;
   /** Starts a run and returns at once (QUEUED or RUNNING). */
@@ -275,6 +310,13 @@ export type Mutation = {
 
 export type MutationCancelRunArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationProvideGuidanceArgs = {
+  requestId: Scalars['ID']['input'];
+  runId: Scalars['ID']['input'];
+  text: Scalars['String']['input'];
 };
 
 
@@ -474,6 +516,8 @@ export type Run = {
   model?: Maybe<Scalars['String']['output']>;
   /** Tool calls waiting for a person's decision (respondToApproval answers them). */
   pendingApprovals: Array<ApprovalRequest>;
+  /** Where an interactive run asks for guidance (provideGuidance answers). */
+  pendingGuidance: Array<GuidanceRequest>;
   prioritizedPlan?: Maybe<PrioritizedPlan>;
   result?: Maybe<RunOutcome>;
   status: RunStatus;
@@ -580,9 +624,13 @@ export type RunTaskInput = {
   budget?: InputMaybe<BudgetInput>;
   criteria?: InputMaybe<ConvergenceCriteriaInput>;
   escalate?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
+  interactive?: InputMaybe<Scalars['Boolean']['input']>;
   mode?: InputMaybe<RunMode>;
   /** Independent ready steps run this many at a time (default 1). */
   parallelism?: InputMaybe<Scalars['Int']['input']>;
+  /** The deadline stands still while the run waits for approval or guidance (default false: it keeps running). */
+  pauseDeadlineWhileWaiting?: InputMaybe<Scalars['Boolean']['input']>;
   /** Choose the run's id yourself (letters, digits, - and _), e.g. to subscribe before starting it. */
   runId?: InputMaybe<Scalars['ID']['input']>;
   simpleIterations?: InputMaybe<Scalars['Int']['input']>;
@@ -835,6 +883,8 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ApprovalRequestedEvent )
     | ( ConvergenceAssessedEvent )
     | ( EscalatedEvent )
+    | ( GuidanceProvidedEvent )
+    | ( GuidanceRequestedEvent )
     | ( LlmCalledEvent )
     | ( ManualInterventionRequiredEvent )
     | ( PassFinishedEvent )
@@ -878,6 +928,9 @@ export type ResolversTypes = {
   FailureSummary: ResolverTypeWrapper<FailureSummary>;
   FinalAnswer: ResolverTypeWrapper<FinalAnswer>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  GuidanceProvidedEvent: ResolverTypeWrapper<GuidanceProvidedEvent>;
+  GuidanceRequest: ResolverTypeWrapper<GuidanceRequest>;
+  GuidanceRequestedEvent: ResolverTypeWrapper<GuidanceRequestedEvent>;
   Health: ResolverTypeWrapper<Health>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -953,6 +1006,9 @@ export type ResolversParentTypes = {
   FailureSummary: FailureSummary;
   FinalAnswer: FinalAnswer;
   Float: Scalars['Float']['output'];
+  GuidanceProvidedEvent: GuidanceProvidedEvent;
+  GuidanceRequest: GuidanceRequest;
+  GuidanceRequestedEvent: GuidanceRequestedEvent;
   Health: Health;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
@@ -1166,6 +1222,38 @@ export type FinalAnswerResolvers<ContextType = GraphQLContext, ParentType extend
   usedStepIds?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type GuidanceProvidedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GuidanceProvidedEvent'] = ResolversParentTypes['GuidanceProvidedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type GuidanceRequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GuidanceRequest'] = ResolversParentTypes['GuidanceRequest']> = {
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  requestedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type GuidanceRequestedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GuidanceRequestedEvent'] = ResolversParentTypes['GuidanceRequestedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type HealthResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Health'] = ResolversParentTypes['Health']> = {
   activeRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   database?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1213,6 +1301,7 @@ export type ManualInterventionRequiredEventResolvers<ContextType = GraphQLContex
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
+  provideGuidance?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationProvideGuidanceArgs, 'requestId' | 'runId' | 'text'>>;
   respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
   runTask?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRunTaskArgs, 'input'>>;
 };
@@ -1369,6 +1458,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   mode?: Resolver<ResolversTypes['RunMode'], ParentType, ContextType>;
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   pendingApprovals?: Resolver<Array<ResolversTypes['ApprovalRequest']>, ParentType, ContextType>;
+  pendingGuidance?: Resolver<Array<ResolversTypes['GuidanceRequest']>, ParentType, ContextType>;
   prioritizedPlan?: Resolver<Maybe<ResolversTypes['PrioritizedPlan']>, ParentType, ContextType>;
   result?: Resolver<Maybe<ResolversTypes['RunOutcome']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
@@ -1390,7 +1480,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -1603,6 +1693,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ExecutionWave?: ExecutionWaveResolvers<ContextType>;
   FailureSummary?: FailureSummaryResolvers<ContextType>;
   FinalAnswer?: FinalAnswerResolvers<ContextType>;
+  GuidanceProvidedEvent?: GuidanceProvidedEventResolvers<ContextType>;
+  GuidanceRequest?: GuidanceRequestResolvers<ContextType>;
+  GuidanceRequestedEvent?: GuidanceRequestedEventResolvers<ContextType>;
   Health?: HealthResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   LlmCalledEvent?: LlmCalledEventResolvers<ContextType>;
