@@ -1,7 +1,9 @@
 /** What the CLI's commands do, loaded only once a command runs (`aeon --help` never loads the engine). */
-import { Cause, ConfigProvider, Effect, Fiber, Layer, Option, Ref, Stream } from "effect"
+import { Cause, ConfigProvider, Effect, Fiber, Layer, Option, Queue, Ref, Stream } from "effect"
 import { readFileSync } from "node:fs"
+import { createInterface } from "node:readline/promises"
 import * as Aeon from "../Aeon.js"
+import { ApprovalInputError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
 import * as RunEvents from "../kernel/RunEvents.js"
@@ -13,6 +15,7 @@ import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
 import * as Tracing from "../telemetry/Tracing.js"
+import type { ToolRegistry } from "../tools/ToolRegistry.js"
 import { makeProgress } from "./Progress.js"
 import { historyTree, jsonResult, runsTable, summaryLine } from "./Render.js"
 
@@ -141,6 +144,8 @@ export const run = (o: RunOptions) =>
     ) as Record<string, string>
     if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
     const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
+    // on a terminal a person is there to answer: asked inline; otherwise the run stops and says how to answer
+    const inline = live && process.stdin.isTTY
     const outcome = yield* Effect.gen(function*() {
       const model = yield* LanguageModel
       const p = Option.isSome(o.resume) ? yield* prepareResume(o.resume.value) : yield* prepare(input)
@@ -148,7 +153,7 @@ export const run = (o: RunOptions) =>
       const watcher = progress
         ? yield* Effect.fork(Stream.runForEach(p.events.stream(0), (e) => Effect.sync(() => progress.onEvent(e))))
         : undefined
-      const r = yield* untilAsked(p)
+      const r = inline ? yield* answeringInline(p, progress) : yield* untilAsked(p)
       if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
       progress?.done()
       return r
@@ -184,6 +189,84 @@ const untilAsked = (p: PreparedRun) =>
       Effect.map(asked, (request) => ({ _tag: "asked" as const, request }))
     ).pipe(Effect.provideService(RunLifecycle, { shuttingDown: Ref.get(stopping) }))
   })
+
+const nextRequest = (p: PreparedRun) =>
+  p.events.waitFor(
+    (r): Requested | undefined => pendingApprovals(r)[0] ?? pendingGuidance(r)[0],
+    (e) => (e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" ? e : undefined)
+  )
+
+/** The lines typed at the terminal, in order (typed ahead of a question, a line waits for it). */
+interface Terminal {
+  readonly lines: Queue.Queue<string>
+  readonly close: () => void
+}
+
+const openTerminal = Effect.gen(function*() {
+  const lines = yield* Queue.unbounded<string>()
+  const rl = createInterface({ input: process.stdin })
+  rl.on("line", (line) => void lines.unsafeOffer(line.trim()))
+  return { lines, close: () => rl.close() } satisfies Terminal
+})
+
+/** Asks, and takes the next line typed. */
+const question = (terminal: Terminal, text: string) =>
+  Effect.zipRight(Effect.sync(() => process.stdout.write(text)), Queue.take(terminal.lines))
+
+/** Asks the person at the terminal until the request is answered (a refused answer is said, and asked again). */
+const answerInline = (terminal: Terminal, p: PreparedRun, r: Requested): Effect.Effect<void, never, ToolRegistry> =>
+  Effect.gen(function*() {
+    if (r._tag === "GuidanceRequested") {
+      const text = yield* question(
+        terminal,
+        `\nThe run asks for guidance on step ${r.stepId} (${r.reason}).\nGuidance: `
+      )
+      return yield* Approval.guide(p.events, r.requestId, text, "terminal")
+    }
+    const choice = (yield* question(
+      terminal,
+      `\nApprove ${r.tool} ${JSON.stringify(r.input)} (step ${r.stepId}: ${r.description})? [y]es / [n]o / [e]dit: `
+    )).toLowerCase()
+    if (choice.startsWith("n")) {
+      const reason = yield* question(terminal, "Reason: ")
+      return yield* Approval.respond(p.events, r.requestId, { decision: "REJECT", reason, by: "terminal" })
+    }
+    if (choice.startsWith("e")) {
+      const text = yield* question(terminal, "Input as JSON: ")
+      const input = yield* Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => new ApprovalInputError({ message: `not JSON: ${text}` })
+      })
+      return yield* Approval.respond(p.events, r.requestId, { decision: "EDIT", input, by: "terminal" })
+    }
+    if (!choice.startsWith("y")) return yield* new ApprovalInputError({ message: "answer y, n or e" })
+    return yield* Approval.respond(p.events, r.requestId, { decision: "APPROVE", by: "terminal" })
+  }).pipe(
+    Effect.asVoid,
+    Effect.catchAll((e) =>
+      Effect.zipRight(Effect.sync(() => process.stdout.write(`${e.message}\n`)), answerInline(terminal, p, r))
+    )
+  )
+
+/** Runs to the end, answering each request at the terminal as it comes. */
+const answeringInline = (p: PreparedRun, progress: ReturnType<typeof makeProgress> | undefined) =>
+  Effect.acquireUseRelease(
+    openTerminal,
+    (terminal) =>
+      Effect.gen(function*() {
+        const answerer = yield* Effect.fork(Effect.forever(
+          nextRequest(p).pipe(
+            Effect.tap(() => Effect.sync(() => progress?.pause())),
+            Effect.flatMap((r) => answerInline(terminal, p, r)),
+            Effect.tap(() => Effect.sync(() => progress?.resume()))
+          )
+        ))
+        const result = yield* p.execute
+        yield* Fiber.interrupt(answerer)
+        return { _tag: "done" as const, result }
+      }),
+    (terminal) => Effect.sync(() => terminal.close())
+  )
 
 /** What a run waiting for a person needs from you, and exit code 3. */
 const waitingForApproval = (r: Requested) =>

@@ -53,6 +53,8 @@ const frame = (r: RunRecord, model: string, lines: ReadonlyArray<string>) => {
 export const makeProgress = (model: string) => {
   const record = emptyRecord()
   const lines: Array<string> = []
+  // while a question is on the screen, the frame is not redrawn over it
+  let paused = false
   const onEvent = (e: RunEvent) => {
     applyEvent(record, e)
     if (e._tag === "ToolInvoked") {
@@ -62,7 +64,17 @@ export const makeProgress = (model: string) => {
       const changes = e.actions.map((a) => `${a.actionType} ${a.targetStepId ?? a.newStep?.stepId ?? ""}`).join(", ")
       lines.push(`refined: ${changes || "no change"}`)
     }
-    if (e._tag !== "LlmCalled" && e._tag !== "ManualInterventionRequired") logUpdate(frame(record, model, lines))
+    if (!paused && e._tag !== "LlmCalled" && e._tag !== "ManualInterventionRequired") {
+      logUpdate(frame(record, model, lines))
+    }
   }
-  return { onEvent, done: () => logUpdate.done() }
+  return {
+    onEvent,
+    done: () => logUpdate.done(),
+    pause: () => {
+      logUpdate.done()
+      paused = true
+    },
+    resume: () => void (paused = false)
+  }
 }

@@ -53,6 +53,25 @@ query Inspect {
     usage { llmCalls inputTokens outputTokens costUsd }
   }
 }
+
+# Human in the loop: this run's memory.write waits for your approval (status AWAITING_INPUT).
+mutation StartWithApproval {
+  runTask(input: {
+    task: "Store 42 in memory under answer, then read it back"
+    mode: FULL
+    runId: "${runId}-approval"
+    approvalTools: ["memory.write"]
+  }) { id status }
+}
+
+query Pending {
+  run(id: "${runId}-approval") { status pendingApprovals { requestId stepId tool input description } }
+}
+
+# Paste the requestId from Pending (EDIT with input: {...} changes the call; REJECT with a reason refuses it).
+mutation Approve {
+  respondToApproval(runId: "${runId}-approval", requestId: "PASTE-REQUEST-ID", decision: APPROVE) { id status }
+}
 `
 
 /** The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path. */

@@ -367,7 +367,16 @@ describe(`the aeon binary (${backend})`, () => {
         }]
       })
     )
-    const first = await aeon("run", "Compute 6 * 7 and explain it", "--full", "--interactive", "--ttl", "6", "--script", script)
+    const first = await aeon(
+      "run",
+      "Compute 6 * 7 and explain it",
+      "--full",
+      "--interactive",
+      "--ttl",
+      "6",
+      "--script",
+      script
+    )
     expect(first.code, first.stderr).toBe(3)
     const [, runId, requestId] = first.stdout.match(/aeon guide (\S+) (\S+)/) ?? []
     expect(first.stdout).toContain("asks for your guidance")
@@ -377,5 +386,54 @@ describe(`the aeon binary (${backend})`, () => {
     const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
     expect(resumed.code).toBe(2) // NOT_CONVERGED: this model never converges
     expect(JSON.parse(resumed.stdout).status).toBe("NOT_CONVERGED")
+  })
+
+  it("on a terminal, a call waiting for approval is asked inline: edit it, and the run goes on with the new input", async () => {
+    const script = join(dir, "approval-tty.json")
+    writeFileSync(
+      script,
+      JSON.stringify({
+        fallback: "offline",
+        plan_generation_user: [{
+          output: {
+            goal: "Seed the memory",
+            steps: [
+              {
+                stepId: "s1",
+                description: "Store 7 under seed",
+                tool: "memory.write",
+                toolInput: { key: "seed", value: 7 }
+              },
+              {
+                stepId: "s2",
+                description: "Read seed",
+                tool: "memory.read",
+                toolInput: { key: "seed" },
+                dependencies: ["s1"]
+              }
+            ]
+          }
+        }]
+      })
+    )
+    const child = spawn("script", [
+      "-qec",
+      `stty cols 120 rows 40; ${process.execPath} bin/aeon.mjs run 'Seed the memory' --full --script ${script} --approve-tools memory.write`,
+      "/dev/null"
+    ], { env, stdio: ["pipe", "pipe", "pipe"] })
+    let out = ""
+    let answered = false
+    child.stdout.on("data", (d) => {
+      out += d
+      if (!answered && out.includes("[y]es / [n]o / [e]dit")) {
+        answered = true
+        child.stdin.write("maybe\ne\n{\"key\": \"seed\", \"value\": 9}\n")
+      }
+    })
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+    expect(out).toContain("Approve memory.write {\"key\":\"seed\",\"value\":7} (step s1: Store 7 under seed)?")
+    expect(out).toContain("answer y, n or e") // a bad answer is said, and asked again
+    expect(out).toContain("\"found\":true,\"value\":9")
+    expect(code).toBe(0)
   })
 })

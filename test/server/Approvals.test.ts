@@ -89,54 +89,59 @@ describe("approvals through the API", () => {
     60_000
   )
 
-  it("an interactive run asks for guidance (AWAITING_INPUT, pendingGuidance); provideGuidance lets it go on", async () => {
-    const server = await startServer({
-      script: {
-        ...convergingScript(),
-        [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(5)],
-        [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
-        [PromptId.RECURSIVE_REFINEMENT_USER]: [{
-          output: {
-            actions: [{
-              actionType: "MODIFY",
-              targetStepId: "s2",
-              newStep: { stepId: "s2", description: "Explain the product again" },
-              justification: "again"
-            }]
-          }
-        }]
+  it(
+    "an interactive run asks for guidance (AWAITING_INPUT, pendingGuidance); provideGuidance lets it go on",
+    async () => {
+      const server = await startServer({
+        script: {
+          ...convergingScript(),
+          [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(5)],
+          [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
+          [PromptId.RECURSIVE_REFINEMENT_USER]: [{
+            output: {
+              actions: [{
+                actionType: "MODIFY",
+                targetStepId: "s2",
+                newStep: { stepId: "s2", description: "Explain the product again" },
+                justification: "again"
+              }]
+            }
+          }]
+        }
+      })
+      try {
+        const started = await gql(server.url, `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`, {
+          input: { task: "Compute 6 * 7 and explain it", mode: "FULL", interactive: true, budget: { ttl: 6 } }
+        })
+        const id = started.body.data.runTask.id as string
+        const query = `query($id: ID!) { run(id: $id) { status pendingGuidance { requestId stepId reason } } }`
+        const waiting = await waitFor(async () => {
+          const run = (await gql(server.url, query, { id })).body.data.run
+          return run.status === "AWAITING_INPUT" ? run : undefined
+        })
+        expect(waiting.pendingGuidance).toEqual([{
+          requestId: expect.any(String),
+          stepId: "s2",
+          reason: expect.stringContaining("refinement limit")
+        }])
+        const GUIDE =
+          `mutation($id: ID!, $r: ID!, $t: String!) { provideGuidance(runId: $id, requestId: $r, text: $t) { id } }`
+        const requestId = waiting.pendingGuidance[0].requestId
+        expect((await gql(server.url, GUIDE, { id, r: requestId, t: " " })).body.errors?.[0]?.extensions?.code)
+          .toBe("ApprovalInputError")
+        expect((await gql(server.url, GUIDE, { id, r: requestId, t: "keep it short" })).body.errors).toBeUndefined()
+        const done = await waitFor(async () => {
+          const run = (await gql(server.url, query, { id })).body.data.run
+          return run.status === "AWAITING_INPUT" || run.status === "RUNNING" ? undefined : run
+        })
+        expect(done.status).toBe("NOT_CONVERGED")
+        expect(done.pendingGuidance).toEqual([])
+        expect((await gql(server.url, GUIDE, { id, r: requestId, t: "again" })).body.errors?.[0]?.extensions?.code)
+          .toBe("RunNotWaitingError")
+      } finally {
+        await server.stop()
       }
-    })
-    try {
-      const started = await gql(server.url, `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`, {
-        input: { task: "Compute 6 * 7 and explain it", mode: "FULL", interactive: true, budget: { ttl: 6 } }
-      })
-      const id = started.body.data.runTask.id as string
-      const query = `query($id: ID!) { run(id: $id) { status pendingGuidance { requestId stepId reason } } }`
-      const waiting = await waitFor(async () => {
-        const run = (await gql(server.url, query, { id })).body.data.run
-        return run.status === "AWAITING_INPUT" ? run : undefined
-      })
-      expect(waiting.pendingGuidance).toEqual([{
-        requestId: expect.any(String),
-        stepId: "s2",
-        reason: expect.stringContaining("refinement limit")
-      }])
-      const GUIDE = `mutation($id: ID!, $r: ID!, $t: String!) { provideGuidance(runId: $id, requestId: $r, text: $t) { id } }`
-      const requestId = waiting.pendingGuidance[0].requestId
-      expect((await gql(server.url, GUIDE, { id, r: requestId, t: " " })).body.errors?.[0]?.extensions?.code)
-        .toBe("ApprovalInputError")
-      expect((await gql(server.url, GUIDE, { id, r: requestId, t: "keep it short" })).body.errors).toBeUndefined()
-      const done = await waitFor(async () => {
-        const run = (await gql(server.url, query, { id })).body.data.run
-        return run.status === "AWAITING_INPUT" || run.status === "RUNNING" ? undefined : run
-      })
-      expect(done.status).toBe("NOT_CONVERGED")
-      expect(done.pendingGuidance).toEqual([])
-      expect((await gql(server.url, GUIDE, { id, r: requestId, t: "again" })).body.errors?.[0]?.extensions?.code)
-        .toBe("RunNotWaitingError")
-    } finally {
-      await server.stop()
-    }
-  }, 60_000)
+    },
+    60_000
+  )
 })
