@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
+import { planOut, refiningForever, seedScriptFile } from "../support/scripts.js"
 
 const dir = mkdtempSync(join(tmpdir(), "aeon-cli-"))
 const db = freshDatabase()
@@ -280,34 +281,7 @@ describe(`the aeon binary (${backend})`, () => {
   })
 
   it("a call waiting for approval off a terminal: exit 3 and how to answer; aeon approve; run --resume finishes it", async () => {
-    const script = join(dir, "approval.json")
-    writeFileSync(
-      script,
-      JSON.stringify({
-        fallback: "offline",
-        plan_generation_user: [{
-          output: {
-            goal: "Seed the memory",
-            steps: [
-              {
-                stepId: "s1",
-                description: "Store 7 under seed",
-                tool: "memory.write",
-                toolInput: { key: "seed", value: 7 }
-              },
-              {
-                stepId: "s2",
-                description: "Read seed",
-                tool: "memory.read",
-                toolInput: { key: "seed" },
-                dependencies: ["s1"]
-              }
-            ]
-          }
-        }],
-        convergence_assessment_user: [verdict(true)]
-      })
-    )
+    const script = seedScriptFile(join(dir, "approval.json"), { convergence_assessment_user: [verdict(true)] })
     const first = await aeon("run", "Seed the memory", "--full", "--script", script, "--approve-tools", "memory.write")
     expect(first.code, first.stderr).toBe(3)
     const [, runId, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
@@ -335,36 +309,11 @@ describe(`the aeon binary (${backend})`, () => {
       script,
       JSON.stringify({
         fallback: "offline",
-        taskprofile_inference_user: [{
-          output: {
-            reasoningDepth: 5,
-            informationSufficiency: 0.9,
-            expectedToolUsage: "minimal",
-            outputBreadth: "narrow",
-            confidenceRequirement: "low",
-            rawInference: "deep"
-          }
-        }],
-        convergence_assessment_user: [verdict(false)],
-        recursive_refinement_user: [{
-          output: {
-            actions: [{
-              actionType: "MODIFY",
-              targetStepId: "s2",
-              newStep: { stepId: "s2", description: "Explain it again" },
-              justification: "again"
-            }]
-          }
-        }],
-        plan_generation_user: [{
-          output: {
-            goal: "Compute and explain",
-            steps: [
-              { stepId: "s1", description: "Compute 6 * 7", tool: "calculator", toolInput: { expression: "6 * 7" } },
-              { stepId: "s2", description: "Explain the product", dependencies: ["s1"] }
-            ]
-          }
-        }]
+        ...refiningForever("s2"),
+        plan_generation_user: [planOut([
+          { id: "s1", d: "Compute 6 * 7", tool: "calculator", input: { expression: "6 * 7" } },
+          { id: "s2", d: "Explain the product", deps: ["s1"] }
+        ])]
       })
     )
     const first = await aeon(
@@ -389,33 +338,7 @@ describe(`the aeon binary (${backend})`, () => {
   })
 
   it("on a terminal, a call waiting for approval is asked inline: edit it, and the run goes on with the new input", async () => {
-    const script = join(dir, "approval-tty.json")
-    writeFileSync(
-      script,
-      JSON.stringify({
-        fallback: "offline",
-        plan_generation_user: [{
-          output: {
-            goal: "Seed the memory",
-            steps: [
-              {
-                stepId: "s1",
-                description: "Store 7 under seed",
-                tool: "memory.write",
-                toolInput: { key: "seed", value: 7 }
-              },
-              {
-                stepId: "s2",
-                description: "Read seed",
-                tool: "memory.read",
-                toolInput: { key: "seed" },
-                dependencies: ["s1"]
-              }
-            ]
-          }
-        }]
-      })
-    )
+    const script = seedScriptFile(join(dir, "approval-tty.json"))
     const child = spawn("script", [
       "-qec",
       `stty cols 120 rows 40; ${process.execPath} bin/aeon.mjs run 'Seed the memory' --full --script ${script} --approve-tools memory.write`,

@@ -7,7 +7,7 @@ import { prepare, type PreparedRun } from "../../src/run/Run.js"
 import { resultOf } from "../../src/run/RunResult.js"
 import { tool } from "../../src/tools/ToolRegistry.js"
 import { scripted } from "../support/engine.js"
-import { convergingScript, planOut, profile, verdict } from "../support/scripts.js"
+import { convergingScript, planOut, refiningForever } from "../support/scripts.js"
 
 const written: Array<string> = []
 const ledger = tool({
@@ -176,18 +176,7 @@ describe("approvals", () => {
     const { calls, layer } = scripted({
       ...convergingScript(),
       [PromptId.PLAN_GENERATION_USER]: [planOut(debit)],
-      [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(5)],
-      [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
-      [PromptId.RECURSIVE_REFINEMENT_USER]: [{
-        output: {
-          actions: [{
-            actionType: "MODIFY",
-            targetStepId: "s2",
-            newStep: { stepId: "s2", description: "Explain the record again" },
-            justification: "again"
-          }]
-        }
-      }]
+      ...refiningForever("s2")
     }, { tools: [ledger, payment] })
     return Effect.gen(function*() {
       const run = yield* prepare({

@@ -1,7 +1,7 @@
 import { Option, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
-import { convergingScript, planOut, profile, reasoned, verdict } from "../support/scripts.js"
+import { convergingScript, planOut, reasoned, refiningForever } from "../support/scripts.js"
 import { gql, startServer, waitFor } from "../support/server.js"
 
 const script = () => ({
@@ -93,21 +93,7 @@ describe("approvals through the API", () => {
     "an interactive run asks for guidance (AWAITING_INPUT, pendingGuidance); provideGuidance lets it go on",
     async () => {
       const server = await startServer({
-        script: {
-          ...convergingScript(),
-          [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(5)],
-          [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
-          [PromptId.RECURSIVE_REFINEMENT_USER]: [{
-            output: {
-              actions: [{
-                actionType: "MODIFY",
-                targetStepId: "s2",
-                newStep: { stepId: "s2", description: "Explain the product again" },
-                justification: "again"
-              }]
-            }
-          }]
-        }
+        script: { ...convergingScript(), ...refiningForever("s2") }
       })
       try {
         const started = await gql(server.url, `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`, {

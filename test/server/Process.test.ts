@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
+import { seedScriptFile, verdict } from "../support/scripts.js"
 import { gql, waitFor } from "../support/server.js"
 
 const dir = mkdtempSync(join(tmpdir(), "aeon-process-"))
@@ -198,44 +199,9 @@ describe(`the server process (${backend})`, () => {
     async () => {
       const db = freshDatabase()
       await Effect.runPromise(db.setup)
-      const approvalScript = join(dir, "approval.json")
-      writeFileSync(
-        approvalScript,
-        JSON.stringify({
-          fallback: "offline",
-          plan_generation_user: [{
-            output: {
-              goal: "Seed the memory and read it back",
-              steps: [
-                {
-                  stepId: "s1",
-                  description: "Store 7 under seed",
-                  tool: "memory.write",
-                  toolInput: { key: "seed", value: 7 }
-                },
-                {
-                  stepId: "s2",
-                  description: "Read seed back",
-                  tool: "memory.read",
-                  toolInput: { key: "seed" },
-                  dependencies: ["s1"]
-                }
-              ]
-            }
-          }],
-          convergence_assessment_user: [{
-            output: {
-              converged: true,
-              completenessScore: 1,
-              coherenceScore: 1,
-              consistencyAlignment: {},
-              reasoning: "r",
-              confidence: 1,
-              reasonCodes: ["complete"]
-            }
-          }]
-        })
-      )
+      const approvalScript = seedScriptFile(join(dir, "approval.json"), {
+        convergence_assessment_user: [verdict(true)]
+      })
       const env: Record<string, string> = {
         AEON_PORT: "0",
         AEON_DATA_DIR: join(dir, "data-approval"),

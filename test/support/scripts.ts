@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs"
 import type { Script, ScriptResponse } from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 
@@ -62,3 +63,54 @@ export const convergingScript = (): Script => ({
   [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(true)],
   [PromptId.ANSWER_SYNTHESIS_USER]: [answer("42: six sevens", ["s1", "s2"])]
 })
+
+/**
+ * A model that never converges and refines step `stepId` again each pass: on a deep profile, the fragment's
+ * refinements run out and the run needs manual intervention (an interactive run asks for guidance there).
+ */
+export const refiningForever = (stepId: string): Script => ({
+  [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(5)],
+  [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
+  [PromptId.RECURSIVE_REFINEMENT_USER]: [{
+    output: {
+      actions: [{
+        actionType: "MODIFY",
+        targetStepId: stepId,
+        newStep: { stepId, description: "Explain it again" },
+        justification: "again"
+      }]
+    }
+  }]
+})
+
+/** A script file (as `--script` and AEON_SCRIPT take) whose plan stores 7 under seed and reads it back. */
+export const seedScriptFile = (path: string, more: Record<string, unknown> = {}) => {
+  writeFileSync(
+    path,
+    JSON.stringify({
+      fallback: "offline",
+      plan_generation_user: [{
+        output: {
+          goal: "Seed the memory",
+          steps: [
+            {
+              stepId: "s1",
+              description: "Store 7 under seed",
+              tool: "memory.write",
+              toolInput: { key: "seed", value: 7 }
+            },
+            {
+              stepId: "s2",
+              description: "Read seed",
+              tool: "memory.read",
+              toolInput: { key: "seed" },
+              dependencies: ["s1"]
+            }
+          ]
+        }
+      }],
+      ...more
+    })
+  )
+  return path
+}
