@@ -38,11 +38,23 @@ type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" }>
 type Answered = Extract<RunEvent, { _tag: "ApprovalAnswered" }>
 
 /** This step's request for this call in this pass, if asked already (before a restart, say). */
-const requestFor = (r: RunRecord, passNumber: number, stepId: string, input: unknown) => {
+const approvalFor = (r: RunRecord, passNumber: number, stepId: string, input: unknown) => {
   const text = JSON.stringify(input)
   return [...r.approvals.values()].find((a) =>
     a.request.passNumber === passNumber && a.request.stepId === stepId && JSON.stringify(a.request.input) === text
-  )?.request
+  )
+}
+const requestFor = (r: RunRecord, passNumber: number, stepId: string, input: unknown) =>
+  approvalFor(r, passNumber, stepId, input)?.request
+
+/** Whether the step's tool call would wait for a person now: it needs approval and no answer is on record yet. */
+export const wouldWait = (ctx: RunContext, passNumber: number, step: PlanStep) => {
+  const tool = step.tool ? ctx.tools.get(step.tool) : undefined
+  if (!tool || !needsApproval(tool, step.toolInput, ctx.approvalTools)) return false
+  if (Either.isLeft(Schema.decodeUnknownEither(tool.input)(step.toolInput ?? {}))) return false
+  const r = ctx.events.record()
+  if (r.attempt?.toolResults[step.stepId] !== undefined) return false // its call completed before a restart
+  return approvalFor(r, passNumber, step.stepId, step.toolInput)?.answer === undefined
 }
 
 /** Asks (once: a resumed run finds its request again) and waits for the answer; past `expiresAt`, a rejection. */

@@ -4,7 +4,7 @@ import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/P
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { ToolError } from "../tools/ToolRegistry.js"
-import { approve } from "./Approval.js"
+import { approve, wouldWait } from "./Approval.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { currentState } from "./RunState.js"
 
@@ -290,21 +290,43 @@ export const executePass = (ctx: RunContext, passNumber: number, phase: Executio
         executed += wave.length
       }
     }
-    // sweeps in stepIndex order: a step whose dependencies completed earlier in the sweep runs in the same sweep,
-    // so a plan whose dependencies point backwards runs in one linear sweep
+    return yield* Effect.scoped(sweeps(ctx, passNumber, phase))
+  })
+
+/**
+ * Sweeps in stepIndex order: a step whose dependencies completed earlier in the sweep runs in the same sweep, so a
+ * plan whose dependencies point backwards runs in one linear sweep. A step whose tool call waits for a person's
+ * approval waits in a fiber of its own (in the pass's scope: interrupted and awaited with it) while the steps that
+ * do not depend on it go on; once nothing else can run, the sweep waits for such a step to finish.
+ */
+const sweeps = (ctx: RunContext, passNumber: number, phase: ExecutionPhase) =>
+  Effect.gen(function*() {
+    let executed = 0
+    const waiting = new Map<string, Fiber.RuntimeFiber<StepResult["status"], BudgetExhaustedError>>()
     while (true) {
       const plan = (yield* currentState(ctx)).plan
       const done = new Set(plan.steps.filter((s) => s.status === "complete").map((s) => s.stepId))
-      const pending = liveSteps(plan.steps).filter((s) => s.status === "pending").sort((a, b) =>
-        a.stepIndex - b.stepIndex
-      )
+      const pending = liveSteps(plan.steps).filter((s) => s.status === "pending" && !waiting.has(s.stepId)).sort((
+        a,
+        b
+      ) => a.stepIndex - b.stepIndex)
       let progressed = false
       for (const step of pending) {
         if (!step.dependencies.every((d) => done.has(d))) continue
-        if ((yield* executeStep(ctx, passNumber, phase, step)) === "complete") done.add(step.stepId)
         progressed = true
+        if (wouldWait(ctx, passNumber, step)) {
+          waiting.set(step.stepId, yield* Effect.forkScoped(executeStep(ctx, passNumber, phase, step)))
+          continue
+        }
+        if ((yield* executeStep(ctx, passNumber, phase, step)) === "complete") done.add(step.stepId)
         executed++
       }
-      if (!progressed) return executed
+      if (progressed) continue
+      if (waiting.size === 0) return executed
+      const finished = yield* Effect.raceAll(
+        [...waiting].map(([stepId, fiber]) => Effect.as(Fiber.join(fiber), stepId))
+      )
+      waiting.delete(finished)
+      executed++
     }
   })

@@ -76,6 +76,27 @@ describe("approvals", () => {
       expect(Either.isLeft(again) && again.left._tag).toBe("RunNotWaitingError")
     }).pipe(Effect.provide(engine(debit))))
 
+  it.effect("while a call waits for approval, the steps that do not depend on it go on (parallelism 1)", () =>
+    Effect.gen(function*() {
+      written.length = 0
+      const { fiber, request, run } = yield* untilAsked({ approvalTools: ["ledger.write"] })
+      // s2 needs no approval and does not depend on s1: it finishes while s1 waits
+      yield* run.events.waitFor(
+        (r) => r.attempt?.finished.get("s2"),
+        (e) => (e._tag === "StepFinished" && e.stepId === "s2" ? e : undefined)
+      )
+      expect(pending(run.events).map((r) => r.stepId)).toEqual(["s1"])
+      yield* respond(run.events, request.requestId, { decision: "APPROVE" })
+      expect((yield* Fiber.join(fiber)).status).toBe("CONVERGED")
+      const order = (yield* run.events.log).flatMap((e) => e._tag === "StepFinished" ? [e.stepId] : [])
+      expect(order).toEqual(["s2", "s1", "s3"])
+      expect(written).toEqual(["debit"])
+    }).pipe(Effect.provide(engine([
+      { id: "s1", d: "Write the record 'debit' to the ledger", tool: "ledger.write", input: { record: "debit" } },
+      { id: "s2", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expression: "6 * 7" } },
+      { id: "s3", d: "Explain the record", deps: ["s1"] }
+    ]))))
+
   it.effect("REJECT fails the step with the reason and never calls the tool; a second answer is a coded error", () =>
     Effect.gen(function*() {
       written.length = 0
