@@ -69,7 +69,7 @@ const inspectCommand = Command.make(
   (o) => handle((h) => h.inspect(o))
 )
 
-const statuses = ["QUEUED", "RUNNING", "AWAITING_INPUT", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
+const statuses = ["QUEUED", "RUNNING", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
 const runsCommand = Command.make("runs", {
   user: Options.text("user").pipe(Options.optional),
   status: Options.choice("status", statuses).pipe(Options.optional),

@@ -81,6 +81,12 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
             if (args.first !== null && args.first !== undefined && (args.first < 1 || args.first > 100)) {
               return yield* new InvalidRunInputError({ message: `first must be between 1 and 100 (was ${args.first})` })
             }
+            if (args.status === "AWAITING_INPUT") {
+              return yield* new InvalidRunInputError({
+                message:
+                  "runs cannot be listed by AWAITING_INPUT yet: a waiting run is listed as RUNNING (its status says AWAITING_INPUT)"
+              })
+            }
             const page = yield* manager.list({
               userId: ctx.userId ?? args.userId ?? undefined,
               status: args.status ?? undefined,
