@@ -1,4 +1,4 @@
-import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import OpenAI from "openai"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
@@ -27,9 +27,24 @@ const retryAfterMs = (headers: Headers | undefined): number | undefined => {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }
 
+/** A failure worth another try (429, 5xx, a dropped connection), with the wait the server asked for. */
 class Retryable {
-  constructor(readonly error: ModelHttpError, readonly waitMs: number | undefined) {}
+  constructor(readonly error: ModelError, readonly waitMs: number | undefined) {}
 }
+
+/**
+ * Exponential backoff with jitter, `maxRetries` times, waiting what the server asked for (retry-after) instead when
+ * it said; on the Clock, so tests drive it with TestClock. The call's timeout bounds the retries too.
+ */
+const retrySchedule = (options: OpenAiOptions) =>
+  Schedule.exponential(Duration.millis(options.retryBaseMs ?? 500)).pipe(
+    Schedule.jittered,
+    Schedule.intersect(Schedule.recurs(options.maxRetries)),
+    Schedule.zipRight(Schedule.identity<ModelError | Retryable>()),
+    Schedule.modifyDelay((e, delay) =>
+      e instanceof Retryable && e.waitMs !== undefined ? Duration.millis(e.waitMs) : delay
+    )
+  )
 
 export const make = (options: OpenAiOptions, price = priceOf({}, options.model)): LanguageModel.Service => {
   const client = new OpenAI({
@@ -71,7 +86,11 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
           const error = new ModelHttpError({ status: e.status, message: e.message })
           return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
         }
-        return new ModelUnavailableError({ message: e instanceof Error ? e.message : String(e) })
+        const unavailable = new ModelUnavailableError({ message: e instanceof Error ? e.message : String(e) })
+        // a dropped or refused connection may be gone on the next try (an aborted request is not retried)
+        return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
+          ? new Retryable(unavailable, undefined)
+          : unavailable
       }
     })
 
@@ -92,24 +111,18 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
       })
     )
 
-  const attempt = (
-    request: LanguageModel.CompletionRequest,
-    n: number
-  ): Effect.Effect<OpenAI.Chat.ChatCompletion, ModelError> =>
+  const schedule = retrySchedule(options)
+  const attempt = (request: LanguageModel.CompletionRequest): Effect.Effect<OpenAI.Chat.ChatCompletion, ModelError> =>
     withFallback(request).pipe(
-      Effect.catchAll((e) => {
-        if (!(e instanceof Retryable)) return Effect.fail(e)
-        if (n >= options.maxRetries) return Effect.fail(e.error)
-        const backoff = (options.retryBaseMs ?? 500) * 2 ** n
-        return Effect.logDebug(`model call failed with ${e.error.status}, retry ${n + 1}`).pipe(
-          Effect.zipRight(Effect.sleep(Duration.millis(e.waitMs ?? backoff))),
-          Effect.zipRight(attempt(request, n + 1))
-        )
-      })
+      Effect.tapError((e) =>
+        e instanceof Retryable ? Effect.logDebug(`model call failed (${e.error.message}); retrying`) : Effect.void
+      ),
+      Effect.retry({ schedule, while: (e) => e instanceof Retryable }),
+      Effect.mapError((e) => (e instanceof Retryable ? e.error : e))
     )
 
   return LanguageModel.make(`openai:${options.model}`, price, (request) =>
-    attempt(request, 0).pipe(
+    attempt(request).pipe(
       Effect.map((completion) => ({
         text: completion.choices[0]?.message?.content ?? "",
         inputTokens: completion.usage?.prompt_tokens,
@@ -146,7 +159,7 @@ export const config = Config.all({
     Config.withDefault(60_000)
   ),
   maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(
-    Config.withDescription("Retries on 429 and 5xx"),
+    Config.withDescription("Retries on 429, 5xx and dropped connections"),
     Config.withDefault(3)
   )
 })

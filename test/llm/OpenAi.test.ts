@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber } from "effect"
+import { Effect, Exit, Fiber, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as OpenAi from "../../src/llm/OpenAi.js"
 import { Contracts } from "../../src/prompts/PromptRegistry.js"
@@ -65,6 +65,28 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       const r = yield* model().generate(Contracts.answerSynthesis, synthesisInput)
       expect(r.output.usedStepIds).toEqual(["s1"])
       expect(stub.requests.length).toBe(3)
+    }))
+
+  it.live("retries a dropped connection (a reset), then succeeds", () =>
+    Effect.gen(function*() {
+      fresh({ reset: true }, { content: goodAnswer })
+      const r = yield* model().generate(Contracts.answerSynthesis, synthesisInput)
+      expect(r.output.answerText).toBe("4")
+      expect(stub.requests.length).toBe(2)
+    }))
+
+  it.effect("the backoff runs on the Clock: with TestClock, no retry happens until the clock moves", () =>
+    Effect.gen(function*() {
+      fresh({ status: 500 }, { content: goodAnswer })
+      const call = yield* Effect.fork(
+        model({ retryBaseMs: 60_000, timeoutMs: 600_000 }).generate(Contracts.answerSynthesis, synthesisInput)
+      )
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200))) // the first request and its 500 come back
+      expect(stub.requests.length).toBe(1)
+      yield* TestClock.adjust("2 minutes") // past the first backoff (60 s, jittered), within the call's timeout
+      const r = yield* Fiber.join(call)
+      expect(r.output.answerText).toBe("4")
+      expect(stub.requests.length).toBe(2)
     }))
 
   it.live("gives up after maxRetries with the HTTP error", () =>

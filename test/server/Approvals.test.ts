@@ -54,10 +54,10 @@ describe("approvals through the API", () => {
           description: "Store the seed 7 in memory under seed"
         }])
         const requestId = waiting.pendingApprovals[0].requestId
-      const listed = await gql(server.url, `{ runs(status: AWAITING_INPUT) { edges { node { id } } } }`, {}, alice)
-      expect(listed.body.errors?.[0]?.extensions?.code).toBe("InvalidRunInputError") // said, not an empty list
-      const running = await gql(server.url, `{ runs(status: RUNNING) { edges { node { id status } } } }`, {}, alice)
-      expect(running.body.data.runs.edges).toEqual([{ node: { id, status: "AWAITING_INPUT" } }])
+        const listed = await gql(server.url, `{ runs(status: AWAITING_INPUT) { edges { node { id } } } }`, {}, alice)
+        expect(listed.body.errors?.[0]?.extensions?.code).toBe("InvalidRunInputError") // said, not an empty list
+        const running = await gql(server.url, `{ runs(status: RUNNING) { edges { node { id status } } } }`, {}, alice)
+        expect(running.body.data.runs.edges).toEqual([{ node: { id, status: "AWAITING_INPUT" } }])
         const answer = (vars: Record<string, unknown>, who = alice) =>
           gql(server.url, RESPOND, { runId: id, requestId, ...vars }, who).then((r) => r.body)
 

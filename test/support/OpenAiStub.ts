@@ -9,6 +9,8 @@ export interface StubReply {
   readonly body?: unknown
   readonly delayMs?: number
   readonly usage?: { prompt_tokens: number; completion_tokens: number }
+  /** Drop the connection without a reply (a connection reset). */
+  readonly reset?: boolean
 }
 
 /** A local OpenAI-compatible server serving /v1/chat/completions from a queue of replies. */
@@ -46,6 +48,11 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
       if (!answered) disconnects.push(body)
     })
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
+    if (reply.reset) {
+      answered = true
+      req.socket.destroy()
+      return
+    }
     if (res.destroyed) return
     answered = true
     const status = reply.status ?? 200
