@@ -42,13 +42,19 @@ export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, 
 /** Usage after one model call (the budget guard while the run goes, the run's record from its LlmCalled events). */
 export const addCall = (
   u: Usage,
-  call: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number }
+  call: {
+    readonly inputTokens: number
+    readonly outputTokens: number
+    readonly costUsd: number
+    /** Requests the call sent (retries included): each counts as a call. */
+    readonly requests?: number | undefined
+  }
 ): Usage => ({
   ...u,
   inputTokens: u.inputTokens + call.inputTokens,
   outputTokens: u.outputTokens + call.outputTokens,
   costUsd: u.costUsd + call.costUsd,
-  llmCalls: u.llmCalls + 1
+  llmCalls: u.llmCalls + (call.requests ?? 1)
 })
 
 /** Usage after one more step started. */

@@ -79,7 +79,9 @@ export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
   outputTokens: Schema.Int,
   costUsd: Schema.Number,
   latencyMs: Schema.Number,
-  error: Schema.optional(Schema.String)
+  error: Schema.optional(Schema.String),
+  /** Requests sent to the provider for this call, retries included (1 when absent). */
+  requests: Schema.optional(Schema.Int)
 })
 export const ValidationReported = Schema.TaggedStruct("ValidationReported", {
   ...base,

@@ -30,6 +30,7 @@ export const make = (
       model.generate(contract, input, {
         ...(options?.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
         admit: guard.admitCall,
+        maxRequests: Effect.map(guard.remaining, (r) => r.llmCalls),
         record: (usage) =>
           guard.recordCall(usage).pipe(
             Effect.zipRight(events.emit({
@@ -39,7 +40,9 @@ export const make = (
               inputTokens: usage.inputTokens,
               outputTokens: usage.outputTokens,
               costUsd: usage.costUsd,
-              latencyMs: usage.latencyMs
+              latencyMs: usage.latencyMs,
+              ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
+              ...(usage.error ? { error: usage.error } : {})
             })),
             Effect.asVoid
           )

@@ -14,6 +14,10 @@ export interface CompletionRequest {
   readonly input: unknown
   readonly jsonSchema: object
   readonly maxOutputTokens: number
+  /** The most requests this call may send the provider, retries included (what is left of the call budget). */
+  readonly maxRequests?: number | undefined
+  /** Called as each request is sent: every one counts against the call budget. */
+  readonly onRequest?: (() => void) | undefined
 }
 
 export interface CompletionResponse {
@@ -29,6 +33,10 @@ export interface CallUsage {
   readonly outputTokens: number
   readonly costUsd: number
   readonly latencyMs: number
+  /** Requests the call sent the provider (retries included); 1 when the provider does not say. */
+  readonly requests?: number | undefined
+  /** The call failed: no answer came (its requests still count). */
+  readonly error?: string | undefined
 }
 
 /** What a call could cost at most: the prompt's tokens and the output cap. Checked against budgets before the call. */
@@ -43,8 +51,10 @@ export interface GenerateOptions<E = never> {
   readonly maxOutputTokens?: number
   /** Admission control: fails to refuse the call (e.g. it could cross a budget). */
   readonly admit?: (estimate: CallEstimate) => Effect.Effect<void, E>
-  /** Told the usage of every call that reached the model, also when its answer then fails to decode. */
+  /** Told the usage of every call that reached the model, also when its answer then fails to decode or it failed. */
   readonly record?: (usage: CallUsage) => Effect.Effect<void>
+  /** How many requests the call may still send (what is left of the call budget). */
+  readonly maxRequests?: Effect.Effect<number>
 }
 
 export interface Generated<O> {
@@ -130,14 +140,33 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
         yield* admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(inputTokens()))))
       }
       const started = yield* Clock.currentTimeMillis
+      let sent = 0
       const response = yield* complete({
         promptId: contract.id,
         system,
         user,
         input: decodedInput,
         jsonSchema: outputJsonSchema(contract),
-        maxOutputTokens
-      })
+        maxOutputTokens,
+        maxRequests: options?.maxRequests ? yield* options.maxRequests : undefined,
+        onRequest: () => void sent++
+      }).pipe(
+        // a call that failed still sent its requests: they count against the call budget
+        Effect.tapError((e) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            options?.record
+              ? options.record({
+                model: label,
+                inputTokens: 0,
+                outputTokens: 0,
+                costUsd: 0,
+                latencyMs: now - started,
+                requests: Math.max(1, sent),
+                error: e._tag
+              })
+              : Effect.void)
+        )
+      )
       const latencyMs = (yield* Clock.currentTimeMillis) - started
       const usedInput = response.inputTokens ?? inputTokens()
       const usedOutput = Math.min(response.outputTokens ?? countTokens(response.text), Math.max(maxOutputTokens, 0))
@@ -146,7 +175,8 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
         inputTokens: usedInput,
         outputTokens: usedOutput,
         costUsd: costOf(price, usedInput, usedOutput),
-        latencyMs
+        latencyMs,
+        requests: Math.max(1, sent)
       }
       if (options?.record) yield* options.record(usage)
       yield* Effect.annotateCurrentSpan({

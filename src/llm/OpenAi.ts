@@ -60,39 +60,42 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
   let completionTokensParam = false
 
   const once = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
-    Effect.tryPromise({
-      try: (signal) =>
-        client.chat.completions.create(
-          {
-            model: options.model,
-            messages: [
-              { role: "system", content: request.system },
-              { role: "user", content: request.user }
-            ],
-            ...(completionTokensParam
-              ? { max_completion_tokens: request.maxOutputTokens }
-              : { max_tokens: request.maxOutputTokens }),
-            response_format: jsonMode
-              ? { type: "json_object" }
-              : {
-                type: "json_schema",
-                json_schema: { name: request.promptId, schema: request.jsonSchema as any, strict: false }
-              }
-          },
-          { signal }
-        ),
-      catch: (e): ModelError | Retryable => {
-        if (e instanceof OpenAI.APIError && typeof e.status === "number") {
-          const error = new ModelHttpError({ status: e.status, message: e.message })
-          return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
+    Effect.zipRight(
+      Effect.sync(() => request.onRequest?.()),
+      Effect.tryPromise({
+        try: (signal) =>
+          client.chat.completions.create(
+            {
+              model: options.model,
+              messages: [
+                { role: "system", content: request.system },
+                { role: "user", content: request.user }
+              ],
+              ...(completionTokensParam
+                ? { max_completion_tokens: request.maxOutputTokens }
+                : { max_tokens: request.maxOutputTokens }),
+              response_format: jsonMode
+                ? { type: "json_object" }
+                : {
+                  type: "json_schema",
+                  json_schema: { name: request.promptId, schema: request.jsonSchema as any, strict: false }
+                }
+            },
+            { signal }
+          ),
+        catch: (e): ModelError | Retryable => {
+          if (e instanceof OpenAI.APIError && typeof e.status === "number") {
+            const error = new ModelHttpError({ status: e.status, message: e.message })
+            return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
+          }
+          const unavailable = new ModelUnavailableError({ message: e instanceof Error ? e.message : String(e) })
+          // a dropped or refused connection may be gone on the next try (an aborted request is not retried)
+          return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
+            ? new Retryable(unavailable, undefined)
+            : unavailable
         }
-        const unavailable = new ModelUnavailableError({ message: e instanceof Error ? e.message : String(e) })
-        // a dropped or refused connection may be gone on the next try (an aborted request is not retried)
-        return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
-          ? new Retryable(unavailable, undefined)
-          : unavailable
-      }
-    })
+      })
+    )
 
   const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError =>
     e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
@@ -112,14 +115,22 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
     )
 
   const schedule = retrySchedule(options)
+  // every request sent counts against the run's call budget: no retry past what is left of it
   const attempt = (request: LanguageModel.CompletionRequest): Effect.Effect<OpenAI.Chat.ChatCompletion, ModelError> =>
-    withFallback(request).pipe(
-      Effect.tapError((e) =>
-        e instanceof Retryable ? Effect.logDebug(`model call failed (${e.error.message}); retrying`) : Effect.void
-      ),
-      Effect.retry({ schedule, while: (e) => e instanceof Retryable }),
-      Effect.mapError((e) => (e instanceof Retryable ? e.error : e))
-    )
+    Effect.suspend(() => {
+      let sent = 0
+      const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
+      return withFallback(counted).pipe(
+        Effect.tapError((e) =>
+          e instanceof Retryable ? Effect.logDebug(`model call failed (${e.error.message}); retrying`) : Effect.void
+        ),
+        Effect.retry({
+          schedule,
+          while: (e) => e instanceof Retryable && sent < (request.maxRequests ?? Number.POSITIVE_INFINITY)
+        }),
+        Effect.mapError((e) => (e instanceof Retryable ? e.error : e))
+      )
+    })
 
   return LanguageModel.make(`openai:${options.model}`, price, (request) =>
     attempt(request).pipe(

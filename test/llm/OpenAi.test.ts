@@ -1,8 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, TestClock } from "effect"
+import { Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
+import * as Aeon from "../../src/Aeon.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as OpenAi from "../../src/llm/OpenAi.js"
 import { Contracts } from "../../src/prompts/PromptRegistry.js"
+import { runTask } from "../../src/run/Run.js"
 import { type OpenAiStub, startOpenAiStub } from "../support/OpenAiStub.js"
 
 const synthesisInput = {
@@ -87,6 +90,22 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       const r = yield* Fiber.join(call)
       expect(r.output.answerText).toBe("4")
       expect(stub.requests.length).toBe(2)
+    }))
+
+  it.live("every request counts against maxLlmCalls: a failing provider gets no more requests than the budget", () =>
+    Effect.gen(function*() {
+      fresh({ status: 500 })
+      const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model({ maxRetries: 3 })))
+      const result = yield* runTask({
+        task: "Compute 2 + 2",
+        mode: "FULL",
+        budget: { maxLlmCalls: 2, maxCostUsd: 1e9 }
+      }).pipe(
+        Effect.provide(engine)
+      )
+      expect(stub.requests.length).toBe(2) // without the budget: 4 requests (1 + 3 retries) for the first call alone
+      expect(result.terminationReason).toBe("budget_exhausted")
+      expect(result.usage.llmCalls).toBe(2)
     }))
 
   it.live("gives up after maxRetries with the HTTP error", () =>
