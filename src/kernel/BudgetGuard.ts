@@ -12,6 +12,8 @@ export interface BudgetGuard {
   readonly admitStep: Effect.Effect<void, BudgetExhaustedError>
   /** What is left of each dimension (for escalation and results). */
   readonly remaining: Effect.Effect<Remaining>
+  /** Fails when the recorded usage is past a cap (a provider reported more than was admitted). */
+  readonly overrun: Effect.Effect<void, BudgetExhaustedError>
 }
 
 export interface Remaining {
@@ -81,5 +83,20 @@ export const make = (
         steps: Math.max(0, budget.maxSteps - u.steps)
       }
     })
-    return { budget, usage: Ref.get(usage), admitCall, recordCall, admitStep, remaining } satisfies BudgetGuard
+    const overrun = Effect.flatMap(Ref.get(usage), (u) => {
+      const tokens = u.inputTokens + u.outputTokens
+      if (tokens > budget.maxTokens) {
+        return refuse(
+          "tokens",
+          `the provider reported ${tokens} tokens in all, ${
+            tokens - budget.maxTokens
+          } over the cap of ${budget.maxTokens}`
+        )
+      }
+      if (u.costUsd > budget.maxCostUsd) {
+        return refuse("cost", `usage reached $${u.costUsd.toFixed(6)}, over the cap of $${budget.maxCostUsd}`)
+      }
+      return Effect.void
+    })
+    return { budget, usage: Ref.get(usage), admitCall, recordCall, admitStep, remaining, overrun } satisfies BudgetGuard
   })

@@ -31,6 +31,7 @@ export const make = (
         ...(options?.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
         admit: guard.admitCall,
         maxRequests: Effect.map(guard.remaining, (r) => r.llmCalls),
+        tokensLeft: Effect.map(guard.remaining, (r) => r.tokens),
         record: (usage) =>
           guard.recordCall(usage).pipe(
             Effect.zipRight(events.emit({
@@ -44,7 +45,8 @@ export const make = (
               ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
               ...(usage.error ? { error: usage.error } : {})
             })),
-            Effect.asVoid
+            // usage reported above what was admitted: recorded (above), and the run stops at its budget
+            Effect.zipRight(guard.overrun)
           )
       }).pipe(
         Effect.catchTag("ModelDecodeError", (error) =>

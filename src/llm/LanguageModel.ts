@@ -51,11 +51,19 @@ export interface GenerateOptions<E = never> {
   readonly maxOutputTokens?: number
   /** Admission control: fails to refuse the call (e.g. it could cross a budget). */
   readonly admit?: (estimate: CallEstimate) => Effect.Effect<void, E>
-  /** Told the usage of every call that reached the model, also when its answer then fails to decode or it failed. */
-  readonly record?: (usage: CallUsage) => Effect.Effect<void>
+  /**
+   * Told the usage of every call that reached the model, also when its answer then fails to decode or it failed;
+   * fails when the usage the provider reported crossed a budget (the overage is recorded first).
+   */
+  readonly record?: (usage: CallUsage) => Effect.Effect<void, E>
   /** How many requests the call may still send (what is left of the call budget). */
   readonly maxRequests?: Effect.Effect<number>
+  /** Tokens left in the budget: the output cap sent to the provider is lowered to fit them. */
+  readonly tokensLeft?: Effect.Effect<number>
 }
+
+/** The least output cap worth sending when the token budget lowers it. */
+const MIN_OUTPUT_TOKENS = 16
 
 export interface Generated<O> {
   readonly output: O
@@ -108,6 +116,22 @@ export const decodeAnswer = <O>(contract: PromptContract<any, O>, text: string):
       )
   })
 
+/**
+ * What a provider that honours the output cap sends back: the text cut at `maxTokens` (counted by `count`), as an
+ * API cuts an answer at max_tokens (finish_reason "length"). The built-in models do this; a cut answer usually no
+ * longer decodes, as with a real provider.
+ */
+export const capOutput = (text: string, maxTokens: number, count: (text: string) => number = countTokens) => {
+  if (count(text) <= maxTokens) return text
+  let [low, high] = [0, text.length]
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2)
+    if (count(text.slice(0, mid)) <= maxTokens) low = mid
+    else high = mid - 1
+  }
+  return text.slice(0, low)
+}
+
 /** Builds the service from a provider's raw completion function. */
 export const make = (label: string, price: ModelPrice, complete: Service["complete"]): Service => {
   const generate = <I, O, E = never>(contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
@@ -122,12 +146,20 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
       }
       const decodedInput = inputDecoded.right
       const user = renderTemplate(contract.user.template, decodedInput as Record<string, unknown>)
-      const maxOutputTokens = options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
+      let maxOutputTokens = options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
       // a token covers at least one UTF-8 byte and a UTF-16 unit at most three bytes: 3 × length bounds the
       // input's tokens. Counting exactly is only needed when that bound does not fit the budget, or when the
       // provider does not report usage.
       let counted: number | undefined
       const inputTokens = () => (counted ??= countTokens(system) + countTokens(user))
+      if (options?.tokensLeft) {
+        // the output cap the provider gets fits what is left of the token budget (when a useful one still does)
+        const left = yield* options.tokensLeft
+        if (3 * (system.length + user.length) + maxOutputTokens > left) {
+          const fits = left - inputTokens()
+          if (fits >= MIN_OUTPUT_TOKENS) maxOutputTokens = Math.min(maxOutputTokens, fits)
+        }
+      }
       if (options?.admit) {
         const admit = options.admit
         const estimate = (tokens: number) => ({
@@ -169,7 +201,8 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
       )
       const latencyMs = (yield* Clock.currentTimeMillis) - started
       const usedInput = response.inputTokens ?? inputTokens()
-      const usedOutput = Math.min(response.outputTokens ?? countTokens(response.text), Math.max(maxOutputTokens, 0))
+      // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
+      const usedOutput = response.outputTokens ?? countTokens(response.text)
       const usage: CallUsage = {
         model: label,
         inputTokens: usedInput,

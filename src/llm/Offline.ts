@@ -160,7 +160,11 @@ const estimatedTokens = (text: string) => Math.ceil(text.length / 4)
 export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (request) =>
   Effect.try({
     try: () => {
-      const text = JSON.stringify(answer(request.promptId, request.input as Input))
+      const text = LanguageModel.capOutput(
+        JSON.stringify(answer(request.promptId, request.input as Input)),
+        request.maxOutputTokens,
+        estimatedTokens
+      )
       return {
         text,
         inputTokens: estimatedTokens(request.system) + estimatedTokens(request.user),

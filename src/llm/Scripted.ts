@@ -79,7 +79,11 @@ export const make = (
           })
         )
         : Effect.succeed({
-          text: response.raw ?? JSON.stringify(response.output),
+          // an answer with no usage of its own is cut at the output cap, as a provider does; a reply that states
+          // its usage is sent as it is (a provider reporting more than it was allowed)
+          text: response.outputTokens === undefined
+            ? LanguageModel.capOutput(response.raw ?? JSON.stringify(response.output), request.maxOutputTokens)
+            : response.raw ?? JSON.stringify(response.output),
           inputTokens: response.inputTokens,
           outputTokens: response.outputTokens
         })

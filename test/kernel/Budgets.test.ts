@@ -115,9 +115,10 @@ describe("budgets are never crossed", () => {
   it.effect("maxTokens", () =>
     Effect.gen(function*() {
       const { layer } = scripted(convergingScript(), { fallback: false })
-      const r = yield* runTask({ task, mode: "FULL", budget: { maxTokens: 2_500 } }).pipe(Effect.provide(layer))
+      // (the whole run takes about 1,950 tokens: output caps are lowered to fit what is left, so 2,500 would do)
+      const r = yield* runTask({ task, mode: "FULL", budget: { maxTokens: 1_200 } }).pipe(Effect.provide(layer))
       expect(r.ttlExpiration?.exhausted).toBe("tokens")
-      expect(r.usage.inputTokens + r.usage.outputTokens).toBeLessThanOrEqual(2_500)
+      expect(r.usage.inputTokens + r.usage.outputTokens).toBeLessThanOrEqual(1_200)
     }))
 
   it.effect("maxCostUsd, with a priced model", () =>

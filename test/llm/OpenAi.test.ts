@@ -108,6 +108,32 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       expect(result.usage.llmCalls).toBe(2)
     }))
 
+  it.live("the output cap sent fits the token budget; usage reported over the budget ends the run and is recorded", () =>
+    Effect.gen(function*() {
+      const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model()))
+      // the provider over-reports: 4,000 output tokens against a cap of 3,000 in all
+      fresh({ content: "{}", usage: { prompt_tokens: 100, completion_tokens: 4_000 } })
+      const result = yield* runTask({
+        task: "Compute 2 + 2",
+        mode: "FULL",
+        budget: { maxTokens: 3_000, maxCostUsd: 1e9 }
+      }).pipe(Effect.provide(engine))
+      expect(stub.requests.length).toBe(1)
+      expect(stub.requests[0].max_tokens).toBeLessThanOrEqual(1_024)
+      expect(result.terminationReason).toBe("budget_exhausted")
+      expect(result.error).toContain("over the cap of 3000")
+      expect(result.usage.inputTokens + result.usage.outputTokens).toBe(4_100) // the overage, as reported
+
+      // a budget with less than the default cap left: the request asks for no more than fits
+      fresh({ content: "{}", usage: { prompt_tokens: 100, completion_tokens: 10 } })
+      yield* runTask({ task: "Compute 2 + 2", mode: "FULL", budget: { maxTokens: 700, maxCostUsd: 1e9 } }).pipe(
+        Effect.provide(engine)
+      )
+      const first = stub.requests[0]
+      expect(first.max_tokens).toBeLessThan(700)
+      expect(first.max_tokens).toBeGreaterThanOrEqual(16)
+    }))
+
   it.live("gives up after maxRetries with the HTTP error", () =>
     Effect.gen(function*() {
       fresh({ status: 503 })
