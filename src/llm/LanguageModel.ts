@@ -77,6 +77,8 @@ export interface Service {
   /** `offline`, `scripted`, or `openai:<model>`: shown in every result. */
   readonly label: string
   readonly price: ModelPrice
+  /** Said in every run's result (e.g. the model has no price). */
+  readonly notice?: string | undefined
   readonly complete: (request: CompletionRequest) => Effect.Effect<CompletionResponse, ModelError>
   readonly generate: <I, O, E = never>(
     contract: PromptContract<I, O>,
@@ -133,7 +135,12 @@ export const capOutput = (text: string, maxTokens: number, count: (text: string)
 }
 
 /** Builds the service from a provider's raw completion function. */
-export const make = (label: string, price: ModelPrice, complete: Service["complete"]): Service => {
+export const make = (
+  label: string,
+  price: ModelPrice,
+  complete: Service["complete"],
+  notice?: string | undefined
+): Service => {
   const generate = <I, O, E = never>(contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
     Effect.gen(function*() {
       const system = contract.system.template
@@ -226,5 +233,5 @@ export const make = (label: string, price: ModelPrice, complete: Service["comple
         attributes: { "aeon.prompt_id": contract.id }
       })
     )
-  return { label, price, complete, generate }
+  return { label, price, complete, generate, notice }
 }

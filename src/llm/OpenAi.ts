@@ -2,7 +2,7 @@ import { Config, Duration, Effect, Layer, Option, Redacted, Schedule } from "eff
 import OpenAI from "openai"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
-import { loadPriceTable, priceOf } from "./Pricing.js"
+import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
 export interface OpenAiOptions {
   readonly apiKey?: string | undefined
@@ -46,7 +46,10 @@ const retrySchedule = (options: OpenAiOptions) =>
     )
   )
 
-export const make = (options: OpenAiOptions, price = priceOf({}, options.model)): LanguageModel.Service => {
+/** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
+export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
+  const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
+  const notice = priced === undefined ? unpricedNotice(DEFAULT_PRICES, options.model) : pricedNotice
   const client = new OpenAI({
     apiKey: options.apiKey ?? "not-needed",
     baseURL: options.baseURL,
@@ -144,7 +147,7 @@ export const make = (options: OpenAiOptions, price = priceOf({}, options.model))
         duration: Duration.millis(options.timeoutMs),
         onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
       })
-    ))
+    ), notice)
 }
 
 export const config = Config.all({
@@ -188,7 +191,8 @@ export const layerConfig = Layer.effect(
         timeoutMs: c.timeoutMs,
         maxRetries: c.maxRetries
       },
-      priceOf(prices, c.model)
+      priceOf(prices, c.model),
+      unpricedNotice(prices, c.model)
     )
   })
 )

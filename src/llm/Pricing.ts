@@ -19,9 +19,6 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   "o4-mini": { inputPerMillion: 1.1, outputPerMillion: 4.4 }
 }
 
-/** A model missing from the table is priced at this rate rather than free, so cost caps stay meaningful. */
-export const UNKNOWN_MODEL_PRICE: ModelPrice = { inputPerMillion: 2.5, outputPerMillion: 10 }
-
 const PriceTable = Schema.parseJson(
   Schema.Record({
     key: Schema.String,
@@ -43,8 +40,14 @@ export const loadPriceTable = Config.string("AEON_PRICE_TABLE").pipe(
   )
 )
 
-export const priceOf = (table: Readonly<Record<string, ModelPrice>>, model: string): ModelPrice =>
-  table[model] ?? UNKNOWN_MODEL_PRICE
+/** A model missing from the table (a local one, say) costs nothing here: `unpricedNotice` says so in its results. */
+export const priceOf = (table: Readonly<Record<string, ModelPrice>>, model: string): ModelPrice => table[model] ?? FREE
+
+/** What a run's result says when its model has no price: its cost, and the cost cap, count it as free. */
+export const unpricedNotice = (table: Readonly<Record<string, ModelPrice>>, model: string): string | undefined =>
+  table[model]
+    ? undefined
+    : `model ${model} has no price (AEON_PRICE_TABLE can give it one): its calls count as $0, and maxCostUsd does not limit them`
 
 export const costOf = (price: ModelPrice, inputTokens: number, outputTokens: number): number =>
   (inputTokens * price.inputPerMillion + outputTokens * price.outputPerMillion) / 1_000_000

@@ -1,4 +1,4 @@
-import { Config, Effect, Layer, Schema } from "effect"
+import { Config, Effect, Layer, ParseResult, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { ALL_PROMPT_IDS, type PromptId } from "../prompts/PromptId.js"
 import * as LanguageModel from "./LanguageModel.js"
@@ -100,25 +100,33 @@ export class ScriptLoadError extends Schema.TaggedError<ScriptLoadError>()("Scri
   message: Schema.String
 }) {}
 
+/** A schema's complaint on one line: "0.error.status: Expected number, actual \"x\"; …" (no tree, no schema dump). */
+const oneLine = (e: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(e).map((i) =>
+    `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`
+  ).join("; ")
+
 /** Reads and checks a script file: every entry must be a valid response. */
 export const loadScript = (path: string) =>
   Effect.gen(function*() {
     const text = yield* Effect.try({
       try: () => readFileSync(path, "utf8"),
-      catch: (e) => new ScriptLoadError({ path, message: `cannot read script: ${(e as Error).message}` })
+      catch: (e) => new ScriptLoadError({ path, message: `cannot read the script ${path}: ${(e as Error).message}` })
     })
     const json = yield* Effect.try({
       try: () => JSON.parse(text) as unknown,
-      catch: (e) => new ScriptLoadError({ path, message: `script is not JSON: ${(e as Error).message}` })
+      catch: (e) => new ScriptLoadError({ path, message: `the script ${path} is not JSON: ${(e as Error).message}` })
     })
     const file = yield* Schema.decodeUnknown(ScriptFile)(json).pipe(
-      Effect.mapError((e) => new ScriptLoadError({ path, message: e.message }))
+      Effect.mapError((e) => new ScriptLoadError({ path, message: `${path} is not a script: ${oneLine(e)}` }))
     )
     const script: Record<string, ReadonlyArray<ScriptResponse>> = {}
     for (const [key, value] of Object.entries(file)) {
       if (key === "fallback") continue
       script[key] = yield* Schema.decodeUnknown(Schema.Array(ScriptResponse))(value).pipe(
-        Effect.mapError((e) => new ScriptLoadError({ path, message: `responses for ${key}: ${e.message}` }))
+        Effect.mapError((e) =>
+          new ScriptLoadError({ path, message: `script ${path}, responses for ${key}: ${oneLine(e)}` })
+        )
       )
     }
     return { script: script as Script, fallback: file.fallback }

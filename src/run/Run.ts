@@ -109,7 +109,7 @@ const execute = (
           terminationReason: o.stop.reason,
           usage: yield* guard.usage,
           plan: o.state.plan,
-          advisories: o.state.advisories,
+          advisories: caps.model.notice ? [caps.model.notice, ...o.state.advisories] : o.state.advisories,
           followUpQuestions: o.state.followUpQuestions,
           manualInterventions: o.state.manualInterventions,
           ...(o.finalAnswer ? { finalAnswer: o.finalAnswer } : {}),

@@ -225,6 +225,12 @@ describe(`the aeon binary (${backend})`, () => {
     expect(unreachable.code).toBe(1)
     expect(unreachable.stderr).toContain("ModelUnavailableError")
     expect(unreachable.stdout).toContain("openai:local-model")
+    const badScript = join(dir, "bad-script.json")
+    writeFileSync(badScript, JSON.stringify({ plan_generation_user: [{ error: { status: "teapot" } }] }))
+    const scripted = await aeon("run", task, "--script", badScript)
+    expect(scripted.code).toBe(1)
+    expect(scripted.stderr).toContain(`script ${badScript}, responses for plan_generation_user: 0.error.status:`)
+    expect(scripted.stderr.trim().split("\n")).toHaveLength(1) // one line, no schema dump
     const missing = await aeon("inspect", "no-such-run")
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("run no-such-run does not exist")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { ConfigProvider, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
@@ -132,6 +132,28 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       const first = stub.requests[0]
       expect(first.max_tokens).toBeLessThan(700)
       expect(first.max_tokens).toBeGreaterThanOrEqual(16)
+    }))
+
+  it.live("a model with no price costs $0 and the result says so; AEON_PRICE_TABLE's price applies", () =>
+    Effect.gen(function*() {
+      fresh({ content: "{}", usage: { prompt_tokens: 1_000, completion_tokens: 100 } })
+      const local = OpenAi.make({ baseURL: stub.baseURL, model: "llama-local", timeoutMs: 5_000, maxRetries: 0 })
+      const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, local))
+      const result = yield* runTask({ task: "Compute 2 + 2", mode: "FULL" }).pipe(Effect.provide(engine))
+      expect(result.usage.costUsd).toBe(0)
+      expect(result.usage.inputTokens).toBeGreaterThan(0)
+      expect(result.advisories[0]).toContain("model llama-local has no price (AEON_PRICE_TABLE can give it one)")
+      const configured = (table: string) =>
+        Effect.flatMap(LanguageModel, (m) => Effect.succeed(m)).pipe(
+          Effect.provide(OpenAi.layerConfig),
+          Effect.withConfigProvider(ConfigProvider.fromMap(
+            new Map([["AEON_MODEL", "llama-local"], ["AEON_LLM_BASE_URL", stub.baseURL], ["AEON_PRICE_TABLE", table]])
+          ))
+        )
+      expect((yield* configured("")).notice).toContain("has no price")
+      const priced = yield* configured(JSON.stringify({ "llama-local": { inputPerMillion: 1, outputPerMillion: 2 } }))
+      expect(priced.notice).toBeUndefined()
+      expect(priced.price).toEqual({ inputPerMillion: 1, outputPerMillion: 2 })
     }))
 
   it.live("gives up after maxRetries with the HTTP error", () =>
