@@ -62,6 +62,7 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
   // it and want max_completion_tokens: switched on that refusal, remembered per service.
   let completionTokensParam = false
 
+  const endpoint = options.baseURL ?? "https://api.openai.com/v1"
   const once = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
     Effect.zipRight(
       Effect.sync(() => request.onRequest?.()),
@@ -88,10 +89,20 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
           ),
         catch: (e): ModelError | Retryable => {
           if (e instanceof OpenAI.APIError && typeof e.status === "number") {
-            const error = new ModelHttpError({ status: e.status, message: e.message })
+            // a refused key names where the key comes from
+            const message = e.status === 401 || e.status === 403
+              ? `${endpoint} refused the API key (AEON_LLM_API_KEY or OPENAI_API_KEY${
+                options.apiKey ? "" : ": none is set"
+              }): ${e.message}`
+              : e.message
+            const error = new ModelHttpError({ status: e.status, message })
             return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
           }
-          const unavailable = new ModelUnavailableError({ message: e instanceof Error ? e.message : String(e) })
+          const unavailable = new ModelUnavailableError({
+            message: `cannot reach ${endpoint} (AEON_LLM_BASE_URL or OPENAI_BASE_URL): ${
+              e instanceof Error ? e.message : String(e)
+            }`
+          })
           // a dropped or refused connection may be gone on the next try (an aborted request is not retried)
           return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
             ? new Retryable(unavailable, undefined)

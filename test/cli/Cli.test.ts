@@ -224,6 +224,7 @@ describe(`the aeon binary (${backend})`, () => {
     )
     expect(unreachable.code).toBe(1)
     expect(unreachable.stderr).toContain("ModelUnavailableError")
+    expect(unreachable.stderr).toContain("cannot reach http://127.0.0.1:9/v1 (AEON_LLM_BASE_URL or OPENAI_BASE_URL)")
     expect(unreachable.stdout).toContain("openai:local-model")
     const badScript = join(dir, "bad-script.json")
     writeFileSync(badScript, JSON.stringify({ plan_generation_user: [{ error: { status: "teapot" } }] }))

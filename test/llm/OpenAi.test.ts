@@ -156,6 +156,14 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       expect(priced.price).toEqual({ inputPerMillion: 1, outputPerMillion: 2 })
     }))
 
+  it.live("a refused key names the endpoint and the variables the key comes from", () =>
+    Effect.gen(function*() {
+      fresh({ status: 401 })
+      const exit = yield* Effect.exit(model().generate(Contracts.answerSynthesis, synthesisInput))
+      expect(JSON.stringify(exit)).toContain(`${stub.baseURL} refused the API key (AEON_LLM_API_KEY or OPENAI_API_KEY)`)
+      expect(stub.requests.length).toBe(1) // not retried
+    }))
+
   it.live("gives up after maxRetries with the HTTP error", () =>
     Effect.gen(function*() {
       fresh({ status: 503 })
