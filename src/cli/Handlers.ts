@@ -23,9 +23,9 @@ import { historyTree, jsonResult, runsTable, summaryLine } from "./Render.js"
 export class CliError extends Error {}
 
 /** "30s", "2m", "500ms", "1h" or plain milliseconds. */
-export const parseDuration = (text: string): number => {
+export const parseDuration = (text: string, flag = "--deadline"): number => {
   const m = text.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/)
-  if (!m) throw new CliError(`--deadline: "${text}" is not a duration (examples: 30s, 2m, 500ms)`)
+  if (!m) throw new CliError(`${flag}: "${text}" is not a duration (examples: 30s, 2m, 500ms)`)
   return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "ms") as "ms"])
 }
 
@@ -73,6 +73,8 @@ export interface RunOptions {
   readonly resume: Option.Option<string>
   readonly approveTools: Option.Option<string>
   readonly interactive: boolean
+  readonly approvalTimeout: Option.Option<string>
+  readonly pauseDeadline: boolean
   readonly mode: Option.Option<string>
   readonly simple: Option.Option<number>
   readonly noEscalate: boolean
@@ -124,6 +126,10 @@ export const run = (o: RunOptions) =>
     const input = {
       task: opt(o.task),
       ...(o.interactive ? { interactive: true } : {}),
+      ...(o.pauseDeadline ? { pauseDeadlineWhileWaiting: true } : {}),
+      ...(Option.isSome(o.approvalTimeout)
+        ? { approvalTimeoutMs: parseDuration(o.approvalTimeout.value, "--approval-timeout") }
+        : {}),
       ...(Option.isSome(o.approveTools) ? { approvalTools: o.approveTools.value.split(",").map((t) => t.trim()) } : {}),
       mode,
       ...(Option.isSome(o.simple) ? { simpleIterations: o.simple.value } : {}),
@@ -180,19 +186,23 @@ type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" | "GuidanceReques
 const untilAsked = (p: PreparedRun) =>
   Effect.gen(function*() {
     const stopping = yield* Ref.make(false)
-    const asked = p.events.waitFor(
-      (r): Requested | undefined => pendingApprovals(r)[0] ?? pendingGuidance(r)[0],
-      (e) => (e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" ? e : undefined)
-    ).pipe(Effect.tap(() => Ref.set(stopping, true)))
+    const asked = nextRequest(p).pipe(Effect.tap(() => Ref.set(stopping, true)))
     return yield* Effect.race(
       Effect.map(p.execute, (result) => ({ _tag: "done" as const, result })),
       Effect.map(asked, (request) => ({ _tag: "asked" as const, request }))
     ).pipe(Effect.provideService(RunLifecycle, { shuttingDown: Ref.get(stopping) }))
   })
 
+/**
+ * The next request for a person: open now, or the next one asked. One already past its expiry is not: the run
+ * answers it itself (a rejection) as it goes on.
+ */
 const nextRequest = (p: PreparedRun) =>
   p.events.waitFor(
-    (r): Requested | undefined => pendingApprovals(r)[0] ?? pendingGuidance(r)[0],
+    (r): Requested | undefined =>
+      [...pendingApprovals(r), ...pendingGuidance(r)].find((q) =>
+        q.expiresAt === undefined || q.expiresAt > Date.now()
+      ),
     (e) => (e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" ? e : undefined)
   )
 
@@ -291,6 +301,24 @@ const waitingForApproval = (r: Requested) =>
   })
 
 /** `aeon approve RUN REQUEST`: answers a stopped run's approval request in its store (the run goes on with --resume). */
+/**
+ * Answers a stopped run's request in its store — its events, plus the answer `answer` records — and says how to go
+ * on (`aeon run --resume`).
+ */
+const answerStored = <E, R>(
+  runId: string,
+  said: string,
+  answer: (events: RunEvents.RunEvents) => Effect.Effect<unknown, E, R>
+) =>
+  Effect.gen(function*() {
+    const past = yield* (yield* RunStore).events(runId)
+    if (past.length === 0) throw new CliError(`run ${runId} does not exist`)
+    const events = yield* RunEvents.make(runId, yield* RunEvents.EventSink, past)
+    yield* answer(events).pipe(Effect.ensuring(events.close))
+    process.stdout.write(`${said} of run ${runId}; go on with: aeon run --resume ${runId}\n`)
+  }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig)))
+
+/** `aeon approve RUN REQUEST`: answers a stopped run's approval request (the run goes on with --resume). */
 export const approve = (o: {
   readonly runId: string
   readonly requestId: string
@@ -298,9 +326,7 @@ export const approve = (o: {
   readonly reason: Option.Option<string>
   readonly input: Option.Option<string>
 }) =>
-  Effect.gen(function*() {
-    const past = yield* (yield* RunStore).events(o.runId)
-    if (past.length === 0) throw new CliError(`run ${o.runId} does not exist`)
+  Effect.suspend(() => {
     if (o.reject && Option.isSome(o.input)) throw new CliError("--reject and --input contradict each other")
     const input = Option.map(o.input, (text) => {
       try {
@@ -310,24 +336,20 @@ export const approve = (o: {
       }
     }).pipe(opt)
     const decision = o.reject ? "REJECT" : input !== undefined ? "EDIT" : "APPROVE"
-    const events = yield* RunEvents.make(o.runId, yield* RunEvents.EventSink, past)
-    yield* Approval.respond(events, o.requestId, { decision, input, reason: opt(o.reason), by: "cli" }).pipe(
-      Effect.ensuring(events.close)
+    return answerStored(
+      o.runId,
+      `${decision.toLowerCase()}: ${o.requestId}`,
+      (events) => Approval.respond(events, o.requestId, { decision, input, reason: opt(o.reason), by: "cli" })
     )
-    process.stdout.write(
-      `${decision.toLowerCase()}: ${o.requestId} of run ${o.runId}; go on with: aeon run --resume ${o.runId}\n`
-    )
-  }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig)))
+  })
 
 /** `aeon guide RUN REQUEST TEXT`: gives guidance to a stopped run that asked for it (it goes on with --resume). */
 export const guideRun = (o: { readonly runId: string; readonly requestId: string; readonly text: string }) =>
-  Effect.gen(function*() {
-    const past = yield* (yield* RunStore).events(o.runId)
-    if (past.length === 0) throw new CliError(`run ${o.runId} does not exist`)
-    const events = yield* RunEvents.make(o.runId, yield* RunEvents.EventSink, past)
-    yield* Approval.guide(events, o.requestId, o.text, "cli").pipe(Effect.ensuring(events.close))
-    process.stdout.write(`guidance given: ${o.requestId} of run ${o.runId}; go on with: aeon run --resume ${o.runId}\n`)
-  }).pipe(Effect.provide(Database.layerConfig))
+  answerStored(
+    o.runId,
+    `guidance given: ${o.requestId}`,
+    (events) => Approval.guide(events, o.requestId, o.text, "cli")
+  )
 
 const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(RunStore, f).pipe(Effect.provide(Database.layerConfig))

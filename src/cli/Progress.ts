@@ -49,7 +49,11 @@ const frame = (r: RunRecord, model: string, lines: ReadonlyArray<string>) => {
   ].filter(Boolean).join("\n")
 }
 
-/** Live progress of a run on a terminal, redrawn in place by log-update. */
+/**
+ * Live progress of a run on a terminal, redrawn in place by log-update. It folds the stored events as they arrive
+ * (the one reducer) rather than reading the run's live record: a frame per event shows each state the run went
+ * through, where the live record, ahead of the stream, would skip them in a fast run.
+ */
 export const makeProgress = (model: string) => {
   const record = emptyRecord()
   const lines: Array<string> = []

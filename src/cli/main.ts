@@ -23,6 +23,13 @@ const runCommand = Command.make("run", {
   interactive: Options.boolean("interactive").pipe(
     Options.withDescription("ask for guidance where the run would need manual intervention")
   ),
+  approvalTimeout: Options.text("approval-timeout").pipe(
+    Options.withDescription("reject a call nobody approved in this time (30s, 2m, …)"),
+    Options.optional
+  ),
+  pauseDeadline: Options.boolean("pause-deadline").pipe(
+    Options.withDescription("the deadline stands still while the run waits for you")
+  ),
   approveTools: Options.text("approve-tools").pipe(
     Options.withDescription(
       "comma-separated tools whose calls wait for your approval (* for every tool with side effects)"

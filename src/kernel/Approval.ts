@@ -7,7 +7,7 @@ import {
 } from "../domain/Errors.js"
 import type { PlanStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
-import { pendingApprovals, type RunRecord } from "../run/RunRecord.js"
+import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord } from "../run/RunRecord.js"
 import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
 import type { RunContext } from "./RunContext.js"
 import type { RunEvents } from "./RunEvents.js"
@@ -34,79 +34,123 @@ export const needsApproval = (tool: Tool, input: unknown, names: ReadonlyArray<s
   names.includes(tool.name) ||
   (names.includes("*") && !tool.idempotent)
 
-type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" }>
 type Answered = Extract<RunEvent, { _tag: "ApprovalAnswered" }>
+type AnswerError = RunNotWaitingError | ApprovalNotFoundError | ApprovalAlreadyAnsweredError
 
 /** This step's request for this call in this pass, if asked already (before a restart, say). */
 const approvalFor = (r: RunRecord, passNumber: number, stepId: string, input: unknown) => {
   const text = JSON.stringify(input)
-  return [...r.approvals.values()].find((a) =>
-    a.request.passNumber === passNumber && a.request.stepId === stepId && JSON.stringify(a.request.input) === text
+  return [...r.requests.values()].find(({ request: q }) =>
+    q._tag === "ApprovalRequested" && q.passNumber === passNumber && q.stepId === stepId &&
+    JSON.stringify(q.input) === text
   )
 }
-const requestFor = (r: RunRecord, passNumber: number, stepId: string, input: unknown) =>
-  approvalFor(r, passNumber, stepId, input)?.request
+
+/** The tool of a call that asks a person first (a call whose input the tool refuses fails without asking). */
+const gatedTool = (ctx: RunContext, toolName: string | undefined, input: unknown) => {
+  const tool = toolName ? ctx.tools.get(toolName) : undefined
+  if (!tool || !needsApproval(tool, input, ctx.approvalTools)) return undefined
+  return Either.isRight(Schema.decodeUnknownEither(tool.input)(input ?? {})) ? tool : undefined
+}
 
 /** Whether the step's tool call would wait for a person now: it needs approval and no answer is on record yet. */
 export const wouldWait = (ctx: RunContext, passNumber: number, step: PlanStep) => {
-  const tool = step.tool ? ctx.tools.get(step.tool) : undefined
-  if (!tool || !needsApproval(tool, step.toolInput, ctx.approvalTools)) return false
-  if (Either.isLeft(Schema.decodeUnknownEither(tool.input)(step.toolInput ?? {}))) return false
+  if (!gatedTool(ctx, step.tool, step.toolInput)) return false
   const r = ctx.events.record()
   if (r.attempt?.toolResults[step.stepId] !== undefined) return false // its call completed before a restart
   return approvalFor(r, passNumber, step.stepId, step.toolInput)?.answer === undefined
 }
 
-/** Asks (once: a resumed run finds its request again) and waits for the answer; past `expiresAt`, a rejection. */
-const ask = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
+/** A request that can still be answered: the run goes on, the request is of this kind, and has no answer yet. */
+const answerable = (r: RunRecord, requestId: string, kind: AskedEvent["_tag"]): Either.Either<void, AnswerError> => {
+  if (r.finished) return Either.left(new RunNotWaitingError({ runId: r.runId, status: r.finished.status }))
+  const asked = r.requests.get(requestId)
+  if (!asked || asked.request._tag !== kind) {
+    return Either.left(new ApprovalNotFoundError({ runId: r.runId, requestId }))
+  }
+  if (asked.answer) {
+    const decision = asked.answer._tag === "ApprovalAnswered" ? asked.answer.decision : "GUIDANCE"
+    return Either.left(new ApprovalAlreadyAnsweredError({ requestId, decision }))
+  }
+  return Either.void
+}
+
+/** Records an answer, checked against the record as it is in the same step (the first answer stands). */
+const answerWith = (events: RunEvents, requestId: string, kind: AskedEvent["_tag"], answer: RunEventBody) =>
+  events.emitWhen((r) => Either.map(answerable(r, requestId, kind), (): RunEventBody => answer))
+
+/**
+ * Asks a person once — a resumed run finds its request again (`asked`) — stores the request before the run waits,
+ * and waits for the answer; past the request's expiry, `expired` is the answer recorded.
+ */
+const askOnce = <Q extends AskedEvent>(
+  ctx: RunContext,
+  asked: (r: RunRecord) => Q | undefined,
+  create: (r: RunRecord, now: number) => Omit<Q, "runId" | "seq" | "at">,
+  expired: (request: Q) => RunEventBody
+) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const request = yield* ctx.events.emitWhen((r) => {
-      const asked = requestFor(r, passNumber, step.stepId, input)
-      if (asked) return Either.left(asked)
-      const n = [...r.approvals.values()].filter((a) => a.request.stepId === step.stepId).length + 1
-      return Either.right({
-        _tag: "ApprovalRequested" as const,
-        passNumber,
-        requestId: `${step.stepId}-p${passNumber}-${n}`,
-        stepId: step.stepId,
-        tool: step.tool!,
-        input,
-        description: step.description,
-        ...(ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {})
-      })
-    }).pipe(
-      Effect.map((e) => e as Requested),
-      Effect.catchAll((asked) => Effect.succeed(asked)),
-      Effect.tap(ctx.events.flushed) // stored before the run waits: a restart finds the request
-    )
+    const request = (yield* ctx.events.emitWhen((r) => {
+      const found = asked(r)
+      return found ? Either.left(found) : Either.right(create(r, now) as RunEventBody)
+    }).pipe(Effect.merge)) as Q
+    yield* ctx.events.flushed // stored before the run waits: a restart finds the request
     const answered = ctx.events.waitFor(
-      (r) => r.approvals.get(request.requestId)?.answer,
-      (e) => (e._tag === "ApprovalAnswered" && e.requestId === request.requestId ? e : undefined)
+      (r) => r.requests.get(request.requestId)?.answer,
+      (e) =>
+        (e._tag === "ApprovalAnswered" || e._tag === "GuidanceProvided") && e.requestId === request.requestId
+          ? e
+          : undefined
     )
-    return yield* untilExpired(answered, request.expiresAt, () =>
-      respondTo(ctx.events, request.requestId, {
-        decision: "REJECT",
-        reason: `not answered within ${ctx.approvalTimeoutMs} ms`,
-        by: "timeout"
-      }).pipe(Effect.map((e) => e as Answered)))
-  })
-
-/** The answer, or past `expiresAt` what `expire` records (unless an answer came at the same moment: it stands). */
-const untilExpired = <A, E>(
-  answered: Effect.Effect<A>,
-  expiresAt: number | undefined,
-  expire: () => Effect.Effect<A, E>
-) =>
-  expiresAt === undefined ? answered : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    answered.pipe(
+    if (request.expiresAt === undefined) return yield* answered
+    return yield* answered.pipe(
       Effect.timeoutTo({
-        duration: Duration.millis(Math.max(0, expiresAt - now)),
-        onSuccess: (a): Effect.Effect<A> => Effect.succeed(a),
-        onTimeout: () => Effect.catchAll(expire(), () => answered)
+        duration: Duration.millis(Math.max(0, request.expiresAt - (yield* Clock.currentTimeMillis))),
+        onSuccess: (a): Effect.Effect<AnsweredEvent> => Effect.succeed(a),
+        // (answered at the same moment: that answer stands)
+        onTimeout: () =>
+          answerWith(ctx.events, request.requestId, request._tag, expired(request)).pipe(
+            Effect.map((e) => e as AnsweredEvent),
+            Effect.catchAll(() => answered)
+          )
       }),
       Effect.flatten
-    ))
+    )
+  })
+
+const expiresAt = (ctx: RunContext, now: number) =>
+  ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {}
+
+/** Asks for approval of a call and waits for the answer; unanswered in time, a rejection. */
+const ask = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
+  askOnce(
+    ctx,
+    (r) =>
+      approvalFor(r, passNumber, step.stepId, input)?.request as Extract<AskedEvent, { _tag: "ApprovalRequested" }>,
+    (r, now) => ({
+      _tag: "ApprovalRequested" as const,
+      passNumber,
+      requestId: `${step.stepId}-p${passNumber}-${
+        [...r.requests.values()].filter((q) =>
+          q.request._tag === "ApprovalRequested" && q.request.stepId === step.stepId
+        )
+          .length + 1
+      }`,
+      stepId: step.stepId,
+      tool: step.tool!,
+      input,
+      description: step.description,
+      ...expiresAt(ctx, now)
+    }),
+    (request) => ({
+      _tag: "ApprovalAnswered",
+      requestId: request.requestId,
+      decision: "REJECT",
+      reason: `not answered within ${ctx.approvalTimeoutMs} ms`,
+      by: "timeout"
+    })
+  ).pipe(Effect.map((a) => a as Answered))
 
 /**
  * The gate before a tool call: the input the call runs with (as asked, or as edited), or the rejection that fails
@@ -115,9 +159,8 @@ const untilExpired = <A, E>(
  */
 export const approve = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
   Effect.gen(function*() {
-    const tool = ctx.tools.get(step.tool!)
-    if (!tool || !needsApproval(tool, input, ctx.approvalTools)) return Either.right(input)
-    if (Either.isLeft(Schema.decodeUnknownEither(tool.input)(input ?? {}))) return Either.right(input)
+    const tool = gatedTool(ctx, step.tool, input)
+    if (!tool) return Either.right(input)
     const answer = yield* ask(ctx, passNumber, step, input)
     if (answer.decision === "REJECT") {
       const who = answer.by === "timeout" ? "" : " by the run's owner"
@@ -138,25 +181,21 @@ export interface ApprovalAnswer {
   readonly by?: string | undefined
 }
 
-/** Records an answer, checked against the record as it is (the first answer to a request stands). */
-type AnswerError = RunNotWaitingError | ApprovalNotFoundError | ApprovalAlreadyAnsweredError
-
-const respondTo = (events: RunEvents, requestId: string, answer: ApprovalAnswer) =>
-  events.emitWhen((r): Either.Either<RunEventBody, AnswerError> => {
-    const approval = r.approvals.get(requestId)
-    if (r.finished) return Either.left(new RunNotWaitingError({ runId: r.runId, status: r.finished.status }))
-    if (!approval) return Either.left(new ApprovalNotFoundError({ runId: r.runId, requestId }))
-    if (approval.answer) {
-      return Either.left(new ApprovalAlreadyAnsweredError({ requestId, decision: approval.answer.decision }))
+/** An edited input the tool refuses: the request stays open. */
+const checkEdit = (events: RunEvents, requestId: string, input: unknown) =>
+  Effect.gen(function*() {
+    const request = events.record().requests.get(requestId)?.request
+    const tool = request?._tag === "ApprovalRequested" ? (yield* ToolRegistry).get(request.tool) : undefined
+    if (!tool) return
+    if (input === undefined) return yield* new ApprovalInputError({ message: "EDIT needs the edited input" })
+    const decoded = Schema.decodeUnknownEither(tool.input)(input)
+    if (Either.isLeft(decoded)) {
+      return yield* new ApprovalInputError({
+        message: `the edited input does not fit ${tool.name}: ${
+          ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+        }`
+      })
     }
-    return Either.right({
-      _tag: "ApprovalAnswered" as const,
-      requestId,
-      decision: answer.decision,
-      ...(answer.decision === "EDIT" ? { input: answer.input } : {}),
-      ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
-      ...(answer.by !== undefined ? { by: answer.by } : {})
-    })
   })
 
 /**
@@ -166,75 +205,33 @@ const respondTo = (events: RunEvents, requestId: string, answer: ApprovalAnswer)
  */
 export const respond = (events: RunEvents, requestId: string, answer: ApprovalAnswer) =>
   Effect.gen(function*() {
-    if (answer.decision === "EDIT") {
-      const request = events.record().approvals.get(requestId)?.request
-      const tool = request && (yield* ToolRegistry).get(request.tool)
-      if (tool) {
-        if (answer.input === undefined) {
-          return yield* new ApprovalInputError({ message: "EDIT needs the edited input" })
-        }
-        const decoded = Schema.decodeUnknownEither(tool.input)(answer.input)
-        if (Either.isLeft(decoded)) {
-          return yield* new ApprovalInputError({
-            message: `the edited input does not fit ${tool.name}: ${
-              ParseResult.TreeFormatter.formatErrorSync(decoded.left)
-            }`
-          })
-        }
-      }
-    }
-    return yield* respondTo(events, requestId, answer)
+    if (answer.decision === "EDIT") yield* checkEdit(events, requestId, answer.input)
+    return yield* answerWith(events, requestId, "ApprovalRequested", {
+      _tag: "ApprovalAnswered",
+      requestId,
+      decision: answer.decision,
+      ...(answer.decision === "EDIT" ? { input: answer.input } : {}),
+      ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+      ...(answer.by !== undefined ? { by: answer.by } : {})
+    })
   })
 
 /** The requests of a run not answered yet. */
 export const pending = (events: RunEvents) => pendingApprovals(events.record())
 
-type GuidanceGiven = Extract<RunEvent, { _tag: "GuidanceProvided" }>
-
 /**
  * An interactive run's request for guidance where it would need manual intervention: asked once (a resumed run
  * finds it again), and waited for; the guidance given (empty when `approvalTimeoutMs` passed first).
  */
-export const askGuidance = (ctx: RunContext, passNumber: number, stepId: string, reason: string) =>
-  Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    const requestId = `guide-${stepId}-p${passNumber}`
-    const request = yield* ctx.events.emitWhen((r) => {
-      const asked = r.guidance.get(requestId)?.request
-      if (asked) return Either.left(asked)
-      return Either.right({
-        _tag: "GuidanceRequested" as const,
-        passNumber,
-        requestId,
-        stepId,
-        reason,
-        ...(ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {})
-      })
-    }).pipe(
-      Effect.map((e) => e as Extract<RunEvent, { _tag: "GuidanceRequested" }>),
-      Effect.catchAll((asked) => Effect.succeed(asked)),
-      Effect.tap(ctx.events.flushed)
-    )
-    const given = ctx.events.waitFor(
-      (r) => r.guidance.get(requestId)?.answer,
-      (e) => (e._tag === "GuidanceProvided" && e.requestId === requestId ? e : undefined)
-    )
-    const answer = yield* untilExpired(
-      given,
-      request.expiresAt,
-      () => guideWith(ctx.events, requestId, "", "timeout").pipe(Effect.map((e) => e as GuidanceGiven))
-    )
-    return answer.text
-  })
-
-const guideWith = (events: RunEvents, requestId: string, text: string, by?: string) =>
-  events.emitWhen((r): Either.Either<RunEventBody, AnswerError> => {
-    const guidance = r.guidance.get(requestId)
-    if (r.finished) return Either.left(new RunNotWaitingError({ runId: r.runId, status: r.finished.status }))
-    if (!guidance) return Either.left(new ApprovalNotFoundError({ runId: r.runId, requestId }))
-    if (guidance.answer) return Either.left(new ApprovalAlreadyAnsweredError({ requestId, decision: "GUIDANCE" }))
-    return Either.right({ _tag: "GuidanceProvided" as const, requestId, text, ...(by !== undefined ? { by } : {}) })
-  })
+export const askGuidance = (ctx: RunContext, passNumber: number, stepId: string, reason: string) => {
+  const requestId = `guide-${stepId}-p${passNumber}`
+  return askOnce(
+    ctx,
+    (r) => r.requests.get(requestId)?.request as Extract<AskedEvent, { _tag: "GuidanceRequested" }> | undefined,
+    (_, now) => ({ _tag: "GuidanceRequested" as const, passNumber, requestId, stepId, reason, ...expiresAt(ctx, now) }),
+    () => ({ _tag: "GuidanceProvided", requestId, text: "", by: "timeout" })
+  ).pipe(Effect.map((a) => (a._tag === "GuidanceProvided" ? a.text : "")))
+}
 
 /** Gives guidance to a run that asked for it (once per request); it enters the next refinement's prompt. */
 export const guide = (
@@ -245,4 +242,9 @@ export const guide = (
 ): Effect.Effect<RunEvent, AnswerError | ApprovalInputError> =>
   text.trim() === ""
     ? Effect.fail(new ApprovalInputError({ message: "guidance must not be empty" }))
-    : guideWith(events, requestId, text, by)
+    : answerWith(events, requestId, "GuidanceRequested", {
+      _tag: "GuidanceProvided",
+      requestId,
+      text,
+      ...(by !== undefined ? { by } : {})
+    })

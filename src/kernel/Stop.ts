@@ -77,6 +77,9 @@ const deadlinePassed = (ctx: RunContext) =>
 /**
  * The body, stopped at the run's deadline: its fiber is interrupted then, and awaited (its steps record their own
  * abandonment before anything else happens); an interruption from outside (a cancel) reaches it the same way.
+ * Not `Effect.timeoutTo`: its duration is fixed when it starts, and a paused deadline moves while the run waits for a
+ * person. Not `Effect.race`: it interrupts the loser without waiting for it, so a cancelled step wrote its
+ * abandonment after RunFinished. It costs two fibers per attempt (not per step), so nothing a bench can see.
  */
 export const withinDeadline = (ctx: RunContext, body: Effect.Effect<Stop>, atDeadline: Stop) =>
   Effect.gen(function*() {

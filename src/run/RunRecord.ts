@@ -65,47 +65,41 @@ export interface RunRecord {
   thinkingMs: number
   toolMs: number
   stepsFinished: number
-  /** Approval requests in the order asked, each with its answer once given. */
-  readonly approvals: Map<string, Approval>
-  /** Requests for guidance (interactive runs), each with the guidance once given. */
-  readonly guidance: Map<string, Guidance>
+  /** What the run asked a person (approvals, guidance), in the order asked, each with its answer once given. */
+  readonly requests: Map<string, PersonRequest>
 }
 
-export interface Guidance {
-  readonly request: Event<"GuidanceRequested">
-  answer?: Event<"GuidanceProvided"> | undefined
+export type AskedEvent = Event<"ApprovalRequested" | "GuidanceRequested">
+export type AnsweredEvent = Event<"ApprovalAnswered" | "GuidanceProvided">
+export interface PersonRequest {
+  readonly request: AskedEvent
+  answer?: AnsweredEvent | undefined
 }
+
+const pendingOf = <T extends AskedEvent["_tag"]>(r: RunRecord, tag: T): Array<Event<T>> =>
+  [...r.requests.values()].flatMap((q) => (!q.answer && q.request._tag === tag ? [q.request as Event<T>] : []))
+
+/** Approval requests not answered yet. */
+export const pendingApprovals = (r: RunRecord) => pendingOf(r, "ApprovalRequested")
 
 /** Guidance requests not answered yet. */
-export const pendingGuidance = (r: RunRecord): Array<Event<"GuidanceRequested">> =>
-  [...r.guidance.values()].filter((g) => !g.answer).map((g) => g.request)
+export const pendingGuidance = (r: RunRecord) => pendingOf(r, "GuidanceRequested")
+
+/** Whether the unfinished run waits for a person: while it does, it is AWAITING_INPUT. */
+export const awaitingInput = (r: RunRecord) => [...r.requests.values()].some((q) => !q.answer)
 
 /** The guidance given so far, as the prompts get it. */
 export const guidanceGiven = (r: RunRecord): Array<string> =>
-  [...r.guidance.values()].flatMap((g) =>
-    g.answer && g.answer.text.trim() !== "" ? [`on ${g.request.stepId}: ${g.answer.text}`] : []
+  [...r.requests.values()].flatMap(({ answer, request }) =>
+    answer?._tag === "GuidanceProvided" && answer.text.trim() !== "" ? [`on ${request.stepId}: ${answer.text}`] : []
   )
-
-/** Whether the unfinished run waits for a person (an approval or guidance). */
-export const awaitingInput = (r: RunRecord) => pendingApprovals(r).length > 0 || pendingGuidance(r).length > 0
-
-export interface Approval {
-  readonly request: Event<"ApprovalRequested">
-  answer?: Event<"ApprovalAnswered"> | undefined
-}
 
 /** How long the run has waited for answers by `now` (the time between each request and its answer, or now). */
 export const waitedMs = (r: RunRecord, now: number) => {
   let total = 0
-  for (const a of [...r.approvals.values(), ...r.guidance.values()]) {
-    total += Math.max(0, (a.answer?.at ?? now) - a.request.at)
-  }
+  for (const q of r.requests.values()) total += Math.max(0, (q.answer?.at ?? now) - q.request.at)
   return total
 }
-
-/** Requests not answered yet: while there is one, an unfinished run is AWAITING_INPUT. */
-export const pendingApprovals = (r: RunRecord): Array<Event<"ApprovalRequested">> =>
-  [...r.approvals.values()].filter((a) => !a.answer).map((a) => a.request)
 
 export const emptyRecord = (): RunRecord => ({
   runId: "",
@@ -120,8 +114,7 @@ export const emptyRecord = (): RunRecord => ({
   thinkingMs: 0,
   toolMs: 0,
   stepsFinished: 0,
-  approvals: new Map(),
-  guidance: new Map()
+  requests: new Map()
 })
 
 const rememberDescriptions = (r: RunRecord, plan: Plan) => {
@@ -277,19 +270,14 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       r.attempt = undefined
       break
     case "ApprovalRequested":
-      if (!r.approvals.has(e.requestId)) r.approvals.set(e.requestId, { request: e })
-      break
-    case "ApprovalAnswered": {
-      const approval = r.approvals.get(e.requestId)
-      if (approval && !approval.answer) approval.answer = e
-      break
-    }
     case "GuidanceRequested":
-      if (!r.guidance.has(e.requestId)) r.guidance.set(e.requestId, { request: e })
+      if (!r.requests.has(e.requestId)) r.requests.set(e.requestId, { request: e })
       break
+    case "ApprovalAnswered":
     case "GuidanceProvided": {
-      const guidance = r.guidance.get(e.requestId)
-      if (guidance && !guidance.answer) guidance.answer = e
+      // the first answer stands
+      const asked = r.requests.get(e.requestId)
+      if (asked && !asked.answer) asked.answer = e
       break
     }
   }

@@ -72,7 +72,8 @@ export const make = (maxConcurrent: number) =>
       events: ReadonlyArray<RunEvent>,
       fallback?: LiveRun
     ): RunModel => {
-      const record = foldEvents(events)
+      // a run going on here has its record already (the fold its events keep up to date): not folded again
+      const record = fallback?.prepared.events.record() ?? foldEvents(events)
       const result = resultOf(record)
       const started = events.some((e) => e._tag === "RunStarted")
       const status: RunStatus = result.status === "RUNNING" ? (started ? "RUNNING" : "QUEUED") : result.status
@@ -119,6 +120,18 @@ export const make = (maxConcurrent: number) =>
         )
       })
 
+    /** Records a person's answer on a run going on here, and the run as it is then. */
+    const answerLive = <E>(id: string, answer: (events: PreparedRun["events"]) => Effect.Effect<unknown, E>) =>
+      Effect.gen(function*() {
+        const entry = live.get(id)
+        if (!entry) {
+          const found = yield* getOrFail(id)
+          return yield* new RunNotWaitingError({ runId: id, status: found.status })
+        }
+        yield* answer(entry.prepared.events)
+        return yield* getOrFail(id)
+      })
+
     const getOrFail = (id: string) =>
       get(id).pipe(Effect.flatMap(Option.match({
         onNone: () => Effect.fail(new RunNotFoundError({ runId: id })),
@@ -147,26 +160,10 @@ export const make = (maxConcurrent: number) =>
         }),
       /** Answers an approval request of a run running here; a run that is not is not waiting for anything. */
       respond: (id: string, requestId: string, answer: ApprovalAnswer) =>
-        Effect.gen(function*() {
-          const entry = live.get(id)
-          if (!entry) {
-            const found = yield* getOrFail(id)
-            return yield* new RunNotWaitingError({ runId: id, status: found.status })
-          }
-          yield* Approval.respond(entry.prepared.events, requestId, answer).pipe(Effect.provide(context))
-          return yield* getOrFail(id)
-        }),
+        answerLive(id, (events) => Approval.respond(events, requestId, answer).pipe(Effect.provide(context))),
       /** Gives guidance to a run running here that asked for it. */
       guide: (id: string, requestId: string, text: string, by?: string) =>
-        Effect.gen(function*() {
-          const entry = live.get(id)
-          if (!entry) {
-            const found = yield* getOrFail(id)
-            return yield* new RunNotWaitingError({ runId: id, status: found.status })
-          }
-          yield* Approval.guide(entry.prepared.events, requestId, text, by)
-          return yield* getOrFail(id)
-        }),
+        answerLive(id, (events) => Approval.guide(events, requestId, text, by)),
       get,
       getOrFail,
       list: store.listRuns,

@@ -232,6 +232,9 @@ describe(`the aeon binary (${backend})`, () => {
     expect(scripted.code).toBe(1)
     expect(scripted.stderr).toContain(`script ${badScript}, responses for plan_generation_user: 0.error.status:`)
     expect(scripted.stderr.trim().split("\n")).toHaveLength(1) // one line, no schema dump
+    const timeout = await aeon("run", task, "--approval-timeout", "soon")
+    expect(timeout.code).toBe(1)
+    expect(timeout.stderr).toContain("--approval-timeout: \"soon\" is not a duration")
     const missing = await aeon("inspect", "no-such-run")
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("run no-such-run does not exist")
@@ -365,5 +368,27 @@ describe(`the aeon binary (${backend})`, () => {
     expect(out).toContain("answer y, n or e") // a bad answer is said, and asked again
     expect(out).toContain("\"found\":true,\"value\":9")
     expect(code).toBe(0)
+  })
+
+  it("--approval-timeout: a request nobody answered in time is rejected when the run goes on", async () => {
+    const script = seedScriptFile(join(dir, "approval-timeout.json"))
+    const first = await aeon(
+      "run",
+      "Seed the memory",
+      "--full",
+      "--script",
+      script,
+      "--approve-tools",
+      "memory.write",
+      "--approval-timeout",
+      "50ms",
+      "--pause-deadline"
+    )
+    expect(first.code, first.stderr).toBe(3)
+    const [, runId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
+    await new Promise((r) => setTimeout(r, 100))
+    const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
+    expect(resumed.code).not.toBe(3) // not waiting any more
+    expect(resumed.stdout).toContain("the call was rejected: not answered within 50 ms")
   })
 })

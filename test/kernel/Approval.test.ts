@@ -4,21 +4,15 @@ import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { guide, pending, respond } from "../../src/kernel/Approval.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare, type PreparedRun } from "../../src/run/Run.js"
+import { pendingApprovals, pendingGuidance } from "../../src/run/RunRecord.js"
 import { resultOf } from "../../src/run/RunResult.js"
 import { tool } from "../../src/tools/ToolRegistry.js"
 import { scripted } from "../support/engine.js"
+import { ledgerTool } from "../support/fixtures.js"
 import { convergingScript, planOut, refiningForever } from "../support/scripts.js"
 
 const written: Array<string> = []
-const ledger = tool({
-  name: "ledger.write",
-  description: "Writes a record to the ledger.",
-  input: Schema.Struct({ record: Schema.String.pipe(Schema.minLength(1)) }),
-  output: Schema.Struct({ written: Schema.String }),
-  timeoutMs: 5_000,
-  idempotent: false,
-  run: ({ record }) => Effect.sync(() => (written.push(record), { written: record }))
-})
+const ledger = ledgerTool(written)
 /** A tool that asks for approval itself, for large amounts only. */
 const payment = tool({
   name: "pay",
@@ -46,7 +40,7 @@ const untilAsked = (input: Record<string, unknown>) =>
     const run = yield* prepare({ task: "Record a debit and explain it", mode: "FULL", ...input })
     const fiber = yield* Effect.fork(run.execute)
     const request = yield* run.events.waitFor(
-      (r) => [...r.approvals.values()].find((a) => !a.answer)?.request,
+      (r) => pendingApprovals(r)[0],
       (e) => (e._tag === "ApprovalRequested" ? e : undefined)
     )
     return { run, fiber, request }
@@ -60,7 +54,7 @@ describe("approvals", () => {
       written.length = 0
       const { fiber, request, run } = yield* untilAsked({ approvalTools: ["ledger.write"] })
       expect(request).toMatchObject({ stepId: "s1", tool: "ledger.write", input: { record: "debit" } })
-      expect(run.events.record().approvals.size).toBe(1)
+      expect(run.events.record().requests.size).toBe(1)
       expect(pending(run.events).map((r) => r.requestId)).toEqual([request.requestId])
       expect(written).toEqual([]) // not before the answer
       expect(resultOf(run.events.record()).status).toBe("AWAITING_INPUT")
@@ -208,7 +202,7 @@ describe("approvals", () => {
       })
       const fiber = yield* Effect.fork(run.execute)
       const request = yield* run.events.waitFor(
-        (r) => [...r.guidance.values()].find((g) => !g.answer)?.request,
+        (r) => pendingGuidance(r)[0],
         (e) => (e._tag === "GuidanceRequested" ? e : undefined)
       )
       expect(request).toMatchObject({ stepId: "s2", reason: expect.stringContaining("refinement limit") })

@@ -1,4 +1,4 @@
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -12,25 +12,13 @@ import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare, resumeUnfinished } from "../../src/run/Run.js"
 import * as Database from "../../src/store/Database.js"
 import { RunStore } from "../../src/store/RunStore.js"
-import { tool } from "../../src/tools/ToolRegistry.js"
 import { dyingSink } from "../support/crash.js"
 import { backend, freshDatabase } from "../support/database.js"
+import { ledgerTool } from "../support/fixtures.js"
 import { convergingScript, planOut, reasoned } from "../support/scripts.js"
 
 const executions: Array<string> = []
-const ledger = tool({
-  name: "ledger.write",
-  description: "Writes a record to the ledger (a side effect that must happen once).",
-  input: Schema.Struct({ record: Schema.String }),
-  output: Schema.Struct({ written: Schema.String }),
-  timeoutMs: 5_000,
-  idempotent: false,
-  run: ({ record }) =>
-    Effect.sync(() => {
-      executions.push(record)
-      return { written: record }
-    })
-})
+const ledger = ledgerTool(executions)
 
 const script = () => ({
   ...convergingScript(),
