@@ -1,4 +1,5 @@
 import AjvModule from "ajv"
+import { answerMatches } from "./AnswerPattern.js"
 import type { ConvergenceCriteria } from "./Criteria.js"
 
 const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule
@@ -19,7 +20,7 @@ export const compileSchema = (
 /** The answer predicates of the criteria that the answer fails, as reason codes. */
 export const failedAnswerPredicates = (criteria: ConvergenceCriteria, answer: string): Array<string> => {
   const failed: Array<string> = []
-  if (criteria.answerMatches !== undefined && !new RegExp(criteria.answerMatches).test(answer)) {
+  if (criteria.answerMatches !== undefined && !answerMatches(criteria.answerMatches, answer)) {
     failed.push("answer_does_not_match")
   }
   const missing = criteria.answerMentions.filter((t) => !answer.toLowerCase().includes(t.toLowerCase()))

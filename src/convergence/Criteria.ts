@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
+import { compileAnswerPattern } from "./AnswerPattern.js"
 
 const Unit = (name: string) =>
   Schema.Number.pipe(Schema.filter((n) => (n >= 0 && n <= 1) || `${name} must be between 0 and 1 (was ${n})`))
@@ -19,14 +20,9 @@ export const ConvergenceCriteria = Schema.Struct({
   }),
   requireConsistency: Schema.optionalWith(Schema.Boolean, { default: () => DEFAULT_CRITERIA.requireConsistency }),
   requiredReasonCodes: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
-  answerMatches: Schema.optional(Schema.String.pipe(Schema.filter((s) => {
-    try {
-      new RegExp(s)
-      return true
-    } catch (e) {
-      return `answerMatches is not a valid regular expression: ${(e as Error).message}`
-    }
-  }))),
+  answerMatches: Schema.optional(
+    Schema.String.pipe(Schema.filter((s) => Either.match(compileAnswerPattern(s), { onLeft: (m) => m, onRight: () => true })))
+  ),
   answerSchema: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   answerMentions: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 })

@@ -94,6 +94,23 @@ describe("ConvergenceEngine", () => {
       expect(a.explanation).toContain("misses the explanation")
     }))
 
+  it.effect("answerMatches runs in linear time: a backtracking pattern cannot stall the thread (#15.1)", () =>
+    Effect.gen(function*() {
+      // with a backtracking engine this is 2^60 steps (the test would never end); RE2 answers at once
+      const answer = "a".repeat(60) + "!"
+      const a = yield* assess({ criteria: criteria({ answerMatches: "^(a+)+$" }), candidateAnswer: answer })
+      expect(a.reasonCodes).toContain("answer_does_not_match")
+      const ok = yield* assess({ criteria: criteria({ answerMatches: "^(a+)+!$" }), candidateAnswer: answer })
+      expect(ok.reasonCodes).not.toContain("answer_does_not_match")
+      // what RE2 does not support is refused when the criteria are decoded, with the reason
+      const refused = Schema.decodeUnknownEither(ConvergenceCriteria)({ answerMatches: "(?=5)\\d" })
+      expect(refused._tag).toBe("Left")
+      expect(String(refused._tag === "Left" && refused.left.message)).toContain(
+        "answerMatches is not a pattern the linear-time engine (RE2 syntax) accepts"
+      )
+      expect(String(refused._tag === "Left" && refused.left.message)).toContain("look-around")
+    }))
+
   it.effect("custom criteria: thresholds, regex, JSON Schema, mentions, required reason codes", () =>
     Effect.gen(function*() {
       expect((yield* assess({ criteria: criteria({ answerMatches: "\\b5\\b" }) })).converged).toBe(true)

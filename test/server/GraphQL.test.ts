@@ -121,6 +121,11 @@ describe("GraphQL over HTTP", () => {
     expect(tool.body.errors?.[0]?.message).toContain("unknown tool web.search")
     const regex = await runTask({ task: "x", criteria: { answerMatches: "(" } })
     expect(regex.body.errors?.[0]?.extensions?.code).toBe("InvalidRunInputError")
+    const backReference = await runTask({ task: "x", criteria: { answerMatches: "(a)\\1" } })
+    expect(backReference.body.errors?.[0]).toMatchObject({
+      message: expect.stringContaining("criteria.answerMatches: answerMatches is not a pattern the linear-time engine"),
+      extensions: { code: "InvalidRunInputError" }
+    })
     const missing = await gql(server.url, `mutation { cancelRun(id: "nope") { id } }`)
     expect(missing.body.errors?.[0]).toMatchObject({
       message: "run nope does not exist",
