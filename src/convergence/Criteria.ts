@@ -21,7 +21,9 @@ export const ConvergenceCriteria = Schema.Struct({
   requireConsistency: Schema.optionalWith(Schema.Boolean, { default: () => DEFAULT_CRITERIA.requireConsistency }),
   requiredReasonCodes: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   answerMatches: Schema.optional(
-    Schema.String.pipe(Schema.filter((s) => Either.match(compileAnswerPattern(s), { onLeft: (m) => m, onRight: () => true })))
+    Schema.String.pipe(
+      Schema.filter((s) => Either.match(compileAnswerPattern(s), { onLeft: (m) => m, onRight: () => true }))
+    )
   ),
   answerSchema: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   answerMentions: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })

@@ -14,7 +14,7 @@ import { initialState } from "../kernel/RunState.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
-import { RunStore, type StoreError, type UserBusyError } from "../store/RunStore.js"
+import { type RunIdTakenError, RunStore, type StoreError, type UserBusyError } from "../store/RunStore.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
@@ -244,19 +244,34 @@ const execute = (
     Effect.withSpan("Aeon.run", { captureStackTrace: false, attributes: { "aeon.run_id": runId } })
   )
 
+/**
+ * A client-chosen run id within a user's own namespace: two users choosing the same id get two runs, and no
+ * answer tells one of them that the other's run exists. (A chosen id cannot hold ":", so it never collides.)
+ */
+export const scopedRunId = (userId: string, runId: string) => `${userId}:${runId}`
+
 /** Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. */
 export const prepare = (
   rawInput: unknown,
-  options: { readonly status?: "QUEUED" | "RUNNING"; readonly queueBehindUser?: boolean } = {}
+  options: {
+    readonly status?: "QUEUED" | "RUNNING"
+    readonly queueBehindUser?: boolean
+    /** The user a client-chosen runId belongs to: the run's id is `scope:runId` (ids are per user). */
+    readonly idScope?: string | undefined
+  } = {}
 ): Effect.Effect<
   PreparedRun,
-  InvalidRunInputError | StoreError | UserBusyError,
+  InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError,
   Effect.Effect.Context<typeof capabilities>
 > =>
   Effect.gen(function*() {
     const caps = yield* capabilities
     const input = yield* decodeRunInput(rawInput, caps.tools.names)
-    const runId = input.runId ?? crypto.randomUUID()
+    const runId = input.runId === undefined
+      ? crypto.randomUUID()
+      : options.idScope !== undefined
+      ? scopedRunId(options.idScope, input.runId)
+      : input.runId
     const store = yield* Effect.serviceOption(RunStore)
     if (Option.isSome(store)) {
       yield* store.value.createRun({

@@ -24,6 +24,9 @@ export const make = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>) => {
     if (error.extensions.code === "INTERNAL_SERVER_ERROR") {
       runtime.runFork(Effect.logError("resolver failed", exit.cause))
     }
+    // what the client is not told (the database's own words) goes to the server's log
+    const detail = Option.getOrUndefined(Cause.failureOption(exit.cause)) as { detail?: unknown } | undefined
+    if (typeof detail?.detail === "string") runtime.runFork(Effect.logError(`${error.message}: ${detail.detail}`))
     throw error
   }
   const run = async <A, E>(effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Promise<A> =>

@@ -4,7 +4,8 @@ import { RunNotFoundError } from "../domain/Errors.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { registry } from "../prompts/PromptRegistry.js"
-import { cursorOf } from "../store/RunStore.js"
+import { scopedRunId } from "../run/Run.js"
+import { cursorOf, isCursor } from "../store/RunStore.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
 import type * as G from "./generated/graphql.js"
@@ -56,10 +57,14 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
   } | undefined
   const inMemory =
     () => (services ??= adapter.read(Effect.all({ manager: RunManager, model: LanguageModel, tools: ToolRegistry })))
+  /** The caller's run by id: for a user, the id they chose (scoped to them) first, then the id as given. */
   const ownRun = (ctx: GraphQLContext, id: string) =>
     Effect.gen(function*() {
       const manager = yield* RunManager
-      const found = yield* manager.get(id)
+      const scoped = ctx.userId !== undefined && !id.includes(":") ?
+        yield* manager.get(scopedRunId(ctx.userId, id))
+        : Option.none()
+      const found = Option.isSome(scoped) ? scoped : yield* manager.get(id)
       if (Option.isNone(found) || !visible(ctx, found.value)) return yield* new RunNotFoundError({ runId: id })
       return found.value
     })
@@ -80,6 +85,11 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
             const manager = yield* RunManager
             if (args.first !== null && args.first !== undefined && (args.first < 1 || args.first > 100)) {
               return yield* new InvalidRunInputError({ message: `first must be between 1 and 100 (was ${args.first})` })
+            }
+            if (args.after !== null && args.after !== undefined && !isCursor(args.after)) {
+              return yield* new InvalidRunInputError({
+                message: "after is not a cursor of this list: pass a pageInfo.endCursor or an edge's cursor"
+              })
             }
             if (args.status === "AWAITING_INPUT") {
               return yield* new InvalidRunInputError({
@@ -141,23 +151,23 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
               }
               body.userId = ctx.userId
             }
-            return yield* (yield* RunManager).start(body)
+            return yield* (yield* RunManager).start(body, ctx.userId)
           })
         ),
       cancelRun: (_, { id }, ctx) =>
-        run(ctx, ownRun(ctx, id).pipe(Effect.zipRight(Effect.flatMap(RunManager, (m) => m.cancel(id))))),
+        run(ctx, ownRun(ctx, id).pipe(Effect.flatMap((r) => Effect.flatMap(RunManager, (m) => m.cancel(r.id))))),
       respondToApproval: (_, { decision, input, reason, requestId, runId }, ctx) =>
         run(
           ctx,
           ownRun(ctx, runId).pipe(
-            Effect.zipRight(RunManager),
-            Effect.flatMap((m) =>
-              m.respond(runId, requestId, {
-                decision,
-                ...(input !== null && input !== undefined ? { input } : {}),
-                ...(reason ? { reason } : {}),
-                ...(ctx.userId !== undefined ? { by: ctx.userId } : {})
-              })
+            Effect.flatMap((r) =>
+              Effect.flatMap(RunManager, (m) =>
+                m.respond(r.id, requestId, {
+                  decision,
+                  ...(input !== null && input !== undefined ? { input } : {}),
+                  ...(reason ? { reason } : {}),
+                  ...(ctx.userId !== undefined ? { by: ctx.userId } : {})
+                }))
             )
           )
         ),
@@ -165,8 +175,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
         run(
           ctx,
           ownRun(ctx, runId).pipe(
-            Effect.zipRight(RunManager),
-            Effect.flatMap((m) => m.guide(runId, requestId, text, ctx.userId))
+            Effect.flatMap((r) => Effect.flatMap(RunManager, (m) => m.guide(r.id, requestId, text, ctx.userId)))
           )
         )
     },
@@ -176,9 +185,9 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           run(
             ctx,
             ownRun(ctx, runId).pipe(
-              Effect.zipRight(RunManager),
-              Effect.flatMap((manager) =>
-                manager.follow(runId, fromSeq ?? 0, (e) => ({ runEvents: V.sharedEventView(e) }))
+              Effect.flatMap((r) =>
+                Effect.flatMap(RunManager, (manager) =>
+                  manager.follow(r.id, fromSeq ?? 0, (e) => ({ runEvents: V.sharedEventView(e) })))
               )
             )
           )

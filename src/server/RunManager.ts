@@ -139,12 +139,13 @@ export const make = (maxConcurrent: number) =>
       })))
 
     return {
-      start: (input: unknown) =>
+      /** Starts a run; `idScope`: the authenticated user a client-chosen runId is scoped to. */
+      start: (input: unknown, idScope?: string) =>
         Effect.gen(function*() {
           if (yield* Ref.get(shuttingDown)) {
             return yield* new ShuttingDownError()
           }
-          const prepared = yield* prepare(input, { status: "QUEUED", queueBehindUser: true }).pipe(
+          const prepared = yield* prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }).pipe(
             Effect.provide(context)
           )
           const createdAt = new Date()

@@ -12,7 +12,26 @@ import { resultOf, type RunStatus } from "../run/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 
 /** The database failed: a typed error at the edge, never a silently lost event. */
-export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", { message: Schema.String }) {}
+/**
+ * The database refused or failed an operation. What a client sees names the operation only; the database's own
+ * text (SQL, constraint names) stays in `detail`, for the server's log.
+ */
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  operation: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `the store failed while ${this.operation}`
+  }
+}
+/** A client-chosen run id that a run already has. */
+export class RunIdTakenError extends Schema.TaggedError<RunIdTakenError>()("RunIdTakenError", {
+  runId: Schema.String
+}) {
+  override get message() {
+    return `runId ${this.runId} is already taken: choose another, or leave runId out for a generated one`
+  }
+}
 /** The user already has a running run (one running session per user). */
 export class UserBusyError extends Schema.TaggedError<UserBusyError>()("UserBusyError", { userId: Schema.String }) {
   override get message() {
@@ -51,7 +70,7 @@ export interface Service {
       status: "QUEUED" | "RUNNING"
       allowBusyUser?: boolean
     }
-  ) => Effect.Effect<void, StoreError | UserBusyError>
+  ) => Effect.Effect<void, StoreError | UserBusyError | RunIdTakenError>
   readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
   /**
    * Appends events in order, all or none; RunStarted opens the session, RunFinished writes result, session,
@@ -96,8 +115,11 @@ const parseSafely = (v: unknown) => {
     return undefined
   }
 }
-const storeError = (what: string) => (e: SqlError) =>
-  new StoreError({ message: `${what}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
+const storeError = (operation: string) => (e: SqlError) =>
+  new StoreError({
+    operation,
+    detail: `${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`
+  })
 const json = (v: unknown) => JSON.stringify(v ?? null)
 const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v)
 
@@ -120,6 +142,9 @@ const fromCursor = (c: string) => {
   const [at, id] = Buffer.from(c, "base64url").toString().split("|")
   return at && id && !Number.isNaN(Date.parse(at)) ? { at: new Date(at).toISOString(), id } : undefined
 }
+
+/** Whether a client's `after` is a cursor this store gave (a forged one is refused, not read as "from the start"). */
+export const isCursor = (c: string) => fromCursor(c) !== undefined
 
 export const sessionUser = (runId: string, userId: string | null | undefined) => userId ?? `anonymous:${runId}`
 
@@ -228,7 +253,7 @@ export const make = Effect.gen(function*() {
         e._tag === "SqlError" ?
           storeError(`appending ${range} of run ${events[0]!.runId}`)(e)
           : e._tag === "RunRecordDamagedError" ?
-          new StoreError({ message: e.message })
+          new StoreError({ operation: `appending ${range} of run ${events[0]!.runId}`, detail: e.message })
           : e
       )
     )
@@ -242,11 +267,21 @@ export const make = Effect.gen(function*() {
             yield* sql`SELECT 1 FROM agent_sessions WHERE user_id = ${run.userId} AND status = 'running' LIMIT 1`
           if (busy.length > 0) return yield* new UserBusyError({ userId: run.userId })
         }
+        const taken = () => sql`SELECT 1 FROM runs WHERE id = ${run.id}`.pipe(Effect.map((rows) => rows.length > 0))
+        if (yield* taken()) return yield* new RunIdTakenError({ runId: run.id })
         const now = time(Date.now())
         yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at)
           VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${
           jsonValue(run.input)
-        }, ${now}, ${now})`
+        }, ${now}, ${now})`.pipe(
+          // another request took the id between the check and the insert
+          Effect.catchTag("SqlError", (e) =>
+            Effect.flatMap(
+              taken(),
+              (t): Effect.Effect<never, RunIdTakenError | SqlError> =>
+                t ? Effect.fail(new RunIdTakenError({ runId: run.id })) : Effect.fail(e)
+            ))
+        )
       }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`creating run ${run.id}`)(e)))),
     setStatus: (id, status) =>
       sql`UPDATE runs SET status = ${status}, updated_at = ${time(Date.now())} WHERE id = ${id}`.pipe(
@@ -332,7 +367,7 @@ export const sinkLayer = Layer.effect(
   Effect.map(RunStore, (store) => ({
     append: (events: ReadonlyArray<RunEvent>, log: ReadonlyArray<RunEvent>) =>
       store.append(events, log).pipe(
-        Effect.orDieWith((e) => new Error(`events of run ${events[0]?.runId} could not be stored: ${e.message}`))
+        Effect.orDieWith((e) => new Error(`events of run ${events[0]?.runId} could not be stored: ${e.detail}`))
       )
   }))
 )
