@@ -32,8 +32,22 @@ export const serverConfig = Config.all({
     Config.withDefault(15)
   ),
   maxQueryCost: Config.integer("AEON_MAX_QUERY_COST").pipe(
-    Config.withDescription("Most fields one GraphQL operation may select"),
+    Config.withDescription(
+      "Highest cost of one GraphQL operation (graphql-armor: objects 2, scalars 1, ×1.5 per level, × first/last)"
+    ),
     Config.withDefault(5_000)
+  ),
+  maxQueryAliases: Config.integer("AEON_MAX_QUERY_ALIASES").pipe(
+    Config.withDescription("Most aliased fields in one GraphQL operation"),
+    Config.withDefault(15)
+  ),
+  maxQueryTokens: Config.integer("AEON_MAX_QUERY_TOKENS").pipe(
+    Config.withDescription("Most tokens in one GraphQL document"),
+    Config.withDefault(5_000)
+  ),
+  maxEventsPerQuery: Config.integer("AEON_MAX_EVENTS_PER_QUERY").pipe(
+    Config.withDescription("Most run events one GraphQL operation may return (all its Run.events fields together)"),
+    Config.withDefault(10_000)
   ),
   maxBodyBytes: Config.integer("AEON_MAX_BODY_BYTES").pipe(
     Config.withDescription("Largest request body accepted"),
@@ -72,8 +86,13 @@ export const serve = async (
       apiKey: Option.getOrUndefined(Option.map(config.apiKey, Redacted.value)),
       keys: Option.match(config.apiKeys, { onNone: () => new Map(), onSome: (k) => parseKeys(Redacted.value(k)) })
     },
-    maxQueryDepth: config.maxQueryDepth,
-    maxQueryCost: config.maxQueryCost,
+    limits: {
+      maxDepth: config.maxQueryDepth,
+      maxCost: config.maxQueryCost,
+      maxAliases: config.maxQueryAliases,
+      maxTokens: config.maxQueryTokens,
+      maxEvents: config.maxEventsPerQuery
+    },
     maxBodyBytes: config.maxBodyBytes,
     info: { version, database: Option.isSome(dbUrl.url) ? "postgresql" : `sqlite:${dbUrl.dataDir}` }
   })

@@ -11,6 +11,7 @@ import type { Adapter } from "./EffectAdapter.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as V from "./GraphQLViews.js"
+import { takeEvents } from "./QueryLimits.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
 
@@ -219,7 +220,19 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       usage: (r) => intact(r).result.usage,
       pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
       pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
-      events: (r, { fromSeq }) => r.events.filter((e) => e.seq >= (fromSeq ?? 0)).map(V.eventView) as any
+      events: (r, { first, fromSeq }, ctx) => {
+        if (first !== null && first !== undefined && first < 0) {
+          throw new GraphQLError(`first must not be negative (was ${first})`, {
+            extensions: { code: "InvalidRunInputError" }
+          })
+        }
+        const from = r.events.findIndex((e) => e.seq >= (fromSeq ?? 0))
+        const events = from < 0
+          ? []
+          : r.events.slice(from, first === null || first === undefined ? undefined : from + first)
+        takeEvents(ctx.events, events.length)
+        return events.map(V.eventView) as any
+      }
     },
     RunEvent: { __resolveType: (e: any) => e.__typename }
   } as G.Resolvers

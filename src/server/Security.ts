@@ -1,12 +1,4 @@
-import {
-  type ASTVisitor,
-  type ExecutionResult,
-  type FragmentDefinitionNode,
-  GraphQLError,
-  Kind,
-  type SelectionSetNode,
-  type ValidationContext
-} from "graphql"
+import { type ExecutionResult, GraphQLError } from "graphql"
 import type { Plugin } from "graphql-yoga"
 import { createHash, timingSafeEqual } from "node:crypto"
 
@@ -43,57 +35,6 @@ export const authenticate = (c: AuthConfig, header: string | null | undefined): 
   for (const [key, userId] of c.keys) if (same(token, key)) found = { userId }
   return found
 }
-
-/** Depth and field count of an operation, fragments expanded; stops counting past `stopAt` (fragments nested to blow up). */
-const measure = (context: ValidationContext, set: SelectionSetNode, stopAt: number) => {
-  const fragments = new Map<string, FragmentDefinitionNode>()
-  for (const d of context.getDocument().definitions) {
-    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d)
-  }
-  let visited = 0
-  const walk = (node: SelectionSetNode | undefined, seen: ReadonlySet<string>): { depth: number; cost: number } => {
-    let depth = 0
-    let cost = 0
-    for (const s of node?.selections ?? []) {
-      if (++visited > stopAt) return { depth, cost: cost + stopAt }
-      const inner = s.kind === Kind.FIELD ?
-        walk(s.selectionSet, seen)
-        : s.kind === Kind.INLINE_FRAGMENT ?
-        walk(s.selectionSet, seen)
-        : seen.has(s.name.value) ?
-        { depth: 0, cost: 0 }
-        : walk(fragments.get(s.name.value)?.selectionSet, new Set([...seen, s.name.value]))
-      const own = s.kind === Kind.FIELD ? 1 : 0
-      depth = Math.max(depth, own + inner.depth)
-      cost += own + inner.cost
-    }
-    return { depth, cost }
-  }
-  return walk(set, new Set())
-}
-
-/** Refuses operations nested deeper than `maxDepth` or selecting more than `maxCost` fields in all. */
-export const queryLimits = (maxDepth: number, maxCost: number) => (context: ValidationContext): ASTVisitor => ({
-  OperationDefinition(node) {
-    const { depth, cost } = measure(context, node.selectionSet, maxCost)
-    if (depth > maxDepth) {
-      context.reportError(
-        new GraphQLError(`query depth ${depth} exceeds the limit of ${maxDepth}`, {
-          nodes: [node],
-          extensions: { code: "QUERY_TOO_DEEP" }
-        })
-      )
-    }
-    if (cost > maxCost) {
-      context.reportError(
-        new GraphQLError(`query cost ${cost} exceeds the limit of ${maxCost}`, {
-          nodes: [node],
-          extensions: { code: "QUERY_TOO_COSTLY" }
-        })
-      )
-    }
-  }
-})
 
 /** The code a request error gets when yoga or graphql-js gave it none (a client can branch on codes, not texts). */
 const codeOf = (e: GraphQLError): string | undefined => {

@@ -8,15 +8,15 @@ import { WebSocketServer } from "ws"
 import { readPackageFile } from "../support/PackageFiles.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
+import * as QueryLimits from "./QueryLimits.js"
 import * as Resolvers from "./Resolvers.js"
-import { type AuthConfig, authenticate, authRequired, errorCodes, queryLimits } from "./Security.js"
+import { type AuthConfig, authenticate, authRequired, errorCodes } from "./Security.js"
 
 export interface ServerOptions {
   readonly port: number
   readonly host: string
   readonly auth: AuthConfig
-  readonly maxQueryDepth: number
-  readonly maxQueryCost: number
+  readonly limits: QueryLimits.QueryLimits
   readonly maxBodyBytes: number
   readonly info: Resolvers.ServerInfo
 }
@@ -97,11 +97,6 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
       }
     }
   }
-  const limits: Plugin = {
-    onValidate({ addValidationRule }) {
-      addValidationRule(queryLimits(options.maxQueryDepth, options.maxQueryCost))
-    }
-  }
   const yoga = createYoga<{ req?: IncomingMessage }, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -117,13 +112,14 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     }),
     plugins: [
       auth,
-      limits,
+      ...QueryLimits.plugins(options.limits),
       useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] }),
       errorCodes
     ],
     // the request's signal only when a resolver asks for it: creating it costs an AbortController per request
     context: ({ request }) => ({
       ...authenticate(options.auth, request.headers.get("authorization")),
+      events: { max: options.limits.maxEvents, left: options.limits.maxEvents },
       get signal() {
         return request.signal
       }
@@ -193,7 +189,10 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
         operationName: payload.operationName,
         document: parse(payload.query),
         variableValues: payload.variables,
-        contextValue: { ...ctx.extra.user } satisfies GraphQLContext,
+        contextValue: {
+          ...ctx.extra.user,
+          events: { max: options.limits.maxEvents, left: options.limits.maxEvents }
+        } satisfies GraphQLContext,
         rootValue: { execute, subscribe }
       }
       const errors = validate(args.schema, args.document)

@@ -199,11 +199,30 @@ describe("GraphQL over HTTP", () => {
     expect(deep.body.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_DEEP")
     const fine = await gql(server.url, `{ __schema { types { fields { type { ${ofType(3)} } } } } }`)
     expect(fine.body.errors).toBeUndefined()
-    const costly = await gql(
+    const codes = (r: Awaited<ReturnType<typeof gql>>) => r.body.errors?.map((e) => e.extensions?.code)
+    // lists count by their size: three of these pages of runs with their events are over the cost limit
+    const page = (i: number) => `p${i}: runs(first: 100) { edges { node { events { seq type } } } }`
+    const costly = await gql(server.url, `{ ${[1, 2, 3].map(page).join(" ")} }`)
+    expect(codes(costly)).toEqual(["QUERY_TOO_COSTLY"])
+    expect(costly.body.data).toBeUndefined()
+    expect((await gql(server.url, `{ ${page(1)} }`)).body.errors).toBeUndefined()
+    // the reported abuse: 40 aliases of a page of runs with every event's payload, refused before it runs
+    const abuse = await gql(
       server.url,
-      `{ ${Array.from({ length: 3000 }, (_, i) => `h${i}: health { ok }`).join(" ")} }`
+      `{ ${
+        Array.from({ length: 40 }, (_, i) => `a${i}: runs(first: 100) { edges { node { id events { seq payload } } } }`)
+          .join(" ")
+      } }`
     )
-    expect(costly.body.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COSTLY")
+    expect(codes(abuse)).toEqual(expect.arrayContaining(["QUERY_TOO_MANY_ALIASES", "QUERY_TOO_COSTLY"]))
+    expect(abuse.body.errors?.[0]?.message).toBe("Aliases limit of 15 exceeded, found 40.")
+    const aliases = await gql(
+      server.url,
+      `{ ${Array.from({ length: 16 }, (_, i) => `h${i}: health { ok }`).join(" ")} }`
+    )
+    expect(codes(aliases)).toEqual(["QUERY_TOO_MANY_ALIASES"])
+    const long = await gql(server.url, `{ ${Array.from({ length: 3000 }, () => `health { ok }`).join(" ")} }`)
+    expect(codes(long)).toEqual(["QUERY_TOO_LONG"])
     // fragments that double at each level: refused without expanding them all
     const bomb = [
       `query { ...F0 }`,
@@ -241,5 +260,36 @@ describe("GraphQL over HTTP", () => {
       headers: { "x-graphql-yoga-csrf": "1" }
     })
     expect(getWithHeader.status).toBe(200)
+  })
+
+  it("one operation returns at most AEON_MAX_EVENTS_PER_QUERY events; events(fromSeq, first) pages them (#15.5)", async () => {
+    const small = await startServer({ script: convergingScript(), config: { maxEventsPerQuery: 40 } })
+    try {
+      const start = `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`
+      const ids: Array<string> = []
+      for (let i = 0; i < 3; i++) ids.push((await gql(small.url, start)).body.data.runTask.id)
+      const count = async (id: string) =>
+        (await gql(small.url, `query($id: ID!) { run(id: $id) { status events { seq } } }`, { id })).body.data.run
+      const lengths = await Promise.all(ids.map((id) =>
+        waitFor(async () => {
+          const r = await count(id)
+          return r?.status === "CONVERGED" ? r.events.length as number : undefined
+        })
+      ))
+      expect(lengths.every((n) => n > 13 && n <= 40)).toBe(true)
+      const all = await gql(small.url, `{ runs { edges { node { id events { seq } } } } }`)
+      expect(all.body.errors?.[0]).toMatchObject({
+        message:
+          "this operation asks for more than 40 run events: select fewer runs, or page a run's events with events(fromSeq, first)",
+        extensions: { code: "QUERY_TOO_MANY_EVENTS" }
+      })
+      const paged = await gql(small.url, `{ runs { edges { node { events(fromSeq: 3, first: 4) { seq } } } } }`)
+      expect(paged.body.errors).toBeUndefined()
+      expect(paged.body.data.runs.edges.map((e: any) => e.node.events.map((x: any) => x.seq))).toEqual(
+        ids.map(() => [3, 4, 5, 6])
+      )
+    } finally {
+      await small.stop()
+    }
   })
 })

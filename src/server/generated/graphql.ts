@@ -507,6 +507,10 @@ export type Run = {
   __typename?: 'Run';
   createdAt: Scalars['DateTime']['output'];
   escalation?: Maybe<Escalation>;
+  /**
+   * The run's events from fromSeq on, at most first of them (all when first is absent). One operation returns at most
+   * AEON_MAX_EVENTS_PER_QUERY events over all its Run.events fields (QUERY_TOO_MANY_EVENTS beyond).
+   */
   events: Array<RunEvent>;
   finalAnswer?: Maybe<FinalAnswer>;
   history?: Maybe<ExecutionHistory>;
@@ -530,6 +534,7 @@ export type Run = {
 
 
 export type RunEventsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
   fromSeq?: InputMaybe<Scalars['Int']['input']>;
 };
 
