@@ -17,7 +17,7 @@ import { RunStore } from "../store/RunStore.js"
 import * as Tracing from "../telemetry/Tracing.js"
 import type { ToolRegistry } from "../tools/ToolRegistry.js"
 import { makeProgress } from "./Progress.js"
-import { historyTree, jsonResult, runsTable, summaryLine } from "./Render.js"
+import { historyTree, jsonResult, problemLines, runsTable, summaryLine } from "./Render.js"
 
 /** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
 export class CliError extends Error {}
@@ -169,6 +169,7 @@ export const run = (o: RunOptions) =>
     if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
     else {
       if (result.finalAnswer) process.stdout.write(`\n${result.finalAnswer.answerText}\n\n`)
+      for (const line of problemLines(result)) process.stdout.write(`${line}\n`)
       process.stdout.write(`${summaryLine(result)}\n`)
     }
     process.exitCode = result.status === "CONVERGED" ? 0 : result.status === "FAILED" ? 1 : 2

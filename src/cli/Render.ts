@@ -25,6 +25,18 @@ export const summaryLine = (r: RunResult): string => {
   } tokens · $${r.usage.costUsd.toFixed(4)} · ${time} · ${r.model} · run ${r.runId}`
 }
 
+/** Why a run that did not converge went wrong: its error and each failed step's, once each (none for a converged run). */
+export const problemLines = (r: RunResult): Array<string> => {
+  if (r.converged) return []
+  const failed = (r.plan?.steps ?? []).filter((s) => s.error !== undefined)
+  const lines = [
+    ...(r.error !== undefined ? [`error: ${r.error}`] : []),
+    ...failed.map((s) => `step ${s.stepId} ${s.status}: ${s.error}`),
+    ...r.advisories.map((a) => `note: ${a}`)
+  ]
+  return [...new Set(lines)].map((l) => pc.red(l))
+}
+
 /** The run result as one JSON document (`--json`). */
 export const jsonResult = (r: RunResult) => ({
   runId: r.runId,

@@ -1,8 +1,9 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { version } from "../support/PackageFiles.js"
+import * as HelpConsole from "./HelpConsole.js"
 
 /**
  * The `aeon` command: its commands and flags. What a command does lives in Handlers (and the server in
@@ -32,28 +33,59 @@ const runCommand = Command.make("run", {
   ),
   approveTools: Options.text("approve-tools").pipe(
     Options.withDescription(
-      "comma-separated tools whose calls wait for your approval (* for every tool with side effects)"
+      "comma-separated tools whose calls wait for your approval (* for every tool with side effects; adds to env AEON_APPROVAL_TOOLS)"
     ),
     Options.optional
   ),
-  mode: Options.choice("mode", ["auto", "simple", "full"]).pipe(Options.optional),
+  mode: Options.choice("mode", ["auto", "simple", "full"]).pipe(
+    Options.withDescription(
+      "auto: cheap single passes first, escalating when they fail (the default); full: multi-pass"
+    ),
+    Options.optional
+  ),
   simple: Options.integer("simple").pipe(
     Options.withDescription("simple-mode iterations before escalating"),
     Options.optional
   ),
   noEscalate: Options.boolean("no-escalate").pipe(Options.withDescription("stop after the simple iterations")),
   full: Options.boolean("full").pipe(Options.withDescription("multi-pass from the start (same as --mode full)")),
-  ttl: Options.integer("ttl").pipe(Options.optional),
-  deadline: Options.text("deadline").pipe(Options.optional),
-  maxCostUsd: Options.float("max-cost-usd").pipe(Options.optional),
-  maxTokens: Options.integer("max-tokens").pipe(Options.optional),
-  maxLlmCalls: Options.integer("max-llm-calls").pipe(Options.optional),
-  maxSteps: Options.integer("max-steps").pipe(Options.optional),
-  provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(Options.optional),
-  model: Options.text("model").pipe(Options.optional),
-  baseUrl: Options.text("base-url").pipe(Options.optional),
-  script: Options.text("script").pipe(Options.optional),
-  user: Options.text("user").pipe(Options.optional),
+  ttl: Options.integer("ttl").pipe(Options.withDescription("most refinement passes (budget.ttl)"), Options.optional),
+  deadline: Options.text("deadline").pipe(
+    Options.withDescription("the run's wall-clock budget (30s, 2m, …; budget.deadlineMs)"),
+    Options.optional
+  ),
+  maxCostUsd: Options.float("max-cost-usd").pipe(
+    Options.withDescription("most the run may spend on model calls, in US dollars (AEON_PRICE_TABLE prices models)"),
+    Options.optional
+  ),
+  maxTokens: Options.integer("max-tokens").pipe(
+    Options.withDescription("most input + output tokens over all model calls"),
+    Options.optional
+  ),
+  maxLlmCalls: Options.integer("max-llm-calls").pipe(
+    Options.withDescription("most requests sent to the model, retries included"),
+    Options.optional
+  ),
+  maxSteps: Options.integer("max-steps").pipe(Options.withDescription("most plan steps executed"), Options.optional),
+  provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(
+    Options.withDescription(
+      "the model's provider (env AEON_MODEL_PROVIDER; default: openai when a key is set, else offline)"
+    ),
+    Options.optional
+  ),
+  model: Options.text("model").pipe(Options.withDescription("the model's name (env AEON_MODEL)"), Options.optional),
+  baseUrl: Options.text("base-url").pipe(
+    Options.withDescription("an OpenAI-compatible endpoint (env AEON_LLM_BASE_URL or OPENAI_BASE_URL)"),
+    Options.optional
+  ),
+  script: Options.text("script").pipe(
+    Options.withDescription("a Scripted model's JSON file; implies --provider scripted (env AEON_SCRIPT)"),
+    Options.optional
+  ),
+  user: Options.text("user").pipe(
+    Options.withDescription("the user the run belongs to (one running run per user)"),
+    Options.optional
+  ),
   tools: Options.text("tools").pipe(
     Options.withDescription("comma-separated tools the run may use (default: all)"),
     Options.optional
@@ -62,61 +94,84 @@ const runCommand = Command.make("run", {
     Options.withDescription("independent ready steps run this many at a time"),
     Options.optional
   ),
-  answerMatches: Options.text("answer-matches").pipe(Options.optional),
+  answerMatches: Options.text("answer-matches").pipe(
+    Options.withDescription("converge only on an answer matching this regular expression (RE2 syntax)"),
+    Options.optional
+  ),
   criteria: Options.text("criteria").pipe(
     Options.withDescription("convergence criteria as a JSON file"),
     Options.optional
   ),
   json
-}, (o) => handle((h) => h.run(o)))
+}, (o) => handle((h) => h.run(o))).pipe(
+  Command.withDescription(
+    "plan, execute, validate and refine a task until it converges or a budget runs out (exit 0 converged, 1 failed, 2 not converged, 3 waiting for approval)"
+  )
+)
+
+const runIdArg = Args.text({ name: "runId" }).pipe(Args.withDescription("the run's id"))
+const store = "runs are read from env AEON_DATABASE_URL, else the embedded store in env AEON_DATA_DIR"
 
 const inspectCommand = Command.make(
   "inspect",
-  { runId: Args.text({ name: "runId" }), json },
+  { runId: runIdArg, json },
   (o) => handle((h) => h.inspect(o))
-)
+).pipe(Command.withDescription(`a stored run's history, pass by pass (${store})`))
 
 const statuses = ["QUEUED", "RUNNING", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
 const runsCommand = Command.make("runs", {
-  user: Options.text("user").pipe(Options.optional),
-  status: Options.choice("status", statuses).pipe(Options.optional),
-  limit: Options.integer("limit").pipe(Options.withDefault(20)),
+  user: Options.text("user").pipe(Options.withDescription("only this user's runs"), Options.optional),
+  status: Options.choice("status", statuses).pipe(
+    Options.withDescription("only runs in this status"),
+    Options.optional
+  ),
+  limit: Options.integer("limit").pipe(
+    Options.withDescription("most runs listed, newest first"),
+    Options.withDefault(20)
+  ),
   json
-}, (o) => handle((h) => h.runs(o)))
+}, (o) => handle((h) => h.runs(o))).pipe(Command.withDescription(`the stored runs (${store})`))
 
 const serveCommand = Command.make(
   "serve",
-  { port: Options.integer("port").pipe(Options.optional) },
+  {
+    port: Options.integer("port").pipe(
+      Options.withDescription("the HTTP port (env AEON_PORT, default 4000; AEON_HOST is the interface)"),
+      Options.optional
+    )
+  },
   (o) =>
     Effect.promise(() =>
       import("../server/Start.js").then((s) => s.serveUntilSignal(Option.isSome(o.port) ? { port: o.port.value } : {}))
     ).pipe(
       Effect.zipRight(Effect.never)
     )
-)
+).pipe(Command.withDescription("the GraphQL server and GraphiQL (configured by the AEON_ variables in the README)"))
 
 const approveCommand = Command.make("approve", {
-  runId: Args.text({ name: "runId" }),
-  requestId: Args.text({ name: "requestId" }),
+  runId: runIdArg,
+  requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
   reject: Options.boolean("reject").pipe(Options.withDescription("refuse the call: its step fails with --reason")),
-  reason: Options.text("reason").pipe(Options.optional),
+  reason: Options.text("reason").pipe(Options.withDescription("why the call is refused"), Options.optional),
   input: Options.text("input").pipe(
     Options.withDescription("run the call with this input instead (JSON; it must fit the tool's input)"),
     Options.optional
   )
-}, (o) => handle((h) => h.approve(o)))
+}, (o) => handle((h) => h.approve(o))).pipe(
+  Command.withDescription("answer a tool call waiting for approval; then aeon run --resume RUN goes on")
+)
 
 const guideCommand = Command.make("guide", {
-  runId: Args.text({ name: "runId" }),
-  requestId: Args.text({ name: "requestId" }),
+  runId: runIdArg,
+  requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
   text: Args.text({ name: "guidance" }).pipe(Args.withDescription("what the run should do"))
-}, (o) => handle((h) => h.guideRun(o)))
+}, (o) => handle((h) => h.guideRun(o))).pipe(Command.withDescription("give guidance to a run that asked for it"))
 
 const aeon = Command.make("aeon").pipe(
   Command.withSubcommands([runCommand, inspectCommand, runsCommand, approveCommand, guideCommand, serveCommand])
 )
 
 Command.run(aeon, { name: "aeon", version })(process.argv).pipe(
-  Effect.provide(NodeContext.layer),
+  Effect.provide(Layer.merge(NodeContext.layer, HelpConsole.layer)),
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

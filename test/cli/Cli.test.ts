@@ -243,6 +243,55 @@ describe(`the aeon binary (${backend})`, () => {
     expect(missing.stderr).toContain("run no-such-run does not exist")
   })
 
+  it("help: every flag says what it does and names its environment variable; usage reads aeon …; no colour piped (#15.10)", async () => {
+    const typeLines =
+      /^(A user-defined piece of text\.|A true or false value\.|An integer\.|A floating point number\.|One of the following: .*|This setting is optional\.|This option has a default value.*)$/
+    const commands = ["run", "inspect", "runs", "approve", "guide", "serve"]
+    for (const command of commands) {
+      const help = await aeon(command, "--help")
+      expect(help.code).toBe(0)
+      expect(help.stdout).not.toContain("\u001b[")
+      expect(help.stdout).toMatch(new RegExp(`^aeon ${command}( |$)`, "m"))
+      expect(help.stdout).not.toMatch(/^\$ /m)
+      expect(help.stdout).toMatch(/^DESCRIPTION$/m)
+      // each argument and option: a block whose lines say more than its type
+      const blocks = help.stdout.split(/\n(?=(?:--|<|\(-)\S)/).slice(1)
+      expect(blocks.length).toBeGreaterThan(0)
+      for (const block of blocks) {
+        const [head, ...body] = block.split("\n").map((l) => l.trim()).filter(Boolean)
+        const said = body.filter((l) => !typeLines.test(l) && !/^(COMMANDS|OPTIONS|ARGUMENTS)$/.test(l))
+        expect({ head, said: said.length > 0 }).toEqual({ head, said: true })
+      }
+    }
+    const run = (await aeon("run", "--help")).stdout
+    const described = (flag: string) => run.split(/\n(?=--)/).find((b) => b.startsWith(`--${flag} `)) ?? ""
+    expect(described("provider")).toContain("AEON_MODEL_PROVIDER")
+    expect(described("model")).toContain("AEON_MODEL")
+    expect(described("base-url")).toContain("OPENAI_BASE_URL")
+    expect(described("script")).toContain("AEON_SCRIPT")
+    expect(described("approve-tools")).toContain("AEON_APPROVAL_TOOLS")
+    expect((await aeon("serve", "--help")).stdout).toContain("AEON_PORT")
+    expect((await aeon("--help")).stdout).toMatch(/^aeon$/m)
+    const bad = await aeon("run", "--mode", "sideways", "x")
+    expect(bad.stderr + bad.stdout).not.toContain("\u001b[")
+  })
+
+  it("without --json, a run that did not converge shows why: each failed step's error", async () => {
+    const script = join(dir, "refusing.json")
+    writeFileSync(
+      script,
+      JSON.stringify({
+        reasoning_step_user: [{ error: { status: 400, message: "the model refused the prompt: context too long" } }],
+        fallback: "offline"
+      })
+    )
+    const r = await aeon("run", "Explain why the sky is blue", "--full", "--ttl", "1", "--script", script)
+    expect(r.code).toBe(2)
+    expect(r.stdout).toMatch(/^step s1 failed: .*the model refused the prompt: context too long$/m)
+    const converged = await aeon("run", task, "--full")
+    expect(converged.stdout).not.toMatch(/^step /m)
+  })
+
   it("start-up failures end at once with one clear line and exit code 1", async () => {
     const proc = await execWith(
       { ...env, AEON_DATA_DIR: "/proc/aeon-test/data", AEON_DATABASE_URL: "" },
