@@ -1,7 +1,8 @@
 import { Console, Effect, Layer } from "effect"
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*m/g
+const SGR = "\u001b\\[[0-9;]*m" // a colour or style escape
+const ANSI = new RegExp(SGR, "g")
+const USAGE = new RegExp(`^((?:${SGR})*)\\$ (?:aeon\\b ?)?`, "gm")
 
 /**
  * What @effect/cli prints (help, usage errors, version) as a person reading `aeon …` expects it: usage lines read
@@ -11,7 +12,7 @@ const ANSI = /\u001b\[[0-9;]*m/g
 export const tidy = (text: string, colour: boolean): string => {
   const plain = colour ? text : text.replace(ANSI, "")
   return plain
-    .replace(/^((?:\u001b\[[0-9;]*m)*)\$ (?:aeon\b ?)?/gm, "$1aeon ")
+    .replace(USAGE, "$1aeon ")
     .replace(/[ \t]+$/gm, "")
     // the command list pads every usage to the longest one: each command's description goes on its own line
     .replace(/^(\s*- .*?\S) {2,}(\S)/gm, "$1\n      $2")
