@@ -1,5 +1,6 @@
 import { concurrency } from "./Concurrency.js"
 import { fanOut } from "./FanOut.js"
+import { load } from "./Load.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
 import { scaling } from "./Scaling.js"
@@ -27,7 +28,9 @@ const measurements: Record<string, () => Promise<unknown>> = {
   throughput: () => throughput(quick ? 2 : 8),
   peer: () => peer(quick ? 5 : 20),
   scaling: () => scaling(quick ? [10, 100] : [10, 100, 1000]),
-  fanOut: () => fanOut(100, quick ? 2_000 : 10_000)
+  fanOut: () => fanOut(100, quick ? 2_000 : 10_000),
+  load: () => load(20, 200, quick ? 5 : 15),
+  loadReported: () => load(50, 300, quick ? 5 : 15)
 }
 const run = measurements[name ?? ""]
 if (!run) {
