@@ -2,8 +2,9 @@ import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
 import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
+import { resolveReferences } from "../planning/References.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
-import type { ToolError } from "../tools/ToolRegistry.js"
+import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve, wouldWait } from "./Approval.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { currentState } from "./RunState.js"
@@ -111,14 +112,23 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
     })
   )
 
-/** Runs the tool, repairing a bad input through the supervisor once the decode fails. */
+/**
+ * Runs the tool on its input with references to earlier results resolved (`{{s1}}`: planning/References), repairing a
+ * bad input through the supervisor once the decode fails. An unresolvable reference fails the step, unrepaired.
+ */
 const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
   Effect.gen(function*() {
-    const first = yield* callTool(ctx, passNumber, step, step.toolInput)
+    const state = yield* currentState(ctx)
+    const resolved = resolveReferences(step.toolInput, state.plan.steps, state.toolOutputs)
+    if (Either.isLeft(resolved)) {
+      return Either.left(new ToolInputError({ tool: step.tool!, message: `reference ${resolved.left}` }))
+    }
+    const input = resolved.right
+    const first = yield* callTool(ctx, passNumber, step, input)
     if (Either.isRight(first) || first.left._tag !== "ToolInputError") return first
     const tool = ctx.tools.get(step.tool!)!
     const repaired = yield* Effect.either(
-      ctx.supervisor.repairToolInput(tool, step.toolInput, first.left.message, ctx.llm)
+      ctx.supervisor.repairToolInput(tool, input, first.left.message, ctx.llm)
     )
     if (Either.isLeft(repaired)) {
       if (repaired.left._tag === "BudgetExhaustedError") return yield* repaired.left

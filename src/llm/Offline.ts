@@ -18,19 +18,45 @@ type Input = Record<string, any>
 
 const clauses = (task: string): Array<string> =>
   task
-    .split(/(?:[.;!?]\s+|\s+(?:and then|then|and)\s+(?=[a-z]))/i)
-    .map((c) => c.trim().replace(/[.;!?]$/, ""))
+    .split(/(?:[.;!?]\s+|,?\s+(?:and then|then|and)\s+(?=[a-z]))/i)
+    .map((c) => c.trim().replace(/[.;!?,]$/, ""))
     .filter((c) => c.length > 0)
+
+// an operand: a number, or the previous step's result ("the result", "it", "that")
+const OPERAND = String.raw`(-?\d+(?:\.\d+)?|(?:the )?(?:previous )?result|it|that|this)`
+const WORDED: ReadonlyArray<readonly [RegExp, (a: string, b: string) => string]> = [
+  [new RegExp(String.raw`\b(?:add|sum)\s+${OPERAND}\s+(?:and|to|plus)\s+${OPERAND}`, "i"), (a, b) => `${a} + ${b}`],
+  [new RegExp(String.raw`\bsubtract\s+${OPERAND}\s+from\s+${OPERAND}`, "i"), (a, b) => `${b} - ${a}`],
+  [new RegExp(String.raw`\bmultiply\s+${OPERAND}\s+(?:by|and|times)\s+${OPERAND}`, "i"), (a, b) => `${a} * ${b}`],
+  [new RegExp(String.raw`\bdivide\s+${OPERAND}\s+by\s+${OPERAND}`, "i"), (a, b) => `${a} / ${b}`]
+]
+
+/**
+ * Arithmetic a clause states in words ("add 17 and 25", "multiply the result by 3"); the previous step's result is a
+ * reference to it (`{{s1}}`), which the engine resolves when the step runs.
+ */
+const wordedExpression = (text: string, previous: string | undefined): string | undefined => {
+  for (const [pattern, build] of WORDED) {
+    const m = text.match(pattern)
+    if (!m) continue
+    const operand = (o: string) => (/\d/.test(o) ? o : previous === undefined ? undefined : `{{${previous}}}`)
+    const [a, b] = [operand(m[1]!), operand(m[2]!)]
+    if (a !== undefined && b !== undefined) return build(a, b)
+  }
+  return undefined
+}
 
 const planFor = (request: string, tools: ReadonlyArray<string>) => {
   const parts = clauses(request)
   const steps = parts.map((text, i) => {
-    const expression = findExpression(text)
+    const expression = findExpression(text) ?? wordedExpression(text, i > 0 ? `s${i}` : undefined)
     const useCalculator = expression !== undefined && tools.includes("calculator")
     return {
       stepId: `s${i + 1}`,
       description: useCalculator
-        ? `Compute ${expression} with the calculator`
+        ? `${
+          expression.includes("{{") ? text.charAt(0).toUpperCase() + text.slice(1) : `Compute ${expression}`
+        } with the calculator`
         : text.charAt(0).toUpperCase() + text.slice(1),
       ...(useCalculator ? { tool: "calculator", toolInput: { expression } } : {}),
       dependencies: i === 0 ? [] : [`s${i}`],

@@ -77,6 +77,39 @@ const supersede = (
   return { plan: { goal: plan.goal, steps: renumber(steps) }, touched }
 }
 
+/** The step that stands for `id` now: `id` itself, or the live end of its chain of successors (s2 → s2.r2 → s2.r3). */
+export const liveSuccessor = (steps: ReadonlyArray<PlanStep>, id: string): string => {
+  const byId = new Map(steps.map((s) => [s.stepId, s]))
+  let current = id
+  for (let hops = 0; hops <= steps.length; hops++) {
+    const next = byId.get(current)?.supersededBy
+    if (next === undefined || !byId.has(next)) return current
+    current = next
+  }
+  return current
+}
+
+/**
+ * The fragment a step belongs to: the original step its successors replace (s2.r3 → s2) and whose subplan holds it
+ * (s2.1 → s2). A fragment keeps its refinement count whichever of its ids the planner names.
+ */
+export const fragmentRoot = (steps: ReadonlyArray<PlanStep>, id: string): string => {
+  const up = new Map<string, string>()
+  const walk = (list: ReadonlyArray<PlanStep>) => {
+    for (const s of list) {
+      if (s.supersededBy !== undefined) up.set(s.supersededBy, s.stepId)
+      if (s.subplan) {
+        for (const sub of s.subplan.substeps) up.set(sub.stepId, s.stepId)
+        walk(s.subplan.substeps)
+      }
+    }
+  }
+  walk(steps)
+  let root = id
+  for (let hops = 0; up.has(root) && hops <= up.size; hops++) root = up.get(root)!
+  return root
+}
+
 /** Finds a step at any nesting depth; depth 0 = top level. */
 export const findStep = (
   steps: ReadonlyArray<PlanStep>,
@@ -107,7 +140,12 @@ export class DepthExceeded {
 }
 
 export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthExceeded => {
-  const target = action.targetStepId ? plan.steps.find((s) => s.stepId === action.targetStepId) : undefined
+  // a superseded step is modified through its live successor: never a second live copy of one step. (A REMOVE still
+  // names the step the planner saw: removing an executed step is refused, FR-070.)
+  const targetId = action.targetStepId === undefined || action.actionType === "REMOVE"
+    ? action.targetStepId
+    : liveSuccessor(plan.steps, action.targetStepId)
+  const target = targetId !== undefined ? plan.steps.find((s) => s.stepId === targetId) : undefined
   const ids = new Set(plan.steps.map((s) => s.stepId))
   const cleanDeps = (deps: ReadonlyArray<string>) => deps.filter((d) => ids.has(d))
   switch (action.actionType) {
@@ -170,7 +208,7 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
       return Either.right({ plan: { goal: plan.goal, steps }, touched: [target.stepId] })
     }
     case "SUBPLAN_CREATE": {
-      const found = findStep(plan.steps, action.targetStepId!)
+      const found = findStep(plan.steps, targetId!)
       if (!found) return Either.left(`SUBPLAN_CREATE targets ${action.targetStepId}, which is not in the plan`)
       const depthLevel = found.depth + 1
       if (depthLevel > MAX_SUBPLAN_DEPTH) return new DepthExceeded(found.step.stepId, depthLevel)

@@ -9,7 +9,7 @@ import { promptPlan } from "../prompts/PromptViews.js"
 import type { RefinementOutput } from "../prompts/Schemas.js"
 import { checkPlan, type ToolInfo } from "../validation/DeterministicChecks.js"
 import { toStep } from "./PlanBuilder.js"
-import { applyAction, DepthExceeded, findStep } from "./PlanEdits.js"
+import { applyAction, DepthExceeded, findStep, fragmentRoot, liveSuccessor } from "./PlanEdits.js"
 
 export const REFINEMENT_LIMITS = { perFragment: 3, total: 10 } as const
 
@@ -20,10 +20,18 @@ export interface RefinementLedger {
 }
 export const emptyLedger: RefinementLedger = { perFragment: {}, total: 0 }
 
-/** The fragment a refinement action works on: its target step, the step it adds, or the plan as a whole. */
+/**
+ * The fragment a refinement action works on: its target step's fragment (the original step, through successors and
+ * subplans: PlanEdits.fragmentRoot), the step it adds, or the plan as a whole. Without the plan (events stored before
+ * RefinementApplied carried its ledger), the target's own id.
+ */
 export const fragmentOf = (
-  a: { readonly targetStepId?: string | undefined; readonly newStep?: { readonly stepId: string } | undefined }
-) => a.targetStepId ?? a.newStep?.stepId ?? "plan"
+  a: { readonly targetStepId?: string | undefined; readonly newStep?: { readonly stepId: string } | undefined },
+  plan?: Plan
+) => {
+  const id = a.targetStepId ?? a.newStep?.stepId ?? "plan"
+  return plan && a.targetStepId !== undefined ? fragmentRoot(plan.steps, id) : id
+}
 
 /** The ledger after one more attempt on a fragment. */
 export const countRefinement = (ledger: RefinementLedger, fragment: string): RefinementLedger => ({
@@ -96,9 +104,9 @@ const refine = (input: RefineInput) =>
       return unchanged()
     }
     const frozen = input.plan.steps.filter(isExecuted).map((s) => s.stepId)
-    const limited = Object.entries(input.ledger.perFragment).filter(([, n]) => n >= REFINEMENT_LIMITS.perFragment).map((
-      [id]
-    ) => id)
+    // a fragment out of attempts, by its original id and the id that stands for it now
+    const limited = Object.entries(input.ledger.perFragment).filter(([, n]) => n >= REFINEMENT_LIMITS.perFragment)
+      .flatMap(([id]) => [...new Set([id, liveSuccessor(input.plan.steps, id)])])
     const answer = yield* input.llm.generate(Contracts.refinement, {
       request: input.request,
       plan: promptPlan(input.plan),
@@ -129,7 +137,7 @@ const refine = (input: RefineInput) =>
         )
         break
       }
-      const fragment = fragmentOf(proposed)
+      const fragment = fragmentOf(proposed, plan)
       const tries = ledger.perFragment[fragment] ?? 0
       if (tries >= REFINEMENT_LIMITS.perFragment) {
         advisories.push(
@@ -211,10 +219,12 @@ const refine = (input: RefineInput) =>
       plan = edit.right.plan
       applied.push(action)
     }
+    // reported by fragment (its original id); marked on the step that stands for it now (a successor, once it ran)
     for (const m of manual) {
+      const live = liveSuccessor(plan.steps, m.stepId)
       plan = {
         ...plan,
-        steps: plan.steps.map((s) => (s.stepId === m.stepId ? { ...s, manualIntervention: m.reason } : s))
+        steps: plan.steps.map((s) => (s.stepId === live ? { ...s, manualIntervention: m.reason } : s))
       }
     }
     return {

@@ -5,7 +5,11 @@ export const templates: Record<PromptId, string> = {
   [PromptId.PLAN_GENERATION_SYSTEM]:
     "You are the planner of a reasoning engine. Break a task into a short sequence of concrete, actionable steps. " +
     "Each step has a unique stepId, a description with a specific verb and object, optional tool and toolInput " +
-    "(only tools from the given list), and dependencies on earlier steps. Answer with JSON only.",
+    "(only tools from the given list), and dependencies on earlier steps. A string in toolInput may use an earlier " +
+    "step's result: {{<stepId>}} is that step's result (its tool's value, or its output text) and " +
+    "{{<stepId>.<field>}} a field of its tool's output; the step must depend on that step. Example: s1 " +
+    "{\"tool\": \"calculator\", \"toolInput\": {\"expression\": \"17 + 25\"}}, then s2 {\"tool\": \"calculator\", " +
+    "\"toolInput\": {\"expression\": \"{{s1.value}} * 3\"}, \"dependencies\": [\"s1\"]}. Answer with JSON only.",
   [PromptId.PLAN_GENERATION_USER]:
     "Task:\n{{request}}\n\nAvailable tools:\n{{tools}}\n\nReasoning mode: {{reasoningMode}}\n" +
     "What went wrong in earlier attempts (may be empty):\n{{escalationContext}}\n\n" +
@@ -50,7 +54,9 @@ export const templates: Record<PromptId, string> = {
     "Return {\"subplanGoal\", \"substeps\": [{\"stepId\", \"description\", \"tool\"?, \"toolInput\"?, \"dependencies\"?}]}.",
   [PromptId.RECURSIVE_REFINEMENT_SYSTEM]:
     "You refine plans. Change only the fragments that need it; never change a step that already ran (frozen). Actions: ADD, MODIFY, " +
-    "REMOVE, REPLACE, SUBPLAN_CREATE, STEP_MARK_INVALID, each with a justification. Plans stay declarative data. Answer with JSON only.",
+    "REMOVE, REPLACE, SUBPLAN_CREATE, STEP_MARK_INVALID, each with a justification. Plans stay declarative data. A toolInput " +
+    "string may use an earlier step's result as {{<stepId>}} or a field of its tool's output as {{<stepId>.<field>}} (the step " +
+    "must depend on it). Answer with JSON only.",
   [PromptId.RECURSIVE_REFINEMENT_USER]:
     "Task: {{request}}\nPlan:\n{{plan}}\nIssues:\n{{issues}}\nConvergence reasons: {{convergenceReasons}}\nTools: {{tools}}\n" +
     "Frozen (already executed) steps: {{frozenStepIds}}\nGuidance from the user (follow it; may be empty): {{guidance}}\n\n" +

@@ -38,6 +38,8 @@ export interface AttemptRecord {
   /** Tool outputs of steps not yet finished (a resumed step reuses them), and of the current pass. */
   readonly toolResults: Record<string, unknown>
   passTools: Record<string, unknown>
+  /** The last tool output of every step of the attempt (what `{{s1.field}}` in a later tool input reads). */
+  readonly toolOutputs: Record<string, unknown>
   /** The run's short-term memory as the tool calls left it (replaced, never changed in place, on a write). */
   memory: ReadonlyMap<string, unknown>
   /**
@@ -63,6 +65,7 @@ export const emptyAttempt = (firstPass: number, goal: string): AttemptRecord => 
   lastStarted: firstPass,
   toolResults: {},
   passTools: {},
+  toolOutputs: {},
   memory: new Map()
 })
 
@@ -114,6 +117,7 @@ const snapshot = (a: AttemptRecord): AttemptRecord => ({
   manualInterventions: [...a.manualInterventions],
   toolResults: { ...a.toolResults },
   passTools: { ...a.passTools },
+  toolOutputs: { ...a.toolOutputs },
   checkpoint: undefined
 })
 
@@ -167,7 +171,7 @@ export const applyToAttempt = (r: RunRecord, e: RunEvent) => {
     case "StepAbandoned":
       return void a.abandoned.set(e.stepId, e.reason)
     case "ToolInvoked":
-      if (e.output !== undefined) a.toolResults[e.stepId] = a.passTools[e.stepId] = e.output
+      if (e.output !== undefined) a.toolResults[e.stepId] = a.passTools[e.stepId] = a.toolOutputs[e.stepId] = e.output
       if (e.memoryWrites) a.memory = new Map([...a.memory, ...Object.entries(e.memoryWrites)])
       return
     case "ValidationReported":

@@ -1,5 +1,6 @@
 import type { IssueType, Severity, ValidationIssue } from "../domain/Evaluation.js"
 import type { PlanStep } from "../domain/Plan.js"
+import { referencesIn, splitReference, transitiveDependencies } from "../planning/References.js"
 import { memoize } from "../support/Memoize.js"
 import { findExpression } from "../tools/Calculator.js"
 
@@ -363,12 +364,45 @@ const consistency = (plan: PlanLike): Array<Found> => {
   return found
 }
 
+/** A tool input's references to earlier results (`{{s1}}`) must name a step the step depends on, directly or not. */
+const references = (plan: PlanLike): Array<Found> => {
+  const byId = new Map(plan.steps.map((s) => [s.stepId, s]))
+  const found: Array<Found> = []
+  for (const s of plan.steps) {
+    const paths = referencesIn(s.toolInput)
+    if (paths.length === 0) continue
+    const upstream = transitiveDependencies(s.stepId, (id) => byId.get(id)?.dependencies ?? [])
+    const said = new Set<string>()
+    for (const path of paths) {
+      const ref = splitReference(path, (id) => byId.has(id))
+      const problem = !ref
+        ? `step ${s.stepId}'s tool input refers to {{${path}}}, which names no step of the plan`
+        : !upstream.has(ref.stepId)
+        ? `step ${s.stepId}'s tool input uses the result of ${ref.stepId} ({{${path}}}) but does not depend on it`
+        : undefined
+      if (problem === undefined || said.has(problem)) continue
+      said.add(problem)
+      found.push(
+        issue(
+          "consistency",
+          "HIGH",
+          s.stepId,
+          problem,
+          ref ? `add ${ref.stepId} to the dependencies of ${s.stepId}` : "refer to an earlier step by its id"
+        )
+      )
+    }
+  }
+  return found
+}
+
 /** Every deterministic check on a plan; no model needed. */
 export const checkPlan = (plan: PlanLike, tools: ReadonlyArray<ToolInfo>): Array<Found> => {
   const byName = new Map(tools.map((t) => [t.name, t]))
   const vague = plan.steps.flatMap(specificity)
   return [
     ...consistency(plan),
+    ...references(plan),
     ...plan.steps.flatMap((s) => [...hallucination(s, byName), ...doSay(s, byName)]),
     ...vague,
     ...relevance(plan, tools, new Set(vague.map((v) => v.location!.stepId!)))
