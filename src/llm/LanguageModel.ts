@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
-import { ModelDecodeError, type ModelError } from "./ModelErrors.js"
+import { ModelDecodeError, type ModelError, ModelTruncatedError } from "./ModelErrors.js"
 import { costOf, type ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
 
@@ -22,6 +22,8 @@ export interface CompletionRequest {
 
 export interface CompletionResponse {
   readonly text: string
+  /** The provider cut the answer at the output cap (OpenAI's finish_reason "length"): it is not complete. */
+  readonly truncated?: boolean | undefined
   /** Reported by the provider when it can; otherwise counted here. */
   readonly inputTokens?: number | undefined
   readonly outputTokens?: number | undefined
@@ -167,64 +169,90 @@ export const make = (
           if (fits >= MIN_OUTPUT_TOKENS) maxOutputTokens = Math.min(maxOutputTokens, fits)
         }
       }
-      if (options?.admit) {
+      /** Admission of a call with this output cap: the budget refuses what it could cross. */
+      const admitted = (cap: number) => {
+        if (!options?.admit) return Effect.void
         const admit = options.admit
         const estimate = (tokens: number) => ({
           promptId: contract.id,
           inputTokens: tokens,
-          maxOutputTokens,
-          maxCostUsd: costOf(price, tokens, maxOutputTokens)
+          maxOutputTokens: cap,
+          maxCostUsd: costOf(price, tokens, cap)
         })
         const bound = 3 * (system.length + user.length)
-        yield* admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(inputTokens()))))
+        return admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(inputTokens()))))
       }
-      const started = yield* Clock.currentTimeMillis
-      let sent = 0
-      const response = yield* complete({
-        promptId: contract.id,
-        system,
-        user,
-        input: decodedInput,
-        jsonSchema: outputJsonSchema(contract),
-        maxOutputTokens,
-        maxRequests: options?.maxRequests ? yield* options.maxRequests : undefined,
-        onRequest: () => void sent++
-      }).pipe(
-        // a call that failed still sent its requests: they count against the call budget
-        Effect.tapError((e) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            options?.record
-              ? options.record({
-                model: label,
-                inputTokens: 0,
-                outputTokens: 0,
-                costUsd: 0,
-                latencyMs: now - started,
-                requests: Math.max(1, sent),
-                error: e._tag
-              })
-              : Effect.void)
-        )
-      )
-      const latencyMs = (yield* Clock.currentTimeMillis) - started
-      const usedInput = response.inputTokens ?? inputTokens()
-      // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
-      const usedOutput = response.outputTokens ?? countTokens(response.text)
-      const usage: CallUsage = {
-        model: label,
-        inputTokens: usedInput,
-        outputTokens: usedOutput,
-        costUsd: costOf(price, usedInput, usedOutput),
-        latencyMs,
-        requests: Math.max(1, sent)
+      /** One call: sent, its usage recorded (also when it failed: its requests count), annotated on the span. */
+      const send = (cap: number) =>
+        Effect.gen(function*() {
+          const started = yield* Clock.currentTimeMillis
+          let sent = 0
+          const response = yield* complete({
+            promptId: contract.id,
+            system,
+            user,
+            input: decodedInput,
+            jsonSchema: outputJsonSchema(contract),
+            maxOutputTokens: cap,
+            maxRequests: options?.maxRequests ? yield* options.maxRequests : undefined,
+            onRequest: () => void sent++
+          }).pipe(
+            Effect.tapError((e) =>
+              Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                options?.record
+                  ? options.record({
+                    model: label,
+                    inputTokens: 0,
+                    outputTokens: 0,
+                    costUsd: 0,
+                    latencyMs: now - started,
+                    requests: Math.max(1, sent),
+                    error: e._tag
+                  })
+                  : Effect.void)
+            )
+          )
+          const latencyMs = (yield* Clock.currentTimeMillis) - started
+          const usedInput = response.inputTokens ?? inputTokens()
+          // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
+          const usedOutput = response.outputTokens ?? countTokens(response.text)
+          const usage: CallUsage = {
+            model: label,
+            inputTokens: usedInput,
+            outputTokens: usedOutput,
+            costUsd: costOf(price, usedInput, usedOutput),
+            latencyMs,
+            requests: Math.max(1, sent),
+            ...(response.truncated ? { error: "ModelTruncatedError" } : {})
+          }
+          if (options?.record) yield* options.record(usage)
+          yield* Effect.annotateCurrentSpan({
+            "gen_ai.request.model": label,
+            "gen_ai.usage.input_tokens": usedInput,
+            "gen_ai.usage.output_tokens": usedOutput,
+            "aeon.prompt_id": contract.id
+          })
+          return { response, usage }
+        })
+      /** Twice the cap, within what is left of the token budget; none when that is no larger. */
+      const largerCap = (cap: number) =>
+        Effect.gen(function*() {
+          const fits = options?.tokensLeft ? (yield* options.tokensLeft) - inputTokens() : Number.POSITIVE_INFINITY
+          const larger = Math.min(2 * cap, fits)
+          return larger > cap ? larger : undefined
+        })
+      const truncated = (cap: number) => new ModelTruncatedError({ promptId: contract.id, maxOutputTokens: cap })
+
+      yield* admitted(maxOutputTokens)
+      let { response, usage } = yield* send(maxOutputTokens)
+      // an answer cut at its cap is never taken as complete: once more with a larger cap if the budget allows
+      if (response.truncated) {
+        const larger = yield* largerCap(maxOutputTokens)
+        if (larger === undefined) return yield* truncated(maxOutputTokens)
+        yield* admitted(larger).pipe(Effect.mapError(() => truncated(maxOutputTokens)))
+        ;({ response, usage } = yield* send(larger))
+        if (response.truncated) return yield* truncated(larger)
       }
-      if (options?.record) yield* options.record(usage)
-      yield* Effect.annotateCurrentSpan({
-        "gen_ai.request.model": label,
-        "gen_ai.usage.input_tokens": usedInput,
-        "gen_ai.usage.output_tokens": usedOutput,
-        "aeon.prompt_id": contract.id
-      })
       const output = yield* decodeAnswer(contract, response.text)
       return { output, text: response.text, usage }
     }).pipe(

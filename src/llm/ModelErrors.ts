@@ -24,4 +24,19 @@ export class ModelDecodeError extends Schema.TaggedError<ModelDecodeError>()("Mo
   message: Schema.String
 }) {}
 
-export type ModelError = ModelHttpError | ModelTimeoutError | ModelUnavailableError | ModelDecodeError
+/** The answer was cut at its output cap (finish_reason "length"), also after one retry with a larger cap. */
+export class ModelTruncatedError extends Schema.TaggedError<ModelTruncatedError>()("ModelTruncatedError", {
+  promptId: Schema.String,
+  maxOutputTokens: Schema.Number
+}) {
+  override get message() {
+    return `truncated: the answer reached its output cap of ${this.maxOutputTokens} tokens (finish_reason "length") and was not accepted`
+  }
+}
+
+export type ModelError =
+  | ModelHttpError
+  | ModelTimeoutError
+  | ModelUnavailableError
+  | ModelDecodeError
+  | ModelTruncatedError

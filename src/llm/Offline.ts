@@ -186,13 +186,11 @@ const estimatedTokens = (text: string) => Math.ceil(text.length / 4)
 export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (request) =>
   Effect.try({
     try: () => {
-      const text = LanguageModel.capOutput(
-        JSON.stringify(answer(request.promptId, request.input as Input)),
-        request.maxOutputTokens,
-        estimatedTokens
-      )
+      const full = JSON.stringify(answer(request.promptId, request.input as Input))
+      const text = LanguageModel.capOutput(full, request.maxOutputTokens, estimatedTokens)
       return {
         text,
+        truncated: text.length < full.length,
         inputTokens: estimatedTokens(request.system) + estimatedTokens(request.user),
         outputTokens: estimatedTokens(text)
       }

@@ -12,7 +12,9 @@ export const ScriptResponse = Schema.Struct({
   error: Schema.optional(Schema.Struct({ status: Schema.Number, message: Schema.optional(Schema.String) })),
   delayMs: Schema.optional(Schema.Number),
   inputTokens: Schema.optional(Schema.Int),
-  outputTokens: Schema.optional(Schema.Int)
+  outputTokens: Schema.optional(Schema.Int),
+  /** The provider says the answer was cut at its output cap (finish_reason "length"), whatever its text. */
+  truncated: Schema.optional(Schema.Boolean)
 }).pipe(
   Schema.filter((r) =>
     [r.output !== undefined, r.raw !== undefined, r.error !== undefined].filter(Boolean).length === 1 ||
@@ -78,14 +80,19 @@ export const make = (
             message: response.error.message ?? `scripted HTTP ${response.error.status}`
           })
         )
-        : Effect.succeed({
-          // an answer with no usage of its own is cut at the output cap, as a provider does; a reply that states
-          // its usage is sent as it is (a provider reporting more than it was allowed)
-          text: response.outputTokens === undefined
-            ? LanguageModel.capOutput(response.raw ?? JSON.stringify(response.output), request.maxOutputTokens)
-            : response.raw ?? JSON.stringify(response.output),
-          inputTokens: response.inputTokens,
-          outputTokens: response.outputTokens
+        : Effect.sync(() => {
+          // an answer with no usage of its own is cut at the output cap, as a provider does (and says so); a reply
+          // that states its usage is sent as it is (a provider reporting more than it was allowed)
+          const full = response.raw ?? JSON.stringify(response.output)
+          const text = response.outputTokens === undefined
+            ? LanguageModel.capOutput(full, request.maxOutputTokens)
+            : full
+          return {
+            text,
+            truncated: response.truncated ?? text.length < full.length,
+            inputTokens: response.inputTokens,
+            outputTokens: response.outputTokens
+          }
         })
       return response.delayMs ? Effect.delay(answer, response.delayMs) : answer
     })

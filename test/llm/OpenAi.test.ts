@@ -134,6 +134,83 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       expect(first.max_tokens).toBeGreaterThanOrEqual(16)
     }))
 
+  it.live("an answer cut at max_tokens is never taken: once more with twice the cap, else ModelTruncatedError (#14.4)", () =>
+    Effect.gen(function*() {
+      const cut = { content: goodAnswer, finishReason: "length" } // parses, but the provider says it was cut
+      fresh(cut, { content: goodAnswer })
+      const retried = yield* model().generate(Contracts.answerSynthesis, synthesisInput, { maxOutputTokens: 100 })
+      expect(retried.output.answerText).toBe("4")
+      expect(stub.requests.map((r) => r.max_tokens)).toEqual([100, 200])
+
+      fresh(cut)
+      const twice = yield* Effect.flip(
+        model().generate(Contracts.answerSynthesis, synthesisInput, { maxOutputTokens: 100 })
+      )
+      expect(twice._tag).toBe("ModelTruncatedError")
+      expect(twice.message).toContain("truncated")
+      expect(stub.requests).toHaveLength(2)
+
+      // no token budget left for a larger cap: no second request
+      fresh(cut)
+      const tight = yield* Effect.flip(
+        model().generate(Contracts.answerSynthesis, synthesisInput, {
+          maxOutputTokens: 100,
+          tokensLeft: Effect.succeed(0)
+        })
+      )
+      expect(tight._tag).toBe("ModelTruncatedError")
+      expect(stub.requests).toHaveLength(1)
+    }))
+
+  it.live("a truncated reasoning answer never completes a step: the step fails with reason truncated (#14.4)", () =>
+    Effect.gen(function*() {
+      const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model()))
+      const reply = (o: object, finishReason = "stop") => ({ content: JSON.stringify(o), finishReason })
+      const plan = {
+        goal: "Compute 6 * 7",
+        steps: [{
+          stepId: "s1",
+          description: "Compute 6 * 7 with the calculator",
+          tool: "calculator",
+          toolInput: { expression: "6 * 7" }
+        }]
+      }
+      const profile = {
+        reasoningDepth: 1,
+        informationSufficiency: 0.9,
+        expectedToolUsage: "minimal",
+        outputBreadth: "narrow",
+        confidenceRequirement: "medium",
+        rawInference: "stub"
+      }
+      const step = { stepOutput: "6 * 7 = 4", clarityState: "CLEAR", handoffToNext: "4" }
+      fresh(
+        reply(profile),
+        reply(plan),
+        reply({ issues: [] }),
+        reply(step, "length"),
+        reply(step, "length"),
+        reply({ issues: [] }),
+        reply({
+          converged: true,
+          completenessScore: 1,
+          coherenceScore: 1,
+          consistencyAlignment: {},
+          reasoning: "ok",
+          confidence: 1
+        }),
+        reply({ answerText: "42", confidence: 0.9, usedStepIds: ["s1"] })
+      )
+      const result = yield* runTask({ task: "Compute 6 * 7", mode: "FULL", budget: { ttl: 1, maxCostUsd: 1e9 } }).pipe(
+        Effect.provide(engine)
+      )
+      const s1 = result.plan!.steps.find((s) => s.stepId === "s1")!
+      expect(s1.status).toBe("failed")
+      expect(s1.error).toContain("truncated")
+      expect(s1.stepOutput).not.toBe("6 * 7 = 4")
+      expect(result.status).not.toBe("CONVERGED")
+    }))
+
   it.live("a model with no price costs $0 and the result says so; AEON_PRICE_TABLE's price applies", () =>
     Effect.gen(function*() {
       fresh({ content: "{}", usage: { prompt_tokens: 1_000, completion_tokens: 100 } })

@@ -9,6 +9,8 @@ export interface StubReply {
   readonly body?: unknown
   readonly delayMs?: number
   readonly usage?: { prompt_tokens: number; completion_tokens: number }
+  /** finish_reason of the choice ("stop" unless given; "length": cut at max_tokens). */
+  readonly finishReason?: string
   /** Drop the connection without a reply (a connection reset). */
   readonly reset?: boolean
 }
@@ -62,7 +64,11 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
         object: "chat.completion",
         created: 0,
         model: body.model,
-        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: reply.content ?? "{}" } }],
+        choices: [{
+          index: 0,
+          finish_reason: reply.finishReason ?? "stop",
+          message: { role: "assistant", content: reply.content ?? "{}" }
+        }],
         usage: { ...(reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 }), total_tokens: 0 }
       }
       : { error: { message: `stub error ${status}`, type: "stub" } })
