@@ -28,10 +28,13 @@ export const summaryLine = (r: RunResult): string => {
 /** Why a run that did not converge went wrong: its error and each failed step's, once each (none for a converged run). */
 export const problemLines = (r: RunResult): Array<string> => {
   if (r.converged) return []
-  const failed = (r.plan?.steps ?? []).filter((s) => s.error !== undefined)
+  const live = (r.plan?.steps ?? []).filter((s) => s.supersededBy === undefined)
   const lines = [
     ...(r.error !== undefined ? [`error: ${r.error}`] : []),
-    ...failed.map((s) => `step ${s.stepId} ${s.status}: ${s.error}`),
+    ...live.filter((s) => s.error !== undefined).map((s) => `step ${s.stepId} ${s.status}: ${s.error}`),
+    ...live.filter((s) => s.error === undefined && s.clarityState === "BLOCKED").map((s) =>
+      `step ${s.stepId} blocked: ${s.stepOutput}`
+    ),
     ...r.advisories.map((a) => `note: ${a}`)
   ]
   return [...new Set(lines)].map((l) => pc.red(l))

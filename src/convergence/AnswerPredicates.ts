@@ -1,4 +1,5 @@
 import AjvModule from "ajv"
+import { admitsMissingInformation } from "./Abstention.js"
 import { answerMatches } from "./AnswerPattern.js"
 import type { ConvergenceCriteria } from "./Criteria.js"
 
@@ -20,6 +21,8 @@ export const compileSchema = (
 /** The answer predicates of the criteria that the answer fails, as reason codes. */
 export const failedAnswerPredicates = (criteria: ConvergenceCriteria, answer: string): Array<string> => {
   const failed: Array<string> = []
+  // always on: an answer that says it lacks the information asked for is no answer
+  if (admitsMissingInformation(answer) !== undefined) failed.push("answer_lacks_information")
   if (criteria.answerMatches !== undefined && !answerMatches(criteria.answerMatches, answer)) {
     failed.push("answer_does_not_match")
   }

@@ -103,11 +103,15 @@ const answer = (promptId: string, input: Input): unknown => {
     case PromptId.SUPERVISOR_REPAIR_PLAN_USER:
       return planFor(input.request, [])
     case PromptId.REASONING_STEP_USER: {
+      // it can restate a tool's result or earlier steps; with neither it has nothing to answer from, and says so
+      if (input.toolResult === undefined && !input.incomingContext) {
+        const stepOutput =
+          `${MARK} cannot do "${input.stepDescription}": it has no knowledge of its own, and this step has no tool result or earlier step to work from`
+        return { stepOutput, clarityState: "BLOCKED", handoffToNext: "" }
+      }
       const stepOutput = input.toolResult !== undefined
         ? `${input.stepDescription}: ${formatToolResult(input.toolResult)}`
-        : input.incomingContext
-        ? `${input.stepDescription} — from the earlier steps: ${input.incomingContext}`
-        : `${input.stepDescription} (${MARK}: no tool result or earlier context to work from)`
+        : `${input.stepDescription} — from the earlier steps: ${input.incomingContext}`
       return { stepOutput, clarityState: "CLEAR", handoffToNext: stepOutput }
     }
     case PromptId.VALIDATION_SEMANTIC_USER:

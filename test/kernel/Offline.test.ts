@@ -17,3 +17,16 @@ describe("the offline model through the library API", () => {
       expect(tool).toEqual({ expression: "(17 + 25) * 3", value: 126 })
     }).pipe(Effect.provide(offline)))
 })
+
+describe("honest answers (#14.5)", () => {
+  it.effect("the offline stand-in does not claim convergence on a task it cannot do", () =>
+    Effect.gen(function*() {
+      const result = yield* runTask({ task: "What is the capital of France?", mode: "FULL", budget: { ttl: 2 } })
+      expect(result.status).toBe("NOT_CONVERGED")
+      expect(result.converged).toBe(false)
+      const step = result.plan!.steps[0]!
+      expect(step).toMatchObject({ status: "invalid", clarityState: "BLOCKED" })
+      expect(step.stepOutput).toContain("has no knowledge of its own")
+      expect(result.finalAnswer?.label).not.toBe("converged")
+    }).pipe(Effect.provide(offline)))
+})
