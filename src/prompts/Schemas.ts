@@ -3,6 +3,14 @@ import { IssueType, Severity } from "../domain/Evaluation.js"
 import { RefinementActionType } from "../domain/Execution.js"
 import { ClarityState } from "../domain/Plan.js"
 import { TaskProfileDimensions } from "../domain/Profile.js"
+import { lenient } from "./ModelShapes.js"
+import {
+  normalizeConvergence,
+  normalizePlan,
+  normalizeReasoningStep,
+  normalizeRefinement,
+  normalizeValidation
+} from "./OutputShapes.js"
 
 /** Inputs and outputs of the prompt contracts. Outputs are what the model must answer (JSON). */
 
@@ -45,7 +53,10 @@ const PlannedStep = Schema.Struct({
   provides: Schema.optional(Schema.Array(Schema.String))
 })
 export type PlannedStep = typeof PlannedStep.Type
-export const PlanOutput = Schema.Struct({ goal: Schema.String, steps: Schema.Array(PlannedStep) })
+export const PlanOutput = lenient(
+  Schema.Struct({ goal: Schema.String, steps: Schema.Array(PlannedStep) }),
+  normalizePlan
+)
 export type PlanOutput = typeof PlanOutput.Type
 
 export const ReasoningStepInput = Schema.Struct({
@@ -65,11 +76,14 @@ export const ReasoningStepInput = Schema.Struct({
   memoryContext: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 export type ReasoningStepInput = typeof ReasoningStepInput.Type
-export const ReasoningStepOutput = Schema.Struct({
-  stepOutput: Schema.String,
-  clarityState: ClarityState,
-  handoffToNext: Schema.String
-})
+export const ReasoningStepOutput = lenient(
+  Schema.Struct({
+    stepOutput: Schema.String,
+    clarityState: ClarityState,
+    handoffToNext: Schema.String
+  }),
+  normalizeReasoningStep
+)
 
 export const ValidationInput = Schema.Struct({
   request: Schema.String,
@@ -79,15 +93,20 @@ export const ValidationInput = Schema.Struct({
   finalAnswer: Schema.optional(Schema.String),
   knownIssues: Schema.Array(Schema.String)
 })
-export const ValidationOutput = Schema.Struct({
-  issues: Schema.Array(Schema.Struct({
-    type: IssueType,
-    severity: Severity,
-    description: Schema.String,
-    stepId: Schema.optional(Schema.String),
-    proposedRepair: Schema.optional(Schema.String)
-  }))
-})
+export const ValidationOutput = lenient(
+  Schema.Struct({
+    issues: Schema.Array(Schema.Struct({
+      type: IssueType,
+      severity: Severity,
+      description: Schema.String,
+      stepId: Schema.optional(Schema.String),
+      proposedRepair: Schema.optional(Schema.String)
+    })),
+    /** Issues whose type could not be read (kept for the run's advisories, not dropped in silence). */
+    unreadable: Schema.optional(Schema.Array(Schema.String))
+  }),
+  normalizeValidation
+)
 
 export const ConvergenceInput = Schema.Struct({
   request: Schema.String,
@@ -96,16 +115,19 @@ export const ConvergenceInput = Schema.Struct({
   completenessThreshold: Schema.Number,
   coherenceThreshold: Schema.Number
 })
-export const ConvergenceOutput = Schema.Struct({
-  converged: Schema.Boolean,
-  completenessScore: Schema.Number,
-  coherenceScore: Schema.Number,
-  consistencyAlignment: Schema.Record({ key: Schema.String, value: Schema.Boolean }),
-  reasoning: Schema.String,
-  confidence: Schema.Number,
-  reasonCodes: Schema.optional(Schema.Array(Schema.String)),
-  detectedIssues: Schema.optional(Schema.Array(Schema.String))
-})
+export const ConvergenceOutput = lenient(
+  Schema.Struct({
+    converged: Schema.Boolean,
+    completenessScore: Schema.Number,
+    coherenceScore: Schema.Number,
+    consistencyAlignment: Schema.Record({ key: Schema.String, value: Schema.Boolean }),
+    reasoning: Schema.String,
+    confidence: Schema.Number,
+    reasonCodes: Schema.optional(Schema.Array(Schema.String)),
+    detectedIssues: Schema.optional(Schema.Array(Schema.String))
+  }),
+  normalizeConvergence
+)
 
 export const TaskProfileInferenceInput = Schema.Struct({
   request: NonEmptyString("request"),
@@ -149,17 +171,20 @@ export const RefinementInput = Schema.Struct({
   /** A person's guidance, where the run asked for it. */
   guidance: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 })
-export const RefinementOutput = Schema.Struct({
-  actions: Schema.Array(Schema.Struct({
-    actionType: RefinementActionType,
-    targetStepId: Schema.optional(Schema.String),
-    newStep: Schema.optional(PlannedStep),
-    subplanGoal: Schema.optional(Schema.String),
-    substeps: Schema.optional(Schema.Array(PlannedStep)),
-    justification: Schema.String
-  })),
-  followUpQuestions: Schema.optional(Schema.Array(Schema.String))
-})
+export const RefinementOutput = lenient(
+  Schema.Struct({
+    actions: Schema.Array(Schema.Struct({
+      actionType: RefinementActionType,
+      targetStepId: Schema.optional(Schema.String),
+      newStep: Schema.optional(PlannedStep),
+      subplanGoal: Schema.optional(Schema.String),
+      substeps: Schema.optional(Schema.Array(PlannedStep)),
+      justification: Schema.String
+    })),
+    followUpQuestions: Schema.optional(Schema.Array(Schema.String))
+  }),
+  normalizeRefinement
+)
 export type RefinementOutput = typeof RefinementOutput.Type
 
 export const RepairJsonInput = Schema.Struct({

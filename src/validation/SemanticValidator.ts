@@ -40,7 +40,9 @@ export interface Service {
 
 export class SemanticValidator extends Context.Tag("aeon/SemanticValidator")<SemanticValidator, Service>() {}
 
-const key = (i: Omit<ValidationIssue, "issueId">) => `${i.type}|${i.location?.stepId ?? ""}`
+// issues on different steps are never one issue; plan-wide issues (no step) are one only when they say the same
+const key = (i: Omit<ValidationIssue, "issueId">) =>
+  `${i.type}|${i.location?.stepId ?? `plan:${i.description.toLowerCase()}`}`
 
 /** Merges issue lists: one issue per (type, step), keeping the more severe, deterministic first. */
 export const mergeIssues = (
@@ -71,6 +73,15 @@ const modelIssues = (
 > => {
   if (!context.llm) return Effect.succeed({ issues: [], advisories: [] })
   const stepIds = new Set(plan.steps.map((s) => s.stepId))
+  /** The plan's step a model named: its id, in any case, "step 2" / 2 for the second step, "Step s2". */
+  const stepNamed = (named: string | undefined): string | undefined => {
+    if (named === undefined) return undefined
+    if (stepIds.has(named)) return named
+    const bare = named.trim().replace(/^step\s*/i, "")
+    const exact = plan.steps.find((s) => s.stepId.toLowerCase() === bare.toLowerCase())
+    if (exact) return exact.stepId
+    return /^\d+$/.test(bare) ? plan.steps.find((s) => s.stepIndex === Number(bare))?.stepId : undefined
+  }
   return context.llm.generate(Contracts.validation, {
     request: context.request,
     artifactType,
@@ -80,16 +91,20 @@ const modelIssues = (
     knownIssues: known.map((k) => `${k.type} ${k.location?.stepId ?? ""}: ${k.description}`)
   }).pipe(
     Effect.map(({ output }) => ({
-      issues: output.issues.map((i) => ({
-        type: i.type,
-        severity: i.severity,
-        description: i.description.trim() || `${i.type} issue reported by the model`,
-        // a location naming no step of the plan is dropped rather than kept dangling
-        ...(i.stepId && stepIds.has(i.stepId) ? { location: { stepId: i.stepId } } : {}),
-        ...(i.proposedRepair ? { proposedRepair: { action: i.proposedRepair, target: i.stepId ?? "plan" } } : {}),
-        source: "model" as const
-      })),
-      advisories: [] as Array<string>
+      issues: output.issues.map((i) => {
+        const stepId = stepNamed(i.stepId)
+        return {
+          type: i.type,
+          severity: i.severity,
+          // a step the plan does not have is said in the description rather than kept as a dangling location
+          description: (i.description.trim() || `${i.type} issue reported by the model`) +
+            (i.stepId !== undefined && stepId === undefined ? ` (on "${i.stepId}", not a step of the plan)` : ""),
+          ...(stepId ? { location: { stepId } } : {}),
+          ...(i.proposedRepair ? { proposedRepair: { action: i.proposedRepair, target: stepId ?? "plan" } } : {}),
+          source: "model" as const
+        }
+      }),
+      advisories: (output.unreadable ?? []).map((u) => `model validation issue not understood, kept as said: ${u}`)
     })),
     Effect.catchIf(
       isModelFailure,

@@ -142,3 +142,74 @@ describe("prompt registry", () => {
     expect(files.filter((f) => promptLike.test(readFileSync(f, "utf8"))).length).toBeGreaterThan(0)
   })
 })
+
+describe("outputs in the shapes models produce (#14.3)", () => {
+  it.effect("reasoning and convergence answers are read in their common variants; the strict shape is what is asked", () =>
+    Effect.gen(function*() {
+      const { decodeAnswer } = yield* Effect.promise(() => import("../../src/llm/LanguageModel.js"))
+      const { Contracts, outputJsonSchema } = yield* Effect.promise(() => import("../../src/prompts/PromptRegistry.js"))
+      const step = yield* decodeAnswer(
+        Contracts.reasoningStep,
+        "```json\n{\"step_output\": \"2 + 3 = 5\", \"clarity_state\": \"partially clear\"}\n```"
+      )
+      expect(step).toEqual({ stepOutput: "2 + 3 = 5", clarityState: "PARTIALLY_CLEAR", handoffToNext: "2 + 3 = 5" })
+      const verdict = yield* decodeAnswer(
+        Contracts.convergence,
+        JSON.stringify({
+          assessment: {
+            converged: "yes",
+            completeness: "85%",
+            coherence_score: 90,
+            consistency_alignment: ["planSteps"],
+            explanation: "all parts answered",
+            confidence: "0.7",
+            reason_codes: "complete"
+          }
+        })
+      )
+      expect(verdict).toEqual({
+        converged: true,
+        completenessScore: 0.85,
+        coherenceScore: 0.9,
+        consistencyAlignment: { planSteps: true },
+        reasoning: "all parts answered",
+        confidence: 0.7,
+        reasonCodes: ["complete"]
+      })
+      const plan = yield* decodeAnswer(
+        Contracts.planGeneration,
+        JSON.stringify({
+          goal: "Double 21",
+          steps: [
+            { id: "s1", description: "Compute 21 * 2", tool: "calculator", arguments: "{\"expression\": \"21 * 2\"}" },
+            { step_id: "s2", task: "Explain it", tool: "none", depends_on: "s1" }
+          ]
+        })
+      )
+      expect(plan.steps).toEqual([
+        { stepId: "s1", description: "Compute 21 * 2", tool: "calculator", toolInput: { expression: "21 * 2" } },
+        { stepId: "s2", description: "Explain it", dependencies: ["s1"] }
+      ])
+      const refinement = yield* decodeAnswer(
+        Contracts.refinement,
+        JSON.stringify([{
+          action: "modify",
+          target: "s2",
+          step: { id: "s2", description: "Explain 42" },
+          reason: "vague"
+        }])
+      )
+      expect(refinement.actions).toEqual([{
+        actionType: "MODIFY",
+        targetStepId: "s2",
+        newStep: { stepId: "s2", description: "Explain 42" },
+        justification: "vague"
+      }])
+      // still an error when a required part is missing (for the supervisor to repair), naming it
+      const missing = yield* Effect.flip(decodeAnswer(Contracts.reasoningStep, "{\"clarity\": \"clear\"}"))
+      expect(missing.message).toContain("stepOutput")
+      // what the provider is asked for is the strict shape
+      expect((outputJsonSchema(Contracts.validation) as any).required).toContain("issues")
+      expect(JSON.stringify(outputJsonSchema(Contracts.reasoningStep))).toContain("\"PARTIALLY_CLEAR\"")
+    }))
+})

@@ -65,6 +65,55 @@ describe("SemanticValidator", () => {
       expect(new Set(report.issues.map((i) => i.issueId)).size).toBe(report.issues.length)
     }))
 
+  it.effect("model answers in the shapes models produce keep every issue with its step (#14.3)", () =>
+    Effect.gen(function*() {
+      const clean = {
+        goal: "Compute 2 + 3 and explain the sum",
+        steps: [
+          step("s1", 1, 3, { description: "Compute 2 + 3 with the calculator", tool: "calculator" }),
+          step("s2", 2, 3, { description: "Explain the sum of 2 and 3", dependencies: ["s1"] }),
+          step("s3", 3, 3, { description: "Report the sum of 2 and 3", dependencies: ["s2"] })
+        ]
+      }
+      // one answer as a model wrote it: nested locations, step_id, a step number, types and severities in other words
+      const raw = JSON.stringify({
+        issues: [
+          {
+            issue_type: "Do/Say Mismatch",
+            severity: "high",
+            location: { stepId: "s1", field: "tool" },
+            message: "the step says compute but the input is empty",
+            proposedRepair: { action: "give the calculator the expression 2 + 3", target: "s1" }
+          },
+          {
+            type: "VAGUE",
+            level: "minor",
+            location: { step_id: "s2" },
+            description: "explain how?",
+            suggestion: "say what to explain"
+          },
+          { type: "relevance", severity: "Moderate", step: 3, description: "a report nobody asked for" },
+          { category: "inconsistency", severity: "CRITICAL", steps: ["s2", "s3"], description: "order contradicts" },
+          { type: "a kind no one defined", severity: "LOW", description: "???" }
+        ]
+      })
+      const report = yield* validator.validatePlan(
+        clean,
+        ctx(llmOf({ [PromptId.VALIDATION_SEMANTIC_USER]: [{ raw }] }))
+      )
+      const fromModel = report.issues.filter((i) => i.source === "model")
+      expect(fromModel.map((i) => [i.type, i.severity, i.location?.stepId])).toEqual([
+        ["do_say_mismatch", "HIGH", "s1"],
+        ["specificity", "LOW", "s2"],
+        ["relevance", "MEDIUM", "s3"],
+        ["consistency", "CRITICAL", "s2"],
+        ["consistency", "CRITICAL", "s3"]
+      ])
+      expect(fromModel[0]!.proposedRepair).toEqual({ action: "give the calculator the expression 2 + 3", target: "s1" })
+      expect(fromModel[1]!.proposedRepair?.action).toBe("say what to explain")
+      expect(report.advisories.join("\n")).toContain("a kind no one defined")
+    }))
+
   it.effect("a model failure leaves the deterministic report and an advisory, never 'no issues' (FR-081)", () =>
     Effect.gen(function*() {
       const report = yield* validator.validatePlan(
