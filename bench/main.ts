@@ -36,6 +36,30 @@ const printTable = () => {
   for (const r of rows) console.log(line(r))
 }
 
+/** Row 11: the validator on both labeled corpora (also alone: `npm run bench -- validation`). */
+const validationRows = async () => {
+  for (const c of await measure("validation")) {
+    const perType = Object.entries(
+      c.perType as Record<string, { labeled: number; detected: number; falsePositives: number }>
+    )
+      .map(([type, t]) => `${type} ${t.detected}/${t.labeled} (${t.falsePositives} fp)`).join(", ")
+    row(
+      `11. validator on ${c.file}`,
+      `detected ${c.detected}/${c.labeled} = ${
+        fmt((100 * c.detected) / c.labeled, 0)
+      } %; false positives ${c.falsePositives}/${c.reported}; clean plans flagged ${c.cleanPlansFlagged}/${c.cleanPlans}; ${perType}`,
+      "≥ 90 % each type, ≤ 5 % clean flagged",
+      c.detected / c.labeled >= 0.9 && c.cleanPlansFlagged / c.cleanPlans <= 0.05
+    )
+  }
+}
+
+if (process.argv.slice(2).includes("validation")) {
+  await validationRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("startup")) {
   // `npm run bench -- startup`: the start-up measurements only (the built CLI and server, `npm install` builds them)
   const { startup } = await import("./Startup.js")
@@ -139,6 +163,7 @@ row(
   undefined
 )
 
+await validationRows()
 for (const name of ["load", "loadReported"] as const) {
   const l = await measure(name)
   const target = name === "load"

@@ -6,6 +6,7 @@ import { peer } from "./Peer.js"
 import { scaling } from "./Scaling.js"
 import { streaming } from "./Streaming.js"
 import { throughput } from "./Throughput.js"
+import { validation } from "./Validation.js"
 
 /**
  * One measurement in a process of its own (started by bench/main.ts): what an earlier measurement left in the
@@ -30,7 +31,8 @@ const measurements: Record<string, () => Promise<unknown>> = {
   scaling: () => scaling(quick ? [10, 100] : [10, 100, 1000]),
   fanOut: () => fanOut(100, quick ? 2_000 : 10_000),
   load: () => load(20, 200, quick ? 5 : 15),
-  loadReported: () => load(50, 300, quick ? 5 : 15)
+  loadReported: () => load(50, 300, quick ? 5 : 15),
+  validation: async () => validation()
 }
 const run = measurements[name ?? ""]
 if (!run) {

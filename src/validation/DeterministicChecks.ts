@@ -2,7 +2,9 @@ import type { IssueType, Severity, ValidationIssue } from "../domain/Evaluation.
 import type { PlanStep } from "../domain/Plan.js"
 import { referencesIn, splitReference, transitiveDependencies } from "../planning/References.js"
 import { memoize } from "../support/Memoize.js"
-import { findExpression } from "../tools/Calculator.js"
+import { evaluate, findExpression } from "../tools/Calculator.js"
+import { fit, stepAction, toolActions, toolWords, WEAK_KINDS } from "./Actions.js"
+import { stem, words } from "./Words.js"
 
 /** What validation needs to know of a tool: data, not the registry service. */
 export interface ToolInfo {
@@ -31,22 +33,7 @@ const issue = (type: IssueType, severity: Severity, stepId: string, description:
   ...(repair ? { proposedRepair: { action: repair, target: stepId } } : {})
 })
 
-// ---- words -----------------------------------------------------------------------------------
-
-const STOP = new Set(
-  ("a an the of to in on for with and or by from at as is are be it this that these those its their " +
-    "then into using use via all any each per our your my his her them they we you i so if than").split(" ")
-)
-
-// remembered: a plan is validated again on every pass with mostly the same texts
-export const words = memoize((text: string): ReadonlyArray<string> =>
-  text.toLowerCase().replace(/[^a-z0-9\s]/g, " ").split(/\s+/).filter((w) =>
-    (w.length > 1 || /\d/.test(w)) && !STOP.has(w)
-  )
-)
-
-/** A crude stem: enough to match "computes"/"computed"/"computing" and "sales"/"sale". */
-export const stem = memoize((w: string): string => w.replace(/(ing|ed|es|s|ly|ions?|e)$/, "").slice(0, 6))
+export { stem, words } from "./Words.js"
 const expressionIn = memoize((text: string) => findExpression(text) ?? null)
 
 // ---- specificity (FR-036) --------------------------------------------------------------------
@@ -56,6 +43,25 @@ const WEAK_START =
 const VAGUE =
   /\b(etc\.?|and so on|as needed|as necessary|as appropriate|if needed|something|somehow|stuff|things|whatever|various|misc|some way|appropriately|relevant items?)\b/i
 const PLACEHOLDER = /(\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b|<[^>]*>|\[[^\]]*\]|\?\?+|\.\.\.|\bplaceholder\b|\blorem\b)/i
+
+/** Words that stand for something unnamed, or for the step's own motion, rather than for a thing to act on. */
+const EMPTY = new Set(
+  ("it them this that these those everything anything something whatever rest remaining remainder left bits bit " +
+    "pieces parts part items item stuff things thing needed necessary needful required appropriate appropriately " +
+    "better best good properly before usual same again more further other others what whatever go going through " +
+    "continue carry keep move get make do take care sort deal handle out up over on off along forward ahead back " +
+    "proceed finish finalize complete wrap tidy loose ends done way ways like such").split(" ")
+)
+
+/**
+ * Whether a step names something to act on: a number, a quoted text, a name, an identifier (file, address, key), or
+ * a content word that is neither a stand-in ("the rest", "it") nor the step's own motion ("go through", "sort out").
+ */
+const namesSomething = (description: string): boolean => {
+  if (/\d|["'`][^"'`]+["'`]|[\w-]+\.[a-z]{2,4}\b|@|_/.test(description)) return true
+  if (/\s[A-Z][a-z]+/.test(description)) return true // a proper name past the first word
+  return words(description).some((w) => !EMPTY.has(w) && w.length > 2)
+}
 
 const specificity = (s: PlanLike["steps"][number]): Array<Found> => {
   const d = s.description.trim()
@@ -91,6 +97,16 @@ const specificity = (s: PlanLike["steps"][number]): Array<Found> => {
         "use a specific verb and object"
       )
     )
+  } else if (!namesSomething(d)) {
+    found.push(
+      issue(
+        "specificity",
+        "MEDIUM",
+        s.stepId,
+        `step ${s.stepId} names no object, value or operation of its own: "${d}"`,
+        "say what the step acts on and what it produces"
+      )
+    )
   } else if (VAGUE.test(d)) {
     found.push(
       issue(
@@ -103,59 +119,6 @@ const specificity = (s: PlanLike["steps"][number]): Array<Found> => {
     )
   }
   return found
-}
-
-const BUILTIN_KEYWORDS: Record<string, ReadonlyArray<string>> = {
-  calculator: [
-    "compute",
-    "calculate",
-    "add",
-    "sum",
-    "multiply",
-    "divide",
-    "subtract",
-    "arithmetic",
-    "evaluate",
-    "math",
-    "total",
-    "average",
-    "percent",
-    "percentage",
-    "product",
-    "quotient",
-    "difference",
-    "square",
-    "plus",
-    "minus",
-    "number"
-  ],
-  "memory.read": [
-    "read",
-    "recall",
-    "retrieve",
-    "load",
-    "fetch",
-    "look",
-    "get",
-    "memory",
-    "stored",
-    "remembered",
-    "lookup"
-  ],
-  "memory.write": ["store", "save", "write", "remember", "record", "persist", "keep", "memory", "note"],
-  "clock.now": ["time", "date", "now", "current", "clock", "timestamp", "today", "hour", "day"]
-}
-
-const keywordSets = new WeakMap<ToolInfo, ReadonlySet<string>>()
-const keywordsOf = (t: ToolInfo): ReadonlySet<string> => {
-  let set = keywordSets.get(t)
-  if (set === undefined) {
-    set = new Set(
-      (t.keywords ?? BUILTIN_KEYWORDS[t.name] ?? [...t.name.split(/[._-]/), ...words(t.description)]).map(stem)
-    )
-    keywordSets.set(t, set)
-  }
-  return set
 }
 
 // ---- relevance (FR-037) ----------------------------------------------------------------------
@@ -176,10 +139,10 @@ const bearsOnGoal = (
 ): boolean => {
   const own = words(s.description)
   if (own.length === 0 || own.some((w) => goal.has(stem(w))) || own.every((w) => GENERIC.has(w))) return true
-  if (s.tool === "calculator" && expressionIn(plan.goal)) return true
+  // arithmetic the goal asks for, done by a step with an expression in its tool input
+  if (expressionIn(plan.goal) && inputExpressions(s.toolInput).length > 0) return true
   const tool = tools.find((t) => t.name === s.tool)
-  return tool !== undefined &&
-    (words(tool.description).some((w) => goal.has(stem(w))) || [...keywordsOf(tool)].some((k) => goal.has(k)))
+  return tool !== undefined && [...toolWords(tool)].some((k) => goal.has(k))
 }
 
 /** A step is relevant when it bears on the goal or is linked by dependencies to a step that does. Vague steps are left to specificity. */
@@ -249,56 +212,75 @@ const hallucination = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, 
 
 // ---- do/say mismatch (FR-038) ----------------------------------------------------------------
 
+/** The arithmetic expressions among a tool input's strings (references to earlier results are not arithmetic yet). */
+const inputExpressions = (input: unknown): Array<string> => {
+  const found: Array<string> = []
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") {
+      if (!v.includes("{{") && /\d\s*[-+*/%^]\s*[-(\d]/.test(v) && valueOf(v) !== undefined) found.push(v)
+    } else if (Array.isArray(v)) v.forEach(walk)
+    else if (v !== null && typeof v === "object") Object.values(v).forEach(walk)
+  }
+  walk(input)
+  return found
+}
+
+const valueOf = (expression: string): number | undefined => {
+  try {
+    return evaluate(expression)
+  } catch {
+    return undefined // not arithmetic: nothing to compare
+  }
+}
+
+const sameValue = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))
+
+/**
+ * What a step says it does against what its tool does: the tool named outright; arithmetic compared by value
+ * ((1.005)^-360 is 1.005^-360); the kind of action the description asks for (its first verb) against the kinds the
+ * tool's own description says it does; or another tool that fits the description clearly better.
+ */
 const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo>): Array<Found> => {
   if (!s.tool) return []
   const tool = tools.get(s.tool)
   if (!tool) return []
-  const said = words(s.description).map(stem)
-  const own = keywordsOf(tool)
-  // the description names another tool outright
+  const mismatch = (description: string, repair: string) => [
+    issue("do_say_mismatch", "HIGH", s.stepId, description, repair)
+  ]
   const named = [...tools.keys()].find((n) =>
-    n !== s.tool && s.description.toLowerCase().includes(n.toLowerCase()) && n.length > 3
+    n !== s.tool && n.length > 3 &&
+    new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "i").test(s.description)
   )
   if (named) {
-    return [
-      issue(
-        "do_say_mismatch",
-        "HIGH",
-        s.stepId,
-        `step ${s.stepId} says it uses ${named} but calls ${s.tool}`,
-        `use ${named} or reword the step`
-      )
-    ]
+    return mismatch(`step ${s.stepId} says it uses ${named} but calls ${s.tool}`, `use ${named} or reword the step`)
   }
-  // an expression in the description that differs from the one the calculator gets
-  if (s.tool === "calculator") {
-    const saidExpr = expressionIn(s.description)
-    const input = (s.toolInput as { expression?: unknown } | undefined)?.expression
-    if (saidExpr && typeof input === "string" && saidExpr.replace(/\s+/g, "") !== input.replace(/\s+/g, "")) {
-      return [
-        issue(
-          "do_say_mismatch",
-          "HIGH",
-          s.stepId,
-          `step ${s.stepId} says it computes ${saidExpr} but the calculator is given ${input}`,
-          "make the tool input match the description"
-        )
-      ]
-    }
+  const said = expressionIn(s.description)
+  const given = inputExpressions(s.toolInput)
+  if (said && given.length > 0 && !given.some((g) => sameValue(valueOf(g)!, valueOf(said) ?? Number.NaN))) {
+    return mismatch(
+      `step ${s.stepId} says it computes ${said} but ${s.tool} is given ${given[0]}`,
+      "make the tool input match the description"
+    )
   }
-  const ownHits = said.filter((w) => own.has(w)).length
-  if (ownHits > 0) return []
-  const other = [...tools.values()].find((t) => t.name !== s.tool && said.some((w) => keywordsOf(t).has(w)))
-  if (other) {
-    return [
-      issue(
-        "do_say_mismatch",
-        "HIGH",
-        s.stepId,
-        `step ${s.stepId} describes ${other.name}'s kind of work ("${s.description}") but calls ${s.tool}`,
-        `use ${other.name} or reword the step`
-      )
-    ]
+  const kind = stepAction(s.description)
+  const does = toolActions(tool)
+  const others = [...tools.values()].filter((t) => t.name !== s.tool)
+  if (kind !== undefined && !WEAK_KINDS.has(kind) && does.size > 0 && !does.has(kind)) {
+    const instead = others.find((t) => toolActions(t).has(kind))
+    return mismatch(
+      `step ${s.stepId} asks to ${kind} but ${s.tool} does not (it ${[...does].join(", ")}s)${
+        instead ? `; ${instead.name} does` : ""
+      }`,
+      instead ? `use ${instead.name} or reword the step` : "use a tool that does what the step says"
+    )
+  }
+  const own = fit(s.description, tool)
+  const better = others.map((t) => [t, fit(s.description, t)] as const).sort((a, b) => b[1] - a[1])[0]
+  if (better && better[1] >= own + 2) {
+    return mismatch(
+      `step ${s.stepId} describes ${better[0].name}'s work ("${s.description}") but calls ${s.tool}`,
+      `use ${better[0].name} or reword the step`
+    )
   }
   return []
 }
@@ -347,10 +329,13 @@ const consistency = (plan: PlanLike): Array<Found> => {
     if (state.get(id) === 1) {
       const cycle = path.slice(path.indexOf(id))
       if (cycle.length > 1 && !cycle.some((c) => reported.has(c))) {
-        cycle.forEach((c) => reported.add(c))
-        found.push(
-          issue("consistency", "CRITICAL", id, `dependency cycle: ${[...cycle, id].join(" → ")}`, "break the cycle")
-        )
+        // every step of the cycle is in it: each is reported (none of them can ever run)
+        for (const c of cycle) {
+          reported.add(c)
+          found.push(
+            issue("consistency", "CRITICAL", c, `dependency cycle: ${[...cycle, id].join(" → ")}`, "break the cycle")
+          )
+        }
       }
       return
     }

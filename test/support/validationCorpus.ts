@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs"
-import { type IssueType, ISSUE_TYPES } from "../../src/domain/Evaluation.js"
+import { ISSUE_TYPES, type IssueType } from "../../src/domain/Evaluation.js"
 import { builtinTools } from "../../src/tools/ToolRegistry.js"
 import { checkPlan, type ToolInfo } from "../../src/validation/DeterministicChecks.js"
 import { toolInfos } from "../../src/validation/SemanticValidator.js"
@@ -81,9 +81,13 @@ export const score = (corpus: ReadonlyArray<CorpusEntry>): Score => {
 
 export const report = (name: string, s: Score): string =>
   [
-    `${name}: detected ${s.detected}/${s.labeled} = ${(100 * s.detected / s.labeled).toFixed(0)}%, false positives ${s.falsePositives}/${s.reported} reported, clean plans flagged ${s.cleanPlansFlagged}/${s.cleanPlans}`,
+    `${name}: detected ${s.detected}/${s.labeled} = ${
+      (100 * s.detected / s.labeled).toFixed(0)
+    }%, false positives ${s.falsePositives}/${s.reported} reported, clean plans flagged ${s.cleanPlansFlagged}/${s.cleanPlans}`,
     ...[...s.perType].map(([type, t]) =>
-      `  ${type.padEnd(16)} ${t.detected}/${t.labeled}${t.labeled ? ` = ${(100 * t.detected / t.labeled).toFixed(0)}%` : ""}, ${t.falsePositives} false positive(s)`
+      `  ${type.padEnd(16)} ${t.detected}/${t.labeled}${
+        t.labeled ? ` = ${(100 * t.detected / t.labeled).toFixed(0)}%` : ""
+      }, ${t.falsePositives} false positive(s)`
     ),
     ...s.misses.map((m) => `  missed ${m}`),
     ...s.extras.map((e) => `  extra ${e}`)

@@ -1,0 +1,117 @@
+import { memoize } from "../support/Memoize.js"
+import type { ToolInfo } from "./DeterministicChecks.js"
+import { stem, words } from "./Words.js"
+
+/**
+ * Kinds of action, each with the verbs (and action nouns) that ask for it. This is English, not a list of tools: a
+ * tool's kinds are read from its own name and description, a step's from the verb its description starts with, so
+ * a user's tool described only by its description is judged like a built-in one.
+ */
+const KINDS: Record<string, ReadonlyArray<string>> = {
+  compute: [
+    "compute",
+    "calculate",
+    "calculation",
+    "evaluate",
+    "arithmetic",
+    "add",
+    "sum",
+    "multiply",
+    "divide",
+    "subtract",
+    "average",
+    "count",
+    "square",
+    "double",
+    "halve",
+    "work out",
+    "percentage",
+    "math"
+  ],
+  store: ["store", "save", "write", "remember", "persist", "keep", "put"],
+  retrieve: [
+    "read",
+    "retrieve",
+    "recall",
+    "load",
+    "get",
+    "fetch",
+    "look up",
+    "lookup",
+    "find",
+    "search",
+    "query",
+    "look for",
+    "browse",
+    "return"
+  ],
+  send: ["send", "email", "mail", "notify", "message", "post", "forward", "deliver", "reply", "remind"],
+  convert: ["convert", "exchange", "conversion"],
+  translate: ["translate", "translation"],
+  schedule: ["book", "schedule", "arrange", "reserve", "invite", "meeting", "set up"],
+  create: ["create", "draft", "generate", "produce"],
+  forecast: ["forecast", "weather"],
+  time: ["clock", "time", "date", "now", "today", "timestamp"],
+  // checking fits any tool that returns something to check: never a mismatch on its own
+  verify: ["double check", "check", "verify", "review", "confirm", "validate"]
+}
+/** Kinds too general to say a tool does the wrong thing. */
+export const WEAK_KINDS: ReadonlySet<string> = new Set(["verify"])
+
+const byStem = new Map<string, string>()
+const phrases: Array<[string, string]> = []
+for (const [kind, verbs] of Object.entries(KINDS)) {
+  for (const v of verbs) {
+    if (v.includes(" ")) phrases.push([v, kind])
+    else if (!byStem.has(stem(v))) byStem.set(stem(v), kind)
+  }
+}
+
+/** Words that begin a step without saying what it does. */
+const PREFIX = new Set(["first", "then", "next", "finally", "please", "now", "also", "again"])
+
+/** The kind of action a step's description asks for: the first action word it starts with (undefined: none known). */
+export const stepAction = memoize((description: string): string | undefined => {
+  const text = description.toLowerCase().replace(/-/g, " ").trim()
+  for (const [phrase, kind] of phrases) if (text.startsWith(phrase)) return kind
+  const ws = words(text).filter((w) => !PREFIX.has(w))
+  return ws.length > 0 ? byStem.get(stem(ws[0]!)) : undefined
+})
+
+/** The kinds of action a tool does, from its name and description. */
+const actionsCache = new WeakMap<ToolInfo, ReadonlySet<string>>()
+export const toolActions = (tool: ToolInfo): ReadonlySet<string> => {
+  let kinds = actionsCache.get(tool)
+  if (kinds === undefined) {
+    const text = `${tool.name.replace(/[._-]/g, " ")} ${tool.description}`.toLowerCase().replace(/-/g, " ")
+    const found = new Set<string>()
+    for (const [phrase, kind] of phrases) if (text.includes(phrase)) found.add(kind)
+    for (const w of words(text)) {
+      const kind = byStem.get(stem(w))
+      if (kind) found.add(kind)
+    }
+    actionsCache.set(tool, kinds = found)
+  }
+  return kinds
+}
+
+/** The stems of what a tool's name and description talk about. */
+const wordsCache = new WeakMap<ToolInfo, ReadonlySet<string>>()
+export const toolWords = (tool: ToolInfo): ReadonlySet<string> => {
+  let set = wordsCache.get(tool)
+  if (set === undefined) {
+    set = new Set(
+      (tool.keywords ?? [...tool.name.split(/[._-]/), ...words(tool.description)]).map((w) => stem(w.toLowerCase()))
+    )
+    wordsCache.set(tool, set)
+  }
+  return set
+}
+
+/** How well a tool fits a step: 2 when it does the kind of action asked, plus the words they share. */
+export const fit = (description: string, tool: ToolInfo): number => {
+  const kind = stepAction(description)
+  const own = toolWords(tool)
+  const shared = new Set(words(description).map(stem).filter((w) => own.has(w))).size
+  return (kind !== undefined && toolActions(tool).has(kind) ? 2 : 0) + shared
+}
