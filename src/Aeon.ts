@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import * as AdaptiveDepth from "./adaptive/AdaptiveDepth.js"
 import * as ConvergenceEngine from "./convergence/ConvergenceEngine.js"
 import * as Approval from "./kernel/Approval.js"
+import * as RunLlm from "./kernel/RunLlm.js"
 import * as ModelLayer from "./llm/ModelLayer.js"
 import * as RecursivePlanner from "./planning/RecursivePlanner.js"
 import * as Run from "./run/Run.js"
@@ -28,7 +29,8 @@ export const layer = Layer.mergeAll(
   layerWithTools(),
   ModelLayer.layerConfig,
   Tracing.layerConfig,
-  Approval.layerConfig
+  Approval.layerConfig,
+  RunLlm.recordingLayerConfig
 )
 
 export const runTask = Run.runTask

@@ -7,8 +7,10 @@ import { ApprovalInputError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
 import * as RunEvents from "../kernel/RunEvents.js"
+import * as RunLlm from "../kernel/RunLlm.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
+import { llmCallsOf } from "../run/LlmCalls.js"
 import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
 import { pendingApprovals, pendingGuidance } from "../run/RunRecord.js"
 import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
@@ -17,7 +19,7 @@ import { RunStore } from "../store/RunStore.js"
 import * as Tracing from "../telemetry/Tracing.js"
 import type { ToolRegistry } from "../tools/ToolRegistry.js"
 import { makeProgress } from "./Progress.js"
-import { historyTree, jsonResult, problemLines, runsTable, summaryLine } from "./Render.js"
+import { callsText, historyTree, jsonResult, problemLines, runsTable, summaryLine } from "./Render.js"
 
 /** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
 export class CliError extends Error {}
@@ -49,7 +51,8 @@ const engineLayer = (flags: Record<string, string>) =>
       )
     ),
     Tracing.layerConfig,
-    Approval.layerConfig
+    Approval.layerConfig,
+    RunLlm.recordingLayerConfig
   )
 
 export const fail = (e: unknown) =>
@@ -355,12 +358,18 @@ export const guideRun = (o: { readonly runId: string; readonly requestId: string
 const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(RunStore, f).pipe(Effect.provide(Database.layerConfig))
 
-export const inspect = (o: { readonly runId: string; readonly json: boolean }) =>
+export const inspect = (o: { readonly runId: string; readonly json: boolean; readonly calls: boolean }) =>
   withStore((store) =>
     Effect.gen(function*() {
       const run = yield* store.getRun(o.runId)
       if (Option.isNone(run)) throw new CliError(`run ${o.runId} does not exist`)
-      const result = resultFromEvents(yield* store.events(o.runId))
+      const events = yield* store.events(o.runId)
+      if (o.calls) {
+        const calls = llmCallsOf(events)
+        process.stdout.write(o.json ? `${JSON.stringify(calls, null, 2)}\n` : `${callsText(calls)}\n`)
+        return
+      }
+      const result = resultFromEvents(events)
       process.stdout.write(o.json ? `${JSON.stringify(jsonResult(result), null, 2)}\n` : `${historyTree(result)}\n`)
     })
   )

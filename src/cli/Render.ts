@@ -1,4 +1,5 @@
 import type { ExecutionHistory } from "../domain/Execution.js"
+import type { LlmCall } from "../run/LlmCalls.js"
 import type { RunResult } from "../run/RunResult.js"
 import type { StoredRun } from "../store/RunStore.js"
 import { pc } from "./Colors.js"
@@ -146,4 +147,26 @@ export const runsTable = (runs: ReadonlyArray<StoredRun>): string => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: Array<string>) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()
   return [line(header), ...rows.map(line)].join("\n")
+}
+
+/** The recorded model calls (`aeon inspect RUN --calls`): where each was made, its figures, prompt and answer. */
+export const callsText = (calls: ReadonlyArray<LlmCall>): string => {
+  if (calls.length === 0) return "no model calls recorded for this run (AEON_RECORD_PROMPTS=0 when it ran?)"
+  return calls.map((c) => {
+    const where = [
+      c.passNumber !== undefined ? `pass ${c.passNumber}` : "",
+      c.phase ?? "",
+      c.stepId ? `step ${c.stepId}` : ""
+    ]
+      .filter(Boolean).join(" · ")
+    return [
+      pc.bold(`#${c.seq} ${c.promptId}`) +
+      ` · ${c.model}${c.attempt > 1 ? ` · attempt ${c.attempt}` : ""}${where ? ` · ${where}` : ""}` +
+      ` · ${c.inputTokens}+${c.outputTokens} tokens · ${c.latencyMs} ms`,
+      `── system\n${c.system}`,
+      `── user\n${c.user}`,
+      c.error ? pc.red(`── error\n${c.error}`) : `── response (${c.finishReason ?? "stop"})\n${c.response ?? ""}`,
+      ...(c.decodeError ? [pc.red(`── decode error\n${c.decodeError}`)] : [])
+    ].join("\n")
+  }).join("\n\n")
 }

@@ -114,7 +114,13 @@ const store = "runs are read from env AEON_DATABASE_URL, else the embedded store
 
 const inspectCommand = Command.make(
   "inspect",
-  { runId: runIdArg, json },
+  {
+    runId: runIdArg,
+    json,
+    calls: Options.boolean("calls").pipe(
+      Options.withDescription("the run's model calls: each prompt and answer as recorded (env AEON_RECORD_PROMPTS)")
+    )
+  },
   (o) => handle((h) => h.inspect(o))
 ).pipe(Command.withDescription(`a stored run's history, pass by pass (${store})`))
 

@@ -71,6 +71,23 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
   /** What the call wrote to the run's short-term memory (any tool may): a resumed run's memory is rebuilt from these. */
   memoryWrites: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
+/** A model call as recorded (AEON_RECORD_PROMPTS, on by default): who asked, what was sent, what came back. */
+export const RecordedCall = Schema.Struct({
+  /** 1, or 2 for the call made again with a larger cap after a truncated answer. */
+  attempt: Schema.Int,
+  passNumber: Schema.optional(Schema.Int),
+  phase: Schema.optional(Schema.String),
+  stepId: Schema.optional(Schema.String),
+  system: Schema.String,
+  user: Schema.String,
+  response: Schema.optional(Schema.String),
+  finishReason: Schema.optional(Schema.String),
+  output: Schema.optional(Schema.Unknown),
+  decodeError: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.String)
+})
+export type RecordedCall = typeof RecordedCall.Type
+
 export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
   ...base,
   promptId: Schema.String,
@@ -81,7 +98,9 @@ export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
   latencyMs: Schema.Number,
   error: Schema.optional(Schema.String),
   /** Requests sent to the provider for this call, retries included (1 when absent). */
-  requests: Schema.optional(Schema.Int)
+  requests: Schema.optional(Schema.Int),
+  /** The prompt and the answer, when calls are recorded (Run.llmCalls reads them). */
+  call: Schema.optional(RecordedCall)
 })
 export const ValidationReported = Schema.TaggedStruct("ValidationReported", {
   ...base,

@@ -7,6 +7,7 @@ import { Contracts } from "../prompts/PromptRegistry.js"
 import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve, wouldWait } from "./Approval.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
+import { callSite } from "./RunLlm.js"
 import { currentState } from "./RunState.js"
 
 /** Steps whose dependencies are complete, in stepIndex order. */
@@ -106,9 +107,16 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
       return result
     })
   ).pipe(
-    Effect.withSpan("Executor.tool", {
+    // the OpenTelemetry GenAI conventions' tool span
+    Effect.withSpan(`execute_tool ${step.tool}`, {
       captureStackTrace: false,
-      attributes: { "aeon.tool": step.tool, "aeon.step_id": step.stepId, "aeon.pass": passNumber }
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": step.tool,
+        "aeon.tool": step.tool,
+        "aeon.step_id": step.stepId,
+        "aeon.pass": passNumber
+      }
     })
   )
 
@@ -273,6 +281,7 @@ export const executeStep = (ctx: RunContext, passNumber: number, phase: Executio
       })
     // an interruption before the step finished abandons it; once its result is in, the step finishes whole
     const result = yield* perform(ctx, passNumber, phase, running, plan, context).pipe(
+      Effect.locallyWith(callSite, (site) => ({ ...site, stepId: step.stepId })),
       Effect.tap((r) => Effect.uninterruptible(finish(r))),
       Effect.onInterrupt(() => abandon(ctx, passNumber, step.stepId))
     )

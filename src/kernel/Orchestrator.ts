@@ -13,6 +13,7 @@ import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis
 import { askGuidance } from "./Approval.js"
 import { executePass, readySteps } from "./Executor.js"
 import type { RunContext } from "./RunContext.js"
+import { callSite } from "./RunLlm.js"
 import { currentState as state } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
 
@@ -37,6 +38,7 @@ const inPhase = <A, E>(
 ) =>
   ctx.events.emit({ _tag: "PhaseEntered", passNumber, phase: p }).pipe(
     Effect.zipRight(work),
+    Effect.locally(callSite, { passNumber, phase: p }),
     Effect.withSpan(`Phase.${p}`, {
       captureStackTrace: false,
       attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.phase": p }
@@ -365,6 +367,7 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       : stop.exhausted === "deadline"
       ? checked(extractive(synthesisInput, "the deadline has passed"))
       : yield* synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria).pipe(
+        Effect.locally(callSite, { phase: "ANSWER" }),
         Effect.timeoutTo({
           duration: Duration.millis(remaining),
           onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")),

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Config, Context, Effect, FiberRef, Layer } from "effect"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import type { Llm } from "../llm/Llm.js"
 import { ModelDecodeError } from "../llm/ModelErrors.js"
@@ -14,6 +14,28 @@ const REPAIR_PROMPTS: ReadonlyArray<string> = [
   PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER
 ]
 
+/** Whether runs record each model call's prompt and answer (AEON_RECORD_PROMPTS; on when the service is absent). */
+export class PromptRecording extends Context.Tag("aeon/PromptRecording")<PromptRecording, {
+  readonly enabled: boolean
+}>() {}
+
+export const recordingLayerConfig = Layer.effect(
+  PromptRecording,
+  Config.boolean("AEON_RECORD_PROMPTS").pipe(
+    Config.withDescription("Record every model call's prompt and answer with the run (0 to turn off)"),
+    Config.withDefault(true),
+    Effect.map((enabled) => ({ enabled })),
+    Effect.orDie
+  )
+)
+
+/** Where in the run a model call is made: set by the kernel around each phase and step. */
+export const callSite = FiberRef.unsafeMake<{
+  readonly passNumber?: number
+  readonly phase?: string
+  readonly stepId?: string
+}>({})
+
 /**
  * The model as one run uses it: every call admitted by the budget, recorded as an LlmCalled event,
  * and a malformed answer handed to the supervisor (never replaced by a default).
@@ -22,7 +44,8 @@ export const make = (
   model: LanguageModel.Service,
   guard: BudgetGuard,
   events: RunEvents,
-  supervisor: Supervisor
+  supervisor: Supervisor,
+  recordPrompts = true
 ): Llm => {
   const llm: Llm = {
     label: model.label,
@@ -32,19 +55,24 @@ export const make = (
         admit: guard.admitCall,
         maxRequests: Effect.map(guard.remaining, (r) => r.llmCalls),
         tokensLeft: Effect.map(guard.remaining, (r) => r.tokens),
+        recordExchanges: recordPrompts,
         record: (usage) =>
           guard.recordCall(usage).pipe(
-            Effect.zipRight(events.emit({
-              _tag: "LlmCalled",
-              promptId: contract.id,
-              model: usage.model,
-              inputTokens: usage.inputTokens,
-              outputTokens: usage.outputTokens,
-              costUsd: usage.costUsd,
-              latencyMs: usage.latencyMs,
-              ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
-              ...(usage.error ? { error: usage.error } : {})
-            })),
+            Effect.zipRight(FiberRef.get(callSite)),
+            Effect.flatMap((site) =>
+              events.emit({
+                _tag: "LlmCalled",
+                promptId: contract.id,
+                model: usage.model,
+                inputTokens: usage.inputTokens,
+                outputTokens: usage.outputTokens,
+                costUsd: usage.costUsd,
+                latencyMs: usage.latencyMs,
+                ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
+                ...(usage.error ? { error: usage.error } : {}),
+                ...(usage.exchange ? { call: { ...site, ...usage.exchange } } : {})
+              })
+            ),
             // usage reported above what was admitted: recorded (above), and the run stops at its budget
             Effect.zipRight(guard.overrun)
           )

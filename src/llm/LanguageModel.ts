@@ -22,6 +22,10 @@ export interface CompletionRequest {
 
 export interface CompletionResponse {
   readonly text: string
+  /** The model that answered, as the provider names it (it may differ from the one asked for). */
+  readonly model?: string | undefined
+  /** Why the answer ended, as the provider says it ("stop", "length", …). */
+  readonly finishReason?: string | undefined
   /** The provider cut the answer at the output cap (OpenAI's finish_reason "length"): it is not complete. */
   readonly truncated?: boolean | undefined
   /** Reported by the provider when it can; otherwise counted here. */
@@ -38,6 +42,22 @@ export interface CallUsage {
   /** Requests the call sent the provider (retries included); 1 when the provider does not say. */
   readonly requests?: number | undefined
   /** The call failed: no answer came (its requests still count). */
+  readonly error?: string | undefined
+  /** What was sent and what came back, when the caller records exchanges. */
+  readonly exchange?: Exchange | undefined
+}
+
+/** One request to the model and its answer, as recorded (AEON_RECORD_PROMPTS). */
+export interface Exchange {
+  /** 1, or 2 for the call made again with a larger cap after a truncated answer. */
+  readonly attempt: number
+  readonly system: string
+  readonly user: string
+  readonly response?: string | undefined
+  readonly finishReason?: string | undefined
+  readonly output?: unknown
+  readonly decodeError?: string | undefined
+  /** The call failed before an answer came (HTTP error, timeout, unreachable). */
   readonly error?: string | undefined
 }
 
@@ -62,6 +82,8 @@ export interface GenerateOptions<E = never> {
   readonly maxRequests?: Effect.Effect<number>
   /** Tokens left in the budget: the output cap sent to the provider is lowered to fit them. */
   readonly tokensLeft?: Effect.Effect<number>
+  /** Record the prompt and the answer: in the usage given to `record`, and as events of the call's span. */
+  readonly recordExchanges?: boolean
 }
 
 /** The least output cap worth sending when the token budget lowers it. */
@@ -78,6 +100,9 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 1024
 export interface Service {
   /** `offline`, `scripted`, or `openai:<model>`: shown in every result. */
   readonly label: string
+  /** gen_ai.provider.name and gen_ai.request.model of the OpenTelemetry GenAI conventions. */
+  readonly provider: string
+  readonly model: string
   readonly price: ModelPrice
   /** Said in every run's result (e.g. the model has no price). */
   readonly notice?: string | undefined
@@ -143,6 +168,10 @@ export const make = (
   complete: Service["complete"],
   notice?: string | undefined
 ): Service => {
+  // "openai:gpt-4o-mini" is the model gpt-4o-mini of the provider openai; the built-in models are Aeon's own
+  const [provider, model] = label.includes(":") ?
+    [label.slice(0, label.indexOf(":")), label.slice(label.indexOf(":") + 1)]
+    : [`aeon.${label}`, label]
   const generate = <I, O, E = never>(contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
     Effect.gen(function*() {
       const system = contract.system.template
@@ -169,6 +198,36 @@ export const make = (
           if (fits >= MIN_OUTPUT_TOKENS) maxOutputTokens = Math.min(maxOutputTokens, fits)
         }
       }
+      const recording = options?.recordExchanges === true
+      /** The call's span after the answer: the GenAI conventions' usage and response, the content when recorded. */
+      const annotateSpan = (response: CompletionResponse, inputTokens: number, outputTokens: number) =>
+        Effect.gen(function*() {
+          yield* Effect.annotateCurrentSpan({
+            "gen_ai.response.model": response.model ?? model,
+            "gen_ai.usage.input_tokens": inputTokens,
+            "gen_ai.usage.output_tokens": outputTokens,
+            "gen_ai.response.finish_reasons": [response.finishReason ?? (response.truncated ? "length" : "stop")]
+          })
+          const span = yield* Effect.orElseSucceed(
+            Effect.map(Effect.currentSpan, (s) => s as typeof s | undefined),
+            () => undefined
+          )
+          // the conventions want a string[]; @effect/opentelemetry writes arrays as text, so the OTel span is given it
+          const otel = (span as { span?: { setAttribute?: (k: string, v: Array<string>) => void } } | undefined)?.span
+          otel?.setAttribute?.("gen_ai.response.finish_reasons", [
+            response.finishReason ?? (response.truncated ? "length" : "stop")
+          ])
+          if (!recording) return
+          const now = BigInt(yield* Clock.currentTimeNanos)
+          span?.event("gen_ai.system.message", now, { "gen_ai.system": provider, content: system })
+          span?.event("gen_ai.user.message", now, { "gen_ai.system": provider, content: user })
+          span?.event("gen_ai.choice", now, {
+            "gen_ai.system": provider,
+            index: 0,
+            finish_reason: response.finishReason ?? (response.truncated ? "length" : "stop"),
+            message: response.text
+          })
+        })
       /** Admission of a call with this output cap: the budget refuses what it could cross. */
       const admitted = (cap: number) => {
         if (!options?.admit) return Effect.void
@@ -183,7 +242,7 @@ export const make = (
         return admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(inputTokens()))))
       }
       /** One call: sent, its usage recorded (also when it failed: its requests count), annotated on the span. */
-      const send = (cap: number) =>
+      const send = (cap: number, attempt: number) =>
         Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
           let sent = 0
@@ -207,11 +266,14 @@ export const make = (
                     costUsd: 0,
                     latencyMs: now - started,
                     requests: Math.max(1, sent),
-                    error: e._tag
+                    error: e._tag,
+                    ...(recording ? { exchange: { attempt, system, user, error: `${e._tag}: ${e.message}` } } : {})
                   })
                   : Effect.void)
             )
           )
+          // a cut answer is not decoded: it is not an answer
+          const decoded = response.truncated ? undefined : yield* Effect.either(decodeAnswer(contract, response.text))
           const latencyMs = (yield* Clock.currentTimeMillis) - started
           const usedInput = response.inputTokens ?? inputTokens()
           // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
@@ -223,16 +285,27 @@ export const make = (
             costUsd: costOf(price, usedInput, usedOutput),
             latencyMs,
             requests: Math.max(1, sent),
-            ...(response.truncated ? { error: "ModelTruncatedError" } : {})
+            ...(response.truncated ? { error: "ModelTruncatedError" } : {}),
+            ...(recording ?
+              {
+                exchange: {
+                  attempt,
+                  system,
+                  user,
+                  response: response.text,
+                  finishReason: response.finishReason ?? (response.truncated ? "length" : "stop"),
+                  ...(decoded === undefined ?
+                    {}
+                    : Either.isRight(decoded) ?
+                    { output: decoded.right }
+                    : { decodeError: decoded.left.message })
+                }
+              } :
+              {})
           }
           if (options?.record) yield* options.record(usage)
-          yield* Effect.annotateCurrentSpan({
-            "gen_ai.request.model": label,
-            "gen_ai.usage.input_tokens": usedInput,
-            "gen_ai.usage.output_tokens": usedOutput,
-            "aeon.prompt_id": contract.id
-          })
-          return { response, usage }
+          yield* annotateSpan(response, usedInput, usedOutput)
+          return { response, usage, decoded }
         })
       /** Twice the cap, within what is left of the token budget; none when that is no larger. */
       const largerCap = (cap: number) =>
@@ -244,22 +317,30 @@ export const make = (
       const truncated = (cap: number) => new ModelTruncatedError({ promptId: contract.id, maxOutputTokens: cap })
 
       yield* admitted(maxOutputTokens)
-      let { response, usage } = yield* send(maxOutputTokens)
+      let { decoded, response, usage } = yield* send(maxOutputTokens, 1)
       // an answer cut at its cap is never taken as complete: once more with a larger cap if the budget allows
       if (response.truncated) {
         const larger = yield* largerCap(maxOutputTokens)
         if (larger === undefined) return yield* truncated(maxOutputTokens)
         yield* admitted(larger).pipe(Effect.mapError(() => truncated(maxOutputTokens)))
-        ;({ response, usage } = yield* send(larger))
+        ;({ decoded, response, usage } = yield* send(larger, 2))
         if (response.truncated) return yield* truncated(larger)
       }
-      const output = yield* decodeAnswer(contract, response.text)
-      return { output, text: response.text, usage }
+      if (decoded === undefined || Either.isLeft(decoded)) return yield* decoded?.left ?? truncated(maxOutputTokens)
+      return { output: decoded.right, text: response.text, usage }
     }).pipe(
-      Effect.withSpan("LanguageModel.generate", {
+      // the OpenTelemetry GenAI conventions: a span per model call, named "chat {model}"
+      Effect.withSpan(`chat ${model}`, {
         captureStackTrace: false,
-        attributes: { "aeon.prompt_id": contract.id }
+        kind: "client",
+        attributes: {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": provider,
+          "gen_ai.request.model": model,
+          "gen_ai.request.max_tokens": options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+          "aeon.prompt_id": contract.id
+        }
       })
     )
-  return { label, price, complete, generate, notice }
+  return { label, provider, model, price, complete, generate, notice }
 }

@@ -152,6 +152,8 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
         text: completion.choices[0]?.message?.content ?? "",
         // cut at max_tokens: not a complete answer, however well its text parses
         truncated: completion.choices[0]?.finish_reason === "length",
+        finishReason: completion.choices[0]?.finish_reason ?? undefined,
+        model: completion.model,
         inputTokens: completion.usage?.prompt_tokens,
         outputTokens: completion.usage?.completion_tokens
       })),

@@ -35,6 +35,9 @@ export const capabilities = Effect.all({
   adaptive: AdaptiveDepth,
   supervisor: Supervisor,
   sink: Effect.serviceOption(RunEvents.EventSink).pipe(Effect.map(Option.getOrElse(() => RunEvents.noSink))),
+  recordPrompts: Effect.serviceOption(RunLlm.PromptRecording).pipe(
+    Effect.map(Option.match({ onNone: () => true, onSome: (p) => p.enabled }))
+  ),
   approvalTools: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({ onNone: () => [] as ReadonlyArray<string>, onSome: (p) => p.tools }))
   )
@@ -75,7 +78,7 @@ const execute = (
     const registry = input.tools
       ? ToolRegistry.make(caps.tools.tools.filter((t) => input.tools!.includes(t.name)))
       : caps.tools
-    const llm = RunLlm.make(caps.model, guard, events, caps.supervisor)
+    const llm = RunLlm.make(caps.model, guard, events, caps.supervisor, caps.recordPrompts)
     const context = (firstPass: number, extra: { singlePass?: boolean; escalationContext?: string | undefined }) =>
       Effect.sync(() => {
         return {

@@ -4,6 +4,7 @@ import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
+import { llmCallsOf } from "../run/LlmCalls.js"
 import { pendingApprovals, pendingGuidance, type RunRecord } from "../run/RunRecord.js"
 import type { RunResult } from "../run/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
@@ -220,6 +221,11 @@ export const eventView = (e: RunEvent): { __typename: string } & Record<string, 
       return { ...common, reason: e.escalation.reason, iterationsRun: e.escalation.iterationsRun }
     case "StepFinished":
       return { ...common, ...rest, stepStatus: e.status }
+    case "LlmCalled": {
+      // the prompt and the answer are read through Run.llmCalls, not sent with every event
+      const { call, ...summary } = rest as typeof rest & { call?: unknown }
+      return { ...common, payload: summary, ...summary, recorded: call !== undefined }
+    }
     case "RunFinished":
       return {
         ...common,
@@ -232,3 +238,21 @@ export const eventView = (e: RunEvent): { __typename: string } & Record<string, 
       return { ...common, ...rest }
   }
 }
+
+/** A page of the run's recorded model calls (run/LlmCalls) after the cursor (a seq). */
+export const llmCallsView = (events: ReadonlyArray<RunEvent>, first: number, after: string | undefined) => {
+  const from = after === undefined ? 0 : Number(Buffer.from(after, "base64url").toString().replace(/^call:/, ""))
+  const calls = llmCallsOf(events).filter((c) => c.seq > from)
+  const page = calls.slice(0, first)
+  const cursor = (seq: number) => Buffer.from(`call:${seq}`).toString("base64url")
+  return {
+    edges: page.map((c) => ({ cursor: cursor(c.seq), node: { ...c, at: iso(c.at) } })),
+    pageInfo: {
+      endCursor: page.length > 0 ? cursor(page[page.length - 1]!.seq) : null,
+      hasNextPage: calls.length > first
+    }
+  }
+}
+
+/** Whether a client's `after` is a cursor of llmCalls. */
+export const isCallCursor = (after: string) => /^call:\d+$/.test(Buffer.from(after, "base64url").toString())

@@ -220,6 +220,20 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       usage: (r) => intact(r).result.usage,
       pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
       pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
+      llmCalls: (r, { after, first }) => {
+        const n = first ?? 20
+        if (n < 1 || n > 100) {
+          throw new GraphQLError(`first must be between 1 and 100 (was ${n})`, {
+            extensions: { code: "InvalidRunInputError" }
+          })
+        }
+        if (after !== null && after !== undefined && !V.isCallCursor(after)) {
+          throw new GraphQLError("after is not a cursor of llmCalls: pass a pageInfo.endCursor or an edge's cursor", {
+            extensions: { code: "InvalidRunInputError" }
+          })
+        }
+        return V.llmCallsView(intact(r).events, n, after ?? undefined) as any
+      },
       events: (r, { first, fromSeq }, ctx) => {
         if (first !== null && first !== undefined && first < 0) {
           throw new GraphQLError(`first must not be negative (was ${first})`, {

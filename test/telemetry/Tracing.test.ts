@@ -32,14 +32,31 @@ describe("tracing", () => {
       })
       expect(named("Phase.EXECUTE")[0]!.attributes).toMatchObject({ "aeon.pass": 1 })
       expect(named("Phase.EVALUATE")).toHaveLength(1)
-      const model = named("LanguageModel.generate")
+      // the OpenTelemetry GenAI conventions: "chat {model}" per model call, "execute_tool {name}" per tool call
+      const model = named("chat scripted")
       expect(model.length).toBe(r.usage.llmCalls)
       expect(model[0]!.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "aeon.scripted",
         "gen_ai.request.model": "scripted",
+        "gen_ai.response.model": "scripted",
+        "gen_ai.response.finish_reasons": ["stop"],
         "aeon.prompt_id": "taskprofile_inference_user"
       })
       expect(model[0]!.attributes["gen_ai.usage.input_tokens"]).toBeGreaterThan(0)
-      expect(named("Executor.tool")[0]!.attributes).toMatchObject({ "aeon.tool": "calculator", "aeon.step_id": "s1" })
+      expect(model[0]!.attributes["gen_ai.usage.output_tokens"]).toBeGreaterThan(0)
+      // with recording on (the default), the prompt and the answer are events of the span
+      expect(model[0]!.events.map((e) => e.name)).toEqual([
+        "gen_ai.system.message",
+        "gen_ai.user.message",
+        "gen_ai.choice"
+      ])
+      expect(String(model[0]!.events[1]!.attributes!.content)).toContain("Compute 6 * 7 and explain it")
+      expect(named("execute_tool calculator")[0]!.attributes).toMatchObject({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "calculator",
+        "aeon.step_id": "s1"
+      })
       expect(named("Executor.step")[0]!.attributes).toMatchObject({ "aeon.run_id": r.runId, "aeon.pass": 1 })
     }))
 

@@ -263,6 +263,47 @@ export type Health = {
   version: Scalars['String']['output'];
 };
 
+/** One model call as recorded with its run (AEON_RECORD_PROMPTS, on by default): where the run made it, what it sent, what came back. */
+export type LlmCall = {
+  __typename?: 'LlmCall';
+  at: Scalars['DateTime']['output'];
+  /** 1, or 2 for the call made again with a larger output cap after a truncated answer. */
+  attempt: Scalars['Int']['output'];
+  costUsd: Scalars['Float']['output'];
+  decodeError?: Maybe<Scalars['String']['output']>;
+  error?: Maybe<Scalars['String']['output']>;
+  finishReason?: Maybe<Scalars['String']['output']>;
+  inputTokens: Scalars['Int']['output'];
+  latencyMs: Scalars['Float']['output'];
+  model: Scalars['String']['output'];
+  /** The answer as decoded with the prompt's output schema. */
+  output?: Maybe<Scalars['JSON']['output']>;
+  outputTokens: Scalars['Int']['output'];
+  passNumber?: Maybe<Scalars['Int']['output']>;
+  phase?: Maybe<Scalars['String']['output']>;
+  promptId: Scalars['String']['output'];
+  /** The model's raw text (absent when the call failed before an answer). */
+  response?: Maybe<Scalars['String']['output']>;
+  /** The sequence number of its LlmCalled event. */
+  seq: Scalars['Int']['output'];
+  stepId?: Maybe<Scalars['String']['output']>;
+  system: Scalars['String']['output'];
+  user: Scalars['String']['output'];
+};
+
+export type LlmCallConnection = {
+  __typename?: 'LlmCallConnection';
+  edges: Array<LlmCallEdge>;
+  pageInfo: PageInfo;
+};
+
+export type LlmCallEdge = {
+  __typename?: 'LlmCallEdge';
+  cursor: Scalars['String']['output'];
+  node: LlmCall;
+};
+
+/** A model call. Its prompt and answer, when recorded, are read through Run.llmCalls (recorded says whether they were); the payload leaves them out. */
 export type LlmCalledEvent = RunEvent & {
   __typename?: 'LlmCalledEvent';
   at: Scalars['DateTime']['output'];
@@ -272,6 +313,7 @@ export type LlmCalledEvent = RunEvent & {
   outputTokens: Scalars['Int']['output'];
   payload: Scalars['JSON']['output'];
   promptId: Scalars['String']['output'];
+  recorded: Scalars['Boolean']['output'];
   runId: Scalars['ID']['output'];
   seq: Scalars['Int']['output'];
   type: Scalars['String']['output'];
@@ -515,6 +557,8 @@ export type Run = {
   finalAnswer?: Maybe<FinalAnswer>;
   history?: Maybe<ExecutionHistory>;
   id: Scalars['ID']['output'];
+  /** The run's recorded model calls in order, at most first (≤ 100) after the cursor. */
+  llmCalls: LlmCallConnection;
   metadata?: Maybe<ExecutionMetadata>;
   mode: RunMode;
   model?: Maybe<Scalars['String']['output']>;
@@ -536,6 +580,12 @@ export type Run = {
 export type RunEventsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   fromSeq?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type RunLlmCallsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type RunConnection = {
@@ -940,6 +990,9 @@ export type ResolversTypes = {
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  LlmCall: ResolverTypeWrapper<LlmCall>;
+  LlmCallConnection: ResolverTypeWrapper<LlmCallConnection>;
+  LlmCallEdge: ResolverTypeWrapper<LlmCallEdge>;
   LlmCalledEvent: ResolverTypeWrapper<LlmCalledEvent>;
   ManualIntervention: ResolverTypeWrapper<ManualIntervention>;
   ManualInterventionRequiredEvent: ResolverTypeWrapper<ManualInterventionRequiredEvent>;
@@ -1018,6 +1071,9 @@ export type ResolversParentTypes = {
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
+  LlmCall: LlmCall;
+  LlmCallConnection: LlmCallConnection;
+  LlmCallEdge: LlmCallEdge;
   LlmCalledEvent: LlmCalledEvent;
   ManualIntervention: ManualIntervention;
   ManualInterventionRequiredEvent: ManualInterventionRequiredEvent;
@@ -1273,6 +1329,38 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
   name: 'JSON';
 }
 
+export type LlmCallResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LlmCall'] = ResolversParentTypes['LlmCall']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  attempt?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  decodeError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  finishReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  inputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  latencyMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  output?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  passNumber?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  phase?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  promptId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  response?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  system?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type LlmCallConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LlmCallConnection'] = ResolversParentTypes['LlmCallConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['LlmCallEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type LlmCallEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LlmCallEdge'] = ResolversParentTypes['LlmCallEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['LlmCall'], ParentType, ContextType>;
+};
+
 export type LlmCalledEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LlmCalledEvent'] = ResolversParentTypes['LlmCalledEvent']> = {
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -1281,6 +1369,7 @@ export type LlmCalledEventResolvers<ContextType = GraphQLContext, ParentType ext
   outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   promptId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  recorded?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1459,6 +1548,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   finalAnswer?: Resolver<Maybe<ResolversTypes['FinalAnswer']>, ParentType, ContextType>;
   history?: Resolver<Maybe<ResolversTypes['ExecutionHistory']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  llmCalls?: Resolver<ResolversTypes['LlmCallConnection'], ParentType, ContextType, RequireFields<RunLlmCallsArgs, 'first'>>;
   metadata?: Resolver<Maybe<ResolversTypes['ExecutionMetadata']>, ParentType, ContextType>;
   mode?: Resolver<ResolversTypes['RunMode'], ParentType, ContextType>;
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1703,6 +1793,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   GuidanceRequestedEvent?: GuidanceRequestedEventResolvers<ContextType>;
   Health?: HealthResolvers<ContextType>;
   JSON?: GraphQLScalarType;
+  LlmCall?: LlmCallResolvers<ContextType>;
+  LlmCallConnection?: LlmCallConnectionResolvers<ContextType>;
+  LlmCallEdge?: LlmCallEdgeResolvers<ContextType>;
   LlmCalledEvent?: LlmCalledEventResolvers<ContextType>;
   ManualIntervention?: ManualInterventionResolvers<ContextType>;
   ManualInterventionRequiredEvent?: ManualInterventionRequiredEventResolvers<ContextType>;

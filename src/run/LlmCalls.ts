@@ -1,0 +1,32 @@
+import type { RecordedCall, RunEvent } from "../domain/RunEvent.js"
+
+/** A model call as recorded with its run: its LlmCalled event's figures and the recorded prompt and answer. */
+export interface LlmCall extends RecordedCall {
+  /** The sequence number of the call's LlmCalled event. */
+  readonly seq: number
+  readonly at: number
+  readonly promptId: string
+  readonly model: string
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly costUsd: number
+  readonly latencyMs: number
+}
+
+/** The recorded model calls of a run, in order: a projection of its LlmCalled events (none when not recorded). */
+export const llmCallsOf = (events: ReadonlyArray<RunEvent>): Array<LlmCall> =>
+  events.flatMap((e) =>
+    e._tag === "LlmCalled" && e.call !== undefined
+      ? [{
+        seq: e.seq,
+        at: e.at,
+        promptId: e.promptId,
+        model: e.model,
+        inputTokens: e.inputTokens,
+        outputTokens: e.outputTokens,
+        costUsd: e.costUsd,
+        latencyMs: e.latencyMs,
+        ...e.call
+      }]
+      : []
+  )
