@@ -1,5 +1,6 @@
 // The build (`npm run build`, run by `npm install` through `prepare`):
 //  - dist/: the library, compiled by tsc (ESM JavaScript and .d.ts), what `import ... from "aeon"` loads;
+//  - dist/viewer/: the run viewer's page script (Preact, bundled for the browser: served by the server, no CDN);
 //  - dist/app/: the CLI (`bin/aeon.mjs`) and the server (`npm start`) bundled by esbuild with code splitting, so a
 //    command loads only what it runs and only the parts of `effect` it uses (`aeon --help`: 2.0 s from the
 //    sources through tsx, 0.7 s from dist/, 0.3 s bundled, on the 2-core machine of bench/RESULTS.md).
@@ -27,5 +28,17 @@ await build({
   banner: {
     js: "import { createRequire as __aeonRequire } from 'node:module'; const require = __aeonRequire(import.meta.url);"
   },
+  logLevel: "warning"
+})
+await build({
+  entryPoints: { viewer: "src/viewer/App.tsx" },
+  outdir: "dist/viewer",
+  bundle: true,
+  minify: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  jsx: "automatic",
+  jsxImportSource: "preact",
   logLevel: "warning"
 })

@@ -1,4 +1,4 @@
-import { emptyUsage, type Usage } from "../domain/Budget.js"
+import type { Usage } from "../domain/Budget.js"
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { Plan } from "../domain/Plan.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
@@ -62,7 +62,8 @@ export const resultOf = (r: RunRecord): RunResult => {
     finalAnswer: finished?.finalAnswer,
     ttlExpiration: finished?.ttlExpiration,
     error: finished?.error,
-    usage: finished?.usage ?? emptyUsage,
+    // while the run goes on, what it has used so far (the record adds every call and step as it comes)
+    usage: finished?.usage ?? r.usage,
     plan: finished?.plan ?? r.lastPlan,
     history: historyOf(r, started ? { budget: started.budget, mode: started.mode, model: started.model } : {}),
     advisories: finished?.advisories ?? [],

@@ -38,7 +38,13 @@ const reject = (code: string) => ({ propagateOnRejection: false, onReject: [code
 export const plugins = (limits: QueryLimits): Array<Plugin> =>
   [
     maxTokensPlugin({ n: limits.maxTokens, ...reject("QUERY_TOO_LONG") }),
-    maxDepthPlugin({ n: limits.maxDepth, ignoreIntrospection: false, ...reject("QUERY_TOO_DEEP") }),
+    // depth counts fields, not fragment spreads (GraphiQL's introspection query nests its TypeRef fragment 8 deep)
+    maxDepthPlugin({
+      n: limits.maxDepth,
+      ignoreIntrospection: false,
+      flattenFragments: true,
+      ...reject("QUERY_TOO_DEEP")
+    }),
     maxAliasesPlugin({ n: limits.maxAliases, ...reject("QUERY_TOO_MANY_ALIASES") }),
     maxDirectivesPlugin({ n: 50, ...reject("QUERY_TOO_MANY_DIRECTIVES") }),
     costLimitPlugin({ maxCost: limits.maxCost, ...reject("QUERY_TOO_COSTLY") })

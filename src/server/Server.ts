@@ -2,10 +2,12 @@ import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
 import type { ManagedRuntime } from "effect"
 import { useServer } from "graphql-ws/use/ws"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
+import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { WebSocketServer } from "ws"
 import { readPackageFile } from "../support/PackageFiles.js"
+import { viewerPage } from "../viewer/page.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as QueryLimits from "./QueryLimits.js"
@@ -45,6 +47,7 @@ subscription Follow {
   }
 }
 
+# See it in the run viewer: /runs/${runId}
 query Inspect {
   run(id: "${runId}") {
     status
@@ -73,6 +76,40 @@ mutation Approve {
   respondToApproval(runId: "${runId}-approval", requestId: "PASTE-REQUEST-ID", decision: APPROVE) { id status }
 }
 `
+
+/**
+ * The run viewer: /runs (the list) and /runs/:id (one run, live) are its page, /viewer/viewer.js its script (built into
+ * dist/viewer by the build). The page holds no data: it reads the API like any client, with the caller's key.
+ */
+const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
+  if (req.method !== "GET" && req.method !== "HEAD") return false
+  const path = (req.url ?? "").split("?")[0]!
+  if (path === "/viewer/viewer.js") {
+    let script: string
+    try {
+      script = readPackageFile("dist/viewer/viewer.js")
+    } catch {
+      res.writeHead(404, { "content-type": "text/plain" }).end("the run viewer is not built: run npm run build")
+      return true
+    }
+    res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" }).end(script)
+    return true
+  }
+  if (path === "/runs" || path === "/runs/" || /^\/runs\/[^/]+$/.test(path)) {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(viewerPage("/viewer/viewer.js"))
+    return true
+  }
+  return false
+}
+
+/** A script that puts this page's demo run id in place of an earlier one in GraphiQL's stored tabs. */
+const freshDemoId = (defaultQuery: string) => {
+  const id = defaultQuery.match(/demo-[0-9a-f]{8}/)?.[0]
+  if (!id) return ""
+  return `<script>(() => { try { for (const k of Object.keys(localStorage)) { if (!k.startsWith("graphiql:")) continue;
+const v = localStorage.getItem(k); if (v && /demo-[0-9a-f]{8}/.test(v)) localStorage.setItem(k, v.replace(/demo-[0-9a-f]{8}/g, "${id}")) } }
+catch (e) {} })()</script>`
+}
 
 /** The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path. */
 export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, options: ServerOptions) => {
@@ -103,12 +140,17 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     landingPage: false,
     // GraphiQL bundled with the server: it works without internet access (yoga's default loads it from a CDN).
     // Loaded on the first page view: the renderer holds the whole page (about 45 MB of the server's memory)
-    renderGraphiQL: (options) => import("@graphql-yoga/render-graphiql").then((m) => m.renderGraphiQL(options)),
+    // Each page view gets a fresh demo run id, also in the tabs GraphiQL restores from the browser's storage (else a
+    // reload would run Start again with an id already taken)
+    renderGraphiQL: (options) =>
+      import("@graphql-yoga/render-graphiql").then((m) =>
+        m.renderGraphiQL(options).replace("<head>", `<head>${freshDemoId(options?.defaultQuery ?? "")}`)
+      ),
     // subscriptions from GraphiQL over graphql-ws: its SSE mode uses GET (EventSource), which CSRF prevention refuses
     graphiql: () => ({
       title: "Aeon",
       subscriptionsProtocol: "WS",
-      defaultQuery: exampleQuery(`demo-${Math.random().toString(36).slice(2, 10)}`)
+      defaultQuery: exampleQuery(`demo-${randomUUID().slice(0, 8)}`)
     }),
     plugins: [
       auth,
@@ -138,6 +180,7 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
         })
       )
   const server: Server = createServer((req, res) => {
+    if (serveViewer(req, res)) return
     if (req.headers["content-length"] !== undefined) {
       if (Number(req.headers["content-length"]) > options.maxBodyBytes) {
         tooLarge(res)

@@ -1,44 +1,13 @@
-import { execSync } from "node:child_process"
-import { existsSync } from "node:fs"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launchBrowser } from "../support/browser.js"
 import { startServer, type TestServer } from "../support/server.js"
-
-const CHROMIUM = "/usr/bin/chromium"
-
-/** Debian's chromium, installed by the suite when it can (root and apt); otherwise the failure says how. */
-const ensureChromium = () => {
-  if (existsSync(CHROMIUM)) return
-  if (process.getuid?.() === 0) {
-    execSync("apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium", {
-      stdio: "inherit",
-      timeout: 15 * 60_000
-    })
-    if (existsSync(CHROMIUM)) return
-  }
-  throw new Error(
-    `Chromium is missing at ${CHROMIUM}: install it with "sudo apt-get install -y chromium" (Debian) and run the tests again`
-  )
-}
 
 let server: TestServer
 let browser: Browser
 beforeAll(async () => {
-  ensureChromium()
   server = await startServer()
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-component-update",
-      "--disable-sync"
-    ]
-  })
+  browser = await launchBrowser()
 }, 16 * 60_000)
 afterAll(async () => {
   await browser?.close()
@@ -70,5 +39,18 @@ describe("GraphiQL in a browser", () => {
     expect(streamed).toContain("CONVERGED")
     expect(streamed).toContain("126")
     await page.screenshot({ path: "test/browser/graphiql.png" }).catch(() => undefined)
+
+    // a reload brings the tabs back with a fresh demo id: Start works again (no id already taken)
+    await page.reload({ waitUntil: "load" })
+    await page.getByText("Start", { exact: true }).first().click()
+    await page.locator(".graphiql-query-editor").waitFor({ timeout: 60_000 })
+    await expect.poll(() => textOf(page.locator(".graphiql-query-editor")), { timeout: 30_000 }).toContain(
+      "mutation Start"
+    )
+    const reloaded = (await textOf(page.locator(".graphiql-query-editor"))).match(/runId: "(demo-[a-z0-9]+)"/)![1]!
+    expect(reloaded).not.toBe(runId)
+    await runOperation("mutation Start")
+    await expect.poll(() => textOf(response), { timeout: 30_000 }).toContain(reloaded)
+    expect(await textOf(response)).not.toContain("RunIdTakenError")
   }, 120_000)
 })

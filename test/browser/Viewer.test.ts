@@ -1,0 +1,146 @@
+import { Option, Redacted } from "effect"
+import { mkdirSync } from "node:fs"
+import type { Browser } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import { launchBrowser } from "../support/browser.js"
+import { answer, noIssues, planOut, profile, reasoned, verdict } from "../support/scripts.js"
+import { gql, startServer, type TestServer } from "../support/server.js"
+
+const ARTIFACTS = "test/browser/artifacts"
+const TASK = "Compute 6 * 7 and explain it"
+
+/** Two execution passes and a refinement (a check step added after the first pass), each step taking a while. */
+const twoPasses = () => ({
+  [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(3)],
+  [PromptId.PLAN_GENERATION_USER]: [planOut([
+    { id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expression: "6 * 7" } },
+    { id: "s2", d: "Explain the product of 6 and 7", deps: ["s1"] }
+  ], TASK)],
+  [PromptId.VALIDATION_SEMANTIC_USER]: [noIssues],
+  [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 400 }],
+  [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false), verdict(true)],
+  [PromptId.RECURSIVE_REFINEMENT_USER]: [{
+    output: {
+      actions: [{
+        actionType: "ADD",
+        targetStepId: "s2",
+        newStep: {
+          stepId: "c1",
+          description: "Check 42 / 7 with the calculator",
+          tool: "calculator",
+          toolInput: { expression: "42 / 7" },
+          dependencies: ["s1"]
+        },
+        justification: "verify the product"
+      }]
+    }
+  }],
+  [PromptId.ANSWER_SYNTHESIS_USER]: [answer("6 * 7 = 42", ["s1", "s2", "c1"])]
+})
+
+let server: TestServer
+let browser: Browser
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  server = await startServer({ script: twoPasses() })
+  browser = await launchBrowser()
+}, 16 * 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+describe("the run viewer in a browser (#18.3, #18.4)", () => {
+  it(
+    "follows a run live: the timeline grows, the graph ends with every step's status, a call shows its prompt, gauges match usage",
+    async () => {
+      const start = await gql(
+        server.url,
+        `mutation { runTask(input: { task: "${TASK}", mode: FULL, budget: { ttl: 3, maxLlmCalls: 40 } }) { id } }`
+      )
+      const id = start.body.data.runTask.id as string
+      const base = server.url.replace(/\/graphql$/, "")
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
+      await page.goto(`${base}/runs/${id}`, { waitUntil: "load" })
+
+      // live: while the run runs, its timeline gains steps
+      const steps = page.getByTestId("timeline-step")
+      await expect.poll(() => steps.count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(1)
+      const early = await steps.count()
+      const statusEarly = await page.getByTestId("run-status").innerText()
+      expect(statusEarly).toBe("RUNNING")
+      await page.screenshot({ path: `${ARTIFACTS}/viewer-running.png`, fullPage: true })
+      await expect.poll(() => steps.count(), { timeout: 20_000 }).toBeGreaterThan(early)
+      await expect.poll(() => page.getByTestId("run-status").innerText(), { timeout: 30_000 }).toBe("CONVERGED")
+      expect(await page.getByTestId("timeline-pass").count()).toBeGreaterThanOrEqual(3) // PLAN and two executions
+
+      // the graph: every step of the final plan, with its final status
+      const run = (await gql(
+        server.url,
+        `query($id: ID!) { run(id: $id) {
+      usage { llmCalls inputTokens outputTokens costUsd steps }
+      events { type payload } } }`,
+        { id }
+      )).body.data.run
+      const finished = run.events.find((e: { type: string }) => e.type === "RunFinished").payload
+      const finalSteps = finished.plan.steps as Array<{ stepId: string; status: string }>
+      expect(finalSteps.map((s) => s.stepId)).toEqual(["s1", "s2", "c1"])
+      await expect.poll(async () => {
+        const nodes = page.getByTestId("plan-node")
+        const shown: Array<[string | null, string | null]> = []
+        for (let i = 0; i < await nodes.count(); i++) {
+          shown.push([await nodes.nth(i).getAttribute("data-step"), await nodes.nth(i).getAttribute("data-status")])
+        }
+        return shown
+      }, { timeout: 10_000 }).toEqual(finalSteps.map((s) => [s.stepId, s.status]))
+
+      // gauges: what the API says the run used
+      const used = async (name: string) => Number(await page.getByTestId(`gauge-${name}`).getAttribute("data-used"))
+      await expect.poll(() => used("calls")).toBe(run.usage.llmCalls)
+      expect(await used("tokens")).toBe(run.usage.inputTokens + run.usage.outputTokens)
+      expect(await used("steps")).toBe(run.usage.steps)
+      expect(await page.getByTestId("gauge-calls").getAttribute("data-cap")).toBe("40")
+
+      // a model call, clicked, shows its prompt
+      const planCall = page.getByTestId("call").filter({ hasText: "plan_generation_user" })
+      await planCall.click()
+      await expect.poll(() => page.getByTestId("call-prompt").innerText()).toContain(TASK)
+      await expect.poll(() => page.getByTestId("answer").innerText()).toContain("6 * 7 = 42")
+      await page.screenshot({ path: `${ARTIFACTS}/viewer-finished.png`, fullPage: true })
+
+      // the list links to it
+      await page.goto(`${base}/runs`, { waitUntil: "load" })
+      await expect.poll(() => page.getByTestId("runs").innerText()).toContain(id)
+      await page.close()
+    },
+    120_000
+  )
+
+  it("with API keys, asks for the key and shows only that user's runs", async () => {
+    const keyed = await startServer({
+      script: twoPasses(),
+      config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) }
+    })
+    try {
+      const start = (key: string) =>
+        gql(keyed.url, `mutation { runTask(input: { task: "${TASK}", mode: FULL }) { id } }`, {}, {
+          authorization: `Bearer ${key}`
+        }).then((r) => r.body.data.runTask.id as string)
+      const alices = await start("key-alice")
+      const bobs = await start("key-bob")
+      const page = await browser.newPage()
+      await page.goto(`${keyed.url.replace(/\/graphql$/, "")}/runs`, { waitUntil: "load" })
+      await page.getByPlaceholder("API key").fill("key-alice")
+      await page.getByRole("button", { name: "Open" }).click()
+      await expect.poll(() => page.getByTestId("runs").innerText()).toContain(alices)
+      expect(await page.getByTestId("runs").innerText()).not.toContain(bobs)
+      // bob's run is not found with alice's key
+      await page.goto(`${keyed.url.replace(/\/graphql$/, "")}/runs/${bobs}`, { waitUntil: "load" })
+      await expect.poll(() => page.locator("main").innerText()).toContain(`run ${bobs} does not exist`)
+      await page.close()
+    } finally {
+      await keyed.stop()
+    }
+  }, 60_000)
+})
