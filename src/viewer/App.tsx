@@ -2,7 +2,7 @@ import { render } from "preact"
 import { useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
 import { layout, NODE } from "./Layout.js"
-import { type StreamedEvent, timeline } from "./Timeline.js"
+import { type Span, type StreamedEvent, timeline } from "./Timeline.js"
 
 const RUN = `query($id: ID!) { run(id: $id) {
   id task status model userId createdAt
@@ -118,36 +118,24 @@ const Timeline = ({ events }: { events: ReadonlyArray<StreamedEvent> }) => {
     marginLeft: `${(100 * (s.start - start)) / (end - start)}%`,
     width: `${Math.max(0.5, (100 * ((s.end ?? Date.now()) - s.start)) / (end - start))}%`
   })
+  /** One line of the timeline: a label, its bar on the run's time axis, its duration (or what it is doing). */
+  const Row = ({ kind, span, bar: barClass, open }: { kind: string; span: Span; bar: string; open: string }) => (
+    <div class={`row ${kind}`} data-testid={kind === "pass" ? undefined : `timeline-${kind}`}>
+      <span class="label">{span.label}</span>
+      <div class="track">
+        <div class={`span ${barClass}`} style={bar(span)} />
+      </div>
+      <span class="time">{span.end ? seconds(span.end - span.start) : open}</span>
+    </div>
+  )
   return (
     <section data-testid="timeline">
       <h2>Timeline</h2>
       {passes.map((p) => (
         <div class="pass" data-testid="timeline-pass">
-          <div class="row">
-            <span class="label">{p.label}</span>
-            <div class="track">
-              <div class="span pass-bar" style={bar(p)} />
-            </div>
-            <span class="time">{p.end ? seconds(p.end - p.start) : "…"}</span>
-          </div>
-          {p.phases.map((ph) => (
-            <div class="row phase" data-testid="timeline-phase">
-              <span class="label">{ph.label}</span>
-              <div class="track">
-                <div class={`span phase-${ph.label}`} style={bar(ph)} />
-              </div>
-              <span class="time">{ph.end ? seconds(ph.end - ph.start) : "…"}</span>
-            </div>
-          ))}
-          {p.steps.map((st) => (
-            <div class="row step" data-testid="timeline-step">
-              <span class="label">{st.label}</span>
-              <div class="track">
-                <div class={`span step-${st.status ?? "running"}`} style={bar(st)} />
-              </div>
-              <span class="time">{st.end ? seconds(st.end - st.start) : "running"}</span>
-            </div>
-          ))}
+          <Row kind="pass" span={p} bar="pass-bar" open="…" />
+          {p.phases.map((ph) => <Row kind="phase" span={ph} bar={`phase-${ph.label}`} open="…" />)}
+          {p.steps.map((st) => <Row kind="step" span={st} bar={`step-${st.status ?? "running"}`} open="running" />)}
         </div>
       ))}
     </section>
