@@ -163,6 +163,18 @@ row(
   undefined
 )
 
+for (const [transport, name] of [["sse", "fanOutPeerSse"], ["ws", "fanOutPeerWs"]] as const) {
+  const many = await measure(name)
+  const one = await measure(`${name}1`)
+  row(
+    `12. fan-out vs bare yoga over ${transport} (same ${many.events} events and bursts), 100 subscribers`,
+    `Aeon p99 ${many.aeon.p99} ms vs bare yoga ${many.bareYoga.p99} ms = ${
+      fmt(many.ratioP99, 2)
+    }×; runEventBatches p99 ${many.batches.p99} ms; 1 subscriber: Aeon p99 ${one.aeon.p99} ms (yoga ${one.bareYoga.p99} ms)`,
+    "≤ 1.5× yoga; batches ≤ 20 ms; 1 subscriber ≤ 5 ms",
+    many.ratioP99 <= 1.5 && many.batches.p99 <= 20 && one.aeon.p99 <= 5
+  )
+}
 await validationRows()
 for (const name of ["load", "loadReported"] as const) {
   const l = await measure(name)

@@ -1,5 +1,6 @@
 import { concurrency } from "./Concurrency.js"
 import { fanOut } from "./FanOut.js"
+import { fanOutPeer } from "./FanOutPeer.js"
 import { load } from "./Load.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
@@ -32,7 +33,11 @@ const measurements: Record<string, () => Promise<unknown>> = {
   fanOut: () => fanOut(100, quick ? 2_000 : 10_000),
   load: () => load(20, 200, quick ? 5 : 15),
   loadReported: () => load(50, 300, quick ? 5 : 15),
-  validation: async () => validation()
+  validation: async () => validation(),
+  fanOutPeerSse: () => fanOutPeer("sse", 100),
+  fanOutPeerWs: () => fanOutPeer("ws", 100),
+  fanOutPeerSse1: () => fanOutPeer("sse", 1),
+  fanOutPeerWs1: () => fanOutPeer("ws", 1)
 }
 const run = measurements[name ?? ""]
 if (!run) {

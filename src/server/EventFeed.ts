@@ -18,6 +18,28 @@ export const feed = <A>(
   view: (event: RunEvent) => A,
   onClose: () => void,
   limit = SUBSCRIBER_BUFFER_LIMIT
+): AsyncIterableIterator<A> => feedOf(source, (events) => view(events[0]!), onClose, limit, 1)
+
+/** The most events one batch of `feedBatches` carries (a replay of a long run comes in several). */
+export const MAX_BATCH = 1_000
+
+/**
+ * The same events as lists, one per burst (what the run's writer published together: a pass boundary's ten events
+ * are one message, not ten), for clients that follow many runs (`runEventBatches`).
+ */
+export const feedBatches = <A>(
+  source: FeedSource,
+  view: (events: ReadonlyArray<RunEvent>) => A,
+  onClose: () => void,
+  limit = SUBSCRIBER_BUFFER_LIMIT
+): AsyncIterableIterator<A> => feedOf(source, view, onClose, limit, MAX_BATCH)
+
+const feedOf = <A>(
+  source: FeedSource,
+  view: (events: ReadonlyArray<RunEvent>) => A,
+  onClose: () => void,
+  limit: number,
+  batch: number
 ): AsyncIterableIterator<A> => {
   const buffer: Array<RunEvent> = []
   // a reader that falls too far behind is closed instead of growing the server's memory without bound
@@ -26,14 +48,28 @@ export const feed = <A>(
   let waiting: ((result: IteratorResult<A>) => void) | undefined
   let ended = false // nothing more will come: RunFinished was delivered, or the run had ended
   let closed = false
-  const handle = source((event) => {
-    if (closed || behind) return
-    if (waiting) {
+  // a reader waiting is answered once the burst that woke it has all arrived (the writer publishes it synchronously)
+  let wake = false
+  const answer = () => {
+    wake = false
+    if (waiting && buffer.length > 0) {
       const resolve = waiting
       waiting = undefined
-      resolve(deliver(event))
-    } else if (buffer.length < bound) buffer.push(event)
-    else {
+      resolve(deliver())
+    }
+  }
+  const handle = source((event) => {
+    if (closed || behind) return
+    if (waiting && batch === 1) {
+      buffer.push(event)
+      answer()
+    } else if (buffer.length < bound) {
+      buffer.push(event)
+      if (waiting && !wake) {
+        wake = true
+        queueMicrotask(answer)
+      }
+    } else {
       const next = buffer[0]?.seq ?? event.seq
       behind = new GraphQLError(
         `this subscriber fell ${buffer.length} events behind the run and was closed; subscribe again with fromSeq: ${next}`,
@@ -58,13 +94,15 @@ export const feed = <A>(
       resolve({ value: undefined, done: true })
     }
   }
-  const deliver = (event: RunEvent): IteratorResult<A> => {
-    if (event._tag === "RunFinished") ended = true
-    return { value: view(event), done: false }
+  /** The next message: one event, or the burst waiting (at most `batch` events). */
+  const deliver = (): IteratorResult<A> => {
+    const events = buffer.splice(0, batch)
+    if (events[events.length - 1]!._tag === "RunFinished") ended = true
+    return { value: view(events), done: false }
   }
   const iterator: AsyncIterableIterator<A> = {
     next: () => {
-      if (!closed && buffer.length > 0) return Promise.resolve(deliver(buffer.shift()!))
+      if (!closed && buffer.length > 0) return Promise.resolve(deliver())
       if (behind && !closed) {
         close()
         return Promise.reject(behind)

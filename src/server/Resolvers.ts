@@ -192,6 +192,20 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
               )
             )
           )
+      } as any,
+      runEventBatches: {
+        subscribe: (_: unknown, { runId, fromSeq }: G.SubscriptionRunEventBatchesArgs, ctx: GraphQLContext) =>
+          run(
+            ctx,
+            ownRun(ctx, runId).pipe(
+              Effect.flatMap((r) =>
+                Effect.flatMap(RunManager, (manager) =>
+                  manager.followBatches(r.id, fromSeq ?? 0, (events) => ({
+                    runEventBatches: events.map(V.sharedEventView)
+                  })))
+              )
+            )
+          )
       } as any
     },
     Run: {

@@ -7,7 +7,7 @@ import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/R
 import { foldEvents } from "../run/RunRecord.js"
 import { resultOf, type RunStatus } from "../run/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
-import { feed, type FeedSource } from "./EventFeed.js"
+import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
 import type { RunModel } from "./RunModel.js"
 
 /** The server is stopping: no new runs. */
@@ -138,6 +138,19 @@ export const make = (maxConcurrent: number) =>
         onSome: Effect.succeed
       })))
 
+    /** A run's events from fromSeq: live here (replay, then what comes), or as stored (a run not running here). */
+    const sourceOf = (
+      id: string,
+      fromSeq: number
+    ): Effect.Effect<FeedSource, RunNotFoundError | RunRecordDamagedError | StoreError> =>
+      Effect.gen(function*() {
+        const entry = live.get(id)
+        if (entry) return (push: (event: RunEvent) => void) => entry.prepared.events.follow(fromSeq, push)
+        if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
+        const past = yield* store.events(id, fromSeq)
+        return () => ({ past, finished: true, stop: () => {} }) // not running here: its stored events are all there is
+      })
+
     return {
       /** Starts a run; `idScope`: the authenticated user a client-chosen runId is scoped to. */
       start: (input: unknown, idScope?: string) =>
@@ -169,22 +182,16 @@ export const make = (maxConcurrent: number) =>
       getOrFail,
       list: store.listRuns,
       /** Replay from fromSeq, then live, as a subscription's iterator of views; a finished run replays from the store. */
-      follow: <A>(
-        id: string,
-        fromSeq: number,
-        view: (event: RunEvent) => A
-      ): Effect.Effect<AsyncIterableIterator<A>, RunNotFoundError | RunRecordDamagedError | StoreError> =>
-        Effect.gen(function*() {
-          const entry = live.get(id)
-          let source: FeedSource
-          if (entry) source = (push) => entry.prepared.events.follow(fromSeq, push)
-          else {
-            if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
-            const past = yield* store.events(id, fromSeq)
-            source = () => ({ past, finished: true, stop: () => {} }) // not running here: its stored events are all there is
-          }
+      follow: <A>(id: string, fromSeq: number, view: (event: RunEvent) => A) =>
+        Effect.map(sourceOf(id, fromSeq), (source) => {
           subscriptions++
           return feed(source, view, () => void subscriptions--)
+        }),
+      /** The same as lists of events, one per burst (runEventBatches). */
+      followBatches: <A>(id: string, fromSeq: number, view: (events: ReadonlyArray<RunEvent>) => A) =>
+        Effect.map(sourceOf(id, fromSeq), (source) => {
+          subscriptions++
+          return feedBatches(source, view, () => void subscriptions--)
         }),
       /** Live runs (a run's first event is RunStarted: one with events has started, one without is queued) and subscriptions; read from memory. */
       stats: (): {

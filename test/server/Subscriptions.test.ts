@@ -128,3 +128,39 @@ it("an unknown run id is a RunNotFoundError for subscribers", async () => {
   })
   client.dispose()
 })
+
+describe("runEventBatches (#19.1)", () => {
+  const BATCHES =
+    `subscription($runId: ID!, $fromSeq: Int) { runEventBatches(runId: $runId, fromSeq: $fromSeq) { seq type } }`
+  for (const name of Object.keys(clients)) {
+    it(`over ${name}: one message per burst; together the same gapless events, ending with RunFinished`, async () => {
+      const raw = name === "sse" ?
+        createSseClient({ url: server.url, headers: { "x-graphql-yoga-csrf": "1" } })
+        : createWsClient({ url: server.url.replace("http", "ws"), webSocketImpl: WebSocket, retryAttempts: 0 })
+      const id = await start()
+      const batches: Array<Array<Ev>> = []
+      for await (
+        const r of (raw as any).iterate({ query: BATCHES, variables: { runId: id, fromSeq: 0 } }) as AsyncIterable<
+          { data: { runEventBatches: Array<Ev> } }
+        >
+      ) batches.push(r.data.runEventBatches)
+      const seqs = batches.flat().map((e) => e.seq)
+      expect(seqs).toEqual(await storedSeqs(id))
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1))
+      expect(batches.flat().at(-1)!.type).toBe("RunFinished")
+      // bursts: fewer messages than events (a pass boundary's events travel together)
+      expect(batches.length).toBeLessThan(seqs.length)
+      expect(Math.max(...batches.map((b) => b.length))).toBeGreaterThan(1)
+      // a replay of a finished run is one list
+      const replay: Array<Array<Ev>> = []
+      for await (
+        const r of (raw as any).iterate({ query: BATCHES, variables: { runId: id, fromSeq: 3 } }) as AsyncIterable<
+          { data: { runEventBatches: Array<Ev> } }
+        >
+      ) replay.push(r.data.runEventBatches)
+      expect(replay).toHaveLength(1)
+      expect(replay[0]!.map((e) => e.seq)).toEqual(seqs.slice(2))
+      ;(raw as any).dispose()
+    })
+  }
+})

@@ -762,8 +762,19 @@ export type StepStartedEvent = RunEvent & {
 
 export type Subscription = {
   __typename?: 'Subscription';
+  /**
+   * The same events as lists, one message per burst (what the run published together: a pass boundary's events
+   * arrive as one list), for clients that follow many runs; a replay comes in lists of at most 1,000.
+   */
+  runEventBatches: Array<RunEvent>;
   /** Replays the run's events from fromSeq, then follows live until the run finishes. */
   runEvents: RunEvent;
+};
+
+
+export type SubscriptionRunEventBatchesArgs = {
+  fromSeq?: InputMaybe<Scalars['Int']['input']>;
+  runId: Scalars['ID']['input'];
 };
 
 
@@ -1687,6 +1698,7 @@ export type StepStartedEventResolvers<ContextType = GraphQLContext, ParentType e
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  runEventBatches?: SubscriptionResolver<Array<ResolversTypes['RunEvent']>, "runEventBatches", ParentType, ContextType, RequireFields<SubscriptionRunEventBatchesArgs, 'fromSeq' | 'runId'>>;
   runEvents?: SubscriptionResolver<ResolversTypes['RunEvent'], "runEvents", ParentType, ContextType, RequireFields<SubscriptionRunEventsArgs, 'fromSeq' | 'runId'>>;
 };
 

@@ -1,0 +1,169 @@
+import { Effect, Layer } from "effect"
+import { useServer } from "graphql-ws/use/ws"
+import { createPubSub, createSchema, createYoga } from "graphql-yoga"
+import { execFile } from "node:child_process"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { WebSocketServer } from "ws"
+import type { RunEvent } from "../src/domain/RunEvent.js"
+import { PromptId } from "../src/prompts/PromptId.js"
+import { serve } from "../src/server/App.js"
+import { RunStore } from "../src/store/RunStore.js"
+import { engine, loopScript, memoryStore, percentile } from "./support.js"
+
+type Shape = "payload" | "batches"
+const clients = (url: string, runId: string, transport: "sse" | "ws", subscribers: number, shape: Shape) =>
+  new Promise<Array<number>>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        new URL("./StreamingClients.ts", import.meta.url).pathname,
+        url,
+        runId,
+        transport,
+        String(subscribers),
+        shape
+      ],
+      { maxBuffer: 64 << 20 },
+      (e, stdout) => (e ? reject(e) : resolve(JSON.parse(stdout)))
+    )
+  )
+
+const figures = (latencies: Array<number>) => ({
+  deliveries: latencies.length,
+  p50: percentile(latencies, 50),
+  p99: percentile(latencies, 99)
+})
+
+/** The streaming bench's run (10 steps, 2 passes), waiting 2 s on its first call so that every client is there. */
+const script = () => {
+  const s = loopScript(10, 2, 20)
+  return {
+    ...s,
+    [PromptId.TASKPROFILE_INFERENCE_USER]: s[PromptId.TASKPROFILE_INFERENCE_USER]!.map((r) => ({
+      ...(r as object),
+      delayMs: 2_000
+    }))
+  }
+}
+
+/** Aeon: `subscribers` clients of one transport follow a run (each event, or each burst with runEventBatches). */
+const aeon = async (transport: "sse" | "ws", subscribers: number, shape: Shape) => {
+  const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
+    engine: engine(script as any),
+    database: memoryStore as Layer.Layer<any, any>
+  })
+  try {
+    const runId = `peer-${transport}-${shape}-${Date.now()}`
+    await fetch(app.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: `mutation($i: RunTaskInput!) { runTask(input: $i) { id } }`,
+        variables: { i: { task: "Compute the running sums", mode: "FULL", runId, budget: { ttl: 2 } } }
+      })
+    }).then((r) => r.json())
+    const latencies = await clients(app.url, runId, transport, subscribers, shape)
+    const events = await app.runtime.runPromise(Effect.flatMap(RunStore, (s) => s.events(runId)) as any) as Array<
+      RunEvent
+    >
+    return { ...figures(latencies), events }
+  } finally {
+    await app.stop()
+  }
+}
+
+/**
+ * The floor: bare graphql-yoga with its in-memory createPubSub and graphql-ws beside it, publishing the same events
+ * (same payloads, same bursts: events Aeon stamped in the same millisecond go out together, the gaps between bursts
+ * kept) once every client has subscribed. Each event's `at` is the time it is published, as Aeon's is.
+ */
+const bare = async (transport: "sse" | "ws", subscribers: number, recorded: ReadonlyArray<RunEvent>) => {
+  const pubsub = createPubSub<{ event: [Record<string, unknown>] }>()
+  let subscribed = 0
+  let everyone: () => void = () => {}
+  const ready = new Promise<void>((r) => (everyone = r))
+  const yoga = createYoga({
+    schema: createSchema({
+      typeDefs: `scalar JSON
+        type Event { seq: Int! type: String! at: String! payload: JSON }
+        type Query { ok: Boolean }
+        type Subscription { runEvents(runId: ID!): Event! }`,
+      resolvers: {
+        Subscription: {
+          runEvents: {
+            subscribe: async function*() {
+              const source = pubsub.subscribe("event")
+              if (++subscribed === subscribers) everyone()
+              for await (const e of source) {
+                yield { runEvents: e }
+                if (e.type === "RunFinished") return
+              }
+            }
+          }
+        }
+      }
+    }),
+    logging: false
+  })
+  const server = createServer(yoga)
+  const wss = new WebSocketServer({ server, path: "/graphql" })
+  const ws = useServer({
+    execute: (args: any) => args.rootValue.execute(args),
+    subscribe: (args: any) => args.rootValue.subscribe(args),
+    onSubscribe: async (ctx, _id, payload) => {
+      const { execute, parse, schema, subscribe, validate } = yoga.getEnveloped({
+        ...ctx,
+        req: ctx.extra.request,
+        params: payload
+      })
+      const args = {
+        schema,
+        operationName: payload.operationName,
+        document: parse(payload.query),
+        variableValues: payload.variables,
+        contextValue: {},
+        rootValue: { execute, subscribe }
+      }
+      const errors = validate(args.schema, args.document)
+      return errors.length > 0 ? errors : args
+    }
+  }, wss)
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
+  try {
+    const collected = clients(url, "bare", transport, subscribers, "payload")
+    await ready
+    let previous = recorded[0]?.at ?? 0
+    for (const e of recorded) {
+      if (e.at > previous) await new Promise((r) => setTimeout(r, e.at - previous))
+      previous = e.at
+      const { _tag, at: _at, runId: _runId, seq, ...payload } = e
+      pubsub.publish("event", { seq, type: _tag, at: new Date().toISOString(), payload })
+    }
+    return figures(await collected)
+  } finally {
+    await ws.dispose()
+    wss.close()
+    server.closeAllConnections()
+    await new Promise<void>((r) => server.close(() => r()))
+  }
+}
+
+/** Delivery latency through Aeon and through bare yoga with the same events, same transport and subscribers. */
+export const fanOutPeer = async (transport: "sse" | "ws", subscribers: number) => {
+  const own = await aeon(transport, subscribers, "payload")
+  const floor = await bare(transport, subscribers, own.events)
+  const batches = await aeon(transport, subscribers, "batches")
+  return {
+    transport,
+    subscribers,
+    events: own.events.length,
+    aeon: { deliveries: own.deliveries, p50: own.p50, p99: own.p99 },
+    bareYoga: floor,
+    batches: { deliveries: batches.deliveries, p50: batches.p50, p99: batches.p99 },
+    ratioP99: own.p99 / Math.max(1, floor.p99)
+  }
+}
