@@ -245,3 +245,58 @@ export const normalizeRefinement = (answer: unknown) => {
     followUpQuestions: texts(field(o, "followUpQuestions", "questions"))
   })
 }
+
+const level = <A extends string>(values: ReadonlyArray<A>, synonyms: Readonly<Record<string, A>> = {}) =>
+  oneOf<A>({ ...Object.fromEntries(values.map((v) => [v.toLowerCase(), v])), ...synonyms })
+const toolUsage = level(["none", "minimal", "moderate", "extensive"], {
+  low: "minimal",
+  medium: "moderate",
+  high: "extensive",
+  heavy: "extensive"
+})
+const breadth = level(["narrow", "moderate", "broad"], {
+  low: "narrow",
+  medium: "moderate",
+  high: "broad",
+  wide: "broad"
+})
+const confidence = level(["low", "medium", "high"], { moderate: "medium" })
+
+/** A task profile: levels in any case or as low/medium/high, depth and sufficiency as numbers or numeric texts. */
+export const normalizeProfile = (answer: unknown) => {
+  const o = unwrap(answer, "reasoningDepth", "depth")
+  if (!isRecord(o)) return answer
+  const depth = field(o, "reasoningDepth", "depth")
+  return defined({
+    reasoningDepth: typeof depth === "string" ? Number.parseInt(depth, 10) : depth,
+    informationSufficiency: unitScore(field(o, "informationSufficiency", "sufficiency")),
+    expectedToolUsage: toolUsage(field(o, "expectedToolUsage", "toolUsage")),
+    outputBreadth: breadth(field(o, "outputBreadth", "breadth")),
+    confidenceRequirement: confidence(field(o, "confidenceRequirement", "confidence")),
+    rawInference: text(field(o, "rawInference", "reasoning", "explanation", "rationale")),
+    adjustmentReason: text(field(o, "adjustmentReason", "reason", "adjustment"))
+  })
+}
+
+/** A subplan: the substeps as steps are read (id, depends_on, arguments…), the goal as goal or subplanGoal. */
+export const normalizeSubplan = (answer: unknown) => {
+  const o = Array.isArray(answer) ? { substeps: answer } : unwrap(answer, "substeps", "steps")
+  if (!isRecord(o)) return answer
+  const substeps = field(o, "substeps", "steps", "subSteps")
+  return defined({
+    subplanGoal: text(field(o, "subplanGoal", "goal")),
+    substeps: Array.isArray(substeps) ? substeps.map(normalizePlannedStep) : substeps
+  })
+}
+
+/** The final answer: its text as answerText/answer/text, confidence as a score, the steps used as one id or a list. */
+export const normalizeAnswer = (answer: unknown) => {
+  const o = unwrap(answer, "answerText", "answer")
+  if (!isRecord(o)) return answer
+  return defined({
+    answerText: text(field(o, "answerText", "answer", "text", "finalAnswer")),
+    confidence: unitScore(field(o, "confidence", "certainty")),
+    usedStepIds: texts(field(o, "usedStepIds", "usedSteps", "steps", "sources")) ?? [],
+    notes: text(field(o, "notes", "note", "caveats"))
+  })
+}

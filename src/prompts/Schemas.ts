@@ -5,10 +5,13 @@ import { ClarityState } from "../domain/Plan.js"
 import { TaskProfileDimensions } from "../domain/Profile.js"
 import { lenient } from "./ModelShapes.js"
 import {
+  normalizeAnswer,
   normalizeConvergence,
   normalizePlan,
+  normalizeProfile,
   normalizeReasoningStep,
   normalizeRefinement,
+  normalizeSubplan,
   normalizeValidation
 } from "./OutputShapes.js"
 
@@ -133,7 +136,7 @@ export const TaskProfileInferenceInput = Schema.Struct({
   request: NonEmptyString("request"),
   context: Schema.optional(Schema.String)
 })
-export const TaskProfileOutput = TaskProfileDimensions
+export const TaskProfileOutput = lenient(TaskProfileDimensions, normalizeProfile)
 export const TaskProfileUpdateInput = Schema.Struct({
   request: Schema.String,
   currentProfile: Schema.Unknown,
@@ -142,10 +145,13 @@ export const TaskProfileUpdateInput = Schema.Struct({
   convergenceFailures: Schema.Array(Schema.String),
   refinementsNeeded: Schema.Int
 })
-export const TaskProfileUpdateOutput = Schema.Struct({
-  ...TaskProfileDimensions.fields,
-  adjustmentReason: Schema.String
-})
+export const TaskProfileUpdateOutput = lenient(
+  Schema.Struct({
+    ...TaskProfileDimensions.fields,
+    adjustmentReason: Schema.String
+  }),
+  normalizeProfile
+)
 
 export const RecursivePlanInput = Schema.Struct({
   request: Schema.String,
@@ -159,7 +165,10 @@ export const SubplanInput = Schema.Struct({
   depthLevel: Schema.Int,
   tools: Schema.Array(Schema.String)
 })
-export const SubplanOutput = Schema.Struct({ subplanGoal: Schema.String, substeps: Schema.Array(PlannedStep) })
+export const SubplanOutput = lenient(
+  Schema.Struct({ subplanGoal: Schema.String, substeps: Schema.Array(PlannedStep) }),
+  normalizeSubplan
+)
 
 export const RefinementInput = Schema.Struct({
   request: Schema.String,
@@ -229,9 +238,12 @@ export const AnswerSynthesisInput = Schema.Struct({
   /** What the run's criteria require of the answer (format, terms), and why an earlier attempt fell short. */
   answerRequirements: Schema.optional(Schema.String)
 })
-export const AnswerSynthesisOutput = Schema.Struct({
-  answerText: Schema.String,
-  confidence: Schema.Number,
-  usedStepIds: Schema.Array(Schema.String),
-  notes: Schema.optional(Schema.String)
-})
+export const AnswerSynthesisOutput = lenient(
+  Schema.Struct({
+    answerText: Schema.String,
+    confidence: Schema.Number,
+    usedStepIds: Schema.Array(Schema.String),
+    notes: Schema.optional(Schema.String)
+  }),
+  normalizeAnswer
+)

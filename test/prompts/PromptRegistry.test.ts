@@ -144,7 +144,7 @@ describe("prompt registry", () => {
 })
 
 describe("outputs in the shapes models produce (#14.3)", () => {
-  it.effect("reasoning and convergence answers are read in their common variants; the strict shape is what is asked", () =>
+  it.effect("every prompt's answer is read in its common variants; the strict shape is what is asked", () =>
     Effect.gen(function*() {
       const { decodeAnswer } = yield* Effect.promise(() => import("../../src/llm/LanguageModel.js"))
       const { Contracts, outputJsonSchema } = yield* Effect.promise(() => import("../../src/prompts/PromptRegistry.js"))
@@ -205,6 +205,38 @@ describe("outputs in the shapes models produce (#14.3)", () => {
         newStep: { stepId: "s2", description: "Explain 42" },
         justification: "vague"
       }])
+      const profile = yield* decodeAnswer(
+        Contracts.profileInference,
+        JSON.stringify({
+          reasoning_depth: "3",
+          information_sufficiency: "70%",
+          expected_tool_usage: "High",
+          output_breadth: "Medium",
+          confidence_requirement: "HIGH",
+          reasoning: "arithmetic with an explanation"
+        })
+      )
+      expect(profile).toEqual({
+        reasoningDepth: 3,
+        informationSufficiency: 0.7,
+        expectedToolUsage: "extensive",
+        outputBreadth: "moderate",
+        confidenceRequirement: "high",
+        rawInference: "arithmetic with an explanation"
+      })
+      const subplan = yield* decodeAnswer(
+        Contracts.subplan,
+        JSON.stringify({ goal: "Explain", steps: [{ id: "a", description: "Say why", depends_on: [] }] })
+      )
+      expect(subplan).toEqual({
+        subplanGoal: "Explain",
+        substeps: [{ stepId: "a", description: "Say why", dependencies: [] }]
+      })
+      const final = yield* decodeAnswer(
+        Contracts.answerSynthesis,
+        JSON.stringify({ answer: "42", confidence: "90%", used_steps: "s1" })
+      )
+      expect(final).toEqual({ answerText: "42", confidence: 0.9, usedStepIds: ["s1"] })
       // still an error when a required part is missing (for the supervisor to repair), naming it
       const missing = yield* Effect.flip(decodeAnswer(Contracts.reasoningStep, "{\"clarity\": \"clear\"}"))
       expect(missing.message).toContain("stepOutput")
