@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
+import { respond } from "../../src/kernel/Approval.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare } from "../../src/run/Run.js"
+import { pendingApprovals } from "../../src/run/RunRecord.js"
 import { offline, scripted } from "../support/engine.js"
 import { answer, noIssues, planOut, profile, reasoned, verdict } from "../support/scripts.js"
 
@@ -80,4 +82,37 @@ describe("references to earlier results in tool inputs (#14.1)", () => {
         { stepId: "s2", input: { expression: "42 * 3" }, output: { expression: "42 * 3", value: 126 } }
       ])
     }).pipe(Effect.provide(offline)))
+
+  it.effect("a call waiting for approval shows the person the resolved input, and runs with it", () =>
+    Effect.gen(function*() {
+      const run = yield* prepare({
+        task: "Store the sum of 20 and 22",
+        mode: "FULL",
+        approvalTools: ["memory.write"],
+        budget: { ttl: 1 }
+      })
+      const fiber = yield* Effect.fork(run.execute)
+      const request = yield* run.events.waitFor(
+        (r) => pendingApprovals(r)[0],
+        (e) => (e._tag === "ApprovalRequested" ? e : undefined)
+      )
+      expect(request.input).toEqual({ key: "sum", value: 42 })
+      yield* respond(run.events, request.requestId, { decision: "APPROVE" })
+      yield* Fiber.join(fiber)
+      const written = toolCalls(yield* run.events.log).find((c) => c.stepId === "s2")
+      expect(written?.input).toEqual({ key: "sum", value: 42 })
+    }).pipe(Effect.provide(
+      scripted({
+        [PromptId.PLAN_GENERATION_USER]: [planOut([
+          { id: "s1", d: "Add 20 and 22 with the calculator", tool: "calculator", input: { expression: "20 + 22" } },
+          {
+            id: "s2",
+            d: "Store the sum under sum",
+            tool: "memory.write",
+            input: { key: "sum", value: "{{s1}}" },
+            deps: ["s1"]
+          }
+        ], "Store the sum of 20 and 22")]
+      }).layer
+    )))
 })
