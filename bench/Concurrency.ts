@@ -24,8 +24,12 @@ export const concurrency = async (runs = 1000, latencyMs = 200) => {
     peakRss = Math.max(peakRss, m.rss)
   }, 20)
   const started = now()
+  const cpuBefore = process.cpuUsage()
   const results = await runtime.runPromise(manyRuns(runs))
   const wall = now() - started
+  // the process's CPU time (user + system) over the runs: what Aeon itself costs, the model being a timer
+  const cpu = process.cpuUsage(cpuBefore)
+  const cpuMs = (cpu.user + cpu.system) / 1000
   clearInterval(sampler)
   await runtime.dispose()
   const live = await liveHeapPerRun(runs)
@@ -43,7 +47,9 @@ export const concurrency = async (runs = 1000, latencyMs = 200) => {
     peakRssMb: peakRss / 2 ** 20,
     perRunKb: ((peakHeap - baseline) / runs) / 1024,
     liveHeapMb: live.liveHeapMb,
-    livePerRunKb: live.perRunKb
+    livePerRunKb: live.perRunKb,
+    cpuMs,
+    cpuPerRunMs: cpuMs / runs
   }
 }
 

@@ -122,6 +122,14 @@ row(
   "within 10 %, < 256 MB",
   c.overBound <= 0.1 && c.peakHeapMb < 256
 )
+row(
+  `3. ${c.runs} concurrent runs: CPU and live memory per run`,
+  `${fmt(c.cpuPerRunMs, 2)} ms CPU per run (${fmt(c.cpuMs, 0)} ms in all, wall ${fmt(c.wallMs, 0)} ms); live ${
+    fmt(c.livePerRunKb, 0)
+  } KB per run`,
+  "≤ 1 ms CPU, ≤ 64 KB per run",
+  c.cpuPerRunMs <= 1 && c.livePerRunKb <= 64
+)
 for (const [transport, name] of [["sse", "streamingSse"], ["ws", "streamingWs"]] as const) {
   const one = await measure(`${name}1`)
   const s = await measure(name)
@@ -139,6 +147,16 @@ row(
   "≥ 0.9",
   t.ratio >= 0.9
 )
+for (const r of await measure("peerSizes")) {
+  row(
+    `6. vs LangGraph.js at ${r.size} steps`,
+    `Aeon+SQLite ${fmt(r.aeonStoreMs)} vs LangGraph+SqliteSaver ${fmt(r.langgraphSqliteMs)} ms/step = ${
+      fmt(r.storeRatio, 2)
+    }×; bare: Aeon ${fmt(r.aeonBareMs)} vs LangGraph ${fmt(r.langgraphBareMs)} ms/step = ${fmt(r.bareRatio, 2)}×`,
+    "≤ 0.5× with stores, ≤ 1.0× bare",
+    r.storeRatio <= 0.5 && r.bareRatio <= 1
+  )
+}
 const p = await measure("peer")
 row(
   "6. vs LangGraph.js (MemorySaver)",

@@ -4,6 +4,7 @@ import { fanOutPeer } from "./FanOutPeer.js"
 import { load } from "./Load.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
+import { peerSizes } from "./PeerSizes.js"
 import { scaling } from "./Scaling.js"
 import { streaming } from "./Streaming.js"
 import { throughput } from "./Throughput.js"
@@ -34,6 +35,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   load: () => load(20, 200, quick ? 5 : 15),
   loadReported: () => load(50, 300, quick ? 5 : 15),
   validation: async () => validation(),
+  peerSizes: () => peerSizes(quick),
   fanOutPeerSse: () => fanOutPeer("sse", 100),
   fanOutPeerWs: () => fanOutPeer("ws", 100),
   fanOutPeerSse1: () => fanOutPeer("sse", 1),
