@@ -1,4 +1,5 @@
 import { Option, ParseResult, Schema } from "effect"
+import { memoize } from "../support/Memoize.js"
 
 /**
  * What models answer is rarely the exact shape asked for: `step_id` for `stepId`, a nested
@@ -10,16 +11,20 @@ import { Option, ParseResult, Schema } from "effect"
 
 type Loose = Readonly<Record<string, unknown>>
 
-/** "stepId", "step_id", "Step ID" and "stepid" are one key. */
-const keyOf = (k: string) => k.toLowerCase().replace(/[\s_\-./]/g, "")
+/** "stepId", "step_id", "Step ID" and "stepid" are one key (remembered: the same few keys come in every answer). */
+const keyOf = memoize((k: string) => k.toLowerCase().replace(/[\s_\-./]/g, ""), { maxKeyLength: 64 })
 
 export const isRecord = (v: unknown): v is Loose => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** The first of these fields the object has, whatever their case or separators. */
 export const field = (o: Loose, ...names: ReadonlyArray<string>): unknown => {
-  const wanted = names.map(keyOf)
-  for (const name of wanted) {
-    for (const [k, v] of Object.entries(o)) if (keyOf(k) === name && v !== undefined && v !== null) return v
+  let keys: Array<string> | undefined
+  for (const name of names) {
+    // the name as asked first: what a model following the prompt answers, found without normalizing any key
+    const exact = o[name]
+    if (exact !== undefined && exact !== null) return exact
+    const wanted = keyOf(name)
+    for (const k of keys ??= Object.keys(o)) if (keyOf(k) === wanted && o[k] !== undefined && o[k] !== null) return o[k]
   }
   return undefined
 }

@@ -212,6 +212,9 @@ const hallucination = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, 
 
 // ---- do/say mismatch (FR-038) ----------------------------------------------------------------
 
+/** A tool's name as a whole word in a description (compiled once per name: plans are validated on every pass). */
+const namePattern = memoize((name: string) => new RegExp(`\\b${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "i"))
+
 /** The arithmetic expressions among a tool input's strings (references to earlier results are not arithmetic yet). */
 const inputExpressions = (input: unknown): Array<string> => {
   const found: Array<string> = []
@@ -247,10 +250,7 @@ const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo
   const mismatch = (description: string, repair: string) => [
     issue("do_say_mismatch", "HIGH", s.stepId, description, repair)
   ]
-  const named = [...tools.keys()].find((n) =>
-    n !== s.tool && n.length > 3 &&
-    new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "i").test(s.description)
-  )
+  const named = [...tools.keys()].find((n) => n !== s.tool && n.length > 3 && namePattern(n).test(s.description))
   if (named) {
     return mismatch(`step ${s.stepId} says it uses ${named} but calls ${s.tool}`, `use ${named} or reword the step`)
   }
