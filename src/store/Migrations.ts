@@ -141,6 +141,42 @@ const eventsAsWritten = {
   sqlite: []
 }
 
+/**
+ * The prompts and answers of recorded model calls, beside the LlmCalled event they belong to (the event log stays
+ * append-only and keeps the call's figures); deleted, as traces are, past the retention window.
+ */
+const recordedCalls = (d: Dialect) => [
+  `CREATE TABLE IF NOT EXISTS llm_calls (
+    run_id text NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq integer NOT NULL,
+    call ${d === pg ? "json" : "text"} NOT NULL,
+    created_at ${d.time} NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  )`,
+  `CREATE INDEX IF NOT EXISTS llm_calls_created_at ON llm_calls (created_at)`
+]
+const callsRetention = {
+  pg: [
+    ...recordedCalls(pg),
+    `CREATE OR REPLACE FUNCTION cleanup_old_llm_calls() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       DELETE FROM llm_calls
+       WHERE created_at < now() - make_interval(days => (SELECT value::integer FROM aeon_settings WHERE key = 'retention_days'));
+       RETURN NULL;
+     END $$`,
+    `CREATE OR REPLACE TRIGGER trigger_cleanup_llm_calls AFTER INSERT ON reasoning_traces
+     FOR EACH STATEMENT EXECUTE FUNCTION cleanup_old_llm_calls()`
+  ],
+  sqlite: [
+    ...recordedCalls(sqlite),
+    `CREATE TRIGGER IF NOT EXISTS trigger_cleanup_llm_calls AFTER INSERT ON reasoning_traces
+     BEGIN
+       DELETE FROM llm_calls WHERE created_at <
+         strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT value FROM aeon_settings WHERE key = 'retention_days') || ' days');
+     END`
+  ]
+}
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -152,7 +188,8 @@ export const migrations = {
     sqlite: [...sessionsAndTraces(sqlite), ...retention.sqlite]
   }),
   "0003_runs_created_at_milliseconds": statements(millisecondTimestamps),
-  "0004_run_events_payload_as_written": statements(eventsAsWritten)
+  "0004_run_events_payload_as_written": statements(eventsAsWritten),
+  "0005_recorded_calls": statements(callsRetention)
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

@@ -107,6 +107,12 @@ const firstIssue = (e: ParseResult.ParseError) => {
   const [issue] = ParseResult.ArrayFormatter.formatErrorSync(e)
   return issue ? `${issue.path.join(".") || "(event)"}: ${issue.message}`.slice(0, 300) : "does not decode"
 }
+/** A stored event with its recorded call put back (absent once the retention window deleted it). */
+const withCall = (payload: unknown, call: unknown) => {
+  if (call === null || call === undefined || payload === null || typeof payload !== "object") return payload
+  const parsed = parseSafely(call)
+  return parsed === undefined ? payload : { ...payload, call: parsed }
+}
 /** A payload that is not JSON decodes as nothing (and fails the event's decode), instead of throwing. */
 const parseSafely = (v: unknown) => {
   try {
@@ -160,12 +166,13 @@ export const make = Effect.gen(function*() {
   }
 
   const loadEvents = (id: string, fromSeq = 0) =>
-    sql<{ seq: number; payload: unknown }>`SELECT seq, payload FROM run_events
-      WHERE run_id = ${id} AND seq >= ${fromSeq} ORDER BY seq`.pipe(
+    sql<{ seq: number; payload: unknown; call: unknown }>`SELECT e.seq, e.payload, c.call FROM run_events e
+      LEFT JOIN llm_calls c ON c.run_id = e.run_id AND c.seq = e.seq
+      WHERE e.run_id = ${id} AND e.seq >= ${fromSeq} ORDER BY e.seq`.pipe(
       Effect.mapError(storeError(`reading events of run ${id}`)),
       Effect.flatMap((rows) =>
         Effect.forEach(rows, (r) =>
-          Either.match(decodeEvent(parseSafely(r.payload)), {
+          Either.match(decodeEvent(withCall(parseSafely(r.payload), r.call)), {
             onLeft: (e) =>
               Effect.fail(new RunRecordDamagedError({ runId: id, seq: Number(r.seq), detail: firstIssue(e) })),
             onRight: (event) => Effect.succeed(event)
@@ -173,9 +180,28 @@ export const make = Effect.gen(function*() {
       )
     )
 
-  /** An event as written (json, not jsonb, on PostgreSQL: key order is kept; see migration 0004). */
-  const eventPayload = (event: RunEvent) =>
-    sql.onDialectOrElse({ pg: () => sql`${json(event)}::json`, orElse: () => sql`${json(event)}` })
+  /**
+   * An event as written (json, not jsonb, on PostgreSQL: key order is kept; see migration 0004). A model call's
+   * recorded prompt and answer go to llm_calls beside it (deleted with the traces, past the retention window).
+   */
+  const eventPayload = (event: RunEvent) => {
+    const text = json(event._tag === "LlmCalled" && event.call !== undefined ? { ...event, call: undefined } : event)
+    return sql.onDialectOrElse({ pg: () => sql`${text}::json`, orElse: () => sql`${text}` })
+  }
+  /** The recorded calls of a batch, as one INSERT (none when nothing was recorded). */
+  const insertCalls = (events: ReadonlyArray<RunEvent>) => {
+    const calls = events.filter((e): e is Extract<RunEvent, { _tag: "LlmCalled" }> =>
+      e._tag === "LlmCalled" && e.call !== undefined
+    )
+    if (calls.length === 0) return undefined
+    const value = (e: (typeof calls)[number]) =>
+      sql.onDialectOrElse({ pg: () => sql`${json(e.call)}::json`, orElse: () => sql`${json(e.call)}` })
+    // stored now (as traces are): the retention window counts from when it was written, not from the run's clock
+    const now = time(Date.now())
+    return sql`INSERT INTO llm_calls (run_id, seq, call, created_at) VALUES ${
+      sql.csv(calls.map((e) => sql`(${e.runId}, ${e.seq}, ${value(e)}, ${now})`))
+    } ON CONFLICT (run_id, seq) DO NOTHING`
+  }
   const row = (event: RunEvent) =>
     sql`(${event.runId}, ${event.seq}, ${event._tag}, ${eventPayload(event)}, ${time(event.at)})`
   const insertEvents = (events: ReadonlyArray<RunEvent>) =>
@@ -232,13 +258,15 @@ export const make = Effect.gen(function*() {
     const started = events.find((e): e is Extract<RunEvent, { _tag: "RunStarted" }> => e._tag === "RunStarted")
     const finished = events.find((e): e is Extract<RunEvent, { _tag: "RunFinished" }> => e._tag === "RunFinished")
     const write = Effect.gen(function*() {
-      if (!started && !finished) return yield* insertEvents(events)
+      const calls = insertCalls(events)
+      if (!started && !finished && !calls) return yield* insertEvents(events)
       // RunFinished's records come from the whole log: the caller's, or what is stored plus this batch
       const whole = !finished ? [] : log && log[log.length - 1] === finished ?
         log
         : [...(yield* loadEvents(finished.runId)).filter((e) => e.seq < events[0]!.seq), ...events]
       const statements = [
         insertEvents(events),
+        ...(calls ? [calls] : []),
         ...(started ? startRecords(started) : []),
         ...(finished ? finishRecords(finished, whole) : [])
       ]

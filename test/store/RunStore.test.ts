@@ -37,6 +37,30 @@ describe(`RunStore on ${backend}`, () => {
       expect(history.finalResult.converged).toBe(true)
     }).pipe(Effect.provide(withStore())))
 
+  it.effect("recorded prompts are kept beside the log and deleted with the traces past the retention window (#18.1)", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const sql = yield* SqlClient.SqlClient
+      const first = (yield* run({ userId: "old" })).result.runId
+      const recorded = (events: ReadonlyArray<any>) =>
+        events.filter((e) => e._tag === "LlmCalled" && e.call !== undefined).length
+      const before = yield* store.events(first)
+      expect(recorded(before)).toBe(before.filter((e) => e._tag === "LlmCalled").length)
+      // the calls were written a month ago; the next trace written applies the 7-day window
+      const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString()
+      yield* sql`UPDATE llm_calls SET created_at = ${
+        sql.onDialectOrElse({ pg: () => sql`${monthAgo}::timestamptz`, orElse: () => sql`${monthAgo}` })
+      } WHERE run_id = ${first}`
+      yield* run({ userId: "new" })
+      const after = yield* store.events(first)
+      expect(recorded(after)).toBe(0)
+      // the run's log itself is whole: the same events, figures and all, only the prompts gone
+      expect(after.map((e) => [e.seq, e._tag])).toEqual(before.map((e) => [e.seq, e._tag]))
+      expect(after.filter((e) => e._tag === "LlmCalled").map((e: any) => e.inputTokens)).toEqual(
+        before.filter((e) => e._tag === "LlmCalled").map((e: any) => e.inputTokens)
+      )
+    }).pipe(Effect.provide(withStore())))
+
   it.effect("one session per run with execution metadata consistent with the events, and a non-empty trace", () =>
     Effect.gen(function*() {
       const store = yield* RunStore
