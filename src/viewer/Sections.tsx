@@ -1,0 +1,258 @@
+import { useEffect, useState } from "preact/hooks"
+import { gql } from "./Api.js"
+import { layout, NODE } from "./Layout.js"
+import { type Span, type StreamedEvent, timeline } from "./Timeline.js"
+
+/** The parts of the run page: gauges, timeline, plan graph, scores, issues, model calls, approvals. */
+
+export type Run = any
+
+// the list (its summary), then one call's prompt and answer when it is opened: both within the server's query cost
+const CALLS = `query($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 50, after: $after) {
+  edges { cursor node { seq promptId attempt phase stepId inputTokens outputTokens latencyMs } } pageInfo { hasNextPage endCursor } } } }`
+const CALL = `query($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 1, after: $after) {
+  edges { node { seq system user response decodeError error } } } } }`
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
+
+export const Gauge = (
+  { cap, name, show = String, used }: { name: string; used: number; cap?: number; show?: (n: number) => string }
+) => (
+  <div class="gauge" data-testid={`gauge-${name}`} data-used={used} data-cap={cap ?? ""}>
+    <span class="name">{name}</span>
+    <div class="bar">
+      <div class="fill" style={{ width: `${cap ? Math.min(100, (100 * used) / cap) : 0}%` }} />
+    </div>
+    <span class="figure">
+      {show(used)}
+      {cap !== undefined ? ` of ${show(cap)} · ${show(Math.max(0, cap - used))} left` : ""}
+    </span>
+  </div>
+)
+
+export const Timeline = ({ events }: { events: ReadonlyArray<StreamedEvent> }) => {
+  const passes = timeline(events)
+  const start = passes[0]?.start ?? 0
+  const end = Math.max(start + 1, ...passes.map((p) => p.end ?? Date.now()))
+  const bar = (s: { start: number; end?: number | undefined }) => ({
+    marginLeft: `${(100 * (s.start - start)) / (end - start)}%`,
+    width: `${Math.max(0.5, (100 * ((s.end ?? Date.now()) - s.start)) / (end - start))}%`
+  })
+  /** One line of the timeline: a label, its bar on the run's time axis, its duration (or what it is doing). */
+  const Row = ({ kind, span, bar: barClass, open }: { kind: string; span: Span; bar: string; open: string }) => (
+    <div class={`row ${kind}`} data-testid={kind === "pass" ? undefined : `timeline-${kind}`}>
+      <span class="label">{span.label}</span>
+      <div class="track">
+        <div class={`span ${barClass}`} style={bar(span)} />
+      </div>
+      <span class="time">{span.end ? seconds(span.end - span.start) : open}</span>
+    </div>
+  )
+  return (
+    <section data-testid="timeline">
+      <h2>Timeline</h2>
+      {passes.map((p) => (
+        <div class="pass" data-testid="timeline-pass">
+          <Row kind="pass" span={p} bar="pass-bar" open="…" />
+          {p.phases.map((ph) => <Row kind="phase" span={ph} bar={`phase-${ph.label}`} open="…" />)}
+          {p.steps.map((st) => <Row kind="step" span={st} bar={`step-${st.status ?? "running"}`} open="running" />)}
+        </div>
+      ))}
+    </section>
+  )
+}
+
+export const PlanGraph = ({ plan }: { plan: Run }) => {
+  const { edges, height, placed, width } = layout(plan.steps as Array<{ stepId: string; dependencies: Array<string> }>)
+  return (
+    <section>
+      <h2>Plan</h2>
+      <p class="goal">{plan.goal}</p>
+      <svg width={width + 20} height={height + 20} data-testid="plan-graph">
+        <defs>
+          <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto">
+            <path d="M0,0 L10,5 L0,10 z" fill="#888" />
+          </marker>
+        </defs>
+        {edges.map(({ from, to }) => (
+          <line
+            x1={from.x + NODE.width + 10}
+            y1={from.y + NODE.height / 2 + 10}
+            x2={to.x + 10}
+            y2={to.y + NODE.height / 2 + 10}
+            stroke="#888"
+            marker-end="url(#arrow)"
+          />
+        ))}
+        {placed.map(({ step, x, y }) => {
+          const s = step as any
+          const state = s.supersededBy ? "superseded" : s.status
+          return (
+            <g
+              transform={`translate(${x + 10},${y + 10})`}
+              class={`node ${state}`}
+              data-testid="plan-node"
+              data-step={s.stepId}
+              data-status={s.status}
+              data-superseded={s.supersededBy ?? ""}
+            >
+              <title>
+                {`${s.stepId}: ${s.description}${s.error ? `\n${s.error}` : ""}${
+                  s.manualIntervention ? `\nneeds a person: ${s.manualIntervention}` : ""
+                }`}
+              </title>
+              <rect width={NODE.width} height={NODE.height} rx="6" />
+              <text x="8" y="18" class="id">
+                {s.stepId} · {s.status}
+                {s.subplan ? ` · ${(s.subplan.substeps ?? []).length} substeps` : ""}
+                {s.manualIntervention ? " · ⚑" : ""}
+              </text>
+              <text x="8" y="38">{s.description.length > 26 ? `${s.description.slice(0, 25)}…` : s.description}</text>
+            </g>
+          )
+        })}
+      </svg>
+    </section>
+  )
+}
+
+export const Convergence = ({ passes }: { passes: Array<Run> }) => {
+  const scored = passes.filter((p) => p.convergence)
+  return (
+    <section data-testid="convergence">
+      <h2>Convergence</h2>
+      <svg width={Math.max(120, scored.length * 70)} height="110">
+        {scored.map((p, i) =>
+          ([["completeness", p.convergence.completenessScore], ["coherence", p.convergence.coherenceScore], [
+            "consistency",
+            Object.values(p.convergence.consistencyStatus ?? {}).every(Boolean) ? 1 : 0
+          ]] as Array<[string, number]>).map(([name, v], j) => (
+            <rect
+              class={`score ${name}`}
+              x={i * 70 + j * 18}
+              y={90 - 80 * v}
+              width="14"
+              height={80 * v}
+            >
+              <title>{`pass ${p.passNumber} ${name} ${v.toFixed(2)}`}</title>
+            </rect>
+          ))
+        )}
+        {scored.map((p, i) => <text x={i * 70} y="106">pass {p.passNumber}</text>)}
+      </svg>
+      {scored.map((p) => (
+        <p>
+          pass {p.passNumber}: {p.convergence.converged ? "converged" : "not converged"} —{" "}
+          {p.convergence.reasonCodes.join(", ")}
+        </p>
+      ))}
+    </section>
+  )
+}
+
+export const Issues = ({ passes }: { passes: Array<Run> }) => (
+  <section>
+    <h2>Validation</h2>
+    {passes.every((p) => (p.validationReport?.issues ?? []).length === 0) && <p>no issues found</p>}
+    {passes.map((p) =>
+      (p.validationReport?.issues ?? []).length === 0 ? null : (
+        <div>
+          <h3>pass {p.passNumber}</h3>
+          <ul>
+            {p.validationReport.issues.map((i: any) => (
+              <li class={`issue ${i.severity}`}>
+                {i.severity} {i.type}
+                {i.stepId ? ` @ ${i.stepId}` : ""}: {i.description} <small>({i.source})</small>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )
+    )}
+  </section>
+)
+
+export const Calls = ({ runId }: { runId: string }) => {
+  const [calls, setCalls] = useState<Array<Run & { after?: string }>>()
+  const [open, setOpen] = useState<Run>()
+  useEffect(() => {
+    void (async () => {
+      const all: Array<Run & { after?: string }> = []
+      let after: string | undefined
+      for (;;) {
+        const d = await gql<{ run: { llmCalls: Run } }>(CALLS, { id: runId, after })
+        // each call remembers the cursor before it: what opens it alone
+        for (const e of d.run.llmCalls.edges) {
+          all.push({ ...e.node, after })
+          after = e.cursor
+        }
+        if (!d.run.llmCalls.pageInfo.hasNextPage) break
+        after = d.run.llmCalls.pageInfo.endCursor
+      }
+      setCalls(all)
+    })()
+  }, [runId])
+  const show = (c: Run & { after?: string }) =>
+    open?.seq === c.seq ?
+      setOpen(undefined) :
+      gql<{ run: { llmCalls: Run } }>(CALL, { id: runId, after: c.after }).then(
+        (d) => setOpen(d.run.llmCalls.edges[0]?.node)
+      )
+  return (
+    <section data-testid="calls">
+      <h2>Model calls</h2>
+      {calls?.length === 0 && <p>none recorded (AEON_RECORD_PROMPTS=0)</p>}
+      <ul>
+        {(calls ?? []).map((c) => (
+          <li>
+            <button type="button" data-testid="call" onClick={() => void show(c)}>
+              {[
+                `#${c.seq} ${c.promptId}`,
+                c.phase,
+                c.stepId,
+                `${c.inputTokens}+${c.outputTokens} tokens`,
+                `${c.latencyMs} ms`,
+                c.attempt > 1 ? `attempt ${c.attempt}` : undefined
+              ].filter(Boolean).join(" · ")}
+            </button>
+            {open?.seq === c.seq && (
+              <div class="call" data-testid="call-detail">
+                <h4>system</h4>
+                <pre>{open.system}</pre>
+                <h4>user</h4>
+                <pre data-testid="call-prompt">{open.user}</pre>
+                <h4>{open.error ? "error" : "response"}</h4>
+                <pre>{open.error ?? open.response}</pre>
+                {open.decodeError && <pre class="error">{open.decodeError}</pre>}
+              </div>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
+export const Approvals = ({ run, refresh }: { run: Run; refresh: () => void }) => {
+  const answer = (requestId: string, decision: "APPROVE" | "REJECT") =>
+    gql(
+      `mutation($runId: ID!, $requestId: ID!, $decision: ApprovalDecision!, $reason: String) {
+        respondToApproval(runId: $runId, requestId: $requestId, decision: $decision, reason: $reason) { id } }`,
+      { runId: run.id, requestId, decision, reason: decision === "REJECT" ? "rejected in the run viewer" : null }
+    ).then(refresh, (e) => alert(e.message))
+  if (run.pendingApprovals.length === 0) return null
+  return (
+    <section data-testid="approvals">
+      <h2>Waiting for you</h2>
+      {run.pendingApprovals.map((a: any) => (
+        <div class="approval">
+          <p>
+            {a.stepId}: {a.description} — <code>{a.tool}</code> <code>{JSON.stringify(a.input)}</code>
+          </p>
+          <button type="button" onClick={() => answer(a.requestId, "APPROVE")}>Approve</button>
+          <button type="button" onClick={() => answer(a.requestId, "REJECT")}>Reject</button>
+        </div>
+      ))}
+    </section>
+  )
+}
