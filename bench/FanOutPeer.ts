@@ -1,15 +1,15 @@
 import { Effect, Layer } from "effect"
-import { useServer } from "graphql-ws/use/ws"
 import { createPubSub, createSchema, createYoga } from "graphql-yoga"
 import { execFile } from "node:child_process"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { WebSocketServer } from "ws"
 import type { RunEvent } from "../src/domain/RunEvent.js"
-import { PromptId } from "../src/prompts/PromptId.js"
 import { serve } from "../src/server/App.js"
+import { graphqlWs } from "../src/server/Server.js"
 import { RunStore } from "../src/store/RunStore.js"
-import { engine, loopScript, memoryStore, percentile } from "./support.js"
+import { streamingScript } from "./Streaming.js"
+import { engine, memoryStore, percentile } from "./support.js"
 
 type Shape = "payload" | "batches"
 const clients = (url: string, runId: string, transport: "sse" | "ws", subscribers: number, shape: Shape) =>
@@ -37,22 +37,10 @@ const figures = (latencies: Array<number>) => ({
   p99: percentile(latencies, 99)
 })
 
-/** The streaming bench's run (10 steps, 2 passes), waiting 2 s on its first call so that every client is there. */
-const script = () => {
-  const s = loopScript(10, 2, 20)
-  return {
-    ...s,
-    [PromptId.TASKPROFILE_INFERENCE_USER]: s[PromptId.TASKPROFILE_INFERENCE_USER]!.map((r) => ({
-      ...(r as object),
-      delayMs: 2_000
-    }))
-  }
-}
-
 /** Aeon: `subscribers` clients of one transport follow a run (each event, or each burst with runEventBatches). */
 const aeon = async (transport: "sse" | "ws", subscribers: number, shape: Shape) => {
   const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
-    engine: engine(script as any),
+    engine: engine(streamingScript as any),
     database: memoryStore as Layer.Layer<any, any>
   })
   try {
@@ -110,27 +98,7 @@ const bare = async (transport: "sse" | "ws", subscribers: number, recorded: Read
   })
   const server = createServer(yoga)
   const wss = new WebSocketServer({ server, path: "/graphql" })
-  const ws = useServer({
-    execute: (args: any) => args.rootValue.execute(args),
-    subscribe: (args: any) => args.rootValue.subscribe(args),
-    onSubscribe: async (ctx, _id, payload) => {
-      const { execute, parse, schema, subscribe, validate } = yoga.getEnveloped({
-        ...ctx,
-        req: ctx.extra.request,
-        params: payload
-      })
-      const args = {
-        schema,
-        operationName: payload.operationName,
-        document: parse(payload.query),
-        variableValues: payload.variables,
-        contextValue: {},
-        rootValue: { execute, subscribe }
-      }
-      const errors = validate(args.schema, args.document)
-      return errors.length > 0 ? errors : args
-    }
-  }, wss)
+  const ws = graphqlWs(yoga, wss, { authenticate: () => ({}), context: () => ({}) })
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
   try {

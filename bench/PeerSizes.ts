@@ -10,7 +10,7 @@ type Checkpointer = "none" | "memory" | "sqlite"
  * LangGraph.js on the loop shape of Aeon's overhead bench: plan `steps` steps, execute them one by one (calculator),
  * evaluate, refine by one added step, for `passes` passes; an instant "model".
  */
-const langGraphLoop = (steps: number, passes: number, checkpointer: Checkpointer) => {
+export const langGraphLoop = (steps: number, passes: number, checkpointer: Checkpointer) => {
   const State = Annotation.Root({
     steps: Annotation<Array<{ id: string; expression: string }>>({ reducer: (_, b) => b, default: () => [] }),
     cursor: Annotation<number>({ reducer: (_, b) => b, default: () => 0 }),

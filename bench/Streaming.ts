@@ -4,24 +4,26 @@ import { PromptId } from "../src/prompts/PromptId.js"
 import { serve } from "../src/server/App.js"
 import { engine, loopScript, memoryStore, percentile } from "./support.js"
 
+/** The streaming benches' run (10 steps, 2 passes), waiting 2 s on its first call so that every client is there. */
+export const streamingScript = () => {
+  const s = loopScript(10, 2, 20)
+  return {
+    ...s,
+    [PromptId.TASKPROFILE_INFERENCE_USER]: s[PromptId.TASKPROFILE_INFERENCE_USER]!.map((r) => ({
+      ...(r as object),
+      delayMs: 2_000
+    }))
+  }
+}
+
 /**
  * Latency from an event's emission (its `at`, stamped when it is published) to its arrival at each of
  * `subscribers` clients of one transport, on loopback, the clients in another process. The run waits
  * 2 s on its first model call so that every client is subscribed before the events that are measured.
  */
 export const streaming = async (transport: "sse" | "ws", subscribers = 100) => {
-  const script = () => {
-    const s = loopScript(10, 2, 20)
-    return {
-      ...s,
-      [PromptId.TASKPROFILE_INFERENCE_USER]: s[PromptId.TASKPROFILE_INFERENCE_USER]!.map((r) => ({
-        ...(r as object),
-        delayMs: 2_000
-      }))
-    }
-  }
   const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
-    engine: engine(script as any),
+    engine: engine(streamingScript as any),
     database: memoryStore as Layer.Layer<any, any>
   })
   try {

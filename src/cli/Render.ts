@@ -1,4 +1,5 @@
 import type { ExecutionHistory } from "../domain/Execution.js"
+import { liveSteps } from "../domain/Plan.js"
 import type { LlmCall } from "../run/LlmCalls.js"
 import type { RunResult } from "../run/RunResult.js"
 import type { StoredRun } from "../store/RunStore.js"
@@ -29,7 +30,7 @@ export const summaryLine = (r: RunResult): string => {
 /** Why a run that did not converge went wrong: its error and each failed step's, once each (none for a converged run). */
 export const problemLines = (r: RunResult): Array<string> => {
   if (r.converged) return []
-  const live = (r.plan?.steps ?? []).filter((s) => s.supersededBy === undefined)
+  const live = liveSteps(r.plan?.steps ?? [])
   const lines = [
     ...(r.error !== undefined ? [`error: ${r.error}`] : []),
     ...live.filter((s) => s.error !== undefined).map((s) => `step ${s.stepId} ${s.status}: ${s.error}`),

@@ -7,8 +7,7 @@ import {
 } from "../domain/Errors.js"
 import type { PlanStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
-import { resolveReferences } from "../planning/References.js"
-import { attemptPlan } from "../run/Attempt.js"
+import { toolCallInput } from "../run/Attempt.js"
 import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord } from "../run/RunRecord.js"
 import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
 import type { RunContext } from "./RunContext.js"
@@ -58,13 +57,8 @@ const gatedTool = (ctx: RunContext, toolName: string | undefined, input: unknown
 /** Whether the step's tool call would wait for a person now: it needs approval and no answer is on record yet. */
 export const wouldWait = (ctx: RunContext, passNumber: number, step: PlanStep) => {
   const r = ctx.events.record()
-  // the input the call would get: references to earlier results resolved, as the Executor does
-  const input = r.attempt ?
-    Either.getOrElse(
-      resolveReferences(step.toolInput, attemptPlan(r.attempt).steps, r.attempt.toolOutputs),
-      () => step.toolInput
-    )
-    : step.toolInput
+  // the input the call would get (an unresolvable reference fails the step before any approval is asked)
+  const input = Either.getOrElse(toolCallInput(r.attempt, step), () => step.toolInput)
   if (!gatedTool(ctx, step.tool, input)) return false
   if (r.attempt?.toolResults[step.stepId] !== undefined) return false // its call completed before a restart
   return approvalFor(r, passNumber, step.stepId, input)?.answer === undefined

@@ -2,8 +2,8 @@ import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
 import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
-import { resolveReferences } from "../planning/References.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
+import { toolCallInput } from "../run/Attempt.js"
 import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve, wouldWait } from "./Approval.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
@@ -126,8 +126,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
  */
 const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
   Effect.gen(function*() {
-    const state = yield* currentState(ctx)
-    const resolved = resolveReferences(step.toolInput, state.plan.steps, state.toolOutputs)
+    const resolved = toolCallInput(ctx.events.record().attempt, step)
     if (Either.isLeft(resolved)) {
       return Either.left(new ToolInputError({ tool: step.tool!, message: `reference ${resolved.left}` }))
     }

@@ -29,8 +29,6 @@ export interface RunState {
   readonly abandonedStepIds: ReadonlyArray<string>
   /** Tool results of steps not finished yet: a step run again after a restart reuses its tool's result. */
   readonly unfinishedToolResults: Readonly<Record<string, unknown>>
-  /** The last tool output of each step (references in later tool inputs read them). */
-  readonly toolOutputs: Readonly<Record<string, unknown>>
   /** The run's short-term memory as the tool calls left it. */
   readonly memory: ReadonlyMap<string, unknown>
 }
@@ -47,7 +45,6 @@ export const initialState = (request: string, firstPass: number): RunState => ({
   currentToolResults: {},
   abandonedStepIds: [],
   unfinishedToolResults: {},
-  toolOutputs: {},
   memory: new Map()
 })
 
@@ -68,7 +65,6 @@ export const stateOf = (a: AttemptRecord): RunState => ({
   currentToolResults: a.passTools,
   abandonedStepIds: [...a.abandoned.keys()],
   unfinishedToolResults: { ...a.toolResults },
-  toolOutputs: a.toolOutputs,
   memory: a.memory
 })
 

@@ -1,4 +1,4 @@
-import { Option, ParseResult, Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { memoize } from "../support/Memoize.js"
 
 /**
@@ -96,6 +96,3 @@ export const unwrap = (answer: unknown, ...expected: ReadonlyArray<string>): unk
 /** Drops undefined fields (what the strict schema then reports as missing, by name). */
 export const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
-
-export const firstSome = <A>(...options: ReadonlyArray<A | undefined>): A | undefined =>
-  Option.getOrUndefined(Option.fromNullable(options.find((o) => o !== undefined)))

@@ -1,9 +1,11 @@
+import { Either } from "effect"
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import { finishStep, type Plan, type PlanStep } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { PassResult } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { countRefinements, emptyLedger, type RefinementLedger } from "../planning/RecursivePlanner.js"
+import { referencesIn, resolveReferences } from "../planning/References.js"
 import type { RunRecord } from "./RunRecord.js"
 
 type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>
@@ -103,6 +105,16 @@ const projected = (a: AttemptRecord, planned: PlanStep): PlanStep => {
   projections.set(planned, { context, finished, abandoned, step })
   return step
 }
+
+/**
+ * The input a step's tool call gets: its toolInput with references to earlier results (`{{s1}}`) resolved from the
+ * attempt's completed steps and tool outputs, or why one cannot be. What the Executor calls the tool with and what the
+ * approval gate judges. A toolInput without references is given as it is (the plan is not projected for it).
+ */
+export const toolCallInput = (a: AttemptRecord | undefined, step: PlanStep): Either.Either<unknown, string> =>
+  a === undefined || referencesIn(step.toolInput).length === 0 ?
+    Either.right(step.toolInput)
+    : resolveReferences(step.toolInput, attemptPlan(a).steps, a.toolOutputs)
 
 /** The attempt's plan with what happened to its steps applied (started, finished, abandoned). */
 export const attemptPlan = (a: AttemptRecord): Plan => ({

@@ -5,6 +5,7 @@ import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../d
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { historyOf } from "../kernel/History.js"
+import { attemptPlan } from "./Attempt.js"
 import { awaitingInput, foldEvents, type RunRecord } from "./RunRecord.js"
 
 export type RunStatus =
@@ -62,9 +63,10 @@ export const resultOf = (r: RunRecord): RunResult => {
     finalAnswer: finished?.finalAnswer,
     ttlExpiration: finished?.ttlExpiration,
     error: finished?.error,
-    // while the run goes on, what it has used so far (the record adds every call and step as it comes)
-    usage: finished?.usage ?? r.usage,
-    plan: finished?.plan ?? r.lastPlan,
+    // what the run has used so far (the record adds every call and step as it comes; RunFinished's at the end)
+    usage: r.usage,
+    // while the run goes on, its plan as its steps have left it so far
+    plan: finished?.plan ?? (r.attempt ? attemptPlan(r.attempt) : r.lastPlan),
     history: historyOf(r, started ? { budget: started.budget, mode: started.mode, model: started.model } : {}),
     advisories: finished?.advisories ?? [],
     followUpQuestions: finished?.followUpQuestions ?? [],

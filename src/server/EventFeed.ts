@@ -48,7 +48,9 @@ const feedOf = <A>(
   let waiting: ((result: IteratorResult<A>) => void) | undefined
   let ended = false // nothing more will come: RunFinished was delivered, or the run had ended
   let closed = false
-  // a reader waiting is answered once the burst that woke it has all arrived (the writer publishes it synchronously)
+  // a reader waiting is answered once the burst that woke it has all arrived: the writer publishes a burst in one
+  // synchronous loop, so a microtask sees all of it. (Not Stream.groupedWithin: the feed is plain callbacks, 115× less
+  // work than a fiber per follower, bench row 9; and a time window would add its length to every delivery.)
   let wake = false
   const answer = () => {
     wake = false

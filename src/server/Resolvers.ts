@@ -41,6 +41,18 @@ const intact = (r: RunModel): RunModel => {
   return r
 }
 
+/** Why a page's arguments are refused (a connection's first is 1–100; after must be a cursor it gave), if they are. */
+const pageRefusal = (
+  first: number | null | undefined,
+  after: string | null | undefined,
+  isCursorOf: (after: string) => boolean
+): string | undefined =>
+  first !== null && first !== undefined && (first < 1 || first > 100) ?
+    `first must be between 1 and 100 (was ${first})`
+    : after !== null && after !== undefined && !isCursorOf(after) ?
+    "after is not a cursor of this list: pass a pageInfo.endCursor or an edge's cursor"
+    : undefined
+
 /** A caller bound to a user sees only that user's runs. */
 const visible = (ctx: GraphQLContext, run: RunModel) => ctx.userId === undefined || run.userId === ctx.userId
 
@@ -58,17 +70,27 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
   } | undefined
   const inMemory =
     () => (services ??= adapter.read(Effect.all({ manager: RunManager, model: LanguageModel, tools: ToolRegistry })))
-  /** The caller's run by id: for a user, the id they chose (scoped to them) first, then the id as given. */
+  /**
+   * The caller's run by id: the id as given (a generated one, or a full `user:runId`), else for a user the id they
+   * chose, scoped to them. One lookup for the ids most requests carry.
+   */
   const ownRun = (ctx: GraphQLContext, id: string) =>
     Effect.gen(function*() {
       const manager = yield* RunManager
+      const asGiven = yield* manager.get(id)
+      if (Option.isSome(asGiven) && visible(ctx, asGiven.value)) return asGiven.value
       const scoped = ctx.userId !== undefined && !id.includes(":") ?
         yield* manager.get(scopedRunId(ctx.userId, id))
         : Option.none()
-      const found = Option.isSome(scoped) ? scoped : yield* manager.get(id)
-      if (Option.isNone(found) || !visible(ctx, found.value)) return yield* new RunNotFoundError({ runId: id })
-      return found.value
+      if (Option.isNone(scoped) || !visible(ctx, scoped.value)) return yield* new RunNotFoundError({ runId: id })
+      return scoped.value
     })
+  /** Something done with the caller's own run (found as ownRun finds it), by the run manager. */
+  const withOwnRun = <A, E>(
+    ctx: GraphQLContext,
+    id: string,
+    f: (manager: Context.Tag.Service<typeof RunManager>, runId: string) => Effect.Effect<A, E>
+  ) => run(ctx, ownRun(ctx, id).pipe(Effect.flatMap((r) => Effect.flatMap(RunManager, (m) => f(m, r.id)))))
   return {
     Query: {
       run: (_, { id }, ctx) =>
@@ -84,14 +106,8 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           ctx,
           Effect.gen(function*() {
             const manager = yield* RunManager
-            if (args.first !== null && args.first !== undefined && (args.first < 1 || args.first > 100)) {
-              return yield* new InvalidRunInputError({ message: `first must be between 1 and 100 (was ${args.first})` })
-            }
-            if (args.after !== null && args.after !== undefined && !isCursor(args.after)) {
-              return yield* new InvalidRunInputError({
-                message: "after is not a cursor of this list: pass a pageInfo.endCursor or an edge's cursor"
-              })
-            }
+            const refused = pageRefusal(args.first, args.after, isCursor)
+            if (refused) return yield* new InvalidRunInputError({ message: refused })
             if (args.status === "AWAITING_INPUT") {
               return yield* new InvalidRunInputError({
                 message:
@@ -155,56 +171,30 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
             return yield* (yield* RunManager).start(body, ctx.userId)
           })
         ),
-      cancelRun: (_, { id }, ctx) =>
-        run(ctx, ownRun(ctx, id).pipe(Effect.flatMap((r) => Effect.flatMap(RunManager, (m) => m.cancel(r.id))))),
+      cancelRun: (_, { id }, ctx) => withOwnRun(ctx, id, (m, runId) => m.cancel(runId)),
       respondToApproval: (_, { decision, input, reason, requestId, runId }, ctx) =>
-        run(
-          ctx,
-          ownRun(ctx, runId).pipe(
-            Effect.flatMap((r) =>
-              Effect.flatMap(RunManager, (m) =>
-                m.respond(r.id, requestId, {
-                  decision,
-                  ...(input !== null && input !== undefined ? { input } : {}),
-                  ...(reason ? { reason } : {}),
-                  ...(ctx.userId !== undefined ? { by: ctx.userId } : {})
-                }))
-            )
-          )
-        ),
+        withOwnRun(ctx, runId, (m, id) =>
+          m.respond(id, requestId, {
+            decision,
+            ...(input !== null && input !== undefined ? { input } : {}),
+            ...(reason ? { reason } : {}),
+            ...(ctx.userId !== undefined ? { by: ctx.userId } : {})
+          })),
       provideGuidance: (_, { requestId, runId, text }, ctx) =>
-        run(
-          ctx,
-          ownRun(ctx, runId).pipe(
-            Effect.flatMap((r) => Effect.flatMap(RunManager, (m) => m.guide(r.id, requestId, text, ctx.userId)))
-          )
-        )
+        withOwnRun(ctx, runId, (m, id) => m.guide(id, requestId, text, ctx.userId))
     },
     Subscription: {
       runEvents: {
-        subscribe: (_: unknown, { runId, fromSeq }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) =>
-          run(
-            ctx,
-            ownRun(ctx, runId).pipe(
-              Effect.flatMap((r) =>
-                Effect.flatMap(RunManager, (manager) =>
-                  manager.follow(r.id, fromSeq ?? 0, (e) => ({ runEvents: V.sharedEventView(e) })))
-              )
-            )
-          )
+        subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) =>
+          withOwnRun(ctx, runId, (m, id) => m.follow(id, fromSeq ?? 0, (e) => ({ runEvents: V.sharedEventView(e) })))
       } as any,
       runEventBatches: {
-        subscribe: (_: unknown, { runId, fromSeq }: G.SubscriptionRunEventBatchesArgs, ctx: GraphQLContext) =>
-          run(
+        subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventBatchesArgs, ctx: GraphQLContext) =>
+          withOwnRun(
             ctx,
-            ownRun(ctx, runId).pipe(
-              Effect.flatMap((r) =>
-                Effect.flatMap(RunManager, (manager) =>
-                  manager.followBatches(r.id, fromSeq ?? 0, (events) => ({
-                    runEventBatches: events.map(V.sharedEventView)
-                  })))
-              )
-            )
+            runId,
+            (m, id) =>
+              m.followBatches(id, fromSeq ?? 0, (events) => ({ runEventBatches: events.map(V.sharedEventView) }))
           )
       } as any
     },
@@ -232,21 +222,13 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       trace: (r) => V.traceView(r.id, intact(r).record),
       metadata: (r) => V.metadataView(intact(r).record),
       usage: (r) => intact(r).result.usage,
+      plan: (r) => (intact(r).result.plan ? V.planView(r.result.plan!) : null),
       pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
       pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
       llmCalls: (r, { after, first }) => {
-        const n = first ?? 20
-        if (n < 1 || n > 100) {
-          throw new GraphQLError(`first must be between 1 and 100 (was ${n})`, {
-            extensions: { code: "InvalidRunInputError" }
-          })
-        }
-        if (after !== null && after !== undefined && !V.isCallCursor(after)) {
-          throw new GraphQLError("after is not a cursor of llmCalls: pass a pageInfo.endCursor or an edge's cursor", {
-            extensions: { code: "InvalidRunInputError" }
-          })
-        }
-        return V.llmCallsView(intact(r).events, n, after ?? undefined) as any
+        const refused = pageRefusal(first, after, V.isCallCursor)
+        if (refused) throw new GraphQLError(refused, { extensions: { code: "InvalidRunInputError" } })
+        return V.llmCallsView(intact(r).events, first ?? 20, after ?? undefined) as any
       },
       events: (r, { first, fromSeq }, ctx) => {
         if (first !== null && first !== undefined && first < 0) {

@@ -111,6 +111,49 @@ const v = localStorage.getItem(k); if (v && /demo-[0-9a-f]{8}/.test(v)) localSto
 catch (e) {} })()</script>`
 }
 
+/**
+ * graphql-ws on a WebSocketServer, executing through yoga's envelop: the same schema, plugins and limits as over HTTP.
+ * `authenticate` admits a connection (undefined refuses it) and says who it is; `context` is each operation's.
+ */
+export const graphqlWs = <U extends object>(
+  yoga: { readonly getEnveloped: (ctx: any) => any },
+  wss: WebSocketServer,
+  options: {
+    readonly authenticate: (
+      connectionParams: Record<string, unknown> | undefined,
+      request: IncomingMessage
+    ) => U | undefined
+    readonly context: (user: U) => object
+  }
+): { readonly dispose: () => void | Promise<void> } =>
+  useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: U }>({
+    onConnect: (ctx) => {
+      const user = options.authenticate(ctx.connectionParams, ctx.extra.request)
+      if (!user) return false
+      ctx.extra.user = user
+      return true
+    },
+    onSubscribe: async (ctx, _id, payload) => {
+      const { execute, parse, schema, subscribe, validate } = yoga.getEnveloped({
+        ...ctx,
+        req: ctx.extra.request,
+        params: payload
+      })
+      const args = {
+        schema,
+        operationName: payload.operationName,
+        document: parse(payload.query),
+        variableValues: payload.variables,
+        contextValue: options.context(ctx.extra.user!),
+        rootValue: { execute, subscribe }
+      }
+      const errors = validate(args.schema, args.document)
+      return errors.length > 0 ? errors : args
+    },
+    execute: (args: any) => args.rootValue.execute(args),
+    subscribe: (args: any) => args.rootValue.subscribe(args)
+  }, wss)
+
 /** The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path. */
 export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, options: ServerOptions) => {
   const adapter = EffectAdapter.make(runtime as ManagedRuntime.ManagedRuntime<any, unknown>)
@@ -212,39 +255,15 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
 
   // a WebSocket message has the same size limit as a request body (ws would accept 100 MiB)
   const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: options.maxBodyBytes })
-  const ws = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: { userId?: string } }>({
-    onConnect: (ctx) => {
-      const header = (ctx.connectionParams?.authorization as string | undefined) ??
-        ctx.extra.request.headers.authorization
-      const user = authenticate(options.auth, header)
-      if (!user) return false
-      ctx.extra.user = user
-      return true
-    },
-    onSubscribe: async (ctx, _id, payload) => {
-      const { schema, execute, subscribe, parse, validate } = yoga.getEnveloped({
-        ...ctx,
-        req: ctx.extra.request,
-        params: payload
-      })
-      const args = {
-        schema,
-        operationName: payload.operationName,
-        document: parse(payload.query),
-        variableValues: payload.variables,
-        contextValue: {
-          ...ctx.extra.user,
-          events: { max: options.limits.maxEvents, left: options.limits.maxEvents }
-        } satisfies GraphQLContext,
-        rootValue: { execute, subscribe }
-      }
-      const errors = validate(args.schema, args.document)
-      if (errors.length > 0) return errors
-      return args
-    },
-    execute: (args: any) => args.rootValue.execute(args),
-    subscribe: (args: any) => args.rootValue.subscribe(args)
-  }, wss)
+  const ws = graphqlWs<{ userId?: string }>(yoga, wss, {
+    authenticate: (connectionParams, request) =>
+      authenticate(
+        options.auth,
+        (connectionParams?.authorization as string | undefined) ?? request.headers.authorization
+      ),
+    context: (user) =>
+      ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext
+  })
 
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve))
   const address = server.address() as AddressInfo

@@ -90,26 +90,32 @@ const sessionsAndTraces = (d: Dialect) => [
   `CREATE INDEX IF NOT EXISTS reasoning_traces_created_at ON reasoning_traces (created_at)`
 ]
 
-/** Traces older than the retention window are deleted whenever a trace is written. */
-const retention = {
+/**
+ * Rows of `table` older than the retention window are deleted whenever a trace is written (the trigger `trigger` on
+ * reasoning_traces; PostgreSQL's through the function `fn`).
+ */
+const retentionOf = (table: string, fn: string, trigger: string) => ({
   pg: [
-    `CREATE OR REPLACE FUNCTION cleanup_old_reasoning_traces() RETURNS trigger LANGUAGE plpgsql AS $$
+    `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
-       DELETE FROM reasoning_traces
+       DELETE FROM ${table}
        WHERE created_at < now() - make_interval(days => (SELECT value::integer FROM aeon_settings WHERE key = 'retention_days'));
        RETURN NULL;
      END $$`,
-    `CREATE OR REPLACE TRIGGER trigger_cleanup_reasoning_traces AFTER INSERT ON reasoning_traces
-     FOR EACH STATEMENT EXECUTE FUNCTION cleanup_old_reasoning_traces()`
+    `CREATE OR REPLACE TRIGGER ${trigger} AFTER INSERT ON reasoning_traces
+     FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`
   ],
   sqlite: [
-    `CREATE TRIGGER IF NOT EXISTS trigger_cleanup_reasoning_traces AFTER INSERT ON reasoning_traces
+    `CREATE TRIGGER IF NOT EXISTS ${trigger} AFTER INSERT ON reasoning_traces
      BEGIN
-       DELETE FROM reasoning_traces WHERE created_at <
+       DELETE FROM ${table} WHERE created_at <
          strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT value FROM aeon_settings WHERE key = 'retention_days') || ' days');
      END`
   ]
-}
+})
+
+/** Traces older than the retention window are deleted whenever a trace is written. */
+const retention = retentionOf("reasoning_traces", "cleanup_old_reasoning_traces", "trigger_cleanup_reasoning_traces")
 
 const statements = (list: { pg: ReadonlyArray<string>; sqlite: ReadonlyArray<string> }) =>
   Effect.flatMap(
@@ -155,27 +161,7 @@ const recordedCalls = (d: Dialect) => [
   )`,
   `CREATE INDEX IF NOT EXISTS llm_calls_created_at ON llm_calls (created_at)`
 ]
-const callsRetention = {
-  pg: [
-    ...recordedCalls(pg),
-    `CREATE OR REPLACE FUNCTION cleanup_old_llm_calls() RETURNS trigger LANGUAGE plpgsql AS $$
-     BEGIN
-       DELETE FROM llm_calls
-       WHERE created_at < now() - make_interval(days => (SELECT value::integer FROM aeon_settings WHERE key = 'retention_days'));
-       RETURN NULL;
-     END $$`,
-    `CREATE OR REPLACE TRIGGER trigger_cleanup_llm_calls AFTER INSERT ON reasoning_traces
-     FOR EACH STATEMENT EXECUTE FUNCTION cleanup_old_llm_calls()`
-  ],
-  sqlite: [
-    ...recordedCalls(sqlite),
-    `CREATE TRIGGER IF NOT EXISTS trigger_cleanup_llm_calls AFTER INSERT ON reasoning_traces
-     BEGIN
-       DELETE FROM llm_calls WHERE created_at <
-         strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT value FROM aeon_settings WHERE key = 'retention_days') || ' days');
-     END`
-  ]
-}
+const callsRetention = retentionOf("llm_calls", "cleanup_old_llm_calls", "trigger_cleanup_llm_calls")
 
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
@@ -189,7 +175,10 @@ export const migrations = {
   }),
   "0003_runs_created_at_milliseconds": statements(millisecondTimestamps),
   "0004_run_events_payload_as_written": statements(eventsAsWritten),
-  "0005_recorded_calls": statements(callsRetention)
+  "0005_recorded_calls": statements({
+    pg: [...recordedCalls(pg), ...callsRetention.pg],
+    sqlite: [...recordedCalls(sqlite), ...callsRetention.sqlite]
+  })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

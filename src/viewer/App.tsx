@@ -9,8 +9,8 @@ const RUN = `query($id: ID!) { run(id: $id) {
   finalAnswer { answerText label }
   usage { llmCalls inputTokens outputTokens costUsd steps }
   pendingApprovals { requestId stepId tool input description }
+  plan { goal steps { stepId description tool status dependencies supersededBy manualIntervention subplan error } }
   history { passes { passNumber phases ttlRemaining durationSeconds
-    plan { goal steps { stepId description tool status dependencies supersededBy manualIntervention subplan error } }
     validationReport { issues { type severity description stepId source } }
     convergence { converged completenessScore coherenceScore consistencyStatus reasonCodes } } } } }`
 const EVENTS = `subscription($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
@@ -85,18 +85,6 @@ const RunList = () => {
   )
 }
 
-/** The pass's plan with what its steps have done since it began (the events say it first). */
-const withLiveStatuses = (plan: Run | undefined, events: ReadonlyArray<StreamedEvent>) => {
-  if (!plan) return plan
-  const status = new Map<string, string>()
-  for (const e of events) {
-    if (e.type === "StepStarted") status.set(e.payload.stepId, "running")
-    if (e.type === "StepFinished") status.set(e.payload.stepId, e.payload.status)
-    if (e.type === "StepAbandoned") status.set(e.payload.stepId, "failed")
-  }
-  return { ...plan, steps: plan.steps.map((s: Run) => ({ ...s, status: status.get(s.stepId) ?? s.status })) }
-}
-
 const RunView = ({ runId }: { runId: string }) => {
   const [events, setEvents] = useState<Array<StreamedEvent>>([])
   const [run, setRun] = useState<Run>()
@@ -134,9 +122,7 @@ const RunView = ({ runId }: { runId: string }) => {
   if (locked) return <KeyForm onKey={() => (setLocked(false), setEvents([]), setAttempt((n) => n + 1))} />
   if (!run) return <main>{error ? <p class="error">{error}</p> : <p>loading…</p>}</main>
   const passes = run.history?.passes ?? []
-  // a finished run's plan is the one its RunFinished event carries; before, the pass's plan and what its steps did since
-  const plan = events.findLast((e) => e.type === "RunFinished")?.payload.plan ??
-    withLiveStatuses(passes.at(-1)?.plan, events)
+  const plan = run.plan
   const started = events[0] ? Date.parse(events[0].at) : Date.parse(run.createdAt)
   const last = events.at(-1)
   const elapsed = (last?.type === "RunFinished" ? Date.parse(last.at) : Date.now()) - started

@@ -164,3 +164,23 @@ describe("runEventBatches (#19.1)", () => {
     })
   }
 })
+
+describe("Run.plan", () => {
+  it("is the plan as the run's steps have left it so far, while it runs, and the final plan after", async () => {
+    const id = await start()
+    const read = async () =>
+      (await gql(server.url, `query($id: ID!) { run(id: $id) { status plan { steps { stepId status } } } }`, { id }))
+        .body
+        .data.run as { status: string; plan: { steps: Array<{ stepId: string; status: string }> } | null }
+    const live = await waitFor(async () => {
+      const r = await read()
+      return r.status === "RUNNING" && r.plan?.steps.some((s) => s.status === "complete") ? r : undefined
+    })
+    expect(live.plan!.steps.map((s) => s.stepId)).toEqual(["s1", "s2"])
+    const done = await waitFor(async () => {
+      const r = await read()
+      return r.status === "CONVERGED" ? r : undefined
+    })
+    expect(done.plan!.steps.map((s) => s.status)).toEqual(["complete", "complete"])
+  })
+})

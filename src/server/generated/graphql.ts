@@ -566,6 +566,8 @@ export type Run = {
   pendingApprovals: Array<ApprovalRequest>;
   /** Where an interactive run asks for guidance (provideGuidance answers). */
   pendingGuidance: Array<GuidanceRequest>;
+  /** The run's plan now: while it runs, each step as far as it has gone; once it finished, its final plan. */
+  plan?: Maybe<Plan>;
   prioritizedPlan?: Maybe<PrioritizedPlan>;
   result?: Maybe<RunOutcome>;
   status: RunStatus;
@@ -1565,6 +1567,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   pendingApprovals?: Resolver<Array<ResolversTypes['ApprovalRequest']>, ParentType, ContextType>;
   pendingGuidance?: Resolver<Array<ResolversTypes['GuidanceRequest']>, ParentType, ContextType>;
+  plan?: Resolver<Maybe<ResolversTypes['Plan']>, ParentType, ContextType>;
   prioritizedPlan?: Resolver<Maybe<ResolversTypes['PrioritizedPlan']>, ParentType, ContextType>;
   result?: Resolver<Maybe<ResolversTypes['RunOutcome']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
