@@ -14,7 +14,7 @@ import { initialState } from "../kernel/RunState.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
-import { type RunIdTakenError, RunStore, type StoreError, type UserBusyError } from "../store/RunStore.js"
+import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
@@ -253,23 +253,18 @@ const execute = (
  */
 export const scopedRunId = (userId: string, runId: string) => `${userId}:${runId}`
 
-/** Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. */
-export const prepare = (
-  rawInput: unknown,
-  options: {
-    readonly status?: "QUEUED" | "RUNNING"
-    readonly queueBehindUser?: boolean
-    /** The user a client-chosen runId belongs to: the run's id is `scope:runId` (ids are per user). */
-    readonly idScope?: string | undefined
-  } = {}
-): Effect.Effect<
-  PreparedRun,
-  InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError,
-  Effect.Effect.Context<typeof capabilities>
-> =>
+export interface RegisterOptions {
+  readonly status?: "QUEUED" | "RUNNING"
+  readonly queueBehindUser?: boolean
+  /** The user a client-chosen runId belongs to: the run's id is `scope:runId` (ids are per user). */
+  readonly idScope?: string | undefined
+}
+
+/** Decodes the input (bad input: a clear error, nothing stored) and stores the run, when there is a store. */
+export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
   Effect.gen(function*() {
-    const caps = yield* capabilities
-    const input = yield* decodeRunInput(rawInput, caps.tools.names)
+    const tools = yield* ToolRegistry.ToolRegistry
+    const input = yield* decodeRunInput(rawInput, tools.names)
     const runId = input.runId === undefined
       ? crypto.randomUUID()
       : options.idScope !== undefined
@@ -287,6 +282,21 @@ export const prepare = (
         allowBusyUser: options.queueBehindUser ?? false
       })
     }
+    return { runId, input }
+  })
+
+/** Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. */
+export const prepare = (
+  rawInput: unknown,
+  options: RegisterOptions = {}
+): Effect.Effect<
+  PreparedRun,
+  InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError,
+  Effect.Effect.Context<typeof capabilities>
+> =>
+  Effect.gen(function*() {
+    const caps = yield* capabilities
+    const { input, runId } = yield* register(rawInput, options)
     const events = yield* RunEvents.make(runId, caps.sink)
     return { runId, input, events, execute: execute(caps, input, runId, events) }
   })
@@ -294,16 +304,21 @@ export const prepare = (
 /** Runs a task to its end and returns the result. */
 export const runTask = (input: unknown) => prepare(input).pipe(Effect.flatMap((p) => p.execute))
 
-/** A run a dead process left unfinished, set up to continue from its persisted events (same sequence). */
-export const prepareResume = (runId: string) =>
+/**
+ * A run a dead process left unfinished, set up to continue from its persisted events (same sequence). `claim`: a
+ * runner of a cluster (its address) takes it up first (its owner epoch raised before its events are read), and its appends are
+ * fenced with that epoch: once another runner takes it up, they are refused and it stops.
+ */
+export const prepareResume = (runId: string, options: { readonly claim?: string | undefined } = {}) =>
   Effect.gen(function*() {
     const store = yield* RunStore
     const caps = yield* capabilities
     const stored = yield* store.getRun(runId)
     if (Option.isNone(stored)) return yield* new RunNotFoundError({ runId })
+    const sink = options.claim !== undefined ? sinkOf(store, yield* store.claim(runId, options.claim)) : caps.sink
     const past = yield* store.events(runId)
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
-    const events = yield* RunEvents.make(runId, caps.sink, past)
+    const events = yield* RunEvents.make(runId, sink, past)
     const finished = past.some((e) => e._tag === "RunFinished")
     const run: PreparedRun = {
       runId,

@@ -1,5 +1,6 @@
-import { Config, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
+import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
 import * as Database from "../store/Database.js"
 import { version } from "../support/PackageFiles.js"
 import * as RunManager from "./RunManager.js"
@@ -62,46 +63,91 @@ export type ServerConfig = Config.Config.Success<typeof serverConfig>
 
 export { version }
 
-/** Everything the server runs on: engine, store, run manager. */
+/**
+ * Everything the server runs on: engine, store, run manager; on a cluster (`cluster`), the manager between the
+ * cluster's sharding (below: where runs are placed) and the run entity's handlers (above: what this runner executes).
+ */
 export const appLayer = (
   maxConcurrentRuns: number,
   engine: Layer.Layer<any, any> = Aeon.layer,
-  database: Layer.Layer<any, any> = Database.layerConfig
-) => RunManager.layer(maxConcurrentRuns).pipe(Layer.provideMerge(Layer.mergeAll(engine, database)))
+  database: Layer.Layer<any, any> = Database.layerConfig,
+  cluster?: ClusterConfig
+) => {
+  const manager = RunManager.layer(maxConcurrentRuns)
+  const runs = cluster ?
+    Layer.unwrapEffect(
+      Effect.map(Effect.promise(() => import("../cluster/Cluster.js")), (c) => c.layer(cluster, manager))
+    ) :
+    manager
+  return runs.pipe(Layer.provideMerge(Layer.mergeAll(engine, database)))
+}
 
-/** Starts the server with a runtime it owns: recovers unfinished runs, listens, and shuts down cleanly. */
+/** What a test or an embedding program puts in place of the configured engine, store or cluster settings. */
+export interface Layers {
+  readonly engine?: Layer.Layer<any, any>
+  readonly database?: Layer.Layer<any, any>
+  readonly cluster?: Partial<ClusterConfig>
+}
+
+/** How many unfinished runs this server took up when it started. */
+export class Resumed extends Context.Tag("aeon/Resumed")<Resumed, number>() {}
+
+/**
+ * The whole server as one Layer: engine, store and run manager; the runs a stopped process left unfinished resumed;
+ * the GraphQL server listening. Released in the reverse order: runs stop accepting and are interrupted (tool calls
+ * finish first, what they emitted is stored; they resume on the next start), then the server closes, then the store.
+ */
+export const layer = (
+  overrides: Partial<ServerConfig> = {},
+  layers: Layers = {}
+) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = { ...(yield* serverConfig), ...overrides }
+    const dbUrl = yield* Database.databaseConfig
+    const cluster = { ...(yield* clusterConfig), ...layers.cluster }
+    if (cluster.enabled && Option.isNone(dbUrl.url) && !layers.database) return yield* new ClusterNeedsPostgresError()
+    const app = appLayer(
+      config.maxConcurrentRuns,
+      layers.engine,
+      layers.database,
+      cluster.enabled ? cluster : undefined
+    )
+    const resumed = Layer.effect(Resumed, Effect.flatMap(RunManager.RunManager, (m) => m.resumeUnfinished))
+    const server = Server.layer({
+      port: config.port,
+      host: config.host,
+      auth: {
+        apiKey: Option.getOrUndefined(Option.map(config.apiKey, Redacted.value)),
+        keys: Option.match(config.apiKeys, { onNone: () => new Map(), onSome: (k) => parseKeys(Redacted.value(k)) })
+      },
+      limits: {
+        maxDepth: config.maxQueryDepth,
+        maxCost: config.maxQueryCost,
+        maxAliases: config.maxQueryAliases,
+        maxTokens: config.maxQueryTokens,
+        maxEvents: config.maxEventsPerQuery
+      },
+      maxBodyBytes: config.maxBodyBytes,
+      info: { version, database: Option.isSome(dbUrl.url) ? "postgresql" : `sqlite:${dbUrl.dataDir}` }
+    })
+    // built after the server, so released before it: runs stop while their subscribers are still connected
+    const stopRuns = Layer.scopedDiscard(
+      Effect.flatMap(RunManager.RunManager, (m) => Effect.addFinalizer(() => m.shutdown(config.shutdownTimeoutMs)))
+    )
+    return stopRuns.pipe(Layer.provideMerge(server), Layer.provideMerge(resumed), Layer.provideMerge(app))
+  }))
+
+/** Starts the server on a runtime it owns (the library's and the tests' way in); `stop` releases the layer. */
 export const serve = async (
   overrides: Partial<ServerConfig> = {},
-  layers: { engine?: Layer.Layer<any, any>; database?: Layer.Layer<any, any> } = {}
+  layers: Layers = {}
 ) => {
-  const config = { ...(await Effect.runPromise(serverConfig)), ...overrides }
-  const runtime = ManagedRuntime.make(appLayer(config.maxConcurrentRuns, layers.engine, layers.database))
-  const manager = await runtime.runPromise(RunManager.RunManager)
-  const dbUrl = await Effect.runPromise(Database.databaseConfig)
-  const resumed = await runtime.runPromise(manager.resumeUnfinished)
-  const server = await Server.start(runtime, {
-    port: config.port,
-    host: config.host,
-    auth: {
-      apiKey: Option.getOrUndefined(Option.map(config.apiKey, Redacted.value)),
-      keys: Option.match(config.apiKeys, { onNone: () => new Map(), onSome: (k) => parseKeys(Redacted.value(k)) })
-    },
-    limits: {
-      maxDepth: config.maxQueryDepth,
-      maxCost: config.maxQueryCost,
-      maxAliases: config.maxQueryAliases,
-      maxTokens: config.maxQueryTokens,
-      maxEvents: config.maxEventsPerQuery
-    },
-    maxBodyBytes: config.maxBodyBytes,
-    info: { version, database: Option.isSome(dbUrl.url) ? "postgresql" : `sqlite:${dbUrl.dataDir}` }
-  })
+  const runtime = ManagedRuntime.make(layer(overrides, layers))
+  const { manager, resumed, server } = await runtime.runPromise(
+    Effect.all({ server: Server.GraphQLServer, manager: RunManager.RunManager, resumed: Resumed })
+  )
   let stopping: Promise<void> | undefined
   /** Stop accepting runs, let tool calls finish, persist, close: unfinished runs resume on the next start. */
-  const stop = () => (stopping ??= (async () => {
-    await runtime.runPromise(manager.shutdown(config.shutdownTimeoutMs))
-    await server.close()
-    await runtime.dispose()
-  })())
+  const stop = () => (stopping ??= runtime.dispose())
   return { ...server, runtime, manager, resumed, stop }
 }

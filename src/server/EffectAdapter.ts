@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { GraphQLError } from "graphql"
 
 /** Errors that cross the API carry a `_tag`; it becomes `extensions.code`. Anything else is masked. */
@@ -16,23 +16,26 @@ export const toGraphQLError = (cause: Cause.Cause<unknown>): GraphQLError => {
   return new GraphQLError("Unexpected error.", { extensions: { code: "INTERNAL_SERVER_ERROR" } })
 }
 
-/** The one place resolvers run Effects: through the server's ManagedRuntime, cancelled with the request. */
-export const make = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>) => {
+/** The one place resolvers run Effects: through the server's runtime (its Layer's), cancelled with the request. */
+export const make = <R>(runtime: Runtime.Runtime<R>) => {
+  const fork = Runtime.runFork(runtime)
+  const runExit = Runtime.runPromiseExit(runtime)
+  const runSync = Runtime.runSync(runtime)
   const settle = <A, E>(exit: Exit.Exit<A, E>): A => {
     if (Exit.isSuccess(exit)) return exit.value
     const error = toGraphQLError(exit.cause)
     if (error.extensions.code === "INTERNAL_SERVER_ERROR") {
-      runtime.runFork(Effect.logError("resolver failed", exit.cause))
+      fork(Effect.logError("resolver failed", exit.cause))
     }
     // what the client is not told (the database's own words) goes to the server's log
     const detail = Option.getOrUndefined(Cause.failureOption(exit.cause)) as { detail?: unknown } | undefined
-    if (typeof detail?.detail === "string") runtime.runFork(Effect.logError(`${error.message}: ${detail.detail}`))
+    if (typeof detail?.detail === "string") fork(Effect.logError(`${error.message}: ${detail.detail}`))
     throw error
   }
   const run = async <A, E>(effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Promise<A> =>
-    settle(await runtime.runPromiseExit(effect, signal ? { signal } : undefined))
+    settle(await runExit(effect, signal ? { signal } : undefined))
   /** Reads what the built runtime holds in memory (its services), synchronously: no fiber of its own. */
-  const read = <A>(effect: Effect.Effect<A, never, R>): A => runtime.runSync(effect)
+  const read = <A>(effect: Effect.Effect<A, never, R>): A => runSync(effect)
   return { run, read, runtime }
 }
 

@@ -30,7 +30,8 @@ const withoutNulls = (value: unknown): unknown =>
     )
     : value
 
-type R = RunManager | ToolRegistry | LanguageModel
+/** What resolvers run on. */
+export type R = RunManager | ToolRegistry | LanguageModel
 
 /**
  * The run, when its stored events decode. A damaged run is listed from its row; each field that needs its events
@@ -206,6 +207,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       userId: (r) => r.userId,
       model: (r) => r.result.model || null,
       createdAt: (r) => r.createdAt.toISOString(),
+      runner: (r) => r.runner ?? null,
       updatedAt: (r) => r.updatedAt.toISOString(),
       finalAnswer: (r) =>
         intact(r).result.finalAnswer

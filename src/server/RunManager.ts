@@ -3,11 +3,12 @@ import { RunNotFoundError, RunNotWaitingError, type RunRecordDamagedError } from
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
 import type { ApprovalAnswer } from "../kernel/Approval.js"
-import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
+import { prepare, type PreparedRun, prepareResume, register, RunLifecycle } from "../run/Run.js"
 import { foldEvents } from "../run/RunRecord.js"
 import { resultOf, type RunStatus } from "../run/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
+import { RunEventsElsewhere, RunPlacement } from "./Placement.js"
 import type { RunModel } from "./RunModel.js"
 
 /** The server is stopping: no new runs. */
@@ -22,6 +23,8 @@ interface LiveRun {
   readonly userId: string | null
   readonly createdAt: Date
   fiber?: Fiber.RuntimeFiber<unknown, unknown>
+  /** Cancelled by a person (on a cluster, any other interruption hands the run over: it stays unfinished). */
+  cancelled?: boolean
 }
 
 /** Runs as supervised fibers of the server: queued beyond the concurrency limit (in order), one at a time per user. */
@@ -36,7 +39,18 @@ export const make = (maxConcurrent: number) =>
     const live = new Map<string, LiveRun>()
     const shuttingDown = yield* Ref.make(false)
     let subscriptions = 0
-    const lifecycle = { shuttingDown: Ref.get(shuttingDown) }
+    // on a cluster, a run's entity places it; its events reach this process's subscribers through the store
+    const placement = yield* Effect.serviceOption(RunPlacement)
+    const elsewhere = yield* Effect.serviceOption(RunEventsElsewhere)
+    const clustered = Option.isSome(placement)
+    const placementRunner = Option.getOrNull(Option.map(placement, (p) => p.runner))
+    /**
+     * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
+     * stops, and on a cluster whenever a person did not cancel it (its shard moved, the runner stops).
+     */
+    const lifecycleOf = (entry: LiveRun) => ({
+      shuttingDown: Effect.map(Ref.get(shuttingDown), (down) => down || (clustered && !entry.cancelled))
+    })
 
     const userLock = (userId: string | null) => <A, E, R>(e: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
       if (!userId) return e
@@ -59,11 +73,30 @@ export const make = (maxConcurrent: number) =>
         const started = yield* Deferred.make<void>()
         const run = Deferred.await(started).pipe(
           Effect.zipRight(userLock(userId)(slots.withPermits(1)(prepared.execute))),
-          Effect.provideService(RunLifecycle, lifecycle),
+          Effect.provideService(RunLifecycle, lifecycleOf(entry)),
+          // cancelled before it began (waiting for a slot or its user's turn): it ends CANCELLED all the same
+          Effect.onInterrupt(() => entry.cancelled ? endCancelled(prepared) : Effect.void),
           Effect.ensuring(Effect.sync(() => live.delete(prepared.runId)))
         )
-        entry.fiber = yield* FiberSet.run(fibers, run)
+        // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
+        // interruption off): cancel, a budget's timeout and shutdown interrupt it
+        entry.fiber = yield* FiberSet.run(fibers, Effect.interruptible(run))
         yield* Deferred.succeed(started, undefined)
+      })
+
+    const endCancelled = (prepared: PreparedRun) =>
+      Effect.suspend(() => {
+        const record = prepared.events.record()
+        if (record.finished) return Effect.void
+        return prepared.events.emit({
+          _tag: "RunFinished",
+          status: "CANCELLED",
+          terminationReason: "cancelled",
+          usage: resultOf(record).usage,
+          advisories: [],
+          followUpQuestions: [],
+          manualInterventions: []
+        }).pipe(Effect.zipRight(prepared.events.close), Effect.ignore)
       })
 
     const model = (
@@ -80,6 +113,7 @@ export const make = (maxConcurrent: number) =>
       return {
         id,
         userId: row?.userId ?? fallback?.userId ?? null,
+        runner: row?.runner ?? placementRunner,
         status,
         createdAt: row?.createdAt ?? fallback?.createdAt ?? new Date(result.startedAt),
         updatedAt: events.length > 0 ? new Date(events[events.length - 1]!.at) : row?.updatedAt ?? new Date(),
@@ -138,6 +172,59 @@ export const make = (maxConcurrent: number) =>
         onSome: Effect.succeed
       })))
 
+    /** Interrupts a run going on here as a person's cancellation: it ends CANCELLED (tool calls finish first). */
+    const interruptLive = (entry: LiveRun) =>
+      Effect.suspend(() => {
+        entry.cancelled = true
+        return entry.fiber ? Fiber.interrupt(entry.fiber) : Effect.void
+      })
+
+    /**
+     * On a cluster, the run's entity asks its runner to execute it: taken up (its owner epoch raised, its appends
+     * fenced), resumed from its stored events, run to its end. Ends when the run has finished; a run that stopped
+     * unfinished (handed over: its shard moved or the runner stops; or fenced by a newer owner) never ends here, so
+     * its persisted request is delivered again to the runner that takes it up.
+     */
+    const runHere = (id: string) =>
+      Effect.gen(function*() {
+        const entry = live.get(id) ?? (yield* launchStored(id))
+        if (entry?.fiber) yield* Fiber.await(entry.fiber)
+        const finished = entry ? entry.prepared.events.record().finished : true
+        if (!finished) {
+          yield* Effect.logWarning(`run ${id} stopped unfinished on this runner; it resumes where it is taken up`)
+          return yield* Effect.never
+        }
+      })
+
+    /** A stored run taken up here (undefined: it had already finished, or is damaged). */
+    const launchStored = (id: string) =>
+      Effect.gen(function*() {
+        const row = yield* store.getRun(id)
+        if (Option.isNone(row)) return undefined
+        const prepared = yield* prepareResume(id, { claim: Option.getOrUndefined(placement)?.runner }).pipe(
+          Effect.provide(context)
+        )
+        if (prepared.events.record().finished) return undefined
+        yield* launch(prepared, row.value.userId, row.value.createdAt)
+        return live.get(id)
+      }).pipe(
+        Effect.catchTag("RunRecordDamagedError", (e) =>
+          Effect.as(
+            Effect.logError(`run ${id} cannot resume, its record is damaged: event ${e.seq}: ${e.detail}`),
+            undefined
+          ))
+      )
+
+    /** Cancels a run here: one going on is interrupted; one not started here (queued on a cluster) ends CANCELLED. */
+    const cancelHere = (id: string) =>
+      Effect.gen(function*() {
+        const entry = live.get(id) ?? (yield* launchStored(id))
+        if (entry) {
+          yield* interruptLive(entry)
+          if (entry.fiber) yield* Fiber.await(entry.fiber)
+        }
+      })
+
     /** A run's events from fromSeq: live here (replay, then what comes), or as stored (a run not running here). */
     const sourceOf = (
       id: string,
@@ -147,6 +234,7 @@ export const make = (maxConcurrent: number) =>
         const entry = live.get(id)
         if (entry) return (push: (event: RunEvent) => void) => entry.prepared.events.follow(fromSeq, push)
         if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
+        if (Option.isSome(elsewhere)) return yield* elsewhere.value.source(id, fromSeq)
         const past = yield* store.events(id, fromSeq)
         return () => ({ past, finished: true, stop: () => {} }) // not running here: its stored events are all there is
       })
@@ -158,6 +246,13 @@ export const make = (maxConcurrent: number) =>
           if (yield* Ref.get(shuttingDown)) {
             return yield* new ShuttingDownError()
           }
+          if (Option.isSome(placement)) {
+            const { runId } = yield* register(input, { status: "QUEUED", queueBehindUser: true, idScope }).pipe(
+              Effect.provide(context)
+            )
+            yield* placement.value.start(runId)
+            return yield* getOrFail(runId)
+          }
           const prepared = yield* prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }).pipe(
             Effect.provide(context)
           )
@@ -167,11 +262,19 @@ export const make = (maxConcurrent: number) =>
         }),
       cancel: (id: string) =>
         Effect.gen(function*() {
-          const entry = live.get(id)
-          if (!entry) return yield* getOrFail(id)
-          if (entry.fiber) yield* Fiber.interrupt(entry.fiber)
+          if (Option.isSome(placement)) {
+            const found = yield* getOrFail(id)
+            if (found.status !== "QUEUED" && found.status !== "RUNNING" && found.status !== "AWAITING_INPUT") {
+              return found
+            }
+            yield* placement.value.cancel(id)
+            return yield* getOrFail(id)
+          }
+          yield* cancelHere(id)
           return yield* getOrFail(id)
         }),
+      runHere,
+      cancelHere,
       /** Answers an approval request of a run running here; a run that is not is not waiting for anything. */
       respond: (id: string, requestId: string, answer: ApprovalAnswer) =>
         answerLive(id, (events) => Approval.respond(events, requestId, answer).pipe(Effect.provide(context))),
@@ -206,6 +309,8 @@ export const make = (maxConcurrent: number) =>
       },
       /** Start-up recovery: runs a dead process left RUNNING or QUEUED continue here. */
       resumeUnfinished: Effect.gen(function*() {
+        // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
+        if (clustered) return 0
         const rows = yield* store.unfinished
         let resumed = 0
         for (const row of rows) {

@@ -7,6 +7,8 @@ export interface RunModel {
   readonly status: RunStatus
   readonly createdAt: Date
   readonly updatedAt: Date
+  /** On a cluster: the runner that took the run up last. */
+  readonly runner?: string | null
   readonly result: RunResult
   readonly events: ReadonlyArray<import("../domain/RunEvent.js").RunEvent>
   /** The one fold of the events: result, trace and metadata are projections of it. */

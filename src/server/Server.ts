@@ -1,5 +1,5 @@
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
-import type { ManagedRuntime } from "effect"
+import { Context, Data, Effect, Layer, type Runtime } from "effect"
 import { useServer } from "graphql-ws/use/ws"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
 import { randomUUID } from "node:crypto"
@@ -155,8 +155,8 @@ export const graphqlWs = <U extends object>(
   }, wss)
 
 /** The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path. */
-export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, options: ServerOptions) => {
-  const adapter = EffectAdapter.make(runtime as ManagedRuntime.ManagedRuntime<any, unknown>)
+export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptions) => {
+  const adapter = EffectAdapter.make(runtime as Runtime.Runtime<any>)
   const schema = createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) as any })
   const auth: Plugin = {
     onRequest({ request, fetchAPI, endResponse }) {
@@ -265,7 +265,13 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
       ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext
   })
 
-  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject) // the port is taken, the host is not this machine's, …
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
   const address = server.address() as AddressInfo
   const url = `http://${
     address.address.includes(":") ? `[${address.address}]` : address.address
@@ -282,3 +288,40 @@ export const start = async <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown
     }
   }
 }
+
+/** The server could not listen. */
+export class ListenError
+  extends Data.TaggedError("ListenError")<{ readonly address: string; readonly reason: string }>
+{
+  override get message() {
+    return `cannot listen on ${this.address}: ${this.reason}`
+  }
+}
+
+export type Listening = Awaited<ReturnType<typeof start>>
+
+/** The server listening: its URL, the Node server, yoga. */
+export class GraphQLServer extends Context.Tag("aeon/GraphQLServer")<GraphQLServer, Listening>() {}
+
+/**
+ * The server as a scoped Layer: listens when built, on the runtime of the layers below it (resolvers run there);
+ * closes its connections when released.
+ */
+export const layer = (options: ServerOptions) =>
+  Layer.scoped(
+    GraphQLServer,
+    Effect.acquireRelease(
+      // interruptible: a layer is built with interruption off, and a runtime taken there would keep it off for every
+      // resolver and every run they start (a run's timeouts and races could not interrupt their losers)
+      Effect.flatMap(Effect.interruptible(Effect.runtime<Resolvers.R>()), (runtime) =>
+        Effect.tryPromise({
+          try: () => start(runtime, options),
+          catch: (e) =>
+            new ListenError({
+              address: `${options.host}:${options.port}`,
+              reason: e instanceof Error ? e.message : String(e)
+            })
+        })),
+      (server) => Effect.promise(server.close)
+    )
+  )

@@ -1,36 +1,52 @@
+import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import { LanguageModel } from "../llm/LanguageModel.js"
-import { serve, type ServerConfig } from "./App.js"
+import { layer, Resumed, type ServerConfig } from "./App.js"
+import { GraphQLServer } from "./Server.js"
+
+/** The start-up lines: where the server listens, the model, how many runs it took up. */
+const banner = Layer.effectDiscard(Effect.gen(function*() {
+  const server = yield* GraphQLServer
+  const model = yield* LanguageModel
+  const resumed = yield* Resumed
+  const stand = model.label === "offline" ? " (rule-based stand-in, not a reasoning model)" : ""
+  yield* Effect.sync(() => {
+    console.log(`Aeon ${server.url} — GraphiQL in a browser; model: ${model.label}${stand}`)
+    if (resumed > 0) console.log(`resumed ${resumed} unfinished run(s)`)
+  })
+}))
 
 /**
- * Serves until SIGTERM or SIGINT (`npm start`, `aeon serve`): prints the URL and the model; on a signal, stops
- * accepting runs, lets tool calls in progress finish, stores what runs emitted, and exits. A failure to start
- * is one line on stderr and exit code 1.
+ * Serves until SIGTERM or SIGINT (`npm start`, `aeon serve`): the server's Layer, launched. On a signal the launch is
+ * interrupted and the layer released: no new runs, tool calls in progress finish, what runs emitted is stored, the
+ * server closes, exit 0. A failure to start is one line on stderr and exit code 1.
  */
-export const serveUntilSignal = async (overrides: Partial<ServerConfig> = {}) => {
-  const app = await serve(overrides).catch((e: unknown) => {
-    process.stderr.write(`aeon: the server could not start: ${startFailure(e)}\n`)
+export const serveUntilSignal = (overrides: Partial<ServerConfig> = {}) => {
+  const fiber = Effect.runFork(Layer.launch(banner.pipe(Layer.provide(layer(overrides)))))
+  let signalled = false
+  fiber.addObserver((exit) => {
+    if (Exit.isSuccess(exit) || (signalled && Cause.isInterruptedOnly(exit.cause))) process.exit(0)
+    process.stderr.write(`aeon: ${signalled ? "" : "the server could not start: "}${startFailure(exit.cause)}\n`)
     process.exit(1)
   })
-  const model = await app.runtime.runPromise(LanguageModel)
-  const stand = model.label === "offline" ? " (rule-based stand-in, not a reasoning model)" : ""
-  console.log(`Aeon ${app.url} — GraphiQL in a browser; model: ${model.label}${stand}`)
-  if (app.resumed > 0) console.log(`resumed ${app.resumed} unfinished run(s)`)
   const shutdown = (signal: string) => {
+    if (signalled) return
+    signalled = true
     console.log(`${signal}: stopping (tool calls in progress finish; unfinished runs resume on the next start)`)
     const force = setTimeout(() => process.exit(1), 30_000)
     force.unref()
-    app.stop().then(() => process.exit(0), (e) => {
-      process.stderr.write(`aeon: ${startFailure(e)}\n`)
-      process.exit(1)
-    })
+    Effect.runFork(Fiber.interrupt(fiber))
   }
   process.once("SIGTERM", () => shutdown("SIGTERM"))
   process.once("SIGINT", () => shutdown("SIGINT"))
-  return app
 }
 
-/** The message of what went wrong, without Effect's FiberFailure wrapping or a stack. */
-const startFailure = (e: unknown): string => {
-  const message = e instanceof Error ? e.message : String(e)
+/** The message of what went wrong, without Effect's wrapping or a stack. */
+const startFailure = (cause: Cause.Cause<unknown>): string => {
+  const e = Cause.squash(cause)
+  const message = e instanceof Error
+    ? e.message
+    : typeof e === "object" && e && "message" in e
+    ? String(e.message)
+    : String(e)
   return message.split("\n")[0]!.replace(/^\(FiberFailure\) /, "").replace(/^\w*Error: /, "")
 }

@@ -50,14 +50,14 @@ export const storeLayer = (retentionDays: number) =>
 export const layerConfig = Layer.unwrapEffect(
   Effect.gen(function*() {
     const c = yield* databaseConfig
-    const store = storeLayer(c.retentionDays).pipe(
-      Layer.provide(clientLayer({ url: Option.getOrUndefined(c.url), dataDir: c.dataDir }))
-    )
-    return Layer.merge(store, RunStore.sinkLayer.pipe(Layer.provide(store)))
+    return layer({ url: Option.getOrUndefined(c.url), dataDir: c.dataDir, retentionDays: c.retentionDays })
   })
 )
 
+/** RunStore and EventSink, and the SQL client under them (a cluster's storage shares it). */
 export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: string; retentionDays?: number }) => {
-  const store = storeLayer(options.retentionDays ?? 7).pipe(Layer.provide(clientLayer(options)))
-  return Layer.merge(store, RunStore.sinkLayer.pipe(Layer.provide(store)))
+  const store = storeLayer(options.retentionDays ?? 7)
+  return Layer.merge(store, RunStore.sinkLayer.pipe(Layer.provide(store))).pipe(
+    Layer.provideMerge(clientLayer(options))
+  )
 }

@@ -163,6 +163,16 @@ const recordedCalls = (d: Dialect) => [
 ]
 const callsRetention = retentionOf("llm_calls", "cleanup_old_llm_calls", "trigger_cleanup_llm_calls")
 
+/**
+ * The epoch of a run's owner: a runner of a cluster that takes a run up raises it, and its appends are refused once
+ * another has raised it since (a stale runner's writes never reach the log); `runner`: the address of the runner that
+ * took it up last.
+ */
+const ownerEpoch = [
+  "ALTER TABLE runs ADD COLUMN owner_epoch integer NOT NULL DEFAULT 0",
+  "ALTER TABLE runs ADD COLUMN runner text"
+]
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -178,7 +188,8 @@ export const migrations = {
   "0005_recorded_calls": statements({
     pg: [...recordedCalls(pg), ...callsRetention.pg],
     sqlite: [...recordedCalls(sqlite), ...callsRetention.sqlite]
-  })
+  }),
+  "0006_run_owner_epoch": statements({ pg: ownerEpoch, sqlite: ownerEpoch })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

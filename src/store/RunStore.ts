@@ -1,12 +1,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
-import { RunRecordDamagedError } from "../domain/Errors.js"
+import { RunNotFoundError, RunRecordDamagedError } from "../domain/Errors.js"
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import { RunEvent } from "../domain/RunEvent.js"
 import { foldHistory } from "../kernel/History.js"
-import { EventSink } from "../kernel/RunEvents.js"
+import { EventSink, type EventSinkService } from "../kernel/RunEvents.js"
 import { emptyRecord, foldEvents } from "../run/RunRecord.js"
 import { resultOf, type RunStatus } from "../run/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
@@ -39,6 +39,24 @@ export class UserBusyError extends Schema.TaggedError<UserBusyError>()("UserBusy
   }
 }
 
+/** A run's owner epoch, as a runner of a cluster took it up. */
+export interface Fence {
+  readonly epoch: number
+}
+
+/** Another runner has taken the run up since this one did: its writes are refused and it stops. */
+export class RunFencedError extends Schema.TaggedError<RunFencedError>()("RunFencedError", {
+  runId: Schema.String,
+  epoch: Schema.Number
+}) {
+  override get message() {
+    return `run ${this.runId} was taken up by another runner (this one held epoch ${this.epoch})`
+  }
+}
+
+/** Where a fenced append announces new events: `pg_notify` at commit, with `runId:lastSeq`. */
+export const eventsChannel = "aeon_run_events"
+
 export interface StoredRun {
   readonly id: string
   readonly userId: string | null
@@ -50,6 +68,8 @@ export interface StoredRun {
   readonly usage: unknown
   readonly createdAt: Date
   readonly updatedAt: Date
+  /** On a cluster: the runner that took the run up last. */
+  readonly runner: string | null
 }
 
 export interface RunPage {
@@ -76,7 +96,16 @@ export interface Service {
    * Appends events in order, all or none; RunStarted opens the session, RunFinished writes result, session,
    * trace — from `log` (the run's whole log, ending with that RunFinished) when given, else read back.
    */
-  readonly append: (events: ReadonlyArray<RunEvent>, log?: ReadonlyArray<RunEvent>) => Effect.Effect<void, StoreError>
+  readonly append: (
+    events: ReadonlyArray<RunEvent>,
+    log?: ReadonlyArray<RunEvent>,
+    fence?: Fence
+  ) => Effect.Effect<void, StoreError | RunFencedError>
+  /**
+   * Takes a run up on a runner of a cluster: raises its owner epoch and answers the new one. Appends fenced with an
+   * older epoch are refused from then on (RunFencedError).
+   */
+  readonly claim: (id: string, runner: string) => Effect.Effect<Fence, StoreError | RunNotFoundError>
   readonly getRun: (id: string) => Effect.Effect<Option.Option<StoredRun>, StoreError>
   /** The run's events in order; a stored event that no longer decodes fails the read with RunRecordDamagedError. */
   readonly events: (
@@ -139,7 +168,8 @@ const toRun = (r: any): StoredRun => ({
   result: parse(r.result),
   usage: parse(r.usage),
   createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at)
+  updatedAt: new Date(r.updated_at),
+  runner: r.runner ?? null
 })
 
 /** The opaque cursor of a run in a list: its creation time (milliseconds, as stored) and id, exact on both stores. */
@@ -253,18 +283,37 @@ export const make = Effect.gen(function*() {
    * batch holding RunStarted or RunFinished is one transaction with the records they open or close. (One
    * statement of data-modifying CTEs would save PostgreSQL two round trips per run, but SQLite has none.)
    */
-  const append: Service["append"] = (events, log) => {
+  /**
+   * A fenced append's guard, first in its transaction: the run's row is locked while the epoch is checked (a claim
+   * waits for the append, or the append sees the claim), then the other servers are told at commit.
+   */
+  const fenced = (events: ReadonlyArray<RunEvent>, fence: Fence) => {
+    const runId = events[0]!.runId
+    return Effect.gen(function*() {
+      const held =
+        yield* sql`UPDATE runs SET owner_epoch = owner_epoch WHERE id = ${runId} AND owner_epoch = ${fence.epoch}
+        RETURNING id`
+      if (held.length === 0) return yield* new RunFencedError({ runId, epoch: fence.epoch })
+      yield* sql.onDialectOrElse({
+        pg: () => sql`SELECT pg_notify(${eventsChannel}, ${`${runId}:${events[events.length - 1]!.seq}`})`,
+        orElse: () => Effect.void
+      })
+    })
+  }
+
+  const append: Service["append"] = (events, log, fence) => {
     if (events.length === 0) return Effect.void
     const started = events.find((e): e is Extract<RunEvent, { _tag: "RunStarted" }> => e._tag === "RunStarted")
     const finished = events.find((e): e is Extract<RunEvent, { _tag: "RunFinished" }> => e._tag === "RunFinished")
     const write = Effect.gen(function*() {
       const calls = insertCalls(events)
-      if (!started && !finished && !calls) return yield* insertEvents(events)
+      if (!started && !finished && !calls && !fence) return yield* insertEvents(events)
       // RunFinished's records come from the whole log: the caller's, or what is stored plus this batch
       const whole = !finished ? [] : log && log[log.length - 1] === finished ?
         log
         : [...(yield* loadEvents(finished.runId)).filter((e) => e.seq < events[0]!.seq), ...events]
       const statements = [
+        ...(fence ? [fenced(events, fence)] : []),
         insertEvents(events),
         ...(calls ? [calls] : []),
         ...(started ? startRecords(started) : []),
@@ -280,6 +329,8 @@ export const make = Effect.gen(function*() {
       Effect.mapError((e) =>
         e._tag === "SqlError" ?
           storeError(`appending ${range} of run ${events[0]!.runId}`)(e)
+          : e._tag === "RunFencedError" ?
+          e
           : e._tag === "RunRecordDamagedError" ?
           new StoreError({ operation: `appending ${range} of run ${events[0]!.runId}`, detail: e.message })
           : e
@@ -317,6 +368,17 @@ export const make = Effect.gen(function*() {
         Effect.mapError(storeError(`updating run ${id}`))
       ),
     append,
+    claim: (id, runner) =>
+      sql<{ owner_epoch: number }>`UPDATE runs SET owner_epoch = owner_epoch + 1, runner = ${runner} WHERE id = ${id}
+        RETURNING owner_epoch`
+        .pipe(
+          Effect.mapError(storeError(`taking up run ${id}`)),
+          Effect.flatMap((rows) =>
+            rows[0] ?
+              Effect.succeed({ epoch: Number(rows[0].owner_epoch) }) :
+              Effect.fail(new RunNotFoundError({ runId: id }))
+          )
+        ),
     getRun: (id) =>
       sql`SELECT * FROM runs WHERE id = ${id}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toRun))),
@@ -389,13 +451,19 @@ export const make = Effect.gen(function*() {
 
 export const layer = Layer.effect(RunStore, make)
 
-/** Events are persisted before they are published; a database failure stops the run loudly. */
-export const sinkLayer = Layer.effect(
-  EventSink,
-  Effect.map(RunStore, (store) => ({
-    append: (events: ReadonlyArray<RunEvent>, log: ReadonlyArray<RunEvent>) =>
-      store.append(events, log).pipe(
-        Effect.orDieWith((e) => new Error(`events of run ${events[0]?.runId} could not be stored: ${e.detail}`))
+/**
+ * Events are persisted before they are published; a database failure stops the run loudly. `fence`: a run a runner
+ * of a cluster took up — once another runner has taken it up, its appends are refused and it stops.
+ */
+export const sinkOf = (store: Service, fence?: Fence): EventSinkService => ({
+  append: (events, log) =>
+    store.append(events, log, fence).pipe(
+      Effect.orDieWith((e) =>
+        e._tag === "RunFencedError"
+          ? e
+          : new Error(`events of run ${events[0]?.runId} could not be stored: ${e.detail}`)
       )
-  }))
-)
+    )
+})
+
+export const sinkLayer = Layer.effect(EventSink, Effect.map(RunStore, (store) => sinkOf(store)))

@@ -1,12 +1,11 @@
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Effect, Runtime, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import * as EffectAdapter from "../../src/server/EffectAdapter.js"
 
 class Missing extends Schema.TaggedError<Missing>()("Missing", { message: Schema.String }) {}
 
 describe("the resolver adapter", () => {
-  const runtime = ManagedRuntime.make(Layer.empty)
-  const adapter = EffectAdapter.make(runtime)
+  const adapter = EffectAdapter.make(Runtime.defaultRuntime)
 
   it("a typed failure becomes a GraphQLError with its tag as code; a defect is masked", async () => {
     expect(await adapter.run(Effect.succeed(42))).toBe(42)
@@ -21,7 +20,6 @@ describe("the resolver adapter", () => {
   })
 
   it("read returns what the runtime holds, synchronously", async () => {
-    await runtime.runPromise(Effect.void)
     expect(adapter.read(Effect.succeed("in memory"))).toBe("in memory")
   })
 

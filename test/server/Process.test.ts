@@ -1,50 +1,16 @@
 import { Redacted } from "effect"
 import { Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
+import { exited, slowArithmeticScript, startProcess as start } from "../support/process.js"
 import { seedScriptFile, verdict } from "../support/scripts.js"
 import { gql, waitFor } from "../support/server.js"
 
 const dir = mkdtempSync(join(tmpdir(), "aeon-process-"))
-const script = join(dir, "script.json")
-writeFileSync(
-  script,
-  JSON.stringify({
-    fallback: "offline",
-    reasoning_step_user: [{
-      delayMs: 400,
-      output: { stepOutput: "(17 + 25) * 3 = 126", clarityState: "CLEAR", handoffToNext: "126" }
-    }]
-  })
-)
-
-/** `npm start`'s entry as its own process; resolves with its URL once it listens. */
-const start = (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ["dist/app/server.js"], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let out = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
-  let exitCode: number | null | undefined
-  child.once("exit", (code) => (exitCode = code))
-  // the URL once it listens; a server that exits first, or never listens, fails with what it printed
-  const url = waitFor(async () => {
-    if (exitCode !== undefined && !out.includes("Aeon http")) {
-      return Promise.reject(new Error(`exited ${exitCode}: ${out}`))
-    }
-    return out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1]
-  }, 60_000).catch((e) => Promise.reject(new Error(`the server did not start: ${e.message}\n${out}`)))
-  url.catch(() => {}) // tests that expect the start to fail do not await it
-  return { child, url, output: () => out }
-}
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+const script = slowArithmeticScript(dir, 400)
 
 describe(`the server process (${backend})`, () => {
   it("SIGTERM stops it within a bounded time; the unfinished run resumes on the next start", async () => {

@@ -570,6 +570,8 @@ export type Run = {
   plan?: Maybe<Plan>;
   prioritizedPlan?: Maybe<PrioritizedPlan>;
   result?: Maybe<RunOutcome>;
+  /** On a cluster (AEON_CLUSTER=1): the address of the runner that took the run up last; null on one server. */
+  runner?: Maybe<Scalars['String']['output']>;
   status: RunStatus;
   task: Scalars['String']['output'];
   trace?: Maybe<ReasoningTrace>;
@@ -1570,6 +1572,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   plan?: Resolver<Maybe<ResolversTypes['Plan']>, ParentType, ContextType>;
   prioritizedPlan?: Resolver<Maybe<ResolversTypes['PrioritizedPlan']>, ParentType, ContextType>;
   result?: Resolver<Maybe<ResolversTypes['RunOutcome']>, ParentType, ContextType>;
+  runner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
   task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   trace?: Resolver<Maybe<ResolversTypes['ReasoningTrace']>, ParentType, ContextType>;

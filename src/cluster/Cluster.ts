@@ -1,0 +1,91 @@
+import * as ClusterSchema from "@effect/cluster/ClusterSchema"
+import * as Entity from "@effect/cluster/Entity"
+import { RunnerAddress } from "@effect/cluster/RunnerAddress"
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as Rpc from "@effect/rpc/Rpc"
+import type * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Duration, Effect, Layer, Option, Schema } from "effect"
+import { ClusterUnavailableError, RunPlacement } from "../server/Placement.js"
+import { RunManager } from "../server/RunManager.js"
+import { type ClusterConfig, ClusterNeedsPostgresError } from "./ClusterConfig.js"
+import * as EventNotifications from "./EventNotifications.js"
+
+/**
+ * A run on a cluster: one entity per run, on the runner that owns its shard. `Start` and `Cancel` are persisted
+ * (a runner that dies has them delivered again to the one that takes its shards up), keyed by the run (sent twice,
+ * kept once).
+ */
+export const RunEntity = Entity.make("AeonRun", [
+  Rpc.make("Start", { payload: { runId: Schema.String }, primaryKey: (p) => p.runId }),
+  Rpc.make("Cancel", { payload: { runId: Schema.String }, primaryKey: (p) => p.runId })
+]).annotateRpcs(ClusterSchema.Persisted, true)
+
+/**
+ * What the runner does with them: Start runs the run here to its end (resumed from its stored events: a request
+ * delivered again after a failure continues the run, only the step in flight repeats); Cancel ends it. Concurrency
+ * is unbounded so that Cancel is not queued behind the Start it cancels.
+ */
+const handlers = RunEntity.toLayer(
+  Effect.map(RunManager, (manager) =>
+    RunEntity.of({
+      Start: ({ payload }) =>
+        manager.runHere(payload.runId).pipe(
+          Effect.tapErrorCause((cause) => Effect.logError(`run ${payload.runId} could not be taken up`, cause)),
+          Effect.orDie
+        ),
+      Cancel: ({ payload }) => manager.cancelHere(payload.runId).pipe(Effect.orDie)
+    })),
+  { concurrency: "unbounded" }
+)
+
+/** How the other servers reach a run: its entity's messages, through the cluster's storage. */
+const placement = (runner: string) =>
+  Layer.effect(
+    RunPlacement,
+    Effect.map(RunEntity.client, (client) => {
+      const unavailable = (runId: string) => (e: { readonly _tag: string; readonly message?: string }) =>
+        new ClusterUnavailableError({ runId, reason: e.message || e._tag })
+      return {
+        runner,
+        start: (runId: string) =>
+          client(runId).Start({ runId }, { discard: true }).pipe(Effect.mapError(unavailable(runId))),
+        cancel: (runId: string) => client(runId).Cancel({ runId }).pipe(Effect.mapError(unavailable(runId)))
+      }
+    })
+  )
+
+/** Sharding over @effect/cluster's SQL storage (shard locks: PostgreSQL advisory locks) and msgpack over TCP. */
+const sharding = (c: ClusterConfig) =>
+  NodeClusterSocket.layer({
+    storage: "sql",
+    shardingConfig: {
+      runnerAddress: Option.some(RunnerAddress.make({ host: c.runnerHost, port: c.runnerPort })),
+      runnerListenAddress: Option.map(
+        c.runnerListenHost,
+        (host) => RunnerAddress.make({ host, port: c.runnerPort })
+      ),
+      shardLockExpiration: c.shardLockExpiration,
+      shardLockRefreshInterval: c.shardLockRefresh,
+      refreshAssignmentsInterval: c.refreshAssignments,
+      entityMessagePollInterval: Duration.seconds(2),
+      entityReplyPollInterval: Duration.millis(100)
+    }
+  })
+
+/**
+ * The cluster's part of a runner, around the run manager: sharding (below it, with the placement it sends through and
+ * the follower of runs elsewhere), and the run entity's handlers (above it). `withManager` is the manager's layer.
+ */
+export const layer = <A, E, R>(c: ClusterConfig, withManager: Layer.Layer<A | RunManager, E, R>) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    // PostgreSQL's client is the SqlClient itself (registered under both tags); SQLite's has no LISTEN
+    const sql: unknown = yield* SqlClient.SqlClient
+    if (typeof (sql as Partial<PgClient.PgClient>).listen !== "function") return yield* new ClusterNeedsPostgresError()
+    const pg = sql as PgClient.PgClient
+    const base = Layer.merge(
+      placement(`${c.runnerHost}:${c.runnerPort}`),
+      EventNotifications.layer(pg, { catchUp: Duration.seconds(2), watch: Duration.seconds(5) })
+    ).pipe(Layer.provideMerge(sharding(c)))
+    return handlers.pipe(Layer.provideMerge(withManager), Layer.provideMerge(base))
+  }))

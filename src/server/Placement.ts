@@ -1,0 +1,35 @@
+import { Context, type Effect, Schema } from "effect"
+import type { RunRecordDamagedError } from "../domain/Errors.js"
+import type { StoreError } from "../store/RunStore.js"
+import type { FeedSource } from "./EventFeed.js"
+
+/** The cluster could not take a message for a run (its storage failed, or the runner's mailbox is full). */
+export class ClusterUnavailableError extends Schema.TaggedError<ClusterUnavailableError>()("ClusterUnavailableError", {
+  runId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `the cluster could not take the request for run ${this.runId}; try again`
+  }
+}
+
+/**
+ * Where runs execute when they are not this process's own: on a cluster, a run is an entity on the runner that owns
+ * its shard. `start` places a stored run there (persisted: it survives the runner); `cancel` reaches it wherever it is.
+ */
+export interface Placement {
+  /** This runner's address (what a run it takes up records as its runner). */
+  readonly runner: string
+  readonly start: (runId: string) => Effect.Effect<void, ClusterUnavailableError>
+  readonly cancel: (runId: string) => Effect.Effect<void, ClusterUnavailableError>
+}
+export class RunPlacement extends Context.Tag("aeon/RunPlacement")<RunPlacement, Placement>() {}
+
+/** A run's events as another process of the cluster stores them: replay from the store, then each new batch. */
+export interface EventsElsewhere {
+  readonly source: (
+    runId: string,
+    fromSeq: number
+  ) => Effect.Effect<FeedSource, StoreError | RunRecordDamagedError>
+}
+export class RunEventsElsewhere extends Context.Tag("aeon/RunEventsElsewhere")<RunEventsElsewhere, EventsElsewhere>() {}

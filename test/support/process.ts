@@ -1,0 +1,44 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { waitFor } from "./server.js"
+
+/** `npm start`'s entry as its own process; resolves with its URL once it listens. */
+export const startProcess = (env: Record<string, string>) => {
+  const child = spawn(process.execPath, ["dist/app/server.js"], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  child.stdout!.on("data", (d) => (out += d))
+  child.stderr!.on("data", (d) => (out += d))
+  let exitCode: number | null | undefined
+  child.once("exit", (code) => (exitCode = code))
+  // the URL once it listens; a server that exits first, or never listens, fails with what it printed
+  const url = waitFor(async () => {
+    if (exitCode !== undefined && !out.includes("Aeon http")) {
+      return Promise.reject(new Error(`exited ${exitCode}: ${out}`))
+    }
+    return out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1]
+  }, 60_000).catch((e) => Promise.reject(new Error(`the server did not start: ${e.message}\n${out}`)))
+  url.catch(() => {}) // tests that expect the start to fail do not await it
+  return { child, url, output: () => out }
+}
+export const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+
+/** A script file for `AEON_MODEL_PROVIDER=scripted`: the offline stand-in, each reasoning step taking `delayMs`. */
+export const slowArithmeticScript = (dir: string, delayMs: number) => {
+  const file = join(dir, `script-${delayMs}.json`)
+  writeFileSync(
+    file,
+    JSON.stringify({
+      fallback: "offline",
+      reasoning_step_user: [{
+        delayMs,
+        output: { stepOutput: "(17 + 25) * 3 = 126", clarityState: "CLEAR", handoffToNext: "126" }
+      }]
+    })
+  )
+  return file
+}
