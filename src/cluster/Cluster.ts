@@ -65,10 +65,17 @@ const sharding = (c: ClusterConfig) =>
         c.runnerListenHost,
         (host) => RunnerAddress.make({ host, port: c.runnerPort })
       ),
+      // locks in a table that expire, not advisory locks: an advisory lock lives as long as its connection, which a
+      // frozen or partitioned runner keeps open, so its shards would never move (tested with SIGSTOP)
+      shardLockDisableAdvisory: true,
       shardLockExpiration: c.shardLockExpiration,
       shardLockRefreshInterval: c.shardLockRefresh,
       refreshAssignmentsInterval: c.refreshAssignments,
       entityMessagePollInterval: Duration.seconds(2),
+      // how long a runner giving shards up (stopping, or rebalancing to a new runner) waits for their handlers to end
+      // by themselves before it interrupts them: a stopping runner has already stopped its runs (tool calls finished,
+      // events stored), and a moving run is stopped by the interruption, so waiting longer only delays the next owner
+      entityTerminationTimeout: Duration.seconds(1),
       entityReplyPollInterval: Duration.millis(100)
     }
   })

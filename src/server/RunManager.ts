@@ -188,7 +188,8 @@ export const make = (maxConcurrent: number) =>
     const runHere = (id: string) =>
       Effect.gen(function*() {
         const entry = live.get(id) ?? (yield* launchStored(id))
-        if (entry?.fiber) yield* Fiber.await(entry.fiber)
+        // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
+        if (entry?.fiber) yield* Effect.onInterrupt(Fiber.await(entry.fiber), () => Fiber.interrupt(entry.fiber!))
         const finished = entry ? entry.prepared.events.record().finished : true
         if (!finished) {
           yield* Effect.logWarning(`run ${id} stopped unfinished on this runner; it resumes where it is taken up`)

@@ -79,6 +79,51 @@ const follow = (url: string, runId: string) => {
   return done
 }
 
+const TASK = `mutation { runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL }) { id } }`
+const submit = async (url: string) => {
+  const r = await gql(url, TASK)
+  expect(r.body.errors).toBeUndefined()
+  return r.body.data.runTask.id as string
+}
+/** The runner that took the run up (waits until one has). */
+const runnerOf = (url: string, id: string) =>
+  waitFor(
+    async () =>
+      ((await gql(url, `query($id: ID!) { run(id: $id) { runner } }`, { id })).body.data.run.runner as string | null) ??
+        undefined,
+    30_000
+  )
+const eventTypes = async (url: string, id: string) =>
+  (await gql(url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run.events.map((
+    e: { type: string }
+  ) => e.type) as Array<string>
+type Ev = { seq: number; type: string; at: string; passNumber: number; stepId: string }
+/** The run as stored once it has finished. */
+const finishedRun = (url: string, id: string) =>
+  waitFor(async () => {
+    const run = (await gql(
+      url,
+      `query($id: ID!) { run(id: $id) { status runner finalAnswer { answerText } events { seq type at ... on StepStartedEvent { passNumber stepId } ... on StepFinishedEvent { passNumber stepId } } } }`,
+      { id }
+    )).body.data.run
+    return run.events.some((e: Ev) => e.type === "RunFinished")
+      ? run as { status: string; runner: string; finalAnswer: { answerText: string }; events: Array<Ev> }
+      : undefined
+  }, 60_000)
+/** Converged as it would have without the failure, once; a step that finished never started again. */
+const expectExactlyOnce = (id: string, run: Awaited<ReturnType<typeof finishedRun>>) => {
+  expect(run.status, `run ${id}`).toBe("CONVERGED")
+  expect(run.finalAnswer.answerText).toContain("126")
+  expect(run.events.filter((e) => e.type === "RunFinished")).toHaveLength(1)
+  expect(run.events.map((e) => e.seq)).toEqual(run.events.map((_, k) => k + 1))
+  const finished = new Set<string>()
+  for (const e of run.events) {
+    const key = `${e.passNumber}/${e.stepId}`
+    if (e.type === "StepStarted") expect(finished.has(key), `run ${id}: ${key} ran again`).toBe(false)
+    if (e.type === "StepFinished") finished.add(key)
+  }
+}
+
 describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
   beforeAll(async () => {
     await admin(`CREATE DATABASE ${database}`)
@@ -96,27 +141,11 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       // every runner has its shards before runs come (a runner that joins later takes shards from the others)
       await new Promise((r) => setTimeout(r, 3_000))
       const ids: Array<string> = []
-      for (let i = 0; i < RUNS; i++) {
-        const at = runners[i % 3]!
-        const r = await gql(
-          at.url,
-          `mutation { runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL }) { id status } }`
-        )
-        expect(r.body.errors).toBeUndefined()
-        ids.push(r.body.data.runTask.id)
-      }
+      for (let i = 0; i < RUNS; i++) ids.push(await submit(runners[i % 3]!.url))
       // each run followed from a server other than its runner (never the one about to die)
-      const runnerOf = async (id: string) =>
-        waitFor(
-          async () =>
-            ((await gql(a.url, `query($id: ID!) { run(id: $id) { runner } }`, { id })).body.data.run.runner as
-              | string
-              | null) ?? undefined,
-          30_000
-        )
       const initialRunner = new Map<string, string>()
       const followed = await Promise.all(ids.map(async (id, i) => {
-        const runner = await runnerOf(id)
+        const runner = await runnerOf(a.url, id)
         initialRunner.set(id, runner)
         const from = runner === a.address ? b : runner === b.address ? a : i % 2 ? a : b
         return { done: follow(from.url, id) } // wrapped: an async function returning the promise would wait for it
@@ -125,16 +154,12 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       expect(onVictim.length).toBeGreaterThan(0)
 
       // kill -9 while the victim's runs are mid-way: as soon as one of them has started a step
-      const eventsOf = async (id: string) =>
-        (await gql(a.url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run.events.map((
-          e: { type: string }
-        ) => e.type) as Array<string>
-      await waitFor(async () => ((await eventsOf(onVictim[0]!)).includes("StepStarted") ? true : undefined), 30_000)
+      await waitFor(async () => ((await eventTypes(a.url, onVictim[0]!)).includes("StepStarted") ? true : undefined))
       victim.child.kill("SIGKILL")
       const killedAt = Date.now()
       await exited(victim.child)
       const cutShort: Array<string> = []
-      for (const id of onVictim) if (!(await eventsOf(id)).includes("RunFinished")) cutShort.push(id)
+      for (const id of onVictim) if (!(await eventTypes(a.url, id)).includes("RunFinished")) cutShort.push(id)
       expect(cutShort.length, "runs the kill left unfinished").toBeGreaterThan(0)
 
       const streams = await Promise.all(followed.map((f) => f.done))
@@ -144,26 +169,13 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
         const seqs = streams[i]!.map((e) => e.seq)
         expect(seqs, `run ${id}: gapless, no duplicate`).toEqual(seqs.map((_, k) => k + 1))
         expect(streams[i]!.at(-1)?.type).toBe("RunFinished")
-        const run = (await gql(
-          a.url,
-          `query($id: ID!) { run(id: $id) { status runner finalAnswer { answerText } events { seq type at ... on StepStartedEvent { passNumber stepId } ... on StepFinishedEvent { passNumber stepId } } } }`,
-          { id }
-        )).body.data.run
-        expect(run.status, `run ${id}`).toBe("CONVERGED")
-        expect(run.finalAnswer.answerText).toContain("126")
-        expect(run.events.filter((e: { type: string }) => e.type === "RunFinished")).toHaveLength(1)
-        expect(run.events.map((e: { seq: number }) => e.seq)).toEqual(seqs)
-        // a step that finished never starts again; only the one in flight at the kill may start twice
-        const finished = new Set<string>()
-        for (const e of run.events as Array<{ type: string; passNumber: number; stepId: string }>) {
-          const key = `${e.passNumber}/${e.stepId}`
-          if (e.type === "StepStarted") expect(finished.has(key), `run ${id}: ${key} ran again`).toBe(false)
-          if (e.type === "StepFinished") finished.add(key)
-        }
+        const run = await finishedRun(a.url, id)
+        expectExactlyOnce(id, run)
+        expect(run.events.map((e) => e.seq)).toEqual(seqs)
         if (cutShort.includes(id)) {
-          const resumedAt = run.events.find((e: { type: string }) => e.type === "RunResumed")?.at
+          const resumedAt = run.events.find((e) => e.type === "RunResumed")?.at
           expect(resumedAt, `run ${id} resumed`).toBeDefined()
-          failover.push(Date.parse(resumedAt) - killedAt)
+          failover.push(Date.parse(resumedAt!) - killedAt)
           expect(run.runner).not.toBe(victim.address)
         }
       }
@@ -176,4 +188,67 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     },
     180_000
   )
+
+  it(
+    "a runner frozen (SIGSTOP) until its shards move: its run goes on elsewhere, once; woken, it does not advance it again",
+    async () => {
+      const [, a, b] = runners as [Runner, Runner, Runner]
+      const ids: Array<string> = []
+      for (let i = 0; i < 6; i++) ids.push(await submit((i % 2 ? b : a).url))
+      const onA: Array<string> = []
+      for (const id of ids) if ((await runnerOf(b.url, id)) === a.address) onA.push(id)
+      expect(onA.length).toBeGreaterThan(0)
+      await waitFor(async () => ((await eventTypes(b.url, onA[0]!)).includes("StepStarted") ? true : undefined))
+      a.child.kill("SIGSTOP")
+      try {
+        // its shard locks expire; b takes the runs up (a new owner epoch) and resumes them
+        await waitFor(async () => {
+          const types = await eventTypes(b.url, onA[0]!)
+          return (await runnerOf(b.url, onA[0]!)) === b.address && types.includes("RunResumed") ? true : undefined
+        }, 60_000)
+      } finally {
+        a.child.kill("SIGCONT")
+      }
+      for (const id of ids) expectExactlyOnce(id, await finishedRun(b.url, id))
+      // the woken runner is alive and serving (it may take shards, and runs, back as shards are balanced again)
+      expect(a.child.exitCode).toBeNull()
+      expect((await gql(a.url, `{ health { version } }`)).status).toBe(200)
+    },
+    180_000
+  )
+
+  it("cancelRun on any server reaches the run on its runner; the run ends CANCELLED", async () => {
+    const [, a, b] = runners as [Runner, Runner, Runner]
+    const id = await submit(a.url)
+    const runner = await runnerOf(a.url, id)
+    const other = runner === a.address ? b : a
+    await waitFor(async () => ((await eventTypes(other.url, id)).includes("StepStarted") ? true : undefined))
+    const cancelled = await gql(other.url, `mutation($id: ID!) { cancelRun(id: $id) { status } }`, { id })
+    expect(cancelled.body.data.cancelRun.status).toBe("CANCELLED")
+    expect((await eventTypes(a.url, id)).filter((t) => t === "RunFinished")).toHaveLength(1)
+  }, 60_000)
+
+  it("SIGTERM hands a runner's runs over: they go on elsewhere without waiting for its locks to expire", async () => {
+    const [, a, b] = runners as [Runner, Runner, Runner]
+    const ids: Array<string> = []
+    for (let i = 0; i < 6; i++) ids.push(await submit((i % 2 ? b : a).url))
+    const onB: Array<string> = []
+    for (const id of ids) if ((await runnerOf(a.url, id)) === b.address) onB.push(id)
+    expect(onB.length).toBeGreaterThan(0)
+    await waitFor(async () => ((await eventTypes(a.url, onB[0]!)).includes("StepStarted") ? true : undefined))
+    const stoppedAt = Date.now()
+    b.child.kill("SIGTERM")
+    expect(await exited(b.child)).toBe(0)
+    const handedOver: Array<number> = []
+    for (const id of ids) {
+      const run = await finishedRun(a.url, id)
+      expectExactlyOnce(id, run)
+      const resumed = run.events.find((e) => e.type === "RunResumed")
+      if (resumed) handedOver.push(Date.parse(resumed.at) - stoppedAt)
+    }
+    expect(handedOver.length).toBeGreaterThan(0)
+    console.log(
+      `cluster: SIGTERM handed ${handedOver.length} run(s) over, resumed ${Math.max(...handedOver)} ms after it`
+    )
+  }, 120_000)
 })

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AgentSession, ReasoningTrace } from "../../src/domain/Records.js"
-import { prepare } from "../../src/run/Run.js"
+import { prepare, register } from "../../src/run/Run.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { backend, storeLayer } from "../support/database.js"
 import { scripted } from "../support/engine.js"
@@ -20,6 +20,32 @@ const run = (input: object) =>
   })
 
 describe(`RunStore on ${backend}`, () => {
+  it.effect("a runner's appends are fenced by the epoch it took the run up with: a stale runner's are refused", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const { runId } = yield* register({ task, mode: "FULL" })
+      const pass = (seq: number) => ({
+        _tag: "PassStarted" as const,
+        runId,
+        seq,
+        at: Date.now(),
+        passNumber: 1,
+        ttlRemaining: 3
+      })
+      const stale = yield* store.claim(runId, "runner-a")
+      yield* store.append([pass(1)], undefined, stale)
+      const fresh = yield* store.claim(runId, "runner-b")
+      expect(fresh.epoch).toBeGreaterThan(stale.epoch)
+      const refused = yield* Effect.flip(store.append([pass(2)], undefined, stale))
+      expect(refused).toMatchObject({ _tag: "RunFencedError", runId, epoch: stale.epoch })
+      yield* store.append([pass(2)], undefined, fresh)
+      expect((yield* store.events(runId)).map((e) => e.seq)).toEqual([1, 2])
+      expect(Option.getOrThrow(yield* store.getRun(runId)).runner).toBe("runner-b")
+      // an unfenced append (one process, no cluster) is not checked
+      yield* store.append([pass(3)])
+      expect((yield* store.events(runId)).map((e) => e.seq)).toEqual([1, 2, 3])
+    }).pipe(Effect.provide(withStore())))
+
   it.effect("stores the run, its events in order, its result and a history equal to the live one", () =>
     Effect.gen(function*() {
       const store = yield* RunStore
