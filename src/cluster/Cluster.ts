@@ -6,7 +6,8 @@ import * as Rpc from "@effect/rpc/Rpc"
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
-import { ClusterUnavailableError, RunPlacement } from "../server/Placement.js"
+import { ApprovalDecision } from "../domain/RunEvent.js"
+import { ClusterUnavailableError, ForwardedError, type PersonAnswer, RunPlacement } from "../server/Placement.js"
 import { RunManager } from "../server/RunManager.js"
 import { type ClusterConfig, ClusterNeedsPostgresError } from "./ClusterConfig.js"
 import * as EventNotifications from "./EventNotifications.js"
@@ -14,12 +15,38 @@ import * as EventNotifications from "./EventNotifications.js"
 /**
  * A run on a cluster: one entity per run, on the runner that owns its shard. `Start` and `Cancel` are persisted
  * (a runner that dies has them delivered again to the one that takes its shards up), keyed by the run (sent twice,
- * kept once).
+ * kept once). `Answer` carries a person's answer (approval, guidance) to the runner the run waits on.
  */
+const PersonAnswerSchema = Schema.Union(
+  Schema.TaggedStruct("Approval", {
+    requestId: Schema.String,
+    answer: Schema.Struct({
+      decision: ApprovalDecision,
+      input: Schema.optional(Schema.Unknown),
+      reason: Schema.optional(Schema.String),
+      by: Schema.optional(Schema.String)
+    })
+  }),
+  Schema.TaggedStruct("Guidance", { requestId: Schema.String, text: Schema.String, by: Schema.optional(Schema.String) })
+)
+/** A refusal of the runner holding the run, as its code and message. */
+class AnswerRefused extends Schema.TaggedError<AnswerRefused>()("AnswerRefused", {
+  code: Schema.String,
+  text: Schema.String
+}) {}
+
 export const RunEntity = Entity.make("AeonRun", [
-  Rpc.make("Start", { payload: { runId: Schema.String }, primaryKey: (p) => p.runId }),
-  Rpc.make("Cancel", { payload: { runId: Schema.String }, primaryKey: (p) => p.runId })
-]).annotateRpcs(ClusterSchema.Persisted, true)
+  Rpc.make("Start", { payload: { runId: Schema.String }, primaryKey: (p) => p.runId }).annotate(
+    ClusterSchema.Persisted,
+    true
+  ),
+  Rpc.make("Cancel", { payload: { runId: Schema.String }, primaryKey: (p) => p.runId }).annotate(
+    ClusterSchema.Persisted,
+    true
+  ),
+  // a person waits for the answer: sent to the runner holding the run now, not persisted (retried by the person)
+  Rpc.make("Answer", { payload: { runId: Schema.String, answer: PersonAnswerSchema }, error: AnswerRefused })
+])
 
 /**
  * What the runner does with them: Start runs the run here to its end (resumed from its stored events: a request
@@ -34,7 +61,11 @@ const handlers = RunEntity.toLayer(
           Effect.tapErrorCause((cause) => Effect.logError(`run ${payload.runId} could not be taken up`, cause)),
           Effect.orDie
         ),
-      Cancel: ({ payload }) => manager.cancelHere(payload.runId).pipe(Effect.orDie)
+      Cancel: ({ payload }) => manager.cancelHere(payload.runId).pipe(Effect.orDie),
+      Answer: ({ payload }) =>
+        manager.answerHere(payload.runId, payload.answer).pipe(
+          Effect.mapError((e) => new AnswerRefused({ code: e._tag, text: e.message }))
+        )
     })),
   { concurrency: "unbounded" }
 )
@@ -50,7 +81,13 @@ const placement = (runner: string) =>
         runner,
         start: (runId: string) =>
           client(runId).Start({ runId }, { discard: true }).pipe(Effect.mapError(unavailable(runId))),
-        cancel: (runId: string) => client(runId).Cancel({ runId }).pipe(Effect.mapError(unavailable(runId)))
+        cancel: (runId: string) => client(runId).Cancel({ runId }).pipe(Effect.mapError(unavailable(runId))),
+        answer: (runId: string, answer: PersonAnswer) =>
+          client(runId).Answer({ runId, answer }).pipe(
+            Effect.mapError((e) =>
+              e._tag === "AnswerRefused" ? new ForwardedError({ _tag: e.code, message: e.text }) : unavailable(runId)(e)
+            )
+          )
       }
     })
   )

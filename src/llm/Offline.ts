@@ -46,11 +46,31 @@ const wordedExpression = (text: string, previous: string | undefined): string | 
   return undefined
 }
 
+const STORE =
+  /\b(?:store|save|remember|write|put)\s+(.+?)\s+(?:in|into|to)\s+(?:the\s+)?memory\s+(?:under|as|at)\s+(?:the\s+key\s+)?["'`]?([\w.-]+)/i
+const READ = /\b(?:read|recall|fetch|get|look up)\b.*\b(?:back|memory)\b/i
+const KEY = /\b(?:under|key)\s+["'`]?([\w.-]+)/i
+
+/** A clause that stores a value in memory ("store 42 in memory under answer") or reads it back ("then read it back"). */
+const memoryCall = (text: string, lastKey: string | undefined) => {
+  const store = text.match(STORE)
+  if (store) {
+    const value = /^-?\d+(?:\.\d+)?$/.test(store[1]!) ? Number(store[1]) : store[1]!.replace(/^["'`]|["'`]$/g, "")
+    return { tool: "memory.write", toolInput: { key: store[2]!, value } }
+  }
+  const key = text.match(KEY)?.[1] ?? lastKey
+  return READ.test(text) && key !== undefined ? { tool: "memory.read", toolInput: { key } } : undefined
+}
+
 const planFor = (request: string, tools: ReadonlyArray<string>) => {
   const parts = clauses(request)
+  let lastKey: string | undefined
   const steps = parts.map((text, i) => {
     const expression = findExpression(text) ?? wordedExpression(text, i > 0 ? `s${i}` : undefined)
     const useCalculator = expression !== undefined && tools.includes("calculator")
+    const memory = useCalculator ? undefined : memoryCall(text, lastKey)
+    if (memory) lastKey = memory.toolInput.key
+    const memoryTool = memory && tools.includes(memory.tool) ? memory : undefined
     return {
       stepId: `s${i + 1}`,
       description: useCalculator
@@ -58,7 +78,7 @@ const planFor = (request: string, tools: ReadonlyArray<string>) => {
           expression.includes("{{") ? text.charAt(0).toUpperCase() + text.slice(1) : `Compute ${expression}`
         } with the calculator`
         : text.charAt(0).toUpperCase() + text.slice(1),
-      ...(useCalculator ? { tool: "calculator", toolInput: { expression } } : {}),
+      ...(useCalculator ? { tool: "calculator", toolInput: { expression } } : memoryTool ?? {}),
       dependencies: i === 0 ? [] : [`s${i}`],
       provides: [`result_${i + 1}`]
     }

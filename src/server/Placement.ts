@@ -1,5 +1,6 @@
-import { Context, type Effect, Schema } from "effect"
+import { Context, Data, type Effect, Schema } from "effect"
 import type { RunRecordDamagedError } from "../domain/Errors.js"
+import type { ApprovalAnswer } from "../kernel/Approval.js"
 import type { StoreError } from "../store/RunStore.js"
 import type { FeedSource } from "./EventFeed.js"
 
@@ -22,7 +23,20 @@ export interface Placement {
   readonly runner: string
   readonly start: (runId: string) => Effect.Effect<void, ClusterUnavailableError>
   readonly cancel: (runId: string) => Effect.Effect<void, ClusterUnavailableError>
+  /** A person's answer to a run waiting on its runner (approval or guidance), wherever the request came in. */
+  readonly answer: (
+    runId: string,
+    answer: PersonAnswer
+  ) => Effect.Effect<void, ClusterUnavailableError | ForwardedError>
 }
+
+/** What a person answers a run that asked: an approval decision, or guidance. */
+export type PersonAnswer =
+  | { readonly _tag: "Approval"; readonly requestId: string; readonly answer: ApprovalAnswer }
+  | { readonly _tag: "Guidance"; readonly requestId: string; readonly text: string; readonly by?: string | undefined }
+
+/** A refusal from the runner that holds the run (ApprovalNotFoundError, …), with its code and message as they were. */
+export class ForwardedError extends Data.Error<{ readonly _tag: string; readonly message: string }> {}
 export class RunPlacement extends Context.Tag("aeon/RunPlacement")<RunPlacement, Placement>() {}
 
 /** A run's events as another process of the cluster stores them: replay from the store, then each new batch. */

@@ -1,4 +1,4 @@
-import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schema } from "effect"
+import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule, Schema } from "effect"
 import { RunNotFoundError, RunNotWaitingError, type RunRecordDamagedError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
@@ -8,7 +8,7 @@ import { foldEvents } from "../run/RunRecord.js"
 import { resultOf, type RunStatus } from "../run/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
-import { RunEventsElsewhere, RunPlacement } from "./Placement.js"
+import { type PersonAnswer, RunEventsElsewhere, RunPlacement } from "./Placement.js"
 import type { RunModel } from "./RunModel.js"
 
 /** The server is stopping: no new runs. */
@@ -52,19 +52,32 @@ export const make = (maxConcurrent: number) =>
       shuttingDown: Effect.map(Ref.get(shuttingDown), (down) => down || (clustered && !entry.cancelled))
     })
 
-    const userLock = (userId: string | null) => <A, E, R>(e: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-      if (!userId) return e
-      return Effect.acquireUseRelease(
-        Effect.sync(() => {
-          let u = perUser.get(userId)
-          if (!u) perUser.set(userId, u = { lock: Effect.unsafeMakeSemaphore(1), holders: 0 })
-          u.holders++
-          return u
-        }),
-        (u) => u.lock.withPermits(1)(e),
-        (u) => Effect.sync(() => void (--u.holders === 0 && perUser.delete(userId)))
+    /**
+     * On a cluster, the user's turn across runners, held in the store: waited for (polled) after this runner's own
+     * lock. It is not given back when the run stops here: a run handed over keeps its turn (its session is still
+     * running) and takes it again where it resumes; a finished run's turn is free.
+     */
+    const clusterTurn = (userId: string, runId: string) => <A, E, R>(e: Effect.Effect<A, E, R>) =>
+      !clustered ? e : store.takeTurn(userId, runId).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("250 millis"), until: (granted) => granted }),
+        Effect.orDie,
+        Effect.zipRight(e)
       )
-    }
+
+    const userLock =
+      (userId: string | null, runId: string) => <A, E, R>(e: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+        if (!userId) return e
+        return Effect.acquireUseRelease(
+          Effect.sync(() => {
+            let u = perUser.get(userId)
+            if (!u) perUser.set(userId, u = { lock: Effect.unsafeMakeSemaphore(1), holders: 0 })
+            u.holders++
+            return u
+          }),
+          (u) => u.lock.withPermits(1)(clusterTurn(userId, runId)(e)),
+          (u) => Effect.sync(() => void (--u.holders === 0 && perUser.delete(userId)))
+        )
+      }
 
     const launch = (prepared: PreparedRun, userId: string | null, createdAt: Date) =>
       Effect.gen(function*() {
@@ -72,7 +85,7 @@ export const make = (maxConcurrent: number) =>
         live.set(prepared.runId, entry)
         const started = yield* Deferred.make<void>()
         const run = Deferred.await(started).pipe(
-          Effect.zipRight(userLock(userId)(slots.withPermits(1)(prepared.execute))),
+          Effect.zipRight(userLock(userId, prepared.runId)(slots.withPermits(1)(prepared.execute))),
           Effect.provideService(RunLifecycle, lifecycleOf(entry)),
           // cancelled before it began (waiting for a slot or its user's turn): it ends CANCELLED all the same
           Effect.onInterrupt(() => entry.cancelled ? endCancelled(prepared) : Effect.void),
@@ -157,14 +170,35 @@ export const make = (maxConcurrent: number) =>
     /** Records a person's answer on a run going on here, and the run as it is then. */
     const answerLive = <E>(id: string, answer: (events: PreparedRun["events"]) => Effect.Effect<unknown, E>) =>
       Effect.gen(function*() {
+        yield* answerHere(id, answer)
+        return yield* getOrFail(id)
+      })
+
+    /** A person's answer, to the run going on here or, on a cluster, sent to its runner. */
+    const answerAnywhere = <E>(
+      id: string,
+      forwarded: PersonAnswer,
+      answer: (events: PreparedRun["events"]) => Effect.Effect<unknown, E>
+    ) =>
+      Option.isNone(placement) || live.has(id) ?
+        answerLive(id, answer) :
+        Effect.zipRight(placement.value.answer(id, forwarded), getOrFail(id))
+
+    /** Records a person's answer on a run going on here (a run that is not is not waiting for anything here). */
+    const answerHere = <E>(id: string, answer: (events: PreparedRun["events"]) => Effect.Effect<unknown, E>) =>
+      Effect.gen(function*() {
         const entry = live.get(id)
         if (!entry) {
           const found = yield* getOrFail(id)
           return yield* new RunNotWaitingError({ runId: id, status: found.status })
         }
         yield* answer(entry.prepared.events)
-        return yield* getOrFail(id)
       })
+
+    const personAnswer = (id: string, a: PersonAnswer) => (events: PreparedRun["events"]) =>
+      a._tag === "Approval" ?
+        Approval.respond(events, a.requestId, a.answer).pipe(Effect.provide(context)) :
+        Approval.guide(events, a.requestId, a.text, a.by)
 
     const getOrFail = (id: string) =>
       get(id).pipe(Effect.flatMap(Option.match({
@@ -277,11 +311,17 @@ export const make = (maxConcurrent: number) =>
       runHere,
       cancelHere,
       /** Answers an approval request of a run running here; a run that is not is not waiting for anything. */
-      respond: (id: string, requestId: string, answer: ApprovalAnswer) =>
-        answerLive(id, (events) => Approval.respond(events, requestId, answer).pipe(Effect.provide(context))),
-      /** Gives guidance to a run running here that asked for it. */
-      guide: (id: string, requestId: string, text: string, by?: string) =>
-        answerLive(id, (events) => Approval.guide(events, requestId, text, by)),
+      respond: (id: string, requestId: string, answer: ApprovalAnswer) => {
+        const a: PersonAnswer = { _tag: "Approval", requestId, answer }
+        return answerAnywhere(id, a, personAnswer(id, a))
+      },
+      /** Gives guidance to a run that asked for it (on a cluster, wherever it runs). */
+      guide: (id: string, requestId: string, text: string, by?: string) => {
+        const a: PersonAnswer = { _tag: "Guidance", requestId, text, by }
+        return answerAnywhere(id, a, personAnswer(id, a))
+      },
+      /** On a cluster: a person's answer sent here by the server that received it. */
+      answerHere: (id: string, a: PersonAnswer) => answerHere(id, personAnswer(id, a)),
       get,
       getOrFail,
       list: store.listRuns,

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { migrate } from "./Migrations.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
@@ -39,7 +39,9 @@ export const storeLayer = (retentionDays: number) =>
   Layer.effect(
     RunStore.RunStore,
     Effect.gen(function*() {
-      yield* migrate
+      // servers started together on a new database race to apply the same migration: the losers' transactions fail
+      // (the winner's tables or ledger row exist), and on a retry they find it applied
+      yield* migrate.pipe(Effect.retry({ times: 5, schedule: Schedule.spaced("300 millis") }))
       const store = yield* RunStore.make
       yield* store.setRetentionDays(retentionDays)
       return store

@@ -170,7 +170,9 @@ const callsRetention = retentionOf("llm_calls", "cleanup_old_llm_calls", "trigge
  */
 const ownerEpoch = [
   "ALTER TABLE runs ADD COLUMN owner_epoch integer NOT NULL DEFAULT 0",
-  "ALTER TABLE runs ADD COLUMN runner text"
+  "ALTER TABLE runs ADD COLUMN runner text",
+  // whose turn it is to run, per user, across a cluster's runners (one running session per user)
+  "CREATE TABLE IF NOT EXISTS user_turns (user_id text PRIMARY KEY, run_id text NOT NULL)"
 ]
 
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */

@@ -106,6 +106,12 @@ export interface Service {
    * older epoch are refused from then on (RunFencedError).
    */
   readonly claim: (id: string, runner: string) => Effect.Effect<Fence, StoreError | RunNotFoundError>
+  /**
+   * Takes the user's turn for a run, across a cluster (one running session per user): granted when no other run of the
+   * user holds it, or the one holding it has ended (a finished run's turn is free: never given back otherwise); the run
+   * holding it gets it again (resumed on another runner).
+   */
+  readonly takeTurn: (userId: string, runId: string) => Effect.Effect<boolean, StoreError>
   readonly getRun: (id: string) => Effect.Effect<Option.Option<StoredRun>, StoreError>
   /** The run's events in order; a stored event that no longer decodes fails the read with RunRecordDamagedError. */
   readonly events: (
@@ -379,6 +385,15 @@ export const make = Effect.gen(function*() {
               Effect.fail(new RunNotFoundError({ runId: id }))
           )
         ),
+    takeTurn: (userId, runId) =>
+      sql`INSERT INTO user_turns (user_id, run_id) VALUES (${userId}, ${runId})
+        ON CONFLICT (user_id) DO UPDATE SET run_id = excluded.run_id
+        WHERE user_turns.run_id = excluded.run_id
+          OR NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = user_turns.run_id AND runs.status IN ('QUEUED', 'RUNNING'))
+        RETURNING run_id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.mapError(storeError(`taking the turn of user ${userId}`))
+      ),
     getRun: (id) =>
       sql`SELECT * FROM runs WHERE id = ${id}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toRun))),

@@ -9,7 +9,12 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { exited, slowArithmeticScript, startProcess } from "../support/process.js"
-import { gql, waitFor } from "../support/server.js"
+import { gql as plainGql, waitFor } from "../support/server.js"
+
+/** The runners need a key: `ops` sees every run; `alice` is a user (one running session at a time). */
+const KEYS = { ops: "ops-key", alice: "alice-key" }
+const gql = (url: string, query: string, variables: Record<string, unknown> = {}, key = KEYS.ops) =>
+  plainGql(url, query, variables, { authorization: `Bearer ${key}` })
 
 /**
  * Three `aeon serve` runners of one cluster on the local PostgreSQL (a database of their own: shard locks are advisory
@@ -52,6 +57,8 @@ const startRunner = async (): Promise<Runner> => {
     AEON_PORT: "0",
     AEON_RUNNER_PORT: String(runnerPort),
     AEON_MODEL_PROVIDER: "scripted",
+    AEON_API_KEY: KEYS.ops,
+    AEON_API_KEYS: `${KEYS.alice}:alice`,
     AEON_SCRIPT: script
   })
   const runner: Runner = { child: started.child, output: started.output, address: `127.0.0.1:${runnerPort}`, url: "" }
@@ -64,7 +71,12 @@ const SUB = `subscription($runId: ID!) { runEvents(runId: $runId, fromSeq: 0) { 
 
 /** Every event of a run, followed live from a server, until the subscription ends. */
 const follow = (url: string, runId: string) => {
-  const client = createWsClient({ url: url.replace("http", "ws"), webSocketImpl: WebSocket, retryAttempts: 0 })
+  const client = createWsClient({
+    url: url.replace("http", "ws"),
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    connectionParams: { authorization: `Bearer ${KEYS.ops}` }
+  })
   const seen: Array<{ seq: number; type: string }> = []
   const done = (async () => {
     for await (
@@ -80,8 +92,8 @@ const follow = (url: string, runId: string) => {
 }
 
 const TASK = `mutation { runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL }) { id } }`
-const submit = async (url: string) => {
-  const r = await gql(url, TASK)
+const submit = async (url: string, key = KEYS.ops) => {
+  const r = await gql(url, TASK, {}, key)
   expect(r.body.errors).toBeUndefined()
   return r.body.data.runTask.id as string
 }
@@ -127,7 +139,8 @@ const expectExactlyOnce = (id: string, run: Awaited<ReturnType<typeof finishedRu
 describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
   beforeAll(async () => {
     await admin(`CREATE DATABASE ${database}`)
-    for (let i = 0; i < 3; i++) await startRunner()
+    // started together on the new database, as a deployment starts them (they race to migrate it)
+    await Promise.all([startRunner(), startRunner(), startRunner()])
   }, 120_000)
   afterAll(async () => {
     for (const r of runners) if (r.child.exitCode === null) r.child.kill("SIGKILL")
@@ -226,6 +239,58 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     const cancelled = await gql(other.url, `mutation($id: ID!) { cancelRun(id: $id) { status } }`, { id })
     expect(cancelled.body.data.cancelRun.status).toBe("CANCELLED")
     expect((await eventTypes(a.url, id)).filter((t) => t === "RunFinished")).toHaveLength(1)
+  }, 60_000)
+
+  it(
+    "one running session per user holds across the cluster: a user's runs on different runners run one at a time",
+    async () => {
+      const [, a, b] = runners as [Runner, Runner, Runner]
+      const ids: Array<string> = []
+      for (let i = 0; i < 3; i++) ids.push(await submit((i % 2 ? b : a).url, KEYS.alice))
+      const spans: Array<[number, number]> = []
+      for (const id of ids) {
+        const run = await finishedRun(a.url, id)
+        expectExactlyOnce(id, run)
+        const at = (type: string) => Date.parse(run.events.find((e) => e.type === type)!.at)
+        spans.push([at("RunStarted"), at("RunFinished")])
+      }
+      spans.sort((x, y) => x[0] - y[0])
+      for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1])
+    },
+    120_000
+  )
+
+  it("a person answers a run's approval request on any server: the answer reaches the runner it waits on", async () => {
+    const [, a, b] = runners as [Runner, Runner, Runner]
+    const started = await gql(
+      a.url,
+      `mutation { runTask(input: { task: "Store 42 in memory under answer, then read it back", mode: FULL, approvalTools: ["memory.write"] }) { id } }`
+    )
+    const id = started.body.data.runTask.id as string
+    const other = (await runnerOf(a.url, id)) === a.address ? b : a
+    const pending = await waitFor(async () => {
+      const run = (await gql(other.url, `query($id: ID!) { run(id: $id) { status pendingApprovals { requestId } } }`, {
+        id
+      })).body.data.run
+      return run.status === "AWAITING_INPUT" ? run.pendingApprovals[0].requestId as string : undefined
+    }, 30_000)
+    const wrong = await gql(
+      other.url,
+      `mutation($id: ID!) { respondToApproval(runId: $id, requestId: "no-such-request", decision: APPROVE) { status } }`,
+      { id }
+    )
+    expect(wrong.body.errors?.[0]?.extensions?.code).toBe("ApprovalNotFoundError")
+    const answered = await gql(
+      other.url,
+      `mutation($id: ID!, $r: ID!) { respondToApproval(runId: $id, requestId: $r, decision: APPROVE) { status } }`,
+      { id, r: pending }
+    )
+    expect(answered.body.errors).toBeUndefined()
+    const run = await finishedRun(other.url, id)
+    expect(run.status).toBe("CONVERGED")
+    const types = await eventTypes(other.url, id)
+    expect(types.filter((t) => t === "ApprovalAnswered")).toHaveLength(1)
+    expect(types.indexOf("ToolInvoked")).toBeGreaterThan(types.indexOf("ApprovalAnswered"))
   }, 60_000)
 
   it("SIGTERM hands a runner's runs over: they go on elsewhere without waiting for its locks to expire", async () => {

@@ -20,6 +20,20 @@ const run = (input: object) =>
   })
 
 describe(`RunStore on ${backend}`, () => {
+  it.effect("a user's turn (one running session across a cluster): held by one run until it has ended", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const first = (yield* register({ task, mode: "FULL", userId: "ada" }, { queueBehindUser: true })).runId
+      const second = (yield* register({ task, mode: "FULL", userId: "ada" }, { queueBehindUser: true })).runId
+      expect(yield* store.takeTurn("ada", first)).toBe(true)
+      expect(yield* store.takeTurn("ada", second)).toBe(false)
+      expect(yield* store.takeTurn("ada", first)).toBe(true) // resumed on another runner: its turn still
+      expect(yield* store.takeTurn("bob", second)).toBe(true) // another user's turn is another turn
+      yield* store.setStatus(first, "CONVERGED")
+      expect(yield* store.takeTurn("ada", second)).toBe(true)
+      expect(yield* store.takeTurn("ada", first)).toBe(false)
+    }).pipe(Effect.provide(withStore())))
+
   it.effect("a runner's appends are fenced by the epoch it took the run up with: a stale runner's are refused", () =>
     Effect.gen(function*() {
       const store = yield* RunStore
