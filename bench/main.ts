@@ -211,5 +211,20 @@ for (const name of ["load", "loadReported"] as const) {
   )
 }
 
+for (const name of ["cluster1Light", "cluster3Light", "cluster1", "cluster3"] as const) {
+  const c = await measure(name)
+  if (c.skipped) row(`13. cluster (${name})`, `skipped: ${c.skipped}`, "", undefined)
+  else {
+    row(
+      `13. cluster: ${c.runners} runner process(es), ${c.runs} runs, ${c.inFlight} at a time, each followed from another server`,
+      `${fmt(c.runsPerSecond, 1)} runs/s; delivery p50 ${fmt(c.deliveryP50, 0)} ms, p99 ${
+        fmt(c.deliveryP99, 0)
+      } ms (${c.deliveries} deliveries, ${c.gaps} gaps, ${c.failures} failures)`,
+      "figures (runs/s grows with runners when cores allow)",
+      undefined
+    )
+  }
+}
+
 printTable()
 process.exit(0)

@@ -1,3 +1,4 @@
+import { cluster } from "./Cluster.js"
 import { concurrency } from "./Concurrency.js"
 import { fanOut } from "./FanOut.js"
 import { fanOutPeer } from "./FanOutPeer.js"
@@ -35,6 +36,10 @@ const measurements: Record<string, () => Promise<unknown>> = {
   load: () => load(20, 200, quick ? 5 : 15),
   loadReported: () => load(50, 300, quick ? 5 : 15),
   validation: async () => validation(),
+  cluster1: () => cluster(1, quick ? 60 : 300),
+  cluster3: () => cluster(3, quick ? 60 : 300),
+  cluster1Light: () => cluster(1, quick ? 40 : 150, 8),
+  cluster3Light: () => cluster(3, quick ? 40 : 150, 8),
   peerSizes: () => peerSizes(quick),
   fanOutPeerSse: () => fanOutPeer("sse", 100),
   fanOutPeerWs: () => fanOutPeer("ws", 100),
