@@ -144,11 +144,25 @@ const serveCommand = Command.make(
     port: Options.integer("port").pipe(
       Options.withDescription("the HTTP port (env AEON_PORT, default 4000; AEON_HOST is the interface)"),
       Options.optional
+    ),
+    cluster: Options.boolean("cluster").pipe(
+      Options.withDescription(
+        "run as a runner of a cluster on the PostgreSQL of AEON_DATABASE_URL (env AEON_CLUSTER; see the README's Cluster)"
+      )
+    ),
+    runnerPort: Options.integer("runner-port").pipe(
+      Options.withDescription("the port other runners reach this one at (env AEON_RUNNER_PORT, default 34431)"),
+      Options.optional
     )
   },
   (o) =>
     Effect.promise(() =>
-      import("../server/Start.js").then((s) => s.serveUntilSignal(Option.isSome(o.port) ? { port: o.port.value } : {}))
+      import("../server/Start.js").then((s) =>
+        s.serveUntilSignal(Option.isSome(o.port) ? { port: o.port.value } : {}, {
+          ...(o.cluster ? { enabled: true } : {}),
+          ...(Option.isSome(o.runnerPort) ? { runnerPort: o.runnerPort.value } : {})
+        })
+      )
     ).pipe(
       Effect.zipRight(Effect.never)
     )

@@ -1,4 +1,5 @@
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
+import type { ClusterConfig } from "../cluster/ClusterConfig.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { layer, Resumed, type ServerConfig } from "./App.js"
 import { GraphQLServer } from "./Server.js"
@@ -20,8 +21,8 @@ const banner = Layer.effectDiscard(Effect.gen(function*() {
  * interrupted and the layer released: no new runs, tool calls in progress finish, what runs emitted is stored, the
  * server closes, exit 0. A failure to start is one line on stderr and exit code 1.
  */
-export const serveUntilSignal = (overrides: Partial<ServerConfig> = {}) => {
-  const fiber = Effect.runFork(Layer.launch(banner.pipe(Layer.provide(layer(overrides)))))
+export const serveUntilSignal = (overrides: Partial<ServerConfig> = {}, cluster: Partial<ClusterConfig> = {}) => {
+  const fiber = Effect.runFork(Layer.launch(banner.pipe(Layer.provide(layer(overrides, { cluster })))))
   let signalled = false
   fiber.addObserver((exit) => {
     if (Exit.isSuccess(exit) || (signalled && Cause.isInterruptedOnly(exit.cause))) process.exit(0)

@@ -279,6 +279,12 @@ describe(`the aeon binary (${backend})`, () => {
     expect(described("script")).toContain("AEON_SCRIPT")
     expect(described("approve-tools")).toContain("AEON_APPROVAL_TOOLS")
     expect((await aeon("serve", "--help")).stdout).toContain("AEON_PORT")
+    expect((await aeon("serve", "--help")).stdout).toContain("AEON_RUNNER_PORT")
+    // a cluster shares PostgreSQL: without it, a clear refusal before anything is opened
+    const { AEON_DATABASE_URL: _url, ...noDatabase } = env
+    const alone = await execWith(noDatabase, process.execPath, ["bin/aeon.mjs", "serve", "--cluster", "--port", "0"])
+    expect(alone.code).toBe(1)
+    expect(alone.stderr).toContain("AEON_CLUSTER=1 needs AEON_DATABASE_URL")
     expect((await aeon("--help")).stdout).toMatch(/^aeon$/m)
     const bad = await aeon("run", "--mode", "sideways", "x")
     expect(bad.stderr + bad.stdout).not.toContain("\u001b[")
