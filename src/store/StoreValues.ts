@@ -1,0 +1,92 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Schema } from "effect"
+import type { RunStatus } from "../run/RunResult.js"
+
+/**
+ * The database refused or failed an operation. What a client sees names the operation only; the database's own
+ * text (SQL, constraint names) stays in `detail`, for the server's log.
+ */
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  operation: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `the store failed while ${this.operation}`
+  }
+}
+/** A client-chosen run id that a run already has. */
+export class RunIdTakenError extends Schema.TaggedError<RunIdTakenError>()("RunIdTakenError", {
+  runId: Schema.String
+}) {
+  override get message() {
+    return `runId ${this.runId} is already taken: choose another, or leave runId out for a generated one`
+  }
+}
+/** The user already has a running run (one running session per user). */
+export class UserBusyError extends Schema.TaggedError<UserBusyError>()("UserBusyError", { userId: Schema.String }) {
+  override get message() {
+    return `user ${this.userId} already has a running run; one running session per user`
+  }
+}
+
+/** A run's owner epoch, as a runner of a cluster took it up. */
+export interface Fence {
+  readonly epoch: number
+}
+
+/** Another runner has taken the run up since this one did: its writes are refused and it stops. */
+export class RunFencedError extends Schema.TaggedError<RunFencedError>()("RunFencedError", {
+  runId: Schema.String,
+  epoch: Schema.Number
+}) {
+  override get message() {
+    return `run ${this.runId} was taken up by another runner (this one held epoch ${this.epoch})`
+  }
+}
+
+/** Where a fenced append announces new events: `pg_notify` at commit, with `runId:lastSeq`. */
+export const eventsChannel = "aeon_run_events"
+
+export interface StoredRun {
+  readonly id: string
+  readonly userId: string | null
+  readonly task: string
+  readonly mode: string
+  readonly status: RunStatus
+  readonly input: unknown
+  readonly result: unknown
+  readonly usage: unknown
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  /** On a cluster: the runner that took the run up last. */
+  readonly runner: string | null
+}
+
+export interface RunPage {
+  readonly runs: ReadonlyArray<StoredRun>
+  readonly endCursor: string | null
+  readonly hasNextPage: boolean
+}
+
+export const storeError = (operation: string) => (e: SqlError) =>
+  new StoreError({
+    operation,
+    detail: `${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`
+  })
+export const json = (v: unknown) => JSON.stringify(v ?? null)
+export const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v)
+
+/** Values as each dialect stores them. */
+export const sqlValues = (sql: SqlClient.SqlClient) => {
+  /** A JSON value: jsonb on PostgreSQL, JSON text on SQLite. */
+  const jsonValue = (v: unknown) =>
+    sql.onDialectOrElse({ pg: () => sql`${json(v)}::jsonb`, orElse: () => sql`${json(v)}` })
+  /** A timestamp written by the application (ISO-8601, milliseconds): timestamptz on PostgreSQL, text on SQLite. */
+  const time = (ms: number) => {
+    const at = new Date(ms).toISOString()
+    return sql.onDialectOrElse({ pg: () => sql`${at}::timestamptz`, orElse: () => sql`${at}` })
+  }
+
+  return { jsonValue, time }
+}
