@@ -3,7 +3,6 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 builds from source when no prebuilt binary can be fetched
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
 COPY . .
 RUN npm ci && npm prune --omit=dev
 

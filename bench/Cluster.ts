@@ -3,27 +3,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Redacted } from "effect"
 import { createClient as createWsClient } from "graphql-ws"
 import { mkdtempSync } from "node:fs"
-import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import WebSocket from "ws"
-import { slowArithmeticScript, startProcess } from "../test/support/process.js"
+import { freePort, reachable, slowArithmeticScript, startProcess } from "../test/support/process.js"
 import { percentile } from "./support.js"
-
-const reachable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1")
-    socket.once("connect", () => (socket.destroy(), resolve(true)))
-    socket.once("error", () => resolve(false))
-  })
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
 
 const admin = (base: string, statement: string) =>
   Effect.runPromise(

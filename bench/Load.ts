@@ -3,19 +3,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Redacted } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { serve } from "../src/server/App.js"
 import * as Database from "../src/store/Database.js"
+import { reachable } from "../test/support/process.js"
 import { engine, loopScript, percentile } from "./support.js"
-
-const reachable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1")
-    socket.once("connect", () => (socket.destroy(), resolve(true)))
-    socket.once("error", () => resolve(false))
-  })
 
 /** PostgreSQL in a schema of its own when a server answers (AEON_BENCH_DATABASE_URL, else the local one); else SQLite on disk. */
 const store = async () => {

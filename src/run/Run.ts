@@ -1,6 +1,7 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
+import type { Usage } from "../domain/Budget.js"
 import { type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -227,15 +228,7 @@ const execute = (
           // a server shutting down leaves the run RUNNING: it resumes on the next start
           const lifecycle = yield* Effect.serviceOption(RunLifecycle)
           if (Option.isSome(lifecycle) && (yield* lifecycle.value.shuttingDown)) return
-          yield* events.emit({
-            _tag: "RunFinished",
-            status: "CANCELLED",
-            terminationReason: "cancelled",
-            usage: yield* guard.usage,
-            advisories: [],
-            followUpQuestions: [],
-            manualInterventions: []
-          })
+          yield* events.emit(cancelledEnd(yield* guard.usage))
         })
       )
     )
@@ -246,6 +239,17 @@ const execute = (
     Effect.ensuring(events.close),
     Effect.withSpan("Aeon.run", { captureStackTrace: false, attributes: { "aeon.run_id": runId } })
   )
+
+/** How a cancelled run's log ends: no synthesis, the run ends with what it had. */
+export const cancelledEnd = (usage: Usage): RunEventBody => ({
+  _tag: "RunFinished",
+  status: "CANCELLED",
+  terminationReason: "cancelled",
+  usage,
+  advisories: [],
+  followUpQuestions: [],
+  manualInterventions: []
+})
 
 /**
  * A client-chosen run id within a user's own namespace: two users choosing the same id get two runs, and no

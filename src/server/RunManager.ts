@@ -3,7 +3,7 @@ import { RunNotFoundError, RunNotWaitingError, type RunRecordDamagedError } from
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
 import type { ApprovalAnswer } from "../kernel/Approval.js"
-import { prepare, type PreparedRun, prepareResume, register, RunLifecycle } from "../run/Run.js"
+import { cancelledEnd, prepare, type PreparedRun, prepareResume, register, RunLifecycle } from "../run/Run.js"
 import { foldEvents } from "../run/RunRecord.js"
 import { resultOf, type RunStatus } from "../run/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
@@ -87,8 +87,6 @@ export const make = (maxConcurrent: number) =>
         const run = Deferred.await(started).pipe(
           Effect.zipRight(userLock(userId, prepared.runId)(slots.withPermits(1)(prepared.execute))),
           Effect.provideService(RunLifecycle, lifecycleOf(entry)),
-          // cancelled before it began (waiting for a slot or its user's turn): it ends CANCELLED all the same
-          Effect.onInterrupt(() => entry.cancelled ? endCancelled(prepared) : Effect.void),
           Effect.ensuring(Effect.sync(() => live.delete(prepared.runId)))
         )
         // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
@@ -97,19 +95,18 @@ export const make = (maxConcurrent: number) =>
         yield* Deferred.succeed(started, undefined)
       })
 
+    /**
+     * A cancelled run that never began (it waited for a slot or its user's turn) ends CANCELLED all the same: written
+     * by the canceller once the run's fiber is gone (an interrupted fiber's finalizer could not wait for the store).
+     */
     const endCancelled = (prepared: PreparedRun) =>
       Effect.suspend(() => {
         const record = prepared.events.record()
         if (record.finished) return Effect.void
-        return prepared.events.emit({
-          _tag: "RunFinished",
-          status: "CANCELLED",
-          terminationReason: "cancelled",
-          usage: resultOf(record).usage,
-          advisories: [],
-          followUpQuestions: [],
-          manualInterventions: []
-        }).pipe(Effect.zipRight(prepared.events.close), Effect.ignore)
+        return prepared.events.emit(cancelledEnd(resultOf(record).usage)).pipe(
+          Effect.zipRight(prepared.events.close),
+          Effect.ignore
+        )
       })
 
     const model = (
@@ -195,7 +192,7 @@ export const make = (maxConcurrent: number) =>
         yield* answer(entry.prepared.events)
       })
 
-    const personAnswer = (id: string, a: PersonAnswer) => (events: PreparedRun["events"]) =>
+    const personAnswer = (a: PersonAnswer) => (events: PreparedRun["events"]) =>
       a._tag === "Approval" ?
         Approval.respond(events, a.requestId, a.answer).pipe(Effect.provide(context)) :
         Approval.guide(events, a.requestId, a.text, a.by)
@@ -257,6 +254,7 @@ export const make = (maxConcurrent: number) =>
         if (entry) {
           yield* interruptLive(entry)
           if (entry.fiber) yield* Fiber.await(entry.fiber)
+          yield* endCancelled(entry.prepared)
         }
       })
 
@@ -299,9 +297,7 @@ export const make = (maxConcurrent: number) =>
         Effect.gen(function*() {
           if (Option.isSome(placement)) {
             const found = yield* getOrFail(id)
-            if (found.status !== "QUEUED" && found.status !== "RUNNING" && found.status !== "AWAITING_INPUT") {
-              return found
-            }
+            if (found.record.finished) return found
             yield* placement.value.cancel(id)
             return yield* getOrFail(id)
           }
@@ -313,15 +309,15 @@ export const make = (maxConcurrent: number) =>
       /** Answers an approval request of a run running here; a run that is not is not waiting for anything. */
       respond: (id: string, requestId: string, answer: ApprovalAnswer) => {
         const a: PersonAnswer = { _tag: "Approval", requestId, answer }
-        return answerAnywhere(id, a, personAnswer(id, a))
+        return answerAnywhere(id, a, personAnswer(a))
       },
       /** Gives guidance to a run that asked for it (on a cluster, wherever it runs). */
       guide: (id: string, requestId: string, text: string, by?: string) => {
         const a: PersonAnswer = { _tag: "Guidance", requestId, text, by }
-        return answerAnywhere(id, a, personAnswer(id, a))
+        return answerAnywhere(id, a, personAnswer(a))
       },
       /** On a cluster: a person's answer sent here by the server that received it. */
-      answerHere: (id: string, a: PersonAnswer) => answerHere(id, personAnswer(id, a)),
+      answerHere: (id: string, a: PersonAnswer) => answerHere(id, personAnswer(a)),
       get,
       getOrFail,
       list: store.listRuns,

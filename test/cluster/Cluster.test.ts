@@ -3,12 +3,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Redacted } from "effect"
 import { createClient as createWsClient } from "graphql-ws"
 import { mkdtempSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
-import { exited, slowArithmeticScript, startProcess } from "../support/process.js"
+import { exited, freePort, slowArithmeticScript, startProcess } from "../support/process.js"
 import { gql as plainGql, waitFor } from "../support/server.js"
 
 /** The runners need a key: `ops` sees every run; `alice` is a user (one running session at a time). */
@@ -28,14 +27,6 @@ const RUNS = 30
 const dir = mkdtempSync(join(tmpdir(), "aeon-cluster-"))
 // each step takes a while: the kill lands while runs are mid-way
 const script = slowArithmeticScript(dir, 4_000)
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
 
 type Runner = Omit<ReturnType<typeof startProcess>, "url"> & { readonly address: string; url: string }
 const database = `aeon_cluster_${Date.now().toString(36)}_${process.pid}`
@@ -122,6 +113,20 @@ const finishedRun = (url: string, id: string) =>
       ? run as { status: string; runner: string; finalAnswer: { answerText: string }; events: Array<Ev> }
       : undefined
   }, 60_000)
+/**
+ * Six runs submitted to two runners, once the first run `target` took up has started a step: the runs, and those on
+ * `target` (`via`: the runner asked, which stays up).
+ */
+const midwayOn = async (target: Runner, via: Runner) => {
+  const ids: Array<string> = []
+  for (let i = 0; i < 6; i++) ids.push(await submit((i % 2 ? via : target).url))
+  const on: Array<string> = []
+  for (const id of ids) if ((await runnerOf(via.url, id)) === target.address) on.push(id)
+  expect(on.length).toBeGreaterThan(0)
+  await waitFor(async () => ((await eventTypes(via.url, on[0]!)).includes("StepStarted") ? true : undefined))
+  return { ids, on }
+}
+
 /** Converged as it would have without the failure, once; a step that finished never started again. */
 const expectExactlyOnce = (id: string, run: Awaited<ReturnType<typeof finishedRun>>) => {
   expect(run.status, `run ${id}`).toBe("CONVERGED")
@@ -206,12 +211,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     "a runner frozen (SIGSTOP) until its shards move: its run goes on elsewhere, once; woken, it does not advance it again",
     async () => {
       const [, a, b] = runners as [Runner, Runner, Runner]
-      const ids: Array<string> = []
-      for (let i = 0; i < 6; i++) ids.push(await submit((i % 2 ? b : a).url))
-      const onA: Array<string> = []
-      for (const id of ids) if ((await runnerOf(b.url, id)) === a.address) onA.push(id)
-      expect(onA.length).toBeGreaterThan(0)
-      await waitFor(async () => ((await eventTypes(b.url, onA[0]!)).includes("StepStarted") ? true : undefined))
+      const { ids, on: onA } = await midwayOn(a, b)
       a.child.kill("SIGSTOP")
       try {
         // its shard locks expire; b takes the runs up (a new owner epoch) and resumes them
@@ -295,12 +295,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
 
   it("SIGTERM hands a runner's runs over: they go on elsewhere without waiting for its locks to expire", async () => {
     const [, a, b] = runners as [Runner, Runner, Runner]
-    const ids: Array<string> = []
-    for (let i = 0; i < 6; i++) ids.push(await submit((i % 2 ? b : a).url))
-    const onB: Array<string> = []
-    for (const id of ids) if ((await runnerOf(a.url, id)) === b.address) onB.push(id)
-    expect(onB.length).toBeGreaterThan(0)
-    await waitFor(async () => ((await eventTypes(a.url, onB[0]!)).includes("StepStarted") ? true : undefined))
+    const { ids } = await midwayOn(b, a)
     const stoppedAt = Date.now()
     b.child.kill("SIGTERM")
     expect(await exited(b.child)).toBe(0)

@@ -118,6 +118,28 @@ describe("run scheduling", () => {
     }
   })
 
+  it("a run cancelled while it waits for a slot ends CANCELLED (stored so), and never starts", async () => {
+    const server = await startServer({ script: slow(300), config: { maxConcurrentRuns: 1 } })
+    try {
+      const start = async () =>
+        (await gql(server.url, START, { input: { task: "Compute 6 * 7 and explain it", mode: "FULL" } })).body.data
+          .runTask.id as string
+      const first = await start()
+      const queued = await start()
+      expect(await statusOf(server.url, queued)).toBe("QUEUED")
+      const r = await gql(server.url, `mutation($id: ID!) { cancelRun(id: $id) { status } }`, { id: queued })
+      expect(r.body.data.cancelRun.status).toBe("CANCELLED")
+      await waitFor(async () => ((await statusOf(server.url, first)) === "CONVERGED" ? true : undefined))
+      const events = (await gql(server.url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id: queued }))
+        .body.data.run.events.map((e: { type: string }) => e.type)
+      expect(events).toEqual(["RunFinished"])
+      const listed = (await gql(server.url, `{ runs(status: CANCELLED) { edges { node { id } } } }`)).body.data.runs
+      expect(listed.edges.map((e: { node: { id: string } }) => e.node.id)).toContain(queued)
+    } finally {
+      await server.stop()
+    }
+  })
+
   it("one user's runs run one at a time; the per-user lock goes away when the user has no run left", async () => {
     const server = await startServer({ script: slow(50) })
     try {

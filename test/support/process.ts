@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
+import { connect, createServer } from "node:net"
 import { join } from "node:path"
 import { waitFor } from "./server.js"
 
@@ -42,3 +43,20 @@ export const slowArithmeticScript = (dir: string, delayMs: number) => {
   )
   return file
 }
+
+/** A loopback port free now (for a process told its port, like a cluster runner). */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+
+/** Whether something listens on a loopback port (a local PostgreSQL, say). */
+export const reachable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    socket.once("connect", () => (socket.destroy(), resolve(true)))
+    socket.once("error", () => resolve(false))
+  })
