@@ -9,7 +9,7 @@ import { serve } from "../src/server/App.js"
 import { graphqlWs } from "../src/server/Server.js"
 import { RunStore } from "../src/store/RunStore.js"
 import { streamingScript } from "./Streaming.js"
-import { engine, memoryStore, percentile } from "./support.js"
+import { engine, median, memoryStore, percentile } from "./support.js"
 
 type Shape = "payload" | "batches"
 const clients = (url: string, runId: string, transport: "sse" | "ws", subscribers: number, shape: Shape) =>
@@ -37,13 +37,30 @@ const figures = (latencies: Array<number>) => ({
   p99: percentile(latencies, 99)
 })
 
-/** Aeon: `subscribers` clients of one transport follow a run (each event, or each burst with runEventBatches). */
-const aeon = async (transport: "sse" | "ws", subscribers: number, shape: Shape) => {
+/** Each figure's median over the rounds (this machine moves a single round's p99 by up to 2×). */
+const medianOf = (rounds: ReadonlyArray<ReturnType<typeof figures>>) => ({
+  deliveries: median(rounds.map((r) => r.deliveries)),
+  p50: median(rounds.map((r) => r.p50)),
+  p99: median(rounds.map((r) => r.p99)),
+  p99s: rounds.map((r) => r.p99)
+})
+
+/**
+ * Aeon: `subscribers` clients of one transport follow a run (each event, or each burst with runEventBatches). One
+ * server: a first run, not measured, warms it up (the JIT compiles the engine and the fan-out as a server that has
+ * run before has them), then the measured runs, each followed by a new set of clients.
+ */
+export const aeon = async (
+  transport: "sse" | "ws",
+  subscribers: number,
+  shapes: ReadonlyArray<Shape>,
+  rounds: number
+) => {
   const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
     engine: engine(streamingScript as any),
     database: memoryStore as Layer.Layer<any, any>
   })
-  try {
+  const follow = async (shape: Shape) => {
     const runId = `peer-${transport}-${shape}-${Date.now()}`
     await fetch(app.url, {
       method: "POST",
@@ -58,6 +75,14 @@ const aeon = async (transport: "sse" | "ws", subscribers: number, shape: Shape) 
       RunEvent
     >
     return { ...figures(latencies), events }
+  }
+  try {
+    await follow("payload")
+    const measured = shapes.map(() => [] as Array<Awaited<ReturnType<typeof follow>>>)
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, shape] of shapes.entries()) measured[i]!.push(await follow(shape))
+    }
+    return measured.map((figures) => ({ ...medianOf(figures), events: figures[0]!.events }))
   } finally {
     await app.stop()
   }
@@ -68,11 +93,15 @@ const aeon = async (transport: "sse" | "ws", subscribers: number, shape: Shape) 
  * (same payloads, same bursts: events Aeon stamped in the same millisecond go out together, the gaps between bursts
  * kept) once every client has subscribed. Each event's `at` is the time it is published, as Aeon's is.
  */
-const bare = async (transport: "sse" | "ws", subscribers: number, recorded: ReadonlyArray<RunEvent>) => {
+const bare = async (
+  transport: "sse" | "ws",
+  subscribers: number,
+  recorded: ReadonlyArray<RunEvent>,
+  rounds: number
+) => {
   const pubsub = createPubSub<{ event: [Record<string, unknown>] }>()
   let subscribed = 0
   let everyone: () => void = () => {}
-  const ready = new Promise<void>((r) => (everyone = r))
   const yoga = createYoga({
     schema: createSchema({
       typeDefs: `scalar JSON
@@ -101,7 +130,9 @@ const bare = async (transport: "sse" | "ws", subscribers: number, recorded: Read
   const ws = graphqlWs(yoga, wss, { authenticate: () => ({}), context: () => ({}) })
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
-  try {
+  const publish = async () => {
+    subscribed = 0
+    const ready = new Promise<void>((r) => (everyone = r))
     const collected = clients(url, "bare", transport, subscribers, "payload")
     await ready
     let previous = recorded[0]?.at ?? 0
@@ -112,6 +143,12 @@ const bare = async (transport: "sse" | "ws", subscribers: number, recorded: Read
       pubsub.publish("event", { seq, type: _tag, at: new Date().toISOString(), payload })
     }
     return figures(await collected)
+  }
+  try {
+    await publish() // warm-up, as Aeon's first run
+    const measured = []
+    for (let round = 0; round < rounds; round++) measured.push(await publish())
+    return medianOf(measured)
   } finally {
     await ws.dispose()
     wss.close()
@@ -120,18 +157,21 @@ const bare = async (transport: "sse" | "ws", subscribers: number, recorded: Read
   }
 }
 
-/** Delivery latency through Aeon and through bare yoga with the same events, same transport and subscribers. */
-export const fanOutPeer = async (transport: "sse" | "ws", subscribers: number) => {
-  const own = await aeon(transport, subscribers, "payload")
-  const floor = await bare(transport, subscribers, own.events)
-  const batches = await aeon(transport, subscribers, "batches")
+/**
+ * Delivery latency through Aeon and through bare yoga with the same events, same transport and subscribers, each
+ * warmed up by a first run, then `rounds` measured runs (figures are the medians over the rounds).
+ */
+export const fanOutPeer = async (transport: "sse" | "ws", subscribers: number, rounds: number) => {
+  const [own, batches] = await aeon(transport, subscribers, ["payload", "batches"], rounds)
+  const floor = await bare(transport, subscribers, own!.events, rounds)
   return {
     transport,
     subscribers,
-    events: own.events.length,
-    aeon: { deliveries: own.deliveries, p50: own.p50, p99: own.p99 },
+    rounds,
+    events: own!.events.length,
+    aeon: { deliveries: own!.deliveries, p50: own!.p50, p99: own!.p99, p99s: own!.p99s },
     bareYoga: floor,
-    batches: { deliveries: batches.deliveries, p50: batches.p50, p99: batches.p99 },
-    ratioP99: own.p99 / Math.max(1, floor.p99)
+    batches: { deliveries: batches!.deliveries, p50: batches!.p50, p99: batches!.p99, p99s: batches!.p99s },
+    ratioP99: own!.p99 / Math.max(1, floor.p99)
   }
 }

@@ -41,10 +41,10 @@ const measurements: Record<string, () => Promise<unknown>> = {
   cluster1Light: () => cluster(1, quick ? 40 : 150, 8),
   cluster3Light: () => cluster(3, quick ? 40 : 150, 8),
   peerSizes: () => peerSizes(quick),
-  fanOutPeerSse: () => fanOutPeer("sse", 100),
-  fanOutPeerWs: () => fanOutPeer("ws", 100),
-  fanOutPeerSse1: () => fanOutPeer("sse", 1),
-  fanOutPeerWs1: () => fanOutPeer("ws", 1)
+  fanOutPeerSse: () => fanOutPeer("sse", 100, quick ? 1 : 3),
+  fanOutPeerWs: () => fanOutPeer("ws", 100, quick ? 1 : 3),
+  fanOutPeerSse1: () => fanOutPeer("sse", 1, quick ? 1 : 3),
+  fanOutPeerWs1: () => fanOutPeer("ws", 1, quick ? 1 : 3)
 }
 const run = measurements[name ?? ""]
 if (!run) {

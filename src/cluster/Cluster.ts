@@ -1,14 +1,18 @@
 import * as ClusterSchema from "@effect/cluster/ClusterSchema"
 import * as Entity from "@effect/cluster/Entity"
 import { RunnerAddress } from "@effect/cluster/RunnerAddress"
+import * as ShardingConfig from "@effect/cluster/ShardingConfig"
+import * as SqlMessageStorage from "@effect/cluster/SqlMessageStorage"
+import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as Rpc from "@effect/rpc/Rpc"
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
-import { ApprovalDecision } from "../domain/RunEvent.js"
+import { ApprovalAnswered, GuidanceProvided } from "../domain/RunEvent.js"
 import { ClusterUnavailableError, ForwardedError, type PersonAnswer, RunPlacement } from "../server/Placement.js"
 import { RunManager } from "../server/RunManager.js"
+import { oneServerAtATime } from "../store/Database.js"
 import { type ClusterConfig, ClusterNeedsPostgresError } from "./ClusterConfig.js"
 import * as EventNotifications from "./EventNotifications.js"
 
@@ -18,16 +22,12 @@ import * as EventNotifications from "./EventNotifications.js"
  * kept once). `Answer` carries a person's answer (approval, guidance) to the runner the run waits on.
  */
 const PersonAnswerSchema = Schema.Union(
+  // the answer's fields as the events that record them hold them
   Schema.TaggedStruct("Approval", {
     requestId: Schema.String,
-    answer: Schema.Struct({
-      decision: ApprovalDecision,
-      input: Schema.optional(Schema.Unknown),
-      reason: Schema.optional(Schema.String),
-      by: Schema.optional(Schema.String)
-    })
+    answer: ApprovalAnswered.pick("decision", "input", "reason", "by")
   }),
-  Schema.TaggedStruct("Guidance", { requestId: Schema.String, text: Schema.String, by: Schema.optional(Schema.String) })
+  Schema.TaggedStruct("Guidance", GuidanceProvided.pick("requestId", "text", "by").fields)
 )
 /** A refusal of the runner holding the run, as its code and message. */
 class AnswerRefused extends Schema.TaggedError<AnswerRefused>()("AnswerRefused", {
@@ -92,30 +92,40 @@ const placement = (runner: string) =>
     })
   )
 
-/** Sharding over @effect/cluster's SQL storage (shard locks: PostgreSQL advisory locks) and msgpack over TCP. */
-const sharding = (c: ClusterConfig) =>
-  NodeClusterSocket.layer({
-    storage: "sql",
-    shardingConfig: {
-      runnerAddress: Option.some(RunnerAddress.make({ host: c.runnerHost, port: c.runnerPort })),
-      runnerListenAddress: Option.map(
-        c.runnerListenHost,
-        (host) => RunnerAddress.make({ host, port: c.runnerPort })
-      ),
-      // locks in a table that expire, not advisory locks: an advisory lock lives as long as its connection, which a
-      // frozen or partitioned runner keeps open, so its shards would never move (tested with SIGSTOP)
-      shardLockDisableAdvisory: true,
-      shardLockExpiration: c.shardLockExpiration,
-      shardLockRefreshInterval: c.shardLockRefresh,
-      refreshAssignmentsInterval: c.refreshAssignments,
-      entityMessagePollInterval: Duration.seconds(2),
-      // how long a runner giving shards up (stopping, or rebalancing to a new runner) waits for their handlers to end
-      // by themselves before it interrupts them: a stopping runner has already stopped its runs (tool calls finished,
-      // events stored), and a moving run is stopped by the interruption, so waiting longer only delays the next owner
-      entityTerminationTimeout: Duration.seconds(1),
-      entityReplyPollInterval: Duration.millis(100)
-    }
-  })
+/** How this runner shares the shards: its address, its shard locks, how often it polls. */
+const shardingConfig = (c: ClusterConfig): Partial<ShardingConfig.ShardingConfig["Type"]> => ({
+  runnerAddress: Option.some(RunnerAddress.make({ host: c.runnerHost, port: c.runnerPort })),
+  runnerListenAddress: Option.map(
+    c.runnerListenHost,
+    (host) => RunnerAddress.make({ host, port: c.runnerPort })
+  ),
+  // locks in a table that expire, not advisory locks: an advisory lock lives as long as its connection, which a
+  // frozen or partitioned runner keeps open, so its shards would never move (tested with SIGSTOP)
+  shardLockDisableAdvisory: true,
+  shardLockExpiration: c.shardLockExpiration,
+  shardLockRefreshInterval: c.shardLockRefresh,
+  refreshAssignmentsInterval: c.refreshAssignments,
+  entityMessagePollInterval: Duration.seconds(2),
+  // how long a runner giving shards up (stopping, or rebalancing to a new runner) waits for their handlers to end
+  // by themselves before it interrupts them: a stopping runner has already stopped its runs (tool calls finished,
+  // events stored), and a moving run is stopped by the interruption, so waiting longer only delays the next owner
+  entityTerminationTimeout: Duration.seconds(1),
+  entityReplyPollInterval: Duration.millis(100)
+})
+
+/** Sharding over @effect/cluster's SQL storage (shard locks: rows that expire) and msgpack over TCP. */
+const sharding = (c: ClusterConfig) => NodeClusterSocket.layer({ storage: "sql", shardingConfig: shardingConfig(c) })
+
+/**
+ * The cluster's storage tables, made before sharding starts: its storage built once and let go, one server at a time
+ * (on a new database, servers started together would otherwise race to create them, and lose with a defect).
+ */
+export const storageTables = (c: ClusterConfig) =>
+  Layer.effectDiscard(oneServerAtATime(Effect.scoped(Layer.build(
+    Layer.merge(SqlMessageStorage.layer, SqlRunnerStorage.layer).pipe(
+      Layer.provide(ShardingConfig.layer(shardingConfig(c)))
+    )
+  ))))
 
 /**
  * The cluster's part of a runner, around the run manager: sharding (below it, with the placement it sends through and
@@ -130,6 +140,6 @@ export const layer = <A, E, R>(c: ClusterConfig, withManager: Layer.Layer<A | Ru
     const base = Layer.merge(
       placement(`${c.runnerHost}:${c.runnerPort}`),
       EventNotifications.layer(pg, { catchUp: Duration.seconds(2), watch: Duration.seconds(5) })
-    ).pipe(Layer.provideMerge(sharding(c)))
+    ).pipe(Layer.provideMerge(sharding(c).pipe(Layer.provide(storageTables(c)))))
     return handlers.pipe(Layer.provideMerge(withManager), Layer.provideMerge(base))
   }))

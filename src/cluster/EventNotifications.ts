@@ -6,6 +6,23 @@ import type { FeedSource } from "../server/EventFeed.js"
 import { RunEventsElsewhere } from "../server/Placement.js"
 import { eventsChannel, RunStore } from "../store/RunStore.js"
 
+/** A follower here of a run executing elsewhere: its last event, and where its events go once its replay is read. */
+interface Follower {
+  last: number
+  push: ((event: RunEvent) => void) | undefined
+  /** Woken while its replay was read (not ready yet): read again once it is. */
+  missed: boolean
+  done: boolean
+  readonly stop: () => void
+}
+
+/** A run's followers in this process, and the one store read they share. */
+interface Reader {
+  readonly followers: Set<Follower>
+  reading: boolean
+  again: boolean
+}
+
 export interface NotificationOptions {
   /** How often every follower reads the store anyway (a notification lost while the connection was down). */
   readonly catchUp: Duration.DurationInput
@@ -15,9 +32,9 @@ export interface NotificationOptions {
 
 /**
  * Runs executing on other servers of a cluster, followed here: their fenced appends `pg_notify` `runId:lastSeq` at
- * commit (in commit order); one LISTEN connection per process wakes the followers of that run, each of which reads
- * what the store has past its last event (no gap, no duplicate: events are read by seq, never taken from the
- * notification). A periodic catch-up read is the safety net for notifications missed while the connection was down,
+ * commit (in commit order); one LISTEN connection per process wakes the followers of that run, which share one read
+ * of what the store has past the earliest of their last events, each taking what is past its own (no gap, no
+ * duplicate: events are read by seq, never taken from the notification). A periodic catch-up read is the safety net for notifications missed while the connection was down,
  * and a connection that fails or goes silent (its errors are swallowed, Effect-TS/effect#3775) is opened again.
  */
 export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
@@ -26,9 +43,45 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
     const runFork = Runtime.runFork(yield* Effect.interruptible(Effect.runtime<never>()))
     // followers are callbacks, not a PubSub with a fiber each: the same choice and figure as RunEvents' followers
     // (bench/FanOut.ts: a fiber per follower was ~115× the time to hand 10,000 events to 100 followers)
-    const followers = new Map<string, Set<() => void>>()
-    const wake = (runId: string) => followers.get(runId)?.forEach((w) => w())
-    const wakeAll = () => followers.forEach((set) => set.forEach((w) => w()))
+    const readers = new Map<string, Reader>()
+    const wake = (runId: string) => {
+      const reader = readers.get(runId)
+      if (reader) pump(runId, reader)
+    }
+    const wakeAll = () => readers.forEach((reader, runId) => pump(runId, reader))
+
+    /**
+     * One store read per run and wake for all its followers in this process (each gets what is past its own last
+     * event); a wake during the read reads again after it. A follower still reading its replay is woken once it has.
+     */
+    const pump = (runId: string, reader: Reader) => {
+      if (reader.reading) {
+        reader.again = true
+        return
+      }
+      const ready: Array<Follower> = []
+      for (const f of reader.followers) {
+        if (f.push) ready.push(f)
+        else f.missed = true
+      }
+      if (ready.length === 0) return
+      reader.reading = true
+      reader.again = false
+      const from = Math.min(...ready.map((f) => f.last)) + 1
+      runFork(store.events(runId, from)).addObserver((exit) => {
+        reader.reading = false
+        if (Exit.isSuccess(exit)) { for (const f of ready) deliver(f, exit.value) }
+        if (reader.again) pump(runId, reader)
+      })
+    }
+    const deliver = (f: Follower, events: ReadonlyArray<RunEvent>) => {
+      for (const event of events) {
+        if (f.done || event.seq <= f.last) continue
+        f.last = event.seq
+        f.push!(event)
+        if (event._tag === "RunFinished") f.stop()
+      }
+    }
 
     const token = `ping:${randomUUID()}`
     let heard = Date.now()
@@ -64,51 +117,30 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
 
     const source = (runId: string, fromSeq: number) =>
       Effect.gen(function*() {
-        let last = fromSeq - 1
-        let reading = true // the replay's read: a wake meanwhile reads again after it
-        let again = false
-        let done = false
-        let push: ((event: RunEvent) => void) | undefined
-        const stop = () => {
-          done = true
-          const set = followers.get(runId)
-          set?.delete(pump)
-          if (set?.size === 0) followers.delete(runId)
-        }
-        function pump() {
-          if (done) return
-          if (reading || !push) {
-            again = true
-            return
-          }
-          reading = true
-          again = false
-          runFork(store.events(runId, last + 1)).addObserver((exit) => {
-            reading = false
-            if (Exit.isSuccess(exit)) deliver(exit.value)
-            if (again) pump()
-          })
-        }
-        const deliver = (events: ReadonlyArray<RunEvent>) => {
-          for (const event of events) {
-            if (done || event.seq <= last) continue
-            last = event.seq
-            push!(event)
-            if (event._tag === "RunFinished") stop()
+        let reader = readers.get(runId)
+        if (!reader) readers.set(runId, reader = { followers: new Set(), reading: false, again: false })
+        const joined = reader
+        const follower: Follower = {
+          last: fromSeq - 1,
+          push: undefined,
+          missed: false,
+          done: false,
+          stop: () => {
+            follower.done = true
+            joined.followers.delete(follower)
+            if (joined.followers.size === 0 && readers.get(runId) === joined) readers.delete(runId)
           }
         }
-        let set = followers.get(runId)
-        if (!set) followers.set(runId, set = new Set())
-        set.add(pump)
-        const past = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(stop)))
-        reading = false
-        if (past.length > 0) last = past[past.length - 1]!.seq
+        joined.followers.add(follower)
+        const past = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(follower.stop)))
+        if (past.length > 0) follower.last = past[past.length - 1]!.seq
         const finished = past.some((e) => e._tag === "RunFinished")
-        if (finished) stop()
+        if (finished) follower.stop()
         const feedSource: FeedSource = (onEvent) => {
-          push = onEvent
-          if (again) queueMicrotask(pump)
-          return { past, finished, stop }
+          follower.push = onEvent
+          // woken while it read its replay: what was committed meanwhile is read now
+          if (follower.missed && !follower.done) queueMicrotask(() => pump(runId, joined))
+          return { past, finished, stop: follower.stop }
         }
         return feedSource
       })

@@ -8,7 +8,7 @@ import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve, wouldWait } from "./Approval.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
-import { currentState } from "./RunState.js"
+import { currentMemory, currentPlan, currentTtlRemaining, unfinishedToolResult } from "./RunState.js"
 
 /** Steps whose dependencies are complete, in stepIndex order. */
 export const readySteps = (plan: Plan): Array<PlanStep> => {
@@ -82,7 +82,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
       if (sideEffects) yield* restore(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
       // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
-      const memoryBefore = (yield* currentState(ctx)).memory
+      const memoryBefore = yield* currentMemory(ctx)
       const memory = yield* Ref.make(memoryBefore)
       const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory })
       // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it.
@@ -158,7 +158,6 @@ const reason = (
   toolResult: unknown
 ): Effect.Effect<StepResult, BudgetExhaustedError> =>
   Effect.gen(function*() {
-    const st = yield* currentState(ctx)
     if (step.subplan) {
       const outputs: Array<string> = []
       let carried = context
@@ -186,7 +185,7 @@ const reason = (
       totalSteps: step.totalSteps,
       passNumber,
       phase,
-      ttlRemaining: st.ttlRemaining,
+      ttlRemaining: yield* currentTtlRemaining(ctx),
       correlationId: `${ctx.runId}:${passNumber}:${step.stepId}`,
       incomingContext: context,
       ...(step.tool ? { toolName: step.tool, toolResult } : {})
@@ -236,7 +235,7 @@ const perform = (
 ) =>
   Effect.gen(function*() {
     // a tool that completed for this step before a restart (or before a repeated evaluation) is not called again
-    const recovered = (yield* currentState(ctx)).unfinishedToolResults[running.stepId]
+    const recovered = yield* unfinishedToolResult(ctx, running.stepId)
     const tool = running.tool
       ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, running))
       : undefined
@@ -251,7 +250,7 @@ export const executeStep = (ctx: RunContext, passNumber: number, phase: Executio
   Effect.gen(function*() {
     yield* ctx.guard.admitStep
     const started = yield* Clock.currentTimeMillis
-    const plan = (yield* currentState(ctx)).plan
+    const plan = yield* currentPlan(ctx)
     const context = incomingContext(plan, step)
     const running = { ...Either.getOrThrow(transitionStep(step, "running")), incomingContext: context }
     yield* ctx.events.emit({
@@ -298,7 +297,7 @@ export const executePass = (ctx: RunContext, passNumber: number, phase: Executio
     let executed = 0
     if (ctx.parallelism > 1) {
       while (true) {
-        const ready = readySteps((yield* currentState(ctx)).plan)
+        const ready = readySteps(yield* currentPlan(ctx))
         if (ready.length === 0) return executed
         const wave = ready.slice(0, ctx.parallelism)
         yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, phase, s), {
@@ -322,7 +321,7 @@ const sweeps = (ctx: RunContext, passNumber: number, phase: ExecutionPhase) =>
     let executed = 0
     const waiting = new Map<string, Fiber.RuntimeFiber<StepResult["status"], BudgetExhaustedError>>()
     while (true) {
-      const plan = (yield* currentState(ctx)).plan
+      const plan = yield* currentPlan(ctx)
       const done = new Set(plan.steps.filter((s) => s.status === "complete").map((s) => s.stepId))
       const pending = liveSteps(plan.steps).filter((s) => s.status === "pending" && !waiting.has(s.stepId)).sort((
         a,

@@ -161,6 +161,10 @@ export const capOutput = (text: string, maxTokens: number, count: (text: string)
   return text.slice(0, low)
 }
 
+/** Why an answer ended, as the provider says it, else as Aeon saw it (cut at its cap, or complete). */
+const finishReasonOf = (response: CompletionResponse) =>
+  response.finishReason ?? (response.truncated ? "length" : "stop")
+
 /** Builds the service from a provider's raw completion function. */
 export const make = (
   label: string,
@@ -199,33 +203,34 @@ export const make = (
         }
       }
       const recording = options?.recordExchanges === true
-      /** The call's span after the answer: the GenAI conventions' usage and response, the content when recorded. */
+      /**
+       * The call's span after the answer: the GenAI conventions' usage and response, the content when recorded. Set on
+       * the span directly, in one step (as `Effect.annotateCurrentSpan` per attribute in an `Effect.gen`, it was a
+       * quarter of a model call's own cost: without it 65 → 48 µs a call; written so, 72–80 → 62–69 µs, the fastest of
+       * seven rounds of 20,000 calls, three alternating runs).
+       */
       const annotateSpan = (response: CompletionResponse, inputTokens: number, outputTokens: number) =>
-        Effect.gen(function*() {
-          yield* Effect.annotateCurrentSpan({
-            "gen_ai.response.model": response.model ?? model,
-            "gen_ai.usage.input_tokens": inputTokens,
-            "gen_ai.usage.output_tokens": outputTokens,
-            "gen_ai.response.finish_reasons": [response.finishReason ?? (response.truncated ? "length" : "stop")]
-          })
-          const span = yield* Effect.orElseSucceed(
-            Effect.map(Effect.currentSpan, (s) => s as typeof s | undefined),
-            () => undefined
-          )
+        Effect.flatMap(Effect.orElseSucceed(Effect.currentSpan, () => undefined), (span) => {
+          if (span === undefined) return Effect.void
+          const finishReason = finishReasonOf(response)
+          span.attribute("gen_ai.response.model", response.model ?? model)
+          span.attribute("gen_ai.usage.input_tokens", inputTokens)
+          span.attribute("gen_ai.usage.output_tokens", outputTokens)
+          span.attribute("gen_ai.response.finish_reasons", [finishReason])
           // the conventions want a string[]; @effect/opentelemetry writes arrays as text, so the OTel span is given it
-          const otel = (span as { span?: { setAttribute?: (k: string, v: Array<string>) => void } } | undefined)?.span
-          otel?.setAttribute?.("gen_ai.response.finish_reasons", [
-            response.finishReason ?? (response.truncated ? "length" : "stop")
-          ])
-          if (!recording) return
-          const now = BigInt(yield* Clock.currentTimeNanos)
-          span?.event("gen_ai.system.message", now, { "gen_ai.system": provider, content: system })
-          span?.event("gen_ai.user.message", now, { "gen_ai.system": provider, content: user })
-          span?.event("gen_ai.choice", now, {
-            "gen_ai.system": provider,
-            index: 0,
-            finish_reason: response.finishReason ?? (response.truncated ? "length" : "stop"),
-            message: response.text
+          const otel = (span as { span?: { setAttribute?: (k: string, v: Array<string>) => void } }).span
+          otel?.setAttribute?.("gen_ai.response.finish_reasons", [finishReason])
+          if (!recording) return Effect.void
+          return Effect.map(Clock.currentTimeNanos, (nanos) => {
+            const now = BigInt(nanos)
+            span.event("gen_ai.system.message", now, { "gen_ai.system": provider, content: system })
+            span.event("gen_ai.user.message", now, { "gen_ai.system": provider, content: user })
+            span.event("gen_ai.choice", now, {
+              "gen_ai.system": provider,
+              index: 0,
+              finish_reason: finishReason,
+              message: response.text
+            })
           })
         })
       /** Admission of a call with this output cap: the budget refuses what it could cross. */
@@ -293,7 +298,7 @@ export const make = (
                   system,
                   user,
                   response: response.text,
-                  finishReason: response.finishReason ?? (response.truncated ? "length" : "stop"),
+                  finishReason: finishReasonOf(response),
                   ...(decoded === undefined ?
                     {}
                     : Either.isRight(decoded) ?

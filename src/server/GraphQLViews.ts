@@ -8,6 +8,7 @@ import { llmCallsOf } from "../run/LlmCalls.js"
 import { pendingApprovals, pendingGuidance, type RunRecord } from "../run/RunRecord.js"
 import type { RunResult } from "../run/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
+import { memoizeWeak } from "../support/Memoize.js"
 import type * as G from "./generated/graphql.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -192,12 +193,24 @@ export const pendingGuidanceView = (record: RunRecord): Array<G.GuidanceRequest>
     expiresAt: g.expiresAt !== undefined ? iso(g.expiresAt) : null
   }))
 
+/**
+ * A `runEvents` payload, one object per event for every subscriber it is fanned out to (its view built once): the
+ * server executes and serializes a subscriber's selection once per payload and operation (SharedResults).
+ */
+export const sharedEventPayload = memoizeWeak((e: RunEvent) => ({ runEvents: eventView(e) }))
+
 /** An event's view built once and shared by every subscriber it is fanned out to. */
-const views = new WeakMap<RunEvent, ReturnType<typeof eventView>>()
-export const sharedEventView = (e: RunEvent) => {
-  let view = views.get(e)
-  if (view === undefined) views.set(e, view = eventView(e))
-  return view
+export const sharedEventView = (e: RunEvent) => sharedEventPayload(e).runEvents
+
+/** A `runEventBatches` payload, one object per burst (its first event and its length: a run's seqs are contiguous). */
+const batchPayloads = memoizeWeak((_: RunEvent) =>
+  new Map<number, { readonly runEventBatches: ReadonlyArray<unknown> }>()
+)
+export const sharedBatchPayload = (events: ReadonlyArray<RunEvent>) => {
+  const byLength = batchPayloads(events[0]!)
+  let payload = byLength.get(events.length)
+  if (payload === undefined) byLength.set(events.length, payload = { runEventBatches: events.map(sharedEventView) })
+  return payload
 }
 
 /** A RunEvent as its GraphQL type: common fields, the whole payload, and the kind's own fields. */

@@ -187,15 +187,14 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
     Subscription: {
       runEvents: {
         subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) =>
-          withOwnRun(ctx, runId, (m, id) => m.follow(id, fromSeq ?? 0, (e) => ({ runEvents: V.sharedEventView(e) })))
+          withOwnRun(ctx, runId, (m, id) => m.follow(id, fromSeq ?? 0, V.sharedEventPayload))
       } as any,
       runEventBatches: {
         subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventBatchesArgs, ctx: GraphQLContext) =>
           withOwnRun(
             ctx,
             runId,
-            (m, id) =>
-              m.followBatches(id, fromSeq ?? 0, (events) => ({ runEventBatches: events.map(V.sharedEventView) }))
+            (m, id) => m.followBatches(id, fromSeq ?? 0, V.sharedBatchPayload)
           )
       } as any
     },

@@ -27,6 +27,9 @@ interface LiveRun {
   cancelled?: boolean
 }
 
+/** A Start the cluster could not take is sent again three times, 100, 200 and 400 ms apart. */
+const START_RETRIES = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+
 /** Runs as supervised fibers of the server: queued beyond the concurrency limit (in order), one at a time per user. */
 export const make = (maxConcurrent: number) =>
   Effect.gen(function*() {
@@ -164,38 +167,26 @@ export const make = (maxConcurrent: number) =>
         )
       })
 
-    /** Records a person's answer on a run going on here, and the run as it is then. */
-    const answerLive = <E>(id: string, answer: (events: PreparedRun["events"]) => Effect.Effect<unknown, E>) =>
-      Effect.gen(function*() {
-        yield* answerHere(id, answer)
-        return yield* getOrFail(id)
-      })
-
-    /** A person's answer, to the run going on here or, on a cluster, sent to its runner. */
-    const answerAnywhere = <E>(
-      id: string,
-      forwarded: PersonAnswer,
-      answer: (events: PreparedRun["events"]) => Effect.Effect<unknown, E>
-    ) =>
-      Option.isNone(placement) || live.has(id) ?
-        answerLive(id, answer) :
-        Effect.zipRight(placement.value.answer(id, forwarded), getOrFail(id))
-
     /** Records a person's answer on a run going on here (a run that is not is not waiting for anything here). */
-    const answerHere = <E>(id: string, answer: (events: PreparedRun["events"]) => Effect.Effect<unknown, E>) =>
+    const answerHere = (id: string, a: PersonAnswer) =>
       Effect.gen(function*() {
         const entry = live.get(id)
         if (!entry) {
           const found = yield* getOrFail(id)
           return yield* new RunNotWaitingError({ runId: id, status: found.status })
         }
-        yield* answer(entry.prepared.events)
+        const events = entry.prepared.events
+        yield* a._tag === "Approval" ?
+          Approval.respond(events, a.requestId, a.answer).pipe(Effect.provide(context)) :
+          Approval.guide(events, a.requestId, a.text, a.by)
       })
 
-    const personAnswer = (a: PersonAnswer) => (events: PreparedRun["events"]) =>
-      a._tag === "Approval" ?
-        Approval.respond(events, a.requestId, a.answer).pipe(Effect.provide(context)) :
-        Approval.guide(events, a.requestId, a.text, a.by)
+    /** A person's answer, to the run going on here or, on a cluster, sent to its runner; then the run as it is. */
+    const answerAnywhere = (id: string, a: PersonAnswer) =>
+      Effect.zipRight(
+        Option.isNone(placement) || live.has(id) ? answerHere(id, a) : placement.value.answer(id, a),
+        getOrFail(id)
+      )
 
     const getOrFail = (id: string) =>
       get(id).pipe(Effect.flatMap(Option.match({
@@ -283,7 +274,12 @@ export const make = (maxConcurrent: number) =>
             const { runId } = yield* register(input, { status: "QUEUED", queueBehindUser: true, idScope }).pipe(
               Effect.provide(context)
             )
-            yield* placement.value.start(runId)
+            // the Start message is persisted and keyed by the run: sending it again after a failure keeps one. Still
+            // refused, the run (stored, never started) is forgotten: the client's retry with its runId is accepted
+            yield* placement.value.start(runId).pipe(
+              Effect.retry(START_RETRIES),
+              Effect.tapError(() => Effect.ignore(store.forgetUnstarted(runId)))
+            )
             return yield* getOrFail(runId)
           }
           const prepared = yield* prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }).pipe(
@@ -307,17 +303,13 @@ export const make = (maxConcurrent: number) =>
       runHere,
       cancelHere,
       /** Answers an approval request of a run running here; a run that is not is not waiting for anything. */
-      respond: (id: string, requestId: string, answer: ApprovalAnswer) => {
-        const a: PersonAnswer = { _tag: "Approval", requestId, answer }
-        return answerAnywhere(id, a, personAnswer(a))
-      },
+      respond: (id: string, requestId: string, answer: ApprovalAnswer) =>
+        answerAnywhere(id, { _tag: "Approval", requestId, answer }),
       /** Gives guidance to a run that asked for it (on a cluster, wherever it runs). */
-      guide: (id: string, requestId: string, text: string, by?: string) => {
-        const a: PersonAnswer = { _tag: "Guidance", requestId, text, by }
-        return answerAnywhere(id, a, personAnswer(a))
-      },
+      guide: (id: string, requestId: string, text: string, by?: string) =>
+        answerAnywhere(id, { _tag: "Guidance", requestId, text, by }),
       /** On a cluster: a person's answer sent here by the server that received it. */
-      answerHere: (id: string, a: PersonAnswer) => answerHere(id, personAnswer(a)),
+      answerHere,
       get,
       getOrFail,
       list: store.listRuns,

@@ -8,11 +8,13 @@ import type { AddressInfo } from "node:net"
 import { WebSocketServer } from "ws"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { viewerPage } from "../viewer/page.js"
+import { burstSseResults, corkedWebSocket } from "./BurstDelivery.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as QueryLimits from "./QueryLimits.js"
 import * as Resolvers from "./Resolvers.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes } from "./Security.js"
+import { sharedMessages, sharedSubscriptions } from "./SharedResults.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -114,6 +116,8 @@ catch (e) {} })()</script>`
 /**
  * graphql-ws on a WebSocketServer, executing through yoga's envelop: the same schema, plugins and limits as over HTTP.
  * `authenticate` admits a connection (undefined refuses it) and says who it is; `context` is each operation's.
+ * `bursts` (Aeon's server; the bench's bare yoga leaves it off): shared results are sent as their shared JSON, and a
+ * burst of messages to a socket goes out in one write (BurstDelivery).
  */
 export const graphqlWs = <U extends object>(
   yoga: { readonly getEnveloped: (ctx: any) => any },
@@ -124,9 +128,12 @@ export const graphqlWs = <U extends object>(
       request: IncomingMessage
     ) => U | undefined
     readonly context: (user: U) => object
+    readonly bursts?: boolean
   }
-): { readonly dispose: () => void | Promise<void> } =>
-  useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: U }>({
+): { readonly dispose: () => void | Promise<void> } => {
+  if (options.bursts) wss.on("connection", corkedWebSocket)
+  return useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: U }>({
+    ...(options.bursts ? sharedMessages : {}),
     onConnect: (ctx) => {
       const user = options.authenticate(ctx.connectionParams, ctx.extra.request)
       if (!user) return false
@@ -153,6 +160,7 @@ export const graphqlWs = <U extends object>(
     execute: (args: any) => args.rootValue.execute(args),
     subscribe: (args: any) => args.rootValue.subscribe(args)
   }, wss)
+}
 
 /** The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path. */
 export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptions) => {
@@ -199,7 +207,9 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
       auth,
       ...QueryLimits.plugins(options.limits),
       useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] }),
-      errorCodes
+      errorCodes,
+      sharedSubscriptions,
+      burstSseResults
     ],
     // the request's signal only when a resolver asks for it: creating it costs an AbortController per request
     context: ({ request }) => ({
@@ -262,7 +272,8 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
         (connectionParams?.authorization as string | undefined) ?? request.headers.authorization
       ),
     context: (user) =>
-      ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext
+      ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext,
+    bursts: true
   })
 
   await new Promise<void>((resolve, reject) => {

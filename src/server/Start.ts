@@ -19,14 +19,19 @@ const banner = Layer.effectDiscard(Effect.gen(function*() {
 /**
  * Serves until SIGTERM or SIGINT (`npm start`, `aeon serve`): the server's Layer, launched. On a signal the launch is
  * interrupted and the layer released: no new runs, tool calls in progress finish, what runs emitted is stored, the
- * server closes, exit 0. A failure to start is one line on stderr and exit code 1.
+ * server closes, exit 0. A failure to start is one line on stderr (a second with what the database said, when a
+ * statement of its failed and its words add to the first) and exit code 1.
  */
 export const serveUntilSignal = (overrides: Partial<ServerConfig> = {}, cluster: Partial<ClusterConfig> = {}) => {
   const fiber = Effect.runFork(Layer.launch(banner.pipe(Layer.provide(layer(overrides, { cluster })))))
   let signalled = false
   fiber.addObserver((exit) => {
     if (Exit.isSuccess(exit) || (signalled && Cause.isInterruptedOnly(exit.cause))) process.exit(0)
-    process.stderr.write(`aeon: ${signalled ? "" : "the server could not start: "}${startFailure(exit.cause)}\n`)
+    const failure = startFailure(exit.cause)
+    process.stderr.write(`aeon: ${signalled ? "" : "the server could not start: "}${failure}\n`)
+    // a database failure's own words go to the operator's log, as the store's failures do (never to an API client)
+    const detail = databaseDetail(exit.cause)
+    if (detail && !failure.includes(detail)) process.stderr.write(`aeon: the database said: ${detail}\n`)
     process.exit(1)
   })
   const shutdown = (signal: string) => {
@@ -39,6 +44,16 @@ export const serveUntilSignal = (overrides: Partial<ServerConfig> = {}, cluster:
   }
   process.once("SIGTERM", () => shutdown("SIGTERM"))
   process.once("SIGINT", () => shutdown("SIGINT"))
+}
+
+/** What the database itself said, when a start-up failure comes from one of its statements (an SqlError, maybe wrapped). */
+const databaseDetail = (cause: Cause.Cause<unknown>): string | undefined => {
+  type Wrapped = { readonly _tag?: unknown; readonly cause?: Wrapped; readonly message?: unknown } | undefined
+  let e = Cause.squash(cause) as Wrapped
+  for (let depth = 0; e && depth < 4; depth++, e = e.cause) {
+    if (e._tag === "SqlError" && typeof e.cause?.message === "string") return e.cause.message.split("\n")[0]
+  }
+  return undefined
 }
 
 /** The message of what went wrong, without Effect's wrapping or a stack. */

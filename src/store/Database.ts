@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Config, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { memoizeWeak } from "../support/Memoize.js"
 import { migrate } from "./Migrations.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
@@ -34,14 +35,42 @@ const pgLayer = (url: Redacted.Redacted) =>
     Effect.map(Effect.promise(() => import("@effect/sql-pg/PgClient")), (Pg) => Pg.layer({ url, maxConnections: 10 }))
   )
 
+/**
+ * Servers started together on a new database would race to create the same tables (the store's migrations, a cluster's
+ * storage), and two `CREATE TABLE IF NOT EXISTS` of one new table at once fail in PostgreSQL (a duplicate key in
+ * pg_type; @effect/cluster's storage even makes that a defect). On PostgreSQL, `work` on the schema therefore runs
+ * under one session advisory lock, taken on a connection reserved for it: one server at a time, the later ones finding
+ * the tables made. Within one pool the turns are taken first (a semaphore): a fiber waiting for the lock must not
+ * hold a connection of the pool the holder's work needs (with each waiting on the other, start-up hung).
+ * Elsewhere (SQLite: one process per data directory, which it locks) `work` runs as it is.
+ */
+export const oneServerAtATime = <A, E, R>(work: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        turnOf(sql).withPermits(1)(Effect.scoped(Effect.gen(function*() {
+          const connection = yield* sql.reserve
+          yield* Effect.acquireRelease(
+            connection.executeRaw("SELECT pg_advisory_lock($1)", [SCHEMA_LOCK]),
+            () => Effect.ignore(connection.executeRaw("SELECT pg_advisory_unlock($1)", [SCHEMA_LOCK]))
+          )
+          return yield* work
+        }))),
+      orElse: () => work
+    }))
+
+/** Each pool's turn at the schema lock. */
+const turnOf = memoizeWeak((_: SqlClient.SqlClient) => Effect.unsafeMakeSemaphore(1))
+
+/** The advisory lock's key: "AEON" in ASCII. */
+const SCHEMA_LOCK = 0x41454f4e
+
 /** The store over a SQL client: migrations applied, retention window set. */
 export const storeLayer = (retentionDays: number) =>
   Layer.effect(
     RunStore.RunStore,
     Effect.gen(function*() {
-      // servers started together on a new database race to apply the same migration: the losers' transactions fail
-      // (the winner's tables or ledger row exist), and on a retry they find it applied
-      yield* migrate.pipe(Effect.retry({ times: 5, schedule: Schedule.spaced("300 millis") }))
+      yield* oneServerAtATime(migrate)
       const store = yield* RunStore.make
       yield* store.setRetentionDays(retentionDays)
       return store

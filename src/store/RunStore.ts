@@ -49,6 +49,11 @@ export interface Service {
   ) => Effect.Effect<void, StoreError | UserBusyError | RunIdTakenError>
   readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
   /**
+   * Removes a run that never started (no event stored): on a cluster, a run whose Start could not be sent is
+   * forgotten, so that the client's "try again" with the same runId is not refused as taken.
+   */
+  readonly forgetUnstarted: (id: string) => Effect.Effect<void, StoreError>
+  /**
    * Appends events in order, all or none; RunStarted opens the session, RunFinished writes result, session,
    * trace — from `log` (the run's whole log, ending with that RunFinished) when given, else read back.
    */
@@ -170,6 +175,11 @@ export const make = Effect.gen(function*() {
         RETURNING run_id`.pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.mapError(storeError(`taking the turn of user ${userId}`))
+      ),
+    forgetUnstarted: (id) =>
+      sql`DELETE FROM runs WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM run_events WHERE run_id = ${id})`.pipe(
+        Effect.asVoid,
+        Effect.mapError(storeError(`forgetting run ${id}`))
       ),
     getRun: (id) =>
       sql`SELECT * FROM runs WHERE id = ${id}`.pipe(

@@ -20,3 +20,16 @@ export const memoize = <A>(
     return value
   }
 }
+
+/**
+ * Remembers a function of an object for as long as the object lives (a WeakMap: nothing kept past it). For values made
+ * once per object and shared: an event's view for all its subscribers, a tool's words, a pool's semaphore.
+ */
+export const memoizeWeak = <K extends object, A>(f: (key: K) => A) => {
+  const cache = new WeakMap<K, A>()
+  return (key: K): A => {
+    let value = cache.get(key)
+    if (value === undefined) cache.set(key, value = f(key))
+    return value
+  }
+}

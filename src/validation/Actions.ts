@@ -1,4 +1,4 @@
-import { memoize } from "../support/Memoize.js"
+import { memoize, memoizeWeak } from "../support/Memoize.js"
 import type { ToolInfo } from "./DeterministicChecks.js"
 import { stem, words } from "./Words.js"
 
@@ -79,34 +79,23 @@ export const stepAction = memoize((description: string): string | undefined => {
 })
 
 /** The kinds of action a tool does, from its name and description. */
-const actionsCache = new WeakMap<ToolInfo, ReadonlySet<string>>()
-export const toolActions = (tool: ToolInfo): ReadonlySet<string> => {
-  let kinds = actionsCache.get(tool)
-  if (kinds === undefined) {
-    const text = `${tool.name.replace(/[._-]/g, " ")} ${tool.description}`.toLowerCase().replace(/-/g, " ")
-    const found = new Set<string>()
-    for (const [phrase, kind] of phrases) if (text.includes(phrase)) found.add(kind)
-    for (const w of words(text)) {
-      const kind = byStem.get(stem(w))
-      if (kind) found.add(kind)
-    }
-    actionsCache.set(tool, kinds = found)
+export const toolActions = memoizeWeak((tool: ToolInfo): ReadonlySet<string> => {
+  const text = `${tool.name.replace(/[._-]/g, " ")} ${tool.description}`.toLowerCase().replace(/-/g, " ")
+  const found = new Set<string>()
+  for (const [phrase, kind] of phrases) if (text.includes(phrase)) found.add(kind)
+  for (const w of words(text)) {
+    const kind = byStem.get(stem(w))
+    if (kind) found.add(kind)
   }
-  return kinds
-}
+  return found
+})
 
 /** The stems of what a tool's name and description talk about. */
-const wordsCache = new WeakMap<ToolInfo, ReadonlySet<string>>()
-export const toolWords = (tool: ToolInfo): ReadonlySet<string> => {
-  let set = wordsCache.get(tool)
-  if (set === undefined) {
-    set = new Set(
-      (tool.keywords ?? [...tool.name.split(/[._-]/), ...words(tool.description)]).map((w) => stem(w.toLowerCase()))
-    )
-    wordsCache.set(tool, set)
-  }
-  return set
-}
+export const toolWords = memoizeWeak((tool: ToolInfo): ReadonlySet<string> =>
+  new Set(
+    (tool.keywords ?? [...tool.name.split(/[._-]/), ...words(tool.description)]).map((w) => stem(w.toLowerCase()))
+  )
+)
 
 /** How well a tool fits a step: 2 when it does the kind of action asked, plus the words they share. */
 export const fit = (description: string, tool: ToolInfo): number => {

@@ -16,8 +16,8 @@ const gql = (url: string, query: string, variables: Record<string, unknown> = {}
   plainGql(url, query, variables, { authorization: `Bearer ${key}` })
 
 /**
- * Three `aeon serve` runners of one cluster on the local PostgreSQL (a database of their own: shard locks are advisory
- * locks, database-wide). Runs are submitted round-robin, each followed from a server other than its runner; one runner
+ * Three `aeon serve` runners of one cluster on the local PostgreSQL (a database of their own: shard locks are rows,
+ * database-wide). Runs are submitted round-robin, each followed from a server other than its runner; one runner
  * is killed (`kill -9`) mid-way. Needs PostgreSQL: skipped, with the reason printed, without AEON_TEST_DATABASE_URL.
  */
 const base = process.env.AEON_TEST_DATABASE_URL

@@ -1,0 +1,73 @@
+import { Effect, Layer, Option } from "effect"
+import { describe, expect, it } from "vitest"
+import { ClusterUnavailableError, RunPlacement } from "../../src/server/Placement.js"
+import * as RunManager from "../../src/server/RunManager.js"
+import { RunStore } from "../../src/store/RunStore.js"
+import { storeLayer } from "../support/database.js"
+import { offline } from "../support/engine.js"
+
+/**
+ * On a cluster, runTask stores the run and sends its Start to the runner that owns it. A Start the cluster cannot
+ * take must not leave a run that nothing will ever start, nor refuse the client's retry with the same runId.
+ */
+const placementFailing = (failures: { count: number }, sent: Array<string>) =>
+  Layer.succeed(RunPlacement, {
+    runner: "test-runner",
+    start: (runId: string) =>
+      Effect.suspend(() => {
+        sent.push(runId)
+        if (failures.count === 0) return Effect.void
+        failures.count--
+        return Effect.fail(new ClusterUnavailableError({ runId, reason: "storage unreachable" }))
+      }),
+    cancel: () => Effect.void,
+    answer: () => Effect.void
+  })
+
+const withManager = <A, E>(
+  failures: { count: number },
+  sent: Array<string>,
+  body: Effect.Effect<A, E, RunManager.RunManager | RunStore>
+) => {
+  const base = Layer.mergeAll(storeLayer(), offline, placementFailing(failures, sent))
+  const layer = Layer.provideMerge(RunManager.layer(4), base)
+  return Effect.runPromise(Effect.scoped(Effect.provide(body, layer)) as Effect.Effect<A, E, never>)
+}
+
+const input = { task: "Compute 2 + 2", mode: "FULL", runId: "report-1" }
+
+describe("runTask on a cluster when the Start cannot be sent", () => {
+  it("sends it again: a transient failure does not reach the client", async () => {
+    const sent: Array<string> = []
+    const run = await withManager(
+      { count: 2 },
+      sent,
+      Effect.flatMap(RunManager.RunManager, (m) => m.start(input))
+    )
+    expect(run.id).toBe("report-1")
+    expect(sent).toEqual(["report-1", "report-1", "report-1"])
+  })
+
+  it("still refused: the client gets ClusterUnavailableError, nothing stays stored, and its retry is accepted", async () => {
+    const sent: Array<string> = []
+    const failures = { count: 100 }
+    const outcome = await withManager(
+      failures,
+      sent,
+      Effect.gen(function*() {
+        const manager = yield* RunManager.RunManager
+        const store = yield* RunStore
+        const refused = yield* Effect.flip(manager.start(input))
+        const stored = yield* store.getRun("report-1")
+        failures.count = 0 // the cluster is reachable again
+        const retried = yield* manager.start(input)
+        return { refused, stored, retried }
+      })
+    )
+    expect(outcome.refused).toBeInstanceOf(ClusterUnavailableError)
+    expect(outcome.refused.message).toBe("the cluster could not take the request for run report-1; try again")
+    expect(Option.isNone(outcome.stored)).toBe(true)
+    expect(outcome.retried.id).toBe("report-1")
+    expect(sent.length).toBe(5) // four tries, then the retry's one
+  })
+})
