@@ -10,7 +10,10 @@ import { gql, startServer, type TestServer } from "../support/server.js"
 const ARTIFACTS = "test/browser/artifacts"
 const TASK = "Compute 6 * 7 and explain it"
 
-/** Two execution passes and a refinement (a check step added after the first pass), each step taking a while. */
+/**
+ * Two execution passes and a refinement (a step added after the first pass, which stores the product: its call waits
+ * for a person's approval, so the page sees the run mid-way however fast or slow the machine is).
+ */
 const twoPasses = () => ({
   [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(3)],
   [PromptId.PLAN_GENERATION_USER]: [planOut([
@@ -27,9 +30,9 @@ const twoPasses = () => ({
         targetStepId: "s2",
         newStep: {
           stepId: "c1",
-          description: "Check 42 / 7 with the calculator",
-          tool: "calculator",
-          toolInput: { expression: "42 / 7" },
+          description: "Store the product 42 in memory",
+          tool: "memory.write",
+          toolInput: { key: "product", value: 42 },
           dependencies: ["s1"]
         },
         justification: "verify the product"
@@ -53,25 +56,42 @@ afterAll(async () => {
 
 describe("the run viewer in a browser (#18.3, #18.4)", () => {
   it(
-    "follows a run live: the timeline grows, the graph ends with every step's status, a call shows its prompt, gauges match usage",
+    "follows a run live: a request approved in the page, the timeline grows, the graph ends with every step's status, a call shows its prompt, gauges match usage",
     async () => {
       const start = await gql(
         server.url,
-        `mutation { runTask(input: { task: "${TASK}", mode: FULL, budget: { ttl: 3, maxLlmCalls: 40 } }) { id } }`
+        `mutation { runTask(input: {
+          task: "${TASK}", mode: FULL, budget: { ttl: 3, maxLlmCalls: 40 }, approvalTools: ["memory.write"]
+        }) { id } }`
       )
       const id = start.body.data.runTask.id as string
       const base = server.url.replace(/\/graphql$/, "")
       const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
       await page.goto(`${base}/runs/${id}`, { waitUntil: "load" })
 
-      // live: while the run runs, its timeline gains steps
+      // live: the run waits mid-way for the approval of c1's call; the page shows the first pass and the request
+      const approvals = page.getByTestId("approvals")
+      await expect.poll(() => approvals.innerText(), { timeout: 20_000 }).toContain(
+        "c1: Store the product 42 in memory"
+      )
+      expect(await page.getByTestId("run-status").innerText()).toBe("AWAITING_INPUT")
+      // each row's cells read apart: how innerText joins a grid's cells differs between Chromium builds
       const steps = page.getByTestId("timeline-step")
-      await expect.poll(() => steps.count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(1)
-      const early = await steps.count()
-      const statusEarly = await page.getByTestId("run-status").innerText()
-      expect(statusEarly).toBe("RUNNING")
+      expect(await steps.locator(".label").allInnerTexts()).toEqual(["s1", "s2", "c1"])
+      const times = steps.locator(".time")
+      expect(await times.allInnerTexts()).toEqual([
+        expect.stringMatching(/^\d+\.\d\d s$/),
+        expect.stringMatching(/^\d+\.\d\d s$/),
+        "running"
+      ])
+      const phases = page.getByTestId("timeline-phase")
+      const earlyPhases = await phases.count()
       await page.screenshot({ path: `${ARTIFACTS}/viewer-running.png`, fullPage: true })
-      await expect.poll(() => steps.count(), { timeout: 20_000 }).toBeGreaterThan(early)
+      // approved in the page: the run goes on, and its timeline grows without a reload
+      await approvals.getByRole("button", { name: "Approve" }).click()
+      await expect.poll(() => times.nth(2).innerText(), { timeout: 20_000 }).not.toBe("running")
+      await expect.poll(() => phases.count(), { timeout: 20_000 }).toBeGreaterThan(earlyPhases)
+      await expect.poll(() => approvals.count()).toBe(0)
       await expect.poll(() => page.getByTestId("run-status").innerText(), { timeout: 30_000 }).toBe("CONVERGED")
       expect(await page.getByTestId("timeline-pass").count()).toBeGreaterThanOrEqual(3) // PLAN and two executions
 
