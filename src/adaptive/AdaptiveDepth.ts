@@ -3,6 +3,7 @@ import type { BudgetExhaustedError } from "../domain/Errors.js"
 import type { AdaptiveDepthConfiguration, TaskProfile, TaskProfileDimensions } from "../domain/Profile.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
+import { traced } from "../telemetry/Span.js"
 
 /** Deterministic signals read from the task text (FR-028, FR-034, FR-035). */
 export interface TextSignals {
@@ -144,7 +145,7 @@ export const make: Service = {
         `(text signals: ${signals.vagueTerms} vague, ${signals.questionMarks} questions, ${signals.missingDetails} missing details)`
       const profile: TaskProfile = { profileVersion: previousInPass?.profileVersion ?? 1, ...dims }
       return { profile, depth: depthFor(dims, ttlCap, reason, heuristics, signals), advisories }
-    }).pipe(Effect.withSpan("AdaptiveDepth.infer", { captureStackTrace: false })),
+    }).pipe(traced("AdaptiveDepth.infer", { captureStackTrace: false })),
 
   revise: (request, current, signals, ttlCap, llm) =>
     Effect.gen(function*() {
@@ -182,7 +183,7 @@ export const make: Service = {
         ...(signals.refinementsNeeded > 0 ? ["refinement_needs"] : [])
       ]
       return { profile, depth: depthFor(dims, ttlCap, reason, heuristics), advisories: [], changed: true }
-    }).pipe(Effect.withSpan("AdaptiveDepth.revise", { captureStackTrace: false }))
+    }).pipe(traced("AdaptiveDepth.revise", { captureStackTrace: false }))
 }
 
 export const layer = Layer.succeed(AdaptiveDepth, make)

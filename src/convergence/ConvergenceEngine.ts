@@ -5,6 +5,7 @@ import { liveSteps, type Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { promptPlan } from "../prompts/PromptViews.js"
+import { traced } from "../telemetry/Span.js"
 import { stem, words } from "../validation/DeterministicChecks.js"
 import { failedAnswerPredicates } from "./AnswerPredicates.js"
 import type { ConvergenceCriteria } from "./Criteria.js"
@@ -139,7 +140,7 @@ export const make: Service = {
           ...(model?.detectedIssues ?? [])
         ]
       } satisfies ConvergenceAssessment
-    }).pipe(Effect.withSpan("ConvergenceEngine.assess", { captureStackTrace: false }))
+    }).pipe(traced("ConvergenceEngine.assess", { captureStackTrace: false }))
 }
 
 const clamp = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.min(1, n)) : 0)

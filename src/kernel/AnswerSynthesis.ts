@@ -6,6 +6,7 @@ import { liveSteps, type Plan } from "../domain/Plan.js"
 import { type FinalAnswer, FinalAnswerFor, PhaseEInput } from "../domain/Result.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
+import { traced } from "../telemetry/Span.js"
 
 export interface SynthesisInput {
   readonly runId: string
@@ -89,7 +90,7 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Bu
       return Either.getOrThrow(Schema.decodeUnknownEither(FinalAnswerFor(stepIds))(answer))
     }),
     Effect.catchIf(isModelFailure, (e) => Effect.succeed(extractive(input, `answer synthesis failed: ${e._tag}`))),
-    Effect.withSpan("AnswerSynthesis.synthesize", { captureStackTrace: false })
+    traced("AnswerSynthesis.synthesize", { captureStackTrace: false })
   )
 }
 

@@ -4,6 +4,7 @@ import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/P
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { toolCallInput } from "../run/Attempt.js"
+import { traced } from "../telemetry/Span.js"
 import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve, wouldWait } from "./Approval.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
@@ -108,7 +109,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
     })
   ).pipe(
     // the OpenTelemetry GenAI conventions' tool span
-    Effect.withSpan(`execute_tool ${step.tool}`, {
+    traced(`execute_tool ${step.tool}`, {
       captureStackTrace: false,
       attributes: {
         "gen_ai.operation.name": "execute_tool",
@@ -285,7 +286,7 @@ export const executeStep = (ctx: RunContext, passNumber: number, phase: Executio
     )
     return result.status
   }).pipe(
-    Effect.withSpan("Executor.step", {
+    traced("Executor.step", {
       captureStackTrace: false,
       attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.step_id": step.stepId }
     })

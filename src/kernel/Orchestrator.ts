@@ -9,6 +9,7 @@ import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
 import { guidanceGiven } from "../run/RunRecord.js"
+import { traced } from "../telemetry/Span.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { askGuidance } from "./Approval.js"
 import { executePass, readySteps } from "./Executor.js"
@@ -39,7 +40,7 @@ const inPhase = <A, E>(
   ctx.events.emit({ _tag: "PhaseEntered", passNumber, phase: p }).pipe(
     Effect.zipRight(work),
     Effect.locally(callSite, { passNumber, phase: p }),
-    Effect.withSpan(`Phase.${p}`, {
+    traced(`Phase.${p}`, {
       captureStackTrace: false,
       attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.phase": p }
     })
@@ -394,5 +395,5 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       nextPass: st.passNumber + 1
     } satisfies Outcome
   }).pipe(
-    Effect.withSpan("Orchestrator.orchestrate", { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId } })
+    traced("Orchestrator.orchestrate", { captureStackTrace: false, attributes: { "aeon.run_id": ctx.runId } })
   )

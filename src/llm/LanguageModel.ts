@@ -2,6 +2,7 @@ import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
+import { traced } from "../telemetry/Span.js"
 import { ModelDecodeError, type ModelError, ModelTruncatedError } from "./ModelErrors.js"
 import { costOf, type ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
@@ -335,7 +336,7 @@ export const make = (
       return { output: decoded.right, text: response.text, usage }
     }).pipe(
       // the OpenTelemetry GenAI conventions: a span per model call, named "chat {model}"
-      Effect.withSpan(`chat ${model}`, {
+      traced(`chat ${model}`, {
         captureStackTrace: false,
         kind: "client",
         attributes: {

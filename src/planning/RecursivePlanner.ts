@@ -7,6 +7,7 @@ import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { promptPlan } from "../prompts/PromptViews.js"
 import type { RefinementOutput } from "../prompts/Schemas.js"
+import { traced } from "../telemetry/Span.js"
 import { checkPlan, type ToolInfo } from "../validation/DeterministicChecks.js"
 import { toStep } from "./PlanBuilder.js"
 import { applyAction, DepthExceeded, findStep, fragmentRoot, liveSuccessor } from "./PlanEdits.js"
@@ -235,7 +236,7 @@ const refine = (input: RefineInput) =>
       followUpQuestions: [...new Set(questions)],
       ledger
     } satisfies RefineOutcome
-  }).pipe(Effect.withSpan("RecursivePlanner.refine", { captureStackTrace: false }))
+  }).pipe(traced("RecursivePlanner.refine", { captureStackTrace: false }))
 
 export const make: Service = { refine }
 

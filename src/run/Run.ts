@@ -17,6 +17,7 @@ import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
+import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
 import { progressOf } from "./Recovery.js"
@@ -237,7 +238,7 @@ const execute = (
     // however the run ends (a shutdown interrupts it without RunFinished), what it emitted reaches the store; then
     // the run's scope (its writer) closes
     Effect.ensuring(events.close),
-    Effect.withSpan("Aeon.run", { captureStackTrace: false, attributes: { "aeon.run_id": runId } })
+    traced("Aeon.run", { captureStackTrace: false, attributes: { "aeon.run_id": runId } })
   )
 
 /** How a cancelled run's log ends: no synthesis, the run ends with what it had. */

@@ -1,6 +1,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
+import { traced } from "../telemetry/Span.js"
 
 /**
  * The schema, one ordered list for SQLite and PostgreSQL, applied by @effect/sql's Migrator. The dialects differ
@@ -197,5 +198,5 @@ export const migrations = {
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */
 export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "aeon_schema_migrations" })
   .pipe(
-    Effect.withSpan("Store.migrate", { captureStackTrace: false })
+    traced("Store.migrate", { captureStackTrace: false })
   )

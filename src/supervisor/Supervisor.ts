@@ -6,6 +6,7 @@ import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { ModelDecodeError } from "../llm/ModelErrors.js"
 import { Contracts, type PromptContract } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
+import { traced } from "../telemetry/Span.js"
 import type { Tool } from "../tools/ToolRegistry.js"
 
 export const MAX_REPAIR_ATTEMPTS = 2
@@ -98,7 +99,7 @@ export const make: Service = {
             expectedSchema: JSONSchema.make(Schema.typeSchema(contract.output))
           }).pipe(Effect.flatMap(({ output }) => decodeAnswer(contract, output.repairedJson))), error.message)
       ),
-      Effect.withSpan("Supervisor.repairAnswer", {
+      traced("Supervisor.repairAnswer", {
         captureStackTrace: false,
         attributes: { "aeon.prompt_id": contract.id }
       })
@@ -122,7 +123,7 @@ export const make: Service = {
             )
           )
         )
-      ), decodeError).pipe(Effect.withSpan("Supervisor.repairToolInput", { captureStackTrace: false })),
+      ), decodeError).pipe(traced("Supervisor.repairToolInput", { captureStackTrace: false })),
 
   repairPlan: (request, plan, violation, check, llm) =>
     attempts(
@@ -137,7 +138,7 @@ export const make: Service = {
           })
         ),
       violation
-    ).pipe(Effect.withSpan("Supervisor.repairPlan", { captureStackTrace: false })),
+    ).pipe(traced("Supervisor.repairPlan", { captureStackTrace: false })),
 
   replaceMissingTool: (stepDescription, missingTool, tools, llm) =>
     llm.generate(Contracts.repairMissingTool, { stepDescription, missingTool, tools: [...tools] }).pipe(
@@ -155,7 +156,7 @@ export const make: Service = {
         isModelFailure,
         (e) => Effect.succeed({ replacement: undefined, justification: `missing-tool repair failed (${e._tag})` })
       ),
-      Effect.withSpan("Supervisor.replaceMissingTool", { captureStackTrace: false })
+      traced("Supervisor.replaceMissingTool", { captureStackTrace: false })
     )
 }
 

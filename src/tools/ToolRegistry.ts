@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Layer, ParseResult, Ref, Schema } from "effect"
+import { traced } from "../telemetry/Span.js"
 import { CalculatorError, evaluate } from "./Calculator.js"
 
 export class ToolInputError extends Schema.TaggedError<ToolInputError>()("ToolInputError", {
@@ -139,7 +140,7 @@ export const make = (tools: ReadonlyArray<Tool>): Service => {
           new ToolFailedError({ tool: name, message: `output does not match its schema: ${format(e)}` })
         )
       )
-    }).pipe(Effect.withSpan("ToolRegistry.invoke", { captureStackTrace: false, attributes: { "aeon.tool": name } }))
+    }).pipe(traced("ToolRegistry.invoke", { captureStackTrace: false, attributes: { "aeon.tool": name } }))
   return { tools: [...byName.values()], names, get: (n) => byName.get(n), invoke }
 }
 

@@ -5,6 +5,7 @@ import type { Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { promptPlan } from "../prompts/PromptViews.js"
+import { traced } from "../telemetry/Span.js"
 import type { Tool } from "../tools/ToolRegistry.js"
 import { checkPlan, type PlanLike, stem, type ToolInfo, words } from "./DeterministicChecks.js"
 
@@ -198,7 +199,7 @@ export const make: Service = {
         mergeIssues(context.validationId, deterministic, model.issues),
         model.advisories
       )
-    }).pipe(Effect.withSpan("SemanticValidator.validatePlan", { captureStackTrace: false })),
+    }).pipe(traced("SemanticValidator.validatePlan", { captureStackTrace: false })),
   validateCrossPhase: (input, context) =>
     Effect.gen(function*() {
       const deterministic = [...checkPlan(input.plan, context.tools), ...crossPhaseChecks(input)]
@@ -209,7 +210,7 @@ export const make: Service = {
         mergeIssues(context.validationId, deterministic, model.issues),
         model.advisories
       )
-    }).pipe(Effect.withSpan("SemanticValidator.validateCrossPhase", { captureStackTrace: false }))
+    }).pipe(traced("SemanticValidator.validateCrossPhase", { captureStackTrace: false }))
 }
 
 export const layer = Layer.succeed(SemanticValidator, make)

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer, Option, Tracer } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { runTask } from "../../src/index.js"
+import { traced } from "../../src/telemetry/Span.js"
 import * as Tracing from "../../src/telemetry/Tracing.js"
 import { scripted } from "../support/engine.js"
 import { convergingScript } from "../support/scripts.js"
@@ -92,5 +93,24 @@ describe("tracing", () => {
       for (let i = 0; i < 50 && received.length === 0; i++) yield* Effect.sleep("20 millis")
       expect(received[0]).toBe("/v1/traces")
       server.close()
+    }))
+  it.live("a tracer of the user's own (Layer.setTracer) gets every span; with none set, no span is made", () =>
+    Effect.gen(function*() {
+      const noSpan = yield* Effect.option(Effect.currentSpan).pipe(traced("unexported"))
+      expect(Option.isNone(noSpan)).toBe(true)
+      // the user's tracer: Effect's own, wrapped to note each span it is asked for
+      const own = yield* Effect.tracer
+      const asked: Array<string> = []
+      const tracer = Tracer.make({ ...own, span: (name, ...rest) => (asked.push(name), own.span(name, ...rest)) })
+      const inner = yield* Effect.currentSpan.pipe(traced("kept", { attributes: { a: 1 } }), Effect.withTracer(tracer))
+      expect(inner.name).toBe("kept")
+      expect(inner.attributes.get("a")).toBe(1)
+      const { layer } = scripted(convergingScript(), { fallback: false })
+      const r = yield* runTask({ task: "Compute 6 * 7 and explain it", mode: "FULL" }).pipe(
+        Effect.provide(Layer.merge(layer, Layer.setTracer(tracer)))
+      )
+      expect(asked.filter((n) => n === "chat scripted")).toHaveLength(r.usage.llmCalls)
+      expect(asked).toContain("Executor.step")
+      expect(asked).toContain("execute_tool calculator")
     }))
 })
