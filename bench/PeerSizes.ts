@@ -54,7 +54,13 @@ export const langGraphLoop = (steps: number, passes: number, checkpointer: Check
 }
 
 /** LangGraph's time per executed step, median of `iterations` runs after a warm-up. */
-const langGraph = async (steps: number, passes: number, checkpointer: Checkpointer, iterations: number) => {
+const langGraph = async (
+  steps: number,
+  passes: number,
+  checkpointer: Checkpointer,
+  iterations: number,
+  warmup: number
+) => {
   const app = langGraphLoop(steps, passes, checkpointer)
   const executed = steps + passes - 1
   const once = async (i: number) => {
@@ -63,7 +69,7 @@ const langGraph = async (steps: number, passes: number, checkpointer: Checkpoint
     if (!out.converged || out.outputs.length !== executed) throw new Error("langgraph loop did not finish as expected")
     return now() - t
   }
-  for (let i = 0; i < Math.min(10, iterations); i++) await once(-i - 1)
+  for (let i = 0; i < warmup; i++) await once(-i - 1)
   const samples = []
   for (let i = 0; i < iterations; i++) samples.push(await once(i))
   return median(samples) / executed
@@ -78,9 +84,10 @@ export const peerSizes = async (quick = false) => {
   const rows = []
   for (const [steps, passes] of sizes) {
     const iterations = steps >= 1000 ? 3 : steps >= 100 ? (quick ? 3 : 5) : quick ? 5 : 20
-    const warmup = steps >= 1000 ? 1 : 3
-    const lgSqlite = await langGraph(steps, passes, "sqlite", iterations)
-    const lgBare = await langGraph(steps, passes, "none", iterations)
+    // the same warm-up runs for both sides (the JIT warm, as in a process that has run a few runs)
+    const warmup = Math.min(10, iterations)
+    const lgSqlite = await langGraph(steps, passes, "sqlite", iterations, warmup)
+    const lgBare = await langGraph(steps, passes, "none", iterations, warmup)
     const aeonStore = (await overhead({ store: true, steps, passes, iterations, warmup })).perStepMs
     const aeonBare = (await overhead({ store: false, steps, passes, iterations, warmup })).perStepMs
     rows.push({
