@@ -123,12 +123,16 @@ row(
   c.overBound <= 0.1 && c.peakHeapMb < 256
 )
 row(
-  `3. ${c.runs} concurrent runs: CPU and live memory per run`,
-  `${fmt(c.cpuPerRunMs, 2)} ms CPU per run (${fmt(c.cpuMs, 0)} ms in all, wall ${fmt(c.wallMs, 0)} ms); live ${
-    fmt(c.livePerRunKb, 0)
-  } KB per run`,
-  "≤ 1 ms CPU, ≤ 64 KB per run",
-  c.cpuPerRunMs <= 1 && c.livePerRunKb <= 64
+  `3. ${c.runs} concurrent runs: CPU per run`,
+  `${fmt(c.cpuPerRunMs, 2)} ms CPU per run (${fmt(c.cpuMs, 0)} ms in all, wall ${fmt(c.wallMs, 0)} ms)`,
+  "≤ 1 ms CPU per run",
+  c.cpuPerRunMs <= 1
+)
+row(
+  `3. ${c.runs} concurrent runs: live memory per run`,
+  `${fmt(c.livePerRunKb, 1)} KB per run waiting on its first model call (live heap ${fmt(c.liveHeapMb, 0)} MB)`,
+  "≤ 64 KB per run",
+  c.livePerRunKb <= 64
 )
 for (const [transport, name] of [["sse", "streamingSse"], ["ws", "streamingWs"]] as const) {
   const one = await measure(`${name}1`)
