@@ -84,8 +84,10 @@ export const peerSizes = async (quick = false) => {
   const rows = []
   for (const [steps, passes] of sizes) {
     const iterations = steps >= 1000 ? 3 : steps >= 100 ? (quick ? 3 : 5) : quick ? 5 : 20
-    // the same warm-up runs for both sides (the JIT warm, as in a process that has run a few runs)
-    const warmup = Math.min(10, iterations)
+    // the same warm-up for both sides, about 600 executed steps' worth (at least 3 runs): the steady state of a
+    // process that has run a few runs. With 10 runs at 10 × 3, Aeon's JIT was still warming (store 1.46 ms/step after
+    // 10 runs, 0.98 after 50; LangGraph's moves too, so both get the same)
+    const warmup = Math.max(3, Math.ceil(600 / (steps + passes - 1)))
     const lgSqlite = await langGraph(steps, passes, "sqlite", iterations, warmup)
     const lgBare = await langGraph(steps, passes, "none", iterations, warmup)
     const aeonStore = (await overhead({ store: true, steps, passes, iterations, warmup })).perStepMs
