@@ -53,6 +53,9 @@ export const langGraphLoop = (steps: number, passes: number, checkpointer: Check
   )
 }
 
+/** Steps a run of the loop executes: the plan's, then one added per refinement (a refinement between passes). */
+const executedSteps = (steps: number, passes: number) => steps + passes - 1
+
 /** LangGraph's time per executed step, median of `iterations` runs after a warm-up. */
 const langGraph = async (
   steps: number,
@@ -62,7 +65,7 @@ const langGraph = async (
   warmup: number
 ) => {
   const app = langGraphLoop(steps, passes, checkpointer)
-  const executed = steps + passes - 1
+  const executed = executedSteps(steps, passes)
   const once = async (i: number) => {
     const t = now()
     const out = await app.invoke({}, { configurable: { thread_id: `t${i}` }, recursionLimit: 100_000 })
@@ -87,7 +90,7 @@ export const peerSizes = async (quick = false) => {
     // the same warm-up for both sides, about 600 executed steps' worth (at least 3 runs): the steady state of a
     // process that has run a few runs. With 10 runs at 10 × 3, Aeon's JIT was still warming (store 1.46 ms/step after
     // 10 runs, 0.98 after 50; LangGraph's moves too, so both get the same)
-    const warmup = Math.max(3, Math.ceil(600 / (steps + passes - 1)))
+    const warmup = Math.max(3, Math.ceil(600 / executedSteps(steps, passes)))
     const lgSqlite = await langGraph(steps, passes, "sqlite", iterations, warmup)
     const lgBare = await langGraph(steps, passes, "none", iterations, warmup)
     const aeonStore = (await overhead({ store: true, steps, passes, iterations, warmup })).perStepMs

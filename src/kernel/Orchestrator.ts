@@ -15,7 +15,7 @@ import { askGuidance } from "./Approval.js"
 import { executePass, readySteps } from "./Executor.js"
 import type { RunContext } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
-import { currentState as state } from "./RunState.js"
+import { currentMemory, currentPlan, currentState as state, currentTtlRemaining } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
 
 export type { Outcome, Stop } from "./Stop.js"
@@ -30,6 +30,12 @@ const advise = (ctx: RunContext, passNumber: number, advisories: ReadonlyArray<s
   Effect.forEach(advisories, (advisory) => ctx.events.emit({ _tag: "AdvisoryRaised", passNumber, advisory }), {
     discard: true
   })
+/** A pass ends: PassFinished with the time the plan has left. */
+const passFinished = (ctx: RunContext, passNumber: number) =>
+  Effect.flatMap(
+    currentTtlRemaining(ctx),
+    (ttlRemaining) => ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining })
+  )
 /** Enters a phase: the event, then the phase's work inside a span carrying run, pass and phase. */
 const inPhase = <A, E>(
   ctx: RunContext,
@@ -127,7 +133,7 @@ const planPass = (ctx: RunContext, passNumber: number, resumed: boolean) =>
   Effect.gen(function*() {
     if (!resumed) yield* ctx.events.emit({ _tag: "PassStarted", passNumber, ttlRemaining: ctx.budget.ttl })
     yield* inPhase(ctx, passNumber, "PLAN", planPhase(ctx, passNumber))
-    yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
+    yield* passFinished(ctx, passNumber)
   })
 
 const planPhase = (ctx: RunContext, passNumber: number) =>
@@ -199,7 +205,7 @@ const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
       tools: ctx.toolInfos,
       llm: ctx.llm
     }
-    const memory = (yield* state(ctx)).memory
+    const memory = yield* currentMemory(ctx)
     const report = yield* ctx.validator.validateCrossPhase({ plan: executed, memory }, vctx)
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
     const assessment = yield* ctx.convergence.assess({
@@ -230,14 +236,14 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       const phase = first ? "EXECUTE" : "RE_EXECUTE"
       yield* inPhase(ctx, passNumber, phase, executePass(ctx, passNumber, phase))
     }
-    const executed = (yield* state(ctx)).plan
+    const executed = yield* currentPlan(ctx)
     const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))
     if (assessment.converged) {
-      yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
+      yield* passFinished(ctx, passNumber)
       return { reason: "converged" } satisfies Stop as Stop
     }
     // no refinement when no pass is left to use it: the TTL is spent
-    if (!ctx.singlePass && (yield* state(ctx)).ttlRemaining > 0) {
+    if (!ctx.singlePass && (yield* currentTtlRemaining(ctx)) > 0) {
       yield* inPhase(
         ctx,
         passNumber,
@@ -259,7 +265,7 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
         )
       )
     }
-    yield* ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining: (yield* state(ctx)).ttlRemaining })
+    yield* passFinished(ctx, passNumber)
     if (!ctx.singlePass) {
       yield* reviseProfile(ctx, passNumber)
     }
