@@ -265,12 +265,13 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
         )
       )
     }
-    yield* passFinished(ctx, passNumber)
-    if (!ctx.singlePass) {
-      yield* reviseProfile(ctx, passNumber)
-    }
+    yield* endPass(ctx, passNumber)
     return undefined as Stop | undefined
   })
+
+/** The end of a pass that goes on to the next: PassFinished, then (multi-pass) the profile's revision. */
+const endPass = (ctx: RunContext, passNumber: number) =>
+  Effect.zipRight(passFinished(ctx, passNumber), ctx.singlePass ? Effect.void : reviseProfile(ctx, passNumber))
 
 /** Pass boundary: the profile may change (up or down); the TTL follows within the budget's cap. */
 const reviseProfile = (ctx: RunContext, passNumber: number) =>
@@ -309,6 +310,8 @@ export type ResumePoint =
   /** The last pass converged and finished before the process died: on to the answer. */
   | { readonly stage: "converged" }
   | { readonly stage: "execute"; readonly passNumber: number }
+  /** The pass's refinement was applied: only its end was left. */
+  | { readonly stage: "refined"; readonly passNumber: number }
   | { readonly stage: "boundary"; readonly nextPass: number }
 
 const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
@@ -317,7 +320,10 @@ const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
     if (resume?.stage === "converged") return { reason: "converged" } satisfies Stop as Stop
     if (!resume || resume.stage === "plan") yield* planPass(ctx, firstPass, resume !== undefined)
     else if (resume.stage === "boundary") pass = resume.nextPass
-    else {
+    else if (resume.stage === "refined") {
+      yield* endPass(ctx, resume.passNumber)
+      pass = resume.passNumber + 1
+    } else {
       const stop = yield* executionPass(ctx, resume.passNumber, resume.passNumber === firstPass + 1, true)
       if (stop) return stop
       pass = resume.passNumber + 1

@@ -36,6 +36,8 @@ export interface AttemptRecord {
   lastStarted: number
   lastFinished?: number | undefined
   convergedPass?: number | undefined
+  /** The pass whose REFINE applied its refinement: only its end (PassFinished, the profile's revision) was left. */
+  refinedPass?: number | undefined
   lastCompletedPass?: PassResult | undefined
   /** Tool outputs of steps not yet finished (a resumed step reuses them), and of the current pass. */
   readonly toolResults: Record<string, unknown>
@@ -192,6 +194,7 @@ export const applyToAttempt = (r: RunRecord, e: RunEvent) => {
       return replacePlan(a, e.plan)
     case "RefinementApplied":
       replacePlan(a, e.plan)
+      a.refinedPass = e.passNumber
       a.ledger = e.ledger ?? countRefinements(a.ledger, e.actions)
       a.advisories.push(...e.advisories)
       for (const q of e.followUpQuestions ?? []) if (!a.followUpQuestions.includes(q)) a.followUpQuestions.push(q)

@@ -29,7 +29,8 @@ export interface Progress {
 
 /**
  * Where an attempt goes on from: before its plan; at synthesis, when its last pass converged and finished (only
- * the answer was left to make); at the next pass, after a finished one; or inside the pass that was running.
+ * the answer was left to make); at the next pass, after a finished one; at the end of a pass whose refinement was
+ * applied (its steps belong to the next pass); or inside the pass that was running.
  */
 const resumePoint = (a: AttemptRecord): ResumePoint =>
   a.lastFinished === undefined
@@ -38,6 +39,8 @@ const resumePoint = (a: AttemptRecord): ResumePoint =>
     ? { stage: "converged" }
     : a.lastFinished === a.lastStarted
     ? { stage: "boundary", nextPass: a.lastFinished + 1 }
+    : a.refinedPass === a.lastStarted
+    ? { stage: "refined", passNumber: a.lastStarted }
     : { stage: "execute", passNumber: a.lastStarted }
 
 /** Where a stopped run goes on from: a projection of its record (the fold of its stored events). */
