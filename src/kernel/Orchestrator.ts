@@ -3,6 +3,7 @@ import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import { depthFor } from "../adaptive/AdaptiveDepth.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
+import type { RunEventBody } from "../domain/RunEvent.js"
 import { isModelFailure } from "../llm/Llm.js"
 import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
@@ -30,12 +31,16 @@ const advise = (ctx: RunContext, passNumber: number, advisories: ReadonlyArray<s
   Effect.forEach(advisories, (advisory) => ctx.events.emit({ _tag: "AdvisoryRaised", passNumber, advisory }), {
     discard: true
   })
-/** A pass ends: PassFinished with the time the plan has left. */
-const passFinished = (ctx: RunContext, passNumber: number) =>
-  Effect.flatMap(
-    currentTtlRemaining(ctx),
-    (ttlRemaining) => ctx.events.emit({ _tag: "PassFinished", passNumber, ttlRemaining })
-  )
+/**
+ * A pass ends: `before` (its profile revision), then PassFinished with the time the plan has left, stored in one
+ * commit — a pass is finished with its revision or not at all, so a run resumed after a crash revises it once.
+ */
+const passFinished = (ctx: RunContext, passNumber: number, before: ReadonlyArray<RunEventBody> = []) =>
+  ctx.events.emitAll(before, (record) => ({
+    _tag: "PassFinished",
+    passNumber,
+    ttlRemaining: record.attempt?.ttlRemaining ?? 0
+  }))
 /** Enters a phase: the event, then the phase's work inside a span carrying run, pass and phase. */
 const inPhase = <A, E>(
   ctx: RunContext,
@@ -269,15 +274,19 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
     return undefined as Stop | undefined
   })
 
-/** The end of a pass that goes on to the next: PassFinished, then (multi-pass) the profile's revision. */
+/** The end of a pass that goes on to the next: (multi-pass) the profile's revision, then PassFinished. */
 const endPass = (ctx: RunContext, passNumber: number) =>
-  Effect.zipRight(passFinished(ctx, passNumber), ctx.singlePass ? Effect.void : reviseProfile(ctx, passNumber))
+  Effect.flatMap(
+    ctx.singlePass ? Effect.succeed([]) : reviseProfile(ctx, passNumber),
+    (revision) => passFinished(ctx, passNumber, revision)
+  )
 
-/** Pass boundary: the profile may change (up or down); the TTL follows within the budget's cap. */
+/** Pass boundary: the profile may change (up or down); the TTL follows within the budget's cap. Its events. */
 const reviseProfile = (ctx: RunContext, passNumber: number) =>
   Effect.gen(function*() {
     const st = yield* state(ctx)
-    if (!st.profiled || st.ttlRemaining <= 0 || readySteps(st.plan).length === 0) return
+    const events: Array<RunEventBody> = []
+    if (!st.profiled || st.ttlRemaining <= 0 || readySteps(st.plan).length === 0) return events
     const revised = yield* ctx.adaptive.revise(
       ctx.request,
       st.profiled,
@@ -292,7 +301,7 @@ const reviseProfile = (ctx: RunContext, passNumber: number) =>
     )
     const used = st.profiled.depth.allocatedTtl - st.ttlRemaining
     if (revised.changed) {
-      yield* ctx.events.emit({
+      events.push({
         _tag: "ProfileInferred",
         passNumber,
         profile: revised.profile,
@@ -301,7 +310,8 @@ const reviseProfile = (ctx: RunContext, passNumber: number) =>
         ttlRemaining: Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used)
       })
     }
-    yield* advise(ctx, passNumber, revised.advisories)
+    for (const advisory of revised.advisories) events.push({ _tag: "AdvisoryRaised", passNumber, advisory })
+    return events
   })
 
 /** Where a run restarted after a crash picks up: the PLAN pass, a pass in progress, or the next pass. */

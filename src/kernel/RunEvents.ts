@@ -41,6 +41,14 @@ export interface RunEvents {
   readonly emit: (body: RunEventBody) => Effect.Effect<RunEvent>
   /** Emits what `decide` makes of the record as it is at that moment (nothing comes in between), or fails with its error. */
   readonly emitWhen: <E>(decide: (record: RunRecord) => Either.Either<RunEventBody, E>) => Effect.Effect<RunEvent, E>
+  /**
+   * Emits events in one synchronous step: the writer stores them in one commit, so a crash keeps all or none (a
+   * pass's end: its profile revision and its PassFinished). `last` is made from the record once the others are in.
+   */
+  readonly emitAll: (
+    bodies: ReadonlyArray<RunEventBody>,
+    last: (record: RunRecord) => RunEventBody
+  ) => Effect.Effect<ReadonlyArray<RunEvent>>
   /** What `found` sees in the record now, or else what `match` makes of the first later event it matches. */
   readonly waitFor: <A>(
     found: (record: RunRecord) => A | undefined,
@@ -127,7 +135,9 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       })
     const write: Effect.Effect<void> = Effect.gen(function*() {
       while (!failure) {
-        const batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, Number.MAX_SAFE_INTEGER))
+        // an idle writer is handed the first event alone; what the run emitted before the writer woke joins it
+        const first = yield* Queue.takeBetween(queue, 1, Number.MAX_SAFE_INTEGER)
+        const batch = Chunk.toReadonlyArray(Chunk.appendAll(first, yield* Queue.takeAll(queue)))
         const exit = yield* Effect.exit(sink.append(batch, events))
         if (Exit.isFailure(exit)) {
           failure = exit.cause
@@ -167,32 +177,48 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
         return Effect.map(Deferred.await(done), (e) => match(e)!)
       })
 
+    /** Events made in one synchronous step: in the log and the record at once, then on their way to the store. */
+    const emitted = (at: number, bodies: ReadonlyArray<RunEventBody>, last?: (r: RunRecord) => RunEventBody) => {
+      const made: Array<RunEvent> = []
+      const add = (body: RunEventBody) => {
+        const event = { ...body, runId, seq: ++lastSeq, at } as RunEvent
+        events.push(event)
+        applyEvent(record, event)
+        settle(event)
+        made.push(event)
+      }
+      for (const body of bodies) add(body)
+      if (last) add(last(record))
+      if (direct) {
+        published(made)
+        return Effect.succeed(made)
+      }
+      for (const event of made) queue.unsafeOffer(event)
+      let next: Effect.Effect<unknown> = Effect.void
+      if (!writing) {
+        writing = true
+        // (interruptible: it is forked from the uninterruptible emit, and closing the scope interrupts it)
+        next = Effect.forkIn(Effect.interruptible(write), scope)
+      }
+      // the events are in the log and on their way; waiting until they are stored (a durability point) can be
+      // interrupted
+      if (made.some(isDurabilityPoint)) next = Effect.zipRight(next, Effect.interruptible(waitStored(lastSeq)))
+      return Effect.as(next, made)
+    }
     const emitWhen = <E>(decide: (r: RunRecord) => Either.Either<RunEventBody, E>): Effect.Effect<RunEvent, E> =>
       Effect.flatMap(Clock.currentTimeMillis, (at): Effect.Effect<RunEvent, E> => {
         if (failure) return Effect.failCause(failure)
         // decided on the record as it is now, and emitted in the same synchronous step
         const decided = decide(record)
         if (Either.isLeft(decided)) return Effect.fail(decided.left)
-        const event = { ...decided.right, runId, seq: ++lastSeq, at } as RunEvent
-        events.push(event)
-        applyEvent(record, event)
-        settle(event)
-        if (direct) {
-          published([event])
-          return Effect.succeed(event)
-        }
-        queue.unsafeOffer(event)
-        let next: Effect.Effect<unknown> = Effect.void
-        if (!writing) {
-          writing = true
-          // (interruptible: it is forked from the uninterruptible emit, and closing the scope interrupts it)
-          next = Effect.forkIn(Effect.interruptible(write), scope)
-        }
-        // the event is in the log and on its way; waiting until it is stored (a durability point) can be interrupted
-        if (isDurabilityPoint(event)) next = Effect.zipRight(next, Effect.interruptible(waitStored(event.seq)))
-        return Effect.as(next, event)
+        return Effect.map(emitted(at, [decided.right]), (made) => made[0]!)
       }).pipe(Effect.uninterruptible)
     const emit = (body: RunEventBody): Effect.Effect<RunEvent> => emitWhen(() => Either.right(body))
+    const emitAll = (bodies: ReadonlyArray<RunEventBody>, last: (r: RunRecord) => RunEventBody) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (at) => (failure ? Effect.failCause(failure) : emitted(at, bodies, last))
+      ).pipe(Effect.uninterruptible)
 
     const follow = (fromSeq: number, onEvent: (event: RunEvent) => void): Following => {
       const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, storedSeq - firstSeq + 1))
@@ -221,6 +247,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       runId,
       emit,
       emitWhen,
+      emitAll,
       waitFor,
       log: Effect.sync(() => events.slice()),
       record: () => record,

@@ -67,6 +67,26 @@ describe("the run's event writer (group commit)", () => {
       expect(Chunk.toArray(yield* Fiber.join(late)).map((e) => e.seq)).toEqual([1])
     }))
 
+  it.effect("an idle writer stores what the run emitted before it woke in one commit; emitAll's events commit together", () =>
+    Effect.gen(function*() {
+      const { sink, batches, open } = yield* gatedSink
+      yield* open
+      const events = yield* RunEvents.make("r-idle", sink)
+      yield* events.emit(pass(1))
+      yield* events.flushed // the writer now waits for the next event
+      for (let i = 2; i <= 4; i++) yield* events.emit(pass(i))
+      yield* events.flushed
+      // a pass's end: its revision and its PassFinished
+      const ended = yield* events.emitAll(
+        [{ _tag: "AdvisoryRaised", passNumber: 5, advisory: "profile kept" }],
+        () => pass(5)
+      )
+      yield* events.flushed
+      expect(batches).toEqual([[1], [2, 3, 4], [5, 6]])
+      expect(ended.map((e) => [e.seq, e._tag])).toEqual([[5, "AdvisoryRaised"], [6, "PassFinished"]])
+      expect((yield* events.log).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6])
+    }))
+
   it.effect("follow: the stored events now, then each event once as it is stored, until stopped", () =>
     Effect.gen(function*() {
       const { sink, open, close } = yield* gatedSink

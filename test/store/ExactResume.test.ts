@@ -2,6 +2,7 @@ import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
+import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { EventSink } from "../../src/kernel/RunEvents.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Scripted from "../../src/llm/Scripted.js"
@@ -15,18 +16,18 @@ import { backend, storeLayer } from "../support/database.js"
 const RUNS = Number(process.env.AEON_RESUME_RUNS ?? 500)
 const task = "Compute 2 + 3, store the sum, read it back and explain it"
 
+const profile = (reasoningDepth: number) => ({
+  reasoningDepth,
+  informationSufficiency: 0.8,
+  expectedToolUsage: "minimal",
+  outputBreadth: "narrow",
+  confidenceRequirement: "low",
+  rawInference: "p"
+})
+
 // What a model may answer, per prompt (answers written apart from the engine: plausible, sometimes useless)
 const answers: Record<string, ReadonlyArray<Scripted.ScriptResponse>> = {
-  [PromptId.TASKPROFILE_INFERENCE_USER]: [1, 2, 3].map((reasoningDepth) => ({
-    output: {
-      reasoningDepth,
-      informationSufficiency: 0.8,
-      expectedToolUsage: "minimal",
-      outputBreadth: "narrow",
-      confidenceRequirement: "low",
-      rawInference: "p"
-    }
-  })),
+  [PromptId.TASKPROFILE_INFERENCE_USER]: [1, 2, 3].map((reasoningDepth) => ({ output: profile(reasoningDepth) })),
   [PromptId.PLAN_GENERATION_USER]: [
     {
       output: {
@@ -119,6 +120,10 @@ const answers: Record<string, ReadonlyArray<Scripted.ScriptResponse>> = {
       }
     }
   ],
+  // the pass boundary's revision: kept, deeper, shallower
+  [PromptId.TASKPROFILE_UPDATE_USER]: [1, 2, 3].map((reasoningDepth) => ({
+    output: { ...profile(reasoningDepth), adjustmentReason: "what the pass showed" }
+  })),
   [PromptId.ANSWER_SYNTHESIS_USER]: [
     { output: { answerText: "2 + 3 = 5", confidence: 0.9, usedStepIds: ["s1"] } },
     { output: { answerText: "The sum is 5.", confidence: 0.6, usedStepIds: [] } }
@@ -184,56 +189,84 @@ const processRuntime = async (seed: number, runIds: ReadonlyArray<string>, crash
   return { rt: ManagedRuntime.make(layer), isCrashed }
 }
 
+let runCount = 0
+
+/**
+ * Kill point k as a process can die: the engine stores a pass's profile revision (ProfileInferred or AdvisoryRaised
+ * right before its PassFinished) and that PassFinished in one commit, so it dies before the commit or after it.
+ */
+const killable = (log: ReadonlyArray<RunEvent>, k: number) => {
+  let end = k
+  while (
+    (log[end - 1]?._tag === "ProfileInferred" || log[end - 1]?._tag === "AdvisoryRaised") &&
+    log.slice(end).find((e) => e._tag !== "ProfileInferred" && e._tag !== "AdvisoryRaised")?._tag === "PassFinished"
+  ) end++
+  return end
+}
+
+/**
+ * Runs the task once uncrashed, then, for each kill point `killPoints` picks in that run's log (k: the process dies
+ * once event k is stored), once killed there and resumed by a new process: the resumed run must end as the
+ * uncrashed one did, with one gapless log and one RunFinished.
+ */
+const killAndResume = async (
+  seed: number,
+  mode: string,
+  ttl: number,
+  killPoints: (log: ReadonlyArray<RunEvent>) => ReadonlyArray<number>
+) => {
+  const id = `${++runCount}-${seed}`
+  const uncrashedId = `u-${id}`
+  const crashedIds = (k: number) => `c${k}-${id}`
+  const input = (runId: string) => ({
+    runId,
+    task,
+    mode,
+    simpleIterations: 2,
+    budget: { ttl, deadlineMs: 600_000 }
+  })
+  const reference = await processRuntime(seed, [uncrashedId])
+  const [expected, log] = await reference.rt.runPromise(
+    prepare(input(uncrashedId)).pipe(Effect.flatMap((p) => Effect.zip(p.execute, p.events.log)))
+  )
+  await reference.rt.dispose()
+  const kills = [...new Set(killPoints(log).map((k) => killable(log, k)))]
+  for (const k of kills) {
+    const crashedId = crashedIds(k)
+    const dying = await processRuntime(seed, [crashedId], k)
+    const fiber = await dying.rt.runPromise(
+      prepare(input(crashedId)).pipe(Effect.flatMap((p) => Effect.forkDaemon(p.execute)))
+    )
+    for (let i = 0; i < 1_000 && !dying.isCrashed(); i++) await new Promise((r) => setTimeout(r, 1))
+    expect(dying.isCrashed()).toBe(true)
+    await dying.rt.runPromise(Fiber.interrupt(fiber).pipe(Effect.timeout("50 millis"), Effect.ignore))
+    await dying.rt.dispose()
+
+    const next = await processRuntime(seed, [crashedId])
+    const resumed = await next.rt.runPromise(prepareResume(crashedId).pipe(Effect.flatMap((p) => p.execute)))
+    const events = await next.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(crashedId)))
+    await next.rt.dispose()
+    const where = `seed ${seed}, ${mode}, ttl ${ttl}, killed after event ${k} (${log[k - 1]?._tag}) of ${log.length}`
+    expect(outcome(resumed), where).toEqual(outcome(expected))
+    expect(events.map((e) => e.seq), where).toEqual(events.map((_, i) => i + 1))
+    expect(events.filter((e) => e._tag === "RunFinished"), where).toHaveLength(1)
+  }
+  return { log, kills }
+}
+
 describe(`a run killed at any event and resumed ends as it would have (${backend})`, () => {
   it(
     `${RUNS} drawn runs and kill points: status, termination reason and final answer equal the uncrashed run's`,
     async () => {
-      let n = 0
       await fc.assert(
         fc.asyncProperty(
           fc.integer({ min: 0, max: 1_000_000 }),
           fc.constantFrom("FULL", "AUTO"),
           fc.integer({ min: 1, max: 4 }),
           fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
-          async (seed, mode, ttl, killAt) => {
-            const id = `${++n}-${seed}`
-            const [uncrashedId, crashedId] = [`u-${id}`, `c-${id}`]
-            const input = (runId: string) => ({
-              runId,
-              task,
-              mode,
-              simpleIterations: 2,
-              budget: { ttl, deadlineMs: 600_000 }
-            })
-            const reference = await processRuntime(seed, [uncrashedId, crashedId])
-            const uncrashed = await reference.rt.runPromise(
-              prepare(input(uncrashedId)).pipe(Effect.flatMap((p) => Effect.zip(p.execute, p.events.log)))
-            )
-            await reference.rt.dispose()
-            const [expected, log] = uncrashed
+          (seed, mode, ttl, killAt) =>
             // the kill point: after event k is stored, k before the last (RunFinished)
-            const k = 1 + Math.floor(killAt * (log.length - 1))
-
-            const dying = await processRuntime(seed, [uncrashedId, crashedId], k)
-            const fiber = await dying.rt.runPromise(
-              prepare(input(crashedId)).pipe(Effect.flatMap((p) => Effect.forkDaemon(p.execute)))
-            )
-            for (let i = 0; i < 1_000 && !dying.isCrashed(); i++) await new Promise((r) => setTimeout(r, 1))
-            expect(dying.isCrashed()).toBe(true)
-            await dying.rt.runPromise(Fiber.interrupt(fiber).pipe(Effect.timeout("50 millis"), Effect.ignore))
-            await dying.rt.dispose()
-
-            const next = await processRuntime(seed, [uncrashedId, crashedId])
-            const resumed = await next.rt.runPromise(prepareResume(crashedId).pipe(Effect.flatMap((p) => p.execute)))
-            const events = await next.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(crashedId)))
-            await next.rt.dispose()
-            const where = `seed ${seed}, ${mode}, ttl ${ttl}, killed after event ${k} (${
-              log[k - 1]?._tag
-            }) of ${log.length}`
-            expect(outcome(resumed), where).toEqual(outcome(expected))
-            expect(events.map((e) => e.seq), where).toEqual(events.map((_, i) => i + 1))
-            expect(events.filter((e) => e._tag === "RunFinished"), where).toHaveLength(1)
-          }
+            killAndResume(seed, mode, ttl, (log) => [1 + Math.floor(killAt * (log.length - 1))]).then(() => {})
         ),
         {
           numRuns: RUNS,
@@ -242,8 +275,25 @@ describe(`a run killed at any event and resumed ends as it would have (${backend
           examples: [[999989, "FULL", 3, 0.4666666666666667]]
         }
       )
-      await shared.dispose()
     },
     900_000
   )
+
+  // a pass boundary: the kill falls between PassFinished and the profile's revision that follows it
+  it("killed right after each pass boundary of multi-pass runs: the same outcome as the uncrashed run", async () => {
+    let boundaries = 0
+    for (let seed = 1; seed <= 40; seed++) {
+      const { kills } = await killAndResume(
+        seed,
+        "FULL",
+        4,
+        (log) => log.flatMap((e, i) => e._tag === "PassFinished" && i + 1 < log.length - 1 ? [i + 1] : [])
+      )
+      boundaries += kills.length
+    }
+    // the draws reach boundaries at all (a script that always converged at once would test nothing)
+    expect(boundaries).toBeGreaterThan(40)
+  }, 900_000)
+
+  it("closes the shared store", () => shared.dispose())
 })
