@@ -5,9 +5,11 @@ import { RunEvent } from "../domain/RunEvent.js"
 import { emptyRecord, foldEvents } from "../run/RunRecord.js"
 import { resultOf } from "../run/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
+import type { RawStatement, SqliteWriter } from "./SqliteWriter.js"
 import {
   eventsChannel,
   type Fence,
+  isoTime,
   json,
   parse,
   RunFencedError,
@@ -42,7 +44,54 @@ export const sessionUser = (runId: string, userId: string | null | undefined) =>
  * A run's event log in the store: read back (decoded; a stored event that no longer decodes is a
  * RunRecordDamagedError), and appended in group commits with the records RunStarted and RunFinished open and close.
  */
-export const makeEventLog = (sql: SqlClient.SqlClient) => {
+/** An event's row in run_events: run id, seq, type, payload (JSON text, its recorded call apart), time. */
+const eventRow = (event: RunEvent) =>
+  [
+    event.runId,
+    event.seq,
+    event._tag,
+    // json, not jsonb, on PostgreSQL: key order is kept (see migration 0004)
+    json(event._tag === "LlmCalled" && event.call !== undefined ? { ...event, call: undefined } : event),
+    isoTime(event.at)
+  ] as const
+type LlmCalled = Extract<RunEvent, { _tag: "LlmCalled" }>
+/** A recorded call's row in llm_calls: run id, seq, call, written at (the retention window counts from then). */
+const callRow = (e: LlmCalled, now: string) => [e.runId, e.seq, json(e.call), now] as const
+/** The events of a batch whose model call was recorded: their prompt and answer go to llm_calls beside them. */
+const recordedCalls = (events: ReadonlyArray<RunEvent>) =>
+  events.filter((e): e is LlmCalled => e._tag === "LlmCalled" && e.call !== undefined)
+/** `(?, ?), (?, ?)` for `count` rows of `width` values (made once per shape: a batch's size repeats). */
+const placeholders = new Map<string, string>()
+const rowsOf = (count: number, width: number) => {
+  const key = `${count}x${width}`
+  let text = placeholders.get(key)
+  if (text === undefined) {
+    const row = `(${Array.from({ length: width }, () => "?").join(", ")})`
+    placeholders.set(key, text = Array.from({ length: count }, () => row).join(", "))
+  }
+  return text
+}
+
+/** A plain batch (no RunStarted or RunFinished, not fenced) as the embedded database's writer runs it. */
+const rawAppend = (events: ReadonlyArray<RunEvent>, calls: ReadonlyArray<LlmCalled>): Array<RawStatement> => {
+  const now = isoTime(Date.now())
+  return [
+    [
+      `INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${rowsOf(events.length, 5)}`,
+      events.flatMap(eventRow)
+    ],
+    ...(calls.length === 0 ? [] : [
+      [
+        `INSERT INTO llm_calls (run_id, seq, call, created_at) VALUES ${
+          rowsOf(calls.length, 4)
+        } ON CONFLICT (run_id, seq) DO NOTHING`,
+        calls.flatMap((e) => callRow(e, now))
+      ] as const
+    ])
+  ]
+}
+
+export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Type"]) => {
   const { jsonValue, time } = sqlValues(sql)
   const loadEvents = (id: string, fromSeq = 0) =>
     sql<{ seq: number; payload: unknown; call: unknown }>`SELECT e.seq, e.payload, c.call FROM run_events e
@@ -59,32 +108,25 @@ export const makeEventLog = (sql: SqlClient.SqlClient) => {
       )
     )
 
-  /**
-   * An event as written (json, not jsonb, on PostgreSQL: key order is kept; see migration 0004). A model call's
-   * recorded prompt and answer go to llm_calls beside it (deleted with the traces, past the retention window).
-   */
-  const eventPayload = (event: RunEvent) => {
-    const text = json(event._tag === "LlmCalled" && event.call !== undefined ? { ...event, call: undefined } : event)
-    return sql.onDialectOrElse({ pg: () => sql`${text}::json`, orElse: () => sql`${text}` })
-  }
-  /** The recorded calls of a batch, as one INSERT (none when nothing was recorded). */
-  const insertCalls = (events: ReadonlyArray<RunEvent>) => {
-    const calls = events.filter((e): e is Extract<RunEvent, { _tag: "LlmCalled" }> =>
-      e._tag === "LlmCalled" && e.call !== undefined
-    )
-    if (calls.length === 0) return undefined
-    const value = (e: (typeof calls)[number]) =>
-      sql.onDialectOrElse({ pg: () => sql`${json(e.call)}::json`, orElse: () => sql`${json(e.call)}` })
-    // stored now (as traces are): the retention window counts from when it was written, not from the run's clock
-    const now = time(Date.now())
+  const asJson = (text: string) => sql.onDialectOrElse({ pg: () => sql`${text}::json`, orElse: () => sql`${text}` })
+  const asTime = (iso: string) => sql.onDialectOrElse({ pg: () => sql`${iso}::timestamptz`, orElse: () => sql`${iso}` })
+  /** The recorded calls of a batch, as one INSERT. */
+  const insertCalls = (calls: ReadonlyArray<LlmCalled>) => {
+    const now = isoTime(Date.now())
     return sql`INSERT INTO llm_calls (run_id, seq, call, created_at) VALUES ${
-      sql.csv(calls.map((e) => sql`(${e.runId}, ${e.seq}, ${value(e)}, ${now})`))
+      sql.csv(calls.map((e) => {
+        const [runId, seq, call, at] = callRow(e, now)
+        return sql`(${runId}, ${seq}, ${asJson(call)}, ${asTime(at)})`
+      }))
     } ON CONFLICT (run_id, seq) DO NOTHING`
   }
-  const row = (event: RunEvent) =>
-    sql`(${event.runId}, ${event.seq}, ${event._tag}, ${eventPayload(event)}, ${time(event.at)})`
   const insertEvents = (events: ReadonlyArray<RunEvent>) =>
-    sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${sql.csv(events.map(row))}`
+    sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${
+      sql.csv(events.map((event) => {
+        const [runId, seq, type, payload, at] = eventRow(event)
+        return sql`(${runId}, ${seq}, ${type}, ${asJson(payload)}, ${asTime(at)})`
+      }))
+    }`
 
   /** RunStarted: the run is RUNNING and its session opens (for its user, or `anonymous:<run id>`). */
   const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>) => {
@@ -158,9 +200,12 @@ export const makeEventLog = (sql: SqlClient.SqlClient) => {
     if (events.length === 0) return Effect.void
     const started = events.find((e): e is Extract<RunEvent, { _tag: "RunStarted" }> => e._tag === "RunStarted")
     const finished = events.find((e): e is Extract<RunEvent, { _tag: "RunFinished" }> => e._tag === "RunFinished")
+    const calls = recordedCalls(events)
     const write = Effect.gen(function*() {
-      const calls = insertCalls(events)
-      if (!started && !finished && !calls && !fence) return yield* insertEvents(events)
+      if (!started && !finished && !fence) {
+        if (writer) return yield* writer.writeAll(rawAppend(events, calls))
+        if (calls.length === 0) return yield* insertEvents(events)
+      }
       // RunFinished's records come from the whole log: the caller's, or what is stored plus this batch
       const whole = !finished ? [] : log && log[log.length - 1] === finished ?
         log
@@ -168,7 +213,7 @@ export const makeEventLog = (sql: SqlClient.SqlClient) => {
       const statements = [
         ...(fence ? [fenced(events, fence)] : []),
         insertEvents(events),
-        ...(calls ? [calls] : []),
+        ...(calls.length > 0 ? [insertCalls(calls)] : []),
         ...(started ? startRecords(started) : []),
         ...(finished ? finishRecords(finished, whole) : [])
       ]

@@ -9,6 +9,7 @@ import { foldHistory } from "../kernel/History.js"
 import { EventSink, type EventSinkService } from "../kernel/RunEvents.js"
 import type { RunStatus } from "../run/RunResult.js"
 import { makeEventLog } from "./EventLog.js"
+import { SqliteWriter } from "./SqliteWriter.js"
 import {
   type Fence,
   parse,
@@ -124,7 +125,9 @@ export const isCursor = (c: string) => fromCursor(c) !== undefined
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { jsonValue, time } = sqlValues(sql)
-  const { append, loadEvents } = makeEventLog(sql)
+  // on the embedded database, appends go through its direct writer
+  const writer = Option.getOrUndefined(yield* Effect.serviceOption(SqliteWriter))
+  const { append, loadEvents } = makeEventLog(sql, writer)
 
   const service: Service = {
     createRun: (run) =>

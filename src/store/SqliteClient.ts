@@ -4,7 +4,8 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import Sqlite from "better-sqlite3"
-import { Effect, Layer, Scope, Stream } from "effect"
+import { Context, Effect, Layer, Scope, Stream } from "effect"
+import { type RawStatement, SqliteWriter } from "./SqliteWriter.js"
 
 /**
  * Every better-sqlite3 object this process made, kept reachable until it exits. better-sqlite3 12's Database and
@@ -82,7 +83,22 @@ const make = (filename: string) =>
         )
     }
     const permit = yield* Effect.makeSemaphore(1)
-    return yield* Client.make({
+    const writeAll = (statements: ReadonlyArray<RawStatement>) =>
+      permit.withPermits(1)(Effect.try({
+        try: () => {
+          if (statements.length === 1) return void prepared(statements[0]![0]).run(...statements[0]![1])
+          prepared("BEGIN").run()
+          try {
+            for (const [sql, params] of statements) prepared(sql).run(...params)
+            prepared("COMMIT").run()
+          } catch (e) {
+            if (db.inTransaction) prepared("ROLLBACK").run()
+            throw e
+          }
+        },
+        catch: failure("statement failed")
+      }))
+    const client = yield* Client.make({
       acquirer: permit.withPermits(1)(Effect.succeed(connection)),
       // the permit is held for the transaction's scope
       transactionAcquirer: Effect.uninterruptibleMask((restore) =>
@@ -94,8 +110,9 @@ const make = (filename: string) =>
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]]
     })
+    return Context.make(Client.SqlClient, client).pipe(Context.add(SqliteWriter, { writeAll }))
   })
 
-/** An @effect/sql client over better-sqlite3 (`:memory:` for an in-memory database). */
-export const layer = (filename: string): Layer.Layer<Client.SqlClient, SqlError> =>
-  Layer.scoped(Client.SqlClient, make(filename)).pipe(Layer.provide(Reactivity.layer))
+/** An @effect/sql client over better-sqlite3 (`:memory:` for an in-memory database), and its direct writer. */
+export const layer = (filename: string): Layer.Layer<Client.SqlClient | SqliteWriter, SqlError> =>
+  Layer.scopedContext(make(filename)).pipe(Layer.provide(Reactivity.layer))

@@ -77,6 +77,9 @@ export const storeError = (operation: string) => (e: SqlError) =>
 export const json = (v: unknown) => JSON.stringify(v ?? null)
 export const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v)
 
+/** A time as the store writes it: ISO-8601 with milliseconds. */
+export const isoTime = (ms: number) => new Date(ms).toISOString()
+
 /** Values as each dialect stores them. */
 export const sqlValues = (sql: SqlClient.SqlClient) => {
   /** A JSON value: jsonb on PostgreSQL, JSON text on SQLite. */
@@ -84,7 +87,7 @@ export const sqlValues = (sql: SqlClient.SqlClient) => {
     sql.onDialectOrElse({ pg: () => sql`${json(v)}::jsonb`, orElse: () => sql`${json(v)}` })
   /** A timestamp written by the application (ISO-8601, milliseconds): timestamptz on PostgreSQL, text on SQLite. */
   const time = (ms: number) => {
-    const at = new Date(ms).toISOString()
+    const at = isoTime(ms)
     return sql.onDialectOrElse({ pg: () => sql`${at}::timestamptz`, orElse: () => sql`${at}` })
   }
 

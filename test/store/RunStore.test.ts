@@ -269,4 +269,51 @@ describe(`RunStore on ${backend}`, () => {
       )
       expect(dup._tag).toBe("StoreError")
     }).pipe(Effect.provide(withStore())))
+
+  it.effect("a batch is stored all or none: its recorded call refused, none of its events is stored", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const sql = yield* SqlClient.SqlClient
+      const { result } = yield* run({})
+      const before = yield* store.events(result.runId)
+      // the database refuses this one recorded call (a trigger), after the batch's events were inserted
+      yield* sql.onDialectOrElse({
+        pg: () =>
+          Effect.zipRight(
+            sql.unsafe(`CREATE OR REPLACE FUNCTION refuse_call() RETURNS trigger AS $$
+              BEGIN IF NEW.call::text LIKE '%refuse me%' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END
+              $$ LANGUAGE plpgsql`),
+            sql.unsafe(`CREATE OR REPLACE TRIGGER refuse_call BEFORE INSERT ON llm_calls
+              FOR EACH ROW EXECUTE FUNCTION refuse_call()`)
+          ),
+        orElse: () =>
+          sql.unsafe(`CREATE TRIGGER IF NOT EXISTS refuse_call BEFORE INSERT ON llm_calls
+            WHEN NEW.call LIKE '%refuse me%' BEGIN SELECT RAISE(ABORT, 'refused'); END`)
+      })
+      const at = Date.now()
+      const next = before.length + 1
+      const refused = yield* Effect.flip(store.append([
+        { _tag: "AdvisoryRaised", runId: result.runId, seq: next, at, passNumber: 1, advisory: "kept?" },
+        {
+          _tag: "LlmCalled",
+          runId: result.runId,
+          seq: next + 1,
+          at,
+          promptId: "p",
+          model: "m",
+          inputTokens: 1,
+          outputTokens: 1,
+          costUsd: 0,
+          latencyMs: 0,
+          call: { system: "s", user: "refuse me", answer: "a" }
+        }
+      ] as any))
+      yield* sql.onDialectOrElse({
+        pg: () => sql.unsafe(`DROP TRIGGER refuse_call ON llm_calls`),
+        orElse: () => sql.unsafe(`DROP TRIGGER refuse_call`)
+      })
+      expect(refused._tag).toBe("StoreError")
+      expect(refused.message).not.toMatch(/INSERT|SELECT/)
+      expect((yield* store.events(result.runId)).map((e) => e.seq)).toEqual(before.map((e) => e.seq))
+    }).pipe(Effect.provide(withStore())))
 })
