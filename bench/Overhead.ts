@@ -2,10 +2,17 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { prepare } from "../src/run/Run.js"
 import { engine, fmt, loopScript, median, memoryStore, now } from "./support.js"
 
-/** Runs the 10-step, 3-pass loop `n` times on an instant model; wall time is all Aeon's own. */
-export const overhead = async (
-  options: { store: boolean; steps?: number; passes?: number; iterations?: number; warmup?: number; delayMs?: number }
-) => {
+interface OverheadOptions {
+  readonly store: boolean
+  readonly steps?: number
+  readonly passes?: number
+  readonly iterations?: number
+  readonly warmup?: number
+  readonly delayMs?: number
+}
+
+/** One process's Aeon on the loop: `once` runs it (steps × passes) and measures the run; `dispose` ends it. */
+export const overheadRunner = (options: OverheadOptions) => {
   const steps = options.steps ?? 10
   const passes = options.passes ?? 3
   const layer = options.store
@@ -36,11 +43,17 @@ export const overhead = async (
       : 0
     return { wall, aeon: wall - modelMs, executed, passes: result.history.passes.length - 1, llmCalls }
   }
+  return { once, dispose: () => runtime.dispose() }
+}
+
+/** Runs the 10-step, 3-pass loop `n` times on an instant model; wall time is all Aeon's own. */
+export const overhead = async (options: OverheadOptions) => {
+  const { dispose, once } = overheadRunner(options)
   // warm-up (JIT, tokenizer ranks, PGlite): the figure is the steady state of a process that has run a few runs
   for (let i = 0; i < (options.warmup ?? 3); i++) await once()
   const samples = []
   for (let i = 0; i < (options.iterations ?? 20); i++) samples.push(await once())
-  await runtime.dispose()
+  await dispose()
   const wall = median(samples.map((s) => s.wall))
   const aeon = median(samples.map((s) => s.aeon))
   const s = samples[0]!

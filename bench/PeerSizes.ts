@@ -1,7 +1,7 @@
 import { Annotation, END, MemorySaver, START, StateGraph } from "@langchain/langgraph"
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite"
 import { evaluate } from "../src/tools/Calculator.js"
-import { overhead } from "./Overhead.js"
+import { overheadRunner } from "./Overhead.js"
 import { median, now } from "./support.js"
 
 type Checkpointer = "none" | "memory" | "sqlite"
@@ -56,53 +56,66 @@ export const langGraphLoop = (steps: number, passes: number, checkpointer: Check
 /** Steps a run of the loop executes: the plan's, then one added per refinement (a refinement between passes). */
 const executedSteps = (steps: number, passes: number) => steps + passes - 1
 
-/** LangGraph's time per executed step, median of `iterations` runs after a warm-up. */
-const langGraph = async (
-  steps: number,
-  passes: number,
-  checkpointer: Checkpointer,
-  iterations: number,
-  warmup: number
-) => {
+/** LangGraph on the loop: `once` runs it and answers its time per executed step. */
+const langGraphRunner = (steps: number, passes: number, checkpointer: Checkpointer) => {
   const app = langGraphLoop(steps, passes, checkpointer)
   const executed = executedSteps(steps, passes)
-  const once = async (i: number) => {
+  let thread = 0
+  return async () => {
     const t = now()
-    const out = await app.invoke({}, { configurable: { thread_id: `t${i}` }, recursionLimit: 100_000 })
+    const out = await app.invoke({}, { configurable: { thread_id: `t${thread++}` }, recursionLimit: 100_000 })
     if (!out.converged || out.outputs.length !== executed) throw new Error("langgraph loop did not finish as expected")
-    return now() - t
+    return (now() - t) / executed
   }
-  for (let i = 0; i < warmup; i++) await once(-i - 1)
-  const samples = []
-  for (let i = 0; i < iterations; i++) samples.push(await once(i))
-  return median(samples) / executed
 }
 
 /**
  * Aeon vs LangGraph.js per step at three sizes: Aeon on its embedded SQLite store vs LangGraph with SqliteSaver (both
- * in memory), and both bare (Aeon without a store, LangGraph without a checkpointer).
+ * in memory), and both bare (Aeon without a store, LangGraph without a checkpointer). The four take turns run by run
+ * (the first of each round rotating), each side's figure the median of its runs: a slow moment of this shared
+ * machine falls on all four, not on whichever ran then (run one side after the other, the same build's ratios moved
+ * by up to 2× between two bench runs).
  */
 export const peerSizes = async (quick = false) => {
   const sizes: Array<[number, number]> = [[10, 3], [100, 3], [1000, 1]]
   const rows = []
   for (const [steps, passes] of sizes) {
-    const iterations = steps >= 1000 ? 3 : steps >= 100 ? (quick ? 3 : 5) : quick ? 5 : 20
+    const iterations = steps >= 1000 ? (quick ? 3 : 5) : steps >= 100 ? (quick ? 3 : 9) : quick ? 5 : 20
     // the same warm-up for both sides, about 600 executed steps' worth (at least 3 runs): the steady state of a
     // process that has run a few runs. With 10 runs at 10 × 3, Aeon's JIT was still warming (store 1.46 ms/step after
     // 10 runs, 0.98 after 50; LangGraph's moves too, so both get the same)
     const warmup = Math.max(3, Math.ceil(600 / executedSteps(steps, passes)))
-    const lgSqlite = await langGraph(steps, passes, "sqlite", iterations, warmup)
-    const lgBare = await langGraph(steps, passes, "none", iterations, warmup)
-    const aeonStore = (await overhead({ store: true, steps, passes, iterations, warmup })).perStepMs
-    const aeonBare = (await overhead({ store: false, steps, passes, iterations, warmup })).perStepMs
+    const aeonStore = overheadRunner({ store: true, steps, passes })
+    const aeonBare = overheadRunner({ store: false, steps, passes })
+    const perStep = (r: ReturnType<typeof overheadRunner>) => async () => {
+      const s = await r.once()
+      return s.aeon / s.executed
+    }
+    const sides = [
+      langGraphRunner(steps, passes, "sqlite"),
+      langGraphRunner(steps, passes, "none"),
+      perStep(aeonStore),
+      perStep(aeonBare)
+    ]
+    for (let i = 0; i < warmup; i++) for (const side of sides) await side()
+    const samples: Array<Array<number>> = sides.map(() => [])
+    for (let i = 0; i < iterations; i++) {
+      for (let k = 0; k < sides.length; k++) {
+        const j = (i + k) % sides.length
+        samples[j]!.push(await sides[j]!())
+      }
+    }
+    await aeonStore.dispose()
+    await aeonBare.dispose()
+    const [lgSqlite, lgBare, store, bare] = samples.map(median) as [number, number, number, number]
     rows.push({
       size: `${steps} × ${passes}`,
-      aeonStoreMs: aeonStore,
+      aeonStoreMs: store,
       langgraphSqliteMs: lgSqlite,
-      storeRatio: aeonStore / lgSqlite,
-      aeonBareMs: aeonBare,
+      storeRatio: store / lgSqlite,
+      aeonBareMs: bare,
       langgraphBareMs: lgBare,
-      bareRatio: aeonBare / lgBare
+      bareRatio: bare / lgBare
     })
   }
   return rows
