@@ -4,6 +4,7 @@ import type { Llm } from "../../src/llm/Llm.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { builtinTools } from "../../src/tools/ToolRegistry.js"
+import { checkPlan } from "../../src/validation/DeterministicChecks.js"
 import { make as validator, toolInfos } from "../../src/validation/SemanticValidator.js"
 import { step } from "../support/fixtures.js"
 
@@ -161,4 +162,24 @@ describe("SemanticValidator", () => {
       }, { ...ctx(), request: executed.goal })
       expect(clean.issues).toEqual([])
     }))
+})
+
+describe("deterministic checks, validated again on every pass", () => {
+  it("a step's findings follow what it says and calls, and the run's tools, never a remembered earlier check", () => {
+    const found = (p: typeof plan, t = tools) => checkPlan(p, t).map((i) => `${i.type} ${i.location?.stepId}`)
+    const withStep = (description: string, tool: string) => ({
+      ...plan,
+      steps: [step("s1", 1, 2, { description, tool, toolInput: { expression: "2 + 3" } }), plan.steps[1]!]
+    })
+    // checked twice with the same tools: the same findings
+    expect(found(plan)).toEqual(found(plan))
+    expect(found(plan)).toContain("hallucination s1")
+    // the same step id, now calling a tool that exists with a matching input: that finding is gone
+    expect(found(withStep("Compute 2 + 3 with the calculator", "calculator"))).not.toContain("hallucination s1")
+    // the same step, its description changed to a placeholder: found now
+    expect(found(withStep("Compute TODO with the calculator", "calculator"))).toContain("specificity s1")
+    // the same step, on a run whose tools lack the calculator: a hallucination there
+    const without = tools.filter((t) => t.name !== "calculator")
+    expect(found(withStep("Compute 2 + 3 with the calculator", "calculator"), without)).toContain("hallucination s1")
+  })
 })
