@@ -40,10 +40,6 @@ const parseSafely = (v: unknown) => {
 }
 export const sessionUser = (runId: string, userId: string | null | undefined) => userId ?? `anonymous:${runId}`
 
-/**
- * A run's event log in the store: read back (decoded; a stored event that no longer decodes is a
- * RunRecordDamagedError), and appended in group commits with the records RunStarted and RunFinished open and close.
- */
 /** An event's row in run_events: run id, seq, type, payload (JSON text, its recorded call apart), time. */
 const eventRow = (event: RunEvent) =>
   [
@@ -91,6 +87,11 @@ const rawAppend = (events: ReadonlyArray<RunEvent>, calls: ReadonlyArray<LlmCall
   ]
 }
 
+/**
+ * A run's event log in the store: read back (decoded; a stored event that no longer decodes is a
+ * RunRecordDamagedError), and appended in group commits with the records RunStarted and RunFinished open and close.
+ * On the embedded database (`writer`), a plain batch goes straight through better-sqlite3.
+ */
 export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Type"]) => {
   const { jsonValue, time } = sqlValues(sql)
   const loadEvents = (id: string, fromSeq = 0) =>
