@@ -20,9 +20,14 @@ import { applyEvent, foldEvents, type RunRecord } from "../run/RunRecord.js"
 export interface EventSinkService {
   /**
    * Persists events in order, all of them or none; a database failure is a defect (the run stops loudly).
-   * `log` is the run's whole log so far (the batch is its tail): what RunFinished's records are built from.
+   * `log` is the run's whole log so far (the batch is its tail) and `record` its fold: what RunFinished's records are
+   * built from.
    */
-  readonly append: (events: ReadonlyArray<RunEvent>, log: ReadonlyArray<RunEvent>) => Effect.Effect<void>
+  readonly append: (
+    events: ReadonlyArray<RunEvent>,
+    log: ReadonlyArray<RunEvent>,
+    record: RunRecord
+  ) => Effect.Effect<void>
 }
 export class EventSink extends Context.Tag("aeon/EventSink")<EventSink, EventSinkService>() {}
 export const noSink: EventSinkService = { append: () => Effect.void }
@@ -138,7 +143,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
         // an idle writer is handed the first event alone; what the run emitted before the writer woke joins it
         const first = yield* Queue.takeBetween(queue, 1, Number.MAX_SAFE_INTEGER)
         const batch = Chunk.toReadonlyArray(Chunk.appendAll(first, yield* Queue.takeAll(queue)))
-        const exit = yield* Effect.exit(sink.append(batch, events))
+        const exit = yield* Effect.exit(sink.append(batch, events, record))
         if (Exit.isFailure(exit)) {
           failure = exit.cause
           yield* Queue.shutdown(queue)

@@ -2,10 +2,11 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
-import { emptyRecord, foldEvents } from "../run/RunRecord.js"
+import { emptyRecord, foldEvents, type RunRecord } from "../run/RunRecord.js"
 import { resultOf } from "../run/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 import type { RawStatement, SqliteWriter } from "./SqliteWriter.js"
+import { jsonb, type Statement, statement, timeOf, toRaw, toSql } from "./Statements.js"
 import {
   eventsChannel,
   type Fence,
@@ -13,7 +14,6 @@ import {
   json,
   parse,
   RunFencedError,
-  sqlValues,
   StoreError,
   storeError
 } from "./StoreValues.js"
@@ -93,7 +93,6 @@ const rawAppend = (events: ReadonlyArray<RunEvent>, calls: ReadonlyArray<LlmCall
  * On the embedded database (`writer`), a plain batch goes straight through better-sqlite3.
  */
 export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Type"]) => {
-  const { jsonValue, time } = sqlValues(sql)
   const loadEvents = (id: string, fromSeq = 0) =>
     sql<{ seq: number; payload: unknown; call: unknown }>`SELECT e.seq, e.payload, c.call FROM run_events e
       LEFT JOIN llm_calls c ON c.run_id = e.run_id AND c.seq = e.seq
@@ -130,45 +129,55 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
     }`
 
   /** RunStarted: the run is RUNNING and its session opens (for its user, or `anonymous:<run id>`). */
-  const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>) => {
-    const now = time(Date.now())
+  const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>): Array<Statement> => {
+    const now = timeOf(Date.now())
     return [
-      sql`UPDATE runs SET status = 'RUNNING', updated_at = ${now} WHERE id = ${event.runId}`,
-      sql`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata, created_at, updated_at)
+      statement`UPDATE runs SET status = 'RUNNING', updated_at = ${now} WHERE id = ${event.runId}`,
+      statement`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata, created_at, updated_at)
         SELECT ${`session-${event.runId}`}, COALESCE(user_id, ${sessionUser(event.runId, null)}), id, 'running',
-          ${jsonValue(executionMetadata(emptyRecord()))}, ${now}, ${now}
+          ${jsonb(executionMetadata(emptyRecord()))}, ${now}, ${now}
         FROM runs WHERE id = ${event.runId} ON CONFLICT (run_id) DO NOTHING`
     ]
   }
 
-  /** RunFinished: the run's result and usage, its session closed with plan and metadata, its trace — from the run's log. */
-  const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, events: ReadonlyArray<RunEvent>) => {
-    const record = foldEvents(events)
+  /** RunFinished: the run's result and usage, its session closed with plan and metadata, its trace — from the run's record. */
+  const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record: RunRecord): Array<Statement> => {
     const result = resultOf(record)
     const trace = record.trace
-    const metadata = executionMetadata(record)
     const plan = result.plan
       ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason)
       : null
     const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
     const { history: _history, ...summary } = result
-    const now = time(Date.now())
+    const now = timeOf(Date.now())
     return [
-      sql`UPDATE runs SET status = ${event.status}, result = ${jsonValue(summary)}, usage = ${
-        jsonValue(event.usage)
-      }, updated_at = ${now}
-        WHERE id = ${event.runId}`,
-      sql`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"}, prioritized_plan = ${
-        completed ? jsonValue(plan) : null
-      },
-        execution_metadata = ${jsonValue(metadata)}, updated_at = ${now} WHERE run_id = ${event.runId}`,
-      sql`INSERT INTO reasoning_traces (id, session_id, steps, total_steps, created_at)
-        SELECT ${`trace-${event.runId}`}, id, ${
-        jsonValue(trace)
-      }, ${trace.length}, ${now} FROM agent_sessions WHERE run_id = ${event.runId}
-        ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`
+      statement`UPDATE runs SET status = ${event.status}, result = ${jsonb(summary)}, usage = ${jsonb(event.usage)},
+        updated_at = ${now} WHERE id = ${event.runId}`,
+      statement`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"},
+        prioritized_plan = ${completed ? jsonb(plan) : null}, execution_metadata = ${jsonb(executionMetadata(record))},
+        updated_at = ${now} WHERE run_id = ${event.runId}`,
+      statement`INSERT INTO reasoning_traces (id, session_id, steps, total_steps, created_at)
+        SELECT ${`trace-${event.runId}`}, id, ${jsonb(trace)}, ${trace.length}, ${now} FROM agent_sessions
+        WHERE run_id = ${event.runId} ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`
     ]
   }
+
+  /**
+   * The run's record at its RunFinished: the caller's (the fold of `log`, when the log ends with it), else the fold of
+   * `log`, else of what is stored before the batch and the batch.
+   */
+  const recordAtEnd = (
+    finished: Extract<RunEvent, { _tag: "RunFinished" }>,
+    events: ReadonlyArray<RunEvent>,
+    log?: ReadonlyArray<RunEvent>,
+    record?: RunRecord
+  ) =>
+    log && log[log.length - 1] === finished ?
+      Effect.succeed(record ?? foldEvents(log)) :
+      Effect.map(
+        loadEvents(finished.runId),
+        (stored) => foldEvents([...stored.filter((e) => e.seq < events[0]!.seq), ...events])
+      )
 
   /**
    * Appends events in order, all or none: a batch of plain events is one multi-row INSERT (a group commit); a
@@ -196,27 +205,26 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
   const append = (
     events: ReadonlyArray<RunEvent>,
     log?: ReadonlyArray<RunEvent>,
-    fence?: Fence
+    fence?: Fence,
+    record?: RunRecord
   ): Effect.Effect<void, StoreError | RunFencedError> => {
     if (events.length === 0) return Effect.void
     const started = events.find((e): e is Extract<RunEvent, { _tag: "RunStarted" }> => e._tag === "RunStarted")
     const finished = events.find((e): e is Extract<RunEvent, { _tag: "RunFinished" }> => e._tag === "RunFinished")
     const calls = recordedCalls(events)
     const write = Effect.gen(function*() {
-      if (!started && !finished && !fence) {
-        if (writer) return yield* writer.writeAll(rawAppend(events, calls))
-        if (calls.length === 0) return yield* insertEvents(events)
-      }
-      // RunFinished's records come from the whole log: the caller's, or what is stored plus this batch
-      const whole = !finished ? [] : log && log[log.length - 1] === finished ?
-        log
-        : [...(yield* loadEvents(finished.runId)).filter((e) => e.seq < events[0]!.seq), ...events]
+      const records = [
+        ...(started ? startRecords(started) : []),
+        ...(finished ? finishRecords(finished, yield* recordAtEnd(finished, events, log, record)) : [])
+      ]
+      // the embedded database: the batch, its recorded calls and its records straight through, in one transaction
+      if (writer && !fence) return yield* writer.writeAll([...rawAppend(events, calls), ...records.map(toRaw)])
+      if (records.length === 0 && calls.length === 0 && !fence) return yield* insertEvents(events)
       const statements = [
         ...(fence ? [fenced(events, fence)] : []),
         insertEvents(events),
         ...(calls.length > 0 ? [insertCalls(calls)] : []),
-        ...(started ? startRecords(started) : []),
-        ...(finished ? finishRecords(finished, whole) : [])
+        ...records.map((r) => toSql(sql, r))
       ]
       return yield* Effect.forEach(statements, (s) => s, { discard: true }).pipe(sql.withTransaction)
     })

@@ -7,6 +7,7 @@ import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { foldHistory } from "../kernel/History.js"
 import { EventSink, type EventSinkService } from "../kernel/RunEvents.js"
+import type { RunRecord } from "../run/RunRecord.js"
 import type { RunStatus } from "../run/RunResult.js"
 import { makeEventLog } from "./EventLog.js"
 import { SqliteWriter } from "./SqliteWriter.js"
@@ -56,12 +57,14 @@ export interface Service {
   readonly forgetUnstarted: (id: string) => Effect.Effect<void, StoreError>
   /**
    * Appends events in order, all or none; RunStarted opens the session, RunFinished writes result, session,
-   * trace — from `log` (the run's whole log, ending with that RunFinished) when given, else read back.
+   * trace — from `log` (the run's whole log, ending with that RunFinished) when given, else read back; from
+   * `record` when given with it (the fold of `log`: the run's own record, not folded again).
    */
   readonly append: (
     events: ReadonlyArray<RunEvent>,
     log?: ReadonlyArray<RunEvent>,
-    fence?: Fence
+    fence?: Fence,
+    record?: RunRecord
   ) => Effect.Effect<void, StoreError | RunFencedError>
   /**
    * Takes a run up on a runner of a cluster: raises its owner epoch and answers the new one. Appends fenced with an
@@ -261,8 +264,8 @@ export const layer = Layer.effect(RunStore, make)
  * of a cluster took up — once another runner has taken it up, its appends are refused and it stops.
  */
 export const sinkOf = (store: Service, fence?: Fence): EventSinkService => ({
-  append: (events, log) =>
-    store.append(events, log, fence).pipe(
+  append: (events, log, record) =>
+    store.append(events, log, fence, record).pipe(
       Effect.orDieWith((e) =>
         e._tag === "RunFencedError"
           ? e

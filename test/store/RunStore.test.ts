@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
 import { AgentSession, ReasoningTrace } from "../../src/domain/Records.js"
 import { prepare, register } from "../../src/run/Run.js"
+import { foldEvents } from "../../src/run/RunRecord.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { backend, storeLayer } from "../support/database.js"
 import { scripted } from "../support/engine.js"
@@ -135,15 +136,70 @@ describe(`RunStore on ${backend}`, () => {
       const store = yield* RunStore
       // the events of a run made without a store, appended afterwards in one batch
       const { events } = yield* run({}).pipe(Effect.provide(scripted(convergingScript(), { fallback: false }).layer))
-      for (const [id, log] of [["batch-with-log", true], ["batch-without-log", false]] as const) {
+      const written: Array<unknown> = []
+      for (
+        const [id, given] of [["batch-with-log", "log"], ["with-record", "record"], ["without-log", "none"]] as const
+      ) {
         const batch = events.map((e) => ({ ...e, runId: id }))
         yield* store.createRun({ id, task, mode: "FULL", input: { task }, status: "RUNNING" })
-        yield* store.append(batch, log ? batch : undefined)
-        expect(Option.getOrThrow(yield* store.getRun(id)).status).toBe("CONVERGED")
-        expect(Option.getOrThrow(yield* store.session(id)).status).toBe("completed")
-        expect(Option.getOrThrow(yield* store.trace(id)).steps.length).toBeGreaterThan(0)
+        yield* store.append(
+          batch,
+          given === "none" ? undefined : batch,
+          undefined,
+          given === "record" ? foldEvents(batch) : undefined
+        )
+        const stored = Option.getOrThrow(yield* store.getRun(id))
+        expect(stored.status).toBe("CONVERGED")
+        const session = Option.getOrThrow(yield* store.session(id))
+        expect(session.status).toBe("completed")
+        const trace = Option.getOrThrow(yield* store.trace(id))
+        expect(trace.steps.length).toBeGreaterThan(0)
         expect((yield* store.events(id)).length).toBe(events.length)
+        // the same records however the run's end was given (ids and times apart)
+        written.push(JSON.parse(
+          JSON.stringify([stored.result, session.prioritizedPlan, session.executionMetadata, trace.steps])
+            .replaceAll(id, "ID").replace(/"\d{4}-\d\d-\d\dT[^"]*"/g, "\"T\"")
+        ))
       }
+      expect(written[1]).toEqual(written[0])
+      expect(written[2]).toEqual(written[0])
+    }).pipe(Effect.provide(withStore())))
+
+  it.effect("a run's end is stored all or none: its trace refused, none of the batch's events is stored and the run stays open", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const sql = yield* SqlClient.SqlClient
+      const { events } = yield* run({}).pipe(Effect.provide(scripted(convergingScript(), { fallback: false }).layer))
+      const id = "end-of-run"
+      const log = events.map((e) => ({ ...e, runId: id }))
+      yield* store.createRun({ id, task, mode: "FULL", input: { task }, status: "QUEUED" })
+      yield* store.append(log.slice(0, -2), log.slice(0, -2))
+      yield* sql.onDialectOrElse({
+        pg: () =>
+          Effect.zipRight(
+            sql.unsafe(`CREATE OR REPLACE FUNCTION refuse_trace() RETURNS trigger AS $$
+              BEGIN RAISE EXCEPTION 'refused'; END $$ LANGUAGE plpgsql`),
+            sql.unsafe(`CREATE OR REPLACE TRIGGER refuse_trace BEFORE INSERT ON reasoning_traces
+              FOR EACH ROW EXECUTE FUNCTION refuse_trace()`)
+          ),
+        orElse: () =>
+          sql.unsafe(`CREATE TRIGGER IF NOT EXISTS refuse_trace BEFORE INSERT ON reasoning_traces
+            BEGIN SELECT RAISE(ABORT, 'refused'); END`)
+      })
+      const refused = yield* Effect.flip(store.append(log.slice(-2), log, undefined, foldEvents(log)))
+      yield* sql.onDialectOrElse({
+        pg: () => sql.unsafe(`DROP TRIGGER refuse_trace ON reasoning_traces`),
+        orElse: () => sql.unsafe(`DROP TRIGGER refuse_trace`)
+      })
+      expect(refused._tag).toBe("StoreError")
+      expect(refused.message).not.toMatch(/INSERT|SELECT|refused/)
+      expect((yield* store.events(id)).length).toBe(log.length - 2)
+      expect(Option.getOrThrow(yield* store.getRun(id)).status).toBe("RUNNING")
+      expect(Option.getOrThrow(yield* store.session(id)).status).toBe("running")
+      // and once the database takes it, the end is stored whole
+      yield* store.append(log.slice(-2), log, undefined, foldEvents(log))
+      expect(Option.getOrThrow(yield* store.getRun(id)).status).toBe("CONVERGED")
+      expect(Option.getOrThrow(yield* store.session(id)).status).toBe("completed")
     }).pipe(Effect.provide(withStore())))
 
   it.effect("lists runs by user and status with cursor pagination", () =>
