@@ -3,7 +3,7 @@ import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
-import { type FinalAnswer, FinalAnswerFor, PhaseEInput } from "../domain/Result.js"
+import { FinalAnswer, PhaseEInput } from "../domain/Result.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { traced } from "../telemetry/Span.js"
@@ -38,6 +38,8 @@ export const extractive = (input: SynthesisInput, why: string): FinalAnswer => {
     label: input.label
   }
 }
+
+const decodeFinalAnswer = Schema.decodeUnknownEither(FinalAnswer)
 
 /** Phase E: the final answer from the executed steps; labeled when the run did not converge. */
 export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, BudgetExhaustedError> => {
@@ -87,7 +89,9 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Bu
         ttlExhausted: input.label === "ttl_exhausted",
         label: input.label
       }
-      return Either.getOrThrow(Schema.decodeUnknownEither(FinalAnswerFor(stepIds))(answer))
+      // usedStepIds are filtered to the plan's above, so FinalAnswerFor(stepIds)'s own rule holds: checked with the one
+      // static schema (a schema made per run is a new AST, its parser built again each time)
+      return Either.getOrThrow(decodeFinalAnswer(answer))
     }),
     Effect.catchIf(isModelFailure, (e) => Effect.succeed(extractive(input, `answer synthesis failed: ${e._tag}`))),
     traced("AnswerSynthesis.synthesize", { captureStackTrace: false })
