@@ -88,6 +88,18 @@ export interface Following {
   readonly stop: () => void
 }
 
+/**
+ * A turn of the event loop. Effect runs fibers in microtasks, and a socket is written in the process.nextTick and
+ * microtask queues that follow: while the run computes, the I/O of its subscribers waits for the run's next wait on
+ * a timer or a socket. A run someone follows takes this turn after each emission, so each event goes out as it is
+ * published (bench row 12, one subscriber over SSE, all events of 8 runs: p50 3 → 1 ms, p99 11 → 7–8 ms; 100
+ * subscribers: p99 91 → 46 ms over SSE, 88 → 32 ms over WebSocket, one run each way).
+ */
+const eventLoopTurn = Effect.interruptible(Effect.async<void>((resume) => {
+  const immediate = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(immediate))
+}))
+
 export const make = (runId: string, sink: EventSinkService, history: ReadonlyArray<RunEvent> = []) =>
   Effect.gen(function*() {
     /** The run's scope: its writer lives in it, and `close` ends it. */
@@ -196,7 +208,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       if (last) add(last(record))
       if (direct) {
         published(made)
-        return Effect.succeed(made)
+        return followers.size > 0 ? Effect.as(eventLoopTurn, made) : Effect.succeed(made)
       }
       for (const event of made) queue.unsafeOffer(event)
       let next: Effect.Effect<unknown> = Effect.void
@@ -208,6 +220,8 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       // the events are in the log and on their way; waiting until they are stored (a durability point) can be
       // interrupted
       if (made.some(isDurabilityPoint)) next = Effect.zipRight(next, Effect.interruptible(waitStored(lastSeq)))
+      // someone follows the run live: their I/O goes out before the run computes on
+      if (followers.size > 0) next = Effect.zipRight(next, eventLoopTurn)
       return Effect.as(next, made)
     }
     const emitWhen = <E>(decide: (r: RunRecord) => Either.Either<RunEventBody, E>): Effect.Effect<RunEvent, E> =>

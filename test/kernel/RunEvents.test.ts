@@ -42,6 +42,27 @@ const gatedSink = Effect.gen(function*() {
 })
 
 describe("the run's event writer (group commit)", () => {
+  it.effect("a followed run gives the event loop a turn after each event: its subscribers' writes go out as it runs", () =>
+    Effect.gen(function*() {
+      for (const sink of [RunEvents.noSink, { append: () => Effect.void }]) {
+        const events = yield* RunEvents.make("r-turns", sink)
+        // a subscriber's write to its socket happens in process.nextTick, as Node's streams do
+        const written = new Set<number>()
+        const { stop } = events.follow(1, (e) => process.nextTick(() => written.add(e.seq)))
+        const late: Array<number> = []
+        for (let i = 1; i <= 20; i++) {
+          yield* events.emit(pass(i))
+          if (!written.has(i)) late.push(i)
+        }
+        stop()
+        expect(late).toEqual([])
+        // nobody following: no turn taken (the run computes on at once)
+        yield* events.emit(pass(21))
+        yield* Effect.yieldNow()
+        expect(written.has(21)).toBe(false)
+      }
+    }))
+
   it.effect("stores events in order in batches; nothing reaches a subscriber before it is stored", () =>
     Effect.gen(function*() {
       const { sink, batches, open } = yield* gatedSink
