@@ -1,4 +1,5 @@
 import { Either, Schema } from "effect"
+import { extend } from "../support/Extend.js"
 
 export const ClarityState = Schema.Literal("CLEAR", "PARTIALLY_CLEAR", "BLOCKED")
 export type ClarityState = typeof ClarityState.Type
@@ -141,7 +142,7 @@ export const transitionStep = (
   if (to === "complete" && step.clarityState === "BLOCKED") {
     return Either.left(`step ${step.stepId}: clarityState BLOCKED requires status invalid`)
   }
-  return Either.right({ ...step, status: to, executed: step.executed || to === "running" })
+  return Either.right(extend(step, { status: to, executed: step.executed || to === "running" }))
 }
 
 /** A step as its execution left it (what StepFinished records): status, outputs, clarity, error; executed. */
@@ -154,15 +155,15 @@ export const finishStep = (
     readonly clarityState?: string | undefined
     readonly error?: string | undefined
   }
-): PlanStep => ({
-  ...step,
-  status: f.status,
-  stepOutput: f.stepOutput,
-  handoffToNext: f.handoffToNext,
-  executed: true,
-  ...(f.clarityState ? { clarityState: f.clarityState as PlanStep["clarityState"] } : {}),
-  ...(f.error ? { error: f.error } : {})
-})
+): PlanStep =>
+  extend(step, {
+    status: f.status,
+    stepOutput: f.stepOutput,
+    handoffToNext: f.handoffToNext,
+    executed: true,
+    ...(f.clarityState ? { clarityState: f.clarityState as PlanStep["clarityState"] } : {}),
+    ...(f.error ? { error: f.error } : {})
+  })
 
 /** Renumber steps 1..n with the right totalSteps, keeping their order. */
 export const renumber = (steps: ReadonlyArray<PlanStep>): Array<PlanStep> =>

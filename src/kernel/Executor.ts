@@ -4,6 +4,7 @@ import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/P
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { toolCallInput } from "../run/Attempt.js"
+import { extend } from "../support/Extend.js"
 import { traced } from "../telemetry/Span.js"
 import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve, wouldWait } from "./Approval.js"
@@ -264,7 +265,7 @@ export const executeStep = (ctx: RunContext, passNumber: number, phase: Executio
     const finish = (result: StepResult) =>
       Effect.gen(function*() {
         // the transition must be a legal one; what it leaves is the rule the run's record applies to StepFinished
-        Either.getOrThrow(transitionStep({ ...running, clarityState: result.clarityState }, result.status))
+        Either.getOrThrow(transitionStep(extend(running, { clarityState: result.clarityState }), result.status))
         const durationMs = (yield* Clock.currentTimeMillis) - started
         yield* ctx.events.emit({
           _tag: "StepFinished",
@@ -280,7 +281,7 @@ export const executeStep = (ctx: RunContext, passNumber: number, phase: Executio
       })
     // an interruption before the step finished abandons it; once its result is in, the step finishes whole
     const result = yield* perform(ctx, passNumber, phase, running, plan, context).pipe(
-      Effect.locallyWith(callSite, (site) => ({ ...site, stepId: step.stepId })),
+      Effect.locallyWith(callSite, (site) => extend(site, { stepId: step.stepId })),
       Effect.tap((r) => Effect.uninterruptible(finish(r))),
       Effect.onInterrupt(() => abandon(ctx, passNumber, step.stepId))
     )

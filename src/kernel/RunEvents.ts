@@ -15,6 +15,7 @@ import {
 } from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { applyEvent, foldEvents, type RunRecord } from "../run/RunRecord.js"
+import { extend } from "../support/Extend.js"
 
 /** Where events are persisted before they are published (the store implements it). */
 export interface EventSinkService {
@@ -198,7 +199,7 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
     const emitted = (at: number, bodies: ReadonlyArray<RunEventBody>, last?: (r: RunRecord) => RunEventBody) => {
       const made: Array<RunEvent> = []
       const add = (body: RunEventBody) => {
-        const event = { ...body, runId, seq: ++lastSeq, at } as RunEvent
+        const event = extend(body, { runId, seq: ++lastSeq, at }) as RunEvent
         events.push(event)
         applyEvent(record, event)
         settle(event)

@@ -4,6 +4,7 @@ import type { Llm } from "../llm/Llm.js"
 import { ModelDecodeError } from "../llm/ModelErrors.js"
 import { PromptId } from "../prompts/PromptId.js"
 import type { Service as Supervisor } from "../supervisor/Supervisor.js"
+import { extend } from "../support/Extend.js"
 import type { BudgetGuard } from "./BudgetGuard.js"
 import type { RunEvents } from "./RunEvents.js"
 
@@ -70,7 +71,7 @@ export const make = (
                 latencyMs: usage.latencyMs,
                 ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
                 ...(usage.error ? { error: usage.error } : {}),
-                ...(usage.exchange ? { call: { ...site, ...usage.exchange } } : {})
+                ...(usage.exchange ? { call: extend(site, usage.exchange) } : {})
               })
             ),
             // usage reported above what was admitted: recorded (above), and the run stops at its budget
