@@ -15,31 +15,18 @@ import { withSharedPayload } from "./SharedResults.js"
 const SOCKET_HIGH_WATER = 1 << 20
 
 /**
- * A subscription's end goes out a turn of the event loop after its last result. Sent in the same write, the client
- * reads both at once and tears the subscription down (graphql-sse aborts its request, graphql-ws disposes the
- * operation) before its application is handed that last result: the run's RunFinished reached a subscriber 3–4 ms
- * after the server wrote it, 0.5 ms once the end came apart (one subscriber over SSE, per-event socket and client
- * timestamps, 6 runs; bench row 12).
- */
-const afterLastResult = (end: () => void) => void setImmediate(end)
-
-/** graphql-ws's `complete` message, as its server writes it (`{"id":…,"type":"complete"}`). */
-const isCompleteMessage = (message: string) =>
-  message.length < 256 && message.startsWith("{\"id\":") && message.endsWith(",\"type\":\"complete\"}")
-
-/**
  * A burst of messages to one WebSocket in one write: the socket is corked from its first send until the burst's
  * microtasks are done (process.nextTick). graphql-ws waits for each message's write before it takes the next event,
  * which would cost a turn of the event loop per message of a burst; a send is answered at once while the socket has
- * room (`SOCKET_HIGH_WATER`), and waits for its write beyond it, so a slow client still holds back its own feed. A
- * subscription's `complete` goes out after its last result (`afterLastResult`).
+ * room (`SOCKET_HIGH_WATER`), and waits for its write beyond it, so a slow client still holds back its own feed.
  */
 export const corkedWebSocket = (socket: WebSocket) => {
   const send = socket.send.bind(socket)
   // ws has no public cork; its frames are written to this net.Socket, which ws itself corks around each frame
   const raw = (socket as unknown as { readonly _socket?: Socket })._socket
   let corked = false
-  const sendNow = (message: unknown, cb?: (err?: Error) => void) => {
+  socket.send = ((data: unknown, cb?: (err?: Error) => void) => {
+    const message = typeof data === "string" ? withSharedPayload(data) : data
     if (raw && !corked) {
       corked = true
       raw.cork()
@@ -51,11 +38,6 @@ export const corkedWebSocket = (socket: WebSocket) => {
     if (cb === undefined || socket.bufferedAmount > SOCKET_HIGH_WATER) return send(message as string, cb!)
     send(message as string)
     queueMicrotask(cb)
-  }
-  socket.send = ((data: unknown, cb?: (err?: Error) => void) => {
-    if (typeof data !== "string") return sendNow(data, cb)
-    if (isCompleteMessage(data)) return afterLastResult(() => sendNow(data, cb))
-    sendNow(withSharedPayload(data), cb)
   }) as typeof socket.send
 }
 
@@ -135,11 +117,9 @@ export const sseBody = (iterator: AsyncIterator<ExecutionResult>): Readable => {
     } finally {
       clearInterval(ping)
     }
-    afterLastResult(() => {
-      write("event: complete\ndata:\n\n")
-      // after the flush that write scheduled: the stream ends once its last chunk is in
-      process.nextTick(() => closed || body.push(null))
-    })
+    write("event: complete\ndata:\n\n")
+    // after the flush that write scheduled: the stream ends once its last chunk is in
+    process.nextTick(() => closed || body.push(null))
   }
   void pump()
   return body

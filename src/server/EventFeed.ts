@@ -34,6 +34,15 @@ export const feedBatches = <A>(
   limit = SUBSCRIBER_BUFFER_LIMIT
 ): AsyncIterableIterator<A> => feedOf(source, view, onClose, limit, MAX_BATCH)
 
+/**
+ * The feed's end, a turn of the event loop after its last event: every transport ends the subscription when its
+ * iterator is done (SSE's `complete` event, graphql-ws's `complete` message). Written with the last result, the client
+ * reads both at once and tears the subscription down (graphql-sse aborts its request) before its application is handed
+ * that result: one SSE subscriber had the run's RunFinished 2.0–4.5 ms after the server wrote it (7 traced runs), the
+ * median event 0.5 ms; with the end a turn later, RunFinished too (bench/RESULTS.md, issue 19).
+ */
+const afterLastEvent = <A>(end: () => A): Promise<A> => new Promise((resolve) => setImmediate(() => resolve(end())))
+
 const feedOf = <A>(
   source: FeedSource,
   view: (events: ReadonlyArray<RunEvent>) => A,
@@ -109,10 +118,8 @@ const feedOf = <A>(
         close()
         return Promise.reject(behind)
       }
-      if (closed || ended) {
-        close()
-        return Promise.resolve({ value: undefined, done: true })
-      }
+      if (closed) return Promise.resolve({ value: undefined, done: true })
+      if (ended) return afterLastEvent(() => (close(), { value: undefined, done: true }))
       return new Promise((resolve) => (waiting = resolve))
     },
     return: () => {

@@ -82,17 +82,4 @@ describe("WebSocket delivery in bursts", () => {
     await new Promise((r) => setTimeout(r, 200))
     expect(received.at(-1)).toBe("after")
   })
-
-  it("sends a subscription's complete after its last result, in a write of its own", async () => {
-    const { received, socket, writes } = await connected()
-    corkedWebSocket(socket)
-    const result = `{"id":"op1","type":"next","payload":{"data":{"runEvents":{"type":"RunFinished"}}}}`
-    const complete = `{"id":"op1","type":"complete"}`
-    // as graphql-ws sends them: the last result, then the operation's end, in the same tick
-    await Promise.all([send(socket, result), send(socket, complete)])
-    await new Promise((r) => setTimeout(r, 100))
-    expect(received).toEqual([result, complete])
-    // one write would hand the client both at once: it disposes the operation before its application has the result
-    expect(writes.count).toBe(2)
-  })
 })

@@ -41,4 +41,20 @@ describe("a subscriber's buffer", () => {
     expect(closed).toBe(1)
     expect(await it.next()).toEqual({ value: undefined, done: true })
   })
+
+  it("ends a turn of the event loop after its last event: a transport writes the end apart from the last result", async () => {
+    const s = source([event(1)])
+    const it = feed(s.feedSource, (e) => e._tag, () => {}, 3)
+    s.push({ ...event(2), _tag: "RunFinished" } as RunEvent)
+    expect((await it.next()).value).toBe("PhaseEntered")
+    expect((await it.next()).value).toBe("RunFinished")
+    // what the transport does with the last result in this turn (its write) comes before the end
+    const order: Array<string> = []
+    setImmediate(() => order.push("the turn after the last result"))
+    const done = await it.next()
+    order.push("end")
+    expect(done).toEqual({ value: undefined, done: true })
+    expect(order).toEqual(["the turn after the last result", "end"])
+    expect(s.stopped()).toBe(true)
+  })
 })
