@@ -10,7 +10,7 @@ import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve, wouldWait } from "./Approval.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
-import { currentMemory, currentPlan, currentTtlRemaining, unfinishedToolResult } from "./RunState.js"
+import { memoryNow, planNow, ttlRemainingNow, unfinishedToolResultNow } from "./RunState.js"
 
 /** Steps whose dependencies are complete, in stepIndex order. */
 export const readySteps = (plan: Plan): Array<PlanStep> => {
@@ -84,7 +84,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
       if (sideEffects) yield* restore(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
       // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
-      const memoryBefore = yield* currentMemory(ctx)
+      const memoryBefore = memoryNow(ctx)
       const memory = yield* Ref.make(memoryBefore)
       const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory })
       // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it.
@@ -187,7 +187,7 @@ const reason = (
       totalSteps: step.totalSteps,
       passNumber,
       phase,
-      ttlRemaining: yield* currentTtlRemaining(ctx),
+      ttlRemaining: ttlRemainingNow(ctx),
       correlationId: `${ctx.runId}:${passNumber}:${step.stepId}`,
       incomingContext: context,
       ...(step.tool ? { toolName: step.tool, toolResult } : {})
@@ -237,7 +237,7 @@ const perform = (
 ) =>
   Effect.gen(function*() {
     // a tool that completed for this step before a restart (or before a repeated evaluation) is not called again
-    const recovered = yield* unfinishedToolResult(ctx, running.stepId)
+    const recovered = unfinishedToolResultNow(ctx, running.stepId)
     const tool = running.tool
       ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, running))
       : undefined
@@ -247,51 +247,65 @@ const perform = (
     return yield* reason(ctx, passNumber, phase, plan, running, context, tool?.right)
   })
 
-/** Executes one step: admitted by the budget, its tool (if any), then the reasoning prompt. */
-export const executeStep = (ctx: RunContext, passNumber: number, phase: ExecutionPhase, step: PlanStep) =>
-  Effect.gen(function*() {
-    yield* ctx.guard.admitStep
-    const started = yield* Clock.currentTimeMillis
-    const plan = yield* currentPlan(ctx)
-    const context = incomingContext(plan, step)
-    const running = { ...Either.getOrThrow(transitionStep(step, "running")), incomingContext: context }
-    yield* ctx.events.emit({
-      _tag: "StepStarted",
-      passNumber,
-      stepId: step.stepId,
-      stepIndex: step.stepIndex,
-      ...(context !== "" ? { incomingContext: context } : {})
-    })
-    const finish = (result: StepResult) =>
-      Effect.gen(function*() {
-        // the transition must be a legal one; what it leaves is the rule the run's record applies to StepFinished
-        Either.getOrThrow(transitionStep(extend(running, { clarityState: result.clarityState }), result.status))
-        const durationMs = (yield* Clock.currentTimeMillis) - started
-        yield* ctx.events.emit({
-          _tag: "StepFinished",
+/**
+ * A step starts, in one synchronous step once the budget admitted it: its incoming context read from the plan, its
+ * StepStarted emitted. What it returns is what the rest of the step works with.
+ */
+const start = (ctx: RunContext, passNumber: number, step: PlanStep) =>
+  Effect.zipRight(
+    ctx.guard.admitStep,
+    Effect.clockWith((clock) => {
+      const started = clock.unsafeCurrentTimeMillis()
+      const plan = planNow(ctx)
+      const context = incomingContext(plan, step)
+      const running = extend(Either.getOrThrow(transitionStep(step, "running")), { incomingContext: context })
+      const begun = { started, plan, context, running }
+      return Effect.as(
+        ctx.events.emit({
+          _tag: "StepStarted",
           passNumber,
           stepId: step.stepId,
-          status: result.status,
-          stepOutput: result.stepOutput,
-          handoffToNext: result.handoffToNext,
-          durationMs,
-          ...(result.clarityState ? { clarityState: result.clarityState } : {}),
-          ...(result.error ? { error: result.error } : {})
-        })
-      })
-    // an interruption before the step finished abandons it; once its result is in, the step finishes whole
-    const result = yield* perform(ctx, passNumber, phase, running, plan, context).pipe(
-      Effect.locallyWith(callSite, (site) => extend(site, { stepId: step.stepId })),
-      Effect.tap((r) => Effect.uninterruptible(finish(r))),
-      Effect.onInterrupt(() => abandon(ctx, passNumber, step.stepId))
-    )
-    return result.status
-  }).pipe(
-    traced("Executor.step", {
-      captureStackTrace: false,
-      attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.step_id": step.stepId }
+          stepIndex: step.stepIndex,
+          ...(context !== "" ? { incomingContext: context } : {})
+        }),
+        begun
+      )
     })
   )
+
+/** The step's StepFinished with its result (uninterruptible: once its result is in, the step finishes whole). */
+const finish = (ctx: RunContext, passNumber: number, running: PlanStep, started: number, result: StepResult) =>
+  Effect.uninterruptible(Effect.clockWith((clock) => {
+    // the transition must be a legal one; what it leaves is the rule the run's record applies to StepFinished
+    Either.getOrThrow(transitionStep(extend(running, { clarityState: result.clarityState }), result.status))
+    return ctx.events.emit({
+      _tag: "StepFinished",
+      passNumber,
+      stepId: running.stepId,
+      status: result.status,
+      stepOutput: result.stepOutput,
+      handoffToNext: result.handoffToNext,
+      durationMs: clock.unsafeCurrentTimeMillis() - started,
+      ...(result.clarityState ? { clarityState: result.clarityState } : {}),
+      ...(result.error ? { error: result.error } : {})
+    })
+  }))
+
+/** Executes one step: admitted by the budget, its tool (if any), then the reasoning prompt. */
+export const executeStep = (ctx: RunContext, passNumber: number, phase: ExecutionPhase, step: PlanStep) =>
+  Effect.flatMap(start(ctx, passNumber, step), ({ context, plan, running, started }) =>
+    // an interruption before the step finished abandons it; once its result is in, the step finishes whole
+    perform(ctx, passNumber, phase, running, plan, context).pipe(
+      Effect.locallyWith(callSite, (site) => extend(site, { stepId: step.stepId })),
+      Effect.tap((result) => finish(ctx, passNumber, running, started, result)),
+      Effect.onInterrupt(() => abandon(ctx, passNumber, step.stepId)),
+      Effect.map((result) => result.status)
+    )).pipe(
+      traced("Executor.step", {
+        captureStackTrace: false,
+        attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.step_id": step.stepId }
+      })
+    )
 
 /** EXECUTE: runs ready steps until none is ready; waves of independent steps when parallelism > 1. */
 export const executePass = (ctx: RunContext, passNumber: number, phase: ExecutionPhase) =>
@@ -299,7 +313,7 @@ export const executePass = (ctx: RunContext, passNumber: number, phase: Executio
     let executed = 0
     if (ctx.parallelism > 1) {
       while (true) {
-        const ready = readySteps(yield* currentPlan(ctx))
+        const ready = readySteps(planNow(ctx))
         if (ready.length === 0) return executed
         const wave = ready.slice(0, ctx.parallelism)
         yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, phase, s), {
@@ -323,7 +337,7 @@ const sweeps = (ctx: RunContext, passNumber: number, phase: ExecutionPhase) =>
     let executed = 0
     const waiting = new Map<string, Fiber.RuntimeFiber<StepResult["status"], BudgetExhaustedError>>()
     while (true) {
-      const plan = yield* currentPlan(ctx)
+      const plan = planNow(ctx)
       const done = new Set(plan.steps.filter((s) => s.status === "complete").map((s) => s.stepId))
       const pending = liveSteps(plan.steps).filter((s) => s.status === "pending" && !waiting.has(s.stepId)).sort((
         a,

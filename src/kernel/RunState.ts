@@ -71,29 +71,39 @@ export const stateOf = (a: AttemptRecord): RunState => ({
 /**
  * One part of the attempt's state now, read from the record without the snapshot's copies: a step reads its plan,
  * the memory, a recovered tool result and the time left, each several times (issue 19, item 3: no per-step copies).
+ * Plain reads: the kernel reads them inside its own synchronous steps, an Effect around each would be a fiber
+ * operation more per read.
  */
-const currentPart = <A>(ctx: RunContext, part: (a: AttemptRecord) => A, before: () => A): Effect.Effect<A> =>
-  Effect.sync(() => {
-    const a = ctx.events.record().attempt
-    return a ? part(a) : before()
-  })
+const partNow = <A>(ctx: RunContext, part: (a: AttemptRecord) => A, before: () => A): A => {
+  const a = ctx.events.record().attempt
+  return a ? part(a) : before()
+}
+
+/** The attempt's plan now (the record's projection, remembered while its events are the same). */
+export const planNow = (ctx: RunContext): Plan =>
+  partNow(ctx, attemptPlan, () => initialState(ctx.request, ctx.firstPass).plan)
+
+/** The run's memory as the tool calls left it. */
+export const memoryNow = (ctx: RunContext): ReadonlyMap<string, unknown> =>
+  partNow<ReadonlyMap<string, unknown>>(ctx, (a) => a.memory, () => new Map())
+
+/** The tool result of a step not finished yet (a step run again after a restart reuses it), if there is one. */
+export const unfinishedToolResultNow = (ctx: RunContext, stepId: string): unknown =>
+  partNow(ctx, (a) => a.toolResults[stepId], () => undefined)
+
+/** The time the attempt's plan gives itself (ttl), as the kernel reports it to the model. */
+export const ttlRemainingNow = (ctx: RunContext): number => partNow(ctx, (a) => a.ttlRemaining, () => 0)
 
 /** The state of the context's attempt now. */
 export const currentState = (ctx: RunContext): Effect.Effect<RunState> =>
-  currentPart(ctx, stateOf, () => initialState(ctx.request, ctx.firstPass))
+  Effect.sync(() => partNow(ctx, stateOf, () => initialState(ctx.request, ctx.firstPass)))
 
-/** The attempt's plan now (the record's projection, remembered while its events are the same). */
-export const currentPlan = (ctx: RunContext): Effect.Effect<Plan> =>
-  currentPart(ctx, attemptPlan, () => initialState(ctx.request, ctx.firstPass).plan)
+/** `planNow` as an Effect. */
+export const currentPlan = (ctx: RunContext): Effect.Effect<Plan> => Effect.sync(() => planNow(ctx))
 
-/** The run's memory as the tool calls left it. */
+/** `memoryNow` as an Effect. */
 export const currentMemory = (ctx: RunContext): Effect.Effect<ReadonlyMap<string, unknown>> =>
-  currentPart<ReadonlyMap<string, unknown>>(ctx, (a) => a.memory, () => new Map())
+  Effect.sync(() => memoryNow(ctx))
 
-/** The tool result of a step not finished yet (a step run again after a restart reuses it), if there is one. */
-export const unfinishedToolResult = (ctx: RunContext, stepId: string): Effect.Effect<unknown> =>
-  currentPart(ctx, (a) => a.toolResults[stepId], () => undefined)
-
-/** The time the attempt's plan gives itself (ttl), as the kernel reports it to the model. */
-export const currentTtlRemaining = (ctx: RunContext): Effect.Effect<number> =>
-  currentPart(ctx, (a) => a.ttlRemaining, () => 0)
+/** `ttlRemainingNow` as an Effect. */
+export const currentTtlRemaining = (ctx: RunContext): Effect.Effect<number> => Effect.sync(() => ttlRemainingNow(ctx))
