@@ -5,12 +5,14 @@ import type { Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { promptPlan } from "../prompts/PromptViews.js"
+import { memoizeWeak } from "../support/Memoize.js"
 import { traced } from "../telemetry/Span.js"
 import type { Tool } from "../tools/ToolRegistry.js"
 import { checkPlan, type PlanLike, stem, type ToolInfo, words } from "./DeterministicChecks.js"
 
-export const toolInfos = (tools: ReadonlyArray<Tool>): Array<ToolInfo> =>
+export const toolInfos = memoizeWeak((tools: ReadonlyArray<Tool>): ReadonlyArray<ToolInfo> =>
   tools.map((t) => ({ name: t.name, description: t.description, operations: t.operations }))
+)
 
 export interface ValidationContext {
   readonly request: string
