@@ -33,10 +33,7 @@ for (let i = 0; i < Number(runs); i++) {
 }
 for (const b of builds) await b.runner.dispose()
 const [self, base] = builds.map((b) => median(b.walls)) as [number, number]
-console.log(
-  `${steps} × ${passes} ${store}, ${runs} runs each: this ${fmt(self)} ms/run, ${builds[1]!.name} ${
-    fmt(base)
-  } ms/run, ` +
-    `this / ${builds[1]!.name} = ${fmt(self / base)}`
-)
+const name = builds[1]!.name
+const figures = `this ${fmt(self)} ms/run, ${name} ${fmt(base)} ms/run, this / ${name} = ${fmt(self / base)}`
+console.log(`${steps} × ${passes} ${store}, ${runs} runs each: ${figures}`)
 process.exit(0)

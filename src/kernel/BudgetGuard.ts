@@ -1,22 +1,30 @@
 import { Effect } from "effect"
-import { addCall, addStep, type Budget, emptyUsage, type Usage } from "../domain/Budget.js"
+import type { Budget, Usage } from "../domain/Budget.js"
 import { BudgetExhaustedError } from "../domain/Errors.js"
-import type { CallEstimate, CallUsage } from "../llm/LanguageModel.js"
+import type { CallEstimate } from "../llm/LanguageModel.js"
 
-/** One run's budget: a call or step that could cross a cap is refused before it is made. */
+/**
+ * One run's budget: a call or step that could cross a cap is refused before it is made. The usage it checks is the
+ * run's record's (the fold of its LlmCalled and StepStarted events): the guard keeps no count of its own.
+ */
 export interface BudgetGuard {
   readonly budget: Budget
   readonly usage: Effect.Effect<Usage>
   readonly admitCall: (estimate: CallEstimate) => Effect.Effect<void, BudgetExhaustedError>
-  readonly recordCall: (usage: CallUsage) => Effect.Effect<void>
-  readonly admitStep: Effect.Effect<void, BudgetExhaustedError>
+  /**
+   * The refusal of one more step by the usage given (the record's as the step would start), if it is refused: the
+   * Executor decides it and emits StepStarted in one synchronous step (RunEvents.emitWhen), so no other step is
+   * admitted in between.
+   */
+  readonly stepRefusal: (usage: Usage) => BudgetExhaustedError | undefined
   /** What is left of each dimension (for escalation and results). */
   readonly remaining: Effect.Effect<Remaining>
   /** Fails when the recorded usage is past a cap (a provider reported more than was admitted). */
   readonly overrun: Effect.Effect<void, BudgetExhaustedError>
 }
 
-export interface Remaining {
+// a type, not an interface: it is recorded as a plain record of numbers (an escalation's remaining budget)
+export type Remaining = {
   readonly deadlineMs: number
   readonly costUsd: number
   readonly tokens: number
@@ -24,53 +32,41 @@ export interface Remaining {
   readonly steps: number
 }
 
+const exhausted = (dimension: BudgetExhaustedError["dimension"], message: string) =>
+  new BudgetExhaustedError({ dimension, message })
 const refuse = (dimension: BudgetExhaustedError["dimension"], message: string) =>
-  Effect.fail(new BudgetExhaustedError({ dimension, message }))
+  Effect.fail(exhausted(dimension, message))
 
 /**
- * `pausedMs(now)`: how long the deadline has stood still by `now` (a run that pauses it while it waits for a person);
- * the deadline moves on by that much.
+ * `usage()`: the run's usage now (its record's). `pausedMs(now)`: how long the deadline has stood still by `now` (a
+ * run that pauses it while it waits for a person); the deadline moves on by that much.
  */
 export const make = (
   budget: Budget,
   startedAt: number,
-  initial: Usage = emptyUsage,
+  usage: () => Usage,
   pausedMs: (now: number) => number = () => 0
-) =>
-  Effect.sync(() => {
-    // plain state read and written in one synchronous step per check (what a Ref would do, with fewer fiber
-    // operations: a model call checks the guard five times); only the run's fibers touch it, one at a time
-    let usage = initial
-    const admitCall = (e: CallEstimate) => Effect.suspend(() => refusal(budget, usage, e) ?? Effect.void)
-    const recordCall = (c: CallUsage) => Effect.sync(() => void (usage = addCall(usage, c)))
-    const admitStep = Effect.suspend(() => {
-      if (usage.steps + 1 > budget.maxSteps) return refuse("steps", `step limit ${budget.maxSteps} reached`)
-      usage = addStep(usage)
-      return Effect.void
+): BudgetGuard => ({
+  budget,
+  usage: Effect.sync(usage),
+  admitCall: (e) => Effect.suspend(() => refusal(budget, usage(), e) ?? Effect.void),
+  stepRefusal: (u) =>
+    u.steps + 1 > budget.maxSteps ? exhausted("steps", `step limit ${budget.maxSteps} reached`) : undefined,
+  remaining: Effect.clockWith((clock) =>
+    Effect.sync(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const u = usage()
+      return {
+        deadlineMs: Math.max(0, startedAt + budget.deadlineMs + pausedMs(now) - now),
+        costUsd: Math.max(0, budget.maxCostUsd - u.costUsd),
+        tokens: Math.max(0, budget.maxTokens - u.inputTokens - u.outputTokens),
+        llmCalls: Math.max(0, budget.maxLlmCalls - u.llmCalls),
+        steps: Math.max(0, budget.maxSteps - u.steps)
+      }
     })
-    const remaining = Effect.clockWith((clock) =>
-      Effect.sync(() => {
-        const now = clock.unsafeCurrentTimeMillis()
-        return {
-          deadlineMs: Math.max(0, startedAt + budget.deadlineMs + pausedMs(now) - now),
-          costUsd: Math.max(0, budget.maxCostUsd - usage.costUsd),
-          tokens: Math.max(0, budget.maxTokens - usage.inputTokens - usage.outputTokens),
-          llmCalls: Math.max(0, budget.maxLlmCalls - usage.llmCalls),
-          steps: Math.max(0, budget.maxSteps - usage.steps)
-        }
-      })
-    )
-    const overrun = Effect.suspend(() => overrunOf(budget, usage) ?? Effect.void)
-    return {
-      budget,
-      usage: Effect.sync(() => usage),
-      admitCall,
-      recordCall,
-      admitStep,
-      remaining,
-      overrun
-    } satisfies BudgetGuard
-  })
+  ),
+  overrun: Effect.suspend(() => overrunOf(budget, usage()) ?? Effect.void)
+})
 
 /** The refusal of a call that could cross a cap, if it could. */
 const refusal = (budget: Budget, u: Usage, e: CallEstimate) => {

@@ -248,30 +248,29 @@ const perform = (
   })
 
 /**
- * A step starts, in one synchronous step once the budget admitted it: its incoming context read from the plan, its
- * StepStarted emitted. What it returns is what the rest of the step works with.
+ * A step starts, in one synchronous step: admitted by the budget on the run's usage as it is now, its incoming context
+ * read from the plan, its StepStarted emitted (which counts it). What it returns is what the rest of the step works
+ * with.
  */
 const start = (ctx: RunContext, passNumber: number, step: PlanStep) =>
-  Effect.zipRight(
-    ctx.guard.admitStep,
-    Effect.clockWith((clock) => {
-      const started = clock.unsafeCurrentTimeMillis()
-      const plan = planNow(ctx)
-      const context = incomingContext(plan, step)
-      const running = extend(Either.getOrThrow(transitionStep(step, "running")), { incomingContext: context })
-      const begun = { started, plan, context, running }
-      return Effect.as(
-        ctx.events.emit({
-          _tag: "StepStarted",
+  Effect.suspend(() => {
+    const plan = planNow(ctx)
+    const context = incomingContext(plan, step)
+    const running = extend(Either.getOrThrow(transitionStep(step, "running")), { incomingContext: context })
+    return Effect.map(
+      ctx.events.emitWhen((record) => {
+        const refused = ctx.guard.stepRefusal(record.usage)
+        return refused ? Either.left(refused) : Either.right({
+          _tag: "StepStarted" as const,
           passNumber,
           stepId: step.stepId,
           stepIndex: step.stepIndex,
           ...(context !== "" ? { incomingContext: context } : {})
-        }),
-        begun
-      )
-    })
-  )
+        })
+      }),
+      (started) => ({ started: started.at, plan, context, running })
+    )
+  })
 
 /** The step's StepFinished with its result (uninterruptible: once its result is in, the step finishes whole). */
 const finish = (ctx: RunContext, passNumber: number, running: PlanStep, started: number, result: StepResult) =>

@@ -16,7 +16,7 @@ import { askGuidance } from "./Approval.js"
 import { executePass, readySteps } from "./Executor.js"
 import type { RunContext } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
-import { currentMemory, currentPlan, currentState as state, currentTtlRemaining } from "./RunState.js"
+import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
 
 export type { Outcome, Stop } from "./Stop.js"
@@ -210,7 +210,7 @@ const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
       tools: ctx.toolInfos,
       llm: ctx.llm
     }
-    const memory = yield* currentMemory(ctx)
+    const memory = memoryNow(ctx)
     const report = yield* ctx.validator.validateCrossPhase({ plan: executed, memory }, vctx)
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
     const assessment = yield* ctx.convergence.assess({
@@ -241,14 +241,14 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       const phase = first ? "EXECUTE" : "RE_EXECUTE"
       yield* inPhase(ctx, passNumber, phase, executePass(ctx, passNumber, phase))
     }
-    const executed = yield* currentPlan(ctx)
+    const executed = planNow(ctx)
     const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))
     if (assessment.converged) {
       yield* passFinished(ctx, passNumber)
       return { reason: "converged" } satisfies Stop as Stop
     }
     // no refinement when no pass is left to use it: the TTL is spent
-    if (!ctx.singlePass && (yield* currentTtlRemaining(ctx)) > 0) {
+    if (!ctx.singlePass && ttlRemainingNow(ctx) > 0) {
       yield* inPhase(
         ctx,
         passNumber,

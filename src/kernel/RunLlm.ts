@@ -57,9 +57,9 @@ export const make = (
         maxRequests: Effect.map(guard.remaining, (r) => r.llmCalls),
         tokensLeft: Effect.map(guard.remaining, (r) => r.tokens),
         recordExchanges: recordPrompts,
+        // the call's usage counts once its LlmCalled is in the run's record (what the guard reads)
         record: (usage) =>
-          guard.recordCall(usage).pipe(
-            Effect.zipRight(FiberRef.get(callSite)),
+          FiberRef.get(callSite).pipe(
             Effect.flatMap((site) =>
               events.emit({
                 _tag: "LlmCalled",

@@ -97,13 +97,3 @@ export const ttlRemainingNow = (ctx: RunContext): number => partNow(ctx, (a) => 
 /** The state of the context's attempt now. */
 export const currentState = (ctx: RunContext): Effect.Effect<RunState> =>
   Effect.sync(() => partNow(ctx, stateOf, () => initialState(ctx.request, ctx.firstPass)))
-
-/** `planNow` as an Effect. */
-export const currentPlan = (ctx: RunContext): Effect.Effect<Plan> => Effect.sync(() => planNow(ctx))
-
-/** `memoryNow` as an Effect. */
-export const currentMemory = (ctx: RunContext): Effect.Effect<ReadonlyMap<string, unknown>> =>
-  Effect.sync(() => memoryNow(ctx))
-
-/** `ttlRemainingNow` as an Effect. */
-export const currentTtlRemaining = (ctx: RunContext): Effect.Effect<number> => Effect.sync(() => ttlRemainingNow(ctx))

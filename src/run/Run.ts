@@ -71,10 +71,10 @@ const execute = (
   Effect.gen(function*() {
     const progress = past ? progressOf(events.record(), input.mode) : undefined
     const startedAt = progress?.startedAt ?? (yield* Clock.currentTimeMillis)
-    const guard = yield* BudgetGuard.make(
+    const guard = BudgetGuard.make(
       input.budget,
       startedAt,
-      progress?.usage,
+      () => events.record().usage,
       input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined
     )
     const registry = input.tools
