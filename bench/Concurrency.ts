@@ -1,9 +1,10 @@
 import { Effect, Fiber, ManagedRuntime } from "effect"
+import { performance, PerformanceObserver } from "node:perf_hooks"
 import { runTask } from "../src/run/Run.js"
 import { engine, loopScript, now } from "./support.js"
 
 /** `runs` one-pass runs of two steps, all started at once. */
-const manyRuns = (runs: number) =>
+export const manyRuns = (runs: number) =>
   Effect.forEach(
     Array.from({ length: runs }, (_, i) => i),
     () => runTask({ task: "Compute the running sums", mode: "FULL", budget: { ttl: 1 } }),
@@ -23,13 +24,18 @@ export const concurrency = async (runs = 1000, latencyMs = 200) => {
     peakHeap = Math.max(peakHeap, m.heapUsed)
     peakRss = Math.max(peakRss, m.rss)
   }, 20)
+  const gc = gcPauses()
   const started = now()
   const cpuBefore = process.cpuUsage()
+  const loopBefore = performance.eventLoopUtilization()
   const results = await runtime.runPromise(manyRuns(runs))
   const wall = now() - started
   // the process's CPU time (user + system) over the runs: what Aeon itself costs, the model being a timer
   const cpu = process.cpuUsage(cpuBefore)
   const cpuMs = (cpu.user + cpu.system) / 1000
+  // the main thread's busy time (the rest of the CPU time is other threads': V8's GC helpers)
+  const mainThreadMs = performance.eventLoopUtilization(loopBefore).active
+  const pauses = gc.stop()
   clearInterval(sampler)
   await runtime.dispose()
   const live = await liveHeapPerRun(runs)
@@ -49,7 +55,31 @@ export const concurrency = async (runs = 1000, latencyMs = 200) => {
     liveHeapMb: live.liveHeapMb,
     livePerRunKb: live.perRunKb,
     cpuMs,
-    cpuPerRunMs: cpuMs / runs
+    cpuPerRunMs: cpuMs / runs,
+    mainThreadPerRunMs: mainThreadMs / runs,
+    minorGcPerRunMs: pauses.minor / runs,
+    majorGcPerRunMs: pauses.major / runs
+  }
+}
+
+/** The main thread's GC pauses from now to `stop()`, in ms: scavenges (minor) and mark-compacts (major, and the rest). */
+const gcPauses = () => {
+  const pauses = { minor: 0, major: 0 }
+  const add = (entries: ReadonlyArray<PerformanceEntry>) => {
+    for (const entry of entries) {
+      // NODE_PERFORMANCE_GC_MINOR is 1
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === 1) pauses.minor += entry.duration
+      else pauses.major += entry.duration
+    }
+  }
+  const observer = new PerformanceObserver((list) => add(list.getEntries()))
+  observer.observe({ entryTypes: ["gc"] })
+  return {
+    stop: () => {
+      add(observer.takeRecords())
+      observer.disconnect()
+      return pauses
+    }
   }
 }
 

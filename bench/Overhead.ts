@@ -43,7 +43,7 @@ export const overheadRunner = (options: OverheadOptions) => {
       : 0
     return { wall, aeon: wall - modelMs, executed, passes: result.history.passes.length - 1, llmCalls }
   }
-  return { once, dispose: () => runtime.dispose() }
+  return { once, runtime, dispose: () => runtime.dispose() }
 }
 
 /** Runs the 10-step, 3-pass loop `n` times on an instant model; wall time is all Aeon's own. */

@@ -60,6 +60,57 @@ if (process.argv.slice(2).includes("validation")) {
   process.exit(0)
 }
 
+/** Where the time of rows 3 and 6 goes (issue 19: a missed target is explained by a profile); alone: `-- breakdown`. */
+const breakdownRows = async (peer10x3?: { langgraphSqliteMs: number }) => {
+  const b = await measure("breakdown")
+  const parts = (xs: ReadonlyArray<{ part: string; share: number }>) =>
+    xs.filter((x) => x.share >= 0.005).map((x) => `${x.part} ${fmt(x.share * 100, 0)} %`).join(", ")
+  row(
+    "3. why: the main thread's CPU profile of the concurrent runs, by part (idle left out)",
+    parts(b.cpu),
+    "",
+    undefined
+  )
+  row(
+    "3. why: allocation per run of 2 steps × 1 pass (collected objects included), by part",
+    `${fmt(b.allocation.kbPerRun, 0)} KB: ${parts(b.allocation.parts)}`,
+    "",
+    undefined
+  )
+  for (const s of [b.spans2x1, b.spans10x3]) {
+    row(
+      `3. why: a run of ${s.steps} steps × ${s.passes} pass${
+        s.passes === 1 ? "" : "es"
+      } by its spans' self time (spans on)`,
+      `${fmt(s.wallUs, 0)} µs: ${
+        s.groups.map((g: { group: string; usPerRun: number }) => `${g.group} ${fmt(g.usPerRun, 0)}`).join(", ")
+      }`,
+      "",
+      undefined
+    )
+  }
+  const st = b.store10x3
+  const target = peer10x3
+    ? `; the target, 0.5 × LangGraph+SqliteSaver: ${fmt(peer10x3.langgraphSqliteMs / 2)} ms/step`
+    : ""
+  row(
+    "6. why: the store at 10 × 3 (run by run in one process)",
+    `Aeon bare ${fmt(st.bareMsPerStep)} + the store ${fmt(st.storeMsPerStep)} = ${
+      fmt(st.storedMsPerStep)
+    } ms/step${target}; a run writes ${st.eventsPerRun} events (${fmt(st.eventKbPerRun, 0)} KB) and ${
+      fmt(st.callKbPerRun, 0)
+    } KB of recorded prompts and answers`,
+    "",
+    undefined
+  )
+}
+
+if (process.argv.slice(2).includes("breakdown")) {
+  await breakdownRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("startup")) {
   // `npm run bench -- startup`: the start-up measurements only (the built CLI and server, `npm install` builds them)
   const { startup } = await import("./Startup.js")
@@ -122,7 +173,13 @@ row(
 )
 row(
   `3. ${c.runs} concurrent runs: CPU per run`,
-  `${fmt(c.cpuPerRunMs, 2)} ms CPU per run (${fmt(c.cpuMs, 0)} ms in all, wall ${fmt(c.wallMs, 0)} ms)`,
+  `${fmt(c.cpuPerRunMs, 2)} ms CPU per run (${fmt(c.cpuMs, 0)} ms in all, wall ${
+    fmt(c.wallMs, 0)
+  } ms); the main thread ${fmt(c.mainThreadPerRunMs, 2)} ms per run, of it GC pauses ${
+    fmt(c.minorGcPerRunMs, 2)
+  } ms (scavenges) and ${
+    fmt(c.majorGcPerRunMs, 2)
+  } ms (mark-compacts); the rest of the CPU other threads' (V8's GC helpers)`,
   "≤ 1 ms CPU per run",
   c.cpuPerRunMs <= 1
 )
@@ -149,7 +206,8 @@ row(
   "≥ 0.9",
   t.ratio >= 0.9
 )
-for (const r of await measure("peerSizes")) {
+const sizes = await measure("peerSizes")
+for (const r of sizes) {
   row(
     `6. vs LangGraph.js at ${r.size} steps`,
     `Aeon+SQLite ${fmt(r.aeonStoreMs)} vs LangGraph+SqliteSaver ${fmt(r.langgraphSqliteMs)} ms/step = ${
@@ -159,6 +217,7 @@ for (const r of await measure("peerSizes")) {
     r.storeRatio <= 0.5 && r.bareRatio <= 1
   )
 }
+await breakdownRows(sizes.find((r: { size: string }) => r.size.startsWith("10 ")))
 const p = await measure("peer")
 row(
   "6. vs LangGraph.js (MemorySaver)",

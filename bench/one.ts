@@ -1,3 +1,4 @@
+import { breakdown } from "./Breakdown.js"
 import { cluster } from "./Cluster.js"
 import { concurrency } from "./Concurrency.js"
 import { fanOut } from "./FanOut.js"
@@ -25,6 +26,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
     return overhead({ store: false, iterations: quick ? 1 : 2, warmup: 1, delayMs: 200 })
   },
   concurrency: () => concurrency(quick ? 200 : 1000, 200),
+  breakdown: () => breakdown(quick),
   streamingSse1: () => streaming("sse", 1),
   streamingSse: () => streaming("sse", 100),
   streamingWs1: () => streaming("ws", 1),
