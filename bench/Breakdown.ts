@@ -1,10 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Layer, ManagedRuntime, Option, Tracer } from "effect"
+import { Effect, ManagedRuntime, Option, Tracer } from "effect"
 import { Session } from "node:inspector/promises"
-import { prepare } from "../src/run/Run.js"
+import { unexportedTracer } from "../src/telemetry/Span.js"
 import { manyRuns } from "./Concurrency.js"
 import { overheadRunner } from "./Overhead.js"
-import { engine, loopScript, median, now } from "./support.js"
+import { engine, loopScript, median, now, takeTurns } from "./support.js"
 
 /**
  * Where a run's time goes, for the rows whose targets are missed (issue 19 asks that a miss be explained by a
@@ -115,63 +115,47 @@ const allocationByPart = async (runs: number) => {
   return { kbPerRun: bytes / runs / 1024, parts: shares(totals) }
 }
 
-/** What each span name is part of: the run's phases and steps, its model calls, its checks. */
+/** What each span is part of (the first whose test its name passes): the run's phases and steps, its calls, its checks. */
+const spanGroups: ReadonlyArray<readonly [(name: string) => boolean, string]> = [
+  [(n) => n.startsWith("chat "), "model calls (input decoded, prompt rendered, answer decoded, LlmCalled)"],
+  [
+    (n) => n.startsWith("execute_tool ") || n === "ToolRegistry.invoke" || n === "Executor.step",
+    "steps (context, tool call, StepStarted/StepFinished)"
+  ],
+  [(n) => n.startsWith("SemanticValidator."), "plan checks (deterministic and semantic)"],
+  [(n) => n === "ConvergenceEngine.assess", "convergence assessment"],
+  [(n) => n === "RecursivePlanner.refine", "refinement"],
+  [(n) => n.startsWith("AdaptiveDepth."), "task profile"],
+  [(n) => n === "AnswerSynthesis.synthesize", "answer synthesis"],
+  [(n) => n === "Aeon.run", "run set-up and result (input decoded, result built)"]
+]
 const spanGroup = (name: string) =>
-  name.startsWith("chat ") ?
-    "model calls (input decoded, prompt rendered, answer decoded, LlmCalled)" :
-    name.startsWith("execute_tool ") || name === "ToolRegistry.invoke" || name === "Executor.step" ?
-    "steps (context, tool call, StepStarted/StepFinished)" :
-    name.startsWith("SemanticValidator.") ?
-    "plan checks (deterministic and semantic)" :
-    name === "ConvergenceEngine.assess" ?
-    "convergence assessment" :
-    name === "RecursivePlanner.refine" ?
-    "refinement" :
-    name.startsWith("AdaptiveDepth.") ?
-    "task profile" :
-    name === "AnswerSynthesis.synthesize" ?
-    "answer synthesis" :
-    name === "Aeon.run" ?
-    "run set-up and result (input decoded, result built)" :
-    "kernel (phases, events, the run's record)"
+  spanGroups.find(([test]) => test(name))?.[1] ?? "kernel (phases, events, the run's record)"
 
-/** A tracer that keeps each span's wall time less its children's: its self time (the runs are sequential). */
+/**
+ * Effect's own tracer, its spans' ends timed: each span's wall time less its children's, its self time (the runs are
+ * sequential), summed by group while `record(true)`.
+ */
 const selfTimeTracer = () => {
   const self = new Map<string, number>()
   let recording = false
   const childTime = new WeakMap<object, number>()
-  // the spans' attributes are not read here
-  const attributes = new Map<string, unknown>()
   const tracer = Tracer.make({
-    span(name, parent, context, links, startTime, kind) {
+    span(name, parent, context, links, startTime, kind, options) {
+      const span = unexportedTracer.span(name, parent, context, links, startTime, kind, options)
       const started = now()
-      const parentSpan = Option.isSome(parent) && parent.value._tag === "Span" ? parent.value : undefined
-      const span: Tracer.Span = {
-        _tag: "Span",
-        name,
-        spanId: `${started}`,
-        traceId: "breakdown",
-        parent,
-        context,
-        status: { _tag: "Started", startTime },
-        attributes,
-        links,
-        sampled: true,
-        kind,
-        end(endTime, exit) {
-          const took = now() - started
-          if (parentSpan) childTime.set(parentSpan, (childTime.get(parentSpan) ?? 0) + took)
-          const group = spanGroup(name)
-          if (recording) self.set(group, (self.get(group) ?? 0) + took - (childTime.get(span) ?? 0))
-          ;(span as { status: Tracer.SpanStatus }).status = { _tag: "Ended", startTime, endTime, exit }
-        },
-        attribute() {},
-        event() {},
-        addLinks() {}
+      const parentSpan = Option.getOrUndefined(parent)
+      const end = span.end
+      span.end = (endTime, exit) => {
+        const took = now() - started
+        if (parentSpan) childTime.set(parentSpan, (childTime.get(parentSpan) ?? 0) + took)
+        const group = spanGroup(name)
+        if (recording) self.set(group, (self.get(group) ?? 0) + took - (childTime.get(span) ?? 0))
+        end.call(span, endTime, exit)
       }
       return span
     },
-    context: (f) => f()
+    context: unexportedTracer.context
   })
   return { tracer, self, record: (on: boolean) => void (recording = on) }
 }
@@ -179,30 +163,17 @@ const selfTimeTracer = () => {
 /** A run's wall time by its spans' self time, one run after another on an instant model; the wall outside them too. */
 const spansOfRun = async (steps: number, passes: number, runs: number) => {
   const { record, self, tracer } = selfTimeTracer()
-  const runtime = ManagedRuntime.make(
-    Layer.merge(engine(() => loopScript(steps, passes)), Layer.setTracer(tracer)) as Layer.Layer<any, any>
-  )
-  const once = () =>
-    runtime.runPromise(
-      Effect.flatMap(
-        prepare({
-          task: "Compute the running sums",
-          mode: "FULL",
-          budget: { ttl: passes, maxSteps: 100_000, maxLlmCalls: 100_000, maxTokens: 100_000_000 }
-        }),
-        (p) => p.execute
-      ) as Effect.Effect<unknown, unknown, never>
-    )
+  const { dispose, once } = overheadRunner({ store: false, steps, passes, tracer })
   for (let i = 0; i < 30; i++) await once()
   record(true)
-  const started = now()
-  for (let i = 0; i < runs; i++) await once()
-  const wallUs = ((now() - started) / runs) * 1000
+  let wall = 0
+  for (let i = 0; i < runs; i++) wall += (await once()).wall
   record(false)
-  await runtime.dispose()
+  await dispose()
+  const wallUs = (wall / runs) * 1000
   const inSpans = [...self.values()].reduce((a, b) => a + b, 0) / runs * 1000
   const groups = [...self].map(([group, ms]) => ({ group, usPerRun: (ms / runs) * 1000 }))
-  groups.push({ group: "outside the run's spans (prepare, the bench's await)", usPerRun: wallUs - inSpans })
+  groups.push({ group: "outside the run's spans (prepare, the bench reading the log)", usPerRun: wallUs - inSpans })
   return { steps, passes, wallUs, groups: groups.sort((a, b) => b.usPerRun - a.usPerRun) }
 }
 
@@ -210,12 +181,14 @@ const spansOfRun = async (steps: number, passes: number, runs: number) => {
 const storeShare = async (steps: number, passes: number, rounds: number) => {
   const stored = overheadRunner({ store: true, steps, passes })
   const bare = overheadRunner({ store: false, steps, passes })
-  for (let i = 0; i < 10; i++) await stored.once().then(bare.once)
-  const [withStore, without] = [[] as Array<number>, [] as Array<number>]
-  for (let i = 0; i < rounds; i++) {
-    without.push((await bare.once()).wall)
-    withStore.push((await stored.once()).wall)
+  const perStep = (r: typeof bare) => async () => {
+    const s = await r.once()
+    return s.wall / s.executed
   }
+  const [withStore, without] = (await takeTurns([perStep(stored), perStep(bare)], 10, rounds)).map(median) as [
+    number,
+    number
+  ]
   const written = await stored.runtime.runPromise(
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       Effect.all({
@@ -226,13 +199,12 @@ const storeShare = async (steps: number, passes: number, rounds: number) => {
   )
   await Promise.all([stored.dispose(), bare.dispose()])
   const runs = Number(written.runs[0].n)
-  const executed = steps + passes - 1
   return {
     steps,
     passes,
-    storeMsPerStep: (median(withStore) - median(without)) / executed,
-    bareMsPerStep: median(without) / executed,
-    storedMsPerStep: median(withStore) / executed,
+    storeMsPerStep: withStore - without,
+    bareMsPerStep: without,
+    storedMsPerStep: withStore,
     eventsPerRun: Number(written.events[0].n) / runs,
     eventKbPerRun: Number(written.events[0].bytes) / runs / 1024,
     callKbPerRun: Number(written.calls[0].bytes ?? 0) / runs / 1024

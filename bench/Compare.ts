@@ -1,7 +1,7 @@
 import path from "node:path"
 import { pathToFileURL } from "node:url"
 import { overheadRunner } from "./Overhead.js"
-import { fmt, median } from "./support.js"
+import { fmt, median, takeTurns } from "./support.js"
 
 /**
  * Two builds of the engine on the overhead loop (row 1's runs), in one process, run by run: this checkout and another
@@ -9,7 +9,7 @@ import { fmt, median } from "./support.js"
  *
  *   npx tsx bench/Compare.ts DIR [steps=10] [passes=3] [store|bare] [runs=300]
  *
- * Each round runs one run of each build, the first alternating, after 40 warm-up rounds; the figure is each build's
+ * Each round runs one run of each build, the first alternating (`takeTurns`), after 40 warm-up rounds; the figure is each build's
  * median wall time per run and their ratio. Run one build after the other in separate processes, this shared machine
  * moved the same build's median by up to ±20 % (two processes minutes apart); taking turns run by run, a slow moment
  * falls on both, and the ratio of one build to itself stayed within ±3 %: what a change of a few per cent needs.
@@ -23,17 +23,11 @@ const other = (await import(pathToFileURL(path.resolve(dir, "bench/Overhead.ts")
   readonly overheadRunner: typeof overheadRunner
 }
 const options = { store: store === "store", steps: Number(steps), passes: Number(passes) }
-const builds = [
-  { name: "this", runner: overheadRunner(options), walls: [] as Array<number> },
-  { name: path.basename(path.resolve(dir)), runner: other.overheadRunner(options), walls: [] as Array<number> }
-]
-for (let i = 0; i < 40; i++) for (const b of builds) await b.runner.once()
-for (let i = 0; i < Number(runs); i++) {
-  for (const b of i % 2 === 0 ? builds : [...builds].reverse()) b.walls.push((await b.runner.once()).wall)
-}
-for (const b of builds) await b.runner.dispose()
-const [self, base] = builds.map((b) => median(b.walls)) as [number, number]
-const name = builds[1]!.name
+const runners = [overheadRunner(options), other.overheadRunner(options)]
+const walls = await takeTurns(runners.map((r) => async () => (await r.once()).wall), 40, Number(runs))
+for (const r of runners) await r.dispose()
+const [self, base] = walls.map(median) as [number, number]
+const name = path.basename(path.resolve(dir))
 const figures = `this ${fmt(self)} ms/run, ${name} ${fmt(base)} ms/run, this / ${name} = ${fmt(self / base)}`
 console.log(`${steps} × ${passes} ${store}, ${runs} runs each: ${figures}`)
 process.exit(0)

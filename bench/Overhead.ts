@@ -1,4 +1,4 @@
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, type Tracer } from "effect"
 import { prepare } from "../src/run/Run.js"
 import { engine, fmt, loopScript, median, memoryStore, now } from "./support.js"
 
@@ -9,15 +9,17 @@ interface OverheadOptions {
   readonly iterations?: number
   readonly warmup?: number
   readonly delayMs?: number
+  /** A tracer for the runs' spans (bench/Breakdown times them); none: no spans are made. */
+  readonly tracer?: Tracer.Tracer
 }
 
 /** One process's Aeon on the loop: `once` runs it (steps × passes) and measures the run; `dispose` ends it. */
 export const overheadRunner = (options: OverheadOptions) => {
   const steps = options.steps ?? 10
   const passes = options.passes ?? 3
-  const layer = options.store
-    ? Layer.merge(engine(() => loopScript(steps, passes, options.delayMs)), memoryStore)
-    : engine(() => loopScript(steps, passes, options.delayMs))
+  const model = engine(() => loopScript(steps, passes, options.delayMs))
+  const withStore = options.store ? Layer.merge(model, memoryStore) : model
+  const layer = options.tracer ? Layer.merge(withStore, Layer.setTracer(options.tracer)) : withStore
   const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any>)
   const once = async () => {
     const started = now()

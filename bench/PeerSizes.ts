@@ -2,7 +2,7 @@ import { Annotation, END, MemorySaver, START, StateGraph } from "@langchain/lang
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite"
 import { evaluate } from "../src/tools/Calculator.js"
 import { overheadRunner } from "./Overhead.js"
-import { median, now } from "./support.js"
+import { median, now, takeTurns } from "./support.js"
 
 type Checkpointer = "none" | "memory" | "sqlite"
 
@@ -97,14 +97,7 @@ export const peerSizes = async (quick = false) => {
       perStep(aeonStore),
       perStep(aeonBare)
     ]
-    for (let i = 0; i < warmup; i++) for (const side of sides) await side()
-    const samples: Array<Array<number>> = sides.map(() => [])
-    for (let i = 0; i < iterations; i++) {
-      for (let k = 0; k < sides.length; k++) {
-        const j = (i + k) % sides.length
-        samples[j]!.push(await sides[j]!())
-      }
-    }
+    const samples = await takeTurns(sides, warmup, iterations)
     await aeonStore.dispose()
     await aeonBare.dispose()
     const [lgSqlite, lgBare, store, bare] = samples.map(median) as [number, number, number, number]

@@ -111,4 +111,24 @@ export const engine = (script: () => Scripted.Script) =>
 
 export const memoryStore = Database.layer({ dataDir: "memory" })
 
+/**
+ * Each side once a round, the first rotating, after `warmup` rounds: a slow moment of this shared machine falls on all
+ * sides, not on whichever ran then. Each side's figures, in the order of `sides`.
+ */
+export const takeTurns = async (
+  sides: ReadonlyArray<() => Promise<number>>,
+  warmup: number,
+  rounds: number
+): Promise<Array<Array<number>>> => {
+  for (let i = 0; i < warmup; i++) for (const side of sides) await side()
+  const samples = sides.map(() => [] as Array<number>)
+  for (let i = 0; i < rounds; i++) {
+    for (let k = 0; k < sides.length; k++) {
+      const j = (i + k) % sides.length
+      samples[j]!.push(await sides[j]!())
+    }
+  }
+  return samples
+}
+
 export const fmt = (n: number, digits = 3) => (Number.isFinite(n) ? n.toFixed(digits) : String(n))

@@ -1,7 +1,7 @@
 import { Context, DefaultServices, Effect, Tracer } from "effect"
 
 /** The tracer of a runtime nobody gave one: Effect's own, whose spans no exporter ever sees. */
-const unexported = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+export const unexportedTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
 /**
  * `Effect.withSpan`, made only when a tracer that keeps spans is set (the OpenTelemetry layer of telemetry/Tracing, or
@@ -13,7 +13,7 @@ const unexported = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 export const traced =
   (name: string, options?: Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.withFiberRuntime<A, E, R>((fiber) =>
-      Context.get(fiber.getFiberRef(DefaultServices.currentServices), Tracer.Tracer) === unexported
+      Context.get(fiber.getFiberRef(DefaultServices.currentServices), Tracer.Tracer) === unexportedTracer
         ? self
         : Effect.withSpan(self, name, options)
     )
