@@ -4,6 +4,7 @@ import * as ConvergenceEngine from "./convergence/ConvergenceEngine.js"
 import * as Approval from "./kernel/Approval.js"
 import * as RunLlm from "./kernel/RunLlm.js"
 import * as ModelLayer from "./llm/ModelLayer.js"
+import * as Mcp from "./mcp/Mcp.js"
 import * as RecursivePlanner from "./planning/RecursivePlanner.js"
 import * as Run from "./run/Run.js"
 import * as Supervisor from "./supervisor/Supervisor.js"
@@ -20,18 +21,30 @@ export const capabilitiesLayer = Layer.mergeAll(
   Supervisor.layer
 )
 
-/** Everything but the model: capabilities plus the built-in tools and any of yours. */
-export const layerWithTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) =>
-  Layer.mergeAll(capabilitiesLayer, ToolRegistry.layer(tools))
+/**
+ * Everything but the model: capabilities plus the built-in tools, any of yours, and the tools of the MCP servers in
+ * `mcpFile` (else the file `AEON_MCP_CONFIG` names, if any), connected while the layer lives.
+ */
+export const layerWithTools = (tools: ReadonlyArray<ToolRegistry.Tool> = [], mcpFile?: string) =>
+  Layer.mergeAll(capabilitiesLayer, Mcp.layerFile(mcpFile, tools))
 
-/** The default engine: model chosen from the environment (AEON_MODEL_PROVIDER …), built-in tools, OTLP tracing when configured. */
-export const layer = Layer.mergeAll(
-  layerWithTools(),
+/** Capabilities and the built-in tools with yours; no MCP server, whatever the environment says. */
+export const layerWithOwnTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) =>
+  Layer.mergeAll(capabilitiesLayer, Mcp.layerNone(tools))
+
+/**
+ * The default engine: model chosen from the environment (AEON_MODEL_PROVIDER …), built-in tools and those of the MCP
+ * servers in AEON_MCP_CONFIG, OTLP tracing when configured.
+ */
+export const layerFor = (options: { readonly mcpFile?: string | undefined } = {}) => Layer.mergeAll(
+  layerWithTools([], options.mcpFile),
   ModelLayer.layerConfig,
   Tracing.layerConfig,
   Approval.layerConfig,
   RunLlm.recordingLayerConfig
 )
+
+export const layer = layerFor()
 
 export const runTask = Run.runTask
 export const prepare = Run.prepare

@@ -1,10 +1,9 @@
-import AjvModule from "ajv"
+import { Ajv } from "ajv"
 import { admitsMissingInformation } from "./Abstention.js"
 import { answerMatches } from "./AnswerPattern.js"
 import type { ConvergenceCriteria } from "./Criteria.js"
 
-const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule
-const ajv = new (Ajv as any)({ allErrors: true, strict: false })
+const ajv = new Ajv({ allErrors: true, strict: false })
 
 /** Compiles a JSON Schema; the message says why it is not one. */
 export const compileSchema = (

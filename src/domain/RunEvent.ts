@@ -68,6 +68,9 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
   output: Schema.optional(Schema.Unknown),
   error: Schema.optional(Schema.String),
   durationMs: Schema.Number,
+  /** The MCP server the tool belongs to, and the size of its result as JSON (tools of MCP servers only). */
+  server: Schema.optional(Schema.String),
+  resultBytes: Schema.optional(Schema.Int),
   /** What the call wrote to the run's short-term memory (any tool may): a resumed run's memory is rebuilt from these. */
   memoryWrites: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })

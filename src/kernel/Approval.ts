@@ -13,7 +13,10 @@ import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.
 import type { RunContext } from "./RunContext.js"
 import type { RunEvents } from "./RunEvents.js"
 
-/** Tools whose calls wait for a person's approval in every run: names, or `*` for every tool with side effects. */
+/**
+ * Tools whose calls wait for a person's approval in every run: names, or `*` for every tool with side effects (not
+ * idempotent) or marked destructive.
+ */
 export class ApprovalPolicy extends Context.Tag("aeon/ApprovalPolicy")<ApprovalPolicy, {
   readonly tools: ReadonlyArray<string>
 }>() {}
@@ -33,7 +36,7 @@ export const needsApproval = (tool: Tool, input: unknown, names: ReadonlyArray<s
   tool.needsApproval === true ||
   (typeof tool.needsApproval === "function" && tool.needsApproval(input)) ||
   names.includes(tool.name) ||
-  (names.includes("*") && !tool.idempotent)
+  (names.includes("*") && (!tool.idempotent || tool.destructive === true))
 
 type Answered = Extract<RunEvent, { _tag: "ApprovalAnswered" }>
 type AnswerError = RunNotWaitingError | ApprovalNotFoundError | ApprovalAlreadyAnsweredError

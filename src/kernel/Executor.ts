@@ -54,6 +54,8 @@ const describeToolError = (e: ToolError) =>
     `unknown tool ${e.tool} (available: ${e.available.join(", ")})`
     : e._tag === "ToolTimeoutError" ?
     `tool ${e.tool} timed out after ${e.timeoutMs} ms`
+    : e._tag === "McpServerUnavailableError" ?
+    `McpServerUnavailable: ${e.tool}: ${e.message}`
     : `${e.tool}: ${e.message}`
 
 /** The entries a tool call set in the run's memory (the map is replaced on write: the same map means none). */
@@ -87,10 +89,15 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
       const memoryBefore = memoryNow(ctx)
       const memory = yield* Ref.make(memoryBefore)
       const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory })
-      // a synchronous tool runs right here; any other in a fiber of its own, so that its timeout can interrupt it.
+      // a synchronous tool runs right here; a read-only one that may be cut off, interruptibly with the run (its MCP
+      // request cancelled); any other in a fiber of its own, so that its timeout can interrupt it.
       // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
       const result = yield* Effect.either(
-        definition?.synchronous ? invoke : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
+        definition?.synchronous
+          ? invoke
+          : definition?.interruptible
+          ? restore(invoke)
+          : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
       )
       const durationMs = (yield* Clock.currentTimeMillis) - started
       const memoryWrites = writesBetween(memoryBefore, yield* Ref.get(memory))
@@ -102,6 +109,10 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
         tool: step.tool!,
         input,
         durationMs,
+        ...(definition?.server === undefined ? {} : {
+          server: definition.server,
+          ...(Either.isRight(result) ? { resultBytes: Buffer.byteLength(JSON.stringify(result.right) ?? "") } : {})
+        }),
         ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
       })
       // last: an interruption pending since the tool started takes effect here, with the result recorded

@@ -61,7 +61,12 @@ const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string
   Effect.gen(function*() {
     const output = yield* ctx.llm.generate(Contracts.planGeneration, {
       request: ctx.request,
-      tools: ctx.tools.tools.map((t) => ({ name: t.name, description: t.description })),
+      // a tool written in TypeScript is shown by name and description; an MCP tool with its input's JSON Schema too
+      tools: ctx.tools.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        ...(t.inputJsonSchema ? { inputSchema: t.inputJsonSchema } : {})
+      })),
       reasoningMode,
       ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {})
     }).pipe(

@@ -77,9 +77,9 @@ const execute = (
       () => events.record().usage,
       input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined
     )
-    const registry = input.tools
-      ? ToolRegistry.make(caps.tools.tools.filter((t) => input.tools!.includes(t.name)))
-      : caps.tools
+    // the tools as they are when the run starts (an MCP server's list may change while it runs)
+    const tools = caps.tools.snapshot()
+    const registry = input.tools ? ToolRegistry.make(tools.tools.filter((t) => input.tools!.includes(t.name))) : tools
     const llm = RunLlm.make(caps.model, guard, events, caps.supervisor, caps.recordPrompts)
     const context = (firstPass: number, extra: { singlePass?: boolean; escalationContext?: string | undefined }) =>
       Effect.sync(() => {

@@ -18,7 +18,13 @@ export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("Un
   tool: Schema.String,
   available: Schema.Array(Schema.String)
 }) {}
-export type ToolError = ToolInputError | ToolFailedError | ToolTimeoutError | UnknownToolError
+/** A call to a tool whose MCP server is not connected (it exited, dropped its connection or never started). */
+export class McpServerUnavailableError extends Schema.TaggedError<McpServerUnavailableError>()("McpServerUnavailableError", {
+  tool: Schema.String,
+  server: Schema.String,
+  message: Schema.String
+}) {}
+export type ToolError = ToolInputError | ToolFailedError | ToolTimeoutError | UnknownToolError | McpServerUnavailableError
 
 /** What a tool sees of the run: its id and its short-term memory. */
 export interface ToolContext {
@@ -43,7 +49,15 @@ export interface Tool<I = any, O = any> {
   readonly synchronous?: boolean
   /** A person approves each call first (or the calls whose input this says yes to): see the README's "Approvals". */
   readonly needsApproval?: boolean | ((input: unknown) => boolean)
-  readonly run: (input: I, context: ToolContext) => Effect.Effect<O, ToolFailedError>
+  /** Only reads: an interruption of the run (deadline, cancel) cuts the call off instead of waiting for it. */
+  readonly interruptible?: boolean
+  /** May destroy or overwrite something: it waits for approval when the approval list holds `*`. */
+  readonly destructive?: boolean
+  /** The MCP server the tool comes from (its name is `server.tool`); absent for tools written in TypeScript. */
+  readonly server?: string
+  /** The input's JSON Schema as its server gave it: prompts show it so that a model can fill the input. */
+  readonly inputJsonSchema?: Record<string, unknown>
+  readonly run: (input: I, context: ToolContext) => Effect.Effect<O, ToolFailedError | McpServerUnavailableError>
 }
 
 export const tool = <I, O>(t: Tool<I, O>): Tool<I, O> => t
@@ -109,6 +123,8 @@ export interface Service {
   readonly get: (name: string) => Tool | undefined
   /** Decodes the input, runs the tool under its timeout, decodes the output. */
   readonly invoke: (name: string, input: unknown, context: ToolContext) => Effect.Effect<unknown, ToolError>
+  /** The tools as they are now, fixed: a run takes one at its start (MCP servers may change their lists later). */
+  readonly snapshot: () => Service
 }
 
 export class ToolRegistry extends Context.Tag("aeon/ToolRegistry")<ToolRegistry, Service>() {}
@@ -141,7 +157,36 @@ export const make = (tools: ReadonlyArray<Tool>): Service => {
         )
       )
     }).pipe(traced("ToolRegistry.invoke", { captureStackTrace: false, attributes: { "aeon.tool": name } }))
-  return { tools: [...byName.values()], names, get: (n) => byName.get(n), invoke }
+  const service: Service = { tools: [...byName.values()], names, get: (n) => byName.get(n), invoke, snapshot: () => service }
+  return service
+}
+
+/**
+ * A registry whose tools change (MCP servers connect, drop out, change their lists): each read goes to the list
+ * `current` gives now, made into a registry once per list.
+ */
+export const makeDynamic = (current: () => ReadonlyArray<Tool>): Service => {
+  let list: ReadonlyArray<Tool> | undefined
+  let registry: Service | undefined
+  const now = () => {
+    const tools = current()
+    if (tools !== list) {
+      registry = make(tools)
+      list = tools
+    }
+    return registry!
+  }
+  return {
+    get tools() {
+      return now().tools
+    },
+    get names() {
+      return now().names
+    },
+    get: (name) => now().get(name),
+    invoke: (name, input, context) => Effect.suspend(() => now().invoke(name, input, context)),
+    snapshot: () => now()
+  }
 }
 
 /** The built-in tools plus the user's own. */

@@ -1,0 +1,210 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Data, Deferred, Duration, Effect, Fiber, Layer, Ref, Schedule } from "effect"
+import { version } from "../support/PackageFiles.js"
+import { McpServerUnavailableError, type Tool, ToolFailedError } from "../tools/ToolRegistry.js"
+import { isStdio, type McpConfig, type ServerEntry, type Settings } from "./McpConfig.js"
+import { type McpCallResult, type McpToolDefinition, toTool } from "./McpTools.js"
+import { McpServers, type ServerHealth, type Service } from "./Servers.js"
+
+interface ServerState {
+  readonly health: ServerHealth
+  readonly client: Client | undefined
+  readonly tools: ReadonlyArray<Tool>
+}
+
+class ConnectError extends Data.TaggedError("ConnectError")<{ readonly message: string }> {}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
+
+/** The transports to try, in order: stdio for a command; Streamable HTTP, then the older SSE, for a URL. */
+const transports = (entry: ServerEntry): ReadonlyArray<readonly [ServerHealth["transport"], () => Transport]> => {
+  if (isStdio(entry)) {
+    return [[
+      "stdio",
+      () =>
+        new StdioClientTransport({
+          command: entry.command,
+          args: [...entry.args],
+          env: { ...getDefaultEnvironment(), ...entry.env },
+          ...(entry.cwd ? { cwd: entry.cwd } : {}),
+          // the child's stderr is its log: kept out of Aeon's own output
+          stderr: "ignore"
+        })
+    ]]
+  }
+  const url = new URL(entry.url)
+  const requestInit = entry.headers ? { headers: { ...entry.headers } } : undefined
+  return [
+    ["streamable-http", () => new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : undefined)],
+    ["sse", () => new SSEClientTransport(url, requestInit ? { requestInit } : undefined)]
+  ]
+}
+
+/** Every page of `tools/list`. */
+const listTools = async (client: Client): Promise<Array<McpToolDefinition>> => {
+  const tools: Array<McpToolDefinition> = []
+  let cursor: string | undefined
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined)
+    tools.push(...(page.tools as Array<McpToolDefinition>))
+    cursor = page.nextCursor
+  } while (cursor)
+  return tools
+}
+
+/** One connection attempt, transport after transport; the client, how it connected, and a signal of its end. */
+const connectOnce = (name: string, entry: ServerEntry, startTimeoutMs: number) =>
+  Effect.gen(function*() {
+    let lastError = "no transport"
+    for (const [kind, make] of transports(entry)) {
+      const client = new Client({ name: "aeon", version }, { capabilities: {} })
+      const closed = yield* Deferred.make<void>()
+      const attempt = yield* Effect.tryPromise({
+        try: (signal) => {
+          signal.addEventListener("abort", () => void client.close().catch(() => {}))
+          return client.connect(make(), { timeout: startTimeoutMs })
+        },
+        catch: (e) => new ConnectError({ message: message(e) })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(startTimeoutMs),
+          onTimeout: () => new ConnectError({ message: `no answer to initialize within ${startTimeoutMs} ms` })
+        }),
+        Effect.either
+      )
+      if (attempt._tag === "Left") {
+        lastError = attempt.left.message
+        yield* Effect.promise(() => client.close().catch(() => {}))
+        continue
+      }
+      client.onclose = () => Deferred.unsafeDone(closed, Effect.void)
+      return { client, kind, closed }
+    }
+    return yield* new ConnectError({ message: `MCP server ${name}: ${lastError}` })
+  })
+
+const callWith = (client: Client | undefined, server: string, timeoutMs: number) =>
+(
+  toolName: string,
+  input: unknown,
+  signal: AbortSignal
+): Effect.Effect<McpCallResult, ToolFailedError | McpServerUnavailableError> => {
+  const tool = `${server}.${toolName}`
+  if (!client) {
+    return Effect.fail(
+      new McpServerUnavailableError({ tool, server, message: `MCP server ${server} is not connected` })
+    )
+  }
+  return Effect.tryPromise({
+    try: () =>
+      client.callTool({ name: toolName, arguments: (input ?? {}) as Record<string, unknown> }, undefined, {
+        signal,
+        timeout: timeoutMs
+      }) as Promise<McpCallResult>,
+    catch: (e) => {
+      const text = message(e)
+      return /closed|not connected|ECONNREFUSED|fetch failed|EPIPE/i.test(text)
+        ? new McpServerUnavailableError({ tool, server, message: `MCP server ${server} dropped the call: ${text}` })
+        : new ToolFailedError({ tool, message: text })
+    }
+  })
+}
+
+/**
+ * One server for the life of the scope: connected (the first attempt awaited, so a run started right after sees its
+ * tools), its list kept fresh on `notifications/tools/list_changed`, reconnected with backoff when it exits or
+ * drops its connection; closed with the scope (a stdio child is ended).
+ */
+const supervise = (name: string, entry: ServerEntry, settings: Settings, onChange: () => void) =>
+  Effect.gen(function*() {
+    const timeoutMs = entry.timeoutMs ?? settings.timeoutMs
+    const startTimeoutMs = entry.startTimeoutMs ?? settings.startTimeoutMs
+    const first = transports(entry)[0]![0]
+    const state = yield* Ref.make<ServerState>({
+      health: { name, transport: first, status: "connecting", toolCount: 0, lastError: undefined },
+      client: undefined,
+      tools: []
+    })
+    const set = (f: (s: ServerState) => ServerState) => Ref.update(state, f).pipe(Effect.zipRight(Effect.sync(onChange)))
+    const refresh = (client: Client) =>
+      Effect.tryPromise(() => listTools(client)).pipe(
+        Effect.map((defs) => defs.map((d) => toTool(d, { server: name, timeoutMs, maxResultBytes: settings.maxResultBytes, call: callWith(client, name, timeoutMs) }))),
+        Effect.flatMap((tools) =>
+          set((s) => ({ ...s, tools, health: { ...s.health, toolCount: tools.length } }))
+        )
+      )
+    const runtime = yield* Effect.runtime<never>()
+    // the first attempt's end (connected or failed): the Layer is built once it is known
+    const firstDone = yield* Deferred.make<void>()
+    /** Connected, listed, then waiting until the connection ends; fails when it cannot connect. */
+    const session = Effect.gen(function*() {
+      const { client, closed, kind } = yield* connectOnce(name, entry, startTimeoutMs)
+      yield* Effect.addFinalizer(() => Effect.promise(() => client.close().catch(() => {})))
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        await Effect.runPromiseExit(refresh(client).pipe(Effect.provide(runtime)))
+      })
+      yield* refresh(client).pipe(Effect.mapError((e) => new ConnectError({ message: message(e.error) })))
+      yield* set((s) => ({
+        ...s,
+        client,
+        health: { ...s.health, transport: kind, status: "connected", lastError: undefined }
+      }))
+      yield* Deferred.succeed(firstDone, undefined)
+      yield* Deferred.await(closed)
+      yield* set((s) => ({
+        ...s,
+        client: undefined,
+        tools: [],
+        health: { ...s.health, status: "reconnecting", toolCount: 0, lastError: "the connection closed" }
+      }))
+      return yield* new ConnectError({ message: "the connection closed" })
+    }).pipe(
+      Effect.scoped,
+      Effect.tapError((e) =>
+        set((s) => ({
+          ...s,
+          client: undefined,
+          tools: [],
+          health: { ...s.health, status: "reconnecting", toolCount: 0, lastError: e.message }
+        })).pipe(Effect.zipRight(Deferred.succeed(firstDone, undefined)))
+      )
+    )
+    const fiber = yield* session.pipe(
+      Effect.retry(Schedule.exponential("500 millis", 2).pipe(Schedule.union(Schedule.spaced("30 seconds")))),
+      Effect.forkScoped
+    )
+    // the first attempt (connected or failed) before the Layer is built; a server that fails does not stop Aeon
+    yield* Effect.race(Deferred.await(firstDone), Effect.sleep(Duration.millis(startTimeoutMs * 2 + 1_000)))
+    return { state, fiber }
+  })
+
+/** Every server of the configuration, supervised in the scope. */
+export const make = (config: McpConfig, settings: Settings) =>
+  Effect.gen(function*() {
+    let tools: ReadonlyArray<Tool> = []
+    const servers: Array<{ readonly state: Ref.Ref<ServerState> }> = []
+    const rebuild = () => {
+      tools = servers.flatMap((s) => Effect.runSync(Ref.get(s.state)).tools)
+    }
+    const started = yield* Effect.forEach(
+      Object.entries(config.mcpServers),
+      ([name, entry]) => supervise(name, entry, settings, rebuild),
+      { concurrency: "unbounded" }
+    )
+    servers.push(...started)
+    rebuild()
+    yield* Effect.addFinalizer(() => Effect.forEach(started, (s) => Fiber.interrupt(s.fiber), { discard: true }))
+    return {
+      tools: () => tools,
+      health: () => started.map((s) => Effect.runSync(Ref.get(s.state)).health)
+    } satisfies Service
+  })
+
+export const layer = (config: McpConfig, settings: Settings): Layer.Layer<McpServers> =>
+  Layer.scoped(McpServers, make(config, settings))
+
