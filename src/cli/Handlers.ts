@@ -17,9 +17,10 @@ import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
 import * as Tracing from "../telemetry/Tracing.js"
-import type { ToolRegistry } from "../tools/ToolRegistry.js"
+import { McpServers } from "../mcp/Servers.js"
+import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { makeProgress } from "./Progress.js"
-import { callsText, historyTree, jsonResult, problemLines, runsTable, summaryLine } from "./Render.js"
+import { callsText, historyTree, jsonResult, problemLines, runsTable, summaryLine, toolsTable } from "./Render.js"
 
 /** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
 export class CliError extends Error {}
@@ -40,9 +41,9 @@ const readJsonFile = (flag: string, path: string): unknown => {
 }
 
 /** The engine with the model chosen by flags first, then the environment. */
-const engineLayer = (flags: Record<string, string>) =>
+const engineLayer = (flags: Record<string, string>, mcpFile?: string) =>
   Layer.mergeAll(
-    Aeon.layerWithTools(),
+    Aeon.layerWithTools([], mcpFile),
     ModelLayer.layerConfig.pipe(
       Layer.provide(
         Layer.setConfigProvider(
@@ -97,6 +98,7 @@ export interface RunOptions {
   readonly parallelism: Option.Option<number>
   readonly answerMatches: Option.Option<string>
   readonly criteria: Option.Option<string>
+  readonly mcp: Option.Option<string>
   readonly json: boolean
 }
 
@@ -166,7 +168,7 @@ export const run = (o: RunOptions) =>
       if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
       progress?.done()
       return r
-    }).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags), Database.layerConfig)))
+    }).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig)))
     if (outcome._tag === "asked") return yield* waitingForApproval(outcome.request)
     const result = outcome.result
     if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
@@ -392,3 +394,22 @@ export const runs = (
       process.stdout.write(o.json ? `${JSON.stringify(page.runs, null, 2)}\n` : `${runsTable(page.runs)}\n`)
     })
   )
+
+/** `aeon tools`: every tool a run may call — Aeon's own and the MCP servers' — with what a call of it may do. */
+export const tools = (o: { readonly mcp: Option.Option<string>; readonly json: boolean }) =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    const servers = (yield* McpServers).health()
+    const rows = registry.tools.map((t) => ({
+      name: t.name,
+      server: t.server ?? null,
+      kind: t.interruptible ? "read-only" : t.idempotent ? "idempotent" : "at most once",
+      destructive: t.destructive === true,
+      description: t.description
+    }))
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify({ tools: rows, mcpServers: servers }, null, 2)}\n`)
+      return
+    }
+    process.stdout.write(toolsTable(rows, servers))
+  }).pipe(Effect.provide(Aeon.layerWithTools([], opt(o.mcp))))

@@ -1,4 +1,5 @@
 import type { ExecutionHistory } from "../domain/Execution.js"
+import type { ServerHealth } from "../mcp/Servers.js"
 import { liveSteps } from "../domain/Plan.js"
 import type { LlmCall } from "../run/LlmCalls.js"
 import type { RunResult } from "../run/RunResult.js"
@@ -132,6 +133,13 @@ export const historyTree = (r: RunResult): string => {
   return out.join("\n")
 }
 
+/** Columns padded to their widest cell. */
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()
+  return [line(header), ...rows.map(line)].join("\n")
+}
+
 export const runsTable = (runs: ReadonlyArray<StoredRun>): string => {
   if (runs.length === 0) return "no runs"
   const rows = runs.map((
@@ -144,10 +152,33 @@ export const runsTable = (runs: ReadonlyArray<StoredRun>): string => {
     r.createdAt.toISOString().replace("T", " ").slice(0, 19),
     r.task.replace(/\s+/g, " ").slice(0, 50)
   ])
-  const header = ["ID", "STATUS", "MODE", "USER", "CREATED", "TASK"]
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (cells: Array<string>) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()
-  return [line(header), ...rows.map(line)].join("\n")
+  return table(["ID", "STATUS", "MODE", "USER", "CREATED", "TASK"], rows)
+}
+
+/** `aeon tools`: the tools, then each MCP server's state. */
+export const toolsTable = (
+  tools: ReadonlyArray<
+    {
+      readonly name: string
+      readonly server: string | null
+      readonly kind: string
+      readonly destructive: boolean
+      readonly description: string
+    }
+  >,
+  servers: ReadonlyArray<ServerHealth>
+): string => {
+  const rows = tools.map((t) => [
+    t.name,
+    t.server ?? "(aeon)",
+    t.kind + (t.destructive ? ", destructive" : ""),
+    t.description.replace(/\s+/g, " ").slice(0, 70)
+  ])
+  const serverLines = servers.map((s) =>
+    `MCP server ${s.name} (${s.transport}): ${s.status}, ${s.toolCount} tool(s)${s.lastError ? ` — ${s.lastError}` : ""}`
+  )
+  return [table(["TOOL", "SERVER", "CALLS", "DESCRIPTION"], rows), ...(serverLines.length ? ["", ...serverLines] : [])]
+    .join("\n") + "\n"
 }
 
 /** The recorded model calls (`aeon inspect RUN --calls`): where each was made, its figures, prompt and answer. */

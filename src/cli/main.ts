@@ -13,6 +13,13 @@ const handlers = Effect.promise(() => import("./Handlers.js"))
 const handle = (f: (h: typeof import("./Handlers.js")) => Effect.Effect<void, unknown>) =>
   Effect.flatMap(handlers, (h) => f(h).pipe(Effect.catchAllCause(h.report)))
 
+const mcpOption = Options.text("mcp").pipe(
+  Options.withDescription(
+    "a JSON file with mcpServers (Claude Desktop's format): their tools join the built-in ones (env AEON_MCP_CONFIG)"
+  ),
+  Options.optional
+)
+
 const json = Options.boolean("json").pipe(Options.withDescription("print the result as one JSON document"))
 
 const runCommand = Command.make("run", {
@@ -102,6 +109,7 @@ const runCommand = Command.make("run", {
     Options.withDescription("convergence criteria as a JSON file"),
     Options.optional
   ),
+  mcp: mcpOption,
   json
 }, (o) => handle((h) => h.run(o))).pipe(
   Command.withDescription(
@@ -153,12 +161,16 @@ const serveCommand = Command.make(
     runnerPort: Options.integer("runner-port").pipe(
       Options.withDescription("the port other runners reach this one at (env AEON_RUNNER_PORT, default 34431)"),
       Options.optional
-    )
+    ),
+    mcp: mcpOption
   },
   (o) =>
     Effect.promise(() =>
       import("../server/Start.js").then((s) =>
-        s.serveUntilSignal(Option.isSome(o.port) ? { port: o.port.value } : {}, {
+        s.serveUntilSignal({
+          ...(Option.isSome(o.port) ? { port: o.port.value } : {}),
+          ...(Option.isSome(o.mcp) ? { mcpConfig: o.mcp.value } : {})
+        }, {
           ...(o.cluster ? { enabled: true } : {}),
           ...(Option.isSome(o.runnerPort) ? { runnerPort: o.runnerPort.value } : {})
         })
@@ -187,8 +199,20 @@ const guideCommand = Command.make("guide", {
   text: Args.text({ name: "guidance" }).pipe(Args.withDescription("what the run should do"))
 }, (o) => handle((h) => h.guideRun(o))).pipe(Command.withDescription("give guidance to a run that asked for it"))
 
+const toolsCommand = Command.make("tools", { mcp: mcpOption, json }, (o) => handle((h) => h.tools(o))).pipe(
+  Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
+)
+
 const aeon = Command.make("aeon").pipe(
-  Command.withSubcommands([runCommand, inspectCommand, runsCommand, approveCommand, guideCommand, serveCommand])
+  Command.withSubcommands([
+    runCommand,
+    inspectCommand,
+    runsCommand,
+    approveCommand,
+    guideCommand,
+    serveCommand,
+    toolsCommand
+  ])
 )
 
 Command.run(aeon, { name: "aeon", version })(process.argv).pipe(

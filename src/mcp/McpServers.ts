@@ -85,7 +85,7 @@ const connectOnce = (name: string, entry: ServerEntry, startTimeoutMs: number) =
       client.onclose = () => Deferred.unsafeDone(closed, Effect.void)
       return { client, kind, closed }
     }
-    return yield* new ConnectError({ message: `MCP server ${name}: ${lastError}` })
+    return yield* new ConnectError({ message: lastError })
   })
 
 const callWith = (client: Client | undefined, server: string, timeoutMs: number) =>
@@ -170,7 +170,13 @@ const supervise = (name: string, entry: ServerEntry, settings: Settings, onChang
           ...s,
           client: undefined,
           tools: [],
-          health: { ...s.health, status: "reconnecting", toolCount: 0, lastError: e.message }
+          // never connected: failed (still retried); connected before: reconnecting
+          health: {
+            ...s.health,
+            status: s.health.status === "connecting" || s.health.status === "failed" ? "failed" : "reconnecting",
+            toolCount: 0,
+            lastError: e.message
+          }
         })).pipe(Effect.zipRight(Deferred.succeed(firstDone, undefined)))
       )
     )

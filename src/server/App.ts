@@ -98,7 +98,7 @@ export class Resumed extends Context.Tag("aeon/Resumed")<Resumed, number>() {}
  * finish first, what they emitted is stored; they resume on the next start), then the server closes, then the store.
  */
 export const layer = (
-  overrides: Partial<ServerConfig> = {},
+  overrides: Partial<ServerConfig> & { readonly mcpConfig?: string | undefined } = {},
   layers: Layers = {}
 ) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -108,7 +108,7 @@ export const layer = (
     if (cluster.enabled && Option.isNone(dbUrl.url) && !layers.database) return yield* new ClusterNeedsPostgresError()
     const app = appLayer(
       config.maxConcurrentRuns,
-      layers.engine,
+      layers.engine ?? Aeon.layerFor({ mcpFile: overrides.mcpConfig }),
       layers.database,
       cluster.enabled ? cluster : undefined
     )

@@ -6,6 +6,7 @@ import { LanguageModel } from "../llm/LanguageModel.js"
 import { registry } from "../prompts/PromptRegistry.js"
 import { scopedRunId } from "../run/Run.js"
 import { cursorOf, isCursor } from "../store/RunStore.js"
+import * as Servers from "../mcp/Servers.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
 import type * as G from "./generated/graphql.js"
@@ -68,9 +69,14 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
     readonly manager: Context.Tag.Service<typeof RunManager>
     readonly model: Context.Tag.Service<typeof LanguageModel>
     readonly tools: Context.Tag.Service<typeof ToolRegistry>
+    readonly mcp: Servers.Service
   } | undefined
-  const inMemory =
-    () => (services ??= adapter.read(Effect.all({ manager: RunManager, model: LanguageModel, tools: ToolRegistry })))
+  const inMemory = () => (services ??= adapter.read(Effect.all({
+    manager: RunManager,
+    model: LanguageModel,
+    tools: ToolRegistry,
+    mcp: Effect.map(Effect.serviceOption(Servers.McpServers), Option.getOrElse(() => Servers.none))
+  })))
   /**
    * The caller's run by id: the id as given (a generated one, or a full `user:runId`), else for a user the id they
    * chose, scoped to them. One lookup for the ids most requests carry.
@@ -133,8 +139,11 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           name: t.name,
           description: t.description,
           idempotent: t.idempotent,
+          readOnly: t.interruptible === true,
+          destructive: t.destructive === true,
+          server: t.server ?? null,
           timeoutMs: t.timeoutMs,
-          inputSchema: JSONSchema.make(Schema.encodedSchema(t.input))
+          inputSchema: t.inputJsonSchema ?? JSONSchema.make(Schema.encodedSchema(t.input))
         })),
       prompts: () =>
         [...registry.values()].map((d) => ({
@@ -144,7 +153,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
         })),
       health: () => {
-        const { manager, model } = inMemory()
+        const { manager, mcp, model } = inMemory()
         const stats = manager.stats()
         return {
           ok: true,
@@ -153,7 +162,12 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
           database: info.database,
           activeRuns: stats.active,
           queuedRuns: stats.queued,
-          subscriptions: stats.subscriptions
+          subscriptions: stats.subscriptions,
+          mcpServers: mcp.health().map((h) => ({
+            ...h,
+            status: h.status.toUpperCase() as Uppercase<typeof h.status>,
+            lastError: h.lastError ?? null
+          }))
         }
       }
     },

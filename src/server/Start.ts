@@ -1,6 +1,7 @@
-import { Cause, Effect, Exit, Fiber, Layer } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Option } from "effect"
 import type { ClusterConfig } from "../cluster/ClusterConfig.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
+import { McpServers, none } from "../mcp/Servers.js"
 import { layer, Resumed, type ServerConfig } from "./App.js"
 import { GraphQLServer } from "./Server.js"
 
@@ -10,8 +11,16 @@ const banner = Layer.effectDiscard(Effect.gen(function*() {
   const model = yield* LanguageModel
   const resumed = yield* Resumed
   const stand = model.label === "offline" ? " (rule-based stand-in, not a reasoning model)" : ""
+  const mcp = Option.getOrElse(yield* Effect.serviceOption(McpServers), () => none)
   yield* Effect.sync(() => {
     console.log(`Aeon ${server.url} — GraphiQL in a browser; model: ${model.label}${stand}`)
+    for (const s of mcp.health()) {
+      console.log(
+        `MCP server ${s.name}: ${s.status}${s.status === "connected" ? `, ${s.toolCount} tool(s)` : ""}${
+          s.lastError ? ` (${s.lastError})` : ""
+        }`
+      )
+    }
     if (resumed > 0) console.log(`resumed ${resumed} unfinished run(s)`)
   })
 }))
@@ -22,7 +31,10 @@ const banner = Layer.effectDiscard(Effect.gen(function*() {
  * server closes, exit 0. A failure to start is one line on stderr (a second with what the database said, when a
  * statement of its failed and its words add to the first) and exit code 1.
  */
-export const serveUntilSignal = (overrides: Partial<ServerConfig> = {}, cluster: Partial<ClusterConfig> = {}) => {
+export const serveUntilSignal = (
+  overrides: Partial<ServerConfig> & { readonly mcpConfig?: string | undefined } = {},
+  cluster: Partial<ClusterConfig> = {}
+) => {
   const fiber = Effect.runFork(Layer.launch(banner.pipe(Layer.provide(layer(overrides, { cluster })))))
   let signalled = false
   fiber.addObserver((exit) => {

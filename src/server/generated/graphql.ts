@@ -256,6 +256,7 @@ export type Health = {
   __typename?: 'Health';
   activeRuns: Scalars['Int']['output'];
   database: Scalars['String']['output'];
+  mcpServers: Array<McpServerHealth>;
   model: Scalars['String']['output'];
   ok: Scalars['Boolean']['output'];
   queuedRuns: Scalars['Int']['output'];
@@ -336,6 +337,23 @@ export type ManualInterventionRequiredEvent = RunEvent & {
   stepId: Scalars['String']['output'];
   type: Scalars['String']['output'];
 };
+
+/** An MCP server of AEON_MCP_CONFIG: how it is connected, how many tools it gives, what went wrong last. */
+export type McpServerHealth = {
+  __typename?: 'McpServerHealth';
+  lastError?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
+  status: McpServerStatus;
+  toolCount: Scalars['Int']['output'];
+  /** stdio, streamable-http or sse */
+  transport: Scalars['String']['output'];
+};
+
+export type McpServerStatus =
+  | 'CONNECTED'
+  | 'CONNECTING'
+  | 'FAILED'
+  | 'RECONNECTING';
 
 export type Mutation = {
   __typename?: 'Mutation';
@@ -811,12 +829,19 @@ export type TaskProfile = {
   reasoningDepth: Scalars['Int']['output'];
 };
 
+/** A tool a run may call: built in, the library user's, or an MCP server's (named server.tool; server says which). */
 export type Tool = {
   __typename?: 'Tool';
   description: Scalars['String']['output'];
+  /** May destroy or overwrite (an MCP tool's destructiveHint): it waits for approval when AEON_APPROVAL_TOOLS holds *. */
+  destructive: Scalars['Boolean']['output'];
   idempotent: Scalars['Boolean']['output'];
   inputSchema: Scalars['JSON']['output'];
   name: Scalars['String']['output'];
+  /** Only reads (an MCP tool's readOnlyHint): an interruption of the run cuts the call off. */
+  readOnly: Scalars['Boolean']['output'];
+  /** The MCP server the tool comes from; null for Aeon's own tools. */
+  server?: Maybe<Scalars['String']['output']>;
   timeoutMs: Scalars['Int']['output'];
 };
 
@@ -1011,6 +1036,8 @@ export type ResolversTypes = {
   LlmCalledEvent: ResolverTypeWrapper<LlmCalledEvent>;
   ManualIntervention: ResolverTypeWrapper<ManualIntervention>;
   ManualInterventionRequiredEvent: ResolverTypeWrapper<ManualInterventionRequiredEvent>;
+  McpServerHealth: ResolverTypeWrapper<McpServerHealth>;
+  McpServerStatus: McpServerStatus;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   PassFinishedEvent: ResolverTypeWrapper<PassFinishedEvent>;
@@ -1092,6 +1119,7 @@ export type ResolversParentTypes = {
   LlmCalledEvent: LlmCalledEvent;
   ManualIntervention: ManualIntervention;
   ManualInterventionRequiredEvent: ManualInterventionRequiredEvent;
+  McpServerHealth: McpServerHealth;
   Mutation: Record<PropertyKey, never>;
   PageInfo: PageInfo;
   PassFinishedEvent: PassFinishedEvent;
@@ -1333,6 +1361,7 @@ export type GuidanceRequestedEventResolvers<ContextType = GraphQLContext, Parent
 export type HealthResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Health'] = ResolversParentTypes['Health']> = {
   activeRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   database?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mcpServers?: Resolver<Array<ResolversTypes['McpServerHealth']>, ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   queuedRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1406,6 +1435,14 @@ export type ManualInterventionRequiredEventResolvers<ContextType = GraphQLContex
   stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type McpServerHealthResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['McpServerHealth'] = ResolversParentTypes['McpServerHealth']> = {
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['McpServerStatus'], ParentType, ContextType>;
+  toolCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  transport?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -1731,9 +1768,12 @@ export type TaskProfileResolvers<ContextType = GraphQLContext, ParentType extend
 
 export type ToolResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Tool'] = ResolversParentTypes['Tool']> = {
   description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  destructive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   idempotent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   inputSchema?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  readOnly?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  server?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   timeoutMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
@@ -1817,6 +1857,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   LlmCalledEvent?: LlmCalledEventResolvers<ContextType>;
   ManualIntervention?: ManualInterventionResolvers<ContextType>;
   ManualInterventionRequiredEvent?: ManualInterventionRequiredEventResolvers<ContextType>;
+  McpServerHealth?: McpServerHealthResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   PassFinishedEvent?: PassFinishedEventResolvers<ContextType>;
