@@ -1,5 +1,5 @@
 /** What the CLI's commands do, loaded only once a command runs (`aeon --help` never loads the engine). */
-import { Cause, ConfigProvider, Effect, Fiber, Layer, Option, Queue, Ref, Stream } from "effect"
+import { Cause, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Logger, Option, Queue, Ref, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import { createInterface } from "node:readline/promises"
 import * as Aeon from "../Aeon.js"
@@ -18,6 +18,7 @@ import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
 import * as Tracing from "../telemetry/Tracing.js"
 import { McpServers } from "../mcp/Servers.js"
+import type { RunManager } from "../server/RunManager.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { makeProgress } from "./Progress.js"
 import { callsText, historyTree, jsonResult, problemLines, runsTable, summaryLine, toolsTable } from "./Render.js"
@@ -413,3 +414,29 @@ export const tools = (o: { readonly mcp: Option.Option<string>; readonly json: b
     }
     process.stdout.write(toolsTable(rows, servers))
   }).pipe(Effect.provide(Aeon.layerWithTools([], opt(o.mcp))))
+
+/**
+ * `aeon mcp`: Aeon as an MCP server on stdio (an editor's or agent's `mcpServers` entry starts it): the same runs and
+ * store as `aeon serve`, without the HTTP server. stdout carries the protocol; logs go to stderr. Ends when stdin does.
+ */
+export const mcpServe = (o: { readonly mcp: Option.Option<string> }) =>
+  Effect.gen(function*() {
+    const [{ StdioServerTransport }, AeonMcp] = yield* Effect.promise(() =>
+      Promise.all([import("@modelcontextprotocol/sdk/server/stdio.js"), import("../server/AeonMcp.js")])
+    )
+    const server = AeonMcp.make(yield* Effect.runtime<RunManager>(), undefined)
+    const closed = yield* Deferred.make<void>()
+    server.onclose = () => Deferred.unsafeDone(closed, Exit.void)
+    yield* Effect.promise(() => server.connect(new StdioServerTransport()))
+    yield* Deferred.await(closed)
+  }).pipe(
+    Effect.provide(
+      Layer.unwrapEffect(Effect.gen(function*() {
+        // the run manager the server runs on, without the HTTP server (loaded only for this command)
+        const App = yield* Effect.promise(() => import("../server/App.js"))
+        const config = yield* App.serverConfig
+        return App.appLayer(config.maxConcurrentRuns, Aeon.layerFor({ mcpFile: opt(o.mcp) }))
+      }))
+    ),
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
+  )

@@ -203,6 +203,12 @@ const toolsCommand = Command.make("tools", { mcp: mcpOption, json }, (o) => hand
   Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
 )
 
+const mcpCommand = Command.make("mcp", { mcp: mcpOption }, (o) => handle((h) => h.mcpServe(o))).pipe(
+  Command.withDescription(
+    "Aeon as an MCP server on stdio (tools run_task, get_run, cancel_run): put it in an editor's mcpServers"
+  )
+)
+
 const aeon = Command.make("aeon").pipe(
   Command.withSubcommands([
     runCommand,
@@ -211,7 +217,8 @@ const aeon = Command.make("aeon").pipe(
     approveCommand,
     guideCommand,
     serveCommand,
-    toolsCommand
+    toolsCommand,
+    mcpCommand
   ])
 )
 

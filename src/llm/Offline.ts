@@ -62,10 +62,45 @@ const memoryCall = (text: string, lastKey: string | undefined) => {
   return READ.test(text) && key !== undefined ? { tool: "memory.read", toolInput: { key } } : undefined
 }
 
-const planFor = (request: string, tools: ReadonlyArray<string>) => {
+interface ToolSeen {
+  readonly name: string
+  readonly inputSchema?: { readonly properties?: Record<string, unknown>; readonly required?: ReadonlyArray<string> }
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * A clause that names a tool of the run's list (`Use fs.list_directory on /tmp`): a call of it, the input being the
+ * JSON object the clause gives, else the text after the name as the input's one required field (or its first).
+ */
+const namedToolCall = (text: string, tools: ReadonlyArray<ToolSeen>) => {
+  const tool = tools.find((t) =>
+    t.name.includes(".") && new RegExp(`(?:^|[\\s"'\`(])${escapeRegExp(t.name)}(?=$|[\\s"'\`),:])`).test(text)
+  )
+  if (!tool) return undefined
+  const after = text.slice(text.indexOf(tool.name) + tool.name.length)
+  const json = after.match(/\{.*\}/s)?.[0]
+  if (json) {
+    try {
+      return { tool: tool.name, toolInput: JSON.parse(json) as unknown }
+    } catch {
+      // not JSON after all: read as text below
+    }
+  }
+  const argument = after.replace(/^[\s"'`),:]*(?:on|with|for|in|at|of|from|to)?\s*/i, "").replace(/^["'`]|["'`]$/g, "")
+  const required = tool.inputSchema?.required ?? []
+  const field = required.length === 1 ? required[0] : Object.keys(tool.inputSchema?.properties ?? {})[0]
+  return { tool: tool.name, toolInput: argument && field ? { [field]: argument } : {} }
+}
+
+const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>) => {
+  const toolsSeen = seen.map((t) => (typeof t === "string" ? { name: t } : t))
+  const tools = toolsSeen.map((t) => t.name)
   const parts = clauses(request)
   let lastKey: string | undefined
   const steps = parts.map((text, i) => {
+    const named = namedToolCall(text, toolsSeen)
+    if (named) return { stepId: `s${i + 1}`, description: text.charAt(0).toUpperCase() + text.slice(1), ...named, dependencies: i === 0 ? [] : [`s${i}`], provides: [`result_${i + 1}`] }
     const expression = findExpression(text) ?? wordedExpression(text, i > 0 ? `s${i}` : undefined)
     const useCalculator = expression !== undefined && tools.includes("calculator")
     const memory = useCalculator ? undefined : memoryCall(text, lastKey)
@@ -117,7 +152,7 @@ const formatToolResult = (result: any): string =>
 const answer = (promptId: string, input: Input): unknown => {
   switch (promptId) {
     case PromptId.PLAN_GENERATION_USER:
-      return planFor(input.request, input.tools.map((t: any) => t.name))
+      return planFor(input.request, input.tools)
     case PromptId.RECURSIVE_PLAN_GENERATION_USER:
       return planFor(input.goal, input.tools)
     case PromptId.SUPERVISOR_REPAIR_PLAN_USER:

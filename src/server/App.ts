@@ -54,6 +54,11 @@ export const serverConfig = Config.all({
     Config.withDescription("Largest request body accepted"),
     Config.withDefault(1_000_000)
   ),
+  allowedHosts: Config.string("AEON_ALLOWED_HOSTS").pipe(
+    Config.withDescription("comma-separated host names besides localhost that a server without API keys answers on /mcp"),
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))
+  ),
   shutdownTimeoutMs: Config.integer("AEON_SHUTDOWN_TIMEOUT_MS").pipe(
     Config.withDescription("How long a shutdown waits for tool calls in progress"),
     Config.withDefault(10_000)
@@ -128,6 +133,7 @@ export const layer = (
         maxEvents: config.maxEventsPerQuery
       },
       maxBodyBytes: config.maxBodyBytes,
+      allowedHosts: config.allowedHosts,
       info: { version, database: Option.isSome(dbUrl.url) ? "postgresql" : `sqlite:${dbUrl.dataDir}` }
     })
     // built after the server, so released before it: runs stop while their subscribers are still connected

@@ -10,6 +10,7 @@ import { readPackageFile } from "../support/PackageFiles.js"
 import { viewerPage } from "../viewer/page.js"
 import { burstSseResults, corkedWebSocket } from "./BurstDelivery.js"
 import * as EffectAdapter from "./EffectAdapter.js"
+import * as McpEndpoint from "./McpEndpoint.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as QueryLimits from "./QueryLimits.js"
 import * as Resolvers from "./Resolvers.js"
@@ -23,6 +24,8 @@ export interface ServerOptions {
   readonly limits: QueryLimits.QueryLimits
   readonly maxBodyBytes: number
   readonly info: Resolvers.ServerInfo
+  /** Host names besides this machine's that a server without API keys answers on /mcp. */
+  readonly allowedHosts?: ReadonlyArray<string>
 }
 
 export const typeDefs = readPackageFile("schema.graphql")
@@ -232,7 +235,9 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
           }]
         })
       )
+  const mcp = McpEndpoint.handler(runtime as Runtime.Runtime<any>, options.auth, options.allowedHosts ?? [])
   const server: Server = createServer((req, res) => {
+    if ((req.url ?? "").split("?")[0] === "/mcp") return void mcp(req, res)
     if (serveViewer(req, res)) return
     if (req.headers["content-length"] !== undefined) {
       if (Number(req.headers["content-length"]) > options.maxBodyBytes) {

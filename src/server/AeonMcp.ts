@@ -1,0 +1,238 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { Cause, Effect, Exit, Option, type Runtime } from "effect"
+import { RunNotFoundError } from "../domain/Errors.js"
+import type { RunEvent } from "../domain/RunEvent.js"
+import { RunManager } from "./RunManager.js"
+import type { RunModel } from "./RunModel.js"
+import { version } from "../support/PackageFiles.js"
+
+/**
+ * Aeon as an MCP server, for other agents and editors: tools `run_task`, `get_run` and `cancel_run`, and each run as a
+ * resource (`aeon://runs/{id}`). One implementation for both transports (`aeon mcp` on stdio, `/mcp` on the server),
+ * on the run manager the GraphQL API uses: the same runs, store, queue and per-user rules.
+ */
+
+const MODES = ["AUTO", "SIMPLE", "FULL"] as const
+
+const tools = [
+  {
+    name: "run_task",
+    title: "Run a task with Aeon",
+    description:
+      "Plans the task, executes its steps with a model and tools, validates and refines until the answer converges " +
+      "or a budget runs out. Returns the final answer, the run's status and its id. Progress is reported while it runs.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        task: { type: "string", minLength: 1, description: "what to do" },
+        mode: { type: "string", enum: MODES, description: "AUTO (default): cheap single passes first; FULL: multi-pass" },
+        budget: {
+          type: "object",
+          description: "caps of the run",
+          properties: {
+            ttl: { type: "integer", minimum: 1 },
+            deadlineMs: { type: "integer", minimum: 1 },
+            maxCostUsd: { type: "number", minimum: 0 },
+            maxTokens: { type: "integer", minimum: 1 },
+            maxLlmCalls: { type: "integer", minimum: 1 },
+            maxSteps: { type: "integer", minimum: 1 }
+          },
+          additionalProperties: false
+        }
+      },
+      required: ["task"],
+      additionalProperties: false
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+  },
+  {
+    name: "get_run",
+    title: "Read a run",
+    description: "A run's status, final answer, usage and plan, by id.",
+    inputSchema: {
+      type: "object",
+      properties: { runId: { type: "string", minLength: 1 } },
+      required: ["runId"],
+      additionalProperties: false
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false }
+  },
+  {
+    name: "cancel_run",
+    title: "Cancel a run",
+    description: "Cancels a run that has not finished: it ends CANCELLED (a tool call in progress finishes first).",
+    inputSchema: {
+      type: "object",
+      properties: { runId: { type: "string", minLength: 1 } },
+      required: ["runId"],
+      additionalProperties: false
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+  }
+] as const
+
+/** What a client reads of a run. */
+export const runView = (run: RunModel) => {
+  const r = run.result
+  return {
+    runId: run.id,
+    status: run.status,
+    task: r.task,
+    mode: r.mode,
+    model: r.model,
+    terminationReason: r.terminationReason ?? null,
+    answer: r.finalAnswer?.answerText ?? null,
+    answerLabel: r.finalAnswer?.label ?? null,
+    error: r.error ?? null,
+    usage: r.usage,
+    pendingApprovals: [...run.record.requests.values()]
+      .filter((q) => q.answer === undefined && q.request._tag === "ApprovalRequested")
+      .map((q) => q.request),
+    plan: r.plan?.steps.map((s) => ({ stepId: s.stepId, description: s.description, status: s.status })) ?? []
+  }
+}
+
+const URI = /^aeon:\/\/runs\/(.+)$/
+
+/** A failure a client may read: a coded error's own message; anything else stays in the server's log. */
+const failureText = (cause: Cause.Cause<unknown>) => {
+  const e = Option.getOrUndefined(Cause.failureOption(cause)) as { _tag?: string; message?: string } | undefined
+  return e && typeof e._tag === "string" ? `${e._tag}: ${e.message ?? ""}`.trim() : "internal error (see the server's log)"
+}
+
+const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
+
+const done = (event: RunEvent) => event._tag === "RunFinished"
+
+/** The MCP server for one caller (`userId`: the API key's user, who sees only their own runs). */
+export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | undefined): Server => {
+  const run = <A, E>(effect: Effect.Effect<A, E, RunManager>) =>
+    Effect.runPromiseExit(Effect.provide(effect, runtime.context))
+  /** The caller's run: another user's is not found. */
+  const own = (id: string) =>
+    Effect.flatMap(RunManager, (m) => m.getOrFail(id)).pipe(
+      Effect.filterOrFail(
+        (r) => userId === undefined || r.userId === userId,
+        () => new RunNotFoundError({ runId: id })
+      )
+    )
+  const server = new Server(
+    { name: "aeon", title: "Aeon", version },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        "Aeon is an adaptive reasoning engine. Call run_task with a task to get a checked, converged answer; " +
+        "get_run and cancel_run act on a run by id; each run is the resource aeon://runs/{id}."
+    }
+  )
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as unknown as Array<any> }))
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>
+    const answer = (exit: Exit.Exit<RunModel, unknown>): CallToolResult => {
+      if (Exit.isFailure(exit)) return errorResult(failureText(exit.cause))
+      const view = runView(exit.value)
+      const text = view.answer ?? `run ${view.runId}: ${view.status}${view.error ? ` — ${view.error}` : ""}`
+      return { content: [{ type: "text", text }], structuredContent: view }
+    }
+    switch (request.params.name) {
+      case "get_run":
+        return answer(await run(own(String(args.runId))))
+      case "cancel_run":
+        return answer(await run(Effect.zipRight(own(String(args.runId)), Effect.flatMap(RunManager, (m) => m.cancel(String(args.runId))))))
+      case "run_task": {
+        if (typeof args.task !== "string" || args.task.trim() === "") return errorResult("InvalidRunInputError: task is required")
+        if (args.mode !== undefined && !MODES.includes(args.mode as (typeof MODES)[number])) {
+          return errorResult(`InvalidRunInputError: mode must be one of ${MODES.join(", ")}`)
+        }
+        const input = {
+          task: args.task,
+          ...(args.mode ? { mode: args.mode } : {}),
+          ...(args.budget ? { budget: args.budget } : {}),
+          ...(userId !== undefined ? { userId } : {})
+        }
+        const started = await run(Effect.flatMap(RunManager, (m) => m.start(input, userId)))
+        if (Exit.isFailure(started)) return answer(started)
+        const runId = started.value.id
+        const token = request.params._meta?.progressToken
+        const followed = await run(Effect.flatMap(RunManager, (m) => m.follow(runId, 0, (e) => e)))
+        if (Exit.isFailure(followed)) return errorResult(failureText(followed.cause))
+        const events = followed.value
+        // the client gave up on the call: the run is cancelled, not left working for nobody
+        const onAbort = () => void run(Effect.flatMap(RunManager, (m) => m.cancel(runId)))
+        extra.signal.addEventListener("abort", onAbort, { once: true })
+        try {
+          let progress = 0
+          for await (const event of events) {
+            if (token !== undefined && (event._tag === "PhaseEntered" || event._tag === "StepFinished" || done(event))) {
+              progress++
+              await extra.sendNotification({
+                method: "notifications/progress",
+                params: { progressToken: token, progress, message: progressMessage(event) }
+              }).catch(() => {})
+            }
+            if (done(event) || event._tag === "ApprovalRequested" || event._tag === "GuidanceRequested") break
+          }
+        } finally {
+          extra.signal.removeEventListener("abort", onAbort)
+          await events.return?.()
+        }
+        return answer(await run(own(runId)))
+      }
+      default:
+        throw new McpError(-32602, `unknown tool ${request.params.name}`)
+    }
+  })
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [{
+      uriTemplate: "aeon://runs/{id}",
+      name: "run",
+      title: "An Aeon run",
+      description: "A run's status, final answer, usage and plan, as JSON",
+      mimeType: "application/json"
+    }]
+  }))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const listed = await run(Effect.flatMap(RunManager, (m) => m.list({ userId, first: 50 })))
+    if (Exit.isFailure(listed)) throw new McpError(-32603, failureText(listed.cause))
+    return {
+      resources: listed.value.runs.map((r) => ({
+        uri: `aeon://runs/${r.id}`,
+        name: r.id,
+        title: `${r.status}: ${r.task.replace(/\s+/g, " ").slice(0, 80)}`,
+        mimeType: "application/json"
+      }))
+    }
+  })
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const id = request.params.uri.match(URI)?.[1]
+    if (!id) throw new McpError(-32602, `not an Aeon run: ${request.params.uri} (aeon://runs/{id})`)
+    const found = await run(own(decodeURIComponent(id)))
+    if (Exit.isFailure(found)) throw new McpError(-32002, failureText(found.cause))
+    return {
+      contents: [{
+        uri: request.params.uri,
+        mimeType: "application/json",
+        text: JSON.stringify(runView(found.value), null, 2)
+      }]
+    }
+  })
+  return server
+}
+
+const progressMessage = (event: RunEvent): string =>
+  event._tag === "PhaseEntered"
+    ? `pass ${event.passNumber}: ${event.phase}`
+    : event._tag === "StepFinished"
+    ? `step ${event.stepId} ${event.status}`
+    : event._tag === "RunFinished"
+    ? `finished: ${event.status}`
+    : event._tag
