@@ -36,13 +36,14 @@ export const layerWithOwnTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) 
  * The default engine: model chosen from the environment (AEON_MODEL_PROVIDER …), built-in tools and those of the MCP
  * servers in AEON_MCP_CONFIG, OTLP tracing when configured.
  */
-export const layerFor = (options: { readonly mcpFile?: string | undefined } = {}) => Layer.mergeAll(
-  layerWithTools([], options.mcpFile),
-  ModelLayer.layerConfig,
-  Tracing.layerConfig,
-  Approval.layerConfig,
-  RunLlm.recordingLayerConfig
-)
+export const layerFor = (options: { readonly mcpFile?: string | undefined } = {}) =>
+  Layer.mergeAll(
+    layerWithTools([], options.mcpFile),
+    ModelLayer.layerConfig,
+    Tracing.layerConfig,
+    Approval.layerConfig,
+    RunLlm.recordingLayerConfig
+  )
 
 export const layer = layerFor()
 

@@ -1,6 +1,6 @@
 import type { ExecutionHistory } from "../domain/Execution.js"
-import type { ServerHealth } from "../mcp/Servers.js"
 import { liveSteps } from "../domain/Plan.js"
+import type { ServerHealth } from "../mcp/Servers.js"
 import type { LlmCall } from "../run/LlmCalls.js"
 import type { RunResult } from "../run/RunResult.js"
 import type { StoredRun } from "../store/RunStore.js"
@@ -175,7 +175,9 @@ export const toolsTable = (
     t.description.replace(/\s+/g, " ").slice(0, 70)
   ])
   const serverLines = servers.map((s) =>
-    `MCP server ${s.name} (${s.transport}): ${s.status}, ${s.toolCount} tool(s)${s.lastError ? ` — ${s.lastError}` : ""}`
+    `MCP server ${s.name} (${s.transport}): ${s.status}, ${s.toolCount} tool(s)${
+      s.lastError ? ` — ${s.lastError}` : ""
+    }`
   )
   return [table(["TOOL", "SERVER", "CALLS", "DESCRIPTION"], rows), ...(serverLines.length ? ["", ...serverLines] : [])]
     .join("\n") + "\n"

@@ -100,7 +100,15 @@ const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>) => {
   let lastKey: string | undefined
   const steps = parts.map((text, i) => {
     const named = namedToolCall(text, toolsSeen)
-    if (named) return { stepId: `s${i + 1}`, description: text.charAt(0).toUpperCase() + text.slice(1), ...named, dependencies: i === 0 ? [] : [`s${i}`], provides: [`result_${i + 1}`] }
+    if (named) {
+      return {
+        stepId: `s${i + 1}`,
+        description: text.charAt(0).toUpperCase() + text.slice(1),
+        ...named,
+        dependencies: i === 0 ? [] : [`s${i}`],
+        provides: [`result_${i + 1}`]
+      }
+    }
     const expression = findExpression(text) ?? wordedExpression(text, i > 0 ? `s${i}` : undefined)
     const useCalculator = expression !== undefined && tools.includes("calculator")
     const memory = useCalculator ? undefined : memoryCall(text, lastKey)

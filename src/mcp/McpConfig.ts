@@ -75,7 +75,10 @@ export const expandVariables = (value: unknown, env: Record<string, string | und
 }
 
 /** Decodes a configuration (already parsed JSON); `baseDir` resolves a relative `cwd`. */
-export const decode = (raw: unknown, options: { readonly env?: Record<string, string | undefined>; readonly baseDir?: string } = {}) =>
+export const decode = (
+  raw: unknown,
+  options: { readonly env?: Record<string, string | undefined>; readonly baseDir?: string } = {}
+) =>
   Effect.gen(function*() {
     const expanded = yield* Effect.try({
       try: () => expandVariables(raw, options.env ?? process.env),
@@ -89,7 +92,9 @@ export const decode = (raw: unknown, options: { readonly env?: Record<string, st
     const servers = Object.fromEntries(
       Object.entries(config.mcpServers)
         .filter(([, s]) => s.disabled !== true)
-        .map(([name, s]) => [name, isStdio(s) && s.cwd && options.baseDir ? { ...s, cwd: resolve(options.baseDir, s.cwd) } : s])
+        .map((
+          [name, s]
+        ) => [name, isStdio(s) && s.cwd && options.baseDir ? { ...s, cwd: resolve(options.baseDir, s.cwd) } : s])
     )
     return { mcpServers: servers } as McpConfig
   })

@@ -130,13 +130,21 @@ const supervise = (name: string, entry: ServerEntry, settings: Settings, onChang
       client: undefined,
       tools: []
     })
-    const set = (f: (s: ServerState) => ServerState) => Ref.update(state, f).pipe(Effect.zipRight(Effect.sync(onChange)))
+    const set = (f: (s: ServerState) => ServerState) =>
+      Ref.update(state, f).pipe(Effect.zipRight(Effect.sync(onChange)))
     const refresh = (client: Client) =>
       Effect.tryPromise(() => listTools(client)).pipe(
-        Effect.map((defs) => defs.map((d) => toTool(d, { server: name, timeoutMs, maxResultBytes: settings.maxResultBytes, call: callWith(client, name, timeoutMs) }))),
-        Effect.flatMap((tools) =>
-          set((s) => ({ ...s, tools, health: { ...s.health, toolCount: tools.length } }))
-        )
+        Effect.map((defs) =>
+          defs.map((d) =>
+            toTool(d, {
+              server: name,
+              timeoutMs,
+              maxResultBytes: settings.maxResultBytes,
+              call: callWith(client, name, timeoutMs)
+            })
+          )
+        ),
+        Effect.flatMap((tools) => set((s) => ({ ...s, tools, health: { ...s.health, toolCount: tools.length } })))
       )
     const runtime = yield* Effect.runtime<never>()
     // the first attempt's end (connected or failed): the Layer is built once it is known
@@ -213,4 +221,3 @@ export const make = (config: McpConfig, settings: Settings) =>
 
 export const layer = (config: McpConfig, settings: Settings): Layer.Layer<McpServers> =>
   Layer.scoped(McpServers, make(config, settings))
-

@@ -70,9 +70,11 @@ const compile = (schema: Record<string, unknown>): ValidateFunction => {
 
 const describeErrors = (errors: ReadonlyArray<ErrorObject> | null | undefined) =>
   (errors ?? [])
-    .map((e) => `${e.instancePath || "input"} ${e.message ?? "is invalid"}${
-      e.keyword === "additionalProperties" ? ` (${String(e.params.additionalProperty)})` : ""
-    }`)
+    .map((e) =>
+      `${e.instancePath || "input"} ${e.message ?? "is invalid"}${
+        e.keyword === "additionalProperties" ? ` (${String(e.params.additionalProperty)})` : ""
+      }`
+    )
     .join("; ")
 
 /**

@@ -11,9 +11,9 @@ import {
 import { Cause, Effect, Exit, Option, type Runtime } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { version } from "../support/PackageFiles.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
-import { version } from "../support/PackageFiles.js"
 
 /**
  * Aeon as an MCP server, for other agents and editors: tools `run_task`, `get_run` and `cancel_run`, and each run as a
@@ -34,7 +34,11 @@ const tools = [
       type: "object",
       properties: {
         task: { type: "string", minLength: 1, description: "what to do" },
-        mode: { type: "string", enum: MODES, description: "AUTO (default): cheap single passes first; FULL: multi-pass" },
+        mode: {
+          type: "string",
+          enum: MODES,
+          description: "AUTO (default): cheap single passes first; FULL: multi-pass"
+        },
         budget: {
           type: "object",
           description: "caps of the run",
@@ -106,17 +110,69 @@ const URI = /^aeon:\/\/runs\/(.+)$/
 /** A failure a client may read: a coded error's own message; anything else stays in the server's log. */
 const failureText = (cause: Cause.Cause<unknown>) => {
   const e = Option.getOrUndefined(Cause.failureOption(cause)) as { _tag?: string; message?: string } | undefined
-  return e && typeof e._tag === "string" ? `${e._tag}: ${e.message ?? ""}`.trim() : "internal error (see the server's log)"
+  return e && typeof e._tag === "string"
+    ? `${e._tag}: ${e.message ?? ""}`.trim()
+    : "internal error (see the server's log)"
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
 
 const done = (event: RunEvent) => event._tag === "RunFinished"
 
+type Runner = <A, E>(effect: Effect.Effect<A, E, RunManager>) => Promise<Exit.Exit<A, E>>
+
+/** run_task's arguments as a run's input, or what is wrong with them. */
+const taskInput = (args: Record<string, unknown>, userId: string | undefined): Record<string, unknown> | string => {
+  if (typeof args.task !== "string" || args.task.trim() === "") return "task is required"
+  if (args.mode !== undefined && !MODES.includes(args.mode as (typeof MODES)[number])) {
+    return `mode must be one of ${MODES.join(", ")}`
+  }
+  return {
+    task: args.task,
+    ...(args.mode ? { mode: args.mode } : {}),
+    ...(args.budget ? { budget: args.budget } : {}),
+    ...(userId !== undefined ? { userId } : {})
+  }
+}
+
+/**
+ * Follows a run until it finishes or waits for a person, reporting progress when the client asked for it (a
+ * `progressToken`); a client that cancels the call cancels the run. Undefined when followed to the end.
+ */
+const followUntilDone = async (
+  run: Runner,
+  runId: string,
+  token: string | number | undefined,
+  extra: { readonly signal: AbortSignal; readonly sendNotification: (n: any) => Promise<void> }
+): Promise<CallToolResult | undefined> => {
+  const followed = await run(Effect.flatMap(RunManager, (m) => m.follow(runId, 0, (e) => e)))
+  if (Exit.isFailure(followed)) return errorResult(failureText(followed.cause))
+  const events = followed.value
+  // the client gave up on the call: the run is cancelled, not left working for nobody
+  const onAbort = () => void run(Effect.flatMap(RunManager, (m) => m.cancel(runId)))
+  extra.signal.addEventListener("abort", onAbort, { once: true })
+  try {
+    let progress = 0
+    for await (const event of events) {
+      if (token !== undefined && (event._tag === "PhaseEntered" || event._tag === "StepFinished" || done(event))) {
+        progress++
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress, message: progressMessage(event) }
+        }).catch(() => {})
+      }
+      if (done(event) || event._tag === "ApprovalRequested" || event._tag === "GuidanceRequested") break
+    }
+  } finally {
+    extra.signal.removeEventListener("abort", onAbort)
+    await events.return?.()
+  }
+  return undefined
+}
+
 /** The MCP server for one caller (`userId`: the API key's user, who sees only their own runs). */
 export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | undefined): Server => {
-  const run = <A, E>(effect: Effect.Effect<A, E, RunManager>) =>
-    Effect.runPromiseExit(Effect.provide(effect, runtime.context))
+  const run: Runner = (effect) => Effect.runPromiseExit(Effect.provide(effect, runtime.context))
   /** The caller's run: another user's is not found. */
   const own = (id: string) =>
     Effect.flatMap(RunManager, (m) => m.getOrFail(id)).pipe(
@@ -147,45 +203,19 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
       case "get_run":
         return answer(await run(own(String(args.runId))))
       case "cancel_run":
-        return answer(await run(Effect.zipRight(own(String(args.runId)), Effect.flatMap(RunManager, (m) => m.cancel(String(args.runId))))))
+        return answer(
+          await run(Effect.zipRight(
+            own(String(args.runId)),
+            Effect.flatMap(RunManager, (m) => m.cancel(String(args.runId)))
+          ))
+        )
       case "run_task": {
-        if (typeof args.task !== "string" || args.task.trim() === "") return errorResult("InvalidRunInputError: task is required")
-        if (args.mode !== undefined && !MODES.includes(args.mode as (typeof MODES)[number])) {
-          return errorResult(`InvalidRunInputError: mode must be one of ${MODES.join(", ")}`)
-        }
-        const input = {
-          task: args.task,
-          ...(args.mode ? { mode: args.mode } : {}),
-          ...(args.budget ? { budget: args.budget } : {}),
-          ...(userId !== undefined ? { userId } : {})
-        }
+        const input = taskInput(args, userId)
+        if (typeof input === "string") return errorResult(`InvalidRunInputError: ${input}`)
         const started = await run(Effect.flatMap(RunManager, (m) => m.start(input, userId)))
         if (Exit.isFailure(started)) return answer(started)
-        const runId = started.value.id
-        const token = request.params._meta?.progressToken
-        const followed = await run(Effect.flatMap(RunManager, (m) => m.follow(runId, 0, (e) => e)))
-        if (Exit.isFailure(followed)) return errorResult(failureText(followed.cause))
-        const events = followed.value
-        // the client gave up on the call: the run is cancelled, not left working for nobody
-        const onAbort = () => void run(Effect.flatMap(RunManager, (m) => m.cancel(runId)))
-        extra.signal.addEventListener("abort", onAbort, { once: true })
-        try {
-          let progress = 0
-          for await (const event of events) {
-            if (token !== undefined && (event._tag === "PhaseEntered" || event._tag === "StepFinished" || done(event))) {
-              progress++
-              await extra.sendNotification({
-                method: "notifications/progress",
-                params: { progressToken: token, progress, message: progressMessage(event) }
-              }).catch(() => {})
-            }
-            if (done(event) || event._tag === "ApprovalRequested" || event._tag === "GuidanceRequested") break
-          }
-        } finally {
-          extra.signal.removeEventListener("abort", onAbort)
-          await events.return?.()
-        }
-        return answer(await run(own(runId)))
+        const followed = await followUntilDone(run, started.value.id, request.params._meta?.progressToken, extra)
+        return followed ?? answer(await run(own(started.value.id)))
       }
       default:
         throw new McpError(-32602, `unknown tool ${request.params.name}`)

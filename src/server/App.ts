@@ -55,7 +55,9 @@ export const serverConfig = Config.all({
     Config.withDefault(1_000_000)
   ),
   allowedHosts: Config.string("AEON_ALLOWED_HOSTS").pipe(
-    Config.withDescription("comma-separated host names besides localhost that a server without API keys answers on /mcp"),
+    Config.withDescription(
+      "comma-separated host names besides localhost that a server without API keys answers on /mcp"
+    ),
     Config.withDefault(""),
     Config.map((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))
   ),

@@ -34,7 +34,13 @@ export const hostAllowed = (req: IncomingMessage, auth: AuthConfig, allowed: Rea
   }
 }
 
-const refuse = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+const refuse = (
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {}
+) =>
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(
     JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message, data: { code } }, id: null })
   )
@@ -50,7 +56,12 @@ export const handler = (
 ) =>
 async (req: IncomingMessage, res: ServerResponse) => {
   if (!hostAllowed(req, auth, allowedHosts)) {
-    return refuse(res, 403, "HOST_NOT_ALLOWED", "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)")
+    return refuse(
+      res,
+      403,
+      "HOST_NOT_ALLOWED",
+      "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)"
+    )
   }
   const caller = authenticate(auth, req.headers.authorization)
   if (!caller) {

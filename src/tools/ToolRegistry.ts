@@ -19,12 +19,19 @@ export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("Un
   available: Schema.Array(Schema.String)
 }) {}
 /** A call to a tool whose MCP server is not connected (it exited, dropped its connection or never started). */
-export class McpServerUnavailableError extends Schema.TaggedError<McpServerUnavailableError>()("McpServerUnavailableError", {
-  tool: Schema.String,
-  server: Schema.String,
-  message: Schema.String
-}) {}
-export type ToolError = ToolInputError | ToolFailedError | ToolTimeoutError | UnknownToolError | McpServerUnavailableError
+export class McpServerUnavailableError
+  extends Schema.TaggedError<McpServerUnavailableError>()("McpServerUnavailableError", {
+    tool: Schema.String,
+    server: Schema.String,
+    message: Schema.String
+  })
+{}
+export type ToolError =
+  | ToolInputError
+  | ToolFailedError
+  | ToolTimeoutError
+  | UnknownToolError
+  | McpServerUnavailableError
 
 /** What a tool sees of the run: its id and its short-term memory. */
 export interface ToolContext {
@@ -157,7 +164,13 @@ export const make = (tools: ReadonlyArray<Tool>): Service => {
         )
       )
     }).pipe(traced("ToolRegistry.invoke", { captureStackTrace: false, attributes: { "aeon.tool": name } }))
-  const service: Service = { tools: [...byName.values()], names, get: (n) => byName.get(n), invoke, snapshot: () => service }
+  const service: Service = {
+    tools: [...byName.values()],
+    names,
+    get: (n) => byName.get(n),
+    invoke,
+    snapshot: () => service
+  }
   return service
 }
 

@@ -15,7 +15,8 @@ import { everythingBin, everythingServer } from "../support/mcp.js"
 import { convergingScript, planOut } from "../support/scripts.js"
 import { waitFor } from "../support/server.js"
 
-const context = () => Effect.map(Ref.make(new Map<string, unknown>()), (memory) => ({ runId: "test", memory }))
+const context = () =>
+  Effect.map(Ref.make<ReadonlyMap<string, unknown>>(new Map()), (memory) => ({ runId: "test", memory }))
 
 const engine = (config: McpConfig, script: Scripted.Script = {}, settings: Record<string, number> = {}) =>
   Layer.mergeAll(
@@ -109,7 +110,12 @@ describe("MCP tools of the reference server-everything", () => {
       expect(log.some((e) => e._tag === "ToolInvoked")).toBe(false)
     }).pipe(Effect.provide(engine({ mcpServers: { ev: everythingServer() } }, {
       [PromptId.PLAN_GENERATION_USER]: [planOut([
-        { id: "s1", d: "Run the long operation", tool: "ev.trigger-long-running-operation", input: { duration: 20, steps: 4 } },
+        {
+          id: "s1",
+          d: "Run the long operation",
+          tool: "ev.trigger-long-running-operation",
+          input: { duration: 20, steps: 4 }
+        },
         { id: "s2", d: "Report how it went", deps: ["s1"] }
       ])]
     }))))
@@ -129,7 +135,10 @@ describe("MCP tools of the reference server-everything", () => {
       process.kill(pid!, "SIGKILL")
       yield* fiber.await
       const call = (yield* run.events.log).find((e) => e._tag === "ToolInvoked")
-      expect(call).toMatchObject({ tool: "ev.trigger-long-running-operation", error: expect.stringMatching(/^McpServerUnavailable: /) })
+      expect(call).toMatchObject({
+        tool: "ev.trigger-long-running-operation",
+        error: expect.stringMatching(/^McpServerUnavailable: /)
+      })
       // reconnected by the supervisor (a new process), its tools back in the registry
       yield* Effect.promise(() =>
         waitFor(async () => (servers.health()[0]!.status === "connected" ? true : undefined), 20_000)
@@ -139,7 +148,12 @@ describe("MCP tools of the reference server-everything", () => {
       expect(yield* tools.invoke("ev.get-sum", { a: 1, b: 1 }, yield* context())).toMatch(/2/)
     }).pipe(Effect.provide(engine({ mcpServers: { ev: everythingServer() } }, {
       [PromptId.PLAN_GENERATION_USER]: [planOut([
-        { id: "s1", d: "Run the long operation", tool: "ev.trigger-long-running-operation", input: { duration: 20, steps: 4 } },
+        {
+          id: "s1",
+          d: "Run the long operation",
+          tool: "ev.trigger-long-running-operation",
+          input: { duration: 20, steps: 4 }
+        },
         { id: "s2", d: "Report how it went", deps: ["s1"] }
       ])]
     }))))

@@ -11,8 +11,8 @@ import * as Mcp from "../../src/mcp/Mcp.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare } from "../../src/run/Run.js"
 import { ToolRegistry } from "../../src/tools/ToolRegistry.js"
-import { convergingScript, planOut } from "../support/scripts.js"
 import { filesystemServer } from "../support/mcp.js"
+import { convergingScript, planOut } from "../support/scripts.js"
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-mcp-")))
 writeFileSync(join(dir, "note.txt"), "The launch code is 4711.")
