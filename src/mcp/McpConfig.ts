@@ -35,15 +35,9 @@ export type UrlServer = typeof UrlServer.Type
 export const ServerEntry = Schema.Union(StdioServer, UrlServer)
 export type ServerEntry = typeof ServerEntry.Type
 
-/** A server's name is the prefix of its tools' names (`fs.read_text_file`): letters, digits, `_` and `-`. */
-const ServerName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_-]+$/, {
-    message: () => "a server's name may hold letters, digits, _ and - only (it prefixes its tools' names)"
-  })
-)
-
+/** A server's name is the prefix of its tools' names (`fs.read_text_file`): letters, digits, `_` and `-` (checked first). */
 export const McpConfig = Schema.Struct({
-  mcpServers: Schema.Record({ key: ServerName, value: ServerEntry })
+  mcpServers: Schema.Record({ key: Schema.String, value: ServerEntry })
 })
 export type McpConfig = typeof McpConfig.Type
 
@@ -74,6 +68,23 @@ export const expandVariables = (value: unknown, env: Record<string, string | und
   return value
 }
 
+/** What is wrong with the file's shape before its fields are read: no mcpServers, a bad name, neither command nor url. */
+const entryShapeError = (raw: unknown): string | undefined => {
+  const servers = (raw as { mcpServers?: unknown } | null)?.mcpServers
+  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) {
+    return "the file needs an object mcpServers: { name: { command | url, … } }"
+  }
+  for (const [name, entry] of Object.entries(servers)) {
+    if (!/^[A-Za-z0-9_-]+$/.test(name)) {
+      return `server name "${name}": a server's name may hold letters, digits, _ and - only (it prefixes its tools' names)`
+    }
+    if (entry === null || typeof entry !== "object" || (!("command" in entry) && !("url" in entry))) {
+      return `mcpServers.${name}: a server needs a command (started over stdio) or a url (Streamable HTTP or SSE)`
+    }
+  }
+  return undefined
+}
+
 /** Decodes a configuration (already parsed JSON); `baseDir` resolves a relative `cwd`. */
 export const decode = (
   raw: unknown,
@@ -84,9 +95,15 @@ export const decode = (
       try: () => expandVariables(raw, options.env ?? process.env),
       catch: (e) => e instanceof McpConfigError ? e : new McpConfigError({ message: String(e) })
     })
-    const config = yield* Schema.decodeUnknown(McpConfig)(expanded).pipe(
+    const shapeError = entryShapeError(expanded)
+    if (shapeError) return yield* new McpConfigError({ message: `MCP configuration: ${shapeError}` })
+    const config = yield* Schema.decodeUnknown(McpConfig)(expanded, { onExcessProperty: "ignore" }).pipe(
       Effect.mapError((e) =>
-        new McpConfigError({ message: `MCP configuration: ${ParseResult.TreeFormatter.formatErrorSync(e)}` })
+        new McpConfigError({
+          message: `MCP configuration: ${
+            ParseResult.ArrayFormatter.formatErrorSync(e).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")
+          }`
+        })
       )
     )
     const servers = Object.fromEntries(

@@ -6,12 +6,14 @@ import { join } from "node:path"
 import * as Aeon from "../../src/Aeon.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
+import * as OpenAi from "../../src/llm/OpenAi.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import * as Mcp from "../../src/mcp/Mcp.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
-import { prepare } from "../../src/run/Run.js"
+import { prepare, runTask } from "../../src/run/Run.js"
 import { ToolRegistry } from "../../src/tools/ToolRegistry.js"
 import { filesystemServer } from "../support/mcp.js"
+import { startOpenAiStub } from "../support/OpenAiStub.js"
 import { convergingScript, planOut } from "../support/scripts.js"
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-mcp-")))
@@ -61,4 +63,78 @@ describe("MCP tools in a run (the reference filesystem server over stdio)", () =
       expect(readFileSync(file, "utf8")).toBe("The launch code is 4711.")
     }).pipe(Effect.provide(layer))
   })
+})
+
+describe("an MCP tool with a provider through the real openai client (a local OpenAI-compatible stub)", () => {
+  it.live("the plan prompt lists the MCP tool with its input schema; its result reaches the step's prompt", () =>
+    Effect.acquireUseRelease(
+      Effect.promise(() => startOpenAiStub()),
+      (stub) => {
+        const file = join(dir, "note.txt")
+        const json = (value: unknown) => ({ content: JSON.stringify(value) })
+        stub.replyWith((body) => {
+          const prompt = body.response_format?.json_schema?.name ?? ""
+          const user = String(body.messages.at(-1)?.content ?? "")
+          if (prompt === PromptId.TASKPROFILE_INFERENCE_USER) {
+            return json({
+              reasoningDepth: 2,
+              informationSufficiency: 0.9,
+              expectedToolUsage: "minimal",
+              outputBreadth: "narrow",
+              confidenceRequirement: "medium",
+              rawInference: "a file to read"
+            })
+          }
+          if (prompt === PromptId.PLAN_GENERATION_USER) {
+            return json({
+              goal: "Read the launch code",
+              steps: [
+                {
+                  stepId: "s1",
+                  description: "Read the note file",
+                  tool: "fs.read_text_file",
+                  toolInput: { path: file }
+                },
+                { stepId: "s2", description: "State the launch code from the note", dependencies: ["s1"] }
+              ]
+            })
+          }
+          if (prompt === PromptId.REASONING_STEP_USER) {
+            const code = user.match(/launch code is (\d+)/)?.[1] ?? "unknown"
+            return json({ stepOutput: `The launch code is ${code}.`, clarityState: "CLEAR", handoffToNext: code })
+          }
+          if (prompt === PromptId.VALIDATION_SEMANTIC_USER) return json({ issues: [] })
+          if (prompt === PromptId.CONVERGENCE_ASSESSMENT_USER) {
+            return json({
+              converged: true,
+              completenessScore: 1,
+              coherenceScore: 1,
+              consistencyAlignment: {},
+              reasoning: "done",
+              confidence: 0.9,
+              reasonCodes: ["complete"]
+            })
+          }
+          if (prompt === PromptId.ANSWER_SYNTHESIS_USER) {
+            const code = user.match(/launch code is (\d+)/)?.[1] ?? "unknown"
+            return json({ answerText: `The launch code is ${code}.`, confidence: 0.9, usedStepIds: ["s1", "s2"] })
+          }
+          return undefined
+        })
+        const model = OpenAi.make({ baseURL: stub.baseURL, model: "gpt-4o-mini", timeoutMs: 10_000, maxRetries: 0 })
+        const layer = Layer.mergeAll(Aeon.capabilitiesLayer, Layer.succeed(LanguageModel, model)).pipe(
+          Layer.provideMerge(Mcp.layer({ mcpServers: { fs: filesystemServer(dir) } }))
+        )
+        return Effect.gen(function*() {
+          const result = yield* runTask({ task: "What is the launch code in the note?", mode: "FULL" })
+          expect(result.status).toBe("CONVERGED")
+          expect(result.finalAnswer?.answerText).toBe("The launch code is 4711.")
+          const plan = stub.requests.find((r) => r.response_format?.json_schema?.name === PromptId.PLAN_GENERATION_USER)
+          const planPrompt = String(plan.messages.at(-1).content)
+          expect(planPrompt).toContain("fs.read_text_file")
+          expect(planPrompt).toMatch(/"inputSchema":\{[^]*"path"/)
+        }).pipe(Effect.provide(layer))
+      },
+      (stub) => Effect.promise(() => stub.close())
+    ))
 })

@@ -23,6 +23,8 @@ export interface OpenAiStub {
   readonly disconnects: Array<any>
   /** Replaces the queue (the last reply repeats) and forgets earlier requests. */
   readonly reply: (...replies: Array<StubReply>) => void
+  /** Answers each request by what it asks (its body): a reply, or undefined for the queue's next one. */
+  readonly replyWith: (answer: (body: any) => StubReply | undefined) => void
   readonly close: () => Promise<void>
 }
 
@@ -37,6 +39,7 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
   const queue: Array<StubReply> = []
   const requests: Array<any> = []
   const disconnects: Array<any> = []
+  let answerer: ((body: any) => StubReply | undefined) | undefined
   const server: Server = createServer(async (req, res) => {
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
       res.writeHead(404).end()
@@ -44,7 +47,7 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
     }
     const body = JSON.parse(await readBody(req))
     requests.push(body)
-    const reply = queue.length > 1 ? queue.shift()! : queue[0] ?? { content: "{}" }
+    const reply = answerer?.(body) ?? (queue.length > 1 ? queue.shift()! : queue[0] ?? { content: "{}" })
     let answered = false
     res.on("close", () => {
       if (!answered) disconnects.push(body)
@@ -80,7 +83,12 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     disconnects,
+    replyWith: (answer) => {
+      answerer = answer
+      requests.length = 0
+    },
     reply: (...replies) => {
+      answerer = undefined
       queue.splice(0, queue.length, ...replies)
       requests.length = 0
       disconnects.length = 0
