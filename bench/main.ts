@@ -110,6 +110,25 @@ const breakdownRows = async (peer10x3?: { langgraphSqliteMs: number; aeonStoreMs
   )
 }
 
+/** Row 14: an MCP call through Aeon against the SDK's Client alone (also alone: `npm run bench -- mcp`). */
+const mcpRow = async () => {
+  const m = await measure("mcpCall")
+  row(
+    `14. MCP tool call over stdio (server-everything get-sum, ${m.calls} calls each, taking turns)`,
+    `through Aeon p50 ${fmt(m.aeon.p50, 3)} / p99 ${fmt(m.aeon.p99, 3)} ms; SDK Client alone p50 ${
+      fmt(m.sdk.p50, 3)
+    } / p99 ${fmt(m.sdk.p99, 3)} ms; added p50 ${fmt(m.overheadP50, 3)} / p99 ${fmt(m.overheadP99, 3)} ms`,
+    "added ≤ 1 ms per call",
+    m.overheadP50 <= 1 && m.overheadP99 <= 1
+  )
+}
+
+if (process.argv.slice(2).includes("mcp")) {
+  await mcpRow()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("breakdown")) {
   await breakdownRows()
   printTable()
@@ -304,6 +323,8 @@ for (const name of ["cluster1Light", "cluster3Light", "cluster1", "cluster3"] as
     )
   }
 }
+
+await mcpRow()
 
 printTable()
 process.exit(0)

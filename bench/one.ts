@@ -4,6 +4,7 @@ import { concurrency } from "./Concurrency.js"
 import { fanOut } from "./FanOut.js"
 import { fanOutPeer } from "./FanOutPeer.js"
 import { load } from "./Load.js"
+import { mcpCall } from "./McpCall.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
 import { peerSizes } from "./PeerSizes.js"
@@ -38,6 +39,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   load: () => load(20, 200, quick ? 5 : 15),
   loadReported: () => load(50, 300, quick ? 5 : 15),
   validation: async () => validation(),
+  mcpCall: () => mcpCall(quick ? 200 : 2_000, quick ? 50 : 300),
   cluster1: () => cluster(1, quick ? 60 : 300),
   cluster3: () => cluster(3, quick ? 60 : 300),
   cluster1Light: () => cluster(1, quick ? 40 : 150, 8),
