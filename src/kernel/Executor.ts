@@ -101,6 +101,16 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
       )
       const durationMs = (yield* Clock.currentTimeMillis) - started
       const memoryWrites = writesBetween(memoryBefore, yield* Ref.get(memory))
+      // an MCP tool's server and result size, in its event and span
+      const resultBytes = definition?.server !== undefined && Either.isRight(result)
+        ? Buffer.byteLength(JSON.stringify(result.right) ?? "")
+        : undefined
+      if (definition?.server !== undefined) {
+        yield* Effect.annotateCurrentSpan({
+          "aeon.mcp.server": definition.server,
+          ...(resultBytes !== undefined ? { "aeon.tool.result_bytes": resultBytes } : {})
+        })
+      }
       yield* ctx.events.emit({
         _tag: "ToolInvoked",
         ...(memoryWrites ? { memoryWrites } : {}),
@@ -109,10 +119,8 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
         tool: step.tool!,
         input,
         durationMs,
-        ...(definition?.server === undefined ? {} : {
-          server: definition.server,
-          ...(Either.isRight(result) ? { resultBytes: Buffer.byteLength(JSON.stringify(result.right) ?? "") } : {})
-        }),
+        ...(definition?.server === undefined ? {} : { server: definition.server }),
+        ...(resultBytes !== undefined ? { resultBytes } : {}),
         ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
       })
       // last: an interruption pending since the tool started takes effect here, with the result recorded
