@@ -1,7 +1,7 @@
 import { render } from "preact"
 import { useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
-import { Approvals, Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline } from "./Sections.js"
+import { Approvals, Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
 import type { StreamedEvent } from "./Timeline.js"
 
 const RUN = `query($id: ID!) { run(id: $id) {
@@ -81,6 +81,7 @@ const RunList = () => {
           </tr>
         ))}
       </table>
+      <Tools />
     </main>
   )
 }

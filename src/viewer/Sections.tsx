@@ -256,3 +256,44 @@ export const Approvals = ({ run, refresh }: { run: Run; refresh: () => void }) =
     </section>
   )
 }
+
+const TOOLS = `{ tools { name server readOnly destructive idempotent description }
+  health { mcpServers { name transport status toolCount lastError } } }`
+
+/** The tools a run may call, with the MCP server each comes from, and each server's state. */
+export const Tools = () => {
+  const [data, setData] = useState<{ tools: Array<Run>; health: { mcpServers: Array<Run> } }>()
+  useEffect(() => void gql<typeof data>(TOOLS).then(setData, () => setData(undefined)), [])
+  if (!data) return null
+  const kind = (t: Run) =>
+    (t.readOnly ? "read-only" : t.idempotent ? "idempotent" : "at most once") + (t.destructive ? ", destructive" : "")
+  return (
+    <section data-testid="tools">
+      <h2>Tools</h2>
+      <table>
+        <tr>
+          <th>tool</th>
+          <th>server</th>
+          <th>calls</th>
+          <th>description</th>
+        </tr>
+        {data.tools.map((t) => (
+          <tr>
+            <td>
+              <code>{t.name}</code>
+            </td>
+            <td>{t.server ?? "aeon"}</td>
+            <td>{kind(t)}</td>
+            <td>{t.description}</td>
+          </tr>
+        ))}
+      </table>
+      {data.health.mcpServers.map((m) => (
+        <p data-testid="mcp-server">
+          MCP server <b>{m.name}</b> ({m.transport}): {m.status.toLowerCase()}, {m.toolCount} tool(s)
+          {m.lastError ? ` — ${m.lastError}` : ""}
+        </p>
+      ))}
+    </section>
+  )
+}

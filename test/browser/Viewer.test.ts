@@ -1,9 +1,12 @@
 import { Option, Redacted } from "effect"
-import { mkdirSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { launchBrowser } from "../support/browser.js"
+import { filesystemServer } from "../support/mcp.js"
 import { answer, noIssues, planOut, profile, reasoned, verdict } from "../support/scripts.js"
 import { gql, startServer, type TestServer } from "../support/server.js"
 
@@ -46,7 +49,12 @@ let server: TestServer
 let browser: Browser
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
+  // the reference filesystem server's tools beside Aeon's own (AEON_MCP_CONFIG, as an operator sets it)
+  const mcp = join(mkdtempSync(join(tmpdir(), "aeon-viewer-")), "mcp.json")
+  writeFileSync(mcp, JSON.stringify({ mcpServers: { fs: filesystemServer(tmpdir()) } }))
+  process.env.AEON_MCP_CONFIG = mcp
   server = await startServer({ script: twoPasses() })
+  delete process.env.AEON_MCP_CONFIG
   browser = await launchBrowser()
 }, 16 * 60_000)
 afterAll(async () => {
@@ -132,6 +140,9 @@ describe("the run viewer in a browser (#18.3, #18.4)", () => {
       // the list links to it
       await page.goto(`${base}/runs`, { waitUntil: "load" })
       await expect.poll(() => page.getByTestId("runs").innerText()).toContain(id)
+      // and lists the tools a run may call, the MCP server's with its name
+      await expect.poll(() => page.getByTestId("tools").innerText()).toMatch(/fs\.read_text_file\s+fs\s+read-only/)
+      await expect.poll(() => page.getByTestId("mcp-server").innerText()).toMatch(/MCP server fs \(stdio\): connected/)
       await page.close()
     },
     120_000
