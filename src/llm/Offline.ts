@@ -152,10 +152,14 @@ const profileFor = (request: string) => {
   } as const
 }
 
-const formatToolResult = (result: any): string =>
-  result && typeof result === "object" && "value" in result && "expression" in result
-    ? `${result.expression} = ${result.value}`
-    : JSON.stringify(result)
+const formatToolResult = (result: any): string => {
+  if (result && typeof result === "object" && "value" in result && "expression" in result) {
+    return `${result.expression} = ${result.value}`
+  }
+  // a text result, or one text field (an MCP tool's structured content often is): the text itself
+  const values = result && typeof result === "object" ? Object.values(result) : [result]
+  return values.length === 1 && typeof values[0] === "string" ? values[0] : JSON.stringify(result)
+}
 
 const answer = (promptId: string, input: Input): unknown => {
   switch (promptId) {

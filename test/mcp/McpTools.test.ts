@@ -138,3 +138,34 @@ describe("an MCP tool with a provider through the real openai client (a local Op
       (stub) => Effect.promise(() => stub.close())
     ))
 })
+
+describe("MCP servers that cannot start, and the offline stand-in", () => {
+  it.live("a server that fails to start does not stop the engine: its tools are absent and health says why", () =>
+    Effect.gen(function*() {
+      const tools = yield* ToolRegistry
+      expect(tools.get("fs.read_text_file")).toBeDefined()
+      expect(tools.names.some((n) => n.startsWith("broken."))).toBe(false)
+      const health = (yield* Mcp.McpServers).health()
+      expect(health.find((h) => h.name === "broken")).toMatchObject({
+        status: "failed",
+        toolCount: 0,
+        lastError: expect.stringContaining("ENOENT")
+      })
+      expect(health.find((h) => h.name === "fs")).toMatchObject({ status: "connected", transport: "stdio" })
+    }).pipe(Effect.provide(
+      Mcp.layer({ mcpServers: { fs: filesystemServer(dir), broken: { command: "/nonexistent/mcp-server", args: [] } } })
+    )))
+
+  it.live("the offline stand-in calls the tool a task names, with the rest of the clause as its input (labeled)", () =>
+    Effect.gen(function*() {
+      const result = yield* runTask({ task: `Use fs.list_directory on ${dir}`, mode: "FULL" })
+      expect(result.status).toBe("CONVERGED")
+      expect(result.plan?.steps[0]).toMatchObject({ tool: "fs.list_directory", toolInput: { path: dir } })
+      expect(result.finalAnswer?.answerText).toMatch(/^\[offline rule-based model\]/)
+      expect(result.finalAnswer?.answerText).toContain("note.txt")
+    }).pipe(Effect.provide(
+      Layer.mergeAll(Aeon.capabilitiesLayer, Offline.layer).pipe(
+        Layer.provideMerge(Mcp.layer({ mcpServers: { fs: filesystemServer(dir) } }))
+      )
+    )))
+})
