@@ -45,7 +45,7 @@ const server = async (cwd: string, runs: number) => {
   const port = 4600 + Math.floor(Math.random() * 300)
   const url = `http://127.0.0.1:${port}/graphql`
   const started = performance.now()
-  // `npm start`'s command: `node dist/app/server.js`, or the version before the build step's `tsx src/server/main.ts`
+  // `npm start`'s command: `node dist/app/server.js`, or the version before the build step's `tsx src/launch/main.ts`
   const [runner, entry] = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")).scripts.start.split(" ")
   const child = spawn(process.execPath, runner === "tsx" ? ["--import", "tsx", entry] : [entry], {
     cwd,

@@ -1,7 +1,7 @@
 import { Layer } from "effect"
 import { execFile } from "node:child_process"
+import { serve } from "../src/launch/App.js"
 import { PromptId } from "../src/prompts/PromptId.js"
-import { serve } from "../src/server/App.js"
 import { engine, loopScript, memoryStore, percentile } from "./support.js"
 
 /** The streaming benches' run (10 steps, 2 passes), waiting 2 s on its first call so that every client is there. */

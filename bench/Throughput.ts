@@ -4,7 +4,7 @@ import { execFile } from "node:child_process"
 import { createServer } from "node:http"
 import { createRequire } from "node:module"
 import type { AddressInfo } from "node:net"
-import { serve } from "../src/server/App.js"
+import { serve } from "../src/launch/App.js"
 import { typeDefs } from "../src/server/Server.js"
 import { engine, loopScript, memoryStore } from "./support.js"
 

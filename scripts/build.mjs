@@ -14,7 +14,7 @@ import process from "node:process"
 rmSync("dist", { recursive: true, force: true })
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" })
 await build({
-  entryPoints: { cli: "src/cli/main.ts", server: "src/server/main.ts" },
+  entryPoints: { cli: "src/cli/main.ts", server: "src/launch/main.ts" },
   outdir: "dist/app",
   bundle: true,
   splitting: true,

@@ -11,10 +11,10 @@ import * as RunLlm from "../kernel/RunLlm.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { McpServers } from "../mcp/Servers.js"
-import { llmCallsOf } from "../run/LlmCalls.js"
+import { llmCallsOf } from "../record/LlmCalls.js"
+import { pendingApprovals, pendingGuidance } from "../record/RunRecord.js"
+import { resultFromEvents, type RunStatus } from "../record/RunResult.js"
 import { prepare, type PreparedRun, prepareResume, RunLifecycle } from "../run/Run.js"
-import { pendingApprovals, pendingGuidance } from "../run/RunRecord.js"
-import { resultFromEvents, type RunStatus } from "../run/RunResult.js"
 import type { RunManager } from "../server/RunManager.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
@@ -433,7 +433,7 @@ export const mcpServe = (o: { readonly mcp: Option.Option<string> }) =>
     Effect.provide(
       Layer.unwrapEffect(Effect.gen(function*() {
         // the run manager the server runs on, without the HTTP server (loaded only for this command)
-        const App = yield* Effect.promise(() => import("../server/App.js"))
+        const App = yield* Effect.promise(() => import("../launch/App.js"))
         const config = yield* App.serverConfig
         return App.appLayer(config.maxConcurrentRuns, Aeon.layerFor({ mcpFile: opt(o.mcp) }))
       }))

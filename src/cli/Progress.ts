@@ -1,7 +1,7 @@
 import logUpdate from "log-update"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { attemptPlan } from "../run/Attempt.js"
-import { applyEvent, emptyRecord, type RunRecord } from "../run/RunRecord.js"
+import { attemptPlan } from "../record/Attempt.js"
+import { applyEvent, emptyRecord, type RunRecord } from "../record/RunRecord.js"
 import { pc } from "./Colors.js"
 
 const icon = (s: string) =>

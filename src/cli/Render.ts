@@ -1,8 +1,8 @@
 import type { ExecutionHistory } from "../domain/Execution.js"
 import { liveSteps } from "../domain/Plan.js"
 import type { ServerHealth } from "../mcp/Servers.js"
-import type { LlmCall } from "../run/LlmCalls.js"
-import type { RunResult } from "../run/RunResult.js"
+import type { LlmCall } from "../record/LlmCalls.js"
+import type { RunResult } from "../record/RunResult.js"
 import type { StoredRun } from "../store/RunStore.js"
 import { pc } from "./Colors.js"
 

@@ -7,7 +7,7 @@ import * as HelpConsole from "./HelpConsole.js"
 
 /**
  * The `aeon` command: its commands and flags. What a command does lives in Handlers (and the server in
- * server/Start), loaded only when that command runs, so `aeon --help` loads neither the engine nor the store.
+ * launch/Start), loaded only when that command runs, so `aeon --help` loads neither the engine nor the store.
  */
 const handlers = Effect.promise(() => import("./Handlers.js"))
 const handle = (f: (h: typeof import("./Handlers.js")) => Effect.Effect<void, unknown>) =>
@@ -166,7 +166,7 @@ const serveCommand = Command.make(
   },
   (o) =>
     Effect.promise(() =>
-      import("../server/Start.js").then((s) =>
+      import("../launch/Start.js").then((s) =>
         s.serveUntilSignal({
           ...(Option.isSome(o.port) ? { port: o.port.value } : {}),
           ...(Option.isSome(o.mcp) ? { mcpConfig: o.mcp.value } : {})

@@ -3,7 +3,7 @@ import type { BudgetExhaustedError } from "../domain/Errors.js"
 import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
-import { toolCallInput } from "../run/Attempt.js"
+import { toolCallInput } from "../record/Attempt.js"
 import { extend } from "../support/Extend.js"
 import { traced } from "../telemetry/Span.js"
 import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
@@ -142,7 +142,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
   )
 
 /**
- * Runs the tool on its input with references to earlier results resolved (`{{s1}}`: planning/References), repairing a
+ * Runs the tool on its input with references to earlier results resolved (`{{s1}}`: record/References), repairing a
  * bad input through the supervisor once the decode fails. An unresolvable reference fails the step, unrepaired.
  */
 const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>

@@ -14,7 +14,7 @@ import {
   Stream
 } from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
-import { applyEvent, foldEvents, type RunRecord } from "../run/RunRecord.js"
+import { applyEvent, foldEvents, type RunRecord } from "../record/RunRecord.js"
 import { extend } from "../support/Extend.js"
 
 /** Where events are persisted before they are published (the store implements it). */

@@ -3,8 +3,8 @@ import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import type { Plan } from "../domain/Plan.js"
 import type { PassResult } from "../domain/Result.js"
-import { emptyLedger, type RefinementLedger } from "../planning/RecursivePlanner.js"
-import { attemptPlan, type AttemptRecord } from "../run/Attempt.js"
+import { attemptPlan, type AttemptRecord } from "../record/Attempt.js"
+import { emptyLedger, type RefinementLedger } from "../record/Refinements.js"
 import type { RunContext } from "./RunContext.js"
 
 /**

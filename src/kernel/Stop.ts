@@ -1,7 +1,7 @@
 import { Duration, Effect, Exit, Fiber } from "effect"
 import type { BudgetDimension } from "../domain/Budget.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
-import { passResult } from "../run/Attempt.js"
+import { passResult } from "../record/Attempt.js"
 import type { RunContext } from "./RunContext.js"
 import type { RunState } from "./RunState.js"
 

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { jsonrepair } from "jsonrepair"
-import { textSignals } from "../adaptive/AdaptiveDepth.js"
+import { textSignals } from "../domain/TextSignals.js"
 import { PromptId } from "../prompts/PromptId.js"
 import { findExpression } from "../tools/Calculator.js"
 import * as LanguageModel from "./LanguageModel.js"

@@ -7,42 +7,15 @@ import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { promptPlan } from "../prompts/PromptViews.js"
 import type { RefinementOutput } from "../prompts/Schemas.js"
+import { applyAction, DepthExceeded, findStep, liveSuccessor } from "../record/PlanEdits.js"
+import { countRefinement, emptyLedger, fragmentOf, type RefinementLedger } from "../record/Refinements.js"
 import { traced } from "../telemetry/Span.js"
 import { checkPlan, type ToolInfo } from "../validation/DeterministicChecks.js"
 import { toStep } from "./PlanBuilder.js"
-import { applyAction, DepthExceeded, findStep, fragmentRoot, liveSuccessor } from "./PlanEdits.js"
+
+export { emptyLedger, type RefinementLedger }
 
 export const REFINEMENT_LIMITS = { perFragment: 3, total: 10 } as const
-
-/** Refinement attempts so far: per fragment (target step) and in total (FR-065, FR-066). */
-export interface RefinementLedger {
-  readonly perFragment: Readonly<Record<string, number>>
-  readonly total: number
-}
-export const emptyLedger: RefinementLedger = { perFragment: {}, total: 0 }
-
-/**
- * The fragment a refinement action works on: its target step's fragment (the original step, through successors and
- * subplans: PlanEdits.fragmentRoot), the step it adds, or the plan as a whole. Without the plan (events stored before
- * RefinementApplied carried its ledger), the target's own id.
- */
-export const fragmentOf = (
-  a: { readonly targetStepId?: string | undefined; readonly newStep?: { readonly stepId: string } | undefined },
-  plan?: Plan
-) => {
-  const id = a.targetStepId ?? a.newStep?.stepId ?? "plan"
-  return plan && a.targetStepId !== undefined ? fragmentRoot(plan.steps, id) : id
-}
-
-/** The ledger after one more attempt on a fragment. */
-export const countRefinement = (ledger: RefinementLedger, fragment: string): RefinementLedger => ({
-  perFragment: { ...ledger.perFragment, [fragment]: (ledger.perFragment[fragment] ?? 0) + 1 },
-  total: ledger.total + 1
-})
-
-/** The ledger after these actions (for events stored before RefinementApplied carried the ledger itself). */
-export const countRefinements = (ledger: RefinementLedger, actions: ReadonlyArray<Parameters<typeof fragmentOf>[0]>) =>
-  actions.reduce((l, a) => countRefinement(l, fragmentOf(a)), ledger)
 
 export interface RefineInput {
   readonly request: string

@@ -2,8 +2,8 @@ import type { Usage } from "../domain/Budget.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import type { Outcome, ResumePoint } from "../kernel/Orchestrator.js"
 import { initialState, stateOf } from "../kernel/RunState.js"
-import { attemptPlan, type AttemptRecord, inFlightSteps } from "./Attempt.js"
-import type { RunRecord } from "./RunRecord.js"
+import { attemptPlan, type AttemptRecord, inFlightSteps } from "../record/Attempt.js"
+import type { RunRecord } from "../record/RunRecord.js"
 
 /** How far a run got before its process died, read from its persisted events. */
 export interface Progress {

@@ -14,6 +14,8 @@ import * as RunLlm from "../kernel/RunLlm.js"
 import { initialState } from "../kernel/RunState.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
+import { waitedMs } from "../record/RunRecord.js"
+import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
@@ -22,8 +24,6 @@ import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
 import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
-import { waitedMs } from "./RunRecord.js"
-import { resultFromEvents, resultOf, type RunResult } from "./RunResult.js"
 
 export { RunLifecycle }
 

@@ -4,9 +4,9 @@ import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
-import { llmCallsOf } from "../run/LlmCalls.js"
-import { pendingApprovals, pendingGuidance, type RunRecord } from "../run/RunRecord.js"
-import type { RunResult } from "../run/RunResult.js"
+import { llmCallsOf } from "../record/LlmCalls.js"
+import { pendingApprovals, pendingGuidance, type RunRecord } from "../record/RunRecord.js"
+import type { RunResult } from "../record/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
 import { memoizeWeak } from "../support/Memoize.js"
 import type * as G from "./generated/graphql.js"
@@ -252,7 +252,7 @@ export const eventView = (e: RunEvent): { __typename: string } & Record<string, 
   }
 }
 
-/** A page of the run's recorded model calls (run/LlmCalls) after the cursor (a seq). */
+/** A page of the run's recorded model calls (record/LlmCalls) after the cursor (a seq). */
 export const llmCallsView = (events: ReadonlyArray<RunEvent>, first: number, after: string | undefined) => {
   const from = after === undefined ? 0 : Number(Buffer.from(after, "base64url").toString().replace(/^call:/, ""))
   const calls = llmCallsOf(events).filter((c) => c.seq > from)

@@ -1,4 +1,4 @@
-import type { RunResult, RunStatus } from "../run/RunResult.js"
+import type { RunResult, RunStatus } from "../record/RunResult.js"
 
 /** A run as resolvers see it: its stored row and the result folded from its events. */
 export interface RunModel {
@@ -12,7 +12,7 @@ export interface RunModel {
   readonly result: RunResult
   readonly events: ReadonlyArray<import("../domain/RunEvent.js").RunEvent>
   /** The one fold of the events: result, trace and metadata are projections of it. */
-  readonly record: import("../run/RunRecord.js").RunRecord
+  readonly record: import("../record/RunRecord.js").RunRecord
   /** Set when the stored events do not decode: the run is served from its row, its event-derived fields fail with this. */
   readonly damaged?: import("../domain/Errors.js").RunRecordDamagedError | undefined
 }

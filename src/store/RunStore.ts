@@ -5,10 +5,10 @@ import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.j
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { foldHistory } from "../kernel/History.js"
 import { EventSink, type EventSinkService } from "../kernel/RunEvents.js"
-import type { RunRecord } from "../run/RunRecord.js"
-import type { RunStatus } from "../run/RunResult.js"
+import { foldHistory } from "../record/History.js"
+import type { RunRecord } from "../record/RunRecord.js"
+import type { RunStatus } from "../record/RunResult.js"
 import { makeEventLog } from "./EventLog.js"
 import { SqliteWriter } from "./SqliteWriter.js"
 import {

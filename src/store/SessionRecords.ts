@@ -1,6 +1,6 @@
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { ExecutionMetadata, ExecutionWave, PrioritizedTaskPlan, TaskDependency } from "../domain/Records.js"
-import type { RunRecord } from "../run/RunRecord.js"
+import type { RunRecord } from "../record/RunRecord.js"
 
 /** The execution metadata of a run, projected from its record (the one fold of its events). */
 export const executionMetadata = (r: RunRecord): ExecutionMetadata => {

@@ -1,7 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Schema } from "effect"
-import type { RunStatus } from "../run/RunResult.js"
+import type { RunStatus } from "../record/RunResult.js"
 
 /**
  * The database refused or failed an operation. What a client sees names the operation only; the database's own

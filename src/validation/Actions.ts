@@ -1,5 +1,5 @@
 import { memoize, memoizeWeak } from "../support/Memoize.js"
-import type { ToolInfo } from "./DeterministicChecks.js"
+import type { ToolInfo } from "./ToolInfo.js"
 import { stem, words } from "./Words.js"
 
 /**

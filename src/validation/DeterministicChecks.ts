@@ -1,19 +1,14 @@
 import type { IssueType, Severity, ValidationIssue } from "../domain/Evaluation.js"
 import type { PlanStep } from "../domain/Plan.js"
-import { referencesIn, splitReference, transitiveDependencies } from "../planning/References.js"
+import { referencesIn, splitReference, transitiveDependencies } from "../record/References.js"
 import { memoize, memoizeWeak } from "../support/Memoize.js"
 import { evaluate, findExpression } from "../tools/Calculator.js"
 import { fit, stepAction, toolActions, toolWords, WEAK_KINDS } from "./Actions.js"
+import type { ToolInfo } from "./ToolInfo.js"
 import { stem, words } from "./Words.js"
 
 /** What validation needs to know of a tool: data, not the registry service. */
-export interface ToolInfo {
-  readonly name: string
-  readonly description: string
-  readonly operations?: ReadonlyArray<string> | undefined
-  /** Words that describe what the tool does; derived from name and description when absent. */
-  readonly keywords?: ReadonlyArray<string> | undefined
-}
+export type { ToolInfo }
 
 export interface PlanLike {
   readonly goal: string

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { attemptPlan } from "../../src/run/Attempt.js"
+import { attemptPlan } from "../../src/record/Attempt.js"
+import { applyEvent, emptyRecord, foldEvents } from "../../src/record/RunRecord.js"
 import { prepare } from "../../src/run/Run.js"
-import { applyEvent, emptyRecord, foldEvents } from "../../src/run/RunRecord.js"
 import { scripted } from "../support/engine.js"
 import { convergingScript, refiningForever } from "../support/scripts.js"
 

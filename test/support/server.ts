@@ -1,9 +1,9 @@
 import { Layer } from "effect"
 import * as Aeon from "../../src/Aeon.js"
+import { serve, type ServerConfig } from "../../src/launch/App.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
-import { serve, type ServerConfig } from "../../src/server/App.js"
 import * as Database from "../../src/store/Database.js"
 import { freshDatabase } from "./database.js"
 

@@ -2,8 +2,8 @@ import { Cause, Effect, Exit, Fiber, Layer, Option } from "effect"
 import type { ClusterConfig } from "../cluster/ClusterConfig.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { McpServers, none } from "../mcp/Servers.js"
+import { GraphQLServer } from "../server/Server.js"
 import { layer, Resumed, type ServerConfig } from "./App.js"
-import { GraphQLServer } from "./Server.js"
 
 /** The start-up lines: where the server listens, the model, how many runs it took up. */
 const banner = Layer.effectDiscard(Effect.gen(function*() {

@@ -4,8 +4,8 @@ import type { Plan } from "../domain/Plan.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "../domain/SimpleIteration.js"
-import { historyOf } from "../kernel/History.js"
 import { attemptPlan } from "./Attempt.js"
+import { historyOf } from "./History.js"
 import { awaitingInput, foldEvents, type RunRecord } from "./RunRecord.js"
 
 export type RunStatus =

@@ -4,9 +4,8 @@ import { finishStep, type Plan, type PlanStep } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { PassResult } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { countRefinements, emptyLedger, type RefinementLedger } from "../planning/RecursivePlanner.js"
-import { referencesIn, resolveReferences } from "../planning/References.js"
-import type { RunRecord } from "./RunRecord.js"
+import { referencesIn, resolveReferences } from "./References.js"
+import { countRefinements, emptyLedger, type RefinementLedger } from "./Refinements.js"
 
 type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>
 
@@ -193,8 +192,14 @@ const snapshot = (a: AttemptRecord): AttemptRecord => ({
   touched: new Set(a.touched)
 })
 
+/** What of the run's record the attempt's fold reads and replaces (RunRecord has it). */
+interface HoldsAttempt {
+  attempt?: AttemptRecord | undefined
+  readonly started?: { readonly task: string } | undefined
+}
+
 /** A restart: a phase cut off half-way starts over from its checkpoint; steps in flight are pending again. */
-const resumed = (r: RunRecord, a: AttemptRecord, e: Event<"RunResumed">) => {
+const resumed = (r: HoldsAttempt, a: AttemptRecord, e: Event<"RunResumed">) => {
   if (a.checkpoint) r.attempt = { ...snapshot(a.checkpoint), checkpoint: a.checkpoint }
   for (const stepId of e.reopenedStepIds) {
     r.attempt!.started.delete(stepId)
@@ -211,7 +216,7 @@ const replacePlan = (a: AttemptRecord, plan: Plan) => {
 }
 
 /** The attempt in progress: what a resumed run continues from. A PLAN pass (no plan yet) opens one. */
-export const applyToAttempt = (r: RunRecord, e: RunEvent) => {
+export const applyToAttempt = (r: HoldsAttempt, e: RunEvent) => {
   if (e._tag === "PassStarted" && (!e.plan || !r.attempt)) r.attempt = emptyAttempt(e.passNumber, r.started?.task ?? "")
   const a = r.attempt
   if (!a) return

@@ -1,11 +1,11 @@
 import { Config, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
 import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
+import * as RunManager from "../server/RunManager.js"
+import { parseKeys } from "../server/Security.js"
+import * as Server from "../server/Server.js"
 import * as Database from "../store/Database.js"
 import { version } from "../support/PackageFiles.js"
-import * as RunManager from "./RunManager.js"
-import { parseKeys } from "./Security.js"
-import * as Server from "./Server.js"
 
 export const serverConfig = Config.all({
   port: Config.integer("AEON_PORT").pipe(

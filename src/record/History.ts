@@ -1,6 +1,6 @@
 import type { ExecutionHistory, ExecutionPass } from "../domain/Execution.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { foldEvents, type RunRecord } from "../run/RunRecord.js"
+import { foldEvents, type RunRecord } from "./RunRecord.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

@@ -1,0 +1,94 @@
+/* global module */
+/**
+ * The layers of src/, lowest first: a module may import its own folder and the folders below it, never one above
+ * (docs/ARCHITECTURE.md's "Layers" is this list). `npm run lint` runs it (CI fails on an upward import or a cycle).
+ */
+const layers = [
+  ["support", "domain", "telemetry"], // plain helpers, the schemas of every entity, spans
+  ["record"], // the run's record: the one fold of its events and what only reads it
+  // capabilities, one floor each so that they cannot import each other in a circle
+  ["prompts"],
+  ["tools"],
+  ["mcp"],
+  ["llm"],
+  ["adaptive"],
+  ["supervisor"],
+  ["validation"],
+  ["planning"],
+  ["convergence"],
+  ["kernel"], // the pass loop and one step
+  ["simple"],
+  ["store"], // the record stored: it implements the kernel's event sink
+  ["run"], // a run prepared, executed, registered in the store, resumed
+  ["Aeon.ts"], // the default engine's layers
+  ["viewer"], // the browser page (bundled apart; the server only serves it)
+  ["server"],
+  ["cluster"],
+  ["launch"], // the whole server as one Layer, npm start
+  ["cli"],
+  ["index.ts"] // the library's surface
+]
+
+const folder = (name) => (name.endsWith(".ts") ? `^src/${name.replace(".", "\\.")}$` : `^src/${name}/`)
+const upward = layers.flatMap((floor, i) => {
+  const above = layers.slice(i + 1).flat()
+  if (above.length === 0) return []
+  return [{
+    name: `layer-${floor.join("-").replace(/\.ts/g, "")}`,
+    comment: `${floor.join(", ")} may not import a layer above it (${above.join(", ")})`,
+    severity: "error",
+    from: { path: floor.map(folder).join("|") },
+    to: { path: above.map(folder).join("|") }
+  }]
+})
+const sameFloor = layers.filter((floor) => floor.length > 1).map((floor) => ({
+  name: `no-cycle-within-${floor.join("-")}`,
+  comment: "folders of one floor may import each other, but not in a circle",
+  severity: "error",
+  from: { path: floor.map(folder).join("|") },
+  to: { circular: true }
+}))
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    ...sameFloor,
+    {
+      name: "no-circular",
+      comment: "no module imports itself through others",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true }
+    },
+    {
+      name: "no-orphans",
+      comment: "a module nothing imports is dead code (the entry points and generated code aside)",
+      severity: "error",
+      from: {
+        orphan: true,
+        pathNot: [
+          "^src/index\\.ts$",
+          "^src/cli/main\\.ts$",
+          "^src/launch/main\\.ts$",
+          "^src/viewer/App\\.tsx$",
+          "\\.d\\.ts$"
+        ]
+      },
+      to: {}
+    },
+    {
+      name: "no-unlisted-folder",
+      comment: "every folder of src/ has its floor in this file's layers",
+      severity: "error",
+      from: { path: "^src/", pathNot: layers.flat().map(folder).join("|") },
+      to: {}
+    }
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^src/server/generated/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs"] }
+  }
+}
