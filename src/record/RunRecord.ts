@@ -28,6 +28,21 @@ export interface PassRecord {
   depth?: AdaptiveDepthConfiguration
   readonly start: number
   end?: number
+  /** Each phase entered and each step started in the pass, with their times (the timeline). */
+  readonly phaseSpans: Array<PhaseSpan>
+  readonly stepSpans: Array<StepSpan>
+}
+
+export interface PhaseSpan {
+  readonly phase: Phase
+  readonly start: number
+  end?: number | undefined
+}
+export interface StepSpan {
+  readonly stepId: string
+  readonly start: number
+  end?: number | undefined
+  status?: string | undefined
 }
 
 /**
@@ -131,6 +146,8 @@ const passOpened = (r: RunRecord, e: Event<"PassStarted">): PassRecord => ({
   advisories: [],
   ttlRemaining: e.ttlRemaining,
   start: e.at,
+  phaseSpans: [],
+  stepSpans: [],
   ...(e.plan ? { plan: e.plan } : {}),
   ...(r.profile ? { profile: r.profile } : {}),
   ...(r.depth ? { depth: r.depth } : {})
@@ -157,6 +174,18 @@ const stepResult = (p: PassRecord, e: Event<"StepFinished" | "StepAbandoned" | "
     }
 }
 
+const closePhase = (p: PassRecord, at: number) => {
+  const open = p.phaseSpans.at(-1)
+  if (open && open.end === undefined) open.end = at
+}
+
+const closeStep = (p: PassRecord, e: Event<"StepFinished" | "StepAbandoned">) => {
+  const span = p.stepSpans.findLast((s) => s.stepId === e.stepId && s.end === undefined)
+  if (!span) return
+  span.end = e.at
+  span.status = e._tag === "StepAbandoned" ? "abandoned" : e.status
+}
+
 /** The passes of the history, the profile, and the plans stated so far. */
 const applyToPasses = (r: RunRecord, e: RunEvent) => {
   const p = r.current
@@ -168,7 +197,12 @@ const applyToPasses = (r: RunRecord, e: RunEvent) => {
       if (e.plan) rememberDescriptions(r, e.plan)
       return
     case "PhaseEntered":
-      return void p?.phases.push(e.phase)
+      if (!p) return
+      closePhase(p, e.at)
+      p.phaseSpans.push({ phase: e.phase, start: e.at })
+      return void p.phases.push(e.phase)
+    case "StepStarted":
+      return void p?.stepSpans.push({ stepId: e.stepId, start: e.at })
     case "ProfileInferred":
       r.profile = e.profile
       r.depth = e.depth
@@ -185,6 +219,9 @@ const applyToPasses = (r: RunRecord, e: RunEvent) => {
       return rememberDescriptions(r, e.plan)
     case "StepFinished":
     case "StepAbandoned":
+      if (p) closeStep(p, e)
+      if (p) stepResult(p, e)
+      return
     case "ToolInvoked":
       if (p) stepResult(p, e)
       return
@@ -199,8 +236,12 @@ const applyToPasses = (r: RunRecord, e: RunEvent) => {
     case "AdvisoryRaised":
       return void p?.advisories.push(e.advisory)
     case "PassFinished":
+      if (p) closePhase(p, e.at)
       if (p) p.end = e.at
       r.current = undefined
+      return
+    case "RunFinished":
+      for (const pass of r.passes) closePhase(pass, e.at)
       return
   }
 }

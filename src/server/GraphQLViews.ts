@@ -7,6 +7,7 @@ import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { llmCallsOf } from "../record/LlmCalls.js"
 import { pendingApprovals, pendingGuidance, type RunRecord } from "../record/RunRecord.js"
 import type { RunResult } from "../record/RunResult.js"
+import { type TimedSpan, timelineOf } from "../record/Timeline.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
 import { memoizeWeak } from "../support/Memoize.js"
 import type * as G from "./generated/graphql.js"
@@ -269,3 +270,18 @@ export const llmCallsView = (events: ReadonlyArray<RunEvent>, first: number, aft
 
 /** Whether a client's `after` is a cursor of llmCalls. */
 export const isCallCursor = (after: string) => /^call:\d+$/.test(Buffer.from(after, "base64url").toString())
+
+const isoOrNull = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
+
+/** Run.timeline: the record's timeline with its times as the API writes them. */
+export const timelineView = (r: RunRecord, now: number) => {
+  const t = timelineOf(r, now)
+  const span = <S extends TimedSpan>(x: S) => ({ ...x, start: new Date(x.start).toISOString(), end: isoOrNull(x.end) })
+  return {
+    startedAt: isoOrNull(t.startedAt),
+    finishedAt: isoOrNull(t.finishedAt),
+    elapsedMs: t.elapsedMs,
+    passes: t.passes.map((p) => ({ ...span(p), phases: p.phases.map(span), steps: p.steps.map(span) })),
+    budget: t.budget.map((g) => ({ ...g, cap: g.cap ?? null, left: g.left ?? null }))
+  }
+}

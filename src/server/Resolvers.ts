@@ -238,6 +238,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       metadata: (r) => V.metadataView(intact(r).record),
       usage: (r) => intact(r).result.usage,
       plan: (r) => (intact(r).result.plan ? V.planView(r.result.plan!) : null),
+      timeline: (r) => V.timelineView(intact(r).record, Date.now()),
       pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
       pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
       llmCalls: (r, { after, first }) => {

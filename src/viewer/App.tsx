@@ -1,8 +1,7 @@
 import { render } from "preact"
-import { useEffect, useMemo, useRef, useState } from "preact/hooks"
-import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
+import { useEffect, useRef, useState } from "preact/hooks"
+import { gql, setApiKey, type StreamedEvent, subscribe, Unauthorized } from "./Api.js"
 import { Approvals, Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
-import type { StreamedEvent } from "./Timeline.js"
 
 const RUN = `query($id: ID!) { run(id: $id) {
   id task status model userId createdAt
@@ -12,7 +11,10 @@ const RUN = `query($id: ID!) { run(id: $id) {
   plan { goal steps { stepId description tool status dependencies supersededBy manualIntervention subplan error } }
   history { passes { passNumber phases ttlRemaining durationSeconds
     validationReport { issues { type severity description stepId source } }
-    convergence { converged completenessScore coherenceScore consistencyStatus reasonCodes } } } } }`
+    convergence { converged completenessScore coherenceScore consistencyStatus reasonCodes } } }
+  timeline { elapsedMs budget { name used cap left }
+    passes { passNumber start end durationMs phases { phase start end durationMs }
+      steps { stepId status start end durationMs } } } } }`
 const EVENTS = `subscription($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
 const KeyForm = ({ onKey }: { onKey: () => void }) => {
   const [key, setKey] = useState("")
@@ -119,15 +121,10 @@ const RunView = ({ runId }: { runId: string }) => {
     })
     return stop
   }, [runId, attempt])
-  const budget = useMemo(() => events.find((e) => e.type === "RunStarted")?.payload.budget, [events])
   if (locked) return <KeyForm onKey={() => (setLocked(false), setEvents([]), setAttempt((n) => n + 1))} />
   if (!run) return <main>{error ? <p class="error">{error}</p> : <p>loading…</p>}</main>
   const passes = run.history?.passes ?? []
   const plan = run.plan
-  const started = events[0] ? Date.parse(events[0].at) : Date.parse(run.createdAt)
-  const last = events.at(-1)
-  const elapsed = (last?.type === "RunFinished" ? Date.parse(last.at) : Date.now()) - started
-  const executed = passes.filter((p: Run) => p.passNumber > 0).length
   return (
     <main>
       <p>
@@ -142,17 +139,18 @@ const RunView = ({ runId }: { runId: string }) => {
       <Approvals run={run} refresh={refresh} />
       <section class="gauges" data-testid="gauges">
         <h2>Budget</h2>
-        <Gauge name="calls" used={run.usage.llmCalls} cap={budget?.maxLlmCalls} />
-        <Gauge name="tokens" used={run.usage.inputTokens + run.usage.outputTokens} cap={budget?.maxTokens} />
-        <Gauge name="cost" used={run.usage.costUsd} cap={budget?.maxCostUsd} show={(n) => `$${n.toFixed(4)}`} />
-        <Gauge name="steps" used={run.usage.steps} cap={budget?.maxSteps} />
-        <Gauge
-          name="deadline"
-          used={Math.round(elapsed)}
-          cap={budget?.deadlineMs}
-          show={(n) => `${(n / 1000).toFixed(1)} s`}
-        />
-        <Gauge name="ttl" used={executed} cap={budget?.ttl} />
+        {(run.timeline?.budget ?? []).map((g: Run) => (
+          <Gauge
+            name={g.name}
+            used={g.used}
+            cap={g.cap ?? undefined}
+            show={g.name === "cost"
+              ? (n) => `$${n.toFixed(4)}`
+              : g.name === "deadline"
+              ? (n) => `${(n / 1000).toFixed(1)} s`
+              : String}
+          />
+        ))}
       </section>
       {run.finalAnswer && (
         <section data-testid="answer">
@@ -161,7 +159,7 @@ const RunView = ({ runId }: { runId: string }) => {
         </section>
       )}
       {plan && <PlanGraph plan={plan} />}
-      <Timeline events={events} />
+      {run.timeline && <Timeline timeline={run.timeline} />}
       <Convergence passes={passes} />
       <Issues passes={passes} />
       <Calls runId={runId} key={`${runId}:${run.status}:${run.usage.llmCalls}`} />

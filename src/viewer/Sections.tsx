@@ -1,7 +1,6 @@
 import { useEffect, useState } from "preact/hooks"
 import { gql } from "./Api.js"
 import { layout, NODE } from "./Layout.js"
-import { type Span, type StreamedEvent, timeline } from "./Timeline.js"
 
 /** The parts of the run page: gauges, timeline, plan graph, scores, issues, model calls, approvals. */
 
@@ -30,13 +29,34 @@ export const Gauge = (
   </div>
 )
 
-export const Timeline = ({ events }: { events: ReadonlyArray<StreamedEvent> }) => {
-  const passes = timeline(events)
+/** A span of the server's timeline (record/Timeline, through Run.timeline): times as ISO strings. */
+interface Span {
+  readonly label: string
+  readonly start: number
+  readonly end: number | undefined
+  readonly durationMs: number
+}
+
+const spanOf = (label: string, s: Run): Span => ({
+  label,
+  start: Date.parse(s.start),
+  end: s.end ? Date.parse(s.end) : undefined,
+  durationMs: s.durationMs
+})
+
+export const Timeline = ({ timeline }: { timeline: Run }) => {
+  const passes: Array<Span & { phases: Array<Span>; steps: Array<Span & { status: string }> }> = timeline.passes.map((
+    p: Run
+  ) => ({
+    ...spanOf(`pass ${p.passNumber}`, p),
+    phases: p.phases.map((ph: Run) => spanOf(ph.phase, ph)),
+    steps: p.steps.map((st: Run) => ({ ...spanOf(st.stepId, st), status: st.status }))
+  }))
   const start = passes[0]?.start ?? 0
-  const end = Math.max(start + 1, ...passes.map((p) => p.end ?? Date.now()))
-  const bar = (s: { start: number; end?: number | undefined }) => ({
+  const end = Math.max(start + 1, ...passes.map((p) => p.start + p.durationMs))
+  const bar = (s: Span) => ({
     marginLeft: `${(100 * (s.start - start)) / (end - start)}%`,
-    width: `${Math.max(0.5, (100 * ((s.end ?? Date.now()) - s.start)) / (end - start))}%`
+    width: `${Math.max(0.5, (100 * s.durationMs) / (end - start))}%`
   })
   /** One line of the timeline: a label, its bar on the run's time axis, its duration (or what it is doing). */
   const Row = ({ kind, span, bar: barClass, open }: { kind: string; span: Span; bar: string; open: string }) => (
@@ -45,7 +65,7 @@ export const Timeline = ({ events }: { events: ReadonlyArray<StreamedEvent> }) =
       <div class="track">
         <div class={`span ${barClass}`} style={bar(span)} />
       </div>
-      <span class="time">{span.end ? seconds(span.end - span.start) : open}</span>
+      <span class="time">{span.end !== undefined ? seconds(span.durationMs) : open}</span>
     </div>
   )
   return (
@@ -55,7 +75,7 @@ export const Timeline = ({ events }: { events: ReadonlyArray<StreamedEvent> }) =
         <div class="pass" data-testid="timeline-pass">
           <Row kind="pass" span={p} bar="pass-bar" open="…" />
           {p.phases.map((ph) => <Row kind="phase" span={ph} bar={`phase-${ph.label}`} open="…" />)}
-          {p.steps.map((st) => <Row kind="step" span={st} bar={`step-${st.status ?? "running"}`} open="running" />)}
+          {p.steps.map((st) => <Row kind="step" span={st} bar={`step-${st.status}`} open="running" />)}
         </div>
       ))}
     </section>

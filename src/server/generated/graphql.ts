@@ -75,6 +75,15 @@ export type ApprovalRequestedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** One budget: calls, tokens, cost, steps, deadline (ms of wall time) or ttl (execution passes); cap and left are null without a cap. */
+export type BudgetGauge = {
+  __typename?: 'BudgetGauge';
+  cap?: Maybe<Scalars['Float']['output']>;
+  left?: Maybe<Scalars['Float']['output']>;
+  name: Scalars['String']['output'];
+  used: Scalars['Float']['output'];
+};
+
 /** Limits of one run. Every field is optional; defaults apply. */
 export type BudgetInput = {
   /** Wall-time deadline in milliseconds. */
@@ -592,6 +601,8 @@ export type Run = {
   runner?: Maybe<Scalars['String']['output']>;
   status: RunStatus;
   task: Scalars['String']['output'];
+  /** The run as a timeline (passes, phases, steps with their times) and its budget used and left: what the viewer draws. */
+  timeline?: Maybe<Timeline>;
   trace?: Maybe<ReasoningTrace>;
   updatedAt: Scalars['DateTime']['output'];
   usage?: Maybe<Usage>;
@@ -829,6 +840,43 @@ export type TaskProfile = {
   reasoningDepth: Scalars['Int']['output'];
 };
 
+/** A run's passes, phases and steps with their times; open ones last until now. A projection of the run's record. */
+export type Timeline = {
+  __typename?: 'Timeline';
+  budget: Array<BudgetGauge>;
+  elapsedMs: Scalars['Float']['output'];
+  finishedAt?: Maybe<Scalars['DateTime']['output']>;
+  passes: Array<TimelinePass>;
+  startedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+export type TimelinePass = {
+  __typename?: 'TimelinePass';
+  durationMs: Scalars['Float']['output'];
+  end?: Maybe<Scalars['DateTime']['output']>;
+  passNumber: Scalars['Int']['output'];
+  phases: Array<TimelinePhase>;
+  start: Scalars['DateTime']['output'];
+  steps: Array<TimelineStep>;
+};
+
+export type TimelinePhase = {
+  __typename?: 'TimelinePhase';
+  durationMs: Scalars['Float']['output'];
+  end?: Maybe<Scalars['DateTime']['output']>;
+  phase: Phase;
+  start: Scalars['DateTime']['output'];
+};
+
+export type TimelineStep = {
+  __typename?: 'TimelineStep';
+  durationMs: Scalars['Float']['output'];
+  end?: Maybe<Scalars['DateTime']['output']>;
+  start: Scalars['DateTime']['output'];
+  status: Scalars['String']['output'];
+  stepId: Scalars['String']['output'];
+};
+
 /** A tool a run may call: built in, the library user's, or an MCP server's (named server.tool; server says which). */
 export type Tool = {
   __typename?: 'Tool';
@@ -1008,6 +1056,7 @@ export type ResolversTypes = {
   ApprovalRequest: ResolverTypeWrapper<ApprovalRequest>;
   ApprovalRequestedEvent: ResolverTypeWrapper<ApprovalRequestedEvent>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  BudgetGauge: ResolverTypeWrapper<BudgetGauge>;
   BudgetInput: BudgetInput;
   ConvergenceAssessedEvent: ResolverTypeWrapper<ConvergenceAssessedEvent>;
   ConvergenceAssessment: ResolverTypeWrapper<ConvergenceAssessment>;
@@ -1076,6 +1125,10 @@ export type ResolversTypes = {
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TTLExpiration: ResolverTypeWrapper<TtlExpiration>;
   TaskProfile: ResolverTypeWrapper<TaskProfile>;
+  Timeline: ResolverTypeWrapper<Timeline>;
+  TimelinePass: ResolverTypeWrapper<TimelinePass>;
+  TimelinePhase: ResolverTypeWrapper<TimelinePhase>;
+  TimelineStep: ResolverTypeWrapper<TimelineStep>;
   Tool: ResolverTypeWrapper<Tool>;
   ToolInvokedEvent: ResolverTypeWrapper<ToolInvokedEvent>;
   Usage: ResolverTypeWrapper<Usage>;
@@ -1091,6 +1144,7 @@ export type ResolversParentTypes = {
   ApprovalRequest: ApprovalRequest;
   ApprovalRequestedEvent: ApprovalRequestedEvent;
   Boolean: Scalars['Boolean']['output'];
+  BudgetGauge: BudgetGauge;
   BudgetInput: BudgetInput;
   ConvergenceAssessedEvent: ConvergenceAssessedEvent;
   ConvergenceAssessment: ConvergenceAssessment;
@@ -1155,6 +1209,10 @@ export type ResolversParentTypes = {
   Subscription: Record<PropertyKey, never>;
   TTLExpiration: TtlExpiration;
   TaskProfile: TaskProfile;
+  Timeline: Timeline;
+  TimelinePass: TimelinePass;
+  TimelinePhase: TimelinePhase;
+  TimelineStep: TimelineStep;
   Tool: Tool;
   ToolInvokedEvent: ToolInvokedEvent;
   Usage: Usage;
@@ -1210,6 +1268,13 @@ export type ApprovalRequestedEventResolvers<ContextType = GraphQLContext, Parent
   tool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type BudgetGaugeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BudgetGauge'] = ResolversParentTypes['BudgetGauge']> = {
+  cap?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  left?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  used?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
 
 export type ConvergenceAssessedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConvergenceAssessedEvent'] = ResolversParentTypes['ConvergenceAssessedEvent']> = {
@@ -1612,6 +1677,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   runner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
   task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timeline?: Resolver<Maybe<ResolversTypes['Timeline']>, ParentType, ContextType>;
   trace?: Resolver<Maybe<ResolversTypes['ReasoningTrace']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   usage?: Resolver<Maybe<ResolversTypes['Usage']>, ParentType, ContextType>;
@@ -1766,6 +1832,38 @@ export type TaskProfileResolvers<ContextType = GraphQLContext, ParentType extend
   reasoningDepth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type TimelineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Timeline'] = ResolversParentTypes['Timeline']> = {
+  budget?: Resolver<Array<ResolversTypes['BudgetGauge']>, ParentType, ContextType>;
+  elapsedMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  finishedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  passes?: Resolver<Array<ResolversTypes['TimelinePass']>, ParentType, ContextType>;
+  startedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type TimelinePassResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TimelinePass'] = ResolversParentTypes['TimelinePass']> = {
+  durationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  end?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  phases?: Resolver<Array<ResolversTypes['TimelinePhase']>, ParentType, ContextType>;
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  steps?: Resolver<Array<ResolversTypes['TimelineStep']>, ParentType, ContextType>;
+};
+
+export type TimelinePhaseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TimelinePhase'] = ResolversParentTypes['TimelinePhase']> = {
+  durationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  end?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  phase?: Resolver<ResolversTypes['Phase'], ParentType, ContextType>;
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type TimelineStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TimelineStep'] = ResolversParentTypes['TimelineStep']> = {
+  durationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  end?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type ToolResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Tool'] = ResolversParentTypes['Tool']> = {
   description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   destructive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -1834,6 +1932,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ApprovalAnsweredEvent?: ApprovalAnsweredEventResolvers<ContextType>;
   ApprovalRequest?: ApprovalRequestResolvers<ContextType>;
   ApprovalRequestedEvent?: ApprovalRequestedEventResolvers<ContextType>;
+  BudgetGauge?: BudgetGaugeResolvers<ContextType>;
   ConvergenceAssessedEvent?: ConvergenceAssessedEventResolvers<ContextType>;
   ConvergenceAssessment?: ConvergenceAssessmentResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
@@ -1891,6 +1990,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Subscription?: SubscriptionResolvers<ContextType>;
   TTLExpiration?: TtlExpirationResolvers<ContextType>;
   TaskProfile?: TaskProfileResolvers<ContextType>;
+  Timeline?: TimelineResolvers<ContextType>;
+  TimelinePass?: TimelinePassResolvers<ContextType>;
+  TimelinePhase?: TimelinePhaseResolvers<ContextType>;
+  TimelineStep?: TimelineStepResolvers<ContextType>;
   Tool?: ToolResolvers<ContextType>;
   ToolInvokedEvent?: ToolInvokedEventResolvers<ContextType>;
   Usage?: UsageResolvers<ContextType>;
