@@ -82,7 +82,11 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
                 ? { type: "json_object" }
                 : {
                   type: "json_schema",
-                  json_schema: { name: request.promptId, schema: request.jsonSchema as any, strict: false }
+                  json_schema: {
+                    name: request.promptId,
+                    schema: request.jsonSchema as Record<string, unknown>,
+                    strict: false
+                  }
                 }
             },
             { signal }

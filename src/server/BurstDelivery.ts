@@ -133,15 +133,19 @@ const asGraphQLError = (e: unknown): GraphQLError =>
 
 /** `sseBody` as yoga's result processor. */
 export const burstSse: ResultProcessor = (result, fetchAPI) =>
-  new fetchAPI.Response(sseBody((result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]()) as any, {
-    status: 200,
-    headers: {
-      "content-type": "text/event-stream",
-      connection: "keep-alive",
-      "cache-control": "no-cache",
-      "content-encoding": "none"
+  // yoga's Response (@whatwg-node/fetch on Node) takes a Node stream as its body; the DOM's BodyInit type does not say so
+  new fetchAPI.Response(
+    sseBody((result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]()) as unknown as BodyInit,
+    {
+      status: 200,
+      headers: {
+        "content-type": "text/event-stream",
+        connection: "keep-alive",
+        "cache-control": "no-cache",
+        "content-encoding": "none"
+      }
     }
-  })
+  )
 
 /** Subscriptions asked over SSE are answered by `burstSse` (yoga's own processor answers everything else). */
 export const burstSseResults: Plugin = {

@@ -202,7 +202,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       runEvents: {
         subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) =>
           withOwnRun(ctx, runId, (m, id) => m.follow(id, fromSeq ?? 0, V.sharedEventPayload))
-      } as any,
+      },
       runEventBatches: {
         subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventBatchesArgs, ctx: GraphQLContext) =>
           withOwnRun(
@@ -210,7 +210,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
             runId,
             (m, id) => m.followBatches(id, fromSeq ?? 0, V.sharedBatchPayload)
           )
-      } as any
+      }
     },
     Run: {
       id: (r) => r.id,
@@ -244,7 +244,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       llmCalls: (r, { after, first }) => {
         const refused = pageRefusal(first, after, V.isCallCursor)
         if (refused) throw new GraphQLError(refused, { extensions: { code: "InvalidRunInputError" } })
-        return V.llmCallsView(intact(r).events, first ?? 20, after ?? undefined) as any
+        return V.llmCallsView(intact(r).events, first ?? 20, after ?? undefined)
       },
       events: (r, { first, fromSeq }, ctx) => {
         if (first !== null && first !== undefined && first < 0) {

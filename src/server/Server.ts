@@ -168,7 +168,7 @@ export const graphqlWs = <U extends object>(
 /** The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path. */
 export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptions) => {
   const adapter = EffectAdapter.make(runtime as Runtime.Runtime<any>)
-  const schema = createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) as any })
+  const schema = createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) })
   const auth: Plugin = {
     onRequest({ request, fetchAPI, endResponse }) {
       const page = request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")

@@ -105,7 +105,7 @@ export const PlanGraph = ({ plan }: { plan: Run }) => {
           />
         ))}
         {placed.map(({ step, x, y }) => {
-          const s = step as any
+          const s: Run = step
           const state = s.supersededBy ? "superseded" : s.status
           return (
             <g
