@@ -1,4 +1,4 @@
-import { Context, Effect, JSONSchema, Layer, ParseResult, Schema } from "effect"
+import { Context, Effect, JSONSchema, Layer, ParseResult, Ref, Schema } from "effect"
 import { jsonrepair } from "jsonrepair"
 import type { BudgetExhaustedError } from "../domain/Errors.js"
 import { decodeAnswer } from "../llm/LanguageModel.js"
@@ -66,23 +66,28 @@ const attempts = <A>(
     ModelDecodeError | RepairFailedError | BudgetExhaustedError | { readonly _tag: string; readonly message: string }
   >,
   firstError: string
-): Effect.Effect<Repaired<A>, RepairFailedError | BudgetExhaustedError> => {
-  const loop = (n: number, lastError: string): Effect.Effect<Repaired<A>, RepairFailedError | BudgetExhaustedError> =>
-    n > MAX_REPAIR_ATTEMPTS
-      ? Effect.fail(
-        new RepairFailedError({
-          what,
-          message: `${MAX_REPAIR_ATTEMPTS} repair attempts failed; last error: ${lastError}`
-        })
-      )
-      : attempt(n, lastError).pipe(
+): Effect.Effect<Repaired<A>, RepairFailedError | BudgetExhaustedError> =>
+  Effect.gen(function*() {
+    // each attempt sees its number and the error the one before it got
+    const last = yield* Ref.make({ n: 1, error: firstError })
+    const once = Effect.flatMap(Ref.get(last), ({ error, n }) =>
+      attempt(n, error).pipe(
         Effect.map((value) => ({ value, via: `model#${n}` })),
-        Effect.catchAll((
-          e
-        ) => (e._tag === "BudgetExhaustedError" ? Effect.fail(e as BudgetExhaustedError) : loop(n + 1, e.message)))
+        Effect.tapError((e) => Ref.set(last, { n: n + 1, error: e.message }))
+      ))
+    return yield* once.pipe(
+      // a refused call (the budget) ends the repair at once; anything else is tried again, up to the limit
+      Effect.retry({ times: MAX_REPAIR_ATTEMPTS - 1, while: (e) => e._tag !== "BudgetExhaustedError" }),
+      Effect.mapError((e): RepairFailedError | BudgetExhaustedError =>
+        e._tag === "BudgetExhaustedError"
+          ? e as BudgetExhaustedError
+          : new RepairFailedError({
+            what,
+            message: `${MAX_REPAIR_ATTEMPTS} repair attempts failed; last error: ${e.message}`
+          })
       )
-  return loop(1, firstError)
-}
+    )
+  })
 
 export const make: Service = {
   repairAnswer: (contract, error, llm) => {

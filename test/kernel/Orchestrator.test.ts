@@ -5,6 +5,7 @@ import { ExecutionHistory } from "../../src/domain/Execution.js"
 import { RunEvent } from "../../src/domain/RunEvent.js"
 import { runTask } from "../../src/index.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
+import { MAX_REPAIR_ATTEMPTS } from "../../src/supervisor/Supervisor.js"
 import { scripted } from "../support/engine.js"
 import { answer, convergingScript, noRefinement, planOut, profile, reasoned, verdict } from "../support/scripts.js"
 
@@ -253,6 +254,29 @@ describe("the multi-pass loop", () => {
       }, { fallback: false })
       const r = yield* runTask({ task, mode: "FULL" }).pipe(Effect.provide(layer))
       expect(r.plan?.steps[0]).toMatchObject({ status: "failed", error: expect.stringContaining("expression") })
+    }))
+
+  it.effect("the supervisor tries a repair MAX_REPAIR_ATTEMPTS times, each attempt told the last one's error", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = scripted({
+        ...convergingScript(),
+        [PromptId.PLAN_GENERATION_USER]: [
+          planOut([{ id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expr: "6 * 7" } }])
+        ],
+        [PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER]: [
+          { output: { toolInput: { expression: "" } } },
+          { output: { toolInput: { still: "no" } } }
+        ],
+        [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)],
+        [PromptId.RECURSIVE_REFINEMENT_USER]: [noRefinement]
+      }, { fallback: false })
+      const r = yield* runTask({ task, mode: "FULL", budget: { ttl: 1 } }).pipe(Effect.provide(layer))
+      expect(r.plan?.steps[0]).toMatchObject({ status: "failed" })
+      const repairs = calls.filter((c) => c.promptId === PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER)
+      expect(repairs).toHaveLength(MAX_REPAIR_ATTEMPTS)
+      // the first attempt is told the step's own error; the second what was wrong with the first one's answer
+      expect((repairs[0]!.input as { decodeError: string }).decodeError).toContain("is missing")
+      expect((repairs[1]!.input as { decodeError: string }).decodeError).toContain('actual ""')
     }))
 
   it.effect("a final answer that falls short of the answer criteria the step outputs met is flagged", () =>
