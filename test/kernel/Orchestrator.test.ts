@@ -276,7 +276,7 @@ describe("the multi-pass loop", () => {
       expect(repairs).toHaveLength(MAX_REPAIR_ATTEMPTS)
       // the first attempt is told the step's own error; the second what was wrong with the first one's answer
       expect((repairs[0]!.input as { decodeError: string }).decodeError).toContain("is missing")
-      expect((repairs[1]!.input as { decodeError: string }).decodeError).toContain('actual ""')
+      expect((repairs[1]!.input as { decodeError: string }).decodeError).toContain("actual \"\"")
     }))
 
   it.effect("a final answer that falls short of the answer criteria the step outputs met is flagged", () =>
