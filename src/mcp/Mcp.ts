@@ -1,4 +1,5 @@
 import { Effect, Layer, Option } from "effect"
+import { memoizeWeak } from "../support/Memoize.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import * as McpConfig from "./McpConfig.js"
 import * as Servers from "./Servers.js"
@@ -13,18 +14,13 @@ const registryLayer = (tools: ReadonlyArray<ToolRegistry.Tool>) =>
     ToolRegistry.ToolRegistry,
     Effect.map(Servers.McpServers, (servers) => {
       const own = [...ToolRegistry.builtinTools, ...tools]
-      let last: ReadonlyArray<ToolRegistry.Tool> | undefined
-      let all: ReadonlyArray<ToolRegistry.Tool> = own
-      return ToolRegistry.makeDynamic(() => {
-        const mcp = servers.tools()
-        if (mcp !== last) {
-          last = mcp
-          // a server's tool named like one of Aeon's own is left out: Aeon's own keeps its name
-          const taken = new Set(own.map((t) => t.name))
-          all = [...own, ...mcp.filter((t) => !taken.has(t.name))]
-        }
-        return all
-      })
+      const taken = new Set(own.map((t) => t.name))
+      // a server's tool named like one of Aeon's own is left out: Aeon's own keeps its name
+      const withOwn = memoizeWeak((mcp: ReadonlyArray<ToolRegistry.Tool>) => [
+        ...own,
+        ...mcp.filter((t) => !taken.has(t.name))
+      ])
+      return ToolRegistry.makeDynamic(() => withOwn(servers.tools()))
     })
   )
 

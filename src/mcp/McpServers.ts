@@ -3,8 +3,9 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Data, Deferred, Duration, Effect, Fiber, Layer, Ref, Schedule } from "effect"
+import { memoizeWeak } from "../support/Memoize.js"
 import { version } from "../support/PackageFiles.js"
 import { McpServerUnavailableError, type Tool, ToolFailedError } from "../tools/ToolRegistry.js"
 import { isStdio, type McpConfig, type ServerEntry, type Settings } from "./McpConfig.js"
@@ -13,9 +14,11 @@ import { McpServers, type ServerHealth, type Service } from "./Servers.js"
 
 interface ServerState {
   readonly health: ServerHealth
-  readonly client: Client | undefined
   readonly tools: ReadonlyArray<Tool>
 }
+
+/** Every server's state by name: one Ref, so the tools of all of them are one value, derived once per change. */
+type States = Readonly<Record<string, ServerState>>
 
 class ConnectError extends Data.TaggedError("ConnectError")<{ readonly message: string }> {}
 
@@ -65,9 +68,10 @@ const connectOnce = (name: string, entry: ServerEntry, startTimeoutMs: number) =
       const client = new Client({ name: "aeon", version }, { capabilities: {} })
       const closed = yield* Deferred.make<void>()
       const attempt = yield* Effect.tryPromise({
+        // interrupted by the timeout below: the half-made connection is closed
         try: (signal) => {
           signal.addEventListener("abort", () => void client.close().catch(() => {}))
-          return client.connect(make(), { timeout: startTimeoutMs })
+          return client.connect(make())
         },
         catch: (e) => new ConnectError({ message: message(e) })
       }).pipe(
@@ -108,7 +112,11 @@ const callWith = (client: Client | undefined, server: string, timeoutMs: number)
       }) as Promise<McpCallResult>,
     catch: (e) => {
       const text = message(e)
-      return /closed|not connected|ECONNREFUSED|fetch failed|EPIPE/i.test(text)
+      // the SDK rejects a call in flight with ConnectionClosed when the server goes; a transport that cannot reach it
+      // fails with the network's own error
+      const dropped = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) ||
+        /^Not connected$|ECONNREFUSED|fetch failed|EPIPE/.test(text)
+      return dropped
         ? new McpServerUnavailableError({ tool, server, message: `MCP server ${server} dropped the call: ${text}` })
         : new ToolFailedError({ tool, message: text })
     }
@@ -120,18 +128,12 @@ const callWith = (client: Client | undefined, server: string, timeoutMs: number)
  * tools), its list kept fresh on `notifications/tools/list_changed`, reconnected with backoff when it exits or
  * drops its connection; closed with the scope (a stdio child is ended).
  */
-const supervise = (name: string, entry: ServerEntry, settings: Settings, onChange: () => void) =>
+const supervise = (name: string, entry: ServerEntry, settings: Settings, states: Ref.Ref<States>) =>
   Effect.gen(function*() {
     const timeoutMs = entry.timeoutMs ?? settings.timeoutMs
     const startTimeoutMs = entry.startTimeoutMs ?? settings.startTimeoutMs
-    const first = transports(entry)[0]![0]
-    const state = yield* Ref.make<ServerState>({
-      health: { name, transport: first, status: "connecting", toolCount: 0, lastError: undefined },
-      client: undefined,
-      tools: []
-    })
-    const set = (f: (s: ServerState) => ServerState) =>
-      Ref.update(state, f).pipe(Effect.zipRight(Effect.sync(onChange)))
+    const set = (f: (s: ServerState) => ServerState) => Ref.update(states, (all) => ({ ...all, [name]: f(all[name]!) }))
+
     const refresh = (client: Client) =>
       Effect.tryPromise(() => listTools(client)).pipe(
         Effect.map((defs) =>
@@ -157,26 +159,15 @@ const supervise = (name: string, entry: ServerEntry, settings: Settings, onChang
         await Effect.runPromiseExit(refresh(client).pipe(Effect.provide(runtime)))
       })
       yield* refresh(client).pipe(Effect.mapError((e) => new ConnectError({ message: message(e.error) })))
-      yield* set((s) => ({
-        ...s,
-        client,
-        health: { ...s.health, transport: kind, status: "connected", lastError: undefined }
-      }))
+      yield* set((s) => ({ ...s, health: { ...s.health, transport: kind, status: "connected", lastError: undefined } }))
       yield* Deferred.succeed(firstDone, undefined)
       yield* Deferred.await(closed)
-      yield* set((s) => ({
-        ...s,
-        client: undefined,
-        tools: [],
-        health: { ...s.health, status: "reconnecting", toolCount: 0, lastError: "the connection closed" }
-      }))
+      // its tools go and its state says so (below), until it is connected again
       return yield* new ConnectError({ message: "the connection closed" })
     }).pipe(
       Effect.scoped,
       Effect.tapError((e) =>
         set((s) => ({
-          ...s,
-          client: undefined,
           tools: [],
           // never connected: failed (still retried); connected before: reconnecting
           health: {
@@ -194,28 +185,32 @@ const supervise = (name: string, entry: ServerEntry, settings: Settings, onChang
     )
     // the first attempt (connected or failed) before the Layer is built; a server that fails does not stop Aeon
     yield* Effect.race(Deferred.await(firstDone), Effect.sleep(Duration.millis(startTimeoutMs * 2 + 1_000)))
-    return { state, fiber }
+    return fiber
   })
+
+const toolsOf = memoizeWeak((states: States) => Object.values(states).flatMap((s) => s.tools))
 
 /** Every server of the configuration, supervised in the scope. */
 export const make = (config: McpConfig, settings: Settings) =>
   Effect.gen(function*() {
-    let tools: ReadonlyArray<Tool> = []
-    const servers: Array<{ readonly state: Ref.Ref<ServerState> }> = []
-    const rebuild = () => {
-      tools = servers.flatMap((s) => Effect.runSync(Ref.get(s.state)).tools)
-    }
-    const started = yield* Effect.forEach(
+    // in the configuration's order, each connecting
+    const states = yield* Ref.make<States>(Object.fromEntries(
+      Object.entries(config.mcpServers).map(([name, entry]) => [name, {
+        health: { name, transport: transports(entry)[0]![0], status: "connecting", toolCount: 0, lastError: undefined },
+        tools: []
+      }])
+    ))
+    const fibers = yield* Effect.forEach(
       Object.entries(config.mcpServers),
-      ([name, entry]) => supervise(name, entry, settings, rebuild),
+      ([name, entry]) => supervise(name, entry, settings, states),
       { concurrency: "unbounded" }
     )
-    servers.push(...started)
-    rebuild()
-    yield* Effect.addFinalizer(() => Effect.forEach(started, (s) => Fiber.interrupt(s.fiber), { discard: true }))
+    yield* Effect.addFinalizer(() => Fiber.interruptAll(fibers))
+    // read synchronously by the registry (a run's tools, a health query): the Ref's value as it is now
+    const now = () => Effect.runSync(Ref.get(states))
     return {
-      tools: () => tools,
-      health: () => started.map((s) => Effect.runSync(Ref.get(s.state)).health)
+      tools: () => toolsOf(now()),
+      health: () => Object.values(now()).map((s) => s.health)
     } satisfies Service
   })
 

@@ -11,6 +11,7 @@ import {
 import { Cause, Effect, Exit, Option, type Runtime } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { pendingApprovals } from "../record/RunRecord.js"
 import { version } from "../support/PackageFiles.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
@@ -98,9 +99,7 @@ export const runView = (run: RunModel) => {
     answerLabel: r.finalAnswer?.label ?? null,
     error: r.error ?? null,
     usage: r.usage,
-    pendingApprovals: [...run.record.requests.values()]
-      .filter((q) => q.answer === undefined && q.request._tag === "ApprovalRequested")
-      .map((q) => q.request),
+    pendingApprovals: pendingApprovals(run.record),
     plan: r.plan?.steps.map((s) => ({ stepId: s.stepId, description: s.description, status: s.status })) ?? []
   }
 }

@@ -32,6 +32,19 @@ const freePort = () =>
     })
   })
 
+/** A plan whose first step runs server-everything's long operation (20 s in 4 steps), read-only. */
+const longOperation = {
+  [PromptId.PLAN_GENERATION_USER]: [planOut([
+    {
+      id: "s1",
+      d: "Run the long operation",
+      tool: "ev.trigger-long-running-operation",
+      input: { duration: 20, steps: 4 }
+    },
+    { id: "s2", d: "Report how it went", deps: ["s1"] }
+  ])]
+}
+
 /** server-everything over HTTP (its own Express server) on a free port, until the returned stop. */
 const everythingOverHttp = async (transport: "streamableHttp" | "sse") => {
   const port = await freePort()
@@ -108,17 +121,7 @@ describe("MCP tools of the reference server-everything", () => {
       const log = yield* run.events.log
       expect(log.some((e) => e._tag === "StepAbandoned" && e.stepId === "s1")).toBe(true)
       expect(log.some((e) => e._tag === "ToolInvoked")).toBe(false)
-    }).pipe(Effect.provide(engine({ mcpServers: { ev: everythingServer() } }, {
-      [PromptId.PLAN_GENERATION_USER]: [planOut([
-        {
-          id: "s1",
-          d: "Run the long operation",
-          tool: "ev.trigger-long-running-operation",
-          input: { duration: 20, steps: 4 }
-        },
-        { id: "s2", d: "Report how it went", deps: ["s1"] }
-      ])]
-    }))))
+    }).pipe(Effect.provide(engine({ mcpServers: { ev: everythingServer() } }, longOperation))))
 
   it.live("the server killed mid-call: the step fails with McpServerUnavailable; it is reconnected; the next run's call works", () =>
     Effect.gen(function*() {
@@ -146,15 +149,5 @@ describe("MCP tools of the reference server-everything", () => {
       expect(everythingChildren()).not.toContain(pid)
       const tools = yield* ToolRegistry
       expect(yield* tools.invoke("ev.get-sum", { a: 1, b: 1 }, yield* context())).toMatch(/2/)
-    }).pipe(Effect.provide(engine({ mcpServers: { ev: everythingServer() } }, {
-      [PromptId.PLAN_GENERATION_USER]: [planOut([
-        {
-          id: "s1",
-          d: "Run the long operation",
-          tool: "ev.trigger-long-running-operation",
-          input: { duration: 20, steps: 4 }
-        },
-        { id: "s2", d: "Report how it went", deps: ["s1"] }
-      ])]
-    }))))
+    }).pipe(Effect.provide(engine({ mcpServers: { ev: everythingServer() } }, longOperation))))
 })

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
 import { filesystemServer } from "../support/mcp.js"
 import { exited, startProcess as start } from "../support/process.js"
+import { verdict } from "../support/scripts.js"
 import { gql, waitFor } from "../support/server.js"
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-mcp-process-")))
@@ -38,17 +39,7 @@ writeFileSync(
         ]
       }
     }],
-    convergence_assessment_user: [{
-      output: {
-        converged: true,
-        completenessScore: 1,
-        coherenceScore: 1,
-        consistencyAlignment: {},
-        reasoning: "done",
-        confidence: 0.9,
-        reasonCodes: ["complete"]
-      }
-    }]
+    convergence_assessment_user: [verdict(true)]
   })
 )
 
@@ -104,6 +95,8 @@ describe(`an MCP tool with side effects under approval, across kill -9 (${backen
 
       const first = start(env)
       const url1 = await first.url
+      // the start-up lines name each MCP server and its state
+      await waitFor(async () => (/MCP server fs: \w+/.test(first.output()) ? true : undefined), 10_000)
       expect(first.output()).toMatch(/MCP server fs: connected, \d+ tool/)
       // REJECT: the call is never made
       const rejected = await startRun(url1)

@@ -14,7 +14,7 @@ import { prepare, runTask } from "../../src/run/Run.js"
 import { ToolRegistry } from "../../src/tools/ToolRegistry.js"
 import { filesystemServer } from "../support/mcp.js"
 import { startOpenAiStub } from "../support/OpenAiStub.js"
-import { convergingScript, planOut } from "../support/scripts.js"
+import { convergingScript, planOut, verdict } from "../support/scripts.js"
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-mcp-")))
 writeFileSync(join(dir, "note.txt"), "The launch code is 4711.")
@@ -105,15 +105,7 @@ describe("an MCP tool with a provider through the real openai client (a local Op
           }
           if (prompt === PromptId.VALIDATION_SEMANTIC_USER) return json({ issues: [] })
           if (prompt === PromptId.CONVERGENCE_ASSESSMENT_USER) {
-            return json({
-              converged: true,
-              completenessScore: 1,
-              coherenceScore: 1,
-              consistencyAlignment: {},
-              reasoning: "done",
-              confidence: 0.9,
-              reasonCodes: ["complete"]
-            })
+            return json((verdict(true) as { output: unknown }).output)
           }
           if (prompt === PromptId.ANSWER_SYNTHESIS_USER) {
             const code = user.match(/launch code is (\d+)/)?.[1] ?? "unknown"
