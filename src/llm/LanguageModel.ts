@@ -166,6 +166,230 @@ export const capOutput = (text: string, maxTokens: number, count: (text: string)
 const finishReasonOf = (response: CompletionResponse) =>
   response.finishReason ?? (response.truncated ? "length" : "stop")
 
+/** The model a call goes to, as `make` was given it. */
+interface Model {
+  readonly label: string
+  readonly provider: string
+  readonly model: string
+  readonly price: ModelPrice
+  readonly complete: Service["complete"]
+}
+
+/** One `generate` call: its prompt rendered, its options, its input's tokens counted once when needed. */
+interface Call<I, O, E> {
+  readonly model: Model
+  readonly contract: PromptContract<I, O>
+  readonly options: GenerateOptions<E> | undefined
+  readonly system: string
+  readonly user: string
+  readonly input: unknown
+  readonly recording: boolean
+  readonly inputTokens: () => number
+}
+
+const callOf = <I, O, E>(model: Model, contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
+  Effect.suspend(() => {
+    const inputDecoded = Schema.decodeUnknownEither(contract.user.input)(input)
+    if (Either.isLeft(inputDecoded)) {
+      return Effect.fail(
+        new PromptInputError({
+          promptId: contract.id,
+          message: ParseResult.TreeFormatter.formatErrorSync(inputDecoded.left)
+        })
+      )
+    }
+    const system = contract.system.template
+    const user = renderTemplate(contract.user.template, inputDecoded.right as Record<string, unknown>)
+    let counted: number | undefined
+    const call: Call<I, O, E> = {
+      model,
+      contract,
+      options,
+      system,
+      user,
+      input: inputDecoded.right,
+      recording: options?.recordExchanges === true,
+      inputTokens: () => (counted ??= countTokens(system) + countTokens(user))
+    }
+    return Effect.succeed(call)
+  })
+
+/**
+ * The output cap the provider gets: the call's, lowered to what is left of the token budget when a useful one still
+ * fits. A token covers at least one UTF-8 byte and a UTF-16 unit at most three bytes: 3 × length bounds the input's
+ * tokens; counting exactly is only needed when that bound does not fit the budget, or when the provider does not
+ * report usage.
+ */
+const outputCap = (call: Call<any, any, any>) =>
+  Effect.gen(function*() {
+    const cap = call.options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
+    if (!call.options?.tokensLeft) return cap
+    const left = yield* call.options.tokensLeft
+    if (3 * (call.system.length + call.user.length) + cap <= left) return cap
+    const fits = left - call.inputTokens()
+    return fits >= MIN_OUTPUT_TOKENS ? Math.min(cap, fits) : cap
+  })
+
+/**
+ * The call's span after the answer: the GenAI conventions' usage and response, the content when recorded. Set on
+ * the span directly, in one step (as `Effect.annotateCurrentSpan` per attribute in an `Effect.gen`, it was a
+ * quarter of a model call's own cost: without it 65 → 48 µs a call; written so, 72–80 → 62–69 µs, the fastest of
+ * seven rounds of 20,000 calls, three alternating runs). The span is looked up, not asked for with
+ * `Effect.currentSpan`, which fails with a new NoSuchElementException (an Error and its stack) when there is none,
+ * as there is none when no tracer keeps spans (telemetry/Span).
+ */
+const annotateSpan = (
+  call: Call<any, any, any>,
+  response: CompletionResponse,
+  inputTokens: number,
+  outputTokens: number
+) =>
+  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (parent) => {
+    if (Option.isNone(parent) || parent.value._tag !== "Span") return Effect.void
+    const span = parent.value
+    const finishReason = finishReasonOf(response)
+    span.attribute("gen_ai.response.model", response.model ?? call.model.model)
+    span.attribute("gen_ai.usage.input_tokens", inputTokens)
+    span.attribute("gen_ai.usage.output_tokens", outputTokens)
+    span.attribute("gen_ai.response.finish_reasons", [finishReason])
+    // the conventions want a string[]; @effect/opentelemetry writes arrays as text, so the OTel span is given it
+    const otel = (span as { span?: { setAttribute?: (k: string, v: Array<string>) => void } }).span
+    otel?.setAttribute?.("gen_ai.response.finish_reasons", [finishReason])
+    if (!call.recording) return Effect.void
+    const system = call.model.provider
+    return Effect.map(Clock.currentTimeNanos, (nanos) => {
+      const now = BigInt(nanos)
+      span.event("gen_ai.system.message", now, { "gen_ai.system": system, content: call.system })
+      span.event("gen_ai.user.message", now, { "gen_ai.system": system, content: call.user })
+      span.event("gen_ai.choice", now, {
+        "gen_ai.system": system,
+        index: 0,
+        finish_reason: finishReason,
+        message: response.text
+      })
+    })
+  })
+
+/** Admission of a call with this output cap: the budget refuses what it could cross. */
+const admitted = <E>(call: Call<any, any, E>, cap: number): Effect.Effect<void, E> => {
+  const admit = call.options?.admit
+  if (!admit) return Effect.void
+  const estimate = (tokens: number) => ({
+    promptId: call.contract.id,
+    inputTokens: tokens,
+    maxOutputTokens: cap,
+    maxCostUsd: costOf(call.model.price, tokens, cap)
+  })
+  const bound = 3 * (call.system.length + call.user.length)
+  return admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(call.inputTokens()))))
+}
+
+/** What a call that reached the model used, with its exchange when recorded. */
+const usageOf = <O>(
+  call: Call<any, O, any>,
+  response: CompletionResponse,
+  decoded: Either.Either<O, ModelDecodeError> | undefined,
+  measured: { readonly latencyMs: number; readonly requests: number; readonly attempt: number }
+): CallUsage => {
+  const usedInput = response.inputTokens ?? call.inputTokens()
+  // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
+  const usedOutput = response.outputTokens ?? countTokens(response.text)
+  return {
+    model: call.model.label,
+    inputTokens: usedInput,
+    outputTokens: usedOutput,
+    costUsd: costOf(call.model.price, usedInput, usedOutput),
+    latencyMs: measured.latencyMs,
+    requests: measured.requests,
+    ...(response.truncated ? { error: "ModelTruncatedError" } : {}),
+    ...(call.recording ?
+      {
+        exchange: {
+          attempt: measured.attempt,
+          system: call.system,
+          user: call.user,
+          response: response.text,
+          finishReason: finishReasonOf(response),
+          ...(decoded === undefined ?
+            {}
+            : Either.isRight(decoded) ?
+            { output: decoded.right }
+            : { decodeError: decoded.left.message })
+        }
+      } :
+      {})
+  }
+}
+
+/** A call that failed still counts its requests (and its exchange, when recorded). */
+const recordFailure = <E>(call: Call<any, any, E>, e: ModelError, started: number, sent: number, attempt: number) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    call.options?.record
+      ? call.options.record({
+        model: call.model.label,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        latencyMs: now - started,
+        requests: Math.max(1, sent),
+        error: e._tag,
+        ...(call.recording
+          ? { exchange: { attempt, system: call.system, user: call.user, error: `${e._tag}: ${e.message}` } }
+          : {})
+      })
+      : Effect.void)
+
+/** One call: sent, its usage recorded (also when it failed: its requests count), annotated on the span. */
+const send = <I, O, E>(call: Call<I, O, E>, cap: number, attempt: number) =>
+  Effect.gen(function*() {
+    const started = yield* Clock.currentTimeMillis
+    let sent = 0
+    const response = yield* call.model.complete({
+      promptId: call.contract.id,
+      system: call.system,
+      user: call.user,
+      input: call.input,
+      jsonSchema: outputJsonSchema(call.contract),
+      maxOutputTokens: cap,
+      maxRequests: call.options?.maxRequests ? yield* call.options.maxRequests : undefined,
+      onRequest: () => void sent++
+    }).pipe(Effect.tapError((e) => recordFailure(call, e, started, sent, attempt)))
+    // a cut answer is not decoded: it is not an answer
+    const decoded = response.truncated ? undefined : yield* Effect.either(decodeAnswer(call.contract, response.text))
+    const latencyMs = (yield* Clock.currentTimeMillis) - started
+    const usage = usageOf(call, response, decoded, { latencyMs, requests: Math.max(1, sent), attempt })
+    if (call.options?.record) yield* call.options.record(usage)
+    yield* annotateSpan(call, response, usage.inputTokens, usage.outputTokens)
+    return { response, usage, decoded }
+  })
+
+/** Twice the cap, within what is left of the token budget; none when that is no larger. */
+const largerCap = (call: Call<any, any, any>, cap: number) =>
+  Effect.gen(function*() {
+    const tokensLeft = call.options?.tokensLeft
+    const fits = tokensLeft ? (yield* tokensLeft) - call.inputTokens() : Number.POSITIVE_INFINITY
+    const larger = Math.min(2 * cap, fits)
+    return larger > cap ? larger : undefined
+  })
+
+/** Rendered, admitted, sent; an answer cut at its cap is never taken as complete: once more with a larger cap. */
+const generateWith = <I, O, E>(call: Call<I, O, E>) =>
+  Effect.gen(function*() {
+    const truncated = (cap: number) => new ModelTruncatedError({ promptId: call.contract.id, maxOutputTokens: cap })
+    const cap = yield* outputCap(call)
+    yield* admitted(call, cap)
+    let { decoded, response, usage } = yield* send(call, cap, 1)
+    if (response.truncated) {
+      const larger = yield* largerCap(call, cap)
+      if (larger === undefined) return yield* truncated(cap)
+      yield* admitted(call, larger).pipe(Effect.mapError(() => truncated(cap)))
+      ;({ decoded, response, usage } = yield* send(call, larger, 2))
+      if (response.truncated) return yield* truncated(larger)
+    }
+    if (decoded === undefined || Either.isLeft(decoded)) return yield* decoded?.left ?? truncated(cap)
+    return { output: decoded.right, text: response.text, usage }
+  })
+
 /** Builds the service from a provider's raw completion function. */
 export const make = (
   label: string,
@@ -177,167 +401,9 @@ export const make = (
   const [provider, model] = label.includes(":") ?
     [label.slice(0, label.indexOf(":")), label.slice(label.indexOf(":") + 1)]
     : [`aeon.${label}`, label]
+  const target: Model = { label, provider, model, price, complete }
   const generate = <I, O, E = never>(contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
-    Effect.gen(function*() {
-      const system = contract.system.template
-      const inputDecoded = Schema.decodeUnknownEither(contract.user.input)(input)
-      if (Either.isLeft(inputDecoded)) {
-        return yield* new PromptInputError({
-          promptId: contract.id,
-          message: ParseResult.TreeFormatter.formatErrorSync(inputDecoded.left)
-        })
-      }
-      const decodedInput = inputDecoded.right
-      const user = renderTemplate(contract.user.template, decodedInput as Record<string, unknown>)
-      let maxOutputTokens = options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
-      // a token covers at least one UTF-8 byte and a UTF-16 unit at most three bytes: 3 × length bounds the
-      // input's tokens. Counting exactly is only needed when that bound does not fit the budget, or when the
-      // provider does not report usage.
-      let counted: number | undefined
-      const inputTokens = () => (counted ??= countTokens(system) + countTokens(user))
-      if (options?.tokensLeft) {
-        // the output cap the provider gets fits what is left of the token budget (when a useful one still does)
-        const left = yield* options.tokensLeft
-        if (3 * (system.length + user.length) + maxOutputTokens > left) {
-          const fits = left - inputTokens()
-          if (fits >= MIN_OUTPUT_TOKENS) maxOutputTokens = Math.min(maxOutputTokens, fits)
-        }
-      }
-      const recording = options?.recordExchanges === true
-      /**
-       * The call's span after the answer: the GenAI conventions' usage and response, the content when recorded. Set on
-       * the span directly, in one step (as `Effect.annotateCurrentSpan` per attribute in an `Effect.gen`, it was a
-       * quarter of a model call's own cost: without it 65 → 48 µs a call; written so, 72–80 → 62–69 µs, the fastest of
-       * seven rounds of 20,000 calls, three alternating runs). The span is looked up, not asked for with
-       * `Effect.currentSpan`, which fails with a new NoSuchElementException (an Error and its stack) when there is none,
-       * as there is none when no tracer keeps spans (telemetry/Span).
-       */
-      const annotateSpan = (response: CompletionResponse, inputTokens: number, outputTokens: number) =>
-        Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (parent) => {
-          if (Option.isNone(parent) || parent.value._tag !== "Span") return Effect.void
-          const span = parent.value
-          const finishReason = finishReasonOf(response)
-          span.attribute("gen_ai.response.model", response.model ?? model)
-          span.attribute("gen_ai.usage.input_tokens", inputTokens)
-          span.attribute("gen_ai.usage.output_tokens", outputTokens)
-          span.attribute("gen_ai.response.finish_reasons", [finishReason])
-          // the conventions want a string[]; @effect/opentelemetry writes arrays as text, so the OTel span is given it
-          const otel = (span as { span?: { setAttribute?: (k: string, v: Array<string>) => void } }).span
-          otel?.setAttribute?.("gen_ai.response.finish_reasons", [finishReason])
-          if (!recording) return Effect.void
-          return Effect.map(Clock.currentTimeNanos, (nanos) => {
-            const now = BigInt(nanos)
-            span.event("gen_ai.system.message", now, { "gen_ai.system": provider, content: system })
-            span.event("gen_ai.user.message", now, { "gen_ai.system": provider, content: user })
-            span.event("gen_ai.choice", now, {
-              "gen_ai.system": provider,
-              index: 0,
-              finish_reason: finishReason,
-              message: response.text
-            })
-          })
-        })
-      /** Admission of a call with this output cap: the budget refuses what it could cross. */
-      const admitted = (cap: number) => {
-        if (!options?.admit) return Effect.void
-        const admit = options.admit
-        const estimate = (tokens: number) => ({
-          promptId: contract.id,
-          inputTokens: tokens,
-          maxOutputTokens: cap,
-          maxCostUsd: costOf(price, tokens, cap)
-        })
-        const bound = 3 * (system.length + user.length)
-        return admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(inputTokens()))))
-      }
-      /** One call: sent, its usage recorded (also when it failed: its requests count), annotated on the span. */
-      const send = (cap: number, attempt: number) =>
-        Effect.gen(function*() {
-          const started = yield* Clock.currentTimeMillis
-          let sent = 0
-          const response = yield* complete({
-            promptId: contract.id,
-            system,
-            user,
-            input: decodedInput,
-            jsonSchema: outputJsonSchema(contract),
-            maxOutputTokens: cap,
-            maxRequests: options?.maxRequests ? yield* options.maxRequests : undefined,
-            onRequest: () => void sent++
-          }).pipe(
-            Effect.tapError((e) =>
-              Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                options?.record
-                  ? options.record({
-                    model: label,
-                    inputTokens: 0,
-                    outputTokens: 0,
-                    costUsd: 0,
-                    latencyMs: now - started,
-                    requests: Math.max(1, sent),
-                    error: e._tag,
-                    ...(recording ? { exchange: { attempt, system, user, error: `${e._tag}: ${e.message}` } } : {})
-                  })
-                  : Effect.void)
-            )
-          )
-          // a cut answer is not decoded: it is not an answer
-          const decoded = response.truncated ? undefined : yield* Effect.either(decodeAnswer(contract, response.text))
-          const latencyMs = (yield* Clock.currentTimeMillis) - started
-          const usedInput = response.inputTokens ?? inputTokens()
-          // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
-          const usedOutput = response.outputTokens ?? countTokens(response.text)
-          const usage: CallUsage = {
-            model: label,
-            inputTokens: usedInput,
-            outputTokens: usedOutput,
-            costUsd: costOf(price, usedInput, usedOutput),
-            latencyMs,
-            requests: Math.max(1, sent),
-            ...(response.truncated ? { error: "ModelTruncatedError" } : {}),
-            ...(recording ?
-              {
-                exchange: {
-                  attempt,
-                  system,
-                  user,
-                  response: response.text,
-                  finishReason: finishReasonOf(response),
-                  ...(decoded === undefined ?
-                    {}
-                    : Either.isRight(decoded) ?
-                    { output: decoded.right }
-                    : { decodeError: decoded.left.message })
-                }
-              } :
-              {})
-          }
-          if (options?.record) yield* options.record(usage)
-          yield* annotateSpan(response, usedInput, usedOutput)
-          return { response, usage, decoded }
-        })
-      /** Twice the cap, within what is left of the token budget; none when that is no larger. */
-      const largerCap = (cap: number) =>
-        Effect.gen(function*() {
-          const fits = options?.tokensLeft ? (yield* options.tokensLeft) - inputTokens() : Number.POSITIVE_INFINITY
-          const larger = Math.min(2 * cap, fits)
-          return larger > cap ? larger : undefined
-        })
-      const truncated = (cap: number) => new ModelTruncatedError({ promptId: contract.id, maxOutputTokens: cap })
-
-      yield* admitted(maxOutputTokens)
-      let { decoded, response, usage } = yield* send(maxOutputTokens, 1)
-      // an answer cut at its cap is never taken as complete: once more with a larger cap if the budget allows
-      if (response.truncated) {
-        const larger = yield* largerCap(maxOutputTokens)
-        if (larger === undefined) return yield* truncated(maxOutputTokens)
-        yield* admitted(larger).pipe(Effect.mapError(() => truncated(maxOutputTokens)))
-        ;({ decoded, response, usage } = yield* send(larger, 2))
-        if (response.truncated) return yield* truncated(larger)
-      }
-      if (decoded === undefined || Either.isLeft(decoded)) return yield* decoded?.left ?? truncated(maxOutputTokens)
-      return { output: decoded.right, text: response.text, usage }
-    }).pipe(
+    Effect.flatMap(callOf(target, contract, input, options), generateWith).pipe(
       // the OpenTelemetry GenAI conventions: a span per model call, named "chat {model}"
       traced(`chat ${model}`, {
         captureStackTrace: false,
