@@ -103,64 +103,87 @@ const eventLoopTurn = Effect.interruptible(Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(immediate))
 }))
 
-export const make = (runId: string, sink: EventSinkService, history: ReadonlyArray<RunEvent> = []) =>
-  Effect.gen(function*() {
-    /** The run's scope: its writer lives in it, and `close` ends it. */
-    const scope = yield* Scope.make()
-    const queue = yield* Queue.unbounded<RunEvent>()
-    // appended in place: a run's log grows linearly, never copied per event
-    const events: Array<RunEvent> = [...history]
-    const record = foldEvents(history)
-    const firstSeq = history.length === 0 ? 1 : history[0]!.seq
-    let lastSeq = history.length === 0 ? 0 : history[history.length - 1]!.seq
-    let storedSeq = lastSeq // events up to this seq are stored and published
-    let finished = history.some((e) => e._tag === "RunFinished") // RunFinished is stored
-    const direct = sink === noSink
-    // Followers are callbacks the writer calls, not PubSub subscriptions: bench/FanOut.ts measured Effect's PubSub
-    // with a fiber per follower at ~115× the time to hand 10,000 events to 100 followers (2.5 s vs 22 ms, two runs);
-    // and a PubSub's bounded strategies either hold back the publisher (the run) or drop events, where a too slow
-    // subscriber should be closed with the point to resume from (EventFeed does that, with its own bounded buffer).
-    const followers = new Set<(event: RunEvent) => void>()
-    /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
-    const published = (batch: ReadonlyArray<RunEvent>) => {
-      storedSeq = batch[batch.length - 1]!.seq
-      finished ||= batch[batch.length - 1]!._tag === "RunFinished"
-      for (const f of followers) {
-        for (const e of batch) {
-          try {
-            f(e)
-          } catch {
-            followers.delete(f) // a broken follower is dropped; the run and the others go on
-            break
-          }
+/** Where a run's log stands: the last event made, the last stored and published, whether its end is stored. */
+interface LogState {
+  lastSeq: number
+  storedSeq: number
+  finished: boolean
+  /** The store refused a batch: the run stops at its next event. */
+  failure: Cause.Cause<never> | undefined
+}
+
+/**
+ * The run's followers. Callbacks the writer calls, not PubSub subscriptions: bench/FanOut.ts measured Effect's PubSub
+ * with a fiber per follower at ~115× the time to hand 10,000 events to 100 followers (2.5 s vs 22 ms, two runs); and
+ * a PubSub's bounded strategies either hold back the publisher (the run) or drop events, where a too slow subscriber
+ * should be closed with the point to resume from (EventFeed does that, with its own bounded buffer).
+ */
+const makeFollowers = (state: LogState, events: ReadonlyArray<RunEvent>, firstSeq: number) => {
+  const followers = new Set<(event: RunEvent) => void>()
+  /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
+  const published = (batch: ReadonlyArray<RunEvent>) => {
+    state.storedSeq = batch[batch.length - 1]!.seq
+    state.finished ||= batch[batch.length - 1]!._tag === "RunFinished"
+    for (const f of followers) {
+      for (const e of batch) {
+        try {
+          f(e)
+        } catch {
+          followers.delete(f) // a broken follower is dropped; the run and the others go on
+          break
         }
       }
     }
+  }
+  const follow = (fromSeq: number, onEvent: (event: RunEvent) => void): Following => {
+    const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, state.storedSeq - firstSeq + 1))
+    if (state.finished) return { past, finished: true, stop: () => {} }
+    const from = Math.max(fromSeq, state.storedSeq + 1)
+    const follower = (e: RunEvent) => {
+      if (e.seq >= from) onEvent(e)
+    }
+    followers.add(follower)
+    return { past, finished: false, stop: () => void followers.delete(follower) }
+  }
+  return { published, follow, followed: () => followers.size > 0 }
+}
 
-    // the writer: one fiber in the run's scope, started by the first event; each batch is what the run emitted while
-    // the previous one was being stored (a group commit), taken from the queue at once
+/**
+ * The writer: one fiber in the run's scope, started by the first event; each batch is what the run emitted while the
+ * previous one was being stored (a group commit), taken from the queue at once. `toStore` hands it events; a
+ * durability point among them waits until they are stored.
+ */
+const makeWriter = (
+  sink: EventSinkService,
+  events: ReadonlyArray<RunEvent>,
+  record: RunRecord,
+  state: LogState,
+  scope: Scope.Scope,
+  published: (batch: ReadonlyArray<RunEvent>) => void
+) =>
+  Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<RunEvent>()
     let writing = false
-    let failure: Cause.Cause<never> | undefined
     let waiters: Array<{ readonly seq: number; readonly done: Deferred.Deferred<void> }> = []
     const release = (all: boolean) =>
       Effect.suspend(() => {
-        const ready = all ? waiters : waiters.filter((w) => w.seq <= storedSeq)
+        const ready = all ? waiters : waiters.filter((w) => w.seq <= state.storedSeq)
         if (ready.length === 0) return Effect.void
-        waiters = all ? [] : waiters.filter((w) => w.seq > storedSeq)
+        waiters = all ? [] : waiters.filter((w) => w.seq > state.storedSeq)
         return Effect.forEach(
           ready,
-          (w) => (failure ? Deferred.failCause(w.done, failure) : Deferred.succeed(w.done, undefined)),
+          (w) => (state.failure ? Deferred.failCause(w.done, state.failure) : Deferred.succeed(w.done, undefined)),
           { discard: true }
         )
       })
     const write: Effect.Effect<void> = Effect.gen(function*() {
-      while (!failure) {
+      while (!state.failure) {
         // an idle writer is handed the first event alone; what the run emitted before the writer woke joins it
         const first = yield* Queue.takeBetween(queue, 1, Number.MAX_SAFE_INTEGER)
         const batch = Chunk.toReadonlyArray(Chunk.appendAll(first, yield* Queue.takeAll(queue)))
         const exit = yield* Effect.exit(sink.append(batch, events, record))
         if (Exit.isFailure(exit)) {
-          failure = exit.cause
+          state.failure = exit.cause
           yield* Queue.shutdown(queue)
           yield* release(true)
         } else {
@@ -171,51 +194,13 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
     })
     const waitStored = (seq: number) =>
       Effect.suspend(() => {
-        if (failure) return Effect.failCause(failure)
-        if (seq <= storedSeq) return Effect.void
+        if (state.failure) return Effect.failCause(state.failure)
+        if (seq <= state.storedSeq) return Effect.void
         return Effect.flatMap(Deferred.make<void>(), (done) => {
           waiters.push({ seq, done })
           return Deferred.await(done)
         })
       })
-
-    // fibers waiting for an event (a person's answer): settled as the event is emitted
-    let awaited: Array<{ readonly match: (e: RunEvent) => boolean; readonly done: Deferred.Deferred<RunEvent> }> = []
-    const settle = (event: RunEvent) => {
-      if (awaited.length === 0) return
-      const [hit, rest] = [awaited.filter((w) => w.match(event)), awaited.filter((w) => !w.match(event))]
-      awaited = rest
-      for (const w of hit) Deferred.unsafeDone(w.done, Exit.succeed(event))
-    }
-    const waitFor = <A>(found: (r: RunRecord) => A | undefined, match: (e: RunEvent) => A | undefined) =>
-      Effect.suspend((): Effect.Effect<A> => {
-        // checked and registered in one synchronous step: no event can come in between
-        const now = found(record)
-        if (now !== undefined) return Effect.succeed(now)
-        const done = Deferred.unsafeMake<RunEvent>(FiberId.none)
-        awaited.push({ match: (e) => match(e) !== undefined, done })
-        return Effect.map(Deferred.await(done), (e) => match(e)!)
-      })
-
-    /** Events made in one synchronous step: in the log and the record at once, then on their way to the store. */
-    const emitted = (at: number, bodies: ReadonlyArray<RunEventBody>, last?: (r: RunRecord) => RunEventBody) => {
-      const made: Array<RunEvent> = []
-      const add = (body: RunEventBody) => {
-        const event = extend(body, { runId, seq: ++lastSeq, at }) as RunEvent
-        events.push(event)
-        applyEvent(record, event)
-        settle(event)
-        made.push(event)
-      }
-      for (const body of bodies) add(body)
-      if (last) add(last(record))
-      if (direct) published(made)
-      let next = direct ? Effect.void : toStore(made)
-      // someone follows the run live: their I/O goes out before the run computes on
-      if (followers.size > 0) next = Effect.zipRight(next, eventLoopTurn)
-      return next === Effect.void ? Effect.succeed(made) : Effect.as(next, made)
-    }
-    /** Hands events to the writer (started by the first); a durability point waits until they are stored. */
     const toStore = (made: ReadonlyArray<RunEvent>) => {
       for (const event of made) queue.unsafeOffer(event)
       let next: Effect.Effect<unknown> = Effect.void
@@ -226,61 +211,106 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       }
       // the events are in the log and on their way; waiting until they are stored (a durability point) can be
       // interrupted
-      if (made.some(isDurabilityPoint)) next = Effect.zipRight(next, Effect.interruptible(waitStored(lastSeq)))
+      if (made.some(isDurabilityPoint)) next = Effect.zipRight(next, Effect.interruptible(waitStored(state.lastSeq)))
       return next
+    }
+    return { toStore, waitStored }
+  })
+
+/** Fibers waiting for an event (a person's answer): settled as the event is emitted. */
+const makeWaits = (record: RunRecord) => {
+  let awaited: Array<{ readonly match: (e: RunEvent) => boolean; readonly done: Deferred.Deferred<RunEvent> }> = []
+  const settle = (event: RunEvent) => {
+    if (awaited.length === 0) return
+    const [hit, rest] = [awaited.filter((w) => w.match(event)), awaited.filter((w) => !w.match(event))]
+    awaited = rest
+    for (const w of hit) Deferred.unsafeDone(w.done, Exit.succeed(event))
+  }
+  const waitFor = <A>(found: (r: RunRecord) => A | undefined, match: (e: RunEvent) => A | undefined) =>
+    Effect.suspend((): Effect.Effect<A> => {
+      // checked and registered in one synchronous step: no event can come in between
+      const now = found(record)
+      if (now !== undefined) return Effect.succeed(now)
+      const done = Deferred.unsafeMake<RunEvent>(FiberId.none)
+      awaited.push({ match: (e) => match(e) !== undefined, done })
+      return Effect.map(Deferred.await(done), (e) => match(e)!)
+    })
+  return { settle, waitFor }
+}
+
+/** A stream of the run's events from `fromSeq`: what is stored, then live, ending with RunFinished. */
+const streamOf = (follow: (fromSeq: number, onEvent: (event: RunEvent) => void) => Following) => (fromSeq = 0) =>
+  Stream.async<RunEvent>((emit) => {
+    const push = (e: RunEvent) => {
+      void emit.single(e)
+      if (e._tag === "RunFinished") void emit.end()
+    }
+    const { finished, past, stop } = follow(fromSeq, push)
+    for (const e of past) void emit.single(e)
+    if (finished) void emit.end()
+    return Effect.sync(stop)
+  }, "unbounded")
+
+export const make = (runId: string, sink: EventSinkService, history: ReadonlyArray<RunEvent> = []) =>
+  Effect.gen(function*() {
+    /** The run's scope: its writer lives in it, and `close` ends it. */
+    const scope = yield* Scope.make()
+    // appended in place: a run's log grows linearly, never copied per event
+    const events: Array<RunEvent> = [...history]
+    const record = foldEvents(history)
+    const lastSeq = history.length === 0 ? 0 : history[history.length - 1]!.seq
+    // events up to storedSeq are stored and published
+    const state: LogState = { lastSeq, storedSeq: lastSeq, finished: record.finished !== undefined, failure: undefined }
+    const direct = sink === noSink
+    const { follow, followed, published } = makeFollowers(state, events, history.length === 0 ? 1 : history[0]!.seq)
+    const { toStore, waitStored } = yield* makeWriter(sink, events, record, state, scope, published)
+    const { settle, waitFor } = makeWaits(record)
+
+    /** Events made in one synchronous step: in the log and the record at once, then on their way to the store. */
+    const emitted = (at: number, bodies: ReadonlyArray<RunEventBody>, last?: (r: RunRecord) => RunEventBody) => {
+      const made: Array<RunEvent> = []
+      const add = (body: RunEventBody) => {
+        const event = extend(body, { runId, seq: ++state.lastSeq, at }) as RunEvent
+        events.push(event)
+        applyEvent(record, event)
+        settle(event)
+        made.push(event)
+      }
+      for (const body of bodies) add(body)
+      if (last) add(last(record))
+      if (direct) published(made)
+      let next = direct ? Effect.void : toStore(made)
+      // someone follows the run live: their I/O goes out before the run computes on
+      if (followed()) next = Effect.zipRight(next, eventLoopTurn)
+      return next === Effect.void ? Effect.succeed(made) : Effect.as(next, made)
     }
     const emitWhen = <E>(decide: (r: RunRecord) => Either.Either<RunEventBody, E>): Effect.Effect<RunEvent, E> =>
       Effect.flatMap(Clock.currentTimeMillis, (at): Effect.Effect<RunEvent, E> => {
-        if (failure) return Effect.failCause(failure)
+        if (state.failure) return Effect.failCause(state.failure)
         // decided on the record as it is now, and emitted in the same synchronous step
         const decided = decide(record)
         if (Either.isLeft(decided)) return Effect.fail(decided.left)
         return Effect.map(emitted(at, [decided.right]), (made) => made[0]!)
       }).pipe(Effect.uninterruptible)
-    const emit = (body: RunEventBody): Effect.Effect<RunEvent> => emitWhen(() => Either.right(body))
-    const emitAll = (bodies: ReadonlyArray<RunEventBody>, last: (r: RunRecord) => RunEventBody) =>
-      Effect.flatMap(
-        Clock.currentTimeMillis,
-        (at) => (failure ? Effect.failCause(failure) : emitted(at, bodies, last))
-      ).pipe(Effect.uninterruptible)
-
-    const follow = (fromSeq: number, onEvent: (event: RunEvent) => void): Following => {
-      const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, storedSeq - firstSeq + 1))
-      if (finished) return { past, finished, stop: () => {} }
-      const from = Math.max(fromSeq, storedSeq + 1)
-      const follower = (e: RunEvent) => {
-        if (e.seq >= from) onEvent(e)
-      }
-      followers.add(follower)
-      return { past, finished, stop: () => void followers.delete(follower) }
-    }
-
-    const stream = (fromSeq = 0): Stream.Stream<RunEvent> =>
-      Stream.async<RunEvent>((emit) => {
-        const push = (e: RunEvent) => {
-          void emit.single(e)
-          if (e._tag === "RunFinished") void emit.end()
-        }
-        const { past, finished, stop } = follow(fromSeq, push)
-        for (const e of past) void emit.single(e)
-        if (finished) void emit.end()
-        return Effect.sync(stop)
-      }, "unbounded")
 
     return {
       runId,
-      emit,
+      emit: (body: RunEventBody): Effect.Effect<RunEvent> => emitWhen(() => Either.right(body)),
       emitWhen,
-      emitAll,
+      emitAll: (bodies: ReadonlyArray<RunEventBody>, last: (r: RunRecord) => RunEventBody) =>
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (at) => (state.failure ? Effect.failCause(state.failure) : emitted(at, bodies, last))
+        ).pipe(Effect.uninterruptible),
       waitFor,
       log: Effect.sync(() => events.slice()),
       record: () => record,
       size: () => events.length,
-      flushed: Effect.suspend(() => waitStored(lastSeq)),
-      close: Effect.suspend(() => Effect.exit(waitStored(lastSeq))).pipe(
+      flushed: Effect.suspend(() => waitStored(state.lastSeq)),
+      close: Effect.suspend(() => Effect.exit(waitStored(state.lastSeq))).pipe(
         Effect.zipRight(Scope.close(scope, Exit.void))
       ),
-      stream,
+      stream: streamOf(follow),
       follow
     } satisfies RunEvents
   })
