@@ -2,6 +2,7 @@ import type * as PgClient from "@effect/sql-pg/PgClient"
 import { Duration, Effect, Exit, Fiber, Layer, Runtime, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { endsRun, reachesEnd } from "../record/RunRecord.js"
 import type { FeedSource } from "../server/EventFeed.js"
 import { RunEventsElsewhere } from "../server/Placement.js"
 import { eventsChannel, RunStore } from "../store/RunStore.js"
@@ -79,7 +80,7 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
         if (f.done || event.seq <= f.last) continue
         f.last = event.seq
         f.push!(event)
-        if (event._tag === "RunFinished") f.stop()
+        if (endsRun(event)) f.stop()
       }
     }
 
@@ -134,7 +135,7 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
         joined.followers.add(follower)
         const past = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(follower.stop)))
         if (past.length > 0) follower.last = past[past.length - 1]!.seq
-        const finished = past.some((e) => e._tag === "RunFinished")
+        const finished = reachesEnd(past)
         if (finished) follower.stop()
         const feedSource: FeedSource = (onEvent) => {
           follower.push = onEvent

@@ -39,7 +39,8 @@ export const needsApproval = (tool: Tool, input: unknown, names: ReadonlyArray<s
   (names.includes("*") && (!tool.idempotent || tool.destructive === true))
 
 type Answered = Extract<RunEvent, { _tag: "ApprovalAnswered" }>
-type AnswerError = RunNotWaitingError | ApprovalNotFoundError | ApprovalAlreadyAnsweredError
+/** Why a person's answer is refused: the run is not waiting, no such request, or it was answered already. */
+export type AnswerError = RunNotWaitingError | ApprovalNotFoundError | ApprovalAlreadyAnsweredError
 
 /** This step's request for this call in this pass, if asked already (before a restart, say). */
 const approvalFor = (r: RunRecord, passNumber: number, stepId: string, input: unknown) => {

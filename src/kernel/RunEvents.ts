@@ -14,7 +14,7 @@ import {
   Stream
 } from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
-import { applyEvent, foldEvents, type RunRecord } from "../record/RunRecord.js"
+import { applyEvent, beginsRun, endsRun, foldEvents, reachesEnd, type RunRecord } from "../record/RunRecord.js"
 import { extend } from "../support/Extend.js"
 
 /** Where events are persisted before they are published (the store implements it). */
@@ -39,7 +39,7 @@ export const layerNoSink = Layer.succeed(EventSink, noSink)
  * are stored by the run's writer in group commits while the run goes on; the Executor also waits on
  * `flushed` around a tool call with side effects.
  */
-export const isDurabilityPoint = (e: RunEvent) => e._tag === "RunStarted" || e._tag === "RunFinished"
+export const isDurabilityPoint = (e: RunEvent) => beginsRun(e) || endsRun(e)
 
 /** One run's event stream: sequence-numbered, persisted, then published; late subscribers replay the log. */
 export interface RunEvents {
@@ -123,7 +123,7 @@ const makeFollowers = (state: LogState, events: ReadonlyArray<RunEvent>, firstSe
   /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
   const published = (batch: ReadonlyArray<RunEvent>) => {
     state.storedSeq = batch[batch.length - 1]!.seq
-    state.finished ||= batch[batch.length - 1]!._tag === "RunFinished"
+    state.finished ||= reachesEnd(batch)
     for (const f of followers) {
       for (const e of batch) {
         try {
@@ -243,7 +243,7 @@ const streamOf = (follow: (fromSeq: number, onEvent: (event: RunEvent) => void) 
   Stream.async<RunEvent>((emit) => {
     const push = (e: RunEvent) => {
       void emit.single(e)
-      if (e._tag === "RunFinished") void emit.end()
+      if (endsRun(e)) void emit.end()
     }
     const { finished, past, stop } = follow(fromSeq, push)
     for (const e of past) void emit.single(e)

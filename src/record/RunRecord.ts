@@ -100,6 +100,15 @@ export const pendingApprovals = (r: RunRecord) => pendingOf(r, "ApprovalRequeste
 /** Guidance requests not answered yet. */
 export const pendingGuidance = (r: RunRecord) => pendingOf(r, "GuidanceRequested")
 
+/** Whether the event begins its run (a run with none has not begun: it waits for admission). */
+export const beginsRun = (e: RunEvent): e is Event<"RunStarted"> => e._tag === "RunStarted"
+
+/** Whether the event ends its run: nothing follows it in the run's log. */
+export const endsRun = (e: RunEvent): e is Event<"RunFinished"> => e._tag === "RunFinished"
+
+/** Whether a run's events, in order, reach its end. */
+export const reachesEnd = (events: ReadonlyArray<RunEvent>) => events.length > 0 && endsRun(events[events.length - 1]!)
+
 /** Whether the unfinished run waits for a person: while it does, it is AWAITING_INPUT. */
 export const awaitingInput = (r: RunRecord) => [...r.requests.values()].some((q) => !q.answer)
 

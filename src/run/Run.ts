@@ -14,7 +14,7 @@ import * as RunLlm from "../kernel/RunLlm.js"
 import { initialState } from "../kernel/RunState.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
-import { waitedMs } from "../record/RunRecord.js"
+import { reachesEnd, waitedMs } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
@@ -324,7 +324,7 @@ export const prepareResume = (runId: string, options: { readonly claim?: string 
     const past = yield* store.events(runId)
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
     const events = yield* RunEvents.make(runId, sink, past)
-    const finished = past.some((e) => e._tag === "RunFinished")
+    const finished = reachesEnd(past)
     const run: PreparedRun = {
       runId,
       input,

@@ -12,6 +12,7 @@ import { Cause, Effect, Exit, Option, type Runtime } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { pendingApprovals } from "../record/RunRecord.js"
+import { endsRun } from "../record/RunRecord.js"
 import { version } from "../support/PackageFiles.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
@@ -116,8 +117,6 @@ const failureText = (cause: Cause.Cause<unknown>) => {
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
 
-const done = (event: RunEvent) => event._tag === "RunFinished"
-
 type Runner = <A, E>(effect: Effect.Effect<A, E, RunManager>) => Promise<Exit.Exit<A, E>>
 
 /** run_task's arguments as a run's input, or what is wrong with them. */
@@ -153,14 +152,14 @@ const followUntilDone = async (
   try {
     let progress = 0
     for await (const event of events) {
-      if (token !== undefined && (event._tag === "PhaseEntered" || event._tag === "StepFinished" || done(event))) {
+      if (token !== undefined && (event._tag === "PhaseEntered" || event._tag === "StepFinished" || endsRun(event))) {
         progress++
         await extra.sendNotification({
           method: "notifications/progress",
           params: { progressToken: token, progress, message: progressMessage(event) }
         }).catch(() => {})
       }
-      if (done(event) || event._tag === "ApprovalRequested" || event._tag === "GuidanceRequested") break
+      if (endsRun(event) || event._tag === "ApprovalRequested" || event._tag === "GuidanceRequested") break
     }
   } finally {
     extra.signal.removeEventListener("abort", onAbort)

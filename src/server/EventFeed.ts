@@ -1,6 +1,7 @@
 import { GraphQLError } from "graphql"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { Following } from "../kernel/RunEvents.js"
+import { reachesEnd } from "../record/RunRecord.js"
 
 /** Where a feed's events come from: what is stored now, then a push per new event until stopped. */
 export type FeedSource = (push: (event: RunEvent) => void) => Following
@@ -108,7 +109,7 @@ const feedOf = <A>(
   /** The next message: one event, or the burst waiting (at most `batch` events). */
   const deliver = (): IteratorResult<A> => {
     const events = buffer.splice(0, batch)
-    if (events[events.length - 1]!._tag === "RunFinished") ended = true
+    if (reachesEnd(events)) ended = true
     return { value: view(events), done: false }
   }
   const iterator: AsyncIterableIterator<A> = {

@@ -2,7 +2,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
-import { emptyRecord, foldEvents, type RunRecord } from "../record/RunRecord.js"
+import { beginsRun, emptyRecord, endsRun, foldEvents, type RunRecord } from "../record/RunRecord.js"
 import { resultOf } from "../record/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 import type { RawStatement, SqliteWriter } from "./SqliteWriter.js"
@@ -209,8 +209,8 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
     record?: RunRecord
   ): Effect.Effect<void, StoreError | RunFencedError> => {
     if (events.length === 0) return Effect.void
-    const started = events.find((e): e is Extract<RunEvent, { _tag: "RunStarted" }> => e._tag === "RunStarted")
-    const finished = events.find((e): e is Extract<RunEvent, { _tag: "RunFinished" }> => e._tag === "RunFinished")
+    const started = events.find(beginsRun)
+    const finished = events.find(endsRun)
     const calls = recordedCalls(events)
     const write = Effect.gen(function*() {
       const records = [

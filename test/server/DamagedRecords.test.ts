@@ -1,6 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as RunStore from "../../src/store/RunStore.js"
 import { backend, freshDatabase, storeLayer } from "../support/database.js"
 import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
@@ -35,8 +39,11 @@ describe(`a damaged stored run (${backend})`, () => {
       const sql = yield* SqlClient.SqlClient
       // the run's last event stored (its status shows as soon as the run has it, a moment before the store does)
       const stored = sql<{ seq: number }>`SELECT seq FROM run_events WHERE run_id = ${damaged} AND type = 'RunFinished'`
-      while ((yield* stored).length === 0) yield* Effect.sleep("20 millis")
-      const seq = (yield* stored)[0]!.seq
+      const rows = yield* stored.pipe(
+        Effect.filterOrFail((rows) => rows.length > 0, () => "RunFinished not stored yet"),
+        Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds")))
+      )
+      const seq = rows[0]!.seq
       const payload = JSON.stringify({
         _tag: "RunFinished",
         runId: damaged,
@@ -84,5 +91,39 @@ describe(`a damaged stored run (${backend})`, () => {
     const one = await gql(server.url, `query($id: ID!) { run(id: $id) { id result { converged } } }`, { id: damaged })
     expect(one.body.data.run).toEqual({ id: damaged, result: null })
     expect(one.body.errors?.[0]?.extensions?.code).toBe("RunRecordDamagedError")
+  })
+})
+
+describe(`an unfinished run that cannot resume (${backend})`, () => {
+  it("is logged and left as it is; the server starts and resumes the others", async () => {
+    // a run left RUNNING by a process that died, whose input names a tool this server no longer has (an MCP server
+    // taken out of the configuration since), beside one that can resume
+    const db = backend === "sqlite"
+      ? { dataDir: mkdtempSync(join(tmpdir(), "aeon-gone-")), setup: Effect.void }
+      : freshDatabase()
+    const leftRunning = (id: string, input: Record<string, unknown>) =>
+      Effect.flatMap(
+        RunStore.RunStore,
+        (store) => store.createRun({ id, task: String(input.task), mode: "FULL", input, status: "RUNNING" })
+      )
+    await Effect.runPromise(
+      Effect.all([
+        leftRunning("gone-tool", { task: "Read the notes", tools: ["notes.read"] }),
+        leftRunning("resumable", { task: "Compute 6 * 7 and explain it" })
+      ]).pipe(Effect.provide(storeLayer(db)), Effect.scoped)
+    )
+    const restarted = await startServer({ db })
+    try {
+      const resumed = await waitFor(async () => {
+        const r = await gql(restarted.url, `{ run(id: "resumable") { status } }`)
+        return r.body.data?.run?.status === "CONVERGED" ? r.body.data.run : undefined
+      })
+      expect(resumed.status).toBe("CONVERGED")
+      const left = await gql(restarted.url, `{ run(id: "gone-tool") { status task } }`)
+      // left as it was: no event written, so it reads as a run that has not begun
+      expect(left.body.data.run).toEqual({ status: "QUEUED", task: "Read the notes" })
+    } finally {
+      await restarted.stop()
+    }
   })
 })

@@ -1,0 +1,210 @@
+import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref } from "effect"
+import type { ApprovalInputError, InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
+import * as Approval from "../kernel/Approval.js"
+import { resultOf } from "../record/RunResult.js"
+import { cancelledEnd, prepare, type PreparedRun, prepareResume, register, RunLifecycle } from "../run/Run.js"
+import { RunStore, type StoreError } from "../store/RunStore.js"
+import type { RunIdTakenError, UserBusyError } from "../store/StoreValues.js"
+import { RunAdmission } from "./Admission.js"
+import { type PersonAnswer, RunPlacement } from "./Placement.js"
+
+/** A run going on (or waiting to be admitted) in this process. */
+export interface LiveRun {
+  readonly prepared: PreparedRun
+  readonly userId: string | null
+  readonly createdAt: Date
+  fiber?: Fiber.RuntimeFiber<unknown, unknown>
+  /** Cancelled by a person (on a cluster, any other interruption hands the run over: it stays unfinished). */
+  cancelled?: boolean
+}
+
+/** Why a new run is refused: its input, its id taken, its user busy, the store. */
+export type StartError = InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError
+
+/** The runs this process executes: started, resumed, answered, cancelled, handed over, stopped with the server. */
+export interface Execution {
+  readonly live: (runId: string) => LiveRun | undefined
+  /** False once the server stops: no new runs. */
+  readonly accepting: Effect.Effect<boolean>
+  /** A new run set up here (its input decoded, stored), ready to launch. */
+  readonly prepare: (input: unknown, idScope?: string) => Effect.Effect<PreparedRun, StartError>
+  /** A new run stored for the cluster to place (QUEUED, behind its user's other runs). */
+  readonly register: (input: unknown, idScope?: string) => Effect.Effect<{ readonly runId: string }, StartError>
+  /** Runs it as a fiber of the server once admitted; interrupting that fiber cancels or hands over the run. */
+  readonly launch: (prepared: PreparedRun, userId: string | null, createdAt: Date) => Effect.Effect<void>
+  /**
+   * On a cluster, the run's entity asks this runner to execute it: taken up (its owner epoch raised, its appends
+   * fenced), resumed from its stored events, run to its end. Ends when the run has finished; a run that stopped
+   * unfinished (handed over: its shard moved or the runner stops; or fenced by a newer owner) never ends here, so
+   * its persisted request is delivered again to the runner that takes it up.
+   */
+  readonly runHere: (runId: string) => Effect.Effect<void, StoreError>
+  /** Cancels a run here: one going on is interrupted; one not started here (queued on a cluster) ends CANCELLED. */
+  readonly cancelHere: (runId: string) => Effect.Effect<void, StoreError>
+  /** A person's answer to a run going on here. */
+  readonly answer: (
+    entry: LiveRun,
+    answer: PersonAnswer
+  ) => Effect.Effect<unknown, Approval.AnswerError | ApprovalInputError>
+  /** Start-up recovery: runs a dead process left RUNNING or QUEUED continue here (none on a cluster). */
+  readonly resumeUnfinished: Effect.Effect<number, StoreError | RunNotFoundError>
+  /** Stop accepting runs; interrupt the rest (tool calls finish first) within the timeout: they resume later. */
+  readonly shutdown: (timeoutMs: number) => Effect.Effect<void>
+  /** Runs here that have begun (their first event is RunStarted) and runs waiting for admission. */
+  readonly counts: () => { readonly active: number; readonly queued: number }
+}
+
+export class LiveRuns extends Context.Tag("aeon/LiveRuns")<LiveRuns, Execution>() {}
+
+/** What setting a run up, resuming it and answering it need from the server's layer. */
+type RunNeeds =
+  | Effect.Effect.Context<ReturnType<typeof prepare>>
+  | Effect.Effect.Context<ReturnType<typeof prepareResume>>
+  | Effect.Effect.Context<ReturnType<typeof Approval.respond>>
+
+/**
+ * A stored run that cannot resume — its events do not decode, or its input no longer does (a tool it names is gone,
+ * say an MCP server's) — is logged with why and left as it is; the other runs go on.
+ */
+const cannotResume = (id: string) => ({
+  RunRecordDamagedError: (e: { readonly seq: number; readonly detail: string }) =>
+    Effect.as(
+      Effect.logError(`run ${id} cannot resume, its record is damaged: event ${e.seq}: ${e.detail}`),
+      undefined
+    ),
+  InvalidRunInputError: (e: InvalidRunInputError) =>
+    Effect.as(Effect.logError(`run ${id} cannot resume, its input no longer decodes: ${e.message}`), undefined)
+})
+
+const make = Effect.gen(function*() {
+  const store = yield* RunStore
+  const admission = yield* RunAdmission
+  const needs = yield* Effect.context<RunNeeds>()
+  const placement = yield* Effect.serviceOption(RunPlacement)
+  const clustered = Option.isSome(placement)
+  const fibers = yield* FiberSet.make()
+  const live = new Map<string, LiveRun>()
+  const shuttingDown = yield* Ref.make(false)
+
+  /**
+   * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
+   * stops, and on a cluster whenever a person did not cancel it (its shard moved, the runner stops).
+   */
+  const lifecycleOf = (entry: LiveRun) => ({
+    shuttingDown: Effect.map(Ref.get(shuttingDown), (down) => down || (clustered && !entry.cancelled))
+  })
+
+  const launch = (prepared: PreparedRun, userId: string | null, createdAt: Date) =>
+    Effect.gen(function*() {
+      const entry: LiveRun = { prepared, userId, createdAt }
+      live.set(prepared.runId, entry)
+      const started = yield* Deferred.make<void>()
+      const run = Deferred.await(started).pipe(
+        Effect.zipRight(admission.admit(userId, prepared.runId)(prepared.execute)),
+        Effect.provideService(RunLifecycle, lifecycleOf(entry)),
+        Effect.ensuring(Effect.sync(() => live.delete(prepared.runId)))
+      )
+      // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
+      // interruption off): cancel, a budget's timeout and shutdown interrupt it
+      entry.fiber = yield* FiberSet.run(fibers, Effect.interruptible(run))
+      yield* Deferred.succeed(started, undefined)
+    })
+
+  /** A stored run taken up here (undefined: it had already finished, or is damaged). */
+  const launchStored = (id: string) =>
+    Effect.gen(function*() {
+      const row = yield* store.getRun(id)
+      if (Option.isNone(row)) return undefined
+      const claim = Option.getOrUndefined(placement)?.runner
+      const prepared = yield* Effect.provide(prepareResume(id, { claim }), needs)
+      if (prepared.events.record().finished) return undefined
+      yield* launch(prepared, row.value.userId, row.value.createdAt)
+      return live.get(id)
+    }).pipe(Effect.catchTags({ ...cannotResume(id), RunNotFoundError: () => Effect.void }))
+
+  /**
+   * A cancelled run that never began (it waited for a slot or its user's turn) ends CANCELLED all the same: written
+   * by the canceller once the run's fiber is gone (an interrupted fiber's finalizer could not wait for the store).
+   */
+  const endCancelled = (prepared: PreparedRun) =>
+    Effect.suspend(() => {
+      const record = prepared.events.record()
+      if (record.finished) return Effect.void
+      return prepared.events.emit(cancelledEnd(resultOf(record).usage)).pipe(
+        Effect.zipRight(prepared.events.close),
+        Effect.ignore
+      )
+    })
+
+  /** Interrupts a run going on here as a person's cancellation: it ends CANCELLED (tool calls finish first). */
+  const interruptLive = (entry: LiveRun) =>
+    Effect.suspend(() => {
+      entry.cancelled = true
+      return entry.fiber ? Fiber.interrupt(entry.fiber) : Effect.void
+    })
+
+  const runHere = (id: string) =>
+    Effect.gen(function*() {
+      const entry = live.get(id) ?? (yield* launchStored(id))
+      // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
+      if (entry?.fiber) yield* Effect.onInterrupt(Fiber.await(entry.fiber), () => Fiber.interrupt(entry.fiber!))
+      const finished = entry ? entry.prepared.events.record().finished : true
+      if (!finished) {
+        yield* Effect.logWarning(`run ${id} stopped unfinished on this runner; it resumes where it is taken up`)
+        return yield* Effect.never
+      }
+    })
+
+  const cancelHere = (id: string) =>
+    Effect.gen(function*() {
+      const entry = live.get(id) ?? (yield* launchStored(id))
+      if (!entry) return
+      yield* interruptLive(entry)
+      if (entry.fiber) yield* Fiber.await(entry.fiber)
+      yield* endCancelled(entry.prepared)
+    })
+
+  const answer = ({ prepared: { events } }: LiveRun, a: PersonAnswer) =>
+    a._tag === "Approval" ?
+      Effect.provide(Approval.respond(events, a.requestId, a.answer), needs) :
+      Approval.guide(events, a.requestId, a.text, a.by)
+
+  const resumeUnfinished = Effect.gen(function*() {
+    // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
+    if (clustered) return 0
+    let resumed = 0
+    for (const row of yield* store.unfinished) {
+      const prepared = yield* Effect.provide(prepareResume(row.id), needs).pipe(Effect.catchTags(cannotResume(row.id)))
+      if (!prepared) continue
+      yield* launch(prepared, row.userId, row.createdAt)
+      resumed++
+    }
+    return resumed
+  })
+
+  return LiveRuns.of({
+    live: (id) => live.get(id),
+    accepting: Effect.map(Ref.get(shuttingDown), (down) => !down),
+    prepare: (input, idScope) =>
+      Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
+    register: (input, idScope) =>
+      Effect.provide(register(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
+    launch,
+    runHere,
+    cancelHere,
+    answer,
+    resumeUnfinished,
+    shutdown: (timeoutMs) =>
+      Ref.set(shuttingDown, true).pipe(
+        Effect.zipRight(FiberSet.clear(fibers).pipe(Effect.timeout(timeoutMs))),
+        Effect.ignore
+      ),
+    counts: () => {
+      let active = 0
+      for (const e of live.values()) if (e.prepared.events.record().started) active++
+      return { active, queued: live.size - active }
+    }
+  })
+})
+
+export const layer = Layer.scoped(LiveRuns, make)

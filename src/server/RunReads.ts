@@ -1,0 +1,134 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
+import type { RunEvent } from "../domain/RunEvent.js"
+import { foldEvents } from "../record/RunRecord.js"
+import { resultOf, type RunStatus } from "../record/RunResult.js"
+import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
+import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
+import { type LiveRun, LiveRuns } from "./LiveRuns.js"
+import { RunEventsElsewhere, RunPlacement } from "./Placement.js"
+import type { RunModel } from "./RunModel.js"
+
+type FollowError = RunNotFoundError | RunRecordDamagedError | StoreError
+
+/** The API's read model: runs as resolvers see them (live here, or as stored), listed, followed. */
+export interface Reads {
+  readonly get: (runId: string) => Effect.Effect<Option.Option<RunModel>, StoreError>
+  readonly getOrFail: (runId: string) => Effect.Effect<RunModel, StoreError | RunNotFoundError>
+  readonly list: Context.Tag.Service<typeof RunStore>["listRuns"]
+  /** Replay from fromSeq, then live, as a subscription's iterator of views; a finished run replays from the store. */
+  readonly follow: <A>(
+    runId: string,
+    fromSeq: number,
+    view: (event: RunEvent) => A
+  ) => Effect.Effect<AsyncIterableIterator<A>, FollowError>
+  /** The same as lists of events, one per burst (runEventBatches). */
+  readonly followBatches: <A>(
+    runId: string,
+    fromSeq: number,
+    view: (events: ReadonlyArray<RunEvent>) => A
+  ) => Effect.Effect<AsyncIterableIterator<A>, FollowError>
+  /** Subscriptions open now. */
+  readonly subscriptions: () => number
+}
+
+export class RunReads extends Context.Tag("aeon/RunReads")<RunReads, Reads>() {}
+
+/** A run as the API shows it: its row (when stored) and the fold of its events (kept up to date for a live run). */
+const modelOf = (runner: string | null) =>
+(
+  row: StoredRun | undefined,
+  id: string,
+  events: ReadonlyArray<RunEvent>,
+  live?: LiveRun
+): RunModel => {
+  const record = live?.prepared.events.record() ?? foldEvents(events)
+  const result = resultOf(record)
+  const started = record.started !== undefined
+  const status: RunStatus = result.status === "RUNNING" ? (started ? "RUNNING" : "QUEUED") : result.status
+  return {
+    id,
+    userId: row?.userId ?? live?.userId ?? null,
+    runner: row?.runner ?? runner,
+    status,
+    createdAt: row?.createdAt ?? live?.createdAt ?? new Date(result.startedAt),
+    updatedAt: events.length > 0 ? new Date(events[events.length - 1]!.at) : row?.updatedAt ?? new Date(),
+    result: {
+      ...result,
+      runId: id,
+      task: result.task || live?.prepared.input.task || row?.task || "",
+      mode: started ? result.mode : live?.prepared.input.mode ?? result.mode
+    },
+    events,
+    record
+  }
+}
+
+/** A run whose stored events do not decode, served from its row; what needs its events fails, coded. */
+const damagedModel = (m: RunModel, row: StoredRun, damaged: RunRecordDamagedError): RunModel => ({
+  ...m,
+  status: row.status,
+  result: { ...m.result, mode: row.mode as RunModel["result"]["mode"] },
+  damaged
+})
+
+const make = Effect.gen(function*() {
+  const store = yield* RunStore
+  const runs = yield* LiveRuns
+  const elsewhere = yield* Effect.serviceOption(RunEventsElsewhere)
+  const model = modelOf(Option.getOrNull(Option.map(yield* Effect.serviceOption(RunPlacement), (p) => p.runner)))
+  let subscriptions = 0
+
+  const stored = (id: string, row: StoredRun) =>
+    store.events(id).pipe(
+      Effect.map((events) => model(row, id, events)),
+      Effect.catchTag("RunRecordDamagedError", (damaged) =>
+        Effect.as(
+          Effect.logWarning(`run ${id} is damaged: event ${damaged.seq}: ${damaged.detail}`),
+          damagedModel(model(row, id, []), row, damaged)
+        ))
+    )
+
+  const get = (id: string) =>
+    Effect.gen(function*() {
+      const entry = runs.live(id)
+      if (entry) return Option.some(model(undefined, id, yield* entry.prepared.events.log, entry))
+      const row = yield* store.getRun(id)
+      return Option.isNone(row) ? Option.none<RunModel>() : Option.some(yield* stored(id, row.value))
+    })
+
+  /** A run's events from fromSeq: live here (replay, then what comes), or as stored (a run not running here). */
+  const sourceOf = (id: string, fromSeq: number): Effect.Effect<FeedSource, FollowError> =>
+    Effect.gen(function*() {
+      const entry = runs.live(id)
+      if (entry) return (push: (event: RunEvent) => void) => entry.prepared.events.follow(fromSeq, push)
+      if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
+      if (Option.isSome(elsewhere)) return yield* elsewhere.value.source(id, fromSeq)
+      const past = yield* store.events(id, fromSeq)
+      return () => ({ past, finished: true, stop: () => {} }) // not running here: its stored events are all there is
+    })
+
+  const counted = <A>(id: string, fromSeq: number, iterate: (source: FeedSource, onClose: () => void) => A) =>
+    Effect.map(sourceOf(id, fromSeq), (source) => {
+      subscriptions++
+      return iterate(source, () => void subscriptions--)
+    })
+
+  return RunReads.of({
+    get,
+    getOrFail: (id) =>
+      Effect.flatMap(
+        get(id),
+        Option.match({
+          onNone: () => Effect.fail(new RunNotFoundError({ runId: id })),
+          onSome: Effect.succeed
+        })
+      ),
+    list: store.listRuns,
+    follow: (id, fromSeq, view) => counted(id, fromSeq, (source, onClose) => feed(source, view, onClose)),
+    followBatches: (id, fromSeq, view) => counted(id, fromSeq, (source, onClose) => feedBatches(source, view, onClose)),
+    subscriptions: () => subscriptions
+  })
+})
+
+export const layer = Layer.effect(RunReads, make)
