@@ -46,6 +46,29 @@ const retrySchedule = (options: OpenAiOptions) =>
     )
   )
 
+/** What a failed request means: a refusal (retried when the status says so) or an endpoint out of reach. */
+const failureOf = (endpoint: string, options: OpenAiOptions) => (e: unknown): ModelError | Retryable => {
+  if (e instanceof OpenAI.APIError && typeof e.status === "number") {
+    // a refused key names where the key comes from
+    const message = e.status === 401 || e.status === 403
+      ? `${endpoint} refused the API key (AEON_LLM_API_KEY or OPENAI_API_KEY${
+        options.apiKey ? "" : ": none is set"
+      }): ${e.message}`
+      : e.message
+    const error = new ModelHttpError({ status: e.status, message })
+    return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
+  }
+  const unavailable = new ModelUnavailableError({
+    message: `cannot reach ${endpoint} (AEON_LLM_BASE_URL or OPENAI_BASE_URL): ${
+      e instanceof Error ? e.message : String(e)
+    }`
+  })
+  // a dropped or refused connection may be gone on the next try (an aborted request is not retried)
+  return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
+    ? new Retryable(unavailable, undefined)
+    : unavailable
+}
+
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
   const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
@@ -91,27 +114,7 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
             },
             { signal }
           ),
-        catch: (e): ModelError | Retryable => {
-          if (e instanceof OpenAI.APIError && typeof e.status === "number") {
-            // a refused key names where the key comes from
-            const message = e.status === 401 || e.status === 403
-              ? `${endpoint} refused the API key (AEON_LLM_API_KEY or OPENAI_API_KEY${
-                options.apiKey ? "" : ": none is set"
-              }): ${e.message}`
-              : e.message
-            const error = new ModelHttpError({ status: e.status, message })
-            return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
-          }
-          const unavailable = new ModelUnavailableError({
-            message: `cannot reach ${endpoint} (AEON_LLM_BASE_URL or OPENAI_BASE_URL): ${
-              e instanceof Error ? e.message : String(e)
-            }`
-          })
-          // a dropped or refused connection may be gone on the next try (an aborted request is not retried)
-          return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
-            ? new Retryable(unavailable, undefined)
-            : unavailable
-        }
+        catch: failureOf(endpoint, options)
       })
     )
 

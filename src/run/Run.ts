@@ -3,8 +3,10 @@ import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import type { Usage } from "../domain/Budget.js"
 import { type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
+import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { ApprovalPolicy } from "../kernel/Approval.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
@@ -61,13 +63,86 @@ const statusOf = (o: Outcome) =>
     ? "FAILED" as const
     : "NOT_CONVERGED" as const
 
-const execute = (
+type AttemptOptions = { singlePass?: boolean; escalationContext?: string | undefined }
+type Finish = (o: Outcome, extra?: Partial<Extract<RunEventBody, { _tag: "RunFinished" }>>) => Effect.Effect<unknown>
+
+/** What a run's attempts share: its guard and progress, how an attempt starts, how the run ends. */
+interface Session {
+  readonly input: RunTaskInput
+  readonly events: RunEvents.RunEvents
+  readonly guard: BudgetGuard.BudgetGuard
+  /** Where a resumed run stands (undefined for a new run). */
+  readonly progress: ReturnType<typeof progressOf> | undefined
+  readonly attempt: (firstPass: number, extra: AttemptOptions) => Effect.Effect<Outcome>
+  /** After a restart: the attempt that was in progress, continuing from its persisted state. */
+  readonly inProgress: Effect.Effect<Outcome> | undefined
+  /** The first pass number no attempt has used. */
+  readonly firstFree: number
+  readonly finish: Finish
+}
+
+/** The context an attempt runs in: the run's input, services, tools (as they were when it started), guard. */
+const contextOf = (
+  caps: Capabilities,
+  input: RunTaskInput,
+  runId: string,
+  events: RunEvents.RunEvents,
+  guard: BudgetGuard.BudgetGuard
+) => {
+  // the tools as they are when the run starts (an MCP server's list may change while it runs)
+  const tools = caps.tools.snapshot()
+  const registry = input.tools ? ToolRegistry.make(tools.tools.filter((t) => input.tools!.includes(t.name))) : tools
+  const llm = RunLlm.make(caps.model, guard, events, caps.supervisor, caps.recordPrompts)
+  return (firstPass: number, extra: AttemptOptions): RunContext => ({
+    runId,
+    firstPass,
+    request: input.task,
+    budget: input.budget,
+    criteria: input.criteria,
+    parallelism: input.parallelism,
+    approvalTools: [...caps.approvalTools, ...input.approvalTools ?? []],
+    approvalTimeoutMs: input.approvalTimeoutMs,
+    interactive: input.interactive,
+    ...extra,
+    events,
+    guard,
+    llm,
+    tools: registry,
+    toolInfos: toolInfos(registry.tools),
+    validator: caps.validator,
+    convergence: caps.convergence,
+    planner: caps.planner,
+    adaptive: caps.adaptive,
+    supervisor: caps.supervisor
+  })
+}
+
+/** The run's last event, from an attempt's outcome (and what the caller adds). */
+const finishWith =
+  (caps: Capabilities, events: RunEvents.RunEvents, guard: BudgetGuard.BudgetGuard): Finish => (o, extra = {}) =>
+    Effect.flatMap(guard.usage, (usage) =>
+      events.emit({
+        _tag: "RunFinished",
+        status: statusOf(o),
+        terminationReason: o.stop.reason,
+        usage,
+        plan: o.state.plan,
+        advisories: caps.model.notice ? [caps.model.notice, ...o.state.advisories] : o.state.advisories,
+        followUpQuestions: o.state.followUpQuestions,
+        manualInterventions: o.state.manualInterventions,
+        ...(o.finalAnswer ? { finalAnswer: o.finalAnswer } : {}),
+        ...(o.ttlExpiration ? { ttlExpiration: o.ttlExpiration } : {}),
+        ...(o.stop.error ? { error: o.stop.error } : {}),
+        ...extra
+      }))
+
+const sessionOf = (
   caps: Capabilities,
   input: RunTaskInput,
   runId: string,
   events: RunEvents.RunEvents,
   past?: ReadonlyArray<RunEvent>
-): Effect.Effect<RunResult> =>
+) =>
   Effect.gen(function*() {
     const progress = past ? progressOf(events.record(), input.mode) : undefined
     const startedAt = progress?.startedAt ?? (yield* Clock.currentTimeMillis)
@@ -77,162 +152,139 @@ const execute = (
       () => events.record().usage,
       input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined
     )
-    // the tools as they are when the run starts (an MCP server's list may change while it runs)
-    const tools = caps.tools.snapshot()
-    const registry = input.tools ? ToolRegistry.make(tools.tools.filter((t) => input.tools!.includes(t.name))) : tools
-    const llm = RunLlm.make(caps.model, guard, events, caps.supervisor, caps.recordPrompts)
-    const context = (firstPass: number, extra: { singlePass?: boolean; escalationContext?: string | undefined }) =>
-      Effect.sync(() => {
-        return {
-          runId,
-          firstPass,
-          request: input.task,
-          budget: input.budget,
-          criteria: input.criteria,
-          parallelism: input.parallelism,
-          approvalTools: [...caps.approvalTools, ...input.approvalTools ?? []],
-          approvalTimeoutMs: input.approvalTimeoutMs,
-          interactive: input.interactive,
-          ...extra,
-          events,
-          guard,
-          llm,
-          tools: registry,
-          toolInfos: toolInfos(registry.tools),
-          validator: caps.validator,
-          convergence: caps.convergence,
-          planner: caps.planner,
-          adaptive: caps.adaptive,
-          supervisor: caps.supervisor
-        } satisfies RunContext
-      })
-    const finish = (o: Outcome, extra: Partial<Extract<RunEventBody, { _tag: "RunFinished" }>> = {}) =>
-      Effect.gen(function*() {
-        yield* events.emit({
-          _tag: "RunFinished",
-          status: statusOf(o),
-          terminationReason: o.stop.reason,
-          usage: yield* guard.usage,
-          plan: o.state.plan,
-          advisories: caps.model.notice ? [caps.model.notice, ...o.state.advisories] : o.state.advisories,
-          followUpQuestions: o.state.followUpQuestions,
-          manualInterventions: o.state.manualInterventions,
-          ...(o.finalAnswer ? { finalAnswer: o.finalAnswer } : {}),
-          ...(o.ttlExpiration ? { ttlExpiration: o.ttlExpiration } : {}),
-          ...(o.stop.error ? { error: o.stop.error } : {}),
-          ...extra
-        })
-      })
-    const attempt = (firstPass: number, extra: { singlePass?: boolean; escalationContext?: string | undefined }) =>
-      context(firstPass, extra).pipe(Effect.flatMap((ctx) => orchestrate(ctx, firstPass, startedAt)))
-    // after a restart: the attempt that was in progress continues from its persisted state
-    const inProgress = progress?.attempt
-      ? context(progress.attempt.firstPass, {
-        singlePass: progress.attempt.singlePass,
-        escalationContext: progress.escalationContext
-      }).pipe(
-        Effect.flatMap((ctx) => orchestrate(ctx, progress.attempt!.firstPass, startedAt, progress.attempt!.resume))
-      )
-      : undefined
-    const firstFree = progress?.nextPass ?? 0
-    const full = (escalationContext?: string) =>
-      inProgress && !progress?.attempt?.singlePass
-        ? inProgress
-        : attempt(firstFree, escalationContext ? { escalationContext } : {})
+    const context = contextOf(caps, input, runId, events, guard)
+    const current = progress?.attempt
+    const session: Session = {
+      input,
+      events,
+      guard,
+      progress,
+      attempt: (firstPass, extra) => orchestrate(context(firstPass, extra), firstPass, startedAt),
+      inProgress: current && Effect.suspend(() =>
+        orchestrate(
+          context(current.firstPass, { singlePass: current.singlePass, escalationContext: progress.escalationContext }),
+          current.firstPass,
+          startedAt,
+          current.resume
+        )
+      ),
+      firstFree: progress?.nextPass ?? 0,
+      finish: finishWith(caps, events, guard)
+    }
+    return session
+  })
 
-    if (past) {
-      yield* events.emit({ _tag: "RunResumed", reopenedStepIds: progress?.attempt?.inFlight ?? [] })
-    } else {
-      yield* events.emit({
-        _tag: "RunStarted",
-        task: input.task,
-        mode: input.mode,
-        budget: input.budget,
-        model: caps.model.label
+/** A full-mode attempt: the one in progress after a restart, or a new one. */
+const fullAttempt = (s: Session, escalationContext?: string) =>
+  s.inProgress && !s.progress?.attempt?.singlePass
+    ? s.inProgress
+    : s.attempt(s.firstFree, escalationContext ? { escalationContext } : {})
+
+/** Simple mode's iterations (continued after a restart), then the run's end: passed, failed, or escalated. */
+const simpleMode = (s: Session) =>
+  Effect.gen(function*() {
+    const { input, progress } = s
+    const { iterations, nextPass, records } = yield* iterate(
+      input.simpleIterations,
+      s.firstFree,
+      (firstPass) => s.attempt(firstPass, { singlePass: true }),
+      s.guard.usage.pipe(Effect.map((u) => u.costUsd)),
+      (record, outcome) =>
+        s.events.emit({
+          _tag: "SimpleIterationFinished",
+          record,
+          terminationReason: outcome.stop.reason,
+          ...(outcome.stop.error ? { error: outcome.stop.error } : {}),
+          ...(outcome.finalAnswer ? { finalAnswer: outcome.finalAnswer } : {}),
+          ...(outcome.ttlExpiration ? { ttlExpiration: outcome.ttlExpiration } : {})
+        }).pipe(Effect.asVoid),
+      {
+        records: progress?.simpleRecords ?? [],
+        inProgress: progress?.attempt?.singlePass ? s.inProgress : undefined,
+        previousPlan: progress?.previousPlan,
+        done: progress?.lastIteration !== undefined &&
+          (progress.lastIteration.stop.reason === "converged" ||
+            progress.lastIteration.stop.reason === "budget_exhausted")
+      }
+    )
+    // after a restart that found the last iteration finished, that iteration is the last one
+    const last = iterations.at(-1)?.outcome ?? progress?.lastIteration ?? {
+      stop: { reason: "failed" as const, error: "no iteration left to run" },
+      state: initialState(input.task, nextPass),
+      nextPass
+    }
+    if (records.at(-1)?.testStatus === "passed") return yield* s.finish(last)
+    // an attempt stopped before it had a plan reports the latest plan that was tried
+    const tried = [...iterations].reverse().find((i) => i.outcome.state.plan.steps.length > 0)?.outcome.state.plan ??
+      last.state.plan
+    yield* afterFailedIterations(s, last, records, nextPass, tried)
+  })
+
+/** Simple mode did not pass: the run ends so, or escalates to full mode with what is left of its budget. */
+const afterFailedIterations = (
+  s: Session,
+  last: Outcome,
+  records: ReadonlyArray<SimpleIterationRecord>,
+  nextPass: number,
+  tried: Plan
+) =>
+  Effect.gen(function*() {
+    const failureSummary = summarizeFailures(records)
+    const remaining = yield* s.guard.remaining
+    const spent = Object.entries(remaining).filter(([, v]) => v <= 0).map(([k]) => k)
+    if (s.input.mode === "SIMPLE" || !s.input.escalate) return yield* s.finish(last, { failureSummary, plan: tried })
+    if (spent.length > 0 || last.stop.reason === "budget_exhausted") {
+      return yield* s.finish(last, {
+        status: "NOT_CONVERGED",
+        terminationReason: "budget_exhausted",
+        failureSummary,
+        plan: tried,
+        error: `no budget left to escalate (${spent.join(", ") || last.stop.exhausted})`
       })
     }
-    yield* Effect.gen(function*() {
-      if (input.mode === "FULL") {
-        yield* finish(yield* full())
-      } else if (progress?.escalationContext !== undefined) {
-        yield* finish(yield* full(progress.escalationContext))
-      } else {
-        const { iterations, records, nextPass } = yield* iterate(
-          input.simpleIterations,
-          firstFree,
-          (firstPass) => attempt(firstPass, { singlePass: true }),
-          guard.usage.pipe(Effect.map((u) => u.costUsd)),
-          (record, outcome) =>
-            events.emit({
-              _tag: "SimpleIterationFinished",
-              record,
-              terminationReason: outcome.stop.reason,
-              ...(outcome.stop.error ? { error: outcome.stop.error } : {}),
-              ...(outcome.finalAnswer ? { finalAnswer: outcome.finalAnswer } : {}),
-              ...(outcome.ttlExpiration ? { ttlExpiration: outcome.ttlExpiration } : {})
-            }).pipe(Effect.asVoid),
-          {
-            records: progress?.simpleRecords ?? [],
-            inProgress: progress?.attempt?.singlePass ? inProgress : undefined,
-            previousPlan: progress?.previousPlan,
-            done: progress?.lastIteration !== undefined &&
-              (progress.lastIteration.stop.reason === "converged" ||
-                progress.lastIteration.stop.reason === "budget_exhausted")
-          }
-        )
-        // after a restart that found the last iteration finished, that iteration is the last one
-        const last = iterations.at(-1)?.outcome ?? progress?.lastIteration ??
-          {
-            stop: { reason: "failed" as const, error: "no iteration left to run" },
-            state: initialState(input.task, nextPass),
-            nextPass
-          }
-        if (records.at(-1)?.testStatus === "passed") {
-          yield* finish(last)
-        } else {
-          const failureSummary = summarizeFailures(records)
-          // an attempt stopped before it had a plan reports the latest plan that was tried
-          const tried = [...iterations].reverse().find((i) =>
-            i.outcome.state.plan.steps.length > 0
-          )?.outcome.state.plan ?? last.state.plan
-          const remaining = yield* guard.remaining
-          const spent = Object.entries(remaining).filter(([, v]) => v <= 0).map(([k]) => k)
-          if (input.mode === "SIMPLE" || !input.escalate) {
-            yield* finish(last, { failureSummary, plan: tried })
-          } else if (spent.length > 0 || last.stop.reason === "budget_exhausted") {
-            yield* finish(last, {
-              status: "NOT_CONVERGED",
-              terminationReason: "budget_exhausted",
-              failureSummary,
-              plan: tried,
-              error: `no budget left to escalate (${spent.join(", ") || last.stop.exhausted})`
-            })
-          } else {
-            yield* events.emit({
-              _tag: "Escalated",
-              escalation: {
-                reason: `simple mode did not pass in ${records.length} iteration(s)`,
-                iterationsRun: records.length,
-                remainingBudget: remaining,
-                failureSummary
-              }
-            })
-            yield* finish(yield* attempt(nextPass, { escalationContext: failureSummary.summary }))
-          }
-        }
+    yield* s.events.emit({
+      _tag: "Escalated",
+      escalation: {
+        reason: `simple mode did not pass in ${records.length} iteration(s)`,
+        iterationsRun: records.length,
+        remainingBudget: remaining,
+        failureSummary
       }
-    }).pipe(
-      // cancelled: no synthesis; the run ends with what it had (a tool call in progress has completed)
-      Effect.onInterrupt(() =>
-        Effect.gen(function*() {
-          if (events.record().finished) return
-          // a server shutting down leaves the run RUNNING: it resumes on the next start
-          const lifecycle = yield* Effect.serviceOption(RunLifecycle)
-          if (Option.isSome(lifecycle) && (yield* lifecycle.value.shuttingDown)) return
-          yield* events.emit(cancelledEnd(yield* guard.usage))
-        })
-      )
+    })
+    yield* s.finish(yield* s.attempt(nextPass, { escalationContext: failureSummary.summary }))
+  })
+
+/** Cancelled: no synthesis; the run ends with what it had (a tool call in progress has completed). */
+const endOnInterrupt = (s: Session) =>
+  Effect.gen(function*() {
+    if (s.events.record().finished) return
+    // a server shutting down leaves the run RUNNING: it resumes on the next start
+    const lifecycle = yield* Effect.serviceOption(RunLifecycle)
+    if (Option.isSome(lifecycle) && (yield* lifecycle.value.shuttingDown)) return
+    yield* s.events.emit(cancelledEnd(yield* s.guard.usage))
+  })
+
+const execute = (
+  caps: Capabilities,
+  input: RunTaskInput,
+  runId: string,
+  events: RunEvents.RunEvents,
+  past?: ReadonlyArray<RunEvent>
+): Effect.Effect<RunResult> =>
+  Effect.gen(function*() {
+    const s = yield* sessionOf(caps, input, runId, events, past)
+    yield* events.emit(
+      past
+        ? { _tag: "RunResumed", reopenedStepIds: s.progress?.attempt?.inFlight ?? [] }
+        : { _tag: "RunStarted", task: input.task, mode: input.mode, budget: input.budget, model: caps.model.label }
     )
+    const escalated = s.progress?.escalationContext
+    const run = input.mode === "FULL"
+      ? Effect.flatMap(fullAttempt(s), (o) => s.finish(o))
+      : escalated !== undefined
+      ? Effect.flatMap(fullAttempt(s, escalated), (o) => s.finish(o))
+      : simpleMode(s)
+    yield* Effect.onInterrupt(run, () => endOnInterrupt(s))
     return resultOf(events.record())
   }).pipe(
     // however the run ends (a shutdown interrupts it without RunFinished), what it emitted reaches the store; then

@@ -76,6 +76,27 @@ const cannotResume = (id: string) => ({
     Effect.as(Effect.logError(`run ${id} cannot resume, its input no longer decodes: ${e.message}`), undefined)
 })
 
+/**
+ * A cancelled run that never began (it waited for a slot or its user's turn) ends CANCELLED all the same: written
+ * by the canceller once the run's fiber is gone (an interrupted fiber's finalizer could not wait for the store).
+ */
+const endCancelled = (prepared: PreparedRun) =>
+  Effect.suspend(() => {
+    const record = prepared.events.record()
+    if (record.finished) return Effect.void
+    return prepared.events.emit(cancelledEnd(resultOf(record).usage)).pipe(
+      Effect.zipRight(prepared.events.close),
+      Effect.ignore
+    )
+  })
+
+/** Interrupts a run going on here as a person's cancellation: it ends CANCELLED (tool calls finish first). */
+const interruptLive = (entry: LiveRun) =>
+  Effect.suspend(() => {
+    entry.cancelled = true
+    return entry.fiber ? Fiber.interrupt(entry.fiber) : Effect.void
+  })
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
@@ -121,27 +142,6 @@ const make = Effect.gen(function*() {
       yield* launch(prepared, row.value.userId, row.value.createdAt)
       return live.get(id)
     }).pipe(Effect.catchTags({ ...cannotResume(id), RunNotFoundError: () => Effect.void }))
-
-  /**
-   * A cancelled run that never began (it waited for a slot or its user's turn) ends CANCELLED all the same: written
-   * by the canceller once the run's fiber is gone (an interrupted fiber's finalizer could not wait for the store).
-   */
-  const endCancelled = (prepared: PreparedRun) =>
-    Effect.suspend(() => {
-      const record = prepared.events.record()
-      if (record.finished) return Effect.void
-      return prepared.events.emit(cancelledEnd(resultOf(record).usage)).pipe(
-        Effect.zipRight(prepared.events.close),
-        Effect.ignore
-      )
-    })
-
-  /** Interrupts a run going on here as a person's cancellation: it ends CANCELLED (tool calls finish first). */
-  const interruptLive = (entry: LiveRun) =>
-    Effect.suspend(() => {
-      entry.cancelled = true
-      return entry.fiber ? Fiber.interrupt(entry.fiber) : Effect.void
-    })
 
   const runHere = (id: string) =>
     Effect.gen(function*() {
