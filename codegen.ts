@@ -10,7 +10,7 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         contextType: "../GraphQLContext.js#GraphQLContext",
-        mappers: { Run: "../RunModel.js#RunModel" },
+        mappers: { Run: "../RunModel.js#RunModel", RunEvent: "../GraphQLViews.js#EventView" },
         scalars: { JSON: "unknown", DateTime: "string" },
         avoidOptionals: false,
         maybeValue: "T | null | undefined"

@@ -215,7 +215,10 @@ export const sharedBatchPayload = (events: ReadonlyArray<RunEvent>) => {
 }
 
 /** A RunEvent as its GraphQL type: common fields, the whole payload, and the kind's own fields. */
-export const eventView = (e: RunEvent): { __typename: string } & Record<string, unknown> => {
+/** A run event as resolvers hand it to GraphQL: its concrete type's name and its fields. */
+export type EventView = { readonly __typename: string } & Record<string, unknown>
+
+export const eventView = (e: RunEvent): EventView => {
   const { runId, seq, at, _tag, ...rest } = e
   const common = { __typename: `${_tag}Event`, runId, seq, at: iso(at), type: _tag, payload: rest }
   switch (e._tag) {

@@ -58,7 +58,8 @@ const pageRefusal = (
 /** A caller bound to a user sees only that user's runs. */
 const visible = (ctx: GraphQLContext, run: RunModel) => ctx.userId === undefined || run.userId === ctx.userId
 
-export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
+/** How resolvers reach the engine: a resolver's Effect run for its request, the caller's runs, the services. */
+const accessOf = (adapter: Adapter<R>) => {
   /** Runs a resolver's Effect, interrupted when the client goes away. */
   const run = <A, E>(ctx: GraphQLContext, effect: Effect.Effect<A, E, R>) => adapter.run(effect, ctx.signal)
   /**
@@ -98,168 +99,183 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
     id: string,
     f: (manager: Context.Tag.Service<typeof RunManager>, runId: string) => Effect.Effect<A, E>
   ) => run(ctx, ownRun(ctx, id).pipe(Effect.flatMap((r) => Effect.flatMap(RunManager, (m) => f(m, r.id)))))
-  return {
-    Query: {
-      run: (_, { id }, ctx) =>
-        run(
-          ctx,
-          ownRun(ctx, id).pipe(
-            Effect.map((r): RunModel | null => r),
-            Effect.catchTag("RunNotFoundError", () => Effect.succeed(null))
-          )
-        ),
-      runs: (_, args, ctx) =>
-        run(
-          ctx,
-          Effect.gen(function*() {
-            const manager = yield* RunManager
-            const refused = pageRefusal(args.first, args.after, isCursor)
-            if (refused) return yield* new InvalidRunInputError({ message: refused })
-            if (args.status === "AWAITING_INPUT") {
-              return yield* new InvalidRunInputError({
-                message:
-                  "runs cannot be listed by AWAITING_INPUT yet: a waiting run is listed as RUNNING (its status says AWAITING_INPUT)"
-              })
-            }
-            const page = yield* manager.list({
-              userId: ctx.userId ?? args.userId ?? undefined,
-              status: args.status ?? undefined,
-              first: args.first ?? 20,
-              after: args.after ?? undefined
-            })
-            const nodes = yield* Effect.forEach(page.runs, (r) => manager.get(r.id).pipe(Effect.map(Option.getOrThrow)))
-            return {
-              edges: nodes.map((node, i) => ({ cursor: cursorOf(page.runs[i]!), node })),
-              pageInfo: { endCursor: page.endCursor, hasNextPage: page.hasNextPage }
-            }
+  return { run, ownRun, withOwnRun, inMemory }
+}
+type Access = ReturnType<typeof accessOf>
+
+const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryResolvers => ({
+  run: (_, { id }, ctx) =>
+    run(
+      ctx,
+      ownRun(ctx, id).pipe(
+        Effect.map((r): RunModel | null => r),
+        Effect.catchTag("RunNotFoundError", () => Effect.succeed(null))
+      )
+    ),
+  runs: (_, args, ctx) =>
+    run(
+      ctx,
+      Effect.gen(function*() {
+        const manager = yield* RunManager
+        const refused = pageRefusal(args.first, args.after, isCursor)
+        if (refused) return yield* new InvalidRunInputError({ message: refused })
+        if (args.status === "AWAITING_INPUT") {
+          return yield* new InvalidRunInputError({
+            message:
+              "runs cannot be listed by AWAITING_INPUT yet: a waiting run is listed as RUNNING (its status says AWAITING_INPUT)"
           })
-        ),
-      tools: () =>
-        inMemory().tools.tools.map((t) => ({
-          name: t.name,
-          description: t.description,
-          idempotent: t.idempotent,
-          readOnly: t.interruptible === true,
-          destructive: t.destructive === true,
-          server: t.server ?? null,
-          timeoutMs: t.timeoutMs,
-          inputSchema: t.inputJsonSchema ?? JSONSchema.make(Schema.encodedSchema(t.input))
-        })),
-      prompts: () =>
-        [...registry.values()].map((d) => ({
-          id: d.id,
-          template: d.template,
-          inputSchema: JSONSchema.make(Schema.encodedSchema(d.input)),
-          outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
-        })),
-      health: () => {
-        const { manager, mcp, model } = inMemory()
-        const stats = manager.stats()
+        }
+        const page = yield* manager.list({
+          userId: ctx.userId ?? args.userId ?? undefined,
+          status: args.status ?? undefined,
+          first: args.first ?? 20,
+          after: args.after ?? undefined
+        })
+        const nodes = yield* Effect.forEach(page.runs, (r) => manager.get(r.id).pipe(Effect.map(Option.getOrThrow)))
         return {
-          ok: true,
-          version: info.version,
-          model: model.label,
-          database: info.database,
-          activeRuns: stats.active,
-          queuedRuns: stats.queued,
-          subscriptions: stats.subscriptions,
-          mcpServers: mcp.health().map((h) => ({
-            ...h,
-            status: h.status.toUpperCase() as Uppercase<typeof h.status>,
-            lastError: h.lastError ?? null
-          }))
+          edges: nodes.map((node, i) => ({ cursor: cursorOf(page.runs[i]!), node })),
+          pageInfo: { endCursor: page.endCursor, hasNextPage: page.hasNextPage }
         }
-      }
-    },
-    Mutation: {
-      runTask: (_, { input }, ctx) =>
-        run(
-          ctx,
-          Effect.gen(function*() {
-            const body = withoutNulls(input) as Record<string, unknown>
-            if (ctx.userId !== undefined) {
-              if (body.userId !== undefined && body.userId !== ctx.userId) {
-                return yield* new InvalidRunInputError({ message: `userId ${body.userId} is not the caller's user` })
-              }
-              body.userId = ctx.userId
-            }
-            return yield* (yield* RunManager).start(body, ctx.userId)
-          })
-        ),
-      cancelRun: (_, { id }, ctx) => withOwnRun(ctx, id, (m, runId) => m.cancel(runId)),
-      respondToApproval: (_, { decision, input, reason, requestId, runId }, ctx) =>
-        withOwnRun(ctx, runId, (m, id) =>
-          m.respond(id, requestId, {
-            decision,
-            ...(input !== null && input !== undefined ? { input } : {}),
-            ...(reason ? { reason } : {}),
-            ...(ctx.userId !== undefined ? { by: ctx.userId } : {})
-          })),
-      provideGuidance: (_, { requestId, runId, text }, ctx) =>
-        withOwnRun(ctx, runId, (m, id) => m.guide(id, requestId, text, ctx.userId))
-    },
-    Subscription: {
-      runEvents: {
-        subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) =>
-          withOwnRun(ctx, runId, (m, id) => m.follow(id, fromSeq ?? 0, V.sharedEventPayload))
-      },
-      runEventBatches: {
-        subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventBatchesArgs, ctx: GraphQLContext) =>
-          withOwnRun(
-            ctx,
-            runId,
-            (m, id) => m.followBatches(id, fromSeq ?? 0, V.sharedBatchPayload)
-          )
-      }
-    },
-    Run: {
-      id: (r) => r.id,
-      task: (r) => r.result.task,
-      mode: (r) => r.result.mode,
-      status: (r) => r.status,
-      userId: (r) => r.userId,
-      model: (r) => r.result.model || null,
-      createdAt: (r) => r.createdAt.toISOString(),
-      runner: (r) => r.runner ?? null,
-      updatedAt: (r) => r.updatedAt.toISOString(),
-      finalAnswer: (r) =>
-        intact(r).result.finalAnswer
-          ? {
-            ...r.result.finalAnswer!,
-            usedStepIds: [...r.result.finalAnswer!.usedStepIds],
-            notes: r.result.finalAnswer!.notes ?? null
+      })
+    ),
+  tools: () =>
+    inMemory().tools.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      idempotent: t.idempotent,
+      readOnly: t.interruptible === true,
+      destructive: t.destructive === true,
+      server: t.server ?? null,
+      timeoutMs: t.timeoutMs,
+      inputSchema: t.inputJsonSchema ?? JSONSchema.make(Schema.encodedSchema(t.input))
+    })),
+  prompts: () =>
+    [...registry.values()].map((d) => ({
+      id: d.id,
+      template: d.template,
+      inputSchema: JSONSchema.make(Schema.encodedSchema(d.input)),
+      outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
+    })),
+  health: () => {
+    const { manager, mcp, model } = inMemory()
+    const stats = manager.stats()
+    return {
+      ok: true,
+      version: info.version,
+      model: model.label,
+      database: info.database,
+      activeRuns: stats.active,
+      queuedRuns: stats.queued,
+      subscriptions: stats.subscriptions,
+      mcpServers: mcp.health().map((h) => ({
+        ...h,
+        status: h.status.toUpperCase() as Uppercase<typeof h.status>,
+        lastError: h.lastError ?? null
+      }))
+    }
+  }
+})
+
+const mutations = ({ run, withOwnRun }: Access): G.MutationResolvers => ({
+  runTask: (_, { input }, ctx) =>
+    run(
+      ctx,
+      Effect.gen(function*() {
+        const body = withoutNulls(input) as Record<string, unknown>
+        if (ctx.userId !== undefined) {
+          if (body.userId !== undefined && body.userId !== ctx.userId) {
+            return yield* new InvalidRunInputError({ message: `userId ${body.userId} is not the caller's user` })
           }
-          : null,
-      result: (r) => V.outcomeView(intact(r).result),
-      history: (r) => intact(r).events.length > 0 ? V.historyView(r.result.history) : null,
-      escalation: (r) => V.escalationView(intact(r).result),
-      prioritizedPlan: (r) => V.prioritizedPlanView(intact(r).result),
-      trace: (r) => V.traceView(r.id, intact(r).record),
-      metadata: (r) => V.metadataView(intact(r).record),
-      usage: (r) => intact(r).result.usage,
-      plan: (r) => (intact(r).result.plan ? V.planView(r.result.plan!) : null),
-      timeline: (r) => V.timelineView(intact(r).record, Date.now()),
-      pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
-      pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
-      llmCalls: (r, { after, first }) => {
-        const refused = pageRefusal(first, after, V.isCallCursor)
-        if (refused) throw new GraphQLError(refused, { extensions: { code: "InvalidRunInputError" } })
-        return V.llmCallsView(intact(r).events, first ?? 20, after ?? undefined)
-      },
-      events: (r, { first, fromSeq }, ctx) => {
-        if (first !== null && first !== undefined && first < 0) {
-          throw new GraphQLError(`first must not be negative (was ${first})`, {
-            extensions: { code: "InvalidRunInputError" }
-          })
+          body.userId = ctx.userId
         }
-        const from = r.events.findIndex((e) => e.seq >= (fromSeq ?? 0))
-        const events = from < 0
-          ? []
-          : r.events.slice(from, first === null || first === undefined ? undefined : from + first)
-        takeEvents(ctx.events, events.length)
-        return events.map(V.eventView) as any
+        return yield* (yield* RunManager).start(body, ctx.userId)
+      })
+    ),
+  cancelRun: (_, { id }, ctx) => withOwnRun(ctx, id, (m, runId) => m.cancel(runId)),
+  respondToApproval: (_, { decision, input, reason, requestId, runId }, ctx) =>
+    withOwnRun(ctx, runId, (m, id) =>
+      m.respond(id, requestId, {
+        decision,
+        ...(input !== null && input !== undefined ? { input } : {}),
+        ...(reason ? { reason } : {}),
+        ...(ctx.userId !== undefined ? { by: ctx.userId } : {})
+      })),
+  provideGuidance: (_, { requestId, runId, text }, ctx) =>
+    withOwnRun(ctx, runId, (m, id) => m.guide(id, requestId, text, ctx.userId))
+})
+
+const subscriptions = ({ withOwnRun }: Access) => ({
+  runEvents: {
+    subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventsArgs, ctx: GraphQLContext) =>
+      withOwnRun(ctx, runId, (m, id) => m.follow(id, fromSeq ?? 0, V.sharedEventPayload))
+  },
+  runEventBatches: {
+    subscribe: (_: unknown, { fromSeq, runId }: G.SubscriptionRunEventBatchesArgs, ctx: GraphQLContext) =>
+      withOwnRun(
+        ctx,
+        runId,
+        (m, id) => m.followBatches(id, fromSeq ?? 0, V.sharedBatchPayload)
+      )
+  }
+})
+
+/** A run's fields: projections of its record (a damaged run's event-derived fields fail, coded). */
+const runFields: G.RunResolvers = {
+  id: (r) => r.id,
+  task: (r) => r.result.task,
+  mode: (r) => r.result.mode,
+  status: (r) => r.status,
+  userId: (r) => r.userId,
+  model: (r) => r.result.model || null,
+  createdAt: (r) => r.createdAt.toISOString(),
+  runner: (r) => r.runner ?? null,
+  updatedAt: (r) => r.updatedAt.toISOString(),
+  finalAnswer: (r) =>
+    intact(r).result.finalAnswer
+      ? {
+        ...r.result.finalAnswer!,
+        usedStepIds: [...r.result.finalAnswer!.usedStepIds],
+        notes: r.result.finalAnswer!.notes ?? null
       }
-    },
-    RunEvent: { __resolveType: (e: any) => e.__typename }
+      : null,
+  result: (r) => V.outcomeView(intact(r).result),
+  history: (r) => intact(r).events.length > 0 ? V.historyView(r.result.history) : null,
+  escalation: (r) => V.escalationView(intact(r).result),
+  prioritizedPlan: (r) => V.prioritizedPlanView(intact(r).result),
+  trace: (r) => V.traceView(r.id, intact(r).record),
+  metadata: (r) => V.metadataView(intact(r).record),
+  usage: (r) => intact(r).result.usage,
+  plan: (r) => (intact(r).result.plan ? V.planView(r.result.plan!) : null),
+  timeline: (r) => V.timelineView(intact(r).record, Date.now()),
+  pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
+  pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
+  llmCalls: (r, { after, first }) => {
+    const refused = pageRefusal(first, after, V.isCallCursor)
+    if (refused) throw new GraphQLError(refused, { extensions: { code: "InvalidRunInputError" } })
+    return V.llmCallsView(intact(r).events, first ?? 20, after ?? undefined)
+  },
+  events: (r, { first, fromSeq }, ctx) => {
+    if (first !== null && first !== undefined && first < 0) {
+      throw new GraphQLError(`first must not be negative (was ${first})`, {
+        extensions: { code: "InvalidRunInputError" }
+      })
+    }
+    const from = r.events.findIndex((e) => e.seq >= (fromSeq ?? 0))
+    const events = from < 0
+      ? []
+      : r.events.slice(from, first === null || first === undefined ? undefined : from + first)
+    takeEvents(ctx.events, events.length)
+    return events.map(V.eventView)
+  }
+}
+
+export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
+  const access = accessOf(adapter)
+  return {
+    Query: queries(access, info),
+    Mutation: mutations(access),
+    Subscription: subscriptions(access),
+    Run: runFields,
+    RunEvent: { __resolveType: (e: V.EventView) => e.__typename }
   } as G.Resolvers
 }

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { RunModel } from '../RunModel.js';
+import type { EventView } from '../GraphQLViews.js';
 import type { GraphQLContext } from '../GraphQLContext.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
@@ -1018,35 +1019,6 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 
 
-/** Mapping of interface types */
-export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
-  RunEvent:
-    | ( AdvisoryRaisedEvent )
-    | ( ApprovalAnsweredEvent )
-    | ( ApprovalRequestedEvent )
-    | ( ConvergenceAssessedEvent )
-    | ( EscalatedEvent )
-    | ( GuidanceProvidedEvent )
-    | ( GuidanceRequestedEvent )
-    | ( LlmCalledEvent )
-    | ( ManualInterventionRequiredEvent )
-    | ( PassFinishedEvent )
-    | ( PassStartedEvent )
-    | ( PhaseEnteredEvent )
-    | ( PlanCreatedEvent )
-    | ( ProfileInferredEvent )
-    | ( RefinementAppliedEvent )
-    | ( RunFinishedEvent )
-    | ( RunResumedEvent )
-    | ( RunStartedEvent )
-    | ( SimpleIterationFinishedEvent )
-    | ( StepAbandonedEvent )
-    | ( StepFinishedEvent )
-    | ( StepStartedEvent )
-    | ( ToolInvokedEvent )
-    | ( ValidationReportedEvent )
-  ;
-};
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
@@ -1107,7 +1079,7 @@ export type ResolversTypes = {
   Run: ResolverTypeWrapper<RunModel>;
   RunConnection: ResolverTypeWrapper<Omit<RunConnection, 'edges'> & { edges: Array<ResolversTypes['RunEdge']> }>;
   RunEdge: ResolverTypeWrapper<Omit<RunEdge, 'node'> & { node: ResolversTypes['Run'] }>;
-  RunEvent: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['RunEvent']>;
+  RunEvent: ResolverTypeWrapper<EventView>;
   RunFinishedEvent: ResolverTypeWrapper<RunFinishedEvent>;
   RunMode: RunMode;
   RunOutcome: ResolverTypeWrapper<RunOutcome>;
@@ -1193,7 +1165,7 @@ export type ResolversParentTypes = {
   Run: RunModel;
   RunConnection: Omit<RunConnection, 'edges'> & { edges: Array<ResolversParentTypes['RunEdge']> };
   RunEdge: Omit<RunEdge, 'node'> & { node: ResolversParentTypes['Run'] };
-  RunEvent: ResolversInterfaceTypes<ResolversParentTypes>['RunEvent'];
+  RunEvent: EventView;
   RunFinishedEvent: RunFinishedEvent;
   RunOutcome: RunOutcome;
   RunResumedEvent: RunResumedEvent;
