@@ -3,36 +3,7 @@ import type { Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as AeonMcp from "./AeonMcp.js"
 import type { RunManager } from "./RunManager.js"
-import { type AuthConfig, authenticate, authRequired } from "./Security.js"
-
-/** The hosts a local server without keys answers: this machine's names, and those AEON_ALLOWED_HOSTS lists. */
-const LOCAL = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
-
-const hostname = (hostHeader: string) => {
-  try {
-    return new URL(`http://${hostHeader}`).hostname.toLowerCase()
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * Whether a request may come from a web page that a name pointing at this machine loaded (DNS rebinding): a server
- * without API keys answers only a Host and Origin naming this machine (or an allowed host); with keys, a page cannot
- * send the key, so any host is answered.
- */
-export const hostAllowed = (req: IncomingMessage, auth: AuthConfig, allowed: ReadonlyArray<string>) => {
-  if (authRequired(auth)) return true
-  const ok = (name: string | undefined) => name !== undefined && (LOCAL.has(name) || allowed.includes(name))
-  if (!ok(hostname(req.headers.host ?? ""))) return false
-  const origin = req.headers.origin
-  if (origin === undefined || origin === "null") return origin === undefined
-  try {
-    return ok(new URL(origin).hostname.toLowerCase())
-  } catch {
-    return false
-  }
-}
+import { type AuthConfig, authenticate, hostAllowed } from "./Security.js"
 
 const refuse = (
   res: ServerResponse,

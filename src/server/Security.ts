@@ -1,6 +1,7 @@
 import { type ExecutionResult, GraphQLError } from "graphql"
 import type { Plugin } from "graphql-yoga"
 import { createHash, timingSafeEqual } from "node:crypto"
+import type { IncomingMessage } from "node:http"
 
 export interface AuthConfig {
   /** A single key for everyone (no user binding). */
@@ -73,5 +74,38 @@ export const errorCodes: Plugin = {
     }
     if (Array.isArray(result)) setResult(result.map((r) => coded(r as ExecutionResult)))
     else if (result && typeof result === "object" && "errors" in result) setResult(coded(result as ExecutionResult))
+  }
+}
+
+/** The hosts a local server without keys answers: this machine's names, and those AEON_ALLOWED_HOSTS lists. */
+const LOCAL = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
+
+const hostname = (hostHeader: string) => {
+  try {
+    return new URL(`http://${hostHeader}`).hostname.toLowerCase()
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether a request may come from a web page that a name pointing at this machine loaded (DNS rebinding): a server
+ * without API keys answers only a Host and Origin naming this machine (or an allowed host); with keys, a page cannot
+ * send the key, so any host is answered.
+ */
+export const hostAllowed = (
+  req: Pick<IncomingMessage, "headers">,
+  auth: AuthConfig,
+  allowed: ReadonlyArray<string>
+) => {
+  if (authRequired(auth)) return true
+  const ok = (name: string | undefined) => name !== undefined && (LOCAL.has(name) || allowed.includes(name))
+  if (!ok(hostname(req.headers.host ?? ""))) return false
+  const origin = req.headers.origin
+  if (origin === undefined || origin === "null") return origin === undefined
+  try {
+    return ok(new URL(origin).hostname.toLowerCase())
+  } catch {
+    return false
   }
 }

@@ -14,7 +14,7 @@ import type { GraphQLContext } from "./GraphQLContext.js"
 import * as McpEndpoint from "./McpEndpoint.js"
 import * as QueryLimits from "./QueryLimits.js"
 import * as Resolvers from "./Resolvers.js"
-import { type AuthConfig, authenticate, authRequired, errorCodes } from "./Security.js"
+import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
 import { sharedMessages, sharedSubscriptions } from "./SharedResults.js"
 
 export interface ServerOptions {
@@ -24,7 +24,7 @@ export interface ServerOptions {
   readonly limits: QueryLimits.QueryLimits
   readonly maxBodyBytes: number
   readonly info: Resolvers.ServerInfo
-  /** Host names besides this machine's that a server without API keys answers on /mcp. */
+  /** Host names besides this machine's that a server without API keys answers (DNS rebinding). */
   readonly allowedHosts?: ReadonlyArray<string>
 }
 
@@ -165,31 +165,32 @@ export const graphqlWs = <U extends object>(
   }, wss)
 }
 
-/** The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path. */
-export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptions) => {
-  const adapter = EffectAdapter.make(runtime as Runtime.Runtime<any>)
-  const schema = createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) })
-  const auth: Plugin = {
-    onRequest({ request, fetchAPI, endResponse }) {
-      const page = request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")
-      if (page || !authRequired(options.auth)) return
-      if (!authenticate(options.auth, request.headers.get("authorization"))) {
-        endResponse(
-          new fetchAPI.Response(
-            JSON.stringify({
-              errors: [{ message: "missing or invalid API key", extensions: { code: "UNAUTHENTICATED" } }]
-            }),
-            {
-              status: 401,
-              headers: { "content-type": "application/json", "www-authenticate": "Bearer" }
-            }
-          )
-        )
-      }
-    }
+const jsonError = (res: ServerResponse, status: number, code: string, message: string, close = false) =>
+  res.writeHead(status, { "content-type": "application/json", ...(close ? { connection: "close" } : {}) })
+    .end(JSON.stringify({ errors: [{ message, extensions: { code } }] }))
+
+const HOST_REFUSED = "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)"
+
+/** Requests without a valid key are refused (401), except the GraphiQL page a browser asks for. */
+const authPlugin = (auth: AuthConfig): Plugin => ({
+  onRequest({ endResponse, fetchAPI, request }) {
+    const page = request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")
+    if (page || !authRequired(auth)) return
+    if (authenticate(auth, request.headers.get("authorization"))) return
+    endResponse(
+      new fetchAPI.Response(
+        JSON.stringify({
+          errors: [{ message: "missing or invalid API key", extensions: { code: "UNAUTHENTICATED" } }]
+        }),
+        { status: 401, headers: { "content-type": "application/json", "www-authenticate": "Bearer" } }
+      )
+    )
   }
-  const yoga = createYoga<{ req?: IncomingMessage }, GraphQLContext>({
-    schema,
+})
+
+const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOptions) =>
+  createYoga<{ req?: IncomingMessage }, GraphQLContext>({
+    schema: createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) }),
     graphqlEndpoint: "/graphql",
     landingPage: false,
     // GraphiQL bundled with the server: it works without internet access (yoga's default loads it from a CDN).
@@ -207,7 +208,7 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
       defaultQuery: exampleQuery(`demo-${randomUUID().slice(0, 8)}`)
     }),
     plugins: [
-      auth,
+      authPlugin(options.auth),
       ...QueryLimits.plugins(options.limits),
       useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] }),
       errorCodes,
@@ -225,51 +226,69 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
     logging: false
   })
 
-  const tooLarge = (res: ServerResponse) =>
-    res.writeHead(413, { "content-type": "application/json", connection: "close" })
-      .end(
-        JSON.stringify({
-          errors: [{
-            message: `request body over ${options.maxBodyBytes} bytes`,
-            extensions: { code: "PAYLOAD_TOO_LARGE" }
-          }]
-        })
-      )
-  const mcp = McpEndpoint.handler(runtime as Runtime.Runtime<any>, options.auth, options.allowedHosts ?? [])
-  const server: Server = createServer((req, res) => {
-    if ((req.url ?? "").split("?")[0] === "/mcp") return void mcp(req, res)
-    if (serveViewer(req, res)) return
+/** Hands a request to GraphQL within the body limit: a declared length checked first, a chunked body counted. */
+const withBodyLimit = (maxBodyBytes: number, handle: (req: IncomingMessage, res: ServerResponse) => void) => {
+  const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
+    jsonError(res, 413, "PAYLOAD_TOO_LARGE", `request body over ${maxBodyBytes} bytes`, true)
+    req.resume()
+  }
+  return (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers["content-length"] !== undefined) {
-      if (Number(req.headers["content-length"]) > options.maxBodyBytes) {
-        tooLarge(res)
-        req.resume()
-        return
-      }
-      return void yoga.handle(req, res)
+      return Number(req.headers["content-length"]) > maxBodyBytes ? tooLarge(req, res) : handle(req, res)
     }
-    if (req.method === "GET" || req.method === "HEAD") return void yoga.handle(req, res)
-    // A body of unknown length (chunked): read it with the limit counted, then hand it to yoga as a buffer
+    if (req.method === "GET" || req.method === "HEAD") return handle(req, res)
     const chunks: Array<Buffer> = []
     let size = 0
     req.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > options.maxBodyBytes) {
-        req.removeAllListeners("data")
-        req.removeAllListeners("end")
-        tooLarge(res)
-        req.resume()
-        return
-      }
-      chunks.push(chunk)
+      if (size <= maxBodyBytes) return void chunks.push(chunk)
+      req.removeAllListeners("data")
+      req.removeAllListeners("end")
+      tooLarge(req, res)
     })
     req.on("end", () => {
       ;(req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks)
-      yoga.handle(req, res)
+      handle(req, res)
+    })
+  }
+}
+
+const listen = (server: Server, port: number, host: string) =>
+  new Promise<string>((resolve, reject) => {
+    server.once("error", reject) // the port is taken, the host is not this machine's, …
+    server.listen(port, host, () => {
+      server.off("error", reject)
+      const address = server.address() as AddressInfo
+      const shown = address.address.includes(":") ? `[${address.address}]` : address.address
+      resolve(`http://${shown}:${address.port}/graphql`)
     })
   })
 
+/**
+ * The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path, the viewer, `/mcp`. A
+ * server without API keys answers only a Host and Origin naming this machine or AEON_ALLOWED_HOSTS (DNS rebinding),
+ * on every route and the WebSocket upgrade.
+ */
+export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptions) => {
+  const adapter = EffectAdapter.make(runtime as Runtime.Runtime<any>)
+  const yoga = yogaOf(adapter, options)
+  const allowed = options.allowedHosts ?? []
+  const mcp = McpEndpoint.handler(runtime as Runtime.Runtime<any>, options.auth, allowed)
+  const graphql = withBodyLimit(options.maxBodyBytes, (req, res) => void yoga.handle(req, res))
+  const server: Server = createServer((req, res) => {
+    if ((req.url ?? "").split("?")[0] === "/mcp") return void mcp(req, res)
+    if (!hostAllowed(req, options.auth, allowed)) return void jsonError(res, 403, "HOST_NOT_ALLOWED", HOST_REFUSED)
+    if (serveViewer(req, res)) return
+    graphql(req, res)
+  })
+
   // a WebSocket message has the same size limit as a request body (ws would accept 100 MiB)
-  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: options.maxBodyBytes })
+  const wss = new WebSocketServer({
+    server,
+    path: "/graphql",
+    maxPayload: options.maxBodyBytes,
+    verifyClient: ({ req }, done) => done(hostAllowed(req, options.auth, allowed), 403, HOST_REFUSED)
+  })
   const ws = graphqlWs<{ userId?: string }>(yoga, wss, {
     authenticate: (connectionParams, request) =>
       authenticate(
@@ -281,17 +300,7 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
     bursts: true
   })
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject) // the port is taken, the host is not this machine's, …
-    server.listen(options.port, options.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  const address = server.address() as AddressInfo
-  const url = `http://${
-    address.address.includes(":") ? `[${address.address}]` : address.address
-  }:${address.port}/graphql`
+  const url = await listen(server, options.port, options.host)
   return {
     url,
     server,
