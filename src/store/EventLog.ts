@@ -5,8 +5,19 @@ import { RunEvent } from "../domain/RunEvent.js"
 import { beginsRun, emptyRecord, endsRun, foldEvents, type RunRecord } from "../record/RunRecord.js"
 import { resultOf } from "../record/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
-import type { RawStatement, SqliteWriter } from "./SqliteWriter.js"
-import { jsonb, type Statement, statement, timeOf, toRaw, toSql } from "./Statements.js"
+import type { SqliteWriter } from "./SqliteWriter.js"
+import {
+  insertRows,
+  isoOf,
+  jsonb,
+  jsonText,
+  type Statement,
+  statement,
+  timeOf,
+  toRaw,
+  toSql,
+  type Value
+} from "./Statements.js"
 import {
   eventsChannel,
   type Fence,
@@ -40,50 +51,33 @@ const parseSafely = (v: unknown) => {
 }
 export const sessionUser = (runId: string, userId: string | null | undefined) => userId ?? `anonymous:${runId}`
 
-/** An event's row in run_events: run id, seq, type, payload (JSON text, its recorded call apart), time. */
-const eventRow = (event: RunEvent) =>
-  [
-    event.runId,
-    event.seq,
-    event._tag,
-    // json, not jsonb, on PostgreSQL: key order is kept (see migration 0004)
-    json(event._tag === "LlmCalled" && event.call !== undefined ? { ...event, call: undefined } : event),
-    isoTime(event.at)
-  ] as const
+/** An event's row in run_events: run id, seq, type, payload (JSON, its recorded call apart), time. */
+const eventRow = (event: RunEvent): ReadonlyArray<Value> => [
+  event.runId,
+  event.seq,
+  event._tag,
+  // json, not jsonb, on PostgreSQL: key order is kept (see migration 0004)
+  jsonText(json(event._tag === "LlmCalled" && event.call !== undefined ? { ...event, call: undefined } : event)),
+  isoOf(isoTime(event.at))
+]
 type LlmCalled = Extract<RunEvent, { _tag: "LlmCalled" }>
-/** A recorded call's row in llm_calls: run id, seq, call, written at (the retention window counts from then). */
-const callRow = (e: LlmCalled, now: string) => [e.runId, e.seq, json(e.call), now] as const
 /** The events of a batch whose model call was recorded: their prompt and answer go to llm_calls beside them. */
 const recordedCalls = (events: ReadonlyArray<RunEvent>) =>
   events.filter((e): e is LlmCalled => e._tag === "LlmCalled" && e.call !== undefined)
-/** `(?, ?), (?, ?)` for `count` rows of `width` values (made once per shape: a batch's size repeats). */
-const placeholders = new Map<string, string>()
-const rowsOf = (count: number, width: number) => {
-  const key = `${count}x${width}`
-  let text = placeholders.get(key)
-  if (text === undefined) {
-    const row = `(${Array.from({ length: width }, () => "?").join(", ")})`
-    placeholders.set(key, text = Array.from({ length: count }, () => row).join(", "))
-  }
-  return text
-}
 
-/** A plain batch (no RunStarted or RunFinished, not fenced) as the embedded database's writer runs it. */
-const rawAppend = (events: ReadonlyArray<RunEvent>, calls: ReadonlyArray<LlmCalled>): Array<RawStatement> => {
-  const now = isoTime(Date.now())
+/** A batch's rows: its events, and its recorded calls (written at `now`: the retention window counts from then). */
+const insertsOf = (events: ReadonlyArray<RunEvent>, calls: ReadonlyArray<LlmCalled>): Array<Statement> => {
+  if (calls.length === 0) {
+    return insertRows("INSERT INTO run_events (run_id, seq, type, payload, at)", events.map(eventRow))
+  }
+  const now = timeOf(Date.now())
   return [
-    [
-      `INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${rowsOf(events.length, 5)}`,
-      events.flatMap(eventRow)
-    ],
-    ...(calls.length === 0 ? [] : [
-      [
-        `INSERT INTO llm_calls (run_id, seq, call, created_at) VALUES ${
-          rowsOf(calls.length, 4)
-        } ON CONFLICT (run_id, seq) DO NOTHING`,
-        calls.flatMap((e) => callRow(e, now))
-      ] as const
-    ])
+    ...insertRows("INSERT INTO run_events (run_id, seq, type, payload, at)", events.map(eventRow)),
+    ...insertRows(
+      "INSERT INTO llm_calls (run_id, seq, call, created_at)",
+      calls.map((e) => [e.runId, e.seq, jsonText(json(e.call)), now]),
+      " ON CONFLICT (run_id, seq) DO NOTHING"
+    )
   ]
 }
 
@@ -107,26 +101,6 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
           }))
       )
     )
-
-  const asJson = (text: string) => sql.onDialectOrElse({ pg: () => sql`${text}::json`, orElse: () => sql`${text}` })
-  const asTime = (iso: string) => sql.onDialectOrElse({ pg: () => sql`${iso}::timestamptz`, orElse: () => sql`${iso}` })
-  /** The recorded calls of a batch, as one INSERT. */
-  const insertCalls = (calls: ReadonlyArray<LlmCalled>) => {
-    const now = isoTime(Date.now())
-    return sql`INSERT INTO llm_calls (run_id, seq, call, created_at) VALUES ${
-      sql.csv(calls.map((e) => {
-        const [runId, seq, call, at] = callRow(e, now)
-        return sql`(${runId}, ${seq}, ${asJson(call)}, ${asTime(at)})`
-      }))
-    } ON CONFLICT (run_id, seq) DO NOTHING`
-  }
-  const insertEvents = (events: ReadonlyArray<RunEvent>) =>
-    sql`INSERT INTO run_events (run_id, seq, type, payload, at) VALUES ${
-      sql.csv(events.map((event) => {
-        const [runId, seq, type, payload, at] = eventRow(event)
-        return sql`(${runId}, ${seq}, ${type}, ${asJson(payload)}, ${asTime(at)})`
-      }))
-    }`
 
   /** RunStarted: the run is RUNNING and its session opens (for its user, or `anonymous:<run id>`). */
   const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>): Array<Statement> => {
@@ -217,16 +191,12 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
         ...(started ? startRecords(started) : []),
         ...(finished ? finishRecords(finished, yield* recordAtEnd(finished, events, log, record)) : [])
       ]
+      const statements = [...insertsOf(events, calls), ...records]
       // the embedded database: the batch, its recorded calls and its records straight through, in one transaction
-      if (writer && !fence) return yield* writer.writeAll([...rawAppend(events, calls), ...records.map(toRaw)])
-      if (records.length === 0 && calls.length === 0 && !fence) return yield* insertEvents(events)
-      const statements = [
-        ...(fence ? [fenced(events, fence)] : []),
-        insertEvents(events),
-        ...(calls.length > 0 ? [insertCalls(calls)] : []),
-        ...records.map((r) => toSql(sql, r))
-      ]
-      return yield* Effect.forEach(statements, (s) => s, { discard: true }).pipe(sql.withTransaction)
+      if (writer && !fence) return yield* writer.writeAll(statements.map(toRaw))
+      if (statements.length === 1 && !fence) return yield* toSql(sql, statements[0]!)
+      const all = [...(fence ? [fenced(events, fence)] : []), ...statements.map((s) => toSql(sql, s))]
+      return yield* Effect.forEach(all, (s) => s, { discard: true }).pipe(sql.withTransaction)
     })
     const range = events.length === 1
       ? `event ${events[0]!.seq}`

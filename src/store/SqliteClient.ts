@@ -4,21 +4,23 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import Sqlite from "better-sqlite3"
-import { Context, Effect, Layer, Scope, Stream } from "effect"
+import { Chunk, Context, Effect, Layer, Scope, Stream } from "effect"
 import { type RawStatement, SqliteWriter } from "./SqliteWriter.js"
 
 /**
- * Every better-sqlite3 object this process made, kept reachable until it exits. better-sqlite3 12's Database and
- * Statement are node::ObjectWrap objects; since Node 24.19 their destructor aborts the process when the garbage
- * collector finalizes one outside a JavaScript context (`Assertion failed: (env) != nullptr` in
- * RemoveEnvironmentCleanupHook; WiseLibs/better-sqlite3#1515, fixed in 13.x, which needs Node 22). The suite
- * crashed that way on Node 24 with @effect/sql-sqlite-node, which prepares BEGIN/COMMIT anew for every transaction
- * and evicts cached statements. Here no such object ever becomes garbage: a database's statements are prepared
- * once per SQL text and kept (a bounded set: the store's statements, multi-row inserts up to a batch's size), and a
- * closed database stays referenced with them. (better-sqlite3's own `pragma()` prepares and drops one: not used.)
+ * The better-sqlite3 objects kept reachable until the process exits, on Node 24 and later only. better-sqlite3 12's
+ * Database and Statement are node::ObjectWrap objects; on Node 24.19+ their destructor aborts the process when the
+ * garbage collector finalizes one outside a JavaScript context (`Assertion failed: (env) != nullptr` in
+ * RemoveEnvironmentCleanupHook; WiseLibs/better-sqlite3#1515, fixed in 13.x, which needs Node 22, while the
+ * machines here run Node 20). The suite crashed that way on Node 24 with @effect/sql-sqlite-node, which prepares
+ * BEGIN/COMMIT anew for every transaction and evicts cached statements. There, no such object may become garbage: a
+ * database's statements are prepared once per SQL text and kept with it, closed or not. The set is bounded: the
+ * store's statements are fixed texts, and its multi-row inserts come in four sizes per table (Statements'
+ * CHUNK_SIZES). On Node 20 and 22, a closed database and its statements are released as usual.
  * The list hangs off globalThis: a module evaluated again in the same process (a test runner's isolation) must not
  * drop the objects an earlier evaluation made.
  */
+const retainForever = Number(process.versions.node.split(".")[0]) >= 24
 const retained: Array<unknown> =
   ((globalThis as Record<symbol, Array<unknown>>)[Symbol.for("aeon/sqlite/retained")] ??= [])
 
@@ -36,12 +38,17 @@ const open = (filename: string) =>
     catch: failure(`cannot open the embedded database ${filename}`)
   })
 
-/** One connection (SQLite serializes writers anyway): a plain statement holds it while it runs, a transaction from BEGIN to COMMIT. */
+/**
+ * One connection (SQLite serializes writers anyway) behind one permit: a transaction holds the permit from BEGIN to
+ * COMMIT; a plain statement waits for it (so it never runs inside another fiber's transaction), then gives it back
+ * and runs synchronously; a stream holds it while its rows are read (outside a transaction).
+ */
 const make = (filename: string) =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(open(filename), (db) => Effect.sync(() => db.close()))
     const statements = new Map<string, Sqlite.Statement>()
-    retained.push(db, statements)
+    const permit = yield* Effect.makeSemaphore(1)
+    if (retainForever) retained.push(db, statements)
     const prepared = (sql: string) => {
       let s = statements.get(sql)
       if (!s) statements.set(sql, s = db.prepare(sql))
@@ -77,12 +84,26 @@ const make = (filename: string) =>
       executeValues: values,
       executeUnprepared: (sql, params, transformRows) =>
         transformRows ? Effect.map(run(sql, params ?? [], false), transformRows) : run(sql, params ?? [], false),
-      executeStream: (sql, params, transformRows) =>
-        Stream.fromIterableEffect(
-          transformRows ? Effect.map(run(sql, params, false), transformRows) : run(sql, params, false)
-        )
+      executeStream: (sql, params, transformRows) => {
+        const rows = stream(sql, params)
+        return transformRows
+          ? Stream.mapChunks(rows, (chunk) => Chunk.unsafeFromArray(transformRows([...chunk])))
+          : rows
+      }
     }
-    const permit = yield* Effect.makeSemaphore(1)
+    /**
+     * Rows read as they are pulled (better-sqlite3's iterator), the connection held meanwhile: while an iterator is
+     * open, no other statement may run on it. Inside a transaction its fiber holds the permit already.
+     */
+    const stream = (sql: string, params: ReadonlyArray<unknown>) =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        if (!db.inTransaction) yield* Effect.acquireRelease(permit.take(1), () => permit.release(1))
+        const rows = yield* Effect.acquireRelease(
+          Effect.try({ try: () => prepared(sql).iterate(...params), catch: failure("statement failed") }),
+          (it) => Effect.sync(() => void it.return?.())
+        )
+        return Stream.fromIterable({ [Symbol.iterator]: () => rows } as Iterable<any>)
+      }))
     const writeAll = (statements: ReadonlyArray<RawStatement>) =>
       permit.withPermits(1)(Effect.try({
         try: () => {

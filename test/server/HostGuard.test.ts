@@ -33,13 +33,12 @@ describe("a server without API keys and a foreign Host or Origin", () => {
   it("refuses GraphQL over HTTP, the viewer and GraphiQL with 403 HOST_NOT_ALLOWED, starting nothing", async () => {
     const before = await send("/graphql", json, JSON.stringify({ query: "{ runs { edges { node { id } } } }" }))
     const runsBefore = JSON.parse(before.text).data.runs.edges.length
-    for (
-      const headers of [
-        { host: "evil.example.com" },
-        { host: "127.0.0.1", origin: "http://evil.example.com" },
-        { host: "evil.example.com", origin: "http://evil.example.com" }
-      ]
-    ) {
+    const foreign: Array<Record<string, string>> = [
+      { host: "evil.example.com" },
+      { host: "127.0.0.1", origin: "http://evil.example.com" },
+      { host: "evil.example.com", origin: "http://evil.example.com" }
+    ]
+    for (const headers of foreign) {
       const mutation = await send("/graphql", { ...json, ...headers }, query)
       expect(mutation.status).toBe(403)
       expect(JSON.parse(mutation.text).errors[0].extensions.code).toBe("HOST_NOT_ALLOWED")

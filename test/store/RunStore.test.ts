@@ -5,6 +5,7 @@ import { AgentSession, ReasoningTrace } from "../../src/domain/Records.js"
 import { foldEvents } from "../../src/record/RunRecord.js"
 import { prepare, register } from "../../src/run/Run.js"
 import { RunStore } from "../../src/store/RunStore.js"
+import { CHUNK_SIZES, chunked, insertRows } from "../../src/store/Statements.js"
 import { backend, storeLayer } from "../support/database.js"
 import { scripted } from "../support/engine.js"
 import { convergingScript } from "../support/scripts.js"
@@ -33,6 +34,37 @@ describe(`RunStore on ${backend}`, () => {
       yield* store.setStatus(first, "CONVERGED")
       expect(yield* store.takeTurn("ada", second)).toBe(true)
       expect(yield* store.takeTurn("ada", first)).toBe(false)
+    }).pipe(Effect.provide(withStore())))
+
+  it.effect("a batch of any size is stored whole and in order, through a fixed set of INSERT shapes", () =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const { runId } = yield* register({ task, mode: "FULL" })
+      const pass = (seq: number) => ({
+        _tag: "PassStarted" as const,
+        runId,
+        seq,
+        at: Date.now(),
+        passNumber: 1,
+        ttlRemaining: 3
+      })
+      let next = 1
+      const shapes = new Set<TemplateStringsArray>()
+      for (const size of [1, 3, 37, 150, 5, 64, 2]) {
+        const batch = Array.from({ length: size }, () => pass(next++))
+        for (
+          const s of insertRows(
+            "INSERT INTO run_events (run_id, seq, type, payload, at)",
+            batch.map(() => [1, 2, 3, 4, 5])
+          )
+        ) {
+          shapes.add(s.strings)
+        }
+        yield* store.append(batch)
+      }
+      expect((yield* store.events(runId)).map((e) => e.seq)).toEqual(Array.from({ length: next - 1 }, (_, i) => i + 1))
+      expect(shapes.size).toBe(CHUNK_SIZES.length)
+      expect(chunked(Array.from({ length: 37 }, (_, i) => i)).map((c) => c.length)).toEqual([16, 16, 4, 1])
     }).pipe(Effect.provide(withStore())))
 
   it.effect("a runner's appends are fenced by the epoch it took the run up with: a stale runner's are refused", () =>
