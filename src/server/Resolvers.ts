@@ -64,7 +64,7 @@ const accessOf = (adapter: Adapter<R>) => {
   const run = <A, E>(ctx: GraphQLContext, effect: Effect.Effect<A, E, R>) => adapter.run(effect, ctx.signal)
   /**
    * The in-memory services, taken from the runtime once (it is built before the first request): health and
-   * tools answer from them as plain functions — an Effect per request cost ~12 % of a small query's throughput.
+   * tools answer from them as plain functions (an Effect per request costs ~12 % of a small query's throughput).
    */
   let services: {
     readonly manager: Context.Tag.Service<typeof RunManager>

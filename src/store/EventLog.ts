@@ -81,6 +81,40 @@ const insertsOf = (events: ReadonlyArray<RunEvent>, calls: ReadonlyArray<LlmCall
   ]
 }
 
+/** RunStarted: the run is RUNNING and its session opens (for its user, or `anonymous:<run id>`). */
+const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>): Array<Statement> => {
+  const now = timeOf(Date.now())
+  return [
+    statement`UPDATE runs SET status = 'RUNNING', updated_at = ${now} WHERE id = ${event.runId}`,
+    statement`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata, created_at, updated_at)
+      SELECT ${`session-${event.runId}`}, COALESCE(user_id, ${sessionUser(event.runId, null)}), id, 'running',
+        ${jsonb(executionMetadata(emptyRecord()))}, ${now}, ${now}
+      FROM runs WHERE id = ${event.runId} ON CONFLICT (run_id) DO NOTHING`
+  ]
+}
+
+/** RunFinished: the run's result and usage, its session closed with plan and metadata, its trace — from the run's record. */
+const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record: RunRecord): Array<Statement> => {
+  const result = resultOf(record)
+  const trace = record.trace
+  const plan = result.plan
+    ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason)
+    : null
+  const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
+  const { history: _history, ...summary } = result
+  const now = timeOf(Date.now())
+  return [
+    statement`UPDATE runs SET status = ${event.status}, result = ${jsonb(summary)}, usage = ${jsonb(event.usage)},
+      updated_at = ${now} WHERE id = ${event.runId}`,
+    statement`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"},
+      prioritized_plan = ${completed ? jsonb(plan) : null}, execution_metadata = ${jsonb(executionMetadata(record))},
+      updated_at = ${now} WHERE run_id = ${event.runId}`,
+    statement`INSERT INTO reasoning_traces (id, session_id, steps, total_steps, created_at)
+      SELECT ${`trace-${event.runId}`}, id, ${jsonb(trace)}, ${trace.length}, ${now} FROM agent_sessions
+      WHERE run_id = ${event.runId} ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`
+  ]
+}
+
 /**
  * A run's event log in the store: read back (decoded; a stored event that no longer decodes is a
  * RunRecordDamagedError), and appended in group commits with the records RunStarted and RunFinished open and close.
@@ -101,40 +135,6 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
           }))
       )
     )
-
-  /** RunStarted: the run is RUNNING and its session opens (for its user, or `anonymous:<run id>`). */
-  const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>): Array<Statement> => {
-    const now = timeOf(Date.now())
-    return [
-      statement`UPDATE runs SET status = 'RUNNING', updated_at = ${now} WHERE id = ${event.runId}`,
-      statement`INSERT INTO agent_sessions (id, user_id, run_id, status, execution_metadata, created_at, updated_at)
-        SELECT ${`session-${event.runId}`}, COALESCE(user_id, ${sessionUser(event.runId, null)}), id, 'running',
-          ${jsonb(executionMetadata(emptyRecord()))}, ${now}, ${now}
-        FROM runs WHERE id = ${event.runId} ON CONFLICT (run_id) DO NOTHING`
-    ]
-  }
-
-  /** RunFinished: the run's result and usage, its session closed with plan and metadata, its trace — from the run's record. */
-  const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record: RunRecord): Array<Statement> => {
-    const result = resultOf(record)
-    const trace = record.trace
-    const plan = result.plan
-      ? prioritizedPlan(result.plan, result.finalAnswer?.answerText ?? event.terminationReason)
-      : null
-    const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
-    const { history: _history, ...summary } = result
-    const now = timeOf(Date.now())
-    return [
-      statement`UPDATE runs SET status = ${event.status}, result = ${jsonb(summary)}, usage = ${jsonb(event.usage)},
-        updated_at = ${now} WHERE id = ${event.runId}`,
-      statement`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"},
-        prioritized_plan = ${completed ? jsonb(plan) : null}, execution_metadata = ${jsonb(executionMetadata(record))},
-        updated_at = ${now} WHERE run_id = ${event.runId}`,
-      statement`INSERT INTO reasoning_traces (id, session_id, steps, total_steps, created_at)
-        SELECT ${`trace-${event.runId}`}, id, ${jsonb(trace)}, ${trace.length}, ${now} FROM agent_sessions
-        WHERE run_id = ${event.runId} ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`
-    ]
-  }
 
   /**
    * The run's record at its RunFinished: the caller's (the fold of `log`, when the log ends with it), else the fold of

@@ -125,37 +125,64 @@ const fromCursor = (c: string) => {
 /** Whether a client's `after` is a cursor this store gave (a forged one is refused, not read as "from the start"). */
 export const isCursor = (c: string) => fromCursor(c) !== undefined
 
+/** An agent_sessions row as its record. */
+const sessionOfRow = (r: any): AgentSession => ({
+  id: r.id,
+  userId: r.user_id,
+  runId: r.run_id,
+  status: r.status,
+  prioritizedPlan: parse(r.prioritized_plan) ?? null,
+  executionMetadata: parse(r.execution_metadata),
+  createdAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString()
+})
+
+/** A reasoning_traces row as its record. */
+const traceOfRow = (r: any): ReasoningTrace => ({
+  id: r.id,
+  sessionId: r.session_id,
+  steps: parse(r.steps),
+  totalSteps: r.total_steps,
+  createdAt: new Date(r.created_at).toISOString()
+})
+
+/** A new run's row: refused when its user has a run going on (unless it may queue) or its id is taken. */
+const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
+  const { jsonValue, time } = sqlValues(sql)
+  return (run) =>
+    Effect.gen(function*() {
+      if (run.userId && !run.allowBusyUser) {
+        const busy =
+          yield* sql`SELECT 1 FROM agent_sessions WHERE user_id = ${run.userId} AND status = 'running' LIMIT 1`
+        if (busy.length > 0) return yield* new UserBusyError({ userId: run.userId })
+      }
+      const taken = () => sql`SELECT 1 FROM runs WHERE id = ${run.id}`.pipe(Effect.map((rows) => rows.length > 0))
+      if (yield* taken()) return yield* new RunIdTakenError({ runId: run.id })
+      const now = time(Date.now())
+      yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at)
+        VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${
+        jsonValue(run.input)
+      }, ${now}, ${now})`.pipe(
+        // another request took the id between the check and the insert
+        Effect.catchTag("SqlError", (e) =>
+          Effect.flatMap(
+            taken(),
+            (t): Effect.Effect<never, RunIdTakenError | SqlError> =>
+              t ? Effect.fail(new RunIdTakenError({ runId: run.id })) : Effect.fail(e)
+          ))
+      )
+    }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`creating run ${run.id}`)(e))))
+}
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const { jsonValue, time } = sqlValues(sql)
+  const { time } = sqlValues(sql)
   // on the embedded database, appends go through its direct writer
   const writer = Option.getOrUndefined(yield* Effect.serviceOption(SqliteWriter))
   const { append, loadEvents } = makeEventLog(sql, writer)
 
   const service: Service = {
-    createRun: (run) =>
-      Effect.gen(function*() {
-        if (run.userId && !run.allowBusyUser) {
-          const busy =
-            yield* sql`SELECT 1 FROM agent_sessions WHERE user_id = ${run.userId} AND status = 'running' LIMIT 1`
-          if (busy.length > 0) return yield* new UserBusyError({ userId: run.userId })
-        }
-        const taken = () => sql`SELECT 1 FROM runs WHERE id = ${run.id}`.pipe(Effect.map((rows) => rows.length > 0))
-        if (yield* taken()) return yield* new RunIdTakenError({ runId: run.id })
-        const now = time(Date.now())
-        yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at)
-          VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${
-          jsonValue(run.input)
-        }, ${now}, ${now})`.pipe(
-          // another request took the id between the check and the insert
-          Effect.catchTag("SqlError", (e) =>
-            Effect.flatMap(
-              taken(),
-              (t): Effect.Effect<never, RunIdTakenError | SqlError> =>
-                t ? Effect.fail(new RunIdTakenError({ runId: run.id })) : Effect.fail(e)
-            ))
-        )
-      }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`creating run ${run.id}`)(e)))),
+    createRun: createRunWith(sql),
     setStatus: (id, status) =>
       sql`UPDATE runs SET status = ${status}, updated_at = ${time(Date.now())} WHERE id = ${id}`.pipe(
         Effect.asVoid,
@@ -219,33 +246,14 @@ export const make = Effect.gen(function*() {
     ),
     session: (runId) =>
       sql<any>`SELECT * FROM agent_sessions WHERE run_id = ${runId}`.pipe(
-        Effect.map((rows) =>
-          Option.fromNullable(rows[0]).pipe(Option.map((r): AgentSession => ({
-            id: r.id,
-            userId: r.user_id,
-            runId: r.run_id,
-            status: r.status,
-            prioritizedPlan: parse(r.prioritized_plan) ?? null,
-            executionMetadata: parse(r.execution_metadata),
-            createdAt: new Date(r.created_at).toISOString(),
-            updatedAt: new Date(r.updated_at).toISOString()
-          })))
-        ),
+        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(sessionOfRow))),
         Effect.mapError(storeError(`reading the session of run ${runId}`))
       ),
     trace: (runId) =>
       sql<
         any
       >`SELECT t.* FROM reasoning_traces t JOIN agent_sessions s ON s.id = t.session_id WHERE s.run_id = ${runId}`.pipe(
-        Effect.map((rows) =>
-          Option.fromNullable(rows[0]).pipe(Option.map((r): ReasoningTrace => ({
-            id: r.id,
-            sessionId: r.session_id,
-            steps: parse(r.steps),
-            totalSteps: r.total_steps,
-            createdAt: new Date(r.created_at).toISOString()
-          })))
-        ),
+        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(traceOfRow))),
         Effect.mapError(storeError(`reading the trace of run ${runId}`))
       ),
     setRetentionDays: (days) =>

@@ -381,8 +381,8 @@ type Step = PlanLike["steps"][number]
 /**
  * A step's own findings (its tool's existence and fit, its wording), remembered for a run's tool list by what the
  * step says and calls: a plan is checked at every validation and at every refinement action, its steps mostly the same.
- * Checked afresh each time (six times a step in a run of the bench's 100 × 3 loop), checkPlan took 58 µs a step of
- * that loop; remembered, each step is checked once a run (CPU profile, 10 runs: the do/say check alone ~17 µs a step).
+ * Remembered, each step is checked once a run; checked afresh each time (six times a step in a run of the bench's
+ * 100 × 3 loop), checkPlan would take 58 µs a step of that loop (CPU profile, 10 runs: the do/say check ~17 µs).
  */
 const stepChecks = memoizeWeak((tools: ReadonlyArray<ToolInfo>) => {
   const byName = new Map(tools.map((t) => [t.name, t]))

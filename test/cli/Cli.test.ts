@@ -450,9 +450,12 @@ describe(`the aeon binary (${backend})`, () => {
       "50ms",
       "--pause-deadline"
     )
+    const firstEnded = Date.now()
     expect(first.code, first.stderr).toBe(3)
     const [, runId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
-    await new Promise((r) => setTimeout(r, 100))
+    // the request was asked before the first process ended: its 50 ms have passed once 50 ms have since then
+    const expired = firstEnded + 50
+    while (Date.now() < expired) await new Promise((r) => setTimeout(r, expired - Date.now()))
     const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
     expect(resumed.code).not.toBe(3) // not waiting any more
     expect(resumed.stdout).toContain("the call was rejected: not answered within 50 ms")

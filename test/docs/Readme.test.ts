@@ -1,8 +1,6 @@
-import { Effect, Layer } from "effect"
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join } from "node:path"
-import { describe, expect, it } from "vitest"
-import { Aeon, LanguageModel, Offline, PromptId, runTask, Scripted } from "../../src/index.js"
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { describe, expect, it, vi } from "vitest"
 
 const readme = readFileSync("README.md", "utf8")
 
@@ -29,35 +27,24 @@ describe("README", () => {
     for (const n of names) expect(readme, n).toContain(`\`${n}\``)
   })
 
-  it("the library example runs as written", async () => {
-    const model = Scripted.make({
-      [PromptId.PLAN_GENERATION_USER]: [{
-        output: {
-          goal: "Add",
-          steps: [
-            {
-              stepId: "s1",
-              description: "Compute 2 + 2 with the calculator",
-              tool: "calculator",
-              toolInput: { expression: "2 + 2" }
-            }
-          ]
-        }
-      }],
-      [PromptId.REASONING_STEP_USER]: [{
-        output: { stepOutput: "2 + 2 = 4", clarityState: "CLEAR", handoffToNext: "4" }
-      }]
-    }, Offline.service)
-    const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel.LanguageModel, model.service))
-    const result = await Effect.runPromise(
-      runTask({ task: "What is 2 + 2?", mode: "FULL", budget: { maxLlmCalls: 20, deadlineMs: 30_000 } }).pipe(
-        Effect.provide(engine)
-      )
-    )
-    expect(result.status).toBe("CONVERGED")
-    expect(result.finalAnswer?.answerText).toContain("4")
-    expect(readme).toContain(
-      "runTask({ task: \"What is 2 + 2?\", mode: \"FULL\", budget: { maxLlmCalls: 20, deadlineMs: 30_000 } })"
-    )
+  it("the library example runs as written (against the sources; test/package runs it against the packed tarball)", async () => {
+    const section = readme.slice(readme.indexOf("## Library"))
+    const start = section.indexOf("```ts\n") + 6
+    const example = section.slice(start, section.indexOf("\n```", start))
+    expect(example).toContain("runTask(")
+    // the example as the README shows it, its package import pointed at the sources
+    const file = join("test", "docs", `.readme-example-${process.pid}.ts`)
+    writeFileSync(file, example.replace(/from "aeon"/g, `from "../../src/index.js"`))
+    const printed: Array<unknown> = []
+    const log = vi.spyOn(console, "log").mockImplementation((...args) => void printed.push(args))
+    try {
+      await import(resolve(file))
+    } finally {
+      log.mockRestore()
+      rmSync(file, { force: true })
+    }
+    const [status, answer] = printed[0] as [string, string]
+    expect(status).toBe("CONVERGED")
+    expect(answer).toContain("4")
   })
 })

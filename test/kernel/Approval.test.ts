@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Fiber, Schema } from "effect"
+import { Effect, Either, Fiber, Schema, TestClock } from "effect"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { guide, pending, respond } from "../../src/kernel/Approval.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
@@ -132,30 +132,27 @@ describe("approvals", () => {
       expect(written).toEqual([])
     }).pipe(Effect.provide(engine(debit))))
 
-  it.live(
-    "the deadline keeps running while a run waits, unless pauseDeadlineWhileWaiting",
-    () =>
-      Effect.gen(function*() {
-        const outcome = (pause: boolean) =>
-          Effect.gen(function*() {
-            const budget = { deadlineMs: 500 }
-            const { fiber, request, run } = yield* untilAsked({
-              approvalTools: ["ledger.write"],
-              budget,
-              pauseDeadlineWhileWaiting: pause
-            })
-            yield* Effect.sleep("800 millis")
-            yield* Effect.either(respond(run.events, request.requestId, { decision: "APPROVE" }))
-            return yield* Fiber.join(fiber)
+  it.effect("the deadline keeps running while a run waits, unless pauseDeadlineWhileWaiting", () =>
+    Effect.gen(function*() {
+      const outcome = (pause: boolean) =>
+        Effect.gen(function*() {
+          const budget = { deadlineMs: 500 }
+          const { fiber, request, run } = yield* untilAsked({
+            approvalTools: ["ledger.write"],
+            budget,
+            pauseDeadlineWhileWaiting: pause
           })
-        const kept = yield* outcome(false)
-        expect(kept.terminationReason).toBe("budget_exhausted")
-        expect(kept.error).toContain("deadline of 500 ms reached")
-        const paused = yield* outcome(true)
-        expect(paused.status).toBe("CONVERGED")
-      }).pipe(Effect.provide(engine(debit))),
-    { timeout: 10_000 }
-  )
+          // the person answers 800 ms (of the test's clock) later
+          yield* TestClock.adjust("800 millis")
+          yield* Effect.either(respond(run.events, request.requestId, { decision: "APPROVE" }))
+          return yield* Fiber.join(fiber)
+        })
+      const kept = yield* outcome(false)
+      expect(kept.terminationReason).toBe("budget_exhausted")
+      expect(kept.error).toContain("deadline of 500 ms reached")
+      const paused = yield* outcome(true)
+      expect(paused.status).toBe("CONVERGED")
+    }).pipe(Effect.provide(engine(debit))))
 
   it.live("approvalTimeoutMs rejects a request nobody answered, with that reason", () =>
     Effect.gen(function*() {

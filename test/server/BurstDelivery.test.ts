@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import WebSocket, { WebSocketServer } from "ws"
 import { corkedWebSocket } from "../../src/server/BurstDelivery.js"
+import { waitFor } from "../support/server.js"
 
 /**
  * A burst of messages to one WebSocket goes out in one socket write, and a send is answered at once while the socket
@@ -44,6 +45,13 @@ const send = (socket: WebSocket, data: string) =>
 
 describe("WebSocket delivery in bursts", () => {
   it("writes the messages sent in one tick in one socket write, and answers each send before the write", async () => {
+    // the control: uncorked, the same burst is a write per message (so the count below measures the corking)
+    const plain = await connected()
+    await Promise.all([1, 2, 3, 4, 5].map((n) => send(plain.socket, `m${n}`)))
+    await waitFor(async () => plain.received.length === 5 || undefined)
+    expect(plain.writes.count).toBe(5)
+    await close?.()
+
     const { received, socket, writes } = await connected()
     corkedWebSocket(socket)
     const answered: Array<number> = []
@@ -54,17 +62,9 @@ describe("WebSocket delivery in bursts", () => {
     expect(answered).toEqual([1, 2, 3, 4, 5])
     expect(writes.count).toBe(0)
     await Promise.all(sends)
-    await new Promise((r) => setTimeout(r, 100))
+    await waitFor(async () => received.length === 5 || undefined)
     expect(writes.count).toBe(1)
     expect(received).toEqual(["m1", "m2", "m3", "m4", "m5"])
-  })
-
-  it("without it, each message is a write of its own (what the burst saves)", async () => {
-    const { received, socket, writes } = await connected()
-    for (const n of [1, 2, 3, 4, 5]) await send(socket, `m${n}`)
-    await new Promise((r) => setTimeout(r, 100))
-    expect(writes.count).toBe(5)
-    expect(received).toHaveLength(5)
   })
 
   it("beyond 1 MiB waiting on the socket, a send waits for its write", async () => {
@@ -79,7 +79,7 @@ describe("WebSocket delivery in bursts", () => {
     expect(socket.bufferedAmount).toBeGreaterThan(2 ** 20)
     expect(secondAnswered).toBe(false) // held back, not answered at once
     await Promise.all([first, second])
-    await new Promise((r) => setTimeout(r, 200))
+    await waitFor(async () => received.length === 2 || undefined)
     expect(received.at(-1)).toBe("after")
   })
 })

@@ -1,4 +1,4 @@
-import { Effect, Runtime, Schema } from "effect"
+import { Context, Effect, Layer, Runtime, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import * as EffectAdapter from "../../src/server/EffectAdapter.js"
 
@@ -19,8 +19,13 @@ describe("the resolver adapter", () => {
     })
   })
 
-  it("read returns what the runtime holds, synchronously", async () => {
-    expect(adapter.read(Effect.succeed("in memory"))).toBe("in memory")
+  it("read answers from the services of the runtime it was made with, synchronously", async () => {
+    class Label extends Context.Tag("test/Label")<Label, { readonly text: string }>() {}
+    const runtime = await Effect.runPromise(
+      Layer.toRuntime(Layer.succeed(Label, { text: "from the server's layer" })).pipe(Effect.scoped)
+    )
+    const withLabel = EffectAdapter.make(runtime)
+    expect(withLabel.read(Effect.map(Label, (l) => l.text))).toBe("from the server's layer")
   })
 
   it("the request's signal interrupts the Effect: the resolver answers CANCELLED", async () => {

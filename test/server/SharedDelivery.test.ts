@@ -7,7 +7,7 @@ import WebSocket from "ws"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { sseBody } from "../../src/server/BurstDelivery.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, type TestServer } from "../support/server.js"
+import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
 /**
  * Issue 19, item 1: an event is executed and serialized once per (document, operation, variables) and shared by the
@@ -142,7 +142,15 @@ describe("the shared execution", () => {
   it("executes an event's selection once for all the subscribers of one operation, once more for another", async () => {
     const { createPubSub, createSchema, createYoga } = await import("graphql-yoga")
     const { sharedSubscriptions } = await import("../../src/server/SharedResults.js")
-    const pubsub = createPubSub<{ event: [{ runEvents: { seq: number } }] }>()
+    // the listeners the pubsub adds: one per subscriber whose stream is being read
+    let listening = 0
+    const eventTarget = new (class extends EventTarget {
+      override addEventListener(...args: Parameters<EventTarget["addEventListener"]>) {
+        listening++
+        super.addEventListener(...args)
+      }
+    })()
+    const pubsub = createPubSub<{ event: [{ runEvents: { seq: number } }] }>({ eventTarget })
     let executions = 0
     const yoga = createYoga({
       schema: createSchema({
@@ -174,7 +182,7 @@ describe("the shared execution", () => {
       await reader.cancel()
       return text
     })
-    await new Promise((r) => setTimeout(r, 200))
+    await waitFor(async () => listening >= 2 || undefined) // each operation's one shared source, listening
     for (const seq of [1, 2, 3]) pubsub.publish("event", { runEvents: { seq } })
     const texts = await Promise.all(reading)
     expect(texts.every((t) => t.includes("\"seq\":3") || t.includes("\"n\":3"))).toBe(true)
