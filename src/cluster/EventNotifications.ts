@@ -1,5 +1,5 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
-import { Duration, Effect, Exit, Fiber, Layer, Runtime, Stream } from "effect"
+import { Clock, Duration, Effect, Exit, Fiber, FiberSet, Layer, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { endsRun, reachesEnd } from "../record/RunRecord.js"
@@ -32,6 +32,27 @@ export interface NotificationOptions {
 }
 
 /**
+ * Every `every`, the LISTEN connection is pinged (a notification of its own); heard from last more than three
+ * periods ago, it is reopened. On the Clock: tests drive it with TestClock.
+ */
+export const watchdog = (options: {
+  readonly every: Duration.DurationInput
+  readonly lastHeard: Effect.Effect<number>
+  readonly ping: Effect.Effect<void>
+  readonly reopen: Effect.Effect<void>
+}) => {
+  const silentMs = 3 * Duration.toMillis(options.every)
+  const check = Effect.gen(function*() {
+    if ((yield* Clock.currentTimeMillis) - (yield* options.lastHeard) > silentMs) {
+      yield* Effect.logWarning("the LISTEN connection is silent; opening it again")
+      yield* options.reopen
+    }
+    yield* options.ping
+  })
+  return Effect.schedule(check, Schedule.spaced(options.every))
+}
+
+/**
  * Runs executing on other servers of a cluster, followed here: their fenced appends `pg_notify` `runId:lastSeq` at
  * commit (in commit order); one LISTEN connection per process wakes the followers of that run, which share one read
  * of what the store has past the earliest of their last events, each taking what is past its own (no gap, no
@@ -41,7 +62,8 @@ export interface NotificationOptions {
 export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
   Effect.gen(function*() {
     const store = yield* RunStore
-    const runFork = Runtime.runFork(yield* Effect.interruptible(Effect.runtime<never>()))
+    // the store reads a wake starts (from a notification's callback): fibers of this service's scope
+    const runFork = yield* FiberSet.makeRuntime<never>()
     // followers are callbacks, not a PubSub with a fiber each: the same choice and figure as RunEvents' followers
     // (bench/FanOut.ts: a fiber per follower was ~115× the time to hand 10,000 events to 100 followers)
     const readers = new Map<string, Reader>()
@@ -85,15 +107,11 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
     }
 
     const token = `ping:${randomUUID()}`
-    let heard = Date.now()
-    const listenOnce = Stream.runForEach(pg.listen(eventsChannel), (payload) =>
-      Effect.sync(() => {
-        if (payload.startsWith("ping:")) {
-          if (payload === token) heard = Date.now()
-          return
-        }
-        wake(payload.slice(0, payload.lastIndexOf(":")))
-      }))
+    let heard = yield* Clock.currentTimeMillis
+    const listenOnce = Stream.runForEach(pg.listen(eventsChannel), (payload) => {
+      if (!payload.startsWith("ping:")) return Effect.sync(() => wake(payload.slice(0, payload.lastIndexOf(":"))))
+      return payload === token ? Effect.map(Clock.currentTimeMillis, (now) => void (heard = now)) : Effect.void
+    })
     // opened again after a failure; every follower reads the store once it is (what came meanwhile was not heard)
     const listening = listenOnce.pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("the LISTEN connection failed; opening it again", cause)),
@@ -101,20 +119,20 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
       Effect.zipRight(Effect.sync(wakeAll)),
       Effect.forever
     )
-    let listener = yield* Effect.forkScoped(listening)
-    const watchMs = Duration.toMillis(options.watch)
-    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
-      yield* Effect.sleep(options.watch)
-      if (Date.now() - heard > 3 * watchMs) {
-        yield* Effect.logWarning("the LISTEN connection is silent; opening it again")
+    const scope = yield* Effect.scope
+    let listener = yield* Effect.forkIn(listening, scope)
+    yield* Effect.forkScoped(watchdog({
+      every: options.watch,
+      lastHeard: Effect.sync(() => heard),
+      ping: Effect.ignore(pg`SELECT pg_notify(${eventsChannel}, ${token})`),
+      reopen: Effect.gen(function*() {
         yield* Fiber.interrupt(listener)
-        listener = yield* Effect.forkScoped(listening)
-        heard = Date.now()
+        listener = yield* Effect.forkIn(listening, scope)
+        heard = yield* Clock.currentTimeMillis
         wakeAll()
-      }
-      yield* Effect.ignore(pg`SELECT pg_notify(${eventsChannel}, ${token})`)
-    })))
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(options.catchUp), Effect.sync(wakeAll))))
+      })
+    }))
+    yield* Effect.forkScoped(Effect.schedule(Effect.sync(wakeAll), Schedule.spaced(options.catchUp)))
 
     const source = (runId: string, fromSeq: number) =>
       Effect.gen(function*() {

@@ -1,4 +1,5 @@
-import { Cause, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
 import type { ClusterConfig } from "../cluster/ClusterConfig.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { McpServers, none } from "../mcp/Servers.js"
@@ -35,27 +36,29 @@ export const serveUntilSignal = (
   overrides: Partial<ServerConfig> & { readonly mcpConfig?: string | undefined } = {},
   cluster: Partial<ClusterConfig> = {}
 ) => {
-  const fiber = Effect.runFork(Layer.launch(banner.pipe(Layer.provide(layer(overrides, { cluster })))))
   let signalled = false
-  fiber.addObserver((exit) => {
-    if (Exit.isSuccess(exit) || (signalled && Cause.isInterruptedOnly(exit.cause))) process.exit(0)
-    const failure = startFailure(exit.cause)
-    process.stderr.write(`aeon: ${signalled ? "" : "the server could not start: "}${failure}\n`)
-    // a database failure's own words go to the operator's log, as the store's failures do (never to an API client)
-    const detail = databaseDetail(exit.cause)
-    if (detail && !failure.includes(detail)) process.stderr.write(`aeon: the database said: ${detail}\n`)
-    process.exit(1)
-  })
-  const shutdown = (signal: string) => {
+  const stopping = (signal: string) => {
     if (signalled) return
     signalled = true
     console.log(`${signal}: stopping (tool calls in progress finish; unfinished runs resume on the next start)`)
     const force = setTimeout(() => process.exit(1), 30_000)
     force.unref()
-    Effect.runFork(Fiber.interrupt(fiber))
   }
-  process.once("SIGTERM", () => shutdown("SIGTERM"))
-  process.once("SIGINT", () => shutdown("SIGINT"))
+  // said before runMain's own handlers interrupt the launch
+  process.once("SIGTERM", () => stopping("SIGTERM"))
+  process.once("SIGINT", () => stopping("SIGINT"))
+  NodeRuntime.runMain(Layer.launch(banner.pipe(Layer.provide(layer(overrides, { cluster })))), {
+    disableErrorReporting: true,
+    teardown: (exit, onExit) => {
+      if (Exit.isSuccess(exit) || (signalled && Cause.isInterruptedOnly(exit.cause))) return onExit(0)
+      const failure = startFailure(exit.cause)
+      process.stderr.write(`aeon: ${signalled ? "" : "the server could not start: "}${failure}\n`)
+      // a database failure's own words go to the operator's log, as the store's failures do (never to an API client)
+      const detail = databaseDetail(exit.cause)
+      if (detail && !failure.includes(detail)) process.stderr.write(`aeon: the database said: ${detail}\n`)
+      onExit(1)
+    }
+  })
 }
 
 /** What the database itself said, when a start-up failure comes from one of its statements (an SqlError, maybe wrapped). */
