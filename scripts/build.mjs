@@ -8,8 +8,27 @@
 // tokenizer's ranks are megabytes of data).
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
-import { rmSync } from "node:fs"
+import { existsSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import process from "node:process"
+
+/**
+ * One copy of graphql in the bundle. `graphql` resolves to its ESM build (index.mjs), but a deep import such as
+ * graphql-armor's `graphql/language/parser` would resolve to the CommonJS file (graphql 16 has no exports map): two
+ * copies, and a GraphQLError of one is not an instance of the other's, so yoga masked a syntax error as an internal
+ * error (HTTP 500 "Unexpected error."). Deep imports go to the .mjs file beside the .js one.
+ */
+const graphqlRoot = dirname(createRequire(import.meta.url).resolve("graphql/package.json"))
+const oneGraphql = {
+  name: "one-graphql",
+  setup(b) {
+    b.onResolve({ filter: /^graphql\/.+/ }, (args) => {
+      const file = join(graphqlRoot, `${args.path.slice("graphql/".length).replace(/\.m?js$/, "")}.mjs`)
+      return existsSync(file) ? { path: file } : undefined
+    })
+  }
+}
 
 rmSync("dist", { recursive: true, force: true })
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" })
@@ -24,6 +43,7 @@ await build({
   target: "node20",
   mainFields: ["module", "main"],
   external: ["better-sqlite3", "pg-native", "@graphql-yoga/render-graphiql", "gpt-tokenizer"],
+  plugins: [oneGraphql],
   // bundled CommonJS packages call require(): give the ESM chunks one
   banner: {
     js: "import { createRequire as __aeonRequire } from 'node:module'; const require = __aeonRequire(import.meta.url);"
