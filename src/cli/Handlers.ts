@@ -168,9 +168,16 @@ export const run = (o: RunOptions) =>
       const r = inline ? yield* answeringInline(p, progress) : yield* untilAsked(p)
       if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
       progress?.done()
-      return r
+      // every request open when the run stopped (a parallel wave can ask more than one)
+      const open = r._tag === "asked"
+        ? [...pendingApprovals(p.events.record()), ...pendingGuidance(p.events.record())]
+        : []
+      return { ...r, open }
     }).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig)))
-    if (outcome._tag === "asked") return yield* waitingForApproval(outcome.request)
+    if (outcome._tag === "asked") {
+      const open = outcome.open.length > 0 ? outcome.open : [outcome.request]
+      return yield* (o.json ? waitingAsJson(open) : waitingForApproval(outcome.request))
+    }
     const result = outcome.result
     if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
     else {
@@ -285,24 +292,49 @@ const answeringInline = (p: PreparedRun, progress: ReturnType<typeof makeProgres
     (terminal) => Effect.sync(() => terminal.close())
   )
 
+/** The commands that answer a request, then the one that lets the run go on. */
+const answerCommands = (r: Requested) => ({
+  answer: r._tag === "ApprovalRequested"
+    ? `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<JSON>']`
+    : `aeon guide ${r.runId} ${r.requestId} "<what to do>"`,
+  then: `aeon run --resume ${r.runId}`
+})
+
 /** What a run waiting for a person needs from you, and exit code 3. */
 const waitingForApproval = (r: Requested) =>
   Effect.sync(() => {
+    const { answer, then } = answerCommands(r)
     process.stdout.write(
       [
         ...(r._tag === "ApprovalRequested"
           ? [
             `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
-            `  (step ${r.stepId}: ${r.description})`,
-            `  answer:  aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<JSON>']`
+            `  (step ${r.stepId}: ${r.description})`
           ]
-          : [
-            `run ${r.runId} asks for your guidance (${r.requestId}) on step ${r.stepId}: ${r.reason}`,
-            `  answer:  aeon guide ${r.runId} ${r.requestId} "<what to do>"`
-          ]),
-        `  then:    aeon run --resume ${r.runId}`,
+          : [`run ${r.runId} asks for your guidance (${r.requestId}) on step ${r.stepId}: ${r.reason}`]),
+        `  answer:  ${answer}`,
+        `  then:    ${then}`,
         ""
       ].join("\n")
+    )
+    process.exitCode = 3
+  })
+
+/** The same with --json: the run as JSON, AWAITING_INPUT, with its open requests and their commands; exit code 3. */
+const waitingAsJson = (open: ReadonlyArray<Requested>) =>
+  Effect.sync(() => {
+    const requests = open.map((r) => ({
+      requestId: r.requestId,
+      kind: r._tag === "ApprovalRequested" ? "APPROVAL" : "GUIDANCE",
+      stepId: r.stepId,
+      ...(r._tag === "ApprovalRequested"
+        ? { tool: r.tool, input: r.input, description: r.description }
+        : { reason: r.reason }),
+      ...(r.expiresAt !== undefined ? { expiresAt: new Date(r.expiresAt).toISOString() } : {}),
+      ...answerCommands(r)
+    }))
+    process.stdout.write(
+      `${JSON.stringify({ runId: open[0]!.runId, status: "AWAITING_INPUT", pendingRequests: requests }, null, 2)}\n`
     )
     process.exitCode = 3
   })

@@ -379,6 +379,33 @@ describe(`the aeon binary (${backend})`, () => {
     expect(events).toContain("\"value\":8")
   })
 
+  it("--json while a call waits for approval: the run as JSON (AWAITING_INPUT, its requests and their commands), exit 3", async () => {
+    const script = seedScriptFile(join(dir, "approval-json.json"), { convergence_assessment_user: [verdict(true)] })
+    const r = await aeon(
+      "run",
+      "Seed the memory",
+      "--full",
+      "--script",
+      script,
+      "--approve-tools",
+      "memory.write",
+      "--json"
+    )
+    expect(r.code, r.stderr).toBe(3)
+    const waiting = JSON.parse(r.stdout)
+    expect(waiting.status).toBe("AWAITING_INPUT")
+    const [request] = waiting.pendingRequests
+    expect(request).toMatchObject({ kind: "APPROVAL", tool: "memory.write", input: { key: "seed", value: 7 } })
+    expect(request.answer).toBe(
+      `aeon approve ${waiting.runId} ${request.requestId}   [--reject --reason "…"] [--input '<JSON>']`
+    )
+    expect(request.then).toBe(`aeon run --resume ${waiting.runId}`)
+    // the command it gives answers it
+    expect((await aeon("approve", waiting.runId, request.requestId)).code).toBe(0)
+    const resumed = await aeon("run", "--resume", waiting.runId, "--script", script, "--json")
+    expect(JSON.parse(resumed.stdout).status).toBe("CONVERGED")
+  })
+
   it("--interactive off a terminal: a request for guidance exits 3; aeon guide answers it; --resume goes on", async () => {
     const script = join(dir, "guidance.json")
     writeFileSync(
