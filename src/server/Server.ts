@@ -1,5 +1,6 @@
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
 import { Context, Data, Effect, Layer, type Runtime } from "effect"
+import { type DocumentNode, GraphQLError } from "graphql"
 import { useServer } from "graphql-ws/use/ws"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
 import { randomUUID } from "node:crypto"
@@ -122,6 +123,27 @@ catch (e) {} })()</script>`
  * `bursts` (Aeon's server; the bench's bare yoga leaves it off): shared results are sent as their shared JSON, and a
  * burst of messages to a socket goes out in one write (BurstDelivery).
  */
+/**
+ * A document parsed, or the refusal as this subscription's error: a syntax error (GRAPHQL_PARSE_FAILED) or a
+ * limit the parser enforces (QUERY_TOO_LONG). Thrown out of onSubscribe, graphql-ws would close the whole socket.
+ */
+const parsed = (parse: (query: string) => DocumentNode, query: string): DocumentNode | Array<GraphQLError> => {
+  try {
+    return parse(query)
+  } catch (e) {
+    if (!(e instanceof GraphQLError)) throw e
+    if (e.extensions.code !== undefined) return [e]
+    return [
+      new GraphQLError(e.message, {
+        nodes: e.nodes,
+        source: e.source,
+        positions: e.positions,
+        extensions: { code: "GRAPHQL_PARSE_FAILED" }
+      })
+    ]
+  }
+}
+
 export const graphqlWs = <U extends object>(
   yoga: { readonly getEnveloped: (ctx: any) => any },
   wss: WebSocketServer,
@@ -149,10 +171,12 @@ export const graphqlWs = <U extends object>(
         req: ctx.extra.request,
         params: payload
       })
+      const document = parsed(parse, payload.query)
+      if (Array.isArray(document)) return document // this subscription's error; the socket and its others go on
       const args = {
         schema,
         operationName: payload.operationName,
-        document: parse(payload.query),
+        document,
         variableValues: payload.variables,
         contextValue: options.context(ctx.extra.user!),
         rootValue: { execute, subscribe }

@@ -184,3 +184,51 @@ describe("Run.plan", () => {
     expect(done.plan!.steps.map((s) => s.status)).toEqual(["complete", "complete"])
   })
 })
+
+describe("a refused document over WebSocket", () => {
+  it("is an error for that subscription only: the socket and its other subscriptions go on", async () => {
+    let closed: unknown
+    const client = createWsClient({
+      url: server.url.replace("http", "ws"),
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: false,
+      on: { closed: (e) => (closed = e) }
+    })
+    const outcome = (query: string) =>
+      new Promise<{ data?: unknown; errors?: ReadonlyArray<any> }>((resolve) => {
+        let last: any
+        client.subscribe({ query }, {
+          next: (v) => (last = v),
+          error: (errors) => resolve({ errors: Array.isArray(errors) ? errors : [errors] }),
+          complete: () => resolve(last)
+        })
+      })
+    try {
+      // a run followed all along on the same socket
+      const started = await gql(
+        server.url,
+        `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`
+      )
+      const followed: Array<string> = []
+      const following = new Promise<void>((resolve, reject) =>
+        client.subscribe({ query: `subscription { runEvents(runId: "${started.body.data.runTask.id}") { type } }` }, {
+          next: (v: any) => void followed.push(v.data.runEvents.type),
+          error: reject,
+          complete: resolve
+        })
+      )
+      const tooLong = await outcome(`{ ${Array.from({ length: 6000 }, () => "health { ok }").join(" ")} }`)
+      expect(tooLong.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_LONG")
+      const typo = await outcome("{ health { ok }")
+      expect(typo.errors?.[0]?.extensions?.code).toBe("GRAPHQL_PARSE_FAILED")
+      expect(typo.errors?.[0]?.message).toMatch(/^Syntax Error/)
+      expect(await outcome("{ health { ok } }")).toEqual({ data: { health: { ok: true } } })
+      await following
+      expect(followed.at(-1)).toBe("RunFinished")
+      expect(closed).toBeUndefined()
+    } finally {
+      await client.dispose()
+    }
+  })
+})
