@@ -55,6 +55,11 @@ const KINDS: Record<string, ReadonlyArray<string>> = {
   // checking fits any tool that returns something to check: never a mismatch on its own
   verify: ["double check", "check", "verify", "review", "confirm", "validate"]
 }
+/**
+ * Kinds an arithmetic expression can carry out: converting a rate, a unit or a currency at a stated rate is
+ * computation. A step asking for one, given a computing tool an expression, computes (DeterministicChecks' do/say).
+ */
+export const NUMERIC_KINDS: ReadonlySet<string> = new Set(["convert"])
 /** Kinds too general to say a tool does the wrong thing. */
 export const WEAK_KINDS: ReadonlySet<string> = new Set(["verify"])
 
@@ -98,8 +103,7 @@ export const toolWords = memoizeWeak((tool: ToolInfo): ReadonlySet<string> =>
 )
 
 /** How well a tool fits a step: 2 when it does the kind of action asked, plus the words they share. */
-export const fit = (description: string, tool: ToolInfo): number => {
-  const kind = stepAction(description)
+export const fit = (description: string, tool: ToolInfo, kind = stepAction(description)): number => {
   const own = toolWords(tool)
   const shared = new Set(words(description).map(stem).filter((w) => own.has(w))).size
   return (kind !== undefined && toolActions(tool).has(kind) ? 2 : 0) + shared

@@ -3,7 +3,7 @@ import type { PlanStep } from "../domain/Plan.js"
 import { referencesIn, splitReference, transitiveDependencies } from "../record/References.js"
 import { memoize, memoizeWeak } from "../support/Memoize.js"
 import { evaluate, findExpression } from "../tools/Calculator.js"
-import { fit, stepAction, toolActions, toolWords, WEAK_KINDS } from "./Actions.js"
+import { fit, NUMERIC_KINDS, stepAction, toolActions, toolWords, WEAK_KINDS } from "./Actions.js"
 import type { ToolInfo } from "./ToolInfo.js"
 import { stem, words } from "./Words.js"
 
@@ -257,8 +257,14 @@ const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo
       "make the tool input match the description"
     )
   }
-  const kind = stepAction(s.description)
   const does = toolActions(tool)
+  // judged by what the input does: an expression given to a computing tool, for a step that names numbers and asks
+  // for what arithmetic can do (convert a rate, a unit), is computation whatever the verb
+  const asked = stepAction(s.description)
+  const kind = asked !== undefined && NUMERIC_KINDS.has(asked) && given.length > 0 && does.has("compute") &&
+      /\d/.test(s.description)
+    ? "compute"
+    : asked
   const others = [...tools.values()].filter((t) => t.name !== s.tool)
   if (kind !== undefined && !WEAK_KINDS.has(kind) && does.size > 0 && !does.has(kind)) {
     const instead = others.find((t) => toolActions(t).has(kind))
@@ -269,8 +275,8 @@ const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo
       instead ? `use ${instead.name} or reword the step` : "use a tool that does what the step says"
     )
   }
-  const own = fit(s.description, tool)
-  const better = others.map((t) => [t, fit(s.description, t)] as const).sort((a, b) => b[1] - a[1])[0]
+  const own = fit(s.description, tool, kind)
+  const better = others.map((t) => [t, fit(s.description, t, kind)] as const).sort((a, b) => b[1] - a[1])[0]
   if (better && better[1] >= own + 2) {
     return mismatch(
       `step ${s.stepId} describes ${better[0].name}'s work ("${s.description}") but calls ${s.tool}`,
