@@ -90,18 +90,16 @@ export const liveSuccessor = (steps: ReadonlyArray<PlanStep>, id: string): strin
 }
 
 /**
- * The fragment a step belongs to: the original step its successors replace (s2.r3 → s2) and whose subplan holds it
- * (s2.1 → s2). A fragment keeps its refinement count whichever of its ids the planner names.
+ * The fragment a step belongs to: a step and the successors that replace it (s2.r3 → s2), at any depth. A substep is
+ * a fragment of its own (s2.1 is not s2): nesting is bounded by depth (MAX_SUBPLAN_DEPTH), not by its parent's
+ * attempts. A fragment keeps its refinement count whichever of its ids the planner names.
  */
 export const fragmentRoot = (steps: ReadonlyArray<PlanStep>, id: string): string => {
   const up = new Map<string, string>()
   const walk = (list: ReadonlyArray<PlanStep>) => {
     for (const s of list) {
       if (s.supersededBy !== undefined) up.set(s.supersededBy, s.stepId)
-      if (s.subplan) {
-        for (const sub of s.subplan.substeps) up.set(sub.stepId, s.stepId)
-        walk(s.subplan.substeps)
-      }
+      if (s.subplan) walk(s.subplan.substeps)
     }
   }
   walk(steps)

@@ -9,8 +9,8 @@ export interface RefinementLedger {
 export const emptyLedger: RefinementLedger = { perFragment: {}, total: 0 }
 
 /**
- * The fragment a refinement action works on: its target step's fragment (the original step, through successors and
- * subplans: PlanEdits.fragmentRoot), the step it adds, or the plan as a whole. Without the plan (events stored before
+ * The fragment a refinement action works on: its target step's fragment (the original step, through its successors:
+ * PlanEdits.fragmentRoot), the step it adds, or the plan as a whole. Without the plan (events stored before
  * RefinementApplied carried its ledger), the target's own id.
  */
 export const fragmentOf = (

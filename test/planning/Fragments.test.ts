@@ -76,3 +76,43 @@ describe("refinement limits follow fragments, not ids (#14.2)", () => {
       ])
     }))
 })
+
+describe("subplans: each substep is a fragment of its own, nesting bounded by depth (FR-082)", () => {
+  const levels = ["s2", "s2.1", "s2.1.1", "s2.1.1.1", "s2.1.1.1.1", "s2.1.1.1.1.1"]
+  /** Validation finds s2 too coarse before it runs; the planner nests six levels deep in one refinement. */
+  const nesting = {
+    ...rewritingS2(() => "s2"),
+    [PromptId.VALIDATION_SEMANTIC_USER]: [
+      { output: { issues: [{ type: "specificity", severity: "MEDIUM", description: "too coarse", stepId: "s2" }] } },
+      noIssues
+    ],
+    [PromptId.RECURSIVE_REFINEMENT_USER]: [
+      {
+        output: {
+          actions: levels.map((target) => ({
+            actionType: "SUBPLAN_CREATE",
+            targetStepId: target,
+            subplanGoal: `break ${target} down`,
+            substeps: [{ stepId: "1", description: `Explain one part of ${target}`, dependencies: [] }],
+            justification: "too coarse"
+          }))
+        }
+      },
+      { output: { actions: [] } }
+    ]
+  }
+
+  it.effect("five nested levels apply; the sixth is refused by depth (manual intervention advised, the run goes on)", () =>
+    Effect.gen(function*() {
+      const run = yield* prepare({ task: "Compute 6 * 7 and explain it", mode: "FULL", budget: { ttl: 3 } })
+      const result = yield* run.execute
+      const [first] = (yield* run.events.log).filter((e) => e._tag === "RefinementApplied")
+      expect(first!.actions.map((a) => a.targetStepId)).toEqual(levels.slice(0, 5))
+      expect(first!.advisories.join("\n")).toContain("SUBPLAN_CREATE on s2.1.1.1.1.1 exceeds the nesting depth")
+      expect(first!.advisories.join("\n")).not.toContain("attempt limit")
+      expect(result.manualInterventions.map((m) => m.stepId)).toContain("s2.1.1.1.1.1")
+      // each level counted against its own fragment, not against s2's three attempts
+      expect(first!.ledger?.perFragment).toMatchObject({ "s2": 1, "s2.1": 1, "s2.1.1": 1, "s2.1.1.1": 1 })
+      expect(result.status).not.toBe("FAILED")
+    }).pipe(Effect.provide(scripted(nesting).layer)))
+})
