@@ -1,52 +1,77 @@
 import { SqlError } from "@effect/sql/SqlError"
+import Sqlite from "better-sqlite3"
 import { Effect } from "effect"
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { retain } from "./SqliteClient.js"
 
-const alive = (pid: number) => {
+/** The data directories this process holds (on globalThis: a module evaluated again must see the same). */
+const held: Set<string> = ((globalThis as Record<symbol, Set<string>>)[Symbol.for("aeon/sqlite/locks")] ??= new Set())
+
+const inUse = (dataDir: string) => {
+  let owner = ""
   try {
-    process.kill(pid, 0)
-    return true
+    owner = readFileSync(join(dataDir, "aeon.pid"), "utf8").trim()
+  } catch { /* written a moment after the lock is taken */ }
+  return new Error(
+    `the embedded database at ${dataDir} is in use by ${
+      /^\d+$/.test(owner) ? `process ${owner}` : "another process"
+    } ` +
+      "(an aeon server or CLI); stop it, or set AEON_DATA_DIR to another directory, or share a PostgreSQL server " +
+      "through AEON_DATABASE_URL"
+  )
+}
+
+/** The lock: an exclusive lock on the SQLite file `aeon.lock`, held by an open connection (BUSY: another holds it). */
+const lockFile = (path: string) => {
+  const db = new Sqlite(path, { timeout: 0 })
+  retain(db)
+  try {
+    // exclusive locking mode keeps the lock the first write takes until the connection closes; no journal file
+    db.exec("PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (at TEXT)")
+    db.prepare("INSERT INTO held VALUES (?)").run(new Date().toISOString())
+    return db
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM" // exists, owned by someone else
+    db.close()
+    throw e
   }
 }
 
+const code = (e: unknown) => (e as { readonly code?: string }).code
+
 /**
- * The embedded database may be open in one process at a time: a server resumes the runs it finds unfinished,
- * and two processes on one directory would both resume (and run) them. A lock file holds the owner's pid; a lock whose process
- * is gone is stale and taken over. Released when the scope closes.
+ * The embedded database may be open in one process at a time: a server resumes the runs it finds unfinished, and two
+ * processes on one directory would both resume (and run) them. The lock is one the kernel releases when its process
+ * dies, however it dies (an exclusive SQLite lock, an fcntl lock underneath, on `aeon.lock`): nothing is trusted
+ * from a file's contents, so a pid reused by another process (PID 1 in a container after a crash) or a restart
+ * racing a dying process cannot keep it. `aeon.pid` names the owner for the refusal's message only. Released when
+ * the scope closes.
  */
 export const acquire = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.try({
       try: () => {
         const path = join(dataDir, "aeon.lock")
-        for (let attempt = 0; attempt < 2; attempt++) {
-          try {
-            const fd = openSync(path, "wx")
-            writeSync(fd, String(process.pid))
-            closeSync(fd)
-            return path
-          } catch (e) {
-            if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
-            const owner = Number(readFileSync(path, "utf8").trim())
-            if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-              throw new Error(
-                `the embedded database at ${dataDir} is in use by process ${owner} (an aeon server or CLI); ` +
-                  "stop it, or set AEON_DATA_DIR to another directory, or share a PostgreSQL server through AEON_DATABASE_URL",
-                { cause: e }
-              )
-            }
-            if (owner === process.pid) {
-              throw new Error(`the embedded database at ${dataDir} is already open in this process`, { cause: e })
-            }
-            rmSync(path, { force: true }) // stale: its process is gone
-          }
+        if (held.has(dataDir)) throw new Error(`the embedded database at ${dataDir} is already open in this process`)
+        let db: Sqlite.Database
+        try {
+          db = lockFile(path)
+        } catch (e) {
+          if (code(e) === "SQLITE_BUSY" || code(e) === "SQLITE_LOCKED") throw inUse(dataDir)
+          if (code(e) !== "SQLITE_NOTADB") throw e
+          rmSync(path, { force: true }) // a text lock an earlier version left: its pid proves nothing
+          db = lockFile(path)
         }
-        throw new Error(`cannot take the lock of the embedded database at ${dataDir}`)
+        held.add(dataDir)
+        writeFileSync(join(dataDir, "aeon.pid"), String(process.pid))
+        return { db, path }
       },
       catch: (cause) => new SqlError({ cause, message: (cause as Error).message })
     }),
-    (path) => Effect.sync(() => rmSync(path, { force: true }))
-  )
+    ({ db }) =>
+      Effect.sync(() => {
+        held.delete(dataDir)
+        rmSync(join(dataDir, "aeon.pid"), { force: true })
+        db.close()
+      })
+  ).pipe(Effect.map(({ path }) => path))

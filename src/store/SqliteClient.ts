@@ -24,6 +24,11 @@ const retainForever = Number(process.versions.node.split(".")[0]) >= 24
 const retained: Array<unknown> =
   ((globalThis as Record<symbol, Array<unknown>>)[Symbol.for("aeon/sqlite/retained")] ??= [])
 
+/** Keeps a better-sqlite3 object reachable for the process's life where its finalizer could abort it (above). */
+export const retain = (...objects: Array<unknown>) => {
+  if (retainForever) retained.push(...objects)
+}
+
 const failure = (message: string) => (cause: unknown) =>
   new SqlError({ cause, message: `${message}: ${(cause as Error)?.message ?? cause}` })
 
@@ -48,7 +53,7 @@ const make = (filename: string) =>
     const db = yield* Effect.acquireRelease(open(filename), (db) => Effect.sync(() => db.close()))
     const statements = new Map<string, Sqlite.Statement>()
     const permit = yield* Effect.makeSemaphore(1)
-    if (retainForever) retained.push(db, statements)
+    retain(db, statements)
     const prepared = (sql: string) => {
       let s = statements.get(sql)
       if (!s) statements.set(sql, s = db.prepare(sql))

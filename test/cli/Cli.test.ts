@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
+import { lockHolder } from "../support/lockHolder.js"
 import { planOut, refiningForever, seedScriptFile } from "../support/scripts.js"
 
 const dir = mkdtempSync(join(tmpdir(), "aeon-cli-"))
@@ -341,18 +342,19 @@ describe(`the aeon binary (${backend})`, () => {
 
   it("refuses an embedded data directory another live process has open, and changes nothing in it", async () => {
     const busy = mkdtempSync(join(tmpdir(), "aeon-busy-"))
-    const owner = spawn("sleep", ["30"])
+    const owner = lockHolder(busy)
     try {
-      writeFileSync(join(busy, "aeon.lock"), String(owner.pid))
+      expect(await owner.outcome).toBe("held")
       const r = await execWith({ ...env, AEON_DATA_DIR: busy, AEON_DATABASE_URL: "" }, process.execPath, [
         "bin/aeon.mjs",
         "runs"
       ])
       expect(r.code).toBe(1)
-      expect(r.stderr).toContain(`in use by process ${owner.pid}`)
-      expect(readdirSync(busy)).toEqual(["aeon.lock"]) // no database files were created beside the owner's lock
+      expect(r.stderr).toContain(`in use by process ${owner.child.pid}`)
+      // no database files were created beside the owner's lock
+      expect(readdirSync(busy).sort()).toEqual(["aeon.lock", "aeon.pid"])
     } finally {
-      owner.kill()
+      owner.child.kill("SIGKILL")
     }
   })
 
