@@ -11,6 +11,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
 import { ApprovalAnswered, GuidanceProvided } from "../domain/RunEvent.js"
 import { ClusterUnavailableError, ForwardedError, type PersonAnswer, RunPlacement } from "../server/Placement.js"
+import * as QueuedSweep from "../server/QueuedSweep.js"
 import { RunManager } from "../server/RunManager.js"
 import { oneServerAtATime } from "../store/Database.js"
 import { type ClusterConfig, ClusterNeedsPostgresError } from "./ClusterConfig.js"
@@ -141,5 +142,7 @@ export const layer = <A, E, R>(c: ClusterConfig, withManager: Layer.Layer<A | Ru
       placement(`${c.runnerHost}:${c.runnerPort}`),
       EventNotifications.layer(pg, { catchUp: Duration.seconds(2), watch: Duration.seconds(5) })
     ).pipe(Layer.provideMerge(sharding(c).pipe(Layer.provide(storageTables(c)))))
-    return handlers.pipe(Layer.provideMerge(withManager), Layer.provideMerge(base))
+    // runs left QUEUED with no runner (their Start never went): sent again
+    const sweep = QueuedSweep.layer({ every: Duration.seconds(10), after: Duration.seconds(30) })
+    return Layer.merge(handlers, sweep).pipe(Layer.provideMerge(withManager), Layer.provideMerge(base))
   }))

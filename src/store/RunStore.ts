@@ -94,6 +94,8 @@ export interface Service {
   ) => Effect.Effect<RunPage, StoreError>
   /** Runs a process left RUNNING or QUEUED: resumed at start-up. */
   readonly unfinished: Effect.Effect<ReadonlyArray<StoredRun>, StoreError>
+  /** On a cluster: runs QUEUED since before `before` that no runner has taken up (their Start may never have gone). */
+  readonly queuedUnowned: (before: number) => Effect.Effect<ReadonlyArray<string>, StoreError>
   readonly session: (runId: string) => Effect.Effect<Option.Option<AgentSession>, StoreError>
   readonly trace: (runId: string) => Effect.Effect<Option.Option<ReasoningTrace>, StoreError>
   readonly setRetentionDays: (days: number) => Effect.Effect<void, StoreError>
@@ -240,6 +242,13 @@ export const make = Effect.gen(function*() {
           hasNextPage: rows.length > limit
         }
       }).pipe(Effect.mapError(storeError("listing runs"))),
+    queuedUnowned: (before) =>
+      sql<{ id: string }>`SELECT id FROM runs WHERE status = 'QUEUED' AND runner IS NULL AND created_at < ${
+        time(before)
+      } ORDER BY created_at, id LIMIT 100`.pipe(
+        Effect.map((rows) => rows.map((r) => r.id)),
+        Effect.mapError(storeError("listing queued runs no runner took up"))
+      ),
     unfinished: sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED') ORDER BY created_at, id`.pipe(
       Effect.map((rows) => rows.map(toRun)),
       Effect.mapError(storeError("listing unfinished runs"))

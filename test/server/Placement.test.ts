@@ -1,8 +1,11 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, Fiber, Layer, Option } from "effect"
 import { describe, expect, it } from "vitest"
+import { register } from "../../src/run/Run.js"
 import { ClusterUnavailableError, RunPlacement } from "../../src/server/Placement.js"
+import * as QueuedSweep from "../../src/server/QueuedSweep.js"
 import * as RunManager from "../../src/server/RunManager.js"
 import { RunStore } from "../../src/store/RunStore.js"
+import type { ToolRegistry } from "../../src/tools/ToolRegistry.js"
 import { storeLayer } from "../support/database.js"
 import { offline } from "../support/engine.js"
 
@@ -27,7 +30,7 @@ const placementFailing = (failures: { count: number }, sent: Array<string>) =>
 const withManager = <A, E>(
   failures: { count: number },
   sent: Array<string>,
-  body: Effect.Effect<A, E, RunManager.RunManager | RunStore>
+  body: Effect.Effect<A, E, RunManager.RunManager | RunStore | RunPlacement | ToolRegistry>
 ) => {
   const base = Layer.mergeAll(storeLayer(), offline, placementFailing(failures, sent))
   const layer = Layer.provideMerge(RunManager.layer(4), base)
@@ -69,5 +72,30 @@ describe("runTask on a cluster when the Start cannot be sent", () => {
     expect(Option.isNone(outcome.stored)).toBe(true)
     expect(outcome.retried.id).toBe("report-1")
     expect(sent.length).toBe(5) // four tries, then the retry's one
+  })
+})
+
+describe("a run left QUEUED with no runner (its Start never went)", () => {
+  it("is sent again by the sweep, also after a refused send; a run a runner took up is not", async () => {
+    const sent: Array<string> = []
+    await withManager(
+      { count: 1 }, // the sweep's first send is refused: the next look sends it
+      sent,
+      Effect.gen(function*() {
+        const store = yield* RunStore
+        // stored as runTask stores it, by a server that died before it sent the Start
+        yield* register({ task: "Compute 2 + 2", mode: "FULL", runId: "stranded" }, { status: "QUEUED" })
+        yield* register({ task: "Compute 3 + 3", mode: "FULL", runId: "taken" }, { status: "QUEUED" })
+        yield* store.claim("taken", "runner-b")
+        const sweeping = yield* Effect.fork(QueuedSweep.sweep({ every: "20 millis", after: 0 }))
+        yield* Effect.sleep("10 millis").pipe(
+          Effect.repeat({ until: () => sent.length >= 2 }),
+          Effect.timeout("5 seconds")
+        )
+        yield* Fiber.interrupt(sweeping)
+      })
+    )
+    expect(sent.slice(0, 2)).toEqual(["stranded", "stranded"])
+    expect(sent).not.toContain("taken")
   })
 })
