@@ -132,7 +132,7 @@ const inspectCommand = Command.make(
   (o) => handle((h) => h.inspect(o))
 ).pipe(Command.withDescription(`a stored run's history, pass by pass (${store})`))
 
-const statuses = ["QUEUED", "RUNNING", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
+const statuses = ["QUEUED", "RUNNING", "AWAITING_INPUT", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
 const runsCommand = Command.make("runs", {
   user: Options.text("user").pipe(Options.withDescription("only this user's runs"), Options.optional),
   status: Options.choice("status", statuses).pipe(

@@ -119,12 +119,6 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
         const manager = yield* RunManager
         const refused = pageRefusal(args.first, args.after, isCursor)
         if (refused) return yield* new InvalidRunInputError({ message: refused })
-        if (args.status === "AWAITING_INPUT") {
-          return yield* new InvalidRunInputError({
-            message:
-              "runs cannot be listed by AWAITING_INPUT yet: a waiting run is listed as RUNNING (its status says AWAITING_INPUT)"
-          })
-        }
         const page = yield* manager.list({
           userId: ctx.userId ?? args.userId ?? undefined,
           status: args.status ?? undefined,

@@ -2,7 +2,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
-import { beginsRun, emptyRecord, endsRun, foldEvents, type RunRecord } from "../record/RunRecord.js"
+import { awaitingInput, beginsRun, emptyRecord, endsRun, foldEvents, type RunRecord } from "../record/RunRecord.js"
 import { resultOf } from "../record/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 import type { SqliteWriter } from "./SqliteWriter.js"
@@ -61,6 +61,10 @@ const eventRow = (event: RunEvent): ReadonlyArray<Value> => [
   isoOf(isoTime(event.at))
 ]
 type LlmCalled = Extract<RunEvent, { _tag: "LlmCalled" }>
+const asksOrAnswers = (e: RunEvent) =>
+  e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" || e._tag === "ApprovalAnswered" ||
+  e._tag === "GuidanceProvided"
+
 /** The events of a batch whose model call was recorded: their prompt and answer go to llm_calls beside them. */
 const recordedCalls = (events: ReadonlyArray<RunEvent>) =>
   events.filter((e): e is LlmCalled => e._tag === "LlmCalled" && e.call !== undefined)
@@ -105,7 +109,7 @@ const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record
   const now = timeOf(Date.now())
   return [
     statement`UPDATE runs SET status = ${event.status}, result = ${jsonb(summary)}, usage = ${jsonb(event.usage)},
-      updated_at = ${now} WHERE id = ${event.runId}`,
+      awaiting_input = 0, updated_at = ${now} WHERE id = ${event.runId}`,
     statement`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"},
       prioritized_plan = ${completed ? jsonb(plan) : null}, execution_metadata = ${jsonb(executionMetadata(record))},
       updated_at = ${now} WHERE run_id = ${event.runId}`,
@@ -134,6 +138,20 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
             onRight: (event) => Effect.succeed(event)
           }))
       )
+    )
+
+  /** A batch that asks a person or takes an answer: whether the run waits now, as the record says after it. */
+  const waitingRecords = (events: ReadonlyArray<RunEvent>, log?: ReadonlyArray<RunEvent>, record?: RunRecord) =>
+    !events.some(asksOrAnswers) ? Effect.succeed([]) : Effect.map(
+      record ? Effect.succeed(record) : log ? Effect.succeed(foldEvents(log)) : Effect.map(
+        loadEvents(events[0]!.runId),
+        (stored) => foldEvents([...stored.filter((e) => e.seq < events[0]!.seq), ...events])
+      ),
+      (r): Array<Statement> => [
+        statement`UPDATE runs SET awaiting_input = ${awaitingInput(r) ? 1 : 0}, updated_at = ${
+          timeOf(Date.now())
+        } WHERE id = ${events[0]!.runId}`
+      ]
     )
 
   /**
@@ -189,6 +207,7 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
     const write = Effect.gen(function*() {
       const records = [
         ...(started ? startRecords(started) : []),
+        ...(finished ? [] : yield* waitingRecords(events, log, record)),
         ...(finished ? finishRecords(finished, yield* recordAtEnd(finished, events, log, record)) : [])
       ]
       const statements = [...insertsOf(events, calls), ...records]

@@ -176,6 +176,14 @@ const ownerEpoch = [
   "CREATE TABLE IF NOT EXISTS user_turns (user_id text PRIMARY KEY, run_id text NOT NULL)"
 ]
 
+/**
+ * Whether an unfinished run waits for a person (a request not answered): `runs(status: AWAITING_INPUT)` filters on
+ * it. A column beside `status`, not a wider CHECK on it: SQLite cannot alter a CHECK in place, and its table rebuild
+ * would drop `runs` inside the Migrator's transaction, where foreign keys cannot be turned off, so the drop would
+ * cascade to every run's events.
+ */
+const awaitingInputColumn = ["ALTER TABLE runs ADD COLUMN awaiting_input integer NOT NULL DEFAULT 0"]
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -192,7 +200,8 @@ export const migrations = {
     pg: [...recordedCalls(pg), ...callsRetention.pg],
     sqlite: [...recordedCalls(sqlite), ...callsRetention.sqlite]
   }),
-  "0006_run_owner_epoch": statements({ pg: ownerEpoch, sqlite: ownerEpoch })
+  "0006_run_owner_epoch": statements({ pg: ownerEpoch, sqlite: ownerEpoch }),
+  "0007_runs_awaiting_input": statements({ pg: awaitingInputColumn, sqlite: awaitingInputColumn })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

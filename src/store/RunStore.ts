@@ -108,7 +108,7 @@ const toRun = (r: any): StoredRun => ({
   userId: r.user_id,
   task: r.task,
   mode: r.mode,
-  status: r.status,
+  status: r.status === "RUNNING" && Number(r.awaiting_input) === 1 ? "AWAITING_INPUT" : r.status,
   input: parse(r.input),
   result: parse(r.result),
   usage: parse(r.usage),
@@ -225,11 +225,18 @@ export const make = Effect.gen(function*() {
     history: (id) => loadEvents(id).pipe(Effect.map((events) => foldHistory(events))),
     listRuns: ({ userId, status, first = 20, after }) =>
       Effect.gen(function*() {
+        // a run waiting for a person is RUNNING with awaiting_input set; RUNNING lists those that are not waiting
+        const statusIs = (s: RunStatus) =>
+          s === "AWAITING_INPUT"
+            ? sql`status = 'RUNNING' AND awaiting_input = 1`
+            : s === "RUNNING"
+            ? sql`status = 'RUNNING' AND awaiting_input = 0`
+            : sql`status = ${s}`
         const limit = Math.max(1, Math.min(100, first))
         const cursor = after ? fromCursor(after) : undefined
         const conditions = [
           ...(userId ? [sql`user_id = ${userId}`] : []),
-          ...(status ? [sql`status = ${status}`] : []),
+          ...(status ? [statusIs(status)] : []),
           ...(cursor ? [sql`(created_at, id) < (${time(Date.parse(cursor.at))}, ${cursor.id})`] : [])
         ]
         const rows = yield* sql`SELECT * FROM runs ${

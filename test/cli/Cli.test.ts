@@ -364,7 +364,8 @@ describe(`the aeon binary (${backend})`, () => {
     expect(first.code, first.stderr).toBe(3)
     const [, runId, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
     expect(first.stdout).toContain("memory.write {\"key\":\"seed\",\"value\":7}")
-    expect((await aeon("runs", "--status", "RUNNING", "--json")).stdout).toContain(runId!)
+    expect((await aeon("runs", "--status", "AWAITING_INPUT", "--json")).stdout).toContain(runId!)
+    expect((await aeon("runs", "--status", "RUNNING", "--json")).stdout).not.toContain(runId!)
 
     const bad = await aeon("approve", runId!, requestId!, "--input", "{\"key\": 7}")
     expect(bad.code).toBe(1)

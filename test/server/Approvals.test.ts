@@ -54,10 +54,19 @@ describe("approvals through the API", () => {
           description: "Store the seed 7 in memory under seed"
         }])
         const requestId = waiting.pendingApprovals[0].requestId
-        const listed = await gql(server.url, `{ runs(status: AWAITING_INPUT) { edges { node { id } } } }`, {}, alice)
-        expect(listed.body.errors?.[0]?.extensions?.code).toBe("InvalidRunInputError") // said, not an empty list
-        const running = await gql(server.url, `{ runs(status: RUNNING) { edges { node { id status } } } }`, {}, alice)
-        expect(running.body.data.runs.edges).toEqual([{ node: { id, status: "AWAITING_INPUT" } }])
+        // listed by its status (the list reads the store: once the request is stored), not among the RUNNING ones
+        const listed = await waitFor(async () => {
+          const r = await gql(
+            server.url,
+            `{ runs(status: AWAITING_INPUT) { edges { node { id status } } } }`,
+            {},
+            alice
+          )
+          return r.body.data.runs.edges.length > 0 ? r.body.data.runs.edges : undefined
+        })
+        expect(listed).toEqual([{ node: { id, status: "AWAITING_INPUT" } }])
+        const running = await gql(server.url, `{ runs(status: RUNNING) { edges { node { id } } } }`, {}, alice)
+        expect(running.body.data.runs.edges).toEqual([])
         const answer = (vars: Record<string, unknown>, who = alice) =>
           gql(server.url, RESPOND, { runId: id, requestId, ...vars }, who).then((r) => r.body)
 
@@ -79,6 +88,13 @@ describe("approvals through the API", () => {
           return run.status === "CONVERGED" ? run : undefined
         })
         expect(done.pendingApprovals).toEqual([])
+        const stillListed = await gql(
+          server.url,
+          `{ runs(status: AWAITING_INPUT) { edges { node { id } } } }`,
+          {},
+          alice
+        )
+        expect(stillListed.body.data.runs.edges).toEqual([])
         const read = done.events.find((e: any) => e.type === "ToolInvoked" && e.tool === "memory.read")
         expect(read.output).toEqual({ key: "seed", found: true, value: 8 })
         expect(done.events.filter((e: any) => e.type === "ApprovalAnswered")).toEqual([{
