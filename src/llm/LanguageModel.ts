@@ -185,6 +185,25 @@ interface Call<I, O, E> {
   readonly input: unknown
   readonly recording: boolean
   readonly inputTokens: () => number
+  /** What a chat provider bills for the call's input: the texts, the chat format's framing, the output schema. */
+  readonly billedInputTokens: () => number
+}
+
+/**
+ * What a chat-completions provider bills beyond the two texts (OpenAI's count: 3 tokens framing each message, 3
+ * priming the reply; 4 per message here, a margin for providers that frame with more), and the structured-output
+ * JSON Schema sent with the call (`response_format`: its name and schema). Admission counts them, so a run's
+ * `maxTokens` holds against what is billed, not only against what Aeon wrote.
+ */
+const CHAT_FRAMING_TOKENS = 2 * 4 + 3
+const schemaTokens = new Map<string, number>()
+const schemaTokensOf = (contract: PromptContract<any, any>) => {
+  let n = schemaTokens.get(contract.id)
+  if (n === undefined) {
+    const sent = { name: contract.id, schema: outputJsonSchema(contract), strict: false }
+    schemaTokens.set(contract.id, n = countTokens(JSON.stringify(sent)))
+  }
+  return n
 }
 
 const callOf = <I, O, E>(model: Model, contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
@@ -209,7 +228,8 @@ const callOf = <I, O, E>(model: Model, contract: PromptContract<I, O>, input: I,
       user,
       input: inputDecoded.right,
       recording: options?.recordExchanges === true,
-      inputTokens: () => (counted ??= countTokens(system) + countTokens(user))
+      inputTokens: () => (counted ??= countTokens(system) + countTokens(user)),
+      billedInputTokens: () => call.inputTokens() + CHAT_FRAMING_TOKENS + schemaTokensOf(contract)
     }
     return Effect.succeed(call)
   })
@@ -225,8 +245,8 @@ const outputCap = (call: Call<any, any, any>) =>
     const cap = call.options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
     if (!call.options?.tokensLeft) return cap
     const left = yield* call.options.tokensLeft
-    if (3 * (call.system.length + call.user.length) + cap <= left) return cap
-    const fits = left - call.inputTokens()
+    if (billedBound(call) + cap <= left) return cap
+    const fits = left - call.billedInputTokens()
     return fits >= MIN_OUTPUT_TOKENS ? Math.min(cap, fits) : cap
   })
 
@@ -270,6 +290,10 @@ const annotateSpan = (
     })
   })
 
+/** A bound on the billed input without counting the texts: a token covers at least one UTF-8 byte, a UTF-16 unit at most three. */
+const billedBound = (call: Call<any, any, any>) =>
+  3 * (call.system.length + call.user.length) + CHAT_FRAMING_TOKENS + schemaTokensOf(call.contract)
+
 /** Admission of a call with this output cap: the budget refuses what it could cross. */
 const admitted = <E>(call: Call<any, any, E>, cap: number): Effect.Effect<void, E> => {
   const admit = call.options?.admit
@@ -280,8 +304,7 @@ const admitted = <E>(call: Call<any, any, E>, cap: number): Effect.Effect<void, 
     maxOutputTokens: cap,
     maxCostUsd: costOf(call.model.price, tokens, cap)
   })
-  const bound = 3 * (call.system.length + call.user.length)
-  return admit(estimate(bound)).pipe(Effect.catchAll(() => admit(estimate(call.inputTokens()))))
+  return admit(estimate(billedBound(call))).pipe(Effect.catchAll(() => admit(estimate(call.billedInputTokens()))))
 }
 
 /** What a call that reached the model used, with its exchange when recorded. */
@@ -367,7 +390,7 @@ const send = <I, O, E>(call: Call<I, O, E>, cap: number, attempt: number) =>
 const largerCap = (call: Call<any, any, any>, cap: number) =>
   Effect.gen(function*() {
     const tokensLeft = call.options?.tokensLeft
-    const fits = tokensLeft ? (yield* tokensLeft) - call.inputTokens() : Number.POSITIVE_INFINITY
+    const fits = tokensLeft ? (yield* tokensLeft) - call.billedInputTokens() : Number.POSITIVE_INFINITY
     const larger = Math.min(2 * cap, fits)
     return larger > cap ? larger : undefined
   })

@@ -1,0 +1,79 @@
+import { it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import fc from "fast-check"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import * as Aeon from "../../src/Aeon.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import * as OpenAi from "../../src/llm/OpenAi.js"
+import { countTokens } from "../../src/llm/Tokenizer.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import { runTask } from "../../src/run/Run.js"
+import { type OpenAiStub, startOpenAiStub } from "../support/OpenAiStub.js"
+import { convergingScript, verdict } from "../support/scripts.js"
+
+/**
+ * A provider bills what it is sent, not what Aeon wrote: every message's tokens with the chat format's framing (3 a
+ * message, 3 priming the reply, as OpenAI counts) and the structured-output schema's tokens; and no more output than
+ * `max_tokens` (an answer longer is cut, finish_reason "length"). For any `maxTokens`, what such a provider bills
+ * over the whole run stays within it.
+ */
+let stub: OpenAiStub
+beforeAll(async () => {
+  stub = await startOpenAiStub()
+})
+afterAll(() => stub.close())
+
+// a run that never converges, so it goes on until its token budget stops it
+const script: Record<string, unknown> = {
+  ...convergingScript(),
+  [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)]
+}
+const answerFor = (promptId: string) => {
+  const entry = (script[promptId] as Array<{ output?: unknown }> | undefined)?.[0]
+  return JSON.stringify(entry?.output ?? { actions: [] })
+}
+
+const billed: Array<number> = []
+const billAsOpenAi = (body: any) => {
+  const messages = body.messages.reduce((n: number, m: any) => n + 3 + countTokens(m.content), 0) + 3
+  const schema = body.response_format?.json_schema ? countTokens(JSON.stringify(body.response_format.json_schema)) : 0
+  const content = answerFor(body.response_format?.json_schema?.name ?? "")
+  const written = countTokens(content)
+  const cap = body.max_tokens ?? body.max_completion_tokens ?? Number.POSITIVE_INFINITY
+  const completion = Math.min(written, cap)
+  billed.push(messages + schema + completion)
+  return {
+    content,
+    finishReason: written > cap ? "length" : "stop",
+    usage: { prompt_tokens: messages + schema, completion_tokens: completion }
+  }
+}
+
+describe("maxTokens against what a provider bills", () => {
+  it.live("for any cap, the run's billed tokens stay within it", () =>
+    Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(fc.integer({ min: 800, max: 4_000 }), async (cap) => {
+          stub.replyWith(billAsOpenAi)
+          billed.length = 0
+          const model = OpenAi.make({
+            baseURL: stub.baseURL,
+            apiKey: "k",
+            model: "gpt-4o-mini",
+            timeoutMs: 5_000,
+            maxRetries: 0
+          }, { inputPerMillion: 1, outputPerMillion: 1 })
+          const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))
+          const result = await Effect.runPromise(
+            runTask({ task: "Compute 6 * 7 and explain it", mode: "FULL", budget: { maxTokens: cap, ttl: 6 } }).pipe(
+              Effect.provide(engine)
+            )
+          )
+          const total = billed.reduce((a, b) => a + b, 0)
+          expect(total, `cap ${cap}: billed ${total} over ${billed.length} calls`).toBeLessThanOrEqual(cap)
+          expect(result.usage.inputTokens + result.usage.outputTokens).toBe(total) // usage is what was billed
+        }),
+        { numRuns: 40 }
+      )
+    ), 120_000)
+})
