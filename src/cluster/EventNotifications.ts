@@ -29,6 +29,12 @@ export interface NotificationOptions {
   readonly catchUp: Duration.DurationInput
   /** How often the LISTEN connection is checked with a ping of its own; silent for three, it is opened again. */
   readonly watch: Duration.DurationInput
+  /**
+   * The longest a store read for followers may take (default 10 s). A read that never returns would otherwise keep
+   * its run's reader busy for good: every later wake, the catch-up's included, would wait behind it, and a follower
+   * of a finished run would never get its RunFinished. Past it the read is given up and the next wake reads again.
+   */
+  readonly readTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -91,7 +97,7 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
       reader.reading = true
       reader.again = false
       const from = Math.min(...ready.map((f) => f.last)) + 1
-      runFork(store.events(runId, from)).addObserver((exit) => {
+      runFork(Effect.timeout(store.events(runId, from), options.readTimeout ?? "10 seconds")).addObserver((exit) => {
         reader.reading = false
         if (Exit.isSuccess(exit)) { for (const f of ready) deliver(f, exit.value) }
         if (reader.again) pump(runId, reader)
