@@ -28,8 +28,12 @@ const lockFile = (path: string) => {
   retain(db)
   try {
     // exclusive locking mode keeps the lock the first write takes until the connection closes; no journal file
-    db.exec("PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (at TEXT)")
-    db.prepare("INSERT INTO held VALUES (?)").run(new Date().toISOString())
+    // exec only: a prepared Statement would become garbage once run, and on Node 24 its finalizer aborts the process
+    // (SqliteClient's `retain` says why)
+    db.exec(
+      "PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (at TEXT); " +
+        "INSERT INTO held VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
+    )
     return db
   } catch (e) {
     db.close()
