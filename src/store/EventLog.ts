@@ -140,13 +140,17 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
       )
     )
 
+  /** The record after a batch, folded from what is stored before it and the batch. */
+  const foldedWithStored = (events: ReadonlyArray<RunEvent>) =>
+    Effect.map(
+      loadEvents(events[0]!.runId),
+      (stored) => foldEvents([...stored.filter((e) => e.seq < events[0]!.seq), ...events])
+    )
+
   /** A batch that asks a person or takes an answer: whether the run waits now, as the record says after it. */
   const waitingRecords = (events: ReadonlyArray<RunEvent>, log?: ReadonlyArray<RunEvent>, record?: RunRecord) =>
     !events.some(asksOrAnswers) ? Effect.succeed([]) : Effect.map(
-      record ? Effect.succeed(record) : log ? Effect.succeed(foldEvents(log)) : Effect.map(
-        loadEvents(events[0]!.runId),
-        (stored) => foldEvents([...stored.filter((e) => e.seq < events[0]!.seq), ...events])
-      ),
+      record ? Effect.succeed(record) : log ? Effect.succeed(foldEvents(log)) : foldedWithStored(events),
       (r): Array<Statement> => [
         statement`UPDATE runs SET awaiting_input = ${awaitingInput(r) ? 1 : 0}, updated_at = ${
           timeOf(Date.now())
@@ -166,10 +170,7 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
   ) =>
     log && log[log.length - 1] === finished ?
       Effect.succeed(record ?? foldEvents(log)) :
-      Effect.map(
-        loadEvents(finished.runId),
-        (stored) => foldEvents([...stored.filter((e) => e.seq < events[0]!.seq), ...events])
-      )
+      foldedWithStored(events)
 
   /**
    * Appends events in order, all or none: a batch of plain events is one multi-row INSERT (a group commit); a

@@ -47,6 +47,9 @@ const execWith = (environment: Record<string, string>, file: string, args: Array
   })
 const exec = (file: string, args: Array<string>) => execWith(env, file, args)
 const aeon = (...args: Array<string>) => exec(process.execPath, ["bin/aeon.mjs", ...args])
+/** `aeon run "Seed the memory"` with memory.write under approval (the script's plan writes the seed). */
+const seeding = (script: string, ...more: Array<string>) =>
+  aeon("run", "Seed the memory", "--full", "--script", script, "--approve-tools", "memory.write", ...more)
 const runJson = async (...args: Array<string>) => {
   const r = await aeon("run", ...args, "--json")
   let json: any
@@ -360,7 +363,7 @@ describe(`the aeon binary (${backend})`, () => {
 
   it("a call waiting for approval off a terminal: exit 3 and how to answer; aeon approve; run --resume finishes it", async () => {
     const script = seedScriptFile(join(dir, "approval.json"), { convergence_assessment_user: [verdict(true)] })
-    const first = await aeon("run", "Seed the memory", "--full", "--script", script, "--approve-tools", "memory.write")
+    const first = await seeding(script)
     expect(first.code, first.stderr).toBe(3)
     const [, runId, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
     expect(first.stdout).toContain("memory.write {\"key\":\"seed\",\"value\":7}")
@@ -384,16 +387,7 @@ describe(`the aeon binary (${backend})`, () => {
 
   it("--json while a call waits for approval: the run as JSON (AWAITING_INPUT, its requests and their commands), exit 3", async () => {
     const script = seedScriptFile(join(dir, "approval-json.json"), { convergence_assessment_user: [verdict(true)] })
-    const r = await aeon(
-      "run",
-      "Seed the memory",
-      "--full",
-      "--script",
-      script,
-      "--approve-tools",
-      "memory.write",
-      "--json"
-    )
+    const r = await seeding(script, "--json")
     expect(r.code, r.stderr).toBe(3)
     const waiting = JSON.parse(r.stdout)
     expect(waiting.status).toBe("AWAITING_INPUT")
@@ -468,18 +462,7 @@ describe(`the aeon binary (${backend})`, () => {
 
   it("--approval-timeout: a request nobody answered in time is rejected when the run goes on", async () => {
     const script = seedScriptFile(join(dir, "approval-timeout.json"))
-    const first = await aeon(
-      "run",
-      "Seed the memory",
-      "--full",
-      "--script",
-      script,
-      "--approve-tools",
-      "memory.write",
-      "--approval-timeout",
-      "50ms",
-      "--pause-deadline"
-    )
+    const first = await seeding(script, "--approval-timeout", "50ms", "--pause-deadline")
     const firstEnded = Date.now()
     expect(first.code, first.stderr).toBe(3)
     const [, runId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []

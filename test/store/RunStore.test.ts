@@ -21,6 +21,16 @@ const run = (input: object) =>
     return { result, events: yield* p.events.log }
   })
 
+/** A plain event of a run, to append. */
+const passStarted = (runId: string, seq: number) => ({
+  _tag: "PassStarted" as const,
+  runId,
+  seq,
+  at: Date.now(),
+  passNumber: 1,
+  ttlRemaining: 3
+})
+
 describe(`RunStore on ${backend}`, () => {
   it.effect("a user's turn (one running session across a cluster): held by one run until it has ended", () =>
     Effect.gen(function*() {
@@ -40,14 +50,7 @@ describe(`RunStore on ${backend}`, () => {
     Effect.gen(function*() {
       const store = yield* RunStore
       const { runId } = yield* register({ task, mode: "FULL" })
-      const pass = (seq: number) => ({
-        _tag: "PassStarted" as const,
-        runId,
-        seq,
-        at: Date.now(),
-        passNumber: 1,
-        ttlRemaining: 3
-      })
+      const pass = (seq: number) => passStarted(runId, seq)
       let next = 1
       const shapes = new Set<TemplateStringsArray>()
       for (const size of [1, 3, 37, 150, 5, 64, 2]) {
@@ -71,14 +74,7 @@ describe(`RunStore on ${backend}`, () => {
     Effect.gen(function*() {
       const store = yield* RunStore
       const { runId } = yield* register({ task, mode: "FULL" })
-      const pass = (seq: number) => ({
-        _tag: "PassStarted" as const,
-        runId,
-        seq,
-        at: Date.now(),
-        passNumber: 1,
-        ttlRemaining: 3
-      })
+      const pass = (seq: number) => passStarted(runId, seq)
       const stale = yield* store.claim(runId, "runner-a")
       yield* store.append([pass(1)], undefined, stale)
       const fresh = yield* store.claim(runId, "runner-b")

@@ -1,0 +1,158 @@
+/** A CLI run and the people it asks: answered at the terminal, or stopped with how to answer (exit code 3). */
+import { Effect, Fiber, Queue, Ref } from "effect"
+import { createInterface } from "node:readline/promises"
+import { ApprovalInputError } from "../domain/Errors.js"
+import type { RunEvent } from "../domain/RunEvent.js"
+import * as Approval from "../kernel/Approval.js"
+import { pendingApprovals, pendingGuidance } from "../record/RunRecord.js"
+import { type PreparedRun, RunLifecycle } from "../run/Run.js"
+import type { ToolRegistry } from "../tools/ToolRegistry.js"
+import type { makeProgress } from "./Progress.js"
+
+export type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" | "GuidanceRequested" }>
+
+/**
+ * Runs to the end, or until a tool call waits for approval: then the run stops where it is, unfinished (as a server
+ * shutting down leaves it), for `aeon approve` to answer and `aeon run --resume` to go on with.
+ */
+export const untilAsked = (p: PreparedRun) =>
+  Effect.gen(function*() {
+    const stopping = yield* Ref.make(false)
+    const asked = nextRequest(p).pipe(Effect.tap(() => Ref.set(stopping, true)))
+    return yield* Effect.race(
+      Effect.map(p.execute, (result) => ({ _tag: "done" as const, result })),
+      Effect.map(asked, (request) => ({ _tag: "asked" as const, request }))
+    ).pipe(Effect.provideService(RunLifecycle, { shuttingDown: Ref.get(stopping) }))
+  })
+
+/**
+ * The next request for a person: open now, or the next one asked. One already past its expiry is not: the run
+ * answers it itself (a rejection) as it goes on.
+ */
+const nextRequest = (p: PreparedRun) =>
+  p.events.waitFor(
+    (r): Requested | undefined =>
+      [...pendingApprovals(r), ...pendingGuidance(r)].find((q) =>
+        q.expiresAt === undefined || q.expiresAt > Date.now()
+      ),
+    (e) => (e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" ? e : undefined)
+  )
+
+/** The lines typed at the terminal, in order (typed ahead of a question, a line waits for it). */
+interface Terminal {
+  readonly lines: Queue.Queue<string>
+  readonly close: () => void
+}
+
+const openTerminal = Effect.gen(function*() {
+  const lines = yield* Queue.unbounded<string>()
+  const rl = createInterface({ input: process.stdin })
+  rl.on("line", (line) => void lines.unsafeOffer(line.trim()))
+  return { lines, close: () => rl.close() } satisfies Terminal
+})
+
+/** Asks, and takes the next line typed. */
+const question = (terminal: Terminal, text: string) =>
+  Effect.zipRight(Effect.sync(() => process.stdout.write(text)), Queue.take(terminal.lines))
+
+/** Asks the person at the terminal until the request is answered (a refused answer is said, and asked again). */
+const answerInline = (terminal: Terminal, p: PreparedRun, r: Requested): Effect.Effect<void, never, ToolRegistry> =>
+  Effect.gen(function*() {
+    if (r._tag === "GuidanceRequested") {
+      const text = yield* question(
+        terminal,
+        `\nThe run asks for guidance on step ${r.stepId} (${r.reason}).\nGuidance: `
+      )
+      return yield* Approval.guide(p.events, r.requestId, text, "terminal")
+    }
+    const choice = (yield* question(
+      terminal,
+      `\nApprove ${r.tool} ${JSON.stringify(r.input)} (step ${r.stepId}: ${r.description})? [y]es / [n]o / [e]dit: `
+    )).toLowerCase()
+    if (choice.startsWith("n")) {
+      const reason = yield* question(terminal, "Reason: ")
+      return yield* Approval.respond(p.events, r.requestId, { decision: "REJECT", reason, by: "terminal" })
+    }
+    if (choice.startsWith("e")) {
+      const text = yield* question(terminal, "Input as JSON: ")
+      const input = yield* Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => new ApprovalInputError({ message: `not JSON: ${text}` })
+      })
+      return yield* Approval.respond(p.events, r.requestId, { decision: "EDIT", input, by: "terminal" })
+    }
+    if (!choice.startsWith("y")) return yield* new ApprovalInputError({ message: "answer y, n or e" })
+    return yield* Approval.respond(p.events, r.requestId, { decision: "APPROVE", by: "terminal" })
+  }).pipe(
+    Effect.asVoid,
+    Effect.catchAll((e) =>
+      Effect.zipRight(Effect.sync(() => process.stdout.write(`${e.message}\n`)), answerInline(terminal, p, r))
+    )
+  )
+
+/** Runs to the end, answering each request at the terminal as it comes. */
+export const answeringInline = (p: PreparedRun, progress: ReturnType<typeof makeProgress> | undefined) =>
+  Effect.acquireUseRelease(
+    openTerminal,
+    (terminal) =>
+      Effect.gen(function*() {
+        const answerer = yield* Effect.fork(Effect.forever(
+          nextRequest(p).pipe(
+            Effect.tap(() => Effect.sync(() => progress?.pause())),
+            Effect.flatMap((r) => answerInline(terminal, p, r)),
+            Effect.tap(() => Effect.sync(() => progress?.resume()))
+          )
+        ))
+        const result = yield* p.execute
+        yield* Fiber.interrupt(answerer)
+        return { _tag: "done" as const, result }
+      }),
+    (terminal) => Effect.sync(() => terminal.close())
+  )
+
+/** The commands that answer a request, then the one that lets the run go on. */
+const answerCommands = (r: Requested) => ({
+  answer: r._tag === "ApprovalRequested"
+    ? `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<JSON>']`
+    : `aeon guide ${r.runId} ${r.requestId} "<what to do>"`,
+  then: `aeon run --resume ${r.runId}`
+})
+
+/** What a run waiting for a person needs from you, and exit code 3. */
+export const waitingForApproval = (r: Requested) =>
+  Effect.sync(() => {
+    const { answer, then } = answerCommands(r)
+    process.stdout.write(
+      [
+        ...(r._tag === "ApprovalRequested"
+          ? [
+            `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
+            `  (step ${r.stepId}: ${r.description})`
+          ]
+          : [`run ${r.runId} asks for your guidance (${r.requestId}) on step ${r.stepId}: ${r.reason}`]),
+        `  answer:  ${answer}`,
+        `  then:    ${then}`,
+        ""
+      ].join("\n")
+    )
+    process.exitCode = 3
+  })
+
+/** The same with --json: the run as JSON, AWAITING_INPUT, with its open requests and their commands; exit code 3. */
+export const waitingAsJson = (open: ReadonlyArray<Requested>) =>
+  Effect.sync(() => {
+    const requests = open.map((r) => ({
+      requestId: r.requestId,
+      kind: r._tag === "ApprovalRequested" ? "APPROVAL" : "GUIDANCE",
+      stepId: r.stepId,
+      ...(r._tag === "ApprovalRequested"
+        ? { tool: r.tool, input: r.input, description: r.description }
+        : { reason: r.reason }),
+      ...(r.expiresAt !== undefined ? { expiresAt: new Date(r.expiresAt).toISOString() } : {}),
+      ...answerCommands(r)
+    }))
+    process.stdout.write(
+      `${JSON.stringify({ runId: open[0]!.runId, status: "AWAITING_INPUT", pendingRequests: requests }, null, 2)}\n`
+    )
+    process.exitCode = 3
+  })
