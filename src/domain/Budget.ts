@@ -32,6 +32,8 @@ export type BudgetDimension = typeof BudgetDimension.Type
 export const Usage = Schema.Struct({
   inputTokens: Schema.Int,
   outputTokens: Schema.Int,
+  /** Of the input tokens, those the provider read from its prompt cache (absent: none). */
+  cachedTokens: Schema.optional(Schema.Int),
   costUsd: Schema.Number,
   llmCalls: Schema.Int,
   steps: Schema.Int
@@ -46,11 +48,13 @@ export const addCall = (
     readonly inputTokens: number
     readonly outputTokens: number
     readonly costUsd: number
+    readonly cachedTokens?: number | undefined
     /** Requests the call sent (retries included): each counts as a call. */
     readonly requests?: number | undefined
   }
 ): Usage => ({
   ...u,
+  ...(call.cachedTokens ? { cachedTokens: (u.cachedTokens ?? 0) + call.cachedTokens } : {}),
   inputTokens: u.inputTokens + call.inputTokens,
   outputTokens: u.outputTokens + call.outputTokens,
   costUsd: u.costUsd + call.costUsd,

@@ -97,9 +97,13 @@ export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
   model: Schema.String,
   inputTokens: Schema.Int,
   outputTokens: Schema.Int,
+  /** Of the input tokens, those read from the provider's prompt cache. */
+  cachedTokens: Schema.optional(Schema.Int),
   costUsd: Schema.Number,
   latencyMs: Schema.Number,
   error: Schema.optional(Schema.String),
+  /** Models of a fallback chain that failed before `model` answered ("label: why"). */
+  failedModels: Schema.optional(Schema.Array(Schema.String)),
   /** Requests sent to the provider for this call, retries included (1 when absent). */
   requests: Schema.optional(Schema.Int),
   /** The prompt and the answer, when calls are recorded (Run.llmCalls reads them). */

@@ -16,6 +16,7 @@ import {
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { applyEvent, beginsRun, endsRun, foldEvents, reachesEnd, type RunRecord } from "../record/RunRecord.js"
 import { extend } from "../support/Extend.js"
+import * as RunOutput from "./RunOutput.js"
 
 /** Where events are persisted before they are published (the store implements it). */
 export interface EventSinkService {
@@ -81,6 +82,12 @@ export interface RunEvents {
    * run has ended, nothing more will come (`past` holds the rest, if any).
    */
   readonly follow: (fromSeq: number, onEvent: (event: RunEvent) => void) => Following
+  /** The live output of the run's model calls as they write it (never stored), ending with the run. */
+  readonly output: Stream.Stream<RunOutput.LlmOutputDelta>
+  /** The same through callbacks (what a server's `runOutput` subscriptions use). */
+  readonly followOutput: RunOutput.RunOutput["follow"]
+  /** A model call begins: where its text goes as it is written. */
+  readonly openOutput: RunOutput.RunOutput["open"]
 }
 
 export interface Following {
@@ -118,12 +125,20 @@ interface LogState {
  * a PubSub's bounded strategies either hold back the publisher (the run) or drop events, where a too slow subscriber
  * should be closed with the point to resume from (EventFeed does that, with its own bounded buffer).
  */
-const makeFollowers = (state: LogState, events: ReadonlyArray<RunEvent>, firstSeq: number) => {
+const makeFollowers = (
+  state: LogState,
+  events: ReadonlyArray<RunEvent>,
+  firstSeq: number,
+  ended: () => void
+) => {
   const followers = new Set<(event: RunEvent) => void>()
   /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
   const published = (batch: ReadonlyArray<RunEvent>) => {
     state.storedSeq = batch[batch.length - 1]!.seq
-    state.finished ||= reachesEnd(batch)
+    if (!state.finished && reachesEnd(batch)) {
+      state.finished = true
+      ended()
+    }
     for (const f of followers) {
       for (const e of batch) {
         try {
@@ -251,7 +266,17 @@ const streamOf = (follow: (fromSeq: number, onEvent: (event: RunEvent) => void) 
     return Effect.sync(stop)
   }, "unbounded")
 
-export const make = (runId: string, sink: EventSinkService, history: ReadonlyArray<RunEvent> = []) =>
+export interface Options {
+  /** The least time between two pieces of a model call's live output (AEON_STREAM_INTERVAL_MS). */
+  readonly outputIntervalMs?: number | undefined
+}
+
+export const make = (
+  runId: string,
+  sink: EventSinkService,
+  history: ReadonlyArray<RunEvent> = [],
+  options: Options = {}
+) =>
   Effect.gen(function*() {
     /** The run's scope: its writer lives in it, and `close` ends it. */
     const scope = yield* Scope.make()
@@ -262,7 +287,14 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
     // events up to storedSeq are stored and published
     const state: LogState = { lastSeq, storedSeq: lastSeq, finished: record.finished !== undefined, failure: undefined }
     const direct = sink === noSink
-    const { follow, followed, published } = makeFollowers(state, events, history.length === 0 ? 1 : history[0]!.seq)
+    const output = RunOutput.make(runId, {
+      intervalMs: options.outputIntervalMs ?? RunOutput.DEFAULT_INTERVAL_MS,
+      lastSeq: () => state.lastSeq,
+      scope
+    })
+    if (state.finished) output.end()
+    const firstSeq = history.length === 0 ? 1 : history[0]!.seq
+    const { follow, followed, published } = makeFollowers(state, events, firstSeq, output.end)
     const { toStore, waitStored } = yield* makeWriter(sink, events, record, state, scope, published)
     const { settle, waitFor } = makeWaits(record)
 
@@ -308,9 +340,13 @@ export const make = (runId: string, sink: EventSinkService, history: ReadonlyArr
       size: () => events.length,
       flushed: Effect.suspend(() => waitStored(state.lastSeq)),
       close: Effect.suspend(() => Effect.exit(waitStored(state.lastSeq))).pipe(
+        Effect.zipRight(Effect.sync(output.end)),
         Effect.zipRight(Scope.close(scope, Exit.void))
       ),
       stream: streamOf(follow),
-      follow
+      follow,
+      output: output.stream,
+      followOutput: output.follow,
+      openOutput: output.open
     } satisfies RunEvents
   })

@@ -57,6 +57,11 @@ export const make = (
         maxRequests: Effect.map(guard.remaining, (r) => r.llmCalls),
         tokensLeft: Effect.map(guard.remaining, (r) => r.tokens),
         recordExchanges: recordPrompts,
+        liveText: (promptId) =>
+          Effect.flatMap(
+            FiberRef.get(callSite),
+            (site) => events.openOutput({ promptId, passNumber: site.passNumber, stepId: site.stepId })
+          ),
         // the call's usage counts once its LlmCalled is in the run's record (what the guard reads)
         record: (usage) =>
           FiberRef.get(callSite).pipe(
@@ -67,10 +72,12 @@ export const make = (
                 model: usage.model,
                 inputTokens: usage.inputTokens,
                 outputTokens: usage.outputTokens,
+                ...(usage.cachedTokens ? { cachedTokens: usage.cachedTokens } : {}),
                 costUsd: usage.costUsd,
                 latencyMs: usage.latencyMs,
                 ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
                 ...(usage.error ? { error: usage.error } : {}),
+                ...(usage.failedModels ? { failedModels: usage.failedModels } : {}),
                 ...(usage.exchange ? { call: extend(site, usage.exchange) } : {})
               })
             ),

@@ -19,6 +19,8 @@ export interface CompletionRequest {
   readonly maxRequests?: number | undefined
   /** Called as each request is sent: every one counts against the call budget. */
   readonly onRequest?: (() => void) | undefined
+  /** Told the answer's text as it is written, piece by piece (a provider that streams; the others once, in chunks). */
+  readonly onText?: ((text: string) => Effect.Effect<void>) | undefined
 }
 
 export interface CompletionResponse {
@@ -32,14 +34,49 @@ export interface CompletionResponse {
   /** Reported by the provider when it can; otherwise counted here. */
   readonly inputTokens?: number | undefined
   readonly outputTokens?: number | undefined
+  /** Of the input tokens, those the provider read from its prompt cache (billed at the cached rate). */
+  readonly cachedInputTokens?: number | undefined
+  /** A fallback chain's model that answered (its label and price), when it is not the service's first. */
+  readonly answeredBy?: { readonly label: string; readonly price: ModelPrice } | undefined
+  /** Models of a fallback chain that failed before the one that answered ("label: why"). */
+  readonly failedModels?: ReadonlyArray<string> | undefined
+}
+
+/** Where a call's text goes as it is written (a run's live output): `done` once the call ends, however it ends. */
+export interface TextSink {
+  readonly push: (text: string) => Effect.Effect<void>
+  readonly done: Effect.Effect<void>
+}
+
+/** The pieces a model that does not stream hands out: about a few tokens each, as a provider's chunks are. */
+const CHUNK_CHARS = 16
+
+/** Hands `text` to `onText` in chunks, `delayMs` apart (the built-in models: the same path as a streaming provider). */
+export const streamText = (
+  text: string,
+  onText: ((text: string) => Effect.Effect<void>) | undefined,
+  delayMs = 0
+): Effect.Effect<void> => {
+  if (!onText || text === "") return Effect.void
+  const chunks: Array<string> = []
+  for (let i = 0; i < text.length; i += CHUNK_CHARS) chunks.push(text.slice(i, i + CHUNK_CHARS))
+  return Effect.forEach(
+    chunks,
+    (chunk, i) => (i > 0 && delayMs > 0 ? Effect.zipRight(Effect.sleep(delayMs), onText(chunk)) : onText(chunk)),
+    { discard: true }
+  )
 }
 
 export interface CallUsage {
   readonly model: string
   readonly inputTokens: number
   readonly outputTokens: number
+  /** Of the input tokens, those read from the provider's prompt cache. */
+  readonly cachedTokens?: number | undefined
   readonly costUsd: number
   readonly latencyMs: number
+  /** Models of a fallback chain that failed before the one that answered. */
+  readonly failedModels?: ReadonlyArray<string> | undefined
   /** Requests the call sent the provider (retries included); 1 when the provider does not say. */
   readonly requests?: number | undefined
   /** The call failed: no answer came (its requests still count). */
@@ -85,6 +122,8 @@ export interface GenerateOptions<E = never> {
   readonly tokensLeft?: Effect.Effect<number>
   /** Record the prompt and the answer: in the usage given to `record`, and as events of the call's span. */
   readonly recordExchanges?: boolean
+  /** Where each request's text goes as it is written (the run's live output). */
+  readonly liveText?: (promptId: PromptId) => Effect.Effect<TextSink>
 }
 
 /** The least output cap worth sending when the token budget lowers it. */
@@ -317,13 +356,16 @@ const usageOf = <O>(
   const usedInput = response.inputTokens ?? call.inputTokens()
   // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
   const usedOutput = response.outputTokens ?? countTokens(response.text)
+  const cached = response.cachedInputTokens ?? 0
   return {
-    model: call.model.label,
+    model: response.answeredBy?.label ?? call.model.label,
     inputTokens: usedInput,
     outputTokens: usedOutput,
-    costUsd: costOf(call.model.price, usedInput, usedOutput),
+    ...(cached > 0 ? { cachedTokens: cached } : {}),
+    costUsd: costOf(response.answeredBy?.price ?? call.model.price, usedInput, usedOutput, cached),
     latencyMs: measured.latencyMs,
     requests: measured.requests,
+    ...(response.failedModels?.length ? { failedModels: response.failedModels } : {}),
     ...(response.truncated ? { error: "ModelTruncatedError" } : {}),
     ...(call.recording ?
       {
@@ -367,6 +409,7 @@ const send = <I, O, E>(call: Call<I, O, E>, cap: number, attempt: number) =>
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     let sent = 0
+    const sink = call.options?.liveText ? yield* call.options.liveText(call.contract.id) : undefined
     const response = yield* call.model.complete({
       promptId: call.contract.id,
       system: call.system,
@@ -375,8 +418,12 @@ const send = <I, O, E>(call: Call<I, O, E>, cap: number, attempt: number) =>
       jsonSchema: outputJsonSchema(call.contract),
       maxOutputTokens: cap,
       maxRequests: call.options?.maxRequests ? yield* call.options.maxRequests : undefined,
-      onRequest: () => void sent++
-    }).pipe(Effect.tapError((e) => recordFailure(call, e, started, sent, attempt)))
+      onRequest: () => void sent++,
+      onText: sink?.push
+    }).pipe(
+      Effect.tapError((e) => recordFailure(call, e, started, sent, attempt)),
+      Effect.ensuring(sink?.done ?? Effect.void)
+    )
     // a cut answer is not decoded: it is not an answer
     const decoded = response.truncated ? undefined : yield* Effect.either(decodeAnswer(call.contract, response.text))
     const latencyMs = (yield* Clock.currentTimeMillis) - started

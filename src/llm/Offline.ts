@@ -267,6 +267,6 @@ export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (r
       }
     },
     catch: (e) => e as Error
-  }).pipe(Effect.orDie))
+  }).pipe(Effect.orDie, Effect.tap((r) => LanguageModel.streamText(r.text, request.onText))))
 
 export const layer = Layer.succeed(LanguageModel.LanguageModel, service)

@@ -1,4 +1,4 @@
-import { Config, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Config, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import OpenAI from "openai"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
@@ -11,6 +11,8 @@ export interface OpenAiOptions {
   readonly timeoutMs: number
   readonly maxRetries: number
   readonly retryBaseMs?: number
+  /** Ask for the answer streamed as it is written (default true); endpoints that refuse it get plain calls. */
+  readonly stream?: boolean | undefined
 }
 
 const retryable = (status: number) => status === 429 || status >= 500
@@ -69,6 +71,83 @@ const failureOf = (endpoint: string, options: OpenAiOptions) => (e: unknown): Mo
     : unavailable
 }
 
+/** A plain completion as the call's response. */
+const responseOf = (completion: OpenAI.Chat.ChatCompletion): LanguageModel.CompletionResponse =>
+  answerOf(
+    completion.choices[0]?.message?.content ?? "",
+    completion.choices[0]?.finish_reason ?? undefined,
+    completion.model,
+    completion.usage ?? undefined
+  )
+
+const answerOf = (
+  text: string,
+  finishReason: string | undefined,
+  model: string | undefined,
+  usage: OpenAI.CompletionUsage | undefined
+): LanguageModel.CompletionResponse => ({
+  text,
+  // cut at max_tokens: not a complete answer, however well its text parses
+  truncated: finishReason === "length",
+  finishReason,
+  model,
+  inputTokens: usage?.prompt_tokens,
+  outputTokens: usage?.completion_tokens,
+  cachedInputTokens: usage?.prompt_tokens_details?.cached_tokens ?? undefined
+})
+
+/**
+ * A streamed completion read to its end: the text handed to `onText` chunk by chunk, the answer assembled as a plain
+ * call returns it (the finish reason of the last chunk that has one, the usage of the closing chunk). A stream that
+ * breaks off is an endpoint out of reach, not retried: part of its text has been shown. Interrupting the read closes
+ * the stream (its HTTP request).
+ */
+const assembled = (
+  chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk> & { readonly controller: AbortController },
+  onText: ((text: string) => Effect.Effect<void>) | undefined,
+  endpoint: string
+) =>
+  Stream.fromAsyncIterable(abortable(chunks), (e) =>
+    new ModelUnavailableError({
+      message: `${endpoint} broke off its answer: ${e instanceof Error ? e.message : String(e)}`
+    })).pipe(
+      Stream.runFoldEffect(
+        {
+          text: "",
+          finish: undefined as string | undefined,
+          model: undefined as string | undefined,
+          usage: undefined as OpenAI.CompletionUsage | undefined
+        },
+        (acc, chunk) => {
+          const choice = chunk.choices[0]
+          const piece = choice?.delta?.content ?? ""
+          acc.text += piece
+          acc.finish = choice?.finish_reason ?? acc.finish
+          acc.model ??= chunk.model
+          acc.usage = chunk.usage ?? acc.usage
+          return piece !== "" && onText ? Effect.as(onText(piece), acc) : Effect.succeed(acc)
+        }
+      ),
+      Effect.map((a) => answerOf(a.text, a.finish, a.model, a.usage))
+    )
+
+/**
+ * The stream with a `return` that aborts its request first: an async generator's own `return` waits for the `next`
+ * in progress, which never settles while the endpoint sends nothing (a cancel would wait for the next chunk).
+ */
+const abortable = <A>(chunks: AsyncIterable<A> & { readonly controller: AbortController }): AsyncIterable<A> => ({
+  [Symbol.asyncIterator]: () => {
+    const iterator = chunks[Symbol.asyncIterator]()
+    return {
+      next: () => iterator.next(),
+      return: () => {
+        chunks.controller.abort()
+        return Promise.resolve({ done: true as const, value: undefined })
+      }
+    }
+  }
+})
+
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
   const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
@@ -86,37 +165,53 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
   let completionTokensParam = false
 
   const endpoint = options.baseURL ?? "https://api.openai.com/v1"
-  const once = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
+  // Endpoints that refuse streamed answers get plain calls, remembered per service.
+  let plainOnly = options.stream === false
+  const params = (request: LanguageModel.CompletionRequest, jsonMode: boolean) => ({
+    model: options.model,
+    messages: [
+      { role: "system" as const, content: request.system },
+      { role: "user" as const, content: request.user }
+    ],
+    ...(completionTokensParam
+      ? { max_completion_tokens: request.maxOutputTokens }
+      : { max_tokens: request.maxOutputTokens }),
+    response_format: jsonMode
+      ? { type: "json_object" as const }
+      : {
+        type: "json_schema" as const,
+        json_schema: { name: request.promptId, schema: request.jsonSchema as Record<string, unknown>, strict: false }
+      }
+  })
+  const plain = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
+    Effect.zipRight(
+      Effect.sync(() => request.onRequest?.()),
+      Effect.tryPromise({
+        try: (signal) => client.chat.completions.create(params(request, jsonMode), { signal }),
+        catch: failureOf(endpoint, options)
+      })
+    ).pipe(Effect.map(responseOf))
+  const streamed = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
     Effect.zipRight(
       Effect.sync(() => request.onRequest?.()),
       Effect.tryPromise({
         try: (signal) =>
           client.chat.completions.create(
-            {
-              model: options.model,
-              messages: [
-                { role: "system", content: request.system },
-                { role: "user", content: request.user }
-              ],
-              ...(completionTokensParam
-                ? { max_completion_tokens: request.maxOutputTokens }
-                : { max_tokens: request.maxOutputTokens }),
-              response_format: jsonMode
-                ? { type: "json_object" }
-                : {
-                  type: "json_schema",
-                  json_schema: {
-                    name: request.promptId,
-                    schema: request.jsonSchema as Record<string, unknown>,
-                    strict: false
-                  }
-                }
-            },
+            { ...params(request, jsonMode), stream: true, stream_options: { include_usage: true } },
             { signal }
           ),
         catch: failureOf(endpoint, options)
       })
-    )
+    ).pipe(Effect.flatMap((chunks) => assembled(chunks, request.onText, endpoint)))
+  const once = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
+    plainOnly
+      ? plain(request, jsonMode)
+      : streamed(request, jsonMode).pipe(
+        Effect.catchIf((e) => !plainOnly && refused(/stream/i)(e), () => {
+          plainOnly = true
+          return plain(request, jsonMode)
+        })
+      )
 
   const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError =>
     e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
@@ -137,7 +232,9 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
 
   const schedule = retrySchedule(options)
   // every request sent counts against the run's call budget: no retry past what is left of it
-  const attempt = (request: LanguageModel.CompletionRequest): Effect.Effect<OpenAI.Chat.ChatCompletion, ModelError> =>
+  const attempt = (
+    request: LanguageModel.CompletionRequest
+  ): Effect.Effect<LanguageModel.CompletionResponse, ModelError> =>
     Effect.suspend(() => {
       let sent = 0
       const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
@@ -155,15 +252,6 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
 
   return LanguageModel.make(`openai:${options.model}`, price, (request) =>
     attempt(request).pipe(
-      Effect.map((completion) => ({
-        text: completion.choices[0]?.message?.content ?? "",
-        // cut at max_tokens: not a complete answer, however well its text parses
-        truncated: completion.choices[0]?.finish_reason === "length",
-        finishReason: completion.choices[0]?.finish_reason ?? undefined,
-        model: completion.model,
-        inputTokens: completion.usage?.prompt_tokens,
-        outputTokens: completion.usage?.completion_tokens
-      })),
       // The timeout covers one call including its retries; interrupting aborts the HTTP request through the signal.
       Effect.timeoutFail({
         duration: Duration.millis(options.timeoutMs),
@@ -197,6 +285,10 @@ export const config = Config.all({
   maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(
     Config.withDescription("Retries on 429, 5xx and dropped connections"),
     Config.withDefault(3)
+  ),
+  stream: Config.boolean("AEON_LLM_STREAM").pipe(
+    Config.withDescription("Ask for answers streamed as they are written (0: plain calls)"),
+    Config.withDefault(true)
   )
 })
 
@@ -211,7 +303,8 @@ export const layerConfig = Layer.effect(
         baseURL: Option.getOrUndefined(c.baseURL),
         model: c.model,
         timeoutMs: c.timeoutMs,
-        maxRetries: c.maxRetries
+        maxRetries: c.maxRetries,
+        stream: c.stream
       },
       priceOf(prices, c.model),
       unpricedNotice(prices, c.model)

@@ -4,29 +4,35 @@ import { Config, ConfigError, Either, Schema } from "effect"
 export interface ModelPrice {
   readonly inputPerMillion: number
   readonly outputPerMillion: number
+  /** Input tokens read from the provider's prompt cache; the input rate when not given. */
+  readonly cachedInputPerMillion?: number | undefined
 }
 
 export const FREE: ModelPrice = { inputPerMillion: 0, outputPerMillion: 0 }
 
 export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
-  "gpt-4o": { inputPerMillion: 2.5, outputPerMillion: 10 },
-  "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6 },
-  "gpt-4.1": { inputPerMillion: 2, outputPerMillion: 8 },
-  "gpt-4.1-mini": { inputPerMillion: 0.4, outputPerMillion: 1.6 },
-  "gpt-4.1-nano": { inputPerMillion: 0.1, outputPerMillion: 0.4 },
-  "gpt-5": { inputPerMillion: 1.25, outputPerMillion: 10 },
-  "gpt-5-mini": { inputPerMillion: 0.25, outputPerMillion: 2 },
-  "o4-mini": { inputPerMillion: 1.1, outputPerMillion: 4.4 }
+  "gpt-4o": { inputPerMillion: 2.5, outputPerMillion: 10, cachedInputPerMillion: 1.25 },
+  "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6, cachedInputPerMillion: 0.075 },
+  "gpt-4.1": { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5 },
+  "gpt-4.1-mini": { inputPerMillion: 0.4, outputPerMillion: 1.6, cachedInputPerMillion: 0.1 },
+  "gpt-4.1-nano": { inputPerMillion: 0.1, outputPerMillion: 0.4, cachedInputPerMillion: 0.025 },
+  "gpt-5": { inputPerMillion: 1.25, outputPerMillion: 10, cachedInputPerMillion: 0.125 },
+  "gpt-5-mini": { inputPerMillion: 0.25, outputPerMillion: 2, cachedInputPerMillion: 0.025 },
+  "o4-mini": { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.275 }
 }
 
 const PriceTable = Schema.parseJson(
   Schema.Record({
     key: Schema.String,
-    value: Schema.Struct({ inputPerMillion: Schema.Number, outputPerMillion: Schema.Number })
+    value: Schema.Struct({
+      inputPerMillion: Schema.Number,
+      outputPerMillion: Schema.Number,
+      cachedInputPerMillion: Schema.optional(Schema.Number)
+    })
   })
 )
 
-/** AEON_PRICE_TABLE: JSON `{"model": {"inputPerMillion": n, "outputPerMillion": n}}`, merged over the defaults; a bad table is a ConfigError naming it. */
+/** AEON_PRICE_TABLE: JSON `{"model": {"inputPerMillion": n, "outputPerMillion": n, "cachedInputPerMillion"?: n}}`, merged over the defaults; a bad table is a ConfigError naming it. */
 export const loadPriceTable = Config.string("AEON_PRICE_TABLE").pipe(
   Config.withDescription("JSON price table per model (USD per million tokens), merged over the built-in table"),
   Config.withDefault(""),
@@ -49,5 +55,10 @@ export const unpricedNotice = (table: Readonly<Record<string, ModelPrice>>, mode
     ? undefined
     : `model ${model} has no price (AEON_PRICE_TABLE can give it one): its calls count as $0, and maxCostUsd does not limit them`
 
-export const costOf = (price: ModelPrice, inputTokens: number, outputTokens: number): number =>
-  (inputTokens * price.inputPerMillion + outputTokens * price.outputPerMillion) / 1_000_000
+/** What a call costs: `cachedTokens` of its input at the cached rate, the rest of it at the input rate. */
+export const costOf = (price: ModelPrice, inputTokens: number, outputTokens: number, cachedTokens = 0): number => {
+  const cached = Math.min(cachedTokens, inputTokens)
+  return ((inputTokens - cached) * price.inputPerMillion +
+    cached * (price.cachedInputPerMillion ?? price.inputPerMillion) +
+    outputTokens * price.outputPerMillion) / 1_000_000
+}

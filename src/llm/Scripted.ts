@@ -11,8 +11,12 @@ export const ScriptResponse = Schema.Struct({
   raw: Schema.optional(Schema.String),
   error: Schema.optional(Schema.Struct({ status: Schema.Number, message: Schema.optional(Schema.String) })),
   delayMs: Schema.optional(Schema.Number),
+  /** The pause between the answer's chunks as it is handed out (paced like a model writing). */
+  chunkDelayMs: Schema.optional(Schema.Number),
   inputTokens: Schema.optional(Schema.Int),
   outputTokens: Schema.optional(Schema.Int),
+  /** Of the input tokens, those the provider says it read from its prompt cache. */
+  cachedInputTokens: Schema.optional(Schema.Int),
   /** The provider says the answer was cut at its output cap (finish_reason "length"), whatever its text. */
   truncated: Schema.optional(Schema.Boolean)
 }).pipe(
@@ -91,9 +95,10 @@ export const make = (
             text,
             truncated: response.truncated ?? text.length < full.length,
             inputTokens: response.inputTokens,
-            outputTokens: response.outputTokens
+            outputTokens: response.outputTokens,
+            cachedInputTokens: response.cachedInputTokens
           }
-        })
+        }).pipe(Effect.tap((r) => LanguageModel.streamText(r.text, request.onText, response.chunkDelayMs)))
       return response.delayMs ? Effect.delay(answer, response.delayMs) : answer
     })
   return { service: LanguageModel.make("scripted", FREE, complete), calls }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
 export interface StubReply {
@@ -13,6 +13,15 @@ export interface StubReply {
   readonly finishReason?: string
   /** Drop the connection without a reply (a connection reset). */
   readonly reset?: boolean
+  /** Of the prompt tokens, those reported as read from the prompt cache (usage.prompt_tokens_details.cached_tokens). */
+  readonly cachedTokens?: number
+  /** A streamed reply's chunk size in characters (8 unless given) and the pause between chunks. */
+  readonly chunkChars?: number
+  readonly chunkDelayMs?: number
+  /** A streamed reply stops after this many chunks and never ends (until the client goes away). */
+  readonly stallAfterChunks?: number
+  /** Refuse streamed requests with a 400 naming `stream` (an endpoint that cannot stream). */
+  readonly refuseStream?: boolean
 }
 
 /** A local OpenAI-compatible server serving /v1/chat/completions from a queue of replies. */
@@ -21,6 +30,8 @@ export interface OpenAiStub {
   readonly requests: Array<any>
   /** Requests whose client went away before the reply was sent. */
   readonly disconnects: Array<any>
+  /** Each streamed chunk's text, as it left the stub, with the time it left (performance.now()). */
+  readonly sentChunks: Array<{ readonly text: string; readonly at: number }>
   /** Replaces the queue (the last reply repeats) and forgets earlier requests. */
   readonly reply: (...replies: Array<StubReply>) => void
   /** Answers each request by what it asks (its body): a reply, or undefined for the queue's next one. */
@@ -35,8 +46,57 @@ const readBody = (req: IncomingMessage) =>
     req.on("end", () => resolve(data))
   })
 
+const usageOf = (reply: StubReply) => ({
+  ...(reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 }),
+  total_tokens: 0,
+  ...(reply.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: reply.cachedTokens } } : {})
+})
+
+/** A 200 reply as OpenAI streams it: server-sent chunks of the content, the finish reason, the usage, [DONE]. */
+const streamReply = async (
+  res: ServerResponse,
+  body: any,
+  reply: StubReply,
+  sent: Array<{ text: string; at: number }>
+) => {
+  const content = reply.content ?? "{}"
+  const size = reply.chunkChars ?? 8
+  const chunk = (delta: object, finish: string | null, extra: object = {}) => ({
+    id: "chatcmpl-stub",
+    object: "chat.completion.chunk",
+    created: 0,
+    model: body.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...extra
+  })
+  const write = (data: object) => res.write(`data: ${JSON.stringify(data)}\n\n`)
+  res.writeHead(200, { "content-type": "text/event-stream", ...reply.headers })
+  write(chunk({ role: "assistant", content: "" }, null))
+  for (let i = 0, n = 0; i < content.length; i += size, n++) {
+    if (reply.stallAfterChunks !== undefined && n >= reply.stallAfterChunks) return // never ends
+    if (i > 0 && reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs))
+    if (res.destroyed) return
+    const text = content.slice(i, i + size)
+    sent.push({ text, at: performance.now() })
+    write(chunk({ content: text }, null))
+  }
+  write(chunk({}, reply.finishReason ?? "stop"))
+  if (body.stream_options?.include_usage) {
+    write({
+      id: "chatcmpl-stub",
+      object: "chat.completion.chunk",
+      created: 0,
+      model: body.model,
+      choices: [],
+      usage: usageOf(reply)
+    })
+  }
+  res.end("data: [DONE]\n\n")
+}
+
 export const startOpenAiStub = async (): Promise<OpenAiStub> => {
   const queue: Array<StubReply> = []
+  const sentChunks: Array<{ text: string; at: number }> = []
   const requests: Array<any> = []
   const disconnects: Array<any> = []
   let answerer: ((body: any) => StubReply | undefined) | undefined
@@ -59,7 +119,19 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
       return
     }
     if (res.destroyed) return
+    if (body.stream && (reply.status ?? 200) === 200 && reply.body === undefined && !reply.refuseStream) {
+      // answered once the stream has ended: a client that goes away in the middle is a disconnect
+      await streamReply(res, body, reply, sentChunks)
+      answered = res.writableEnded
+      return
+    }
     answered = true
+    if (body.stream && reply.refuseStream) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({ error: { message: "stream is not supported by this endpoint", type: "stub" } })
+      )
+      return
+    }
     const status = reply.status ?? 200
     const payload = reply.body ?? (status === 200
       ? {
@@ -72,7 +144,7 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
           finish_reason: reply.finishReason ?? "stop",
           message: { role: "assistant", content: reply.content ?? "{}" }
         }],
-        usage: { ...(reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 }), total_tokens: 0 }
+        usage: usageOf(reply)
       }
       : { error: { message: `stub error ${status}`, type: "stub" } })
     res.writeHead(status, { "content-type": "application/json", ...reply.headers }).end(JSON.stringify(payload))
@@ -83,15 +155,19 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     disconnects,
+    sentChunks,
     replyWith: (answer) => {
       answerer = answer
       requests.length = 0
+      disconnects.length = 0
+      sentChunks.length = 0
     },
     reply: (...replies) => {
       answerer = undefined
       queue.splice(0, queue.length, ...replies)
       requests.length = 0
       disconnects.length = 0
+      sentChunks.length = 0
     },
     close: () =>
       new Promise((r) => {

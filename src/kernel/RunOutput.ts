@@ -1,0 +1,179 @@
+import { Clock, Effect, type Scope, Stream } from "effect"
+import type { TextSink } from "../llm/LanguageModel.js"
+import { PromptId } from "../prompts/PromptId.js"
+import { partialStringField } from "../support/PartialJson.js"
+
+/**
+ * A piece of a model call's output as it is written: what was appended since the call's previous piece (`text`), and
+ * for a structured answer its readable text so far (`answerText`). Never stored: the call's LlmCalled event is its
+ * record; these are for people watching.
+ */
+export interface LlmOutputDelta {
+  readonly runId: string
+  /** The call's id in the run's live output (unique within the run: the log's last event when it began, and a count). */
+  readonly callId: string
+  readonly promptId: string
+  readonly passNumber?: number | undefined
+  readonly stepId?: string | undefined
+  /** The last event of the run's log when the piece was sent. */
+  readonly afterSeq: number
+  readonly text: string
+  readonly answerText?: string | undefined
+  /** The call has ended: nothing more comes for it. */
+  readonly done: boolean
+}
+
+/** Where in the run a call is made (its pass and step, as the kernel sets them). */
+export interface CallSite {
+  readonly promptId: string
+  readonly passNumber?: number | undefined
+  readonly stepId?: string | undefined
+}
+
+export interface OutputFollowing {
+  /** The text so far of each call in progress, one piece per call. */
+  readonly past: ReadonlyArray<LlmOutputDelta>
+  /** The run has ended: nothing will come. */
+  readonly finished: boolean
+  readonly stop: () => void
+}
+
+export interface RunOutput {
+  /** A call begins: where its text goes as it is written. */
+  readonly open: (site: CallSite) => Effect.Effect<TextSink>
+  /** The calls in progress, then every piece as it is sent, until `stop` or the run's end (`onEnd`). */
+  readonly follow: (onDelta: (delta: LlmOutputDelta) => void, onEnd: () => void) => OutputFollowing
+  /** The same as a Stream, ending with the run. */
+  readonly stream: Stream.Stream<LlmOutputDelta>
+  /** The run has ended: followers are told, and later ones get nothing. */
+  readonly end: () => void
+}
+
+/** The field whose text a person reads in a structured answer, per prompt. */
+const READABLE_FIELD: Partial<Record<string, string>> = {
+  [PromptId.ANSWER_SYNTHESIS_USER]: "answerText",
+  [PromptId.REASONING_STEP_USER]: "stepOutput"
+}
+
+export const DEFAULT_INTERVAL_MS = 50
+
+interface CallState {
+  readonly id: string
+  readonly site: CallSite
+  /** What followers have been sent, and what waits for the next piece. */
+  sent: string
+  pending: string
+  lastSentAt: number
+  timer: boolean
+  closed: boolean
+}
+
+/**
+ * A run's live output. Pieces are coalesced per call: the first text goes out at once, later text at most every
+ * `intervalMs`, the rest when the call ends. Followers are callbacks (as RunEvents' are): a slow one is the
+ * transport's to drop, the run never waits on it. `lastSeq` is the run log's last event; `scope` the run's.
+ */
+export const make = (
+  runId: string,
+  options: { readonly intervalMs: number; readonly lastSeq: () => number; readonly scope: Scope.Scope }
+): RunOutput => {
+  const calls = new Map<string, CallState>()
+  const followers = new Set<{ readonly onDelta: (d: LlmOutputDelta) => void; readonly onEnd: () => void }>()
+  let finished = false
+  let next = 0
+
+  const deltaOf = (call: CallState, text: string, done: boolean): LlmOutputDelta => {
+    const field = READABLE_FIELD[call.site.promptId]
+    const answerText = field === undefined ? undefined : partialStringField(call.sent, field)
+    return {
+      runId,
+      callId: call.id,
+      promptId: call.site.promptId,
+      ...(call.site.passNumber !== undefined ? { passNumber: call.site.passNumber } : {}),
+      ...(call.site.stepId !== undefined ? { stepId: call.site.stepId } : {}),
+      afterSeq: options.lastSeq(),
+      text,
+      ...(answerText !== undefined ? { answerText } : {}),
+      done
+    }
+  }
+  const publish = (delta: LlmOutputDelta) => {
+    for (const f of followers) {
+      try {
+        f.onDelta(delta)
+      } catch {
+        followers.delete(f) // a broken follower is dropped; the run and the others go on
+      }
+    }
+  }
+  const flush = (call: CallState, now: number, done: boolean) => {
+    if (call.closed || (!done && call.pending === "")) return
+    const text = call.pending
+    call.sent += text
+    call.pending = ""
+    call.lastSentAt = now
+    if (done) {
+      call.closed = true
+      calls.delete(call.id)
+    }
+    if (followers.size > 0) publish(deltaOf(call, text, done))
+  }
+  const push = (call: CallState) => (text: string) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
+      if (call.closed) return Effect.void
+      // nobody follows: the text is kept for a late joiner, no piece is made
+      if (followers.size === 0) return Effect.sync(() => void (call.sent += call.pending + text, call.pending = ""))
+      call.pending += text
+      if (call.timer) return Effect.void
+      const wait = call.lastSentAt + options.intervalMs - now
+      if (wait <= 0) return Effect.sync(() => flush(call, now, false))
+      call.timer = true
+      const later = Effect.zipRight(Effect.sleep(wait), Clock.currentTimeMillis).pipe(
+        Effect.map((at) => {
+          call.timer = false
+          flush(call, at, false)
+        })
+      )
+      return Effect.asVoid(Effect.forkIn(later, options.scope))
+    })
+
+  const follow = (onDelta: (d: LlmOutputDelta) => void, onEnd: () => void): OutputFollowing => {
+    if (finished) return { past: [], finished: true, stop: () => {} }
+    const past = [...calls.values()].filter((c) => c.sent !== "").map((c) => deltaOf(c, c.sent, false))
+    const follower = { onDelta, onEnd }
+    followers.add(follower)
+    return { past, finished: false, stop: () => void followers.delete(follower) }
+  }
+
+  return {
+    open: (site) =>
+      Effect.sync(() => {
+        const call: CallState = {
+          id: `${options.lastSeq()}.${++next}`,
+          site,
+          sent: "",
+          pending: "",
+          lastSentAt: Number.NEGATIVE_INFINITY,
+          timer: false,
+          closed: false
+        }
+        calls.set(call.id, call)
+        const done = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => flush(call, now, true)))
+        return { push: push(call), done }
+      }),
+    follow,
+    stream: Stream.async<LlmOutputDelta>((emit) => {
+      const { finished: ended, past, stop } = follow((d) => void emit.single(d), () => void emit.end())
+      for (const d of past) void emit.single(d)
+      if (ended) void emit.end()
+      return Effect.sync(stop)
+    }, { bufferSize: 1_024, strategy: "sliding" }),
+    end: () => {
+      if (finished) return
+      finished = true
+      for (const f of followers) f.onEnd()
+      followers.clear()
+      calls.clear()
+    }
+  }
+}
