@@ -9,8 +9,10 @@ export interface LlmCall extends RecordedCall {
   readonly model: string
   readonly inputTokens: number
   readonly outputTokens: number
+  readonly cachedTokens: number
   readonly costUsd: number
   readonly latencyMs: number
+  readonly failedModels: ReadonlyArray<string>
 }
 
 /** The recorded model calls of a run, in order: a projection of its LlmCalled events (none when not recorded). */
@@ -24,8 +26,10 @@ export const llmCallsOf = (events: ReadonlyArray<RunEvent>): Array<LlmCall> =>
         model: e.model,
         inputTokens: e.inputTokens,
         outputTokens: e.outputTokens,
+        cachedTokens: e.cachedTokens ?? 0,
         costUsd: e.costUsd,
         latencyMs: e.latencyMs,
+        failedModels: e.failedModels ?? [],
         ...e.call
       }]
       : []

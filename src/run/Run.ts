@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Config, Effect, Option, Schema } from "effect"
 import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import type { Usage } from "../domain/Budget.js"
@@ -13,6 +13,7 @@ import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
 import { type RunContext, RunLifecycle } from "../kernel/RunContext.js"
 import * as RunEvents from "../kernel/RunEvents.js"
 import * as RunLlm from "../kernel/RunLlm.js"
+import * as RunOutput from "../kernel/RunOutput.js"
 import { initialState } from "../kernel/RunState.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
@@ -29,6 +30,14 @@ import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
 export { RunLifecycle }
 
+/** AEON_STREAM_INTERVAL_MS: the least time between two pieces of a model call's live output. */
+export const outputIntervalConfig = Config.integer("AEON_STREAM_INTERVAL_MS").pipe(
+  Config.withDescription("The least time between two pieces of a model call's live output (runOutput), in ms"),
+  Config.validate({ message: "AEON_STREAM_INTERVAL_MS must be 0 or more", validation: (n) => n >= 0 }),
+  Config.withDefault(RunOutput.DEFAULT_INTERVAL_MS),
+  Effect.orDie
+)
+
 /** The services a run needs, resolved once. */
 export const capabilities = Effect.all({
   model: LanguageModel,
@@ -42,6 +51,7 @@ export const capabilities = Effect.all({
   recordPrompts: Effect.serviceOption(RunLlm.PromptRecording).pipe(
     Effect.map(Option.match({ onNone: () => true, onSome: (p) => p.enabled }))
   ),
+  outputIntervalMs: outputIntervalConfig,
   approvalTools: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({ onNone: () => [] as ReadonlyArray<string>, onSome: (p) => p.tools }))
   )
@@ -354,7 +364,7 @@ export const prepare = (
   Effect.gen(function*() {
     const caps = yield* capabilities
     const { input, runId } = yield* register(rawInput, options)
-    const events = yield* RunEvents.make(runId, caps.sink)
+    const events = yield* RunEvents.make(runId, caps.sink, [], { outputIntervalMs: caps.outputIntervalMs })
     return { runId, input, events, execute: execute(caps, input, runId, events) }
   })
 
@@ -375,7 +385,7 @@ export const prepareResume = (runId: string, options: { readonly claim?: string 
     const sink = options.claim !== undefined ? sinkOf(store, yield* store.claim(runId, options.claim)) : caps.sink
     const past = yield* store.events(runId)
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
-    const events = yield* RunEvents.make(runId, sink, past)
+    const events = yield* RunEvents.make(runId, sink, past, { outputIntervalMs: caps.outputIntervalMs })
     const finished = reachesEnd(past)
     const run: PreparedRun = {
       runId,

@@ -4,6 +4,7 @@ import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
+import type { LlmOutputDelta } from "../kernel/RunOutput.js"
 import { llmCallsOf } from "../record/LlmCalls.js"
 import { pendingApprovals, pendingGuidance, type RunRecord } from "../record/RunRecord.js"
 import type { RunResult } from "../record/RunResult.js"
@@ -263,7 +264,10 @@ export const llmCallsView = (events: ReadonlyArray<RunEvent>, first: number, aft
   const page = calls.slice(0, first)
   const cursor = (seq: number) => Buffer.from(`call:${seq}`).toString("base64url")
   return {
-    edges: page.map((c) => ({ cursor: cursor(c.seq), node: { ...c, at: iso(c.at) } })),
+    edges: page.map((c) => ({
+      cursor: cursor(c.seq),
+      node: { ...c, at: iso(c.at), failedModels: [...c.failedModels] }
+    })),
     pageInfo: {
       endCursor: page.length > 0 ? cursor(page[page.length - 1]!.seq) : null,
       hasNextPage: calls.length > first
@@ -288,3 +292,13 @@ export const timelineView = (r: RunRecord, now: number) => {
     budget: t.budget.map((g) => ({ ...g, cap: g.cap ?? null, left: g.left ?? null }))
   }
 }
+
+/** A `runOutput` payload: the piece with its absent fields as GraphQL's nulls. */
+export const outputDeltaPayload = (d: LlmOutputDelta) => ({
+  runOutput: {
+    ...d,
+    passNumber: d.passNumber ?? null,
+    stepId: d.stepId ?? null,
+    answerText: d.answerText ?? null
+  }
+})

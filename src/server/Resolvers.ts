@@ -210,6 +210,10 @@ const subscriptions = ({ withOwnRun }: Access) => ({
         runId,
         (m, id) => m.followBatches(id, fromSeq ?? 0, V.sharedBatchPayload)
       )
+  },
+  runOutput: {
+    subscribe: (_: unknown, { runId }: G.SubscriptionRunOutputArgs, ctx: GraphQLContext) =>
+      withOwnRun(ctx, runId, (m, id) => m.followOutput(id, V.outputDeltaPayload))
   }
 })
 
@@ -238,7 +242,7 @@ const runFields: G.RunResolvers = {
   prioritizedPlan: (r) => V.prioritizedPlanView(intact(r).result),
   trace: (r) => V.traceView(r.id, intact(r).record),
   metadata: (r) => V.metadataView(intact(r).record),
-  usage: (r) => intact(r).result.usage,
+  usage: (r) => ({ ...intact(r).result.usage, cachedTokens: r.result.usage.cachedTokens ?? 0 }),
   plan: (r) => (intact(r).result.plan ? V.planView(r.result.plan!) : null),
   timeline: (r) => V.timelineView(intact(r).record, Date.now()),
   pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),

@@ -105,6 +105,7 @@ const make: Effect.Effect<
     list: reads.list,
     follow: reads.follow,
     followBatches: reads.followBatches,
+    followOutput: reads.followOutput,
     /** Runs here (begun, waiting for admission), open subscriptions and users holding a turn; read from memory. */
     stats: () => ({ ...runs.counts(), subscriptions: reads.subscriptions(), userLocks: admission.userLocks() }),
     resumeUnfinished: runs.resumeUnfinished,
@@ -117,7 +118,7 @@ type Found<E> = Effect.Effect<RunModel, E | StoreError | RunNotFoundError>
 
 export interface Service
   extends
-    Pick<RunReads.Reads, "get" | "getOrFail" | "list" | "follow" | "followBatches">,
+    Pick<RunReads.Reads, "get" | "getOrFail" | "list" | "follow" | "followBatches" | "followOutput">,
     Pick<LiveRuns.Execution, "runHere" | "cancelHere" | "resumeUnfinished" | "shutdown">
 {
   readonly start: (input: unknown, idScope?: string) => Found<ShuttingDownError | StartError | ClusterUnavailableError>

@@ -1,11 +1,14 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import type { LlmOutputDelta } from "../kernel/RunOutput.js"
 import { foldEvents } from "../record/RunRecord.js"
+import { endsRun } from "../record/RunRecord.js"
 import { resultOf, type RunStatus } from "../record/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
 import { type LiveRun, LiveRuns } from "./LiveRuns.js"
+import { outputFeed, type OutputSource } from "./OutputFeed.js"
 import { RunEventsElsewhere, RunPlacement } from "./Placement.js"
 import type { RunModel } from "./RunModel.js"
 
@@ -27,6 +30,11 @@ export interface Reads {
     runId: string,
     fromSeq: number,
     view: (events: ReadonlyArray<RunEvent>) => A
+  ) => Effect.Effect<AsyncIterableIterator<A>, FollowError>
+  /** The live output of a run's model calls (runOutput); a run not running here ends with it, with no pieces. */
+  readonly followOutput: <A>(
+    runId: string,
+    view: (delta: LlmOutputDelta) => A
   ) => Effect.Effect<AsyncIterableIterator<A>, FollowError>
   /** Subscriptions open now. */
   readonly subscriptions: () => number
@@ -108,6 +116,26 @@ const make = Effect.gen(function*() {
       return () => ({ past, finished: true, stop: () => {} }) // not running here: its stored events are all there is
     })
 
+  /**
+   * The live output of a run running here; of any other, none, ending when its events say it has ended (the source
+   * of its events: the store, or across servers the cluster's notifications).
+   */
+  const outputOf = (id: string): Effect.Effect<OutputSource, FollowError> => {
+    const entry = runs.live(id)
+    if (entry) return Effect.succeed(entry.prepared.events.followOutput)
+    return Effect.map(sourceOf(id, 0), (source): OutputSource => (_, onEnd) => {
+      let ended = false
+      const following = source((e) => {
+        if (endsRun(e) && !ended) {
+          ended = true
+          onEnd()
+        }
+      })
+      const finished = following.finished || following.past.some(endsRun)
+      return { past: [], finished, stop: following.stop }
+    })
+  }
+
   const counted = <A>(id: string, fromSeq: number, iterate: (source: FeedSource, onClose: () => void) => A) =>
     Effect.map(sourceOf(id, fromSeq), (source) => {
       subscriptions++
@@ -127,6 +155,11 @@ const make = Effect.gen(function*() {
     list: store.listRuns,
     follow: (id, fromSeq, view) => counted(id, fromSeq, (source, onClose) => feed(source, view, onClose)),
     followBatches: (id, fromSeq, view) => counted(id, fromSeq, (source, onClose) => feedBatches(source, view, onClose)),
+    followOutput: (id, view) =>
+      Effect.map(outputOf(id), (source) => {
+        subscriptions++
+        return outputFeed(source, view, () => void subscriptions--)
+      }),
     subscriptions: () => subscriptions
   })
 })

@@ -280,9 +280,13 @@ export type LlmCall = {
   at: Scalars['DateTime']['output'];
   /** 1, or 2 for the call made again with a larger output cap after a truncated answer. */
   attempt: Scalars['Int']['output'];
+  /** Of inputTokens, those read from the provider's prompt cache. */
+  cachedTokens: Scalars['Int']['output'];
   costUsd: Scalars['Float']['output'];
   decodeError?: Maybe<Scalars['String']['output']>;
   error?: Maybe<Scalars['String']['output']>;
+  /** Models of the fallback chain (AEON_MODELS) that failed before model answered, each with why. */
+  failedModels: Array<Scalars['String']['output']>;
   finishReason?: Maybe<Scalars['String']['output']>;
   inputTokens: Scalars['Int']['output'];
   latencyMs: Scalars['Float']['output'];
@@ -328,6 +332,25 @@ export type LlmCalledEvent = RunEvent & {
   runId: Scalars['ID']['output'];
   seq: Scalars['Int']['output'];
   type: Scalars['String']['output'];
+};
+
+/** A piece of a model call's output, as it is written. */
+export type LlmOutputDelta = {
+  __typename?: 'LlmOutputDelta';
+  /** The last event of the run's log when the piece was sent. */
+  afterSeq: Scalars['Int']['output'];
+  /** For a structured answer, its readable text so far: the final answer's answerText, a step's stepOutput. */
+  answerText?: Maybe<Scalars['String']['output']>;
+  /** The call's id in the run's live output (unique within the run). */
+  callId: Scalars['ID']['output'];
+  /** The call has ended: no more pieces for it. */
+  done: Scalars['Boolean']['output'];
+  passNumber?: Maybe<Scalars['Int']['output']>;
+  promptId: Scalars['String']['output'];
+  runId: Scalars['ID']['output'];
+  stepId?: Maybe<Scalars['String']['output']>;
+  /** What the call wrote since its previous piece (all of it so far, in a late joiner's first piece of the call). */
+  text: Scalars['String']['output'];
 };
 
 export type ManualIntervention = {
@@ -803,6 +826,14 @@ export type Subscription = {
   runEventBatches: Array<RunEvent>;
   /** Replays the run's events from fromSeq, then follows live until the run finishes. */
   runEvents: RunEvent;
+  /**
+   * The live output of the run's model calls as they write it: pieces coalesced per call (at most one every
+   * AEON_STREAM_INTERVAL_MS), never stored (each call's LlmCalled event is its record). A late joiner first gets the
+   * text so far of each call in progress, then the live pieces; ends when the run finishes. A subscriber too slow to
+   * keep up loses pieces (llmCalls has every call's whole answer); the run never waits for it. Live output is served by
+   * the server running the run; on another server of a cluster, this ends when the run does, with no pieces.
+   */
+  runOutput: LlmOutputDelta;
 };
 
 
@@ -814,6 +845,11 @@ export type SubscriptionRunEventBatchesArgs = {
 
 export type SubscriptionRunEventsArgs = {
   fromSeq?: InputMaybe<Scalars['Int']['input']>;
+  runId: Scalars['ID']['input'];
+};
+
+
+export type SubscriptionRunOutputArgs = {
   runId: Scalars['ID']['input'];
 };
 
@@ -908,8 +944,10 @@ export type ToolInvokedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** What a run used. cachedTokens: of inputTokens, those the provider read from its prompt cache (priced at its cached rate). */
 export type Usage = {
   __typename?: 'Usage';
+  cachedTokens: Scalars['Int']['output'];
   costUsd: Scalars['Float']['output'];
   inputTokens: Scalars['Int']['output'];
   llmCalls: Scalars['Int']['output'];
@@ -1055,6 +1093,7 @@ export type ResolversTypes = {
   LlmCallConnection: ResolverTypeWrapper<LlmCallConnection>;
   LlmCallEdge: ResolverTypeWrapper<LlmCallEdge>;
   LlmCalledEvent: ResolverTypeWrapper<LlmCalledEvent>;
+  LlmOutputDelta: ResolverTypeWrapper<LlmOutputDelta>;
   ManualIntervention: ResolverTypeWrapper<ManualIntervention>;
   ManualInterventionRequiredEvent: ResolverTypeWrapper<ManualInterventionRequiredEvent>;
   McpServerHealth: ResolverTypeWrapper<McpServerHealth>;
@@ -1143,6 +1182,7 @@ export type ResolversParentTypes = {
   LlmCallConnection: LlmCallConnection;
   LlmCallEdge: LlmCallEdge;
   LlmCalledEvent: LlmCalledEvent;
+  LlmOutputDelta: LlmOutputDelta;
   ManualIntervention: ManualIntervention;
   ManualInterventionRequiredEvent: ManualInterventionRequiredEvent;
   McpServerHealth: McpServerHealth;
@@ -1413,9 +1453,11 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 export type LlmCallResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LlmCall'] = ResolversParentTypes['LlmCall']> = {
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   attempt?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  cachedTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   decodeError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  failedModels?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   finishReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   inputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   latencyMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -1455,6 +1497,18 @@ export type LlmCalledEventResolvers<ContextType = GraphQLContext, ParentType ext
   seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type LlmOutputDeltaResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LlmOutputDelta'] = ResolversParentTypes['LlmOutputDelta']> = {
+  afterSeq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  answerText?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  callId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  done?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  passNumber?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  promptId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  stepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type ManualInterventionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ManualIntervention'] = ResolversParentTypes['ManualIntervention']> = {
@@ -1781,6 +1835,7 @@ export type StepStartedEventResolvers<ContextType = GraphQLContext, ParentType e
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   runEventBatches?: SubscriptionResolver<Array<ResolversTypes['RunEvent']>, "runEventBatches", ParentType, ContextType, RequireFields<SubscriptionRunEventBatchesArgs, 'fromSeq' | 'runId'>>;
   runEvents?: SubscriptionResolver<ResolversTypes['RunEvent'], "runEvents", ParentType, ContextType, RequireFields<SubscriptionRunEventsArgs, 'fromSeq' | 'runId'>>;
+  runOutput?: SubscriptionResolver<ResolversTypes['LlmOutputDelta'], "runOutput", ParentType, ContextType, RequireFields<SubscriptionRunOutputArgs, 'runId'>>;
 };
 
 export type TtlExpirationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TTLExpiration'] = ResolversParentTypes['TTLExpiration']> = {
@@ -1862,6 +1917,7 @@ export type ToolInvokedEventResolvers<ContextType = GraphQLContext, ParentType e
 };
 
 export type UsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Usage'] = ResolversParentTypes['Usage']> = {
+  cachedTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   inputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   llmCalls?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1926,6 +1982,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   LlmCallConnection?: LlmCallConnectionResolvers<ContextType>;
   LlmCallEdge?: LlmCallEdgeResolvers<ContextType>;
   LlmCalledEvent?: LlmCalledEventResolvers<ContextType>;
+  LlmOutputDelta?: LlmOutputDeltaResolvers<ContextType>;
   ManualIntervention?: ManualInterventionResolvers<ContextType>;
   ManualInterventionRequiredEvent?: ManualInterventionRequiredEventResolvers<ContextType>;
   McpServerHealth?: McpServerHealthResolvers<ContextType>;
