@@ -22,9 +22,16 @@ export const providerConfig = Config.option(
       )
 })))
 
-/** Chooses the model from the environment: AEON_MODEL_PROVIDER, else openai when configured, else offline. */
+/**
+ * Chooses the model from the environment: AEON_MODELS (models in order, with fallback), else AEON_MODEL_PROVIDER,
+ * else openai when configured, else offline.
+ */
 export const layerConfig = Layer.unwrapEffect(
   Effect.gen(function*() {
+    // a list of models in order, with fallback, when AEON_MODELS is set
+    if (Option.isSome(yield* Config.option(Config.string("AEON_MODELS")))) {
+      return (yield* Effect.promise(() => import("./Fallback.js"))).layerConfig
+    }
     const chosen = yield* providerConfig
     const key = yield* Config.option(
       Config.string("AEON_LLM_API_KEY").pipe(Config.orElse(() => Config.string("OPENAI_API_KEY")))
