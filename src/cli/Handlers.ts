@@ -163,6 +163,10 @@ export const run = (o: RunOptions) =>
       const watcher = progress
         ? yield* Effect.fork(Stream.runForEach(p.events.stream(0), (e) => Effect.sync(() => progress.onEvent(e))))
         : undefined
+      // the answer as it is written (the live output is not stored: followed only while the run goes)
+      if (progress) {
+        yield* Effect.fork(Stream.runForEach(p.events.output, (d) => Effect.sync(() => progress.onOutput(d))))
+      }
       const r = inline ? yield* answeringInline(p, progress) : yield* untilAsked(p)
       if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
       progress?.done()

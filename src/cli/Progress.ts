@@ -1,5 +1,7 @@
 import logUpdate from "log-update"
 import type { RunEvent } from "../domain/RunEvent.js"
+import type { LlmOutputDelta } from "../kernel/RunOutput.js"
+import { PromptId } from "../prompts/PromptId.js"
 import { attemptPlan } from "../record/Attempt.js"
 import { applyEvent, emptyRecord, type RunRecord } from "../record/RunRecord.js"
 import { pc } from "./Colors.js"
@@ -18,7 +20,7 @@ const icon = (s: string) =>
     : pc.dim("·")
 
 /** The frame: a projection of the run's record (the one fold of its events), plus the last few tool and refinement lines. */
-const frame = (r: RunRecord, model: string, lines: ReadonlyArray<string>) => {
+const frame = (r: RunRecord, model: string, lines: ReadonlyArray<string>, writing = "") => {
   const pass = r.passes.at(-1)
   const a = r.attempt
   const steps = a
@@ -45,7 +47,8 @@ const frame = (r: RunRecord, model: string, lines: ReadonlyArray<string>) => {
         assessment.scores.coherenceScore.toFixed(2)
       } · ${assessment.converged ? pc.green("converged") : pc.yellow(assessment.reasonCodes.join(", "))}`
       : "",
-    ...lines.slice(-3)
+    ...lines.slice(-3),
+    writing ? `\n${pc.bold("answer")} ${pc.dim("(being written)")}\n${writing}` : ""
   ].filter(Boolean).join("\n")
 }
 
@@ -59,6 +62,11 @@ export const makeProgress = (model: string) => {
   const lines: Array<string> = []
   // while a question is on the screen, the frame is not redrawn over it
   let paused = false
+  // the final answer as the model writes it, below the frame until the run ends (then printed in its place)
+  let writing = ""
+  const draw = () => {
+    if (!paused) logUpdate(frame(record, model, lines, writing))
+  }
   const onEvent = (e: RunEvent) => {
     applyEvent(record, e)
     if (e._tag === "ToolInvoked") {
@@ -68,13 +76,21 @@ export const makeProgress = (model: string) => {
       const changes = e.actions.map((a) => `${a.actionType} ${a.targetStepId ?? a.newStep?.stepId ?? ""}`).join(", ")
       lines.push(`refined: ${changes || "no change"}`)
     }
-    if (!paused && e._tag !== "LlmCalled" && e._tag !== "ManualInterventionRequired") {
-      logUpdate(frame(record, model, lines))
-    }
+    if (e._tag !== "LlmCalled" && e._tag !== "ManualInterventionRequired") draw()
+  }
+  const onOutput = (d: LlmOutputDelta) => {
+    if (d.promptId !== PromptId.ANSWER_SYNTHESIS_USER || d.answerText === undefined) return
+    writing = d.answerText
+    draw()
   }
   return {
     onEvent,
-    done: () => logUpdate.done(),
+    onOutput,
+    done: () => {
+      writing = ""
+      draw()
+      logUpdate.done()
+    },
     pause: () => {
       logUpdate.done()
       paused = true

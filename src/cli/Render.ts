@@ -25,7 +25,9 @@ export const summaryLine = (r: RunResult): string => {
   const time = r.finishedAt !== undefined ? seconds(r.finishedAt - r.startedAt) : "?"
   return `${why} · ${passes} pass${passes === 1 ? "" : "es"} · ${r.usage.llmCalls} LLM calls · ${
     r.usage.inputTokens + r.usage.outputTokens
-  } tokens · $${r.usage.costUsd.toFixed(4)} · ${time} · ${r.model} · run ${r.runId}`
+  } tokens${r.usage.cachedTokens ? ` (${r.usage.cachedTokens} cached)` : ""} · $${
+    r.usage.costUsd.toFixed(4)
+  } · ${time} · ${r.model} · run ${r.runId}`
 }
 
 /** Why a run that did not converge went wrong: its error and each failed step's, once each (none for a converged run). */
