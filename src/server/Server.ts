@@ -53,13 +53,18 @@ subscription Follow {
   }
 }
 
+# The model's text as it is written (not stored: start it while the run goes, beside Follow)
+subscription Output {
+  runOutput(runId: "${runId}") { promptId stepId text answerText done }
+}
+
 # See it in the run viewer: /runs/${runId}
 query Inspect {
   run(id: "${runId}") {
     status
     finalAnswer { answerText label }
     history { passes { passNumber phases convergence { converged reasonCodes } } }
-    usage { llmCalls inputTokens outputTokens costUsd }
+    usage { llmCalls inputTokens outputTokens cachedTokens costUsd }
   }
 }
 

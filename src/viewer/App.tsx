@@ -1,12 +1,13 @@
 import { render } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { gql, setApiKey, type StreamedEvent, subscribe, Unauthorized } from "./Api.js"
+import { LiveOutput, NewRunForm } from "./Live.js"
 import { Approvals, Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
 
 const RUN = `query($id: ID!) { run(id: $id) {
   id task status model userId createdAt
   finalAnswer { answerText label }
-  usage { llmCalls inputTokens outputTokens costUsd steps }
+  usage { llmCalls inputTokens outputTokens cachedTokens costUsd steps }
   pendingApprovals { requestId stepId tool input description }
   plan { goal steps { stepId description tool status dependencies supersededBy manualIntervention subplan error } }
   history { passes { passNumber phases ttlRemaining durationSeconds
@@ -42,8 +43,8 @@ const RunList = () => {
   const [locked, setLocked] = useState(false)
   const load = () =>
     gql<{ runs: { edges: Array<{ node: Run }> } }>(
-      `query($status: RunStatus, $userId: ID) { runs(first: 100, status: $status, userId: $userId) {
-        edges { node { id task status userId createdAt } } } }`,
+      `query($status: RunStatus, $userId: ID) { runs(first: 50, status: $status, userId: $userId) {
+        edges { node { id task status userId createdAt usage { costUsd } timeline { elapsedMs passes { passNumber } } } } } }`,
       { status: status || null, userId: user || null }
     ).then((d) => (setRuns(d.runs.edges.map((e) => e.node)), setError(undefined)), (e) => {
       if (e instanceof Unauthorized) setLocked(true)
@@ -54,6 +55,7 @@ const RunList = () => {
   return (
     <main>
       <h1>Runs</h1>
+      <NewRunForm />
       <div class="filters">
         <select value={status} onChange={(e) => setStatus(e.currentTarget.value)} data-testid="status-filter">
           {["", "QUEUED", "RUNNING", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"].map((s) => (
@@ -69,6 +71,9 @@ const RunList = () => {
           <th>status</th>
           <th>user</th>
           <th>created</th>
+          <th>passes</th>
+          <th>cost</th>
+          <th>duration</th>
           <th>task</th>
         </tr>
         {(runs ?? []).map((r) => (
@@ -79,6 +84,11 @@ const RunList = () => {
             <td class={`status ${r.status}`}>{r.status}</td>
             <td>{r.userId ?? "–"}</td>
             <td>{new Date(r.createdAt).toLocaleString()}</td>
+            <td data-testid="run-passes">
+              {(r.timeline?.passes ?? []).filter((p: Run) => p.passNumber > 0).length}
+            </td>
+            <td data-testid="run-cost">{r.usage ? `$${r.usage.costUsd.toFixed(4)}` : "–"}</td>
+            <td data-testid="run-duration">{r.timeline ? `${(r.timeline.elapsedMs / 1000).toFixed(1)} s` : "–"}</td>
             <td>{r.task}</td>
           </tr>
         ))}
@@ -151,7 +161,12 @@ const RunView = ({ runId }: { runId: string }) => {
               : String}
           />
         ))}
+        <p class="tokens" data-testid="token-usage">
+          tokens: {run.usage.inputTokens} in{run.usage.cachedTokens ? ` (${run.usage.cachedTokens} cached)` : ""} ·{" "}
+          {run.usage.outputTokens} out
+        </p>
       </section>
+      {run.status === "RUNNING" && <LiveOutput runId={runId} />}
       {run.finalAnswer && (
         <section data-testid="answer">
           <h2>Answer {run.finalAnswer.label ? `(${run.finalAnswer.label})` : ""}</h2>

@@ -27,6 +27,8 @@ table { border-collapse: collapse; width: 100%; background: #fff; } td, th { tex
 .score.completeness { fill: #4f7cd6; } .score.coherence { fill: #4caf50; } .score.consistency { fill: #fb8c00; } svg text { font-size: 11px; }
 pre { white-space: pre-wrap; background: #f6f8fa; padding: 8px; border-radius: 4px; max-height: 320px; overflow: auto; }
 button { cursor: pointer; } [data-testid=call] { background: none; border: none; color: #1f5fbf; padding: 2px 0; text-align: left; }
+.new-run { display: grid; gap: 6px; background: #fff; border: 1px solid #e2e5ea; border-radius: 8px; padding: 8px 16px 12px; margin: 12px 0; }
+.new-run textarea { min-height: 48px; font: inherit; } .new-run h2 { margin: 4px 0; } .tokens { color: #556; margin: 6px 0 0; }
 .issue.HIGH, .issue.CRITICAL { color: #c62828; } .key { max-width: 420px; margin: 80px auto; }
 </style>
 </head>

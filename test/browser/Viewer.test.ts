@@ -174,4 +174,72 @@ describe("the run viewer in a browser (#18.3, #18.4)", () => {
       await keyed.stop()
     }
   }, 60_000)
+
+  it(
+    "starts a run from the list's form, shows the answer while it is written, lists cost, duration and passes (#33)",
+    async () => {
+      const written = "Forty-two is six times seven: the calculator computed it and the explanation step said why, " +
+        "in words a person can check without a calculator of their own."
+      const paced = await startServer({
+        script: {
+          [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(1)],
+          [PromptId.PLAN_GENERATION_USER]: [planOut([
+            { id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expression: "6 * 7" } }
+          ], TASK)],
+          [PromptId.VALIDATION_SEMANTIC_USER]: [noIssues],
+          [PromptId.REASONING_STEP_USER]: [reasoned("6 * 7 = 42")],
+          [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(true)],
+          // about 2.5 s of writing, a chunk every 200 ms: the page sees it part-way whatever the machine
+          [PromptId.ANSWER_SYNTHESIS_USER]: [{ ...answer(written, ["s1"]), chunkDelayMs: 200 }]
+        }
+      })
+      try {
+        const base = paced.url.replace(/\/graphql$/, "")
+        const page = await browser.newPage({ viewport: { width: 1280, height: 1200 } })
+        await page.goto(`${base}/runs`, { waitUntil: "load" })
+        const form = page.getByTestId("new-run")
+        await form.locator("textarea[name=task]").fill(TASK)
+        await form.locator("select[name=mode]").selectOption("FULL")
+        await form.locator("input[name=maxCostUsd]").fill("0.5")
+        await form.getByRole("button", { name: "Start" }).click()
+        await page.waitForURL(/\/runs\/[^/]+$/)
+        const id = decodeURIComponent(page.url().split("/runs/")[1]!)
+        // part of the answer, as it is being written
+        const live = page.getByTestId("live-text")
+        await expect.poll(async () => {
+          const text = (await live.count()) > 0 ? await live.innerText() : ""
+          return text !== "" && written.startsWith(text) && text.length < written.length
+        }, { timeout: 20_000, interval: 50 }).toBe(true)
+        await page.screenshot({ path: `${ARTIFACTS}/viewer-writing.png`, fullPage: true })
+        await expect.poll(() => page.getByTestId("run-status").innerText(), { timeout: 30_000 }).toBe("CONVERGED")
+        await expect.poll(() => page.getByTestId("answer").innerText()).toContain(written)
+        await expect.poll(() => page.getByTestId("live-output").count()).toBe(0)
+        // the run was started with the form's input
+        const run = (await gql(
+          paced.url,
+          `query($id: ID!) { run(id: $id) { mode usage { costUsd }
+        timeline { elapsedMs budget { name cap } } } }`,
+          { id }
+        )).body.data.run
+        expect(run.mode).toBe("FULL")
+        expect(run.timeline.budget.find((g: { name: string }) => g.name === "cost").cap).toBe(0.5)
+        // the list: passes, cost and duration of the run
+        await page.goto(`${base}/runs`, { waitUntil: "load" })
+        const row = page.getByTestId("runs").locator("tr").filter({ hasText: id })
+        await expect.poll(() => row.getByTestId("run-passes").innerText()).toBe("1")
+        expect(await row.getByTestId("run-cost").innerText()).toBe(`$${run.usage.costUsd.toFixed(4)}`)
+        expect(await row.getByTestId("run-duration").innerText()).toBe(
+          `${(run.timeline.elapsedMs / 1000).toFixed(1)} s`
+        )
+        // a bad input is refused in the form, with the server's coded message
+        await page.getByTestId("new-run").locator("textarea[name=task]").fill("   ")
+        await page.getByTestId("new-run").getByRole("button", { name: "Start" }).click()
+        await expect.poll(() => page.getByTestId("new-run-error").innerText()).toContain("task must not be empty")
+        await page.close()
+      } finally {
+        await paced.stop()
+      }
+    },
+    90_000
+  )
 })

@@ -4,12 +4,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 
-const ANSWER = "Forty-two: six sevens make 42, as the calculator computed and the explanation step confirmed in plain words."
+const ANSWER =
+  "Forty-two: six sevens make 42, as the calculator computed and the explanation step confirmed in plain words."
 
 /** `aeon run` on a pseudo-terminal (util-linux `script`), 120 columns: what a person at a terminal sees, raw. */
 const onTerminal = (args: Array<string>, env: Record<string, string>) =>
   new Promise<string>((resolve, reject) => {
-    const command = `stty cols 120 rows 50; ${[process.execPath, "bin/aeon.mjs", ...args].map((a) => `'${a}'`).join(" ")}`
+    const command = `stty cols 120 rows 50; ${
+      [process.execPath, "bin/aeon.mjs", ...args].map((a) => `'${a}'`).join(" ")
+    }`
     execFile("script", ["-qec", command, "/dev/null"], { env, encoding: "utf8", timeout: 60_000 }, (error, stdout) =>
       error && !stdout ? reject(error) : resolve(stdout))
   })
@@ -29,7 +32,9 @@ describe("aeon run on a terminal (#33 item 3)", () => {
       })
     )
     const env: Record<string, string> = { ...process.env as Record<string, string>, AEON_DATA_DIR: join(dir, "data") }
-    for (const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "OPENAI_API_KEY", "AEON_DATABASE_URL"]) {
+    for (
+      const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "OPENAI_API_KEY", "AEON_DATABASE_URL"]
+    ) {
       delete env[k]
     }
     const screen = await onTerminal(["run", "--script", script, "--mode", "full", "Compute 6 * 7"], env)
