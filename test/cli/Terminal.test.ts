@@ -17,6 +17,10 @@ const onTerminal = (args: Array<string>, env: Record<string, string>) =>
       error && !stdout ? reject(error) : resolve(stdout))
   })
 
+/** The screen's text without its terminal control sequences (colours, cursor moves). */
+// eslint-disable-next-line no-control-regex
+const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+
 describe("aeon run on a terminal (#33 item 3)", () => {
   it("shows the final answer as it is written, in parts, then once in its place", async () => {
     const dir = mkdtempSync(join(tmpdir(), "aeon-tty-"))
@@ -39,11 +43,11 @@ describe("aeon run on a terminal (#33 item 3)", () => {
     }
     const screen = await onTerminal(["run", "--script", script, "--mode", "full", "Compute 6 * 7"], env)
     // the frames drawn while it was being written hold growing beginnings of the answer
-    const frames = screen.split("(being written)").slice(1).map((f) => f.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""))
+    const frames = screen.split("(being written)").slice(1).map(plain)
     const shown = frames.map((f) => f.replace(/^[^\n]*\n/, "").split(/\r?\n/)[0]!.trim()).filter((t) => t !== "")
     const partial = new Set(shown.filter((t) => ANSWER.startsWith(t) && t.length < ANSWER.length))
     expect(partial.size).toBeGreaterThan(2)
     // and the answer printed once the run is over
-    expect(screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")).toContain(`\n${ANSWER}`)
+    expect(plain(screen)).toContain(`\n${ANSWER}`)
   })
 })
