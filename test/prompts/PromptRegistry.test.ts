@@ -245,3 +245,16 @@ describe("outputs in the shapes models produce (#14.3)", () => {
       expect(JSON.stringify(outputJsonSchema(Contracts.reasoningStep))).toContain("\"PARTIALLY_CLEAR\"")
     }))
 })
+
+describe("prompts keep what every call shares ahead of what changes (#33 item 5: provider prefix caches)", () => {
+  it("each user prompt opens with its instruction; the tool list comes before the task", () => {
+    for (const id of ALL_PROMPT_IDS.filter((p) => p.endsWith("_user"))) {
+      const template = getDefinition(id).template
+      const firstVariable = template.search(/\{\{(?!tools\}\})\w+\}\}/)
+      expect(template.slice(0, firstVariable), id).toMatch(/^Return /)
+      if (template.includes("{{tools}}") && template.includes("{{request}}")) {
+        expect(template.indexOf("{{tools}}"), id).toBeLessThan(template.indexOf("{{request}}"))
+      }
+    }
+  })
+})
