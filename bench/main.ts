@@ -123,6 +123,32 @@ const mcpRow = async () => {
   )
 }
 
+/** Row 15: model output streamed to runOutput subscribers, and a streamed run against a plain one (`-- output`). */
+const outputRows = async () => {
+  for (const name of ["modelOutput1", "modelOutput100"]) {
+    const m = await measure(name)
+    row(
+      `15. a model's chunk → its runOutput piece at ${m.subscribers} subscriber(s) (WS, ${m.chunks} chunk arrivals)`,
+      `p50 ${fmt(m.p50, 1)} ms, p99 ${fmt(m.p99, 1)} ms`,
+      "p99 ≤ 60 ms (50 ms coalescing)",
+      m.p99 <= 60
+    )
+  }
+  const w = await measure("streamedWall")
+  row(
+    `15. a run streamed / the same run unstreamed (median of ${w.rounds} each, taking turns)`,
+    `${fmt(w.streamedMs, 2)} / ${fmt(w.plainMs, 2)} ms = ${fmt(w.ratio, 3)}×`,
+    "≤ 1.05×",
+    w.ratio <= 1.05
+  )
+}
+
+if (process.argv.slice(2).includes("output")) {
+  await outputRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("mcp")) {
   await mcpRow()
   printTable()
@@ -325,6 +351,7 @@ for (const name of ["cluster1Light", "cluster3Light", "cluster1", "cluster3"] as
 }
 
 await mcpRow()
+await outputRows()
 
 printTable()
 process.exit(0)

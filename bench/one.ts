@@ -5,6 +5,7 @@ import { fanOut } from "./FanOut.js"
 import { fanOutPeer } from "./FanOutPeer.js"
 import { load } from "./Load.js"
 import { mcpCall } from "./McpCall.js"
+import { modelOutputDelivery, streamedWall } from "./ModelOutput.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
 import { peerSizes } from "./PeerSizes.js"
@@ -40,6 +41,9 @@ const measurements: Record<string, () => Promise<unknown>> = {
   loadReported: () => load(50, 300, quick ? 5 : 15),
   validation: async () => validation(),
   mcpCall: () => mcpCall(quick ? 200 : 2_000, quick ? 50 : 300),
+  modelOutput1: () => modelOutputDelivery(1, quick ? 2 : 5),
+  modelOutput100: () => modelOutputDelivery(100, quick ? 2 : 5),
+  streamedWall: () => streamedWall(quick ? 20 : 100),
   cluster1: () => cluster(1, quick ? 60 : 300),
   cluster3: () => cluster(3, quick ? 60 : 300),
   cluster1Light: () => cluster(1, quick ? 40 : 150, 8),

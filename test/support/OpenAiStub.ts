@@ -30,8 +30,8 @@ export interface OpenAiStub {
   readonly requests: Array<any>
   /** Requests whose client went away before the reply was sent. */
   readonly disconnects: Array<any>
-  /** Each streamed chunk's text, as it left the stub, with the time it left (performance.now()). */
-  readonly sentChunks: Array<{ readonly text: string; readonly at: number }>
+  /** Each streamed chunk's text, as it left the stub, with the time it left (performance.now()) and its prompt. */
+  readonly sentChunks: Array<{ readonly text: string; readonly at: number; readonly prompt?: string | undefined }>
   /** Replaces the queue (the last reply repeats) and forgets earlier requests. */
   readonly reply: (...replies: Array<StubReply>) => void
   /** Answers each request by what it asks (its body): a reply, or undefined for the queue's next one. */
@@ -57,7 +57,7 @@ const streamReply = async (
   res: ServerResponse,
   body: any,
   reply: StubReply,
-  sent: Array<{ text: string; at: number }>
+  sent: Array<{ text: string; at: number; prompt?: string | undefined }>
 ) => {
   const content = reply.content ?? "{}"
   const size = reply.chunkChars ?? 8
@@ -77,7 +77,7 @@ const streamReply = async (
     if (i > 0 && reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs))
     if (res.destroyed) return
     const text = content.slice(i, i + size)
-    sent.push({ text, at: performance.now() })
+    sent.push({ text, at: performance.now(), prompt: body.response_format?.json_schema?.name })
     write(chunk({ content: text }, null))
   }
   write(chunk({}, reply.finishReason ?? "stop"))
@@ -96,7 +96,7 @@ const streamReply = async (
 
 export const startOpenAiStub = async (): Promise<OpenAiStub> => {
   const queue: Array<StubReply> = []
-  const sentChunks: Array<{ text: string; at: number }> = []
+  const sentChunks: Array<{ text: string; at: number; prompt?: string | undefined }> = []
   const requests: Array<any> = []
   const disconnects: Array<any> = []
   let answerer: ((body: any) => StubReply | undefined) | undefined
