@@ -1,64 +1,54 @@
 import { Effect, Layer } from "effect"
 import { createClient } from "graphql-ws"
+import { fork } from "node:child_process"
+import OpenAI from "openai"
 import WebSocket from "ws"
 import * as Aeon from "../src/Aeon.js"
 import { serve } from "../src/launch/App.js"
 import { LanguageModel } from "../src/llm/LanguageModel.js"
 import * as OpenAi from "../src/llm/OpenAi.js"
 import { prepare } from "../src/run/Run.js"
-import { startOpenAiStub } from "../test/support/OpenAiStub.js"
+import { ANSWER, byPrompt } from "../test/support/stubAnswers.js"
 import { median, memoryStore, percentile, takeTurns } from "./support.js"
 
-/** A converging one-step run's answers, by prompt, as an OpenAI-compatible endpoint would write them. */
-const byPrompt: Record<string, object> = {
-  taskprofile_inference_user: {
-    reasoningDepth: 1,
-    informationSufficiency: 0.9,
-    expectedToolUsage: "minimal",
-    outputBreadth: "narrow",
-    confidenceRequirement: "medium",
-    rawInference: "bench"
-  },
-  plan_generation_user: {
-    goal: "Compute 6 * 7",
-    steps: [{ stepId: "s1", description: "Compute 6 * 7", tool: "calculator", toolInput: { expression: "6 * 7" } }]
-  },
-  validation_semantic_user: { issues: [] },
-  reasoning_step_user: { stepOutput: "6 * 7 = 42", clarityState: "CLEAR", handoffToNext: "42" },
-  convergence_assessment_user: {
-    converged: true,
-    completenessScore: 1,
-    coherenceScore: 1,
-    consistencyAlignment: {},
-    reasoning: "ok",
-    confidence: 1
-  },
-  answer_synthesis_user: {
-    answerText: "Forty-two. ".repeat(60).trim(),
-    confidence: 0.9,
-    usedStepIds: ["s1"]
+type StubMessage =
+  | { readonly type: "ready"; readonly baseURL: string }
+  | { readonly type: "ok" }
+  | { readonly type: "chunks"; readonly chunks: ReadonlyArray<{ readonly length: number; readonly at: number }> }
+
+/** The stub in its own process (bench/StubProcess.ts), driven over IPC. */
+const stubProcess = async () => {
+  const child = fork(new URL("./StubProcess.ts", import.meta.url).pathname, [], { execArgv: ["--import", "tsx"] })
+  const next = () => new Promise<StubMessage>((resolve) => child.once("message", (m) => resolve(m as StubMessage)))
+  const ready = await next()
+  const ask = async (type: "paced" | "plain" | "model" | "chunks") => {
+    const answer = next()
+    child.send({ type })
+    return answer
+  }
+  return {
+    baseURL: (ready as Extract<StubMessage, { type: "ready" }>).baseURL,
+    answer: (mode: "paced" | "plain" | "model") => ask(mode),
+    chunks: async () => ((await ask("chunks")) as Extract<StubMessage, { type: "chunks" }>).chunks,
+    close: () => void child.kill()
   }
 }
 
-const ANSWER = "answer_synthesis_user"
+/** The machine's clock, comparable across processes. */
+const clock = () => performance.timeOrigin + performance.now()
 
 /**
  * Row 15a: from a chunk leaving the endpoint to the piece that carries it reaching each of `subscribers` runOutput
- * subscribers (WebSocket, loopback). The endpoint is the local OpenAI-compatible stub in this process, the model the
- * real `openai` client streaming from it; the final answer is written in 8-character chunks 10 ms apart (about 80
- * chunks), the run's other calls at once. The subscribers are in this process too (one clock for both ends): their
- * work shares the server's event loop, so the figure is if anything high. Pieces are coalesced every 50 ms (the
+ * subscribers (WebSocket, loopback). The endpoint is the local OpenAI-compatible stub, the model the real `openai`
+ * client streaming from it; the final answer is written in 8-character chunks 10 ms apart (about 80
+ * chunks), the run's other calls at once. The stub is a process of its own (as a provider is not on the server's
+ * machine); the subscribers are in the server's process, so their work shares its event loop: the figure is if
+ * anything high. Pieces are coalesced every 50 ms (the
  * default), so a chunk waits up to 50 ms by design.
  */
 export const modelOutputDelivery = async (subscribers: number, runs: number) => {
-  const stub = await startOpenAiStub()
-  stub.replyWith((body) => {
-    const prompt = body.response_format?.json_schema?.name as string
-    return {
-      content: JSON.stringify(byPrompt[prompt] ?? {}),
-      ...(prompt === ANSWER ? { chunkChars: 8, chunkDelayMs: 10, delayMs: 1_000 } : {})
-    }
-  })
+  const stub = await stubProcess()
+  await stub.answer("paced")
   const model = OpenAi.make({
     baseURL: stub.baseURL,
     apiKey: "k",
@@ -84,7 +74,7 @@ export const modelOutputDelivery = async (subscribers: number, runs: number) => 
         body: JSON.stringify({ query: `mutation { runTask(input: { task: "Compute 6 * 7", mode: FULL }) { id } }` })
       })
       const id = ((await res.json()) as any).data.runTask.id as string
-      stub.sentChunks.length = 0
+      await stub.chunks() // what the stub sent before this run
       // each subscriber: when its answer text grew past each chunk's end
       const arrivals = await Promise.all(clients.map(async (client) => {
         const grown: Array<{ length: number; at: number }> = []
@@ -95,18 +85,16 @@ export const modelOutputDelivery = async (subscribers: number, runs: number) => 
             variables: { id }
           })
         ) {
-          if (m.data?.runOutput.promptId !== ANSWER) continue
-          length += m.data.runOutput.text.length
-          grown.push({ length, at: performance.now() })
+          const piece = m.data?.runOutput
+          if (piece?.promptId !== ANSWER) continue
+          length += piece.text.length
+          grown.push({ length, at: clock() })
         }
         return grown
       }))
       // the chunks of the answer call: the stub's record, the role chunk left out
       let end = 0
-      const chunks = stub.sentChunks.filter((c) => c.prompt === ANSWER).map((c) => ({
-        end: (end += c.text.length),
-        at: c.at
-      }))
+      const chunks = (await stub.chunks()).map((c) => ({ end: (end += c.length), at: c.at }))
       for (const grown of arrivals) {
         for (const c of chunks) {
           const arrived = grown.find((g) => g.length >= c.end)
@@ -117,19 +105,21 @@ export const modelOutputDelivery = async (subscribers: number, runs: number) => 
     for (const c of clients) await c.dispose()
   } finally {
     await app.stop()
-    await stub.close()
+    stub.close()
   }
   return { subscribers, runs, chunks: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
 }
 
 /**
  * Row 15b: a run's wall time with the model's answers streamed (stream: true, every chunk through the run's live
- * output, nobody subscribed) against the same run with plain calls, the same stub answering at once; the two take
- * turns run by run.
+ * output, nobody subscribed) against the same run with plain calls; the two take turns run by run. `model`: the
+ * endpoint writes at a model's pace (8 characters every 5 ms; a plain reply comes when it would have been written);
+ * otherwise it answers at once, and the figure is the cost of streaming itself, set beside the floor: the same
+ * answers asked of the `openai` client alone, streamed and plain.
  */
-export const streamedWall = async (rounds: number) => {
-  const stub = await startOpenAiStub()
-  stub.replyWith((body) => ({ content: JSON.stringify(byPrompt[body.response_format?.json_schema?.name] ?? {}) }))
+export const streamedWall = async (rounds: number, paced: boolean) => {
+  const stub = await stubProcess()
+  await stub.answer(paced ? "model" : "plain")
   const side = (stream: boolean) => {
     const model = OpenAi.make({
       baseURL: stub.baseURL,
@@ -150,7 +140,44 @@ export const streamedWall = async (rounds: number) => {
         }).pipe(Effect.provide(layer))
       )
   }
-  const [streamed, plain] = await takeTurns([side(true), side(false)], 20, rounds)
-  await stub.close()
-  return { rounds, streamedMs: median(streamed!), plainMs: median(plain!), ratio: median(streamed!) / median(plain!) }
+  const warmup = paced ? 2 : 20
+  const [streamed, plain] = await takeTurns([side(true), side(false)], warmup, rounds)
+  const floor = paced ? undefined : await sdkFloor(stub.baseURL, rounds)
+  stub.close()
+  return {
+    rounds,
+    paced,
+    streamedMs: median(streamed!),
+    plainMs: median(plain!),
+    ratio: median(streamed!) / median(plain!),
+    ...(floor ? { sdkRatio: floor.streamed / floor.plain } : {})
+  }
+}
+
+/** The same seven answers asked of the `openai` client alone, streamed (read to the end) and plain, taking turns. */
+const sdkFloor = async (baseURL: string, rounds: number) => {
+  const client = new OpenAI({ baseURL, apiKey: "k", maxRetries: 0 })
+  const ask = (stream: boolean) => async () => {
+    const started = performance.now()
+    for (const prompt of Object.keys(byPrompt)) {
+      const body = {
+        model: "gpt-4o-mini",
+        messages: [{ role: "user" as const, content: "x" }],
+        response_format: { type: "json_schema" as const, json_schema: { name: prompt, schema: {} } }
+      }
+      if (stream) {
+        const chunks = await client.chat.completions.create({
+          ...body,
+          stream: true,
+          stream_options: { include_usage: true }
+        })
+        let text = ""
+        for await (const c of chunks) text += c.choices[0]?.delta?.content ?? ""
+        if (text === "") throw new Error(`the stub streamed no text for ${prompt}`)
+      } else await client.chat.completions.create(body)
+    }
+    return performance.now() - started
+  }
+  const [streamed, plain] = await takeTurns([ask(true), ask(false)], 20, rounds)
+  return { streamed: median(streamed!), plain: median(plain!) }
 }

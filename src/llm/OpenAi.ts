@@ -1,4 +1,4 @@
-import { Config, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import { Config, Duration, Effect, Layer, Option, Redacted, Runtime, Schedule } from "effect"
 import OpenAI from "openai"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
@@ -99,54 +99,46 @@ const answerOf = (
 /**
  * A streamed completion read to its end: the text handed to `onText` chunk by chunk, the answer assembled as a plain
  * call returns it (the finish reason of the last chunk that has one, the usage of the closing chunk). A stream that
- * breaks off is an endpoint out of reach, not retried: part of its text has been shown. Interrupting the read closes
- * the stream (its HTTP request).
+ * breaks off is an endpoint out of reach, not retried: part of its text has been shown. Interrupting the read aborts
+ * the stream (its HTTP request) at once.
+ *
+ * One promise over the whole stream, `onText` run synchronously in the fiber's runtime (a TextSink never suspends):
+ * not `Stream.fromAsyncIterable`, whose effect per chunk made a run of 7 streamed calls (about 175 chunks of 8
+ * characters, endpoint in another process, bench row 15) take 35.0 ms against 19.2 ms unstreamed; read so, 20.7 ms.
  */
 const assembled = (
   chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk> & { readonly controller: AbortController },
   onText: ((text: string) => Effect.Effect<void>) | undefined,
   endpoint: string
 ) =>
-  Stream.fromAsyncIterable(abortable(chunks), (e) =>
-    new ModelUnavailableError({
-      message: `${endpoint} broke off its answer: ${e instanceof Error ? e.message : String(e)}`
-    })).pipe(
-      Stream.runFoldEffect(
-        {
-          text: "",
-          finish: undefined as string | undefined,
-          model: undefined as string | undefined,
-          usage: undefined as OpenAI.CompletionUsage | undefined
-        },
-        (acc, chunk) => {
+  Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+    const show = onText ? Runtime.runSync(runtime) : undefined
+    return Effect.tryPromise({
+      try: async (signal) => {
+        signal.addEventListener("abort", () => chunks.controller.abort())
+        let [text, finish, model, usage] = [
+          "",
+          undefined as string | undefined,
+          undefined as string | undefined,
+          undefined as OpenAI.CompletionUsage | undefined
+        ]
+        for await (const chunk of chunks) {
           const choice = chunk.choices[0]
           const piece = choice?.delta?.content ?? ""
-          acc.text += piece
-          acc.finish = choice?.finish_reason ?? acc.finish
-          acc.model ??= chunk.model
-          acc.usage = chunk.usage ?? acc.usage
-          return piece !== "" && onText ? Effect.as(onText(piece), acc) : Effect.succeed(acc)
+          text += piece
+          finish = choice?.finish_reason ?? finish
+          model ??= chunk.model
+          usage = chunk.usage ?? usage
+          if (piece !== "" && show) show(onText!(piece))
         }
-      ),
-      Effect.map((a) => answerOf(a.text, a.finish, a.model, a.usage))
-    )
-
-/**
- * The stream with a `return` that aborts its request first: an async generator's own `return` waits for the `next`
- * in progress, which never settles while the endpoint sends nothing (a cancel would wait for the next chunk).
- */
-const abortable = <A>(chunks: AsyncIterable<A> & { readonly controller: AbortController }): AsyncIterable<A> => ({
-  [Symbol.asyncIterator]: () => {
-    const iterator = chunks[Symbol.asyncIterator]()
-    return {
-      next: () => iterator.next(),
-      return: () => {
-        chunks.controller.abort()
-        return Promise.resolve({ done: true as const, value: undefined })
-      }
-    }
-  }
-})
+        return answerOf(text, finish, model, usage)
+      },
+      catch: (e) =>
+        new ModelUnavailableError({
+          message: `${endpoint} broke off its answer: ${e instanceof Error ? e.message : String(e)}`
+        })
+    })
+  })
 
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {

@@ -7,6 +7,7 @@ import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as ModelLayer from "../../src/llm/ModelLayer.js"
 import { prepare } from "../../src/run/Run.js"
 import { type OpenAiStub, startOpenAiStub } from "../support/OpenAiStub.js"
+import { byPrompt as stubAnswers } from "../support/stubAnswers.js"
 
 let down: OpenAiStub
 let up: OpenAiStub
@@ -22,32 +23,7 @@ const configured = (settings: Record<string, string>) =>
     Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))
   )
 
-const profile = {
-  reasoningDepth: 1,
-  informationSufficiency: 0.9,
-  expectedToolUsage: "minimal",
-  outputBreadth: "narrow",
-  confidenceRequirement: "medium",
-  rawInference: "stub"
-}
-const byPrompt: Record<string, object> = {
-  taskprofile_inference_user: profile,
-  plan_generation_user: {
-    goal: "Compute 6 * 7",
-    steps: [{ stepId: "s1", description: "Compute 6 * 7", tool: "calculator", toolInput: { expression: "6 * 7" } }]
-  },
-  validation_semantic_user: { issues: [] },
-  reasoning_step_user: { stepOutput: "6 * 7 = 42", clarityState: "CLEAR", handoffToNext: "42" },
-  convergence_assessment_user: {
-    converged: true,
-    completenessScore: 1,
-    coherenceScore: 1,
-    consistencyAlignment: {},
-    reasoning: "ok",
-    confidence: 1
-  },
-  answer_synthesis_user: { answerText: "42", confidence: 0.9, usedStepIds: ["s1"] }
-}
+const byPrompt = stubAnswers
 
 const runWith = (model: LanguageModel["Type"], budget: object = {}) =>
   Effect.gen(function*() {

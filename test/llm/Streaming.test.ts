@@ -8,6 +8,7 @@ import * as OpenAi from "../../src/llm/OpenAi.js"
 import { Contracts } from "../../src/prompts/PromptRegistry.js"
 import { prepare } from "../../src/run/Run.js"
 import { type OpenAiStub, startOpenAiStub, type StubReply } from "../support/OpenAiStub.js"
+import { byPrompt as stubAnswers } from "../support/stubAnswers.js"
 
 let stub: OpenAiStub
 beforeAll(async () => {
@@ -28,28 +29,7 @@ const model = (overrides: Partial<OpenAi.OpenAiOptions> = {}) =>
 const answer = "Six times seven is 42: the calculator's result, checked once."
 /** What each prompt answers, whatever it is asked (a converging run with one calculator step). */
 const byPrompt: Record<string, object> = {
-  taskprofile_inference_user: {
-    reasoningDepth: 1,
-    informationSufficiency: 0.9,
-    expectedToolUsage: "minimal",
-    outputBreadth: "narrow",
-    confidenceRequirement: "medium",
-    rawInference: "stub"
-  },
-  plan_generation_user: {
-    goal: "Compute 6 * 7",
-    steps: [{ stepId: "s1", description: "Compute 6 * 7", tool: "calculator", toolInput: { expression: "6 * 7" } }]
-  },
-  validation_semantic_user: { issues: [] },
-  reasoning_step_user: { stepOutput: "6 * 7 = 42", clarityState: "CLEAR", handoffToNext: "42" },
-  convergence_assessment_user: {
-    converged: true,
-    completenessScore: 1,
-    coherenceScore: 1,
-    consistencyAlignment: {},
-    reasoning: "ok",
-    confidence: 1
-  },
+  ...stubAnswers,
   answer_synthesis_user: { answerText: answer, confidence: 0.9, usedStepIds: ["s1"] }
 }
 const answering = (extra: (prompt: string) => Partial<StubReply> = () => ({})) =>

@@ -1,0 +1,28 @@
+/** A converging one-step run's answers, by prompt, as an OpenAI-compatible endpoint would write them (tests, bench row 15). */
+export const byPrompt: Record<string, object> = {
+  taskprofile_inference_user: {
+    reasoningDepth: 1,
+    informationSufficiency: 0.9,
+    expectedToolUsage: "minimal",
+    outputBreadth: "narrow",
+    confidenceRequirement: "medium",
+    rawInference: "bench"
+  },
+  plan_generation_user: {
+    goal: "Compute 6 * 7",
+    steps: [{ stepId: "s1", description: "Compute 6 * 7", tool: "calculator", toolInput: { expression: "6 * 7" } }]
+  },
+  validation_semantic_user: { issues: [] },
+  reasoning_step_user: { stepOutput: "6 * 7 = 42", clarityState: "CLEAR", handoffToNext: "42" },
+  convergence_assessment_user: {
+    converged: true,
+    completenessScore: 1,
+    coherenceScore: 1,
+    consistencyAlignment: {},
+    reasoning: "ok",
+    confidence: 1
+  },
+  answer_synthesis_user: { answerText: "Forty-two. ".repeat(60).trim(), confidence: 0.9, usedStepIds: ["s1"] }
+}
+
+export const ANSWER = "answer_synthesis_user"
