@@ -118,4 +118,20 @@ describe("fallback across providers: AEON_MODELS (#33 item 4)", () => {
       yield* runWith(model)
       expect(up.requests.length).toBe(0)
     }))
+
+  it.live("the library's Fallback.layer: an unreachable endpoint, then the offline stand-in answers (and says so)", () =>
+    Effect.gen(function*() {
+      const model = yield* Effect.flatMap(LanguageModel, Effect.succeed).pipe(
+        Effect.provide(Fallback.layer(["openai@http://127.0.0.1:9/v1:gpt-4o-mini", "offline"])),
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["AEON_LLM_MAX_RETRIES", "0"]])))
+      )
+      expect(model.label).toBe("openai:gpt-4o-mini, offline")
+      const { log, result } = yield* runWith(model)
+      expect(result.status).toBe("CONVERGED")
+      expect(result.finalAnswer?.answerText).toContain("[offline rule-based model]")
+      expect(log.find((e) => e._tag === "LlmCalled")).toMatchObject({
+        model: "offline",
+        failedModels: ["openai:gpt-4o-mini: ModelUnavailableError"]
+      })
+    }))
 })

@@ -132,3 +132,29 @@ describe("runOutput: a run's model output as it is written (#33)", () => {
     client.dispose()
   })
 })
+
+describe("runOutput's feed: a slow subscriber (#33)", () => {
+  it("loses the oldest pieces, never holds the run back: pieces are handed over at once, the buffer is bounded", async () => {
+    const { outputFeed } = await import("../../src/server/OutputFeed.js")
+    let push: (d: any) => void = () => {}
+    let end: () => void = () => {}
+    let closed = false
+    const feed = outputFeed(
+      (onDelta, onEnd) => {
+        push = onDelta
+        end = onEnd
+        return { past: [], finished: false, stop: () => void (closed = true) }
+      },
+      (d: any) => d.text as string,
+      () => {},
+      3
+    )
+    // the run hands over ten pieces while the subscriber reads nothing: each push returns at once
+    for (let i = 0; i < 10; i++) push({ text: `p${i}` })
+    end()
+    const read: Array<string> = []
+    for await (const text of feed) read.push(text)
+    expect(read).toEqual(["p7", "p8", "p9"])
+    expect(closed).toBe(true)
+  })
+})
