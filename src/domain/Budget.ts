@@ -36,7 +36,12 @@ export const Usage = Schema.Struct({
   cachedTokens: Schema.optional(Schema.Int),
   costUsd: Schema.Number,
   llmCalls: Schema.Int,
-  steps: Schema.Int
+  steps: Schema.Int,
+  /**
+   * Of the calls counted above, those answered from recordings (a fork, a replay): counted like the others (a fork
+   * meets its budgets as its source did), but not sent and not paid: `costUsd` here is what they would have cost.
+   */
+  replayed: Schema.optional(Schema.Struct({ llmCalls: Schema.Int, costUsd: Schema.Number }))
 })
 export type Usage = typeof Usage.Type
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0, steps: 0 }
@@ -51,9 +56,18 @@ export const addCall = (
     readonly cachedTokens?: number | undefined
     /** Requests the call sent (retries included): each counts as a call. */
     readonly requests?: number | undefined
+    readonly replayed?: boolean | undefined
   }
 ): Usage => ({
   ...u,
+  ...(call.replayed ?
+    {
+      replayed: {
+        llmCalls: (u.replayed?.llmCalls ?? 0) + (call.requests ?? 1),
+        costUsd: (u.replayed?.costUsd ?? 0) + call.costUsd
+      }
+    } :
+    {}),
   ...(call.cachedTokens ? { cachedTokens: (u.cachedTokens ?? 0) + call.cachedTokens } : {}),
   inputTokens: u.inputTokens + call.inputTokens,
   outputTokens: u.outputTokens + call.outputTokens,

@@ -104,6 +104,13 @@ export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
   error: Schema.optional(Schema.String),
   /** Models of a fallback chain that failed before `model` answered ("label: why"). */
   failedModels: Schema.optional(Schema.Array(Schema.String)),
+  /** Answered from a recording of the same call (a fork, a replay): nothing was sent, nothing paid. */
+  replayed: Schema.optional(Schema.Boolean),
+  /**
+   * A fork made again a call its copied prefix already holds (resuming, it made a phase cut at the fork point
+   * again): the seq of that call in the source. Not counted in usage a second time.
+   */
+  repeats: Schema.optional(Schema.Int),
   /** Requests sent to the provider for this call, retries included (1 when absent). */
   requests: Schema.optional(Schema.Int),
   /** The prompt and the answer, when calls are recorded (Run.llmCalls reads them). */
@@ -188,6 +195,19 @@ export const GuidanceProvided = Schema.TaggedStruct("GuidanceProvided", {
  * The run goes on after its process stopped (a crash, a restart): steps started and not finished then run again;
  * `reopenedStepIds` names them.
  */
+/**
+ * The run is a fork: its log goes on from `from`'s events up to `atSeq` (copied after this event, their times moved
+ * to end when the fork was made). Its model calls are answered from `from`'s recordings until one differs.
+ */
+export const RunForked = Schema.TaggedStruct("RunForked", {
+  ...base,
+  from: Schema.String,
+  atSeq: Schema.Int,
+  /** How many of `from`'s events were copied after this one. */
+  copied: Schema.Int,
+  /** What the fork changed: "budget", "approval", "guidance". */
+  changed: Schema.Array(Schema.String)
+})
 export const RunResumed = Schema.TaggedStruct("RunResumed", {
   ...base,
   reopenedStepIds: Schema.Array(Schema.String)
@@ -245,6 +265,7 @@ export const RunEvent = Schema.Union(
   ManualInterventionRequired,
   AdvisoryRaised,
   RunResumed,
+  RunForked,
   ApprovalRequested,
   ApprovalAnswered,
   GuidanceRequested,

@@ -78,6 +78,8 @@ export const make = (
                 ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
                 ...(usage.error ? { error: usage.error } : {}),
                 ...(usage.failedModels ? { failedModels: usage.failedModels } : {}),
+                ...(usage.replayed ? { replayed: true } : {}),
+                ...(usage.repeats !== undefined ? { repeats: usage.repeats } : {}),
                 ...(usage.exchange ? { call: extend(site, usage.exchange) } : {})
               })
             ),

@@ -40,6 +40,10 @@ export interface CompletionResponse {
   readonly answeredBy?: { readonly label: string; readonly price: ModelPrice } | undefined
   /** Models of a fallback chain that failed before the one that answered ("label: why"). */
   readonly failedModels?: ReadonlyArray<string> | undefined
+  /** Answered from a recording (a fork, a replay): the recorded call's model and cost; nothing was sent. */
+  readonly replayed?:
+    | { readonly model: string; readonly costUsd: number; readonly repeats?: number | undefined }
+    | undefined
 }
 
 /** Where a call's text goes as it is written (a run's live output): `done` once the call ends, however it ends. */
@@ -77,6 +81,10 @@ export interface CallUsage {
   readonly latencyMs: number
   /** Models of a fallback chain that failed before the one that answered. */
   readonly failedModels?: ReadonlyArray<string> | undefined
+  /** Answered from a recording: counted as the recorded call was, but not sent and not paid. */
+  readonly replayed?: boolean | undefined
+  /** The recorded call it repeats is already in the run's log (a fork's copy): not counted again. */
+  readonly repeats?: number | undefined
   /** Requests the call sent the provider (retries included); 1 when the provider does not say. */
   readonly requests?: number | undefined
   /** The call failed: no answer came (its requests still count). */
@@ -358,11 +366,14 @@ const usageOf = <O>(
   const usedOutput = response.outputTokens ?? countTokens(response.text)
   const cached = response.cachedInputTokens ?? 0
   return {
-    model: response.answeredBy?.label ?? call.model.label,
+    model: response.replayed?.model ?? response.answeredBy?.label ?? call.model.label,
     inputTokens: usedInput,
     outputTokens: usedOutput,
     ...(cached > 0 ? { cachedTokens: cached } : {}),
-    costUsd: costOf(response.answeredBy?.price ?? call.model.price, usedInput, usedOutput, cached),
+    costUsd: response.replayed?.costUsd ??
+      costOf(response.answeredBy?.price ?? call.model.price, usedInput, usedOutput, cached),
+    ...(response.replayed ? { replayed: true } : {}),
+    ...(response.replayed?.repeats !== undefined ? { repeats: response.replayed.repeats } : {}),
     latencyMs: measured.latencyMs,
     requests: measured.requests,
     ...(response.failedModels?.length ? { failedModels: response.failedModels } : {}),

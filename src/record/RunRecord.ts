@@ -54,6 +54,14 @@ export interface RunRecord {
   runId: string
   started?: Event<"RunStarted"> | undefined
   finished?: Event<"RunFinished"> | undefined
+  /** The run is a fork of another, from its event atSeq. */
+  forkedFrom?: Event<"RunForked"> | undefined
+  /**
+   * A fork's steps in flight at its fork point, until they start again on its first resume: the prefix counted
+   * their start already (their new start is not counted twice). Undefined once that resume is past.
+   */
+  inFlightAtFork?: Set<string> | undefined
+  forkResumed?: boolean | undefined
   firstAt?: number | undefined
   lastAt?: number | undefined
   eventCount: number
@@ -300,14 +308,27 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
     case "RunStarted":
       r.started = e
       break
+    case "RunForked":
+      r.forkedFrom = e
+      break
+    case "RunResumed":
+      // the fork's first resume reopens what was in flight at the fork point; later resumes are restarts. (The
+      // copied prefix may hold its source's own resumes: the fork's first comes after the copies.)
+      if (r.forkedFrom && !r.forkResumed && e.seq > r.forkedFrom.copied + 1) {
+        r.forkResumed = true
+        r.inFlightAtFork = new Set(e.reopenedStepIds)
+      }
+      break
     case "RunFinished":
       r.finished = e
       r.usage = e.usage
       break
     case "LlmCalled":
-      if (!r.finished) r.usage = addCall(r.usage, e)
+      // a fork's repeat of a call its prefix holds counts once, as the call did in its source
+      if (!r.finished && e.repeats === undefined) r.usage = addCall(r.usage, e)
       break
     case "StepStarted":
+      if (r.inFlightAtFork?.delete(e.stepId)) break
       if (!r.finished) r.usage = addStep(r.usage)
       break
     case "SimpleIterationFinished":

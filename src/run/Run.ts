@@ -25,6 +25,7 @@ import { Supervisor } from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
+import { modelFor } from "./ForkModel.js"
 import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
@@ -376,14 +377,20 @@ export const runTask = (input: unknown) => prepare(input).pipe(Effect.flatMap((p
  * runner of a cluster (its address) takes it up first (its owner epoch raised before its events are read), and its appends are
  * fenced with that epoch: once another runner takes it up, they are refused and it stops.
  */
-export const prepareResume = (runId: string, options: { readonly claim?: string | undefined } = {}) =>
+export const prepareResume = (
+  runId: string,
+  options: { readonly claim?: string | undefined; readonly pureReplay?: boolean | undefined } = {}
+) =>
   Effect.gen(function*() {
     const store = yield* RunStore
-    const caps = yield* capabilities
+    const known = yield* capabilities
     const stored = yield* store.getRun(runId)
     if (Option.isNone(stored)) return yield* new RunNotFoundError({ runId })
-    const sink = options.claim !== undefined ? sinkOf(store, yield* store.claim(runId, options.claim)) : caps.sink
+    const sink = options.claim !== undefined ? sinkOf(store, yield* store.claim(runId, options.claim)) : known.sink
     const past = yield* store.events(runId)
+    // a fork's calls are answered from its source's recordings until one differs
+    const model = yield* modelFor(past, known.model, { pure: options.pureReplay })
+    const caps = model === known.model ? known : { ...known, model }
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
     const events = yield* RunEvents.make(runId, sink, past, { outputIntervalMs: caps.outputIntervalMs })
     const finished = reachesEnd(past)

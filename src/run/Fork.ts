@@ -1,0 +1,139 @@
+import { Effect, Option, Schema } from "effect"
+import type { BudgetInput } from "../domain/Budget.js"
+import { InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
+import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
+import { foldEvents, pendingApprovals, pendingGuidance, reachesEnd } from "../record/RunRecord.js"
+import { RunStore } from "../store/RunStore.js"
+import { extend } from "../support/Extend.js"
+import * as ToolRegistry from "../tools/ToolRegistry.js"
+import { prepareResume } from "./Run.js"
+import { decodeRunInput, RunTaskInput } from "./RunInput.js"
+
+/** What a fork may change at its fork point. */
+export interface ForkChanges {
+  /** Caps merged over the source's budget. */
+  readonly budget?: BudgetInput | undefined
+  /** The answer to the approval request open at the fork point (another than the one given). */
+  readonly approval?: { readonly decision: "APPROVE" | "REJECT"; readonly reason?: string | undefined } | undefined
+  /** The answer to the guidance request open at the fork point. */
+  readonly guidance?: string | undefined
+}
+
+const refused = (message: string) => new InvalidRunInputError({ message })
+
+/** The answers the changes give to what the run asked and had not been answered at the fork point. */
+const answersAt = (prefix: ReadonlyArray<RunEvent>, atSeq: number, changes: ForkChanges, by: string | undefined) => {
+  const record = foldEvents(prefix)
+  const bodies: Array<RunEventBody> = []
+  if (changes.approval) {
+    const open = pendingApprovals(record)
+    if (open.length !== 1) {
+      return Effect.fail(
+        refused(`no approval request is open at seq ${atSeq} (${open.length} are): fork at an ApprovalRequested event`)
+      )
+    }
+    bodies.push({
+      _tag: "ApprovalAnswered",
+      requestId: open[0]!.requestId,
+      decision: changes.approval.decision,
+      ...(changes.approval.reason ? { reason: changes.approval.reason } : {}),
+      ...(by ? { by } : {})
+    })
+  }
+  if (changes.guidance !== undefined) {
+    const open = pendingGuidance(record)
+    if (open.length !== 1) {
+      return Effect.fail(refused(`no guidance request is open at seq ${atSeq}: fork at a GuidanceRequested event`))
+    }
+    bodies.push({
+      _tag: "GuidanceProvided",
+      requestId: open[0]!.requestId,
+      text: changes.guidance,
+      ...(by ? { by } : {})
+    })
+  }
+  return Effect.succeed(bodies)
+}
+
+/**
+ * A new run whose log begins with `sourceId`'s events up to `atSeq`: `RunForked` first, then the copies (its id, its
+ * sequence, their times moved so that the last one is now, the budget of its RunStarted the fork's), then the answers
+ * the changes give. Stored with the fork's input (the source's, its budget changed) for `userId`, not started: it
+ * resumes as a restarted run does (Run.prepareResume), its model calls answered from the source's recordings until
+ * one differs. The source is not touched.
+ */
+export const create = (
+  sourceId: string,
+  atSeq: number,
+  changes: ForkChanges = {},
+  options: { readonly userId?: string | undefined } = {}
+) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const tools = yield* ToolRegistry.ToolRegistry
+    const row = yield* store.getRun(sourceId)
+    if (Option.isNone(row)) return yield* new RunNotFoundError({ runId: sourceId })
+    const events = yield* store.events(sourceId)
+    const started = events.find((e) => e._tag === "RunStarted")
+    const last = events.at(-1)
+    if (!started || !last) return yield* refused(`run ${sourceId} has not started: there is nothing to fork`)
+    if (!Number.isInteger(atSeq) || atSeq < started.seq || atSeq > last.seq) {
+      return yield* refused(
+        `atSeq must be an event of run ${sourceId} from its RunStarted on: ${started.seq} to ${last.seq} (was ${atSeq})`
+      )
+    }
+    const prefix = events.filter((e) => e.seq <= atSeq && e._tag !== "RunForked")
+    const changed = Object.entries(changes).filter(([, v]) => v !== undefined).map(([k]) => k)
+    if (reachesEnd(prefix) && changed.length > 0) {
+      return yield* refused(`run ${sourceId} ended at seq ${atSeq}: fork before its RunFinished to change it`)
+    }
+    const source = yield* decodeRunInput(row.value.input, tools.names)
+    const input = yield* decodeRunInput({
+      ...Schema.encodeSync(RunTaskInput)(source),
+      ...(changes.budget ? { budget: { ...Schema.encodeSync(RunTaskInput)(source).budget, ...changes.budget } } : {}),
+      runId: undefined,
+      userId: options.userId ?? source.userId
+    }, tools.names)
+    const runId = crypto.randomUUID()
+    const now = Date.now()
+    const shift = now - prefix.at(-1)!.at
+    const answers = yield* answersAt(prefix, atSeq, changes, options.userId)
+    const copies = prefix.map((e, i): RunEvent =>
+      extend(e._tag === "RunStarted" ? { ...e, budget: input.budget } : e, {
+        runId,
+        seq: i + 2,
+        at: e.at + shift
+      }) as RunEvent
+    )
+    const forked = {
+      _tag: "RunForked",
+      runId,
+      seq: 1,
+      at: copies[0]!.at,
+      from: sourceId,
+      atSeq,
+      copied: copies.length,
+      changed
+    } as RunEvent
+    const answered = answers.map((b, i) => extend(b, { runId, seq: copies.length + 2 + i, at: now }) as RunEvent)
+    const log = [forked, ...copies, ...answered]
+    yield* store.createRun({
+      id: runId,
+      userId: input.userId,
+      task: input.task,
+      mode: input.mode,
+      input: Schema.encodeSync(RunTaskInput)(input),
+      status: "RUNNING",
+      allowBusyUser: true
+    })
+    yield* store.append(log, reachesEnd(log) ? log : undefined)
+    return { runId }
+  })
+
+/** Forks `sourceId` at `atSeq` (see `create`) and sets the fork up to run: `execute` runs it to its end. */
+export const fork = (
+  sourceId: string,
+  atSeq: number,
+  changes: ForkChanges = {},
+  options: { readonly userId?: string | undefined } = {}
+) => Effect.flatMap(create(sourceId, atSeq, changes, options), ({ runId }) => prepareResume(runId))

@@ -1,0 +1,149 @@
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import * as Aeon from "../../src/Aeon.js"
+import type { RunEvent } from "../../src/domain/RunEvent.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import * as LM from "../../src/llm/LanguageModel.js"
+import * as Offline from "../../src/llm/Offline.js"
+import { FREE } from "../../src/llm/Pricing.js"
+import * as Scripted from "../../src/llm/Scripted.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import type { RunResult } from "../../src/record/RunResult.js"
+import * as Fork from "../../src/run/Fork.js"
+import { prepare } from "../../src/run/Run.js"
+import { RunStore } from "../../src/store/RunStore.js"
+import { storeLayer } from "../support/database.js"
+import { noIssues, planOut, profile, reasoned, verdict } from "../support/scripts.js"
+
+/** The live model of a fork that must replay everything: any call it gets is counted (and fails the call). */
+const liveCalls: Array<string> = []
+const forbidden = LM.make("live", FREE, (request) => {
+  liveCalls.push(request.promptId)
+  return Effect.dieMessage(`the live model was asked ${request.promptId}`)
+})
+
+// one store for every run here; each run is given its model
+const recording = ManagedRuntime.make(
+  Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, Offline.service)).pipe(
+    Layer.provideMerge(storeLayer())
+  )
+)
+afterAll(() => recording.dispose())
+
+const recorded = (input: object, model: LM.Service = Offline.service) =>
+  recording.runPromise(
+    Effect.gen(function*() {
+      const p = yield* prepare(input)
+      const result = yield* p.execute
+      return { runId: p.runId, result, events: yield* (yield* RunStore).events(p.runId) }
+    }).pipe(Effect.provideService(LanguageModel, model))
+  )
+
+const forkWith = (model: LM.Service, sourceId: string, atSeq: number, changes: Fork.ForkChanges = {}) =>
+  recording.runPromise(
+    Effect.gen(function*() {
+      const p = yield* Fork.fork(sourceId, atSeq, changes)
+      const result = yield* p.execute
+      return { result, events: yield* p.events.log }
+    }).pipe(Effect.provideService(LanguageModel, model)) as Effect.Effect<
+      { result: RunResult; events: ReadonlyArray<RunEvent> },
+      unknown,
+      never
+    >
+  )
+
+const outcome = (r: RunResult) => ({
+  status: r.status,
+  answer: r.finalAnswer?.answerText,
+  plan: r.plan?.steps.map((s) => [s.stepId, s.status, s.stepOutput]),
+  usage: { ...r.usage, replayed: undefined }
+})
+
+describe("fork a run at any event (#34)", () => {
+  for (
+    const [name, input] of [
+      ["full mode, arithmetic", { task: "Compute (17 + 25) * 3 and explain the result", mode: "FULL" }],
+      ["full mode, two clauses", {
+        task: "Add 17 and 25, then multiply the result by 3",
+        mode: "FULL",
+        budget: { ttl: 3 }
+      }],
+      ["simple mode", { task: "Compute 6 * 7", mode: "SIMPLE" }]
+    ] as const
+  ) {
+    it(
+      `${name}: forked with no change at every event, each fork ends as its source did, from recordings only`,
+      async () => {
+        const source = await recorded(input)
+        expect(source.events.length).toBeGreaterThan(10)
+        const started = source.events.find((e) => e._tag === "RunStarted")!.seq
+        for (const e of source.events.filter((e) => e.seq >= started)) {
+          const fork = await forkWith(forbidden, source.runId, e.seq)
+          expect(outcome(fork.result), `forked at ${e.seq} (${e._tag})`).toEqual(outcome(source.result))
+          expect(fork.events[0]).toMatchObject({ _tag: "RunForked", from: source.runId, atSeq: e.seq })
+          // every call after the fork point came from a recording
+          const own = fork.events.filter((f) => f._tag === "LlmCalled" && f.seq > (fork.events[0] as any).copied + 1)
+          expect(own.every((f) => f._tag === "LlmCalled" && f.replayed)).toBe(true)
+          const counted = own.filter((f) => f._tag === "LlmCalled" && f.repeats === undefined)
+          expect(fork.result.usage.replayed?.llmCalls ?? 0).toBe(counted.length)
+        }
+        expect(liveCalls).toEqual([])
+      },
+      120_000
+    )
+  }
+
+  it("a fork with a larger call budget replays what was recorded, then asks the live model only for what is new", async () => {
+    const script = (): Scripted.Script => ({
+      [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(2)],
+      [PromptId.PLAN_GENERATION_USER]: [planOut([
+        { id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expression: "6 * 7" } },
+        { id: "s2", d: "Explain the product of 6 and 7", deps: ["s1"] }
+      ], "Compute 6 * 7 and explain it")],
+      [PromptId.VALIDATION_SEMANTIC_USER]: [noIssues],
+      [PromptId.REASONING_STEP_USER]: [reasoned("6 * 7 = 42"), reasoned("42 is six sevens")],
+      [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(true)],
+      [PromptId.ANSWER_SYNTHESIS_USER]: [{ output: { answerText: "42", confidence: 0.9, usedStepIds: ["s1", "s2"] } }]
+    })
+    const first = Scripted.make(script(), undefined, { record: true })
+    const source = await recorded(
+      { task: "Compute 6 * 7 and explain it", mode: "FULL", budget: { maxLlmCalls: 4 } },
+      first.service
+    )
+    expect(source.result.status).toBe("NOT_CONVERGED")
+    expect(source.result.terminationReason).toBe("budget_exhausted")
+    const sourceCalls = first.calls.length
+    // forked where it started, with room for more calls: the 4 recorded calls are replayed, the rest are live
+    const second = Scripted.make(script(), undefined, { record: true })
+    const started = source.events.find((e) => e._tag === "RunStarted")!.seq
+    const fork = await forkWith(second.service, source.runId, started, { budget: { maxLlmCalls: 40 } })
+    expect(fork.result.status).toBe("CONVERGED")
+    const calls = fork.events.filter((e) => e._tag === "LlmCalled")
+    expect(calls.filter((e) => e._tag === "LlmCalled" && e.replayed).length).toBe(sourceCalls)
+    expect(second.calls.length).toBe(calls.length - sourceCalls)
+    expect(second.calls.length).toBeGreaterThan(0)
+    // the live calls are those the source never made
+    const replayedPrompts = calls.slice(0, sourceCalls).map((e) => (e as any).promptId)
+    expect(replayedPrompts).toEqual(first.calls.map((c) => c.promptId))
+    expect(fork.result.usage.replayed).toEqual({ llmCalls: sourceCalls, costUsd: 0 })
+  })
+
+  it("refuses a seq outside the run, a change after its end, an unknown run; the source is untouched", async () => {
+    const source = await recorded({ task: "Compute 2 + 2", mode: "FULL" })
+    const last = source.events.at(-1)!.seq
+    const refused = (run: string, at: number, changes: Fork.ForkChanges = {}) =>
+      recording.runPromise(Effect.flip(Fork.create(run, at, changes)) as Effect.Effect<any>)
+    expect(await refused(source.runId, last + 1)).toMatchObject({
+      _tag: "InvalidRunInputError",
+      message: expect.stringContaining(`to ${last}`)
+    })
+    expect(await refused(source.runId, last, { budget: { ttl: 9 } })).toMatchObject({
+      message: expect.stringContaining("fork before its RunFinished")
+    })
+    expect(await refused(source.runId, 2, { approval: { decision: "APPROVE" } })).toMatchObject({
+      message: expect.stringContaining("no approval request is open")
+    })
+    expect(await refused("nope", 1)).toMatchObject({ _tag: "RunNotFoundError" })
+    expect(await recording.runPromise(Effect.flatMap(RunStore, (s) => s.events(source.runId)))).toEqual(source.events)
+  })
+})
