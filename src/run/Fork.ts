@@ -21,6 +21,9 @@ export interface ForkChanges {
 
 const refused = (message: string) => new InvalidRunInputError({ message })
 
+/** Why a fork is refused: an unknown run, a bad fork point or change, the store. */
+export type ForkError = Effect.Effect.Error<ReturnType<typeof create>>
+
 /** The answers the changes give to what the run asked and had not been answered at the fork point. */
 const answersAt = (prefix: ReadonlyArray<RunEvent>, atSeq: number, changes: ForkChanges, by: string | undefined) => {
   const record = foldEvents(prefix)

@@ -2,6 +2,7 @@ import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref } from "
 import type { ApprovalInputError, InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
 import * as Approval from "../kernel/Approval.js"
 import { resultOf } from "../record/RunResult.js"
+import * as Fork from "../run/Fork.js"
 import { cancelledEnd, prepare, type PreparedRun, prepareResume, register, RunLifecycle } from "../run/Run.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import type { RunIdTakenError, UserBusyError } from "../store/StoreValues.js"
@@ -30,6 +31,15 @@ export interface Execution {
   readonly prepare: (input: unknown, idScope?: string) => Effect.Effect<PreparedRun, StartError>
   /** A new run stored for the cluster to place (QUEUED, behind its user's other runs). */
   readonly register: (input: unknown, idScope?: string) => Effect.Effect<{ readonly runId: string }, StartError>
+  /** A fork of a stored run, stored for `userId` (Fork.create), not started. */
+  readonly fork: (
+    sourceId: string,
+    atSeq: number,
+    changes: Fork.ForkChanges,
+    userId: string | undefined
+  ) => Effect.Effect<{ readonly runId: string }, Fork.ForkError>
+  /** A stored unfinished run (a fork) started here, resumed from its events. */
+  readonly resume: (runId: string) => Effect.Effect<void, StoreError>
   /** Runs it as a fiber of the server once admitted; interrupting that fiber cancels or hands over the run. */
   readonly launch: (prepared: PreparedRun, userId: string | null, createdAt: Date) => Effect.Effect<void>
   /**
@@ -189,6 +199,9 @@ const make = Effect.gen(function*() {
       Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
     register: (input, idScope) =>
       Effect.provide(register(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
+    fork: (sourceId, atSeq, changes, userId) =>
+      Effect.provide(Fork.create(sourceId, atSeq, changes, { userId }), needs),
+    resume: (id) => Effect.asVoid(launchStored(id)),
     launch,
     runHere,
     cancelHere,

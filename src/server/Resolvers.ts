@@ -5,6 +5,7 @@ import { InvalidRunInputError } from "../domain/Errors.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as Servers from "../mcp/Servers.js"
 import { registry } from "../prompts/PromptRegistry.js"
+import type * as Fork from "../run/Fork.js"
 import { scopedRunId } from "../run/Run.js"
 import { cursorOf, isCursor } from "../store/RunStore.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
@@ -195,8 +196,13 @@ const mutations = ({ run, withOwnRun }: Access): G.MutationResolvers => ({
         ...(ctx.userId !== undefined ? { by: ctx.userId } : {})
       })),
   provideGuidance: (_, { requestId, runId, text }, ctx) =>
-    withOwnRun(ctx, runId, (m, id) => m.guide(id, requestId, text, ctx.userId))
+    withOwnRun(ctx, runId, (m, id) => m.guide(id, requestId, text, ctx.userId)),
+  forkRun: (_, { atSeq, changes, runId }, ctx) =>
+    withOwnRun(ctx, runId, (m, id) => m.fork(id, atSeq, forkChanges(changes), ctx.userId))
 })
+
+/** A fork's changes as the library takes them (GraphQL's nulls left out). */
+const forkChanges = (changes: G.ForkChanges | null | undefined) => withoutNulls(changes ?? {}) as Fork.ForkChanges
 
 const subscriptions = ({ withOwnRun }: Access) => ({
   runEvents: {

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { type ApprovalInputError, type RunNotFoundError, RunNotWaitingError } from "../domain/Errors.js"
 import type { AnswerError, ApprovalAnswer } from "../kernel/Approval.js"
+import type * as Fork from "../run/Fork.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import * as Admission from "./Admission.js"
 import * as LiveRuns from "./LiveRuns.js"
@@ -90,6 +91,14 @@ const make: Effect.Effect<
         yield* placement.cancel(id)
         return yield* reads.getOrFail(id)
       }),
+    /** Forks a run (Fork.create) for the caller and starts the fork here or, on a cluster, where it is placed. */
+    fork: (id: string, atSeq: number, changes: Fork.ForkChanges, userId: string | undefined) =>
+      Effect.gen(function*() {
+        if (!(yield* runs.accepting)) return yield* new ShuttingDownError()
+        const { runId } = yield* runs.fork(id, atSeq, changes, userId)
+        yield* (placement ? placement.start(runId).pipe(Effect.retry(START_RETRIES)) : runs.resume(runId))
+        return yield* reads.getOrFail(runId)
+      }),
     runHere: runs.runHere,
     cancelHere: runs.cancelHere,
     /** Answers an approval request of a run (on a cluster, wherever it runs). */
@@ -123,6 +132,12 @@ export interface Service
 {
   readonly start: (input: unknown, idScope?: string) => Found<ShuttingDownError | StartError | ClusterUnavailableError>
   readonly cancel: (runId: string) => Found<ClusterUnavailableError>
+  readonly fork: (
+    runId: string,
+    atSeq: number,
+    changes: Fork.ForkChanges,
+    userId: string | undefined
+  ) => Found<ShuttingDownError | Fork.ForkError | ClusterUnavailableError>
   readonly respond: (runId: string, requestId: string, answer: ApprovalAnswer) => Found<AnswerFailure>
   readonly guide: (runId: string, requestId: string, text: string, by?: string) => Found<AnswerFailure>
   readonly answerHere: (

@@ -229,6 +229,21 @@ export type FinalAnswer = {
   usedStepIds: Array<Scalars['String']['output']>;
 };
 
+export type ForkApproval = {
+  decision: ApprovalDecision;
+  reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** What a fork changes at its fork point. */
+export type ForkChanges = {
+  /** The answer to the approval request open at the fork point (APPROVE or REJECT). */
+  approval?: InputMaybe<ForkApproval>;
+  /** Caps merged over the source's budget. */
+  budget?: InputMaybe<BudgetInput>;
+  /** The answer to the guidance request open at the fork point. */
+  guidance?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type GuidanceProvidedEvent = RunEvent & {
   __typename?: 'GuidanceProvidedEvent';
   at: Scalars['DateTime']['output'];
@@ -392,6 +407,12 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Interrupts a run; a tool call in progress completes first. */
   cancelRun: Run;
+  /**
+   * Starts a new run whose log begins with runId's events up to atSeq (RunForked first), then goes on from there as a
+   * restarted run does: its model calls are answered from runId's recordings (free, usage.replayed) until one differs
+   * (a change makes prompts differ), then by the model. The fork belongs to the caller; runId is not touched.
+   */
+  forkRun: Run;
   /** Gives guidance to an interactive run that asked for it; the text enters the refinement prompts from then on. */
   provideGuidance: Run;
   /** Answers a run's approval request (only once; EDIT's input must fit the tool's input schema). */
@@ -403,6 +424,13 @@ export type Mutation = {
 
 export type MutationCancelRunArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationForkRunArgs = {
+  atSeq: Scalars['Int']['input'];
+  changes?: InputMaybe<ForkChanges>;
+  runId: Scalars['ID']['input'];
 };
 
 
@@ -596,6 +624,13 @@ export type RefinementAppliedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** Of a run's usage, the calls answered from recordings (a fork): counted like the others, not sent, not paid (costUsd: what they would have cost). */
+export type ReplayedUsage = {
+  __typename?: 'ReplayedUsage';
+  costUsd: Scalars['Float']['output'];
+  llmCalls: Scalars['Int']['output'];
+};
+
 export type Run = {
   __typename?: 'Run';
   createdAt: Scalars['DateTime']['output'];
@@ -677,6 +712,20 @@ export type RunFinishedEvent = RunEvent & {
   terminationReason: Scalars['String']['output'];
   type: Scalars['String']['output'];
   usage: Usage;
+};
+
+/** The run is a fork of another run (from), from its event atSeq: copied events follow. */
+export type RunForkedEvent = RunEvent & {
+  __typename?: 'RunForkedEvent';
+  at: Scalars['DateTime']['output'];
+  atSeq: Scalars['Int']['output'];
+  changed: Array<Scalars['String']['output']>;
+  copied: Scalars['Int']['output'];
+  from: Scalars['ID']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
 };
 
 export type RunMode =
@@ -952,6 +1001,7 @@ export type Usage = {
   inputTokens: Scalars['Int']['output'];
   llmCalls: Scalars['Int']['output'];
   outputTokens: Scalars['Int']['output'];
+  replayed?: Maybe<ReplayedUsage>;
   steps: Scalars['Int']['output'];
 };
 
@@ -1082,6 +1132,8 @@ export type ResolversTypes = {
   FailureSummary: ResolverTypeWrapper<FailureSummary>;
   FinalAnswer: ResolverTypeWrapper<FinalAnswer>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  ForkApproval: ForkApproval;
+  ForkChanges: ForkChanges;
   GuidanceProvidedEvent: ResolverTypeWrapper<GuidanceProvidedEvent>;
   GuidanceRequest: ResolverTypeWrapper<GuidanceRequest>;
   GuidanceRequestedEvent: ResolverTypeWrapper<GuidanceRequestedEvent>;
@@ -1115,11 +1167,13 @@ export type ResolversTypes = {
   ReasoningTrace: ResolverTypeWrapper<ReasoningTrace>;
   RefinementAction: ResolverTypeWrapper<RefinementAction>;
   RefinementAppliedEvent: ResolverTypeWrapper<RefinementAppliedEvent>;
+  ReplayedUsage: ResolverTypeWrapper<ReplayedUsage>;
   Run: ResolverTypeWrapper<RunModel>;
   RunConnection: ResolverTypeWrapper<Omit<RunConnection, 'edges'> & { edges: Array<ResolversTypes['RunEdge']> }>;
   RunEdge: ResolverTypeWrapper<Omit<RunEdge, 'node'> & { node: ResolversTypes['Run'] }>;
   RunEvent: ResolverTypeWrapper<EventView>;
   RunFinishedEvent: ResolverTypeWrapper<RunFinishedEvent>;
+  RunForkedEvent: ResolverTypeWrapper<RunForkedEvent>;
   RunMode: RunMode;
   RunOutcome: ResolverTypeWrapper<RunOutcome>;
   RunResumedEvent: ResolverTypeWrapper<RunResumedEvent>;
@@ -1171,6 +1225,8 @@ export type ResolversParentTypes = {
   FailureSummary: FailureSummary;
   FinalAnswer: FinalAnswer;
   Float: Scalars['Float']['output'];
+  ForkApproval: ForkApproval;
+  ForkChanges: ForkChanges;
   GuidanceProvidedEvent: GuidanceProvidedEvent;
   GuidanceRequest: GuidanceRequest;
   GuidanceRequestedEvent: GuidanceRequestedEvent;
@@ -1202,11 +1258,13 @@ export type ResolversParentTypes = {
   ReasoningTrace: ReasoningTrace;
   RefinementAction: RefinementAction;
   RefinementAppliedEvent: RefinementAppliedEvent;
+  ReplayedUsage: ReplayedUsage;
   Run: RunModel;
   RunConnection: Omit<RunConnection, 'edges'> & { edges: Array<ResolversParentTypes['RunEdge']> };
   RunEdge: Omit<RunEdge, 'node'> & { node: ResolversParentTypes['Run'] };
   RunEvent: EventView;
   RunFinishedEvent: RunFinishedEvent;
+  RunForkedEvent: RunForkedEvent;
   RunOutcome: RunOutcome;
   RunResumedEvent: RunResumedEvent;
   RunStartedEvent: RunStartedEvent;
@@ -1538,6 +1596,7 @@ export type McpServerHealthResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
+  forkRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationForkRunArgs, 'atSeq' | 'runId'>>;
   provideGuidance?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationProvideGuidanceArgs, 'requestId' | 'runId' | 'text'>>;
   respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
   runTask?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRunTaskArgs, 'input'>>;
@@ -1684,6 +1743,11 @@ export type RefinementAppliedEventResolvers<ContextType = GraphQLContext, Parent
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type ReplayedUsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReplayedUsage'] = ResolversParentTypes['ReplayedUsage']> = {
+  costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  llmCalls?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type RunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Run'] = ResolversParentTypes['Run']> = {
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   escalation?: Resolver<Maybe<ResolversTypes['Escalation']>, ParentType, ContextType>;
@@ -1721,7 +1785,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -1734,6 +1798,19 @@ export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType e
   terminationReason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   usage?: Resolver<ResolversTypes['Usage'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type RunForkedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunForkedEvent'] = ResolversParentTypes['RunForkedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  atSeq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  changed?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  copied?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1922,6 +1999,7 @@ export type UsageResolvers<ContextType = GraphQLContext, ParentType extends Reso
   inputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   llmCalls?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  replayed?: Resolver<Maybe<ResolversTypes['ReplayedUsage']>, ParentType, ContextType>;
   steps?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
@@ -2002,11 +2080,13 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ReasoningTrace?: ReasoningTraceResolvers<ContextType>;
   RefinementAction?: RefinementActionResolvers<ContextType>;
   RefinementAppliedEvent?: RefinementAppliedEventResolvers<ContextType>;
+  ReplayedUsage?: ReplayedUsageResolvers<ContextType>;
   Run?: RunResolvers<ContextType>;
   RunConnection?: RunConnectionResolvers<ContextType>;
   RunEdge?: RunEdgeResolvers<ContextType>;
   RunEvent?: RunEventResolvers<ContextType>;
   RunFinishedEvent?: RunFinishedEventResolvers<ContextType>;
+  RunForkedEvent?: RunForkedEventResolvers<ContextType>;
   RunOutcome?: RunOutcomeResolvers<ContextType>;
   RunResumedEvent?: RunResumedEventResolvers<ContextType>;
   RunStartedEvent?: RunStartedEventResolvers<ContextType>;
