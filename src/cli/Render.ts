@@ -23,7 +23,8 @@ export const summaryLine = (r: RunResult): string => {
       `not converged (${r.terminationReason}${r.ttlExpiration?.exhausted ? `: ${r.ttlExpiration.exhausted}` : ""})`
     )
   const time = r.finishedAt !== undefined ? seconds(r.finishedAt - r.startedAt) : "?"
-  return `${why} · ${passes} pass${passes === 1 ? "" : "es"} · ${r.usage.llmCalls} LLM calls · ${
+  const replayed = r.usage.replayed ? ` (${r.usage.replayed.llmCalls} replayed, not paid)` : ""
+  return `${why} · ${passes} pass${passes === 1 ? "" : "es"} · ${r.usage.llmCalls} LLM calls${replayed} · ${
     r.usage.inputTokens + r.usage.outputTokens
   } tokens${r.usage.cachedTokens ? ` (${r.usage.cachedTokens} cached)` : ""} · $${
     r.usage.costUsd.toFixed(4)

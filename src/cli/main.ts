@@ -199,6 +199,54 @@ const guideCommand = Command.make("guide", {
   text: Args.text({ name: "guidance" }).pipe(Args.withDescription("what the run should do"))
 }, (o) => handle((h) => h.guideRun(o))).pipe(Command.withDescription("give guidance to a run that asked for it"))
 
+const forking = Effect.promise(() => import("./Forking.js"))
+const handleForking = (f: (h: typeof import("./Forking.js")) => Effect.Effect<void, unknown>) =>
+  Effect.flatMap(Effect.zip(handlers, forking), ([h, k]) => f(k).pipe(Effect.catchAllCause(h.report)))
+
+const forkCommand = Command.make("fork", {
+  runId: runIdArg,
+  at: Options.integer("at").pipe(Options.withDescription("the event (seq, as aeon inspect --json shows) to fork at")),
+  ttl: Options.integer("ttl").pipe(Options.withDescription("the fork's budget.ttl"), Options.optional),
+  maxCostUsd: Options.float("max-cost-usd").pipe(
+    Options.withDescription("the fork's budget.maxCostUsd"),
+    Options.optional
+  ),
+  maxTokens: Options.integer("max-tokens").pipe(
+    Options.withDescription("the fork's budget.maxTokens"),
+    Options.optional
+  ),
+  maxLlmCalls: Options.integer("max-llm-calls").pipe(
+    Options.withDescription("the fork's budget.maxLlmCalls"),
+    Options.optional
+  ),
+  maxSteps: Options.integer("max-steps").pipe(Options.withDescription("the fork's budget.maxSteps"), Options.optional),
+  approve: Options.boolean("approve").pipe(Options.withDescription("approve the request open at the fork point")),
+  reject: Options.boolean("reject").pipe(Options.withDescription("reject the request open at the fork point")),
+  reason: Options.text("reason").pipe(Options.withDescription("why (with --reject)"), Options.optional),
+  guidance: Options.text("guidance").pipe(
+    Options.withDescription("answer the guidance request open at the fork point"),
+    Options.optional
+  ),
+  provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(
+    Options.withDescription("the model asked once the fork's calls differ from the recording"),
+    Options.optional
+  ),
+  model: Options.text("model").pipe(Options.withDescription("the model's name (env AEON_MODEL)"), Options.optional),
+  baseUrl: Options.text("base-url").pipe(Options.withDescription("an OpenAI-compatible endpoint"), Options.optional),
+  script: Options.text("script").pipe(Options.withDescription("a Scripted model's JSON file"), Options.optional),
+  json
+}, (o) => handleForking((k) => k.fork(o))).pipe(
+  Command.withDescription(
+    "a new run from RUN's events up to --at, with the changes given, run to its end: calls answered from RUN's recordings (free) until one differs (exit codes as aeon run)"
+  )
+)
+
+const replayCommand = Command.make("replay", { runId: runIdArg, json }, (o) => handleForking((k) => k.replay(o))).pipe(
+  Command.withDescription(
+    "run RUN again with today's code from its recordings only (no model, no cost) and report the first divergence or identical (exit 1 when it diverged)"
+  )
+)
+
 const toolsCommand = Command.make("tools", { mcp: mcpOption, json }, (o) => handle((h) => h.tools(o))).pipe(
   Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
 )
@@ -216,6 +264,8 @@ const aeon = Command.make("aeon").pipe(
     runsCommand,
     approveCommand,
     guideCommand,
+    forkCommand,
+    replayCommand,
     serveCommand,
     toolsCommand,
     mcpCommand

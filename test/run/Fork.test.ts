@@ -8,8 +8,10 @@ import * as Offline from "../../src/llm/Offline.js"
 import { FREE } from "../../src/llm/Pricing.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
+import { Contracts } from "../../src/prompts/PromptRegistry.js"
 import type { RunResult } from "../../src/record/RunResult.js"
 import * as Fork from "../../src/run/Fork.js"
+import * as Replaying from "../../src/run/Replaying.js"
 import { prepare } from "../../src/run/Run.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { storeLayer } from "../support/database.js"
@@ -145,5 +147,40 @@ describe("fork a run at any event (#34)", () => {
     })
     expect(await refused("nope", 1)).toMatchObject({ _tag: "RunNotFoundError" })
     expect(await recording.runPromise(Effect.flatMap(RunStore, (s) => s.events(source.runId)))).toEqual(source.events)
+  })
+})
+
+describe("replay a recorded run with today's code (#34 item 2)", () => {
+  it("an unchanged engine replays it identically, asking no model", async () => {
+    const source = await recorded({ task: "Compute (17 + 25) * 3 and explain the result", mode: "FULL" })
+    const replayed = await recording.runPromise(
+      Replaying.replay(source.runId).pipe(Effect.provideService(LanguageModel, forbidden)) as Effect.Effect<any>
+    )
+    expect(replayed.divergence).toBeUndefined()
+    expect(replayed.result.status).toBe(source.result.status)
+    expect(liveCalls).toEqual([])
+  })
+
+  it("after a prompt's template changed, the first divergence names that prompt's call", async () => {
+    const source = await recorded({ task: "Compute (17 + 25) * 3 and explain the result", mode: "FULL" })
+    const contract = Contracts.answerSynthesis as { user: { template: string } }
+    const before = contract.user.template
+    contract.user.template = `${before}\nWrite it for a child.`
+    try {
+      const replayed = await recording.runPromise(
+        Replaying.replay(source.runId).pipe(Effect.provideService(LanguageModel, forbidden)) as Effect.Effect<any>
+      )
+      expect(replayed.divergence).toMatchObject({
+        expected: { type: "LlmCalled", event: { promptId: "answer_synthesis_user" } },
+        got: { type: "LlmCalled", event: { promptId: "answer_synthesis_user", error: "ModelUnavailableError" } }
+      })
+      const expectedSeq = source.events.find((e) =>
+        e._tag === "LlmCalled" && e.promptId === "answer_synthesis_user"
+      )!.seq
+      expect(replayed.divergence.seq).toBe(expectedSeq)
+    } finally {
+      contract.user.template = before
+    }
+    expect(liveCalls).toEqual([])
   })
 })

@@ -1,0 +1,124 @@
+import { Effect, Layer, Option } from "effect"
+import * as Aeon from "../Aeon.js"
+import type { BudgetInput } from "../domain/Budget.js"
+import * as Offline from "../llm/Offline.js"
+import * as Fork from "../run/Fork.js"
+import * as Replaying from "../run/Replaying.js"
+import * as Database from "../store/Database.js"
+import { CliError, run, type RunOptions } from "./Handlers.js"
+
+export interface ForkOptions {
+  readonly runId: string
+  readonly at: number
+  readonly ttl: Option.Option<number>
+  readonly maxCostUsd: Option.Option<number>
+  readonly maxTokens: Option.Option<number>
+  readonly maxLlmCalls: Option.Option<number>
+  readonly maxSteps: Option.Option<number>
+  readonly approve: boolean
+  readonly reject: boolean
+  readonly reason: Option.Option<string>
+  readonly guidance: Option.Option<string>
+  readonly provider: Option.Option<string>
+  readonly model: Option.Option<string>
+  readonly baseUrl: Option.Option<string>
+  readonly script: Option.Option<string>
+  readonly json: boolean
+}
+
+/** What `aeon run --resume FORK` is given: the fork's model flags, nothing else (the fork has its input). */
+const resumeOptions = (o: ForkOptions, runId: string): RunOptions => ({
+  task: Option.none(),
+  resume: Option.some(runId),
+  approveTools: Option.none(),
+  interactive: false,
+  approvalTimeout: Option.none(),
+  pauseDeadline: false,
+  mode: Option.none(),
+  simple: Option.none(),
+  noEscalate: false,
+  full: false,
+  ttl: Option.none(),
+  deadline: Option.none(),
+  maxCostUsd: Option.none(),
+  maxTokens: Option.none(),
+  maxLlmCalls: Option.none(),
+  maxSteps: Option.none(),
+  provider: o.provider,
+  model: o.model,
+  baseUrl: o.baseUrl,
+  script: o.script,
+  user: Option.none(),
+  tools: Option.none(),
+  parallelism: Option.none(),
+  answerMatches: Option.none(),
+  criteria: Option.none(),
+  mcp: Option.none(),
+  json: o.json
+})
+
+const changesOf = (o: ForkOptions): Fork.ForkChanges => {
+  if (o.approve && o.reject) throw new CliError("--approve and --reject contradict each other")
+  const budget = Object.fromEntries(
+    Object.entries({
+      ttl: o.ttl,
+      maxCostUsd: o.maxCostUsd,
+      maxTokens: o.maxTokens,
+      maxLlmCalls: o.maxLlmCalls,
+      maxSteps: o.maxSteps
+    }).flatMap(([k, v]) => (Option.isSome(v) ? [[k, v.value]] : []))
+  ) as BudgetInput
+  return {
+    ...(Object.keys(budget).length > 0 ? { budget } : {}),
+    ...(o.approve || o.reject ?
+      {
+        approval: {
+          decision: o.approve ? "APPROVE" : "REJECT",
+          ...(Option.isSome(o.reason) ? { reason: o.reason.value } : {})
+        }
+      } :
+      {}),
+    ...(Option.isSome(o.guidance) ? { guidance: o.guidance.value } : {})
+  }
+}
+
+/**
+ * `aeon fork RUN --at SEQ`: a new run from RUN's events up to SEQ, with the changes given, run to its end here
+ * (printed and exited as `aeon run`): its calls answered from RUN's recordings until one differs.
+ */
+export const fork = (o: ForkOptions) =>
+  Effect.gen(function*() {
+    const changes = changesOf(o)
+    const { runId } = yield* Fork.create(o.runId, o.at, changes).pipe(
+      Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig))
+    )
+    if (!o.json) process.stderr.write(`fork ${runId} of run ${o.runId} at seq ${o.at}\n`)
+    return yield* run(resumeOptions(o, runId))
+  })
+
+/** `aeon replay RUN`: RUN again with today's code and its recordings only; the first divergence, or "identical". */
+export const replay = (o: { readonly runId: string; readonly json: boolean }) =>
+  Effect.gen(function*() {
+    // no model is asked: the recordings answer, or the call fails (the offline model only fills the slot)
+    const r = yield* Replaying.replay(o.runId).pipe(
+      Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Offline.layer, Database.layerConfig))
+    )
+    if (o.json) {
+      process.stdout.write(
+        `${JSON.stringify({ runId: o.runId, identical: !r.divergence, divergence: r.divergence ?? null }, null, 2)}\n`
+      )
+    } else if (!r.divergence) {
+      process.stdout.write(
+        `identical: run ${o.runId} replayed from its recordings, ${r.events} events, no model asked\n`
+      )
+    } else {
+      const d = r.divergence
+      const show = (
+        side: typeof d.expected
+      ) => (side ? `${side.type} ${JSON.stringify(side.event).slice(0, 400)}` : "nothing")
+      process.stdout.write(
+        `diverged at seq ${d.seq}:\n  expected ${show(d.expected)}\n  got      ${show(d.got)}\n`
+      )
+    }
+    process.exitCode = r.divergence ? 1 : 0
+  })
