@@ -40,7 +40,7 @@ const readJsonFile = (flag: string, path: string): unknown => {
 }
 
 /** The engine with the model chosen by flags first, then the environment. */
-const engineLayer = (flags: Record<string, string>, mcpFile?: string) =>
+export const engineLayer = (flags: Record<string, string>, mcpFile?: string) =>
   Layer.mergeAll(
     Aeon.layerWithTools([], mcpFile),
     ModelLayer.layerConfig.pipe(

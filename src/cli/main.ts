@@ -247,6 +247,42 @@ const replayCommand = Command.make("replay", { runId: runIdArg, json }, (o) => h
   )
 )
 
+const evaluating = Effect.promise(() => import("./Evaluating.js"))
+const evalCommand = Command.make("eval", {
+  file: Args.text({ name: "FILE" }).pipe(
+    Args.withDescription("the cases: JSONL, or a JSON array, of { id, task, mode?, budget?, criteria?, expect }")
+  ),
+  concurrency: Options.integer("concurrency").pipe(
+    Options.withDescription("cases run at once (default 4)"),
+    Options.optional
+  ),
+  junit: Options.text("junit").pipe(Options.withDescription("also write a JUnit XML report here"), Options.optional),
+  baseline: Options.text("baseline").pipe(
+    Options.withDescription("an earlier --json report: mark regressions and improvements; exit 1 on a regression"),
+    Options.optional
+  ),
+  replay: Options.text("replay").pipe(
+    Options.withDescription(
+      "an earlier --json report: run each case from that run's recordings (free until a call differs)"
+    ),
+    Options.optional
+  ),
+  provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(
+    Options.withDescription("the model's provider (env AEON_MODEL_PROVIDER)"),
+    Options.optional
+  ),
+  script: Options.text("script").pipe(Options.withDescription("a Scripted model's JSON file"), Options.optional),
+  json
+}, (o) =>
+  Effect.flatMap(
+    Effect.zip(handlers, evaluating),
+    ([h, e]) => e.evaluate(o).pipe(Effect.catchAllCause(h.report))
+  )).pipe(
+    Command.withDescription(
+      "run an eval set: each case a stored run, judged by its expect; a table and totals (exit 1 when a case fails, or with --baseline on a regression)"
+    )
+  )
+
 const toolsCommand = Command.make("tools", { mcp: mcpOption, json }, (o) => handle((h) => h.tools(o))).pipe(
   Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
 )
@@ -266,6 +302,7 @@ const aeon = Command.make("aeon").pipe(
     guideCommand,
     forkCommand,
     replayCommand,
+    evalCommand,
     serveCommand,
     toolsCommand,
     mcpCommand

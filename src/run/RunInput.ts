@@ -47,6 +47,12 @@ export const RunTaskInput = Schema.Struct({
   /** An approval request not answered within this many milliseconds is rejected. */
   approvalTimeoutMs: Schema.optional(
     Schema.Int.pipe(Schema.filter((n) => n >= 1 || `approvalTimeoutMs must be a positive integer (was ${n})`))
+  ),
+  /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */
+  tags: Schema.optional(
+    Schema.Array(
+      Schema.String.pipe(Schema.filter((t) => (t.length >= 1 && t.length <= 100) || "a tag is 1-100 characters"))
+    ).pipe(Schema.filter((ts) => ts.length <= 10 || `at most 10 tags (was ${ts.length})`))
   )
 })
 export type RunTaskInput = typeof RunTaskInput.Type

@@ -795,6 +795,8 @@ export type RunTaskInput = {
   /** Choose the run's id yourself (letters, digits, - and _), e.g. to subscribe before starting it. */
   runId?: InputMaybe<Scalars['ID']['input']>;
   simpleIterations?: InputMaybe<Scalars['Int']['input']>;
+  /** Labels kept with the run (at most 10 of 1-100 characters; an eval's runs carry eval:ID and case:ID). */
+  tags?: InputMaybe<Array<Scalars['String']['input']>>;
   task: Scalars['String']['input'];
   /** Restrict the run to these tools (names from Query.tools). */
   tools?: InputMaybe<Array<Scalars['String']['input']>>;

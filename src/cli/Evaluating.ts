@@ -1,0 +1,99 @@
+import { Effect, Either, Layer, Option } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import * as Eval from "../run/Eval.js"
+import * as Database from "../store/Database.js"
+import { CliError, engineLayer } from "./Handlers.js"
+import { table } from "./Render.js"
+
+export interface EvalOptions {
+  readonly file: string
+  readonly concurrency: Option.Option<number>
+  readonly json: boolean
+  readonly junit: Option.Option<string>
+  readonly baseline: Option.Option<string>
+  readonly replay: Option.Option<string>
+  readonly provider: Option.Option<string>
+  readonly script: Option.Option<string>
+}
+
+const readText = (flag: string, path: string) => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch (e) {
+    throw new CliError(`${flag}: cannot read ${path}: ${(e as Error).message}`)
+  }
+}
+
+/** An earlier `aeon eval --json` report. */
+const reportFile = (flag: string, path: string): Eval.EvalReport => {
+  try {
+    const report = JSON.parse(readText(flag, path)) as Eval.EvalReport
+    if (!Array.isArray(report.cases)) throw new Error("it has no cases")
+    return report
+  } catch (e) {
+    if (e instanceof CliError) throw e
+    throw new CliError(`${flag}: ${path} is not an aeon eval --json report: ${(e as Error).message}`)
+  }
+}
+
+const ms = (n: number) => `${Math.round(n)} ms`
+
+/** The cases as a table, then the totals (and what changed against the baseline). */
+const summary = (r: Eval.EvalReport, changes: ReturnType<typeof Eval.compare> | undefined) => {
+  const mark = (id: string) =>
+    changes?.regressions.includes(id) ? " (regression)" : changes?.improvements.includes(id) ? " (improvement)" : ""
+  const rows = r.cases.map((c) => [
+    c.id,
+    c.status,
+    `${c.passed ? "pass" : `FAIL: ${c.why.join("; ")}`}${mark(c.id)}`,
+    String(c.passes),
+    c.replayedCalls > 0 ? `${c.llmCalls} (${c.replayedCalls} replayed)` : String(c.llmCalls),
+    String(c.tokens),
+    `$${c.costUsd.toFixed(4)}`,
+    ms(c.wallMs)
+  ])
+  const t = r.totals
+  return [
+    table(["CASE", "STATUS", "RESULT", "PASSES", "CALLS", "TOKENS", "COST", "WALL"], rows),
+    "",
+    `${t.passed}/${t.cases} passed (${(100 * t.passRate).toFixed(0)} %) · $${t.costUsd.toFixed(4)} · wall p50 ${
+      ms(t.wallP50Ms)
+    }, p95 ${ms(t.wallP95Ms)} · eval ${r.evalId}`,
+    ...(changes ?
+      [`against the baseline: ${changes.regressions.length} regression(s) ${
+        changes.regressions.join(", ")
+      }; ${changes.improvements.length} improvement(s) ${changes.improvements.join(", ")}`]
+      : [])
+  ].join("\n")
+}
+
+/**
+ * `aeon eval FILE`: runs an eval set's cases as stored runs and prints how each did. Exit 1 when a case fails, or with
+ * --baseline when a case that passed there fails now (a regression; failures it already had are allowed).
+ */
+export const evaluate = (o: EvalOptions) =>
+  Effect.gen(function*() {
+    const cases = Either.getOrThrowWith(Eval.parseCases(readText("FILE", o.file)), (why) =>
+      new CliError(`${o.file} ${why}`))
+    const baseline = Option.map(o.baseline, (p) =>
+      reportFile("--baseline", p))
+    const previous = Option.map(o.replay, (p) => reportFile("--replay", p))
+    const replayFrom = Option.getOrUndefined(
+      Option.map(previous, (p) => Object.fromEntries(p.cases.map((c) => [c.id, c.runId])))
+    )
+    const flags: Record<string, string> = {
+      ...(Option.isSome(o.provider) ? { AEON_MODEL_PROVIDER: o.provider.value } : {}),
+      ...(Option.isSome(o.script) ? { AEON_SCRIPT: o.script.value, AEON_MODEL_PROVIDER: "scripted" } : {})
+    }
+    const report = yield* Eval.run(cases, { concurrency: Option.getOrUndefined(o.concurrency), replayFrom }).pipe(
+      Effect.provide(Layer.mergeAll(engineLayer(flags), Database.layerConfig))
+    )
+    const changes = Option.getOrUndefined(Option.map(baseline, (b) => Eval.compare(report, b)))
+    if (Option.isSome(o.junit)) writeFileSync(o.junit.value, Eval.junit(report))
+    process.stdout.write(
+      o.json
+        ? `${JSON.stringify({ ...report, ...(changes ? { baseline: changes } : {}) }, null, 2)}\n`
+        : `${summary(report, changes)}\n`
+    )
+    process.exitCode = (changes ? changes.regressions.length > 0 : report.totals.passed < report.totals.cases) ? 1 : 0
+  })

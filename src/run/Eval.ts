@@ -1,0 +1,236 @@
+import { Clock, Effect, Either, ParseResult, Schema } from "effect"
+import { InvalidRunInputError } from "../domain/Errors.js"
+import { RunMode } from "../domain/SimpleIteration.js"
+import type { RunResult } from "../record/RunResult.js"
+import { RunStore } from "../store/RunStore.js"
+import * as ToolRegistry from "../tools/ToolRegistry.js"
+import { fork } from "./Fork.js"
+import { prepare } from "./Run.js"
+import { decodeRunInput } from "./RunInput.js"
+
+const Status = Schema.Literal("CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED")
+
+/** One case of an eval set: a task, how to run it, what its result must be. */
+export const EvalCase = Schema.Struct({
+  id: Schema.String.pipe(
+    Schema.filter((s) => /^[A-Za-z0-9_.:-]{1,64}$/.test(s) || "id is 1-64 letters, digits, _ . : -")
+  ),
+  task: Schema.String,
+  mode: Schema.optional(RunMode),
+  budget: Schema.optional(Schema.Unknown),
+  criteria: Schema.optional(Schema.Unknown),
+  expect: Schema.optionalWith(
+    Schema.Struct({
+      /** The answer matches this regular expression (JavaScript syntax). */
+      answerMatches: Schema.optional(Schema.String),
+      /** The answer contains this text. */
+      answerContains: Schema.optional(Schema.String),
+      /** The run ends so (CONVERGED unless given). */
+      status: Schema.optional(Status)
+    }),
+    { default: () => ({}) }
+  )
+})
+export type EvalCase = typeof EvalCase.Type
+
+export interface CaseResult {
+  readonly id: string
+  readonly runId: string
+  readonly status: string
+  readonly passed: boolean
+  /** Why it failed (empty when it passed). */
+  readonly why: ReadonlyArray<string>
+  readonly passes: number
+  readonly llmCalls: number
+  readonly replayedCalls: number
+  readonly tokens: number
+  readonly costUsd: number
+  readonly wallMs: number
+}
+
+export interface EvalReport {
+  readonly evalId: string
+  readonly cases: ReadonlyArray<CaseResult>
+  readonly totals: {
+    readonly cases: number
+    readonly passed: number
+    readonly passRate: number
+    readonly costUsd: number
+    readonly wallP50Ms: number
+    readonly wallP95Ms: number
+  }
+}
+
+const oneLine = (e: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(e).map((i) =>
+    `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`
+  ).join("; ")
+
+/** The cases of a file: a JSON array, or one JSON object per line (JSONL); a bad case is refused with its place. */
+export const parseCases = (text: string): Either.Either<ReadonlyArray<EvalCase>, string> => {
+  const trimmed = text.trim()
+  let entries: Array<{ readonly where: string; readonly json: string }>
+  if (trimmed.startsWith("[")) {
+    let all: unknown
+    try {
+      all = JSON.parse(trimmed)
+    } catch (e) {
+      return Either.left(`not JSON: ${(e as Error).message}`)
+    }
+    entries = (all as Array<unknown>).map((c, i) => ({ where: `case ${i + 1}`, json: JSON.stringify(c) }))
+  } else {
+    entries = text.split("\n").flatMap((
+      line,
+      i
+    ) => (line.trim() === "" ? [] : [{ where: `line ${i + 1}`, json: line }]))
+  }
+  const cases: Array<EvalCase> = []
+  for (const { json, where } of entries) {
+    let value: unknown
+    try {
+      value = JSON.parse(json)
+    } catch (e) {
+      return Either.left(`${where} is not JSON: ${(e as Error).message}`)
+    }
+    const decoded = Schema.decodeUnknownEither(EvalCase)(value, { onExcessProperty: "error" })
+    if (Either.isLeft(decoded)) return Either.left(`${where}: ${oneLine(decoded.left)}`)
+    if (cases.some((c) => c.id === decoded.right.id)) {
+      return Either.left(`${where}: the id ${decoded.right.id} is used twice`)
+    }
+    cases.push(decoded.right)
+  }
+  return cases.length > 0 ? Either.right(cases) : Either.left("has no case")
+}
+
+/** Whether a result is what its case expects, and why not. */
+export const judge = (c: EvalCase, r: RunResult): ReadonlyArray<string> => {
+  const why: Array<string> = []
+  const expected = c.expect.status ?? "CONVERGED"
+  if (r.status !== expected) why.push(`status ${r.status}, expected ${expected}`)
+  const answer = r.finalAnswer?.answerText ?? ""
+  if (c.expect.answerContains !== undefined && !answer.includes(c.expect.answerContains)) {
+    why.push(`the answer does not contain ${JSON.stringify(c.expect.answerContains)}`)
+  }
+  if (c.expect.answerMatches !== undefined && !new RegExp(c.expect.answerMatches).test(answer)) {
+    why.push(`the answer does not match /${c.expect.answerMatches}/`)
+  }
+  return why
+}
+
+const percentile = (xs: ReadonlyArray<number>, p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+const executionPasses = (r: RunResult) =>
+  r.history.passes.filter((p) => p.passNumber > 0 && p.phases.some((ph) => ph === "EXECUTE" || ph === "RE_EXECUTE"))
+    .length
+
+/** Checks every case's run input before any runs (a bad case changes nothing). */
+const inputsOf = (cases: ReadonlyArray<EvalCase>, evalId: string) =>
+  Effect.gen(function*() {
+    const tools = yield* ToolRegistry.ToolRegistry
+    return yield* Effect.forEach(cases, (c) => {
+      const input = {
+        task: c.task,
+        ...(c.mode ? { mode: c.mode } : {}),
+        ...(c.budget !== undefined ? { budget: c.budget } : {}),
+        ...(c.criteria !== undefined ? { criteria: c.criteria } : {}),
+        tags: [`eval:${evalId}`, `case:${c.id}`]
+      }
+      return decodeRunInput(input, tools.names).pipe(
+        Effect.as(input),
+        Effect.mapError((e) => new InvalidRunInputError({ message: `case ${c.id}: ${e.message}` }))
+      )
+    })
+  })
+
+/** A case run again from a previous run's recordings: a fork at its start (live once a call differs). */
+const replayOf = (runId: string) =>
+  Effect.gen(function*() {
+    const events = yield* (yield* RunStore).events(runId)
+    const started = events.find((e) => e._tag === "RunStarted")
+    if (!started) return yield* new InvalidRunInputError({ message: `run ${runId} has not started: nothing to replay` })
+    return yield* fork(runId, started.seq)
+  })
+
+/**
+ * Runs the cases (at most `concurrency` at once), each as a stored run tagged `eval:ID` and `case:ID`, or with
+ * `replayFrom` (case id → a previous run of it) forked from that run's recordings; judges each result.
+ */
+export const run = (
+  cases: ReadonlyArray<EvalCase>,
+  options: {
+    readonly concurrency?: number | undefined
+    readonly evalId?: string | undefined
+    readonly replayFrom?: Readonly<Record<string, string>> | undefined
+  } = {}
+) =>
+  Effect.gen(function*() {
+    const evalId = options.evalId ?? `eval-${new Date().toISOString().replace(/[:.]/g, "-")}`
+    const inputs = yield* inputsOf(cases, evalId)
+    const results = yield* Effect.forEach(cases, (c, i) =>
+      Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        const previous = options.replayFrom?.[c.id]
+        const prepared = previous ? yield* replayOf(previous) : yield* prepare(inputs[i])
+        const r = yield* prepared.execute
+        const why = judge(c, r)
+        return {
+          id: c.id,
+          runId: prepared.runId,
+          status: r.status,
+          passed: why.length === 0,
+          why,
+          passes: executionPasses(r),
+          llmCalls: r.usage.llmCalls,
+          replayedCalls: r.usage.replayed?.llmCalls ?? 0,
+          tokens: r.usage.inputTokens + r.usage.outputTokens,
+          costUsd: r.usage.costUsd - (r.usage.replayed?.costUsd ?? 0),
+          wallMs: (yield* Clock.currentTimeMillis) - started
+        } satisfies CaseResult
+      }), { concurrency: options.concurrency ?? 4 })
+    const passed = results.filter((r) => r.passed).length
+    const walls = results.map((r) => r.wallMs)
+    return {
+      evalId,
+      cases: results,
+      totals: {
+        cases: results.length,
+        passed,
+        passRate: passed / results.length,
+        costUsd: results.reduce((sum, r) => sum + r.costUsd, 0),
+        wallP50Ms: percentile(walls, 50),
+        wallP95Ms: percentile(walls, 95)
+      }
+    } satisfies EvalReport
+  })
+
+/** Case by case against an earlier report: passed then and fails now (a regression), or the other way. */
+export const compare = (report: EvalReport, baseline: EvalReport) => {
+  const before = new Map(baseline.cases.map((c) => [c.id, c.passed]))
+  return {
+    regressions: report.cases.filter((c) => before.get(c.id) === true && !c.passed).map((c) => c.id),
+    improvements: report.cases.filter((c) => before.get(c.id) === false && c.passed).map((c) => c.id)
+  }
+}
+
+/** A JUnit XML report (a testsuite, a testcase per case, a failure with its reasons): what CI tools read. */
+export const junit = (report: EvalReport): string => {
+  const esc = (s: string) =>
+    s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+  const seconds = (ms: number) => (ms / 1000).toFixed(3)
+  const total = report.cases.reduce((sum, c) => sum + c.wallMs, 0)
+  const cases = report.cases.map((c) =>
+    `  <testcase classname="${esc(report.evalId)}" name="${esc(c.id)}" time="${seconds(c.wallMs)}">` +
+    (c.passed
+      ? ""
+      : `\n    <failure message="${esc(c.why.join("; "))}">run ${esc(c.runId)}: ${esc(c.status)}</failure>\n  `) +
+    `</testcase>`
+  )
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="${
+    esc(report.evalId)
+  }" tests="${report.cases.length}" failures="${report.cases.length - report.totals.passed}" time="${
+    seconds(total)
+  }">\n${cases.join("\n")}\n</testsuite>\n`
+}

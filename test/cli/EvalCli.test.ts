@@ -1,0 +1,108 @@
+import { execFile } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+
+const dir = mkdtempSync(join(tmpdir(), "aeon-eval-cli-"))
+const env: Record<string, string> = { ...process.env as Record<string, string>, AEON_DATA_DIR: join(dir, "data") }
+for (
+  const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "OPENAI_API_KEY", "AEON_DATABASE_URL"]
+) {
+  delete env[k]
+}
+const aeon = (...args: Array<string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(
+      process.execPath,
+      ["bin/aeon.mjs", ...args],
+      { env, encoding: "utf8", timeout: 120_000 },
+      (e, stdout, stderr) => resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
+    )
+  )
+
+/** Well-formed XML, checked by hand: every element closed in order, one root, attributes quoted (no parser installed). */
+const wellFormed = (xml: string) => {
+  const body = xml.replace(/^<\?xml[^?]*\?>\s*/, "")
+  const stack: Array<string> = []
+  let roots = 0
+  for (const m of body.matchAll(/<(\/?)([A-Za-z_][\w.-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>/g)) {
+    const [, closing, name, , selfClosing] = m
+    if (closing) {
+      if (stack.pop() !== name) return false
+    } else {
+      if (stack.length === 0) roots++
+      if (!selfClosing) stack.push(name!)
+    }
+  }
+  const stripped = body.replace(/<[^>]*>/g, "")
+  return stack.length === 0 && roots === 1 && !/[<>]/.test(stripped)
+}
+
+describe("aeon eval (#34 item 3)", () => {
+  it(
+    "runs the shipped set offline: a table, every case passing; --json, --junit, --replay from the recordings",
+    async () => {
+      const table = await aeon("eval", "examples/evals/arith.jsonl")
+      expect(table.code).toBe(0)
+      expect(table.stdout).toMatch(/^CASE\s+STATUS\s+RESULT\s+PASSES\s+CALLS\s+TOKENS\s+COST\s+WALL/)
+      expect(table.stdout).toContain("5/5 passed (100 %)")
+      const report = join(dir, "report.json")
+      const junit = join(dir, "report.xml")
+      const first = await aeon("eval", "examples/evals/arith.jsonl", "--json", "--junit", junit)
+      writeFileSync(report, first.stdout)
+      const parsed = JSON.parse(first.stdout)
+      expect(parsed.totals).toMatchObject({ cases: 5, passed: 5, passRate: 1 })
+      const xml = readFileSync(junit, "utf8")
+      expect(wellFormed(xml)).toBe(true)
+      expect([...xml.matchAll(/<testcase /g)].length).toBe(5)
+      expect(xml).toContain(`<testsuite name="${parsed.evalId}" tests="5" failures="0"`)
+      // again from the first eval's recordings: the same results, every call replayed
+      const replayed = JSON.parse(
+        (await aeon("eval", "examples/evals/arith.jsonl", "--json", "--replay", report)).stdout
+      )
+      expect(replayed.cases.map((c: any) => [c.id, c.status, c.passed])).toEqual(
+        parsed.cases.map((c: any) => [c.id, c.status, c.passed])
+      )
+      for (const c of replayed.cases) expect(c.replayedCalls).toBe(c.llmCalls)
+    },
+    120_000
+  )
+
+  it(
+    "against a baseline: a case that passed and fails now is a regression (exit 1); the JUnit file says why",
+    async () => {
+      const cases = readFileSync("examples/evals/arith.jsonl", "utf8")
+      const report = join(dir, "baseline.json")
+      writeFileSync(report, (await aeon("eval", "examples/evals/arith.jsonl", "--json")).stdout)
+      // the same set, one expectation changed: "product" now fails
+      const changed = join(dir, "changed.jsonl")
+      writeFileSync(changed, cases.replace("\\\\b42\\\\b", "\\\\b43\\\\b"))
+      const junit = join(dir, "changed.xml")
+      const r = await aeon("eval", changed, "--baseline", report, "--junit", junit)
+      expect(r.code).toBe(1)
+      expect(r.stdout).toMatch(/product\s+CONVERGED\s+FAIL: the answer does not match \/\\b43\\b\/ \(regression\)/)
+      expect(r.stdout).toContain("against the baseline: 1 regression(s) product")
+      const xml = readFileSync(junit, "utf8")
+      expect(wellFormed(xml)).toBe(true)
+      expect(xml).toMatch(/<testcase [^>]*name="product"[^>]*>\s*<failure message="the answer does not match/)
+    },
+    120_000
+  )
+
+  it("a bad file is refused before anything runs, naming the line", async () => {
+    const bad = join(dir, "bad.jsonl")
+    writeFileSync(
+      bad,
+      `{"id": "a", "task": "Compute 1 + 1"}\n{"id": "b", "task": "x", "budget": {"ttl": -1}}\n{"id": "c"}\n`
+    )
+    const r = await aeon("eval", bad)
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("line 3: task")
+    const runs = await aeon("runs", "--json")
+    expect(JSON.parse(runs.stdout).some((run: any) => run.task === "Compute 1 + 1")).toBe(false)
+    writeFileSync(bad, `{"id": "a", "task": "Compute 1 + 1"}\n{"id": "b", "task": "x", "budget": {"ttl": -1}}\n`)
+    const budget = await aeon("eval", bad)
+    expect(budget.stderr).toContain("case b: budget.ttl")
+  }, 60_000)
+})
