@@ -36,11 +36,15 @@ export interface PassRecord {
 export interface PhaseSpan {
   readonly phase: Phase
   readonly start: number
+  /** The event that began it (PhaseEntered). */
+  readonly seq: number
   end?: number | undefined
 }
 export interface StepSpan {
   readonly stepId: string
   readonly start: number
+  /** The event that began it (StepStarted). */
+  readonly seq: number
   end?: number | undefined
   status?: string | undefined
 }
@@ -216,10 +220,10 @@ const applyToPasses = (r: RunRecord, e: RunEvent) => {
     case "PhaseEntered":
       if (!p) return
       closePhase(p, e.at)
-      p.phaseSpans.push({ phase: e.phase, start: e.at })
+      p.phaseSpans.push({ phase: e.phase, start: e.at, seq: e.seq })
       return void p.phases.push(e.phase)
     case "StepStarted":
-      return void p?.stepSpans.push({ stepId: e.stepId, start: e.at })
+      return void p?.stepSpans.push({ stepId: e.stepId, start: e.at, seq: e.seq })
     case "ProfileInferred":
       r.profile = e.profile
       r.depth = e.depth

@@ -11,8 +11,8 @@ export interface TimedSpan {
 
 export interface TimelinePass extends TimedSpan {
   readonly passNumber: number
-  readonly phases: ReadonlyArray<TimedSpan & { readonly phase: Phase }>
-  readonly steps: ReadonlyArray<TimedSpan & { readonly stepId: string; readonly status: string }>
+  readonly phases: ReadonlyArray<TimedSpan & { readonly phase: Phase; readonly seq: number }>
+  readonly steps: ReadonlyArray<TimedSpan & { readonly stepId: string; readonly status: string; readonly seq: number }>
 }
 
 /** One budget: what the run used of it, its cap, what is left. */
@@ -75,9 +75,10 @@ export const timelineOf = (r: RunRecord, now: number): Timeline => {
     passes: r.passes.map((p) => ({
       passNumber: p.passNumber,
       ...timed(p.start, p.end ?? finishedAt, until),
-      phases: p.phaseSpans.map((s) => ({ phase: s.phase, ...timed(s.start, s.end ?? finishedAt, until) })),
+      phases: p.phaseSpans.map((s) => ({ phase: s.phase, seq: s.seq, ...timed(s.start, s.end ?? finishedAt, until) })),
       steps: p.stepSpans.map((s) => ({
         stepId: s.stepId,
+        seq: s.seq,
         status: s.status ?? (finishedAt === undefined ? "running" : "abandoned"),
         ...timed(s.start, s.end, until)
       }))

@@ -14,8 +14,8 @@ const RUN = `query($id: ID!) { run(id: $id) {
     validationReport { issues { type severity description stepId source } }
     convergence { converged completenessScore coherenceScore consistencyStatus reasonCodes } } }
   timeline { elapsedMs budget { name used cap left }
-    passes { passNumber start end durationMs phases { phase start end durationMs }
-      steps { stepId status start end durationMs } } } } }`
+    passes { passNumber start end durationMs phases { phase seq start end durationMs }
+      steps { stepId seq status start end durationMs } } } } }`
 const EVENTS = `subscription($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
 const KeyForm = ({ onKey }: { onKey: () => void }) => {
   const [key, setKey] = useState("")
@@ -174,7 +174,7 @@ const RunView = ({ runId }: { runId: string }) => {
         </section>
       )}
       {plan && <PlanGraph plan={plan} />}
-      {run.timeline && <Timeline timeline={run.timeline} />}
+      {run.timeline && <Timeline runId={runId} timeline={run.timeline} />}
       <Convergence passes={passes} />
       <Issues passes={passes} />
       <Calls runId={runId} key={`${runId}:${run.status}:${run.usage.llmCalls}`} />

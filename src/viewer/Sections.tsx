@@ -44,14 +44,23 @@ const spanOf = (label: string, s: Run): Span => ({
   durationMs: s.durationMs
 })
 
-export const Timeline = ({ timeline }: { timeline: Run }) => {
-  const passes: Array<Span & { phases: Array<Span>; steps: Array<Span & { status: string }> }> = timeline.passes.map((
-    p: Run
-  ) => ({
-    ...spanOf(`pass ${p.passNumber}`, p),
-    phases: p.phases.map((ph: Run) => spanOf(ph.phase, ph)),
-    steps: p.steps.map((st: Run) => ({ ...spanOf(st.stepId, st), status: st.status }))
-  }))
+/** A new run from this one's events up to `seq` (forkRun), then opened: what "fork from here" does. */
+const forkAt = async (runId: string, seq: number) => {
+  const d = await gql<{ forkRun: { id: string } }>(
+    `mutation($runId: ID!, $atSeq: Int!) { forkRun(runId: $runId, atSeq: $atSeq) { id } }`,
+    { runId, atSeq: seq }
+  )
+  location.href = `/runs/${encodeURIComponent(d.forkRun.id)}`
+}
+
+export const Timeline = ({ runId, timeline }: { runId: string; timeline: Run }) => {
+  type Forkable = Span & { seq: number }
+  const passes: Array<Span & { phases: Array<Forkable>; steps: Array<Forkable & { status: string }> }> = timeline
+    .passes.map((p: Run) => ({
+      ...spanOf(`pass ${p.passNumber}`, p),
+      phases: p.phases.map((ph: Run) => ({ ...spanOf(ph.phase, ph), seq: ph.seq })),
+      steps: p.steps.map((st: Run) => ({ ...spanOf(st.stepId, st), status: st.status, seq: st.seq }))
+    }))
   const start = passes[0]?.start ?? 0
   const end = Math.max(start + 1, ...passes.map((p) => p.start + p.durationMs))
   const bar = (s: Span) => ({
@@ -59,13 +68,27 @@ export const Timeline = ({ timeline }: { timeline: Run }) => {
     width: `${Math.max(0.5, (100 * s.durationMs) / (end - start))}%`
   })
   /** One line of the timeline: a label, its bar on the run's time axis, its duration (or what it is doing). */
-  const Row = ({ kind, span, bar: barClass, open }: { kind: string; span: Span; bar: string; open: string }) => (
+  const Row = (
+    { kind, span, bar: barClass, open, seq }: { kind: string; span: Span; bar: string; open: string; seq?: number }
+  ) => (
     <div class={`row ${kind}`} data-testid={kind === "pass" ? undefined : `timeline-${kind}`}>
       <span class="label">{span.label}</span>
       <div class="track">
         <div class={`span ${barClass}`} style={bar(span)} />
       </div>
       <span class="time">{span.end !== undefined ? seconds(span.durationMs) : open}</span>
+      {seq !== undefined
+        ? (
+          <button
+            class="fork"
+            data-testid="fork-here"
+            title={`a new run from this one's events up to ${seq}`}
+            onClick={() => void forkAt(runId, seq)}
+          >
+            fork from here
+          </button>
+        )
+        : <span />}
     </div>
   )
   return (
@@ -74,8 +97,8 @@ export const Timeline = ({ timeline }: { timeline: Run }) => {
       {passes.map((p) => (
         <div class="pass" data-testid="timeline-pass">
           <Row kind="pass" span={p} bar="pass-bar" open="…" />
-          {p.phases.map((ph) => <Row kind="phase" span={ph} bar={`phase-${ph.label}`} open="…" />)}
-          {p.steps.map((st) => <Row kind="step" span={st} bar={`step-${st.status}`} open="running" />)}
+          {p.phases.map((ph) => <Row kind="phase" span={ph} bar={`phase-${ph.label}`} open="…" seq={ph.seq} />)}
+          {p.steps.map((st) => <Row kind="step" span={st} bar={`step-${st.status}`} open="running" seq={st.seq} />)}
         </div>
       ))}
     </section>

@@ -16,7 +16,8 @@ table { border-collapse: collapse; width: 100%; background: #fff; } td, th { tex
 .error { color: #c62828; } .filters { display: flex; gap: 8px; margin: 8px 0; }
 .gauge { display: grid; grid-template-columns: 80px 240px 1fr; align-items: center; gap: 8px; margin: 4px 0; }
 .bar { background: #eef0f3; height: 10px; border-radius: 5px; overflow: hidden; } .fill { background: #4f7cd6; height: 100%; }
-.row { display: grid; grid-template-columns: 120px 1fr 80px; gap: 8px; align-items: center; margin: 2px 0; }
+.row { display: grid; grid-template-columns: 120px 1fr 80px 100px; gap: 8px; align-items: center; margin: 2px 0; }
+.fork { font-size: 11px; padding: 1px 6px; color: #1f5fbf; background: #fff; border: 1px solid #c5d3ee; border-radius: 4px; }
 .phase .label { padding-left: 12px; color: #556; } .step .label { padding-left: 24px; color: #556; }
 .track { background: #f2f3f6; height: 12px; position: relative; border-radius: 3px; }
 .span { height: 12px; border-radius: 3px; background: #9db4e8; } .pass-bar { background: #4f7cd6; }

@@ -948,18 +948,22 @@ export type TimelinePass = {
   steps: Array<TimelineStep>;
 };
 
+/** seq: the event that began it (forkRun(atSeq: seq) forks the run there). */
 export type TimelinePhase = {
   __typename?: 'TimelinePhase';
   durationMs: Scalars['Float']['output'];
   end?: Maybe<Scalars['DateTime']['output']>;
   phase: Phase;
+  seq: Scalars['Int']['output'];
   start: Scalars['DateTime']['output'];
 };
 
+/** seq: the event that began it (forkRun(atSeq: seq) forks the run there). */
 export type TimelineStep = {
   __typename?: 'TimelineStep';
   durationMs: Scalars['Float']['output'];
   end?: Maybe<Scalars['DateTime']['output']>;
+  seq: Scalars['Int']['output'];
   start: Scalars['DateTime']['output'];
   status: Scalars['String']['output'];
   stepId: Scalars['String']['output'];
@@ -1959,12 +1963,14 @@ export type TimelinePhaseResolvers<ContextType = GraphQLContext, ParentType exte
   durationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   end?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   phase?: Resolver<ResolversTypes['Phase'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type TimelineStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TimelineStep'] = ResolversParentTypes['TimelineStep']> = {
   durationMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   end?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
