@@ -294,6 +294,7 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "ManualInterventionRequired",
   "AdvisoryRaised",
   "RunResumed",
+  "RunForked",
   "ApprovalRequested",
   "ApprovalAnswered",
   "GuidanceRequested",
