@@ -150,6 +150,31 @@ const outputRows = async () => {
   )
 }
 
+/** Row 16: forking a recorded run and replaying it to its end (`-- fork`). */
+const forkRows = async () => {
+  const f = await measure("forkReplay")
+  const share = (ms: number) =>
+    `${fmt(ms, 1)} ms = ${fmt((100 * ms) / f.engine, 0)} % of its engine time, ${
+      fmt((100 * ms) / f.withModel, 1)
+    } % of its time with a ${f.modelMs} ms model`
+  row(
+    `16. fork + replay to the end of a ${f.events}-event run (source: engine ${fmt(f.engine, 1)} ms, with the model ${
+      fmt(f.withModel, 0)
+    } ms), forked at its start`,
+    `${share(f.start)}; model calls ${f.modelCalls}`,
+    "≤ 10 % of the source's engine time, no model call",
+    f.start <= 0.1 * f.engine && f.modelCalls === 0
+  )
+  row(`16. the same, forked half-way`, share(f.middle), "figures", undefined)
+  row(`16. the same, forked at its last event before the end`, share(f.end), "figures", undefined)
+}
+
+if (process.argv.slice(2).includes("fork")) {
+  await forkRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("output")) {
   await outputRows()
   printTable()
@@ -359,6 +384,7 @@ for (const name of ["cluster1Light", "cluster3Light", "cluster1", "cluster3"] as
 
 await mcpRow()
 await outputRows()
+await forkRows()
 
 printTable()
 process.exit(0)

@@ -199,8 +199,12 @@ const make = Effect.gen(function*() {
       Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
     register: (input, idScope) =>
       Effect.provide(register(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
+    // a run going on here: what it has emitted is stored first (the API shows its events before they are stored)
     fork: (sourceId, atSeq, changes, userId) =>
-      Effect.provide(Fork.create(sourceId, atSeq, changes, { userId }), needs),
+      Effect.zipRight(
+        live.get(sourceId)?.prepared.events.flushed.pipe(Effect.ignore) ?? Effect.void,
+        Effect.provide(Fork.create(sourceId, atSeq, changes, { userId }), needs)
+      ),
     resume: (id) => Effect.asVoid(launchStored(id)),
     launch,
     runHere,
