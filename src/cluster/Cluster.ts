@@ -16,6 +16,7 @@ import { RunManager } from "../server/RunManager.js"
 import { oneServerAtATime } from "../store/Database.js"
 import { type ClusterConfig, ClusterNeedsPostgresError } from "./ClusterConfig.js"
 import * as EventNotifications from "./EventNotifications.js"
+import * as SerializedReserve from "./SerializedReserve.js"
 
 /**
  * A run on a cluster: one entity per run, on the runner that owns its shard. `Start` and `Cancel` are persisted
@@ -115,7 +116,10 @@ const shardingConfig = (c: ClusterConfig): Partial<ShardingConfig.ShardingConfig
 })
 
 /** Sharding over @effect/cluster's SQL storage (shard locks: rows that expire) and msgpack over TCP. */
-const sharding = (c: ClusterConfig) => NodeClusterSocket.layer({ storage: "sql", shardingConfig: shardingConfig(c) })
+const sharding = (c: ClusterConfig) =>
+  NodeClusterSocket.layer({ storage: "sql", shardingConfig: shardingConfig(c) }).pipe(
+    Layer.provide(SerializedReserve.layer)
+  )
 
 /**
  * The cluster's storage tables, made before sharding starts: its storage built once and let go, one server at a time
@@ -124,7 +128,8 @@ const sharding = (c: ClusterConfig) => NodeClusterSocket.layer({ storage: "sql",
 export const storageTables = (c: ClusterConfig) =>
   Layer.effectDiscard(oneServerAtATime(Effect.scoped(Layer.build(
     Layer.merge(SqlMessageStorage.layer, SqlRunnerStorage.layer).pipe(
-      Layer.provide(ShardingConfig.layer(shardingConfig(c)))
+      Layer.provide(ShardingConfig.layer(shardingConfig(c))),
+      Layer.provide(SerializedReserve.layer)
     )
   ))))
 

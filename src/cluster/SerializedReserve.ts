@@ -1,0 +1,35 @@
+import type { SqlConnection } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Stream } from "effect"
+
+/**
+ * A reserved connection that takes its queries one at a time. @effect/cluster's SQL runner storage keeps one reserved
+ * connection for its shard locks and releases shards each in a fiber of its own: their queries reached node-postgres'
+ * client at once, which queues them with a deprecation warning ("Calling client.query() when the client is already
+ * executing a query", on every runner after a failover; pg 9 removes that path). Queued here instead, in order.
+ */
+const serialized = (c: SqlConnection.Connection, lock: Effect.Semaphore): SqlConnection.Connection => ({
+  execute: (sql, params, transformRows) => lock.withPermits(1)(c.execute(sql, params, transformRows)),
+  executeRaw: (sql, params) => lock.withPermits(1)(c.executeRaw(sql, params)),
+  executeValues: (sql, params) => lock.withPermits(1)(c.executeValues(sql, params)),
+  executeUnprepared: (sql, params, transformRows) =>
+    lock.withPermits(1)(c.executeUnprepared(sql, params, transformRows)),
+  executeStream: (sql, params, transformRows) =>
+    Stream.unwrapScoped(
+      Effect.as(
+        lock.take(1).pipe(Effect.acquireRelease(() => lock.release(1))),
+        c.executeStream(sql, params, transformRows)
+      )
+    )
+})
+
+/** The client as it is, its reserved connections serialized (the client stays callable: `sql\`…\``). */
+export const serializedReserve = (sql: SqlClient.SqlClient): SqlClient.SqlClient => {
+  const reserve = Effect.flatMap(sql.reserve, (c) => Effect.map(Effect.makeSemaphore(1), (lock) => serialized(c, lock)))
+  const client =
+    ((...args: Array<unknown>) => (sql as unknown as (...a: Array<unknown>) => unknown)(...args)) as unknown
+  return Object.assign(client as object, sql, { reserve }) as SqlClient.SqlClient
+}
+
+/** What the cluster's storage reads as its SqlClient. */
+export const layer = Layer.effect(SqlClient.SqlClient, Effect.map(SqlClient.SqlClient, serializedReserve))
