@@ -6,15 +6,21 @@ import { spawnSync } from "node:child_process"
 
 const rounds = Number(process.env.AEON_KILL_REPEATS ?? 10)
 if (!process.env.AEON_TEST_DATABASE_URL) {
-  console.log("the cluster's kill test, repeated: skipped, it needs AEON_TEST_DATABASE_URL (the cluster runs on PostgreSQL)")
+  console.log(
+    "the cluster's kill test, repeated: skipped, it needs AEON_TEST_DATABASE_URL (the cluster runs on PostgreSQL)"
+  )
   process.exit(0)
 }
 const started = Date.now()
 for (let i = 1; i <= rounds; i++) {
-  const r = spawnSync("npx", ["vitest", "run", "test/cluster/Cluster.test.ts", "-t", "killed mid-way|no runner warned"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    encoding: "utf8"
-  })
+  const r = spawnSync(
+    "npx",
+    ["vitest", "run", "test/cluster/Cluster.test.ts", "-t", "killed mid-way|no runner warned"],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      encoding: "utf8"
+    }
+  )
   const summary = (r.stdout.match(/cluster: .*/) ?? ["(no summary)"])[0]
   console.log(`round ${i}/${rounds}: ${r.status === 0 ? "passed" : "FAILED"} · ${summary}`)
   if (r.status !== 0) {

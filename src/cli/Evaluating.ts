@@ -2,6 +2,7 @@ import { Effect, Either, Layer, Option } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import * as Eval from "../run/Eval.js"
 import * as Database from "../store/Database.js"
+import { RunStore } from "../store/RunStore.js"
 import { CliError, engineLayer } from "./Handlers.js"
 import { table } from "./Render.js"
 
@@ -97,3 +98,53 @@ export const evaluate = (o: EvalOptions) =>
     )
     process.exitCode = (changes ? changes.regressions.length > 0 : report.totals.passed < report.totals.cases) ? 1 : 0
   })
+
+/**
+ * `aeon export RUN --as-case`: the run as an eval case (its task, mode and budget; expected to converge) on stdout or
+ * in --out, and with --report FILE an eval report naming the run, so that `aeon eval CASE --replay FILE` runs the case
+ * from the run's recordings: a run a user saw go wrong becomes a regression test. (The recordings stay in the store.)
+ */
+export const exportRun = (o: {
+  readonly runId: string
+  readonly asCase: boolean
+  readonly out: Option.Option<string>
+  readonly report: Option.Option<string>
+}) =>
+  Effect.gen(function*() {
+    if (!o.asCase) throw new CliError("say what to export the run as: --as-case (an eval case)")
+    const store = yield* RunStore
+    const row = yield* store.getRun(o.runId)
+    if (Option.isNone(row)) throw new CliError(`run ${o.runId} does not exist`)
+    const input = row.value.input as { task: string; mode?: string; budget?: unknown }
+    const id = `run-${o.runId.slice(0, 8)}`
+    const line = JSON.stringify({
+      id,
+      task: input.task,
+      ...(input.mode ? { mode: input.mode } : {}),
+      ...(input.budget !== undefined ? { budget: input.budget } : {}),
+      expect: { status: "CONVERGED" }
+    })
+    if (Option.isSome(o.out)) writeFileSync(o.out.value, `${line}\n`)
+    else process.stdout.write(`${line}\n`)
+    if (Option.isSome(o.report)) {
+      const passed = row.value.status === "CONVERGED"
+      const report: Eval.EvalReport = {
+        evalId: `export-${id}`,
+        cases: [{
+          id,
+          runId: o.runId,
+          status: row.value.status,
+          passed,
+          why: passed ? [] : [`status ${row.value.status}, expected CONVERGED`],
+          passes: 0,
+          llmCalls: 0,
+          replayedCalls: 0,
+          tokens: 0,
+          costUsd: 0,
+          wallMs: 0
+        }],
+        totals: { cases: 1, passed: passed ? 1 : 0, passRate: passed ? 1 : 0, costUsd: 0, wallP50Ms: 0, wallP95Ms: 0 }
+      }
+      writeFileSync(o.report.value, `${JSON.stringify(report, null, 2)}\n`)
+    }
+  }).pipe(Effect.provide(Database.layerConfig))

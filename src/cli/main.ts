@@ -283,6 +283,20 @@ const evalCommand = Command.make("eval", {
     )
   )
 
+const exportCommand = Command.make("export", {
+  runId: runIdArg,
+  asCase: Options.boolean("as-case").pipe(Options.withDescription("as an eval case (a JSONL line)")),
+  out: Options.text("out").pipe(Options.withDescription("write the case here (default: stdout)"), Options.optional),
+  report: Options.text("report").pipe(
+    Options.withDescription("also write an eval report naming the run: aeon eval CASE --replay REPORT replays it"),
+    Options.optional
+  )
+}, (o) =>
+  Effect.flatMap(
+    Effect.zip(handlers, evaluating),
+    ([h, e]) => e.exportRun(o).pipe(Effect.catchAllCause(h.report))
+  )).pipe(Command.withDescription("a recorded run as an eval case, to replay it as a regression test"))
+
 const toolsCommand = Command.make("tools", { mcp: mcpOption, json }, (o) => handle((h) => h.tools(o))).pipe(
   Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
 )
@@ -303,6 +317,7 @@ const aeon = Command.make("aeon").pipe(
     forkCommand,
     replayCommand,
     evalCommand,
+    exportCommand,
     serveCommand,
     toolsCommand,
     mcpCommand

@@ -105,4 +105,23 @@ describe("aeon eval (#34 item 3)", () => {
     const budget = await aeon("eval", bad)
     expect(budget.stderr).toContain("case b: budget.ttl")
   }, 60_000)
+
+  it("aeon export RUN --as-case: a recorded run becomes a case that replays from its recordings", async () => {
+    const run = JSON.parse((await aeon("run", "--mode", "full", "Compute 9 * 9", "--json")).stdout)
+    const caseFile = join(dir, "exported.jsonl")
+    const report = join(dir, "exported.json")
+    const exported = await aeon("export", run.runId, "--as-case", "--out", caseFile, "--report", report)
+    expect(exported.code).toBe(0)
+    const line = JSON.parse(readFileSync(caseFile, "utf8"))
+    expect(line).toMatchObject({
+      id: `run-${run.runId.slice(0, 8)}`,
+      task: "Compute 9 * 9",
+      mode: "FULL",
+      expect: { status: "CONVERGED" }
+    })
+    const replayed = JSON.parse((await aeon("eval", caseFile, "--replay", report, "--json")).stdout)
+    expect(replayed.cases[0]).toMatchObject({ id: line.id, status: run.status, passed: true })
+    expect(replayed.cases[0].replayedCalls).toBe(replayed.cases[0].llmCalls)
+    expect((await aeon("export", run.runId)).stderr).toContain("--as-case")
+  }, 60_000)
 })
