@@ -1,3 +1,4 @@
+/* global console, process */
 // `npm run test:long`, after the long property tests: the cluster's kill test (three runners, one killed mid-way, every run followed from another
 // server) again and again, with the test that no runner warned; stops at the first failure. AEON_KILL_REPEATS (10)
 // rounds; needs AEON_TEST_DATABASE_URL (PostgreSQL). Each round is a fresh vitest process: fresh runners, a fresh
