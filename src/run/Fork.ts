@@ -130,7 +130,8 @@ export const create = (
       allowBusyUser: true
     })
     yield* store.append(log, reachesEnd(log) ? log : undefined)
-    return { runId }
+    // the fork's log and its source's, for a caller that goes on to run it (no second read of either)
+    return { runId, log, source: events }
   })
 
 /** Forks `sourceId` at `atSeq` (see `create`) and sets the fork up to run: `execute` runs it to its end. */
@@ -139,4 +140,8 @@ export const fork = (
   atSeq: number,
   changes: ForkChanges = {},
   options: { readonly userId?: string | undefined } = {}
-) => Effect.flatMap(create(sourceId, atSeq, changes, options), ({ runId }) => prepareResume(runId))
+) =>
+  Effect.flatMap(
+    create(sourceId, atSeq, changes, options),
+    ({ log, runId, source }) => prepareResume(runId, { known: { past: log, source } })
+  )

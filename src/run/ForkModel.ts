@@ -12,12 +12,13 @@ import { RunStore } from "../store/RunStore.js"
 export const modelFor = (
   past: ReadonlyArray<RunEvent>,
   live: LanguageModel.Service,
-  options: { readonly pure?: boolean | undefined } = {}
+  options: { readonly pure?: boolean | undefined; readonly source?: ReadonlyArray<RunEvent> | undefined } = {}
 ): Effect.Effect<LanguageModel.Service, never, RunStore> =>
   Effect.gen(function*() {
     const forked = past[0]?._tag === "RunForked" ? past[0] : undefined
     if (!forked) return live
-    const source = yield* Effect.orElseSucceed((yield* RunStore).events(forked.from), () => [] as Array<RunEvent>)
+    const source = options.source ??
+      (yield* Effect.orElseSucceed((yield* RunStore).events(forked.from), () => [] as Array<RunEvent>))
     const own = past.filter((e) => e.seq > forked.copied + 1 && e._tag === "LlmCalled")
     return Replay.make(Replay.recordingsOf(source), {
       copiedUpTo: forked.atSeq,

@@ -92,8 +92,8 @@ export const replay = (sourceId: string) =>
         allowBusyUser: true
       })
       yield* memory.append(events, reachesEnd(events) ? events : undefined)
-      const { runId } = yield* create(sourceId, started.seq)
-      const prepared = yield* prepareResume(runId, { pureReplay: true })
+      const { log, runId, source } = yield* create(sourceId, started.seq)
+      const prepared = yield* prepareResume(runId, { pureReplay: true, known: { past: log, source } })
       const result: RunResult = yield* prepared.execute
       return { runId, result, log: yield* prepared.events.log }
     }).pipe(Effect.provide(Database.layer({ dataDir: "memory" })))

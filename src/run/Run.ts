@@ -379,7 +379,12 @@ export const runTask = (input: unknown) => prepare(input).pipe(Effect.flatMap((p
  */
 export const prepareResume = (
   runId: string,
-  options: { readonly claim?: string | undefined; readonly pureReplay?: boolean | undefined } = {}
+  options: {
+    readonly claim?: string | undefined
+    readonly pureReplay?: boolean | undefined
+    /** The run's events and (a fork's) its source's, when the caller has just read or written them. */
+    readonly known?: { readonly past: ReadonlyArray<RunEvent>; readonly source?: ReadonlyArray<RunEvent> } | undefined
+  } = {}
 ) =>
   Effect.gen(function*() {
     const store = yield* RunStore
@@ -387,9 +392,9 @@ export const prepareResume = (
     const stored = yield* store.getRun(runId)
     if (Option.isNone(stored)) return yield* new RunNotFoundError({ runId })
     const sink = options.claim !== undefined ? sinkOf(store, yield* store.claim(runId, options.claim)) : known.sink
-    const past = yield* store.events(runId)
+    const past = options.known?.past ?? (yield* store.events(runId))
     // a fork's calls are answered from its source's recordings until one differs
-    const model = yield* modelFor(past, known.model, { pure: options.pureReplay })
+    const model = yield* modelFor(past, known.model, { pure: options.pureReplay, source: options.known?.source })
     const caps = model === known.model ? known : { ...known, model }
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
     const events = yield* RunEvents.make(runId, sink, past, { outputIntervalMs: caps.outputIntervalMs })
