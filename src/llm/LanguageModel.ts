@@ -7,69 +7,10 @@ import { ModelDecodeError, type ModelError, ModelTruncatedError } from "./ModelE
 import { costOf, type ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
 
-/** What a provider receives: the rendered prompts plus the decoded input (the offline and scripted models read it). */
-export interface CompletionRequest {
-  readonly promptId: PromptId
-  readonly system: string
-  readonly user: string
-  readonly input: unknown
-  readonly jsonSchema: object
-  readonly maxOutputTokens: number
-  /** The most requests this call may send the provider, retries included (what is left of the call budget). */
-  readonly maxRequests?: number | undefined
-  /** Called as each request is sent: every one counts against the call budget. */
-  readonly onRequest?: (() => void) | undefined
-  /** Told the answer's text as it is written, piece by piece (a provider that streams; the others once, in chunks). */
-  readonly onText?: ((text: string) => Effect.Effect<void>) | undefined
-}
+import { type CompletionRequest, type CompletionResponse, decodeAnswer, type TextSink } from "./Completion.js"
 
-export interface CompletionResponse {
-  readonly text: string
-  /** The model that answered, as the provider names it (it may differ from the one asked for). */
-  readonly model?: string | undefined
-  /** Why the answer ended, as the provider says it ("stop", "length", …). */
-  readonly finishReason?: string | undefined
-  /** The provider cut the answer at the output cap (OpenAI's finish_reason "length"): it is not complete. */
-  readonly truncated?: boolean | undefined
-  /** Reported by the provider when it can; otherwise counted here. */
-  readonly inputTokens?: number | undefined
-  readonly outputTokens?: number | undefined
-  /** Of the input tokens, those the provider read from its prompt cache (billed at the cached rate). */
-  readonly cachedInputTokens?: number | undefined
-  /** A fallback chain's model that answered (its label and price), when it is not the service's first. */
-  readonly answeredBy?: { readonly label: string; readonly price: ModelPrice } | undefined
-  /** Models of a fallback chain that failed before the one that answered ("label: why"). */
-  readonly failedModels?: ReadonlyArray<string> | undefined
-  /** Answered from a recording (a fork, a replay): the recorded call's model and cost; nothing was sent. */
-  readonly replayed?:
-    | { readonly model: string; readonly costUsd: number; readonly repeats?: number | undefined }
-    | undefined
-}
-
-/** Where a call's text goes as it is written (a run's live output): `done` once the call ends, however it ends. */
-export interface TextSink {
-  readonly push: (text: string) => Effect.Effect<void>
-  readonly done: Effect.Effect<void>
-}
-
-/** The pieces a model that does not stream hands out: about a few tokens each, as a provider's chunks are. */
-const CHUNK_CHARS = 16
-
-/** Hands `text` to `onText` in chunks, `delayMs` apart (the built-in models: the same path as a streaming provider). */
-export const streamText = (
-  text: string,
-  onText: ((text: string) => Effect.Effect<void>) | undefined,
-  delayMs = 0
-): Effect.Effect<void> => {
-  if (!onText || text === "") return Effect.void
-  const chunks: Array<string> = []
-  for (let i = 0; i < text.length; i += CHUNK_CHARS) chunks.push(text.slice(i, i + CHUNK_CHARS))
-  return Effect.forEach(
-    chunks,
-    (chunk, i) => (i > 0 && delayMs > 0 ? Effect.zipRight(Effect.sleep(delayMs), onText(chunk)) : onText(chunk)),
-    { discard: true }
-  )
-}
+/** The provider contract (requests, answers, their text) stays reachable as LanguageModel.* for providers and users. */
+export * from "./Completion.js"
 
 export interface CallUsage {
   readonly model: string
@@ -163,51 +104,6 @@ export interface Service {
 }
 
 export class LanguageModel extends Context.Tag("aeon/LanguageModel")<LanguageModel, Service>() {}
-
-const parseJson = (text: string): unknown => {
-  const trimmed = text.trim().replace(/^```(?:json)?\s*/i, "").replace(/```$/, "")
-  return JSON.parse(trimmed)
-}
-
-/** Decodes a model's text with the contract's output schema; the failure keeps the raw text for the supervisor. */
-export const decodeAnswer = <O>(contract: PromptContract<any, O>, text: string): Effect.Effect<O, ModelDecodeError> =>
-  Effect.suspend(() => {
-    let json: unknown
-    try {
-      json = parseJson(text)
-    } catch (e) {
-      return Effect.fail(
-        new ModelDecodeError({ promptId: contract.id, raw: text, message: `not JSON: ${(e as Error).message}` })
-      )
-    }
-    // decoded synchronously (the schemas have no effects): no fiber work per answer
-    const decoded = Schema.decodeUnknownEither(contract.output)(json)
-    return Either.isRight(decoded)
-      ? Effect.succeed(decoded.right)
-      : Effect.fail(
-        new ModelDecodeError({
-          promptId: contract.id,
-          raw: text,
-          message: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
-        })
-      )
-  })
-
-/**
- * What a provider that honours the output cap sends back: the text cut at `maxTokens` (counted by `count`), as an
- * API cuts an answer at max_tokens (finish_reason "length"). The built-in models do this; a cut answer usually no
- * longer decodes, as with a real provider.
- */
-export const capOutput = (text: string, maxTokens: number, count: (text: string) => number = countTokens) => {
-  if (count(text) <= maxTokens) return text
-  let [low, high] = [0, text.length]
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2)
-    if (count(text.slice(0, mid)) <= maxTokens) low = mid
-    else high = mid - 1
-  }
-  return text.slice(0, low)
-}
 
 /** Why an answer ended, as the provider says it, else as Aeon saw it (cut at its cap, or complete). */
 const finishReasonOf = (response: CompletionResponse) =>
