@@ -2,7 +2,7 @@ import type { ExecutionHistory } from "../domain/Execution.js"
 import { liveSteps } from "../domain/Plan.js"
 import type { ServerHealth } from "../mcp/Servers.js"
 import type { LlmCall } from "../record/LlmCalls.js"
-import type { RunResult } from "../record/RunResult.js"
+import { executionPasses, type RunResult } from "../record/RunResult.js"
 import type { StoredRun } from "../store/RunStore.js"
 import { pc } from "./Colors.js"
 
@@ -10,9 +10,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
 /** One line: converged or why not, passes, LLM calls, tokens, cost, time. */
 export const summaryLine = (r: RunResult): string => {
-  const passes =
-    r.history.passes.filter((p) => p.passNumber > 0 && p.phases.some((ph) => ph === "EXECUTE" || ph === "RE_EXECUTE"))
-      .length
+  const passes = executionPasses(r)
   const why = r.converged ?
     pc.green("converged")
     : r.status === "CANCELLED" ?

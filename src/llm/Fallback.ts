@@ -1,19 +1,7 @@
-import {
-  Array as Arr,
-  Config,
-  ConfigError,
-  Context,
-  Effect,
-  Either,
-  ExecutionPlan,
-  Layer,
-  Option,
-  Redacted
-} from "effect"
+import { Array as Arr, Config, ConfigError, Context, Effect, Either, ExecutionPlan, Layer, Option } from "effect"
 import * as LanguageModel from "./LanguageModel.js"
 import type { ModelError } from "./ModelErrors.js"
 import * as Offline from "./Offline.js"
-import { priceOf, unpricedNotice } from "./Pricing.js"
 import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /** One model of AEON_MODELS: `openai:gpt-4o-mini`, `openai@http://127.0.0.1:11434/v1:qwen2.5`, or `offline`. */
@@ -126,18 +114,11 @@ export const servicesOf = (specs: Arr.NonEmptyReadonlyArray<ModelSpec>) =>
       spec.provider === "offline"
         ? Effect.succeed(Offline.service)
         : Effect.map(Config.option(Config.redacted(`AEON_LLM_API_KEY_${i + 1}`)), (own) =>
-          OpenAi.make(
-            {
-              apiKey: Option.getOrUndefined(Option.map(Option.orElse(own, () => shared.apiKey), Redacted.value)),
-              baseURL: spec.baseURL ?? Option.getOrUndefined(shared.baseURL),
-              model: spec.model,
-              timeoutMs: shared.timeoutMs,
-              maxRetries: shared.maxRetries,
-              stream: shared.stream
-            },
-            priceOf(prices, spec.model),
-            unpricedNotice(prices, spec.model)
-          )))
+          OpenAi.fromConfig(shared, prices, {
+            model: spec.model,
+            baseURL: spec.baseURL,
+            apiKey: Option.orElse(own, () => shared.apiKey)
+          })))
   }).pipe(Effect.map((services) => services as unknown as Arr.NonEmptyReadonlyArray<LanguageModel.Service>))
 
 /** The model of AEON_MODELS: its list, in order, with fallback. */

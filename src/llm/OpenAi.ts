@@ -284,22 +284,35 @@ export const config = Config.all({
   )
 })
 
+/**
+ * The service the settings describe (AEON_LLM_*), priced by the table; `over` gives one model of a list its own
+ * model, endpoint and key (Fallback), the rest shared.
+ */
+export const fromConfig = (
+  c: Config.Config.Success<typeof config>,
+  prices: Readonly<Record<string, ModelPrice>>,
+  over: {
+    readonly model?: string | undefined
+    readonly baseURL?: string | undefined
+    readonly apiKey?: Option.Option<Redacted.Redacted> | undefined
+  } = {}
+) => {
+  const model = over.model ?? c.model
+  return make(
+    {
+      apiKey: Option.getOrUndefined(Option.map(over.apiKey ?? c.apiKey, Redacted.value)),
+      baseURL: over.baseURL ?? Option.getOrUndefined(c.baseURL),
+      model,
+      timeoutMs: c.timeoutMs,
+      maxRetries: c.maxRetries,
+      stream: c.stream
+    },
+    priceOf(prices, model),
+    unpricedNotice(prices, model)
+  )
+}
+
 export const layerConfig = Layer.effect(
   LanguageModel.LanguageModel,
-  Effect.gen(function*() {
-    const c = yield* config
-    const prices = yield* loadPriceTable
-    return make(
-      {
-        apiKey: Option.getOrUndefined(Option.map(c.apiKey, Redacted.value)),
-        baseURL: Option.getOrUndefined(c.baseURL),
-        model: c.model,
-        timeoutMs: c.timeoutMs,
-        maxRetries: c.maxRetries,
-        stream: c.stream
-      },
-      priceOf(prices, c.model),
-      unpricedNotice(prices, c.model)
-    )
-  })
+  Effect.zipWith(config, loadPriceTable, (c, prices) => fromConfig(c, prices))
 )

@@ -83,3 +83,8 @@ export const resultOf = (r: RunRecord): RunResult => {
     eventCount: r.eventCount
   }
 }
+
+/** The execution passes a run made (pass 0 plans; a pass counts once it executed steps): what summaries report. */
+export const executionPasses = (r: RunResult): number =>
+  r.history.passes.filter((p) => p.passNumber > 0 && p.phases.some((ph) => ph === "EXECUTE" || ph === "RE_EXECUTE"))
+    .length

@@ -1,7 +1,7 @@
 import { Clock, Effect, Either, ParseResult, Schema } from "effect"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleIteration.js"
-import type { RunResult } from "../record/RunResult.js"
+import { executionPasses, type RunResult } from "../record/RunResult.js"
 import { RunStore } from "../store/RunStore.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { fork } from "./Fork.js"
@@ -121,10 +121,6 @@ const percentile = (xs: ReadonlyArray<number>, p: number) => {
   const sorted = [...xs].sort((a, b) => a - b)
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
-
-const executionPasses = (r: RunResult) =>
-  r.history.passes.filter((p) => p.passNumber > 0 && p.phases.some((ph) => ph === "EXECUTE" || ph === "RE_EXECUTE"))
-    .length
 
 /** Checks every case's run input before any runs (a bad case changes nothing). */
 const inputsOf = (cases: ReadonlyArray<EvalCase>, evalId: string) =>

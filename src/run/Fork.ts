@@ -91,9 +91,10 @@ export const create = (
       return yield* refused(`run ${sourceId} ended at seq ${atSeq}: fork before its RunFinished to change it`)
     }
     const source = yield* decodeRunInput(row.value.input, tools.names)
+    const encoded = Schema.encodeSync(RunTaskInput)(source)
     const input = yield* decodeRunInput({
-      ...Schema.encodeSync(RunTaskInput)(source),
-      ...(changes.budget ? { budget: { ...Schema.encodeSync(RunTaskInput)(source).budget, ...changes.budget } } : {}),
+      ...encoded,
+      ...(changes.budget ? { budget: { ...encoded.budget, ...changes.budget } } : {}),
       runId: undefined,
       userId: options.userId ?? source.userId
     }, tools.names)
