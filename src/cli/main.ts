@@ -22,6 +22,43 @@ const mcpOption = Options.text("mcp").pipe(
 
 const json = Options.boolean("json").pipe(Options.withDescription("print the result as one JSON document"))
 
+/** A run's budget caps, as `aeon run` and `aeon fork` take them. */
+const budgetOptions = {
+  ttl: Options.integer("ttl").pipe(Options.withDescription("most refinement passes (budget.ttl)"), Options.optional),
+  maxCostUsd: Options.float("max-cost-usd").pipe(
+    Options.withDescription("most the run may spend on model calls, in US dollars (AEON_PRICE_TABLE prices models)"),
+    Options.optional
+  ),
+  maxTokens: Options.integer("max-tokens").pipe(
+    Options.withDescription("most input + output tokens over all model calls"),
+    Options.optional
+  ),
+  maxLlmCalls: Options.integer("max-llm-calls").pipe(
+    Options.withDescription("most requests sent to the model, retries included"),
+    Options.optional
+  ),
+  maxSteps: Options.integer("max-steps").pipe(Options.withDescription("most plan steps executed"), Options.optional)
+}
+
+/** The model, as `aeon run` and `aeon fork` take it. */
+const modelOptions = {
+  provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(
+    Options.withDescription(
+      "the model's provider (env AEON_MODEL_PROVIDER; default: openai when a key is set, else offline)"
+    ),
+    Options.optional
+  ),
+  model: Options.text("model").pipe(Options.withDescription("the model's name (env AEON_MODEL)"), Options.optional),
+  baseUrl: Options.text("base-url").pipe(
+    Options.withDescription("an OpenAI-compatible endpoint (env AEON_LLM_BASE_URL or OPENAI_BASE_URL)"),
+    Options.optional
+  ),
+  script: Options.text("script").pipe(
+    Options.withDescription("a Scripted model's JSON file; implies --provider scripted (env AEON_SCRIPT)"),
+    Options.optional
+  )
+}
+
 const runCommand = Command.make("run", {
   task: Args.text({ name: "task" }).pipe(Args.withDescription("what to do"), Args.optional),
   resume: Options.text("resume").pipe(
@@ -56,37 +93,8 @@ const runCommand = Command.make("run", {
   ),
   noEscalate: Options.boolean("no-escalate").pipe(Options.withDescription("stop after the simple iterations")),
   full: Options.boolean("full").pipe(Options.withDescription("multi-pass from the start (same as --mode full)")),
-  ttl: Options.integer("ttl").pipe(Options.withDescription("most refinement passes (budget.ttl)"), Options.optional),
   deadline: Options.text("deadline").pipe(
     Options.withDescription("the run's wall-clock budget (30s, 2m, …; budget.deadlineMs)"),
-    Options.optional
-  ),
-  maxCostUsd: Options.float("max-cost-usd").pipe(
-    Options.withDescription("most the run may spend on model calls, in US dollars (AEON_PRICE_TABLE prices models)"),
-    Options.optional
-  ),
-  maxTokens: Options.integer("max-tokens").pipe(
-    Options.withDescription("most input + output tokens over all model calls"),
-    Options.optional
-  ),
-  maxLlmCalls: Options.integer("max-llm-calls").pipe(
-    Options.withDescription("most requests sent to the model, retries included"),
-    Options.optional
-  ),
-  maxSteps: Options.integer("max-steps").pipe(Options.withDescription("most plan steps executed"), Options.optional),
-  provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(
-    Options.withDescription(
-      "the model's provider (env AEON_MODEL_PROVIDER; default: openai when a key is set, else offline)"
-    ),
-    Options.optional
-  ),
-  model: Options.text("model").pipe(Options.withDescription("the model's name (env AEON_MODEL)"), Options.optional),
-  baseUrl: Options.text("base-url").pipe(
-    Options.withDescription("an OpenAI-compatible endpoint (env AEON_LLM_BASE_URL or OPENAI_BASE_URL)"),
-    Options.optional
-  ),
-  script: Options.text("script").pipe(
-    Options.withDescription("a Scripted model's JSON file; implies --provider scripted (env AEON_SCRIPT)"),
     Options.optional
   ),
   user: Options.text("user").pipe(
@@ -109,6 +117,8 @@ const runCommand = Command.make("run", {
     Options.withDescription("convergence criteria as a JSON file"),
     Options.optional
   ),
+  ...budgetOptions,
+  ...modelOptions,
   mcp: mcpOption,
   json
 }, (o) => handle((h) => h.run(o))).pipe(
@@ -206,20 +216,7 @@ const handleForking = (f: (h: typeof import("./Forking.js")) => Effect.Effect<vo
 const forkCommand = Command.make("fork", {
   runId: runIdArg,
   at: Options.integer("at").pipe(Options.withDescription("the event (seq, as aeon inspect --json shows) to fork at")),
-  ttl: Options.integer("ttl").pipe(Options.withDescription("the fork's budget.ttl"), Options.optional),
-  maxCostUsd: Options.float("max-cost-usd").pipe(
-    Options.withDescription("the fork's budget.maxCostUsd"),
-    Options.optional
-  ),
-  maxTokens: Options.integer("max-tokens").pipe(
-    Options.withDescription("the fork's budget.maxTokens"),
-    Options.optional
-  ),
-  maxLlmCalls: Options.integer("max-llm-calls").pipe(
-    Options.withDescription("the fork's budget.maxLlmCalls"),
-    Options.optional
-  ),
-  maxSteps: Options.integer("max-steps").pipe(Options.withDescription("the fork's budget.maxSteps"), Options.optional),
+  ...budgetOptions,
   approve: Options.boolean("approve").pipe(Options.withDescription("approve the request open at the fork point")),
   reject: Options.boolean("reject").pipe(Options.withDescription("reject the request open at the fork point")),
   reason: Options.text("reason").pipe(Options.withDescription("why (with --reject)"), Options.optional),
@@ -227,13 +224,7 @@ const forkCommand = Command.make("fork", {
     Options.withDescription("answer the guidance request open at the fork point"),
     Options.optional
   ),
-  provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(
-    Options.withDescription("the model asked once the fork's calls differ from the recording"),
-    Options.optional
-  ),
-  model: Options.text("model").pipe(Options.withDescription("the model's name (env AEON_MODEL)"), Options.optional),
-  baseUrl: Options.text("base-url").pipe(Options.withDescription("an OpenAI-compatible endpoint"), Options.optional),
-  script: Options.text("script").pipe(Options.withDescription("a Scripted model's JSON file"), Options.optional),
+  ...modelOptions,
   json
 }, (o) => handleForking((k) => k.fork(o))).pipe(
   Command.withDescription(

@@ -1,25 +1,9 @@
-import { execFile } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { cliIn } from "../support/cli.js"
 
-const dir = mkdtempSync(join(tmpdir(), "aeon-eval-cli-"))
-const env: Record<string, string> = { ...process.env as Record<string, string>, AEON_DATA_DIR: join(dir, "data") }
-for (
-  const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "OPENAI_API_KEY", "AEON_DATABASE_URL"]
-) {
-  delete env[k]
-}
-const aeon = (...args: Array<string>) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(
-      process.execPath,
-      ["bin/aeon.mjs", ...args],
-      { env, encoding: "utf8", timeout: 120_000 },
-      (e, stdout, stderr) => resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
-    )
-  )
+const { aeon, dir } = cliIn("aeon-eval-cli-")
 
 /** Well-formed XML, checked by hand: every element closed in order, one root, attributes quoted (no parser installed). */
 const wellFormed = (xml: string) => {

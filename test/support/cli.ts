@@ -1,0 +1,28 @@
+import { execFile } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/**
+ * The built `aeon` command in a data directory of its own (the embedded store, the offline model: no provider or
+ * database setting of the machine leaks in). `dir` holds the data directory; tests put their files beside it.
+ */
+export const cliIn = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const env: Record<string, string> = { ...process.env as Record<string, string>, AEON_DATA_DIR: join(dir, "data") }
+  for (
+    const k of ["AEON_MODEL_PROVIDER", "AEON_LLM_API_KEY", "AEON_LLM_BASE_URL", "OPENAI_API_KEY", "AEON_DATABASE_URL"]
+  ) {
+    delete env[k]
+  }
+  const aeon = (...args: Array<string>) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ["bin/aeon.mjs", ...args],
+        { env, encoding: "utf8", timeout: 120_000 },
+        (e, stdout, stderr) => resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
+      )
+    )
+  return { dir, env, aeon }
+}
