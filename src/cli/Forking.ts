@@ -19,6 +19,7 @@ export interface ForkOptions {
   readonly reject: boolean
   readonly reason: Option.Option<string>
   readonly guidance: Option.Option<string>
+  readonly edit: ReadonlyArray<string>
   readonly provider: Option.Option<string>
   readonly model: Option.Option<string>
   readonly baseUrl: Option.Option<string>
@@ -78,7 +79,19 @@ const changesOf = (o: ForkOptions): Fork.ForkChanges => {
         }
       } :
       {}),
-    ...(Option.isSome(o.guidance) ? { guidance: o.guidance.value } : {})
+    ...(Option.isSome(o.guidance) ? { guidance: o.guidance.value } : {}),
+    ...(o.edit.length > 0 ? { planEdits: o.edit.map(parseEdit) } : {})
+  }
+}
+
+/** An `--edit` given on the command line: one refinement action as JSON. */
+const parseEdit = (text: string, i: number): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new CliError(
+      `--edit ${i + 1} is not JSON: give one action, e.g. '{"actionType":"REMOVE","targetStepId":"s3"}'`
+    )
   }
 }
 

@@ -2,6 +2,7 @@
 import { Cause, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Logger, Option, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
+import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
 import * as RunEvents from "../kernel/RunEvents.js"
 import * as RunLlm from "../kernel/RunLlm.js"
@@ -246,12 +247,31 @@ export const guideRun = (o: { readonly runId: string; readonly requestId: string
 const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(RunStore, f).pipe(Effect.provide(Database.layerConfig))
 
-export const inspect = (o: { readonly runId: string; readonly json: boolean; readonly calls: boolean }) =>
+/** An event in a line: its seq, its type, and where in the run it happened. */
+const eventLine = (e: RunEvent) => {
+  const where = [
+    "passNumber" in e ? `pass ${e.passNumber}` : undefined,
+    "phase" in e ? e.phase : undefined,
+    "stepId" in e ? `step ${e.stepId}` : undefined,
+    "promptId" in e ? e.promptId : undefined,
+    "tool" in e ? e.tool : undefined,
+    e._tag === "RunFinished" ? e.status : undefined
+  ].filter((x) => x !== undefined)
+  return `${String(e.seq).padStart(4)}  ${e._tag}${where.length > 0 ? `  (${where.join(", ")})` : ""}`
+}
+
+export const inspect = (
+  o: { readonly runId: string; readonly json: boolean; readonly calls: boolean; readonly events: boolean }
+) =>
   withStore((store) =>
     Effect.gen(function*() {
       const run = yield* store.getRun(o.runId)
       if (Option.isNone(run)) throw new CliError(`run ${o.runId} does not exist`)
       const events = yield* store.events(o.runId)
+      if (o.events) {
+        process.stdout.write(o.json ? `${JSON.stringify(events, null, 2)}\n` : `${events.map(eventLine).join("\n")}\n`)
+        return
+      }
       if (o.calls) {
         const calls = llmCallsOf(events)
         process.stdout.write(o.json ? `${JSON.stringify(calls, null, 2)}\n` : `${callsText(calls)}\n`)

@@ -137,6 +137,9 @@ const inspectCommand = Command.make(
     json,
     calls: Options.boolean("calls").pipe(
       Options.withDescription("the run's model calls: each prompt and answer as recorded (env AEON_RECORD_PROMPTS)")
+    ),
+    events: Options.boolean("events").pipe(
+      Options.withDescription("the run's events, a line each with its seq (what aeon fork --at takes)")
     )
   },
   (o) => handle((h) => h.inspect(o))
@@ -215,7 +218,9 @@ const handleForking = (f: (h: typeof import("./Forking.js")) => Effect.Effect<vo
 
 const forkCommand = Command.make("fork", {
   runId: runIdArg,
-  at: Options.integer("at").pipe(Options.withDescription("the event (seq, as aeon inspect --json shows) to fork at")),
+  at: Options.integer("at").pipe(
+    Options.withDescription("the event to fork at (its seq, as aeon inspect RUN --events shows)")
+  ),
   ...budgetOptions,
   approve: Options.boolean("approve").pipe(Options.withDescription("approve the request open at the fork point")),
   reject: Options.boolean("reject").pipe(Options.withDescription("reject the request open at the fork point")),
@@ -223,6 +228,12 @@ const forkCommand = Command.make("fork", {
   guidance: Options.text("guidance").pipe(
     Options.withDescription("answer the guidance request open at the fork point"),
     Options.optional
+  ),
+  edit: Options.text("edit").pipe(
+    Options.withDescription(
+      `edit the plan at the fork point (a PassFinished event) with a refinement action as JSON, e.g. '{"actionType":"REMOVE","targetStepId":"s3"}'; repeatable`
+    ),
+    Options.repeated
   ),
   ...modelOptions,
   json

@@ -72,7 +72,9 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
   server: Schema.optional(Schema.String),
   resultBytes: Schema.optional(Schema.Int),
   /** What the call wrote to the run's short-term memory (any tool may): a resumed run's memory is rebuilt from these. */
-  memoryWrites: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  memoryWrites: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  /** A fork's call answered by its source's recording of the same call: the tool was not called again. */
+  replayed: Schema.optional(Schema.Boolean)
 })
 /** A model call as recorded (AEON_RECORD_PROMPTS, on by default): who asked, what was sent, what came back. */
 export const RecordedCall = Schema.Struct({

@@ -85,6 +85,8 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
       // the wait for the store may be interrupted: the tool has not started
       if (sideEffects) yield* restore(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
+      // a fork's recording of this call stands for it: the tool is not called again
+      const recorded = ctx.tools.recorded?.(step.tool!, input)
       // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
       const memoryBefore = memoryNow(ctx)
       const memory = yield* Ref.make(memoryBefore)
@@ -92,7 +94,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
       // a synchronous tool runs right here; a read-only one that may be cut off, interruptibly with the run (its MCP
       // request cancelled); any other in a fiber of its own, so that its timeout can interrupt it.
       // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
-      const result = yield* Effect.either(
+      const result: Either.Either<unknown, ToolError> = recorded ? Either.right(recorded.output) : yield* Effect.either(
         definition?.synchronous
           ? invoke
           : definition?.interruptible
@@ -100,7 +102,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
           : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
       )
       const durationMs = (yield* Clock.currentTimeMillis) - started
-      const memoryWrites = writesBetween(memoryBefore, yield* Ref.get(memory))
+      const memoryWrites = recorded ? recorded.memoryWrites : writesBetween(memoryBefore, yield* Ref.get(memory))
       // an MCP tool's server and result size, in its event and span
       const resultBytes = definition?.server !== undefined && Either.isRight(result)
         ? Buffer.byteLength(JSON.stringify(result.right) ?? "")
@@ -121,6 +123,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
         durationMs,
         ...(definition?.server === undefined ? {} : { server: definition.server }),
         ...(resultBytes !== undefined ? { resultBytes } : {}),
+        ...(recorded ? { replayed: true } : {}),
         ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
       })
       // last: an interruption pending since the tool started takes effect here, with the result recorded

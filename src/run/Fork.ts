@@ -1,11 +1,15 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import type { BudgetInput } from "../domain/Budget.js"
 import { InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
-import { foldEvents, pendingApprovals, pendingGuidance, reachesEnd } from "../record/RunRecord.js"
+import { editPlan } from "../planning/PlanEdit.js"
+import { attemptPlan } from "../record/Attempt.js"
+import { foldEvents, pendingApprovals, pendingGuidance, reachesEnd, type RunRecord } from "../record/RunRecord.js"
 import { RunStore } from "../store/RunStore.js"
 import { extend } from "../support/Extend.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
+import { toolInfos } from "../validation/SemanticValidator.js"
+import { progressOf } from "./Recovery.js"
 import { prepareResume } from "./Run.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
@@ -17,6 +21,11 @@ export interface ForkChanges {
   readonly approval?: { readonly decision: "APPROVE" | "REJECT"; readonly reason?: string | undefined } | undefined
   /** The answer to the guidance request open at the fork point. */
   readonly guidance?: string | undefined
+  /**
+   * Edits of the plan as it stands at the fork point (a pass's end): the planner's refinement actions
+   * (planning/PlanEdit), validated as the planner's are; the next pass runs the edited plan.
+   */
+  readonly planEdits?: ReadonlyArray<unknown> | undefined
 }
 
 const refused = (message: string) => new InvalidRunInputError({ message })
@@ -25,7 +34,13 @@ const refused = (message: string) => new InvalidRunInputError({ message })
 export type ForkError = Effect.Effect.Error<ReturnType<typeof create>>
 
 /** The answers the changes give to what the run asked and had not been answered at the fork point. */
-const answersAt = (prefix: ReadonlyArray<RunEvent>, atSeq: number, changes: ForkChanges, by: string | undefined) => {
+const answersAt = (
+  prefix: ReadonlyArray<RunEvent>,
+  atSeq: number,
+  changes: ForkChanges,
+  by: string | undefined,
+  tools: ToolRegistry.Service
+) => {
   const record = foldEvents(prefix)
   const bodies: Array<RunEventBody> = []
   if (changes.approval) {
@@ -55,7 +70,35 @@ const answersAt = (prefix: ReadonlyArray<RunEvent>, atSeq: number, changes: Fork
       ...(by ? { by } : {})
     })
   }
+  if (changes.planEdits !== undefined) {
+    const edited = editedPlan(record, atSeq, changes.planEdits, tools)
+    if (Either.isLeft(edited)) return Effect.fail(refused(edited.left))
+    bodies.push(edited.right)
+  }
   return Effect.succeed(bodies)
+}
+
+/** The plan at the fork point (a pass's end) with the edits applied, as the refinement that applies them. */
+const editedPlan = (
+  record: RunRecord,
+  atSeq: number,
+  edits: ReadonlyArray<unknown>,
+  tools: ToolRegistry.Service
+): Either.Either<RunEventBody, string> => {
+  const a = record.attempt
+  const at = a && progressOf(record, record.started?.mode ?? "FULL").attempt?.resume
+  if (!a || at?.stage !== "boundary" || a.lastFinished === undefined) {
+    return Either.left(
+      `a plan edit applies between passes: fork at a PassFinished event, before the run converged (seq ${atSeq} is not)`
+    )
+  }
+  return Either.map(editPlan(attemptPlan(a), edits, toolInfos(tools.tools)), ({ actions, plan }) => ({
+    _tag: "RefinementApplied",
+    passNumber: a.lastFinished!,
+    actions,
+    plan,
+    advisories: [`the plan was edited at the fork (${actions.length} edit${actions.length === 1 ? "" : "s"})`]
+  }))
 }
 
 /**
@@ -101,7 +144,7 @@ export const create = (
     const runId = crypto.randomUUID()
     const now = Date.now()
     const shift = now - prefix.at(-1)!.at
-    const answers = yield* answersAt(prefix, atSeq, changes, options.userId)
+    const answers = yield* answersAt(prefix, atSeq, changes, options.userId, tools)
     const copies = prefix.map((e, i): RunEvent =>
       extend(e._tag === "RunStarted" ? { ...e, budget: input.budget } : e, {
         runId,

@@ -25,7 +25,7 @@ import { Supervisor } from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
-import { modelFor } from "./ForkModel.js"
+import { replayFor } from "./ForkModel.js"
 import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
@@ -102,7 +102,9 @@ const contextOf = (
 ) => {
   // the tools as they are when the run starts (an MCP server's list may change while it runs)
   const tools = caps.tools.snapshot()
-  const registry = input.tools ? ToolRegistry.make(tools.tools.filter((t) => input.tools!.includes(t.name))) : tools
+  const registry = input.tools
+    ? { ...ToolRegistry.make(tools.tools.filter((t) => input.tools!.includes(t.name))), recorded: tools.recorded }
+    : tools
   const llm = RunLlm.make(caps.model, guard, events, caps.supervisor, caps.recordPrompts)
   return (firstPass: number, extra: AttemptOptions): RunContext => ({
     runId,
@@ -394,8 +396,8 @@ export const prepareResume = (
     const sink = options.claim !== undefined ? sinkOf(store, yield* store.claim(runId, options.claim)) : known.sink
     const past = options.known?.past ?? (yield* store.events(runId))
     // a fork's calls are answered from its source's recordings until one differs
-    const model = yield* modelFor(past, known.model, { pure: options.pureReplay, source: options.known?.source })
-    const caps = model === known.model ? known : { ...known, model }
+    const replay = yield* replayFor(past, known, { pure: options.pureReplay, source: options.known?.source })
+    const caps = replay.model === known.model ? known : { ...known, ...replay }
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
     const events = yield* RunEvents.make(runId, sink, past, { outputIntervalMs: caps.outputIntervalMs })
     const finished = reachesEnd(past)

@@ -132,6 +132,17 @@ export interface Service {
   readonly invoke: (name: string, input: unknown, context: ToolContext) => Effect.Effect<unknown, ToolError>
   /** The tools as they are now, fixed: a run takes one at its start (MCP servers may change their lists later). */
   readonly snapshot: () => Service
+  /**
+   * A fork's recorded result of this call, taken (each once): the call is not made, its recording stands for it
+   * (run/ToolReplay). Absent on a registry that replays nothing.
+   */
+  readonly recorded?: (name: string, input: unknown) => RecordedToolResult | undefined
+}
+
+/** A tool call's result as a run recorded it (its ToolInvoked event). */
+export interface RecordedToolResult {
+  readonly output: unknown
+  readonly memoryWrites: Record<string, unknown> | undefined
 }
 
 export class ToolRegistry extends Context.Tag("aeon/ToolRegistry")<ToolRegistry, Service>() {}

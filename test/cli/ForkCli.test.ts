@@ -25,6 +25,31 @@ describe("aeon fork and aeon replay (#34)", () => {
 
     const human = await aeon("fork", source.runId, "--at", "5")
     expect(human.stdout).toMatch(/LLM calls \(\d+ replayed, not paid\)/)
+    // a plan edit at the plan pass's end: the removed step does not run in the fork
+    const listed = (await aeon("inspect", source.runId, "--events")).stdout
+    expect(listed).toMatch(/^\s+1 {2}RunStarted/m)
+    const events: Array<any> = JSON.parse((await aeon("inspect", source.runId, "--events", "--json")).stdout)
+    expect(listed).toContain(`${events.find((e) => e._tag === "PassFinished").seq}  PassFinished  (pass `)
+    const planEnd = events.find((e) => e._tag === "PassFinished").seq
+    const last = events.find((e) => e._tag === "PlanCreated").plan.steps.at(-1).stepId
+    const edited = await aeon(
+      "fork",
+      source.runId,
+      "--at",
+      String(planEnd),
+      "--edit",
+      JSON.stringify({ actionType: "REMOVE", targetStepId: last }),
+      "--json"
+    )
+    expect(edited.code).toBe(0)
+    const editedRun = JSON.parse(edited.stdout)
+    const ran = editedRun.passes.flatMap((p: any) => Object.keys(p.executionResults))
+    expect(ran.length).toBeGreaterThan(0)
+    expect(ran).not.toContain(last)
+    const notJson = await aeon("fork", source.runId, "--at", String(planEnd), "--edit", "{nope")
+    expect(notJson.code).not.toBe(0)
+    expect(notJson.stderr).toContain("--edit 1 is not JSON")
+
     const bad = await aeon("fork", source.runId, "--at", "999")
     expect(bad.code).not.toBe(0)
     expect(bad.stderr).toContain("atSeq must be an event of run")

@@ -1,4 +1,4 @@
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
@@ -14,8 +14,9 @@ import * as Fork from "../../src/run/Fork.js"
 import * as Replaying from "../../src/run/Replaying.js"
 import { prepare } from "../../src/run/Run.js"
 import { RunStore } from "../../src/store/RunStore.js"
+import * as ToolRegistry from "../../src/tools/ToolRegistry.js"
 import { storeLayer } from "../support/database.js"
-import { noIssues, planOut, profile, reasoned, verdict } from "../support/scripts.js"
+import { answer, noIssues, planOut, profile, reasoned, verdict } from "../support/scripts.js"
 
 /** The live model of a fork that must replay everything: any call it gets is counted (and fails the call). */
 const liveCalls: Array<string> = []
@@ -24,9 +25,21 @@ const forbidden = LM.make("live", FREE, (request) => {
   return Effect.dieMessage(`the live model was asked ${request.promptId}`)
 })
 
+/** A tool with a side effect: each call opens a ticket (counted here). */
+let ticketsOpened = 0
+const ticket = ToolRegistry.tool({
+  name: "open_ticket",
+  description: "Opens a support ticket with the given title and returns its number.",
+  input: Schema.Struct({ title: Schema.String }),
+  output: Schema.Struct({ number: Schema.Number }),
+  timeoutMs: 1_000,
+  idempotent: false,
+  run: () => Effect.sync(() => ({ number: 100 + ++ticketsOpened }))
+})
+
 // one store for every run here; each run is given its model
 const recording = ManagedRuntime.make(
-  Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, Offline.service)).pipe(
+  Layer.mergeAll(Aeon.layerWithOwnTools([ticket]), Layer.succeed(LanguageModel, Offline.service)).pipe(
     Layer.provideMerge(storeLayer())
   )
 )
@@ -79,6 +92,7 @@ describe("fork a run at any event (#34)", () => {
         const source = await recorded(input)
         expect(source.events.length).toBeGreaterThan(10)
         const started = source.events.find((e) => e._tag === "RunStarted")!.seq
+        let toolCalls = 0
         for (const e of source.events.filter((e) => e.seq >= started)) {
           const fork = await forkWith(forbidden, source.runId, e.seq)
           expect(outcome(fork.result), `forked at ${e.seq} (${e._tag})`).toEqual(outcome(source.result))
@@ -86,10 +100,17 @@ describe("fork a run at any event (#34)", () => {
           // every call after the fork point came from a recording
           const own = fork.events.filter((f) => f._tag === "LlmCalled" && f.seq > (fork.events[0] as any).copied + 1)
           expect(own.every((f) => f._tag === "LlmCalled" && f.replayed)).toBe(true)
+          const tools = fork.events.filter((f) =>
+            f._tag === "ToolInvoked" && f.seq > (fork.events[0] as any).copied + 1
+          )
+          expect(tools.every((f) => f._tag === "ToolInvoked" && f.replayed), `tools after ${e.seq}`).toBe(true)
+          toolCalls += tools.length
           const counted = own.filter((f) => f._tag === "LlmCalled" && f.repeats === undefined)
           expect(fork.result.usage.replayed?.llmCalls ?? 0).toBe(counted.length)
         }
         expect(liveCalls).toEqual([])
+        // the arithmetic runs use the calculator: their forks replayed its calls
+        if (input.mode === "FULL") expect(toolCalls).toBeGreaterThan(0)
       },
       120_000
     )
@@ -128,6 +149,96 @@ describe("fork a run at any event (#34)", () => {
     const replayedPrompts = calls.slice(0, sourceCalls).map((e) => (e as any).promptId)
     expect(replayedPrompts).toEqual(first.calls.map((c) => c.promptId))
     expect(fork.result.usage.replayed).toEqual({ llmCalls: sourceCalls, costUsd: 0 })
+  })
+
+  /** Explain a printer fault (s1), then open a ticket for it (s2, a tool with a side effect). */
+  const ticketScript = (): Scripted.Script => ({
+    [PromptId.TASKPROFILE_INFERENCE_USER]: [profile(2)],
+    [PromptId.PLAN_GENERATION_USER]: [planOut([
+      { id: "s1", d: "Explain why the office printer prints blank pages" },
+      {
+        id: "s2",
+        d: "Open a support ticket titled printer prints blank pages",
+        tool: "open_ticket",
+        input: {
+          title: "printer prints blank pages"
+        },
+        deps: ["s1"]
+      },
+      { id: "s3", d: "Summarise the fault and the ticket number for the office", deps: ["s2"] }
+    ], "Report the printer fault")],
+    [PromptId.VALIDATION_SEMANTIC_USER]: [noIssues],
+    [PromptId.REASONING_STEP_USER]: [reasoned("the toner is empty"), reasoned("ticket opened"), reasoned("done")],
+    [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(true)],
+    [PromptId.ANSWER_SYNTHESIS_USER]: [answer("Toner empty; ticket opened", ["s1", "s2", "s3"])]
+  })
+  const ticketTask = { task: "Report the printer fault and open a ticket", mode: "FULL" }
+  const ownEvents = (events: ReadonlyArray<RunEvent>) =>
+    events.filter((e) => e.seq > (events[0] as { copied: number }).copied + 1)
+
+  it("a fork's tool calls are answered by their recordings while it replays: a side effect is not made again", async () => {
+    ticketsOpened = 0
+    const source = await recorded(ticketTask, Scripted.make(ticketScript()).service)
+    expect(source.result.status).toBe("CONVERGED")
+    expect(ticketsOpened).toBe(1)
+    const started = source.events.find((e) => e._tag === "RunStarted")!.seq
+    const fork = await forkWith(forbidden, source.runId, started)
+    expect(outcome(fork.result)).toEqual(outcome(source.result))
+    expect(ticketsOpened).toBe(1)
+    const tools = ownEvents(fork.events).filter((e) => e._tag === "ToolInvoked")
+    expect(tools).toHaveLength(1)
+    expect(tools[0]).toMatchObject({ tool: "open_ticket", output: { number: 101 }, replayed: true })
+  })
+
+  it("a plan edit at a pass's end: the calls before it are not asked again, the removed step never runs, a call that differs goes live and so do the tools after it", async () => {
+    ticketsOpened = 0
+    const source = await recorded(ticketTask, Scripted.make(ticketScript()).service)
+    expect(ticketsOpened).toBe(1)
+    const planEnd = source.events.find((e) => e._tag === "PassFinished")!
+    // s1 rewritten: its reasoning prompt differs from the recording, so it and everything after it are live
+    const live = Scripted.make(ticketScript(), undefined, { record: true })
+    const fork = await forkWith(live.service, source.runId, planEnd.seq, {
+      planEdits: [
+        { actionType: "MODIFY", targetStepId: "s1", newStep: { description: "Explain why the printer jams" } },
+        { actionType: "REMOVE", targetStepId: "s3", justification: "no summary needed" }
+      ]
+    })
+    expect(fork.result.status).toBe("CONVERGED")
+    const own = ownEvents(fork.events)
+    expect(own[0]).toMatchObject({ _tag: "RefinementApplied", passNumber: planEnd.passNumber })
+    const started = own.filter((e) => e._tag === "StepStarted").map((e) => (e as { stepId: string }).stepId)
+    expect(started).toEqual(["s1", "s2"])
+    // nothing before the fork point was asked again; from s1 on the live model answers
+    expect(live.calls.map((c) => c.promptId)).not.toContain(PromptId.TASKPROFILE_INFERENCE_USER)
+    expect(live.calls.map((c) => c.promptId)).not.toContain(PromptId.PLAN_GENERATION_USER)
+    expect(live.calls[0]!.promptId).toBe(PromptId.REASONING_STEP_USER)
+    expect(own.filter((e) => e._tag === "LlmCalled" && e.replayed)).toEqual([])
+    // the model went live before the ticket step: the ticket is opened again
+    expect(ticketsOpened).toBe(2)
+    expect(own.find((e) => e._tag === "ToolInvoked")).not.toHaveProperty("replayed")
+  })
+
+  const unfinishedRuns = () => recording.runPromise(Effect.flatMap(RunStore, (s) => s.unfinished))
+
+  it("refuses a plan edit away from a pass's end, and an edit the validator refuses; the source is untouched", async () => {
+    const source = await recorded(ticketTask, Scripted.make(ticketScript()).service)
+    const refused = (at: number, planEdits: Array<unknown>) =>
+      recording.runPromise(Effect.flip(Fork.create(source.runId, at, { planEdits })) as Effect.Effect<any>)
+    const planEnd = source.events.find((e) => e._tag === "PassFinished")!.seq
+    const remove = [{ actionType: "REMOVE", targetStepId: "s3" }]
+    expect(await refused(planEnd - 1, remove)).toMatchObject({
+      _tag: "InvalidRunInputError",
+      message: expect.stringContaining("fork at a PassFinished event")
+    })
+    expect(await refused(planEnd, [{ actionType: "MODIFY", targetStepId: "s9", newStep: { description: "x" } }]))
+      .toMatchObject({ message: expect.stringContaining("s9") })
+    expect(await refused(planEnd, [{ actionType: "ADD", newStep: { description: "Call it", tool: "no_such_tool" } }]))
+      .toMatchObject({ message: expect.stringContaining("fails validation") })
+    expect(await refused(planEnd, [{ actionType: "FROB" }])).toMatchObject({
+      message: expect.stringContaining("edit 1")
+    })
+    expect(await unfinishedRuns()).toEqual([])
+    expect(await recording.runPromise(Effect.flatMap(RunStore, (s) => s.events(source.runId)))).toEqual(source.events)
   })
 
   it("refuses a seq outside the run, a change after its end, an unknown run; the source is untouched", async () => {

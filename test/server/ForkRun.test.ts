@@ -22,19 +22,26 @@ const finished = (id: string, headers: Record<string, string>) =>
     return ["CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"].includes(run.status) ? run : undefined
   })
 
+/** A run of alice's, started over GraphQL and waited for to its end. */
+const aliceRun = async (task: string) => {
+  const started = await gql(
+    server.url,
+    `mutation($task: String!) { runTask(input: { task: $task, mode: FULL }) { id } }`,
+    {
+      task
+    },
+    alice
+  )
+  const id = started.body.data.runTask.id as string
+  return { id, run: await finished(id, alice) }
+}
+
 const FORK = `mutation($runId: ID!, $atSeq: Int!, $changes: ForkChanges) {
   forkRun(runId: $runId, atSeq: $atSeq, changes: $changes) { id userId } }`
 
 describe("forkRun over GraphQL (#34)", () => {
   it("forks a finished run at an event: the fork replays the recorded calls and ends as its source did", async () => {
-    const started = await gql(
-      server.url,
-      `mutation { runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL }) { id } }`,
-      {},
-      alice
-    )
-    const sourceId = started.body.data.runTask.id as string
-    const source = await finished(sourceId, alice)
+    const { id: sourceId, run: source } = await aliceRun("Compute (17 + 25) * 3 and explain the result")
     const plan = source.events.find((e: any) => e.type === "PlanCreated").seq
     const forked = await gql(server.url, FORK, {
       runId: sourceId,
@@ -56,15 +63,38 @@ describe("forkRun over GraphQL (#34)", () => {
     expect((await finished(sourceId, alice)).events).toEqual(source.events)
   })
 
+  it("forks at a pass's end with a plan edit: the removed step never runs; a refused edit is a coded error", async () => {
+    const { id: sourceId, run: source } = await aliceRun("Compute (17 + 25) * 3 and explain the result")
+    const steps = source.events.find((e: any) => e.type === "PlanCreated").payload.plan.steps
+    expect(steps.length).toBeGreaterThan(1)
+    const last = steps.at(-1).stepId
+    const planEnd = source.events.find((e: any) => e.type === "PassFinished").seq
+    const forked = await gql(server.url, FORK, {
+      runId: sourceId,
+      atSeq: planEnd,
+      changes: { planEdits: [{ actionType: "REMOVE", targetStepId: last, justification: "not needed" }] }
+    }, alice)
+    expect(forked.body.errors).toBeUndefined()
+    const fork = await finished(forked.body.data.forkRun.id, alice)
+    expect(fork.events[0].payload.changed).toEqual(["planEdits"])
+    const copied = fork.events[0].payload.copied
+    expect(fork.events[copied + 1]).toMatchObject({ type: "RefinementApplied" })
+    const ran = fork.events.filter((e: any) => e.type === "StepStarted").map((e: any) => e.payload.stepId)
+    expect(ran.length).toBeGreaterThan(0)
+    expect(ran).not.toContain(last)
+    const refused = await gql(server.url, FORK, {
+      runId: sourceId,
+      atSeq: planEnd,
+      changes: { planEdits: [{ actionType: "MODIFY", targetStepId: "nope", newStep: { description: "x" } }] }
+    }, alice)
+    expect(refused.body.errors?.[0]).toMatchObject({
+      message: expect.stringContaining("nope"),
+      extensions: { code: "InvalidRunInputError" }
+    })
+  })
+
   it("another user's run cannot be forked (RunNotFoundError); a bad fork point is a coded error", async () => {
-    const started = await gql(
-      server.url,
-      `mutation { runTask(input: { task: "Compute 2 + 2", mode: FULL }) { id } }`,
-      {},
-      alice
-    )
-    const id = started.body.data.runTask.id as string
-    const source = await finished(id, alice)
+    const { id: id, run: source } = await aliceRun("Compute 2 + 2")
     const theirs = await gql(server.url, FORK, { runId: id, atSeq: 2 }, bob)
     expect(theirs.body.errors?.[0]?.extensions?.code).toBe("RunNotFoundError")
     const beyond = await gql(server.url, FORK, { runId: id, atSeq: source.events.length + 5 }, alice)

@@ -242,6 +242,8 @@ export type ForkChanges = {
   budget?: InputMaybe<BudgetInput>;
   /** The answer to the guidance request open at the fork point. */
   guidance?: InputMaybe<Scalars['String']['input']>;
+  /** Edits of the plan as it stands at the fork point (a PassFinished event), validated as the planner's refinements are: the next pass runs the edited plan. */
+  planEdits?: InputMaybe<Array<PlanEditInput>>;
 };
 
 export type GuidanceProvidedEvent = RunEvent & {
@@ -517,6 +519,16 @@ export type PlanCreatedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** A person's edit of a plan: one of the planner's refinement actions (ADD, MODIFY, REPLACE, REMOVE, SUBPLAN_CREATE, STEP_MARK_INVALID). */
+export type PlanEditInput = {
+  actionType: Scalars['String']['input'];
+  justification?: InputMaybe<Scalars['String']['input']>;
+  newStep?: InputMaybe<PlanStepInput>;
+  subplanGoal?: InputMaybe<Scalars['String']['input']>;
+  substeps?: InputMaybe<Array<PlanStepInput>>;
+  targetStepId?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type PlanStep = {
   __typename?: 'PlanStep';
   clarityState?: Maybe<Scalars['String']['output']>;
@@ -532,6 +544,15 @@ export type PlanStep = {
   supersededBy?: Maybe<Scalars['String']['output']>;
   tool?: Maybe<Scalars['String']['output']>;
   toolInput?: Maybe<Scalars['JSON']['output']>;
+};
+
+/** A step as an edit gives it (stepId optional: the target's, or a fresh one for an ADD). */
+export type PlanStepInput = {
+  dependencies?: InputMaybe<Array<Scalars['String']['input']>>;
+  description: Scalars['String']['input'];
+  stepId?: InputMaybe<Scalars['String']['input']>;
+  tool?: InputMaybe<Scalars['String']['input']>;
+  toolInput?: InputMaybe<Scalars['JSON']['input']>;
 };
 
 export type PrioritizedPlan = {
@@ -1164,7 +1185,9 @@ export type ResolversTypes = {
   PhaseEnteredEvent: ResolverTypeWrapper<PhaseEnteredEvent>;
   Plan: ResolverTypeWrapper<Plan>;
   PlanCreatedEvent: ResolverTypeWrapper<PlanCreatedEvent>;
+  PlanEditInput: PlanEditInput;
   PlanStep: ResolverTypeWrapper<PlanStep>;
+  PlanStepInput: PlanStepInput;
   PrioritizedPlan: ResolverTypeWrapper<PrioritizedPlan>;
   ProfileInferredEvent: ResolverTypeWrapper<ProfileInferredEvent>;
   Prompt: ResolverTypeWrapper<Prompt>;
@@ -1255,7 +1278,9 @@ export type ResolversParentTypes = {
   PhaseEnteredEvent: PhaseEnteredEvent;
   Plan: Plan;
   PlanCreatedEvent: PlanCreatedEvent;
+  PlanEditInput: PlanEditInput;
   PlanStep: PlanStep;
+  PlanStepInput: PlanStepInput;
   PrioritizedPlan: PrioritizedPlan;
   ProfileInferredEvent: ProfileInferredEvent;
   Prompt: Prompt;
