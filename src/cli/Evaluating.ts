@@ -86,7 +86,14 @@ export const evaluate = (o: EvalOptions) =>
       ...(Option.isSome(o.provider) ? { AEON_MODEL_PROVIDER: o.provider.value } : {}),
       ...(Option.isSome(o.script) ? { AEON_SCRIPT: o.script.value, AEON_MODEL_PROVIDER: "scripted" } : {})
     }
-    const report = yield* Eval.run(cases, { concurrency: Option.getOrUndefined(o.concurrency), replayFrom }).pipe(
+    const judgedBefore = Option.getOrUndefined(
+      Option.map(previous, (p) => Object.fromEntries(p.cases.flatMap((c) => (c.rubric ? [[c.id, c.rubric]] : []))))
+    )
+    const report = yield* Eval.run(cases, {
+      concurrency: Option.getOrUndefined(o.concurrency),
+      replayFrom,
+      judgedBefore
+    }).pipe(
       Effect.provide(Layer.mergeAll(engineLayer(flags), Database.layerConfig))
     )
     const changes = Option.getOrUndefined(Option.map(baseline, (b) => Eval.compare(report, b)))

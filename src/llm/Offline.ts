@@ -161,6 +161,27 @@ const formatToolResult = (result: any): string => {
   return values.length === 1 && typeof values[0] === "string" ? values[0] : JSON.stringify(result)
 }
 
+/**
+ * A stand-in's verdict on a rubric: it cannot judge, so it checks only what a rule can — that every number and every
+ * quoted phrase of the rubric appears in the answer — and says so. A rubric with neither is not passed.
+ */
+const rubricVerdict = (rubric: string, answerText: string) => {
+  const wanted = [...rubric.matchAll(/"([^"]+)"|(-?\d+(?:\.\d+)?)/g)].map((m) => m[1] ?? m[2]!)
+  const missing = wanted.filter((w) => !answerText.toLowerCase().includes(w.toLowerCase()))
+  const passed = wanted.length > 0 && missing.length === 0
+  return {
+    passed,
+    score: wanted.length === 0 ? 0 : (wanted.length - missing.length) / wanted.length,
+    reasoning: `${MARK} no judgement: checked only that the rubric's numbers and quoted phrases appear in the answer; ${
+      wanted.length === 0
+        ? "the rubric has none, so it is not passed"
+        : missing.length === 0
+        ? `all ${wanted.length} do`
+        : `missing: ${missing.join(", ")}`
+    }.`
+  }
+}
+
 const answer = (promptId: string, input: Input): unknown => {
   switch (promptId) {
     case PromptId.PLAN_GENERATION_USER:
@@ -242,6 +263,8 @@ const answer = (promptId: string, input: Input): unknown => {
         notes: "Produced by the offline rule-based model: it restates step results and does not reason."
       }
     }
+    case PromptId.EVAL_RUBRIC_USER:
+      return rubricVerdict(input.rubric, input.answer)
     default:
       throw new Error(`offline model has no rule for ${promptId}`)
   }

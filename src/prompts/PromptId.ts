@@ -22,7 +22,9 @@ export const PromptId = {
   SUPERVISOR_REPAIR_PLAN_USER: "supervisor_repair_plan_user",
   SUPERVISOR_REPAIR_MISSINGTOOL_USER: "supervisor_repair_missingtool_user",
   ANSWER_SYNTHESIS_SYSTEM: "answer_synthesis_system",
-  ANSWER_SYNTHESIS_USER: "answer_synthesis_user"
+  ANSWER_SYNTHESIS_USER: "answer_synthesis_user",
+  EVAL_RUBRIC_SYSTEM: "eval_rubric_system",
+  EVAL_RUBRIC_USER: "eval_rubric_user"
 } as const
 export type PromptId = (typeof PromptId)[keyof typeof PromptId]
 export const ALL_PROMPT_IDS: ReadonlyArray<PromptId> = Object.values(PromptId)

@@ -79,7 +79,12 @@ export const registry: ReadonlyMap<PromptId, PromptDefinition> = new Map<PromptI
     def(PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER, S.RepairMissingToolInput, S.RepairMissingToolOutput)
   ],
   [PromptId.ANSWER_SYNTHESIS_SYSTEM, system(PromptId.ANSWER_SYNTHESIS_SYSTEM)],
-  [PromptId.ANSWER_SYNTHESIS_USER, def(PromptId.ANSWER_SYNTHESIS_USER, S.AnswerSynthesisInput, S.AnswerSynthesisOutput)]
+  [
+    PromptId.ANSWER_SYNTHESIS_USER,
+    def(PromptId.ANSWER_SYNTHESIS_USER, S.AnswerSynthesisInput, S.AnswerSynthesisOutput)
+  ],
+  [PromptId.EVAL_RUBRIC_SYSTEM, system(PromptId.EVAL_RUBRIC_SYSTEM)],
+  [PromptId.EVAL_RUBRIC_USER, def(PromptId.EVAL_RUBRIC_USER, S.EvalRubricInput, S.EvalRubricOutput)]
 ])
 
 for (const id of ALL_PROMPT_IDS) if (!registry.has(id)) throw new Error(`prompt ${id} is not registered`)
@@ -172,5 +177,10 @@ export const Contracts = {
   answerSynthesis: contract<In<typeof S.AnswerSynthesisInput>, Out<typeof S.AnswerSynthesisOutput>>(
     PromptId.ANSWER_SYNTHESIS_SYSTEM,
     PromptId.ANSWER_SYNTHESIS_USER
+  ),
+  /** An eval case's rubric: the answer judged against what a person wrote (run/Eval). */
+  evalRubric: contract<In<typeof S.EvalRubricInput>, Out<typeof S.EvalRubricOutput>>(
+    PromptId.EVAL_RUBRIC_SYSTEM,
+    PromptId.EVAL_RUBRIC_USER
   )
 } as const

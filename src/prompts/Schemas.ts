@@ -247,3 +247,15 @@ export const AnswerSynthesisOutput = lenient(
   }),
   normalizeAnswer
 )
+
+export const EvalRubricInput = Schema.Struct({
+  rubric: NonEmptyString("rubric"),
+  task: Schema.String,
+  status: Schema.String,
+  answer: Schema.String
+})
+export const EvalRubricOutput = Schema.Struct({
+  passed: Schema.Boolean,
+  score: Schema.Number.pipe(Schema.clamp(0, 1)),
+  reasoning: Schema.String
+})

@@ -87,7 +87,13 @@ export const templates: Record<PromptId, string> = {
   [PromptId.ANSWER_SYNTHESIS_USER]:
     "Return {\"answerText\", \"confidence\", \"usedStepIds\", \"notes\"?}.\n\nTask: {{request}}\n" +
     "Status: {{label}} (converged: {{convergenceStatus}}, passes: {{totalPasses}}, TTL remaining: {{ttlRemaining}})\n" +
-    "Executed steps:\n{{executionResults}}\nThe answer text must: {{answerRequirements}}"
+    "Executed steps:\n{{executionResults}}\nThe answer text must: {{answerRequirements}}",
+  [PromptId.EVAL_RUBRIC_SYSTEM]:
+    "You grade the final answer of a run against a rubric a person wrote. Judge only what the rubric asks, strictly: " +
+    "an answer that meets it in part does not pass. Answer with JSON only.",
+  [PromptId.EVAL_RUBRIC_USER]:
+    "Return {\"passed\": boolean, \"score\": number from 0 to 1, \"reasoning\": string}.\n\n" +
+    "Rubric: {{rubric}}\n\nTask: {{task}}\nThe run ended {{status}}. Its answer:\n{{answer}}"
 }
 
 const placeholder = /\{\{(\w+)\}\}/g

@@ -1,6 +1,11 @@
 import { Clock, Effect, Either, ParseResult, Schema } from "effect"
+import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
+import { ConvergenceCriteria } from "../convergence/Criteria.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleIteration.js"
+import * as LanguageModel from "../llm/LanguageModel.js"
+import * as PromptRegistry from "../prompts/PromptRegistry.js"
+import { Contracts } from "../prompts/PromptRegistry.js"
 import { executionPasses, type RunResult } from "../record/RunResult.js"
 import { RunStore } from "../store/RunStore.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
@@ -26,7 +31,14 @@ export const EvalCase = Schema.Struct({
       /** The answer contains this text. */
       answerContains: Schema.optional(Schema.String),
       /** The run ends so (CONVERGED unless given). */
-      status: Schema.optional(Status)
+      status: Schema.optional(Status),
+      /**
+       * The convergence engine's own criteria, held against the final answer (answerMatches, answerMentions,
+       * answerSchema) and the last assessment (the thresholds and reason codes given).
+       */
+      criteria: Schema.optional(ConvergenceCriteria),
+      /** What a good answer does, in words: judged by a model (the eval_rubric prompt), its call in the report. */
+      rubric: Schema.optional(Schema.String.pipe(Schema.minLength(1, { message: () => "rubric must not be empty" })))
     }),
     { default: () => ({}) }
   )
@@ -46,6 +58,25 @@ export interface CaseResult {
   readonly tokens: number
   readonly costUsd: number
   readonly wallMs: number
+  /** The rubric's verdict, when the case has one: the judging call as recorded (its cost is in costUsd). */
+  readonly rubric?: RubricVerdict | undefined
+}
+
+export interface RubricVerdict {
+  readonly passed: boolean
+  readonly score: number
+  readonly reasoning: string
+  readonly call: {
+    readonly model: string
+    readonly inputTokens: number
+    readonly outputTokens: number
+    readonly costUsd: number
+    readonly system: string
+    readonly user: string
+    readonly response: string
+    /** Taken from an earlier report's call of the same prompt (`--replay`): not sent, not paid. */
+    readonly replayed?: boolean | undefined
+  }
 }
 
 export interface EvalReport {
@@ -114,8 +145,75 @@ export const judge = (c: EvalCase, r: RunResult): ReadonlyArray<string> => {
   if (c.expect.answerMatches !== undefined && !new RegExp(c.expect.answerMatches).test(answer)) {
     why.push(`the answer does not match /${c.expect.answerMatches}/`)
   }
+  if (c.expect.criteria) why.push(...criteriaFailed(c.expect.criteria, r))
   return why
 }
+
+/** The engine's criteria the result fails: its answer predicates on the final answer, the thresholds on the last assessment. */
+const criteriaFailed = (criteria: ConvergenceCriteria, r: RunResult): Array<string> => {
+  const failed = failedAnswerPredicates(criteria, r.finalAnswer?.answerText ?? "").map((code) => `criteria: ${code}`)
+  const last = [...r.history.passes].reverse().find((p) => p.evaluationResults.convergence)?.evaluationResults
+    .convergence
+  if (!last) return [...failed, "criteria: the run made no convergence assessment"]
+  const { coherenceScore, completenessScore, consistencyStatus } = last.scores
+  if (completenessScore < criteria.completenessThreshold) {
+    failed.push(`criteria: completeness ${completenessScore} < ${criteria.completenessThreshold}`)
+  }
+  if (coherenceScore < criteria.coherenceThreshold) {
+    failed.push(`criteria: coherence ${coherenceScore} < ${criteria.coherenceThreshold}`)
+  }
+  if (criteria.requireConsistency && Object.values(consistencyStatus).some((ok) => !ok)) {
+    failed.push("criteria: not consistent")
+  }
+  const missing = criteria.requiredReasonCodes.filter((code) => !last.reasonCodes.includes(code))
+  if (missing.length > 0) failed.push(`criteria: reason codes missing: ${missing.join(", ")}`)
+  return failed
+}
+
+/**
+ * The case's rubric judged by the model (the eval_rubric prompt, its exchange recorded), or taken from `before` (an
+ * earlier report's verdict) when its prompt is the same: free.
+ */
+const judgeRubric = (c: EvalCase, r: RunResult, before: RubricVerdict | undefined) =>
+  Effect.gen(function*() {
+    const input = {
+      rubric: c.expect.rubric!,
+      task: c.task,
+      status: r.status,
+      answer: r.finalAnswer?.answerText ?? "(no answer)"
+    }
+    const user = yield* PromptRegistry.render(Contracts.evalRubric.user.id, input)
+    if (before && before.call.user === user) {
+      return { ...before, call: { ...before.call, costUsd: 0, replayed: true } } as RubricVerdict
+    }
+    const model = yield* LanguageModel.LanguageModel
+    const answer = yield* model.generate(Contracts.evalRubric, input, { recordExchanges: true })
+    const exchange = answer.usage.exchange
+    return {
+      passed: answer.output.passed,
+      score: answer.output.score,
+      reasoning: answer.output.reasoning,
+      call: {
+        model: answer.usage.model,
+        inputTokens: answer.usage.inputTokens,
+        outputTokens: answer.usage.outputTokens,
+        costUsd: answer.usage.costUsd,
+        system: exchange?.system ?? "",
+        user: exchange?.user ?? user,
+        response: exchange?.response ?? answer.text
+      }
+    } as RubricVerdict
+  }).pipe(
+    Effect.mapError((e) =>
+      new EvalJudgeError({ caseId: c.id, message: `the rubric could not be judged: ${e.message}` })
+    )
+  )
+
+/** A rubric the model could not judge (it failed, or its verdict did not decode). */
+export class EvalJudgeError extends Schema.TaggedError<EvalJudgeError>()("EvalJudgeError", {
+  caseId: Schema.String,
+  message: Schema.String
+}) {}
 
 const percentile = (xs: ReadonlyArray<number>, p: number) => {
   const sorted = [...xs].sort((a, b) => a - b)
@@ -160,6 +258,8 @@ export const run = (
     readonly concurrency?: number | undefined
     readonly evalId?: string | undefined
     readonly replayFrom?: Readonly<Record<string, string>> | undefined
+    /** Rubric verdicts of an earlier report (case id → verdict): reused while the judging prompt is the same. */
+    readonly judgedBefore?: Readonly<Record<string, RubricVerdict>> | undefined
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -171,7 +271,20 @@ export const run = (
         const previous = options.replayFrom?.[c.id]
         const prepared = previous ? yield* replayOf(previous) : yield* prepare(inputs[i])
         const r = yield* prepared.execute
-        const why = judge(c, r)
+        const rubric = c.expect.rubric === undefined
+          ? undefined
+          : yield* Effect.either(judgeRubric(c, r, options.judgedBefore?.[c.id]))
+        const why = [
+          ...judge(c, r),
+          ...(rubric === undefined
+            ? []
+            : Either.isLeft(rubric)
+            ? [rubric.left.message]
+            : rubric.right.passed
+            ? []
+            : [`the rubric is not met: ${rubric.right.reasoning}`])
+        ]
+        const verdict = rubric && Either.isRight(rubric) ? rubric.right : undefined
         return {
           id: c.id,
           runId: prepared.runId,
@@ -181,9 +294,11 @@ export const run = (
           passes: executionPasses(r),
           llmCalls: r.usage.llmCalls,
           replayedCalls: r.usage.replayed?.llmCalls ?? 0,
-          tokens: r.usage.inputTokens + r.usage.outputTokens,
-          costUsd: r.usage.costUsd - (r.usage.replayed?.costUsd ?? 0),
-          wallMs: (yield* Clock.currentTimeMillis) - started
+          tokens: r.usage.inputTokens + r.usage.outputTokens +
+            (verdict && !verdict.call.replayed ? verdict.call.inputTokens + verdict.call.outputTokens : 0),
+          costUsd: r.usage.costUsd - (r.usage.replayed?.costUsd ?? 0) + (verdict?.call.costUsd ?? 0),
+          wallMs: (yield* Clock.currentTimeMillis) - started,
+          ...(verdict ? { rubric: verdict } : {})
         } satisfies CaseResult
       }), { concurrency: options.concurrency ?? 4 })
     const passed = results.filter((r) => r.passed).length

@@ -80,7 +80,8 @@ const sample: Record<string, unknown> = {
     label: "converged",
     totalPasses: 1,
     ttlRemaining: 1
-  }
+  },
+  [PromptId.EVAL_RUBRIC_USER]: { rubric: "says 42", task: "Compute 6 * 7", status: "CONVERGED", answer: "42" }
 }
 
 describe("prompt registry", () => {
