@@ -207,8 +207,10 @@ export const RunForked = Schema.TaggedStruct("RunForked", {
   atSeq: Schema.Int,
   /** How many of `from`'s events were copied after this one. */
   copied: Schema.Int,
-  /** What the fork changed: "budget", "approval", "guidance". */
-  changed: Schema.Array(Schema.String)
+  /** What the fork changed: "budget", "approval", "guidance", "planEdits", "model". */
+  changed: Schema.Array(Schema.String),
+  /** The model the fork's live calls go to (one of the configured models), when it changed it. */
+  model: Schema.optional(Schema.String)
 })
 export const RunResumed = Schema.TaggedStruct("RunResumed", {
   ...base,

@@ -84,12 +84,13 @@ export const make = (models: Arr.NonEmptyReadonlyArray<LanguageModel.Service>): 
       return Effect.withExecutionPlan(attempt, plan)
     })
   const notices = models.flatMap((m) => (m.notice ? [m.notice] : []))
-  return LanguageModel.make(
+  const chain = LanguageModel.make(
     models.map((m) => m.label).join(", "),
     dearest(models),
     complete,
     notices.length > 0 ? notices.join("; ") : undefined
   )
+  return { ...chain, members: models }
 }
 
 export const modelsConfig = Config.string("AEON_MODELS").pipe(

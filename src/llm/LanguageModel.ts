@@ -101,7 +101,21 @@ export interface Service {
     input: I,
     options?: GenerateOptions<E>
   ) => Effect.Effect<Generated<O>, ModelError | PromptInputError | E>
+  /** The models of a fallback chain, in order (llm/Fallback); absent for a single model. */
+  readonly members?: ReadonlyArray<Service> | undefined
 }
+
+/**
+ * The model of this configuration labeled `label` (a member of its fallback chain, or itself), or the offline
+ * stand-in: a run may choose among the models the operator configured, never name a new endpoint.
+ */
+export const configured = (service: Service, label: string, offline: Service): Service | undefined =>
+  [service, ...(service.members ?? []), offline].find((m) => m.label === label)
+
+/** The labels `configured` accepts. */
+export const configuredLabels = (service: Service, offline: Service): ReadonlyArray<string> => [
+  ...new Set([service.label, ...(service.members ?? []).map((m) => m.label), offline.label])
+]
 
 export class LanguageModel extends Context.Tag("aeon/LanguageModel")<LanguageModel, Service>() {}
 

@@ -2,6 +2,8 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { BudgetInput } from "../domain/Budget.js"
 import { InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
+import * as LanguageModel from "../llm/LanguageModel.js"
+import * as Offline from "../llm/Offline.js"
 import { editPlan } from "../planning/PlanEdit.js"
 import { attemptPlan } from "../record/Attempt.js"
 import { foldEvents, pendingApprovals, pendingGuidance, reachesEnd, type RunRecord } from "../record/RunRecord.js"
@@ -26,6 +28,11 @@ export interface ForkChanges {
    * (planning/PlanEdit), validated as the planner's are; the next pass runs the edited plan.
    */
   readonly planEdits?: ReadonlyArray<unknown> | undefined
+  /**
+   * The model the fork's live calls go to (the calls that differ from the recordings): one of the models this
+   * server is configured with, by its label (an AEON_MODELS entry, the single model, or `offline`).
+   */
+  readonly model?: string | undefined
 }
 
 const refused = (message: string) => new InvalidRunInputError({ message })
@@ -77,6 +84,19 @@ const answersAt = (
   }
   return Effect.succeed(bodies)
 }
+
+/** A model a fork may change to: one this server is configured with. */
+const checkModel = (label: string) =>
+  Effect.gen(function*() {
+    const model = yield* Effect.serviceOption(LanguageModel.LanguageModel)
+    if (Option.isNone(model)) return yield* refused("no model is configured here to change to")
+    if (LanguageModel.configured(model.value, label, Offline.service)) return
+    return yield* refused(
+      `model ${JSON.stringify(label)} is not configured here: one of ${
+        LanguageModel.configuredLabels(model.value, Offline.service).join(", ")
+      }`
+    )
+  })
 
 /** The plan at the fork point (a pass's end) with the edits applied, as the refinement that applies them. */
 const editedPlan = (
@@ -145,6 +165,7 @@ export const create = (
     const now = Date.now()
     const shift = now - prefix.at(-1)!.at
     const answers = yield* answersAt(prefix, atSeq, changes, options.userId, tools)
+    if (changes.model !== undefined) yield* checkModel(changes.model)
     const copies = prefix.map((e, i): RunEvent =>
       extend(e._tag === "RunStarted" ? { ...e, budget: input.budget } : e, {
         runId,
@@ -160,7 +181,8 @@ export const create = (
       from: sourceId,
       atSeq,
       copied: copies.length,
-      changed
+      changed,
+      ...(changes.model !== undefined ? { model: changes.model } : {})
     } as RunEvent
     const answered = answers.map((b, i) => extend(b, { runId, seq: copies.length + 2 + i, at: now }) as RunEvent)
     const log = [forked, ...copies, ...answered]

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { RunEvent } from "../domain/RunEvent.js"
-import type * as LanguageModel from "../llm/LanguageModel.js"
+import * as LanguageModel from "../llm/LanguageModel.js"
+import * as Offline from "../llm/Offline.js"
 import * as Replay from "../llm/Replay.js"
 import { RunStore } from "../store/RunStore.js"
 import type { Service as ToolRegistry } from "../tools/ToolRegistry.js"
@@ -23,9 +24,13 @@ export const replayFor = (
     const source = options.source ??
       (yield* Effect.orElseSucceed((yield* RunStore).events(forked.from), () => [] as Array<RunEvent>))
     const own = past.filter((e) => e.seq > forked.copied + 1)
+    // the model the fork changed to, while this server is still configured with it
+    const liveModel = forked.model === undefined
+      ? live.model
+      : LanguageModel.configured(live.model, forked.model, Offline.service) ?? live.model
     const replay = Replay.make(Replay.recordingsOf(source), {
       copiedUpTo: forked.atSeq,
-      live: options.pure ? undefined : live.model,
+      live: options.pure ? undefined : liveModel,
       renamed: { from: forked.from, to: forked.runId },
       used: own.flatMap((e) =>
         e._tag === "LlmCalled" && e.replayed && e.call ? [{ promptId: e.promptId, user: e.call.user }] : []

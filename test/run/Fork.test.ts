@@ -218,6 +218,35 @@ describe("fork a run at any event (#34)", () => {
     expect(own.find((e) => e._tag === "ToolInvoked")).not.toHaveProperty("replayed")
   })
 
+  it("a fork may change its model to another configured one: its live calls go there; an unknown model is refused", async () => {
+    const source = await recorded(ticketTask, Scripted.make(ticketScript()).service)
+    const planEnd = source.events.find((e) => e._tag === "PassFinished")!.seq
+    const before = liveCalls.length
+    // the server's model is `forbidden` (label "live"); the fork asks for the offline stand-in
+    const fork = await forkWith(forbidden, source.runId, planEnd, {
+      model: "offline",
+      planEdits: [{
+        actionType: "MODIFY",
+        targetStepId: "s1",
+        newStep: { description: "Explain why the printer jams" }
+      }]
+    })
+    expect(liveCalls.length).toBe(before)
+    expect(fork.events[0]).toMatchObject({ _tag: "RunForked", changed: ["model", "planEdits"], model: "offline" })
+    const live = ownEvents(fork.events).filter((e) => e._tag === "LlmCalled" && !e.replayed)
+    expect(live.length).toBeGreaterThan(0)
+    expect(live.every((e) => e._tag === "LlmCalled" && e.model === "offline")).toBe(true)
+    const refused = await recording.runPromise(
+      Effect.flip(Fork.create(source.runId, planEnd, { model: "openai:gpt-9" })).pipe(
+        Effect.provideService(LanguageModel, forbidden)
+      ) as Effect.Effect<any>
+    )
+    expect(refused).toMatchObject({
+      _tag: "InvalidRunInputError",
+      message: expect.stringContaining(`model "openai:gpt-9" is not configured here: one of live, offline`)
+    })
+  })
+
   const unfinishedRuns = () => recording.runPromise(Effect.flatMap(RunStore, (s) => s.unfinished))
 
   it("refuses a plan edit away from a pass's end, and an edit the validator refuses; the source is untouched", async () => {

@@ -82,6 +82,15 @@ describe("forkRun over GraphQL (#34)", () => {
     const ran = fork.events.filter((e: any) => e.type === "StepStarted").map((e: any) => e.payload.stepId)
     expect(ran.length).toBeGreaterThan(0)
     expect(ran).not.toContain(last)
+    const unknownModel = await gql(server.url, FORK, {
+      runId: sourceId,
+      atSeq: planEnd,
+      changes: { model: "openai:gpt-9" }
+    }, alice)
+    expect(unknownModel.body.errors?.[0]).toMatchObject({
+      message: expect.stringContaining("is not configured here: one of offline"),
+      extensions: { code: "InvalidRunInputError" }
+    })
     const refused = await gql(server.url, FORK, {
       runId: sourceId,
       atSeq: planEnd,

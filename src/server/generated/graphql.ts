@@ -242,6 +242,8 @@ export type ForkChanges = {
   budget?: InputMaybe<BudgetInput>;
   /** The answer to the guidance request open at the fork point. */
   guidance?: InputMaybe<Scalars['String']['input']>;
+  /** The model the fork's live calls go to: one this server is configured with, by its label (health.model names them, comma-separated) or offline. */
+  model?: InputMaybe<Scalars['String']['input']>;
   /** Edits of the plan as it stands at the fork point (a PassFinished event), validated as the planner's refinements are: the next pass runs the edited plan. */
   planEdits?: InputMaybe<Array<PlanEditInput>>;
 };
