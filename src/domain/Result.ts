@@ -6,7 +6,9 @@ export const TerminationReason = Schema.Literal(
   "budget_exhausted",
   "cancelled",
   "stalled",
-  "failed"
+  "failed",
+  /** Planned and forecast only (run input dryRun): nothing executed. */
+  "dry_run"
 )
 export type TerminationReason = typeof TerminationReason.Type
 

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { Budget, Usage } from "./Budget.js"
 import { ConvergenceAssessment, SemanticValidationReport } from "./Evaluation.js"
 import { Phase, RefinementAction } from "./Execution.js"
+import { Forecast } from "./Forecast.js"
 import { Plan, StepStatus } from "./Plan.js"
 import { AdaptiveDepthConfiguration, TaskProfile } from "./Profile.js"
 import { FinalAnswerFields, TerminationReason, TTLExpirationResponse } from "./Result.js"
@@ -139,7 +140,9 @@ export const RefinementApplied = Schema.TaggedStruct("RefinementApplied", {
     perFragment: Schema.Record({ key: Schema.String, value: Schema.Int }),
     total: Schema.Int
   })),
-  followUpQuestions: Schema.optional(Schema.Array(Schema.String))
+  followUpQuestions: Schema.optional(Schema.Array(Schema.String)),
+  /** The plan approval request whose edits these are (a person's EDIT of the plan, not the planner's refinement). */
+  requestId: Schema.optional(Schema.String)
 })
 export const ManualInterventionRequired = Schema.TaggedStruct("ManualInterventionRequired", {
   ...base,
@@ -201,6 +204,25 @@ export const GuidanceProvided = Schema.TaggedStruct("GuidanceProvided", {
  * The run is a fork: its log goes on from `from`'s events up to `atSeq` (copied after this event, their times moved
  * to end when the fork was made). Its model calls are answered from `from`'s recordings until one differs.
  */
+/** The run's forecast from its validated plan, before execution (planning/Forecast). */
+export const ForecastMade = Schema.TaggedStruct("ForecastMade", {
+  ...base,
+  passNumber: Schema.Int,
+  forecast: Forecast
+})
+/**
+ * The run waits for a person to approve its validated plan before executing it (run input `approvePlan`): answered
+ * by an ApprovalAnswered — APPROVE, EDIT with plan edits (its `input`), or REJECT.
+ */
+export const PlanApprovalRequested = Schema.TaggedStruct("PlanApprovalRequested", {
+  ...base,
+  passNumber: Schema.Int,
+  requestId: Schema.String,
+  plan: Plan,
+  report: Schema.optional(SemanticValidationReport),
+  forecast: Forecast,
+  expiresAt: Schema.optional(Schema.Number)
+})
 export const RunForked = Schema.TaggedStruct("RunForked", {
   ...base,
   from: Schema.String,
@@ -270,6 +292,8 @@ export const RunEvent = Schema.Union(
   AdvisoryRaised,
   RunResumed,
   RunForked,
+  ForecastMade,
+  PlanApprovalRequested,
   ApprovalRequested,
   ApprovalAnswered,
   GuidanceRequested,
@@ -299,6 +323,8 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "AdvisoryRaised",
   "RunResumed",
   "RunForked",
+  "ForecastMade",
+  "PlanApprovalRequested",
   "ApprovalRequested",
   "ApprovalAnswered",
   "GuidanceRequested",

@@ -5,11 +5,13 @@ import {
   ApprovalNotFoundError,
   RunNotWaitingError
 } from "../domain/Errors.js"
-import type { PlanStep } from "../domain/Plan.js"
+import type { Plan, PlanStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
+import { editPlan } from "../planning/PlanEdit.js"
 import { toolCallInput } from "../record/Attempt.js"
 import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord } from "../record/RunRecord.js"
 import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
+import { toolInfos } from "../validation/SemanticValidator.js"
 import type { RunContext } from "./RunContext.js"
 import type { RunEvents } from "./RunEvents.js"
 
@@ -19,14 +21,18 @@ import type { RunEvents } from "./RunEvents.js"
  */
 export class ApprovalPolicy extends Context.Tag("aeon/ApprovalPolicy")<ApprovalPolicy, {
   readonly tools: ReadonlyArray<string>
+  /** Every run's validated plan waits for a person's approval before it executes. */
+  readonly plans?: boolean | undefined
 }>() {}
 
-/** `AEON_APPROVAL_TOOLS` (comma-separated; empty: none). */
+/** `AEON_APPROVAL_TOOLS` (comma-separated; empty: none) and `AEON_APPROVE_PLAN` (true: every run's plan). */
 export const layerConfig = Layer.effect(
   ApprovalPolicy,
-  Config.string("AEON_APPROVAL_TOOLS").pipe(
-    Config.withDefault(""),
-    Effect.map((s) => ({ tools: s.split(",").map((t) => t.trim()).filter((t) => t !== "") })),
+  Config.all({
+    tools: Config.string("AEON_APPROVAL_TOOLS").pipe(Config.withDefault("")),
+    plans: Config.boolean("AEON_APPROVE_PLAN").pipe(Config.withDefault(false))
+  }).pipe(
+    Effect.map(({ plans, tools }) => ({ tools: tools.split(",").map((t) => t.trim()).filter((t) => t !== ""), plans })),
     Effect.orDie
   )
 )
@@ -188,10 +194,22 @@ export interface ApprovalAnswer {
   readonly by?: string | undefined
 }
 
+/** Plan edits the planner's checks refuse (or no edits at all): the request stays open. */
+const checkPlanEdit = (events: RunEvents, plan: Plan, input: unknown) =>
+  Effect.gen(function*() {
+    if (!Array.isArray(input)) {
+      return yield* new ApprovalInputError({ message: "EDIT of a plan needs its edits: a list of refinement actions" })
+    }
+    const tools = (yield* ToolRegistry).tools
+    const edited = editPlan(plan, input, toolInfos(tools))
+    if (Either.isLeft(edited)) return yield* new ApprovalInputError({ message: edited.left })
+  })
+
 /** An edited input the tool refuses: the request stays open. */
 const checkEdit = (events: RunEvents, requestId: string, input: unknown) =>
   Effect.gen(function*() {
     const request = events.record().requests.get(requestId)?.request
+    if (request?._tag === "PlanApprovalRequested") return yield* checkPlanEdit(events, request.plan, input)
     const tool = request?._tag === "ApprovalRequested" ? (yield* ToolRegistry).get(request.tool) : undefined
     if (!tool) return
     if (input === undefined) return yield* new ApprovalInputError({ message: "EDIT needs the edited input" })
@@ -213,7 +231,10 @@ const checkEdit = (events: RunEvents, requestId: string, input: unknown) =>
 export const respond = (events: RunEvents, requestId: string, answer: ApprovalAnswer) =>
   Effect.gen(function*() {
     if (answer.decision === "EDIT") yield* checkEdit(events, requestId, answer.input)
-    return yield* answerWith(events, requestId, "ApprovalRequested", {
+    const kind = events.record().requests.get(requestId)?.request._tag === "PlanApprovalRequested"
+      ? "PlanApprovalRequested"
+      : "ApprovalRequested"
+    return yield* answerWith(events, requestId, kind, {
       _tag: "ApprovalAnswered",
       requestId,
       decision: answer.decision,
@@ -222,6 +243,36 @@ export const respond = (events: RunEvents, requestId: string, answer: ApprovalAn
       ...(answer.by !== undefined ? { by: answer.by } : {})
     })
   })
+
+/**
+ * The plan's approval before its first execution pass: asked once (a resumed run finds its request again) with the
+ * plan, its validation report and its forecast, and waited for; unanswered in time, a rejection.
+ */
+export const askPlanApproval = (
+  ctx: RunContext,
+  passNumber: number,
+  asked: Omit<Extract<AskedEvent, { _tag: "PlanApprovalRequested" }>, "runId" | "seq" | "at" | "_tag" | "requestId">
+) =>
+  askOnce(
+    ctx,
+    (r) =>
+      [...r.requests.values()].find((q) =>
+        q.request._tag === "PlanApprovalRequested" && q.request.passNumber === passNumber
+      )?.request as Extract<AskedEvent, { _tag: "PlanApprovalRequested" }> | undefined,
+    (_, now) => ({
+      _tag: "PlanApprovalRequested" as const,
+      ...asked,
+      requestId: `plan-p${passNumber}`,
+      ...expiresAt(ctx, now)
+    }),
+    (request) => ({
+      _tag: "ApprovalAnswered",
+      requestId: request.requestId,
+      decision: "REJECT",
+      reason: `not answered within ${ctx.approvalTimeoutMs} ms`,
+      by: "timeout"
+    })
+  ).pipe(Effect.map((a) => a as Answered))
 
 /** The requests of a run not answered yet. */
 export const pending = (events: RunEvents) => pendingApprovals(events.record())

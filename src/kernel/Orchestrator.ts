@@ -14,6 +14,7 @@ import { traced } from "../telemetry/Span.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { askGuidance } from "./Approval.js"
 import { executePass, readySteps } from "./Executor.js"
+import { afterPlanning } from "./PlanGate.js"
 import type { RunContext } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
 import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
@@ -343,6 +344,11 @@ const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
       if (stop) return stop
       pass = resume.passNumber + 1
     }
+    // the validated plan's forecast, a dry run's end, the plan's approval: before the first execution pass
+    if (pass === firstPass + 1) {
+      const stop = yield* afterPlanning(ctx, firstPass)
+      if (stop) return stop
+    }
     while (true) {
       const stop = yield* executionPass(ctx, pass, pass === firstPass + 1)
       if (stop) return stop
@@ -390,7 +396,9 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     }
     const remaining = (yield* ctx.guard.remaining).deadlineMs
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
-    const synthesized = stop.reason === "failed" && st.plan.steps.length === 0
+    // no answer without an execution: a failed planning, a dry run, a rejected plan
+    const synthesized = (stop.reason === "failed" && st.plan.steps.length === 0) || stop.reason === "dry_run" ||
+        stop.reason === "cancelled"
       ? undefined
       : stop.exhausted === "deadline"
       ? checked(extractive(synthesisInput, "the deadline has passed"))

@@ -3,6 +3,8 @@ import type { Service as AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import type { Service as ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
 import type { Budget } from "../domain/Budget.js"
+import type { Forecast } from "../domain/Forecast.js"
+import type { Plan } from "../domain/Plan.js"
 import type { Llm } from "../llm/Llm.js"
 import type { Service as RecursivePlanner } from "../planning/RecursivePlanner.js"
 import type { Service as Supervisor } from "../supervisor/Supervisor.js"
@@ -29,6 +31,12 @@ export interface RunOptions {
   readonly interactive?: boolean | undefined
   /** An approval request not answered in this time is rejected. */
   readonly approvalTimeoutMs?: number | undefined
+  /** Plan and forecast only: the run stops before its first execution pass. */
+  readonly dryRun?: boolean | undefined
+  /** The validated plan waits for a person's approval (with its forecast) before it executes. */
+  readonly approvePlan?: boolean | undefined
+  /** The forecast of a validated plan with this many execution passes left (run/Forecasting). */
+  readonly forecast: (plan: Plan, passesLeft: number) => Effect.Effect<Forecast>
 }
 
 export interface RunContext extends RunOptions {

@@ -94,13 +94,17 @@ export interface RunRecord {
   stepsFinished: number
   /** What the run asked a person (approvals, guidance), in the order asked, each with its answer once given. */
   readonly requests: Map<string, PersonRequest>
+  /** The forecast made from the validated plan before execution (the last one, for a run of several attempts). */
+  forecast?: Event<"ForecastMade"> | undefined
 }
 
-export type AskedEvent = Event<"ApprovalRequested" | "GuidanceRequested">
+export type AskedEvent = Event<"ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested">
 export type AnsweredEvent = Event<"ApprovalAnswered" | "GuidanceProvided">
 export interface PersonRequest {
   readonly request: AskedEvent
   answer?: AnsweredEvent | undefined
+  /** A plan approval answered EDIT: its edits were applied to the plan (a RefinementApplied naming the request). */
+  applied?: boolean | undefined
 }
 
 const pendingOf = <T extends AskedEvent["_tag"]>(r: RunRecord, tag: T): Array<Event<T>> =>
@@ -111,6 +115,9 @@ export const pendingApprovals = (r: RunRecord) => pendingOf(r, "ApprovalRequeste
 
 /** Guidance requests not answered yet. */
 export const pendingGuidance = (r: RunRecord) => pendingOf(r, "GuidanceRequested")
+
+/** Plan approval requests not answered yet (one at most). */
+export const pendingPlanApprovals = (r: RunRecord) => pendingOf(r, "PlanApprovalRequested")
 
 /** Whether the event begins its run (a run with none has not begun: it waits for admission). */
 export const beginsRun = (e: RunEvent): e is Event<"RunStarted"> => e._tag === "RunStarted"
@@ -127,7 +134,9 @@ export const awaitingInput = (r: RunRecord) => [...r.requests.values()].some((q)
 /** The guidance given so far, as the prompts get it. */
 export const guidanceGiven = (r: RunRecord): Array<string> =>
   [...r.requests.values()].flatMap(({ answer, request }) =>
-    answer?._tag === "GuidanceProvided" && answer.text.trim() !== "" ? [`on ${request.stepId}: ${answer.text}`] : []
+    answer?._tag === "GuidanceProvided" && request._tag === "GuidanceRequested" && answer.text.trim() !== ""
+      ? [`on ${request.stepId}: ${answer.text}`]
+      : []
   )
 
 /** How long the run has waited for answers by `now` (the time between each request and its answer, or now). */
@@ -346,8 +355,17 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       break
     case "ApprovalRequested":
     case "GuidanceRequested":
+    case "PlanApprovalRequested":
       if (!r.requests.has(e.requestId)) r.requests.set(e.requestId, { request: e })
       break
+    case "ForecastMade":
+      r.forecast = e
+      break
+    case "RefinementApplied": {
+      const asked = e.requestId === undefined ? undefined : r.requests.get(e.requestId)
+      if (asked) asked.applied = true
+      break
+    }
     case "ApprovalAnswered":
     case "GuidanceProvided": {
       // the first answer stands

@@ -1,5 +1,6 @@
 import type { Usage } from "../domain/Budget.js"
 import type { ExecutionHistory } from "../domain/Execution.js"
+import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -44,6 +45,39 @@ export interface RunResult {
   readonly startedAt: number
   readonly finishedAt?: number | undefined
   readonly eventCount: number
+  /** The forecast made from the validated plan before execution, and once the run ended how far off it was. */
+  readonly forecast?: Forecast | undefined
+  readonly forecastError?: ForecastError | undefined
+}
+
+/** Forecast against actual, for each figure: (actual − expected) / actual; none where the actual is 0. */
+export interface ForecastError {
+  readonly llmCalls: number | undefined
+  readonly tokens: number | undefined
+  readonly costUsd: number | undefined
+  readonly wallMs: number | undefined
+  /** Whether the actual stayed at or under the worst case, on every figure. */
+  readonly withinWorstCase: boolean
+}
+
+/** How far the forecast was from what the run used (a finished run's usage and wall time). */
+export const forecastErrorOf = (forecast: Forecast, usage: Usage, wallMs: number): ForecastError => {
+  const actual = {
+    llmCalls: usage.llmCalls,
+    tokens: usage.inputTokens + usage.outputTokens,
+    costUsd: usage.costUsd,
+    wallMs
+  }
+  const rel = (k: keyof typeof actual) => actual[k] === 0 ? undefined : (actual[k] - forecast.expected[k]) / actual[k]
+  return {
+    llmCalls: rel("llmCalls"),
+    tokens: rel("tokens"),
+    costUsd: rel("costUsd"),
+    wallMs: rel("wallMs"),
+    withinWorstCase: (["llmCalls", "tokens", "costUsd"] as const).every((k) =>
+      actual[k] <= forecast.worstCase[k] + 1e-12
+    )
+  }
 }
 
 /** The result of a run's events. */
@@ -80,7 +114,11 @@ export const resultOf = (r: RunRecord): RunResult => {
     escalationContext: escalation?.failureSummary.summary,
     startedAt: started?.at ?? 0,
     finishedAt: finished?.at,
-    eventCount: r.eventCount
+    eventCount: r.eventCount,
+    forecast: r.forecast?.forecast,
+    forecastError: r.forecast && finished && started
+      ? forecastErrorOf(r.forecast.forecast, finished.usage, finished.at - started.at)
+      : undefined
   }
 }
 

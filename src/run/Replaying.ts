@@ -41,9 +41,14 @@ const comparable = (e: RunEvent, rename: (text: string) => string): unknown =>
     return Object.fromEntries(Object.keys(v).sort().map((key) => [key, v[key]]))
   })
 
-/** The events a replay is compared on: the run's own, not the marks of a fork or a restart. */
+/**
+ * The events a replay is compared on: the run's own, not the marks of a fork or a restart, nor its forecast (made
+ * from the store's other runs and the time calls took, not from the run's recordings).
+ */
 const ownEvents = (events: ReadonlyArray<RunEvent>) =>
-  events.filter((e) => e._tag !== "RunForked" && e._tag !== "RunResumed" && e._tag !== "RunStarted")
+  events.filter((e) =>
+    e._tag !== "RunForked" && e._tag !== "RunResumed" && e._tag !== "RunStarted" && e._tag !== "ForecastMade"
+  )
 
 /** The first event where `got` departs from `expected` (names renamed), or none: identical. */
 export const firstDivergence = (

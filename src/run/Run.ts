@@ -25,6 +25,7 @@ import { Supervisor } from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
+import { forecaster } from "./Forecasting.js"
 import { replayFor } from "./ForkModel.js"
 import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
@@ -55,6 +56,9 @@ export const capabilities = Effect.all({
   outputIntervalMs: outputIntervalConfig,
   approvalTools: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({ onNone: () => [] as ReadonlyArray<string>, onSome: (p) => p.tools }))
+  ),
+  approvePlan: Effect.serviceOption(ApprovalPolicy).pipe(
+    Effect.map(Option.match({ onNone: () => false, onSome: (p) => p.plans === true }))
   )
 })
 export type Capabilities = Effect.Effect.Success<typeof capabilities>
@@ -72,6 +76,8 @@ const statusOf = (o: Outcome) =>
     ? "CONVERGED" as const
     : o.stop.reason === "failed"
     ? "FAILED" as const
+    : o.stop.reason === "cancelled" || o.stop.reason === "dry_run"
+    ? "CANCELLED" as const
     : "NOT_CONVERGED" as const
 
 type AttemptOptions = { singlePass?: boolean; escalationContext?: string | undefined }
@@ -98,7 +104,8 @@ const contextOf = (
   input: RunTaskInput,
   runId: string,
   events: RunEvents.RunEvents,
-  guard: BudgetGuard.BudgetGuard
+  guard: BudgetGuard.BudgetGuard,
+  startedAt: number
 ) => {
   // the tools as they are when the run starts (an MCP server's list may change while it runs)
   const tools = caps.tools.snapshot()
@@ -116,6 +123,9 @@ const contextOf = (
     approvalTools: [...caps.approvalTools, ...input.approvalTools ?? []],
     approvalTimeoutMs: input.approvalTimeoutMs,
     interactive: input.interactive,
+    dryRun: input.dryRun,
+    approvePlan: input.approvePlan || caps.approvePlan,
+    forecast: forecaster(caps.model, input, events, startedAt),
     ...extra,
     events,
     guard,
@@ -165,7 +175,7 @@ const sessionOf = (
       () => events.record().usage,
       input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined
     )
-    const context = contextOf(caps, input, runId, events, guard)
+    const context = contextOf(caps, input, runId, events, guard, startedAt)
     const current = progress?.attempt
     const session: Session = {
       input,
@@ -216,8 +226,7 @@ const simpleMode = (s: Session) =>
         inProgress: progress?.attempt?.singlePass ? s.inProgress : undefined,
         previousPlan: progress?.previousPlan,
         done: progress?.lastIteration !== undefined &&
-          (progress.lastIteration.stop.reason === "converged" ||
-            progress.lastIteration.stop.reason === "budget_exhausted")
+          ["converged", "budget_exhausted", "cancelled", "dry_run"].includes(progress.lastIteration.stop.reason)
       }
     )
     // after a restart that found the last iteration finished, that iteration is the last one
@@ -245,7 +254,9 @@ const afterFailedIterations = (
     const failureSummary = summarizeFailures(records)
     const remaining = yield* s.guard.remaining
     const spent = Object.entries(remaining).filter(([, v]) => v <= 0).map(([k]) => k)
-    if (s.input.mode === "SIMPLE" || !s.input.escalate) return yield* s.finish(last, { failureSummary, plan: tried })
+    if (s.input.mode === "SIMPLE" || !s.input.escalate || last.stop.reason === "cancelled") {
+      return yield* s.finish(last, { failureSummary, plan: tried })
+    }
     if (spent.length > 0 || last.stop.reason === "budget_exhausted") {
       return yield* s.finish(last, {
         status: "NOT_CONVERGED",

@@ -48,6 +48,10 @@ export const RunTaskInput = Schema.Struct({
   approvalTimeoutMs: Schema.optional(
     Schema.Int.pipe(Schema.filter((n) => n >= 1 || `approvalTimeoutMs must be a positive integer (was ${n})`))
   ),
+  /** Plan and forecast only: the run stops before executing anything (only the planning calls are paid). */
+  dryRun: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  /** The validated plan waits, with its forecast, for a person's approval before it executes. */
+  approvePlan: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */
   tags: Schema.optional(
     Schema.Array(
@@ -82,6 +86,12 @@ export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<str
         })`
       })
     }
+    // a plan a person approves, or a dry run's, is one full-mode plan (simple mode plans again each iteration)
+    if ((decoded.dryRun || decoded.approvePlan) && decoded.mode === "SIMPLE") {
+      return yield* new InvalidRunInputError({
+        message: `${decoded.dryRun ? "dryRun" : "approvePlan"} needs mode FULL or AUTO (AUTO runs FULL then)`
+      })
+    }
     if (decoded.criteria.answerSchema) {
       const compiled = compileSchema(decoded.criteria.answerSchema)
       if (!compiled.ok) {
@@ -90,5 +100,5 @@ export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<str
         })
       }
     }
-    return decoded
+    return decoded.dryRun || decoded.approvePlan ? { ...decoded, mode: "FULL" as const } : decoded
   })

@@ -115,7 +115,12 @@ export const iterate = (
       records.push(record)
       previous = outcome.state.plan.steps.map((s) => s.description).join("; ")
       pass = outcome.nextPass
-      if (record.testStatus === "passed" || outcome.stop.reason === "budget_exhausted") break
+      // passed, out of budget, or stopped by a person (a rejected plan) or a dry run: no further iteration
+      if (
+        record.testStatus === "passed" || ["budget_exhausted", "cancelled", "dry_run"].includes(outcome.stop.reason)
+      ) {
+        break
+      }
     }
     return { iterations, records, nextPass: pass }
   })

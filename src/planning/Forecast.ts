@@ -1,0 +1,180 @@
+import type { Budget, Usage } from "../domain/Budget.js"
+import type { Forecast, ForecastFigures } from "../domain/Forecast.js"
+import type { Plan, PlanStep } from "../domain/Plan.js"
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../llm/LanguageModel.js"
+import { costOf, type ModelPrice } from "../llm/Pricing.js"
+import { PromptId } from "../prompts/PromptId.js"
+import { templates } from "../prompts/Templates.js"
+import { REFINEMENT_LIMITS } from "./RecursivePlanner.js"
+
+/** What stored runs like this one actually used (run/ForecastCalibration): each figure a median over them. */
+export interface Calibration {
+  readonly runs: number
+  readonly executionPasses: number
+  readonly outputTokensPerCall: number
+  readonly latencyMsPerCall: number
+}
+
+export interface ForecastInput {
+  readonly request: string
+  readonly plan: Plan
+  readonly budget: Budget
+  /** What the run has spent so far (its planning) and how long it has run. */
+  readonly spent: Usage
+  readonly elapsedMs: number
+  /** The planning's own model calls: their mean answer size and latency stand in when no stored run is like this one. */
+  readonly planningCalls: ReadonlyArray<{ readonly outputTokens: number; readonly latencyMs: number }>
+  /** Execution passes the run may still make (its TTL after planning); 1 for a single-pass attempt. */
+  readonly passesLeft: number
+  readonly price: ModelPrice
+  readonly calibration?: Calibration | undefined
+}
+
+/** Tokens of a text, as the budget guard's admission bounds them loosely: four characters a token. */
+const tokensOf = (chars: number) => Math.ceil(chars / 4)
+/** The chat framing and the output schema sent with every call (LanguageModel counts them exactly; this is a bound). */
+const CALL_OVERHEAD_TOKENS = 200
+const promptTokens = (system: PromptId, user: PromptId, dataChars: number) =>
+  tokensOf(templates[system].length + templates[user].length + dataChars) + CALL_OVERHEAD_TOKENS
+
+/** The most one call site can take: a repair or a truncated answer sends it again, with twice the output cap. */
+const WORST_REQUESTS_PER_CALL = 2
+const WORST_OUTPUT_PER_CALL = 3 * DEFAULT_MAX_OUTPUT_TOKENS
+
+interface CallShape {
+  readonly input: number
+  readonly output: number
+}
+
+const zero: ForecastFigures = { llmCalls: 0, tokens: 0, costUsd: 0, wallMs: 0 }
+const add = (a: ForecastFigures, b: ForecastFigures): ForecastFigures => ({
+  llmCalls: a.llmCalls + b.llmCalls,
+  tokens: a.tokens + b.tokens,
+  costUsd: a.costUsd + b.costUsd,
+  wallMs: a.wallMs + b.wallMs
+})
+const times = (a: ForecastFigures, n: number): ForecastFigures => ({
+  llmCalls: a.llmCalls * n,
+  tokens: a.tokens * n,
+  costUsd: a.costUsd * n,
+  wallMs: a.wallMs * n
+})
+
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+/**
+ * The forecast of a run from its validated plan: each pass runs every step (a reasoning call each, its prompt the
+ * step's text and what its dependencies hand it), then validation and convergence (the plan with its outputs), then a
+ * refinement unless it is the last; the answer synthesis closes the run. Expected: the passes and the answer size of
+ * stored runs like this one (`calibration`) or else one pass and the planning's own answers' size and latency. Worst
+ * case: every pass the TTL allows, each call sent twice with its output at three times the cap, the refinements
+ * adding up to their limit of steps — and never above the run's budget, which the guard does not let it cross.
+ */
+export const forecastOf = (input: ForecastInput): Forecast => {
+  const { budget, calibration, plan, price } = input
+  const planning = input.planningCalls
+  const answerTokens = calibration?.outputTokensPerCall ??
+    (planning.length > 0 ? median(planning.map((c) => c.outputTokens)) : DEFAULT_MAX_OUTPUT_TOKENS / 4)
+  const msPerCall = calibration?.latencyMsPerCall ??
+    (planning.length > 0 ? median(planning.map((c) => c.latencyMs)) : 0)
+  const expectedPasses = Math.max(1, Math.min(input.passesLeft, Math.round(calibration?.executionPasses ?? 1)))
+  const worstPasses = Math.max(1, input.passesLeft)
+  const figures = (call: CallShape, requests = 1, ms = msPerCall): ForecastFigures => ({
+    llmCalls: requests,
+    tokens: requests * call.input + call.output,
+    costUsd: costOf(price, requests * call.input, call.output),
+    wallMs: requests * ms
+  })
+  const worst = (input: number) => figures({ input, output: WORST_OUTPUT_PER_CALL }, WORST_REQUESTS_PER_CALL)
+  const stepData = (step: PlanStep, out: number) =>
+    input.request.length + plan.goal.length + step.description.length + JSON.stringify(step.toolInput ?? "").length +
+    step.dependencies.length * out * 4 + 400
+  const reasoning = (step: PlanStep, out: number) =>
+    promptTokens(PromptId.REASONING_STEP_SYSTEM, PromptId.REASONING_STEP_USER, stepData(step, out))
+  const perStep = plan.steps.map((step) => ({
+    stepId: step.stepId,
+    expected: times(figures({ input: reasoning(step, answerTokens), output: answerTokens }), expectedPasses),
+    worstCase: times(worst(reasoning(step, WORST_OUTPUT_PER_CALL)), worstPasses)
+  }))
+  // the plan as validation, convergence, refinement and synthesis see it: its steps with their outputs
+  const planChars = (out: number, steps: number) =>
+    input.request.length + plan.goal.length +
+    plan.steps.reduce((n, s) => n + s.description.length + 200, 0) * (steps / Math.max(1, plan.steps.length)) +
+    steps * out * 4
+  const reviews = (out: number, steps: number): ReadonlyArray<number> => [
+    promptTokens(PromptId.VALIDATION_SEMANTIC_SYSTEM, PromptId.VALIDATION_SEMANTIC_USER, planChars(out, steps)),
+    promptTokens(PromptId.CONVERGENCE_ASSESSMENT_SYSTEM, PromptId.CONVERGENCE_ASSESSMENT_USER, planChars(out, steps))
+  ]
+  const refinement = (out: number, steps: number) =>
+    promptTokens(PromptId.RECURSIVE_REFINEMENT_SYSTEM, PromptId.RECURSIVE_REFINEMENT_USER, planChars(out, steps))
+  const synthesis = (out: number, steps: number) =>
+    promptTokens(PromptId.ANSWER_SYNTHESIS_SYSTEM, PromptId.ANSWER_SYNTHESIS_USER, planChars(out, steps))
+  const n = plan.steps.length
+  const expectedPass = reviews(answerTokens, n).map((t) => figures({ input: t, output: answerTokens }))
+    .reduce(add, zero)
+  const expected = [
+    ...perStep.map((s) => s.expected),
+    times(expectedPass, expectedPasses),
+    times(figures({ input: refinement(answerTokens, n), output: answerTokens }), expectedPasses - 1),
+    figures({ input: synthesis(answerTokens, n), output: answerTokens })
+  ].reduce(add, zero)
+  // refinements may add steps (up to their limit), each run in every pass after it
+  const added = Math.min(REFINEMENT_LIMITS.total, Math.max(0, budget.maxSteps - n))
+  const most = n + added
+  const worstAdded = times(worst(reasoning(plan.steps[0] ?? emptyStep, WORST_OUTPUT_PER_CALL)), added * worstPasses)
+  const worstPass = [...reviews(WORST_OUTPUT_PER_CALL, most), refinement(WORST_OUTPUT_PER_CALL, most)].map(worst)
+    .reduce(add, zero)
+  const structural = [
+    ...perStep.map((s) => s.worstCase),
+    worstAdded,
+    times(worstPass, worstPasses),
+    worst(synthesis(WORST_OUTPUT_PER_CALL, most))
+  ].reduce(add, zero)
+  const spent: ForecastFigures = {
+    llmCalls: input.spent.llmCalls,
+    tokens: input.spent.inputTokens + input.spent.outputTokens,
+    costUsd: input.spent.costUsd,
+    wallMs: input.elapsedMs
+  }
+  const total = add(spent, expected)
+  const ceiling = add(spent, structural)
+  const worstCase: ForecastFigures = {
+    llmCalls: Math.min(ceiling.llmCalls, Math.max(spent.llmCalls, budget.maxLlmCalls)),
+    tokens: Math.min(ceiling.tokens, Math.max(spent.tokens, budget.maxTokens)),
+    costUsd: Math.min(ceiling.costUsd, Math.max(spent.costUsd, budget.maxCostUsd)),
+    wallMs: Math.min(ceiling.wallMs, budget.deadlineMs)
+  }
+  const clamp = (f: ForecastFigures): ForecastFigures => ({
+    llmCalls: Math.min(f.llmCalls, worstCase.llmCalls),
+    tokens: Math.min(f.tokens, worstCase.tokens),
+    costUsd: Math.min(f.costUsd, worstCase.costUsd),
+    wallMs: Math.min(f.wallMs, worstCase.wallMs)
+  })
+  return {
+    expected: clamp(total),
+    worstCase,
+    perStep: perStep.map((s) => ({ ...s, worstCase: clamp(s.worstCase), expected: clamp(s.expected) })),
+    passes: { expected: expectedPasses, worstCase: worstPasses },
+    spent,
+    basis: calibration
+      ? `the prompts' sizes, and the passes, answer size and latency of ${calibration.runs} stored run(s) like this one`
+      : `the prompts' sizes, one pass, and the planning's own ${planning.length} call(s) for answer size and latency (no stored run like this one)`,
+    similarRuns: calibration?.runs ?? 0
+  }
+}
+
+const emptyStep: PlanStep = {
+  stepId: "",
+  stepIndex: 1,
+  totalSteps: 1,
+  description: "",
+  dependencies: [],
+  provides: [],
+  incomingContext: "",
+  handoffToNext: "",
+  stepOutput: "",
+  status: "pending"
+}
