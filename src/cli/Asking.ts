@@ -4,12 +4,20 @@ import { createInterface } from "node:readline/promises"
 import { ApprovalInputError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
-import { pendingApprovals, pendingGuidance } from "../record/RunRecord.js"
+import { pendingApprovals, pendingGuidance, pendingPlanApprovals } from "../record/RunRecord.js"
 import { type PreparedRun, RunLifecycle } from "../run/Run.js"
 import type { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { makeProgress } from "./Progress.js"
+import { planForecastLines } from "./Render.js"
 
-export type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" | "GuidanceRequested" }>
+export type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested" }>
+
+/** Every request of the run open now, plans first (a plan waits before anything else can ask). */
+export const openRequests = (r: Parameters<typeof pendingApprovals>[0]): Array<Requested> => [
+  ...pendingPlanApprovals(r),
+  ...pendingApprovals(r),
+  ...pendingGuidance(r)
+]
 
 /**
  * Runs to the end, or until a tool call waits for approval: then the run stops where it is, unfinished (as a server
@@ -31,11 +39,11 @@ export const untilAsked = (p: PreparedRun) =>
  */
 const nextRequest = (p: PreparedRun) =>
   p.events.waitFor(
-    (r): Requested | undefined =>
-      [...pendingApprovals(r), ...pendingGuidance(r)].find((q) =>
-        q.expiresAt === undefined || q.expiresAt > Date.now()
-      ),
-    (e) => (e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" ? e : undefined)
+    (r): Requested | undefined => openRequests(r).find((q) => q.expiresAt === undefined || q.expiresAt > Date.now()),
+    (e) =>
+      e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" || e._tag === "PlanApprovalRequested"
+        ? e
+        : undefined
   )
 
 /** The lines typed at the terminal, in order (typed ahead of a question, a line waits for it). */
@@ -67,14 +75,21 @@ const answerInline = (terminal: Terminal, p: PreparedRun, r: Requested): Effect.
     }
     const choice = (yield* question(
       terminal,
-      `\nApprove ${r.tool} ${JSON.stringify(r.input)} (step ${r.stepId}: ${r.description})? [y]es / [n]o / [e]dit: `
+      r._tag === "PlanApprovalRequested"
+        ? `\n${planForecastLines(r.plan, r.forecast).join("\n")}\nRun this plan? [y]es / [n]o / [e]dit: `
+        : `\nApprove ${r.tool} ${JSON.stringify(r.input)} (step ${r.stepId}: ${r.description})? [y]es / [n]o / [e]dit: `
     )).toLowerCase()
     if (choice.startsWith("n")) {
       const reason = yield* question(terminal, "Reason: ")
       return yield* Approval.respond(p.events, r.requestId, { decision: "REJECT", reason, by: "terminal" })
     }
     if (choice.startsWith("e")) {
-      const text = yield* question(terminal, "Input as JSON: ")
+      const text = yield* question(
+        terminal,
+        r._tag === "PlanApprovalRequested"
+          ? "Edits as JSON (a list of refinement actions, e.g. [{\"actionType\":\"REMOVE\",\"targetStepId\":\"s2\"}]): "
+          : "Input as JSON: "
+      )
       const input = yield* Effect.try({
         try: () => JSON.parse(text) as unknown,
         catch: () => new ApprovalInputError({ message: `not JSON: ${text}` })
@@ -112,7 +127,9 @@ export const answeringInline = (p: PreparedRun, progress: ReturnType<typeof make
 
 /** The commands that answer a request, then the one that lets the run go on. */
 const answerCommands = (r: Requested) => ({
-  answer: r._tag === "ApprovalRequested"
+  answer: r._tag === "PlanApprovalRequested"
+    ? `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<plan edits as JSON>']`
+    : r._tag === "ApprovalRequested"
     ? `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<JSON>']`
     : `aeon guide ${r.runId} ${r.requestId} "<what to do>"`,
   then: `aeon run --resume ${r.runId}`
@@ -124,7 +141,12 @@ export const waitingForApproval = (r: Requested) =>
     const { answer, then } = answerCommands(r)
     process.stdout.write(
       [
-        ...(r._tag === "ApprovalRequested"
+        ...(r._tag === "PlanApprovalRequested"
+          ? [
+            `run ${r.runId} waits for your approval of its plan (${r.requestId}):`,
+            ...planForecastLines(r.plan, r.forecast)
+          ]
+          : r._tag === "ApprovalRequested"
           ? [
             `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
             `  (step ${r.stepId}: ${r.description})`
@@ -143,11 +165,12 @@ export const waitingAsJson = (open: ReadonlyArray<Requested>) =>
   Effect.sync(() => {
     const requests = open.map((r) => ({
       requestId: r.requestId,
-      kind: r._tag === "ApprovalRequested" ? "APPROVAL" : "GUIDANCE",
-      stepId: r.stepId,
-      ...(r._tag === "ApprovalRequested"
-        ? { tool: r.tool, input: r.input, description: r.description }
-        : { reason: r.reason }),
+      kind: r._tag === "PlanApprovalRequested" ? "PLAN" : r._tag === "ApprovalRequested" ? "APPROVAL" : "GUIDANCE",
+      ...(r._tag === "PlanApprovalRequested"
+        ? { plan: r.plan, forecast: r.forecast }
+        : r._tag === "ApprovalRequested"
+        ? { stepId: r.stepId, tool: r.tool, input: r.input, description: r.description }
+        : { stepId: r.stepId, reason: r.reason }),
       ...(r.expiresAt !== undefined ? { expiresAt: new Date(r.expiresAt).toISOString() } : {}),
       ...answerCommands(r)
     }))

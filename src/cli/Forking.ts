@@ -33,6 +33,8 @@ const resumeOptions = (o: ForkOptions, runId: string): RunOptions => ({
   resume: Option.some(runId),
   approveTools: Option.none(),
   interactive: false,
+  dryRun: false,
+  approvePlan: false,
   approvalTimeout: Option.none(),
   pauseDeadline: false,
   mode: Option.none(),

@@ -10,17 +10,25 @@ import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { McpServers } from "../mcp/Servers.js"
 import { llmCallsOf } from "../record/LlmCalls.js"
-import { pendingApprovals, pendingGuidance } from "../record/RunRecord.js"
-import { resultFromEvents, type RunStatus } from "../record/RunResult.js"
+import { resultFromEvents, type RunResult, type RunStatus } from "../record/RunResult.js"
 import { prepare, prepareResume } from "../run/Run.js"
 import type { RunManager } from "../server/RunManager.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
 import * as Tracing from "../telemetry/Tracing.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
-import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
+import { answeringInline, openRequests, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
 import { makeProgress } from "./Progress.js"
-import { callsText, historyTree, jsonResult, problemLines, runsTable, summaryLine, toolsTable } from "./Render.js"
+import {
+  callsText,
+  historyTree,
+  jsonResult,
+  planForecastLines,
+  problemLines,
+  runsTable,
+  summaryLine,
+  toolsTable
+} from "./Render.js"
 
 /** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
 export class CliError extends Error {}
@@ -77,6 +85,8 @@ export interface RunOptions {
   readonly resume: Option.Option<string>
   readonly approveTools: Option.Option<string>
   readonly interactive: boolean
+  readonly dryRun: boolean
+  readonly approvePlan: boolean
   readonly approvalTimeout: Option.Option<string>
   readonly pauseDeadline: boolean
   readonly mode: Option.Option<string>
@@ -131,6 +141,8 @@ export const run = (o: RunOptions) =>
     const input = {
       task: opt(o.task),
       ...(o.interactive ? { interactive: true } : {}),
+      ...(o.dryRun ? { dryRun: true } : {}),
+      ...(o.approvePlan ? { approvePlan: true } : {}),
       ...(o.pauseDeadline ? { pauseDeadlineWhileWaiting: true } : {}),
       ...(Option.isSome(o.approvalTimeout)
         ? { approvalTimeoutMs: parseDuration(o.approvalTimeout.value, "--approval-timeout") }
@@ -172,9 +184,7 @@ export const run = (o: RunOptions) =>
       if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
       progress?.done()
       // every request open when the run stopped (a parallel wave can ask more than one)
-      const open = r._tag === "asked"
-        ? [...pendingApprovals(p.events.record()), ...pendingGuidance(p.events.record())]
-        : []
+      const open = r._tag === "asked" ? openRequests(p.events.record()) : []
       return { ...r, open }
     }).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig)))
     if (outcome._tag === "asked") {
@@ -182,6 +192,7 @@ export const run = (o: RunOptions) =>
       return yield* (o.json ? waitingAsJson(open) : waitingForApproval(outcome.request))
     }
     const result = outcome.result
+    if (result.terminationReason === "dry_run") return yield* dryRunDone(result, o.json)
     if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
     else {
       if (result.finalAnswer) process.stdout.write(`\n${result.finalAnswer.answerText}\n\n`)
@@ -192,6 +203,19 @@ export const run = (o: RunOptions) =>
     if (result.status === "FAILED") {
       process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
     }
+  })
+
+/** A dry run's plan and forecast (`--json`: `{ plan, forecast, usage }`), exit 0. */
+const dryRunDone = (result: RunResult, json: boolean) =>
+  Effect.sync(() => {
+    if (json) {
+      const { forecast, plan, usage } = result
+      process.stdout.write(`${JSON.stringify({ runId: result.runId, plan, forecast, usage }, null, 2)}\n`)
+    } else {
+      if (result.plan) process.stdout.write(`\n${planForecastLines(result.plan, result.forecast).join("\n")}\n\n`)
+      process.stdout.write(`${summaryLine(result)}\n`)
+    }
+    process.exitCode = 0
   })
 
 /**

@@ -1,5 +1,6 @@
 import type { ExecutionHistory } from "../domain/Execution.js"
-import { liveSteps } from "../domain/Plan.js"
+import type { Forecast, ForecastFigures } from "../domain/Forecast.js"
+import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { ServerHealth } from "../mcp/Servers.js"
 import type { LlmCall } from "../record/LlmCalls.js"
 import { executionPasses, type RunResult } from "../record/RunResult.js"
@@ -13,6 +14,8 @@ export const summaryLine = (r: RunResult): string => {
   const passes = executionPasses(r)
   const why = r.converged ?
     pc.green("converged")
+    : r.terminationReason === "dry_run" ?
+    pc.green("dry run: planned, nothing executed")
     : r.status === "CANCELLED" ?
     pc.yellow("cancelled")
     : r.status === "FAILED" ?
@@ -60,6 +63,8 @@ export const jsonResult = (r: RunResult) => ({
   passes: r.history.passes,
   usage: r.usage,
   budget: r.history.configuration.budget ?? null,
+  forecast: r.forecast ?? null,
+  forecastError: r.forecastError ?? null,
   error: r.error ?? null
 })
 
@@ -205,3 +210,30 @@ export const callsText = (calls: ReadonlyArray<LlmCall>): string => {
     ].join("\n")
   }).join("\n\n")
 }
+
+const figuresText = (f: ForecastFigures) =>
+  `${Math.round(f.llmCalls)} LLM calls · ${Math.round(f.tokens)} tokens · $${f.costUsd.toFixed(4)} · ${
+    seconds(f.wallMs)
+  }`
+
+/** A plan with its forecast: each step (its tool, what it waits for), then the expected and worst-case figures. */
+export const planForecastLines = (plan: Plan, forecast: Forecast | undefined): Array<string> => [
+  pc.bold(`plan: ${plan.goal} (${plan.steps.length} step${plan.steps.length === 1 ? "" : "s"})`),
+  ...plan.steps.map((s) =>
+    `  ${s.stepId}  ${s.description}${s.tool ? pc.dim(`  [${s.tool}]`) : ""}${
+      s.dependencies.length > 0 ? pc.dim(`  (after ${s.dependencies.join(", ")})`) : ""
+    }`
+  ),
+  ...(forecast
+    ? [
+      pc.bold("forecast"),
+      `  expected:   ${figuresText(forecast.expected)} (${forecast.passes.expected} pass(es))`,
+      `  worst case: ${figuresText(forecast.worstCase)} (${forecast.passes.worstCase} pass(es))`,
+      `  spent on planning: ${figuresText(forecast.spent)}`,
+      ...forecast.perStep.map((s) =>
+        `  ${s.stepId}: expected $${s.expected.costUsd.toFixed(4)}, at most $${s.worstCase.costUsd.toFixed(4)}`
+      ),
+      pc.dim(`  basis: ${forecast.basis}`)
+    ]
+    : [])
+]

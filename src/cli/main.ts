@@ -68,6 +68,14 @@ const runCommand = Command.make("run", {
   interactive: Options.boolean("interactive").pipe(
     Options.withDescription("ask for guidance where the run would need manual intervention")
   ),
+  dryRun: Options.boolean("dry-run").pipe(
+    Options.withDescription("plan and forecast only: print the plan and what it would cost, execute nothing (exit 0)")
+  ),
+  approvePlan: Options.boolean("approve-plan").pipe(
+    Options.withDescription(
+      "the plan waits, with its forecast, for your approval before it runs (env AEON_APPROVE_PLAN)"
+    )
+  ),
   approvalTimeout: Options.text("approval-timeout").pipe(
     Options.withDescription("reject a call nobody approved in this time (30s, 2m, …)"),
     Options.optional
@@ -196,14 +204,18 @@ const serveCommand = Command.make(
 const approveCommand = Command.make("approve", {
   runId: runIdArg,
   requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
-  reject: Options.boolean("reject").pipe(Options.withDescription("refuse the call: its step fails with --reason")),
+  reject: Options.boolean("reject").pipe(
+    Options.withDescription("refuse the call (its step fails with --reason) or the plan (the run ends cancelled)")
+  ),
   reason: Options.text("reason").pipe(Options.withDescription("why the call is refused"), Options.optional),
   input: Options.text("input").pipe(
-    Options.withDescription("run the call with this input instead (JSON; it must fit the tool's input)"),
+    Options.withDescription(
+      "run the call with this input instead (JSON; it must fit the tool's input); for a plan, its edits (a JSON list of refinement actions)"
+    ),
     Options.optional
   )
 }, (o) => handle((h) => h.approve(o))).pipe(
-  Command.withDescription("answer a tool call waiting for approval; then aeon run --resume RUN goes on")
+  Command.withDescription("answer a tool call or a plan waiting for approval; then aeon run --resume RUN goes on")
 )
 
 const guideCommand = Command.make("guide", {

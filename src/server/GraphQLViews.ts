@@ -1,13 +1,14 @@
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import type { ExecutionHistory, RefinementAction } from "../domain/Execution.js"
+import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import type { LlmOutputDelta } from "../kernel/RunOutput.js"
 import { llmCallsOf } from "../record/LlmCalls.js"
-import { pendingApprovals, pendingGuidance, type RunRecord } from "../record/RunRecord.js"
-import type { RunResult } from "../record/RunResult.js"
+import { pendingApprovals, pendingGuidance, pendingPlanApprovals, type RunRecord } from "../record/RunRecord.js"
+import type { ForecastError, RunResult } from "../record/RunResult.js"
 import { type TimedSpan, timelineOf } from "../record/Timeline.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
 import { memoizeWeak } from "../support/Memoize.js"
@@ -185,6 +186,40 @@ export const pendingApprovalsView = (record: RunRecord): Array<G.ApprovalRequest
     expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null
   }))
 
+export const forecastView = (f: Forecast): G.Forecast => ({
+  expected: f.expected,
+  worstCase: f.worstCase,
+  perStep: f.perStep.map((s) => ({ stepId: s.stepId, expected: s.expected, worstCase: s.worstCase })),
+  expectedPasses: f.passes.expected,
+  worstCasePasses: f.passes.worstCase,
+  spent: f.spent,
+  basis: f.basis,
+  similarRuns: f.similarRuns
+})
+
+export const forecastErrorView = (e: ForecastError): G.ForecastError => ({
+  llmCalls: e.llmCalls ?? null,
+  tokens: e.tokens ?? null,
+  costUsd: e.costUsd ?? null,
+  wallMs: e.wallMs ?? null,
+  withinWorstCase: e.withinWorstCase
+})
+
+/** The run's validated plan waiting for approval, if one waits. */
+export const pendingPlanApprovalView = (record: RunRecord): G.PlanApprovalRequest | null => {
+  const r = pendingPlanApprovals(record)[0]
+  return r
+    ? {
+      requestId: r.requestId,
+      plan: planView(r.plan),
+      validationReport: r.report ? reportView(r.report) : null,
+      forecast: forecastView(r.forecast),
+      requestedAt: iso(r.at),
+      expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null
+    }
+    : null
+}
+
 /** The run's open requests for guidance, oldest first. */
 export const pendingGuidanceView = (record: RunRecord): Array<G.GuidanceRequest> =>
   pendingGuidance(record).map((g) => ({
@@ -235,6 +270,16 @@ export const eventView = (e: RunEvent): EventView => {
       return { ...common, passNumber: e.passNumber, actions: e.actions.map(actionView), advisories: [...e.advisories] }
     case "SimpleIterationFinished":
       return { ...common, record: iterationView(e.record) }
+    case "ForecastMade":
+      return { ...common, passNumber: e.passNumber, forecast: forecastView(e.forecast) }
+    case "PlanApprovalRequested":
+      return {
+        ...common,
+        passNumber: e.passNumber,
+        requestId: e.requestId,
+        plan: planView(e.plan),
+        forecast: forecastView(e.forecast)
+      }
     case "Escalated":
       return { ...common, reason: e.escalation.reason, iterationsRun: e.escalation.iterationsRun }
     case "StepFinished":

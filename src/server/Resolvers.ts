@@ -253,6 +253,9 @@ const runFields: G.RunResolvers = {
   timeline: (r) => V.timelineView(intact(r).record, Date.now()),
   pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
   pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
+  pendingPlanApproval: (r) => V.pendingPlanApprovalView(intact(r).record),
+  forecast: (r) => (intact(r).result.forecast ? V.forecastView(r.result.forecast!) : null),
+  forecastError: (r) => (intact(r).result.forecastError ? V.forecastErrorView(r.result.forecastError!) : null),
   llmCalls: (r, { after, first }) => {
     const refused = pageRefusal(first, after, V.isCallCursor)
     if (refused) throw new GraphQLError(refused, { extensions: { code: "InvalidRunInputError" } })

@@ -1,9 +1,10 @@
 import { Effect, Redacted } from "effect"
-import { execFile, spawn } from "node:child_process"
+import { execFile } from "node:child_process"
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
+import { onTerminal } from "../support/cli.js"
 import { backend, freshDatabase } from "../support/database.js"
 import { lockHolder } from "../support/lockHolder.js"
 import { planOut, refiningForever, seedScriptFile } from "../support/scripts.js"
@@ -440,21 +441,12 @@ describe(`the aeon binary (${backend})`, () => {
 
   it("on a terminal, a call waiting for approval is asked inline: edit it, and the run goes on with the new input", async () => {
     const script = seedScriptFile(join(dir, "approval-tty.json"))
-    const child = spawn("script", [
-      "-qec",
-      `stty cols 120 rows 40; ${process.execPath} bin/aeon.mjs run 'Seed the memory' --full --script ${script} --approve-tools memory.write`,
-      "/dev/null"
-    ], { env, stdio: ["pipe", "pipe", "pipe"] })
-    let out = ""
-    let answered = false
-    child.stdout.on("data", (d) => {
-      out += d
-      if (!answered && out.includes("[y]es / [n]o / [e]dit")) {
-        answered = true
-        child.stdin.write("maybe\ne\n{\"key\": \"seed\", \"value\": 9}\n")
-      }
-    })
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+    const { code, out } = await onTerminal(
+      env,
+      `run 'Seed the memory' --full --script ${script} --approve-tools memory.write`,
+      "[y]es / [n]o / [e]dit",
+      "maybe\ne\n{\"key\": \"seed\", \"value\": 9}\n"
+    )
     expect(out).toContain("Approve memory.write {\"key\":\"seed\",\"value\":7} (step s1: Store 7 under seed)?")
     expect(out).toContain("answer y, n or e") // a bad answer is said, and asked again
     expect(out).toContain("\"found\":true,\"value\":9")

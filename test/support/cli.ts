@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -25,4 +25,28 @@ export const cliIn = (prefix: string) => {
       )
     )
   return { dir, env, aeon }
+}
+
+/**
+ * `aeon ARGS` on a pseudo-terminal (util-linux `script`, 120 columns): once its output shows `prompt`, `typed` is
+ * typed. Its whole output and exit code.
+ */
+export const onTerminal = (env: Record<string, string>, args: string, prompt: string, typed: string) => {
+  const child = spawn("script", [
+    "-qec",
+    `stty cols 120 rows 40; ${process.execPath} bin/aeon.mjs ${args}`,
+    "/dev/null"
+  ], { env, stdio: ["pipe", "pipe", "pipe"] })
+  let out = ""
+  let answered = false
+  child.stdout.on("data", (d) => {
+    out += d
+    if (!answered && out.includes(prompt)) {
+      answered = true
+      child.stdin.write(typed)
+    }
+  })
+  return new Promise<{ out: string; code: number | null }>((resolve) =>
+    child.once("exit", (code) => resolve({ out, code }))
+  )
 }

@@ -229,6 +229,52 @@ export type FinalAnswer = {
   usedStepIds: Array<Scalars['String']['output']>;
 };
 
+/** A run's forecast from its validated plan: expected and worst-case figures, in total (the planning included) and per step. */
+export type Forecast = {
+  __typename?: 'Forecast';
+  /** What the forecast rests on: the prompts' sizes and output caps, and stored runs like this one (similarRuns of them). */
+  basis: Scalars['String']['output'];
+  expected: ForecastFigures;
+  expectedPasses: Scalars['Float']['output'];
+  perStep: Array<StepForecast>;
+  similarRuns: Scalars['Int']['output'];
+  /** Spent by the planning before the forecast was made (in the totals). */
+  spent: ForecastFigures;
+  /** The most the run can spend: every pass its TTL allows, each call sent twice at its output cap's limit — never above its budget. */
+  worstCase: ForecastFigures;
+  worstCasePasses: Scalars['Int']['output'];
+};
+
+/** (actual − expected) / actual for each figure (null where the actual is 0); withinWorstCase: the actual stayed within the worst case. */
+export type ForecastError = {
+  __typename?: 'ForecastError';
+  costUsd?: Maybe<Scalars['Float']['output']>;
+  llmCalls?: Maybe<Scalars['Float']['output']>;
+  tokens?: Maybe<Scalars['Float']['output']>;
+  wallMs?: Maybe<Scalars['Float']['output']>;
+  withinWorstCase: Scalars['Boolean']['output'];
+};
+
+export type ForecastFigures = {
+  __typename?: 'ForecastFigures';
+  costUsd: Scalars['Float']['output'];
+  llmCalls: Scalars['Float']['output'];
+  tokens: Scalars['Float']['output'];
+  wallMs: Scalars['Float']['output'];
+};
+
+/** The run's forecast from its validated plan, before execution. */
+export type ForecastMadeEvent = RunEvent & {
+  __typename?: 'ForecastMadeEvent';
+  at: Scalars['DateTime']['output'];
+  forecast: Forecast;
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
 export type ForkApproval = {
   decision: ApprovalDecision;
   reason?: InputMaybe<Scalars['String']['input']>;
@@ -419,7 +465,11 @@ export type Mutation = {
   forkRun: Run;
   /** Gives guidance to an interactive run that asked for it; the text enters the refinement prompts from then on. */
   provideGuidance: Run;
-  /** Answers a run's approval request (only once; EDIT's input must fit the tool's input schema). */
+  /**
+   * Answers a run's approval request (only once). A tool call's: EDIT's input must fit the tool's input schema. A
+   * plan's (Run.pendingPlanApproval): EDIT's input is a list of plan edits (PlanEditInput's shape), validated as the
+   * planner's refinements are — a refused edit leaves the request open and says why; REJECT ends the run CANCELLED.
+   */
   respondToApproval: Run;
   /** Starts a run and returns at once (QUEUED or RUNNING). */
   runTask: Run;
@@ -508,6 +558,31 @@ export type Plan = {
   __typename?: 'Plan';
   goal: Scalars['String']['output'];
   steps: Array<PlanStep>;
+};
+
+export type PlanApprovalRequest = {
+  __typename?: 'PlanApprovalRequest';
+  /** When the request is rejected unless answered (the run's approvalTimeoutMs). */
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  forecast: Forecast;
+  plan: Plan;
+  requestId: Scalars['ID']['output'];
+  requestedAt: Scalars['DateTime']['output'];
+  validationReport?: Maybe<ValidationReport>;
+};
+
+/** The run waits for a person to approve its validated plan (respondToApproval answers it). */
+export type PlanApprovalRequestedEvent = RunEvent & {
+  __typename?: 'PlanApprovalRequestedEvent';
+  at: Scalars['DateTime']['output'];
+  forecast: Forecast;
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  plan: Plan;
+  requestId: Scalars['ID']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
 };
 
 export type PlanCreatedEvent = RunEvent & {
@@ -664,6 +739,10 @@ export type Run = {
    */
   events: Array<RunEvent>;
   finalAnswer?: Maybe<FinalAnswer>;
+  /** What the run was expected to spend, from its validated plan before execution (null before that, and for a SIMPLE run). */
+  forecast?: Maybe<Forecast>;
+  /** Once the run ended: how far its forecast was from what it used. */
+  forecastError?: Maybe<ForecastError>;
   history?: Maybe<ExecutionHistory>;
   id: Scalars['ID']['output'];
   /** The run's recorded model calls in order, at most first (≤ 100) after the cursor. */
@@ -675,6 +754,8 @@ export type Run = {
   pendingApprovals: Array<ApprovalRequest>;
   /** Where an interactive run asks for guidance (provideGuidance answers). */
   pendingGuidance: Array<GuidanceRequest>;
+  /** The run's validated plan waiting for a person's approval (input approvePlan), with its forecast; null when none waits. */
+  pendingPlanApproval?: Maybe<PlanApprovalRequest>;
   /** The run's plan now: while it runs, each step as far as it has gone; once it finished, its final plan. */
   plan?: Maybe<Plan>;
   prioritizedPlan?: Maybe<PrioritizedPlan>;
@@ -805,8 +886,12 @@ export type RunTaskInput = {
   approvalTimeoutMs?: InputMaybe<Scalars['Int']['input']>;
   /** More tools whose calls wait for approval in this run (besides AEON_APPROVAL_TOOLS; * for every tool with side effects). */
   approvalTools?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The validated plan waits, with its forecast, for a person's approval before it executes (Run.pendingPlanApproval; respondToApproval answers). Also AEON_APPROVE_PLAN for every run. Not with mode SIMPLE (AUTO runs FULL). */
+  approvePlan?: InputMaybe<Scalars['Boolean']['input']>;
   budget?: InputMaybe<BudgetInput>;
   criteria?: InputMaybe<ConvergenceCriteriaInput>;
+  /** Plan and forecast only: the run stops before executing anything (CANCELLED, terminationReason dry_run); only the planning calls are paid. Not with mode SIMPLE (AUTO runs FULL). */
+  dryRun?: InputMaybe<Scalars['Boolean']['input']>;
   escalate?: InputMaybe<Scalars['Boolean']['input']>;
   /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
   interactive?: InputMaybe<Scalars['Boolean']['input']>;
@@ -878,6 +963,13 @@ export type StepFinishedEvent = RunEvent & {
   stepOutput: Scalars['String']['output'];
   stepStatus: Scalars['String']['output'];
   type: Scalars['String']['output'];
+};
+
+export type StepForecast = {
+  __typename?: 'StepForecast';
+  expected: ForecastFigures;
+  stepId: Scalars['String']['output'];
+  worstCase: ForecastFigures;
 };
 
 export type StepStartedEvent = RunEvent & {
@@ -1161,6 +1253,10 @@ export type ResolversTypes = {
   FailureSummary: ResolverTypeWrapper<FailureSummary>;
   FinalAnswer: ResolverTypeWrapper<FinalAnswer>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  Forecast: ResolverTypeWrapper<Forecast>;
+  ForecastError: ResolverTypeWrapper<ForecastError>;
+  ForecastFigures: ResolverTypeWrapper<ForecastFigures>;
+  ForecastMadeEvent: ResolverTypeWrapper<ForecastMadeEvent>;
   ForkApproval: ForkApproval;
   ForkChanges: ForkChanges;
   GuidanceProvidedEvent: ResolverTypeWrapper<GuidanceProvidedEvent>;
@@ -1186,6 +1282,8 @@ export type ResolversTypes = {
   Phase: Phase;
   PhaseEnteredEvent: ResolverTypeWrapper<PhaseEnteredEvent>;
   Plan: ResolverTypeWrapper<Plan>;
+  PlanApprovalRequest: ResolverTypeWrapper<PlanApprovalRequest>;
+  PlanApprovalRequestedEvent: ResolverTypeWrapper<PlanApprovalRequestedEvent>;
   PlanCreatedEvent: ResolverTypeWrapper<PlanCreatedEvent>;
   PlanEditInput: PlanEditInput;
   PlanStep: ResolverTypeWrapper<PlanStep>;
@@ -1216,6 +1314,7 @@ export type ResolversTypes = {
   StepAbandonedEvent: ResolverTypeWrapper<StepAbandonedEvent>;
   StepDependency: ResolverTypeWrapper<StepDependency>;
   StepFinishedEvent: ResolverTypeWrapper<StepFinishedEvent>;
+  StepForecast: ResolverTypeWrapper<StepForecast>;
   StepStartedEvent: ResolverTypeWrapper<StepStartedEvent>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1256,6 +1355,10 @@ export type ResolversParentTypes = {
   FailureSummary: FailureSummary;
   FinalAnswer: FinalAnswer;
   Float: Scalars['Float']['output'];
+  Forecast: Forecast;
+  ForecastError: ForecastError;
+  ForecastFigures: ForecastFigures;
+  ForecastMadeEvent: ForecastMadeEvent;
   ForkApproval: ForkApproval;
   ForkChanges: ForkChanges;
   GuidanceProvidedEvent: GuidanceProvidedEvent;
@@ -1279,6 +1382,8 @@ export type ResolversParentTypes = {
   PassStartedEvent: PassStartedEvent;
   PhaseEnteredEvent: PhaseEnteredEvent;
   Plan: Plan;
+  PlanApprovalRequest: PlanApprovalRequest;
+  PlanApprovalRequestedEvent: PlanApprovalRequestedEvent;
   PlanCreatedEvent: PlanCreatedEvent;
   PlanEditInput: PlanEditInput;
   PlanStep: PlanStep;
@@ -1307,6 +1412,7 @@ export type ResolversParentTypes = {
   StepAbandonedEvent: StepAbandonedEvent;
   StepDependency: StepDependency;
   StepFinishedEvent: StepFinishedEvent;
+  StepForecast: StepForecast;
   StepStartedEvent: StepStartedEvent;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
@@ -1494,6 +1600,43 @@ export type FinalAnswerResolvers<ContextType = GraphQLContext, ParentType extend
   usedStepIds?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type ForecastResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Forecast'] = ResolversParentTypes['Forecast']> = {
+  basis?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expected?: Resolver<ResolversTypes['ForecastFigures'], ParentType, ContextType>;
+  expectedPasses?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  perStep?: Resolver<Array<ResolversTypes['StepForecast']>, ParentType, ContextType>;
+  similarRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  spent?: Resolver<ResolversTypes['ForecastFigures'], ParentType, ContextType>;
+  worstCase?: Resolver<ResolversTypes['ForecastFigures'], ParentType, ContextType>;
+  worstCasePasses?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ForecastErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ForecastError'] = ResolversParentTypes['ForecastError']> = {
+  costUsd?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  llmCalls?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  tokens?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  wallMs?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  withinWorstCase?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ForecastFiguresResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ForecastFigures'] = ResolversParentTypes['ForecastFigures']> = {
+  costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  llmCalls?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  tokens?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  wallMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type ForecastMadeEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ForecastMadeEvent'] = ResolversParentTypes['ForecastMadeEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  forecast?: Resolver<ResolversTypes['Forecast'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type GuidanceProvidedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GuidanceProvidedEvent'] = ResolversParentTypes['GuidanceProvidedEvent']> = {
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
@@ -1678,6 +1821,28 @@ export type PlanResolvers<ContextType = GraphQLContext, ParentType extends Resol
   steps?: Resolver<Array<ResolversTypes['PlanStep']>, ParentType, ContextType>;
 };
 
+export type PlanApprovalRequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlanApprovalRequest'] = ResolversParentTypes['PlanApprovalRequest']> = {
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  forecast?: Resolver<ResolversTypes['Forecast'], ParentType, ContextType>;
+  plan?: Resolver<ResolversTypes['Plan'], ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  requestedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  validationReport?: Resolver<Maybe<ResolversTypes['ValidationReport']>, ParentType, ContextType>;
+};
+
+export type PlanApprovalRequestedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlanApprovalRequestedEvent'] = ResolversParentTypes['PlanApprovalRequestedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  forecast?: Resolver<ResolversTypes['Forecast'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  plan?: Resolver<ResolversTypes['Plan'], ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type PlanCreatedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlanCreatedEvent'] = ResolversParentTypes['PlanCreatedEvent']> = {
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1786,6 +1951,8 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   escalation?: Resolver<Maybe<ResolversTypes['Escalation']>, ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['RunEvent']>, ParentType, ContextType, RequireFields<RunEventsArgs, 'fromSeq'>>;
   finalAnswer?: Resolver<Maybe<ResolversTypes['FinalAnswer']>, ParentType, ContextType>;
+  forecast?: Resolver<Maybe<ResolversTypes['Forecast']>, ParentType, ContextType>;
+  forecastError?: Resolver<Maybe<ResolversTypes['ForecastError']>, ParentType, ContextType>;
   history?: Resolver<Maybe<ResolversTypes['ExecutionHistory']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   llmCalls?: Resolver<ResolversTypes['LlmCallConnection'], ParentType, ContextType, RequireFields<RunLlmCallsArgs, 'first'>>;
@@ -1794,6 +1961,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   pendingApprovals?: Resolver<Array<ResolversTypes['ApprovalRequest']>, ParentType, ContextType>;
   pendingGuidance?: Resolver<Array<ResolversTypes['GuidanceRequest']>, ParentType, ContextType>;
+  pendingPlanApproval?: Resolver<Maybe<ResolversTypes['PlanApprovalRequest']>, ParentType, ContextType>;
   plan?: Resolver<Maybe<ResolversTypes['Plan']>, ParentType, ContextType>;
   prioritizedPlan?: Resolver<Maybe<ResolversTypes['PrioritizedPlan']>, ParentType, ContextType>;
   result?: Resolver<Maybe<ResolversTypes['RunOutcome']>, ParentType, ContextType>;
@@ -1818,7 +1986,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -1929,6 +2097,12 @@ export type StepFinishedEventResolvers<ContextType = GraphQLContext, ParentType 
   stepStatus?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type StepForecastResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StepForecast'] = ResolversParentTypes['StepForecast']> = {
+  expected?: Resolver<ResolversTypes['ForecastFigures'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  worstCase?: Resolver<ResolversTypes['ForecastFigures'], ParentType, ContextType>;
 };
 
 export type StepStartedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StepStartedEvent'] = ResolversParentTypes['StepStartedEvent']> = {
@@ -2086,6 +2260,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ExecutionWave?: ExecutionWaveResolvers<ContextType>;
   FailureSummary?: FailureSummaryResolvers<ContextType>;
   FinalAnswer?: FinalAnswerResolvers<ContextType>;
+  Forecast?: ForecastResolvers<ContextType>;
+  ForecastError?: ForecastErrorResolvers<ContextType>;
+  ForecastFigures?: ForecastFiguresResolvers<ContextType>;
+  ForecastMadeEvent?: ForecastMadeEventResolvers<ContextType>;
   GuidanceProvidedEvent?: GuidanceProvidedEventResolvers<ContextType>;
   GuidanceRequest?: GuidanceRequestResolvers<ContextType>;
   GuidanceRequestedEvent?: GuidanceRequestedEventResolvers<ContextType>;
@@ -2105,6 +2283,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PassStartedEvent?: PassStartedEventResolvers<ContextType>;
   PhaseEnteredEvent?: PhaseEnteredEventResolvers<ContextType>;
   Plan?: PlanResolvers<ContextType>;
+  PlanApprovalRequest?: PlanApprovalRequestResolvers<ContextType>;
+  PlanApprovalRequestedEvent?: PlanApprovalRequestedEventResolvers<ContextType>;
   PlanCreatedEvent?: PlanCreatedEventResolvers<ContextType>;
   PlanStep?: PlanStepResolvers<ContextType>;
   PrioritizedPlan?: PrioritizedPlanResolvers<ContextType>;
@@ -2130,6 +2310,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   StepAbandonedEvent?: StepAbandonedEventResolvers<ContextType>;
   StepDependency?: StepDependencyResolvers<ContextType>;
   StepFinishedEvent?: StepFinishedEventResolvers<ContextType>;
+  StepForecast?: StepForecastResolvers<ContextType>;
   StepStartedEvent?: StepStartedEventResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   TTLExpiration?: TtlExpirationResolvers<ContextType>;

@@ -1,0 +1,85 @@
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { cliIn, onTerminal } from "../support/cli.js"
+import { seedScriptFile, verdict } from "../support/scripts.js"
+
+const { aeon, dir, env } = cliIn("aeon-plan-cli-")
+
+const inspectJson = async (runId: string) => JSON.parse((await aeon("inspect", runId, "--json")).stdout)
+/** The steps the stored run started, from its events (`aeon inspect --events --json`). */
+const stepsStarted = async (runId: string): Promise<Array<string>> =>
+  JSON.parse((await aeon("inspect", runId, "--events", "--json")).stdout).flatMap((e: any) =>
+    e._tag === "StepStarted" ? [e.stepId] : []
+  )
+
+describe("aeon run --dry-run and --approve-plan (#35)", () => {
+  it("--dry-run on the offline model: the plan and its forecast, nothing executed, exit 0; --json gives { plan, forecast, usage }", async () => {
+    const text = await aeon("run", "What is 6 * 7?", "--dry-run")
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toMatch(/plan: .*\(\d+ steps?\)/)
+    expect(text.stdout).toMatch(/expected: +\d+ LLM calls/)
+    expect(text.stdout).toMatch(/worst case: +\d+ LLM calls/)
+    expect(text.stdout).toContain("dry run: planned, nothing executed")
+
+    const json = await aeon("run", "What is 6 * 7?", "--dry-run", "--json")
+    expect(json.code, json.stderr).toBe(0)
+    const out = JSON.parse(json.stdout)
+    expect(Object.keys(out).sort()).toEqual(["forecast", "plan", "runId", "usage"])
+    expect(out.plan.steps.length).toBeGreaterThan(0)
+    expect(out.forecast.perStep.map((s: any) => s.stepId)).toEqual(out.plan.steps.map((s: any) => s.stepId))
+    // only the planning was paid: what the run used is what the forecast counts as spent before execution
+    expect(out.usage.llmCalls).toBe(out.forecast.spent.llmCalls)
+    expect(out.forecast.expected.llmCalls).toBeGreaterThan(out.usage.llmCalls)
+    expect(await stepsStarted(out.runId)).toEqual([])
+  })
+
+  it("--approve-plan off a terminal: exit 3 with the plan and forecast; a refused edit says why; an edit removing a step; --resume runs without it", async () => {
+    const script = seedScriptFile(join(dir, "plan.json"), { convergence_assessment_user: [verdict(true)] })
+    const first = await aeon("run", "Seed the memory", "--full", "--script", script, "--approve-plan")
+    expect(first.code, first.stderr).toBe(3)
+    expect(first.stdout).toContain("waits for your approval of its plan")
+    expect(first.stdout).toContain("s2  Read seed")
+    expect(first.stdout).toMatch(/worst case: +\d+ LLM calls/)
+    const [, runId, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
+
+    const bad = await aeon("approve", runId!, requestId!, "--input", `[{"actionType":"REMOVE","targetStepId":"s7"}]`)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("s7")
+    const ok = await aeon("approve", runId!, requestId!, "--input", `[{"actionType":"REMOVE","targetStepId":"s2"}]`)
+    expect(ok.code, ok.stderr).toBe(0)
+
+    const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
+    expect(resumed.code, resumed.stderr).toBe(0)
+    const inspected = await inspectJson(runId!)
+    expect(inspected.status).toBe("CONVERGED")
+    expect(await stepsStarted(runId!)).toEqual(["s1"])
+  })
+
+  it("--approve-plan --json off a terminal: the plan request as JSON (kind PLAN, plan, forecast), exit 3; --reject ends it cancelled", async () => {
+    const script = seedScriptFile(join(dir, "plan-json.json"))
+    const r = await aeon("run", "Seed the memory", "--full", "--script", script, "--approve-plan", "--json")
+    expect(r.code, r.stderr).toBe(3)
+    const waiting = JSON.parse(r.stdout)
+    const [request] = waiting.pendingRequests
+    expect(request).toMatchObject({ kind: "PLAN", plan: { goal: "Seed the memory" } })
+    expect(request.forecast.worstCase.llmCalls).toBeGreaterThan(0)
+    expect((await aeon("approve", waiting.runId, request.requestId, "--reject", "--reason", "no")).code).toBe(0)
+    const resumed = await aeon("run", "--resume", waiting.runId, "--script", script, "--json")
+    expect(JSON.parse(resumed.stdout).status).toBe("CANCELLED")
+    expect(resumed.code).toBe(2)
+  })
+
+  it("on a terminal, the plan is asked inline with its forecast; approved, the run goes on", async () => {
+    const script = seedScriptFile(join(dir, "plan-tty.json"), { convergence_assessment_user: [verdict(true)] })
+    const { code, out } = await onTerminal(
+      env,
+      `run 'Seed the memory' --full --script ${script} --approve-plan`,
+      "Run this plan? [y]es / [n]o / [e]dit",
+      "y\n"
+    )
+    expect(out).toMatch(/expected: +\d+ LLM calls/)
+    expect(out).toContain("s1  Store 7 under seed")
+    expect(out).toContain("converged")
+    expect(code).toBe(0)
+  })
+})

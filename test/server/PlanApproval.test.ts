@@ -1,0 +1,152 @@
+import { Effect, Redacted } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { backend, freshDatabase } from "../support/database.js"
+import { exited, startProcess } from "../support/process.js"
+import { convergingScript, seedScriptFile, verdict } from "../support/scripts.js"
+import { gql, startServer, waitFor } from "../support/server.js"
+
+const FIGURES = "{ llmCalls tokens costUsd wallMs }"
+const FORECAST = `{ expected ${FIGURES} worstCase ${FIGURES} perStep { stepId expected ${FIGURES} } basis similarRuns }`
+const RUN = `query($id: ID!) {
+  run(id: $id) {
+    status
+    result { terminationReason error }
+    usage { llmCalls costUsd }
+    plan { steps { stepId } }
+    forecast ${FORECAST}
+    forecastError { costUsd withinWorstCase }
+    pendingPlanApproval { requestId plan { steps { stepId tool } } validationReport { overallSeverity } forecast ${FORECAST} }
+    events { type ... on StepStartedEvent { stepId } ... on ForecastMadeEvent { forecast { expected { llmCalls } } } }
+  }
+}`
+const RESPOND = `mutation($runId: ID!, $requestId: ID!, $decision: ApprovalDecision!, $input: JSON, $reason: String) {
+  respondToApproval(runId: $runId, requestId: $requestId, decision: $decision, input: $input, reason: $reason) {
+    id status
+  }
+}`
+const START = `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`
+const task = { task: "Compute 6 * 7 and explain it", mode: "FULL" }
+
+const finished = (url: string, id: string) =>
+  waitFor(async () => {
+    const run = (await gql(url, RUN, { id })).body.data.run
+    return run.status === "AWAITING_INPUT" || run.status === "RUNNING" || run.status === "QUEUED" ? undefined : run
+  }, 30_000)
+const awaiting = (url: string, id: string) =>
+  waitFor(async () => {
+    const run = (await gql(url, RUN, { id })).body.data.run
+    return run.status === "AWAITING_INPUT" ? run : undefined
+  }, 30_000)
+
+describe("plan approval and forecast through the API (#35)", () => {
+  it("dryRun: the plan and its forecast, CANCELLED (dry_run), no step run", async () => {
+    const server = await startServer({ script: convergingScript() })
+    try {
+      const id = (await gql(server.url, START, { input: { ...task, dryRun: true } })).body.data.runTask.id
+      const run = await finished(server.url, id)
+      expect(run.status).toBe("CANCELLED")
+      expect(run.result.terminationReason).toBe("dry_run")
+      expect(run.plan.steps.map((s: any) => s.stepId)).toEqual(["s1", "s2"])
+      expect(run.forecast.perStep.map((s: any) => s.stepId)).toEqual(["s1", "s2"])
+      expect(run.forecast.expected.llmCalls).toBeGreaterThan(run.usage.llmCalls)
+      expect(run.events.some((e: any) => e.type === "StepStarted")).toBe(false)
+      expect(run.events.filter((e: any) => e.type === "ForecastMade")).toHaveLength(1)
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
+
+  it(
+    "approvePlan: AWAITING_INPUT with the plan and forecast; a refused edit keeps it open; EDIT removing a step runs without it",
+    async () => {
+      const server = await startServer({ script: convergingScript() })
+      try {
+        const id = (await gql(server.url, START, { input: { ...task, approvePlan: true } })).body.data.runTask.id
+        const waiting = await awaiting(server.url, id)
+        const request = waiting.pendingPlanApproval
+        expect(request.plan.steps.map((s: any) => s.stepId)).toEqual(["s1", "s2"])
+        expect(request.forecast.perStep).toHaveLength(2)
+        expect(waiting.events.some((e: any) => e.type === "StepStarted")).toBe(false)
+        const answer = (vars: Record<string, unknown>) =>
+          gql(server.url, RESPOND, { runId: id, requestId: request.requestId, ...vars }).then((r) => r.body)
+
+        const bad = await answer({
+          decision: "EDIT",
+          input: [{ actionType: "MODIFY", targetStepId: "s9", newStep: { description: "Explain 42" } }]
+        })
+        expect(bad.errors?.[0]?.extensions?.code).toBe("ApprovalInputError")
+        expect(bad.errors?.[0]?.message).toMatch(/s9/)
+        expect((await gql(server.url, RUN, { id })).body.data.run.pendingPlanApproval.requestId).toBe(request.requestId)
+
+        const edited = await answer({ decision: "EDIT", input: [{ actionType: "REMOVE", targetStepId: "s2" }] })
+        expect(edited.errors).toBeUndefined()
+        const done = await finished(server.url, id)
+        expect(done.pendingPlanApproval).toBeNull()
+        expect(done.events.filter((e: any) => e.type === "StepStarted").map((e: any) => e.stepId)).toEqual(["s1"])
+        expect(done.forecast.perStep).toHaveLength(2)
+        expect(done.forecastError.withinWorstCase).toBe(true)
+        expect((await answer({ decision: "APPROVE" })).errors?.[0]?.extensions?.code).toBe("RunNotWaitingError")
+      } finally {
+        await server.stop()
+      }
+    },
+    60_000
+  )
+
+  it("REJECT ends the run CANCELLED with the reason", async () => {
+    const server = await startServer({ script: convergingScript() })
+    try {
+      const id = (await gql(server.url, START, { input: { ...task, approvePlan: true } })).body.data.runTask.id
+      const { requestId } = (await awaiting(server.url, id)).pendingPlanApproval
+      const rejected = await gql(server.url, RESPOND, { runId: id, requestId, decision: "REJECT", reason: "too dear" })
+      expect(rejected.body.errors).toBeUndefined()
+      const done = await finished(server.url, id)
+      expect(done.status).toBe("CANCELLED")
+      expect(done.result.error).toMatch(/too dear/)
+      expect(done.events.some((e: any) => e.type === "StepStarted")).toBe(false)
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
+
+  it(
+    `AEON_APPROVE_PLAN: a run waiting for its plan's approval survives kill -9 with the same request (${backend})`,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "aeon-plan-approval-"))
+      const db = freshDatabase()
+      await Effect.runPromise(db.setup)
+      const env: Record<string, string> = {
+        AEON_PORT: "0",
+        AEON_DATA_DIR: join(dir, "data"),
+        AEON_MODEL_PROVIDER: "scripted",
+        AEON_SCRIPT: seedScriptFile(join(dir, "script.json"), { convergence_assessment_user: [verdict(true)] }),
+        AEON_APPROVE_PLAN: "true"
+      }
+      if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
+      const first = startProcess(env)
+      const url1 = await first.url
+      const id = (await gql(url1, `mutation { runTask(input: { task: "Seed the memory", mode: FULL }) { id } }`)).body
+        .data.runTask.id as string
+      const before = (await awaiting(url1, id)).pendingPlanApproval
+      first.child.kill("SIGKILL")
+      await exited(first.child)
+
+      const second = startProcess(env)
+      const url2 = await second.url
+      const after = await awaiting(url2, id)
+      expect(after.pendingPlanApproval).toEqual(before) // the same request, plan and forecast: not asked again
+      const answered = await gql(url2, RESPOND, { runId: id, requestId: before.requestId, decision: "APPROVE" })
+      expect(answered.body.errors).toBeUndefined()
+      const done = await finished(url2, id)
+      expect(done.status).toBe("CONVERGED")
+      expect(done.events.filter((e: any) => e.type === "ForecastMade")).toHaveLength(1)
+      expect(done.events.some((e: any) => e.type === "RunResumed")).toBe(true)
+      second.child.kill("SIGINT")
+      expect(await exited(second.child)).toBe(0)
+    },
+    180_000
+  )
+})
