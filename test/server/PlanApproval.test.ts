@@ -143,6 +143,7 @@ describe("plan approval and forecast through the API (#35)", () => {
       const done = await finished(url2, id)
       expect(done.status).toBe("CONVERGED")
       expect(done.events.filter((e: any) => e.type === "ForecastMade")).toHaveLength(1)
+      expect(done.events.filter((e: any) => e.type === "PlanApprovalRequested")).toHaveLength(1)
       expect(done.events.some((e: any) => e.type === "RunResumed")).toBe(true)
       second.child.kill("SIGINT")
       expect(await exited(second.child)).toBe(0)
