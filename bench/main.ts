@@ -169,6 +169,32 @@ const forkRows = async () => {
   row(`16. the same, forked at its last event before the end`, share(f.end), "figures", undefined)
 }
 
+/** Row 17: the forecast's error over the scripted scenarios and the offline eval set (`-- forecast`). */
+const forecastRows = async () => {
+  const f = await measure("forecastError")
+  const pct = (x: number) => `${fmt(100 * x, 0)} %`
+  row(
+    `17. cost forecast vs actual over ${f.runs.length} runs (scripted scenarios + offline eval set), |relative error|`,
+    `median ${pct(f.costMedian)}, p90 ${pct(f.costP90)} (LLM calls: median ${pct(f.callsMedian)}, p90 ${
+      pct(f.callsP90)
+    })`,
+    "figures",
+    undefined
+  )
+  row(
+    "17. worst case vs actual",
+    `held in ${f.within}/${f.runs.length} runs; worst case / actual cost: median ${fmt(f.loosenessMedian, 0)}×`,
+    "never below the actual",
+    f.within === f.runs.length
+  )
+}
+
+if (process.argv.slice(2).includes("forecast")) {
+  await forecastRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("fork")) {
   await forkRows()
   printTable()
@@ -385,6 +411,7 @@ for (const name of ["cluster1Light", "cluster3Light", "cluster1", "cluster3"] as
 await mcpRow()
 await outputRows()
 await forkRows()
+await forecastRows()
 
 printTable()
 process.exit(0)

@@ -3,6 +3,7 @@ import { cluster } from "./Cluster.js"
 import { concurrency } from "./Concurrency.js"
 import { fanOut } from "./FanOut.js"
 import { fanOutPeer } from "./FanOutPeer.js"
+import { forecastError } from "./Forecast.js"
 import { forkReplay } from "./ForkReplay.js"
 import { load } from "./Load.js"
 import { mcpCall } from "./McpCall.js"
@@ -46,6 +47,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   modelOutput100: () => modelOutputDelivery(100, quick ? 2 : 5),
   streamedWall: () => streamedWall(quick ? 20 : 100, false),
   forkReplay: () => forkReplay(quick ? 5 : 20, 200),
+  forecastError: () => forecastError(),
   streamedWallPaced: () => streamedWall(quick ? 5 : 20, true),
   cluster1: () => cluster(1, quick ? 60 : 300),
   cluster3: () => cluster(3, quick ? 60 : 300),
