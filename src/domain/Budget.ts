@@ -26,6 +26,15 @@ export const Budget = Schema.Struct({
 export type Budget = typeof Budget.Type
 export type BudgetInput = typeof Budget.Encoded
 
+/** The caps a person can raise while a run waits (a budget extension): each one higher than the run's cap now. */
+export const BudgetCaps = Schema.Struct({
+  maxCostUsd: Schema.optional(Positive("maxCostUsd")),
+  maxTokens: Schema.optional(PositiveInt("maxTokens")),
+  maxLlmCalls: Schema.optional(PositiveInt("maxLlmCalls")),
+  maxSteps: Schema.optional(PositiveInt("maxSteps"))
+})
+export type BudgetCaps = typeof BudgetCaps.Type
+
 export const BudgetDimension = Schema.Literal("ttl", "deadline", "cost", "tokens", "llmCalls", "steps")
 export type BudgetDimension = typeof BudgetDimension.Type
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Budget, Usage } from "./Budget.js"
+import { Budget, BudgetCaps, Usage } from "./Budget.js"
 import { ConvergenceAssessment, SemanticValidationReport } from "./Evaluation.js"
 import { Phase, RefinementAction } from "./Execution.js"
 import { Forecast } from "./Forecast.js"
@@ -196,14 +196,6 @@ export const GuidanceProvided = Schema.TaggedStruct("GuidanceProvided", {
   text: Schema.String,
   by: Schema.optional(Schema.String)
 })
-/**
- * The run goes on after its process stopped (a crash, a restart): steps started and not finished then run again;
- * `reopenedStepIds` names them.
- */
-/**
- * The run is a fork: its log goes on from `from`'s events up to `atSeq` (copied after this event, their times moved
- * to end when the fork was made). Its model calls are answered from `from`'s recordings until one differs.
- */
 /** The run's forecast from its validated plan, before execution (planning/Forecast). */
 export const ForecastMade = Schema.TaggedStruct("ForecastMade", {
   ...base,
@@ -223,6 +215,29 @@ export const PlanApprovalRequested = Schema.TaggedStruct("PlanApprovalRequested"
   forecast: Forecast,
   expiresAt: Schema.optional(Schema.Number)
 })
+/**
+ * An interactive run the budget guard would stop waits for more budget instead (answered by an ApprovalAnswered:
+ * APPROVE raises the caps to `proposed`, or to its `input` caps; REJECT or no answer in time stops it as without).
+ */
+export const BudgetExtensionRequested = Schema.TaggedStruct("BudgetExtensionRequested", {
+  ...base,
+  requestId: Schema.String,
+  /** The cap that refused: llmCalls, tokens, cost or steps. */
+  dimension: Schema.Literal("cost", "tokens", "llmCalls", "steps"),
+  limit: Schema.Number,
+  used: Schema.Number,
+  /** What the refused work needed, as the guard said it. */
+  needs: Schema.String,
+  /** The caps APPROVE without caps of its own gives: the refused cap doubled. */
+  proposed: BudgetCaps,
+  /** What the rest of the run is expected to spend, from its plan now. */
+  forecast: Schema.optional(Forecast),
+  expiresAt: Schema.optional(Schema.Number)
+})
+/**
+ * The run is a fork: its log goes on from `from`'s events up to `atSeq` (copied after this event, their times moved
+ * to end when the fork was made). Its model calls are answered from `from`'s recordings until one differs.
+ */
 export const RunForked = Schema.TaggedStruct("RunForked", {
   ...base,
   from: Schema.String,
@@ -234,6 +249,10 @@ export const RunForked = Schema.TaggedStruct("RunForked", {
   /** The model the fork's live calls go to (one of the configured models), when it changed it. */
   model: Schema.optional(Schema.String)
 })
+/**
+ * The run goes on after its process stopped (a crash, a restart): steps started and not finished then run again;
+ * `reopenedStepIds` names them.
+ */
 export const RunResumed = Schema.TaggedStruct("RunResumed", {
   ...base,
   reopenedStepIds: Schema.Array(Schema.String)
@@ -294,6 +313,7 @@ export const RunEvent = Schema.Union(
   RunForked,
   ForecastMade,
   PlanApprovalRequested,
+  BudgetExtensionRequested,
   ApprovalRequested,
   ApprovalAnswered,
   GuidanceRequested,
@@ -325,6 +345,7 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "RunForked",
   "ForecastMade",
   "PlanApprovalRequested",
+  "BudgetExtensionRequested",
   "ApprovalRequested",
   "ApprovalAnswered",
   "GuidanceRequested",

@@ -9,6 +9,7 @@ import type { Plan, PlanStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { editPlan } from "../planning/PlanEdit.js"
 import { toolCallInput } from "../record/Attempt.js"
+import { capsRefusal } from "../record/Requests.js"
 import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord } from "../record/RunRecord.js"
 import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
@@ -92,12 +93,15 @@ const answerable = (r: RunRecord, requestId: string, kind: AskedEvent["_tag"]): 
 const answerWith = (events: RunEvents, requestId: string, kind: AskedEvent["_tag"], answer: RunEventBody) =>
   events.emitWhen((r) => Either.map(answerable(r, requestId, kind), (): RunEventBody => answer))
 
+/** What asking a person needs of a run: its events, and how long a request stays open. */
+export type Asker = Pick<RunContext, "events" | "approvalTimeoutMs">
+
 /**
  * Asks a person once — a resumed run finds its request again (`asked`) — stores the request before the run waits,
  * and waits for the answer; past the request's expiry, `expired` is the answer recorded.
  */
-const askOnce = <Q extends AskedEvent>(
-  ctx: RunContext,
+export const askOnce = <Q extends AskedEvent>(
+  ctx: Asker,
   asked: (r: RunRecord) => Q | undefined,
   create: (r: RunRecord, now: number) => Omit<Q, "runId" | "seq" | "at">,
   expired: (request: Q) => RunEventBody
@@ -132,7 +136,7 @@ const askOnce = <Q extends AskedEvent>(
     )
   })
 
-const expiresAt = (ctx: RunContext, now: number) =>
+export const expiresAt = (ctx: Asker, now: number) =>
   ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {}
 
 /** Asks for approval of a call and waits for the answer; unanswered in time, a rejection. */
@@ -205,11 +209,18 @@ const checkPlanEdit = (events: RunEvents, plan: Plan, input: unknown) =>
     if (Either.isLeft(edited)) return yield* new ApprovalInputError({ message: edited.left })
   })
 
+/** Caps that do not raise the budget that stopped the run: the request stays open. */
+const checkCaps = (request: Extract<AskedEvent, { _tag: "BudgetExtensionRequested" }>, input: unknown) => {
+  const refused = capsRefusal(request, input)
+  return refused === undefined ? Effect.void : Effect.fail(new ApprovalInputError({ message: refused }))
+}
+
 /** An edited input the tool refuses: the request stays open. */
 const checkEdit = (events: RunEvents, requestId: string, input: unknown) =>
   Effect.gen(function*() {
     const request = events.record().requests.get(requestId)?.request
     if (request?._tag === "PlanApprovalRequested") return yield* checkPlanEdit(events, request.plan, input)
+    if (request?._tag === "BudgetExtensionRequested") return yield* checkCaps(request, input)
     const tool = request?._tag === "ApprovalRequested" ? (yield* ToolRegistry).get(request.tool) : undefined
     if (!tool) return
     if (input === undefined) return yield* new ApprovalInputError({ message: "EDIT needs the edited input" })
@@ -230,15 +241,17 @@ const checkEdit = (events: RunEvents, requestId: string, input: unknown) =>
  */
 export const respond = (events: RunEvents, requestId: string, answer: ApprovalAnswer) =>
   Effect.gen(function*() {
-    if (answer.decision === "EDIT") yield* checkEdit(events, requestId, answer.input)
-    const kind = events.record().requests.get(requestId)?.request._tag === "PlanApprovalRequested"
-      ? "PlanApprovalRequested"
-      : "ApprovalRequested"
+    const asked = events.record().requests.get(requestId)?.request._tag
+    // a budget extension's APPROVE may carry the caps it gives (EDIT is the same)
+    const withInput = answer.decision === "EDIT" ||
+      (answer.decision === "APPROVE" && asked === "BudgetExtensionRequested" && answer.input !== undefined)
+    if (withInput) yield* checkEdit(events, requestId, answer.input)
+    const kind = asked === "PlanApprovalRequested" || asked === "BudgetExtensionRequested" ? asked : "ApprovalRequested"
     return yield* answerWith(events, requestId, kind, {
       _tag: "ApprovalAnswered",
       requestId,
       decision: answer.decision,
-      ...(answer.decision === "EDIT" ? { input: answer.input } : {}),
+      ...(withInput ? { input: answer.input } : {}),
       ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
       ...(answer.by !== undefined ? { by: answer.by } : {})
     })

@@ -8,6 +8,7 @@ import type { CallEstimate } from "../llm/LanguageModel.js"
  * run's record's (the fold of its LlmCalled and StepStarted events): the guard keeps no count of its own.
  */
 export interface BudgetGuard {
+  /** The budget now: the run's own, with the caps a person raised since (budget extensions). */
   readonly budget: Budget
   readonly usage: Effect.Effect<Usage>
   readonly admitCall: (estimate: CallEstimate) => Effect.Effect<void, BudgetExhaustedError>
@@ -21,6 +22,11 @@ export interface BudgetGuard {
   readonly remaining: Effect.Effect<Remaining>
   /** Fails when the recorded usage is past a cap (a provider reported more than was admitted). */
   readonly overrun: Effect.Effect<void, BudgetExhaustedError>
+  /**
+   * Asked when a call or a step was refused: true once a person raised the budget (the work is admitted again),
+   * false when the run stops as without (not an interactive run, a rejection, no answer in time).
+   */
+  readonly moreBudget: (refusal: BudgetExhaustedError) => Effect.Effect<boolean>
 }
 
 // a type, not an interface: it is recorded as a plain record of numbers (an escalation's remaining budget)
@@ -37,24 +43,50 @@ const exhausted = (dimension: BudgetExhaustedError["dimension"], message: string
 const refuse = (dimension: BudgetExhaustedError["dimension"], message: string) =>
   Effect.fail(exhausted(dimension, message))
 
-/**
- * `usage()`: the run's usage now (its record's). `pausedMs(now)`: how long the deadline has stood still by `now` (a
- * run that pauses it while it waits for a person); the deadline moves on by that much.
- */
+export interface GuardOptions {
+  /** How long the deadline has stood still by `now` (a run that pauses it while it waits for a person). */
+  readonly pausedMs?: ((now: number) => number) | undefined
+  /** The budget now, when a person can raise it (the run's record's); the run's own budget otherwise. */
+  readonly raised?: (() => Budget) | undefined
+  /** Asks a person for more budget (an interactive run); without it, a refusal stops the run. */
+  readonly moreBudget?: ((refusal: BudgetExhaustedError) => Effect.Effect<boolean>) | undefined
+}
+
+/** `usage()`: the run's usage now (its record's); the deadline moves on by the time it stood still. */
 export const make = (
-  budget: Budget,
+  own: Budget,
   startedAt: number,
   usage: () => Usage,
-  pausedMs: (now: number) => number = () => 0
-): BudgetGuard => ({
-  budget,
-  usage: Effect.sync(usage),
-  admitCall: (e) => Effect.suspend(() => refusal(budget, usage(), e) ?? Effect.void),
-  stepRefusal: (u) =>
-    u.steps + 1 > budget.maxSteps ? exhausted("steps", `step limit ${budget.maxSteps} reached`) : undefined,
-  remaining: Effect.clockWith((clock) =>
+  options: GuardOptions = {}
+): BudgetGuard => {
+  const current = options.raised ?? (() => own)
+  const pausedMs = options.pausedMs ?? (() => 0)
+  return {
+    get budget() {
+      return current()
+    },
+    usage: Effect.sync(usage),
+    admitCall: (e) => Effect.suspend(() => refusal(current(), usage(), e) ?? Effect.void),
+    stepRefusal: (u) => {
+      const budget = current()
+      return u.steps + 1 > budget.maxSteps ? exhausted("steps", `step limit ${budget.maxSteps} reached`) : undefined
+    },
+    remaining: remainingOf(current, startedAt, usage, pausedMs),
+    overrun: Effect.suspend(() => overrunOf(current(), usage()) ?? Effect.void),
+    moreBudget: options.moreBudget ?? (() => Effect.succeed(false))
+  }
+}
+
+const remainingOf = (
+  current: () => Budget,
+  startedAt: number,
+  usage: () => Usage,
+  pausedMs: (now: number) => number
+): Effect.Effect<Remaining> =>
+  Effect.clockWith((clock) =>
     Effect.sync(() => {
       const now = clock.unsafeCurrentTimeMillis()
+      const budget = current()
       const u = usage()
       return {
         deadlineMs: Math.max(0, startedAt + budget.deadlineMs + pausedMs(now) - now),
@@ -64,9 +96,7 @@ export const make = (
         steps: Math.max(0, budget.maxSteps - u.steps)
       }
     })
-  ),
-  overrun: Effect.suspend(() => overrunOf(budget, usage()) ?? Effect.void)
-})
+  )
 
 /** The refusal of a call that could cross a cap, if it could. */
 const refusal = (budget: Budget, u: Usage, e: CallEstimate) => {

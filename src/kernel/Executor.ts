@@ -274,7 +274,25 @@ const perform = (
  * read from the plan, its StepStarted emitted (which counts it). What it returns is what the rest of the step works
  * with.
  */
-const start = (ctx: RunContext, passNumber: number, step: PlanStep) =>
+const start = (ctx: RunContext, passNumber: number, step: PlanStep): Effect.Effect<Started, BudgetExhaustedError> =>
+  admittedStart(ctx, passNumber, step).pipe(
+    // refused and given more budget (an interactive run): admitted again
+    Effect.catchAll((refusal) =>
+      Effect.flatMap(
+        ctx.guard.moreBudget(refusal),
+        (given) => (given ? start(ctx, passNumber, step) : Effect.fail(refusal))
+      )
+    )
+  )
+
+interface Started {
+  readonly started: number
+  readonly plan: Plan
+  readonly context: string
+  readonly running: PlanStep
+}
+
+const admittedStart = (ctx: RunContext, passNumber: number, step: PlanStep) =>
   Effect.suspend(() => {
     const plan = planNow(ctx)
     const context = incomingContext(plan, step)

@@ -54,6 +54,7 @@ export const make = (
       model.generate(contract, input, {
         ...(options?.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
         admit: guard.admitCall,
+        moreBudget: guard.moreBudget,
         maxRequests: Effect.map(guard.remaining, (r) => r.llmCalls),
         tokensLeft: Effect.map(guard.remaining, (r) => r.tokens),
         recordExchanges: recordPrompts,

@@ -60,6 +60,8 @@ export interface GenerateOptions<E = never> {
   readonly maxOutputTokens?: number
   /** Admission control: fails to refuse the call (e.g. it could cross a budget). */
   readonly admit?: (estimate: CallEstimate) => Effect.Effect<void, E>
+  /** Asked when admission refused the call: true once more budget was given (the call is admitted again). */
+  readonly moreBudget?: (refusal: E) => Effect.Effect<boolean>
   /**
    * Told the usage of every call that reached the model, also when its answer then fails to decode or it failed;
    * fails when the usage the provider reported crossed a budget (the overage is recorded first).
@@ -264,6 +266,18 @@ const admitted = <E>(call: Call<any, any, E>, cap: number): Effect.Effect<void, 
   return admit(estimate(billedBound(call))).pipe(Effect.catchAll(() => admit(estimate(call.billedInputTokens()))))
 }
 
+/** The call's output cap, admitted; refused and given more budget (an interactive run), its cap and admission again. */
+const admittedCap = <E>(call: Call<any, any, E>): Effect.Effect<number, E> =>
+  Effect.flatMap(outputCap(call), (cap) =>
+    admitted(call, cap).pipe(
+      Effect.as(cap),
+      Effect.catchAll((refusal) => {
+        const more = call.options?.moreBudget
+        if (!more) return Effect.fail(refusal)
+        return Effect.flatMap(more(refusal), (given) => (given ? admittedCap(call) : Effect.fail(refusal)))
+      })
+    ))
+
 /** What a call that reached the model used, with its exchange when recorded. */
 const usageOf = <O>(
   call: Call<any, O, any>,
@@ -367,8 +381,7 @@ const largerCap = (call: Call<any, any, any>, cap: number) =>
 const generateWith = <I, O, E>(call: Call<I, O, E>) =>
   Effect.gen(function*() {
     const truncated = (cap: number) => new ModelTruncatedError({ promptId: call.contract.id, maxOutputTokens: cap })
-    const cap = yield* outputCap(call)
-    yield* admitted(call, cap)
+    const cap = yield* admittedCap(call)
     let { decoded, response, usage } = yield* send(call, cap, 1)
     if (response.truncated) {
       const larger = yield* largerCap(call, cap)

@@ -7,6 +7,22 @@ import type { ReasoningStep } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { applyToAttempt, type AttemptRecord } from "./Attempt.js"
+import type { PersonRequest } from "./Requests.js"
+
+export {
+  type AnsweredEvent,
+  type AskedEvent,
+  awaitingInput,
+  budgetNow,
+  capsGiven,
+  guidanceGiven,
+  pendingApprovals,
+  pendingBudgetExtensions,
+  pendingGuidance,
+  pendingPlanApprovals,
+  type PersonRequest,
+  waitedMs
+} from "./Requests.js"
 
 type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>
 
@@ -98,27 +114,6 @@ export interface RunRecord {
   forecast?: Event<"ForecastMade"> | undefined
 }
 
-export type AskedEvent = Event<"ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested">
-export type AnsweredEvent = Event<"ApprovalAnswered" | "GuidanceProvided">
-export interface PersonRequest {
-  readonly request: AskedEvent
-  answer?: AnsweredEvent | undefined
-  /** A plan approval answered EDIT: its edits were applied to the plan (a RefinementApplied naming the request). */
-  applied?: boolean | undefined
-}
-
-const pendingOf = <T extends AskedEvent["_tag"]>(r: RunRecord, tag: T): Array<Event<T>> =>
-  [...r.requests.values()].flatMap((q) => (!q.answer && q.request._tag === tag ? [q.request as Event<T>] : []))
-
-/** Approval requests not answered yet. */
-export const pendingApprovals = (r: RunRecord) => pendingOf(r, "ApprovalRequested")
-
-/** Guidance requests not answered yet. */
-export const pendingGuidance = (r: RunRecord) => pendingOf(r, "GuidanceRequested")
-
-/** Plan approval requests not answered yet (one at most). */
-export const pendingPlanApprovals = (r: RunRecord) => pendingOf(r, "PlanApprovalRequested")
-
 /** Whether the event begins its run (a run with none has not begun: it waits for admission). */
 export const beginsRun = (e: RunEvent): e is Event<"RunStarted"> => e._tag === "RunStarted"
 
@@ -127,24 +122,6 @@ export const endsRun = (e: RunEvent): e is Event<"RunFinished"> => e._tag === "R
 
 /** Whether a run's events, in order, reach its end. */
 export const reachesEnd = (events: ReadonlyArray<RunEvent>) => events.length > 0 && endsRun(events[events.length - 1]!)
-
-/** Whether the unfinished run waits for a person: while it does, it is AWAITING_INPUT. */
-export const awaitingInput = (r: RunRecord) => [...r.requests.values()].some((q) => !q.answer)
-
-/** The guidance given so far, as the prompts get it. */
-export const guidanceGiven = (r: RunRecord): Array<string> =>
-  [...r.requests.values()].flatMap(({ answer, request }) =>
-    answer?._tag === "GuidanceProvided" && request._tag === "GuidanceRequested" && answer.text.trim() !== ""
-      ? [`on ${request.stepId}: ${answer.text}`]
-      : []
-  )
-
-/** How long the run has waited for answers by `now` (the time between each request and its answer, or now). */
-export const waitedMs = (r: RunRecord, now: number) => {
-  let total = 0
-  for (const q of r.requests.values()) total += Math.max(0, (q.answer?.at ?? now) - q.request.at)
-  return total
-}
 
 export const emptyRecord = (): RunRecord => ({
   runId: "",
@@ -356,6 +333,7 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
     case "ApprovalRequested":
     case "GuidanceRequested":
     case "PlanApprovalRequested":
+    case "BudgetExtensionRequested":
       if (!r.requests.has(e.requestId)) r.requests.set(e.requestId, { request: e })
       break
     case "ForecastMade":

@@ -5,6 +5,7 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import type * as RunEvents from "../kernel/RunEvents.js"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import { type Calibration, forecastOf } from "../planning/Forecast.js"
+import { attemptPlan } from "../record/Attempt.js"
 import { RunStore } from "../store/RunStore.js"
 import type { RunTaskInput } from "./RunInput.js"
 
@@ -112,4 +113,18 @@ export const forecaster = (
       price: model.price,
       calibration: calibrationFor(events.record().started?.mode ?? input.mode, plan, yield* summaries)
     })
+  })
+
+/**
+ * The forecast from where the run is: its plan now and the passes its TTL leaves (what a budget extension request
+ * shows); none before it has a plan.
+ */
+export const forecastLeft = (
+  forecast: (plan: Plan, passesLeft: number) => Effect.Effect<Forecast>,
+  events: RunEvents.RunEvents
+): Effect.Effect<Forecast | undefined> =>
+  Effect.suspend(() => {
+    const attempt = events.record().attempt
+    if (!attempt || attempt.plan.steps.length === 0) return Effect.succeed(undefined)
+    return forecast(attemptPlan(attempt), Math.max(1, attempt.ttlRemaining))
   })

@@ -8,6 +8,7 @@ import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { ApprovalPolicy } from "../kernel/Approval.js"
+import { askBudgetExtension } from "../kernel/BudgetExtension.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
 import { type RunContext, RunLifecycle } from "../kernel/RunContext.js"
@@ -17,7 +18,7 @@ import * as RunOutput from "../kernel/RunOutput.js"
 import { initialState } from "../kernel/RunState.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
-import { reachesEnd, waitedMs } from "../record/RunRecord.js"
+import { budgetNow, reachesEnd, waitedMs } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
@@ -25,7 +26,7 @@ import { Supervisor } from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
-import { forecaster } from "./Forecasting.js"
+import { forecaster, forecastLeft } from "./Forecasting.js"
 import { replayFor } from "./ForkModel.js"
 import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
@@ -169,12 +170,23 @@ const sessionOf = (
   Effect.gen(function*() {
     const progress = past ? progressOf(events.record(), input.mode) : undefined
     const startedAt = progress?.startedAt ?? (yield* Clock.currentTimeMillis)
-    const guard = BudgetGuard.make(
-      input.budget,
-      startedAt,
-      () => events.record().usage,
-      input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined
-    )
+    const usage = () => events.record().usage
+    const budget = () => budgetNow(events.record(), input.budget)
+    const guard = BudgetGuard.make(input.budget, startedAt, usage, {
+      pausedMs: input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined,
+      raised: budget,
+      // an interactive run asks for more budget where the guard would stop it
+      moreBudget: input.interactive
+        ? (refusal) =>
+          askBudgetExtension(
+            { events, approvalTimeoutMs: input.approvalTimeoutMs },
+            budget,
+            usage,
+            forecastLeft(forecaster(caps.model, input, events, startedAt), events),
+            refusal
+          )
+        : undefined
+    })
     const context = contextOf(caps, input, runId, events, guard, startedAt)
     const current = progress?.attempt
     const session: Session = {

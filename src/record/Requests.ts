@@ -1,0 +1,112 @@
+/** What a run asked a person and what it was told: the projections of its record's requests. */
+import { Either, ParseResult, Schema } from "effect"
+import { type Budget, BudgetCaps } from "../domain/Budget.js"
+import type { RunEvent } from "../domain/RunEvent.js"
+
+type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>
+/** The part of a run's record these read. */
+interface Asked {
+  readonly requests: ReadonlyMap<string, PersonRequest>
+}
+
+export type AskedEvent = Event<
+  "ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested" | "BudgetExtensionRequested"
+>
+export type AnsweredEvent = Event<"ApprovalAnswered" | "GuidanceProvided">
+export interface PersonRequest {
+  readonly request: AskedEvent
+  answer?: AnsweredEvent | undefined
+  /** A plan approval answered EDIT: its edits were applied to the plan (a RefinementApplied naming the request). */
+  applied?: boolean | undefined
+}
+
+const pendingOf = <T extends AskedEvent["_tag"]>(r: Asked, tag: T): Array<Event<T>> =>
+  [...r.requests.values()].flatMap((q) => (!q.answer && q.request._tag === tag ? [q.request as Event<T>] : []))
+
+/** Approval requests not answered yet. */
+export const pendingApprovals = (r: Asked) => pendingOf(r, "ApprovalRequested")
+
+/** Guidance requests not answered yet. */
+export const pendingGuidance = (r: Asked) => pendingOf(r, "GuidanceRequested")
+
+/** Plan approval requests not answered yet (one at most). */
+export const pendingPlanApprovals = (r: Asked) => pendingOf(r, "PlanApprovalRequested")
+
+/** Budget extension requests not answered yet. */
+export const pendingBudgetExtensions = (r: Asked) => pendingOf(r, "BudgetExtensionRequested")
+
+/** The caps an answered budget extension gave: its answer's own caps, or the request's proposal (none if refused). */
+export const capsGiven = (q: PersonRequest): BudgetCaps | undefined => {
+  if (q.request._tag !== "BudgetExtensionRequested" || q.answer?._tag !== "ApprovalAnswered") return undefined
+  if (q.answer.decision === "REJECT") return undefined
+  return (q.answer.input as BudgetCaps | undefined) ?? q.request.proposed
+}
+
+/** The run's budget now: its own, with every cap a person raised since (budget extensions: the highest given). */
+export const budgetNow = (r: Asked, budget: Budget): Budget => {
+  let b = budget
+  for (const q of r.requests.values()) {
+    const caps = capsGiven(q)
+    if (!caps) continue
+    b = {
+      ...b,
+      maxCostUsd: Math.max(b.maxCostUsd, caps.maxCostUsd ?? 0),
+      maxTokens: Math.max(b.maxTokens, caps.maxTokens ?? 0),
+      maxLlmCalls: Math.max(b.maxLlmCalls, caps.maxLlmCalls ?? 0),
+      maxSteps: Math.max(b.maxSteps, caps.maxSteps ?? 0)
+    }
+  }
+  return b
+}
+
+/** Whether the unfinished run waits for a person: while it does, it is AWAITING_INPUT. */
+export const awaitingInput = (r: Asked) => [...r.requests.values()].some((q) => !q.answer)
+
+/** The guidance given so far, as the prompts get it. */
+export const guidanceGiven = (r: Asked): Array<string> =>
+  [...r.requests.values()].flatMap(({ answer, request }) =>
+    answer?._tag === "GuidanceProvided" && request._tag === "GuidanceRequested" && answer.text.trim() !== ""
+      ? [`on ${request.stepId}: ${answer.text}`]
+      : []
+  )
+
+/** How long the run has waited for answers by `now` (the time between each request and its answer, or now). */
+export const waitedMs = (r: Asked, now: number) => {
+  let total = 0
+  for (const q of r.requests.values()) total += Math.max(0, (q.answer?.at ?? now) - q.request.at)
+  return total
+}
+
+/**
+ * Why the caps a person gave a budget extension are refused, if they are: not caps (maxCostUsd, maxTokens,
+ * maxLlmCalls, maxSteps), or the refused cap not raised above what it was. None given: the request's proposal.
+ */
+export const capsRefusal = (request: Event<"BudgetExtensionRequested">, input: unknown): string | undefined => {
+  if (input === undefined) return undefined
+  const decoded = decodeCaps(input)
+  if (Either.isLeft(decoded)) {
+    return `the caps are not a budget: ${
+      ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) =>
+        `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`
+      ).join("; ")
+    }`
+  }
+  const key = CAP_OF[request.dimension]
+  const given = decoded.right[key]
+  if (given === undefined) return `the run waits for more ${request.dimension}: give ${key}`
+  if (given <= request.limit) return `${key} must be above ${request.limit} (the cap that stopped the run)`
+  return undefined
+}
+
+/** The budget field of each dimension a person can raise. */
+export const CAP_OF = {
+  llmCalls: "maxLlmCalls",
+  tokens: "maxTokens",
+  cost: "maxCostUsd",
+  steps: "maxSteps"
+} as const satisfies Record<Event<"BudgetExtensionRequested">["dimension"], keyof BudgetCaps>
+
+const decodeCaps = Schema.decodeUnknownEither(
+  BudgetCaps.pipe(Schema.filter((c) => Object.keys(c).length > 0 || "give at least one cap")),
+  { onExcessProperty: "error" }
+)

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Fiber } from "effect"
+import { respond } from "../../src/kernel/Approval.js"
+import { pendingBudgetExtensions } from "../../src/record/RunRecord.js"
+import { prepare } from "../../src/run/Run.js"
+import { scripted } from "../support/engine.js"
+import { convergingScript } from "../support/scripts.js"
+
+const task = { task: "Compute 6 * 7 and explain it", mode: "FULL" }
+
+/** Starts an interactive run under these caps and waits for its budget extension request. */
+const untilAsked = (budget: Record<string, number>, more: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const run = yield* prepare({ ...task, interactive: true, budget, ...more })
+    const fiber = yield* Effect.fork(run.execute)
+    const request = yield* run.events.waitFor(
+      (r) => pendingBudgetExtensions(r)[0],
+      (e) => (e._tag === "BudgetExtensionRequested" ? e : undefined)
+    )
+    return { run, fiber, request }
+  })
+
+describe("budget extension instead of a hard stop (#35)", () => {
+  it.effect("maxLlmCalls too small: the run waits with the cap, its use and the forecast; APPROVE with a larger cap converges as an unbounded run does", () =>
+    Effect.gen(function*() {
+      const unbounded = yield* Effect.flatMap(prepare(task), (r) => r.execute)
+      expect(unbounded.usage.llmCalls).toBeGreaterThan(4)
+      const { fiber, request, run } = yield* untilAsked({ maxLlmCalls: 4 })
+      expect(request).toMatchObject({ dimension: "llmCalls", limit: 4, used: 4, proposed: { maxLlmCalls: 8 } })
+      expect(request.needs).toMatch(/LLM call limit 4 reached/)
+      expect(request.forecast?.perStep.length).toBeGreaterThan(0)
+      expect(run.events.record().usage.llmCalls).toBe(4) // nothing past the cap while it waits
+      yield* respond(run.events, request.requestId, { decision: "APPROVE", input: { maxLlmCalls: 50 } })
+      const result = yield* Fiber.join(fiber)
+      expect(result.status).toBe("CONVERGED")
+      expect(result.finalAnswer?.answerText).toBe(unbounded.finalAnswer?.answerText)
+      expect(result.usage.llmCalls).toBe(unbounded.usage.llmCalls)
+    }).pipe(Effect.provide(scripted(convergingScript()).layer)))
+
+  it.effect("APPROVE without caps gives the proposal (the cap doubled), asked again when that runs out too", () =>
+    Effect.gen(function*() {
+      const { fiber, request, run } = yield* untilAsked({ maxLlmCalls: 2 })
+      yield* respond(run.events, request.requestId, { decision: "APPROVE" })
+      const second = yield* run.events.waitFor(
+        (r) => pendingBudgetExtensions(r)[0],
+        (e) => (e._tag === "BudgetExtensionRequested" ? e : undefined)
+      )
+      expect(second).toMatchObject({ dimension: "llmCalls", limit: 4, used: 4, requestId: "budget-llmCalls-2" })
+      yield* respond(run.events, second.requestId, { decision: "APPROVE", input: { maxLlmCalls: 100 } })
+      expect((yield* Fiber.join(fiber)).status).toBe("CONVERGED")
+    }).pipe(Effect.provide(scripted(convergingScript()).layer)))
+
+  it.effect("REJECT: the run ends budget_exhausted as a run that does not ask does", () =>
+    Effect.gen(function*() {
+      const plain = yield* Effect.flatMap(prepare({ ...task, budget: { maxLlmCalls: 4 } }), (r) => r.execute)
+      const { fiber, request, run } = yield* untilAsked({ maxLlmCalls: 4 })
+      yield* respond(run.events, request.requestId, { decision: "REJECT", reason: "enough" })
+      const result = yield* Fiber.join(fiber)
+      expect(result.terminationReason).toBe("budget_exhausted")
+      expect(result.status).toBe(plain.status)
+      expect(result.ttlExpiration?.exhausted).toBe("llmCalls")
+      expect(result.usage.llmCalls).toBe(plain.usage.llmCalls)
+    }).pipe(Effect.provide(scripted(convergingScript()).layer)))
+
+  it.effect("caps that do not raise the cap that stopped the run are refused, coded, and the request stays open", () =>
+    Effect.gen(function*() {
+      const { fiber, request, run } = yield* untilAsked({ maxLlmCalls: 4 })
+      for (
+        const [input, reason] of [
+          [{ maxLlmCalls: 3 }, /above 4/],
+          [{ maxTokens: 900000 }, /give maxLlmCalls/],
+          [{ maxLlmCalls: "many" }, /not a budget/],
+          [{ maxLlmCalls: 9, ttl: 3 }, /not a budget/],
+          [{}, /at least one cap/]
+        ] as const
+      ) {
+        const refused = yield* Effect.either(respond(run.events, request.requestId, { decision: "EDIT", input }))
+        expect(Either.isLeft(refused) && refused.left._tag).toBe("ApprovalInputError")
+        expect(Either.isLeft(refused) && refused.left.message).toMatch(reason)
+      }
+      expect(pendingBudgetExtensions(run.events.record()).map((r) => r.requestId)).toEqual([request.requestId])
+      yield* respond(run.events, request.requestId, { decision: "EDIT", input: { maxLlmCalls: 40 } })
+      expect((yield* Fiber.join(fiber)).status).toBe("CONVERGED")
+    }).pipe(Effect.provide(scripted(convergingScript()).layer)))
+
+  it.effect("maxSteps too small: the step waits for more; a run that is not interactive stops as before", () =>
+    Effect.gen(function*() {
+      const plain = yield* Effect.flatMap(prepare({ ...task, budget: { maxSteps: 1 } }), (r) => r.execute)
+      expect(plain.terminationReason).toBe("budget_exhausted")
+      const { fiber, request, run } = yield* untilAsked({ maxSteps: 1 })
+      expect(request).toMatchObject({ dimension: "steps", limit: 1, used: 1 })
+      yield* respond(run.events, request.requestId, { decision: "APPROVE", input: { maxSteps: 10 } })
+      expect((yield* Fiber.join(fiber)).status).toBe("CONVERGED")
+    }).pipe(Effect.provide(scripted(convergingScript()).layer)))
+
+  it.live("unanswered within approvalTimeoutMs: rejected, the run stops at its budget", () =>
+    Effect.gen(function*() {
+      const { fiber } = yield* untilAsked({ maxLlmCalls: 4 }, { approvalTimeoutMs: 50 })
+      const result = yield* Fiber.join(fiber)
+      expect(result.terminationReason).toBe("budget_exhausted")
+    }).pipe(Effect.provide(scripted(convergingScript()).layer)))
+})
