@@ -4,20 +4,95 @@ import { createInterface } from "node:readline/promises"
 import { ApprovalInputError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
-import { pendingApprovals, pendingGuidance, pendingPlanApprovals } from "../record/RunRecord.js"
+import {
+  pendingApprovals,
+  pendingBudgetExtensions,
+  pendingGuidance,
+  pendingPlanApprovals
+} from "../record/RunRecord.js"
 import { type PreparedRun, RunLifecycle } from "../run/Run.js"
 import type { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { makeProgress } from "./Progress.js"
-import { planForecastLines } from "./Render.js"
+import { forecastText, planForecastLines } from "./Render.js"
 
-export type Requested = Extract<RunEvent, { _tag: "ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested" }>
+export type Requested = Extract<
+  RunEvent,
+  { _tag: "ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested" | "BudgetExtensionRequested" }
+>
+const REQUESTED_TAGS: ReadonlyArray<string> = [
+  "ApprovalRequested",
+  "GuidanceRequested",
+  "PlanApprovalRequested",
+  "BudgetExtensionRequested"
+]
 
 /** Every request of the run open now, plans first (a plan waits before anything else can ask). */
 export const openRequests = (r: Parameters<typeof pendingApprovals>[0]): Array<Requested> => [
   ...pendingPlanApprovals(r),
+  ...pendingBudgetExtensions(r),
   ...pendingApprovals(r),
   ...pendingGuidance(r)
 ]
+
+/** A request of a kind a person answers with y/n/e: what is asked, what an edit is, and how it looks. */
+interface Decision {
+  readonly kind: "PLAN" | "BUDGET" | "APPROVAL"
+  /** What the request is about, in lines (shown inline before the question, and off a terminal). */
+  readonly lines: ReadonlyArray<string>
+  readonly question: string
+  readonly edit: string
+  readonly inputHint: string
+  readonly json: Record<string, unknown>
+}
+
+const decisionOf = (r: Exclude<Requested, { _tag: "GuidanceRequested" }>): Decision => {
+  switch (r._tag) {
+    case "PlanApprovalRequested":
+      return {
+        kind: "PLAN",
+        lines: [
+          `run ${r.runId} waits for your approval of its plan (${r.requestId}):`,
+          ...planForecastLines(r.plan, r.forecast)
+        ],
+        question: "Run this plan?",
+        edit:
+          "Edits as JSON (a list of refinement actions, e.g. [{\"actionType\":\"REMOVE\",\"targetStepId\":\"s2\"}]): ",
+        inputHint: "<plan edits as JSON>",
+        json: { plan: r.plan, forecast: r.forecast }
+      }
+    case "BudgetExtensionRequested":
+      return {
+        kind: "BUDGET",
+        lines: [
+          `run ${r.runId} has used ${r.used} of its ${r.limit} ${r.dimension} and asks for more (${r.requestId}): ${r.needs}`,
+          ...(r.forecast ? [`  the rest is expected to need: ${forecastText(r.forecast)}`] : [])
+        ],
+        question: `Give it ${JSON.stringify(r.proposed)}?`,
+        edit: `Caps as JSON (e.g. ${JSON.stringify(r.proposed)}): `,
+        inputHint: "<caps as JSON>",
+        json: {
+          dimension: r.dimension,
+          limit: r.limit,
+          used: r.used,
+          needs: r.needs,
+          proposed: r.proposed,
+          forecast: r.forecast
+        }
+      }
+    case "ApprovalRequested":
+      return {
+        kind: "APPROVAL",
+        lines: [
+          `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
+          `  (step ${r.stepId}: ${r.description})`
+        ],
+        question: `Approve ${r.tool} ${JSON.stringify(r.input)} (step ${r.stepId}: ${r.description})?`,
+        edit: "Input as JSON: ",
+        inputHint: "<JSON>",
+        json: { stepId: r.stepId, tool: r.tool, input: r.input, description: r.description }
+      }
+  }
+}
 
 /**
  * Runs to the end, or until a tool call waits for approval: then the run stops where it is, unfinished (as a server
@@ -40,10 +115,7 @@ export const untilAsked = (p: PreparedRun) =>
 const nextRequest = (p: PreparedRun) =>
   p.events.waitFor(
     (r): Requested | undefined => openRequests(r).find((q) => q.expiresAt === undefined || q.expiresAt > Date.now()),
-    (e) =>
-      e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" || e._tag === "PlanApprovalRequested"
-        ? e
-        : undefined
+    (e) => (REQUESTED_TAGS.includes(e._tag) ? e as Requested : undefined)
   )
 
 /** The lines typed at the terminal, in order (typed ahead of a question, a line waits for it). */
@@ -73,23 +145,15 @@ const answerInline = (terminal: Terminal, p: PreparedRun, r: Requested): Effect.
       )
       return yield* Approval.guide(p.events, r.requestId, text, "terminal")
     }
-    const choice = (yield* question(
-      terminal,
-      r._tag === "PlanApprovalRequested"
-        ? `\n${planForecastLines(r.plan, r.forecast).join("\n")}\nRun this plan? [y]es / [n]o / [e]dit: `
-        : `\nApprove ${r.tool} ${JSON.stringify(r.input)} (step ${r.stepId}: ${r.description})? [y]es / [n]o / [e]dit: `
-    )).toLowerCase()
+    const d = decisionOf(r)
+    const shown = d.kind === "APPROVAL" ? "" : `${d.lines.join("\n")}\n`
+    const choice = (yield* question(terminal, `\n${shown}${d.question} [y]es / [n]o / [e]dit: `)).toLowerCase()
     if (choice.startsWith("n")) {
       const reason = yield* question(terminal, "Reason: ")
       return yield* Approval.respond(p.events, r.requestId, { decision: "REJECT", reason, by: "terminal" })
     }
     if (choice.startsWith("e")) {
-      const text = yield* question(
-        terminal,
-        r._tag === "PlanApprovalRequested"
-          ? "Edits as JSON (a list of refinement actions, e.g. [{\"actionType\":\"REMOVE\",\"targetStepId\":\"s2\"}]): "
-          : "Input as JSON: "
-      )
+      const text = yield* question(terminal, d.edit)
       const input = yield* Effect.try({
         try: () => JSON.parse(text) as unknown,
         catch: () => new ApprovalInputError({ message: `not JSON: ${text}` })
@@ -127,11 +191,9 @@ export const answeringInline = (p: PreparedRun, progress: ReturnType<typeof make
 
 /** The commands that answer a request, then the one that lets the run go on. */
 const answerCommands = (r: Requested) => ({
-  answer: r._tag === "PlanApprovalRequested"
-    ? `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<plan edits as JSON>']`
-    : r._tag === "ApprovalRequested"
-    ? `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '<JSON>']`
-    : `aeon guide ${r.runId} ${r.requestId} "<what to do>"`,
+  answer: r._tag === "GuidanceRequested"
+    ? `aeon guide ${r.runId} ${r.requestId} "<what to do>"`
+    : `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '${decisionOf(r).inputHint}']`,
   then: `aeon run --resume ${r.runId}`
 })
 
@@ -141,17 +203,9 @@ export const waitingForApproval = (r: Requested) =>
     const { answer, then } = answerCommands(r)
     process.stdout.write(
       [
-        ...(r._tag === "PlanApprovalRequested"
-          ? [
-            `run ${r.runId} waits for your approval of its plan (${r.requestId}):`,
-            ...planForecastLines(r.plan, r.forecast)
-          ]
-          : r._tag === "ApprovalRequested"
-          ? [
-            `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
-            `  (step ${r.stepId}: ${r.description})`
-          ]
-          : [`run ${r.runId} asks for your guidance (${r.requestId}) on step ${r.stepId}: ${r.reason}`]),
+        ...(r._tag === "GuidanceRequested"
+          ? [`run ${r.runId} asks for your guidance (${r.requestId}) on step ${r.stepId}: ${r.reason}`]
+          : decisionOf(r).lines),
         `  answer:  ${answer}`,
         `  then:    ${then}`,
         ""
@@ -165,12 +219,9 @@ export const waitingAsJson = (open: ReadonlyArray<Requested>) =>
   Effect.sync(() => {
     const requests = open.map((r) => ({
       requestId: r.requestId,
-      kind: r._tag === "PlanApprovalRequested" ? "PLAN" : r._tag === "ApprovalRequested" ? "APPROVAL" : "GUIDANCE",
-      ...(r._tag === "PlanApprovalRequested"
-        ? { plan: r.plan, forecast: r.forecast }
-        : r._tag === "ApprovalRequested"
-        ? { stepId: r.stepId, tool: r.tool, input: r.input, description: r.description }
-        : { stepId: r.stepId, reason: r.reason }),
+      ...(r._tag === "GuidanceRequested"
+        ? { kind: "GUIDANCE", stepId: r.stepId, reason: r.reason }
+        : { kind: decisionOf(r).kind, ...decisionOf(r).json }),
       ...(r.expiresAt !== undefined ? { expiresAt: new Date(r.expiresAt).toISOString() } : {}),
       ...answerCommands(r)
     }))

@@ -211,6 +211,10 @@ export const callsText = (calls: ReadonlyArray<LlmCall>): string => {
   }).join("\n\n")
 }
 
+/** A forecast in one line: expected, and at most. */
+export const forecastText = (f: Forecast) =>
+  `${figuresText(f.expected)} in all, at most ${figuresText(f.worstCase)} (${f.spent.llmCalls} calls spent so far)`
+
 const figuresText = (f: ForecastFigures) =>
   `${Math.round(f.llmCalls)} LLM calls · ${Math.round(f.tokens)} tokens · $${f.costUsd.toFixed(4)} · ${
     seconds(f.wallMs)

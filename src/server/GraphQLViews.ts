@@ -7,7 +7,13 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import type { LlmOutputDelta } from "../kernel/RunOutput.js"
 import { llmCallsOf } from "../record/LlmCalls.js"
-import { pendingApprovals, pendingGuidance, pendingPlanApprovals, type RunRecord } from "../record/RunRecord.js"
+import {
+  pendingApprovals,
+  pendingBudgetExtensions,
+  pendingGuidance,
+  pendingPlanApprovals,
+  type RunRecord
+} from "../record/RunRecord.js"
 import type { ForecastError, RunResult } from "../record/RunResult.js"
 import { type TimedSpan, timelineOf } from "../record/Timeline.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
@@ -219,6 +225,20 @@ export const pendingPlanApprovalView = (record: RunRecord): G.PlanApprovalReques
     }
     : null
 }
+
+/** Where the run waits for more budget, oldest first. */
+export const pendingBudgetExtensionsView = (record: RunRecord): Array<G.BudgetExtensionRequest> =>
+  pendingBudgetExtensions(record).map((r) => ({
+    requestId: r.requestId,
+    dimension: r.dimension,
+    limit: r.limit,
+    used: r.used,
+    needs: r.needs,
+    proposed: r.proposed,
+    forecast: r.forecast ? forecastView(r.forecast) : null,
+    requestedAt: iso(r.at),
+    expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null
+  }))
 
 /** The run's open requests for guidance, oldest first. */
 export const pendingGuidanceView = (record: RunRecord): Array<G.GuidanceRequest> =>

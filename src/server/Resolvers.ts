@@ -254,6 +254,7 @@ const runFields: G.RunResolvers = {
   pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
   pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
   pendingPlanApproval: (r) => V.pendingPlanApprovalView(intact(r).record),
+  pendingBudgetExtensions: (r) => V.pendingBudgetExtensionsView(intact(r).record),
   forecast: (r) => (intact(r).result.forecast ? V.forecastView(r.result.forecast!) : null),
   forecastError: (r) => (intact(r).result.forecastError ? V.forecastErrorView(r.result.forecastError!) : null),
   llmCalls: (r, { after, first }) => {

@@ -82,4 +82,30 @@ describe("aeon run --dry-run and --approve-plan (#35)", () => {
     expect(out).toContain("converged")
     expect(code).toBe(0)
   })
+
+  it("--interactive with a call cap too small: exit 3 asking for more; aeon approve with caps (refused below the cap); --resume converges", async () => {
+    const script = seedScriptFile(join(dir, "budget.json"), { convergence_assessment_user: [verdict(true)] })
+    const first = await aeon(
+      "run",
+      "Seed the memory",
+      "--full",
+      "--script",
+      script,
+      "--interactive",
+      "--max-llm-calls",
+      "4"
+    )
+    expect(first.code, first.stderr).toBe(3)
+    expect(first.stdout).toContain("has used 4 of its 4 llmCalls and asks for more")
+    const [, runId, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
+    expect(requestId).toBe("budget-llmCalls-1")
+    const low = await aeon("approve", runId!, requestId!, "--input", `{"maxLlmCalls": 3}`)
+    expect(low.code).toBe(1)
+    expect(low.stderr).toContain("maxLlmCalls must be above 4")
+    const ok = await aeon("approve", runId!, requestId!, "--input", `{"maxLlmCalls": 60}`)
+    expect(ok.code, ok.stderr).toBe(0)
+    const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(JSON.parse(resumed.stdout).usage.llmCalls).toBeGreaterThan(4)
+  })
 })

@@ -113,6 +113,41 @@ describe("plan approval and forecast through the API (#35)", () => {
   }, 60_000)
 
   it(
+    "an interactive run at its call cap asks for more (pendingBudgetExtensions); APPROVE with caps lets it converge",
+    async () => {
+      const server = await startServer({ script: convergingScript() })
+      try {
+        const input = { ...task, interactive: true, budget: { maxLlmCalls: 4 } }
+        const id = (await gql(server.url, START, { input })).body.data.runTask.id
+        const query = `query($id: ID!) {
+        run(id: $id) {
+          status usage { llmCalls }
+          pendingBudgetExtensions { requestId dimension limit used needs proposed forecast { expected { llmCalls } } }
+        }
+      }`
+        const waiting = await waitFor(async () => {
+          const run = (await gql(server.url, query, { id })).body.data.run
+          return run.status === "AWAITING_INPUT" ? run : undefined
+        })
+        const [request] = waiting.pendingBudgetExtensions
+        expect(request).toMatchObject({ dimension: "llmCalls", limit: 4, used: 4, proposed: { maxLlmCalls: 8 } })
+        expect(waiting.usage.llmCalls).toBe(4)
+        const answer = (caps: unknown) =>
+          gql(server.url, RESPOND, { runId: id, requestId: request.requestId, decision: "APPROVE", input: caps })
+            .then((r) => r.body)
+        expect((await answer({ maxLlmCalls: 2 })).errors?.[0]?.extensions?.code).toBe("ApprovalInputError")
+        expect((await answer({ maxLlmCalls: 30 })).errors).toBeUndefined()
+        const done = await finished(server.url, id)
+        expect(done.status).toBe("CONVERGED")
+        expect(done.usage.llmCalls).toBeGreaterThan(4)
+      } finally {
+        await server.stop()
+      }
+    },
+    60_000
+  )
+
+  it(
     `AEON_APPROVE_PLAN: a run waiting for its plan's approval survives kill -9 with the same request (${backend})`,
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "aeon-plan-approval-"))

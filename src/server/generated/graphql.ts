@@ -76,6 +76,39 @@ export type ApprovalRequestedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** An interactive run stopped by a cap asks for more: APPROVE gives proposed, or the caps given as input ({maxLlmCalls, maxTokens, maxCostUsd, maxSteps}; the refused one above limit). */
+export type BudgetExtensionRequest = {
+  __typename?: 'BudgetExtensionRequest';
+  /** The cap that refused: llmCalls, tokens, cost or steps. */
+  dimension: Scalars['String']['output'];
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** What the rest of the run is expected to spend, from its plan now. */
+  forecast?: Maybe<Forecast>;
+  limit: Scalars['Float']['output'];
+  /** What the refused call or step needed, as the budget guard said it. */
+  needs: Scalars['String']['output'];
+  /** The caps APPROVE without input gives (the refused cap doubled). */
+  proposed: Scalars['JSON']['output'];
+  requestId: Scalars['ID']['output'];
+  requestedAt: Scalars['DateTime']['output'];
+  used: Scalars['Float']['output'];
+};
+
+/** An interactive run the budget would stop waits for more (respondToApproval answers it). */
+export type BudgetExtensionRequestedEvent = RunEvent & {
+  __typename?: 'BudgetExtensionRequestedEvent';
+  at: Scalars['DateTime']['output'];
+  dimension: Scalars['String']['output'];
+  limit: Scalars['Float']['output'];
+  needs: Scalars['String']['output'];
+  payload: Scalars['JSON']['output'];
+  requestId: Scalars['ID']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+  used: Scalars['Float']['output'];
+};
+
 /** One budget: calls, tokens, cost, steps, deadline (ms of wall time) or ttl (execution passes); cap and left are null without a cap. */
 export type BudgetGauge = {
   __typename?: 'BudgetGauge';
@@ -469,6 +502,8 @@ export type Mutation = {
    * Answers a run's approval request (only once). A tool call's: EDIT's input must fit the tool's input schema. A
    * plan's (Run.pendingPlanApproval): EDIT's input is a list of plan edits (PlanEditInput's shape), validated as the
    * planner's refinements are — a refused edit leaves the request open and says why; REJECT ends the run CANCELLED.
+   * A budget extension's (Run.pendingBudgetExtensions): APPROVE with input the new caps ({maxLlmCalls: 50}; none: the
+   * proposal), REJECT stops the run at its budget as without asking.
    */
   respondToApproval: Run;
   /** Starts a run and returns at once (QUEUED or RUNNING). */
@@ -752,6 +787,8 @@ export type Run = {
   model?: Maybe<Scalars['String']['output']>;
   /** Tool calls waiting for a person's decision (respondToApproval answers them). */
   pendingApprovals: Array<ApprovalRequest>;
+  /** Where an interactive run the budget would stop asks for more instead (respondToApproval answers: APPROVE with caps as input, or REJECT). */
+  pendingBudgetExtensions: Array<BudgetExtensionRequest>;
   /** Where an interactive run asks for guidance (provideGuidance answers). */
   pendingGuidance: Array<GuidanceRequest>;
   /** The run's validated plan waiting for a person's approval (input approvePlan), with its forecast; null when none waits. */
@@ -1237,6 +1274,8 @@ export type ResolversTypes = {
   ApprovalRequest: ResolverTypeWrapper<ApprovalRequest>;
   ApprovalRequestedEvent: ResolverTypeWrapper<ApprovalRequestedEvent>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  BudgetExtensionRequest: ResolverTypeWrapper<BudgetExtensionRequest>;
+  BudgetExtensionRequestedEvent: ResolverTypeWrapper<BudgetExtensionRequestedEvent>;
   BudgetGauge: ResolverTypeWrapper<BudgetGauge>;
   BudgetInput: BudgetInput;
   ConvergenceAssessedEvent: ResolverTypeWrapper<ConvergenceAssessedEvent>;
@@ -1339,6 +1378,8 @@ export type ResolversParentTypes = {
   ApprovalRequest: ApprovalRequest;
   ApprovalRequestedEvent: ApprovalRequestedEvent;
   Boolean: Scalars['Boolean']['output'];
+  BudgetExtensionRequest: BudgetExtensionRequest;
+  BudgetExtensionRequestedEvent: BudgetExtensionRequestedEvent;
   BudgetGauge: BudgetGauge;
   BudgetInput: BudgetInput;
   ConvergenceAssessedEvent: ConvergenceAssessedEvent;
@@ -1476,6 +1517,32 @@ export type ApprovalRequestedEventResolvers<ContextType = GraphQLContext, Parent
   stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type BudgetExtensionRequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BudgetExtensionRequest'] = ResolversParentTypes['BudgetExtensionRequest']> = {
+  dimension?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  forecast?: Resolver<Maybe<ResolversTypes['Forecast']>, ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  needs?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  proposed?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  requestedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  used?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type BudgetExtensionRequestedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BudgetExtensionRequestedEvent'] = ResolversParentTypes['BudgetExtensionRequestedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  dimension?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  needs?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  used?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1960,6 +2027,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   mode?: Resolver<ResolversTypes['RunMode'], ParentType, ContextType>;
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   pendingApprovals?: Resolver<Array<ResolversTypes['ApprovalRequest']>, ParentType, ContextType>;
+  pendingBudgetExtensions?: Resolver<Array<ResolversTypes['BudgetExtensionRequest']>, ParentType, ContextType>;
   pendingGuidance?: Resolver<Array<ResolversTypes['GuidanceRequest']>, ParentType, ContextType>;
   pendingPlanApproval?: Resolver<Maybe<ResolversTypes['PlanApprovalRequest']>, ParentType, ContextType>;
   plan?: Resolver<Maybe<ResolversTypes['Plan']>, ParentType, ContextType>;
@@ -1986,7 +2054,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -2247,6 +2315,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ApprovalAnsweredEvent?: ApprovalAnsweredEventResolvers<ContextType>;
   ApprovalRequest?: ApprovalRequestResolvers<ContextType>;
   ApprovalRequestedEvent?: ApprovalRequestedEventResolvers<ContextType>;
+  BudgetExtensionRequest?: BudgetExtensionRequestResolvers<ContextType>;
+  BudgetExtensionRequestedEvent?: BudgetExtensionRequestedEventResolvers<ContextType>;
   BudgetGauge?: BudgetGaugeResolvers<ContextType>;
   ConvergenceAssessedEvent?: ConvergenceAssessedEventResolvers<ContextType>;
   ConvergenceAssessment?: ConvergenceAssessmentResolvers<ContextType>;
