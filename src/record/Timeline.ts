@@ -1,6 +1,6 @@
 import type { Budget } from "../domain/Budget.js"
 import type { Phase } from "../domain/Execution.js"
-import type { RunRecord } from "./RunRecord.js"
+import { budgetNow, type RunRecord } from "./RunRecord.js"
 
 export interface TimedSpan {
   readonly start: number
@@ -44,9 +44,12 @@ const gauge = (name: Gauge["name"], used: number, cap: number | undefined): Gaug
   left: cap === undefined ? undefined : Math.max(0, cap - used)
 })
 
-/** The budget gauges: the run's caps (as RunStarted stated them) against what its record says it used by `now`. */
+/**
+ * The budget gauges: the run's caps (as RunStarted stated them, raised by the budget extensions given since) against
+ * what its record says it used by `now`.
+ */
 export const gaugesOf = (r: RunRecord, now: number): ReadonlyArray<Gauge> => {
-  const caps: Partial<Budget> = r.started?.budget ?? {}
+  const caps: Partial<Budget> = r.started?.budget ? budgetNow(r, r.started.budget) : {}
   const started = r.firstAt ?? now
   const end = r.finished?.at ?? now
   return [

@@ -1,4 +1,5 @@
 import { Clock, Effect, Option } from "effect"
+import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -93,7 +94,7 @@ export const forecaster = (
   startedAt: number,
   summaries: Effect.Effect<ReadonlyArray<RunSummary>> = recentSummaries
 ) =>
-(plan: Plan, passesLeft: number): Effect.Effect<Forecast> =>
+(plan: Plan, passesLeft: number, budget: Budget = input.budget): Effect.Effect<Forecast> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const log = yield* events.log
@@ -105,7 +106,7 @@ export const forecaster = (
     return forecastOf({
       request: input.task,
       plan,
-      budget: input.budget,
+      budget,
       spent: events.record().usage,
       elapsedMs: now - startedAt,
       planningCalls: planning,
@@ -120,11 +121,20 @@ export const forecaster = (
  * shows); none before it has a plan.
  */
 export const forecastLeft = (
-  forecast: (plan: Plan, passesLeft: number) => Effect.Effect<Forecast>,
-  events: RunEvents.RunEvents
+  forecast: (plan: Plan, passesLeft: number, budget: Budget) => Effect.Effect<Forecast>,
+  events: RunEvents.RunEvents,
+  budget: Budget
 ): Effect.Effect<Forecast | undefined> =>
   Effect.suspend(() => {
     const attempt = events.record().attempt
     if (!attempt || attempt.plan.steps.length === 0) return Effect.succeed(undefined)
-    return forecast(attemptPlan(attempt), Math.max(1, attempt.ttlRemaining))
+    // what the rest needs, not bounded by the caps a person is asked to raise
+    const unbounded = {
+      ...budget,
+      maxCostUsd: Infinity,
+      maxTokens: Infinity,
+      maxLlmCalls: Infinity,
+      maxSteps: Infinity
+    }
+    return forecast(attemptPlan(attempt), Math.max(1, attempt.ttlRemaining), unbounded)
   })

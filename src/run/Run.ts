@@ -182,7 +182,7 @@ const sessionOf = (
             { events, approvalTimeoutMs: input.approvalTimeoutMs },
             budget,
             usage,
-            forecastLeft(forecaster(caps.model, input, events, startedAt), events),
+            forecastLeft(forecaster(caps.model, input, events, startedAt), events, input.budget),
             refusal
           )
         : undefined

@@ -2,20 +2,27 @@ import { render } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { gql, setApiKey, type StreamedEvent, subscribe, Unauthorized } from "./Api.js"
 import { LiveOutput, NewRunForm } from "./Live.js"
-import { Approvals, Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
+import { ForecastLine, Requests } from "./Requests.js"
+import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
 
 const RUN = `query($id: ID!) { run(id: $id) {
   id task status model userId createdAt
   finalAnswer { answerText label }
   usage { llmCalls inputTokens outputTokens cachedTokens costUsd steps }
   pendingApprovals { requestId stepId tool input description }
+  pendingPlanApproval { requestId plan { goal steps { stepId description tool status dependencies } }
+    forecast { expected { ...F } worstCase { ...F } perStep { stepId expected { ...F } worstCase { ...F } } } }
+  pendingBudgetExtensions { requestId dimension limit used needs proposed forecast { expected { ...F } } }
+  forecast { expected { ...F } worstCase { ...F } }
+  forecastError { costUsd }
   plan { goal steps { stepId description tool status dependencies supersededBy manualIntervention subplan error } }
   history { passes { passNumber phases ttlRemaining durationSeconds
     validationReport { issues { type severity description stepId source } }
     convergence { converged completenessScore coherenceScore consistencyStatus reasonCodes } } }
   timeline { elapsedMs budget { name used cap left }
     passes { passNumber start end durationMs phases { phase seq start end durationMs }
-      steps { stepId seq status start end durationMs } } } } }`
+      steps { stepId seq status start end durationMs } } } } }
+fragment F on ForecastFigures { llmCalls tokens costUsd wallMs }`
 const EVENTS = `subscription($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
 const KeyForm = ({ onKey }: { onKey: () => void }) => {
   const [key, setKey] = useState("")
@@ -146,7 +153,7 @@ const RunView = ({ runId }: { runId: string }) => {
         {run.userId ? ` · ${run.userId}` : ""} · {events.length} events
       </p>
       {error && <p class="error">{error}</p>}
-      <Approvals run={run} refresh={refresh} />
+      <Requests run={run} refresh={refresh} />
       <section class="gauges" data-testid="gauges">
         <h2>Budget</h2>
         {(run.timeline?.budget ?? []).map((g: Run) => (
@@ -161,6 +168,7 @@ const RunView = ({ runId }: { runId: string }) => {
               : String}
           />
         ))}
+        <ForecastLine run={run} />
         <p class="tokens" data-testid="token-usage">
           tokens: {run.usage.inputTokens} in{run.usage.cachedTokens ? ` (${run.usage.cachedTokens} cached)` : ""} ·{" "}
           {run.usage.outputTokens} out

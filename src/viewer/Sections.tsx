@@ -276,30 +276,6 @@ export const Calls = ({ runId }: { runId: string }) => {
   )
 }
 
-export const Approvals = ({ run, refresh }: { run: Run; refresh: () => void }) => {
-  const answer = (requestId: string, decision: "APPROVE" | "REJECT") =>
-    gql(
-      `mutation($runId: ID!, $requestId: ID!, $decision: ApprovalDecision!, $reason: String) {
-        respondToApproval(runId: $runId, requestId: $requestId, decision: $decision, reason: $reason) { id } }`,
-      { runId: run.id, requestId, decision, reason: decision === "REJECT" ? "rejected in the run viewer" : null }
-    ).then(refresh, (e) => alert(e.message))
-  if (run.pendingApprovals.length === 0) return null
-  return (
-    <section data-testid="approvals">
-      <h2>Waiting for you</h2>
-      {run.pendingApprovals.map((a: any) => (
-        <div class="approval">
-          <p>
-            {a.stepId}: {a.description} — <code>{a.tool}</code> <code>{JSON.stringify(a.input)}</code>
-          </p>
-          <button type="button" onClick={() => answer(a.requestId, "APPROVE")}>Approve</button>
-          <button type="button" onClick={() => answer(a.requestId, "REJECT")}>Reject</button>
-        </div>
-      ))}
-    </section>
-  )
-}
-
 const TOOLS = `{ tools { name server readOnly destructive idempotent description }
   health { mcpServers { name transport status toolCount lastError } } }`
 

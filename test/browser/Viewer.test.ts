@@ -148,6 +148,45 @@ describe("the run viewer in a browser (#18.3, #18.4)", () => {
     120_000
   )
 
+  it("a plan approved in the page with its graph and forecast, then a call cap raised in the page (#35)", async () => {
+    const own = await startServer({ script: twoPasses() })
+    try {
+      const start = await gql(
+        own.url,
+        `mutation { runTask(input: {
+          task: "${TASK}", mode: FULL, approvePlan: true, interactive: true, budget: { ttl: 3, maxLlmCalls: 6 }
+        }) { id } }`
+      )
+      const id = start.body.data.runTask.id as string
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
+      await page.goto(`${own.url.replace(/\/graphql$/, "")}/runs/${id}`, { waitUntil: "load" })
+      const plan = page.getByTestId("plan-approval")
+      await expect.poll(() => plan.count(), { timeout: 20_000 }).toBe(1)
+      expect(await plan.getByTestId("plan-node").count()).toBe(2)
+      expect(await plan.getByTestId("plan-forecast").innerText()).toMatch(/s1\s+\$\d\.\d{4}/)
+      await expect.poll(() => page.getByTestId("forecast").innerText()).toMatch(/expected \d+ calls/)
+      // a refused edit is said in the page, and the request stays
+      await plan.getByTestId("plan-edits").fill(`[{"actionType":"REMOVE","targetStepId":"s9"}]`)
+      await plan.getByRole("button", { name: "Run with these edits" }).click()
+      await expect.poll(() => page.getByTestId("request-error").innerText()).toContain("s9")
+      await plan.getByRole("button", { name: "Approve plan" }).click()
+
+      // six calls do not reach the end: the run asks for more in the page
+      const extension = page.getByTestId("budget-extension")
+      await expect.poll(() => extension.count(), { timeout: 20_000 }).toBe(1)
+      expect(await extension.innerText()).toContain("has used 6 of its 6 llmCalls")
+      expect(await page.getByTestId("run-status").innerText()).toBe("AWAITING_INPUT")
+      await page.screenshot({ path: `${ARTIFACTS}/viewer-budget-extension.png`, fullPage: true })
+      await extension.getByTestId("budget-cap").fill("60")
+      await extension.getByRole("button", { name: "Raise and go on" }).click()
+      await expect.poll(() => page.getByTestId("run-status").innerText(), { timeout: 30_000 }).toBe("CONVERGED")
+      await expect.poll(() => page.getByTestId("gauge-calls").getAttribute("data-cap")).toBe("60")
+      await page.close()
+    } finally {
+      await own.stop()
+    }
+  }, 120_000)
+
   it("with API keys, asks for the key and shows only that user's runs", async () => {
     const keyed = await startServer({
       script: twoPasses(),

@@ -29,6 +29,8 @@ describe("budget extension instead of a hard stop (#35)", () => {
       expect(request).toMatchObject({ dimension: "llmCalls", limit: 4, used: 4, proposed: { maxLlmCalls: 8 } })
       expect(request.needs).toMatch(/LLM call limit 4 reached/)
       expect(request.forecast?.perStep.length).toBeGreaterThan(0)
+      // what the rest needs, not bounded by the cap that stopped it
+      expect(request.forecast!.expected.llmCalls).toBeGreaterThan(4)
       expect(run.events.record().usage.llmCalls).toBe(4) // nothing past the cap while it waits
       yield* respond(run.events, request.requestId, { decision: "APPROVE", input: { maxLlmCalls: 50 } })
       const result = yield* Fiber.join(fiber)
