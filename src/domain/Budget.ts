@@ -35,7 +35,8 @@ export const BudgetCaps = Schema.Struct({
 })
 export type BudgetCaps = typeof BudgetCaps.Type
 
-export const BudgetDimension = Schema.Literal("ttl", "deadline", "cost", "tokens", "llmCalls", "steps")
+/** Which budget ran out; `quota`: the user's quota across runs (AEON_QUOTAS). */
+export const BudgetDimension = Schema.Literal("ttl", "deadline", "cost", "tokens", "llmCalls", "steps", "quota")
 export type BudgetDimension = typeof BudgetDimension.Type
 
 export const Usage = Schema.Struct({

@@ -7,6 +7,12 @@ export class BudgetExhaustedError extends Schema.TaggedError<BudgetExhaustedErro
   message: Schema.String
 }) {}
 
+/** The user's quota (AEON_QUOTAS) has no room for the run or the call: what is left and when it resets. */
+export class QuotaExceededError extends Schema.TaggedError<QuotaExceededError>()("QuotaExceededError", {
+  userId: Schema.String,
+  message: Schema.String
+}) {}
+
 /** The run's input is invalid; nothing was started. */
 export class InvalidRunInputError extends Schema.TaggedError<InvalidRunInputError>()("InvalidRunInputError", {
   message: Schema.String

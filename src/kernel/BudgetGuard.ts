@@ -27,6 +27,27 @@ export interface BudgetGuard {
    * false when the run stops as without (not an interactive run, a rejection, no answer in time).
    */
   readonly moreBudget: (refusal: BudgetExhaustedError) => Effect.Effect<boolean>
+  /** The run's user's quota across runs and servers, when quotas are set (AEON_QUOTAS). */
+  readonly quota?: QuotaGate | undefined
+}
+
+/**
+ * A user's quota as a run meets it (store/QuotaLedger): each call's most it could cost is reserved in the shared
+ * ledger before the call is made — refused, as a budget refuses, when it does not fit what is left — and settled to
+ * what the call really used once it is recorded.
+ */
+export interface QuotaGate {
+  readonly reserve: (estimate: CallEstimate) => Effect.Effect<Reserved, BudgetExhaustedError>
+  readonly settle: (reserved: ReadonlyArray<Reserved>, used: Reserved) => Effect.Effect<void>
+  /** Why figures this large do not fit what is left of the quota now, if they do not. */
+  readonly refusal: (needs: Reserved) => Effect.Effect<string | undefined>
+}
+
+export interface Reserved {
+  readonly costUsd: number
+  readonly tokens: number
+  /** The ledger's rows it was taken from (its windows), for the settlement. */
+  readonly windows?: ReadonlyArray<string> | undefined
 }
 
 // a type, not an interface: it is recorded as a plain record of numbers (an escalation's remaining budget)
@@ -50,6 +71,7 @@ export interface GuardOptions {
   readonly raised?: (() => Budget) | undefined
   /** Asks a person for more budget (an interactive run); without it, a refusal stops the run. */
   readonly moreBudget?: ((refusal: BudgetExhaustedError) => Effect.Effect<boolean>) | undefined
+  readonly quota?: QuotaGate | undefined
 }
 
 /** `usage()`: the run's usage now (its record's); the deadline moves on by the time it stood still. */
@@ -73,7 +95,8 @@ export const make = (
     },
     remaining: remainingOf(current, startedAt, usage, pausedMs),
     overrun: Effect.suspend(() => overrunOf(current(), usage()) ?? Effect.void),
-    moreBudget: options.moreBudget ?? (() => Effect.succeed(false))
+    moreBudget: options.moreBudget ?? (() => Effect.succeed(false)),
+    quota: options.quota
   }
 }
 

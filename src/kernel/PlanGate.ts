@@ -46,15 +46,24 @@ const applyEdits = (
 }
 
 /**
- * Between planning and the first execution pass: the forecast of the validated plan; a dry run stops there; a run
- * whose plan needs approval waits for it — APPROVE goes on, EDIT goes on with the edited plan, REJECT (or no answer
- * in time) ends the run cancelled. Resumed runs pass it again and find what they had: the same forecast, request
- * and answer.
+ * Between planning and the first execution pass: the forecast of the validated plan; a dry run stops there, and so
+ * does a run whose forecast does not fit what is left of its user's quota; a run whose plan needs approval waits
+ * for it — APPROVE goes on, EDIT goes on with the edited plan, REJECT (or no answer in time) ends the run cancelled.
+ * Resumed runs pass it again and find what they had: the same forecast, request and answer.
  */
 export const afterPlanning = (ctx: RunContext, planPass: number): Effect.Effect<Stop | undefined> =>
   Effect.gen(function*() {
     const forecast = yield* forecastOnce(ctx, planPass)
     if (ctx.dryRun) return { reason: "dry_run" } satisfies Stop
+    // a plan whose expected spending does not fit what is left of its user's quota is not run
+    const quotaRefusal = ctx.guard.quota &&
+      (yield* ctx.guard.quota.refusal({
+        costUsd: Math.max(0, forecast.expected.costUsd - forecast.spent.costUsd),
+        tokens: Math.max(0, forecast.expected.tokens - forecast.spent.tokens)
+      }))
+    if (quotaRefusal) {
+      return { reason: "budget_exhausted", point: "phase_boundary", exhausted: "quota", error: quotaRefusal } as Stop
+    }
     if (!ctx.approvePlan) return undefined
     const plan = planNow(ctx)
     const report = ctx.events.record().attempt?.report

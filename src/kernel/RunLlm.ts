@@ -5,7 +5,7 @@ import { ModelDecodeError } from "../llm/ModelErrors.js"
 import { PromptId } from "../prompts/PromptId.js"
 import type { Service as Supervisor } from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
-import type { BudgetGuard } from "./BudgetGuard.js"
+import type { BudgetGuard, Reserved } from "./BudgetGuard.js"
 import type { RunEvents } from "./RunEvents.js"
 
 const REPAIR_PROMPTS: ReadonlyArray<string> = [
@@ -50,10 +50,19 @@ export const make = (
 ): Llm => {
   const llm: Llm = {
     label: model.label,
-    generate: (contract, input, options) =>
-      model.generate(contract, input, {
+    generate: (contract, input, options) => {
+      // what this call reserved of its user's quota, settled when its usage is recorded
+      const reserved: Array<Reserved> = []
+      const quota = guard.quota
+      return model.generate(contract, input, {
         ...(options?.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-        admit: guard.admitCall,
+        admit: quota
+          ? (e) =>
+            Effect.zipRight(
+              guard.admitCall(e),
+              Effect.map(quota.reserve(e), (r) => void reserved.push(r))
+            )
+          : guard.admitCall,
         moreBudget: guard.moreBudget,
         maxRequests: Effect.map(guard.remaining, (r) => r.llmCalls),
         tokensLeft: Effect.map(guard.remaining, (r) => r.tokens),
@@ -84,6 +93,14 @@ export const make = (
                 ...(usage.exchange ? { call: extend(site, usage.exchange) } : {})
               })
             ),
+            Effect.zipRight(
+              quota
+                ? quota.settle(reserved.splice(0), {
+                  costUsd: usage.replayed ? 0 : usage.costUsd,
+                  tokens: usage.replayed ? 0 : usage.inputTokens + usage.outputTokens
+                })
+                : Effect.void
+            ),
             // usage reported above what was admitted: recorded (above), and the run stops at its budget
             Effect.zipRight(guard.overrun)
           )
@@ -107,6 +124,7 @@ export const make = (
                 ))
             ))
       )
+    }
   }
   return llm
 }

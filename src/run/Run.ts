@@ -2,7 +2,7 @@ import { Clock, Config, Effect, Option, Schema } from "effect"
 import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
 import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import type { Usage } from "../domain/Budget.js"
-import { type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
+import { type InvalidRunInputError, type QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
 import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -21,6 +21,7 @@ import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { budgetNow, reachesEnd, waitedMs } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
+import { Quotas } from "../store/QuotaLedger.js"
 import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
@@ -60,7 +61,8 @@ export const capabilities = Effect.all({
   ),
   approvePlan: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({ onNone: () => false, onSome: (p) => p.plans === true }))
-  )
+  ),
+  quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined))
 })
 export type Capabilities = Effect.Effect.Success<typeof capabilities>
 
@@ -175,6 +177,7 @@ const sessionOf = (
     const guard = BudgetGuard.make(input.budget, startedAt, usage, {
       pausedMs: input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined,
       raised: budget,
+      quota: caps.quotas?.gate(input.userId),
       // an interactive run asks for more budget where the guard would stop it
       moreBudget: input.interactive
         ? (refusal) =>
@@ -363,6 +366,9 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
       : options.idScope !== undefined
       ? scopedRunId(options.idScope, input.runId)
       : input.runId
+    // the user's quota counts the run (refused, coded, when it has no room: nothing is stored)
+    const quotas = yield* Effect.serviceOption(Quotas)
+    if (Option.isSome(quotas)) yield* quotas.value.admitRun(input.userId)
     const store = yield* Effect.serviceOption(RunStore)
     if (Option.isSome(store)) {
       yield* store.value.createRun({
@@ -384,7 +390,7 @@ export const prepare = (
   options: RegisterOptions = {}
 ): Effect.Effect<
   PreparedRun,
-  InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError,
+  InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError | QuotaExceededError,
   Effect.Effect.Context<typeof capabilities>
 > =>
   Effect.gen(function*() {

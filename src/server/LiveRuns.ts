@@ -1,5 +1,10 @@
 import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref } from "effect"
-import type { ApprovalInputError, InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
+import type {
+  ApprovalInputError,
+  InvalidRunInputError,
+  QuotaExceededError,
+  RunNotFoundError
+} from "../domain/Errors.js"
 import * as Approval from "../kernel/Approval.js"
 import { resultOf } from "../record/RunResult.js"
 import * as Fork from "../run/Fork.js"
@@ -20,7 +25,7 @@ export interface LiveRun {
 }
 
 /** Why a new run is refused: its input, its id taken, its user busy, the store. */
-export type StartError = InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError
+export type StartError = InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError | QuotaExceededError
 
 /** The runs this process executes: started, resumed, answered, cancelled, handed over, stopped with the server. */
 export interface Execution {

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { memoizeWeak } from "../support/Memoize.js"
 import { migrate } from "./Migrations.js"
+import * as QuotaLedger from "./QuotaLedger.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
 
@@ -85,10 +86,13 @@ export const layerConfig = Layer.unwrapEffect(
   })
 )
 
-/** RunStore and EventSink, and the SQL client under them (a cluster's storage shares it). */
+/**
+ * RunStore and EventSink, the users' quotas (AEON_QUOTAS) kept beside them, and the SQL client under them (a cluster's
+ * storage shares it).
+ */
 export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: string; retentionDays?: number }) => {
   const store = storeLayer(options.retentionDays ?? 7)
-  return Layer.merge(store, RunStore.sinkLayer.pipe(Layer.provide(store))).pipe(
+  return Layer.mergeAll(store, RunStore.sinkLayer.pipe(Layer.provide(store)), QuotaLedger.layerConfig).pipe(
     Layer.provideMerge(clientLayer(options))
   )
 }

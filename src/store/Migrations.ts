@@ -184,6 +184,21 @@ const ownerEpoch = [
  */
 const awaitingInputColumn = ["ALTER TABLE runs ADD COLUMN awaiting_input integer NOT NULL DEFAULT 0"]
 
+/**
+ * Each user's spending per quota window (AEON_QUOTAS; store/QuotaLedger): one row per user and window (`day:…`,
+ * `month:…`), shared by every server of a cluster, changed only by conditional updates that keep it within the limit.
+ */
+const quotaLedger = [
+  `CREATE TABLE IF NOT EXISTS quota_ledger (
+    user_id text NOT NULL,
+    window_key text NOT NULL,
+    cost_usd double precision NOT NULL DEFAULT 0,
+    tokens bigint NOT NULL DEFAULT 0,
+    runs integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, window_key)
+  )`
+]
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -201,7 +216,8 @@ export const migrations = {
     sqlite: [...recordedCalls(sqlite), ...callsRetention.sqlite]
   }),
   "0006_run_owner_epoch": statements({ pg: ownerEpoch, sqlite: ownerEpoch }),
-  "0007_runs_awaiting_input": statements({ pg: awaitingInputColumn, sqlite: awaitingInputColumn })
+  "0007_runs_awaiting_input": statements({ pg: awaitingInputColumn, sqlite: awaitingInputColumn }),
+  "0008_quota_ledger": statements({ pg: quotaLedger, sqlite: quotaLedger })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */
