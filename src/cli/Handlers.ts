@@ -2,6 +2,7 @@
 import { Cause, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Logger, Option, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
+import { describeLeft } from "../domain/Quota.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
 import * as RunEvents from "../kernel/RunEvents.js"
@@ -14,6 +15,7 @@ import { resultFromEvents, type RunResult, type RunStatus } from "../record/RunR
 import { prepare, prepareResume } from "../run/Run.js"
 import type { RunManager } from "../server/RunManager.js"
 import * as Database from "../store/Database.js"
+import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
 import * as Tracing from "../telemetry/Tracing.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
@@ -324,6 +326,15 @@ export const runs = (
       process.stdout.write(o.json ? `${JSON.stringify(page.runs, null, 2)}\n` : `${runsTable(page.runs)}\n`)
     })
   )
+
+/** `aeon quota [--user U]`: used and left of each of the user's quotas, and when each resets. */
+export const quota = (o: { readonly user: Option.Option<string>; readonly json: boolean }) =>
+  Effect.gen(function*() {
+    const usages = yield* (yield* Quotas).usage(opt(o.user))
+    if (o.json) return process.stdout.write(`${JSON.stringify(usages, null, 2)}\n`)
+    if (usages.length === 0) return process.stdout.write("no quota applies (AEON_QUOTAS)\n")
+    for (const u of usages) process.stdout.write(`${u.metric} per ${u.period}: ${describeLeft(u)}; used ${u.used}\n`)
+  }).pipe(Effect.provide(Database.layerConfig))
 
 /** `aeon tools`: every tool a run may call — Aeon's own and the MCP servers' — with what a call of it may do. */
 export const tools = (o: { readonly mcp: Option.Option<string>; readonly json: boolean }) =>

@@ -167,6 +167,16 @@ const runsCommand = Command.make("runs", {
   json
 }, (o) => handle((h) => h.runs(o))).pipe(Command.withDescription(`the stored runs (${store})`))
 
+const quotaCommand = Command.make("quota", {
+  user: Options.text("user").pipe(
+    Options.withDescription("the user whose quotas are shown (default: runs without a user)"),
+    Options.optional
+  ),
+  json
+}, (o) => handle((h) => h.quota(o))).pipe(
+  Command.withDescription("a user's quotas (env AEON_QUOTAS): used and left of each, and when it resets")
+)
+
 const serveCommand = Command.make(
   "serve",
   {
@@ -326,6 +336,7 @@ const aeon = Command.make("aeon").pipe(
     runCommand,
     inspectCommand,
     runsCommand,
+    quotaCommand,
     approveCommand,
     guideCommand,
     forkCommand,

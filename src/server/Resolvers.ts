@@ -7,6 +7,7 @@ import * as Servers from "../mcp/Servers.js"
 import { registry } from "../prompts/PromptRegistry.js"
 import type * as Fork from "../run/Fork.js"
 import { scopedRunId } from "../run/Run.js"
+import { Quotas } from "../store/QuotaLedger.js"
 import { cursorOf, isCursor } from "../store/RunStore.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
@@ -131,6 +132,24 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
           edges: nodes.map((node, i) => ({ cursor: cursorOf(page.runs[i]!), node })),
           pageInfo: { endCursor: page.endCursor, hasNextPage: page.hasNextPage }
         }
+      })
+    ),
+  quota: (_, { userId }, ctx) =>
+    run(
+      ctx,
+      Effect.gen(function*() {
+        const quotas = yield* Effect.serviceOption(Quotas)
+        if (Option.isNone(quotas)) return []
+        const usages = yield* quotas.value.usage(ctx.userId ?? userId ?? undefined)
+        return usages.map((u) => ({
+          userId: u.userId,
+          metric: u.metric,
+          period: u.period,
+          limit: u.amount,
+          used: u.used,
+          left: u.left,
+          resetsAt: new Date(u.resetsAt).toISOString()
+        }))
       })
     ),
   tools: () =>

@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { cliIn, onTerminal } from "../support/cli.js"
@@ -107,5 +108,42 @@ describe("aeon run --dry-run and --approve-plan (#35)", () => {
     const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(JSON.parse(resumed.stdout).usage.llmCalls).toBeGreaterThan(4)
+  })
+})
+
+describe("aeon quota and AEON_QUOTAS (#35)", () => {
+  const run = (quotas: string, ...args: Array<string>) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ["bin/aeon.mjs", ...args],
+        { env: { ...env, AEON_QUOTAS: quotas }, encoding: "utf8", timeout: 120_000 },
+        (e, stdout, stderr) => resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
+      )
+    )
+
+  it("a run past the user's runs per day is refused with what is left and when it resets; aeon quota shows used and left", async () => {
+    const quotas = "quinn:runs=1/day,cost=2/day"
+    expect((await run(quotas, "run", "Compute 6 * 7", "--user", "quinn")).code).toBe(0)
+    const refused = await run(quotas, "run", "Compute 6 * 7", "--user", "quinn")
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(
+      /^aeon: the run is refused: quinn has 0 runs of 1 runs per day left \(resets 20\d\d-/
+    )
+    const shown = JSON.parse((await run(quotas, "quota", "--user", "quinn", "--json")).stdout)
+    expect(shown).toMatchObject([
+      { metric: "runs", period: "day", amount: 1, used: 1, left: 0 },
+      { metric: "cost", period: "day", amount: 2, used: 0, left: 2 } // the offline model costs nothing
+    ])
+    expect((await run(quotas, "quota", "--user", "quinn")).stdout).toContain("runs per day: quinn has 0 runs of 1 runs")
+    expect((await run("", "quota")).stdout).toContain("no quota applies")
+  })
+
+  it("a malformed AEON_QUOTAS stops the command with one line naming it", async () => {
+    const r = await run("quinn:runs=many/day", "quota")
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/AEON_QUOTAS/)
+    expect(r.stderr).toMatch(/runs=many\/day/)
+    expect(r.stderr.trim().split("\n")).toHaveLength(1)
   })
 })

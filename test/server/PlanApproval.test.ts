@@ -186,3 +186,43 @@ describe("plan approval and forecast through the API (#35)", () => {
     180_000
   )
 })
+
+describe("quotas through the API (#35)", () => {
+  it(
+    "quota(userId) shows used and left; a run past the user's runs per day is QuotaExceededError, nothing started",
+    async () => {
+      process.env.AEON_QUOTAS = "ursula:runs=1/day,tokens=500000/month"
+      const server = await startServer({ script: convergingScript() }).finally(() => delete process.env.AEON_QUOTAS)
+      try {
+        const input = { ...task, userId: "ursula" }
+        const first = await gql(server.url, START, { input })
+        expect(first.body.errors).toBeUndefined()
+        await finished(server.url, first.body.data.runTask.id)
+        const second = await gql(server.url, START, { input })
+        expect(second.body.errors?.[0]?.extensions?.code).toBe("QuotaExceededError")
+        expect(second.body.errors?.[0]?.message).toMatch(/ursula has 0 runs of 1 runs per day left \(resets /)
+        const QUOTA = `query($u: ID) { quota(userId: $u) { userId metric period limit used left resetsAt } }`
+        const shown = (await gql(server.url, QUOTA, { u: "ursula" })).body.data.quota
+        expect(shown).toEqual([
+          { userId: "ursula", metric: "runs", period: "day", limit: 1, used: 1, left: 0, resetsAt: expect.any(String) },
+          {
+            userId: "ursula",
+            metric: "tokens",
+            period: "month",
+            limit: 500000,
+            used: expect.any(Number),
+            left: expect.any(Number),
+            resetsAt: expect.any(String)
+          }
+        ])
+        expect(shown[1].used).toBeGreaterThan(0) // the first run's calls were counted
+        expect(shown[1].used + shown[1].left).toBe(500000)
+        const runs = (await gql(server.url, `{ runs(userId: "ursula") { edges { node { id } } } }`)).body.data.runs
+        expect(runs.edges).toHaveLength(1)
+      } finally {
+        await server.stop()
+      }
+    },
+    60_000
+  )
+})

@@ -698,9 +698,19 @@ export type Query = {
   __typename?: 'Query';
   health: Health;
   prompts: Array<Prompt>;
+  /**
+   * Used and left of each quota (AEON_QUOTAS) a user is held to, now: the caller's own user with API keys bound to
+   * users; else userId's (absent: runs without a user). Empty when no quota applies.
+   */
+  quota: Array<QuotaUsage>;
   run?: Maybe<Run>;
   runs: RunConnection;
   tools: Array<Tool>;
+};
+
+
+export type QueryQuotaArgs = {
+  userId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -714,6 +724,20 @@ export type QueryRunsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<RunStatus>;
   userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** One quota of a user in its current window (a UTC day or month): the limit, what is used of it, what is left. */
+export type QuotaUsage = {
+  __typename?: 'QuotaUsage';
+  left: Scalars['Float']['output'];
+  limit: Scalars['Float']['output'];
+  /** cost (USD), tokens or runs */
+  metric: Scalars['String']['output'];
+  /** day or month (UTC) */
+  period: Scalars['String']['output'];
+  resetsAt: Scalars['DateTime']['output'];
+  used: Scalars['Float']['output'];
+  userId: Scalars['ID']['output'];
 };
 
 export type ReasoningStep = {
@@ -1331,6 +1355,7 @@ export type ResolversTypes = {
   ProfileInferredEvent: ResolverTypeWrapper<ProfileInferredEvent>;
   Prompt: ResolverTypeWrapper<Prompt>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  QuotaUsage: ResolverTypeWrapper<QuotaUsage>;
   ReasoningStep: ResolverTypeWrapper<ReasoningStep>;
   ReasoningTrace: ResolverTypeWrapper<ReasoningTrace>;
   RefinementAction: ResolverTypeWrapper<RefinementAction>;
@@ -1433,6 +1458,7 @@ export type ResolversParentTypes = {
   ProfileInferredEvent: ProfileInferredEvent;
   Prompt: Prompt;
   Query: Record<PropertyKey, never>;
+  QuotaUsage: QuotaUsage;
   ReasoningStep: ReasoningStep;
   ReasoningTrace: ReasoningTrace;
   RefinementAction: RefinementAction;
@@ -1965,9 +1991,20 @@ export type PromptResolvers<ContextType = GraphQLContext, ParentType extends Res
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   health?: Resolver<ResolversTypes['Health'], ParentType, ContextType>;
   prompts?: Resolver<Array<ResolversTypes['Prompt']>, ParentType, ContextType>;
+  quota?: Resolver<Array<ResolversTypes['QuotaUsage']>, ParentType, ContextType, Partial<QueryQuotaArgs>>;
   run?: Resolver<Maybe<ResolversTypes['Run']>, ParentType, ContextType, RequireFields<QueryRunArgs, 'id'>>;
   runs?: Resolver<ResolversTypes['RunConnection'], ParentType, ContextType, RequireFields<QueryRunsArgs, 'first'>>;
   tools?: Resolver<Array<ResolversTypes['Tool']>, ParentType, ContextType>;
+};
+
+export type QuotaUsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QuotaUsage'] = ResolversParentTypes['QuotaUsage']> = {
+  left?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  metric?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  period?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  resetsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  used?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  userId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type ReasoningStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReasoningStep'] = ResolversParentTypes['ReasoningStep']> = {
@@ -2361,6 +2398,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ProfileInferredEvent?: ProfileInferredEventResolvers<ContextType>;
   Prompt?: PromptResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  QuotaUsage?: QuotaUsageResolvers<ContextType>;
   ReasoningStep?: ReasoningStepResolvers<ContextType>;
   ReasoningTrace?: ReasoningTraceResolvers<ContextType>;
   RefinementAction?: RefinementActionResolvers<ContextType>;
