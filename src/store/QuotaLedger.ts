@@ -180,7 +180,9 @@ const COLUMN: Record<Metric, string> = { cost: "cost_usd", tokens: "tokens", run
 /** AEON_QUOTAS (see domain/Quota.parseQuotas; empty: none), a malformed value refused at start-up naming it. */
 export const rulesConfig = Config.string("AEON_QUOTAS").pipe(
   Config.withDefault(""),
-  Config.mapOrFail((text) => Either.mapLeft(parseQuotas(text), (why) => ConfigError.InvalidData(["AEON_QUOTAS"], `AEON_QUOTAS: ${why}`)))
+  Config.mapOrFail((text) =>
+    Either.mapLeft(parseQuotas(text), (why) => ConfigError.InvalidData(["AEON_QUOTAS"], `AEON_QUOTAS: ${why}`))
+  )
 )
 
 export const layer = (rules: QuotaRules = NO_QUOTAS) => Layer.effect(Quotas, make(rules))
