@@ -189,6 +189,23 @@ const forecastRows = async () => {
   )
 }
 
+/** Row 18: the quota's cost per model call on SQLite (`-- quota`). */
+const quotaRows = async () => {
+  const q = await measure("quotaCheck")
+  row(
+    "18. quota check per model call on SQLite (reserve + settle; a cost and a token limit)",
+    `${fmt(q.quotaMs, 3)} ms (appending one event, same run: ${fmt(q.appendMs, 3)} ms; ${fmt(q.quotaMs / q.appendMs, 2)}×)`,
+    "≤ 0.2 ms",
+    q.quotaMs <= 0.2
+  )
+}
+
+if (process.argv.slice(2).includes("quota")) {
+  await quotaRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("forecast")) {
   await forecastRows()
   printTable()
@@ -412,6 +429,7 @@ await mcpRow()
 await outputRows()
 await forkRows()
 await forecastRows()
+await quotaRows()
 
 printTable()
 process.exit(0)

@@ -10,6 +10,7 @@ import { mcpCall } from "./McpCall.js"
 import { modelOutputDelivery, streamedWall } from "./ModelOutput.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
+import { quotaCheck } from "./Quota.js"
 import { peerSizes } from "./PeerSizes.js"
 import { scaling } from "./Scaling.js"
 import { streaming } from "./Streaming.js"
@@ -48,6 +49,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   streamedWall: () => streamedWall(quick ? 20 : 100, false),
   forkReplay: () => forkReplay(quick ? 5 : 20, 200),
   forecastError: () => forecastError(),
+  quotaCheck: () => quotaCheck(quick ? 300 : 3_000),
   streamedWallPaced: () => streamedWall(quick ? 5 : 20, true),
   cluster1: () => cluster(1, quick ? 60 : 300),
   cluster3: () => cluster(3, quick ? 60 : 300),

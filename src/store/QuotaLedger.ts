@@ -41,8 +41,11 @@ const SPENT = ["cost", "tokens"] as const
 
 /** The ledger's statements for these rules: read a window, and take from every limit of a user at once. */
 const ledgerOf = (sql: SqlClient.SqlClient, rules: QuotaRules) => {
+  // the windows whose row this process knows committed (rows are never deleted): a statement less per limit and call
+  const ensured = new Set<string>()
   const ensure = (user: string, key: string) =>
-    sql`INSERT INTO quota_ledger (user_id, window_key) VALUES (${user}, ${key}) ON CONFLICT DO NOTHING`
+    ensured.has(`${user}\u0000${key}`) ? Effect.void : sql`INSERT INTO quota_ledger (user_id, window_key)
+      VALUES (${user}, ${key}) ON CONFLICT DO NOTHING`
   const used = (user: string, key: string, metric: Metric) =>
     Effect.map(
       sql<{ used: number | string }>`SELECT ${sql(COLUMN[metric])} AS used FROM quota_ledger
@@ -85,7 +88,11 @@ const ledgerOf = (sql: SqlClient.SqlClient, rules: QuotaRules) => {
         windows.push(w.key)
       }
       return [...new Set(windows)]
-    }).pipe(sql.withTransaction)
+    }).pipe(
+      sql.withTransaction,
+      // committed: their rows exist (a rolled-back insert is not remembered)
+      Effect.tap((windows) => windows.forEach((key) => ensured.add(`${user}\u0000${key}`)))
+    )
   return { usageOf, take }
 }
 
