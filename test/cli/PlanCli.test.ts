@@ -111,6 +111,22 @@ describe("aeon run --dry-run and --approve-plan (#35)", () => {
   })
 })
 
+describe("a budget extension asked on a terminal (#35)", () => {
+  it("--interactive at the call cap on a terminal: asked inline with the proposal; edited caps let it converge", async () => {
+    const script = seedScriptFile(join(dir, "budget-tty.json"), { convergence_assessment_user: [verdict(true)] })
+    const { code, out } = await onTerminal(
+      env,
+      `run 'Seed the memory' --full --script ${script} --interactive --max-llm-calls 4`,
+      "[y]es / [n]o / [e]dit",
+      "e\n{\"maxLlmCalls\": 40}\n"
+    )
+    expect(out).toContain("has used 4 of its 4 llmCalls and asks for more")
+    expect(out).toContain("Give it {\"maxLlmCalls\":8}?")
+    expect(out).toContain("converged")
+    expect(code).toBe(0)
+  })
+})
+
 describe("aeon quota and AEON_QUOTAS (#35)", () => {
   const run = (quotas: string, ...args: Array<string>) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
