@@ -194,7 +194,9 @@ const quotaRows = async () => {
   const q = await measure("quotaCheck")
   row(
     "18. quota check per model call on SQLite (reserve + settle; a cost and a token limit)",
-    `${fmt(q.quotaMs, 3)} ms (appending one event, same run: ${fmt(q.appendMs, 3)} ms; ${fmt(q.quotaMs / q.appendMs, 2)}×)`,
+    `${fmt(q.quotaMs, 3)} ms (appending one event, same run: ${fmt(q.appendMs, 3)} ms; ${
+      fmt(q.quotaMs / q.appendMs, 2)
+    }×)`,
     "≤ 0.2 ms",
     q.quotaMs <= 0.2
   )
