@@ -136,6 +136,15 @@ export const askOnce = <Q extends AskedEvent>(
     )
   })
 
+/** The answer a request nobody answered in time gets: a rejection by the timeout. */
+export const rejectedAfter = (ctx: Asker) => (request: AskedEvent): RunEventBody => ({
+  _tag: "ApprovalAnswered",
+  requestId: request.requestId,
+  decision: "REJECT",
+  reason: `not answered within ${ctx.approvalTimeoutMs} ms`,
+  by: "timeout"
+})
+
 export const expiresAt = (ctx: Asker, now: number) =>
   ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {}
 
@@ -160,13 +169,7 @@ const ask = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown
       description: step.description,
       ...expiresAt(ctx, now)
     }),
-    (request) => ({
-      _tag: "ApprovalAnswered",
-      requestId: request.requestId,
-      decision: "REJECT",
-      reason: `not answered within ${ctx.approvalTimeoutMs} ms`,
-      by: "timeout"
-    })
+    rejectedAfter(ctx)
   ).pipe(Effect.map((a) => a as Answered))
 
 /**
@@ -278,13 +281,7 @@ export const askPlanApproval = (
       requestId: `plan-p${passNumber}`,
       ...expiresAt(ctx, now)
     }),
-    (request) => ({
-      _tag: "ApprovalAnswered",
-      requestId: request.requestId,
-      decision: "REJECT",
-      reason: `not answered within ${ctx.approvalTimeoutMs} ms`,
-      by: "timeout"
-    })
+    rejectedAfter(ctx)
   ).pipe(Effect.map((a) => a as Answered))
 
 /** The requests of a run not answered yet. */

@@ -4,7 +4,7 @@ import type { BudgetExhaustedError } from "../domain/Errors.js"
 import type { Forecast } from "../domain/Forecast.js"
 import { CAP_OF } from "../record/Requests.js"
 import type { AskedEvent } from "../record/RunRecord.js"
-import { type Asker, askOnce, expiresAt } from "./Approval.js"
+import { type Asker, askOnce, expiresAt, rejectedAfter } from "./Approval.js"
 
 type Requested = Extract<AskedEvent, { _tag: "BudgetExtensionRequested" }>
 type Dimension = Requested["dimension"]
@@ -69,13 +69,7 @@ export const askBudgetExtension = (
           ...expiresAt(asker, now)
         }
       },
-      (request) => ({
-        _tag: "ApprovalAnswered",
-        requestId: request.requestId,
-        decision: "REJECT",
-        reason: `not answered within ${asker.approvalTimeoutMs} ms`,
-        by: "timeout"
-      })
+      rejectedAfter(asker)
     )
     return answer._tag === "ApprovalAnswered" && answer.decision !== "REJECT"
   })
