@@ -26,6 +26,8 @@ const REQUESTED_TAGS: ReadonlyArray<string> = [
   "BudgetExtensionRequested"
 ]
 
+const isRequested = (e: RunEvent): e is Requested => REQUESTED_TAGS.includes(e._tag)
+
 /** Every request of the run open now, plans first (a plan waits before anything else can ask). */
 export const openRequests = (r: Parameters<typeof pendingApprovals>[0]): Array<Requested> => [
   ...pendingPlanApprovals(r),
@@ -115,7 +117,7 @@ export const untilAsked = (p: PreparedRun) =>
 const nextRequest = (p: PreparedRun) =>
   p.events.waitFor(
     (r): Requested | undefined => openRequests(r).find((q) => q.expiresAt === undefined || q.expiresAt > Date.now()),
-    (e) => (REQUESTED_TAGS.includes(e._tag) ? e as Requested : undefined)
+    (e) => (isRequested(e) ? e : undefined)
   )
 
 /** The lines typed at the terminal, in order (typed ahead of a question, a line waits for it). */

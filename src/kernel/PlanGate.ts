@@ -62,17 +62,25 @@ export const afterPlanning = (ctx: RunContext, planPass: number): Effect.Effect<
         tokens: Math.max(0, forecast.expected.tokens - forecast.spent.tokens)
       }))
     if (quotaRefusal) {
-      return { reason: "budget_exhausted", point: "phase_boundary", exhausted: "quota", error: quotaRefusal } as Stop
+      return {
+        reason: "budget_exhausted",
+        point: "phase_boundary",
+        exhausted: "quota",
+        error: quotaRefusal
+      } satisfies Stop
     }
     if (!ctx.approvePlan) return undefined
     const plan = planNow(ctx)
     const report = ctx.events.record().attempt?.report
     const answer = yield* askPlanApproval(ctx, planPass, { passNumber: planPass, plan, report, forecast })
     if (answer.decision === "REJECT") {
-      return { reason: "cancelled", error: `the plan was rejected: ${answer.reason ?? "no reason given"}` } as Stop
+      return {
+        reason: "cancelled",
+        error: `the plan was rejected: ${answer.reason ?? "no reason given"}`
+      } satisfies Stop
     }
     if (answer.decision === "EDIT") {
-      yield* applyEdits(ctx, planPass, answer.requestId, plan, answer.input as ReadonlyArray<unknown>)
+      yield* applyEdits(ctx, planPass, answer.requestId, plan, Array.isArray(answer.input) ? answer.input : [])
     }
     return undefined
   })
