@@ -11,7 +11,7 @@ import {
 import { Cause, Effect, Exit, Option, type Runtime } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { pendingApprovals } from "../record/RunRecord.js"
+import { pendingApprovals, pendingBudgetExtensions, pendingPlanApprovals } from "../record/RunRecord.js"
 import { endsRun } from "../record/RunRecord.js"
 import { version } from "../support/PackageFiles.js"
 import { RunManager } from "./RunManager.js"
@@ -101,11 +101,20 @@ export const runView = (run: RunModel) => {
     error: r.error ?? null,
     usage: r.usage,
     pendingApprovals: pendingApprovals(run.record),
+    pendingPlanApproval: pendingPlanApprovals(run.record)[0] ?? null,
+    pendingBudgetExtensions: pendingBudgetExtensions(run.record),
     plan: r.plan?.steps.map((s) => ({ stepId: s.stepId, description: s.description, status: s.status })) ?? []
   }
 }
 
 const URI = /^aeon:\/\/runs\/(.+)$/
+
+const ASKS: ReadonlyArray<string> = [
+  "ApprovalRequested",
+  "GuidanceRequested",
+  "PlanApprovalRequested",
+  "BudgetExtensionRequested"
+]
 
 /** A failure a client may read: a coded error's own message; anything else stays in the server's log. */
 const failureText = (cause: Cause.Cause<unknown>) => {
@@ -159,7 +168,8 @@ const followUntilDone = async (
           params: { progressToken: token, progress, message: progressMessage(event) }
         }).catch(() => {})
       }
-      if (endsRun(event) || event._tag === "ApprovalRequested" || event._tag === "GuidanceRequested") break
+      // ended, or waiting for a person (a call, guidance, its plan, more budget): get_run shows what it asks
+      if (endsRun(event) || ASKS.includes(event._tag)) break
     }
   } finally {
     extra.signal.removeEventListener("abort", onAbort)
