@@ -22,20 +22,37 @@ export interface ForecastInput {
   /** What the run has spent so far (its planning) and how long it has run. */
   readonly spent: Usage
   readonly elapsedMs: number
-  /** The planning's own model calls: their mean answer size and latency stand in when no stored run is like this one. */
-  readonly planningCalls: ReadonlyArray<{ readonly outputTokens: number; readonly latencyMs: number }>
+  /**
+   * The planning's own model calls: their median answer size and latency stand in when no stored run is like this
+   * one; those whose prompt was recorded (`promptChars`) give the tokens a character of prompt costs with this model.
+   */
+  readonly planningCalls: ReadonlyArray<
+    {
+      readonly outputTokens: number
+      readonly latencyMs: number
+      readonly inputTokens?: number
+      readonly promptChars?: number
+    }
+  >
   /** Execution passes the run may still make (its TTL after planning); 1 for a single-pass attempt. */
   readonly passesLeft: number
   readonly price: ModelPrice
   readonly calibration?: Calibration | undefined
 }
 
-/** Tokens of a text, as the budget guard's admission bounds them loosely: four characters a token. */
-const tokensOf = (chars: number) => Math.ceil(chars / 4)
-/** The chat framing and the output schema sent with every call (LanguageModel counts them exactly; this is a bound). */
-const CALL_OVERHEAD_TOKENS = 200
-const promptTokens = (system: PromptId, user: PromptId, dataChars: number) =>
-  tokensOf(templates[system].length + templates[user].length + dataChars) + CALL_OVERHEAD_TOKENS
+/**
+ * A prompt's tokens from its characters: at the rate the planning's recorded prompts cost with this model (framing
+ * and output schema included), else four characters a token plus 200 for the framing and the schema.
+ */
+const promptSizer = (calls: ForecastInput["planningCalls"]) => {
+  const measured = calls.filter((c) => c.promptChars !== undefined && c.promptChars > 0 && c.inputTokens !== undefined)
+  const chars = measured.reduce((n, c) => n + c.promptChars!, 0)
+  const tokens = measured.reduce((n, c) => n + c.inputTokens!, 0)
+  return (system: PromptId, user: PromptId, dataChars: number) => {
+    const all = templates[system].length + templates[user].length + dataChars
+    return chars > 0 ? Math.ceil((all * tokens) / chars) : Math.ceil(all / 4) + 200
+  }
+}
 
 /** The most one call site can take: a repair or a truncated answer sends it again, with twice the output cap. */
 const WORST_REQUESTS_PER_CALL = 2
@@ -76,6 +93,7 @@ const median = (xs: ReadonlyArray<number>) => {
 export const forecastOf = (input: ForecastInput): Forecast => {
   const { budget, calibration, plan, price } = input
   const planning = input.planningCalls
+  const promptTokens = promptSizer(planning)
   const answerTokens = calibration?.outputTokensPerCall ??
     (planning.length > 0 ? median(planning.map((c) => c.outputTokens)) : DEFAULT_MAX_OUTPUT_TOKENS / 4)
   const msPerCall = calibration?.latencyMsPerCall ??

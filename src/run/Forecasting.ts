@@ -100,7 +100,13 @@ export const forecaster = (
     const log = yield* events.log
     const planning = log.flatMap((e) =>
       e._tag === "LlmCalled" && !e.replayed && e.error === undefined
-        ? [{ outputTokens: e.outputTokens, latencyMs: e.latencyMs }]
+        ? [{
+          outputTokens: e.outputTokens,
+          latencyMs: e.latencyMs,
+          inputTokens: e.inputTokens,
+          // a call sent once, its prompt recorded: what a character of prompt costs in tokens with this model
+          ...(e.call && (e.requests ?? 1) === 1 ? { promptChars: e.call.system.length + e.call.user.length } : {})
+        }]
         : []
     )
     return forecastOf({
