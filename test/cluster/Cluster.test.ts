@@ -300,6 +300,45 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     expect(types.indexOf("ToolInvoked")).toBeGreaterThan(types.indexOf("ApprovalAnswered"))
   }, 60_000)
 
+  it(
+    "a plan waiting for approval is answered on any server: a refused edit comes back coded, the approval reaches the runner (#35)",
+    async () => {
+      const [, a, b] = runners as [Runner, Runner, Runner]
+      const started = await gql(
+        a.url,
+        `mutation { runTask(input: { task: "Compute (17 + 25) * 3", mode: FULL, approvePlan: true }) { id } }`
+      )
+      const id = started.body.data.runTask.id as string
+      const other = (await runnerOf(a.url, id)) === a.address ? b : a
+      const request = await waitFor(async () => {
+        const run = (await gql(
+          other.url,
+          `query($id: ID!) { run(id: $id) { status pendingPlanApproval { requestId forecast { expected { llmCalls } } } } }`,
+          { id }
+        )).body.data.run
+        return run.status === "AWAITING_INPUT" ? run.pendingPlanApproval : undefined
+      }, 30_000)
+      expect(request.forecast.expected.llmCalls).toBeGreaterThan(0)
+      const answer = (decision: string, input?: unknown) =>
+        gql(
+          other.url,
+          `mutation($id: ID!, $r: ID!, $d: ApprovalDecision!, $i: JSON) {
+          respondToApproval(runId: $id, requestId: $r, decision: $d, input: $i) { status } }`,
+          { id, r: request.requestId, d: decision, i: input ?? null }
+        )
+      const refused = await answer("EDIT", [{ actionType: "REMOVE", targetStepId: "no-such-step" }])
+      expect(refused.body.errors?.[0]?.extensions?.code).toBe("ApprovalInputError")
+      expect(refused.body.errors?.[0]?.message).toContain("no-such-step")
+      expect((await answer("APPROVE")).body.errors).toBeUndefined()
+      const run = await finishedRun(other.url, id)
+      expect(run.status).toBe("CONVERGED")
+      const types = await eventTypes(other.url, id)
+      expect(types.filter((t) => t === "PlanApprovalRequested")).toHaveLength(1)
+      expect(types.indexOf("StepStarted")).toBeGreaterThan(types.indexOf("ApprovalAnswered"))
+    },
+    60_000
+  )
+
   it("SIGTERM hands a runner's runs over: they go on elsewhere without waiting for its locks to expire", async () => {
     const [, a, b] = runners as [Runner, Runner, Runner]
     const { ids } = await midwayOn(b, a)
