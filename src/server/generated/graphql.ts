@@ -798,7 +798,7 @@ export type Run = {
    */
   events: Array<RunEvent>;
   finalAnswer?: Maybe<FinalAnswer>;
-  /** What the run was expected to spend, from its validated plan before execution (null before that, and for a SIMPLE run). */
+  /** What the run was expected to spend, from its validated plan before execution (null before that; a simple iteration forecasts its single pass, an escalated run its full plan: the last one made). */
   forecast?: Maybe<Forecast>;
   /** Once the run ended: how far its forecast was from what it used. */
   forecastError?: Maybe<ForecastError>;
