@@ -5,6 +5,7 @@ import { ApprovalInputError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
 import {
+  asks,
   pendingApprovals,
   pendingBudgetExtensions,
   pendingGuidance,
@@ -19,14 +20,6 @@ export type Requested = Extract<
   RunEvent,
   { _tag: "ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested" | "BudgetExtensionRequested" }
 >
-const REQUESTED_TAGS: ReadonlyArray<string> = [
-  "ApprovalRequested",
-  "GuidanceRequested",
-  "PlanApprovalRequested",
-  "BudgetExtensionRequested"
-]
-
-const isRequested = (e: RunEvent): e is Requested => REQUESTED_TAGS.includes(e._tag)
 
 /** Every request of the run open now, plans first (a plan waits before anything else can ask). */
 export const openRequests = (r: Parameters<typeof pendingApprovals>[0]): Array<Requested> => [
@@ -117,7 +110,7 @@ export const untilAsked = (p: PreparedRun) =>
 const nextRequest = (p: PreparedRun) =>
   p.events.waitFor(
     (r): Requested | undefined => openRequests(r).find((q) => q.expiresAt === undefined || q.expiresAt > Date.now()),
-    (e) => (isRequested(e) ? e : undefined)
+    (e) => (asks(e) ? e : undefined)
   )
 
 /** The lines typed at the terminal, in order (typed ahead of a question, a line waits for it). */

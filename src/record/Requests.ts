@@ -13,6 +13,20 @@ export type AskedEvent = Event<
   "ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested" | "BudgetExtensionRequested"
 >
 export type AnsweredEvent = Event<"ApprovalAnswered" | "GuidanceProvided">
+
+/** The events by which a run asks a person: one list, for every place that needs to know them. */
+export const ASKED_TAGS: ReadonlyArray<RunEvent["_tag"]> = [
+  "ApprovalRequested",
+  "GuidanceRequested",
+  "PlanApprovalRequested",
+  "BudgetExtensionRequested"
+] satisfies ReadonlyArray<AskedEvent["_tag"]>
+
+/** Whether the event asks a person something. */
+export const asks = (e: RunEvent): e is AskedEvent => ASKED_TAGS.includes(e._tag)
+
+/** Whether the event asks a person something or is a person's answer (what changes whether a run waits). */
+export const asksOrAnswers = (e: RunEvent) => asks(e) || e._tag === "ApprovalAnswered" || e._tag === "GuidanceProvided"
 export interface PersonRequest {
   readonly request: AskedEvent
   answer?: AnsweredEvent | undefined

@@ -12,6 +12,8 @@ import type { PersonRequest } from "./Requests.js"
 export {
   type AnsweredEvent,
   type AskedEvent,
+  asks,
+  asksOrAnswers,
   awaitingInput,
   budgetNow,
   capsGiven,

@@ -11,7 +11,7 @@ import {
 import { Cause, Effect, Exit, Option, type Runtime } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { pendingApprovals, pendingBudgetExtensions, pendingPlanApprovals } from "../record/RunRecord.js"
+import { asks, pendingApprovals, pendingBudgetExtensions, pendingPlanApprovals } from "../record/RunRecord.js"
 import { endsRun } from "../record/RunRecord.js"
 import { version } from "../support/PackageFiles.js"
 import { RunManager } from "./RunManager.js"
@@ -109,13 +109,6 @@ export const runView = (run: RunModel) => {
 
 const URI = /^aeon:\/\/runs\/(.+)$/
 
-const ASKS: ReadonlyArray<string> = [
-  "ApprovalRequested",
-  "GuidanceRequested",
-  "PlanApprovalRequested",
-  "BudgetExtensionRequested"
-]
-
 /** A failure a client may read: a coded error's own message; anything else stays in the server's log. */
 const failureText = (cause: Cause.Cause<unknown>) => {
   const e = Option.getOrUndefined(Cause.failureOption(cause)) as { _tag?: string; message?: string } | undefined
@@ -169,7 +162,7 @@ const followUntilDone = async (
         }).catch(() => {})
       }
       // ended, or waiting for a person (a call, guidance, its plan, more budget): get_run shows what it asks
-      if (endsRun(event) || ASKS.includes(event._tag)) break
+      if (endsRun(event) || asks(event)) break
     }
   } finally {
     extra.signal.removeEventListener("abort", onAbort)

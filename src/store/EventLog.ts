@@ -2,7 +2,15 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
-import { awaitingInput, beginsRun, emptyRecord, endsRun, foldEvents, type RunRecord } from "../record/RunRecord.js"
+import {
+  asksOrAnswers,
+  awaitingInput,
+  beginsRun,
+  emptyRecord,
+  endsRun,
+  foldEvents,
+  type RunRecord
+} from "../record/RunRecord.js"
 import { resultOf } from "../record/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 import type { SqliteWriter } from "./SqliteWriter.js"
@@ -61,10 +69,6 @@ const eventRow = (event: RunEvent): ReadonlyArray<Value> => [
   isoOf(isoTime(event.at))
 ]
 type LlmCalled = Extract<RunEvent, { _tag: "LlmCalled" }>
-const asksOrAnswers = (e: RunEvent) =>
-  e._tag === "ApprovalRequested" || e._tag === "GuidanceRequested" || e._tag === "ApprovalAnswered" ||
-  e._tag === "GuidanceProvided"
-
 /** The events of a batch whose model call was recorded: their prompt and answer go to llm_calls beside them. */
 const recordedCalls = (events: ReadonlyArray<RunEvent>) =>
   events.filter((e): e is LlmCalled => e._tag === "LlmCalled" && e.call !== undefined)

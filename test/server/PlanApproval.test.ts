@@ -166,6 +166,11 @@ describe("plan approval and forecast through the API (#35)", () => {
       const id = (await gql(url1, `mutation { runTask(input: { task: "Seed the memory", mode: FULL }) { id } }`)).body
         .data.runTask.id as string
       const before = (await awaiting(url1, id)).pendingPlanApproval
+      // killed once the request is stored (the list reads the store; the run's page shows it as soon as it is asked)
+      await waitFor(async () => {
+        const r = await gql(url1, `{ runs(status: AWAITING_INPUT) { edges { node { id } } } }`)
+        return r.body.data.runs.edges.some((e: any) => e.node.id === id) ? true : undefined
+      }, 30_000)
       first.child.kill("SIGKILL")
       await exited(first.child)
 
