@@ -1,70 +1,28 @@
-import { Clock, Config, Effect, Option, Schema } from "effect"
-import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
-import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
+import { Effect, Option, Schema } from "effect"
 import type { Usage } from "../domain/Budget.js"
 import { type InvalidRunInputError, type QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
 import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
-import { ApprovalPolicy } from "../kernel/Approval.js"
-import { askBudgetExtension } from "../kernel/BudgetExtension.js"
-import * as BudgetGuard from "../kernel/BudgetGuard.js"
-import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
-import { type RunContext, RunLifecycle } from "../kernel/RunContext.js"
+import { type Outcome } from "../kernel/Orchestrator.js"
+import { RunLifecycle } from "../kernel/RunContext.js"
 import * as RunEvents from "../kernel/RunEvents.js"
-import * as RunLlm from "../kernel/RunLlm.js"
-import * as RunOutput from "../kernel/RunOutput.js"
 import { initialState } from "../kernel/RunState.js"
-import { LanguageModel } from "../llm/LanguageModel.js"
-import { RecursivePlanner } from "../planning/RecursivePlanner.js"
-import { budgetNow, reachesEnd, waitedMs } from "../record/RunRecord.js"
+import { reachesEnd } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
 import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
-import { Supervisor } from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
-import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
-import { forecaster, forecastLeft } from "./Forecasting.js"
 import { replayFor } from "./ForkModel.js"
-import { progressOf } from "./Recovery.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
+import { type Capabilities, capabilities, outputIntervalConfig, type Session, sessionOf } from "./Session.js"
+
 export { RunLifecycle }
-
-/** AEON_STREAM_INTERVAL_MS: the least time between two pieces of a model call's live output. */
-export const outputIntervalConfig = Config.integer("AEON_STREAM_INTERVAL_MS").pipe(
-  Config.withDescription("The least time between two pieces of a model call's live output (runOutput), in ms"),
-  Config.validate({ message: "AEON_STREAM_INTERVAL_MS must be 0 or more", validation: (n) => n >= 0 }),
-  Config.withDefault(RunOutput.DEFAULT_INTERVAL_MS),
-  Effect.orDie
-)
-
-/** The services a run needs, resolved once. */
-export const capabilities = Effect.all({
-  model: LanguageModel,
-  tools: ToolRegistry.ToolRegistry,
-  validator: SemanticValidator,
-  convergence: ConvergenceEngine,
-  planner: RecursivePlanner,
-  adaptive: AdaptiveDepth,
-  supervisor: Supervisor,
-  sink: Effect.serviceOption(RunEvents.EventSink).pipe(Effect.map(Option.getOrElse(() => RunEvents.noSink))),
-  recordPrompts: Effect.serviceOption(RunLlm.PromptRecording).pipe(
-    Effect.map(Option.match({ onNone: () => true, onSome: (p) => p.enabled }))
-  ),
-  outputIntervalMs: outputIntervalConfig,
-  approvalTools: Effect.serviceOption(ApprovalPolicy).pipe(
-    Effect.map(Option.match({ onNone: () => [] as ReadonlyArray<string>, onSome: (p) => p.tools }))
-  ),
-  approvePlan: Effect.serviceOption(ApprovalPolicy).pipe(
-    Effect.map(Option.match({ onNone: () => false, onSome: (p) => p.plans === true }))
-  ),
-  quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined))
-})
-export type Capabilities = Effect.Effect.Success<typeof capabilities>
+export { type Capabilities, capabilities, outputIntervalConfig }
 
 export interface PreparedRun {
   readonly runId: string
@@ -73,144 +31,6 @@ export interface PreparedRun {
   /** Runs to the end; interrupting it cancels the run (tool calls in progress complete first). */
   readonly execute: Effect.Effect<RunResult>
 }
-
-const statusOf = (o: Outcome) =>
-  o.stop.reason === "converged"
-    ? "CONVERGED" as const
-    : o.stop.reason === "failed"
-    ? "FAILED" as const
-    : o.stop.reason === "cancelled" || o.stop.reason === "dry_run"
-    ? "CANCELLED" as const
-    : "NOT_CONVERGED" as const
-
-type AttemptOptions = { singlePass?: boolean; escalationContext?: string | undefined }
-type Finish = (o: Outcome, extra?: Partial<Extract<RunEventBody, { _tag: "RunFinished" }>>) => Effect.Effect<unknown>
-
-/** What a run's attempts share: its guard and progress, how an attempt starts, how the run ends. */
-interface Session {
-  readonly input: RunTaskInput
-  readonly events: RunEvents.RunEvents
-  readonly guard: BudgetGuard.BudgetGuard
-  /** Where a resumed run stands (undefined for a new run). */
-  readonly progress: ReturnType<typeof progressOf> | undefined
-  readonly attempt: (firstPass: number, extra: AttemptOptions) => Effect.Effect<Outcome>
-  /** After a restart: the attempt that was in progress, continuing from its persisted state. */
-  readonly inProgress: Effect.Effect<Outcome> | undefined
-  /** The first pass number no attempt has used. */
-  readonly firstFree: number
-  readonly finish: Finish
-}
-
-/** The context an attempt runs in: the run's input, services, tools (as they were when it started), guard. */
-const contextOf = (
-  caps: Capabilities,
-  input: RunTaskInput,
-  runId: string,
-  events: RunEvents.RunEvents,
-  guard: BudgetGuard.BudgetGuard,
-  startedAt: number
-) => {
-  // the tools as they are when the run starts (an MCP server's list may change while it runs)
-  const tools = caps.tools.snapshot()
-  const registry = input.tools
-    ? { ...ToolRegistry.make(tools.tools.filter((t) => input.tools!.includes(t.name))), recorded: tools.recorded }
-    : tools
-  const llm = RunLlm.make(caps.model, guard, events, caps.supervisor, caps.recordPrompts)
-  return (firstPass: number, extra: AttemptOptions): RunContext => ({
-    runId,
-    firstPass,
-    request: input.task,
-    budget: input.budget,
-    criteria: input.criteria,
-    parallelism: input.parallelism,
-    approvalTools: [...caps.approvalTools, ...input.approvalTools ?? []],
-    approvalTimeoutMs: input.approvalTimeoutMs,
-    interactive: input.interactive,
-    dryRun: input.dryRun,
-    approvePlan: input.approvePlan || caps.approvePlan,
-    forecast: forecaster(caps.model, input, events, startedAt),
-    ...extra,
-    events,
-    guard,
-    llm,
-    tools: registry,
-    toolInfos: toolInfos(registry.tools),
-    validator: caps.validator,
-    convergence: caps.convergence,
-    planner: caps.planner,
-    adaptive: caps.adaptive,
-    supervisor: caps.supervisor
-  })
-}
-
-/** The run's last event, from an attempt's outcome (and what the caller adds). */
-const finishWith =
-  (caps: Capabilities, events: RunEvents.RunEvents, guard: BudgetGuard.BudgetGuard): Finish => (o, extra = {}) =>
-    Effect.flatMap(guard.usage, (usage) =>
-      events.emit({
-        _tag: "RunFinished",
-        status: statusOf(o),
-        terminationReason: o.stop.reason,
-        usage,
-        plan: o.state.plan,
-        advisories: caps.model.notice ? [caps.model.notice, ...o.state.advisories] : o.state.advisories,
-        followUpQuestions: o.state.followUpQuestions,
-        manualInterventions: o.state.manualInterventions,
-        ...(o.finalAnswer ? { finalAnswer: o.finalAnswer } : {}),
-        ...(o.ttlExpiration ? { ttlExpiration: o.ttlExpiration } : {}),
-        ...(o.stop.error ? { error: o.stop.error } : {}),
-        ...extra
-      }))
-
-const sessionOf = (
-  caps: Capabilities,
-  input: RunTaskInput,
-  runId: string,
-  events: RunEvents.RunEvents,
-  past?: ReadonlyArray<RunEvent>
-) =>
-  Effect.gen(function*() {
-    const progress = past ? progressOf(events.record(), input.mode) : undefined
-    const startedAt = progress?.startedAt ?? (yield* Clock.currentTimeMillis)
-    const usage = () => events.record().usage
-    const budget = () => budgetNow(events.record(), input.budget)
-    const guard = BudgetGuard.make(input.budget, startedAt, usage, {
-      pausedMs: input.pauseDeadlineWhileWaiting ? (now) => waitedMs(events.record(), now) : undefined,
-      raised: budget,
-      quota: caps.quotas?.gate(input.userId),
-      // an interactive run asks for more budget where the guard would stop it
-      moreBudget: input.interactive
-        ? (refusal) =>
-          askBudgetExtension(
-            { events, approvalTimeoutMs: input.approvalTimeoutMs },
-            budget,
-            usage,
-            forecastLeft(forecaster(caps.model, input, events, startedAt), events, input.budget),
-            refusal
-          )
-        : undefined
-    })
-    const context = contextOf(caps, input, runId, events, guard, startedAt)
-    const current = progress?.attempt
-    const session: Session = {
-      input,
-      events,
-      guard,
-      progress,
-      attempt: (firstPass, extra) => orchestrate(context(firstPass, extra), firstPass, startedAt),
-      inProgress: current && Effect.suspend(() =>
-        orchestrate(
-          context(current.firstPass, { singlePass: current.singlePass, escalationContext: progress.escalationContext }),
-          current.firstPass,
-          startedAt,
-          current.resume
-        )
-      ),
-      firstFree: progress?.nextPass ?? 0,
-      finish: finishWith(caps, events, guard)
-    }
-    return session
-  })
 
 /** A full-mode attempt: the one in progress after a restart, or a new one. */
 const fullAttempt = (s: Session, escalationContext?: string) =>
