@@ -77,7 +77,8 @@ const times = (a: ForecastFigures, n: number): ForecastFigures => ({
   wallMs: a.wallMs * n
 })
 
-const median = (xs: ReadonlyArray<number>) => {
+/** The middle of the figures (the mean of the two middle ones for an even count); 0 for none. */
+export const median = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }

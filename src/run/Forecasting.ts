@@ -1,13 +1,16 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type * as RunEvents from "../kernel/RunEvents.js"
 import type * as LanguageModel from "../llm/LanguageModel.js"
-import { type Calibration, forecastOf } from "../planning/Forecast.js"
+import { type Calibration, forecastOf, median } from "../planning/Forecast.js"
 import { attemptPlan } from "../record/Attempt.js"
+import { foldEvents, reachesEnd } from "../record/RunRecord.js"
+import { executionPasses, resultOf } from "../record/RunResult.js"
 import { RunStore } from "../store/RunStore.js"
+import { memoizeWeak } from "../support/Memoize.js"
 import type { RunTaskInput } from "./RunInput.js"
 
 /** What a finished run used, as calibration reads it. */
@@ -21,52 +24,51 @@ interface RunSummary {
 }
 
 const toolsOf = (plan: Plan) => [...new Set(plan.steps.flatMap((s) => (s.tool ? [s.tool] : [])))].sort().join(",")
-const mean = (xs: ReadonlyArray<number>) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length)
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 
-const summaryOf = (mode: string, events: ReadonlyArray<RunEvent>): RunSummary | undefined => {
-  const plan = events.find((e) => e._tag === "PlanCreated")
-  if (plan?._tag !== "PlanCreated" || events.at(-1)?._tag !== "RunFinished") return undefined
-  const calls = events.flatMap((e) => (e._tag === "LlmCalled" && !e.replayed && e.error === undefined ? [e] : []))
+/** A finished run as calibration reads it: its record (the one fold of its events) and its result's figures. */
+const summaryOf = (events: ReadonlyArray<RunEvent>): RunSummary | undefined => {
+  if (!reachesEnd(events)) return undefined
+  const record = foldEvents(events)
+  const result = resultOf(record)
+  // the plan as it was validated (and approved), before execution: pass 0's
+  const first = record.passes.find((p) => p.passNumber === 0)?.plan
+  if (!first || first.steps.length === 0 || result.usage.llmCalls === 0) return undefined
   return {
-    mode,
-    steps: plan.plan.steps.length,
-    tools: toolsOf(plan.plan),
-    passes: new Set(events.flatMap((e) => (e._tag === "StepStarted" ? [e.passNumber] : []))).size,
-    outputTokensPerCall: mean(calls.map((c) => c.outputTokens)),
-    latencyMsPerCall: mean(calls.map((c) => c.latencyMs))
+    mode: result.mode,
+    steps: first.steps.length,
+    tools: toolsOf(first),
+    passes: executionPasses(result),
+    outputTokensPerCall: result.usage.outputTokens / result.usage.llmCalls,
+    latencyMsPerCall: record.thinkingMs / result.usage.llmCalls
   }
 }
 
 /** How many recent runs calibration reads, and how long what it read is reused. */
 const RECENT_RUNS = 30
-const REUSED_MS = 60_000
+const REUSED = Duration.minutes(1)
 /** Fewer similar runs than this: the forecast rests on the prompts and the planning alone. */
 const MIN_SIMILAR = 3
 
-const cache = new WeakMap<object, { readonly at: number; readonly summaries: ReadonlyArray<RunSummary> }>()
+/** The last finished runs of a store, summarized; failures read as none (a forecast never fails its run). */
+const readSummaries = (store: RunStore["Type"]) =>
+  Effect.gen(function*() {
+    const page = yield* store.listRuns({ first: RECENT_RUNS })
+    const finished = page.runs.filter((r) => ["CONVERGED", "NOT_CONVERGED", "FAILED"].includes(r.status))
+    const summaries = yield* Effect.forEach(finished, (r) => Effect.map(store.events(r.id), summaryOf), {
+      concurrency: 4
+    })
+    return summaries.flatMap((s) => (s ? [s] : []))
+  }).pipe(Effect.orElseSucceed(() => [] as ReadonlyArray<RunSummary>))
 
-/** The last finished runs of the store, summarized: read at most once a minute per store (a run start pays nothing). */
-const recentSummaries = Effect.gen(function*() {
-  const store = yield* Effect.serviceOption(RunStore)
-  if (Option.isNone(store)) return []
-  const now = yield* Clock.currentTimeMillis
-  const cached = cache.get(store.value)
-  if (cached && now - cached.at < REUSED_MS) return cached.summaries
-  const page = yield* store.value.listRuns({ first: RECENT_RUNS })
-  const finished = page.runs.filter((r) => ["CONVERGED", "NOT_CONVERGED", "FAILED"].includes(r.status))
-  const summaries = yield* Effect.forEach(
-    finished,
-    (r) => Effect.map(store.value.events(r.id), (events) => summaryOf(r.mode, events)),
-    { concurrency: 4 }
-  )
-  const kept = summaries.flatMap((s) => (s ? [s] : []))
-  cache.set(store.value, { at: now, summaries: kept })
-  return kept
-}).pipe(Effect.orElseSucceed(() => [] as ReadonlyArray<RunSummary>))
+/** Each store's summaries, read at most once a minute (Effect.cachedWithTTL): a run start mostly pays nothing. */
+const cachedSummaries = memoizeWeak((store: RunStore["Type"]) =>
+  Effect.runSync(Effect.cachedWithTTL(readSummaries(store), REUSED))
+)
+
+const recentSummaries: Effect.Effect<ReadonlyArray<RunSummary>> = Effect.flatMap(
+  Effect.serviceOption(RunStore),
+  Option.match({ onNone: () => Effect.succeed([]), onSome: cachedSummaries })
+)
 
 /**
  * Stored runs "like this one": the same mode, a first plan of as many steps (one more or fewer) using the same tools.
