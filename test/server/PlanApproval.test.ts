@@ -1,10 +1,9 @@
-import { Effect, Redacted } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { backend, freshDatabase } from "../support/database.js"
-import { exited, startProcess } from "../support/process.js"
+import { backend } from "../support/database.js"
+import { exited, scriptedServerEnv, startProcess } from "../support/process.js"
 import { convergingScript, seedScriptFile, verdict } from "../support/scripts.js"
 import { gql, startServer, waitFor } from "../support/server.js"
 
@@ -151,16 +150,11 @@ describe("plan approval and forecast through the API (#35)", () => {
     `AEON_APPROVE_PLAN: a run waiting for its plan's approval survives kill -9 with the same request (${backend})`,
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "aeon-plan-approval-"))
-      const db = freshDatabase()
-      await Effect.runPromise(db.setup)
-      const env: Record<string, string> = {
-        AEON_PORT: "0",
-        AEON_DATA_DIR: join(dir, "data"),
-        AEON_MODEL_PROVIDER: "scripted",
-        AEON_SCRIPT: seedScriptFile(join(dir, "script.json"), { convergence_assessment_user: [verdict(true)] }),
-        AEON_APPROVE_PLAN: "true"
-      }
-      if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
+      const env = await scriptedServerEnv(
+        join(dir, "data"),
+        seedScriptFile(join(dir, "script.json"), { convergence_assessment_user: [verdict(true)] }),
+        { AEON_APPROVE_PLAN: "true" }
+      )
       const first = startProcess(env)
       const url1 = await first.url
       const id = (await gql(url1, `mutation { runTask(input: { task: "Seed the memory", mode: FULL }) { id } }`)).body

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
-import { exited, slowArithmeticScript, startProcess as start } from "../support/process.js"
+import { exited, scriptedServerEnv, slowArithmeticScript, startProcess as start } from "../support/process.js"
 import { seedScriptFile, verdict } from "../support/scripts.js"
 import { gql, waitFor } from "../support/server.js"
 
@@ -163,19 +163,12 @@ describe(`the server process (${backend})`, () => {
   it(
     "AEON_APPROVAL_TOOLS: a run waiting for approval survives kill -9 and finishes once approved, the tool called once",
     async () => {
-      const db = freshDatabase()
-      await Effect.runPromise(db.setup)
       const approvalScript = seedScriptFile(join(dir, "approval.json"), {
         convergence_assessment_user: [verdict(true)]
       })
-      const env: Record<string, string> = {
-        AEON_PORT: "0",
-        AEON_DATA_DIR: join(dir, "data-approval"),
-        AEON_MODEL_PROVIDER: "scripted",
-        AEON_SCRIPT: approvalScript,
+      const env = await scriptedServerEnv(join(dir, "data-approval"), approvalScript, {
         AEON_APPROVAL_TOOLS: "memory.write"
-      }
-      if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
+      })
       const query = `query($id: ID!) {
       run(id: $id) { status pendingApprovals { requestId tool } events { type ... on ToolInvokedEvent { tool } } }
     }`

@@ -1,7 +1,9 @@
+import { Effect, Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { connect, createServer } from "node:net"
 import { join } from "node:path"
+import { freshDatabase } from "./database.js"
 import { waitFor } from "./server.js"
 
 /** `npm start`'s entry as its own process; resolves with its URL once it listens. */
@@ -60,3 +62,24 @@ export const reachable = (port: number) =>
     socket.once("connect", () => (socket.destroy(), resolve(true)))
     socket.once("error", () => resolve(false))
   })
+
+/**
+ * The environment of a server process on a fresh database (set up first) with a scripted model: port chosen by the
+ * system, its data directory, the database's URL when it is PostgreSQL, and `more`.
+ */
+export const scriptedServerEnv = async (
+  dataDir: string,
+  script: string,
+  more: Record<string, string> = {}
+): Promise<Record<string, string>> => {
+  const db = freshDatabase()
+  await Effect.runPromise(db.setup)
+  return {
+    AEON_PORT: "0",
+    AEON_DATA_DIR: dataDir,
+    AEON_MODEL_PROVIDER: "scripted",
+    AEON_SCRIPT: script,
+    ...(db.url ? { AEON_DATABASE_URL: Redacted.value(db.url) } : {}),
+    ...more
+  }
+}
