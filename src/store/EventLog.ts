@@ -2,6 +2,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
+import { figuresOf } from "../record/RunFigures.js"
 import {
   asksOrAnswers,
   awaitingInput,
@@ -101,7 +102,7 @@ const startRecords = (event: Extract<RunEvent, { _tag: "RunStarted" }>): Array<S
   ]
 }
 
-/** RunFinished: the run's result and usage, its session closed with plan and metadata, its trace — from the run's record. */
+/** RunFinished: the run's result, usage and figures, its session closed with plan and metadata, its trace — from the run's record. */
 const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record: RunRecord): Array<Statement> => {
   const result = resultOf(record)
   const trace = record.trace
@@ -110,10 +111,11 @@ const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record
     : null
   const completed = (event.status === "CONVERGED" || event.status === "NOT_CONVERGED") && plan !== null
   const { history: _history, ...summary } = result
+  const figures = figuresOf(record)
   const now = timeOf(Date.now())
   return [
     statement`UPDATE runs SET status = ${event.status}, result = ${jsonb(summary)}, usage = ${jsonb(event.usage)},
-      awaiting_input = 0, updated_at = ${now} WHERE id = ${event.runId}`,
+      figures = ${figures ? jsonb(figures) : null}, awaiting_input = 0, updated_at = ${now} WHERE id = ${event.runId}`,
     statement`UPDATE agent_sessions SET status = ${completed ? "completed" : "failed"},
       prioritized_plan = ${completed ? jsonb(plan) : null}, execution_metadata = ${jsonb(executionMetadata(record))},
       updated_at = ${now} WHERE run_id = ${event.runId}`,

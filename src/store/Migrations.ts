@@ -185,6 +185,15 @@ const ownerEpoch = [
 const awaitingInputColumn = ["ALTER TABLE runs ADD COLUMN awaiting_input integer NOT NULL DEFAULT 0"]
 
 /**
+ * What each finished run used, as the forecast's calibration reads it (record/RunFigures): written with the run's
+ * result at its RunFinished, read newest first (the partial index holds only the runs that have figures).
+ */
+const runFigures = (d: Dialect) => [
+  `ALTER TABLE runs ADD COLUMN figures ${d.json}`,
+  `CREATE INDEX IF NOT EXISTS runs_with_figures ON runs (created_at DESC, id DESC) WHERE figures IS NOT NULL`
+]
+
+/**
  * Each user's spending per quota window (AEON_QUOTAS; store/QuotaLedger): one row per user and window (`day:…`,
  * `month:…`), shared by every server of a cluster, changed only by conditional updates that keep it within the limit.
  */
@@ -217,7 +226,8 @@ export const migrations = {
   }),
   "0006_run_owner_epoch": statements({ pg: ownerEpoch, sqlite: ownerEpoch }),
   "0007_runs_awaiting_input": statements({ pg: awaitingInputColumn, sqlite: awaitingInputColumn }),
-  "0008_quota_ledger": statements({ pg: quotaLedger, sqlite: quotaLedger })
+  "0008_quota_ledger": statements({ pg: quotaLedger, sqlite: quotaLedger }),
+  "0009_runs_figures": statements({ pg: runFigures(pg), sqlite: runFigures(sqlite) })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

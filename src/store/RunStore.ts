@@ -7,6 +7,7 @@ import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { EventSink, type EventSinkService } from "../kernel/RunEvents.js"
 import { foldHistory } from "../record/History.js"
+import type { RunFigures } from "../record/RunFigures.js"
 import type { RunRecord } from "../record/RunRecord.js"
 import type { RunStatus } from "../record/RunResult.js"
 import { makeEventLog } from "./EventLog.js"
@@ -92,6 +93,8 @@ export interface Service {
       after?: string | undefined
     }
   ) => Effect.Effect<RunPage, StoreError>
+  /** The figures of the last `limit` finished runs that have them, newest first (the forecast's calibration). */
+  readonly recentFigures: (limit: number) => Effect.Effect<ReadonlyArray<RunFigures>, StoreError>
   /** Runs a process left RUNNING or QUEUED: resumed at start-up. */
   readonly unfinished: Effect.Effect<ReadonlyArray<StoredRun>, StoreError>
   /** On a cluster: runs QUEUED since before `before` that no runner has taken up (their Start may never have gone). */
@@ -249,6 +252,12 @@ export const make = Effect.gen(function*() {
           hasNextPage: rows.length > limit
         }
       }).pipe(Effect.mapError(storeError("listing runs"))),
+    recentFigures: (limit) =>
+      sql<{ figures: unknown }>`SELECT figures FROM runs WHERE figures IS NOT NULL
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map((r) => parse(r.figures) as RunFigures)),
+        Effect.mapError(storeError("reading the figures of recent runs"))
+      ),
     queuedUnowned: (before) =>
       sql<{ id: string }>`SELECT id FROM runs WHERE status = 'QUEUED' AND runner IS NULL AND created_at < ${
         time(before)

@@ -1,8 +1,10 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare } from "../../src/run/Run.js"
 import * as Database from "../../src/store/Database.js"
+import { RunStore } from "../../src/store/RunStore.js"
 import { scripted } from "../support/engine.js"
 import { convergingScript, planOut } from "../support/scripts.js"
 
@@ -23,28 +25,41 @@ const engine = (plans = [calculatorPlan]) =>
   )
 
 describe("the forecast calibrated by stored runs like this one (#35)", () => {
-  it.effect("three finished runs of the same plan shape: the next forecast rests on them, read once a minute", () =>
+  it.effect("three finished runs of the same plan shape: the next forecast rests on them, from their stored figures", () =>
     Effect.gen(function*() {
       const first = yield* Effect.flatMap(prepare(task), (p) => p.execute)
       expect(first.forecast?.similarRuns).toBe(0)
       expect(first.forecast?.basis).toMatch(/no stored run like this one/)
       yield* Effect.flatMap(prepare(task), (p) => p.execute)
+      // a dry run ends CANCELLED: not one that used anything to learn from
+      const dry = yield* Effect.flatMap(prepare({ ...task, dryRun: true }), (p) => p.execute)
+      expect(dry.status).toBe("CANCELLED")
+      // two like it: fewer than the three calibration needs
+      expect(dry.forecast?.similarRuns).toBe(0)
       yield* Effect.flatMap(prepare(task), (p) => p.execute)
-      // what was read is reused for a minute: still none
-      const within = yield* Effect.flatMap(prepare({ ...task, dryRun: true }), (p) => p.execute)
-      expect(within.forecast?.similarRuns).toBe(0)
-      yield* TestClock.adjust("61 seconds")
       const later = yield* Effect.flatMap(prepare({ ...task, dryRun: true }), (p) => p.execute)
-      // the three finished runs (the dry run ended CANCELLED: not one that used anything to learn from)
       expect(later.forecast?.similarRuns).toBe(3)
       expect(later.forecast?.basis).toMatch(/3 stored run\(s\) like this one/)
       expect(later.forecast?.passes.expected).toBe(1)
+      // what calibration read: one row of figures per finished run, not their events
+      const figures = yield* Effect.flatMap(RunStore, (s) => s.recentFigures(30))
+      expect(figures).toHaveLength(3)
+      expect(figures[0]).toMatchObject({ mode: "FULL", steps: 2, tools: "calculator", passes: 1 })
+      expect(figures[0]!.outputTokensPerCall).toBeGreaterThan(0)
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("a run stored before figures were kept (none in its row) is not read", () =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 3; i++) yield* Effect.flatMap(prepare(task), (p) => p.execute)
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE runs SET figures = NULL`
+      const next = yield* Effect.flatMap(prepare({ ...task, dryRun: true }), (p) => p.execute)
+      expect(next.forecast?.similarRuns).toBe(0)
     }).pipe(Effect.provide(engine())))
 
   it.effect("runs of another plan shape (other tools) do not calibrate it", () =>
     Effect.gen(function*() {
       for (let i = 0; i < 3; i++) yield* Effect.flatMap(prepare(task), (p) => p.execute)
-      yield* TestClock.adjust("61 seconds")
       // the fourth plan: as many steps, another tool
       const other = yield* Effect.flatMap(prepare({ ...task, dryRun: true }), (p) => p.execute)
       expect(other.plan?.steps.map((s) => s.tool)).toEqual(["memory.write", undefined])
