@@ -11,9 +11,17 @@ import {
 import { Cause, Effect, Exit, Option, type Runtime } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { asks, pendingApprovals, pendingBudgetExtensions, pendingPlanApprovals } from "../record/RunRecord.js"
+import type { AskedEvent } from "../record/Requests.js"
+import {
+  asks,
+  pendingApprovals,
+  pendingBudgetExtensions,
+  pendingGuidance,
+  pendingPlanApprovals
+} from "../record/RunRecord.js"
 import { endsRun } from "../record/RunRecord.js"
 import { version } from "../support/PackageFiles.js"
+import { askClient, requestMessage } from "./McpAsking.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
 
@@ -31,7 +39,9 @@ const tools = [
     title: "Run a task with Aeon",
     description:
       "Plans the task, executes its steps with a model and tools, validates and refines until the answer converges " +
-      "or a budget runs out. Returns the final answer, the run's status and its id. Progress is reported while it runs.",
+      "or a budget runs out. Returns the final answer, the run's status and its id. Progress is reported while it runs. " +
+      "What the run asks a person (approvePlan, approvalTools, interactive) is asked of you through the client's forms " +
+      "(elicitation); a client without them gets the run back AWAITING_INPUT.",
     inputSchema: {
       type: "object",
       properties: {
@@ -53,6 +63,19 @@ const tools = [
             maxSteps: { type: "integer", minimum: 1 }
           },
           additionalProperties: false
+        },
+        approvePlan: {
+          type: "boolean",
+          description: "the validated plan and its cost forecast wait for your approval before anything executes"
+        },
+        approvalTools: {
+          type: "array",
+          items: { type: "string", minLength: 1 },
+          description: "tools whose calls wait for your approval (\"*\": every tool with side effects)"
+        },
+        interactive: {
+          type: "boolean",
+          description: "the run asks for guidance where it is stuck, and for more budget where a cap would stop it"
         }
       },
       required: ["task"],
@@ -103,9 +126,15 @@ export const runView = (run: RunModel) => {
     pendingApprovals: pendingApprovals(run.record),
     pendingPlanApproval: pendingPlanApprovals(run.record)[0] ?? null,
     pendingBudgetExtensions: pendingBudgetExtensions(run.record),
+    pendingGuidance: pendingGuidance(run.record),
     plan: r.plan?.steps.map((s) => ({ stepId: s.stepId, description: s.description, status: s.status })) ?? []
   }
 }
+
+/** How a run left waiting is answered (the client could not ask its user). */
+const WAITING_HINT =
+  "It waits for an answer: GraphQL respondToApproval or provideGuidance (or aeon approve / aeon guide on " +
+  "its store), then get_run; a client with elicitation is asked directly."
 
 const URI = /^aeon:\/\/runs\/(.+)$/
 
@@ -131,19 +160,24 @@ const taskInput = (args: Record<string, unknown>, userId: string | undefined): R
     task: args.task,
     ...(args.mode ? { mode: args.mode } : {}),
     ...(args.budget ? { budget: args.budget } : {}),
+    ...(args.approvePlan !== undefined ? { approvePlan: args.approvePlan } : {}),
+    ...(args.approvalTools !== undefined ? { approvalTools: args.approvalTools } : {}),
+    ...(args.interactive !== undefined ? { interactive: args.interactive } : {}),
     ...(userId !== undefined ? { userId } : {})
   }
 }
 
 /**
- * Follows a run until it finishes or waits for a person, reporting progress when the client asked for it (a
- * `progressToken`); a client that cancels the call cancels the run. Undefined when followed to the end.
+ * Follows a run until it finishes or waits for a person `ask` could not get an answer from, reporting progress when
+ * the client asked for it (a `progressToken`); a client that cancels the call cancels the run. Undefined when
+ * followed to the end.
  */
 const followUntilDone = async (
   run: Runner,
   runId: string,
   token: string | number | undefined,
-  extra: { readonly signal: AbortSignal; readonly sendNotification: (n: any) => Promise<void> }
+  extra: { readonly signal: AbortSignal; readonly sendNotification: (n: any) => Promise<void> },
+  ask: (r: AskedEvent, signal: AbortSignal) => Promise<boolean>
 ): Promise<CallToolResult | undefined> => {
   const followed = await run(Effect.flatMap(RunManager, (m) => m.follow(runId, 0, (e) => e)))
   if (Exit.isFailure(followed)) return errorResult(failureText(followed.cause))
@@ -161,8 +195,10 @@ const followUntilDone = async (
           params: { progressToken: token, progress, message: progressMessage(event) }
         }).catch(() => {})
       }
-      // ended, or waiting for a person (a call, guidance, its plan, more budget): get_run shows what it asks
-      if (endsRun(event) || asks(event)) break
+      if (endsRun(event)) break
+      // waiting for a person (a call, guidance, its plan, more budget): asked of the client's user, else returned
+      // waiting (get_run shows what it asks)
+      if (asks(event) && !(await ask(event, extra.signal))) break
     }
   } finally {
     extra.signal.removeEventListener("abort", onAbort)
@@ -197,7 +233,12 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
     const answer = (exit: Exit.Exit<RunModel, unknown>): CallToolResult => {
       if (Exit.isFailure(exit)) return errorResult(failureText(exit.cause))
       const view = runView(exit.value)
-      const text = view.answer ?? `run ${view.runId}: ${view.status}${view.error ? ` — ${view.error}` : ""}`
+      const asked = [...exit.value.record.requests.values()].flatMap((q) => (q.answer ? [] : [q.request]))
+      const text = view.answer ?? [
+        `run ${view.runId}: ${view.status}${view.error ? ` — ${view.error}` : ""}`,
+        ...asked.map(requestMessage),
+        ...(asked.length > 0 ? [WAITING_HINT] : [])
+      ].join("\n")
       return { content: [{ type: "text", text }], structuredContent: view }
     }
     switch (request.params.name) {
@@ -215,7 +256,13 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
         if (typeof input === "string") return errorResult(`InvalidRunInputError: ${input}`)
         const started = await run(Effect.flatMap(RunManager, (m) => m.start(input, userId)))
         if (Exit.isFailure(started)) return answer(started)
-        const followed = await followUntilDone(run, started.value.id, request.params._meta?.progressToken, extra)
+        const followed = await followUntilDone(
+          run,
+          started.value.id,
+          request.params._meta?.progressToken,
+          extra,
+          askClient(server, run)
+        )
         return followed ?? answer(await run(own(started.value.id)))
       }
       default:

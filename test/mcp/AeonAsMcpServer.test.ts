@@ -1,12 +1,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import Database from "better-sqlite3"
 import { Option, Redacted } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startServer, type TestServer } from "../support/server.js"
+import { gql, startServer, type TestServer } from "../support/server.js"
 
 const TASK = "Compute (17 + 25) * 3"
 
@@ -95,5 +97,132 @@ describe("/mcp behind API keys", () => {
     for (const transport of [withKey("wrong"), new StreamableHTTPClientTransport(url)]) {
       await expect(new Client({ name: "test", version: "1.0.0" }).connect(transport)).rejects.toThrow(/UNAUTHENTICATED/)
     }
+  })
+})
+
+describe("what a run_task run asks a person, asked of the client's user (MCP elicitation)", () => {
+  /**
+   * `aeon mcp` over stdio (a connection that lasts: the server can ask the client) on a store of its own, for a client
+   * whose user answers every form with `reply` (the forms are kept).
+   */
+  const connect = async (reply: (message: string) => ElicitResult) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "aeon-mcp-ask-"))
+    const client = new Client({ name: "editor", version: "1.0.0" }, { capabilities: { elicitation: {} } })
+    const asked: Array<{ message: string; fields: Array<string> }> = []
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const params = request.params as { message: string; requestedSchema: { properties: object } }
+      asked.push({ message: params.message, fields: Object.keys(params.requestedSchema.properties) })
+      return reply(params.message)
+    })
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ["bin/aeon.mjs", "mcp"],
+        env: { ...process.env, AEON_DATA_DIR: dataDir } as Record<string, string>,
+        stderr: "pipe"
+      })
+    )
+    return { client, asked, dataDir }
+  }
+  /** The answers stored in the run's log (read once the server has exited). */
+  const answersIn = (dataDir: string, runId: string) => {
+    const db = new Database(join(dataDir, "aeon.db"), { readonly: true })
+    try {
+      return db.prepare("SELECT payload FROM run_events WHERE run_id = ? AND type = 'ApprovalAnswered' ORDER BY seq")
+        .all(runId).map((r: any) => JSON.parse(r.payload)).map((e) => ({
+          decision: e.decision,
+          by: e.by,
+          reason: e.reason
+        }))
+    } finally {
+      db.close()
+    }
+  }
+
+  it("approvePlan: the plan and its forecast shown in a form; approved there, the run converges", async () => {
+    const { asked, client, dataDir } = await connect(() => ({ action: "accept", content: { decision: "APPROVE" } }))
+    const result = await client.callTool({
+      name: "run_task",
+      arguments: { task: TASK, mode: "FULL", approvePlan: true }
+    })
+    expect(result.structuredContent).toMatchObject({ status: "CONVERGED", pendingPlanApproval: null })
+    expect(answerText(result)).toContain("126")
+    expect(asked).toHaveLength(1)
+    expect(asked[0]!.message).toMatch(/waits for approval of its plan/)
+    expect(asked[0]!.message).toMatch(/\[calculator\]/)
+    expect(asked[0]!.message).toMatch(/Forecast: \d+ model calls, \$\d/)
+    expect(asked[0]!.fields).toEqual(["decision", "reason"])
+    await client.close()
+    const runId = (result.structuredContent as { runId: string }).runId
+    expect(answersIn(dataDir, runId)).toEqual([{ decision: "APPROVE", by: "mcp:editor", reason: undefined }])
+  })
+
+  it("a tool's call under approval, refused in the form: the run goes on without it, the reason recorded", async () => {
+    const { asked, client, dataDir } = await connect(() => ({
+      action: "accept",
+      content: { decision: "REJECT", reason: "no calculator today" }
+    }))
+    const result = await client.callTool({
+      name: "run_task",
+      arguments: { task: TASK, mode: "FULL", approvalTools: ["calculator"] }
+    })
+    const view = result.structuredContent as { runId: string; status: string; pendingApprovals: Array<unknown> }
+    expect(["CONVERGED", "NOT_CONVERGED", "FAILED"]).toContain(view.status)
+    expect(view.pendingApprovals).toEqual([])
+    expect(asked.length).toBeGreaterThanOrEqual(1)
+    expect(asked[0]!.message).toMatch(/asks to call calculator with \{"expression":/)
+    await client.close()
+    expect(answersIn(dataDir, view.runId)[0]).toEqual({
+      decision: "REJECT",
+      by: "mcp:editor",
+      reason: "no calculator today"
+    })
+  })
+
+  it("the user dismisses the form: run_task returns the run waiting, with what it asks", async () => {
+    const { asked, client } = await connect(() => ({ action: "cancel" }))
+    const result = await client.callTool({
+      name: "run_task",
+      arguments: { task: TASK, mode: "FULL", approvePlan: true }
+    })
+    expect(asked).toHaveLength(1)
+    expect(result.structuredContent).toMatchObject({ status: "AWAITING_INPUT" })
+    expect(answerText(result)).toMatch(/AWAITING_INPUT\nAeon run .* waits for approval of its plan/)
+    await client.close()
+  })
+})
+
+describe("a run_task run that asks a person, for a client without forms (/mcp: stateless)", () => {
+  let server: TestServer & { db: any }
+  beforeAll(async () => {
+    server = await startServer()
+  })
+  afterAll(() => server?.stop())
+
+  it("returns the run waiting, saying what it asks and how to answer; answered over GraphQL, it goes on", async () => {
+    const client = new Client({ name: "editor", version: "1.0.0" }, { capabilities: { elicitation: {} } })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url.replace(/\/graphql$/, "/mcp"))))
+    const result = await client.callTool({
+      name: "run_task",
+      arguments: { task: TASK, mode: "FULL", approvePlan: true }
+    })
+    const view = result.structuredContent as { runId: string; status: string; pendingPlanApproval: any }
+    expect(view.status).toBe("AWAITING_INPUT")
+    expect(view.pendingPlanApproval.requestId).toEqual(expect.any(String))
+    expect(answerText(result)).toMatch(/AWAITING_INPUT\nAeon run .* waits for approval of its plan/)
+    expect(answerText(result)).toMatch(/respondToApproval/)
+    await gql(
+      server.url,
+      `mutation($id: ID!, $r: ID!) { respondToApproval(runId: $id, requestId: $r, decision: APPROVE) { id } }`,
+      { id: view.runId, r: view.pendingPlanApproval.requestId }
+    )
+    let status = view.status
+    for (let i = 0; i < 100 && !["CONVERGED", "NOT_CONVERGED", "FAILED"].includes(status); i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      const read = await client.callTool({ name: "get_run", arguments: { runId: view.runId } })
+      status = (read.structuredContent as { status: string }).status
+    }
+    expect(status).toBe("CONVERGED")
+    await client.close()
   })
 })

@@ -1,0 +1,109 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Exit } from "effect"
+import type { Forecast } from "../domain/Forecast.js"
+import type { AskedEvent } from "../record/Requests.js"
+import { RunManager } from "./RunManager.js"
+
+/**
+ * A run started by `run_task` that asks a person something (a tool call's approval, its plan's, more budget, guidance)
+ * asks the MCP client's user, when the client can show a form (MCP elicitation): their answer goes to the run as a
+ * GraphQL or CLI answer would, and `run_task` follows the run on. A client without elicitation, or a user who dismisses
+ * the form, gets the run back waiting (AWAITING_INPUT; `get_run` shows the request; GraphQL or `aeon approve` answer it).
+ */
+
+const DAY_MS = 24 * 3_600_000
+
+type Runner = <A, E>(effect: Effect.Effect<A, E, RunManager>) => Promise<Exit.Exit<A, E>>
+
+const expected = (f: Forecast) =>
+  `${Math.round(f.expected.llmCalls)} model calls, $${f.expected.costUsd.toFixed(4)} expected (at most $${
+    f.worstCase.costUsd.toFixed(4)
+  })`
+
+/** What the run asks, in the words the client's user reads. */
+export const requestMessage = (r: AskedEvent): string => {
+  switch (r._tag) {
+    case "ApprovalRequested":
+      return `Aeon run ${r.runId} asks to call ${r.tool} with ${
+        JSON.stringify(r.input)
+      } (step ${r.stepId}: ${r.description}).`
+    case "PlanApprovalRequested":
+      return [
+        `Aeon run ${r.runId} waits for approval of its plan: ${r.plan.goal}`,
+        ...r.plan.steps.map((s) => `${s.stepId}. ${s.description}${s.tool ? ` [${s.tool}]` : ""}`),
+        `Forecast: ${expected(r.forecast)}.`
+      ].join("\n")
+    case "BudgetExtensionRequested":
+      return `Aeon run ${r.runId} has used ${r.used} of its ${r.limit} ${r.dimension} and asks for more: ${r.needs}. ` +
+        `Approving gives it ${JSON.stringify(r.proposed)}${r.forecast ? `; the rest: ${expected(r.forecast)}` : ""}.`
+    case "GuidanceRequested":
+      return `Aeon run ${r.runId} asks for guidance on step ${r.stepId}: ${r.reason}`
+  }
+}
+
+const decisionForm: ElicitRequestFormParams["requestedSchema"] = {
+  type: "object",
+  properties: {
+    decision: {
+      type: "string",
+      title: "Decision",
+      oneOf: [{ const: "APPROVE", title: "Approve" }, { const: "REJECT", title: "Refuse" }]
+    },
+    reason: { type: "string", title: "Why (for a refusal)" }
+  },
+  required: ["decision"]
+}
+const guidanceForm: ElicitRequestFormParams["requestedSchema"] = {
+  type: "object",
+  properties: { guidance: { type: "string", title: "What the run should do", minLength: 1 } },
+  required: ["guidance"]
+}
+
+/** The answer the user's reply gives the request: none when they dismissed the form (the request stays open). */
+const answerOf = (r: AskedEvent, reply: ElicitResult, by: string) => {
+  if (reply.action === "cancel") return undefined
+  const content = reply.content ?? {}
+  if (r._tag === "GuidanceRequested") {
+    const text = typeof content.guidance === "string" ? content.guidance : ""
+    return reply.action === "accept" && text.trim() !== ""
+      ? Effect.flatMap(RunManager, (m) => m.guide(r.runId, r.requestId, text, by))
+      : undefined
+  }
+  const approved = reply.action === "accept" && content.decision === "APPROVE"
+  const reason = typeof content.reason === "string" && content.reason.trim() !== ""
+    ? content.reason
+    : approved
+    ? undefined
+    : "refused in the MCP client"
+  return Effect.flatMap(RunManager, (m) =>
+    m.respond(r.runId, r.requestId, {
+      decision: approved ? "APPROVE" : "REJECT",
+      ...(reason !== undefined ? { reason } : {}),
+      by
+    }))
+}
+
+/**
+ * Asks the client's user what the run asks, when the client can show a form and the request is still open; true
+ * when the run got an answer (or another person answered first) and goes on, false when it still waits.
+ */
+export const askClient = (server: Server, run: Runner) => async (r: AskedEvent, signal: AbortSignal) => {
+  if (!server.getClientCapabilities()?.elicitation?.form) return false
+  const stillOpen = async () => {
+    const now = await run(Effect.flatMap(RunManager, (m) => m.getOrFail(r.runId)))
+    return Exit.isSuccess(now) && now.value.record.requests.get(r.requestId)?.answer === undefined
+  }
+  if (!(await stillOpen())) return true
+  // the form stays up as long as the request does (its expiresAt, from the run's approvalTimeoutMs), else a day
+  const timeout = r.expiresAt !== undefined ? Math.max(1, r.expiresAt - Date.now()) : DAY_MS
+  const reply = await server.elicitInput({
+    mode: "form",
+    message: requestMessage(r),
+    requestedSchema: r._tag === "GuidanceRequested" ? guidanceForm : decisionForm
+  }, { signal, timeout }).catch(() => undefined)
+  const answer = reply && answerOf(r, reply, `mcp:${server.getClientVersion()?.name ?? "client"}`)
+  if (answer) await run(answer)
+  // answered by this reply, by another person first, or by its time running out: the run goes on
+  return !(await stillOpen())
+}
