@@ -155,14 +155,19 @@ interface Call<I, O, E> {
  * `maxTokens` holds against what is billed, not only against what Aeon wrote.
  */
 const CHAT_FRAMING_TOKENS = 2 * 4 + 3
-const schemaTokens = new Map<string, number>()
-const schemaTokensOf = (contract: PromptContract<any, any>) => {
-  let n = schemaTokens.get(contract.id)
-  if (n === undefined) {
-    const sent = { name: contract.id, schema: outputJsonSchema(contract), strict: false }
-    schemaTokens.set(contract.id, n = countTokens(JSON.stringify(sent)))
+const schemaTexts = new Map<string, { readonly text: string; tokens?: number }>()
+/** The structured-output schema as sent (its text; its tokens counted only when asked). */
+const schemaOf = (contract: PromptContract<any, any>) => {
+  let s = schemaTexts.get(contract.id)
+  if (s === undefined) {
+    s = { text: JSON.stringify({ name: contract.id, schema: outputJsonSchema(contract), strict: false }) }
+    schemaTexts.set(contract.id, s)
   }
-  return n
+  return s
+}
+const schemaTokensOf = (contract: PromptContract<any, any>) => {
+  const s = schemaOf(contract)
+  return s.tokens ??= countTokens(s.text)
 }
 
 const callOf = <I, O, E>(model: Model, contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
@@ -249,9 +254,13 @@ const annotateSpan = (
     })
   })
 
-/** A bound on the billed input without counting the texts: a token covers at least one UTF-8 byte, a UTF-16 unit at most three. */
+/**
+ * A bound on the billed input without counting the texts (the schema's included: counting it would load the
+ * tokenizer — 65 MB, a quarter of a second — in every process, also where the provider reports usage): a token covers
+ * at least one UTF-8 byte, a UTF-16 unit at most three.
+ */
 const billedBound = (call: Call<any, any, any>) =>
-  3 * (call.system.length + call.user.length) + CHAT_FRAMING_TOKENS + schemaTokensOf(call.contract)
+  3 * (call.system.length + call.user.length + schemaOf(call.contract).text.length) + CHAT_FRAMING_TOKENS
 
 /** Admission of a call with this output cap: the budget refuses what it could cross. */
 const admitted = <E>(call: Call<any, any, E>, cap: number): Effect.Effect<void, E> => {

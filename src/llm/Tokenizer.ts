@@ -22,3 +22,6 @@ export const countTokens: (text: string) => number = memoize((text: string) => (
   limit: 2_000,
   maxKeyLength: 4_096
 })
+
+/** Whether the encoding has been loaded in this process (a run that never needed an exact count never loads it). */
+export const isLoaded = () => count !== undefined
