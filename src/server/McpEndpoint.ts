@@ -1,5 +1,7 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import type { Runtime } from "effect"
+import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as AeonMcp from "./AeonMcp.js"
 import type { RunManager } from "./RunManager.js"
@@ -10,49 +12,179 @@ const refuse = (
   status: number,
   code: string,
   message: string,
-  headers: Record<string, string> = {}
+  headers: Record<string, string> = {},
+  rpcCode = -32000
 ) =>
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(
-    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message, data: { code } }, id: null })
+    JSON.stringify({ jsonrpc: "2.0", error: { code: rpcCode, message, data: { code } }, id: null })
   )
 
+/** A session no request has used for this long, and that has no request in progress, is ended. */
+const SESSION_IDLE_MS = 30 * 60_000
+/** At most this many sessions at once; an initialize beyond them is refused (503) until some end. */
+const MAX_SESSIONS = 1_000
+/** The largest message /mcp reads (the SDK's own limit). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport
+  readonly server: ReturnType<typeof AeonMcp.make>
+  /** The API key's user who opened it: a request of another user with its id is not found. */
+  readonly userId: string | undefined
+  lastSeen: number
+  /** Requests in progress (a run_task that follows a long run keeps its session alive). */
+  active: number
+}
+
+type Body = { readonly _tag: "json"; readonly value: unknown } | { readonly _tag: "tooLarge" | "notJson" }
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<Body>((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
+      req.removeAllListeners("data")
+      req.resume()
+      resolve({ _tag: "tooLarge" })
+    })
+    req.on("end", () => {
+      if (size > MAX_BODY_BYTES) return
+      try {
+        resolve({ _tag: "json", value: JSON.parse(Buffer.concat(chunks).toString("utf8")) })
+      } catch {
+        resolve({ _tag: "notJson" })
+      }
+    })
+    req.on("error", () => resolve({ _tag: "notJson" }))
+  })
+
 /**
- * `/mcp`: Aeon as an MCP server over Streamable HTTP, stateless (each POST carries one JSON-RPC message; no session),
- * behind the same API keys as /graphql (a key bound to a user sees that user's runs only).
+ * `/mcp`: Aeon as an MCP server over Streamable HTTP, behind the same API keys as /graphql (a key bound to a user sees
+ * that user's runs only). A client that initializes gets a session (`Mcp-Session-Id`): its requests go to one MCP
+ * server, which can ask the client back (elicitation: what a run_task run asks a person); a message sent without
+ * initializing is answered statelessly, as before sessions. Sessions live in this process: ended by the client
+ * (DELETE), after 30 idle minutes, or when the server stops; behind a load balancer a session's requests must reach
+ * the server that opened it.
  */
-export const handler = (
+/** The open sessions of this process, by id. */
+const makeSessions = () => {
+  const open = new Map<string, Session>()
+  const end = (id: string) => {
+    const session = open.get(id)
+    if (!session) return
+    open.delete(id)
+    void session.transport.close()
+    void session.server.close()
+  }
+  return {
+    get: (id: string) => open.get(id),
+    add: (id: string, session: Session) => void open.set(id, session),
+    end,
+    size: () => open.size,
+    /** Ends the sessions idle for SESSION_IDLE_MS with no request in progress. */
+    sweep: (now: number) => {
+      for (const [id, session] of open) {
+        if (session.active === 0 && now - session.lastSeen > SESSION_IDLE_MS) end(id)
+      }
+    },
+    endAll: () => [...open.keys()].forEach(end)
+  }
+}
+
+export const make = (
   runtime: Runtime.Runtime<RunManager>,
   auth: AuthConfig,
   allowedHosts: ReadonlyArray<string>
-) =>
-async (req: IncomingMessage, res: ServerResponse) => {
-  if (!hostAllowed(req, auth, allowedHosts)) {
-    return refuse(
-      res,
-      403,
-      "HOST_NOT_ALLOWED",
-      "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)"
-    )
-  }
-  const caller = authenticate(auth, req.headers.authorization)
-  if (!caller) {
-    return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key", { "www-authenticate": "Bearer" })
-  }
-  if (req.method !== "POST") {
-    return refuse(res, 405, "METHOD_NOT_ALLOWED", "POST a JSON-RPC message (this endpoint keeps no session)", {
-      allow: "POST"
+) => {
+  const sessions = makeSessions()
+  /** A request of an open session, to its transport. */
+  const inSession = async (session: Session, req: IncomingMessage, res: ServerResponse) => {
+    session.active++
+    session.lastSeen = Date.now()
+    res.on("close", () => {
+      session.active--
+      session.lastSeen = Date.now()
     })
+    await session.transport.handleRequest(req, res)
   }
-  const server = AeonMcp.make(runtime, caller.userId)
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
-  res.on("close", () => {
-    void transport.close()
-    void server.close()
-  })
-  try {
+  /** An initialize: a new session, with an MCP server of its own. */
+  const open = async (userId: string | undefined, body: unknown, req: IncomingMessage, res: ServerResponse) => {
+    if (sessions.size() >= MAX_SESSIONS) {
+      return refuse(res, 503, "TOO_MANY_SESSIONS", `${MAX_SESSIONS} MCP sessions are open: end one (DELETE) first`)
+    }
+    const server = AeonMcp.make(runtime, userId)
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => sessions.add(id, { transport, server, userId, lastSeen: Date.now(), active: 0 }),
+      onsessionclosed: (id) => sessions.end(id)
+    })
+    transport.onclose = () => transport.sessionId && sessions.end(transport.sessionId)
     await server.connect(transport)
-    await transport.handleRequest(req, res)
-  } catch {
-    if (!res.headersSent) refuse(res, 500, "INTERNAL", "internal error")
+    await transport.handleRequest(req, res, body)
+  }
+  /** A message without a session: answered by an MCP server made for it alone. */
+  const once = async (userId: string | undefined, body: unknown, req: IncomingMessage, res: ServerResponse) => {
+    const server = AeonMcp.make(runtime, userId)
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+    res.on("close", () => {
+      void transport.close()
+      void server.close()
+    })
+    await server.connect(transport)
+    await transport.handleRequest(req, res, body)
+  }
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!hostAllowed(req, auth, allowedHosts)) {
+      return refuse(
+        res,
+        403,
+        "HOST_NOT_ALLOWED",
+        "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)"
+      )
+    }
+    const caller = authenticate(auth, req.headers.authorization)
+    if (!caller) {
+      return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key", { "www-authenticate": "Bearer" })
+    }
+    sessions.sweep(Date.now())
+    const sessionId = req.headers["mcp-session-id"]
+    try {
+      if (typeof sessionId === "string") {
+        const session = sessions.get(sessionId)
+        if (!session || session.userId !== caller.userId) {
+          return refuse(res, 404, "SESSION_NOT_FOUND", "no such MCP session (it ended): initialize a new one")
+        }
+        return await inSession(session, req, res)
+      }
+      if (req.method !== "POST") {
+        return refuse(
+          res,
+          405,
+          "METHOD_NOT_ALLOWED",
+          "POST a JSON-RPC message (GET and DELETE need an Mcp-Session-Id)",
+          {
+            allow: "POST"
+          }
+        )
+      }
+      const body = await readBody(req)
+      if (body._tag !== "json") {
+        return body._tag === "tooLarge"
+          ? refuse(res, 413, "PAYLOAD_TOO_LARGE", `message over ${MAX_BODY_BYTES} bytes`)
+          : refuse(res, 400, "PARSE_ERROR", "the body is not JSON", {}, -32700)
+      }
+      return await (isInitializeRequest(body.value) ? open : once)(caller.userId, body.value, req, res)
+    } catch {
+      if (!res.headersSent) refuse(res, 500, "INTERNAL", "internal error")
+    }
+  }
+  return {
+    handle,
+    /** Ends every session (the server stops). */
+    close: sessions.endAll,
+    /** Sessions open now. */
+    sessions: sessions.size
   }
 }

@@ -302,10 +302,10 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
   const adapter = EffectAdapter.make(runtime as Runtime.Runtime<any>)
   const yoga = yogaOf(adapter, options)
   const allowed = options.allowedHosts ?? []
-  const mcp = McpEndpoint.handler(runtime as Runtime.Runtime<any>, options.auth, allowed)
+  const mcp = McpEndpoint.make(runtime as Runtime.Runtime<any>, options.auth, allowed)
   const graphql = withBodyLimit(options.maxBodyBytes, (req, res) => void yoga.handle(req, res))
   const server: Server = createServer((req, res) => {
-    if ((req.url ?? "").split("?")[0] === "/mcp") return void mcp(req, res)
+    if ((req.url ?? "").split("?")[0] === "/mcp") return void mcp.handle(req, res)
     if (!hostAllowed(req, options.auth, allowed)) return void jsonError(res, 403, "HOST_NOT_ALLOWED", HOST_REFUSED)
     if (serveViewer(req, res)) return
     graphql(req, res)
@@ -335,6 +335,7 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
     server,
     yoga,
     close: async () => {
+      mcp.close()
       await ws.dispose()
       wss.close()
       server.closeAllConnections()

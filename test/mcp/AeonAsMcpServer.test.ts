@@ -81,7 +81,7 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
 describe("/mcp behind API keys", () => {
   let server: TestServer & { db: any }
   beforeAll(async () => {
-    server = await startServer({ config: { apiKeys: Option.some(Redacted.make("s3cret:alice")) } })
+    server = await startServer({ config: { apiKeys: Option.some(Redacted.make("s3cret:alice,b0b:bob")) } })
   })
   afterAll(() => server?.stop())
 
@@ -97,6 +97,29 @@ describe("/mcp behind API keys", () => {
     for (const transport of [withKey("wrong"), new StreamableHTTPClientTransport(url)]) {
       await expect(new Client({ name: "test", version: "1.0.0" }).connect(transport)).rejects.toThrow(/UNAUTHENTICATED/)
     }
+  })
+
+  it("a session is its user's: another key with its id is not found", async () => {
+    const url = new URL(server.url.replace(/\/graphql$/, "/mcp"))
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: "Bearer s3cret" } }
+    })
+    const client = new Client({ name: "test", version: "1.0.0" })
+    await client.connect(transport)
+    const asBob = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: "Bearer b0b",
+        "mcp-session-id": transport.sessionId!
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    })
+    expect(asBob.status).toBe(404)
+    expect(await asBob.json()).toMatchObject({ error: { data: { code: "SESSION_NOT_FOUND" } } })
+    expect((await client.listTools()).tools).toHaveLength(3)
+    await client.close()
   })
 })
 
@@ -192,16 +215,49 @@ describe("what a run_task run asks a person, asked of the client's user (MCP eli
   })
 })
 
-describe("a run_task run that asks a person, for a client without forms (/mcp: stateless)", () => {
+describe("/mcp sessions: what a run_task run asks, asked over HTTP; a client without forms; messages without a session", () => {
   let server: TestServer & { db: any }
   beforeAll(async () => {
     server = await startServer()
   })
   afterAll(() => server?.stop())
+  const mcpUrl = () => new URL(server.url.replace(/\/graphql$/, "/mcp"))
+  const post = (body: unknown, headers: Record<string, string> = {}, method = "POST") =>
+    fetch(mcpUrl(), {
+      method,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      ...(method === "POST" ? { body: JSON.stringify(body) } : {})
+    })
 
-  it("returns the run waiting, saying what it asks and how to answer; answered over GraphQL, it goes on", async () => {
-    const client = new Client({ name: "editor", version: "1.0.0" }, { capabilities: { elicitation: {} } })
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url.replace(/\/graphql$/, "/mcp"))))
+  it("a client with forms over HTTP: the plan asked in its session and approved there; the run converges", async () => {
+    const client = new Client({ name: "web-editor", version: "1.0.0" }, { capabilities: { elicitation: {} } })
+    const asked: Array<string> = []
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push((request.params as { message: string }).message)
+      return { action: "accept", content: { decision: "APPROVE" } }
+    })
+    const transport = new StreamableHTTPClientTransport(mcpUrl())
+    await client.connect(transport)
+    expect(transport.sessionId).toEqual(expect.any(String))
+    const result = await client.callTool({
+      name: "run_task",
+      arguments: { task: TASK, mode: "FULL", approvePlan: true }
+    })
+    expect(result.structuredContent).toMatchObject({ status: "CONVERGED" })
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toMatch(/waits for approval of its plan/)
+    // the client ends its session: its id is not found any more
+    const id = transport.sessionId!
+    await transport.terminateSession()
+    const after = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-session-id": id })
+    expect(after.status).toBe(404)
+    expect(await after.json()).toMatchObject({ error: { data: { code: "SESSION_NOT_FOUND" } } })
+    await client.close()
+  })
+
+  it("a client without forms: the run comes back waiting, saying what it asks; answered over GraphQL, it goes on", async () => {
+    const client = new Client({ name: "editor", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl()))
     const result = await client.callTool({
       name: "run_task",
       arguments: { task: TASK, mode: "FULL", approvePlan: true }
@@ -224,5 +280,26 @@ describe("a run_task run that asks a person, for a client without forms (/mcp: s
     }
     expect(status).toBe("CONVERGED")
     await client.close()
+  })
+
+  it("a message without a session is answered on its own; an unknown session, a GET without one, a body not JSON: coded refusals", async () => {
+    const listed = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    expect(listed.status).toBe(200)
+    expect(listed.headers.get("mcp-session-id")).toBeNull()
+    const text = await listed.text()
+    expect(text).toMatch(/run_task/)
+    const unknown = await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { "mcp-session-id": "no-such-session" })
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toMatchObject({ error: { data: { code: "SESSION_NOT_FOUND" } } })
+    const get = await post(undefined, {}, "GET")
+    expect(get.status).toBe(405)
+    expect(await get.json()).toMatchObject({ error: { data: { code: "METHOD_NOT_ALLOWED" } } })
+    const notJson = await fetch(mcpUrl(), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{ not json"
+    })
+    expect(notJson.status).toBe(400)
+    expect(await notJson.json()).toMatchObject({ error: { code: -32700, data: { code: "PARSE_ERROR" } } })
   })
 })
