@@ -28,6 +28,8 @@ export type BudgetInput = typeof Budget.Encoded
 
 /** The caps a person can raise while a run waits (a budget extension): each one higher than the run's cap now. */
 export const BudgetCaps = Schema.Struct({
+  /** The passes the run may make in all (a pass the TTL would not allow is asked for at the end of the last one). */
+  ttl: Schema.optional(PositiveInt("ttl")),
   maxCostUsd: Schema.optional(Positive("maxCostUsd")),
   maxTokens: Schema.optional(PositiveInt("maxTokens")),
   maxLlmCalls: Schema.optional(PositiveInt("maxLlmCalls")),

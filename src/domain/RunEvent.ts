@@ -222,8 +222,8 @@ export const PlanApprovalRequested = Schema.TaggedStruct("PlanApprovalRequested"
 export const BudgetExtensionRequested = Schema.TaggedStruct("BudgetExtensionRequested", {
   ...base,
   requestId: Schema.String,
-  /** The cap that refused: llmCalls, tokens, cost or steps. */
-  dimension: Schema.Literal("cost", "tokens", "llmCalls", "steps"),
+  /** The cap that refused: llmCalls, tokens, cost or steps; ttl: the last pass its TTL allowed did not converge. */
+  dimension: Schema.Literal("cost", "tokens", "llmCalls", "steps", "ttl"),
   limit: Schema.Number,
   used: Schema.Number,
   /** What the refused work needed, as the guard said it. */

@@ -23,12 +23,22 @@ export interface BudgetGuard {
   /** Fails when the recorded usage is past a cap (a provider reported more than was admitted). */
   readonly overrun: Effect.Effect<void, BudgetExhaustedError>
   /**
-   * Asked when a call or a step was refused: true once a person raised the budget (the work is admitted again),
-   * false when the run stops as without (not an interactive run, a rejection, no answer in time).
+   * Asked when a call or a step was refused, or a pass that did not converge was the last its TTL allowed (`spent`):
+   * true once a person raised the budget (the work is admitted again, the passes given), false when the run stops as
+   * without (not an interactive run, a rejection, no answer in time).
    */
-  readonly moreBudget: (refusal: BudgetExhaustedError) => Effect.Effect<boolean>
+  readonly moreBudget: (refusal: BudgetExhaustedError, spent?: PassesSpent) => Effect.Effect<boolean>
   /** The run's user's quota across runs and servers, when quotas are set (AEON_QUOTAS). */
   readonly quota?: QuotaGate | undefined
+}
+
+/**
+ * The TTL ran out at the end of a pass that did not converge: the passes it allowed (made and evaluated), and the one
+ * request of that pass (a restart finds it, answered or not: the passes given then still count).
+ */
+export interface PassesSpent {
+  readonly passNumber: number
+  readonly passes: number
 }
 
 /**
@@ -70,7 +80,7 @@ export interface GuardOptions {
   /** The budget now, when a person can raise it (the run's record's); the run's own budget otherwise. */
   readonly raised?: (() => Budget) | undefined
   /** Asks a person for more budget (an interactive run); without it, a refusal stops the run. */
-  readonly moreBudget?: ((refusal: BudgetExhaustedError) => Effect.Effect<boolean>) | undefined
+  readonly moreBudget?: ((refusal: BudgetExhaustedError, spent?: PassesSpent) => Effect.Effect<boolean>) | undefined
   readonly quota?: QuotaGate | undefined
 }
 

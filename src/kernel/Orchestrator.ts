@@ -1,6 +1,7 @@
 import { Duration, Effect, Schema } from "effect"
 import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import { depthFor } from "../adaptive/AdaptiveDepth.js"
+import { BudgetExhaustedError } from "../domain/Errors.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
@@ -9,7 +10,7 @@ import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
-import { guidanceGiven } from "../record/RunRecord.js"
+import { guidanceGiven, passesGranted } from "../record/RunRecord.js"
 import { traced } from "../telemetry/Span.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { askGuidance } from "./Approval.js"
@@ -253,8 +254,8 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       yield* passFinished(ctx, passNumber)
       return { reason: "converged" } satisfies Stop as Stop
     }
-    // no refinement when no pass is left to use it: the TTL is spent
-    if (!ctx.singlePass && ttlRemainingNow(ctx) > 0) {
+    // no refinement when no pass is left to use it: the TTL is spent (an interactive run asks for more passes)
+    if (!ctx.singlePass && (ttlRemainingNow(ctx) > 0 || (yield* morePasses(ctx, passNumber)))) {
       yield* inPhase(
         ctx,
         passNumber,
@@ -278,6 +279,25 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
     }
     yield* endPass(ctx, passNumber)
     return undefined as Stop | undefined
+  })
+
+/** The passes a person gave in this attempt, up to the end of pass `passNumber`. */
+const passesGivenSoFar = (ctx: RunContext, passNumber: number) => {
+  const record = ctx.events.record()
+  let given = 0
+  for (let p = (record.attempt?.firstPass ?? 0) + 1; p <= passNumber; p++) given += passesGranted(record, p)
+  return given
+}
+
+/** The pass did not converge and was the last its TTL allowed: true when a person gave more passes. */
+const morePasses = (ctx: RunContext, passNumber: number) =>
+  Effect.suspend(() => {
+    const passes = passNumber - (ctx.events.record().attempt?.firstPass ?? 0)
+    const refusal = new BudgetExhaustedError({
+      dimension: "ttl",
+      message: `pass ${passNumber} did not converge and was the last of the ${passes} its TTL allowed`
+    })
+    return ctx.guard.moreBudget(refusal, { passNumber, passes })
   })
 
 /** The end of a pass that goes on to the next: (multi-pass) the profile's revision, then PassFinished. */
@@ -313,7 +333,10 @@ const reviseProfile = (ctx: RunContext, passNumber: number) =>
         profile: revised.profile,
         depth: revised.depth,
         previousVersion: st.profiled.profile.profileVersion,
-        ttlRemaining: Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used)
+        // passes a person gave are theirs: a revision of the depth does not take them back
+        ...(passesGivenSoFar(ctx, passNumber) > 0
+          ? {}
+          : { ttlRemaining: Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used) })
       })
     }
     for (const advisory of revised.advisories) events.push({ _tag: "AdvisoryRaised", passNumber, advisory })

@@ -56,6 +56,16 @@ export const capsGiven = (q: PersonRequest): BudgetCaps | undefined => {
   return (q.answer.input as BudgetCaps | undefined) ?? q.request.proposed
 }
 
+/** The request for more passes at the end of pass `passNumber` (one per pass: a restart finds it, answered or not). */
+export const passesRequestId = (passNumber: number) => `budget-ttl-pass-${passNumber}`
+
+/** The passes a person gave at the end of pass `passNumber` (beyond those its TTL allowed): none if not asked or refused. */
+export const passesGranted = (r: Asked, passNumber: number): number => {
+  const q = r.requests.get(passesRequestId(passNumber))
+  const given = q ? capsGiven(q)?.ttl : undefined
+  return q && given !== undefined ? Math.max(0, given - (q.request as Event<"BudgetExtensionRequested">).limit) : 0
+}
+
 /** The run's budget now: its own, with every cap a person raised since (budget extensions: the highest given). */
 export const budgetNow = (r: Asked, budget: Budget): Budget => {
   let b = budget
@@ -64,6 +74,7 @@ export const budgetNow = (r: Asked, budget: Budget): Budget => {
     if (!caps) continue
     b = {
       ...b,
+      ttl: Math.max(b.ttl, caps.ttl ?? 0),
       maxCostUsd: Math.max(b.maxCostUsd, caps.maxCostUsd ?? 0),
       maxTokens: Math.max(b.maxTokens, caps.maxTokens ?? 0),
       maxLlmCalls: Math.max(b.maxLlmCalls, caps.maxLlmCalls ?? 0),
@@ -114,6 +125,7 @@ export const capsRefusal = (request: Event<"BudgetExtensionRequested">, input: u
 
 /** The budget field of each dimension a person can raise. */
 export const CAP_OF = {
+  ttl: "ttl",
   llmCalls: "maxLlmCalls",
   tokens: "maxTokens",
   cost: "maxCostUsd",

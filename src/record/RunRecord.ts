@@ -7,7 +7,7 @@ import type { ReasoningStep } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { applyToAttempt, type AttemptRecord } from "./Attempt.js"
-import type { PersonRequest } from "./Requests.js"
+import { passesGranted, passesRequestId, type PersonRequest } from "./Requests.js"
 
 export {
   type AnsweredEvent,
@@ -18,6 +18,8 @@ export {
   budgetNow,
   capsGiven,
   guidanceGiven,
+  passesGranted,
+  passesRequestId,
   pendingApprovals,
   pendingBudgetExtensions,
   pendingGuidance,
@@ -350,11 +352,19 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
     case "GuidanceProvided": {
       // the first answer stands
       const asked = r.requests.get(e.requestId)
-      if (asked && !asked.answer) asked.answer = e
+      if (asked && !asked.answer) {
+        asked.answer = e
+        // passes given at the end of the pass now ending: its evaluation has spent its unit of TTL already
+        if (r.attempt && e.requestId === passesRequestId(r.attempt.passNumber)) {
+          r.attempt.ttlRemaining += passesGranted(r, r.attempt.passNumber)
+        }
+      }
       break
     }
   }
   applyToAttempt(r, e)
+  // an evaluation made again after a restart (its phase restored to its checkpoint) counts the passes given after it
+  if (e._tag === "ConvergenceAssessed" && r.attempt) r.attempt.ttlRemaining += passesGranted(r, e.passNumber)
   applyToPasses(r, e)
   applyToTrace(r, e)
   return r

@@ -164,13 +164,14 @@ export const sessionOf = (
       quota: caps.quotas?.gate(input.userId),
       // an interactive run asks for more budget where the guard would stop it
       moreBudget: input.interactive
-        ? (refusal) =>
+        ? (refusal, spent) =>
           askBudgetExtension(
             { events, approvalTimeoutMs: input.approvalTimeoutMs },
             budget,
             usage,
             forecastLeft(forecaster(caps.model, input, events, startedAt), events, input.budget),
-            refusal
+            refusal,
+            spent
           )
         : undefined
     })

@@ -1,10 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Fiber } from "effect"
+import { Effect, Either, Fiber, Layer } from "effect"
+import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { respond } from "../../src/kernel/Approval.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
 import { pendingBudgetExtensions } from "../../src/record/RunRecord.js"
+import { executionPasses } from "../../src/record/RunResult.js"
+import * as Fork from "../../src/run/Fork.js"
 import { prepare } from "../../src/run/Run.js"
+import * as Database from "../../src/store/Database.js"
+import { RunStore } from "../../src/store/RunStore.js"
 import { scripted } from "../support/engine.js"
-import { convergingScript } from "../support/scripts.js"
+import { convergingScript, verdict } from "../support/scripts.js"
 
 const task = { task: "Compute 6 * 7 and explain it", mode: "FULL" }
 
@@ -72,7 +78,7 @@ describe("budget extension instead of a hard stop (#35)", () => {
           [{ maxLlmCalls: 3 }, /above 4/],
           [{ maxTokens: 900000 }, /give maxLlmCalls/],
           [{ maxLlmCalls: "many" }, /not a budget/],
-          [{ maxLlmCalls: 9, ttl: 3 }, /not a budget/],
+          [{ maxLlmCalls: 9, deadlineMs: 3 }, /not a budget/],
           [{}, /at least one cap/]
         ] as const
       ) {
@@ -101,4 +107,84 @@ describe("budget extension instead of a hard stop (#35)", () => {
       const result = yield* Fiber.join(fiber)
       expect(result.terminationReason).toBe("budget_exhausted")
     }).pipe(Effect.provide(scripted(convergingScript()).layer)))
+})
+
+/** Converges on its second execution pass: the first is judged incomplete and step s2 is refined. */
+const secondPassScript = () => ({
+  ...convergingScript(),
+  [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false), verdict(true)],
+  [PromptId.RECURSIVE_REFINEMENT_USER]: [{
+    output: {
+      actions: [{
+        actionType: "MODIFY",
+        targetStepId: "s2",
+        newStep: { stepId: "s2", description: "Explain the product of 6 and 7 in one sentence", dependencies: ["s1"] },
+        justification: "incomplete"
+      }]
+    }
+  }]
+})
+
+describe("more passes instead of a TTL expiration (#35: the guard would refuse a pass)", () => {
+  const passesAsked = (run: { events: { waitFor: any } }) =>
+    run.events.waitFor(
+      (r: any) => pendingBudgetExtensions(r)[0],
+      (e: any) => (e._tag === "BudgetExtensionRequested" ? e : undefined)
+    ) as Effect.Effect<Extract<RunEvent, { _tag: "BudgetExtensionRequested" }>>
+
+  it.effect("the last pass its TTL allowed did not converge: the run asks for more passes; APPROVE refines and converges", () =>
+    Effect.gen(function*() {
+      const plain = yield* Effect.flatMap(prepare({ ...task, budget: { ttl: 1 } }), (r) => r.execute).pipe(
+        Effect.provide(scripted(secondPassScript()).layer)
+      )
+      expect(plain.terminationReason).toBe("ttl_expired")
+      expect(plain.status).toBe("NOT_CONVERGED")
+      const run = yield* prepare({ ...task, interactive: true, budget: { ttl: 1 } })
+      const fiber = yield* Effect.fork(run.execute)
+      const request = yield* passesAsked(run)
+      expect(request).toMatchObject({
+        dimension: "ttl",
+        limit: 1,
+        used: 1,
+        proposed: { ttl: 2 },
+        requestId: "budget-ttl-pass-1"
+      })
+      expect(request.needs).toMatch(/pass 1 did not converge and was the last of the 1 its TTL allowed/)
+      // nothing refined while it waits
+      expect(run.events.record().passes.some((p) => p.phases.includes("REFINE"))).toBe(false)
+      yield* respond(run.events, request.requestId, { decision: "APPROVE" })
+      const result = yield* Fiber.join(fiber)
+      expect(result.status).toBe("CONVERGED")
+      expect(executionPasses(result)).toBe(2)
+      expect(result.finalAnswer?.answerText).toBe("42: six sevens")
+    }).pipe(Effect.provide(scripted(secondPassScript()).layer)))
+
+  it.effect("REJECT: it ends ttl_expired as a run that does not ask does", () =>
+    Effect.gen(function*() {
+      const run = yield* prepare({ ...task, interactive: true, budget: { ttl: 1 } })
+      const fiber = yield* Effect.fork(run.execute)
+      const request = yield* passesAsked(run)
+      yield* respond(run.events, request.requestId, { decision: "REJECT", reason: "enough" })
+      const result = yield* Fiber.join(fiber)
+      expect(result.terminationReason).toBe("ttl_expired")
+      expect(result.status).toBe("NOT_CONVERGED")
+    }).pipe(Effect.provide(scripted(secondPassScript()).layer)))
+
+  it.effect("a restart right after the answer (its evaluation made again) keeps the passes given and does not ask again", () =>
+    Effect.gen(function*() {
+      const run = yield* prepare({ ...task, interactive: true, budget: { ttl: 1 } })
+      const fiber = yield* Effect.fork(run.execute)
+      const request = yield* passesAsked(run)
+      yield* respond(run.events, request.requestId, { decision: "APPROVE", input: { ttl: 3 } })
+      expect((yield* Fiber.join(fiber)).status).toBe("CONVERGED")
+      const log = yield* Effect.flatMap(RunStore, (s) => s.events(run.runId))
+      const answered = log.find((e) => e._tag === "ApprovalAnswered")!
+      // resumed as a restart does, from the log as it stood once the answer was stored
+      const resumed = yield* Effect.flatMap(Fork.fork(run.runId, answered.seq), (p) => p.execute)
+      expect(resumed.status).toBe("CONVERGED")
+      expect(executionPasses(resumed)).toBe(2)
+      const forkLog = yield* Effect.flatMap(RunStore, (s) => s.events(resumed.runId))
+      expect(forkLog.filter((e) => e._tag === "BudgetExtensionRequested")).toHaveLength(1)
+      expect(forkLog.filter((e) => e._tag === "ConvergenceAssessed").length).toBeGreaterThanOrEqual(3)
+    }).pipe(Effect.provide(Layer.merge(scripted(secondPassScript()).layer, Database.layer({ dataDir: "memory" })))))
 })

@@ -76,10 +76,10 @@ export type ApprovalRequestedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
-/** An interactive run stopped by a cap asks for more: APPROVE gives proposed, or the caps given as input ({maxLlmCalls, maxTokens, maxCostUsd, maxSteps}; the refused one above limit). */
+/** An interactive run stopped by a cap asks for more: APPROVE gives proposed, or the caps given as input ({maxLlmCalls, maxTokens, maxCostUsd, maxSteps, ttl}; the refused one above limit). */
 export type BudgetExtensionRequest = {
   __typename?: 'BudgetExtensionRequest';
-  /** The cap that refused: llmCalls, tokens, cost or steps. */
+  /** The cap that refused: llmCalls, tokens, cost or steps; ttl when the last pass its TTL allowed did not converge (limit and used: the passes made; give ttl, the passes in all). */
   dimension: Scalars['String']['output'];
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
   /** What the rest of the run is expected to spend, from its plan now. */
