@@ -4,6 +4,7 @@ import { createInterface } from "node:readline/promises"
 import { ApprovalInputError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
+import { spentText } from "../record/Requests.js"
 import {
   asks,
   pendingApprovals,
@@ -59,7 +60,7 @@ const decisionOf = (r: Exclude<Requested, { _tag: "GuidanceRequested" }>): Decis
       return {
         kind: "BUDGET",
         lines: [
-          `run ${r.runId} has used ${r.used} of its ${r.limit} ${r.dimension} and asks for more (${r.requestId}): ${r.needs}`,
+          `run ${r.runId} ${spentText(r)} and asks for more (${r.requestId}): ${r.needs}`,
           ...(r.forecast ? [`  the rest is expected to need: ${forecastText(r.forecast)}`] : [])
         ],
         question: `Give it ${JSON.stringify(r.proposed)}?`,

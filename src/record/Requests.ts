@@ -56,6 +56,12 @@ export const capsGiven = (q: PersonRequest): BudgetCaps | undefined => {
   return (q.answer.input as BudgetCaps | undefined) ?? q.request.proposed
 }
 
+/** What a budget extension request says the run spent, in words: "has used 4 of its 4 llmCalls". */
+export const spentText = (r: Pick<Event<"BudgetExtensionRequested">, "dimension" | "used" | "limit">) =>
+  r.dimension === "ttl"
+    ? `has made the ${r.used} pass${r.used === 1 ? "" : "es"} its TTL allowed without converging`
+    : `has used ${r.used} of its ${r.limit} ${r.dimension}`
+
 /** The request for more passes at the end of pass `passNumber` (one per pass: a restart finds it, answered or not). */
 export const passesRequestId = (passNumber: number) => `budget-ttl-pass-${passNumber}`
 

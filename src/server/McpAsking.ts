@@ -2,7 +2,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit } from "effect"
 import type { Forecast } from "../domain/Forecast.js"
-import type { AskedEvent } from "../record/Requests.js"
+import { type AskedEvent, spentText } from "../record/Requests.js"
 import { RunManager } from "./RunManager.js"
 
 /**
@@ -35,7 +35,7 @@ export const requestMessage = (r: AskedEvent): string => {
         `Forecast: ${expected(r.forecast)}.`
       ].join("\n")
     case "BudgetExtensionRequested":
-      return `Aeon run ${r.runId} has used ${r.used} of its ${r.limit} ${r.dimension} and asks for more: ${r.needs}. ` +
+      return `Aeon run ${r.runId} ${spentText(r)} and asks for more: ${r.needs}. ` +
         `Approving gives it ${JSON.stringify(r.proposed)}${r.forecast ? `; the rest: ${expected(r.forecast)}` : ""}.`
     case "GuidanceRequested":
       return `Aeon run ${r.runId} asks for guidance on step ${r.stepId}: ${r.reason}`

@@ -111,6 +111,40 @@ describe("aeon run --dry-run and --approve-plan (#35)", () => {
   })
 })
 
+describe("more passes asked off a terminal (#35: the guard would refuse a pass)", () => {
+  it("--interactive --ttl 1, the pass not converged: exit 3 asking for passes; aeon approve with ttl; --resume refines and converges on pass 2", async () => {
+    const script = seedScriptFile(join(dir, "passes.json"), {
+      convergence_assessment_user: [verdict(false), verdict(true)],
+      recursive_refinement_user: [{
+        output: {
+          actions: [{
+            actionType: "MODIFY",
+            targetStepId: "s2",
+            newStep: { stepId: "s2", description: "Read seed again", dependencies: ["s1"] },
+            justification: "read it once more"
+          }]
+        }
+      }]
+    })
+    const first = await aeon("run", "Seed the memory", "--full", "--script", script, "--interactive", "--ttl", "1")
+    expect(first.code, first.stderr).toBe(3)
+    expect(first.stdout).toContain("has made the 1 pass its TTL allowed without converging and asks for more")
+    const [, runId, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
+    expect(requestId).toBe("budget-ttl-pass-1")
+    const low = await aeon("approve", runId!, requestId!, "--input", `{"ttl": 1}`)
+    expect(low.code).toBe(1)
+    expect(low.stderr).toContain("ttl must be above 1")
+    const ok = await aeon("approve", runId!, requestId!, "--input", `{"ttl": 2}`)
+    expect(ok.code, ok.stderr).toBe(0)
+    const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
+    expect(resumed.code, resumed.stderr).toBe(0)
+    const out = JSON.parse(resumed.stdout)
+    expect(out.status).toBe("CONVERGED")
+    // pass 1 executed, then pass 2 re-executed the refined step
+    expect(out.passes.filter((p: any) => p.phases.includes("RE_EXECUTE"))).toHaveLength(1)
+  })
+})
+
 describe("a budget extension asked on a terminal (#35)", () => {
   it("--interactive at the call cap on a terminal: asked inline with the proposal; edited caps let it converge", async () => {
     const script = seedScriptFile(join(dir, "budget-tty.json"), { convergence_assessment_user: [verdict(true)] })
