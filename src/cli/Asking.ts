@@ -5,13 +5,7 @@ import { ApprovalInputError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
 import { spentText } from "../record/Requests.js"
-import {
-  asks,
-  pendingApprovals,
-  pendingBudgetExtensions,
-  pendingGuidance,
-  pendingPlanApprovals
-} from "../record/RunRecord.js"
+import { asks, openRequests } from "../record/RunRecord.js"
 import { type PreparedRun, RunLifecycle } from "../run/Run.js"
 import type { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { makeProgress } from "./Progress.js"
@@ -21,14 +15,6 @@ export type Requested = Extract<
   RunEvent,
   { _tag: "ApprovalRequested" | "GuidanceRequested" | "PlanApprovalRequested" | "BudgetExtensionRequested" }
 >
-
-/** Every request of the run open now, plans first (a plan waits before anything else can ask). */
-export const openRequests = (r: Parameters<typeof pendingApprovals>[0]): Array<Requested> => [
-  ...pendingPlanApprovals(r),
-  ...pendingBudgetExtensions(r),
-  ...pendingApprovals(r),
-  ...pendingGuidance(r)
-]
 
 /** A request of a kind a person answers with y/n/e: what is asked, what an edit is, and how it looks. */
 interface Decision {

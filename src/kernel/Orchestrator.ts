@@ -1,20 +1,19 @@
 import { Duration, Effect, Schema } from "effect"
 import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import { depthFor } from "../adaptive/AdaptiveDepth.js"
-import { BudgetExhaustedError } from "../domain/Errors.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
-import type { RunEventBody } from "../domain/RunEvent.js"
 import { isModelFailure } from "../llm/Llm.js"
 import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
-import { guidanceGiven, passesGranted } from "../record/RunRecord.js"
+import { guidanceGiven } from "../record/RunRecord.js"
 import { traced } from "../telemetry/Span.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { askGuidance } from "./Approval.js"
 import { executePass, readySteps } from "./Executor.js"
+import { endPass, morePasses, passFinished } from "./PassBoundary.js"
 import { afterPlanning } from "./PlanGate.js"
 import type { RunContext } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
@@ -33,16 +32,6 @@ const advise = (ctx: RunContext, passNumber: number, advisories: ReadonlyArray<s
   Effect.forEach(advisories, (advisory) => ctx.events.emit({ _tag: "AdvisoryRaised", passNumber, advisory }), {
     discard: true
   })
-/**
- * A pass ends: `before` (its profile revision), then PassFinished with the time the plan has left, stored in one
- * commit — a pass is finished with its revision or not at all, so a run resumed after a crash revises it once.
- */
-const passFinished = (ctx: RunContext, passNumber: number, before: ReadonlyArray<RunEventBody> = []) =>
-  ctx.events.emitAll(before, (record) => ({
-    _tag: "PassFinished",
-    passNumber,
-    ttlRemaining: record.attempt?.ttlRemaining ?? 0
-  }))
 /** Enters a phase: the event, then the phase's work inside a span carrying run, pass and phase. */
 const inPhase = <A, E>(
   ctx: RunContext,
@@ -279,68 +268,6 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
     }
     yield* endPass(ctx, passNumber)
     return undefined as Stop | undefined
-  })
-
-/** The passes a person gave in this attempt, up to the end of pass `passNumber`. */
-const passesGivenSoFar = (ctx: RunContext, passNumber: number) => {
-  const record = ctx.events.record()
-  let given = 0
-  for (let p = (record.attempt?.firstPass ?? 0) + 1; p <= passNumber; p++) given += passesGranted(record, p)
-  return given
-}
-
-/** The pass did not converge and was the last its TTL allowed: true when a person gave more passes. */
-const morePasses = (ctx: RunContext, passNumber: number) =>
-  Effect.suspend(() => {
-    const passes = passNumber - (ctx.events.record().attempt?.firstPass ?? 0)
-    const refusal = new BudgetExhaustedError({
-      dimension: "ttl",
-      message: `pass ${passNumber} did not converge and was the last of the ${passes} its TTL allowed`
-    })
-    return ctx.guard.moreBudget(refusal, { passNumber, passes })
-  })
-
-/** The end of a pass that goes on to the next: (multi-pass) the profile's revision, then PassFinished. */
-const endPass = (ctx: RunContext, passNumber: number) =>
-  Effect.flatMap(
-    ctx.singlePass ? Effect.succeed([]) : reviseProfile(ctx, passNumber),
-    (revision) => passFinished(ctx, passNumber, revision)
-  )
-
-/** Pass boundary: the profile may change (up or down); the TTL follows within the budget's cap. Its events. */
-const reviseProfile = (ctx: RunContext, passNumber: number) =>
-  Effect.gen(function*() {
-    const st = yield* state(ctx)
-    const events: Array<RunEventBody> = []
-    if (!st.profiled || st.ttlRemaining <= 0 || readySteps(st.plan).length === 0) return events
-    const revised = yield* ctx.adaptive.revise(
-      ctx.request,
-      st.profiled,
-      {
-        passNumber,
-        validationIssueCount: st.report?.issues.length ?? 0,
-        convergenceFailures: st.assessment?.failedCriteria ?? [],
-        refinementsNeeded: st.ledger.total
-      },
-      ctx.budget.ttl,
-      ctx.llm
-    )
-    const used = st.profiled.depth.allocatedTtl - st.ttlRemaining
-    if (revised.changed) {
-      events.push({
-        _tag: "ProfileInferred",
-        passNumber,
-        profile: revised.profile,
-        depth: revised.depth,
-        previousVersion: st.profiled.profile.profileVersion,
-        // passes a person gave are theirs: a revision of the depth does not take them back
-        ...(passesGivenSoFar(ctx, passNumber) > 0
-          ? {}
-          : { ttlRemaining: Math.max(0, Math.min(ctx.budget.ttl, revised.depth.allocatedTtl) - used) })
-      })
-    }
-    for (const advisory of revised.advisories) events.push({ _tag: "AdvisoryRaised", passNumber, advisory })
-    return events
   })
 
 /** Where a run restarted after a crash picks up: the PLAN pass, a pass in progress, or the next pass. */

@@ -49,6 +49,14 @@ export const pendingPlanApprovals = (r: Asked) => pendingOf(r, "PlanApprovalRequ
 /** Budget extension requests not answered yet. */
 export const pendingBudgetExtensions = (r: Asked) => pendingOf(r, "BudgetExtensionRequested")
 
+/** Every request of the run open now, plans first (a plan waits before anything else can ask). */
+export const openRequests = (r: Asked): Array<AskedEvent> => [
+  ...pendingPlanApprovals(r),
+  ...pendingBudgetExtensions(r),
+  ...pendingApprovals(r),
+  ...pendingGuidance(r)
+]
+
 /** The caps an answered budget extension gave: its answer's own caps, or the request's proposal (none if refused). */
 export const capsGiven = (q: PersonRequest): BudgetCaps | undefined => {
   if (q.request._tag !== "BudgetExtensionRequested" || q.answer?._tag !== "ApprovalAnswered") return undefined
@@ -65,12 +73,20 @@ export const spentText = (r: Pick<Event<"BudgetExtensionRequested">, "dimension"
 /** The request for more passes at the end of pass `passNumber` (one per pass: a restart finds it, answered or not). */
 export const passesRequestId = (passNumber: number) => `budget-ttl-pass-${passNumber}`
 
+/** The passes a request gave beyond those the run had made: none if it is not for passes, unanswered or refused. */
+const passesOf = (q: PersonRequest): number => {
+  if (q.request._tag !== "BudgetExtensionRequested" || q.request.dimension !== "ttl") return 0
+  return Math.max(0, (capsGiven(q)?.ttl ?? q.request.limit) - q.request.limit)
+}
+
 /** The passes a person gave at the end of pass `passNumber` (beyond those its TTL allowed): none if not asked or refused. */
 export const passesGranted = (r: Asked, passNumber: number): number => {
   const q = r.requests.get(passesRequestId(passNumber))
-  const given = q ? capsGiven(q)?.ttl : undefined
-  return q && given !== undefined ? Math.max(0, given - (q.request as Event<"BudgetExtensionRequested">).limit) : 0
+  return q ? passesOf(q) : 0
 }
+
+/** The passes people gave the run in all. */
+export const passesGiven = (r: Asked): number => [...r.requests.values()].reduce((n, q) => n + passesOf(q), 0)
 
 /** The run's budget now: its own, with every cap a person raised since (budget extensions: the highest given). */
 export const budgetNow = (r: Asked, budget: Budget): Budget => {

@@ -18,6 +18,8 @@ export {
   budgetNow,
   capsGiven,
   guidanceGiven,
+  openRequests,
+  passesGiven,
   passesGranted,
   passesRequestId,
   pendingApprovals,

@@ -14,6 +14,7 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import type { AskedEvent } from "../record/Requests.js"
 import {
   asks,
+  openRequests,
   pendingApprovals,
   pendingBudgetExtensions,
   pendingGuidance,
@@ -233,7 +234,7 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
     const answer = (exit: Exit.Exit<RunModel, unknown>): CallToolResult => {
       if (Exit.isFailure(exit)) return errorResult(failureText(exit.cause))
       const view = runView(exit.value)
-      const asked = [...exit.value.record.requests.values()].flatMap((q) => (q.answer ? [] : [q.request]))
+      const asked = openRequests(exit.value.record)
       const text = view.answer ?? [
         `run ${view.runId}: ${view.status}${view.error ? ` — ${view.error}` : ""}`,
         ...asked.map(requestMessage),

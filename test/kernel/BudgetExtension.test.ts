@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Fiber, Layer } from "effect"
-import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { respond } from "../../src/kernel/Approval.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { pendingBudgetExtensions } from "../../src/record/RunRecord.js"
@@ -126,12 +125,6 @@ const secondPassScript = () => ({
 })
 
 describe("more passes instead of a TTL expiration (#35: the guard would refuse a pass)", () => {
-  const passesAsked = (run: { events: { waitFor: any } }) =>
-    run.events.waitFor(
-      (r: any) => pendingBudgetExtensions(r)[0],
-      (e: any) => (e._tag === "BudgetExtensionRequested" ? e : undefined)
-    ) as Effect.Effect<Extract<RunEvent, { _tag: "BudgetExtensionRequested" }>>
-
   it.effect("the last pass its TTL allowed did not converge: the run asks for more passes; APPROVE refines and converges", () =>
     Effect.gen(function*() {
       const plain = yield* Effect.flatMap(prepare({ ...task, budget: { ttl: 1 } }), (r) => r.execute).pipe(
@@ -139,9 +132,7 @@ describe("more passes instead of a TTL expiration (#35: the guard would refuse a
       )
       expect(plain.terminationReason).toBe("ttl_expired")
       expect(plain.status).toBe("NOT_CONVERGED")
-      const run = yield* prepare({ ...task, interactive: true, budget: { ttl: 1 } })
-      const fiber = yield* Effect.fork(run.execute)
-      const request = yield* passesAsked(run)
+      const { fiber, request, run } = yield* untilAsked({ ttl: 1 })
       expect(request).toMatchObject({
         dimension: "ttl",
         limit: 1,
@@ -161,9 +152,7 @@ describe("more passes instead of a TTL expiration (#35: the guard would refuse a
 
   it.effect("REJECT: it ends ttl_expired as a run that does not ask does", () =>
     Effect.gen(function*() {
-      const run = yield* prepare({ ...task, interactive: true, budget: { ttl: 1 } })
-      const fiber = yield* Effect.fork(run.execute)
-      const request = yield* passesAsked(run)
+      const { fiber, request, run } = yield* untilAsked({ ttl: 1 })
       yield* respond(run.events, request.requestId, { decision: "REJECT", reason: "enough" })
       const result = yield* Fiber.join(fiber)
       expect(result.terminationReason).toBe("ttl_expired")
@@ -172,9 +161,7 @@ describe("more passes instead of a TTL expiration (#35: the guard would refuse a
 
   it.effect("a restart right after the answer (its evaluation made again) keeps the passes given and does not ask again", () =>
     Effect.gen(function*() {
-      const run = yield* prepare({ ...task, interactive: true, budget: { ttl: 1 } })
-      const fiber = yield* Effect.fork(run.execute)
-      const request = yield* passesAsked(run)
+      const { fiber, request, run } = yield* untilAsked({ ttl: 1 })
       yield* respond(run.events, request.requestId, { decision: "APPROVE", input: { ttl: 3 } })
       expect((yield* Fiber.join(fiber)).status).toBe("CONVERGED")
       const log = yield* Effect.flatMap(RunStore, (s) => s.events(run.runId))
