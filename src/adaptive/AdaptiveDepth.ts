@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
+import type { RunHalt } from "../domain/Errors.js"
 import type { AdaptiveDepthConfiguration, TaskProfile, TaskProfileDimensions } from "../domain/Profile.js"
 import { type TextSignals, textSignals } from "../domain/TextSignals.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
@@ -63,7 +63,7 @@ export interface Service {
     ttlCap: number,
     llm: Llm,
     previousInPass?: TaskProfile
-  ) => Effect.Effect<Profiled, BudgetExhaustedError>
+  ) => Effect.Effect<Profiled, RunHalt>
   /** Pass boundaries only: revise from what the pass revealed; may go down as well as up (FR-080). */
   readonly revise: (
     request: string,
@@ -71,7 +71,7 @@ export interface Service {
     signals: RevisionSignals,
     ttlCap: number,
     llm: Llm
-  ) => Effect.Effect<Profiled & { readonly changed: boolean }, BudgetExhaustedError>
+  ) => Effect.Effect<Profiled & { readonly changed: boolean }, RunHalt>
 }
 
 export class AdaptiveDepth extends Context.Tag("aeon/AdaptiveDepth")<AdaptiveDepth, Service>() {}

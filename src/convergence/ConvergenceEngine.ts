@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
+import type { RunHalt } from "../domain/Errors.js"
 import type { ConvergenceAssessment, SemanticValidationReport, Severity } from "../domain/Evaluation.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
@@ -22,7 +22,7 @@ export interface AssessInput {
 }
 
 export interface Service {
-  readonly assess: (input: AssessInput) => Effect.Effect<ConvergenceAssessment, BudgetExhaustedError>
+  readonly assess: (input: AssessInput) => Effect.Effect<ConvergenceAssessment, RunHalt>
 }
 
 export class ConvergenceEngine extends Context.Tag("aeon/ConvergenceEngine")<ConvergenceEngine, Service>() {}

@@ -53,7 +53,12 @@ export const Usage = Schema.Struct({
    * Of the calls counted above, those answered from recordings (a fork, a replay): counted like the others (a fork
    * meets its budgets as its source did), but not sent and not paid: `costUsd` here is what they would have cost.
    */
-  replayed: Schema.optional(Schema.Struct({ llmCalls: Schema.Int, costUsd: Schema.Number }))
+  replayed: Schema.optional(Schema.Struct({ llmCalls: Schema.Int, costUsd: Schema.Number })),
+  /**
+   * Of the calls counted above, those whose tokens the provider did not report (missing, 0, not a number): counted
+   * by Aeon from the whole request and the answer, on the high side (absent: none).
+   */
+  estimatedCalls: Schema.optional(Schema.Int)
 })
 export type Usage = typeof Usage.Type
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0, steps: 0 }
@@ -69,9 +74,12 @@ export const addCall = (
     /** Requests the call sent (retries included): each counts as a call. */
     readonly requests?: number | undefined
     readonly replayed?: boolean | undefined
+    /** Its tokens were estimated: the provider reported none. */
+    readonly estimated?: boolean | undefined
   }
 ): Usage => ({
   ...u,
+  ...(call.estimated ? { estimatedCalls: (u.estimatedCalls ?? 0) + 1 } : {}),
   ...(call.replayed ?
     {
       replayed: {

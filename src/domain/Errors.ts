@@ -7,6 +7,21 @@ export class BudgetExhaustedError extends Schema.TaggedError<BudgetExhaustedErro
   message: Schema.String
 }) {}
 
+/**
+ * The run's model provider failed in a way retrying cannot fix (nothing listens at its URL, an unknown host, a
+ * refused key, an unknown model): the run ends at once, naming the URL and the cause, instead of asking again.
+ */
+export class ProviderFailedError extends Schema.TaggedError<ProviderFailedError>()("ProviderFailedError", {
+  message: Schema.String
+}) {}
+
+/** What ends a run's work wherever it is raised: a budget that would be crossed, a provider that cannot serve it. */
+export type RunHalt = BudgetExhaustedError | ProviderFailedError
+
+/** Whether a failure ends the run's work (it is never absorbed into a step failure or an advisory). */
+export const isRunHalt = (e: { readonly _tag: string }): e is RunHalt =>
+  e._tag === "BudgetExhaustedError" || e._tag === "ProviderFailedError"
+
 /** The user's quota (AEON_QUOTAS) has no room for the run or the call: what is left and when it resets. */
 export class QuotaExceededError extends Schema.TaggedError<QuotaExceededError>()("QuotaExceededError", {
   userId: Schema.String,

@@ -116,6 +116,8 @@ export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
   repeats: Schema.optional(Schema.Int),
   /** Requests sent to the provider for this call, retries included (1 when absent). */
   requests: Schema.optional(Schema.Int),
+  /** The provider reported no usage (missing, 0, not a number): the tokens are Aeon's count, on the high side. */
+  estimated: Schema.optional(Schema.Boolean),
   /** The prompt and the answer, when calls are recorded (Run.llmCalls reads them). */
   call: Schema.optional(RecordedCall)
 })

@@ -1,7 +1,7 @@
 import { Effect, Either, Schema } from "effect"
 import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
+import type { RunHalt } from "../domain/Errors.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import { FinalAnswer, PhaseEInput } from "../domain/Result.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
@@ -42,7 +42,7 @@ export const extractive = (input: SynthesisInput, why: string): FinalAnswer => {
 const decodeFinalAnswer = Schema.decodeUnknownEither(FinalAnswer)
 
 /** Phase E: the final answer from the executed steps; labeled when the run did not converge. */
-export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, BudgetExhaustedError> => {
+export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, RunHalt> => {
   if (!input.llm) return Effect.succeed(extractive(input, "no model call allowed"))
   const steps = liveSteps(input.plan.steps)
   const stepIds = input.plan.steps.map((s) => s.stepId)
@@ -132,7 +132,7 @@ export const checkAnswer = (answer: FinalAnswer, criteria: ConvergenceCriteria):
 export const synthesizeToCriteria = (
   input: SynthesisInput,
   criteria: ConvergenceCriteria
-): Effect.Effect<CheckedAnswer, BudgetExhaustedError> =>
+): Effect.Effect<CheckedAnswer, RunHalt> =>
   Effect.gen(function*() {
     const requirements = answerRequirements(criteria)
     const first = checkAnswer(yield* synthesize({ ...input, answerRequirements: requirements }), criteria)
@@ -143,7 +143,10 @@ export const synthesizeToCriteria = (
     }`
     const second = yield* synthesize({ ...input, answerRequirements: feedback }).pipe(
       Effect.map((answer) => checkAnswer(answer, criteria)),
-      Effect.catchTag("BudgetExhaustedError", () => Effect.succeed(undefined))
+      Effect.catchTags({
+        BudgetExhaustedError: () => Effect.succeed(undefined),
+        ProviderFailedError: () => Effect.succeed(undefined)
+      })
     )
     if (!second || second.missed.length >= first.missed.length) return first
     return {

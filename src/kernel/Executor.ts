@@ -1,5 +1,5 @@
 import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
+import { isRunHalt, type RunHalt } from "../domain/Errors.js"
 import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
@@ -162,7 +162,7 @@ const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
       ctx.supervisor.repairToolInput(tool, input, first.left.message, ctx.llm)
     )
     if (Either.isLeft(repaired)) {
-      if (repaired.left._tag === "BudgetExhaustedError") return yield* repaired.left
+      if (isRunHalt(repaired.left)) return yield* repaired.left
       return first
     }
     return yield* callTool(ctx, passNumber, step, repaired.right.value)
@@ -180,7 +180,7 @@ const reason = (
   step: PlanStep,
   context: string,
   toolResult: unknown
-): Effect.Effect<StepResult, BudgetExhaustedError> =>
+): Effect.Effect<StepResult, RunHalt> =>
   Effect.gen(function*() {
     if (step.subplan) {
       const outputs: Array<string> = []
@@ -274,7 +274,7 @@ const perform = (
  * read from the plan, its StepStarted emitted (which counts it). What it returns is what the rest of the step works
  * with.
  */
-const start = (ctx: RunContext, passNumber: number, step: PlanStep): Effect.Effect<Started, BudgetExhaustedError> =>
+const start = (ctx: RunContext, passNumber: number, step: PlanStep): Effect.Effect<Started, RunHalt> =>
   admittedStart(ctx, passNumber, step).pipe(
     // refused and given more budget (an interactive run): admitted again
     Effect.catchAll((refusal) =>
@@ -374,7 +374,7 @@ export const executePass = (ctx: RunContext, passNumber: number, phase: Executio
 const sweeps = (ctx: RunContext, passNumber: number, phase: ExecutionPhase) =>
   Effect.gen(function*() {
     let executed = 0
-    const waiting = new Map<string, Fiber.RuntimeFiber<StepResult["status"], BudgetExhaustedError>>()
+    const waiting = new Map<string, Fiber.RuntimeFiber<StepResult["status"], RunHalt>>()
     while (true) {
       const plan = planNow(ctx)
       const done = new Set(plan.steps.filter((s) => s.status === "complete").map((s) => s.stepId))

@@ -324,7 +324,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
             exhausted: e.dimension,
             error: e.message
           }),
-        PlanFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message })
+        PlanFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message }),
+        ProviderFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message, unrecoverable: true })
       }),
       (self) => withinDeadline(ctx, self, deadline)
     )
@@ -352,6 +353,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       ? undefined
       : stop.exhausted === "deadline"
       ? checked(extractive(synthesisInput, "the deadline has passed"))
+      : stop.unrecoverable
+      ? checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
       : yield* synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria).pipe(
         Effect.locally(callSite, { phase: "ANSWER" }),
         Effect.timeoutTo({
@@ -359,10 +362,12 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
           onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")),
           onSuccess: (a) => a
         }),
-        Effect.catchTag(
-          "BudgetExhaustedError",
-          (e) => Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`)))
-        )
+        Effect.catchTags({
+          BudgetExhaustedError: (e) =>
+            Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`))),
+          ProviderFailedError: (e) =>
+            Effect.succeed(checked(extractive(synthesisInput, `the model provider failed: ${e.message}`)))
+        })
       )
     const finalAnswer = synthesized?.answer
     // the criteria were judged on the step outputs; say so when the synthesized answer itself falls short of them

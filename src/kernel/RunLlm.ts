@@ -1,7 +1,8 @@
 import { Config, Context, Effect, FiberRef, Layer } from "effect"
+import { ProviderFailedError } from "../domain/Errors.js"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import type { Llm } from "../llm/Llm.js"
-import { ModelDecodeError } from "../llm/ModelErrors.js"
+import { isLasting, ModelDecodeError } from "../llm/ModelErrors.js"
 import { PromptId } from "../prompts/PromptId.js"
 import type { Service as Supervisor } from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
@@ -87,6 +88,7 @@ export const make = (
                 latencyMs: usage.latencyMs,
                 ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
                 ...(usage.error ? { error: usage.error } : {}),
+                ...(usage.estimated ? { estimated: true } : {}),
                 ...(usage.failedModels ? { failedModels: usage.failedModels } : {}),
                 ...(usage.replayed ? { replayed: true } : {}),
                 ...(usage.repeats !== undefined ? { repeats: usage.repeats } : {}),
@@ -105,6 +107,8 @@ export const make = (
             Effect.zipRight(guard.overrun)
           )
       }).pipe(
+        // a failure retrying cannot fix halts the run: asking the same provider again would fail the same way
+        Effect.catchIf(isLasting, (e) => Effect.fail(new ProviderFailedError({ message: e.message }))),
         Effect.catchTag("ModelDecodeError", (error) =>
           REPAIR_PROMPTS.includes(contract.id)
             ? Effect.fail(error)

@@ -11,6 +11,8 @@ export interface Stop {
   readonly point?: "phase_boundary" | "mid_phase" | undefined
   readonly exhausted?: BudgetDimension | undefined
   readonly error?: string | undefined
+  /** Nothing another attempt could change (the model provider cannot serve the run): no retry, no escalation. */
+  readonly unrecoverable?: boolean | undefined
 }
 
 export interface Outcome {

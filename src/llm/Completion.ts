@@ -75,10 +75,26 @@ export const streamText = (
   )
 }
 
-const parseJson = (text: string): unknown => {
-  const trimmed = text.trim().replace(/^```(?:json)?\s*/i, "").replace(/```$/, "")
-  return JSON.parse(trimmed)
+/** A reasoning model's thoughts ahead of its answer (`<think>…</think>`, `<thinking>…</thinking>`; also one left open). */
+const REASONING_BLOCK = /^\s*<(think|thinking)>[\s\S]*?(?:<\/\1>|$)/i
+
+/**
+ * The answer in a model's text: reasoning blocks ahead of it removed (local reasoning models write them before the
+ * JSON), then a Markdown fence around it. The recorded call keeps the text as it came.
+ */
+export const answerOf = (text: string): string => {
+  let rest = text
+  while (REASONING_BLOCK.test(rest)) rest = rest.replace(REASONING_BLOCK, "")
+  return rest.trim().replace(/^```(?:json)?\s*/i, "").replace(/```$/, "").trim()
 }
+
+/** An answer with no JSON in it at all: prose (a server that ignored the output format), not malformed JSON. */
+export const isProse = (text: string): boolean => {
+  const answer = answerOf(text)
+  return answer !== "" && !answer.includes("{") && !answer.includes("[")
+}
+
+const parseJson = (text: string): unknown => JSON.parse(answerOf(text))
 
 /** Decodes a model's text with the contract's output schema; the failure keeps the raw text for the supervisor. */
 export const decodeAnswer = <O>(contract: PromptContract<any, O>, text: string): Effect.Effect<O, ModelDecodeError> =>

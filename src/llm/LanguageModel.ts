@@ -30,6 +30,8 @@ export interface CallUsage {
   readonly requests?: number | undefined
   /** The call failed: no answer came (its requests still count). */
   readonly error?: string | undefined
+  /** The provider reported no usage (missing, 0, not a number): the tokens are counted here, on the high side. */
+  readonly estimated?: boolean | undefined
   /** What was sent and what came back, when the caller records exchanges. */
   readonly exchange?: Exchange | undefined
 }
@@ -132,7 +134,26 @@ interface Model {
   readonly model: string
   readonly price: ModelPrice
   readonly complete: Service["complete"]
+  /**
+   * A provider's (not one of Aeon's own models, which count as Aeon does): set once it answered without usage,
+   * from then on its calls are admitted on the high side.
+   */
+  readonly usage: { readonly provider: boolean; unreported: boolean }
 }
+
+/**
+ * A provider that reports no usage bills by its own tokenizer, which may count more than o200k: Aeon's count is
+ * raised by this factor for admission and for the usage recorded, so a cap holds by what the provider counts.
+ */
+export const ESTIMATE_MARGIN = 1.25
+
+/** A token count a provider reported, or undefined when it reported none (absent, 0, not a finite number). */
+const reported = (n: number | undefined): number | undefined =>
+  typeof n === "number" && Number.isFinite(n) && n > 0 ? Math.round(n) : undefined
+
+/** Whether the response says what the call used. */
+const reportsUsage = (response: CompletionResponse) =>
+  response.replayed !== undefined || reported(response.inputTokens) !== undefined
 
 /** One `generate` call: its prompt rendered, its options, its input's tokens counted once when needed. */
 interface Call<I, O, E> {
@@ -193,7 +214,10 @@ const callOf = <I, O, E>(model: Model, contract: PromptContract<I, O>, input: I,
       input: inputDecoded.right,
       recording: options?.recordExchanges === true,
       inputTokens: () => (counted ??= countTokens(system) + countTokens(user)),
-      billedInputTokens: () => call.inputTokens() + CHAT_FRAMING_TOKENS + schemaTokensOf(contract)
+      billedInputTokens: () => {
+        const billed = call.inputTokens() + CHAT_FRAMING_TOKENS + schemaTokensOf(contract)
+        return model.usage.unreported ? Math.ceil(billed * ESTIMATE_MARGIN) : billed
+      }
     }
     return Effect.succeed(call)
   })
@@ -260,7 +284,10 @@ const annotateSpan = (
  * at least one UTF-8 byte, a UTF-16 unit at most three.
  */
 const billedBound = (call: Call<any, any, any>) =>
-  3 * (call.system.length + call.user.length + schemaOf(call.contract).text.length) + CHAT_FRAMING_TOKENS
+  Math.ceil(
+    (3 * (call.system.length + call.user.length + schemaOf(call.contract).text.length) + CHAT_FRAMING_TOKENS) *
+      (call.model.usage.unreported ? ESTIMATE_MARGIN : 1)
+  )
 
 /** Admission of a call with this output cap: the budget refuses what it could cross. */
 const admitted = <E>(call: Call<any, any, E>, cap: number): Effect.Effect<void, E> => {
@@ -292,11 +319,39 @@ const usageOf = <O>(
   call: Call<any, O, any>,
   response: CompletionResponse,
   decoded: Either.Either<O, ModelDecodeError> | undefined,
-  measured: { readonly latencyMs: number; readonly requests: number; readonly attempt: number }
+  measured: { readonly latencyMs: number; readonly requests: number; readonly attempt: number; readonly cap: number }
 ): CallUsage => {
-  const usedInput = response.inputTokens ?? call.inputTokens()
   // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
-  const usedOutput = response.outputTokens ?? countTokens(response.text)
+  const reportedInput = reported(response.inputTokens)
+  const reportedOutput = reported(response.outputTokens) ??
+    (response.text === "" && response.outputTokens === 0 ? 0 : undefined)
+  const estimated = call.model.usage.provider && response.replayed === undefined &&
+    (reportedInput === undefined || reportedOutput === undefined)
+  if (!estimated) {
+    return usageFrom(call, response, decoded, measured, {
+      input: response.inputTokens ?? call.inputTokens(),
+      output: response.outputTokens ?? countTokens(response.text)
+    })
+  }
+  // not reported: the whole request as billed and the answer, on the high side; the answer within the cap the
+  // provider was given (it honours max_tokens by its own count)
+  return {
+    ...usageFrom(call, response, decoded, measured, {
+      input: reportedInput ?? call.billedInputTokens(),
+      output: reportedOutput ?? Math.min(measured.cap, Math.ceil(countTokens(response.text) * ESTIMATE_MARGIN))
+    }),
+    estimated: true
+  }
+}
+
+const usageFrom = <O>(
+  call: Call<any, O, any>,
+  response: CompletionResponse,
+  decoded: Either.Either<O, ModelDecodeError> | undefined,
+  measured: { readonly latencyMs: number; readonly requests: number; readonly attempt: number },
+  tokens: { readonly input: number; readonly output: number }
+): CallUsage => {
+  const [usedInput, usedOutput] = [tokens.input, tokens.output]
   const cached = response.cachedInputTokens ?? 0
   return {
     model: response.replayed?.model ?? response.answeredBy?.label ?? call.model.label,
@@ -371,7 +426,8 @@ const send = <I, O, E>(call: Call<I, O, E>, cap: number, attempt: number) =>
     // a cut answer is not decoded: it is not an answer
     const decoded = response.truncated ? undefined : yield* Effect.either(decodeAnswer(call.contract, response.text))
     const latencyMs = (yield* Clock.currentTimeMillis) - started
-    const usage = usageOf(call, response, decoded, { latencyMs, requests: Math.max(1, sent), attempt })
+    if (call.model.usage.provider && !reportsUsage(response)) call.model.usage.unreported = true
+    const usage = usageOf(call, response, decoded, { latencyMs, requests: Math.max(1, sent), attempt, cap })
     if (call.options?.record) yield* call.options.record(usage)
     yield* annotateSpan(call, response, usage.inputTokens, usage.outputTokens)
     return { response, usage, decoded }
@@ -414,7 +470,14 @@ export const make = (
   const [provider, model] = label.includes(":") ?
     [label.slice(0, label.indexOf(":")), label.slice(label.indexOf(":") + 1)]
     : [`aeon.${label}`, label]
-  const target: Model = { label, provider, model, price, complete }
+  const target: Model = {
+    label,
+    provider,
+    model,
+    price,
+    complete,
+    usage: { provider: label.includes(":"), unreported: false }
+  }
   const generate = <I, O, E = never>(contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
     Effect.flatMap(callOf(target, contract, input, options), generateWith).pipe(
       // the OpenTelemetry GenAI conventions: a span per model call, named "chat {model}"

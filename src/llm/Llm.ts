@@ -1,10 +1,10 @@
 import type { Effect } from "effect"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
+import { isRunHalt, type RunHalt } from "../domain/Errors.js"
 import type { PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import type { Generated } from "./LanguageModel.js"
 import type { ModelError } from "./ModelErrors.js"
 
-export type LlmError = ModelError | PromptInputError | BudgetExhaustedError
+export type LlmError = ModelError | PromptInputError | RunHalt
 
 /**
  * The model as one run sees it: calls are admitted against the run's budget, recorded, and
@@ -20,6 +20,8 @@ export interface Llm {
   ) => Effect.Effect<Generated<O>, LlmError>
 }
 
-/** Model failures a best-effort capability may absorb (into an advisory); budget errors are never absorbed. */
-export const isModelFailure = (e: LlmError): e is Exclude<LlmError, BudgetExhaustedError> =>
-  e._tag !== "BudgetExhaustedError"
+/**
+ * Model failures a best-effort capability may absorb (into an advisory); what halts the run (a budget, a provider
+ * that cannot serve it) is never absorbed.
+ */
+export const isModelFailure = (e: LlmError): e is Exclude<LlmError, RunHalt> => !isRunHalt(e)

@@ -3,7 +3,9 @@ import { Schema } from "effect"
 /** The model endpoint answered with an HTTP error (after retries when retryable). */
 export class ModelHttpError extends Schema.TaggedError<ModelHttpError>()("ModelHttpError", {
   status: Schema.Number,
-  message: Schema.String
+  message: Schema.String,
+  /** Retrying cannot change it (a refused key, an unknown model or path): the run ends rather than ask again. */
+  lasting: Schema.optional(Schema.Boolean)
 }) {}
 
 /** The call took longer than the per-call timeout. */
@@ -14,7 +16,9 @@ export class ModelTimeoutError extends Schema.TaggedError<ModelTimeoutError>()("
 
 /** The endpoint could not be reached. */
 export class ModelUnavailableError extends Schema.TaggedError<ModelUnavailableError>()("ModelUnavailableError", {
-  message: Schema.String
+  message: Schema.String,
+  /** Nothing listens there or the host is unknown, also on a second try: the run ends rather than ask again. */
+  lasting: Schema.optional(Schema.Boolean)
 }) {}
 
 /** The model's answer is not the JSON the contract requires. Carries the raw text for repair. */
@@ -40,3 +44,7 @@ export type ModelError =
   | ModelUnavailableError
   | ModelDecodeError
   | ModelTruncatedError
+
+/** A failure that retrying cannot fix: asking the same provider again in this run would fail the same way. */
+export const isLasting = (e: { readonly _tag: string }): e is ModelHttpError | ModelUnavailableError =>
+  (e instanceof ModelHttpError || e instanceof ModelUnavailableError) && e.lasting === true

@@ -1,5 +1,6 @@
 import { Config, Duration, Effect, Layer, Option, Redacted, Runtime, Schedule } from "effect"
 import OpenAI from "openai"
+import { Stream } from "openai/core/streaming"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
@@ -29,9 +30,17 @@ const retryAfterMs = (headers: Headers | undefined): number | undefined => {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }
 
-/** A failure worth another try (429, 5xx, a dropped connection), with the wait the server asked for. */
+/**
+ * A failure worth another try (429, 5xx, a dropped connection, an empty answer), with the wait the server asked for
+ * and, for failures that rarely pass (nothing listening, an unknown host, an empty answer), the most retries worth
+ * making.
+ */
 class Retryable {
-  constructor(readonly error: ModelError, readonly waitMs: number | undefined) {}
+  constructor(
+    readonly error: ModelError,
+    readonly waitMs: number | undefined,
+    readonly atMost?: number | undefined
+  ) {}
 }
 
 /**
@@ -48,38 +57,63 @@ const retrySchedule = (options: OpenAiOptions) =>
     )
   )
 
+/** The system error code under a failed request (ECONNREFUSED, ENOTFOUND, …), looked for along its causes. */
+const errorCode = (e: unknown): string | undefined => {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
+    const code = (c as { code?: unknown }).code
+    if (typeof code === "string") return code
+  }
+  return undefined
+}
+
+/** What a connection failure means, in words; `lasting` when another try soon after rarely helps. */
+const CONNECTION_CAUSES: Record<string, { readonly words: string; readonly lasting: boolean }> = {
+  ECONNREFUSED: { words: "connection refused: nothing listens there", lasting: true },
+  ENOTFOUND: { words: "host not found", lasting: true },
+  EAI_AGAIN: { words: "host name lookup failed", lasting: true },
+  EHOSTUNREACH: { words: "host unreachable", lasting: true },
+  ENETUNREACH: { words: "network unreachable", lasting: true },
+  ECONNRESET: { words: "connection reset", lasting: false },
+  ETIMEDOUT: { words: "connection timed out", lasting: false },
+  UND_ERR_SOCKET: { words: "connection closed by the server", lasting: false }
+}
+
+/** An HTTP refusal that retrying cannot change: the key (401/403), the model or the path (404), a model it does not know. */
+const lastingRefusal = (status: number, message: string) =>
+  status === 401 || status === 403 || status === 404 ||
+  (status === 400 && /model/i.test(message) &&
+    /not (?:found|exist|support)|does not exist|unknown|invalid/i.test(message))
+
 /** What a failed request means: a refusal (retried when the status says so) or an endpoint out of reach. */
 const failureOf = (endpoint: string, options: OpenAiOptions) => (e: unknown): ModelError | Retryable => {
   if (e instanceof OpenAI.APIError && typeof e.status === "number") {
-    // a refused key names where the key comes from
+    // a refused key names where the key comes from; an unknown model, where the model comes from
     const message = e.status === 401 || e.status === 403
       ? `${endpoint} refused the API key (AEON_LLM_API_KEY or OPENAI_API_KEY${
         options.apiKey ? "" : ": none is set"
       }): ${e.message}`
+      : e.status === 404 || lastingRefusal(e.status, e.message)
+      ? `${endpoint} does not serve model ${options.model} (AEON_MODEL) or this path: ${e.message}`
       : e.message
-    const error = new ModelHttpError({ status: e.status, message })
+    const error = new ModelHttpError({ status: e.status, message, lasting: lastingRefusal(e.status, e.message) })
     return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
   }
+  const code = errorCode(e)
+  const cause = code ? CONNECTION_CAUSES[code] : undefined
   const unavailable = new ModelUnavailableError({
     message: `cannot reach ${endpoint} (AEON_LLM_BASE_URL or OPENAI_BASE_URL): ${
-      e instanceof Error ? e.message : String(e)
-    }`
+      cause ? `${cause.words} (${code})` : e instanceof Error ? e.message : String(e)
+    }`,
+    ...(cause?.lasting ? { lasting: true } : {})
   })
-  // a dropped or refused connection may be gone on the next try (an aborted request is not retried)
+  // a dropped or refused connection may be gone on the next try (an aborted request is not retried); one that
+  // found nothing listening, or no such host, gets one more try only
   return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
-    ? new Retryable(unavailable, undefined)
+    ? new Retryable(unavailable, undefined, cause?.lasting ? 1 : undefined)
     : unavailable
 }
 
-/** A plain completion as the call's response. */
-const responseOf = (completion: OpenAI.Chat.ChatCompletion): LanguageModel.CompletionResponse =>
-  answerOf(
-    completion.choices[0]?.message?.content ?? "",
-    completion.choices[0]?.finish_reason ?? undefined,
-    completion.model,
-    completion.usage ?? undefined
-  )
-
+/** The parts of a completion Aeon reads; a provider's usage as it reported it (LanguageModel judges it). */
 const answerOf = (
   text: string,
   finishReason: string | undefined,
@@ -96,6 +130,15 @@ const answerOf = (
   cachedInputTokens: usage?.prompt_tokens_details?.cached_tokens ?? undefined
 })
 
+/** A plain completion as the call's response (a provider's JSON body, also when a stream was asked for). */
+const responseOf = (completion: OpenAI.Chat.ChatCompletion): LanguageModel.CompletionResponse =>
+  answerOf(
+    completion.choices?.[0]?.message?.content ?? "",
+    completion.choices?.[0]?.finish_reason ?? undefined,
+    completion.model,
+    completion.usage ?? undefined
+  )
+
 /**
  * A streamed completion read to its end: the text handed to `onText` chunk by chunk, the answer assembled as a plain
  * call returns it (the finish reason of the last chunk that has one, the usage of the closing chunk). A stream that
@@ -103,11 +146,11 @@ const answerOf = (
  * the stream (its HTTP request) at once.
  *
  * One promise over the whole stream, `onText` run synchronously in the fiber's runtime (a TextSink never suspends):
- * not `Stream.fromAsyncIterable`, whose effect per chunk made a run of 7 streamed calls (about 175 chunks of 8
- * characters, endpoint in another process, bench row 15) take 35.0 ms against 19.2 ms unstreamed; read so, 20.7 ms.
+ * not `Stream.fromAsyncIterable`, whose effect per chunk costs about twice as much per streamed call (bench row 15).
  */
 const assembled = (
-  chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk> & { readonly controller: AbortController },
+  chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
+  controller: AbortController,
   onText: ((text: string) => Effect.Effect<void>) | undefined,
   endpoint: string
 ) =>
@@ -115,7 +158,7 @@ const assembled = (
     const show = onText ? Runtime.runSync(runtime) : undefined
     return Effect.tryPromise({
       try: async (signal) => {
-        signal.addEventListener("abort", () => chunks.controller.abort())
+        signal.addEventListener("abort", () => controller.abort())
         let [text, finish, model, usage] = [
           "",
           undefined as string | undefined,
@@ -123,13 +166,13 @@ const assembled = (
           undefined as OpenAI.CompletionUsage | undefined
         ]
         for await (const chunk of chunks) {
-          const choice = chunk.choices[0]
+          const choice = chunk.choices?.[0]
           const piece = choice?.delta?.content ?? ""
           text += piece
           finish = choice?.finish_reason ?? finish
           model ??= chunk.model
           usage = chunk.usage ?? usage
-          if (piece !== "" && show) show(onText!(piece))
+          if (piece !== "" && show && onText) show(onText(piece))
         }
         return answerOf(text, finish, model, usage)
       },
@@ -139,6 +182,48 @@ const assembled = (
         })
     })
   })
+
+/**
+ * The answer in an HTTP response, by what the server sent rather than what was asked: a JSON body is the completion
+ * (some gateways answer a stream request so: its usage is the bill), server-sent events are a stream.
+ */
+const readAnswer = (
+  response: Response,
+  controller: AbortController,
+  onText: ((text: string) => Effect.Effect<void>) | undefined,
+  endpoint: string
+): Effect.Effect<LanguageModel.CompletionResponse, ModelError> =>
+  (response.headers.get("content-type") ?? "").includes("json")
+    ? Effect.tryPromise({
+      try: () => response.json() as Promise<OpenAI.Chat.ChatCompletion>,
+      catch: (e) =>
+        new ModelUnavailableError({
+          message: `${endpoint} sent a body that is not JSON: ${e instanceof Error ? e.message : String(e)}`
+        })
+    }).pipe(
+      Effect.map(responseOf),
+      Effect.tap((r) => (onText && r.text !== "" ? onText(r.text) : Effect.void))
+    )
+    : assembled(Stream.fromSSEResponse(response, controller), controller, onText, endpoint)
+
+/** An answer with no content and no output tokens: the provider failed, whatever its status said. */
+const isEmpty = (r: LanguageModel.CompletionResponse) =>
+  r.text.trim() === "" && !(typeof r.outputTokens === "number" && r.outputTokens > 0) && !r.truncated
+
+/**
+ * How the output format is asked for: the JSON Schema (structured outputs), else JSON mode, else the schema written
+ * in the prompt — each step down taken once a server refuses the format or answers prose in spite of it.
+ */
+type OutputFormat = "json_schema" | "json_object" | "prompt"
+const NEXT_FORMAT: Record<OutputFormat, OutputFormat | undefined> = {
+  json_schema: "json_object",
+  json_object: "prompt",
+  prompt: undefined
+}
+
+const withSchemaInPrompt = (request: LanguageModel.CompletionRequest) =>
+  `${request.system}\n\nAnswer with one JSON object and nothing else (no prose, no Markdown), valid against this ` +
+  `JSON Schema:\n${JSON.stringify(request.jsonSchema)}`
 
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
@@ -150,77 +235,106 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
     maxRetries: 0,
     timeout: options.timeoutMs + 1_000
   })
-  // Endpoints that reject json_schema response formats fall back to JSON mode, remembered per service.
-  let jsonModeOnly = false
+  // How the output format is asked for, stepped down per service when the endpoint refuses it or ignores it.
+  let format: OutputFormat = "json_schema"
   // The output cap goes as max_tokens (what OpenAI-compatible servers accept); OpenAI's reasoning models refuse
   // it and want max_completion_tokens: switched on that refusal, remembered per service.
   let completionTokensParam = false
 
   const endpoint = options.baseURL ?? "https://api.openai.com/v1"
-  // Endpoints that refuse streamed answers get plain calls, remembered per service.
-  let plainOnly = options.stream === false
-  const params = (request: LanguageModel.CompletionRequest, jsonMode: boolean) => ({
+  const stream = options.stream !== false
+  const params = (request: LanguageModel.CompletionRequest, asked: OutputFormat) => ({
     model: options.model,
     messages: [
-      { role: "system" as const, content: request.system },
+      { role: "system" as const, content: asked === "prompt" ? withSchemaInPrompt(request) : request.system },
       { role: "user" as const, content: request.user }
     ],
     ...(completionTokensParam
       ? { max_completion_tokens: request.maxOutputTokens }
       : { max_tokens: request.maxOutputTokens }),
-    response_format: jsonMode
-      ? { type: "json_object" as const }
-      : {
-        type: "json_schema" as const,
-        json_schema: { name: request.promptId, schema: request.jsonSchema as Record<string, unknown>, strict: false }
+    ...(asked === "json_schema"
+      ? {
+        response_format: {
+          type: "json_schema" as const,
+          json_schema: { name: request.promptId, schema: request.jsonSchema as Record<string, unknown>, strict: false }
+        }
       }
+      : asked === "json_object"
+      ? { response_format: { type: "json_object" as const } }
+      : {})
   })
-  const plain = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
-    Effect.zipRight(
-      Effect.sync(() => request.onRequest?.()),
-      Effect.tryPromise({
-        try: (signal) => client.chat.completions.create(params(request, jsonMode), { signal }),
-        catch: failureOf(endpoint, options)
-      })
-    ).pipe(Effect.map(responseOf))
-  const streamed = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
-    Effect.zipRight(
-      Effect.sync(() => request.onRequest?.()),
-      Effect.tryPromise({
-        try: (signal) =>
-          client.chat.completions.create(
-            { ...params(request, jsonMode), stream: true, stream_options: { include_usage: true } },
-            { signal }
-          ),
-        catch: failureOf(endpoint, options)
-      })
-    ).pipe(Effect.flatMap((chunks) => assembled(chunks, request.onText, endpoint)))
-  const once = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
-    plainOnly
-      ? plain(request, jsonMode)
-      : streamed(request, jsonMode).pipe(
-        Effect.catchIf((e) => !plainOnly && refused(/stream/i)(e), () => {
+  // One request; the answer read by what came back (a JSON body or a stream), whatever was asked for. Its own abort
+  // controller, aborted when the fiber is interrupted while waiting for the response or reading its body.
+  let plainOnly = !stream
+  const once = (
+    request: LanguageModel.CompletionRequest,
+    asked: OutputFormat
+  ): Effect.Effect<LanguageModel.CompletionResponse, ModelError | Retryable> =>
+    Effect.suspend(() => {
+      const controller = new AbortController()
+      const streaming = !plainOnly
+      return Effect.zipRight(
+        Effect.sync(() => request.onRequest?.()),
+        Effect.tryPromise({
+          try: (signal) => {
+            signal.addEventListener("abort", () => controller.abort())
+            const body = params(request, asked)
+            return (streaming
+              ? client.chat.completions.create(
+                { ...body, stream: true, stream_options: { include_usage: true } },
+                { signal: controller.signal }
+              )
+              : client.chat.completions.create(body, { signal: controller.signal })).asResponse()
+          },
+          catch: failureOf(endpoint, options)
+        })
+      ).pipe(
+        Effect.flatMap((response) => readAnswer(response, controller, request.onText, endpoint)),
+        Effect.catchIf((e) => streaming && refused(/stream/i)(e), () => {
+          // an endpoint that refuses streamed answers gets plain calls, remembered per service
           plainOnly = true
-          return plain(request, jsonMode)
+          return once(request, asked)
         })
       )
+    })
 
   const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError =>
     e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
-  const withCapParam = (request: LanguageModel.CompletionRequest, jsonMode: boolean) =>
-    once(request, jsonMode).pipe(
+  const withCapParam = (request: LanguageModel.CompletionRequest, asked: OutputFormat) =>
+    once(request, asked).pipe(
       Effect.catchIf((e) => !completionTokensParam && refused(/max_tokens/)(e), () => {
         completionTokensParam = true
-        return once(request, jsonMode)
+        return once(request, asked)
       })
     )
-  const withFallback = (request: LanguageModel.CompletionRequest) =>
-    withCapParam(request, jsonModeOnly).pipe(
-      Effect.catchIf((e) => !jsonModeOnly && refused(/response_format|json_schema/i)(e), () => {
-        jsonModeOnly = true
-        return withCapParam(request, true)
-      })
+  /** Steps the format down when the server refuses it (400) or answers prose to it; the step is remembered. */
+  const withFormat = (
+    request: LanguageModel.CompletionRequest
+  ): Effect.Effect<LanguageModel.CompletionResponse, ModelError | Retryable> => {
+    const asked = format
+    const lower = NEXT_FORMAT[asked]
+    const stepDown = () => {
+      if (format === asked) format = lower!
+      return withFormat(request)
+    }
+    return withCapParam(request, asked).pipe(
+      Effect.catchIf((e) => lower !== undefined && refused(/response_format|json_schema|json_object/i)(e), stepDown),
+      Effect.flatMap((r) =>
+        lower !== undefined && !r.truncated && LanguageModel.isProse(r.text) ? stepDown() : Effect.succeed(r)
+      ),
+      Effect.flatMap((r) =>
+        isEmpty(r)
+          ? Effect.fail(
+            new Retryable(
+              new ModelUnavailableError({ message: `${endpoint} answered with no content and no output tokens` }),
+              undefined,
+              1
+            )
+          )
+          : Effect.succeed(r)
+      )
     )
+  }
 
   const schedule = retrySchedule(options)
   // every request sent counts against the run's call budget: no retry past what is left of it
@@ -229,15 +343,21 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
   ): Effect.Effect<LanguageModel.CompletionResponse, ModelError> =>
     Effect.suspend(() => {
       let sent = 0
+      // retries of failures that rarely pass, by kind of failure
+      const retriedOf = new Map<string, number>()
       const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
-      return withFallback(counted).pipe(
+      const worthRetrying = (e: ModelError | Retryable) => {
+        if (!(e instanceof Retryable) || sent >= (request.maxRequests ?? Number.POSITIVE_INFINITY)) return false
+        if (e.atMost === undefined) return true
+        const retried = retriedOf.get(e.error.message) ?? 0
+        retriedOf.set(e.error.message, retried + 1)
+        return retried < e.atMost
+      }
+      return withFormat(counted).pipe(
         Effect.tapError((e) =>
           e instanceof Retryable ? Effect.logDebug(`model call failed (${e.error.message}); retrying`) : Effect.void
         ),
-        Effect.retry({
-          schedule,
-          while: (e) => e instanceof Retryable && sent < (request.maxRequests ?? Number.POSITIVE_INFINITY)
-        }),
+        Effect.retry({ schedule, while: worthRetrying }),
         Effect.mapError((e) => (e instanceof Retryable ? e.error : e))
       )
     })

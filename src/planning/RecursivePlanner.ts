@@ -1,5 +1,5 @@
 import { Context, Effect, Either, Layer, Schema } from "effect"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
+import type { RunHalt } from "../domain/Errors.js"
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import { RefinementAction } from "../domain/Execution.js"
 import { isExecuted, type Plan } from "../domain/Plan.js"
@@ -40,7 +40,7 @@ export interface RefineOutcome {
 }
 
 export interface Service {
-  readonly refine: (input: RefineInput) => Effect.Effect<RefineOutcome, BudgetExhaustedError>
+  readonly refine: (input: RefineInput) => Effect.Effect<RefineOutcome, RunHalt>
 }
 
 export class RecursivePlanner extends Context.Tag("aeon/RecursivePlanner")<RecursivePlanner, Service>() {}

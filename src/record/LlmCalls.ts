@@ -13,6 +13,8 @@ export interface LlmCall extends RecordedCall {
   readonly costUsd: number
   readonly latencyMs: number
   readonly failedModels: ReadonlyArray<string>
+  /** The tokens are Aeon's estimate: the provider reported none. */
+  readonly estimated: boolean
 }
 
 /** The recorded model calls of a run, in order: a projection of its LlmCalled events (none when not recorded). */
@@ -30,6 +32,7 @@ export const llmCallsOf = (events: ReadonlyArray<RunEvent>): Array<LlmCall> =>
         costUsd: e.costUsd,
         latencyMs: e.latencyMs,
         failedModels: e.failedModels ?? [],
+        estimated: e.estimated === true,
         ...e.call
       }]
       : []

@@ -89,7 +89,10 @@ const afterFailedIterations = (
     const failureSummary = summarizeFailures(records)
     const remaining = yield* s.guard.remaining
     const spent = Object.entries(remaining).filter(([, v]) => v <= 0).map(([k]) => k)
-    if (s.input.mode === "SIMPLE" || !s.input.escalate || last.stop.reason === "cancelled") {
+    // more depth cannot help a run whose provider cannot serve it
+    if (
+      s.input.mode === "SIMPLE" || !s.input.escalate || last.stop.reason === "cancelled" || last.stop.unrecoverable
+    ) {
       return yield* s.finish(last, { failureSummary, plan: tried })
     }
     if (spent.length > 0 || last.stop.reason === "budget_exhausted") {

@@ -117,7 +117,8 @@ export const iterate = (
       pass = outcome.nextPass
       // passed, out of budget, or stopped by a person (a rejected plan) or a dry run: no further iteration
       if (
-        record.testStatus === "passed" || ["budget_exhausted", "cancelled", "dry_run"].includes(outcome.stop.reason)
+        record.testStatus === "passed" || outcome.stop.unrecoverable ||
+        ["budget_exhausted", "cancelled", "dry_run"].includes(outcome.stop.reason)
       ) {
         break
       }

@@ -1,7 +1,7 @@
 import { Context, Effect, JSONSchema, Layer, ParseResult, Ref, Schema } from "effect"
 import { jsonrepair } from "jsonrepair"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
-import { decodeAnswer } from "../llm/LanguageModel.js"
+import { isRunHalt, type RunHalt } from "../domain/Errors.js"
+import { answerOf, decodeAnswer } from "../llm/LanguageModel.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { ModelDecodeError } from "../llm/ModelErrors.js"
 import { Contracts, type PromptContract } from "../prompts/PromptRegistry.js"
@@ -29,14 +29,14 @@ export interface Service {
     contract: PromptContract<any, O>,
     error: ModelDecodeError,
     llm: Llm
-  ) => Effect.Effect<Repaired<O>, RepairFailedError | BudgetExhaustedError>
+  ) => Effect.Effect<Repaired<O>, RepairFailedError | RunHalt>
   /** A tool input that failed to decode, repaired through the tool-call prompt and decoded again. */
   readonly repairToolInput: (
     tool: Tool,
     badInput: unknown,
     decodeError: string,
     llm: Llm
-  ) => Effect.Effect<Repaired<unknown>, RepairFailedError | BudgetExhaustedError>
+  ) => Effect.Effect<Repaired<unknown>, RepairFailedError | RunHalt>
   /** A plan that breaks a structural rule, regenerated through the plan repair prompt. */
   readonly repairPlan: (
     request: string,
@@ -44,14 +44,14 @@ export interface Service {
     violation: string,
     check: (p: PlanOutput) => string | undefined,
     llm: Llm
-  ) => Effect.Effect<Repaired<PlanOutput>, RepairFailedError | BudgetExhaustedError>
+  ) => Effect.Effect<Repaired<PlanOutput>, RepairFailedError | RunHalt>
   /** A step naming a tool that does not exist: an existing replacement, or none (the caller marks the step invalid). */
   readonly replaceMissingTool: (
     stepDescription: string,
     missingTool: string,
     tools: ReadonlyArray<string>,
     llm: Llm
-  ) => Effect.Effect<{ readonly replacement: string | undefined; readonly justification: string }, BudgetExhaustedError>
+  ) => Effect.Effect<{ readonly replacement: string | undefined; readonly justification: string }, RunHalt>
 }
 
 export class Supervisor extends Context.Tag("aeon/Supervisor")<Supervisor, Service>() {}
@@ -63,10 +63,10 @@ const attempts = <A>(
     lastError: string
   ) => Effect.Effect<
     A,
-    ModelDecodeError | RepairFailedError | BudgetExhaustedError | { readonly _tag: string; readonly message: string }
+    ModelDecodeError | RepairFailedError | RunHalt | { readonly _tag: string; readonly message: string }
   >,
   firstError: string
-): Effect.Effect<Repaired<A>, RepairFailedError | BudgetExhaustedError> =>
+): Effect.Effect<Repaired<A>, RepairFailedError | RunHalt> =>
   Effect.gen(function*() {
     // each attempt sees its number and the error the one before it got
     const last = yield* Ref.make({ n: 1, error: firstError })
@@ -76,11 +76,12 @@ const attempts = <A>(
         Effect.tapError((e) => Ref.set(last, { n: n + 1, error: e.message }))
       ))
     return yield* once.pipe(
-      // a refused call (the budget) ends the repair at once; anything else is tried again, up to the limit
-      Effect.retry({ times: MAX_REPAIR_ATTEMPTS - 1, while: (e) => e._tag !== "BudgetExhaustedError" }),
-      Effect.mapError((e): RepairFailedError | BudgetExhaustedError =>
-        e._tag === "BudgetExhaustedError"
-          ? e as BudgetExhaustedError
+      // a refused call (the budget) or a failed provider ends the repair at once; anything else is tried again, up
+      // to the limit
+      Effect.retry({ times: MAX_REPAIR_ATTEMPTS - 1, while: (e) => !isRunHalt(e) }),
+      Effect.mapError((e): RepairFailedError | RunHalt =>
+        isRunHalt(e)
+          ? e
           : new RepairFailedError({
             what,
             message: `${MAX_REPAIR_ATTEMPTS} repair attempts failed; last error: ${e.message}`
@@ -91,7 +92,7 @@ const attempts = <A>(
 
 export const make: Service = {
   repairAnswer: (contract, error, llm) => {
-    const local = Effect.try({ try: () => jsonrepair(error.raw), catch: () => error }).pipe(
+    const local = Effect.try({ try: () => jsonrepair(answerOf(error.raw)), catch: () => error }).pipe(
       Effect.flatMap((fixed) => decodeAnswer(contract, fixed))
     )
     return local.pipe(

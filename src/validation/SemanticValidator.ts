@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import type { BudgetExhaustedError } from "../domain/Errors.js"
+import type { RunHalt } from "../domain/Errors.js"
 import { makeReport, type SemanticValidationReport, SEVERITY_RANK, type ValidationIssue } from "../domain/Evaluation.js"
 import type { Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
@@ -33,12 +33,12 @@ export interface Service {
   readonly validatePlan: (
     plan: PlanLike,
     context: ValidationContext
-  ) => Effect.Effect<SemanticValidationReport, BudgetExhaustedError>
+  ) => Effect.Effect<SemanticValidationReport, RunHalt>
   /** FR-041: plan ↔ executed steps ↔ final answer ↔ memory. */
   readonly validateCrossPhase: (
     input: CrossPhaseInput,
     context: ValidationContext
-  ) => Effect.Effect<SemanticValidationReport, BudgetExhaustedError>
+  ) => Effect.Effect<SemanticValidationReport, RunHalt>
 }
 
 export class SemanticValidator extends Context.Tag("aeon/SemanticValidator")<SemanticValidator, Service>() {}
@@ -72,7 +72,7 @@ const modelIssues = (
   finalAnswer?: string
 ): Effect.Effect<
   { issues: Array<Omit<ValidationIssue, "issueId">>; advisories: Array<string> },
-  BudgetExhaustedError
+  RunHalt
 > => {
   if (!context.llm) return Effect.succeed({ issues: [], advisories: [] })
   const stepIds = new Set(plan.steps.map((s) => s.stepId))

@@ -1,3 +1,4 @@
+import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -22,7 +23,23 @@ export interface StubReply {
   readonly stallAfterChunks?: number
   /** Refuse streamed requests with a 400 naming `stream` (an endpoint that cannot stream). */
   readonly refuseStream?: boolean
+  /** Answer a streamed request with one JSON body (content-type application/json), as some gateways do. */
+  readonly jsonToStream?: boolean
+  /**
+   * The usage the reply reports: the stub's bill (`billed`, counted with another tokenizer than Aeon's: cl100k over
+   * the whole request), none at all (`absent`), zeros (`zero`) or not numbers (`nan`). `usage` wins when given.
+   */
+  readonly report?: "billed" | "absent" | "zero" | "nan"
 }
+
+/** What a provider bills for a request and its answer: one tokenizer over the whole request (messages, format). */
+export const billOf = (body: any, content: string) => ({
+  prompt_tokens: cl100k(JSON.stringify(body.messages)) + (body.response_format
+    ? cl100k(JSON.stringify(body.response_format))
+    : 0) +
+    3,
+  completion_tokens: cl100k(content)
+})
 
 /** A local OpenAI-compatible server serving /v1/chat/completions from a queue of replies. */
 export interface OpenAiStub {
@@ -32,6 +49,8 @@ export interface OpenAiStub {
   readonly disconnects: Array<any>
   /** Each streamed chunk's text, as it left the stub, with the time it left (performance.now()) and its prompt. */
   readonly sentChunks: Array<{ readonly text: string; readonly at: number; readonly prompt?: string | undefined }>
+  /** What the stub billed for each answered request (its own count, whatever the reply reported). */
+  readonly billed: Array<{ readonly prompt_tokens: number; readonly completion_tokens: number }>
   /** Replaces the queue (the last reply repeats) and forgets earlier requests. */
   readonly reply: (...replies: Array<StubReply>) => void
   /** Answers each request by what it asks (its body): a reply, or undefined for the queue's next one. */
@@ -46,11 +65,22 @@ const readBody = (req: IncomingMessage) =>
     req.on("end", () => resolve(data))
   })
 
-const usageOf = (reply: StubReply) => ({
-  ...(reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 }),
-  total_tokens: 0,
-  ...(reply.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: reply.cachedTokens } } : {})
-})
+const usageOf = (reply: StubReply, body: any) => {
+  if (reply.usage === undefined && reply.report === "absent") return undefined
+  const counted = reply.usage ??
+    (reply.report === "zero"
+      ? { prompt_tokens: 0, completion_tokens: 0 }
+      : reply.report === "nan"
+      ? { prompt_tokens: "NaN" as unknown as number, completion_tokens: null as unknown as number }
+      : reply.report === "billed"
+      ? billOf(body, reply.content ?? "{}")
+      : { prompt_tokens: 10, completion_tokens: 5 })
+  return {
+    ...counted,
+    total_tokens: 0,
+    ...(reply.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: reply.cachedTokens } } : {})
+  }
+}
 
 /** A 200 reply as OpenAI streams it: server-sent chunks of the content, the finish reason, the usage, [DONE]. */
 const streamReply = async (
@@ -81,14 +111,15 @@ const streamReply = async (
     write(chunk({ content: text }, null))
   }
   write(chunk({}, reply.finishReason ?? "stop"))
-  if (body.stream_options?.include_usage) {
+  const usage = usageOf(reply, body)
+  if (body.stream_options?.include_usage && usage !== undefined) {
     write({
       id: "chatcmpl-stub",
       object: "chat.completion.chunk",
       created: 0,
       model: body.model,
       choices: [],
-      usage: usageOf(reply)
+      usage
     })
   }
   res.end("data: [DONE]\n\n")
@@ -99,6 +130,7 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
   const sentChunks: Array<{ text: string; at: number; prompt?: string | undefined }> = []
   const requests: Array<any> = []
   const disconnects: Array<any> = []
+  const billed: Array<{ prompt_tokens: number; completion_tokens: number }> = []
   let answerer: ((body: any) => StubReply | undefined) | undefined
   const server: Server = createServer(async (req, res) => {
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
@@ -119,7 +151,11 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
       return
     }
     if (res.destroyed) return
-    if (body.stream && (reply.status ?? 200) === 200 && reply.body === undefined && !reply.refuseStream) {
+    if ((reply.status ?? 200) === 200 && reply.body === undefined) billed.push(billOf(body, reply.content ?? "{}"))
+    if (
+      body.stream && (reply.status ?? 200) === 200 && reply.body === undefined && !reply.refuseStream &&
+      !reply.jsonToStream
+    ) {
       // answered once the stream has ended: a client that goes away in the middle is a disconnect
       await streamReply(res, body, reply, sentChunks)
       answered = res.writableEnded
@@ -144,7 +180,7 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
           finish_reason: reply.finishReason ?? "stop",
           message: { role: "assistant", content: reply.content ?? "{}" }
         }],
-        usage: usageOf(reply)
+        ...(usageOf(reply, body) === undefined ? {} : { usage: usageOf(reply, body) })
       }
       : { error: { message: `stub error ${status}`, type: "stub" } })
     res.writeHead(status, { "content-type": "application/json", ...reply.headers }).end(JSON.stringify(payload))
@@ -156,11 +192,13 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
     requests,
     disconnects,
     sentChunks,
+    billed,
     replyWith: (answer) => {
       answerer = answer
       requests.length = 0
       disconnects.length = 0
       sentChunks.length = 0
+      billed.length = 0
     },
     reply: (...replies) => {
       answerer = undefined
@@ -168,6 +206,7 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
       requests.length = 0
       disconnects.length = 0
       sentChunks.length = 0
+      billed.length = 0
     },
     close: () =>
       new Promise((r) => {
