@@ -1,9 +1,9 @@
 import { Effect, Either, Layer, Option } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import * as Eval from "../run/Eval.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
-import { CliError, engineLayer } from "./Handlers.js"
+import { CliError, engineLayer, readText } from "./Handlers.js"
 import { table } from "./Render.js"
 
 export interface EvalOptions {
@@ -15,14 +15,6 @@ export interface EvalOptions {
   readonly replay: Option.Option<string>
   readonly provider: Option.Option<string>
   readonly script: Option.Option<string>
-}
-
-const readText = (flag: string, path: string) => {
-  try {
-    return readFileSync(path, "utf8")
-  } catch (e) {
-    throw new CliError(`${flag}: cannot read ${path}: ${(e as Error).message}`)
-  }
 }
 
 /** An earlier `aeon eval --json` report. */
@@ -74,7 +66,7 @@ const summary = (r: Eval.EvalReport, changes: ReturnType<typeof Eval.compare> | 
  */
 export const evaluate = (o: EvalOptions) =>
   Effect.gen(function*() {
-    const cases = Either.getOrThrowWith(Eval.parseCases(readText("FILE", o.file)), (why) =>
+    const cases = Either.getOrThrowWith(Eval.parseCases(readText("the eval set", o.file)), (why) =>
       new CliError(`${o.file} ${why}`))
     const baseline = Option.map(o.baseline, (p) =>
       reportFile("--baseline", p))
@@ -131,8 +123,11 @@ export const exportRun = (o: {
       ...(input.budget !== undefined ? { budget: input.budget } : {}),
       expect: { status: "CONVERGED" }
     })
-    if (Option.isSome(o.out)) writeFileSync(o.out.value, `${line}\n`)
-    else process.stdout.write(`${line}\n`)
+    // the case goes to stdout, or to --out with a line saying so (on stderr: stdout stays the case's when piped)
+    if (Option.isSome(o.out)) {
+      writeFileSync(o.out.value, `${line}\n`)
+      process.stderr.write(`wrote eval case ${id} (run ${o.runId}) to ${o.out.value}\n`)
+    } else process.stdout.write(`${line}\n`)
     if (Option.isSome(o.report)) {
       const passed = row.value.status === "CONVERGED"
       const report: Eval.EvalReport = {
@@ -153,5 +148,10 @@ export const exportRun = (o: {
         totals: { cases: 1, passed: passed ? 1 : 0, passRate: passed ? 1 : 0, costUsd: 0, wallP50Ms: 0, wallP95Ms: 0 }
       }
       writeFileSync(o.report.value, `${JSON.stringify(report, null, 2)}\n`)
+      process.stderr.write(
+        `wrote eval report ${o.report.value}: aeon eval ${
+          Option.getOrElse(o.out, () => "CASES.jsonl")
+        } --replay ${o.report.value} replays the run\n`
+      )
     }
   }).pipe(Effect.provide(Database.layerConfig))

@@ -5,7 +5,7 @@ import * as Offline from "../llm/Offline.js"
 import * as Fork from "../run/Fork.js"
 import * as Replaying from "../run/Replaying.js"
 import * as Database from "../store/Database.js"
-import { CliError, run, type RunOptions } from "./Handlers.js"
+import { CliError, fail, run, type RunOptions } from "./Handlers.js"
 
 export interface ForkOptions {
   readonly runId: string
@@ -116,8 +116,23 @@ export const replay = (o: { readonly runId: string; readonly json: boolean }) =>
   Effect.gen(function*() {
     // no model is asked: the recordings answer, or the call fails (the offline model only fills the slot)
     const r = yield* Replaying.replay(o.runId).pipe(
-      Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Offline.layer, Database.layerConfig))
+      Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Offline.layer, Database.layerConfig)),
+      Effect.either
     )
+    // exit 2: it cannot be replayed (no such run, no recordings, no store), told apart from a divergence (1)
+    if (r._tag === "Left") {
+      yield* fail(r.left)
+      process.exitCode = 2
+      return
+    }
+    yield* reportReplay(o, r.right)
+  })
+
+const reportReplay = (
+  o: { readonly runId: string; readonly json: boolean },
+  r: Effect.Effect.Success<ReturnType<typeof Replaying.replay>>
+) =>
+  Effect.sync(() => {
     if (o.json) {
       process.stdout.write(
         `${JSON.stringify({ runId: o.runId, identical: !r.divergence, divergence: r.divergence ?? null }, null, 2)}\n`

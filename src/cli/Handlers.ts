@@ -11,6 +11,7 @@ import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { McpServers } from "../mcp/Servers.js"
 import { llmCallsOf } from "../record/LlmCalls.js"
+import { answerText, type AskedEvent } from "../record/Requests.js"
 import { openRequests } from "../record/RunRecord.js"
 import { resultFromEvents, type RunResult, type RunStatus } from "../record/RunResult.js"
 import { prepare, prepareResume } from "../run/Run.js"
@@ -43,11 +44,37 @@ export const parseDuration = (text: string, flag = "--deadline"): number => {
   return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "ms") as "ms"])
 }
 
-const readJsonFile = (flag: string, path: string): unknown => {
+/** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
+const fileProblem = (e: unknown): string => {
+  const code = (e as { code?: unknown }).code
+  return code === "ENOENT"
+    ? "no such file"
+    : code === "EACCES" || code === "EPERM"
+    ? "permission denied"
+    : code === "EISDIR"
+    ? "it is a directory"
+    : e instanceof SyntaxError
+    ? `not JSON (${e.message})`
+    : e instanceof Error
+    ? e.message
+    : String(e)
+}
+
+/** A file a command was given, read as text; the refusal names the file and what it was given as. */
+export const readText = (what: string, path: string): string => {
   try {
-    return JSON.parse(readFileSync(path, "utf8"))
+    return readFileSync(path, "utf8")
   } catch (e) {
-    throw new CliError(`${flag}: cannot read ${path}: ${(e as Error).message}`)
+    throw new CliError(`cannot read ${what} ${path}: ${fileProblem(e)}`)
+  }
+}
+
+const readJsonFile = (flag: string, path: string): unknown => {
+  const text = readText(`${flag}`, path)
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new CliError(`cannot read ${flag} ${path}: ${fileProblem(e)}`)
   }
 }
 
@@ -199,11 +226,13 @@ export const run = (o: RunOptions) =>
     if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
     else {
       if (result.finalAnswer) process.stdout.write(`\n${result.finalAnswer.answerText}\n\n`)
+      // a failure's error once: in the problem lines, not again in the summary
       for (const line of problemLines(result)) process.stdout.write(`${line}\n`)
-      process.stdout.write(`${summaryLine(result)}\n`)
+      process.stdout.write(`${summaryLine(result, false)}\n`)
     }
     process.exitCode = result.status === "CONVERGED" ? 0 : result.status === "FAILED" ? 1 : 2
-    if (result.status === "FAILED") {
+    // with --json, stdout is the document: the failure is said once more to a person, on stderr
+    if (result.status === "FAILED" && o.json) {
       process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
     }
   })
@@ -227,15 +256,17 @@ const dryRunDone = (result: RunResult, json: boolean) =>
  */
 const answerStored = <E, R>(
   runId: string,
-  said: string,
+  requestId: string,
+  said: (request: AskedEvent | undefined) => string,
   answer: (events: RunEvents.RunEvents) => Effect.Effect<unknown, E, R>
 ) =>
   Effect.gen(function*() {
     const past = yield* (yield* RunStore).events(runId)
     if (past.length === 0) throw new CliError(`run ${runId} does not exist`)
     const events = yield* RunEvents.make(runId, yield* RunEvents.EventSink, past)
+    const request = events.record().requests.get(requestId)?.request
     yield* answer(events).pipe(Effect.ensuring(events.close))
-    process.stdout.write(`${said} of run ${runId}; go on with: aeon run --resume ${runId}\n`)
+    process.stdout.write(`${said(request)} (${requestId} of run ${runId}); go on with: aeon run --resume ${runId}\n`)
   }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig)))
 
 /** `aeon approve RUN REQUEST`: answers a stopped run's approval request (the run goes on with --resume). */
@@ -258,7 +289,8 @@ export const approve = (o: {
     const decision = o.reject ? "REJECT" : input !== undefined ? "EDIT" : "APPROVE"
     return answerStored(
       o.runId,
-      `${decision.toLowerCase()}: ${o.requestId}`,
+      o.requestId,
+      (request) => answerText(request, { decision, input, reason: opt(o.reason) }),
       (events) => Approval.respond(events, o.requestId, { decision, input, reason: opt(o.reason), by: "cli" })
     )
   })
@@ -267,7 +299,8 @@ export const approve = (o: {
 export const guideRun = (o: { readonly runId: string; readonly requestId: string; readonly text: string }) =>
   answerStored(
     o.runId,
-    `guidance given: ${o.requestId}`,
+    o.requestId,
+    () => "gave guidance",
     (events) => Approval.guide(events, o.requestId, o.text, "cli")
   )
 

@@ -1,4 +1,5 @@
 import { Console, Effect, Layer } from "effect"
+import { compactHelp } from "./Flags.js"
 
 const SGR = "\u001b\\[[0-9;]*m" // a colour or style escape
 const ANSI = new RegExp(SGR, "g")
@@ -10,7 +11,9 @@ const USAGE = new RegExp(`^((?:${SGR})*)\\$ (?:aeon\\b ?)?`, "gm")
  * is a terminal and NO_COLOR is unset.
  */
 export const tidy = (text: string, colour: boolean): string => {
-  const plain = colour ? text : text.replace(ANSI, "")
+  // a help page is folded to a line per flag, in plain text
+  const help = /^OPTIONS$/m.test(text.replace(ANSI, ""))
+  const plain = colour && !help ? text : compactHelp(text.replace(ANSI, ""))
   return plain
     .replace(USAGE, "$1aeon ")
     .replace(/[ \t]+$/gm, "")

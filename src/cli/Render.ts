@@ -9,8 +9,11 @@ import { pc } from "./Colors.js"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
-/** One line: converged or why not, passes, LLM calls, tokens, cost, time. */
-export const summaryLine = (r: RunResult): string => {
+/**
+ * One line: converged or why not, passes, LLM calls, tokens, cost, time; a failed run's error too unless
+ * `withError` is false (printed above it, by problemLines).
+ */
+export const summaryLine = (r: RunResult, withError = true): string => {
   const passes = executionPasses(r)
   const why = r.converged ?
     pc.green("converged")
@@ -19,7 +22,7 @@ export const summaryLine = (r: RunResult): string => {
     : r.status === "CANCELLED" ?
     pc.yellow("cancelled")
     : r.status === "FAILED" ?
-    pc.red(`failed: ${r.error ?? r.terminationReason}`)
+    pc.red(withError ? `failed: ${r.error ?? r.terminationReason}` : "failed")
     : pc.yellow(
       `not converged (${r.terminationReason}${r.ttlExpiration?.exhausted ? `: ${r.ttlExpiration.exhausted}` : ""})`
     )

@@ -3,6 +3,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Option } from "effect"
 import { version } from "../support/PackageFiles.js"
+import { flagNames, unknownFlag } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
 
 /**
@@ -12,6 +13,14 @@ import * as HelpConsole from "./HelpConsole.js"
 const handlers = Effect.promise(() => import("./Handlers.js"))
 const handle = (f: (h: typeof import("./Handlers.js")) => Effect.Effect<void, unknown>) =>
   Effect.flatMap(handlers, (h) => f(h).pipe(Effect.catchAllCause(h.report)))
+
+/** Each command's flags, for the unknown-flag check (cli/Flags). */
+const flagsOf = new Map<string, Array<string>>()
+/** A command's configuration, its flags noted. */
+const noted = <C extends Record<string, unknown>>(name: string, config: C): C => {
+  flagsOf.set(name, flagNames(config))
+  return config
+}
 
 const mcpOption = Options.text("mcp").pipe(
   Options.withDescription(
@@ -59,77 +68,81 @@ const modelOptions = {
   )
 }
 
-const runCommand = Command.make("run", {
-  task: Args.text({ name: "task" }).pipe(Args.withDescription("what to do"), Args.optional),
-  resume: Options.text("resume").pipe(
-    Options.withDescription("go on with a run that stopped (waiting for approval, or cut off) instead of a new task"),
-    Options.optional
-  ),
-  interactive: Options.boolean("interactive").pipe(
-    Options.withDescription("ask for guidance where the run would need manual intervention")
-  ),
-  dryRun: Options.boolean("dry-run").pipe(
-    Options.withDescription("plan and forecast only: print the plan and what it would cost, execute nothing (exit 0)")
-  ),
-  approvePlan: Options.boolean("approve-plan").pipe(
-    Options.withDescription(
-      "the plan waits, with its forecast, for your approval before it runs (env AEON_APPROVE_PLAN)"
-    )
-  ),
-  approvalTimeout: Options.text("approval-timeout").pipe(
-    Options.withDescription("reject a call nobody approved in this time (30s, 2m, …)"),
-    Options.optional
-  ),
-  pauseDeadline: Options.boolean("pause-deadline").pipe(
-    Options.withDescription("the deadline stands still while the run waits for you")
-  ),
-  approveTools: Options.text("approve-tools").pipe(
-    Options.withDescription(
-      "comma-separated tools whose calls wait for your approval (* for every tool with side effects; adds to env AEON_APPROVAL_TOOLS)"
+const runCommand = Command.make(
+  "run",
+  noted("run", {
+    task: Args.text({ name: "task" }).pipe(Args.withDescription("what to do"), Args.optional),
+    resume: Options.text("resume").pipe(
+      Options.withDescription("go on with a run that stopped (waiting for approval, or cut off) instead of a new task"),
+      Options.optional
     ),
-    Options.optional
-  ),
-  mode: Options.choice("mode", ["auto", "simple", "full"]).pipe(
-    Options.withDescription(
-      "auto: cheap single passes first, escalating when they fail (the default); full: multi-pass"
+    interactive: Options.boolean("interactive").pipe(
+      Options.withDescription("ask for guidance where the run would need manual intervention")
     ),
-    Options.optional
-  ),
-  simple: Options.integer("simple").pipe(
-    Options.withDescription("simple-mode iterations before escalating"),
-    Options.optional
-  ),
-  noEscalate: Options.boolean("no-escalate").pipe(Options.withDescription("stop after the simple iterations")),
-  full: Options.boolean("full").pipe(Options.withDescription("multi-pass from the start (same as --mode full)")),
-  deadline: Options.text("deadline").pipe(
-    Options.withDescription("the run's wall-clock budget (30s, 2m, …; budget.deadlineMs)"),
-    Options.optional
-  ),
-  user: Options.text("user").pipe(
-    Options.withDescription("the user the run belongs to (one running run per user)"),
-    Options.optional
-  ),
-  tools: Options.text("tools").pipe(
-    Options.withDescription("comma-separated tools the run may use (default: all)"),
-    Options.optional
-  ),
-  parallelism: Options.integer("parallelism").pipe(
-    Options.withDescription("independent ready steps run this many at a time"),
-    Options.optional
-  ),
-  answerMatches: Options.text("answer-matches").pipe(
-    Options.withDescription("converge only on an answer matching this regular expression (RE2 syntax)"),
-    Options.optional
-  ),
-  criteria: Options.text("criteria").pipe(
-    Options.withDescription("convergence criteria as a JSON file"),
-    Options.optional
-  ),
-  ...budgetOptions,
-  ...modelOptions,
-  mcp: mcpOption,
-  json
-}, (o) => handle((h) => h.run(o))).pipe(
+    dryRun: Options.boolean("dry-run").pipe(
+      Options.withDescription("plan and forecast only: print the plan and what it would cost, execute nothing (exit 0)")
+    ),
+    approvePlan: Options.boolean("approve-plan").pipe(
+      Options.withDescription(
+        "the plan waits, with its forecast, for your approval before it runs (env AEON_APPROVE_PLAN)"
+      )
+    ),
+    approvalTimeout: Options.text("approval-timeout").pipe(
+      Options.withDescription("reject a call nobody approved in this time (30s, 2m, …)"),
+      Options.optional
+    ),
+    pauseDeadline: Options.boolean("pause-deadline").pipe(
+      Options.withDescription("the deadline stands still while the run waits for you")
+    ),
+    approveTools: Options.text("approve-tools").pipe(
+      Options.withDescription(
+        "comma-separated tools whose calls wait for your approval (* for every tool with side effects; adds to env AEON_APPROVAL_TOOLS)"
+      ),
+      Options.optional
+    ),
+    mode: Options.choice("mode", ["auto", "simple", "full"]).pipe(
+      Options.withDescription(
+        "auto: cheap single passes first, escalating when they fail (the default); full: multi-pass"
+      ),
+      Options.optional
+    ),
+    simple: Options.integer("simple").pipe(
+      Options.withDescription("simple-mode iterations before escalating"),
+      Options.optional
+    ),
+    noEscalate: Options.boolean("no-escalate").pipe(Options.withDescription("stop after the simple iterations")),
+    full: Options.boolean("full").pipe(Options.withDescription("multi-pass from the start (same as --mode full)")),
+    deadline: Options.text("deadline").pipe(
+      Options.withDescription("the run's wall-clock budget (30s, 2m, …; budget.deadlineMs)"),
+      Options.optional
+    ),
+    user: Options.text("user").pipe(
+      Options.withDescription("the user the run belongs to (one running run per user)"),
+      Options.optional
+    ),
+    tools: Options.text("tools").pipe(
+      Options.withDescription("comma-separated tools the run may use (default: all)"),
+      Options.optional
+    ),
+    parallelism: Options.integer("parallelism").pipe(
+      Options.withDescription("independent ready steps run this many at a time"),
+      Options.optional
+    ),
+    answerMatches: Options.text("answer-matches").pipe(
+      Options.withDescription("converge only on an answer matching this regular expression (RE2 syntax)"),
+      Options.optional
+    ),
+    criteria: Options.text("criteria").pipe(
+      Options.withDescription("convergence criteria as a JSON file"),
+      Options.optional
+    ),
+    ...budgetOptions,
+    ...modelOptions,
+    mcp: mcpOption,
+    json
+  }),
+  (o) => handle((h) => h.run(o))
+).pipe(
   Command.withDescription(
     "plan, execute, validate and refine a task until it converges or a budget runs out (exit 0 converged, 1 failed, 2 not converged, 3 waiting for approval)"
   )
@@ -140,7 +153,7 @@ const store = "runs are read from env AEON_DATABASE_URL, else the embedded store
 
 const inspectCommand = Command.make(
   "inspect",
-  {
+  noted("inspect", {
     runId: runIdArg,
     json,
     calls: Options.boolean("calls").pipe(
@@ -149,37 +162,45 @@ const inspectCommand = Command.make(
     events: Options.boolean("events").pipe(
       Options.withDescription("the run's events, a line each with its seq (what aeon fork --at takes)")
     )
-  },
+  }),
   (o) => handle((h) => h.inspect(o))
 ).pipe(Command.withDescription(`a stored run's history, pass by pass (${store})`))
 
 const statuses = ["QUEUED", "RUNNING", "AWAITING_INPUT", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
-const runsCommand = Command.make("runs", {
-  user: Options.text("user").pipe(Options.withDescription("only this user's runs"), Options.optional),
-  status: Options.choice("status", statuses).pipe(
-    Options.withDescription("only runs in this status"),
-    Options.optional
-  ),
-  limit: Options.integer("limit").pipe(
-    Options.withDescription("most runs listed, newest first"),
-    Options.withDefault(20)
-  ),
-  json
-}, (o) => handle((h) => h.runs(o))).pipe(Command.withDescription(`the stored runs (${store})`))
+const runsCommand = Command.make(
+  "runs",
+  noted("runs", {
+    user: Options.text("user").pipe(Options.withDescription("only this user's runs"), Options.optional),
+    status: Options.choice("status", statuses).pipe(
+      Options.withDescription("only runs in this status"),
+      Options.optional
+    ),
+    limit: Options.integer("limit").pipe(
+      Options.withDescription("most runs listed, newest first"),
+      Options.withDefault(20)
+    ),
+    json
+  }),
+  (o) => handle((h) => h.runs(o))
+).pipe(Command.withDescription(`the stored runs (${store})`))
 
-const quotaCommand = Command.make("quota", {
-  user: Options.text("user").pipe(
-    Options.withDescription("the user whose quotas are shown (default: runs without a user)"),
-    Options.optional
-  ),
-  json
-}, (o) => handle((h) => h.quota(o))).pipe(
+const quotaCommand = Command.make(
+  "quota",
+  noted("quota", {
+    user: Options.text("user").pipe(
+      Options.withDescription("the user whose quotas are shown (default: runs without a user)"),
+      Options.optional
+    ),
+    json
+  }),
+  (o) => handle((h) => h.quota(o))
+).pipe(
   Command.withDescription("a user's quotas (env AEON_QUOTAS): used and left of each, and when it resets")
 )
 
 const serveCommand = Command.make(
   "serve",
-  {
+  noted("serve", {
     port: Options.integer("port").pipe(
       Options.withDescription("the HTTP port (env AEON_PORT, default 4000; AEON_HOST is the interface)"),
       Options.optional
@@ -194,7 +215,7 @@ const serveCommand = Command.make(
       Options.optional
     ),
     mcp: mcpOption
-  },
+  }),
   (o) =>
     Effect.promise(() =>
       import("../launch/Start.js").then((s) =>
@@ -211,121 +232,146 @@ const serveCommand = Command.make(
     )
 ).pipe(Command.withDescription("the GraphQL server and GraphiQL (configured by the AEON_ variables in the README)"))
 
-const approveCommand = Command.make("approve", {
-  runId: runIdArg,
-  requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
-  reject: Options.boolean("reject").pipe(
-    Options.withDescription("refuse the call (its step fails with --reason) or the plan (the run ends cancelled)")
-  ),
-  reason: Options.text("reason").pipe(Options.withDescription("why the call is refused"), Options.optional),
-  input: Options.text("input").pipe(
-    Options.withDescription(
-      "run the call with this input instead (JSON; it must fit the tool's input); for a plan, its edits (a JSON list of refinement actions)"
+const approveCommand = Command.make(
+  "approve",
+  noted("approve", {
+    runId: runIdArg,
+    requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
+    reject: Options.boolean("reject").pipe(
+      Options.withDescription("refuse the call (its step fails with --reason) or the plan (the run ends cancelled)")
     ),
-    Options.optional
-  )
-}, (o) => handle((h) => h.approve(o))).pipe(
+    reason: Options.text("reason").pipe(Options.withDescription("why the call is refused"), Options.optional),
+    input: Options.text("input").pipe(
+      Options.withDescription(
+        "run the call with this input instead (JSON; it must fit the tool's input); for a plan, its edits (a JSON list of refinement actions)"
+      ),
+      Options.optional
+    )
+  }),
+  (o) => handle((h) => h.approve(o))
+).pipe(
   Command.withDescription("answer a tool call or a plan waiting for approval; then aeon run --resume RUN goes on")
 )
 
-const guideCommand = Command.make("guide", {
-  runId: runIdArg,
-  requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
-  text: Args.text({ name: "guidance" }).pipe(Args.withDescription("what the run should do"))
-}, (o) => handle((h) => h.guideRun(o))).pipe(Command.withDescription("give guidance to a run that asked for it"))
+const guideCommand = Command.make(
+  "guide",
+  noted("guide", {
+    runId: runIdArg,
+    requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
+    text: Args.text({ name: "guidance" }).pipe(Args.withDescription("what the run should do"))
+  }),
+  (o) => handle((h) => h.guideRun(o))
+).pipe(Command.withDescription("give guidance to a run that asked for it"))
 
 const forking = Effect.promise(() => import("./Forking.js"))
 const handleForking = (f: (h: typeof import("./Forking.js")) => Effect.Effect<void, unknown>) =>
   Effect.flatMap(Effect.zip(handlers, forking), ([h, k]) => f(k).pipe(Effect.catchAllCause(h.report)))
 
-const forkCommand = Command.make("fork", {
-  runId: runIdArg,
-  at: Options.integer("at").pipe(
-    Options.withDescription("the event to fork at (its seq, as aeon inspect RUN --events shows)")
-  ),
-  ...budgetOptions,
-  approve: Options.boolean("approve").pipe(Options.withDescription("approve the request open at the fork point")),
-  reject: Options.boolean("reject").pipe(Options.withDescription("reject the request open at the fork point")),
-  reason: Options.text("reason").pipe(Options.withDescription("why (with --reject)"), Options.optional),
-  guidance: Options.text("guidance").pipe(
-    Options.withDescription("answer the guidance request open at the fork point"),
-    Options.optional
-  ),
-  edit: Options.text("edit").pipe(
-    Options.withDescription(
-      `edit the plan at the fork point (a PassFinished event) with a refinement action as JSON, e.g. '{"actionType":"REMOVE","targetStepId":"s3"}'; repeatable`
+const forkCommand = Command.make(
+  "fork",
+  noted("fork", {
+    runId: runIdArg,
+    at: Options.integer("at").pipe(
+      Options.withDescription("the event to fork at (its seq, as aeon inspect RUN --events shows)")
     ),
-    Options.repeated
-  ),
-  ...modelOptions,
-  json
-}, (o) => handleForking((k) => k.fork(o))).pipe(
+    ...budgetOptions,
+    approve: Options.boolean("approve").pipe(Options.withDescription("approve the request open at the fork point")),
+    reject: Options.boolean("reject").pipe(Options.withDescription("reject the request open at the fork point")),
+    reason: Options.text("reason").pipe(Options.withDescription("why (with --reject)"), Options.optional),
+    guidance: Options.text("guidance").pipe(
+      Options.withDescription("answer the guidance request open at the fork point"),
+      Options.optional
+    ),
+    edit: Options.text("edit").pipe(
+      Options.withDescription(
+        `edit the plan at the fork point (a PassFinished event) with a refinement action as JSON, e.g. '{"actionType":"REMOVE","targetStepId":"s3"}'; repeatable`
+      ),
+      Options.repeated
+    ),
+    ...modelOptions,
+    json
+  }),
+  (o) => handleForking((k) => k.fork(o))
+).pipe(
   Command.withDescription(
     "a new run from RUN's events up to --at, with the changes given, run to its end: calls answered from RUN's recordings (free) until one differs (exit codes as aeon run)"
   )
 )
 
-const replayCommand = Command.make("replay", { runId: runIdArg, json }, (o) => handleForking((k) => k.replay(o))).pipe(
+const replayCommand = Command.make(
+  "replay",
+  noted("replay", { runId: runIdArg, json }),
+  (o) => handleForking((k) => k.replay(o))
+).pipe(
   Command.withDescription(
-    "run RUN again with today's code from its recordings only (no model, no cost) and report the first divergence or identical (exit 1 when it diverged)"
+    "run RUN again with today's code from its recordings only (no model, no cost) and report the first divergence or identical (exit 0 identical, 1 diverged, 2 cannot replay: no such run, no recordings)"
   )
 )
 
 const evaluating = Effect.promise(() => import("./Evaluating.js"))
-const evalCommand = Command.make("eval", {
-  file: Args.text({ name: "FILE" }).pipe(
-    Args.withDescription("the cases: JSONL, or a JSON array, of { id, task, mode?, budget?, criteria?, expect }")
-  ),
-  concurrency: Options.integer("concurrency").pipe(
-    Options.withDescription("cases run at once (default 4)"),
-    Options.optional
-  ),
-  junit: Options.text("junit").pipe(Options.withDescription("also write a JUnit XML report here"), Options.optional),
-  baseline: Options.text("baseline").pipe(
-    Options.withDescription("an earlier --json report: mark regressions and improvements; exit 1 on a regression"),
-    Options.optional
-  ),
-  replay: Options.text("replay").pipe(
-    Options.withDescription(
-      "an earlier --json report: run each case from that run's recordings (free until a call differs)"
+const evalCommand = Command.make(
+  "eval",
+  noted("eval", {
+    file: Args.text({ name: "FILE" }).pipe(
+      Args.withDescription("the cases: JSONL, or a JSON array, of { id, task, mode?, budget?, criteria?, expect }")
     ),
-    Options.optional
-  ),
-  provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(
-    Options.withDescription("the model's provider (env AEON_MODEL_PROVIDER)"),
-    Options.optional
-  ),
-  script: Options.text("script").pipe(Options.withDescription("a Scripted model's JSON file"), Options.optional),
-  json
-}, (o) =>
-  Effect.flatMap(
-    Effect.zip(handlers, evaluating),
-    ([h, e]) => e.evaluate(o).pipe(Effect.catchAllCause(h.report))
-  )).pipe(
-    Command.withDescription(
-      "run an eval set: each case a stored run, judged by its expect; a table and totals (exit 1 when a case fails, or with --baseline on a regression)"
+    concurrency: Options.integer("concurrency").pipe(
+      Options.withDescription("cases run at once (default 4)"),
+      Options.optional
+    ),
+    junit: Options.text("junit").pipe(Options.withDescription("also write a JUnit XML report here"), Options.optional),
+    baseline: Options.text("baseline").pipe(
+      Options.withDescription("an earlier --json report: mark regressions and improvements; exit 1 on a regression"),
+      Options.optional
+    ),
+    replay: Options.text("replay").pipe(
+      Options.withDescription(
+        "an earlier --json report: run each case from that run's recordings (free until a call differs)"
+      ),
+      Options.optional
+    ),
+    provider: Options.choice("provider", ["openai", "offline", "scripted"]).pipe(
+      Options.withDescription("the model's provider (env AEON_MODEL_PROVIDER)"),
+      Options.optional
+    ),
+    script: Options.text("script").pipe(Options.withDescription("a Scripted model's JSON file"), Options.optional),
+    json
+  }),
+  (o) =>
+    Effect.flatMap(
+      Effect.zip(handlers, evaluating),
+      ([h, e]) => e.evaluate(o).pipe(Effect.catchAllCause(h.report))
     )
+).pipe(
+  Command.withDescription(
+    "run an eval set: each case a stored run, judged by its expect; a table and totals (exit 1 when a case fails, or with --baseline on a regression)"
   )
-
-const exportCommand = Command.make("export", {
-  runId: runIdArg,
-  asCase: Options.boolean("as-case").pipe(Options.withDescription("as an eval case (a JSONL line)")),
-  out: Options.text("out").pipe(Options.withDescription("write the case here (default: stdout)"), Options.optional),
-  report: Options.text("report").pipe(
-    Options.withDescription("also write an eval report naming the run: aeon eval CASE --replay REPORT replays it"),
-    Options.optional
-  )
-}, (o) =>
-  Effect.flatMap(
-    Effect.zip(handlers, evaluating),
-    ([h, e]) => e.exportRun(o).pipe(Effect.catchAllCause(h.report))
-  )).pipe(Command.withDescription("a recorded run as an eval case, to replay it as a regression test"))
-
-const toolsCommand = Command.make("tools", { mcp: mcpOption, json }, (o) => handle((h) => h.tools(o))).pipe(
-  Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
 )
 
-const mcpCommand = Command.make("mcp", { mcp: mcpOption }, (o) => handle((h) => h.mcpServe(o))).pipe(
+const exportCommand = Command.make(
+  "export",
+  noted("export", {
+    runId: runIdArg,
+    asCase: Options.boolean("as-case").pipe(Options.withDescription("as an eval case (a JSONL line)")),
+    out: Options.text("out").pipe(Options.withDescription("write the case here (default: stdout)"), Options.optional),
+    report: Options.text("report").pipe(
+      Options.withDescription("also write an eval report naming the run: aeon eval CASE --replay REPORT replays it"),
+      Options.optional
+    )
+  }),
+  (o) =>
+    Effect.flatMap(
+      Effect.zip(handlers, evaluating),
+      ([h, e]) => e.exportRun(o).pipe(Effect.catchAllCause(h.report))
+    )
+).pipe(Command.withDescription("a recorded run as an eval case, to replay it as a regression test"))
+
+const toolsCommand = Command.make("tools", noted("tools", { mcp: mcpOption, json }), (o) => handle((h) => h.tools(o)))
+  .pipe(
+    Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
+  )
+
+const mcpCommand = Command.make("mcp", noted("mcp", { mcp: mcpOption }), (o) => handle((h) => h.mcpServe(o))).pipe(
   Command.withDescription(
     "Aeon as an MCP server on stdio (tools run_task, get_run, cancel_run): put it in an editor's mcpServers"
   )
@@ -349,7 +395,20 @@ const aeon = Command.make("aeon").pipe(
   ])
 )
 
-Command.run(aeon, { name: "aeon", version })(process.argv).pipe(
-  Effect.provide(Layer.merge(NodeContext.layer, HelpConsole.layer)),
-  NodeRuntime.runMain({ disableErrorReporting: true })
-)
+/** A flag the command does not take, named before @effect/cli reads the line (it names what follows it instead). */
+const refusal = (() => {
+  const [command, ...rest] = process.argv.slice(2)
+  const known = command === undefined ? undefined : flagsOf.get(command)
+  return known === undefined ? undefined : unknownFlag(command!, rest, known)
+})()
+
+if (refusal !== undefined) {
+  // exit 1, as @effect/cli's other usage errors (a missing argument, a value of the wrong type)
+  process.stderr.write(`${refusal}\n`)
+  process.exitCode = 1
+} else {
+  Command.run(aeon, { name: "aeon", version })(process.argv).pipe(
+    Effect.provide(Layer.merge(NodeContext.layer, HelpConsole.layer)),
+    NodeRuntime.runMain({ disableErrorReporting: true })
+  )
+}

@@ -63,6 +63,12 @@ export const Usage = Schema.Struct({
 export type Usage = typeof Usage.Type
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0, steps: 0 }
 
+/**
+ * A cost in USD at the precision providers bill at (their prices per million tokens have at most 4 decimals: a
+ * token costs a multiple of 1e-10 USD): sums of such costs lose the float noise (0.0005696999999999999 → 0.0005697).
+ */
+export const roundUsd = (usd: number): number => Math.round(usd * 1e10) / 1e10
+
 /** Usage after one model call (the budget guard while the run goes, the run's record from its LlmCalled events). */
 export const addCall = (
   u: Usage,
@@ -84,14 +90,14 @@ export const addCall = (
     {
       replayed: {
         llmCalls: (u.replayed?.llmCalls ?? 0) + (call.requests ?? 1),
-        costUsd: (u.replayed?.costUsd ?? 0) + call.costUsd
+        costUsd: roundUsd((u.replayed?.costUsd ?? 0) + call.costUsd)
       }
     } :
     {}),
   ...(call.cachedTokens ? { cachedTokens: (u.cachedTokens ?? 0) + call.cachedTokens } : {}),
   inputTokens: u.inputTokens + call.inputTokens,
   outputTokens: u.outputTokens + call.outputTokens,
-  costUsd: u.costUsd + call.costUsd,
+  costUsd: roundUsd(u.costUsd + call.costUsd),
   llmCalls: u.llmCalls + (call.requests ?? 1)
 })
 

@@ -41,6 +41,12 @@ export class RunNotFoundError extends Schema.TaggedError<RunNotFoundError>()("Ru
   }
 }
 
+/** A run that cannot be replayed from its recordings (its model calls were not recorded). */
+export class NotReplayableError extends Schema.TaggedError<NotReplayableError>()("NotReplayableError", {
+  runId: Schema.String,
+  message: Schema.String
+}) {}
+
 /**
  * A stored run whose events no longer decode (written by an older or broken version, or edited by hand). It is
  * listed with what its row holds; what needs its events answers with this error. The decoder's own message stays

@@ -57,11 +57,15 @@ const retrySchedule = (options: OpenAiOptions) =>
     )
   )
 
-/** The system error code under a failed request (ECONNREFUSED, ENOTFOUND, …), looked for along its causes. */
+/**
+ * The system error code under a failed request (ECONNREFUSED, ENOTFOUND, …), looked for along its causes; fetch's
+ * own refusals of the URL (a port it blocks, a URL it cannot parse) have none and are named BAD_URL.
+ */
 const errorCode = (e: unknown): string | undefined => {
   for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
     const code = (c as { code?: unknown }).code
     if (typeof code === "string") return code
+    if (/^(bad port|invalid url)/i.test(c.message)) return "BAD_URL"
   }
   return undefined
 }
@@ -69,6 +73,7 @@ const errorCode = (e: unknown): string | undefined => {
 /** What a connection failure means, in words; `lasting` when another try soon after rarely helps. */
 const CONNECTION_CAUSES: Record<string, { readonly words: string; readonly lasting: boolean }> = {
   ECONNREFUSED: { words: "connection refused: nothing listens there", lasting: true },
+  BAD_URL: { words: "fetch refuses this URL (a blocked port, or not a URL)", lasting: true },
   ENOTFOUND: { words: "host not found", lasting: true },
   EAI_AGAIN: { words: "host name lookup failed", lasting: true },
   EHOSTUNREACH: { words: "host unreachable", lasting: true },

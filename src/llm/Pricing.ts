@@ -1,4 +1,5 @@
 import { Config, ConfigError, Either, Schema } from "effect"
+import { roundUsd } from "../domain/Budget.js"
 
 /** USD per million tokens. */
 export interface ModelPrice {
@@ -58,7 +59,9 @@ export const unpricedNotice = (table: Readonly<Record<string, ModelPrice>>, mode
 /** What a call costs: `cachedTokens` of its input at the cached rate, the rest of it at the input rate. */
 export const costOf = (price: ModelPrice, inputTokens: number, outputTokens: number, cachedTokens = 0): number => {
   const cached = Math.min(cachedTokens, inputTokens)
-  return ((inputTokens - cached) * price.inputPerMillion +
-    cached * (price.cachedInputPerMillion ?? price.inputPerMillion) +
-    outputTokens * price.outputPerMillion) / 1_000_000
+  return roundUsd(
+    ((inputTokens - cached) * price.inputPerMillion +
+      cached * (price.cachedInputPerMillion ?? price.inputPerMillion) +
+      outputTokens * price.outputPerMillion) / 1_000_000
+  )
 }

@@ -158,3 +158,42 @@ const decodeCaps = Schema.decodeUnknownEither(
   BudgetCaps.pipe(Schema.filter((c) => Object.keys(c).length > 0 || "give at least one cap")),
   { onExcessProperty: "error" }
 )
+
+/** Each cap in words, as a confirmation says it. */
+const CAP_WORDS: Record<keyof BudgetCaps, (n: number) => string> = {
+  ttl: (n) => `the passes to ${n}`,
+  maxLlmCalls: (n) => `the call budget to ${n}`,
+  maxTokens: (n) => `the token budget to ${n}`,
+  maxCostUsd: (n) => `the cost budget to $${n}`,
+  maxSteps: (n) => `the step budget to ${n}`
+}
+
+/** What an answer to `request` did, in words ("raised the call budget to 50"), for the CLI and Aeon as an MCP server. */
+export const answerText = (
+  request: AskedEvent | undefined,
+  answer: { readonly decision: "APPROVE" | "EDIT" | "REJECT"; readonly input?: unknown; readonly reason?: string }
+): string => {
+  const what = request === undefined
+    ? "the request"
+    : request._tag === "PlanApprovalRequested"
+    ? "the plan"
+    : request._tag === "ApprovalRequested"
+    ? `the call of ${request.tool} (step ${request.stepId})`
+    : request._tag === "BudgetExtensionRequested"
+    ? `more ${request.dimension === "ttl" ? "passes" : request.dimension}`
+    : "the request"
+  if (answer.decision === "REJECT") return `refused ${what}${answer.reason ? ` (${answer.reason})` : ""}`
+  if (request?._tag === "BudgetExtensionRequested") {
+    const caps = { ...(answer.input === undefined ? request.proposed : answer.input as BudgetCaps) }
+    const raised = (Object.keys(CAP_WORDS) as Array<keyof BudgetCaps>).flatMap((k) =>
+      typeof caps[k] === "number" ? [CAP_WORDS[k](caps[k])] : []
+    )
+    return raised.length > 0 ? `raised ${raised.join(", ")}` : `gave ${what}`
+  }
+  if (answer.decision === "EDIT") {
+    return request?._tag === "PlanApprovalRequested"
+      ? "approved the plan with your edits"
+      : `approved ${what} with your input`
+  }
+  return `approved ${what}`
+}

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
-import { RunNotFoundError } from "../domain/Errors.js"
+import { NotReplayableError, RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { reachesEnd } from "../record/RunRecord.js"
+import { beginsRun, reachesEnd } from "../record/RunRecord.js"
 import type { RunResult } from "../record/RunResult.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
@@ -82,8 +82,16 @@ export const replay = (sourceId: string) =>
     const row = yield* store.getRun(sourceId)
     if (Option.isNone(row)) return yield* new RunNotFoundError({ runId: sourceId })
     const events = yield* store.events(sourceId)
-    const started = events.find((e) => e._tag === "RunStarted")
+    const started = events.find(beginsRun)
     if (!started) return yield* new RunNotFoundError({ runId: sourceId })
+    // a run whose model calls were not recorded (AEON_RECORD_PROMPTS=0) has nothing to replay them from
+    if (events.some((e) => e._tag === "LlmCalled" && e.call === undefined && e.replayed !== true)) {
+      return yield* new NotReplayableError({
+        runId: sourceId,
+        message:
+          `run ${sourceId} cannot be replayed: its model calls were not recorded (AEON_RECORD_PROMPTS was off when it ran)`
+      })
+    }
     const replayed = yield* Effect.gen(function*() {
       const memory = yield* RunStore
       const { input, mode, task, userId } = row.value

@@ -1,3 +1,4 @@
+import type { Usage } from "../domain/Budget.js"
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import type { ExecutionHistory, RefinementAction } from "../domain/Execution.js"
 import type { Forecast } from "../domain/Forecast.js"
@@ -315,12 +316,19 @@ export const eventView = (e: RunEvent): EventView => {
         status: e.status,
         terminationReason: e.terminationReason,
         finalAnswer: e.finalAnswer ?? null,
-        usage: e.usage
+        usage: usageView(e.usage)
       }
     default:
       return { ...common, ...rest }
   }
 }
+
+/** A run's usage as GraphQL's Usage type gives it: the counts a run may lack (no cached or estimated calls) as 0. */
+export const usageView = (u: Usage) => ({
+  ...u,
+  cachedTokens: u.cachedTokens ?? 0,
+  estimatedCalls: u.estimatedCalls ?? 0
+})
 
 /** A page of the run's recorded model calls (record/LlmCalls) after the cursor (a seq). */
 export const llmCallsView = (events: ReadonlyArray<RunEvent>, first: number, after: string | undefined) => {

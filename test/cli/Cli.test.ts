@@ -227,7 +227,7 @@ describe(`the aeon binary (${backend})`, () => {
     expect(lookahead.stderr).toContain("answerMatches is not a pattern the linear-time engine (RE2 syntax) accepts")
     const criteria = await aeon("run", task, "--criteria", join(dir, "missing.json"))
     expect(criteria.code).toBe(1)
-    expect(criteria.stderr).toContain("--criteria: cannot read")
+    expect(criteria.stderr).toContain(`cannot read --criteria ${join(dir, "missing.json")}: no such file`)
     const unreachable = await aeon(
       "run",
       task,
@@ -377,6 +377,7 @@ describe(`the aeon binary (${backend})`, () => {
     expect(bad.stderr).toContain("the edited input does not fit memory.write")
     const ok = await aeon("approve", runId!, requestId!, "--input", "{\"key\": \"seed\", \"value\": 8}")
     expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.stdout).toMatch(/^approved the call of memory.write \(step s\d+\) with your input \(/)
     expect((await aeon("approve", runId!, requestId!)).stderr).toContain("already answered (EDIT)")
 
     const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")

@@ -48,6 +48,7 @@ describe("aeon run --dry-run and --approve-plan (#35)", () => {
     expect(bad.stderr).toContain("s7")
     const ok = await aeon("approve", runId!, requestId!, "--input", `[{"actionType":"REMOVE","targetStepId":"s2"}]`)
     expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.stdout).toMatch(/^approved the plan with your edits \(/)
 
     const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
     expect(resumed.code, resumed.stderr).toBe(0)
@@ -105,6 +106,7 @@ describe("aeon run --dry-run and --approve-plan (#35)", () => {
     expect(low.stderr).toContain("maxLlmCalls must be above 4")
     const ok = await aeon("approve", runId!, requestId!, "--input", `{"maxLlmCalls": 60}`)
     expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.stdout).toMatch(/^raised the call budget to 60 \(budget-llmCalls-1 of run /)
     const resumed = await aeon("run", "--resume", runId!, "--script", script, "--json")
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(JSON.parse(resumed.stdout).usage.llmCalls).toBeGreaterThan(4)

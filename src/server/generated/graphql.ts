@@ -383,6 +383,8 @@ export type LlmCall = {
   costUsd: Scalars['Float']['output'];
   decodeError?: Maybe<Scalars['String']['output']>;
   error?: Maybe<Scalars['String']['output']>;
+  /** The provider reported no usage: inputTokens and outputTokens are Aeon's count, on the high side. */
+  estimated: Scalars['Boolean']['output'];
   /** Models of the fallback chain (AEON_MODELS) that failed before model answered, each with why. */
   failedModels: Array<Scalars['String']['output']>;
   finishReason?: Maybe<Scalars['String']['output']>;
@@ -1180,6 +1182,8 @@ export type Usage = {
   __typename?: 'Usage';
   cachedTokens: Scalars['Int']['output'];
   costUsd: Scalars['Float']['output'];
+  /** Of llmCalls, those whose tokens the provider did not report (missing, 0, not a number): Aeon's count of the whole request and the answer, on the high side. */
+  estimatedCalls: Scalars['Int']['output'];
   inputTokens: Scalars['Int']['output'];
   llmCalls: Scalars['Int']['output'];
   outputTokens: Scalars['Int']['output'];
@@ -1784,6 +1788,7 @@ export type LlmCallResolvers<ContextType = GraphQLContext, ParentType extends Re
   costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   decodeError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  estimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   failedModels?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   finishReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   inputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -2310,6 +2315,7 @@ export type ToolInvokedEventResolvers<ContextType = GraphQLContext, ParentType e
 export type UsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Usage'] = ResolversParentTypes['Usage']> = {
   cachedTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  estimatedCalls?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   inputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   llmCalls?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
