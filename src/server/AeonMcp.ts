@@ -27,7 +27,7 @@ import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
 
 /**
- * Aeon as an MCP server, for other agents and editors: tools `run_task`, `get_run` and `cancel_run`, and each run as a
+ * Aeon as an MCP server, for other agents and editors: tools `run_task`, `get_run`, `respond` and `cancel_run`, and each run as a
  * resource (`aeon://runs/{id}`). One implementation for both transports (`aeon mcp` on stdio, `/mcp` on the server),
  * on the run manager the GraphQL API uses: the same runs, store, queue and per-user rules.
  */
@@ -97,6 +97,29 @@ const tools = [
     annotations: { readOnlyHint: true, openWorldHint: false }
   },
   {
+    name: "respond",
+    title: "Answer what a run asks",
+    description:
+      "Answers what a waiting run asks (get_run and run_task name its requestId): approve or reject a plan, a tool's " +
+      "call or more budget; edit a plan (input: refinement actions) or a call's input (input: the tool's input); " +
+      "extend a budget (input: caps such as {\"maxLlmCalls\": 50}); guide a stuck step (text). Then follows the run " +
+      "as run_task does: its answer, or the next thing it asks.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        runId: { type: "string", minLength: 1 },
+        requestId: { type: "string", minLength: 1 },
+        action: { type: "string", enum: ["approve", "reject", "edit", "extend", "guide"] },
+        input: { description: "edit: the plan's edits or the call's input; extend: the caps given" },
+        reason: { type: "string", description: "reject: why" },
+        text: { type: "string", minLength: 1, description: "guide: the guidance" }
+      },
+      required: ["runId", "requestId", "action"],
+      additionalProperties: false
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+  },
+  {
     name: "cancel_run",
     title: "Cancel a run",
     description: "Cancels a run that has not finished: it ends CANCELLED (a tool call in progress finishes first).",
@@ -134,8 +157,39 @@ export const runView = (run: RunModel) => {
 
 /** How a run left waiting is answered (the client could not ask its user). */
 const WAITING_HINT =
-  "It waits for an answer: GraphQL respondToApproval or provideGuidance (or aeon approve / aeon guide on " +
-  "its store), then get_run; a client with elicitation is asked directly."
+  "It waits for an answer: call the tool respond with its runId and requestId (approve, reject, edit, extend, " +
+  "guide), or GraphQL respondToApproval / provideGuidance; a client with elicitation is asked directly."
+
+/** respond's arguments as an answer through the run manager, or what is wrong with them. */
+const responseOf = (
+  args: Record<string, unknown>,
+  by: string
+): string | ((m: RunManager["Type"], runId: string, requestId: string) => ReturnType<RunManager["Type"]["guide"]>) => {
+  switch (args.action) {
+    case "guide":
+      return typeof args.text === "string" && args.text.trim() !== ""
+        ? (m, runId, requestId) => m.guide(runId, requestId, String(args.text), by)
+        : "guide needs text: the guidance"
+    case "approve":
+    case "reject":
+    case "edit":
+    case "extend": {
+      if ((args.action === "edit" || args.action === "extend") && args.input === undefined) {
+        return `${args.action} needs input (${args.action === "edit" ? "the edits or the call's input" : "the caps"})`
+      }
+      const decision = args.action === "reject" ? "REJECT" : args.action === "edit" ? "EDIT" : "APPROVE"
+      return (m, runId, requestId) =>
+        m.respond(runId, requestId, {
+          decision,
+          ...(args.input !== undefined && decision !== "REJECT" ? { input: args.input } : {}),
+          ...(typeof args.reason === "string" ? { reason: args.reason } : {}),
+          by
+        })
+    }
+    default:
+      return "action must be one of approve, reject, edit, extend, guide"
+  }
+}
 
 const URI = /^aeon:\/\/runs\/(.+)$/
 
@@ -225,7 +279,8 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
       capabilities: { tools: {}, resources: {} },
       instructions:
         "Aeon is an adaptive reasoning engine. Call run_task with a task to get a checked, converged answer; " +
-        "get_run and cancel_run act on a run by id; each run is the resource aeon://runs/{id}."
+        "get_run and cancel_run act on a run by id, respond answers what it asks; each run is the resource " +
+        "aeon://runs/{id}."
     }
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as unknown as Array<any> }))
@@ -265,6 +320,23 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
           askClient(server, run)
         )
         return followed ?? answer(await run(own(started.value.id)))
+      }
+      case "respond": {
+        const runId = String(args.runId)
+        const respond = responseOf(args, `mcp:${server.getClientVersion()?.name ?? "client"}`)
+        if (typeof respond === "string") return errorResult(`ApprovalInputError: ${respond}`)
+        const answered = await run(
+          Effect.zipRight(own(runId), Effect.flatMap(RunManager, (m) => respond(m, runId, String(args.requestId))))
+        )
+        if (Exit.isFailure(answered)) return errorResult(failureText(answered.cause))
+        const followed = await followUntilDone(
+          run,
+          runId,
+          request.params._meta?.progressToken,
+          extra,
+          askClient(server, run)
+        )
+        return followed ?? answer(await run(own(runId)))
       }
       default:
         throw new McpError(-32602, `unknown tool ${request.params.name}`)

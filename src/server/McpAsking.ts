@@ -89,12 +89,13 @@ const answerOf = (r: AskedEvent, reply: ElicitResult, by: string) => {
  * when the run got an answer (or another person answered first) and goes on, false when it still waits.
  */
 export const askClient = (server: Server, run: Runner) => async (r: AskedEvent, signal: AbortSignal) => {
-  if (!server.getClientCapabilities()?.elicitation?.form) return false
   const stillOpen = async () => {
     const now = await run(Effect.flatMap(RunManager, (m) => m.getOrFail(r.runId)))
     return Exit.isSuccess(now) && now.value.record.requests.get(r.requestId)?.answer === undefined
   }
+  // answered already (by respond, or another person): the run goes on; a client without forms cannot be asked
   if (!(await stillOpen())) return true
+  if (!server.getClientCapabilities()?.elicitation?.form) return false
   // the form stays up as long as the request does (its expiresAt, from the run's approvalTimeoutMs), else a day
   const timeout = r.expiresAt !== undefined ? Math.max(1, r.expiresAt - Date.now()) : DAY_MS
   const reply = await server.elicitInput({

@@ -27,7 +27,7 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
     const client = new Client({ name: "test", version: "1.0.0" })
     await client.connect(new StreamableHTTPClientTransport(mcpUrl(server)))
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(["cancel_run", "get_run", "run_task"])
+    expect(tools.map((t) => t.name).sort()).toEqual(["cancel_run", "get_run", "respond", "run_task"])
     const progress: Array<string> = []
     const result = await client.callTool({ name: "run_task", arguments: { task: TASK, mode: "FULL" } }, undefined, {
       onprogress: (p) => void progress.push(p.message ?? "")
@@ -118,7 +118,7 @@ describe("/mcp behind API keys", () => {
     })
     expect(asBob.status).toBe(404)
     expect(await asBob.json()).toMatchObject({ error: { data: { code: "SESSION_NOT_FOUND" } } })
-    expect((await client.listTools()).tools).toHaveLength(3)
+    expect((await client.listTools()).tools).toHaveLength(4)
     await client.close()
   })
 })
@@ -267,6 +267,7 @@ describe("/mcp sessions: what a run_task run asks, asked over HTTP; a client wit
     expect(view.pendingPlanApproval.requestId).toEqual(expect.any(String))
     expect(answerText(result)).toMatch(/AWAITING_INPUT\nAeon run .* waits for approval of its plan/)
     expect(answerText(result)).toMatch(/respondToApproval/)
+    expect(answerText(result)).toMatch(/call the tool respond with its runId and requestId/)
     await gql(
       server.url,
       `mutation($id: ID!, $r: ID!) { respondToApproval(runId: $id, requestId: $r, decision: APPROVE) { id } }`,
@@ -279,6 +280,37 @@ describe("/mcp sessions: what a run_task run asks, asked over HTTP; a client wit
       status = (read.structuredContent as { status: string }).status
     }
     expect(status).toBe("CONVERGED")
+    await client.close()
+  })
+
+  it("a client without forms answers with the respond tool: the plan approved, the run converges in that call", async () => {
+    const client = new Client({ name: "formless", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl()))
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("respond")
+    const result = await client.callTool({
+      name: "run_task",
+      arguments: { task: TASK, mode: "FULL", approvePlan: true }
+    })
+    const view = result.structuredContent as { runId: string; status: string; pendingPlanApproval: any }
+    expect(view.status).toBe("AWAITING_INPUT")
+    const bad = await client.callTool({
+      name: "respond",
+      arguments: { runId: view.runId, requestId: view.pendingPlanApproval.requestId, action: "extend" }
+    })
+    expect(bad.isError).toBe(true)
+    expect(answerText(bad)).toContain("ApprovalInputError: extend needs input")
+    const unknown = await client.callTool({
+      name: "respond",
+      arguments: { runId: view.runId, requestId: "nope", action: "approve" }
+    })
+    expect(unknown.isError).toBe(true)
+    const answered = await client.callTool({
+      name: "respond",
+      arguments: { runId: view.runId, requestId: view.pendingPlanApproval.requestId, action: "approve" }
+    })
+    expect(answered.isError).toBeFalsy()
+    expect((answered.structuredContent as { status: string }).status).toBe("CONVERGED")
+    expect(answerText(answered)).toContain("126")
     await client.close()
   })
 
