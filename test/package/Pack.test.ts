@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -29,16 +29,24 @@ describe("the published package", () => {
   it(
     "packs without tests, bench or sources, and its tarball runs the README's library example in a new project",
     async () => {
-      if (!existsSync(join(root, "dist/index.js"))) expect((await npm(["run", "build"], root)).code).toBe(0)
       const out = mkdtempSync(join(tmpdir(), "aeon-pack-"))
-      const pack = await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", out], root)
+      const manifestBefore = readFileSync(join(root, "package.json"), "utf8")
+      // as npm publish packs it: prepack builds and sets the prepare script aside, postpack puts it back
+      const pack = await npm(["pack", "--json", "--pack-destination", out], root)
       expect(pack.code, pack.stderr).toBe(0)
+      expect(readFileSync(join(root, "package.json"), "utf8")).toBe(manifestBefore)
       const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
       const paths = info!.files.map((f) => f.path)
       expect(paths).toContain("dist/index.js")
       expect(paths).toContain("dist/index.d.ts")
       expect(paths).toContain("dist/app/cli.js")
       expect(paths.filter((p) => /^(test|bench|src|docs|scripts)\//.test(p))).toEqual([])
+
+      // no install script it cannot run: the published manifest builds nothing (src/ and scripts/ are not shipped)
+      const unpacked = mkdtempSync(join(tmpdir(), "aeon-unpacked-"))
+      expect((await sh("tar", ["-xzf", join(out, info!.filename), "-C", unpacked], root)).code).toBe(0)
+      const scripts = JSON.parse(readFileSync(join(unpacked, "package/package.json"), "utf8")).scripts
+      for (const hook of ["preinstall", "install", "postinstall", "prepare"]) expect(scripts[hook], hook).toBeUndefined()
 
       const project = mkdtempSync(join(tmpdir(), "aeon-user-"))
       const effect = JSON.parse(readFileSync(join(root, "node_modules/effect/package.json"), "utf8")).version as string
