@@ -46,7 +46,9 @@ describe("the published package", () => {
       const unpacked = mkdtempSync(join(tmpdir(), "aeon-unpacked-"))
       expect((await sh("tar", ["-xzf", join(out, info!.filename), "-C", unpacked], root)).code).toBe(0)
       const scripts = JSON.parse(readFileSync(join(unpacked, "package/package.json"), "utf8")).scripts
-      for (const hook of ["preinstall", "install", "postinstall", "prepare"]) expect(scripts[hook], hook).toBeUndefined()
+      for (const hook of ["preinstall", "install", "postinstall", "prepare"]) {
+        expect(scripts[hook], hook).toBeUndefined()
+      }
 
       const project = mkdtempSync(join(tmpdir(), "aeon-user-"))
       const effect = JSON.parse(readFileSync(join(root, "node_modules/effect/package.json"), "utf8")).version as string
