@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Option } from "effect"
+import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { version } from "../support/PackageFiles.js"
 import { flagNames, unknownFlag } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
@@ -166,12 +167,11 @@ const inspectCommand = Command.make(
   (o) => handle((h) => h.inspect(o))
 ).pipe(Command.withDescription(`a stored run's history, pass by pass (${store})`))
 
-const statuses = ["QUEUED", "RUNNING", "AWAITING_INPUT", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const
 const runsCommand = Command.make(
   "runs",
   noted("runs", {
     user: Options.text("user").pipe(Options.withDescription("only this user's runs"), Options.optional),
-    status: Options.choice("status", statuses).pipe(
+    status: Options.choice("status", RUN_STATUSES).pipe(
       Options.withDescription("only runs in this status"),
       Options.optional
     ),

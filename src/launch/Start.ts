@@ -14,7 +14,8 @@ const banner = Layer.effectDiscard(Effect.gen(function*() {
   const stand = model.label === "offline" ? " (rule-based stand-in, not a reasoning model)" : ""
   const mcp = Option.getOrElse(yield* Effect.serviceOption(McpServers), () => none)
   yield* Effect.sync(() => {
-    console.log(`Aeon ${server.url} — GraphiQL in a browser; model: ${model.label}${stand}`)
+    const runs = server.url.replace(/\/graphql$/, "/runs")
+    console.log(`Aeon ${server.url} — GraphiQL in a browser; the run viewer at ${runs}; model: ${model.label}${stand}`)
     for (const s of mcp.health()) {
       console.log(
         `MCP server ${s.name}: ${s.status}${s.status === "connected" ? `, ${s.toolCount} tool(s)` : ""}${

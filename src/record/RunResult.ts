@@ -4,19 +4,13 @@ import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
 import type { FinalAnswer, TerminationReason, TTLExpirationResponse } from "../domain/Result.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import type { RunStatus } from "../domain/RunStatus.js"
 import type { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { attemptPlan } from "./Attempt.js"
 import { historyOf } from "./History.js"
 import { awaitingInput, foldEvents, type RunRecord } from "./RunRecord.js"
 
-export type RunStatus =
-  | "QUEUED"
-  | "RUNNING"
-  | "AWAITING_INPUT"
-  | "CONVERGED"
-  | "NOT_CONVERGED"
-  | "FAILED"
-  | "CANCELLED"
+export type { RunStatus } from "../domain/RunStatus.js"
 
 /** Everything a caller gets back from a run; derived from its events alone. */
 export interface RunResult {

@@ -1,5 +1,6 @@
 import { render } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
+import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { gql, setApiKey, type StreamedEvent, subscribe, Unauthorized } from "./Api.js"
 import { LiveOutput, NewRunForm } from "./Live.js"
 import { ForecastLine, Requests } from "./Requests.js"
@@ -65,9 +66,7 @@ const RunList = () => {
       <NewRunForm />
       <div class="filters">
         <select value={status} onChange={(e) => setStatus(e.currentTarget.value)} data-testid="status-filter">
-          {["", "QUEUED", "RUNNING", "CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"].map((s) => (
-            <option value={s}>{s || "any status"}</option>
-          ))}
+          {["", ...RUN_STATUSES].map((s) => <option value={s}>{s || "any status"}</option>)}
         </select>
         <input placeholder="user" value={user} onChange={(e) => setUser(e.currentTarget.value)} />
       </div>

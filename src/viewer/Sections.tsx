@@ -159,11 +159,25 @@ export const PlanGraph = ({ plan }: { plan: Run }) => {
   )
 }
 
+/** What each convergence bar is: the score's colour (page.ts) and name. */
+const SCORES = [["completeness", "#4f7cd6"], ["coherence", "#4caf50"], ["consistency", "#fb8c00"]] as const
+
 export const Convergence = ({ passes }: { passes: Array<Run> }) => {
   const scored = passes.filter((p) => p.convergence)
+  // nothing assessed yet (a pending or planning run): no empty box
+  if (scored.length === 0) return null
   return (
     <section data-testid="convergence">
       <h2>Convergence</h2>
+      <div class="legend" data-testid="convergence-legend">
+        {SCORES.map(([name, colour]) => (
+          <span>
+            <i style={{ background: colour }} />
+            {name}
+          </span>
+        ))}
+        <span>(each pass: its scores, 0 to 1; consistency 1 when every check agrees)</span>
+      </div>
       <svg width={Math.max(120, scored.length * 70)} height="110">
         {scored.map((p, i) =>
           ([["completeness", p.convergence.completenessScore], ["coherence", p.convergence.coherenceScore], [

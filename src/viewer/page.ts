@@ -6,6 +6,7 @@ export const viewerPage = (scriptPath: string) =>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Aeon · runs</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>
 body { font: 14px/1.45 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f7f8fa; }
 main { max-width: 1200px; margin: 0 auto; padding: 16px 24px 48px; }
@@ -31,6 +32,13 @@ button { cursor: pointer; } [data-testid=call] { background: none; border: none;
 .new-run { display: grid; gap: 6px; background: #fff; border: 1px solid #e2e5ea; border-radius: 8px; padding: 8px 16px 12px; margin: 12px 0; }
 .new-run textarea { min-height: 48px; font: inherit; } .new-run h2 { margin: 4px 0; } .tokens { color: #556; margin: 6px 0 0; }
 .issue.HIGH, .issue.CRITICAL { color: #c62828; } .key { max-width: 420px; margin: 80px auto; }
+button, select, input, textarea { font: inherit; color: inherit; border: 1px solid #c9cfd8; border-radius: 6px; background: #fff; padding: 5px 10px; }
+button:not([data-testid=call]):not(.fork):not(.secondary) { background: #1f5fbf; border-color: #1f5fbf; color: #fff; font-weight: 600; }
+button:not([data-testid=call]):not(.fork):not(.secondary):hover { background: #184c99; } [data-testid=call]:hover { text-decoration: underline; }
+button:disabled { background: #9aa3af; border-color: #9aa3af; cursor: default; }
+button.secondary, button.fork { background: #fff; color: #1f5fbf; border-color: #c5d3ee; font-weight: 400; }
+select:focus, input:focus, textarea:focus, button:focus-visible { outline: 2px solid #9db4e8; outline-offset: 1px; }
+.legend { display: flex; gap: 14px; font-size: 12px; color: #556; margin: 4px 0; } .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
 </style>
 </head>
 <body><div id="app"></div><script type="module" src="${scriptPath}"></script></body>

@@ -135,10 +135,20 @@ describe("the run viewer in a browser (#18.3, #18.4)", () => {
       await planCall.click()
       await expect.poll(() => page.getByTestId("call-prompt").innerText()).toContain(TASK)
       await expect.poll(() => page.getByTestId("answer").innerText()).toContain("6 * 7 = 42")
+      // the convergence bars say what they are
+      await expect.poll(() => page.getByTestId("convergence-legend").innerText()).toMatch(
+        /completeness[\s\S]*coherence[\s\S]*consistency/
+      )
       await page.screenshot({ path: `${ARTIFACTS}/viewer-finished.png`, fullPage: true })
 
-      // the list links to it
-      await page.goto(`${base}/runs`, { waitUntil: "load" })
+      // the root is the list (and the page's icon is served); the list links to it, its filter has every status
+      const icon = await page.request.get(`${base}/favicon.ico`)
+      expect(icon.status()).toBe(200)
+      expect(icon.headers()["content-type"]).toBe("image/svg+xml")
+      await page.goto(`${base}/`, { waitUntil: "load" })
+      expect(new URL(page.url()).pathname).toBe("/runs")
+      const statuses = await page.getByTestId("status-filter").locator("option").allInnerTexts()
+      expect(statuses).toContain("AWAITING_INPUT")
       await expect.poll(() => page.getByTestId("runs").innerText()).toContain(id)
       // and lists the tools a run may call, the MCP server's with its name
       await expect.poll(() => page.getByTestId("tools").innerText()).toMatch(/fs\.read_text_file\s+fs\s+read-only/)
