@@ -3,7 +3,14 @@ import { Schema } from "effect"
 const Score = (name: string) =>
   Schema.Number.pipe(Schema.filter((n) => (n >= 0 && n <= 1) || `${name} must be between 0.0 and 1.0 (was ${n})`))
 
-export const IssueType = Schema.Literal("specificity", "relevance", "consistency", "hallucination", "do_say_mismatch")
+export const IssueType = Schema.Literal(
+  "specificity",
+  "relevance",
+  "consistency",
+  "hallucination",
+  "do_say_mismatch",
+  "completeness"
+)
 export type IssueType = typeof IssueType.Type
 export const ISSUE_TYPES: ReadonlyArray<IssueType> = IssueType.literals
 
@@ -33,7 +40,9 @@ export const IssueSummary = Schema.Struct({
   relevance: Schema.Int,
   consistency: Schema.Int,
   hallucination: Schema.Int,
-  do_say_mismatch: Schema.Int
+  do_say_mismatch: Schema.Int,
+  /** Absent in reports stored before completeness was checked: none. */
+  completeness: Schema.optionalWith(Schema.Int, { default: () => 0 })
 })
 export type IssueSummary = typeof IssueSummary.Type
 
@@ -41,7 +50,7 @@ export const highestSeverity = (issues: ReadonlyArray<{ readonly severity: Sever
   issues.reduce<Severity>((acc, i) => (SEVERITY_RANK[i.severity] > SEVERITY_RANK[acc] ? i.severity : acc), "LOW")
 
 export const summarize = (issues: ReadonlyArray<{ readonly type: IssueType }>): IssueSummary => {
-  const counts = { specificity: 0, relevance: 0, consistency: 0, hallucination: 0, do_say_mismatch: 0 }
+  const counts = { specificity: 0, relevance: 0, consistency: 0, hallucination: 0, do_say_mismatch: 0, completeness: 0 }
   for (const i of issues) counts[i.type]++
   return counts
 }

@@ -93,6 +93,15 @@ const namedToolCall = (text: string, tools: ReadonlyArray<ToolSeen>) => {
   return { tool: tool.name, toolInput: argument && field ? { [field]: argument } : {} }
 }
 
+/** Operators said in words between numbers ("6 * 7 plus 3"), as symbols, so the whole expression is planned. */
+const OPERATOR_WORDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/(?<=[\d)])\s+plus\s+(?=[-(\d])/gi, " + "],
+  [/(?<=[\d)])\s+minus\s+(?=[-(\d])/gi, " - "],
+  [/(?<=[\d)])\s+(?:times|multiplied by)\s+(?=[-(\d])/gi, " * "],
+  [/(?<=[\d)])\s+(?:divided by|over)\s+(?=[-(\d])/gi, " / "]
+]
+const symbolic = (text: string) => OPERATOR_WORDS.reduce((t, [word, symbol]) => t.replace(word, symbol), text)
+
 const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>) => {
   const toolsSeen = seen.map((t) => (typeof t === "string" ? { name: t } : t))
   const tools = toolsSeen.map((t) => t.name)
@@ -109,7 +118,7 @@ const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>) => {
         provides: [`result_${i + 1}`]
       }
     }
-    const expression = findExpression(text) ?? wordedExpression(text, i > 0 ? `s${i}` : undefined)
+    const expression = findExpression(symbolic(text)) ?? wordedExpression(text, i > 0 ? `s${i}` : undefined)
     const useCalculator = expression !== undefined && tools.includes("calculator")
     const memory = useCalculator ? undefined : memoryCall(text, lastKey)
     if (memory) lastKey = memory.toolInput.key

@@ -34,7 +34,12 @@ const issueType = oneOf<IssueType>({
   mismatch: "do_say_mismatch",
   toolmismatch: "do_say_mismatch",
   descriptionmismatch: "do_say_mismatch",
-  saydomismatch: "do_say_mismatch"
+  saydomismatch: "do_say_mismatch",
+  completeness: "completeness",
+  incomplete: "completeness",
+  incompleteness: "completeness",
+  omission: "completeness",
+  missingpart: "completeness"
 })
 
 const severity = oneOf<Severity>({

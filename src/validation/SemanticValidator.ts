@@ -8,7 +8,7 @@ import { promptPlan } from "../prompts/PromptViews.js"
 import { memoizeWeak } from "../support/Memoize.js"
 import { traced } from "../telemetry/Span.js"
 import type { Tool } from "../tools/ToolRegistry.js"
-import { checkPlan, type PlanLike, stem, type ToolInfo, words } from "./DeterministicChecks.js"
+import { checkPlan, completeness, type PlanLike, stem, type ToolInfo, words } from "./DeterministicChecks.js"
 
 export const toolInfos = memoizeWeak((tools: ReadonlyArray<Tool>): ReadonlyArray<ToolInfo> =>
   tools.map((t) => ({ name: t.name, description: t.description, operations: t.operations }))
@@ -193,7 +193,7 @@ export const crossPhaseChecks = (input: CrossPhaseInput): Array<Omit<ValidationI
 export const make: Service = {
   validatePlan: (plan, context) =>
     Effect.gen(function*() {
-      const deterministic = checkPlan(plan, context.tools)
+      const deterministic = [...checkPlan(plan, context.tools), ...completeness(context.request, plan)]
       const model = yield* modelIssues(plan, context, "plan", deterministic)
       return makeReport(
         context.validationId,
@@ -204,7 +204,11 @@ export const make: Service = {
     }).pipe(traced("SemanticValidator.validatePlan", { captureStackTrace: false })),
   validateCrossPhase: (input, context) =>
     Effect.gen(function*() {
-      const deterministic = [...checkPlan(input.plan, context.tools), ...crossPhaseChecks(input)]
+      const deterministic = [
+        ...checkPlan(input.plan, context.tools),
+        ...completeness(context.request, input.plan),
+        ...crossPhaseChecks(input)
+      ]
       const model = yield* modelIssues(input.plan, context, "cross_phase", deterministic, input.finalAnswer)
       return makeReport(
         context.validationId,

@@ -133,6 +133,22 @@ describe("providers as they answer (#42)", () => {
       expect(repairs()).toBe(0)
     }))
 
+  it.live("LM Studio: json_object refused with a 400 steps down to the schema in the prompt", () =>
+    Effect.gen(function*() {
+      // json_schema honoured for the first call, then refused; json_object always refused
+      let schemaCalls = 0
+      answering((body) =>
+        body.response_format?.type === "json_object" || (body.response_format && schemaCalls++ > 0)
+          ? { status: 400, body: { error: { message: "'response_format.type' must be 'json_schema'" } } }
+          : {}
+      )
+      const { result } = yield* run({})
+      expect(result.status).toBe("CONVERGED")
+      const formats = stub.requests.map((b) => b.response_format?.type ?? "prompt")
+      expect(formats.slice(0, 4)).toEqual(["json_schema", "json_schema", "json_object", "prompt"])
+      expect(formats.slice(3).every((f) => f === "prompt")).toBe(true)
+    }))
+
   it.live("an empty answer is the provider's failure: retried once, never sent to repair", () =>
     Effect.gen(function*() {
       const good = JSON.stringify({ answerText: "4", confidence: 0.9, usedStepIds: ["s1"] })

@@ -16,7 +16,8 @@ describe("deterministic validation against labeled corpora (SC-006)", () => {
       const s = score(corpus)
       console.log(report(file, s))
       expect(s.cleanPlans).toBeGreaterThanOrEqual(10)
-      for (const type of ISSUE_TYPES) {
+      // completeness compares a plan with its task, which the corpora's plans do not carry (Completeness.test.ts)
+      for (const type of ISSUE_TYPES.filter((t) => t !== "completeness")) {
         const t = s.perType.get(type)!
         expect(t.labeled, `${type} is labeled in ${file}`).toBeGreaterThan(0)
         expect(t.detected / t.labeled, `detection of ${type}`).toBeGreaterThanOrEqual(0.9)
