@@ -226,8 +226,10 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
   Effect.gen(function*() {
     const st = yield* state(ctx)
     if (resumed) {
-      // the pass had started before a restart: its remaining steps run, the events continue the same pass
-      yield* executePass(ctx, passNumber, first ? "EXECUTE" : "RE_EXECUTE")
+      // the pass had started before a restart (or a fork's copy): its remaining steps run, the events continue the
+      // same pass, its calls labeled with its phase as before
+      const phase = first ? "EXECUTE" : "RE_EXECUTE"
+      yield* executePass(ctx, passNumber, phase).pipe(Effect.locally(callSite, { passNumber, phase }))
     } else {
       if (st.ttlRemaining <= 0) return { reason: "ttl_expired", point: "phase_boundary" } satisfies Stop as Stop
       if (readySteps(st.plan).length === 0) {

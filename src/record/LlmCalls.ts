@@ -15,6 +15,8 @@ export interface LlmCall extends RecordedCall {
   readonly failedModels: ReadonlyArray<string>
   /** The tokens are Aeon's estimate: the provider reported none. */
   readonly estimated: boolean
+  /** Answered from a recording (a fork, a replay): nothing was sent, nothing paid. */
+  readonly replayed: boolean
 }
 
 /** The recorded model calls of a run, in order: a projection of its LlmCalled events (none when not recorded). */
@@ -33,6 +35,7 @@ export const llmCallsOf = (events: ReadonlyArray<RunEvent>): Array<LlmCall> =>
         latencyMs: e.latencyMs,
         failedModels: e.failedModels ?? [],
         estimated: e.estimated === true,
+        replayed: e.replayed === true,
         ...e.call
       }]
       : []

@@ -12,7 +12,16 @@ export interface TimedSpan {
 export interface TimelinePass extends TimedSpan {
   readonly passNumber: number
   readonly phases: ReadonlyArray<TimedSpan & { readonly phase: Phase; readonly seq: number }>
-  readonly steps: ReadonlyArray<TimedSpan & { readonly stepId: string; readonly status: string; readonly seq: number }>
+  readonly steps: ReadonlyArray<
+    TimedSpan & {
+      readonly stepId: string
+      /** complete, failed, …; "running" while it goes on, "waiting for approval" while its call waits for a person. */
+      readonly status: string
+      readonly seq: number
+      /** Of its span, the time it waited for a person to answer its call (not counted in its duration). */
+      readonly waitedMs: number
+    }
+  >
 }
 
 /** One budget: what the run used of it, its cap, what is left. */
@@ -64,6 +73,22 @@ export const gaugesOf = (r: RunRecord, now: number): ReadonlyArray<Gauge> => {
   ]
 }
 
+/** What a step spent waiting for people to answer its calls within its span, and whether it waits now. */
+const waitsOf = (r: RunRecord, passNumber: number, stepId: string, span: TimedSpan, until: number) => {
+  let waitedMs = 0
+  let waiting = false
+  for (const q of r.requests.values()) {
+    if (q.request._tag !== "ApprovalRequested" || q.request.stepId !== stepId || q.request.passNumber !== passNumber) {
+      continue
+    }
+    const from = Math.max(span.start, q.request.at)
+    const to = Math.min(span.end ?? until, q.answer?.at ?? until)
+    waitedMs += Math.max(0, to - from)
+    if (!q.answer && span.end === undefined) waiting = true
+  }
+  return { waitedMs, waiting }
+}
+
 /**
  * The run as a timeline: passes, their phases and steps with start, end and duration (open ones run until the run's
  * end, or `now`), and the budget used and left. A projection of the record: the viewer and the API read this.
@@ -79,12 +104,19 @@ export const timelineOf = (r: RunRecord, now: number): Timeline => {
       passNumber: p.passNumber,
       ...timed(p.start, p.end ?? finishedAt, until),
       phases: p.phaseSpans.map((s) => ({ phase: s.phase, seq: s.seq, ...timed(s.start, s.end ?? finishedAt, until) })),
-      steps: p.stepSpans.map((s) => ({
-        stepId: s.stepId,
-        seq: s.seq,
-        status: s.status ?? (finishedAt === undefined ? "running" : "abandoned"),
-        ...timed(s.start, s.end, until)
-      }))
+      steps: p.stepSpans.map((s) => {
+        const span = timed(s.start, s.end, until)
+        const { waitedMs, waiting } = waitsOf(r, p.passNumber, s.stepId, span, until)
+        return {
+          stepId: s.stepId,
+          seq: s.seq,
+          status: s.status ?? (finishedAt !== undefined ? "abandoned" : waiting ? "waiting for approval" : "running"),
+          ...span,
+          // a person's time is not the step's
+          durationMs: Math.max(0, span.durationMs - waitedMs),
+          waitedMs
+        }
+      })
     })),
     budget: gaugesOf(r, now)
   }

@@ -270,6 +270,10 @@ const runFields: G.RunResolvers = {
   usage: (r) => V.usageView(intact(r).result.usage),
   plan: (r) => (intact(r).result.plan ? V.planView(r.result.plan!) : null),
   timeline: (r) => V.timelineView(intact(r).record, Date.now()),
+  forkedFrom: (r) => {
+    const origin = intact(r).record.forkedFrom
+    return origin ? { runId: origin.from, atSeq: origin.atSeq, changed: [...origin.changed] } : null
+  },
   pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
   pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
   pendingPlanApproval: (r) => V.pendingPlanApprovalView(intact(r).record),

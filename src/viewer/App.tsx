@@ -8,8 +8,9 @@ import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools
 
 const RUN = `query($id: ID!) { run(id: $id) {
   id task status model userId createdAt
+  forkedFrom { runId atSeq changed }
   finalAnswer { answerText label }
-  usage { llmCalls inputTokens outputTokens cachedTokens costUsd steps }
+  usage { llmCalls inputTokens outputTokens cachedTokens costUsd steps replayed { llmCalls } }
   pendingApprovals { requestId stepId tool input description }
   pendingPlanApproval { requestId plan { goal steps { stepId description tool status dependencies } }
     forecast { expected { ...F } worstCase { ...F } perStep { stepId expected { ...F } worstCase { ...F } } } }
@@ -151,6 +152,15 @@ const RunView = ({ runId }: { runId: string }) => {
         <span class={`status ${run.status}`} data-testid="run-status">{run.status}</span> · {run.model} · run {run.id}
         {run.userId ? ` · ${run.userId}` : ""} · {events.length} events
       </p>
+      {run.forkedFrom && (
+        <p class="fork-origin" data-testid="fork-origin">
+          forked from <a href={`/runs/${encodeURIComponent(run.forkedFrom.runId)}`}>{run.forkedFrom.runId}</a>{" "}
+          at #{run.forkedFrom
+            .atSeq}
+          {run.forkedFrom.changed.length > 0 ? ` (changed: ${run.forkedFrom.changed.join(", ")})` : ""}
+          {run.usage.replayed ? ` · ${run.usage.replayed.llmCalls} calls replayed from its recordings, not paid` : ""}
+        </p>
+      )}
       {error && <p class="error">{error}</p>}
       <Requests run={run} refresh={refresh} />
       <section class="gauges" data-testid="gauges">
@@ -180,7 +190,8 @@ const RunView = ({ runId }: { runId: string }) => {
           <pre>{run.finalAnswer.answerText}</pre>
         </section>
       )}
-      {plan && <PlanGraph plan={plan} />}
+      {/* while the plan waits for approval, it is shown once: in the request */}
+      {plan && !run.pendingPlanApproval && <PlanGraph plan={plan} />}
       {run.timeline && <Timeline runId={runId} timeline={run.timeline} />}
       <Convergence passes={passes} />
       <Issues passes={passes} />

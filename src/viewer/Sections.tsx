@@ -8,7 +8,8 @@ export type Run = any
 
 // the list (its summary), then one call's prompt and answer when it is opened: both within the server's query cost
 const CALLS = `query($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 50, after: $after) {
-  edges { cursor node { seq promptId attempt phase stepId inputTokens outputTokens latencyMs } } pageInfo { hasNextPage endCursor } } } }`
+  edges { cursor node { seq promptId attempt phase stepId inputTokens outputTokens latencyMs replayed estimated } }
+  pageInfo { hasNextPage endCursor } } } }`
 const CALL = `query($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 1, after: $after) {
   edges { node { seq system user response decodeError error } } } } }`
 
@@ -98,7 +99,15 @@ export const Timeline = ({ runId, timeline }: { runId: string; timeline: Run }) 
         <div class="pass" data-testid="timeline-pass">
           <Row kind="pass" span={p} bar="pass-bar" open="…" />
           {p.phases.map((ph) => <Row kind="phase" span={ph} bar={`phase-${ph.label}`} open="…" seq={ph.seq} />)}
-          {p.steps.map((st) => <Row kind="step" span={st} bar={`step-${st.status}`} open="running" seq={st.seq} />)}
+          {p.steps.map((st) => (
+            <Row
+              kind="step"
+              span={st}
+              bar={`step-${st.status.replace(/ /g, "-")}`}
+              open={st.status === "waiting for approval" ? st.status : "running"}
+              seq={st.seq}
+            />
+          ))}
         </div>
       ))}
     </section>
@@ -269,7 +278,9 @@ export const Calls = ({ runId }: { runId: string }) => {
                 c.stepId,
                 `${c.inputTokens}+${c.outputTokens} tokens`,
                 `${c.latencyMs} ms`,
-                c.attempt > 1 ? `attempt ${c.attempt}` : undefined
+                c.attempt > 1 ? `attempt ${c.attempt}` : undefined,
+                c.replayed ? "replayed from the source (not paid)" : undefined,
+                c.estimated ? "tokens estimated" : undefined
               ].filter(Boolean).join(" · ")}
             </button>
             {open?.seq === c.seq && (

@@ -22,7 +22,7 @@ table { border-collapse: collapse; width: 100%; background: #fff; } td, th { tex
 .phase .label { padding-left: 12px; color: #556; } .step .label { padding-left: 24px; color: #556; }
 .track { background: #f2f3f6; height: 12px; position: relative; border-radius: 3px; }
 .span { height: 12px; border-radius: 3px; background: #9db4e8; } .pass-bar { background: #4f7cd6; }
-.step-complete { background: #4caf50; } .step-failed, .step-abandoned { background: #e53935; } .step-invalid { background: #fb8c00; } .step-running { background: #90caf9; }
+.step-complete { background: #4caf50; } .step-failed, .step-abandoned { background: #e53935; } .step-invalid { background: #fb8c00; } .step-running { background: #90caf9; } .step-waiting-for-approval { background: #fbc02d; }
 .node rect { fill: #eef0f3; stroke: #9aa3af; } .node.complete rect { fill: #e5f4e8; stroke: #4caf50; } .node.failed rect { fill: #fdecea; stroke: #e53935; }
 .node.invalid rect { fill: #fff3e0; stroke: #fb8c00; } .node.running rect { fill: #e3f0ff; stroke: #1f5fbf; } .node.superseded { opacity: .45; } .node.superseded rect { stroke-dasharray: 4 3; }
 .node text { font-size: 11px; fill: #1d2330; } .node text.id { font-weight: 600; }

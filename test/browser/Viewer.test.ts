@@ -90,14 +90,21 @@ describe("the run viewer in a browser (#18.3, #18.4)", () => {
       expect(await times.allInnerTexts()).toEqual([
         expect.stringMatching(/^\d+\.\d\d s$/),
         expect.stringMatching(/^\d+\.\d\d s$/),
-        "running"
+        "waiting for approval"
       ])
       const phases = page.getByTestId("timeline-phase")
       const earlyPhases = await phases.count()
       await page.screenshot({ path: `${ARTIFACTS}/viewer-running.png`, fullPage: true })
       // approved in the page: the run goes on, and its timeline grows without a reload
       await approvals.getByRole("button", { name: "Approve" }).click()
-      await expect.poll(() => times.nth(2).innerText(), { timeout: 20_000 }).not.toBe("running")
+      await expect.poll(() => times.nth(2).innerText(), { timeout: 20_000 }).toMatch(/^\d+\.\d\d s$/)
+      // the wait for the person is not the step's duration: the API says how long it waited, apart
+      const c1 = (await gql(
+        server.url,
+        `query($id: ID!) { run(id: $id) { timeline { passes { steps { stepId durationMs waitedMs } } } } }`,
+        { id }
+      )).body.data.run.timeline.passes.flatMap((p: any) => p.steps).find((s: any) => s.stepId === "c1")
+      expect(c1.waitedMs).toBeGreaterThan(0)
       await expect.poll(() => phases.count(), { timeout: 20_000 }).toBeGreaterThan(earlyPhases)
       await expect.poll(() => approvals.count()).toBe(0)
       await expect.poll(() => page.getByTestId("run-status").innerText(), { timeout: 30_000 }).toBe("CONVERGED")
@@ -140,6 +147,21 @@ describe("the run viewer in a browser (#18.3, #18.4)", () => {
         /completeness[\s\S]*coherence[\s\S]*consistency/
       )
       await page.screenshot({ path: `${ARTIFACTS}/viewer-finished.png`, fullPage: true })
+
+      // "fork from here" on the last EVALUATE (after the approved call): the fork says where it comes from, its replayed calls
+      await page.getByTestId("timeline-phase").filter({ hasText: "EVALUATE" }).last().getByTestId("fork-here").click()
+      await expect.poll(() => page.url(), { timeout: 10_000 }).not.toContain(id)
+      const origin = page.getByTestId("fork-origin")
+      await expect.poll(() => origin.innerText(), { timeout: 20_000 }).toMatch(
+        new RegExp(`^forked from ${id} at #\\d+`)
+      )
+      expect(await origin.locator("a").getAttribute("href")).toBe(`/runs/${encodeURIComponent(id)}`)
+      await expect.poll(() => page.getByTestId("run-status").innerText(), { timeout: 30_000 }).toBe("CONVERGED")
+      await expect.poll(() => origin.innerText(), { timeout: 10_000 }).toMatch(/\d+ calls replayed from its recordings/)
+      await expect.poll(() => page.getByTestId("calls").innerText(), { timeout: 10_000 }).toMatch(
+        /EVALUATE · \d+\+\d+ tokens · \d+ ms · replayed from the source/
+      )
+      await page.screenshot({ path: `${ARTIFACTS}/viewer-fork.png`, fullPage: true })
 
       // the root is the list (and the page's icon is served); the list links to it, its filter has every status
       const icon = await page.request.get(`${base}/favicon.ico`)

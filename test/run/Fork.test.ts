@@ -100,6 +100,9 @@ describe("fork a run at any event (#34)", () => {
           // every call after the fork point came from a recording
           const own = fork.events.filter((f) => f._tag === "LlmCalled" && f.seq > (fork.events[0] as any).copied + 1)
           expect(own.every((f) => f._tag === "LlmCalled" && f.replayed)).toBe(true)
+          // each labeled with its phase, as in the source (a pass resumed mid-way too)
+          expect(own.filter((f) => f._tag === "LlmCalled" && f.call?.phase === undefined), `phases after ${e.seq}`)
+            .toEqual([])
           const tools = fork.events.filter((f) =>
             f._tag === "ToolInvoked" && f.seq > (fork.events[0] as any).copied + 1
           )

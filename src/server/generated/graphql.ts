@@ -327,6 +327,15 @@ export type ForkChanges = {
   planEdits?: InputMaybe<Array<PlanEditInput>>;
 };
 
+/** Where a fork began: its source run and the event it was forked at. */
+export type ForkOrigin = {
+  __typename?: 'ForkOrigin';
+  atSeq: Scalars['Int']['output'];
+  /** What the fork changed there (budget, approval, guidance, planEdits, model). */
+  changed: Array<Scalars['String']['output']>;
+  runId: Scalars['ID']['output'];
+};
+
 export type GuidanceProvidedEvent = RunEvent & {
   __typename?: 'GuidanceProvidedEvent';
   at: Scalars['DateTime']['output'];
@@ -397,6 +406,8 @@ export type LlmCall = {
   passNumber?: Maybe<Scalars['Int']['output']>;
   phase?: Maybe<Scalars['String']['output']>;
   promptId: Scalars['String']['output'];
+  /** Answered from a recording of the source run (a fork, a replay): nothing was sent, nothing paid. */
+  replayed: Scalars['Boolean']['output'];
   /** The model's raw text (absent when the call failed before an answer). */
   response?: Maybe<Scalars['String']['output']>;
   /** The sequence number of its LlmCalled event. */
@@ -804,6 +815,8 @@ export type Run = {
   forecast?: Maybe<Forecast>;
   /** Once the run ended: how far its forecast was from what it used. */
   forecastError?: Maybe<ForecastError>;
+  /** The run it was forked from (forkRun, aeon fork), at which event; null for a run that was not forked. */
+  forkedFrom?: Maybe<ForkOrigin>;
   history?: Maybe<ExecutionHistory>;
   id: Scalars['ID']['output'];
   /** The run's recorded model calls in order, at most first (≤ 100) after the cursor. */
@@ -1136,7 +1149,7 @@ export type TimelinePhase = {
   start: Scalars['DateTime']['output'];
 };
 
-/** seq: the event that began it (forkRun(atSeq: seq) forks the run there). */
+/** seq: the event that began it (forkRun(atSeq: seq) forks the run there). Its duration leaves out waitedMs, the time its calls waited for a person (status "waiting for approval" meanwhile). */
 export type TimelineStep = {
   __typename?: 'TimelineStep';
   durationMs: Scalars['Float']['output'];
@@ -1145,6 +1158,7 @@ export type TimelineStep = {
   start: Scalars['DateTime']['output'];
   status: Scalars['String']['output'];
   stepId: Scalars['String']['output'];
+  waitedMs: Scalars['Float']['output'];
 };
 
 /** A tool a run may call: built in, the library user's, or an MCP server's (named server.tool; server says which). */
@@ -1326,6 +1340,7 @@ export type ResolversTypes = {
   ForecastMadeEvent: ResolverTypeWrapper<ForecastMadeEvent>;
   ForkApproval: ForkApproval;
   ForkChanges: ForkChanges;
+  ForkOrigin: ResolverTypeWrapper<ForkOrigin>;
   GuidanceProvidedEvent: ResolverTypeWrapper<GuidanceProvidedEvent>;
   GuidanceRequest: ResolverTypeWrapper<GuidanceRequest>;
   GuidanceRequestedEvent: ResolverTypeWrapper<GuidanceRequestedEvent>;
@@ -1431,6 +1446,7 @@ export type ResolversParentTypes = {
   ForecastMadeEvent: ForecastMadeEvent;
   ForkApproval: ForkApproval;
   ForkChanges: ForkChanges;
+  ForkOrigin: ForkOrigin;
   GuidanceProvidedEvent: GuidanceProvidedEvent;
   GuidanceRequest: GuidanceRequest;
   GuidanceRequestedEvent: GuidanceRequestedEvent;
@@ -1734,6 +1750,12 @@ export type ForecastMadeEventResolvers<ContextType = GraphQLContext, ParentType 
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type ForkOriginResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ForkOrigin'] = ResolversParentTypes['ForkOrigin']> = {
+  atSeq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  changed?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
 export type GuidanceProvidedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GuidanceProvidedEvent'] = ResolversParentTypes['GuidanceProvidedEvent']> = {
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
@@ -1799,6 +1821,7 @@ export type LlmCallResolvers<ContextType = GraphQLContext, ParentType extends Re
   passNumber?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   phase?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   promptId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  replayed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   response?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   stepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2062,6 +2085,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   finalAnswer?: Resolver<Maybe<ResolversTypes['FinalAnswer']>, ParentType, ContextType>;
   forecast?: Resolver<Maybe<ResolversTypes['Forecast']>, ParentType, ContextType>;
   forecastError?: Resolver<Maybe<ResolversTypes['ForecastError']>, ParentType, ContextType>;
+  forkedFrom?: Resolver<Maybe<ResolversTypes['ForkOrigin']>, ParentType, ContextType>;
   history?: Resolver<Maybe<ResolversTypes['ExecutionHistory']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   llmCalls?: Resolver<ResolversTypes['LlmCallConnection'], ParentType, ContextType, RequireFields<RunLlmCallsArgs, 'first'>>;
@@ -2285,6 +2309,7 @@ export type TimelineStepResolvers<ContextType = GraphQLContext, ParentType exten
   start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  waitedMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
 
 export type ToolResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Tool'] = ResolversParentTypes['Tool']> = {
@@ -2377,6 +2402,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ForecastError?: ForecastErrorResolvers<ContextType>;
   ForecastFigures?: ForecastFiguresResolvers<ContextType>;
   ForecastMadeEvent?: ForecastMadeEventResolvers<ContextType>;
+  ForkOrigin?: ForkOriginResolvers<ContextType>;
   GuidanceProvidedEvent?: GuidanceProvidedEventResolvers<ContextType>;
   GuidanceRequest?: GuidanceRequestResolvers<ContextType>;
   GuidanceRequestedEvent?: GuidanceRequestedEventResolvers<ContextType>;
