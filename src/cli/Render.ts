@@ -119,7 +119,11 @@ export const historyTree = (r: RunResult): string => {
     }
     const v = p.evaluationResults.validationReport
     if (v) {
-      out.push(`│  validation: ${v.issues.length} issue(s), severity ${v.overallSeverity}`)
+      out.push(
+        `│  validation: ${v.issues.length} issue(s), severity ${v.overallSeverity}${
+          v.decidedBy === "checks" ? " · by the checks (no model review)" : ""
+        }`
+      )
       for (const i of v.issues) {
         out.push(`│   - ${i.severity} ${i.type}${i.location?.stepId ? ` @${i.location.stepId}` : ""}: ${i.description}`)
       }
@@ -129,7 +133,9 @@ export const historyTree = (r: RunResult): string => {
       out.push(
         `│  convergence: ${c.converged ? pc.green("converged") : pc.yellow("not converged")} · completeness ${
           c.scores.completenessScore.toFixed(2)
-        } · coherence ${c.scores.coherenceScore.toFixed(2)} · ${c.reasonCodes.join(", ")}`
+        } · coherence ${c.scores.coherenceScore.toFixed(2)} · ${c.reasonCodes.join(", ")}${
+          c.decidedBy === "checks" ? " · by the checks (no model assessment)" : ""
+        }`
       )
     }
     for (const a of p.refinementChanges) {

@@ -19,6 +19,11 @@ export interface AssessInput {
   /** The answer as it stands (final answer, or the step outputs before synthesis). */
   readonly candidateAnswer: string
   readonly llm?: Llm | undefined
+  /**
+   * The engine's own criteria decide first: when they pass on a report the checks decided alone, the model's
+   * assessment is not asked (a simple iteration's economy); anything else asks it as usual.
+   */
+  readonly checksFirst?: boolean | undefined
 }
 
 export interface Service {
@@ -58,90 +63,98 @@ export const deterministicScores = (plan: Plan, report: SemanticValidationReport
 export const make: Service = {
   assess: (input) =>
     Effect.gen(function*() {
-      const det = deterministicScores(input.plan, input.report, input.candidateAnswer)
-      const notes: Array<string> = []
-      let model: {
-        completenessScore: number
-        coherenceScore: number
-        converged: boolean
-        reasonCodes: ReadonlyArray<string>
-        detectedIssues: ReadonlyArray<string>
-        reasoning: string
-      } | undefined
-      if (input.llm) {
-        model = yield* input.llm.generate(Contracts.convergence, {
-          request: input.request,
-          plan: promptPlan(input.plan),
-          validationSummary: input.report.issues.length === 0
-            ? "no issues"
-            : input.report.issues.map((i) => `${i.severity} ${i.type} ${i.location?.stepId ?? ""}: ${i.description}`)
-              .join("\n"),
-          completenessThreshold: input.criteria.completenessThreshold,
-          coherenceThreshold: input.criteria.coherenceThreshold
-        }).pipe(
-          Effect.map(({ output }) => ({
-            completenessScore: clamp(output.completenessScore),
-            coherenceScore: clamp(output.coherenceScore),
-            converged: output.converged,
-            reasonCodes: output.reasonCodes ?? [],
-            detectedIssues: output.detectedIssues ?? [],
-            reasoning: output.reasoning
-          })),
-          Effect.catchIf(isModelFailure, (e) => {
-            notes.push(`model assessment unavailable (${e._tag}); deterministic scores only`)
-            return Effect.succeed(undefined)
-          })
-        )
+      if (input.checksFirst && input.report.decidedBy === "checks") {
+        const byChecks = yield* assessWith({ ...input, llm: undefined })
+        if (byChecks.converged) return { ...byChecks, decidedBy: "checks" as const }
       }
-      // the stricter of the two judgements wins: a model cannot talk a failing run into converging
-      const completenessScore = Math.min(det.completenessScore, model?.completenessScore ?? 1)
-      const coherenceScore = Math.min(det.coherenceScore, model?.coherenceScore ?? 1)
-      const failed: Array<string> = []
-      if (completenessScore < input.criteria.completenessThreshold) failed.push("incomplete")
-      if (coherenceScore < input.criteria.coherenceThreshold) failed.push("incoherent")
-      if (input.criteria.requireConsistency && Object.values(det.consistencyStatus).some((ok) => !ok)) {
-        failed.push("inconsistent")
-      }
-      if (!det.consistencyStatus.noFailedSteps) failed.push("failed_steps")
-      if (liveSteps(input.plan.steps).some((s) => s.status === "pending")) failed.push("missing_step")
-      if (input.report.issues.some((i) => i.type === "consistency" && i.severity === "CRITICAL")) {
-        failed.push("contradiction_detected")
-      }
-      failed.push(...failedAnswerPredicates(input.criteria, input.candidateAnswer))
-      if (model && !model.converged) {
-        failed.push(
-          ...(model.reasonCodes.length > 0 ? model.reasonCodes.map((c) => `model:${c}`) : ["model_not_converged"])
-        )
-      }
-      const reasonCodes = failed.length === 0
-        ? ["complete", ...(model?.reasonCodes ?? []).filter((c) => c !== "complete")]
-        : failed
-      for (const required of input.criteria.requiredReasonCodes) {
-        if (!reasonCodes.includes(required)) failed.push(`required_reason_code_missing:${required}`)
-      }
-      const converged = failed.length === 0
-      return {
-        converged,
-        reasonCodes: converged ? reasonCodes : [...new Set(failed)],
-        failedCriteria: [...new Set(failed)],
-        scores: { completenessScore, coherenceScore, consistencyStatus: det.consistencyStatus },
-        explanation: [
-          `completeness ${
-            completenessScore.toFixed(2)
-          } (threshold ${input.criteria.completenessThreshold}), coherence ${
-            coherenceScore.toFixed(2)
-          } (threshold ${input.criteria.coherenceThreshold})`,
-          converged ? "all criteria met" : `failed: ${[...new Set(failed)].join(", ")}`,
-          ...(model ? [`model: ${model.reasoning}`] : []),
-          ...notes
-        ].join("; "),
-        detectedIssues: [
-          ...input.report.issues.map((i) => `${i.type}: ${i.description}`),
-          ...(model?.detectedIssues ?? [])
-        ]
-      } satisfies ConvergenceAssessment
+      return { ...(yield* assessWith(input)), decidedBy: input.llm ? "model" as const : "checks" as const }
     }).pipe(traced("ConvergenceEngine.assess", { captureStackTrace: false }))
 }
+
+/** The assessment on the engine's criteria, the model's too when `llm` is given (the stricter of the two wins). */
+const assessWith = (input: AssessInput) =>
+  Effect.gen(function*() {
+    const det = deterministicScores(input.plan, input.report, input.candidateAnswer)
+    const notes: Array<string> = []
+    let model: {
+      completenessScore: number
+      coherenceScore: number
+      converged: boolean
+      reasonCodes: ReadonlyArray<string>
+      detectedIssues: ReadonlyArray<string>
+      reasoning: string
+    } | undefined
+    if (input.llm) {
+      model = yield* input.llm.generate(Contracts.convergence, {
+        request: input.request,
+        plan: promptPlan(input.plan),
+        validationSummary: input.report.issues.length === 0
+          ? "no issues"
+          : input.report.issues.map((i) => `${i.severity} ${i.type} ${i.location?.stepId ?? ""}: ${i.description}`)
+            .join("\n"),
+        completenessThreshold: input.criteria.completenessThreshold,
+        coherenceThreshold: input.criteria.coherenceThreshold
+      }).pipe(
+        Effect.map(({ output }) => ({
+          completenessScore: clamp(output.completenessScore),
+          coherenceScore: clamp(output.coherenceScore),
+          converged: output.converged,
+          reasonCodes: output.reasonCodes ?? [],
+          detectedIssues: output.detectedIssues ?? [],
+          reasoning: output.reasoning
+        })),
+        Effect.catchIf(isModelFailure, (e) => {
+          notes.push(`model assessment unavailable (${e._tag}); deterministic scores only`)
+          return Effect.succeed(undefined)
+        })
+      )
+    }
+    // the stricter of the two judgements wins: a model cannot talk a failing run into converging
+    const completenessScore = Math.min(det.completenessScore, model?.completenessScore ?? 1)
+    const coherenceScore = Math.min(det.coherenceScore, model?.coherenceScore ?? 1)
+    const failed: Array<string> = []
+    if (completenessScore < input.criteria.completenessThreshold) failed.push("incomplete")
+    if (coherenceScore < input.criteria.coherenceThreshold) failed.push("incoherent")
+    if (input.criteria.requireConsistency && Object.values(det.consistencyStatus).some((ok) => !ok)) {
+      failed.push("inconsistent")
+    }
+    if (!det.consistencyStatus.noFailedSteps) failed.push("failed_steps")
+    if (liveSteps(input.plan.steps).some((s) => s.status === "pending")) failed.push("missing_step")
+    if (input.report.issues.some((i) => i.type === "consistency" && i.severity === "CRITICAL")) {
+      failed.push("contradiction_detected")
+    }
+    failed.push(...failedAnswerPredicates(input.criteria, input.candidateAnswer))
+    if (model && !model.converged) {
+      failed.push(
+        ...(model.reasonCodes.length > 0 ? model.reasonCodes.map((c) => `model:${c}`) : ["model_not_converged"])
+      )
+    }
+    const reasonCodes = failed.length === 0
+      ? ["complete", ...(model?.reasonCodes ?? []).filter((c) => c !== "complete")]
+      : failed
+    for (const required of input.criteria.requiredReasonCodes) {
+      if (!reasonCodes.includes(required)) failed.push(`required_reason_code_missing:${required}`)
+    }
+    const converged = failed.length === 0
+    return {
+      converged,
+      reasonCodes: converged ? reasonCodes : [...new Set(failed)],
+      failedCriteria: [...new Set(failed)],
+      scores: { completenessScore, coherenceScore, consistencyStatus: det.consistencyStatus },
+      explanation: [
+        `completeness ${completenessScore.toFixed(2)} (threshold ${input.criteria.completenessThreshold}), coherence ${
+          coherenceScore.toFixed(2)
+        } (threshold ${input.criteria.coherenceThreshold})`,
+        converged ? "all criteria met" : `failed: ${[...new Set(failed)].join(", ")}`,
+        ...(model ? [`model: ${model.reasoning}`] : []),
+        ...notes
+      ].join("; "),
+      detectedIssues: [
+        ...input.report.issues.map((i) => `${i.type}: ${i.description}`),
+        ...(model?.detectedIssues ?? [])
+      ]
+    } satisfies ConvergenceAssessment
+  })
 
 const clamp = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.min(1, n)) : 0)
 

@@ -62,7 +62,9 @@ export const SemanticValidationReport = Schema.Struct({
   overallSeverity: Severity,
   issueSummary: IssueSummary,
   proposedRepairs: Schema.optional(Schema.Array(Schema.Unknown)),
-  advisories: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+  advisories: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  /** Who decided: the deterministic checks alone (no model review was asked) or with the model's review. */
+  decidedBy: Schema.optional(Schema.Literal("checks", "model"))
 }).pipe(
   Schema.filter((r) => {
     const ids = new Set(r.issues.map((i) => i.issueId))
@@ -87,14 +89,16 @@ export const makeReport = (
   validationId: string,
   artifactType: typeof ArtifactType.Type,
   issues: ReadonlyArray<ValidationIssue>,
-  advisories: ReadonlyArray<string> = []
+  advisories: ReadonlyArray<string> = [],
+  decidedBy?: "checks" | "model"
 ): SemanticValidationReport => ({
   validationId,
   artifactType,
   issues,
   overallSeverity: highestSeverity(issues),
   issueSummary: summarize(issues),
-  advisories
+  advisories,
+  ...(decidedBy ? { decidedBy } : {})
 })
 
 export const ConvergenceAssessment = Schema.Struct({
@@ -109,7 +113,9 @@ export const ConvergenceAssessment = Schema.Struct({
   }),
   explanation: Schema.String,
   detectedIssues: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
-  failedCriteria: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+  failedCriteria: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  /** Who decided: the engine's own criteria alone (no model assessment was asked) or with the model's. */
+  decidedBy: Schema.optional(Schema.Literal("checks", "model"))
 }).pipe(
   Schema.filter((a) =>
     a.converged || a.failedCriteria.length > 0 || a.reasonCodes.some((c) => c !== "complete" && c !== "converged") ||

@@ -52,7 +52,9 @@ export const StepFinished = Schema.TaggedStruct("StepFinished", {
   clarityState: Schema.optional(Schema.String),
   handoffToNext: Schema.String,
   error: Schema.optional(Schema.String),
-  durationMs: Schema.Number
+  durationMs: Schema.Number,
+  /** Who wrote the output: its tool's result as it is ("tool", no reasoning call) or the model ("model"). */
+  outputBy: Schema.optional(Schema.Literal("tool", "model"))
 })
 export const StepAbandoned = Schema.TaggedStruct("StepAbandoned", {
   ...base,

@@ -12,7 +12,9 @@ export const SimpleIterationRecord = Schema.Struct({
   failedTests: Schema.Array(Schema.String),
   errorMessages: Schema.Array(Schema.String),
   durationMs: Schema.Number.pipe(Schema.filter((n) => n >= 0 || "durationMs must be >= 0")),
-  costUsd: Schema.Number.pipe(Schema.filter((n) => n >= 0 || "costUsd must be >= 0"))
+  costUsd: Schema.Number.pipe(Schema.filter((n) => n >= 0 || "costUsd must be >= 0")),
+  /** Every step of the iteration was blocked: the model said it cannot do it (an abstention, not a failure). */
+  abstained: Schema.optional(Schema.Boolean)
 }).pipe(
   Schema.filter((r) =>
     r.testStatus !== "error" || r.errorMessages.length > 0 ||
@@ -32,6 +34,11 @@ export const FailureSummary = Schema.Struct({
   records: Schema.Array(SimpleIterationRecord),
   uniqueErrors: Schema.Array(Schema.Struct({ signature: Schema.String, count: Schema.Int, example: Schema.String })),
   finalTestState: Schema.Array(Schema.String),
+  /**
+   * Why more depth cannot help, when it cannot (AUTO does not escalate then): the model abstained on every
+   * iteration, a tool gave the same refusal every time, or the provider cannot serve the run.
+   */
+  cause: Schema.optional(Schema.Literal("abstained", "tool_refused", "provider_failed")),
   summary: Schema.String.pipe(
     Schema.filter((s) => (s.length > 0 && s.length <= 2000) || "summary must be 1..2000 characters")
   )

@@ -8,6 +8,7 @@ import { extend } from "../support/Extend.js"
 import { traced } from "../telemetry/Span.js"
 import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve, wouldWait } from "./Approval.js"
+import { resultText, toolSuffices } from "./Economy.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
 import { memoryNow, planNow, ttlRemainingNow, unfinishedToolResultNow } from "./RunState.js"
@@ -47,6 +48,8 @@ interface StepResult {
   readonly clarityState?: "CLEAR" | "PARTIALLY_CLEAR" | "BLOCKED" | undefined
   readonly handoffToNext: string
   readonly error?: string | undefined
+  /** Who wrote the output: the tool (its result, no reasoning call) or the model. */
+  readonly outputBy?: "tool" | "model" | undefined
 }
 
 const describeToolError = (e: ToolError) =>
@@ -200,6 +203,17 @@ const reason = (
         handoffToNext: said.join("\n")
       } as const
     }
+    // a simple iteration's tool step that asks no more than its tool's work: the result is its output
+    if (ctx.singlePass && step.tool && toolResult !== undefined && toolSuffices(step.description, toolResult)) {
+      const text = resultText(toolResult)
+      return {
+        status: "complete",
+        stepOutput: text,
+        clarityState: "CLEAR",
+        handoffToNext: text,
+        outputBy: "tool"
+      } as const
+    }
     const answer = yield* ctx.llm.generate(Contracts.reasoningStep, {
       request: ctx.request,
       planGoal: plan.goal,
@@ -229,7 +243,8 @@ const reason = (
       status: o.clarityState === "BLOCKED" ? "invalid" : "complete",
       stepOutput: o.stepOutput,
       clarityState: o.clarityState,
-      handoffToNext: o.handoffToNext
+      handoffToNext: o.handoffToNext,
+      outputBy: "model"
     } as const
   })
 
@@ -326,7 +341,8 @@ const finish = (ctx: RunContext, passNumber: number, running: PlanStep, started:
       handoffToNext: result.handoffToNext,
       durationMs: clock.unsafeCurrentTimeMillis() - started,
       ...(result.clarityState ? { clarityState: result.clarityState } : {}),
-      ...(result.error ? { error: result.error } : {})
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.outputBy ? { outputBy: result.outputBy } : {})
     })
   }))
 

@@ -12,6 +12,7 @@ import { guidanceGiven } from "../record/RunRecord.js"
 import { traced } from "../telemetry/Span.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { askGuidance } from "./Approval.js"
+import { needsReview } from "./Economy.js"
 import { executePass, readySteps } from "./Executor.js"
 import { endPass, morePasses, passFinished } from "./PassBoundary.js"
 import { afterPlanning } from "./PlanGate.js"
@@ -172,7 +173,8 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
       request: ctx.request,
       validationId: `${ctx.runId}-v${passNumber}`,
       tools: ctx.toolInfos,
-      llm: ctx.llm
+      llm: ctx.llm,
+      checksFirst: checksFirst(ctx)
     })
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
     if (report.issues.length > 0 && !ctx.singlePass) {
@@ -194,6 +196,9 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
     }
   })
 
+/** A simple iteration on a task the text signals do not call ambiguous: the checks decide before a model is asked. */
+const checksFirst = (ctx: RunContext) => ctx.singlePass === true && !needsReview(ctx.request)
+
 const candidateAnswer = (plan: Plan) =>
   liveSteps(plan.steps).filter((s) => s.status === "complete").map((s) => s.stepOutput).join("\n")
 
@@ -204,7 +209,8 @@ const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
       request: ctx.request,
       validationId: `${ctx.runId}-v${passNumber}`,
       tools: ctx.toolInfos,
-      llm: ctx.llm
+      llm: ctx.llm,
+      checksFirst: checksFirst(ctx)
     }
     const memory = memoryNow(ctx)
     const report = yield* ctx.validator.validateCrossPhase({ plan: executed, memory }, vctx)
@@ -215,7 +221,8 @@ const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
       report,
       criteria: ctx.criteria,
       candidateAnswer: candidateAnswer(executed),
-      llm: ctx.llm
+      llm: ctx.llm,
+      checksFirst: checksFirst(ctx)
     })
     yield* ctx.events.emit({ _tag: "ConvergenceAssessed", passNumber, assessment })
     return { report, assessment }

@@ -1,8 +1,9 @@
-import { Config, Duration, Effect, Layer, Option, Redacted, Runtime, Schedule } from "effect"
+import { Config, Duration, Effect, Layer, Option, Redacted, Runtime } from "effect"
 import OpenAI from "openai"
 import { Stream } from "openai/core/streaming"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
+import { failureOf, Retryable, retrySchedule } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
 export interface OpenAiOptions {
@@ -14,108 +15,6 @@ export interface OpenAiOptions {
   readonly retryBaseMs?: number
   /** Ask for the answer streamed as it is written (default true); endpoints that refuse it get plain calls. */
   readonly stream?: boolean | undefined
-}
-
-const retryable = (status: number) => status === 429 || status >= 500
-
-/** Milliseconds the server asked us to wait (retry-after-ms, or retry-after in seconds or as a date). */
-const retryAfterMs = (headers: Headers | undefined): number | undefined => {
-  const ms = headers?.get("retry-after-ms")
-  if (ms && !Number.isNaN(Number(ms))) return Number(ms)
-  const after = headers?.get("retry-after")
-  if (!after) return undefined
-  const seconds = Number(after)
-  if (!Number.isNaN(seconds)) return seconds * 1000
-  const date = Date.parse(after)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
-}
-
-/**
- * A failure worth another try (429, 5xx, a dropped connection, an empty answer), with the wait the server asked for
- * and, for failures that rarely pass (nothing listening, an unknown host, an empty answer), the most retries worth
- * making.
- */
-class Retryable {
-  constructor(
-    readonly error: ModelError,
-    readonly waitMs: number | undefined,
-    readonly atMost?: number | undefined
-  ) {}
-}
-
-/**
- * Exponential backoff with jitter, `maxRetries` times, waiting what the server asked for (retry-after) instead when
- * it said; on the Clock, so tests drive it with TestClock. The call's timeout bounds the retries too.
- */
-const retrySchedule = (options: OpenAiOptions) =>
-  Schedule.exponential(Duration.millis(options.retryBaseMs ?? 500)).pipe(
-    Schedule.jittered,
-    Schedule.intersect(Schedule.recurs(options.maxRetries)),
-    Schedule.zipRight(Schedule.identity<ModelError | Retryable>()),
-    Schedule.modifyDelay((e, delay) =>
-      e instanceof Retryable && e.waitMs !== undefined ? Duration.millis(e.waitMs) : delay
-    )
-  )
-
-/**
- * The system error code under a failed request (ECONNREFUSED, ENOTFOUND, …), looked for along its causes; fetch's
- * own refusals of the URL (a port it blocks, a URL it cannot parse) have none and are named BAD_URL.
- */
-const errorCode = (e: unknown): string | undefined => {
-  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
-    const code = (c as { code?: unknown }).code
-    if (typeof code === "string") return code
-    if (/^(bad port|invalid url)/i.test(c.message)) return "BAD_URL"
-  }
-  return undefined
-}
-
-/** What a connection failure means, in words; `lasting` when another try soon after rarely helps. */
-const CONNECTION_CAUSES: Record<string, { readonly words: string; readonly lasting: boolean }> = {
-  ECONNREFUSED: { words: "connection refused: nothing listens there", lasting: true },
-  BAD_URL: { words: "fetch refuses this URL (a blocked port, or not a URL)", lasting: true },
-  ENOTFOUND: { words: "host not found", lasting: true },
-  EAI_AGAIN: { words: "host name lookup failed", lasting: true },
-  EHOSTUNREACH: { words: "host unreachable", lasting: true },
-  ENETUNREACH: { words: "network unreachable", lasting: true },
-  ECONNRESET: { words: "connection reset", lasting: false },
-  ETIMEDOUT: { words: "connection timed out", lasting: false },
-  UND_ERR_SOCKET: { words: "connection closed by the server", lasting: false }
-}
-
-/** An HTTP refusal that retrying cannot change: the key (401/403), the model or the path (404), a model it does not know. */
-const lastingRefusal = (status: number, message: string) =>
-  status === 401 || status === 403 || status === 404 ||
-  (status === 400 && /model/i.test(message) &&
-    /not (?:found|exist|support)|does not exist|unknown|invalid/i.test(message))
-
-/** What a failed request means: a refusal (retried when the status says so) or an endpoint out of reach. */
-const failureOf = (endpoint: string, options: OpenAiOptions) => (e: unknown): ModelError | Retryable => {
-  if (e instanceof OpenAI.APIError && typeof e.status === "number") {
-    // a refused key names where the key comes from; an unknown model, where the model comes from
-    const message = e.status === 401 || e.status === 403
-      ? `${endpoint} refused the API key (AEON_LLM_API_KEY or OPENAI_API_KEY${
-        options.apiKey ? "" : ": none is set"
-      }): ${e.message}`
-      : e.status === 404 || lastingRefusal(e.status, e.message)
-      ? `${endpoint} does not serve model ${options.model} (AEON_MODEL) or this path: ${e.message}`
-      : e.message
-    const error = new ModelHttpError({ status: e.status, message, lasting: lastingRefusal(e.status, e.message) })
-    return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
-  }
-  const code = errorCode(e)
-  const cause = code ? CONNECTION_CAUSES[code] : undefined
-  const unavailable = new ModelUnavailableError({
-    message: `cannot reach ${endpoint} (AEON_LLM_BASE_URL or OPENAI_BASE_URL): ${
-      cause ? `${cause.words} (${code})` : e instanceof Error ? e.message : String(e)
-    }`,
-    ...(cause?.lasting ? { lasting: true } : {})
-  })
-  // a dropped or refused connection may be gone on the next try (an aborted request is not retried); one that
-  // found nothing listening, or no such host, gets one more try only
-  return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
-    ? new Retryable(unavailable, undefined, cause?.lasting ? 1 : undefined)
-    : unavailable
 }
 
 /** The parts of a completion Aeon reads; a provider's usage as it reported it (LanguageModel judges it). */
@@ -230,145 +129,164 @@ const withSchemaInPrompt = (request: LanguageModel.CompletionRequest) =>
   `${request.system}\n\nAnswer with one JSON object and nothing else (no prose, no Markdown), valid against this ` +
   `JSON Schema:\n${JSON.stringify(request.jsonSchema)}`
 
+/** What a service learns of its endpoint as it answers, kept for the rest of the process (per service). */
+interface Learned {
+  /** How the output format is asked for, stepped down when the endpoint refuses it or ignores it. */
+  format: OutputFormat
+  /** max_completion_tokens instead of max_tokens (OpenAI's reasoning models refuse max_tokens). */
+  completionTokensParam: boolean
+  /** Plain calls: the endpoint refuses streamed answers (or AEON_LLM_STREAM=0). */
+  plainOnly: boolean
+}
+
+interface Endpoint {
+  readonly client: OpenAI
+  readonly options: OpenAiOptions
+  readonly url: string
+  readonly learned: Learned
+}
+
+type Attempt = Effect.Effect<LanguageModel.CompletionResponse, ModelError | Retryable>
+
+const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError =>
+  e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
+
+/** The request's body with the output format `asked` for. */
+const bodyOf = (at: Endpoint, request: LanguageModel.CompletionRequest, asked: OutputFormat) => ({
+  model: at.options.model,
+  messages: [
+    { role: "system" as const, content: asked === "prompt" ? withSchemaInPrompt(request) : request.system },
+    { role: "user" as const, content: request.user }
+  ],
+  ...(at.learned.completionTokensParam
+    ? { max_completion_tokens: request.maxOutputTokens }
+    : { max_tokens: request.maxOutputTokens }),
+  ...(asked === "json_schema"
+    ? {
+      response_format: {
+        type: "json_schema" as const,
+        json_schema: { name: request.promptId, schema: request.jsonSchema as Record<string, unknown>, strict: false }
+      }
+    }
+    : asked === "json_object"
+    ? { response_format: { type: "json_object" as const } }
+    : {})
+})
+
+/**
+ * One request; the answer read by what came back (a JSON body or a stream), whatever was asked for. Its own abort
+ * controller, aborted when the fiber is interrupted while waiting for the response or reading its body. An endpoint
+ * that refuses streamed answers gets plain calls from then on.
+ */
+const once = (at: Endpoint, request: LanguageModel.CompletionRequest, asked: OutputFormat): Attempt =>
+  Effect.suspend(() => {
+    const controller = new AbortController()
+    const streaming = !at.learned.plainOnly
+    return Effect.zipRight(
+      Effect.sync(() => request.onRequest?.()),
+      Effect.tryPromise({
+        try: (signal) => {
+          signal.addEventListener("abort", () => controller.abort())
+          const body = bodyOf(at, request, asked)
+          return (streaming
+            ? at.client.chat.completions.create(
+              { ...body, stream: true, stream_options: { include_usage: true } },
+              { signal: controller.signal }
+            )
+            : at.client.chat.completions.create(body, { signal: controller.signal })).asResponse()
+        },
+        catch: failureOf(at.url, at.options)
+      })
+    ).pipe(
+      Effect.flatMap((response) => readAnswer(response, controller, request.onText, at.url)),
+      Effect.catchIf((e) => streaming && refused(/stream/i)(e), () => {
+        at.learned.plainOnly = true
+        return once(at, request, asked)
+      })
+    )
+  })
+
+/** The output cap as max_completion_tokens once the endpoint refused max_tokens. */
+const withCapParam = (at: Endpoint, request: LanguageModel.CompletionRequest, asked: OutputFormat): Attempt =>
+  once(at, request, asked).pipe(
+    Effect.catchIf((e) => !at.learned.completionTokensParam && refused(/max_tokens/)(e), () => {
+      at.learned.completionTokensParam = true
+      return once(at, request, asked)
+    })
+  )
+
+/**
+ * Steps the format down when the server refuses it (400) or answers prose to it (remembered); an empty answer is
+ * the server's failure, retried once.
+ */
+const withFormat = (at: Endpoint, request: LanguageModel.CompletionRequest): Attempt => {
+  const asked = at.learned.format
+  const lower = NEXT_FORMAT[asked]
+  const stepDown = () => {
+    if (lower !== undefined && at.learned.format === asked) at.learned.format = lower
+    return withFormat(at, request)
+  }
+  return withCapParam(at, request, asked).pipe(
+    Effect.catchIf((e) => lower !== undefined && refused(/response_format|json_schema|json_object/i)(e), stepDown),
+    Effect.flatMap((r) =>
+      lower !== undefined && !r.truncated && LanguageModel.isProse(r.text) ? stepDown() : Effect.succeed(r)
+    ),
+    Effect.flatMap((r) =>
+      isEmpty(r)
+        ? Effect.fail(
+          new Retryable(
+            new ModelUnavailableError({ message: `${at.url} answered with no content and no output tokens` }),
+            undefined,
+            1
+          )
+        )
+        : Effect.succeed(r)
+    )
+  )
+}
+
+/**
+ * The call with its retries: every request sent counts against the run's call budget (no retry past what is left of
+ * it), and a failure that rarely passes is retried at most as often as it says.
+ */
+const withRetries = (at: Endpoint, request: LanguageModel.CompletionRequest) =>
+  Effect.suspend(() => {
+    let sent = 0
+    const retriedOf = new Map<string, number>()
+    const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
+    const worthRetrying = (e: ModelError | Retryable) => {
+      if (!(e instanceof Retryable) || sent >= (request.maxRequests ?? Number.POSITIVE_INFINITY)) return false
+      if (e.atMost === undefined) return true
+      const retried = retriedOf.get(e.error.message) ?? 0
+      retriedOf.set(e.error.message, retried + 1)
+      return retried < e.atMost
+    }
+    return withFormat(at, counted).pipe(
+      Effect.tapError((e) =>
+        e instanceof Retryable ? Effect.logDebug(`model call failed (${e.error.message}); retrying`) : Effect.void
+      ),
+      Effect.retry({ schedule: retrySchedule(at.options), while: worthRetrying }),
+      Effect.mapError((e): ModelError => (e instanceof Retryable ? e.error : e))
+    )
+  })
+
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
   const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
   const notice = priced === undefined ? unpricedNotice(DEFAULT_PRICES, options.model) : pricedNotice
-  const client = new OpenAI({
-    apiKey: options.apiKey ?? "not-needed",
-    baseURL: options.baseURL,
-    maxRetries: 0,
-    timeout: options.timeoutMs + 1_000
-  })
-  // How the output format is asked for, stepped down per service when the endpoint refuses it or ignores it.
-  let format: OutputFormat = "json_schema"
-  // The output cap goes as max_tokens (what OpenAI-compatible servers accept); OpenAI's reasoning models refuse
-  // it and want max_completion_tokens: switched on that refusal, remembered per service.
-  let completionTokensParam = false
-
-  const endpoint = options.baseURL ?? "https://api.openai.com/v1"
-  const stream = options.stream !== false
-  const params = (request: LanguageModel.CompletionRequest, asked: OutputFormat) => ({
-    model: options.model,
-    messages: [
-      { role: "system" as const, content: asked === "prompt" ? withSchemaInPrompt(request) : request.system },
-      { role: "user" as const, content: request.user }
-    ],
-    ...(completionTokensParam
-      ? { max_completion_tokens: request.maxOutputTokens }
-      : { max_tokens: request.maxOutputTokens }),
-    ...(asked === "json_schema"
-      ? {
-        response_format: {
-          type: "json_schema" as const,
-          json_schema: { name: request.promptId, schema: request.jsonSchema as Record<string, unknown>, strict: false }
-        }
-      }
-      : asked === "json_object"
-      ? { response_format: { type: "json_object" as const } }
-      : {})
-  })
-  // One request; the answer read by what came back (a JSON body or a stream), whatever was asked for. Its own abort
-  // controller, aborted when the fiber is interrupted while waiting for the response or reading its body.
-  let plainOnly = !stream
-  const once = (
-    request: LanguageModel.CompletionRequest,
-    asked: OutputFormat
-  ): Effect.Effect<LanguageModel.CompletionResponse, ModelError | Retryable> =>
-    Effect.suspend(() => {
-      const controller = new AbortController()
-      const streaming = !plainOnly
-      return Effect.zipRight(
-        Effect.sync(() => request.onRequest?.()),
-        Effect.tryPromise({
-          try: (signal) => {
-            signal.addEventListener("abort", () => controller.abort())
-            const body = params(request, asked)
-            return (streaming
-              ? client.chat.completions.create(
-                { ...body, stream: true, stream_options: { include_usage: true } },
-                { signal: controller.signal }
-              )
-              : client.chat.completions.create(body, { signal: controller.signal })).asResponse()
-          },
-          catch: failureOf(endpoint, options)
-        })
-      ).pipe(
-        Effect.flatMap((response) => readAnswer(response, controller, request.onText, endpoint)),
-        Effect.catchIf((e) => streaming && refused(/stream/i)(e), () => {
-          // an endpoint that refuses streamed answers gets plain calls, remembered per service
-          plainOnly = true
-          return once(request, asked)
-        })
-      )
-    })
-
-  const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError =>
-    e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
-  const withCapParam = (request: LanguageModel.CompletionRequest, asked: OutputFormat) =>
-    once(request, asked).pipe(
-      Effect.catchIf((e) => !completionTokensParam && refused(/max_tokens/)(e), () => {
-        completionTokensParam = true
-        return once(request, asked)
-      })
-    )
-  /** Steps the format down when the server refuses it (400) or answers prose to it; the step is remembered. */
-  const withFormat = (
-    request: LanguageModel.CompletionRequest
-  ): Effect.Effect<LanguageModel.CompletionResponse, ModelError | Retryable> => {
-    const asked = format
-    const lower = NEXT_FORMAT[asked]
-    const stepDown = () => {
-      if (format === asked) format = lower!
-      return withFormat(request)
-    }
-    return withCapParam(request, asked).pipe(
-      Effect.catchIf((e) => lower !== undefined && refused(/response_format|json_schema|json_object/i)(e), stepDown),
-      Effect.flatMap((r) =>
-        lower !== undefined && !r.truncated && LanguageModel.isProse(r.text) ? stepDown() : Effect.succeed(r)
-      ),
-      Effect.flatMap((r) =>
-        isEmpty(r)
-          ? Effect.fail(
-            new Retryable(
-              new ModelUnavailableError({ message: `${endpoint} answered with no content and no output tokens` }),
-              undefined,
-              1
-            )
-          )
-          : Effect.succeed(r)
-      )
-    )
+  const at: Endpoint = {
+    client: new OpenAI({
+      apiKey: options.apiKey ?? "not-needed",
+      baseURL: options.baseURL,
+      maxRetries: 0,
+      timeout: options.timeoutMs + 1_000
+    }),
+    options,
+    url: options.baseURL ?? "https://api.openai.com/v1",
+    learned: { format: "json_schema", completionTokensParam: false, plainOnly: options.stream === false }
   }
-
-  const schedule = retrySchedule(options)
-  // every request sent counts against the run's call budget: no retry past what is left of it
-  const attempt = (
-    request: LanguageModel.CompletionRequest
-  ): Effect.Effect<LanguageModel.CompletionResponse, ModelError> =>
-    Effect.suspend(() => {
-      let sent = 0
-      // retries of failures that rarely pass, by kind of failure
-      const retriedOf = new Map<string, number>()
-      const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
-      const worthRetrying = (e: ModelError | Retryable) => {
-        if (!(e instanceof Retryable) || sent >= (request.maxRequests ?? Number.POSITIVE_INFINITY)) return false
-        if (e.atMost === undefined) return true
-        const retried = retriedOf.get(e.error.message) ?? 0
-        retriedOf.set(e.error.message, retried + 1)
-        return retried < e.atMost
-      }
-      return withFormat(counted).pipe(
-        Effect.tapError((e) =>
-          e instanceof Retryable ? Effect.logDebug(`model call failed (${e.error.message}); retrying`) : Effect.void
-        ),
-        Effect.retry({ schedule, while: worthRetrying }),
-        Effect.mapError((e) => (e instanceof Retryable ? e.error : e))
-      )
-    })
-
   return LanguageModel.make(`openai:${options.model}`, price, (request) =>
-    attempt(request).pipe(
+    withRetries(at, request).pipe(
       // The timeout covers one call including its retries; interrupting aborts the HTTP request through the signal.
       Effect.timeoutFail({
         duration: Duration.millis(options.timeoutMs),

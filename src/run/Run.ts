@@ -86,12 +86,14 @@ const afterFailedIterations = (
   tried: Plan
 ) =>
   Effect.gen(function*() {
-    const failureSummary = summarizeFailures(records)
+    const failureSummary = summarizeFailures(records, last.stop.unrecoverable === true)
     const remaining = yield* s.guard.remaining
     const spent = Object.entries(remaining).filter(([, v]) => v <= 0).map(([k]) => k)
-    // more depth cannot help a run whose provider cannot serve it
+    // more depth cannot help a model that abstains every time, a tool that refuses every time, a provider that
+    // cannot serve the run: the failure summary says which
     if (
-      s.input.mode === "SIMPLE" || !s.input.escalate || last.stop.reason === "cancelled" || last.stop.unrecoverable
+      s.input.mode === "SIMPLE" || !s.input.escalate || last.stop.reason === "cancelled" ||
+      failureSummary.cause !== undefined
     ) {
       return yield* s.finish(last, { failureSummary, plan: tried })
     }

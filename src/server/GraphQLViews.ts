@@ -48,6 +48,7 @@ export const reportView = (r: SemanticValidationReport): G.ValidationReport => (
   overallSeverity: r.overallSeverity,
   issueSummary: r.issueSummary,
   advisories: [...r.advisories],
+  decidedBy: r.decidedBy ?? null,
   issues: r.issues.map((i) => ({
     issueId: i.issueId,
     type: i.type,
@@ -66,7 +67,8 @@ export const assessmentView = (a: ConvergenceAssessment): G.ConvergenceAssessmen
   coherenceScore: a.scores.coherenceScore,
   consistencyStatus: a.scores.consistencyStatus,
   explanation: a.explanation,
-  detectedIssues: [...a.detectedIssues]
+  detectedIssues: [...a.detectedIssues],
+  decidedBy: a.decidedBy ?? null
 })
 
 const actionView = (a: RefinementAction): G.RefinementAction => ({

@@ -13,7 +13,32 @@ export const errorSignature = (message: string): string =>
 
 export const MAX_SUMMARY_LENGTH = 1_000
 
-export const summarizeFailures = (records: ReadonlyArray<SimpleIterationRecord>): FailureSummary => {
+/** A step error that is its tool's refusal ("s1: fs.read_text_file: Access denied …"), not the model's failure. */
+const TOOL_ERROR = /^[\w.-]+: (?!reasoning failed|truncated|repair)[\w.-]+: /
+
+/** Why the iterations failed when more depth cannot help; undefined when it may. */
+export const failureCause = (
+  records: ReadonlyArray<SimpleIterationRecord>,
+  unrecoverable = false
+): FailureSummary["cause"] => {
+  if (unrecoverable) return "provider_failed"
+  if (records.length > 0 && records.every((r) => r.abstained === true)) return "abstained"
+  const signatures = new Set(records.flatMap((r) => r.errorMessages.map(errorSignature)))
+  const refusals = records.every((r) => r.errorMessages.length > 0 && r.errorMessages.every((m) => TOOL_ERROR.test(m)))
+  return records.length >= 2 && signatures.size === 1 && refusals ? "tool_refused" : undefined
+}
+
+const CAUSE_TEXT: Record<NonNullable<FailureSummary["cause"]>, string> = {
+  abstained: "More depth cannot help: the model said on every iteration that it cannot do this.",
+  tool_refused: "More depth cannot help: the tool gave the same refusal on every iteration.",
+  provider_failed: "More depth cannot help: the model provider cannot serve the run."
+}
+
+export const summarizeFailures = (
+  records: ReadonlyArray<SimpleIterationRecord>,
+  unrecoverable = false
+): FailureSummary => {
+  const cause = failureCause(records, unrecoverable)
   const signatures = new Map<string, { count: number; example: string }>()
   for (const r of records) {
     for (const m of r.errorMessages) {
@@ -33,7 +58,8 @@ export const summarizeFailures = (records: ReadonlyArray<SimpleIterationRecord>)
       : "",
     uniqueErrors.length > 0 ? `Errors: ${uniqueErrors.map((u) => `${u.example} (${u.count}×)`).join("; ")}.` : "",
     finalTestState.length > 0 ? `Last state: ${finalTestState.join(", ")}.` : "",
-    `Last attempt: ${records[records.length - 1]?.changeSummary ?? "none"}.`
+    `Last attempt: ${records[records.length - 1]?.changeSummary ?? "none"}.`,
+    cause ? CAUSE_TEXT[cause] : ""
   ].filter(Boolean).join(" ")
   return {
     totalIterations: records.length,
@@ -42,6 +68,7 @@ export const summarizeFailures = (records: ReadonlyArray<SimpleIterationRecord>)
     records,
     uniqueErrors,
     finalTestState,
+    ...(cause ? { cause } : {}),
     summary: text.length > MAX_SUMMARY_LENGTH ? `${text.slice(0, MAX_SUMMARY_LENGTH - 1)}…` : text
   }
 }
@@ -64,6 +91,8 @@ export const iterationRecord = (
   const passed = outcome.stop.reason === "converged"
   const failedTests = [...(outcome.state.assessment?.failedCriteria ?? [])]
   const testStatus = passed ? "passed" : errorMessages.length > 0 ? "error" : "failed"
+  const live = steps.filter((s) => s.supersededBy === undefined)
+  const abstained = !passed && live.length > 0 && live.every((s) => s.clarityState === "BLOCKED")
   return {
     iteration,
     changeSummary: previousPlan === undefined
@@ -75,9 +104,16 @@ export const iterationRecord = (
     failedTests: testStatus === "failed" && failedTests.length === 0 ? [outcome.stop.reason] : failedTests,
     errorMessages,
     durationMs,
-    costUsd
+    costUsd,
+    ...(abstained ? { abstained } : {})
   }
 }
+
+/** An iteration that ran the same plan as the one before and failed the same way. */
+const repeats = (record: SimpleIterationRecord, before: SimpleIterationRecord) =>
+  record.changeSummary === "same plan as the previous iteration" && record.testStatus === before.testStatus &&
+  JSON.stringify([record.failedTests, record.errorMessages.map(errorSignature)]) ===
+    JSON.stringify([before.failedTests, before.errorMessages.map(errorSignature)])
 
 export interface SimpleIteration {
   readonly outcome: Outcome
@@ -115,10 +151,13 @@ export const iterate = (
       records.push(record)
       previous = outcome.state.plan.steps.map((s) => s.description).join("; ")
       pass = outcome.nextPass
-      // passed, out of budget, or stopped by a person (a rejected plan) or a dry run: no further iteration
+      // passed, out of budget, stopped by a person (a rejected plan) or a dry run, or the same plan failing as the last
+      // one did (another iteration would repeat it): no further iteration
+      const before = records.at(-2)
       if (
         record.testStatus === "passed" || outcome.stop.unrecoverable ||
-        ["budget_exhausted", "cancelled", "dry_run"].includes(outcome.stop.reason)
+        ["budget_exhausted", "cancelled", "dry_run"].includes(outcome.stop.reason) ||
+        (before !== undefined && repeats(record, before))
       ) {
         break
       }

@@ -20,6 +20,11 @@ export interface ValidationContext {
   readonly tools: ReadonlyArray<ToolInfo>
   /** Absent: deterministic checks only. */
   readonly llm?: Llm | undefined
+  /**
+   * The checks decide first: when they find nothing above LOW severity (and, after execution, no failed or invalid
+   * step), the model's review is not asked (a simple iteration's economy).
+   */
+  readonly checksFirst?: boolean | undefined
 }
 
 export interface CrossPhaseInput {
@@ -190,16 +195,27 @@ export const crossPhaseChecks = (input: CrossPhaseInput): Array<Omit<ValidationI
   return found
 }
 
+/** Whether the checks' findings decide alone: nothing above LOW severity, and no step that failed or is invalid. */
+const checksDecide = (
+  context: ValidationContext,
+  found: ReadonlyArray<Omit<ValidationIssue, "issueId">>,
+  plan: PlanLike
+) =>
+  context.checksFirst === true && found.every((i) => i.severity === "LOW") &&
+  plan.steps.every((s) => !("status" in s) || (s.status !== "failed" && s.status !== "invalid"))
+
 export const make: Service = {
   validatePlan: (plan, context) =>
     Effect.gen(function*() {
       const deterministic = [...checkPlan(plan, context.tools), ...completeness(context.request, plan)]
-      const model = yield* modelIssues(plan, context, "plan", deterministic)
+      const byChecks = checksDecide(context, deterministic, plan)
+      const model = byChecks ? { issues: [], advisories: [] } : yield* modelIssues(plan, context, "plan", deterministic)
       return makeReport(
         context.validationId,
         "plan",
         mergeIssues(context.validationId, deterministic, model.issues),
-        model.advisories
+        model.advisories,
+        byChecks || !context.llm ? "checks" : "model"
       )
     }).pipe(traced("SemanticValidator.validatePlan", { captureStackTrace: false })),
   validateCrossPhase: (input, context) =>
@@ -209,12 +225,16 @@ export const make: Service = {
         ...completeness(context.request, input.plan),
         ...crossPhaseChecks(input)
       ]
-      const model = yield* modelIssues(input.plan, context, "cross_phase", deterministic, input.finalAnswer)
+      const byChecks = checksDecide(context, deterministic, input.plan)
+      const model = byChecks
+        ? { issues: [], advisories: [] }
+        : yield* modelIssues(input.plan, context, "cross_phase", deterministic, input.finalAnswer)
       return makeReport(
         context.validationId,
         "cross_phase",
         mergeIssues(context.validationId, deterministic, model.issues),
-        model.advisories
+        model.advisories,
+        byChecks || !context.llm ? "checks" : "model"
       )
     }).pipe(traced("SemanticValidator.validateCrossPhase", { captureStackTrace: false }))
 }

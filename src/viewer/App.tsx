@@ -19,8 +19,8 @@ const RUN = `query($id: ID!) { run(id: $id) {
   forecastError { costUsd }
   plan { goal steps { stepId description tool status dependencies supersededBy manualIntervention subplan error } }
   history { passes { passNumber phases ttlRemaining durationSeconds
-    validationReport { issues { type severity description stepId source } }
-    convergence { converged completenessScore coherenceScore consistencyStatus reasonCodes } } }
+    validationReport { decidedBy issues { type severity description stepId source } }
+    convergence { converged completenessScore coherenceScore consistencyStatus reasonCodes decidedBy } } }
   timeline { elapsedMs budget { name used cap left }
     passes { passNumber start end durationMs phases { phase seq start end durationMs }
       steps { stepId seq status start end durationMs } } } } }

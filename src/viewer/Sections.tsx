@@ -210,6 +210,7 @@ export const Convergence = ({ passes }: { passes: Array<Run> }) => {
         <p>
           pass {p.passNumber}: {p.convergence.converged ? "converged" : "not converged"} —{" "}
           {p.convergence.reasonCodes.join(", ")}
+          {p.convergence.decidedBy === "checks" ? " · decided by the checks, no model asked" : ""}
         </p>
       ))}
     </section>

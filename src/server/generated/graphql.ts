@@ -147,6 +147,8 @@ export type ConvergenceAssessment = {
   completenessScore: Scalars['Float']['output'];
   consistencyStatus: Scalars['JSON']['output'];
   converged: Scalars['Boolean']['output'];
+  /** checks: the engine's own criteria decided alone (no model assessment was asked); model: with the model's assessment. */
+  decidedBy?: Maybe<Scalars['String']['output']>;
   detectedIssues: Array<Scalars['String']['output']>;
   explanation: Scalars['String']['output'];
   reasonCodes: Array<Scalars['String']['output']>;
@@ -1220,6 +1222,8 @@ export type ValidationReport = {
   __typename?: 'ValidationReport';
   advisories: Array<Scalars['String']['output']>;
   artifactType: Scalars['String']['output'];
+  /** checks: the deterministic checks decided alone (no model review was asked; a simple iteration's economy); model: with the model's review. */
+  decidedBy?: Maybe<Scalars['String']['output']>;
   issueSummary: Scalars['JSON']['output'];
   issues: Array<ValidationIssue>;
   overallSeverity: Scalars['String']['output'];
@@ -1615,6 +1619,7 @@ export type ConvergenceAssessmentResolvers<ContextType = GraphQLContext, ParentT
   completenessScore?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   consistencyStatus?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   converged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  decidedBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   detectedIssues?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   explanation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   reasonCodes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2361,6 +2366,7 @@ export type ValidationIssueResolvers<ContextType = GraphQLContext, ParentType ex
 export type ValidationReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ValidationReport'] = ResolversParentTypes['ValidationReport']> = {
   advisories?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   artifactType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  decidedBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   issueSummary?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   issues?: Resolver<Array<ResolversTypes['ValidationIssue']>, ParentType, ContextType>;
   overallSeverity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

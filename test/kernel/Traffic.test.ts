@@ -1,0 +1,146 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { RunEvent } from "../../src/domain/RunEvent.js"
+import { prepare } from "../../src/run/Run.js"
+import { offline, scripted } from "../support/engine.js"
+
+/**
+ * Model calls spent where they pay (#41 items 1–3): a simple iteration's tool step takes its tool's result with no
+ * reasoning call, the deterministic checks decide the plan's and the pass's review and the convergence when they can,
+ * and AUTO escalates only when more depth can help. FULL keeps every call of the loop. Each saving is guarded both
+ * ways: what it skips (counted), and what must still ask the model.
+ */
+
+const runWith = (layer: typeof offline, input: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const prepared = yield* prepare({ mode: "AUTO", ...input })
+    const result = yield* prepared.execute
+    return { result, log: yield* prepared.events.log }
+  }).pipe(Effect.provide(layer))
+
+const prompts = (log: ReadonlyArray<RunEvent>) => log.flatMap((e) => (e._tag === "LlmCalled" ? [e.promptId] : []))
+const ofTag = <T extends RunEvent["_tag"]>(log: ReadonlyArray<RunEvent>, tag: T) =>
+  log.filter((e): e is Extract<RunEvent, { _tag: T }> => e._tag === tag)
+
+const sixTimesSeven = (description: string, expression = "6 * 7") => ({
+  plan_generation_user: [{
+    output: {
+      goal: "Compute 6 * 7",
+      steps: [{ stepId: "s1", description, tool: "calculator", toolInput: { expression } }]
+    }
+  }]
+})
+
+describe("a simple iteration spends model calls where they pay (#41)", () => {
+  it.effect("'Compute 17 + 25' converges in 2 calls (plan, answer), 42 in the answer, decided by the checks", () =>
+    Effect.gen(function*() {
+      const { log, result } = yield* runWith(offline, { task: "Compute 17 + 25" })
+      expect(result.status).toBe("CONVERGED")
+      expect(result.finalAnswer?.answerText).toContain("42")
+      expect(prompts(log)).toEqual(["plan_generation_user", "answer_synthesis_user"])
+      expect(ofTag(log, "StepFinished").map((e) => e.outputBy)).toEqual(["tool"])
+      expect(ofTag(log, "ValidationReported").map((e) => e.report.decidedBy)).toEqual(["checks", "checks"])
+      expect(ofTag(log, "ConvergenceAssessed").map((e) => e.assessment.decidedBy)).toEqual(["checks"])
+    }))
+
+  it.effect("a chain of two calculator steps: at most 3 calls, 126 in the answer", () =>
+    Effect.gen(function*() {
+      const { log, result } = yield* runWith(offline, { task: "Add 17 and 25, then multiply the result by 3" })
+      expect(result.status).toBe("CONVERGED")
+      expect(result.finalAnswer?.answerText).toContain("126")
+      expect(prompts(log).length).toBeLessThanOrEqual(3)
+    }))
+
+  it.effect("a tool step that asks to explain still gets its reasoning call", () =>
+    Effect.gen(function*() {
+      const { layer } = scripted(sixTimesSeven("Compute 6 * 7 with the calculator and explain what the product means"))
+      const { log } = yield* runWith(layer, { task: "Compute 6 * 7" })
+      expect(prompts(log)).toContain("reasoning_step_user")
+      expect(ofTag(log, "StepFinished").map((e) => e.outputBy)).toEqual(["model"])
+    }))
+
+  it.effect("a failed step still gets the model's review and assessment, and never passes by the checks", () =>
+    Effect.gen(function*() {
+      const { layer } = scripted(sixTimesSeven("Compute 6 * 7 with the calculator", "6 * / 7"))
+      const { log, result } = yield* runWith(layer, { task: "Compute 6 * 7", mode: "SIMPLE", simpleIterations: 1 })
+      expect(result.status).not.toBe("CONVERGED")
+      const calls = prompts(log)
+      expect(calls).toContain("validation_semantic_user")
+      expect(calls).toContain("convergence_assessment_user")
+      expect(ofTag(log, "ConvergenceAssessed").every((e) => e.assessment.decidedBy === "model")).toBe(true)
+    }))
+
+  it.effect("a deterministic issue in the plan still gets the model's review", () =>
+    Effect.gen(function*() {
+      // the plan leaves the task's 3 out (completeness, MEDIUM): the model reviews it
+      const { layer } = scripted(sixTimesSeven("Compute 6 * 7 with the calculator"))
+      const { log } = yield* runWith(layer, { task: "What is 6 * 7 plus 3?", mode: "SIMPLE", simpleIterations: 1 })
+      const planReview = ofTag(log, "ValidationReported")[0]!.report
+      expect(planReview.issues.map((i) => i.type)).toContain("completeness")
+      expect(planReview.decidedBy).toBe("model")
+      expect(prompts(log).filter((p) => p === "validation_semantic_user").length).toBeGreaterThanOrEqual(1)
+    }))
+
+  it.effect("an answer predicate that fails blocks the checks' convergence: the model is asked", () =>
+    Effect.gen(function*() {
+      const { log, result } = yield* runWith(offline, {
+        task: "Compute 17 + 25",
+        mode: "SIMPLE",
+        simpleIterations: 1,
+        criteria: { answerMatches: "^99$" }
+      })
+      expect(result.status).not.toBe("CONVERGED")
+      expect(prompts(log)).toContain("convergence_assessment_user")
+    }))
+
+  it.effect("FULL keeps every call of the loop: 7 for 'Compute 17 + 25' (profile, plan, review, reasoning, review, assessment, answer)", () =>
+    Effect.gen(function*() {
+      const { log, result } = yield* runWith(offline, { task: "Compute 17 + 25", mode: "FULL" })
+      expect(result.status).toBe("CONVERGED")
+      expect(prompts(log)).toEqual([
+        "taskprofile_inference_user",
+        "plan_generation_user",
+        "validation_semantic_user",
+        "reasoning_step_user",
+        "validation_semantic_user",
+        "convergence_assessment_user",
+        "answer_synthesis_user"
+      ])
+    }))
+
+  it.effect("a model that abstains: the iterations stop when they repeat, and AUTO does not escalate (the summary says why)", () =>
+    Effect.gen(function*() {
+      const { log, result } = yield* runWith(offline, { task: "What is the capital of France?" })
+      expect(result.status).toBe("NOT_CONVERGED")
+      expect(ofTag(log, "Escalated")).toEqual([])
+      expect(result.simple.iterations).toHaveLength(2)
+      expect(result.simple.failureSummary?.cause).toBe("abstained")
+      expect(result.simple.failureSummary?.summary).toContain(
+        "the model said on every iteration that it cannot do this"
+      )
+      expect(result.usage.llmCalls).toBeLessThanOrEqual(10)
+    }))
+
+  it.effect("a tool that gives the same refusal twice: the iterations stop, no escalation, the cause named", () =>
+    Effect.gen(function*() {
+      const { layer } = scripted({
+        ...sixTimesSeven("Compute 6 * 7 with the calculator", "6 * / 7"),
+        plan_generation_user: [sixTimesSeven("Compute 6 * 7 with the calculator", "6 * / 7").plan_generation_user[0]!]
+      })
+      const { log, result } = yield* runWith(layer, { task: "Compute 6 * 7" })
+      expect(ofTag(log, "Escalated")).toEqual([])
+      expect(result.simple.iterations).toHaveLength(2)
+      expect(result.simple.failureSummary?.cause).toBe("tool_refused")
+    }))
+
+  it.effect("a failure depth can help with still escalates", () =>
+    Effect.gen(function*() {
+      // a plan that leaves part of the task out converges in no simple iteration; FULL refines it
+      const { log } = yield* runWith(offline, {
+        task: "Compute 17 + 25",
+        criteria: { answerMatches: "^99$" },
+        budget: { ttl: 1 }
+      })
+      expect(ofTag(log, "Escalated")).toHaveLength(1)
+    }))
+})
