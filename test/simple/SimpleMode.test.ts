@@ -6,8 +6,24 @@ import { errorSignature, summarizeFailures } from "../../src/simple/SimpleMode.j
 import { scripted } from "../support/engine.js"
 import { convergingScript, noRefinement, planOut, verdict } from "../support/scripts.js"
 
-const task = "Compute 6 * 7 and explain it"
+// a task the text signals call vague ("something"): each iteration is judged by the (scripted) model's assessment,
+// not by the checks alone (Traffic.test.ts covers the checks deciding)
+const task = "Compute 6 * 7 and explain something about it"
 const failing = (times: number) => [...Array.from({ length: times }, () => verdict(false)), verdict(true)]
+
+// two plans in turn: an iteration that changes the plan is not a repeat of the one before
+const planA = planOut([{
+  id: "s1",
+  d: "Compute 6 * 7 with the calculator",
+  tool: "calculator",
+  input: { expression: "6 * 7" }
+}])
+const planB = planOut([{
+  id: "s1",
+  d: "Compute 7 * 6 with the calculator",
+  tool: "calculator",
+  input: { expression: "7 * 6" }
+}])
 
 describe("simple mode with auto-escalation", () => {
   it.effect("ends on the first iteration that passes its tests", () =>
@@ -34,6 +50,7 @@ describe("simple mode with auto-escalation", () => {
     Effect.gen(function*() {
       const { layer, calls } = scripted({
         ...convergingScript(),
+        [PromptId.PLAN_GENERATION_USER]: [planA, planB, planA, planA],
         [PromptId.CONVERGENCE_ASSESSMENT_USER]: failing(3),
         [PromptId.RECURSIVE_REFINEMENT_USER]: [noRefinement]
       }, { fallback: false })
@@ -74,6 +91,18 @@ describe("simple mode with auto-escalation", () => {
       )
       expect(simple.simple.escalation).toBeUndefined()
       expect(simple.simple.iterations).toHaveLength(2)
+    }))
+
+  it.effect("an iteration that repeats the last one's failure (same plan, same failure) ends the iterations", () =>
+    Effect.gen(function*() {
+      const { layer } = scripted({ ...convergingScript(), [PromptId.CONVERGENCE_ASSESSMENT_USER]: [verdict(false)] }, {
+        fallback: false
+      })
+      const r = yield* runTask({ task, simpleIterations: 5, escalate: false }).pipe(Effect.provide(layer))
+      expect(r.simple.iterations.map((i) => i.changeSummary.slice(0, 20))).toEqual([
+        "plan of 2 step(s): C",
+        "same plan as the pre"
+      ])
     }))
 
   it.effect("FULL skips simple mode", () =>
