@@ -202,6 +202,47 @@ const quotaRows = async () => {
   )
 }
 
+/** Traffic rows (issue 41): Aeon AUTO (FULL beside) against LangGraph's ReAct agent, per class, one run. */
+const trafficRows = async () => {
+  const t = await measure("traffic")
+  const ratio = (a: number, b: number) => (b === 0 ? "–" : fmt(a / b, 2))
+  for (const [cls, f] of Object.entries(t.byClass as Record<string, any>)) {
+    const [auto, full, par, seq] = [f.aeonAuto, f.aeonFull, f.reactParallel, f.reactOneAtATime]
+    const fig = (x: any) =>
+      `${x.calls} calls, ${x.inputTokens} in / ${x.outputTokens} out, ${fmt(x.wallMs / 1000, 1)} s, cacheable ${
+        fmt((100 * x.cacheableTokens) / Math.max(1, x.inputTokens), 0)
+      } %`
+    row(
+      `41. traffic, ${cls}: Aeon AUTO / ReAct (parallel tool calls; one at a time)`,
+      `calls ${ratio(auto.calls, par.calls)}; ${ratio(auto.calls, seq.calls)} · input tokens ${
+        ratio(auto.inputTokens, par.inputTokens)
+      }; ${ratio(auto.inputTokens, seq.inputTokens)} · wall ${ratio(auto.wallMs, par.wallMs)}; ${
+        ratio(auto.wallMs, seq.wallMs)
+      } · floor ${auto.floorCalls} calls`,
+      cls === "chain"
+        ? "calls ≤ 1, tokens ≤ 0.5"
+        : cls === "fan-out"
+        ? "calls ≤ 1, tokens ≤ 1, wall ≤ 1; ≤ 0.6"
+        : "calls ≤ 1, tokens ≤ 1",
+      auto.calls <= Math.min(par.calls, seq.calls) &&
+        (cls === "chain"
+          ? auto.inputTokens <= 0.5 * par.inputTokens
+          : cls === "no tool" || auto.inputTokens <= par.inputTokens) &&
+        (cls !== "fan-out" || (auto.wallMs <= par.wallMs && auto.wallMs <= 0.6 * seq.wallMs))
+    )
+    row(`41. traffic, ${cls}: Aeon AUTO`, fig(auto), "", undefined)
+    row(`41. traffic, ${cls}: Aeon FULL`, fig(full), "", undefined)
+    row(`41. traffic, ${cls}: ReAct, parallel tool calls`, fig(par), "", undefined)
+    row(`41. traffic, ${cls}: ReAct, one tool call at a time`, fig(seq), "", undefined)
+  }
+}
+
+if (process.argv.slice(2).includes("traffic")) {
+  await trafficRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("quota")) {
   await quotaRows()
   printTable()

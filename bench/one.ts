@@ -15,6 +15,7 @@ import { quotaCheck } from "./Quota.js"
 import { scaling } from "./Scaling.js"
 import { streaming } from "./Streaming.js"
 import { throughput } from "./Throughput.js"
+import { traffic } from "./Traffic.js"
 import { validation } from "./Validation.js"
 
 /**
@@ -48,6 +49,8 @@ const measurements: Record<string, () => Promise<unknown>> = {
   modelOutput100: () => modelOutputDelivery(100, quick ? 2 : 5),
   streamedWall: () => streamedWall(quick ? 20 : 100, false),
   forkReplay: () => forkReplay(quick ? 5 : 20, 200),
+  // the modeled latency (400 ms + 15 ms an output token) in full; a tenth of it with --quick
+  traffic: () => traffic(quick ? 0.1 : 1),
   forecastError: () => forecastError(),
   quotaCheck: () => quotaCheck(quick ? 300 : 3_000),
   streamedWallPaced: () => streamedWall(quick ? 5 : 20, true),

@@ -423,9 +423,9 @@ const numbersIn = (text: string): Array<string> =>
 export const completeness = (request: string, plan: PlanLike): Array<Found> => {
   const last = plan.steps.at(-1)
   if (!last) return []
-  const used = new Set(
-    plan.steps.flatMap((s) => numbersIn(`${s.description} ${JSON.stringify(s.toolInput ?? {})}`)).map(Number)
-  )
+  const numbers = plan.steps.flatMap((s) => numbersIn(`${s.description} ${JSON.stringify(s.toolInput ?? {})}`))
+  // a percentage is used as a fraction too ("15 percent of 1000" computed as 1000 * 0.15)
+  const used = new Set(numbers.flatMap((n) => [Number(n), Math.round(Number(n) * 100 * 1e9) / 1e9]))
   return [...new Set(numbersIn(request))].filter((n) => !used.has(Number(n))).map((n) =>
     issue(
       "completeness",

@@ -36,6 +36,10 @@ describe("completeness: a number of the task that no step uses (#42 item 5)", ()
       goal: "g",
       steps: [step("s1", "Read the notes")]
     })).toEqual([])
+    expect(completeness("Take 15 percent of 1000", {
+      goal: "g",
+      steps: [step("s1", "Compute 1000 * 0.15 with the calculator", "calculator", { expression: "1000 * 0.15" })]
+    })).toEqual([])
     expect(completeness("Compute 2.5 * 4", {
       goal: "g",
       steps: [step("s1", "Compute it", "calculator", { expression: "2.50 * 4" })]

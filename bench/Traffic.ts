@@ -1,0 +1,165 @@
+import { tool } from "@langchain/core/tools"
+import { createReactAgent } from "@langchain/langgraph/prebuilt"
+import { ChatOpenAI } from "@langchain/openai"
+import { Effect, Layer } from "effect"
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base"
+import { z } from "zod"
+import * as Aeon from "../src/Aeon.js"
+import { LanguageModel } from "../src/llm/LanguageModel.js"
+import * as OpenAi from "../src/llm/OpenAi.js"
+import { runTask } from "../src/run/Run.js"
+import { evaluate } from "../src/tools/Calculator.js"
+import { now } from "./support.js"
+import { type Exchange, startTrafficStub, type TrafficStub } from "./TrafficStub.js"
+import { type TaskClass, TASKS, type TrafficTask } from "./TrafficTasks.js"
+
+/**
+ * The traffic bench (issue 41 item 7): each task through Aeon (AUTO and FULL, through the real `openai` client) and
+ * through LangGraph's prebuilt ReAct agent (`createReactAgent`, `ChatOpenAI`), against one stub playing the same
+ * competent model for both (TrafficStub). The ReAct model runs both ways on fan-outs: a layer's independent calls in
+ * one response, as current models make them, and one at a time, as local servers without parallel tool calls do.
+ * Per class: calls, input and output tokens as the stub billed them, wall time, and the share of input tokens a
+ * provider's prefix cache could serve.
+ */
+
+export type Framework = "aeonAuto" | "aeonFull" | "reactParallel" | "reactOneAtATime"
+
+export interface Figures {
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  wallMs: number
+  /** Input tokens in a prefix an earlier request of the same run already sent. */
+  cacheableTokens: number
+  /** The critical path's model calls: 2 for a task with tools (plan, answer), 1 without. */
+  floorCalls: number
+}
+
+const empty = (): Figures => ({
+  calls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  wallMs: 0,
+  cacheableTokens: 0,
+  floorCalls: 0
+})
+
+/** The tokens of each request's longest prefix that an earlier request of the same run sent. */
+const cacheable = (exchanges: ReadonlyArray<Exchange>) =>
+  exchanges.reduce((n, e, i) => {
+    let best = 0
+    for (let j = 0; j < i; j++) {
+      const other = exchanges[j]!.prompt
+      let k = 0
+      while (k < e.prompt.length && k < other.length && e.prompt[k] === other[k]) k++
+      best = Math.max(best, k)
+    }
+    return n + (best > 0 ? countTokens(e.prompt.slice(0, best)) : 0)
+  }, 0)
+
+/** The same tools for the ReAct agent: Aeon's calculator's arithmetic, a memory of its own. */
+const reactTools = () => {
+  const memory = new Map<string, unknown>()
+  return [
+    tool(({ expression }: { expression: string }) => String(evaluate(expression)), {
+      name: "calculator",
+      description: "Evaluates an arithmetic expression (+ - * / % ^ and parentheses) exactly.",
+      schema: z.object({ expression: z.string() })
+    }),
+    tool(
+      (
+        { key, value }: { key: string; value: unknown }
+      ) => (memory.set(key, value), JSON.stringify({ key, written: true })),
+      {
+        name: "memory_write",
+        description: "Stores a value under a key in the run's short-term memory.",
+        schema: z.object({ key: z.string(), value: z.any() })
+      }
+    ),
+    tool(({ key }: { key: string }) => JSON.stringify(memory.get(key) ?? null), {
+      name: "memory_read",
+      description: "Reads a value from the run's short-term memory (found false when absent).",
+      schema: z.object({ key: z.string() })
+    })
+  ]
+}
+
+const viaReact = async (stub: TrafficStub, task: TrafficTask) => {
+  const llm = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "bench", configuration: { baseURL: stub.baseURL } })
+  const agent = createReactAgent({ llm, tools: reactTools() })
+  const out = await agent.invoke({ messages: [{ role: "user", content: task.task }] })
+  const last = out.messages.at(-1)?.content
+  if (typeof last !== "string" || last !== task.answer) {
+    throw new Error(`ReAct did not answer ${task.id}: ${String(last)}`)
+  }
+}
+
+const viaAeon = (stub: TrafficStub, task: TrafficTask, mode: "AUTO" | "FULL") => {
+  const model = OpenAi.make({
+    baseURL: stub.baseURL,
+    apiKey: "bench",
+    model: "gpt-4o-mini",
+    timeoutMs: 60_000,
+    maxRetries: 0
+  })
+  return Effect.runPromise(
+    runTask({ task: task.task, mode, budget: { maxCostUsd: 100 } }).pipe(
+      Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model)))
+    )
+  ).then((r) => {
+    if (r.status !== "CONVERGED" || !r.finalAnswer?.answerText.includes(task.answer)) {
+      throw new Error(`Aeon ${mode} did not converge on ${task.id}: ${r.status} ${r.error ?? ""}`)
+    }
+  })
+}
+
+const measureOne = async (stub: TrafficStub, task: TrafficTask, framework: Framework): Promise<Figures> => {
+  stub.reset()
+  stub.setToolCalls(framework === "reactOneAtATime" ? "one-at-a-time" : "parallel")
+  const t = now()
+  if (framework === "aeonAuto") await viaAeon(stub, task, "AUTO")
+  else if (framework === "aeonFull") await viaAeon(stub, task, "FULL")
+  else await viaReact(stub, task)
+  const wallMs = now() - t
+  const ex = stub.exchanges
+  return {
+    calls: ex.length,
+    inputTokens: ex.reduce((n, e) => n + e.inputTokens, 0),
+    outputTokens: ex.reduce((n, e) => n + e.outputTokens, 0),
+    wallMs,
+    cacheableTokens: cacheable(ex),
+    floorCalls: task.calls.length === 0 ? 1 : 2
+  }
+}
+
+const add = (a: Figures, b: Figures): Figures => ({
+  calls: a.calls + b.calls,
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+  wallMs: a.wallMs + b.wallMs,
+  cacheableTokens: a.cacheableTokens + b.cacheableTokens,
+  floorCalls: a.floorCalls + b.floorCalls
+})
+
+export const FRAMEWORKS: ReadonlyArray<Framework> = ["aeonAuto", "aeonFull", "reactParallel", "reactOneAtATime"]
+
+/** Every task through every framework; the figures summed per class. `latencyScale` shortens the modeled latency. */
+export const traffic = async (latencyScale = 1) => {
+  const stub = await startTrafficStub(TASKS, latencyScale)
+  try {
+    const byClass = new Map<TaskClass, Record<Framework, Figures>>()
+    const perTask: Array<{ id: string; class: TaskClass } & Record<Framework, Figures>> = []
+    for (const task of TASKS) {
+      const row = {} as Record<Framework, Figures>
+      for (const f of FRAMEWORKS) row[f] = await measureOne(stub, task, f)
+      perTask.push({ id: task.id, class: task.class, ...row })
+      const sum = byClass.get(task.class) ??
+        { aeonAuto: empty(), aeonFull: empty(), reactParallel: empty(), reactOneAtATime: empty() }
+      for (const f of FRAMEWORKS) sum[f] = add(sum[f], row[f])
+      byClass.set(task.class, sum)
+    }
+    return { latencyScale, byClass: Object.fromEntries(byClass), perTask }
+  } finally {
+    await stub.close()
+  }
+}

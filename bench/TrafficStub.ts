@@ -1,0 +1,221 @@
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { readyCalls, type TrafficTask } from "./TrafficTasks.js"
+
+/**
+ * One local OpenAI-compatible server playing the same competent model for every framework (issue 41 item 7): per
+ * task, the tool calls it makes and the answer it gives (TrafficTasks). It bills as a provider does — one tokenizer
+ * (cl100k) over the whole request: messages, tools, response_format — and answers after a modeled latency (400 ms
+ * plus 15 ms per output token, times `latencyScale`), streamed when asked.
+ */
+
+export interface Exchange {
+  readonly inputTokens: number
+  readonly outputTokens: number
+  /** The request's messages as one text, for the prefix a provider's prompt cache could serve. */
+  readonly prompt: string
+}
+
+export interface TrafficStub {
+  readonly baseURL: string
+  /** What was asked and billed since the last reset. */
+  readonly exchanges: Array<Exchange>
+  /** The ReAct model makes a layer's independent calls in one response ("parallel") or one at a time. */
+  setToolCalls(mode: "parallel" | "one-at-a-time"): void
+  reset(): void
+  close(): Promise<void>
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve) => {
+    let data = ""
+    req.on("data", (c) => (data += c))
+    req.on("end", () => resolve(data))
+  })
+
+const textOf = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.map((p) => (typeof p?.text === "string" ? p.text : "")).join("")
+    : ""
+
+/** The task a request is about: the one whose text its messages hold. */
+const taskOf = (tasks: ReadonlyArray<TrafficTask>, body: any) => {
+  const said = (body.messages as Array<{ content: unknown }>).map((m) => textOf(m.content)).join("\n")
+  return [...tasks].sort((a, b) => b.task.length - a.task.length).find((t) => said.includes(t.task))
+}
+
+/** Aeon's plan for a task: the task's calls as steps, an earlier result as a reference. */
+const planOf = (task: TrafficTask) => ({
+  goal: task.task,
+  steps: task.calls.length === 0
+    ? [{ stepId: "s1", description: `Answer: ${task.task}`, dependencies: [] }]
+    : task.calls.map((c, i) => ({
+      stepId: `s${i + 1}`,
+      description: c.tool === "calculator"
+        ? `Compute ${String((c.planInput ?? c.input).expression)} with the calculator`
+        : c.tool === "memory.write"
+        ? `Store ${JSON.stringify((c.planInput ?? c.input).value)} under ${String(c.input.key)} in memory`
+        : `Use ${c.tool}`,
+      tool: c.tool,
+      toolInput: c.planInput ?? c.input,
+      dependencies: c.after !== undefined ? [`s${c.after + 1}`] : []
+    }))
+})
+
+/** What the model answers each of Aeon's prompts, for `task`. */
+const aeonAnswer = (prompt: string, task: TrafficTask): object => {
+  switch (prompt) {
+    case "taskprofile_inference_user":
+    case "taskprofile_update_user":
+      return {
+        reasoningDepth: 1,
+        informationSufficiency: 0.9,
+        expectedToolUsage: task.calls.length === 0 ? "none" : "moderate",
+        outputBreadth: "narrow",
+        confidenceRequirement: "medium",
+        rawInference: "a direct task"
+      }
+    case "plan_generation_user":
+      return planOf(task)
+    case "validation_semantic_user":
+      return { issues: [] }
+    case "reasoning_step_user":
+      return { stepOutput: task.answer, clarityState: "CLEAR", handoffToNext: task.answer }
+    case "convergence_assessment_user":
+      return {
+        converged: true,
+        completenessScore: 1,
+        coherenceScore: 1,
+        consistencyAlignment: {},
+        reasoning: "every part of the task is answered",
+        confidence: 0.9,
+        reasonCodes: ["complete"]
+      }
+    case "answer_synthesis_user":
+      return { answerText: task.answer, confidence: 0.9, usedStepIds: task.calls.map((_, i) => `s${i + 1}`) }
+    default:
+      return {}
+  }
+}
+
+/** The ReAct model's next message: the next calls the task needs, or its answer once every result is in. */
+const reactAnswer = (body: any, task: TrafficTask, mode: "parallel" | "one-at-a-time") => {
+  const done = (body.messages as Array<{ role: string }>).filter((m) => m.role === "tool").length
+  const ready = readyCalls(task, done)
+  if (ready.length === 0) return { content: task.answer }
+  const names = new Map<string, string>((body.tools ?? []).map((t: any) => [t.function.name, t.function.name]))
+  const nameOf = (tool: string) => names.get(tool.replace(".", "_")) ?? tool.replace(".", "_")
+  return {
+    content: "",
+    toolCalls: (mode === "parallel" ? ready : ready.slice(0, 1)).map((i) => ({
+      id: `call_${done}_${i}`,
+      type: "function",
+      function: { name: nameOf(task.calls[i]!.tool), arguments: JSON.stringify(task.calls[i]!.input) }
+    }))
+  }
+}
+
+/** The request billed as a provider bills it: the messages, the tools and the output format, in one count. */
+const billed = (body: any) =>
+  countTokens(JSON.stringify(body.messages)) + (body.tools ? countTokens(JSON.stringify(body.tools)) : 0) +
+  (body.response_format ? countTokens(JSON.stringify(body.response_format)) : 0) + 3
+
+let responses = 0
+
+const send = async (
+  res: ServerResponse,
+  body: any,
+  answer: { content: string; toolCalls?: Array<any> },
+  usage: { prompt_tokens: number; completion_tokens: number },
+  latencyMs: number
+) => {
+  await new Promise((r) => setTimeout(r, latencyMs))
+  // each response its own id: a client that merges messages by id (LangGraph's reducer) keeps them apart
+  const id = `chatcmpl-traffic-${++responses}`
+  const message = {
+    role: "assistant",
+    content: answer.content,
+    ...(answer.toolCalls ? { tool_calls: answer.toolCalls } : {})
+  }
+  const finish = answer.toolCalls ? "tool_calls" : "stop"
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+      id,
+      object: "chat.completion",
+      created: 0,
+      model: body.model,
+      choices: [{ index: 0, finish_reason: finish, message }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
+    }))
+    return
+  }
+  const chunk = (delta: object, finishReason: string | null) =>
+    `data: ${
+      JSON.stringify({
+        id,
+        object: "chat.completion.chunk",
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, delta, finish_reason: finishReason }]
+      })
+    }\n\n`
+  res.writeHead(200, { "content-type": "text/event-stream" })
+  res.write(chunk({ role: "assistant", content: answer.content }, null))
+  if (answer.toolCalls) {
+    res.write(chunk({ tool_calls: answer.toolCalls.map((c, index) => ({ index, ...c })) }, null))
+  }
+  res.write(chunk({}, finish))
+  if (body.stream_options?.include_usage) {
+    res.write(
+      `data: ${
+        JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: body.model, choices: [], usage })
+      }\n\n`
+    )
+  }
+  res.end("data: [DONE]\n\n")
+}
+
+export const startTrafficStub = async (
+  tasks: ReadonlyArray<TrafficTask>,
+  latencyScale = 1
+): Promise<TrafficStub> => {
+  const exchanges: Array<Exchange> = []
+  let mode: "parallel" | "one-at-a-time" = "parallel"
+  const server: Server = createServer(async (req, res) => {
+    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) return void res.writeHead(404).end()
+    const body = JSON.parse(await readBody(req))
+    const task = taskOf(tasks, body)
+    if (!task) {
+      return void res.writeHead(400).end(JSON.stringify({ error: { message: "no bench task in the request" } }))
+    }
+    const prompt = body.response_format?.json_schema?.name as string | undefined
+    const answer = body.tools
+      ? reactAnswer(body, task, mode)
+      : { content: JSON.stringify(aeonAnswer(prompt ?? "", task)) }
+    const usage = {
+      prompt_tokens: billed(body),
+      completion_tokens: countTokens(answer.content + JSON.stringify(answer.toolCalls ?? ""))
+    }
+    exchanges.push({
+      inputTokens: usage.prompt_tokens,
+      outputTokens: usage.completion_tokens,
+      prompt: JSON.stringify(body.messages.map((m: any) => ({ role: m.role, content: textOf(m.content) })))
+    })
+    await send(res, body, answer, usage, (400 + 15 * usage.completion_tokens) * latencyScale)
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  return {
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    exchanges,
+    setToolCalls: (m) => void (mode = m),
+    reset: () => void (exchanges.length = 0),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      })
+  }
+}
