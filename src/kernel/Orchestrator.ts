@@ -12,7 +12,7 @@ import { guidanceGiven } from "../record/RunRecord.js"
 import { traced } from "../telemetry/Span.js"
 import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { askGuidance } from "./Approval.js"
-import { needsReview } from "./Economy.js"
+import { needsReview, repeatedFailures } from "./Economy.js"
 import { executePass, readySteps } from "./Executor.js"
 import { endPass, morePasses, passFinished } from "./PassBoundary.js"
 import { afterPlanning } from "./PlanGate.js"
@@ -252,6 +252,9 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       yield* passFinished(ctx, passNumber)
       return { reason: "converged" } satisfies Stop as Stop
     }
+    // the same failures as the pass before (a tool refusing the same input): no refinement, no further pass
+    const repeated = ctx.singlePass ? undefined : repeatedFailures(ctx.events.record(), passNumber)
+    if (repeated) return { reason: "stalled", error: repeated } satisfies Stop as Stop
     // no refinement when no pass is left to use it: the TTL is spent (an interactive run asks for more passes)
     if (!ctx.singlePass && (ttlRemainingNow(ctx) > 0 || (yield* morePasses(ctx, passNumber)))) {
       yield* inPhase(

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { prepare } from "../../src/run/Run.js"
 import { offline, scripted } from "../support/engine.js"
+import { profile } from "../support/scripts.js"
 
 /**
  * Model calls spent where they pay (#41 items 1–3): a simple iteration's tool step takes its tool's result with no
@@ -131,6 +132,72 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
       expect(ofTag(log, "Escalated")).toEqual([])
       expect(result.simple.iterations).toHaveLength(2)
       expect(result.simple.failureSummary?.cause).toBe("tool_refused")
+    }))
+
+  it.effect("FULL: a pass that fails as the one before did (a tool refusing the same input) stops the run", () =>
+    Effect.gen(function*() {
+      // the refinement rewords the step but keeps its call: the calculator refuses it the same way every pass
+      const { layer } = scripted({
+        ...sixTimesSeven("Compute 6 * 7 with the calculator", "6 * / 7"),
+        taskprofile_inference_user: [profile(5, 0.3)],
+        recursive_refinement_user: [{
+          output: {
+            actions: [{
+              actionType: "MODIFY",
+              targetStepId: "s1",
+              newStep: {
+                stepId: "s1",
+                description: "Compute 6 * 7 with the calculator, carefully",
+                tool: "calculator",
+                toolInput: { expression: "6 * / 7" }
+              },
+              justification: "try again"
+            }]
+          }
+        }]
+      })
+      const { log, result } = yield* runWith(layer, { task: "Compute 6 * 7", mode: "FULL", budget: { ttl: 6 } })
+      expect(result.terminationReason).toBe("stalled")
+      expect(result.error).toMatch(
+        /^pass 2 failed as pass 1 did \(s1(\.r2)?: calculator: .*\): another pass would repeat it$/
+      )
+      expect(ofTag(log, "PassStarted").map((e) => e.passNumber)).toEqual([0, 1, 2])
+    }))
+
+  it.effect("FULL: failures that change from pass to pass go on to the TTL", () =>
+    Effect.gen(function*() {
+      const { layer } = scripted({
+        taskprofile_inference_user: [profile(5, 0.3)],
+        plan_generation_user: [{
+          output: {
+            goal: "Compute",
+            steps: [{
+              stepId: "s1",
+              description: "Compute 6 * 7 with the calculator",
+              tool: "calculator",
+              toolInput: { expression: "6 * / 7" }
+            }]
+          }
+        }],
+        recursive_refinement_user: [1, 2, 3].map((n) => ({
+          output: {
+            actions: [{
+              actionType: "MODIFY",
+              targetStepId: "s1",
+              newStep: {
+                stepId: "s1",
+                description: "Compute again",
+                tool: "calculator",
+                toolInput: { expression: `6 * / ${n}` }
+              },
+              justification: "another expression"
+            }]
+          }
+        }))
+      })
+      const { log, result } = yield* runWith(layer, { task: "Compute 6 * 7", mode: "FULL", budget: { ttl: 3 } })
+      expect(result.terminationReason).not.toBe("stalled")
+      expect(ofTag(log, "PassStarted").length).toBeGreaterThanOrEqual(3)
     }))
 
   it.effect("a failure depth can help with still escalates", () =>
