@@ -39,6 +39,24 @@ export const extractive = (input: SynthesisInput, why: string): FinalAnswer => {
   }
 }
 
+/**
+ * A converged simple iteration whose plan is one step the model answered (no tool) and whose criteria ask nothing of
+ * the answer's text: that step's output is the answer — a synthesis call would restate it. Undefined otherwise.
+ */
+export const stepAnswer = (input: SynthesisInput, singlePass: boolean): FinalAnswer | undefined => {
+  const steps = liveSteps(input.plan.steps)
+  const only = steps.length === 1 ? steps[0]! : undefined
+  if (!singlePass || !input.converged || input.answerRequirements !== undefined || !only) return undefined
+  if (only.tool !== undefined || only.status !== "complete" || only.stepOutput.trim() === "") return undefined
+  return {
+    answerText: only.stepOutput,
+    usedStepIds: [only.stepId],
+    notes: "The plan's one step answered the task: its output is the answer (no synthesis call).",
+    converged: true,
+    label: input.label
+  }
+}
+
 const decodeFinalAnswer = Schema.decodeUnknownEither(FinalAnswer)
 
 /** Phase E: the final answer from the executed steps; labeled when the run did not converge. */

@@ -10,7 +10,7 @@ import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
 import { guidanceGiven } from "../record/RunRecord.js"
 import { traced } from "../telemetry/Span.js"
-import { checkAnswer, extractive, synthesizeToCriteria } from "./AnswerSynthesis.js"
+import { answerRequirements, checkAnswer, extractive, stepAnswer, synthesizeToCriteria } from "./AnswerSynthesis.js"
 import { askGuidance } from "./Approval.js"
 import { needsReview, repeatedFailures } from "./Economy.js"
 import { executePass, readySteps } from "./Executor.js"
@@ -359,6 +359,10 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     }
     const remaining = (yield* ctx.guard.remaining).deadlineMs
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
+    const direct = stepAnswer(
+      { ...synthesisInput, answerRequirements: answerRequirements(ctx.criteria) },
+      ctx.singlePass === true
+    )
     // no answer without an execution: a failed planning, a dry run, a rejected plan
     const synthesized = (stop.reason === "failed" && st.plan.steps.length === 0) || stop.reason === "dry_run" ||
         stop.reason === "cancelled"
@@ -367,6 +371,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       ? checked(extractive(synthesisInput, "the deadline has passed"))
       : stop.unrecoverable
       ? checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
+      : direct
+      ? checked(direct)
       : yield* synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria).pipe(
         Effect.locally(callSite, { phase: "ANSWER" }),
         Effect.timeoutTo({

@@ -94,6 +94,28 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
       expect(prompts(log)).toContain("convergence_assessment_user")
     }))
 
+  it.effect("a question needing no tool: the plan's one step answers it, no synthesis call (2 calls); criteria on the answer still synthesize", () =>
+    Effect.gen(function*() {
+      const script = () => ({
+        plan_generation_user: [{
+          output: { goal: "Name the capital", steps: [{ stepId: "s1", description: "Name the capital of France" }] }
+        }],
+        reasoning_step_user: [{
+          output: { stepOutput: "Paris is the capital of France.", clarityState: "CLEAR", handoffToNext: "Paris" }
+        }]
+      })
+      const { log, result } = yield* runWith(scripted(script()).layer, { task: "Name the capital of France." })
+      expect(result.status).toBe("CONVERGED")
+      expect(prompts(log)).toEqual(["plan_generation_user", "reasoning_step_user"])
+      expect(result.finalAnswer?.answerText).toBe("Paris is the capital of France.")
+      expect(result.finalAnswer?.notes).toContain("no synthesis call")
+      const withCriteria = yield* runWith(scripted(script()).layer, {
+        task: "Name the capital of France.",
+        criteria: { answerMentions: ["Paris"] }
+      })
+      expect(prompts(withCriteria.log)).toContain("answer_synthesis_user")
+    }))
+
   it.effect("FULL keeps every call of the loop: 7 for 'Compute 17 + 25' (profile, plan, review, reasoning, review, assessment, answer)", () =>
     Effect.gen(function*() {
       const { log, result } = yield* runWith(offline, { task: "Compute 17 + 25", mode: "FULL" })
