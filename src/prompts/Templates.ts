@@ -27,7 +27,8 @@ export const templates: Record<PromptId, string> = {
   [PromptId.VALIDATION_SEMANTIC_SYSTEM]:
     "You review plans and their execution for semantic problems: vague steps (specificity), steps unrelated to the goal (relevance), " +
     "broken ordering or contradictions (consistency), tools or operations that do not exist (hallucination), and steps whose " +
-    "description says one thing while the tool does another (do_say_mismatch). You are advisory. Answer with JSON only.",
+    "description says one thing while the tool does another (do_say_mismatch), and parts of the task no step covers " +
+    "(completeness). You are advisory. Answer with JSON only.",
   [PromptId.VALIDATION_SEMANTIC_USER]:
     "Return {\"issues\": [{\"type\", \"severity\": \"LOW\"|\"MEDIUM\"|\"HIGH\"|\"CRITICAL\", \"description\", \"stepId\"?, \"proposedRepair\"?}]}.\n" +
     "\nAvailable tools: {{tools}}\n\nTask: {{request}}\nArtifact: {{artifactType}}\nPlan:\n{{plan}}\n" +
