@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { retain } from "./SqliteClient.js"
+import { storeCauseInWords } from "./StoreCause.js"
 
 /** The data directories this process holds (on globalThis: a module evaluated again must see the same). */
 const held: Set<string> = ((globalThis as Record<symbol, Set<string>>)[Symbol.for("aeon/sqlite/locks")] ??= new Set())
@@ -70,7 +71,14 @@ export const acquire = (dataDir: string) =>
         writeFileSync(join(dataDir, "aeon.pid"), String(process.pid))
         return { db, path }
       },
-      catch: (cause) => new SqlError({ cause, message: (cause as Error).message })
+      catch: (cause) => {
+        // a refusal of ours says who holds it; a failure of the disk says why, in words
+        const words = storeCauseInWords(cause)
+        return new SqlError({
+          cause,
+          message: words ? `cannot open the embedded database at ${dataDir}: ${words}` : (cause as Error).message
+        })
+      }
     }),
     ({ db }) =>
       Effect.sync(() => {

@@ -6,6 +6,7 @@ import * as Statement from "@effect/sql/Statement"
 import Sqlite from "better-sqlite3"
 import { Chunk, Context, Effect, Layer, Scope, Stream } from "effect"
 import { type RawStatement, SqliteWriter } from "./SqliteWriter.js"
+import { storeCauseInWords } from "./StoreCause.js"
 
 /**
  * The better-sqlite3 objects kept reachable until the process exits, on Node 24 and later only. better-sqlite3 12's
@@ -29,8 +30,10 @@ export const retain = (...objects: Array<unknown>) => {
   if (retainForever) retained.push(...objects)
 }
 
-const failure = (message: string) => (cause: unknown) =>
-  new SqlError({ cause, message: `${message}: ${(cause as Error)?.message ?? cause}` })
+const failure = (message: string) => (cause: unknown) => {
+  const words = storeCauseInWords(cause)
+  return new SqlError({ cause, message: `${message}: ${words ?? (cause as Error)?.message ?? cause}` })
+}
 
 const open = (filename: string) =>
   Effect.try({

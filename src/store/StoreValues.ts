@@ -2,6 +2,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Schema } from "effect"
 import type { RunStatus } from "../record/RunResult.js"
+import { storeCauseInWords } from "./StoreCause.js"
 
 /**
  * The database refused or failed an operation. What a client sees names the operation only; the database's own
@@ -9,10 +10,12 @@ import type { RunStatus } from "../record/RunResult.js"
  */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   operation: Schema.String,
-  detail: Schema.String
+  detail: Schema.String,
+  /** Why, in words a person can act on (the disk full, a database refusing connections), when it is known. */
+  cause: Schema.optional(Schema.String)
 }) {
   override get message() {
-    return `the store failed while ${this.operation}`
+    return `the store failed while ${this.operation}${this.cause ? `: ${this.cause}` : ""}`
   }
 }
 /** A client-chosen run id that a run already has. */
@@ -69,11 +72,14 @@ export interface RunPage {
   readonly hasNextPage: boolean
 }
 
-export const storeError = (operation: string) => (e: SqlError) =>
-  new StoreError({
+export const storeError = (operation: string) => (e: SqlError) => {
+  const cause = storeCauseInWords(e)
+  return new StoreError({
     operation,
-    detail: `${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`
+    detail: `${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`,
+    ...(cause ? { cause } : {})
   })
+}
 export const json = (v: unknown) => JSON.stringify(v ?? null)
 export const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v)
 
