@@ -45,6 +45,23 @@ const lockFile = (path: string) => {
 const code = (e: unknown) => (e as { readonly code?: string }).code
 
 /**
+ * The lock, tried a few times a few milliseconds apart while it is BUSY: two processes starting at the same instant
+ * can each take a shared lock and both be refused the exclusive one (SQLite's deadlock avoidance), and then neither
+ * would hold it. A lock another process holds stays BUSY through the tries (about 150 ms in all).
+ */
+const lockFileContended = (path: string) => {
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (let attempt = 1;; attempt++) {
+    try {
+      return lockFile(path)
+    } catch (e) {
+      if (attempt >= 6 || (code(e) !== "SQLITE_BUSY" && code(e) !== "SQLITE_LOCKED")) throw e
+      Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 30)) // a short synchronous pause, jittered
+    }
+  }
+}
+
+/**
  * The embedded database may be open in one process at a time: a server resumes the runs it finds unfinished, and two
  * processes on one directory would both resume (and run) them. The lock is one the kernel releases when its process
  * dies, however it dies (an exclusive SQLite lock, an fcntl lock underneath, on `aeon.lock`): nothing is trusted
@@ -60,7 +77,7 @@ export const acquire = (dataDir: string) =>
         if (held.has(dataDir)) throw new Error(`the embedded database at ${dataDir} is already open in this process`)
         let db: Sqlite.Database
         try {
-          db = lockFile(path)
+          db = lockFileContended(path)
         } catch (e) {
           if (code(e) === "SQLITE_BUSY" || code(e) === "SQLITE_LOCKED") throw inUse(dataDir)
           if (code(e) !== "SQLITE_NOTADB") throw e
