@@ -3,52 +3,18 @@ import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
 import { traced } from "../telemetry/Span.js"
-import { ModelDecodeError, type ModelError, ModelTruncatedError } from "./ModelErrors.js"
+import { type ModelError, ModelTruncatedError } from "./ModelErrors.js"
 import { costOf, type ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
 
+import { type CallUsage, ESTIMATE_MARGIN, finishReasonOf, reportsUsage, usageOf } from "./CallUsage.js"
 import { type CompletionRequest, type CompletionResponse, decodeAnswer, type TextSink } from "./Completion.js"
 
 /** The provider contract (requests, answers, their text) stays reachable as LanguageModel.* for providers and users. */
 export * from "./Completion.js"
 
-export interface CallUsage {
-  readonly model: string
-  readonly inputTokens: number
-  readonly outputTokens: number
-  /** Of the input tokens, those read from the provider's prompt cache. */
-  readonly cachedTokens?: number | undefined
-  readonly costUsd: number
-  readonly latencyMs: number
-  /** Models of a fallback chain that failed before the one that answered. */
-  readonly failedModels?: ReadonlyArray<string> | undefined
-  /** Answered from a recording: counted as the recorded call was, but not sent and not paid. */
-  readonly replayed?: boolean | undefined
-  /** The recorded call it repeats is already in the run's log (a fork's copy): not counted again. */
-  readonly repeats?: number | undefined
-  /** Requests the call sent the provider (retries included); 1 when the provider does not say. */
-  readonly requests?: number | undefined
-  /** The call failed: no answer came (its requests still count). */
-  readonly error?: string | undefined
-  /** The provider reported no usage (missing, 0, not a number): the tokens are counted here, on the high side. */
-  readonly estimated?: boolean | undefined
-  /** What was sent and what came back, when the caller records exchanges. */
-  readonly exchange?: Exchange | undefined
-}
-
-/** One request to the model and its answer, as recorded (AEON_RECORD_PROMPTS). */
-export interface Exchange {
-  /** 1, or 2 for the call made again with a larger cap after a truncated answer. */
-  readonly attempt: number
-  readonly system: string
-  readonly user: string
-  readonly response?: string | undefined
-  readonly finishReason?: string | undefined
-  readonly output?: unknown
-  readonly decodeError?: string | undefined
-  /** The call failed before an answer came (HTTP error, timeout, unreachable). */
-  readonly error?: string | undefined
-}
+export { ESTIMATE_MARGIN } from "./CallUsage.js"
+export type { CallUsage, Exchange } from "./CallUsage.js"
 
 /** What a call could cost at most: the prompt's tokens and the output cap. Checked against budgets before the call. */
 export interface CallEstimate {
@@ -123,10 +89,6 @@ export const configuredLabels = (service: Service, offline: Service): ReadonlyAr
 
 export class LanguageModel extends Context.Tag("aeon/LanguageModel")<LanguageModel, Service>() {}
 
-/** Why an answer ended, as the provider says it, else as Aeon saw it (cut at its cap, or complete). */
-const finishReasonOf = (response: CompletionResponse) =>
-  response.finishReason ?? (response.truncated ? "length" : "stop")
-
 /** The model a call goes to, as `make` was given it. */
 interface Model {
   readonly label: string
@@ -140,20 +102,6 @@ interface Model {
    */
   readonly usage: { readonly provider: boolean; unreported: boolean }
 }
-
-/**
- * A provider that reports no usage bills by its own tokenizer, which may count more than o200k: Aeon's count is
- * raised by this factor for admission and for the usage recorded, so a cap holds by what the provider counts.
- */
-export const ESTIMATE_MARGIN = 1.25
-
-/** A token count a provider reported, or undefined when it reported none (absent, 0, not a finite number). */
-const reported = (n: number | undefined): number | undefined =>
-  typeof n === "number" && Number.isFinite(n) && n > 0 ? Math.round(n) : undefined
-
-/** Whether the response says what the call used. */
-const reportsUsage = (response: CompletionResponse) =>
-  response.replayed !== undefined || reported(response.inputTokens) !== undefined
 
 /** One `generate` call: its prompt rendered, its options, its input's tokens counted once when needed. */
 interface Call<I, O, E> {
@@ -313,77 +261,6 @@ const admittedCap = <E>(call: Call<any, any, E>): Effect.Effect<number, E> =>
         return Effect.flatMap(more(refusal), (given) => (given ? admittedCap(call) : Effect.fail(refusal)))
       })
     ))
-
-/** What a call that reached the model used, with its exchange when recorded. */
-const usageOf = <O>(
-  call: Call<any, O, any>,
-  response: CompletionResponse,
-  decoded: Either.Either<O, ModelDecodeError> | undefined,
-  measured: { readonly latencyMs: number; readonly requests: number; readonly attempt: number; readonly cap: number }
-): CallUsage => {
-  // as the provider reports it, also above the cap it was given: an overage is recorded, never hidden
-  const reportedInput = reported(response.inputTokens)
-  const reportedOutput = reported(response.outputTokens) ??
-    (response.text === "" && response.outputTokens === 0 ? 0 : undefined)
-  const estimated = call.model.usage.provider && response.replayed === undefined &&
-    (reportedInput === undefined || reportedOutput === undefined)
-  if (!estimated) {
-    return usageFrom(call, response, decoded, measured, {
-      input: response.inputTokens ?? call.inputTokens(),
-      output: response.outputTokens ?? countTokens(response.text)
-    })
-  }
-  // not reported: the whole request as billed and the answer, on the high side; the answer within the cap the
-  // provider was given (it honours max_tokens by its own count)
-  return {
-    ...usageFrom(call, response, decoded, measured, {
-      input: reportedInput ?? call.billedInputTokens(),
-      output: reportedOutput ?? Math.min(measured.cap, Math.ceil(countTokens(response.text) * ESTIMATE_MARGIN))
-    }),
-    estimated: true
-  }
-}
-
-const usageFrom = <O>(
-  call: Call<any, O, any>,
-  response: CompletionResponse,
-  decoded: Either.Either<O, ModelDecodeError> | undefined,
-  measured: { readonly latencyMs: number; readonly requests: number; readonly attempt: number },
-  tokens: { readonly input: number; readonly output: number }
-): CallUsage => {
-  const [usedInput, usedOutput] = [tokens.input, tokens.output]
-  const cached = response.cachedInputTokens ?? 0
-  return {
-    model: response.replayed?.model ?? response.answeredBy?.label ?? call.model.label,
-    inputTokens: usedInput,
-    outputTokens: usedOutput,
-    ...(cached > 0 ? { cachedTokens: cached } : {}),
-    costUsd: response.replayed?.costUsd ??
-      costOf(response.answeredBy?.price ?? call.model.price, usedInput, usedOutput, cached),
-    ...(response.replayed ? { replayed: true } : {}),
-    ...(response.replayed?.repeats !== undefined ? { repeats: response.replayed.repeats } : {}),
-    latencyMs: measured.latencyMs,
-    requests: measured.requests,
-    ...(response.failedModels?.length ? { failedModels: response.failedModels } : {}),
-    ...(response.truncated ? { error: "ModelTruncatedError" } : {}),
-    ...(call.recording ?
-      {
-        exchange: {
-          attempt: measured.attempt,
-          system: call.system,
-          user: call.user,
-          response: response.text,
-          finishReason: finishReasonOf(response),
-          ...(decoded === undefined ?
-            {}
-            : Either.isRight(decoded) ?
-            { output: decoded.right }
-            : { decodeError: decoded.left.message })
-        }
-      } :
-      {})
-  }
-}
 
 /** A call that failed still counts its requests (and its exchange, when recorded). */
 const recordFailure = <E>(call: Call<any, any, E>, e: ModelError, started: number, sent: number, attempt: number) =>

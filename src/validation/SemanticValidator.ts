@@ -8,7 +8,8 @@ import { promptPlan } from "../prompts/PromptViews.js"
 import { memoizeWeak } from "../support/Memoize.js"
 import { traced } from "../telemetry/Span.js"
 import type { Tool } from "../tools/ToolRegistry.js"
-import { checkPlan, completeness, type PlanLike, stem, type ToolInfo, words } from "./DeterministicChecks.js"
+import { completeness } from "./Completeness.js"
+import { checkPlan, type PlanLike, stem, type ToolInfo, words } from "./DeterministicChecks.js"
 
 export const toolInfos = memoizeWeak((tools: ReadonlyArray<Tool>): ReadonlyArray<ToolInfo> =>
   tools.map((t) => ({ name: t.name, description: t.description, operations: t.operations }))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { completeness } from "../../src/validation/DeterministicChecks.js"
+import { completeness } from "../../src/validation/Completeness.js"
 
 const step = (stepId: string, description: string, tool?: string, toolInput?: unknown) => ({
   stepId,
