@@ -6,7 +6,7 @@ import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as OpenAi from "../../src/llm/OpenAi.js"
 import { Contracts } from "../../src/prompts/PromptRegistry.js"
 import { runTask } from "../../src/run/Run.js"
-import { type OpenAiStub, startOpenAiStub } from "../support/OpenAiStub.js"
+import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
 
 const synthesisInput = {
   request: "Compute 2 + 2",
@@ -25,15 +25,7 @@ beforeAll(async () => {
 afterAll(() => stub.close())
 
 const model = (overrides: Partial<OpenAi.OpenAiOptions> = {}) =>
-  OpenAi.make({
-    baseURL: stub.baseURL,
-    apiKey: "k",
-    model: "gpt-4o-mini",
-    timeoutMs: 5_000,
-    maxRetries: 3,
-    retryBaseMs: 5,
-    ...overrides
-  }, { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000 })
+  stubModel(stub, overrides, { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000 })
 
 const fresh = (...replies: Parameters<OpenAiStub["reply"]>) => stub.reply(...replies)
 

@@ -8,7 +8,7 @@ import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as OpenAi from "../../src/llm/OpenAi.js"
 import { Contracts } from "../../src/prompts/PromptRegistry.js"
 import { prepare } from "../../src/run/Run.js"
-import { type OpenAiStub, startOpenAiStub, type StubReply } from "../support/OpenAiStub.js"
+import { type OpenAiStub, startOpenAiStub, stubModel, type StubReply } from "../support/OpenAiStub.js"
 import { byPrompt } from "../support/stubAnswers.js"
 
 /**
@@ -23,16 +23,7 @@ beforeAll(async () => {
 })
 afterAll(() => stub.close())
 
-const model = (overrides: Partial<OpenAi.OpenAiOptions> = {}) =>
-  OpenAi.make({
-    baseURL: stub.baseURL,
-    apiKey: "k",
-    model: "gpt-4o-mini",
-    timeoutMs: 5_000,
-    maxRetries: 3,
-    retryBaseMs: 5,
-    ...overrides
-  })
+const model = (overrides: Partial<OpenAi.OpenAiOptions> = {}) => stubModel(stub, overrides)
 
 /** The prompt a request is for: its json_schema's name, else the answer whose fields the schema in its prompt asks. */
 const promptOf = (body: any): string | undefined => {

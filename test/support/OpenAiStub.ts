@@ -1,6 +1,8 @@
 import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as OpenAi from "../../src/llm/OpenAi.js"
+import type { ModelPrice } from "../../src/llm/Pricing.js"
 
 export interface StubReply {
   readonly status?: number
@@ -215,3 +217,15 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
       })
   }
 }
+
+/** The real OpenAI provider pointed at `stub`: short timeouts and backoff, `overrides` on top. */
+export const stubModel = (stub: OpenAiStub, overrides: Partial<OpenAi.OpenAiOptions> = {}, price?: ModelPrice) =>
+  OpenAi.make({
+    baseURL: stub.baseURL,
+    apiKey: "k",
+    model: "gpt-4o-mini",
+    timeoutMs: 5_000,
+    maxRetries: 3,
+    retryBaseMs: 5,
+    ...overrides
+  }, price)
