@@ -5,13 +5,24 @@ import type { CallEstimate } from "../llm/LanguageModel.js"
 
 /**
  * One run's budget: a call or step that could cross a cap is refused before it is made. The usage it checks is the
- * run's record's (the fold of its LlmCalled and StepStarted events): the guard keeps no count of its own.
+ * run's record's (the fold of its LlmCalled and StepStarted events): the guard keeps no count of its own. Calls under
+ * way (a layer's steps run at once) hold what they could use from their admission to their record: another call is
+ * admitted only beside what they hold, so the calls made at once never cross a cap together.
  */
 export interface BudgetGuard {
   /** The budget now: the run's own, with the caps a person raised since (budget extensions). */
   readonly budget: Budget
   readonly usage: Effect.Effect<Usage>
-  readonly admitCall: (estimate: CallEstimate) => Effect.Effect<void, BudgetExhaustedError>
+  /** Admits a call beside the calls under way; with a hold, the call holds its estimate until `release`. */
+  readonly admitCall: (estimate: CallEstimate, hold?: CallHold) => Effect.Effect<void, BudgetExhaustedError>
+  /** A new hold for one model call (empty until admitted). */
+  readonly hold: () => CallHold
+  /** The call's usage is recorded (or it ended without): what it held is let go. */
+  readonly release: (hold: CallHold) => void
+  /** The requests a held call may send in all, retries included: what is left beside the other calls under way. */
+  readonly requestsLeft: (hold: CallHold) => number
+  /** What is left beside the other calls under way (the hold's own call not counted). */
+  readonly remainingBeside: (hold: CallHold) => Effect.Effect<Remaining>
   /**
    * The refusal of one more step by the usage given (the record's as the step would start), if it is refused: the
    * Executor decides it and emits StepStarted in one synchronous step (RunEvents.emitWhen), so no other step is
@@ -60,6 +71,12 @@ export interface Reserved {
   readonly windows?: ReadonlyArray<string> | undefined
 }
 
+/** A model call between its admission and its record: what it could use, and the requests it has sent. */
+export interface CallHold {
+  estimate: CallEstimate | undefined
+  requests: number
+}
+
 // a type, not an interface: it is recorded as a plain record of numbers (an escalation's remaining budget)
 export type Remaining = {
   readonly deadlineMs: number
@@ -93,17 +110,34 @@ export const make = (
 ): BudgetGuard => {
   const current = options.raised ?? (() => own)
   const pausedMs = options.pausedMs ?? (() => 0)
+  const held = new Set<CallHold>()
+  const beside = (hold?: CallHold) => () => withHeld(usage(), held, hold)
   return {
     get budget() {
       return current()
     },
     usage: Effect.sync(usage),
-    admitCall: (e) => Effect.suspend(() => refusal(current(), usage(), e) ?? Effect.void),
+    admitCall: (e, hold) =>
+      Effect.suspend(() => {
+        const refused = refusal(current(), beside(hold)(), e)
+        if (refused || !hold) return refused ?? Effect.void
+        hold.estimate = e
+        held.add(hold)
+        return Effect.void
+      }),
+    hold: () => ({ estimate: undefined, requests: 0 }),
+    release: (hold) => {
+      held.delete(hold)
+      hold.estimate = undefined
+      hold.requests = 0
+    },
+    requestsLeft: (hold) => current().maxLlmCalls - beside(hold)().llmCalls,
+    remainingBeside: (hold) => remainingOf(current, startedAt, beside(hold), pausedMs),
     stepRefusal: (u) => {
       const budget = current()
       return u.steps + 1 > budget.maxSteps ? exhausted("steps", `step limit ${budget.maxSteps} reached`) : undefined
     },
-    remaining: remainingOf(current, startedAt, usage, pausedMs),
+    remaining: remainingOf(current, startedAt, beside(), pausedMs),
     overrun: Effect.suspend(() => overrunOf(current(), usage()) ?? Effect.void),
     moreBudget: options.moreBudget ?? (() => Effect.succeed(false)),
     quota: options.quota
@@ -130,6 +164,19 @@ const remainingOf = (
       }
     })
   )
+
+/** The usage with what the calls under way hold (a call its requests, at least one), but `except`'s. */
+const withHeld = (u: Usage, held: ReadonlySet<CallHold>, except: CallHold | undefined): Usage => {
+  let { costUsd, inputTokens, llmCalls, outputTokens } = u
+  for (const h of held) {
+    if (h === except || !h.estimate) continue
+    llmCalls += Math.max(1, h.requests)
+    inputTokens += h.estimate.inputTokens
+    outputTokens += h.estimate.maxOutputTokens
+    costUsd += h.estimate.maxCostUsd
+  }
+  return { ...u, costUsd, inputTokens, llmCalls, outputTokens }
+}
 
 /** The refusal of a call that could cross a cap, if it could. */
 const refusal = (budget: Budget, u: Usage, e: CallEstimate) => {

@@ -1,4 +1,4 @@
-import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
+import { Cause, Clock, Effect, Either, Exit, Fiber, Option, Ref } from "effect"
 import { isRunHalt, type RunHalt } from "../domain/Errors.js"
 import { liveSteps, type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
@@ -362,23 +362,56 @@ export const executeStep = (ctx: RunContext, passNumber: number, phase: Executio
       })
     )
 
-/** EXECUTE: runs ready steps until none is ready; waves of independent steps when parallelism > 1. */
+/** EXECUTE: runs ready steps until none is ready; independent steps at once when parallelism > 1. */
 export const executePass = (ctx: RunContext, passNumber: number, phase: ExecutionPhase) =>
+  Effect.scoped(ctx.parallelism > 1 ? atOnce(ctx, passNumber, phase) : sweeps(ctx, passNumber, phase))
+
+interface Running {
+  readonly fiber: Fiber.RuntimeFiber<Exit.Exit<StepResult["status"], RunHalt>>
+  /** It waits for a person's approval: it does not count against the parallelism, and a halt interrupts it. */
+  readonly waits: boolean
+}
+
+/**
+ * Steps at once: each starts as soon as its dependencies completed, up to `parallelism` under way (a step waiting for
+ * a person's approval does not count); their model calls are admitted beside each other (BudgetGuard's holds). A step
+ * that halts the run (a budget refused it, its provider cannot serve the run) starts no more: the steps under way
+ * finish — their calls were admitted, none is cut in half — those waiting for a person are let go, then the halt ends
+ * the pass.
+ */
+const atOnce = (ctx: RunContext, passNumber: number, phase: ExecutionPhase) =>
   Effect.gen(function*() {
+    const running = new Map<string, Running>()
     let executed = 0
-    if (ctx.parallelism > 1) {
-      while (true) {
-        const ready = readySteps(planNow(ctx))
-        if (ready.length === 0) return executed
-        const wave = ready.slice(0, ctx.parallelism)
-        yield* Effect.forEach(wave, (s) => executeStep(ctx, passNumber, phase, s), {
-          concurrency: ctx.parallelism,
-          discard: true
-        })
-        executed += wave.length
-      }
+    let halt: RunHalt | undefined
+    while (true) {
+      if (halt === undefined) yield* startReady(ctx, passNumber, phase, running)
+      if (running.size === 0) return halt === undefined ? executed : yield* Effect.fail(halt)
+      const [stepId, exit] = yield* Effect.raceAll(
+        [...running].map(([id, r]) => Effect.map(Fiber.join(r.fiber), (exit) => [id, exit] as const))
+      )
+      running.delete(stepId)
+      executed++
+      if (Exit.isSuccess(exit)) continue
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause)
+      halt ??= failure.value
+      for (const [id, r] of running) if (r.waits) yield* Fiber.interrupt(r.fiber).pipe(Effect.as(running.delete(id)))
     }
-    return yield* Effect.scoped(sweeps(ctx, passNumber, phase))
+  })
+
+/** Forks the ready steps not under way, in stepIndex order, while fewer than `parallelism` run. */
+const startReady = (ctx: RunContext, passNumber: number, phase: ExecutionPhase, running: Map<string, Running>) =>
+  Effect.gen(function*() {
+    let busy = [...running.values()].filter((r) => !r.waits).length
+    for (const step of readySteps(planNow(ctx))) {
+      if (running.has(step.stepId)) continue
+      const waits = wouldWait(ctx, passNumber, step)
+      if (!waits && busy >= ctx.parallelism) continue
+      const fiber = yield* Effect.forkScoped(Effect.exit(executeStep(ctx, passNumber, phase, step)))
+      running.set(step.stepId, { fiber, waits })
+      if (!waits) busy++
+    }
   })
 
 /**

@@ -55,18 +55,21 @@ export const make = (
       // what this call reserved of its user's quota, settled when its usage is recorded
       const reserved: Array<Reserved> = []
       const quota = guard.quota
+      // what the call could use, held from its admission to its record beside the calls made at once
+      const hold = guard.hold()
       return model.generate(contract, input, {
         ...(options?.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
         admit: quota
           ? (e) =>
             Effect.zipRight(
-              guard.admitCall(e),
+              guard.admitCall(e, hold),
               Effect.map(quota.reserve(e), (r) => void reserved.push(r))
             )
-          : guard.admitCall,
+          : (e) => guard.admitCall(e, hold),
         moreBudget: guard.moreBudget,
-        maxRequests: Effect.map(guard.remaining, (r) => r.llmCalls),
-        tokensLeft: Effect.map(guard.remaining, (r) => r.tokens),
+        maxRequests: () => guard.requestsLeft(hold),
+        onRequest: () => void hold.requests++,
+        tokensLeft: Effect.map(guard.remainingBeside(hold), (r) => r.tokens),
         recordExchanges: recordPrompts,
         liveText: (promptId) =>
           Effect.flatMap(
@@ -95,6 +98,7 @@ export const make = (
                 ...(usage.exchange ? { call: extend(site, usage.exchange) } : {})
               })
             ),
+            Effect.ensuring(Effect.sync(() => guard.release(hold))),
             Effect.zipRight(
               quota
                 ? quota.settle(reserved.splice(0), {
@@ -107,6 +111,7 @@ export const make = (
             Effect.zipRight(guard.overrun)
           )
       }).pipe(
+        Effect.ensuring(Effect.sync(() => guard.release(hold))),
         // a failure retrying cannot fix halts the run: asking the same provider again would fail the same way
         Effect.catchIf(isLasting, (e) => Effect.fail(new ProviderFailedError({ message: e.message }))),
         Effect.catchTag("ModelDecodeError", (error) =>

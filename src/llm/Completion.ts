@@ -19,8 +19,11 @@ export interface CompletionRequest {
   readonly input: unknown
   readonly jsonSchema: object
   readonly maxOutputTokens: number
-  /** The most requests this call may send the provider, retries included (what is left of the call budget). */
-  readonly maxRequests?: number | undefined
+  /**
+   * The most requests this call may send the provider, retries included (what is left of the call budget), asked as
+   * each retry is weighed: calls made at once share what is left.
+   */
+  readonly maxRequests?: (() => number) | undefined
   /** Called as each request is sent: every one counts against the call budget. */
   readonly onRequest?: (() => void) | undefined
   /** Told the answer's text as it is written, piece by piece (a provider that streams; the others once, in chunks). */

@@ -62,16 +62,18 @@ export const make = (models: Arr.NonEmptyReadonlyArray<LanguageModel.Service>): 
     Effect.suspend(() => {
       let sent = 0
       const failed: Array<string> = []
-      const left = () => (request.maxRequests ?? Number.POSITIVE_INFINITY) - sent
+      const left = () => (request.maxRequests?.() ?? Number.POSITIVE_INFINITY) - sent
       // a step per model; a step's `while` says whether the previous model's failure goes on to it
       const fallsOver = (e: ModelError) => Effect.succeed(isProviderFailure(e) && left() > 0)
       const plan = ExecutionPlan.make(
         ...Arr.map(models, (model) => ({ provide: Layer.succeed(Candidate, model), while: fallsOver }))
       )
-      const attempt = Effect.flatMap(Candidate, (model) =>
-        model.complete({
+      const attempt = Effect.flatMap(Candidate, (model) => {
+        // this model's own requests and what is left of the call's: the most it may send
+        const before = sent
+        return model.complete({
           ...request,
-          maxRequests: left(),
+          maxRequests: () => left() + sent - before,
           onRequest: () => void (sent++, request.onRequest?.())
         }).pipe(
           Effect.tapError((e) => Effect.sync(() => failed.push(`${model.label}: ${why(e)}`))),
@@ -80,7 +82,8 @@ export const make = (models: Arr.NonEmptyReadonlyArray<LanguageModel.Service>): 
             answeredBy: { label: model.label, price: model.price },
             ...(failed.length > 0 ? { failedModels: [...failed] } : {})
           }))
-        ))
+        )
+      })
       return Effect.withExecutionPlan(attempt, plan)
     })
   const notices = models.flatMap((m) => (m.notice ? [m.notice] : []))

@@ -35,8 +35,10 @@ export interface GenerateOptions<E = never> {
    * fails when the usage the provider reported crossed a budget (the overage is recorded first).
    */
   readonly record?: (usage: CallUsage) => Effect.Effect<void, E>
-  /** How many requests the call may still send (what is left of the call budget). */
-  readonly maxRequests?: Effect.Effect<number>
+  /** How many requests the call may send, retries included (what is left of the call budget), asked as it goes. */
+  readonly maxRequests?: () => number
+  /** Told as each request is sent. */
+  readonly onRequest?: () => void
   /** Tokens left in the budget: the output cap sent to the provider is lowered to fit them. */
   readonly tokensLeft?: Effect.Effect<number>
   /** Record the prompt and the answer: in the usage given to `record`, and as events of the call's span. */
@@ -293,8 +295,8 @@ const send = <I, O, E>(call: Call<I, O, E>, cap: number, attempt: number) =>
       input: call.input,
       jsonSchema: outputJsonSchema(call.contract),
       maxOutputTokens: cap,
-      maxRequests: call.options?.maxRequests ? yield* call.options.maxRequests : undefined,
-      onRequest: () => void sent++,
+      maxRequests: call.options?.maxRequests,
+      onRequest: () => void (sent++, call.options?.onRequest?.()),
       onText: sink?.push
     }).pipe(
       Effect.tapError((e) => recordFailure(call, e, started, sent, attempt)),

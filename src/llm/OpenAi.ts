@@ -255,7 +255,7 @@ const withRetries = (at: Endpoint, request: LanguageModel.CompletionRequest) =>
     const retriedOf = new Map<string, number>()
     const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
     const worthRetrying = (e: ModelError | Retryable) => {
-      if (!(e instanceof Retryable) || sent >= (request.maxRequests ?? Number.POSITIVE_INFINITY)) return false
+      if (!(e instanceof Retryable) || sent >= (request.maxRequests?.() ?? Number.POSITIVE_INFINITY)) return false
       if (e.atMost === undefined) return true
       const retried = retriedOf.get(e.error.message) ?? 0
       retriedOf.set(e.error.message, retried + 1)

@@ -237,3 +237,42 @@ describe("execution waves", () => {
       expect(yield* timesOf(1)).toEqual([1000, 2000, 3000])
     }))
 })
+
+describe("a layer's calls at once", () => {
+  const letters = ["a", "b", "c"]
+  const script = () => ({
+    ...convergingScript(),
+    [PromptId.PLAN_GENERATION_USER]: [
+      planOut(letters.map((l) => ({ id: l, d: `Describe the letter ${l} in one sentence` })))
+    ],
+    [PromptId.REASONING_STEP_USER]: [{ ...reasoned("a letter described"), delayMs: 1_000 }]
+  })
+  const reasoningCalls = (calls: ReadonlyArray<{ promptId: string }>) =>
+    calls.filter((c) => c.promptId === PromptId.REASONING_STEP_USER).length
+  const run = (budget: { maxLlmCalls?: number; maxTokens?: number }) =>
+    Effect.gen(function*() {
+      const { calls, layer } = scripted(script(), { fallback: false })
+      const p = yield* prepare({ task: "Describe the letters a, b and c", mode: "FULL", parallelism: 3, budget })
+        .pipe(Effect.provide(layer))
+      const fiber = yield* Effect.fork(p.execute)
+      for (let i = 0; i < 10; i++) yield* TestClock.adjust("1 second")
+      const r = yield* Fiber.join(fiber)
+      const before = calls.findIndex((c) => c.promptId === PromptId.REASONING_STEP_USER)
+      return { r, calls, before, events: yield* eventsOf(p) }
+    })
+
+  it.effect("are admitted beside each other: only the calls that fit the call cap are made", () =>
+    Effect.gen(function*() {
+      const free = yield* run({})
+      expect(reasoningCalls(free.calls)).toBe(3)
+      // the calls before the layer, and room for two of its three
+      const cap = free.before + 2
+      const { calls, r } = yield* run({ maxLlmCalls: cap })
+      expect(reasoningCalls(calls)).toBe(2)
+      expect(calls.length).toBe(cap)
+      expect(r.usage.llmCalls).toBe(cap)
+      expect(r.terminationReason).toBe("budget_exhausted")
+      expect(r.ttlExpiration?.exhausted).toBe("llmCalls")
+    }))
+
+})
