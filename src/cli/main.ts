@@ -126,7 +126,7 @@ const runCommand = Command.make(
       Options.optional
     ),
     parallelism: Options.integer("parallelism").pipe(
-      Options.withDescription("independent ready steps run this many at a time"),
+      Options.withDescription("independent ready steps run this many at a time (default 4; 1: one after the other)"),
       Options.optional
     ),
     answerMatches: Options.text("answer-matches").pipe(

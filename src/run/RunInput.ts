@@ -10,6 +10,11 @@ export const MAX_TASK_LENGTH = 20_000
 // the defaults, decoded once (immutable values shared by every run that gives none)
 const DEFAULT_BUDGET = Schema.decodeSync(Budget)({})
 const DEFAULT_CRITERIA = Schema.decodeSync(ConvergenceCriteria)({})
+/**
+ * Independent ready steps run this many at a time: a fan-out's tool calls and reasoning calls at once, as a ReAct
+ * model makes parallel tool calls (bench row 41, fan-out wall time); their model calls are admitted beside each other.
+ */
+export const DEFAULT_PARALLELISM = 4
 
 /** What a caller gives to start a run (library, GraphQL and CLI share it). */
 export const RunTaskInput = Schema.Struct({
@@ -31,7 +36,7 @@ export const RunTaskInput = Schema.Struct({
   tools: Schema.optional(Schema.Array(Schema.String)),
   parallelism: Schema.optionalWith(
     Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 32) || `parallelism must be between 1 and 32 (was ${n})`)),
-    { default: () => 1 }
+    { default: () => DEFAULT_PARALLELISM }
   ),
   runId: Schema.optional(
     Schema.String.pipe(

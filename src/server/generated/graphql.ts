@@ -974,7 +974,7 @@ export type RunTaskInput = {
   /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
   interactive?: InputMaybe<Scalars['Boolean']['input']>;
   mode?: InputMaybe<RunMode>;
-  /** Independent ready steps run this many at a time (default 1). */
+  /** Independent ready steps run this many at a time (default 4; 1: one after the other, in plan order). */
   parallelism?: InputMaybe<Scalars['Int']['input']>;
   /** The deadline stands still while the run waits for approval or guidance (default false: it keeps running). */
   pauseDeadlineWhileWaiting?: InputMaybe<Scalars['Boolean']['input']>;
