@@ -22,6 +22,33 @@ export type RunHalt = BudgetExhaustedError | ProviderFailedError
 export const isRunHalt = (e: { readonly _tag: string }): e is RunHalt =>
   e._tag === "BudgetExhaustedError" || e._tag === "ProviderFailedError"
 
+/**
+ * The store cannot take a run's events now for a reason that can pass by itself (the disk full, an I/O error, the
+ * database away or read-only): the run's writer tries again while the run waits.
+ */
+export class StoreUnavailableError extends Schema.TaggedError<StoreUnavailableError>()("StoreUnavailableError", {
+  /** Why, in words a person can act on. */
+  cause: Schema.String
+}) {
+  override get message() {
+    return `the store cannot take the run's events now: ${this.cause}`
+  }
+}
+
+/**
+ * The store stayed away past AEON_STORE_OUTAGE_MS while a run's events waited: the run's attempt ends in this
+ * process (what was stored stays; nothing is marked failed) and the run resumes once the store is back.
+ */
+export class StoreOutageError extends Schema.TaggedError<StoreOutageError>()("StoreOutageError", {
+  runId: Schema.String,
+  cause: Schema.String,
+  waitedMs: Schema.Number
+}) {
+  override get message() {
+    return `the store failed: ${this.cause} (its writes waited ${Math.round(this.waitedMs / 100) / 10} s)`
+  }
+}
+
 /** The user's quota (AEON_QUOTAS) has no room for the run or the call: what is left and when it resets. */
 export class QuotaExceededError extends Schema.TaggedError<QuotaExceededError>()("QuotaExceededError", {
   userId: Schema.String,

@@ -10,9 +10,11 @@ import {
   FiberId,
   Layer,
   Queue,
+  Schedule,
   Scope,
   Stream
 } from "effect"
+import { StoreOutageError, type StoreUnavailableError } from "../domain/Errors.js"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { applyEvent, beginsRun, endsRun, foldEvents, reachesEnd, type RunRecord } from "../record/RunRecord.js"
 import { extend } from "../support/Extend.js"
@@ -21,15 +23,27 @@ import * as RunOutput from "./RunOutput.js"
 /** Where events are persisted before they are published (the store implements it). */
 export interface EventSinkService {
   /**
-   * Persists events in order, all of them or none; a database failure is a defect (the run stops loudly).
-   * `log` is the run's whole log so far (the batch is its tail) and `record` its fold: what RunFinished's records are
-   * built from.
+   * Persists events in order, all of them or none. A failure that can pass (the disk full, the database away) is a
+   * StoreUnavailableError — the writer tries again —, any other a defect (the run stops loudly). `log` is the run's
+   * whole log so far (the batch is its tail) and `record` its fold: what RunFinished's records are built from.
    */
   readonly append: (
     events: ReadonlyArray<RunEvent>,
     log: ReadonlyArray<RunEvent>,
     record: RunRecord
-  ) => Effect.Effect<void>
+  ) => Effect.Effect<void, StoreUnavailableError>
+}
+
+/** How long a run's events may wait for a store that fails before its attempt ends here (AEON_STORE_OUTAGE_MS). */
+export const DEFAULT_STORE_OUTAGE_MS = 5 * 60_000
+
+/** Told as a run's writes begin and end waiting for its store (the log, health, a terminal). */
+export interface StoreWaits {
+  readonly boundMs: number
+  /** The run's writes began to wait (once an outage). */
+  readonly began: (runId: string, cause: string) => Effect.Effect<void>
+  /** They are stored again, or (`gaveUp`) the bound passed and the run's attempt ends here. */
+  readonly ended: (runId: string, waitedMs: number, gaveUp: boolean) => Effect.Effect<void>
 }
 export class EventSink extends Context.Tag("aeon/EventSink")<EventSink, EventSinkService>() {}
 export const noSink: EventSinkService = { append: () => Effect.void }
@@ -117,7 +131,17 @@ interface LogState {
   finished: boolean
   /** The store refused a batch: the run stops at its next event. */
   failure: Cause.Cause<never> | undefined
+  /** A batch waits for a store that fails: each event the run emits meanwhile waits until it is stored. */
+  storeWaiting: boolean
 }
+
+/** Tries again after 50 ms, doubling to every 2 s (jittered), while the bound allows. */
+const storeRetries = (boundMs: number) =>
+  Schedule.exponential("50 millis").pipe(
+    Schedule.union(Schedule.spaced("2 seconds")),
+    Schedule.jittered,
+    Schedule.upTo(`${boundMs} millis`)
+  )
 
 /**
  * The run's followers. Callbacks the writer calls, not PubSub subscriptions: bench/FanOut.ts measured Effect's PubSub
@@ -174,9 +198,11 @@ const makeWriter = (
   record: RunRecord,
   state: LogState,
   scope: Scope.Scope,
-  published: (batch: ReadonlyArray<RunEvent>) => void
+  published: (batch: ReadonlyArray<RunEvent>) => void,
+  waits: StoreWaits | undefined
 ) =>
   Effect.gen(function*() {
+    const stored = storing(sink, events, record, state, waits)
     const queue = yield* Queue.unbounded<RunEvent>()
     let writing = false
     let waiters: Array<{ readonly seq: number; readonly done: Deferred.Deferred<void> }> = []
@@ -196,7 +222,7 @@ const makeWriter = (
         // an idle writer is handed the first event alone; what the run emitted before the writer woke joins it
         const first = yield* Queue.takeBetween(queue, 1, Number.MAX_SAFE_INTEGER)
         const batch = Chunk.toReadonlyArray(Chunk.appendAll(first, yield* Queue.takeAll(queue)))
-        const exit = yield* Effect.exit(sink.append(batch, events, record))
+        const exit = yield* Effect.exit(stored(batch))
         if (Exit.isFailure(exit)) {
           state.failure = exit.cause
           yield* Queue.shutdown(queue)
@@ -226,10 +252,57 @@ const makeWriter = (
       }
       // the events are in the log and on their way; waiting until they are stored (a durability point) can be
       // interrupted
-      if (made.some(isDurabilityPoint)) next = Effect.zipRight(next, Effect.interruptible(waitStored(state.lastSeq)))
+      // (while the store fails, every event waits: the run makes no more calls than the store can keep)
+      if (state.storeWaiting || made.some(isDurabilityPoint)) {
+        next = Effect.zipRight(next, Effect.interruptible(waitStored(state.lastSeq)))
+      }
       return next
     }
     return { toStore, waitStored }
+  })
+
+/**
+ * A batch stored: while the store fails for a reason that can pass, tried again, the same batch whole, in order (the
+ * run waits, told through `waits`); past the bound, a StoreOutageError (a defect: the run's attempt ends here).
+ */
+const storing = (
+  sink: EventSinkService,
+  events: ReadonlyArray<RunEvent>,
+  record: RunRecord,
+  state: LogState,
+  waits: StoreWaits | undefined
+) =>
+(batch: ReadonlyArray<RunEvent>): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const runId = batch[0]!.runId
+    let since: number | undefined
+    const began = (e: StoreUnavailableError) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (since !== undefined) return Effect.void
+        since = now
+        state.storeWaiting = true
+        return waits?.began(runId, e.cause) ?? Effect.void
+      })
+    const ended = (gaveUp: boolean) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (since === undefined) return Effect.void
+        state.storeWaiting = false
+        return waits?.ended(runId, now - since, gaveUp) ?? Effect.void
+      })
+    return sink.append(batch, events, record).pipe(
+      Effect.tapError(began),
+      Effect.retry(storeRetries(waits?.boundMs ?? DEFAULT_STORE_OUTAGE_MS)),
+      Effect.tap(() => ended(false)),
+      Effect.catchAll((e) =>
+        Effect.zipRight(
+          ended(true),
+          Effect.flatMap(
+            Clock.currentTimeMillis,
+            (now) => Effect.die(new StoreOutageError({ runId, cause: e.cause, waitedMs: now - (since ?? now) }))
+          )
+        )
+      )
+    )
   })
 
 /** Fibers waiting for an event (a person's answer): settled as the event is emitted. */
@@ -269,6 +342,8 @@ const streamOf = (follow: (fromSeq: number, onEvent: (event: RunEvent) => void) 
 export interface Options {
   /** The least time between two pieces of a model call's live output (AEON_STREAM_INTERVAL_MS). */
   readonly outputIntervalMs?: number | undefined
+  /** Told as the run's writes wait for a store that fails, and how long they may (the default: 5 minutes, untold). */
+  readonly storeWaits?: StoreWaits | undefined
 }
 
 export const make = (
@@ -285,7 +360,13 @@ export const make = (
     const record = foldEvents(history)
     const lastSeq = history.length === 0 ? 0 : history[history.length - 1]!.seq
     // events up to storedSeq are stored and published
-    const state: LogState = { lastSeq, storedSeq: lastSeq, finished: record.finished !== undefined, failure: undefined }
+    const state: LogState = {
+      lastSeq,
+      storedSeq: lastSeq,
+      finished: record.finished !== undefined,
+      failure: undefined,
+      storeWaiting: false
+    }
     const direct = sink === noSink
     const output = RunOutput.make(runId, {
       intervalMs: options.outputIntervalMs ?? RunOutput.DEFAULT_INTERVAL_MS,
@@ -295,7 +376,7 @@ export const make = (
     if (state.finished) output.end()
     const firstSeq = history.length === 0 ? 1 : history[0]!.seq
     const { follow, followed, published } = makeFollowers(state, events, firstSeq, output.end)
-    const { toStore, waitStored } = yield* makeWriter(sink, events, record, state, scope, published)
+    const { toStore, waitStored } = yield* makeWriter(sink, events, record, state, scope, published, options.storeWaits)
     const { settle, waitFor } = makeWaits(record)
 
     /** Events made in one synchronous step: in the log and the record at once, then on their way to the store. */

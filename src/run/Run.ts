@@ -221,7 +221,10 @@ export const prepare = (
   Effect.gen(function*() {
     const caps = yield* capabilities
     const { input, runId } = yield* register(rawInput, options)
-    const events = yield* RunEvents.make(runId, caps.sink, [], { outputIntervalMs: caps.outputIntervalMs })
+    const events = yield* RunEvents.make(runId, caps.sink, [], {
+      outputIntervalMs: caps.outputIntervalMs,
+      storeWaits: caps.storeWaits
+    })
     return { runId, input, events, execute: execute(caps, input, runId, events) }
   })
 
@@ -253,7 +256,10 @@ export const prepareResume = (
     const replay = yield* replayFor(past, known, { pure: options.pureReplay, source: options.known?.source })
     const caps = replay.model === known.model ? known : { ...known, ...replay }
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
-    const events = yield* RunEvents.make(runId, sink, past, { outputIntervalMs: caps.outputIntervalMs })
+    const events = yield* RunEvents.make(runId, sink, past, {
+      outputIntervalMs: caps.outputIntervalMs,
+      storeWaits: caps.storeWaits
+    })
     const finished = reachesEnd(past)
     const run: PreparedRun = {
       runId,

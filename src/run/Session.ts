@@ -16,6 +16,7 @@ import { LanguageModel } from "../llm/LanguageModel.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { budgetNow, waitedMs } from "../record/RunRecord.js"
 import { Quotas } from "../store/QuotaLedger.js"
+import { StoreOutages } from "../store/StoreOutages.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
@@ -45,6 +46,7 @@ export const capabilities = Effect.all({
     Effect.map(Option.match({ onNone: () => true, onSome: (p) => p.enabled }))
   ),
   outputIntervalMs: outputIntervalConfig,
+  storeWaits: Effect.serviceOption(StoreOutages).pipe(Effect.map(Option.getOrUndefined)),
   approvalTools: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({ onNone: () => [] as ReadonlyArray<string>, onSome: (p) => p.tools }))
   ),

@@ -5,6 +5,7 @@ import { migrate } from "./Migrations.js"
 import * as QuotaLedger from "./QuotaLedger.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
+import * as StoreOutages from "./StoreOutages.js"
 
 export const databaseConfig = Config.all({
   // an empty AEON_DATABASE_URL counts as unset (the embedded database)
@@ -87,12 +88,17 @@ export const layerConfig = Layer.unwrapEffect(
 )
 
 /**
- * RunStore and EventSink, the users' quotas (AEON_QUOTAS) kept beside them, and the SQL client under them (a cluster's
- * storage shares it).
+ * RunStore and EventSink, the users' quotas (AEON_QUOTAS) kept beside them, the runs waiting for a failing store
+ * (StoreOutages), and the SQL client under them (a cluster's storage shares it).
  */
 export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: string; retentionDays?: number }) => {
   const store = storeLayer(options.retentionDays ?? 7)
-  return Layer.mergeAll(store, RunStore.sinkLayer.pipe(Layer.provide(store)), QuotaLedger.layerConfig).pipe(
+  return Layer.mergeAll(
+    store,
+    RunStore.sinkLayer.pipe(Layer.provide(store)),
+    QuotaLedger.layerConfig,
+    StoreOutages.layer
+  ).pipe(
     Layer.provideMerge(clientLayer(options))
   )
 }

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option } from "effect"
-import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
+import { RunNotFoundError, type RunRecordDamagedError, StoreUnavailableError } from "../domain/Errors.js"
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -293,16 +293,21 @@ export const make = Effect.gen(function*() {
 export const layer = Layer.effect(RunStore, make)
 
 /**
- * Events are persisted before they are published; a database failure stops the run loudly. `fence`: a run a runner
- * of a cluster took up — once another runner has taken it up, its appends are refused and it stops.
+ * Events are persisted before they are published. A failure that can pass (the disk full, the database away) is told
+ * to the run's writer, which tries again; any other stops the run loudly. `fence`: a run a runner of a cluster took
+ * up — once another runner has taken it up, its appends are refused and it stops.
  */
 export const sinkOf = (store: Service, fence?: Fence): EventSinkService => ({
   append: (events, log, record) =>
     store.append(events, log, fence, record).pipe(
-      Effect.orDieWith((e) =>
-        e._tag === "RunFencedError"
-          ? e
-          : new Error(`events of run ${events[0]?.runId} could not be stored: ${e.detail}`)
+      Effect.catchAll((e) =>
+        e._tag === "StoreError" && e.passes === true
+          ? Effect.fail(new StoreUnavailableError({ cause: e.cause ?? "the store does not answer" }))
+          : Effect.die(
+            e._tag === "RunFencedError"
+              ? e
+              : new Error(`events of run ${events[0]?.runId} could not be stored: ${e.detail}`)
+          )
       )
     )
 })

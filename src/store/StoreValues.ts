@@ -2,7 +2,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Schema } from "effect"
 import type { RunStatus } from "../record/RunResult.js"
-import { storeCauseInWords } from "./StoreCause.js"
+import { storeCauseOf } from "./StoreCause.js"
 
 /**
  * The database refused or failed an operation. What a client sees names the operation only; the database's own
@@ -12,7 +12,9 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   operation: Schema.String,
   detail: Schema.String,
   /** Why, in words a person can act on (the disk full, a database refusing connections), when it is known. */
-  cause: Schema.optional(Schema.String)
+  cause: Schema.optional(Schema.String),
+  /** The cause can pass by itself (the disk full, the database away): a write that waits for it is tried again. */
+  passes: Schema.optional(Schema.Boolean)
 }) {
   override get message() {
     return `the store failed while ${this.operation}${this.cause ? `: ${this.cause}` : ""}`
@@ -73,11 +75,11 @@ export interface RunPage {
 }
 
 export const storeError = (operation: string) => (e: SqlError) => {
-  const cause = storeCauseInWords(e)
+  const cause = storeCauseOf(e)
   return new StoreError({
     operation,
     detail: `${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`,
-    ...(cause ? { cause } : {})
+    ...(cause ? { cause: cause.words, passes: cause.passes } : {})
   })
 }
 export const json = (v: unknown) => JSON.stringify(v ?? null)

@@ -274,5 +274,4 @@ describe("a layer's calls at once", () => {
       expect(r.terminationReason).toBe("budget_exhausted")
       expect(r.ttlExpiration?.exhausted).toBe("llmCalls")
     }))
-
 })

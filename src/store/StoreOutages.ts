@@ -1,0 +1,61 @@
+import { Clock, Config, Context, Effect, Layer, SubscriptionRef } from "effect"
+import { DEFAULT_STORE_OUTAGE_MS, type StoreWaits } from "../kernel/RunEvents.js"
+
+/** A run whose events wait for a store that fails: since when, and why. */
+export interface WaitingRun {
+  readonly runId: string
+  readonly cause: string
+  readonly since: number
+}
+
+/**
+ * The runs of this process whose writes wait for a store that fails for a reason that can pass (the disk full, the
+ * database away): told by each run's writer (RunEvents' StoreWaits), said in the log, read by `health` and by a CLI
+ * run on a terminal. The bound, AEON_STORE_OUTAGE_MS, is how long a run's events may wait before its attempt ends
+ * here (it resumes once the store is back).
+ */
+export interface Service extends StoreWaits {
+  /** The waiting runs, as they change. */
+  readonly waiting: SubscriptionRef.SubscriptionRef<ReadonlyMap<string, WaitingRun>>
+}
+
+export class StoreOutages extends Context.Tag("aeon/StoreOutages")<StoreOutages, Service>() {}
+
+export const outageConfig = Config.integer("AEON_STORE_OUTAGE_MS").pipe(
+  Config.withDescription("How long a run's events may wait for a failing store before its attempt ends, in ms"),
+  Config.validate({ message: "AEON_STORE_OUTAGE_MS must be 1 or more", validation: (n) => n >= 1 }),
+  Config.withDefault(DEFAULT_STORE_OUTAGE_MS)
+)
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`
+
+export const make = (boundMs: number) =>
+  Effect.map(SubscriptionRef.make<ReadonlyMap<string, WaitingRun>>(new Map()), (waiting): Service => ({
+    boundMs,
+    waiting,
+    began: (runId, cause) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (since) => SubscriptionRef.update(waiting, (m) => new Map(m).set(runId, { runId, cause, since }))
+      ).pipe(
+        Effect.zipRight(Effect.logWarning(
+          `run ${runId} waits for its store: ${cause}; its events are written again until the store answers ` +
+            `(at most ${seconds(boundMs)}, AEON_STORE_OUTAGE_MS)`
+        ))
+      ),
+    ended: (runId, waitedMs, gaveUp) =>
+      SubscriptionRef.update(waiting, (m) => {
+        const rest = new Map(m)
+        rest.delete(runId)
+        return rest
+      }).pipe(Effect.zipRight(
+        gaveUp
+          ? Effect.logError(
+            `run ${runId}: the store stayed away ${seconds(waitedMs)}; the run stops here, unfinished, and resumes ` +
+              `from what was stored once the store is back`
+          )
+          : Effect.logInfo(`run ${runId}: the store answers again after ${seconds(waitedMs)}; the run goes on`)
+      ))
+  }))
+
+export const layer = Layer.effect(StoreOutages, Effect.flatMap(Effect.orDie(outageConfig), make))
