@@ -84,7 +84,8 @@ export const untilAsked = (p: PreparedRun) =>
   Effect.gen(function*() {
     const stopping = yield* Ref.make(false)
     const asked = nextRequest(p).pipe(Effect.tap(() => Ref.set(stopping, true)))
-    return yield* Effect.race(
+    // the first to end, also by failing (a run whose store stayed away ends with a defect: not waited for)
+    return yield* Effect.raceFirst(
       Effect.map(p.execute, (result) => ({ _tag: "done" as const, result })),
       Effect.map(asked, (request) => ({ _tag: "asked" as const, request }))
     ).pipe(Effect.provideService(RunLifecycle, { shuttingDown: Ref.get(stopping) }))

@@ -1,7 +1,21 @@
 /** What the CLI's commands do, loaded only once a command runs (`aeon --help` never loads the engine). */
-import { Cause, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Logger, Option, Stream } from "effect"
+import {
+  Cause,
+  ConfigProvider,
+  Deferred,
+  Effect,
+  Exit,
+  Fiber,
+  FiberRef,
+  HashSet,
+  Layer,
+  Logger,
+  Option,
+  Stream
+} from "effect"
 import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
+import { StoreOutageError } from "../domain/Errors.js"
 import { describeLeft } from "../domain/Quota.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
@@ -103,9 +117,27 @@ export const fail = (e: unknown) =>
     process.exitCode = 1
   })
 
-/** The failure (typed error or thrown CliError) of a command, reported without a stack. */
-export const report = (cause: Cause.Cause<unknown>) =>
-  fail(Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause)))
+/**
+ * The failure (typed error or thrown CliError) of a command, reported without a stack. A store that stayed away past
+ * AEON_STORE_OUTAGE_MS: exit 4, and how to go on once it is back.
+ */
+export const report = (cause: Cause.Cause<unknown>) => {
+  const failure = Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
+  if (!(failure instanceof StoreOutageError)) return fail(failure)
+  return Effect.sync(() => {
+    process.stderr.write(`aeon: ${failure.message}; resume with: aeon run --resume ${failure.runId}\n`)
+    process.exitCode = 4
+  })
+}
+
+/**
+ * What a run says while it goes on (its store failing, then answering again), to a person on stderr — never on
+ * stdout, which holds the answer or the --json document.
+ */
+const personLogger = Logger.make(({ logLevel, message }) => {
+  if (logLevel._tag === "Debug" || logLevel._tag === "Trace") return
+  process.stderr.write(`aeon: ${Array.isArray(message) ? message.join(" ") : String(message)}\n`)
+})
 
 export const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 
@@ -235,7 +267,10 @@ export const run = (o: RunOptions) =>
     if (result.status === "FAILED" && o.json) {
       process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
     }
-  })
+  }).pipe(
+    // the only logger of the run: not the runtime's (stdout)
+    Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger))
+  )
 
 /** A dry run's plan and forecast (`--json`: `{ plan, forecast, usage }`), exit 0. */
 const dryRunDone = (result: RunResult, json: boolean) =>

@@ -1,10 +1,11 @@
-import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref } from "effect"
+import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
 import type {
   ApprovalInputError,
   InvalidRunInputError,
   QuotaExceededError,
   RunNotFoundError
 } from "../domain/Errors.js"
+import { StoreOutageError } from "../domain/Errors.js"
 import * as Approval from "../kernel/Approval.js"
 import { resultOf } from "../record/RunResult.js"
 import * as Fork from "../run/Fork.js"
@@ -138,13 +139,28 @@ const make = Effect.gen(function*() {
       const run = Deferred.await(started).pipe(
         Effect.zipRight(admission.admit(userId, prepared.runId)(prepared.execute)),
         Effect.provideService(RunLifecycle, lifecycleOf(entry)),
-        Effect.ensuring(Effect.sync(() => live.delete(prepared.runId)))
+        Effect.ensuring(Effect.sync(() => live.delete(prepared.runId))),
+        Effect.catchSomeDefect((d) =>
+          d instanceof StoreOutageError && !clustered ? Option.some(retake(prepared.runId)) : Option.none()
+        )
       )
       // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
       // interruption off): cancel, a budget's timeout and shutdown interrupt it
       entry.fiber = yield* FiberSet.run(fibers, Effect.interruptible(run))
       yield* Deferred.succeed(started, undefined)
     })
+
+  /**
+   * A run whose store stayed away past AEON_STORE_OUTAGE_MS ended its attempt: it is taken up again from what was
+   * stored once the store answers (looked at every 2 s until then, or until the server stops).
+   */
+  const retake = (id: string): Effect.Effect<void> =>
+    Effect.suspend(() => launchStored(id)).pipe(
+      Effect.retry(Schedule.spaced("2 seconds")),
+      Effect.flatMap((entry) => entry ? Effect.logInfo(`run ${id} resumes: its store answers again`) : Effect.void),
+      // (a schedule that never ends: no failure is left)
+      Effect.orDie
+    )
 
   /** A stored run taken up here (undefined: it had already finished, or is damaged). */
   const launchStored = (id: string) =>

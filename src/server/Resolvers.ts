@@ -1,4 +1,4 @@
-import { type Context, Effect, JSONSchema, Option, Schema } from "effect"
+import { type Context, Effect, JSONSchema, Option, Schema, SubscriptionRef } from "effect"
 import { GraphQLError } from "graphql"
 import { RunNotFoundError } from "../domain/Errors.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
@@ -9,6 +9,7 @@ import type * as Fork from "../run/Fork.js"
 import { scopedRunId } from "../run/Run.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { cursorOf, isCursor } from "../store/RunStore.js"
+import * as StoreOutages from "../store/StoreOutages.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { Adapter } from "./EffectAdapter.js"
 import type * as G from "./generated/graphql.js"
@@ -73,12 +74,14 @@ const accessOf = (adapter: Adapter<R>) => {
     readonly model: Context.Tag.Service<typeof LanguageModel>
     readonly tools: Context.Tag.Service<typeof ToolRegistry>
     readonly mcp: Servers.Service
+    readonly outages: StoreOutages.Service | undefined
   } | undefined
   const inMemory = () => (services ??= adapter.read(Effect.all({
     manager: RunManager,
     model: LanguageModel,
     tools: ToolRegistry,
-    mcp: Effect.map(Effect.serviceOption(Servers.McpServers), Option.getOrElse(() => Servers.none))
+    mcp: Effect.map(Effect.serviceOption(Servers.McpServers), Option.getOrElse(() => Servers.none)),
+    outages: Effect.map(Effect.serviceOption(StoreOutages.StoreOutages), Option.getOrUndefined)
   })))
   /**
    * The caller's run by id: the id as given (a generated one, or a full `user:runId`), else for a user the id they
@@ -171,10 +174,13 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
       outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
     })),
   health: () => {
-    const { manager, mcp, model } = inMemory()
+    const { manager, mcp, model, outages } = inMemory()
     const stats = manager.stats()
+    const waiting = outages ? [...Effect.runSync(SubscriptionRef.get(outages.waiting)).values()] : []
     return {
-      ok: true,
+      ok: waiting.length === 0,
+      storeFailure: waiting[0]?.cause ?? null,
+      runsWaitingForStore: waiting.length,
       version: info.version,
       model: model.label,
       database: info.database,

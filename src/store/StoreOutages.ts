@@ -51,8 +51,10 @@ export const make = (boundMs: number) =>
       }).pipe(Effect.zipRight(
         gaveUp
           ? Effect.logError(
-            `run ${runId}: the store stayed away ${seconds(waitedMs)}; the run stops here, unfinished, and resumes ` +
-              `from what was stored once the store is back`
+            `run ${runId}: the store stayed away ${
+              seconds(waitedMs)
+            }; the run stops here, unfinished (what was stored ` +
+              `is kept: it resumes from there)`
           )
           : Effect.logInfo(`run ${runId}: the store answers again after ${seconds(waitedMs)}; the run goes on`)
       ))

@@ -371,6 +371,10 @@ export type GuidanceRequestedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/**
+ * The server's state, read from memory (answered while the store is away). ok is false while any run's events wait for a
+ * store that fails (storeFailure says why); those runs still count in activeRuns.
+ */
 export type Health = {
   __typename?: 'Health';
   activeRuns: Scalars['Int']['output'];
@@ -379,6 +383,10 @@ export type Health = {
   model: Scalars['String']['output'];
   ok: Scalars['Boolean']['output'];
   queuedRuns: Scalars['Int']['output'];
+  /** Runs whose events wait for the store now: they go on when it answers, or resume once it is back (AEON_STORE_OUTAGE_MS). */
+  runsWaitingForStore: Scalars['Int']['output'];
+  /** Why the store fails, in words (the disk full, the database refusing connections), while runs' events wait for it. */
+  storeFailure?: Maybe<Scalars['String']['output']>;
   subscriptions: Scalars['Int']['output'];
   version: Scalars['String']['output'];
 };
@@ -1800,6 +1808,8 @@ export type HealthResolvers<ContextType = GraphQLContext, ParentType extends Res
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   queuedRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  runsWaitingForStore?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  storeFailure?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   subscriptions?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
