@@ -11,6 +11,7 @@ import { resultOf } from "../record/RunResult.js"
 import * as Fork from "../run/Fork.js"
 import { cancelledEnd, prepare, type PreparedRun, prepareResume, register, RunLifecycle } from "../run/Run.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
+import { StoreOutages } from "../store/StoreOutages.js"
 import type { RunIdTakenError, UserBusyError } from "../store/StoreValues.js"
 import { RunAdmission } from "./Admission.js"
 import { type PersonAnswer, RunPlacement } from "./Placement.js"
@@ -118,6 +119,7 @@ const make = Effect.gen(function*() {
   const admission = yield* RunAdmission
   const needs = yield* Effect.context<RunNeeds>()
   const placement = yield* Effect.serviceOption(RunPlacement)
+  const outages = yield* Effect.serviceOption(StoreOutages)
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()
   const live = new Map<string, LiveRun>()
@@ -141,7 +143,7 @@ const make = Effect.gen(function*() {
         Effect.provideService(RunLifecycle, lifecycleOf(entry)),
         Effect.ensuring(Effect.sync(() => live.delete(prepared.runId))),
         Effect.catchSomeDefect((d) =>
-          d instanceof StoreOutageError && !clustered ? Option.some(retake(prepared.runId)) : Option.none()
+          d instanceof StoreOutageError && !clustered ? Option.some(retake(d)) : Option.none()
         )
       )
       // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
@@ -154,13 +156,21 @@ const make = Effect.gen(function*() {
    * A run whose store stayed away past AEON_STORE_OUTAGE_MS ended its attempt: it is taken up again from what was
    * stored once the store answers (looked at every 2 s until then, or until the server stops).
    */
-  const retake = (id: string): Effect.Effect<void> =>
-    Effect.suspend(() => launchStored(id)).pipe(
+  const retake = (outage: StoreOutageError): Effect.Effect<void> => {
+    const taken = Effect.suspend(() => launchStored(outage.runId)).pipe(
       Effect.retry(Schedule.spaced("2 seconds")),
-      Effect.flatMap((entry) => entry ? Effect.logInfo(`run ${id} resumes: its store answers again`) : Effect.void),
+      Effect.flatMap((entry) =>
+        entry ? Effect.logInfo(`run ${outage.runId} resumes: its store answers again`) : Effect.void
+      ),
       // (a schedule that never ends: no failure is left)
       Effect.orDie
     )
+    // health counts it among the runs waiting for the store until it is taken up again
+    return Option.match(outages, {
+      onNone: () => taken,
+      onSome: (o) => Effect.zipRight(o.mark(outage.runId, outage.cause), Effect.ensuring(taken, o.unmark(outage.runId)))
+    })
+  }
 
   /** A stored run taken up here (undefined: it had already finished, or is damaged). */
   const launchStored = (id: string) =>

@@ -17,6 +17,9 @@ export interface WaitingRun {
 export interface Service extends StoreWaits {
   /** The waiting runs, as they change. */
   readonly waiting: SubscriptionRef.SubscriptionRef<ReadonlyMap<string, WaitingRun>>
+  /** A run whose attempt ended waits to be taken up again once the store answers (a server's), until `unmark`. */
+  readonly mark: (runId: string, cause: string) => Effect.Effect<void>
+  readonly unmark: (runId: string) => Effect.Effect<void>
 }
 
 export class StoreOutages extends Context.Tag("aeon/StoreOutages")<StoreOutages, Service>() {}
@@ -29,35 +32,39 @@ export const outageConfig = Config.integer("AEON_STORE_OUTAGE_MS").pipe(
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`
 
+const without = (m: ReadonlyMap<string, WaitingRun>, runId: string) => {
+  const rest = new Map(m)
+  rest.delete(runId)
+  return rest
+}
+
 export const make = (boundMs: number) =>
-  Effect.map(SubscriptionRef.make<ReadonlyMap<string, WaitingRun>>(new Map()), (waiting): Service => ({
-    boundMs,
-    waiting,
-    began: (runId, cause) =>
+  Effect.map(SubscriptionRef.make<ReadonlyMap<string, WaitingRun>>(new Map()), (waiting): Service => {
+    const mark = (runId: string, cause: string) =>
       Effect.flatMap(
         Clock.currentTimeMillis,
         (since) => SubscriptionRef.update(waiting, (m) => new Map(m).set(runId, { runId, cause, since }))
-      ).pipe(
-        Effect.zipRight(Effect.logWarning(
+      )
+    const unmark = (runId: string) => SubscriptionRef.update(waiting, (m) => without(m, runId))
+    const began = (runId: string, cause: string) =>
+      Effect.zipRight(
+        mark(runId, cause),
+        Effect.logWarning(
           `run ${runId} waits for its store: ${cause}; its events are written again until the store answers ` +
             `(at most ${seconds(boundMs)}, AEON_STORE_OUTAGE_MS)`
-        ))
-      ),
-    ended: (runId, waitedMs, gaveUp) =>
-      SubscriptionRef.update(waiting, (m) => {
-        const rest = new Map(m)
-        rest.delete(runId)
-        return rest
-      }).pipe(Effect.zipRight(
+        )
+      )
+    const ended = (runId: string, waitedMs: number, gaveUp: boolean) =>
+      Effect.zipRight(
+        unmark(runId),
         gaveUp
           ? Effect.logError(
-            `run ${runId}: the store stayed away ${
-              seconds(waitedMs)
-            }; the run stops here, unfinished (what was stored ` +
-              `is kept: it resumes from there)`
+            `run ${runId}: the store stayed away ${seconds(waitedMs)}; the run stops here, unfinished (what was ` +
+              `stored is kept: it resumes from there)`
           )
           : Effect.logInfo(`run ${runId}: the store answers again after ${seconds(waitedMs)}; the run goes on`)
-      ))
-  }))
+      )
+    return { boundMs, waiting, mark, unmark, began, ended }
+  })
 
 export const layer = Layer.effect(StoreOutages, Effect.flatMap(Effect.orDie(outageConfig), make))

@@ -1,0 +1,128 @@
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, Redacted } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import * as Database from "../../src/store/Database.js"
+import * as StoreOutages from "../../src/store/StoreOutages.js"
+import { convergingScript, reasoned } from "../support/scripts.js"
+import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+
+/**
+ * PostgreSQL away mid-run (#46): a database of the test's own refuses connections (ALLOW_CONNECTIONS false, its
+ * backends terminated) for longer than the pool's retries, then takes them again. Needs PostgreSQL
+ * (AEON_TEST_DATABASE_URL); never the shared database itself.
+ */
+const base = process.env.AEON_TEST_DATABASE_URL
+const name = `aeon_outage_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`
+
+const admin = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, f).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(base!) })),
+      Effect.orDie
+    )
+  )
+const refuse = () =>
+  admin((sql) =>
+    Effect.zipRight(
+      sql.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`),
+      sql.unsafe(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`)
+    )
+  )
+const allow = () => admin((sql) => sql.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`))
+
+let server: TestServer | undefined
+/** A second server, its bound 1 s: a run's attempt ends while the database is away. */
+let bounded: TestServer | undefined
+const urlOf = () => {
+  const url = new URL(base!)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
+  beforeAll(async () => {
+    await admin((sql) => sql.unsafe(`CREATE DATABASE ${name}`))
+    server = await startServer({
+      database: Database.layer({ url: Redacted.make(urlOf()), dataDir: "memory" }),
+      script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 500 }] }
+    })
+    bounded = await startServer({
+      database: Layer.merge(
+        Database.layer({ url: Redacted.make(urlOf()), dataDir: "memory" }),
+        Layer.effect(StoreOutages.StoreOutages, StoreOutages.make(1_000))
+      ),
+      script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 500 }] }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.stop()
+    await bounded?.stop()
+    await allow().catch(() => {})
+    await admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {})
+  })
+
+  it(
+    "the run waits while connections are refused (health says so) and converges once they are taken again, without a restart",
+    async () => {
+      const url = server!.url
+      const id =
+        (await gql(url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`))
+          .body.data.runTask.id as string
+      await new Promise((r) => setTimeout(r, 300))
+      await refuse()
+      const waiting = await waitFor(async () => {
+        const h = (await gql(url, `{ health { ok storeFailure runsWaitingForStore } }`)).body.data.health
+        return h.ok ? undefined : h
+      })
+      expect(waiting.storeFailure).toMatch(/PostgreSQL/)
+      expect(waiting.runsWaitingForStore).toBe(1)
+      await new Promise((r) => setTimeout(r, 12_000))
+      await allow()
+      const finished = await waitFor(async () => {
+        const r = (await gql(url, `query($id: ID!) { run(id: $id) { status events { seq } } }`, { id })).body.data?.run
+        return r && r.status !== "RUNNING" ? r : undefined
+      }, 30_000)
+      expect(finished.status).toBe("CONVERGED")
+      expect(finished.events.map((e: { seq: number }) => e.seq)).toEqual(
+        finished.events.map((_: unknown, i: number) => i + 1)
+      )
+    },
+    90_000
+  )
+
+  it(
+    "past AEON_STORE_OUTAGE_MS the attempt ends; the server takes the run up again once the database is back",
+    async () => {
+      const url = bounded!.url
+      const id =
+        (await gql(url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`))
+          .body.data.runTask.id as string
+      await new Promise((r) => setTimeout(r, 300))
+      await refuse()
+      // the attempt ends after about 1 s; the run still counts as waiting for its store
+      await new Promise((r) => setTimeout(r, 4_000))
+      const h = (await gql(url, `{ health { ok storeFailure runsWaitingForStore activeRuns } }`)).body.data.health
+      expect(h).toMatchObject({ ok: false, runsWaitingForStore: 1, activeRuns: 0 })
+      expect(h.storeFailure).toMatch(/PostgreSQL/)
+      await allow()
+      const finished = await waitFor(async () => {
+        const r = (await gql(url, `query($id: ID!) { run(id: $id) { status events { seq type } } }`, { id })).body.data
+          ?.run
+        return r && r.status !== "RUNNING" ? r : undefined
+      }, 30_000)
+      expect(finished.status).toBe("CONVERGED")
+      const events = finished.events as Array<{ seq: number; type: string }>
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+      // taken up again from what was stored: a RunResumed, one RunFinished
+      expect(events.filter((e) => e.type === "RunResumed")).toHaveLength(1)
+      expect(events.filter((e) => e.type === "RunFinished")).toHaveLength(1)
+      expect((await gql(url, `{ health { ok runsWaitingForStore } }`)).body.data.health).toEqual({
+        ok: true,
+        runsWaitingForStore: 0
+      })
+    },
+    90_000
+  )
+})
