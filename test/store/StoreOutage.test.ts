@@ -78,8 +78,10 @@ const once = (events: ReadonlyArray<RunEvent>, tag: string) => {
 
 describe(`a store that fails mid-run (${backend})`, () => {
   it("the writes wait and are written again when the store answers: the run converges, its events gapless, each step once", async () => {
-    // the 3rd to the 6th appends fail (the disk full), then the disk has room again
-    const rt = runtime(freshDatabase(), 60_000, (n) => n >= 3 && n <= 6)
+    // the 2nd to the 5th appends fail (the disk full), then the disk has room again
+    const db = freshDatabase()
+    await Effect.runPromise(db.setup)
+    const rt = runtime(db, 60_000, (n) => n >= 2 && n <= 5)
     const seen = await rt.runPromise(watchWaiting)
     const { result, runId } = await rt.runPromise(Effect.gen(function*() {
       const p = yield* prepare({ task: "Compute 6 * 7 and explain it", mode: "FULL" })
@@ -100,11 +102,11 @@ describe(`a store that fails mid-run (${backend})`, () => {
   })
 
   it("past the bound the run's attempt ends here, unfinished; once the store is back it resumes and converges", async () => {
-    // from the 4th append on, the disk stays full until `back`
+    // from the 2nd append on (RunStarted, a durability point, is the 1st alone), the disk stays full until `back`
     let back = false
     const db = freshDatabase()
     await Effect.runPromise(db.setup)
-    const rt = runtime(db, 300, (n) => n >= 4 && !back)
+    const rt = runtime(db, 300, (n) => n >= 2 && !back)
     const { exit, runId } = await rt.runPromise(Effect.gen(function*() {
       const p = yield* prepare({ task: "Compute 6 * 7 and explain it", mode: "FULL" })
       return { exit: yield* Effect.exit(p.execute), runId: p.runId }
