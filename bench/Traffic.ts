@@ -107,7 +107,9 @@ const viaAeon = (stub: TrafficStub, task: TrafficTask, mode: "AUTO" | "FULL") =>
       Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model)))
     )
   ).then((r) => {
-    if (r.status !== "CONVERGED" || !r.finalAnswer?.answerText.includes(task.answer)) {
+    // the answer the model gave, or its plan's answer filled in (numbers without thousands separators)
+    const plain = (text: string) => text.replace(/(\d),(?=\d{3})/g, "$1")
+    if (r.status !== "CONVERGED" || !plain(r.finalAnswer?.answerText ?? "").includes(plain(task.answer))) {
       throw new Error(`Aeon ${mode} did not converge on ${task.id}: ${r.status} ${r.error ?? ""}`)
     }
   })

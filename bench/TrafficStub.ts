@@ -47,11 +47,15 @@ const taskOf = (tasks: ReadonlyArray<TrafficTask>, body: any) => {
   return [...tasks].sort((a, b) => b.task.length - a.task.length).find((t) => said.includes(t.task))
 }
 
-/** Aeon's plan for a task: the task's calls as steps, an earlier result as a reference. */
+/**
+ * Aeon's plan for a task: the task's calls as steps, an earlier result as a reference, and the answer with each result
+ * as its reference; a task needing no tool, one step the model answers as it plans (what Aeon's planner prompt asks —
+ * the same answer ReAct gives).
+ */
 const planOf = (task: TrafficTask) => ({
   goal: task.task,
   steps: task.calls.length === 0
-    ? [{ stepId: "s1", description: `Answer: ${task.task}`, dependencies: [] }]
+    ? [{ stepId: "s1", description: `Answer: ${task.task}`, dependencies: [], answer: task.answer }]
     : task.calls.map((c, i) => ({
       stepId: `s${i + 1}`,
       description: c.tool === "calculator"
@@ -62,7 +66,8 @@ const planOf = (task: TrafficTask) => ({
       tool: c.tool,
       toolInput: c.planInput ?? c.input,
       dependencies: c.after !== undefined ? [`s${c.after + 1}`] : []
-    }))
+    })),
+  ...(task.planAnswer ? { answer: task.planAnswer } : {})
 })
 
 /** What the model answers each of Aeon's prompts, for `task`. */

@@ -22,6 +22,8 @@ export interface TrafficTask {
   readonly task: string
   readonly calls: ReadonlyArray<ToolCall>
   readonly answer: string
+  /** Aeon's plan's answer: the same answer, each result as its reference (what the planner prompt asks for). */
+  readonly planAnswer?: string
 }
 
 const calc = (expression: string, after?: number, planExpression?: string): ToolCall => ({
@@ -33,20 +35,29 @@ const calc = (expression: string, after?: number, planExpression?: string): Tool
 
 export const TASKS: ReadonlyArray<TrafficTask> = [
   // one tool call
-  { id: "single-1", class: "single tool", task: "Compute 17 + 25.", calls: [calc("17 + 25")], answer: "17 + 25 = 42." },
+  {
+    id: "single-1",
+    class: "single tool",
+    task: "Compute 17 + 25.",
+    calls: [calc("17 + 25")],
+    answer: "17 + 25 = 42.",
+    planAnswer: "17 + 25 = {{s1}}."
+  },
   {
     id: "single-2",
     class: "single tool",
     task: "What is 1234 * 5678?",
     calls: [calc("1234 * 5678")],
-    answer: "1234 × 5678 = 7,006,652."
+    answer: "1234 × 5678 = 7,006,652.",
+    planAnswer: "1234 × 5678 = {{s1}}."
   },
   {
     id: "single-3",
     class: "single tool",
     task: "Store the value 42 in memory under the key answer.",
     calls: [{ tool: "memory.write", input: { key: "answer", value: 42 } }],
-    answer: "Stored 42 under the key answer."
+    answer: "Stored 42 under the key answer.",
+    planAnswer: "Stored 42 under the key {{s1.key}}."
   },
   // chains of dependent calls
   {
@@ -54,7 +65,8 @@ export const TASKS: ReadonlyArray<TrafficTask> = [
     class: "chain",
     task: "Add 17 and 25, multiply the result by 3, then subtract 6 from that.",
     calls: [calc("17 + 25"), calc("42 * 3", 0, "{{s1}} * 3"), calc("126 - 6", 1, "{{s2}} - 6")],
-    answer: "(17 + 25) × 3 − 6 = 120."
+    answer: "(17 + 25) × 3 − 6 = 120.",
+    planAnswer: "(17 + 25) × 3 − 6 = {{s3}}."
   },
   {
     id: "chain-4",
@@ -71,7 +83,8 @@ export const TASKS: ReadonlyArray<TrafficTask> = [
         after: 2
       }
     ],
-    answer: "12² + 56 = 200, halved 100, stored under total."
+    answer: "12² + 56 = 200, halved 100, stored under total.",
+    planAnswer: "12² + 56 = {{s2}}, halved {{s3}}, stored under {{s4.key}}."
   },
   {
     id: "chain-5",
@@ -90,7 +103,8 @@ export const TASKS: ReadonlyArray<TrafficTask> = [
         after: 3
       }
     ],
-    answer: "15 % of 1000 is 150; +30 = 180; ×4 = 720; −200 = 520, stored under final."
+    answer: "15 % of 1000 is 150; +30 = 180; ×4 = 720; −200 = 520, stored under final.",
+    planAnswer: "15 % of 1000 is {{s1}}; +30 = {{s2}}; ×4 = {{s3}}; −200 = {{s4}}, stored under {{s5.key}}."
   },
   // independent calls
   {
@@ -98,7 +112,8 @@ export const TASKS: ReadonlyArray<TrafficTask> = [
     class: "fan-out",
     task: "Compute 19 * 21, 33 * 37 and 45 * 55.",
     calls: [calc("19 * 21"), calc("33 * 37"), calc("45 * 55")],
-    answer: "19 × 21 = 399, 33 × 37 = 1,221, 45 × 55 = 2,475."
+    answer: "19 × 21 = 399, 33 × 37 = 1,221, 45 × 55 = 2,475.",
+    planAnswer: "19 × 21 = {{s1}}, 33 × 37 = {{s2}}, 45 × 55 = {{s3}}."
   },
   {
     id: "fanout-4",
@@ -110,14 +125,16 @@ export const TASKS: ReadonlyArray<TrafficTask> = [
       { tool: "memory.write", input: { key: "active", value: "yes" } },
       { tool: "memory.write", input: { key: "owner", value: "Ada" } }
     ],
-    answer: "Stored color = red, size = 7, active = yes, owner = Ada."
+    answer: "Stored color = red, size = 7, active = yes, owner = Ada.",
+    planAnswer: "Stored {{s1.key}} = red, {{s2.key}} = 7, {{s3.key}} = yes, {{s4.key}} = Ada."
   },
   {
     id: "fanout-5",
     class: "fan-out",
     task: "Compute 2 ^ 10, 3 ^ 7, 5 ^ 5, 7 ^ 4 and 11 ^ 3.",
     calls: [calc("2 ^ 10"), calc("3 ^ 7"), calc("5 ^ 5"), calc("7 ^ 4"), calc("11 ^ 3")],
-    answer: "2¹⁰ = 1,024; 3⁷ = 2,187; 5⁵ = 3,125; 7⁴ = 2,401; 11³ = 1,331."
+    answer: "2¹⁰ = 1,024; 3⁷ = 2,187; 5⁵ = 3,125; 7⁴ = 2,401; 11³ = 1,331.",
+    planAnswer: "2¹⁰ = {{s1}}; 3⁷ = {{s2}}; 5⁵ = {{s3}}; 7⁴ = {{s4}}; 11³ = {{s5}}."
   },
   // no tool: a fact, an explanation
   {

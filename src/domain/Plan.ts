@@ -19,6 +19,11 @@ export interface PlanStep {
   readonly toolInput?: unknown
   readonly dependencies: ReadonlyArray<string>
   readonly provides: ReadonlyArray<string>
+  /**
+   * A step that needs no tool, answered by the planner as it planned (a fact it knows): in a simple iteration this is
+   * its output, with no reasoning call (FULL asks the model all the same).
+   */
+  readonly answer?: string | undefined
   readonly incomingContext: string
   readonly handoffToNext: string
   readonly clarityState?: ClarityState | undefined
@@ -51,6 +56,7 @@ const PlanStepFields = Schema.Struct({
   toolInput: Schema.optional(Schema.Unknown),
   dependencies: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   provides: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  answer: Schema.optional(Schema.String),
   incomingContext: Schema.optionalWith(Schema.String, { default: () => "" }),
   handoffToNext: Schema.optionalWith(Schema.String, { default: () => "" }),
   clarityState: Schema.optional(ClarityState),
@@ -119,7 +125,13 @@ export const planRuleViolation = (plan: { readonly steps: ReadonlyArray<PlanStep
 
 export const Plan = Schema.Struct({
   goal: NonEmpty("goal"),
-  steps: Schema.Array(PlanStep)
+  steps: Schema.Array(PlanStep),
+  /**
+   * The final answer as the planner wrote it, when it needs no more than the steps' results: `{{sN}}` (or
+   * `{{sN.field}}`) stands for a step's result. A converged simple iteration answers with it filled in, no synthesis
+   * call; FULL, or a reference that does not resolve, synthesizes as before.
+   */
+  answer: Schema.optional(Schema.String)
 }).pipe(Schema.filter((p) => planRuleViolation(p) ?? true))
 export type Plan = typeof Plan.Type
 

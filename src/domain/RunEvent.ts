@@ -53,8 +53,11 @@ export const StepFinished = Schema.TaggedStruct("StepFinished", {
   handoffToNext: Schema.String,
   error: Schema.optional(Schema.String),
   durationMs: Schema.Number,
-  /** Who wrote the output: its tool's result as it is ("tool", no reasoning call) or the model ("model"). */
-  outputBy: Schema.optional(Schema.Literal("tool", "model"))
+  /**
+   * Who wrote the output: its tool's result as it is ("tool", no reasoning call), the planner's answer to a step
+   * needing no tool ("plan", no reasoning call) or the model's reasoning call ("model").
+   */
+  outputBy: Schema.optional(Schema.Literal("tool", "model", "plan"))
 })
 export const StepAbandoned = Schema.TaggedStruct("StepAbandoned", {
   ...base,

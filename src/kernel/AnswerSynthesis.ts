@@ -6,6 +6,7 @@ import { liveSteps, type Plan } from "../domain/Plan.js"
 import { FinalAnswer, PhaseEInput } from "../domain/Result.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
+import { referencesIn, resolveReferences } from "../record/References.js"
 import { traced } from "../telemetry/Span.js"
 
 export interface SynthesisInput {
@@ -52,6 +53,34 @@ export const stepAnswer = (input: SynthesisInput, singlePass: boolean): FinalAns
     answerText: only.stepOutput,
     usedStepIds: [only.stepId],
     notes: "The plan's one step answered the task: its output is the answer (no synthesis call).",
+    converged: true,
+    label: input.label
+  }
+}
+
+/**
+ * A converged simple iteration whose plan carries its answer (the planner's, with `{{sN}}` for the steps' results),
+ * whose criteria ask nothing of the answer's text and whose every step completed: that answer with the results filled
+ * in — a synthesis call would write the same. Undefined when a reference does not resolve, or names no step.
+ */
+export const planAnswer = (
+  input: SynthesisInput,
+  singlePass: boolean,
+  toolOutputs: Readonly<Record<string, unknown>>
+): FinalAnswer | undefined => {
+  const template = input.plan.answer
+  if (!singlePass || !input.converged || input.answerRequirements !== undefined || template === undefined) {
+    return undefined
+  }
+  const steps = liveSteps(input.plan.steps)
+  const used = [...new Set(referencesIn(template).map((path) => path.split(".")[0]!))]
+  if (used.length === 0 || steps.some((s) => s.status !== "complete")) return undefined
+  const filled = resolveReferences(template, input.plan.steps, toolOutputs)
+  if (Either.isLeft(filled) || typeof filled.right !== "string" || filled.right.trim() === "") return undefined
+  return {
+    answerText: filled.right,
+    usedStepIds: used,
+    notes: "The plan's answer with the steps' results filled in (no synthesis call).",
     converged: true,
     label: input.label
   }

@@ -49,7 +49,7 @@ interface StepResult {
   readonly handoffToNext: string
   readonly error?: string | undefined
   /** Who wrote the output: the tool (its result, no reasoning call) or the model. */
-  readonly outputBy?: "tool" | "model" | undefined
+  readonly outputBy?: "tool" | "model" | "plan" | undefined
 }
 
 const describeToolError = (e: ToolError) =>
@@ -212,6 +212,16 @@ const reason = (
         clarityState: "CLEAR",
         handoffToNext: text,
         outputBy: "tool"
+      } as const
+    }
+    // a simple iteration's step the planner answered as it planned (no tool): its answer is its output
+    if (ctx.singlePass && !step.tool && step.answer !== undefined) {
+      return {
+        status: "complete",
+        stepOutput: step.answer,
+        clarityState: "CLEAR",
+        handoffToNext: step.answer,
+        outputBy: "plan"
       } as const
     }
     const answer = yield* ctx.llm.generate(Contracts.reasoningStep, {

@@ -10,7 +10,14 @@ import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
 import { guidanceGiven } from "../record/RunRecord.js"
 import { traced } from "../telemetry/Span.js"
-import { answerRequirements, checkAnswer, extractive, stepAnswer, synthesizeToCriteria } from "./AnswerSynthesis.js"
+import {
+  answerRequirements,
+  checkAnswer,
+  extractive,
+  planAnswer,
+  stepAnswer,
+  synthesizeToCriteria
+} from "./AnswerSynthesis.js"
 import { askGuidance } from "./Approval.js"
 import { needsReview, repeatedFailures } from "./Economy.js"
 import { executePass, readySteps } from "./Executor.js"
@@ -100,7 +107,7 @@ const fixMissingTools = (ctx: RunContext, passNumber: number, plan: Plan) =>
       steps.push(r.replacement ? { ...s, tool: r.replacement } : { ...s, status: "invalid" as const })
     }
     yield* advise(ctx, passNumber, advisories)
-    return { goal: plan.goal, steps }
+    return { ...plan, steps }
   })
 
 /** A refinement of `refined` takes effect through its events: the plan, ledger, advisories and questions it changed. */
@@ -359,10 +366,9 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     }
     const remaining = (yield* ctx.guard.remaining).deadlineMs
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
-    const direct = stepAnswer(
-      { ...synthesisInput, answerRequirements: answerRequirements(ctx.criteria) },
-      ctx.singlePass === true
-    )
+    const answerInput = { ...synthesisInput, answerRequirements: answerRequirements(ctx.criteria) }
+    const direct = stepAnswer(answerInput, ctx.singlePass === true) ??
+      planAnswer(answerInput, ctx.singlePass === true, ctx.events.record().attempt?.toolOutputs ?? {})
     // no answer without an execution: a failed planning, a dry run, a rejected plan
     const synthesized = (stop.reason === "failed" && st.plan.steps.length === 0) || stop.reason === "dry_run" ||
         stop.reason === "cancelled"

@@ -11,6 +11,7 @@ export const toStep = (p: PlannedStep, index = 1, total = 1): PlanStep => ({
   ...(p.toolInput !== undefined ? { toolInput: p.toolInput } : {}),
   dependencies: [...(p.dependencies ?? [])],
   provides: [...(p.provides ?? [])],
+  ...(p.answer !== undefined && p.answer.trim() !== "" && !p.tool ? { answer: p.answer } : {}),
   incomingContext: "",
   handoffToNext: "",
   stepOutput: "",
@@ -19,7 +20,8 @@ export const toStep = (p: PlannedStep, index = 1, total = 1): PlanStep => ({
 
 export const toPlan = (output: PlanOutput): Plan => ({
   goal: output.goal,
-  steps: output.steps.map((s, i) => toStep(s, i + 1, output.steps.length))
+  steps: output.steps.map((s, i) => toStep(s, i + 1, output.steps.length)),
+  ...(output.answer !== undefined && output.answer.trim() !== "" ? { answer: output.answer } : {})
 })
 
 /** The structural rule a generated plan breaks, if any. */

@@ -183,7 +183,8 @@ export const normalizePlannedStep = (raw: unknown): unknown => {
     tool: tool === undefined || tool.toLowerCase() === "none" || tool === "" ? undefined : tool,
     toolInput: typeof input === "string" ? parsedOr(input) : input,
     dependencies: texts(field(raw, "dependencies", "dependsOn", "depends", "after", "requires")),
-    provides: texts(field(raw, "provides", "outputs", "produces"))
+    provides: texts(field(raw, "provides", "outputs", "produces")),
+    answer: tool === undefined ? text(field(raw, "answer")) : undefined
   })
 }
 
@@ -203,7 +204,8 @@ export const normalizePlan = (answer: unknown) => {
   const steps = field(o, "steps", "plan", "tasks")
   return defined({
     goal: text(field(o, "goal", "objective", "summary")),
-    steps: Array.isArray(steps) ? steps.map(normalizePlannedStep) : steps
+    steps: Array.isArray(steps) ? steps.map(normalizePlannedStep) : steps,
+    answer: text(field(o, "answer", "finalAnswer", "final_answer"))
   })
 }
 

@@ -53,11 +53,18 @@ const PlannedStep = Schema.Struct({
   tool: Schema.optional(Schema.String),
   toolInput: Schema.optional(Schema.Unknown),
   dependencies: Schema.optional(Schema.Array(Schema.String)),
-  provides: Schema.optional(Schema.Array(Schema.String))
+  provides: Schema.optional(Schema.Array(Schema.String)),
+  /** A step needing no tool that the planner can answer now: its result. */
+  answer: Schema.optional(Schema.String)
 })
 export type PlannedStep = typeof PlannedStep.Type
 export const PlanOutput = lenient(
-  Schema.Struct({ goal: Schema.String, steps: Schema.Array(PlannedStep) }),
+  Schema.Struct({
+    goal: Schema.String,
+    steps: Schema.Array(PlannedStep),
+    /** The final answer when it needs no more than the steps' results: `{{sN}}` stands for step sN's result. */
+    answer: Schema.optional(Schema.String)
+  }),
   normalizePlan
 )
 export type PlanOutput = typeof PlanOutput.Type

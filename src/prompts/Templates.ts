@@ -9,9 +9,12 @@ export const templates: Record<PromptId, string> = {
     "step's result: {{<stepId>}} is that step's result (its tool's value, or its output text) and " +
     "{{<stepId>.<field>}} a field of its tool's output; the step must depend on that step. Example: s1 " +
     "{\"tool\": \"calculator\", \"toolInput\": {\"expression\": \"17 + 25\"}}, then s2 {\"tool\": \"calculator\", " +
-    "\"toolInput\": {\"expression\": \"{{s1.value}} * 3\"}, \"dependencies\": [\"s1\"]}. Answer with JSON only.",
+    "\"toolInput\": {\"expression\": \"{{s1.value}} * 3\"}, \"dependencies\": [\"s1\"]}. A step that needs no tool and " +
+    "that you can answer now (a fact you know) carries its result as \"answer\". When the final answer needs no more " +
+    "than the steps' results, give it as the plan's \"answer\", each result as its reference: \"17 + 25 = {{s1.value}}\". " +
+    "Answer with JSON only.",
   [PromptId.PLAN_GENERATION_USER]:
-    "Return {\"goal\": string, \"steps\": [{\"stepId\", \"description\", \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"provides\"?}]}.\n" +
+    "Return {\"goal\": string, \"steps\": [{\"stepId\", \"description\", \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"provides\"?, \"answer\"?}], \"answer\"?}.\n" +
     "\nAvailable tools:\n{{tools}}\n\nTask:\n{{request}}\n\nReasoning mode: {{reasoningMode}}\n" +
     "What went wrong in earlier attempts (may be empty):\n{{escalationContext}}",
   [PromptId.REASONING_STEP_SYSTEM]:

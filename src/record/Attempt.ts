@@ -139,6 +139,10 @@ const positionsOf = (steps: ReadonlyArray<PlanStep>) => {
 }
 
 /** The attempt's plan with what happened to its steps applied (started, finished, abandoned). */
+/** The planned answer kept on the projected plan. */
+const withAnswer = (plan: Plan, planned: Plan): Plan =>
+  planned.answer === undefined ? plan : { ...plan, answer: planned.answer }
+
 export const attemptPlan = (a: AttemptRecord): Plan => {
   const last = projectedPlans.get(a)
   if (last && last.source === a.plan && a.touched.size === 0) return last.plan
@@ -146,9 +150,9 @@ export const attemptPlan = (a: AttemptRecord): Plan => {
   if (last && last.source === a.plan) {
     const steps = last.plan.steps.slice()
     for (const id of a.touched) for (const i of last.positions.get(id) ?? []) steps[i] = projected(a, a.plan.steps[i]!)
-    plan = { goal: a.plan.goal, steps }
+    plan = withAnswer({ goal: a.plan.goal, steps }, a.plan)
   } else {
-    plan = { goal: a.plan.goal, steps: a.plan.steps.map((planned) => projected(a, planned)) }
+    plan = withAnswer({ goal: a.plan.goal, steps: a.plan.steps.map((planned) => projected(a, planned)) }, a.plan)
   }
   a.touched.clear()
   projectedPlans.set(a, {

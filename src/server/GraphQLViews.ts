@@ -38,8 +38,10 @@ export const planView = (p: Plan): G.Plan => ({
     error: s.error ?? null,
     supersededBy: s.supersededBy ?? null,
     manualIntervention: s.manualIntervention ?? null,
-    subplan: s.subplan ?? null
-  }))
+    subplan: s.subplan ?? null,
+    answer: s.answer ?? null
+  })),
+  answer: p.answer ?? null
 })
 
 export const reportView = (r: SemanticValidationReport): G.ValidationReport => ({

@@ -114,12 +114,35 @@ const interruptLive = (entry: LiveRun) =>
     return entry.fiber ? Fiber.interrupt(entry.fiber) : Effect.void
   })
 
+/**
+ * A run whose store stayed away past AEON_STORE_OUTAGE_MS ended its attempt: it is taken up again from what was stored
+ * once the store answers (looked at every 2 s until then, or until the server stops); health counts it among the runs
+ * waiting for the store meanwhile.
+ */
+const retakeWhenBack = (
+  outages: Option.Option<StoreOutages["Type"]>,
+  launchStored: (id: string) => Effect.Effect<unknown, unknown>
+) =>
+(outage: StoreOutageError): Effect.Effect<void> => {
+  const taken = Effect.suspend(() => launchStored(outage.runId)).pipe(
+    Effect.retry(Schedule.spaced("2 seconds")),
+    Effect.flatMap((entry) =>
+      entry ? Effect.logInfo(`run ${outage.runId} resumes: its store answers again`) : Effect.void
+    ),
+    // (a schedule that never ends: no failure is left)
+    Effect.orDie
+  )
+  return Option.match(outages, {
+    onNone: () => taken,
+    onSome: (o) => Effect.zipRight(o.mark(outage.runId, outage.cause), Effect.ensuring(taken, o.unmark(outage.runId)))
+  })
+}
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
   const needs = yield* Effect.context<RunNeeds>()
   const placement = yield* Effect.serviceOption(RunPlacement)
-  const outages = yield* Effect.serviceOption(StoreOutages)
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()
   const live = new Map<string, LiveRun>()
@@ -142,9 +165,9 @@ const make = Effect.gen(function*() {
         Effect.zipRight(admission.admit(userId, prepared.runId)(prepared.execute)),
         Effect.provideService(RunLifecycle, lifecycleOf(entry)),
         Effect.ensuring(Effect.sync(() => live.delete(prepared.runId))),
-        Effect.catchSomeDefect((d) =>
-          d instanceof StoreOutageError && !clustered ? Option.some(retake(d)) : Option.none()
-        )
+        Effect.catchSomeDefect((
+          d
+        ) => (d instanceof StoreOutageError && !clustered ? Option.some(retake(d)) : Option.none()))
       )
       // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
       // interruption off): cancel, a budget's timeout and shutdown interrupt it
@@ -152,26 +175,7 @@ const make = Effect.gen(function*() {
       yield* Deferred.succeed(started, undefined)
     })
 
-  /**
-   * A run whose store stayed away past AEON_STORE_OUTAGE_MS ended its attempt: it is taken up again from what was
-   * stored once the store answers (looked at every 2 s until then, or until the server stops).
-   */
-  const retake = (outage: StoreOutageError): Effect.Effect<void> => {
-    const taken = Effect.suspend(() => launchStored(outage.runId)).pipe(
-      Effect.retry(Schedule.spaced("2 seconds")),
-      Effect.flatMap((entry) =>
-        entry ? Effect.logInfo(`run ${outage.runId} resumes: its store answers again`) : Effect.void
-      ),
-      // (a schedule that never ends: no failure is left)
-      Effect.orDie
-    )
-    // health counts it among the runs waiting for the store until it is taken up again
-    return Option.match(outages, {
-      onNone: () => taken,
-      onSome: (o) => Effect.zipRight(o.mark(outage.runId, outage.cause), Effect.ensuring(taken, o.unmark(outage.runId)))
-    })
-  }
-
+  const retake = retakeWhenBack(yield* Effect.serviceOption(StoreOutages), (id) => launchStored(id))
   /** A stored run taken up here (undefined: it had already finished, or is damaged). */
   const launchStored = (id: string) =>
     Effect.gen(function*() {

@@ -116,6 +116,88 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
       expect(prompts(withCriteria.log)).toContain("answer_synthesis_user")
     }))
 
+  it.effect("a step the planner answered as it planned: one call in a simple iteration; FULL still reasons on it", () =>
+    Effect.gen(function*() {
+      const script = () => ({
+        plan_generation_user: [{
+          output: {
+            goal: "Name the capital",
+            steps: [{
+              stepId: "s1",
+              description: "Name the capital of France",
+              answer: "Paris is the capital of France."
+            }]
+          }
+        }],
+        reasoning_step_user: [{
+          output: { stepOutput: "Paris, by reasoning.", clarityState: "CLEAR", handoffToNext: "Paris" }
+        }]
+      })
+      const { log, result } = yield* runWith(scripted(script()).layer, { task: "Name the capital of France." })
+      expect(result.status).toBe("CONVERGED")
+      expect(prompts(log)).toEqual(["plan_generation_user"])
+      expect(result.finalAnswer?.answerText).toBe("Paris is the capital of France.")
+      expect(ofTag(log, "StepFinished").map((e) => e.outputBy)).toEqual(["plan"])
+      // FULL: the mode for depth asks the model to reason on the step all the same
+      const full = yield* runWith(scripted(script()).layer, { task: "Name the capital of France.", mode: "FULL" })
+      expect(prompts(full.log)).toContain("reasoning_step_user")
+      expect(ofTag(full.log, "StepFinished").map((e) => e.outputBy)).toEqual(["model"])
+      // a step with a tool is the tool's: an answer beside it is not taken
+      const withTool = yield* runWith(
+        scripted({
+          plan_generation_user: [{
+            output: {
+              goal: "Compute",
+              steps: [{
+                stepId: "s1",
+                description: "Compute 6 * 7 with the calculator",
+                tool: "calculator",
+                toolInput: { expression: "6 * 7" },
+                answer: "41"
+              }]
+            }
+          }]
+        }).layer,
+        { task: "Compute 6 * 7" }
+      )
+      expect(ofTag(withTool.log, "StepFinished").map((e) => [e.outputBy, e.stepOutput])).toEqual([["tool", "42"]])
+    }))
+
+  it.effect("a plan that carries its answer ({{s1}} for a result): one call, the result filled in; otherwise a synthesis call", () =>
+    Effect.gen(function*() {
+      const planned = (answer: string, expression = "6 * 7") => ({
+        plan_generation_user: [{
+          output: {
+            goal: "Compute 6 * 7",
+            steps: [{
+              stepId: "s1",
+              description: "Compute it with the calculator",
+              tool: "calculator",
+              toolInput: { expression }
+            }],
+            answer
+          }
+        }]
+      })
+      const { log, result } = yield* runWith(scripted(planned("6 × 7 = {{s1}}.")).layer, { task: "Compute 6 * 7" })
+      expect(result.status).toBe("CONVERGED")
+      expect(prompts(log)).toEqual(["plan_generation_user"])
+      expect(result.finalAnswer?.answerText).toBe("6 × 7 = 42.")
+      expect(result.finalAnswer?.notes).toContain("no synthesis call")
+      // a reference that names no step, or an answer with no reference: the model writes the answer
+      for (const answer of ["6 × 7 = {{s9}}.", "6 × 7 = 41."]) {
+        const other = yield* runWith(scripted(planned(answer)).layer, { task: "Compute 6 * 7" })
+        expect(prompts(other.log)).toContain("answer_synthesis_user")
+        expect(other.result.finalAnswer?.answerText).not.toBe(answer)
+      }
+      // a step that failed: no answer from the template
+      const failed = yield* runWith(scripted(planned("It is {{s1}}.", "6 * ")).layer, { task: "Compute 6 * 7" })
+      expect(failed.result.finalAnswer?.answerText ?? "").not.toMatch(/^It is/)
+      // FULL synthesizes
+      const full = yield* runWith(scripted(planned("6 × 7 = {{s1}}.")).layer, { task: "Compute 6 * 7", mode: "FULL" })
+      expect(prompts(full.log)).toContain("answer_synthesis_user")
+    }))
+
   it.effect("FULL keeps every call of the loop: 7 for 'Compute 17 + 25' (profile, plan, review, reasoning, review, assessment, answer)", () =>
     Effect.gen(function*() {
       const { log, result } = yield* runWith(offline, { task: "Compute 17 + 25", mode: "FULL" })

@@ -614,6 +614,8 @@ export type PhaseEnteredEvent = RunEvent & {
 
 export type Plan = {
   __typename?: 'Plan';
+  /** The final answer as the planner wrote it, {{sN}} standing for a step's result: a converged simple iteration answers with it filled in, no synthesis call. */
+  answer?: Maybe<Scalars['String']['output']>;
   goal: Scalars['String']['output'];
   steps: Array<PlanStep>;
 };
@@ -666,6 +668,8 @@ export type PlanEditInput = {
 
 export type PlanStep = {
   __typename?: 'PlanStep';
+  /** A step needing no tool, answered by the planner as it planned: a simple iteration's output for it, no reasoning call. */
+  answer?: Maybe<Scalars['String']['output']>;
   clarityState?: Maybe<Scalars['String']['output']>;
   dependencies: Array<Scalars['String']['output']>;
   description: Scalars['String']['output'];
@@ -1953,6 +1957,7 @@ export type PhaseEnteredEventResolvers<ContextType = GraphQLContext, ParentType 
 };
 
 export type PlanResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Plan'] = ResolversParentTypes['Plan']> = {
+  answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   goal?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   steps?: Resolver<Array<ResolversTypes['PlanStep']>, ParentType, ContextType>;
 };
@@ -1991,6 +1996,7 @@ export type PlanCreatedEventResolvers<ContextType = GraphQLContext, ParentType e
 };
 
 export type PlanStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlanStep'] = ResolversParentTypes['PlanStep']> = {
+  answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   clarityState?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   dependencies?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
