@@ -137,7 +137,9 @@ const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>) => {
   })
   return {
     goal: request,
-    steps: steps.length > 0 ? steps : [{ stepId: "s1", description: `Answer: ${request}`, dependencies: [] }]
+    steps: steps.length > 0 ? steps : [{ stepId: "s1", description: `Answer: ${request}`, dependencies: [] }],
+    // what its answer synthesis writes of a converged run — the steps' results, labeled — with each as its reference
+    ...(steps.length > 0 ? { answer: `${MARK} converged:\n${steps.map((s) => `{{${s.stepId}}}`).join("\n")}` } : {})
   }
 }
 
