@@ -28,11 +28,11 @@ export const summaryLine = (r: RunResult, withError = true): string => {
     )
   const time = r.finishedAt !== undefined ? seconds(r.finishedAt - r.startedAt) : "?"
   const replayed = r.usage.replayed ? ` (${r.usage.replayed.llmCalls} replayed, not paid)` : ""
-  return `${why} · ${passes} pass${passes === 1 ? "" : "es"} · ${r.usage.llmCalls} LLM calls${replayed} · ${
-    r.usage.inputTokens + r.usage.outputTokens
-  } tokens${r.usage.cachedTokens ? ` (${r.usage.cachedTokens} cached)` : ""} · $${
-    r.usage.costUsd.toFixed(4)
-  } · ${time} · ${r.model} · run ${r.runId}`
+  return `${why} · ${passes} pass${passes === 1 ? "" : "es"} · ${r.usage.llmCalls} LLM call${
+    r.usage.llmCalls === 1 ? "" : "s"
+  }${replayed} · ${r.usage.inputTokens + r.usage.outputTokens} tokens${
+    r.usage.cachedTokens ? ` (${r.usage.cachedTokens} cached)` : ""
+  } · $${r.usage.costUsd.toFixed(4)} · ${time} · ${r.model} · run ${r.runId}`
 }
 
 /** Why a run that did not converge went wrong: its error and each failed step's, once each (none for a converged run). */
