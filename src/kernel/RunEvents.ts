@@ -199,10 +199,11 @@ const makeWriter = (
   state: LogState,
   scope: Scope.Scope,
   published: (batch: ReadonlyArray<RunEvent>) => void,
-  waits: StoreWaits | undefined
+  waits: StoreWaits | undefined,
+  waited: (cause: string, waitedMs: number) => Effect.Effect<void>
 ) =>
   Effect.gen(function*() {
-    const stored = storing(sink, events, record, state, waits)
+    const stored = storing(sink, events, record, state, waits, waited)
     const queue = yield* Queue.unbounded<RunEvent>()
     let writing = false
     let waiters: Array<{ readonly seq: number; readonly done: Deferred.Deferred<void> }> = []
@@ -270,16 +271,19 @@ const storing = (
   events: ReadonlyArray<RunEvent>,
   record: RunRecord,
   state: LogState,
-  waits: StoreWaits | undefined
+  waits: StoreWaits | undefined,
+  waited: (cause: string, waitedMs: number) => Effect.Effect<void>
 ) =>
 (batch: ReadonlyArray<RunEvent>): Effect.Effect<void> =>
   Effect.suspend(() => {
     const runId = batch[0]!.runId
     let since: number | undefined
+    let cause = ""
     const began = (e: StoreUnavailableError) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (since !== undefined) return Effect.void
         since = now
+        cause = e.cause
         state.storeWaiting = true
         return waits?.began(runId, e.cause) ?? Effect.void
       })
@@ -287,7 +291,8 @@ const storing = (
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (since === undefined) return Effect.void
         state.storeWaiting = false
-        return waits?.ended(runId, now - since, gaveUp) ?? Effect.void
+        const told = waits?.ended(runId, now - since, gaveUp) ?? Effect.void
+        return gaveUp ? told : Effect.zipRight(told, waited(cause, now - since))
       })
     return sink.append(batch, events, record).pipe(
       Effect.tapError(began),
@@ -376,11 +381,32 @@ export const make = (
     if (state.finished) output.end()
     const firstSeq = history.length === 0 ? 1 : history[0]!.seq
     const { follow, followed, published } = makeFollowers(state, events, firstSeq, output.end)
-    const { toStore, waitStored } = yield* makeWriter(sink, events, record, state, scope, published, options.storeWaits)
+    // (the run's record says it waited: an advisory once its events are stored again — not after its end)
+    const waited = (cause: string, waitedMs: number): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (at) =>
+        record.finished !== undefined ? Effect.void : Effect.asVoid(emitted(at, [], (r) => ({
+          _tag: "AdvisoryRaised",
+          passNumber: r.current?.passNumber ?? r.lastPassNumber,
+          advisory: `the run waited ${Math.round(waitedMs / 100) / 10} s for its store: ${cause}`
+        }))))
+    const { toStore, waitStored } = yield* makeWriter(
+      sink,
+      events,
+      record,
+      state,
+      scope,
+      published,
+      options.storeWaits,
+      waited
+    )
     const { settle, waitFor } = makeWaits(record)
 
     /** Events made in one synchronous step: in the log and the record at once, then on their way to the store. */
-    const emitted = (at: number, bodies: ReadonlyArray<RunEventBody>, last?: (r: RunRecord) => RunEventBody) => {
+    const emitted = (
+      at: number,
+      bodies: ReadonlyArray<RunEventBody>,
+      last?: (r: RunRecord) => RunEventBody
+    ): Effect.Effect<Array<RunEvent>> => {
       const made: Array<RunEvent> = []
       const add = (body: RunEventBody) => {
         const event = extend(body, { runId, seq: ++state.lastSeq, at }) as RunEvent
@@ -389,26 +415,40 @@ export const make = (
         settle(event)
         made.push(event)
       }
-      for (const body of bodies) add(body)
-      if (last) add(last(record))
-      if (direct) published(made)
+      for (const body of bodies) {
+        add(body)
+      }
+      if (last) {
+        add(last(record))
+      }
+      if (direct) {
+        published(made)
+      }
       let next = direct ? Effect.void : toStore(made)
       // someone follows the run live: their I/O goes out before the run computes on
-      if (followed()) next = Effect.zipRight(next, eventLoopTurn)
+      if (followed()) {
+        next = Effect.zipRight(next, eventLoopTurn)
+      }
       return next === Effect.void ? Effect.succeed(made) : Effect.as(next, made)
     }
     const emitWhen = <E>(decide: (r: RunRecord) => Either.Either<RunEventBody, E>): Effect.Effect<RunEvent, E> =>
       Effect.flatMap(Clock.currentTimeMillis, (at): Effect.Effect<RunEvent, E> => {
-        if (state.failure) return Effect.failCause(state.failure)
+        if (state.failure) {
+          return Effect.failCause(state.failure)
+        }
         // decided on the record as it is now, and emitted in the same synchronous step
         const decided = decide(record)
-        if (Either.isLeft(decided)) return Effect.fail(decided.left)
-        return Effect.map(emitted(at, [decided.right]), (made) => made[0]!)
+        if (Either.isLeft(decided)) {
+          return Effect.fail(decided.left)
+        }
+        return Effect.map(emitted(at, [decided.right]), (made) =>
+          made[0]!)
       }).pipe(Effect.uninterruptible)
 
     return {
       runId,
-      emit: (body: RunEventBody): Effect.Effect<RunEvent> => emitWhen(() => Either.right(body)),
+      emit: (body: RunEventBody): Effect.Effect<RunEvent> =>
+        emitWhen(() => Either.right(body)),
       emitWhen,
       emitAll: (bodies: ReadonlyArray<RunEventBody>, last: (r: RunRecord) => RunEventBody) =>
         Effect.flatMap(

@@ -98,6 +98,8 @@ describe(`a store that fails mid-run (${backend})`, () => {
     )
       .toBe(true)
     expect(seen.at(-1)).toEqual([])
+    // the run's record says it waited, and why
+    expect(result.advisories.some((a) => /^the run waited [\d.]+ s for its store: the disk holding/.test(a))).toBe(true)
     await rt.dispose()
   })
 
