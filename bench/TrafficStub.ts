@@ -55,17 +55,14 @@ const taskOf = (tasks: ReadonlyArray<TrafficTask>, body: any) => {
 const planOf = (task: TrafficTask) => ({
   goal: task.task,
   steps: task.calls.length === 0
-    ? [{ stepId: "s1", description: `Answer: ${task.task}`, dependencies: [], answer: task.answer }]
+    ? [{ stepId: "s1", description: `Answer: ${task.task}`, answer: task.answer }]
+    // (a tool step without a description: the planner prompt lets its call say it)
     : task.calls.map((c, i) => ({
       stepId: `s${i + 1}`,
-      description: c.tool === "calculator"
-        ? `Compute ${String((c.planInput ?? c.input).expression)} with the calculator`
-        : c.tool === "memory.write"
-        ? `Store ${JSON.stringify((c.planInput ?? c.input).value)} under ${String(c.input.key)} in memory`
-        : `Use ${c.tool}`,
       tool: c.tool,
       toolInput: c.planInput ?? c.input,
-      dependencies: c.after !== undefined ? [`s${c.after + 1}`] : []
+      // (as the planner prompt's example writes a step: no dependencies when it has none)
+      ...(c.after !== undefined ? { dependencies: [`s${c.after + 1}`] } : {})
     })),
   ...(task.planAnswer ? { answer: task.planAnswer } : {})
 })

@@ -24,3 +24,16 @@ export const textSignals = (text: string): TextSignals => {
   )
   return { vagueTerms, questionMarks, requirements, missingDetails, sufficiency: Math.round(sufficiency * 100) / 100 }
 }
+
+/** A step that asks for more than its tool's work: to interpret, explain, compare or choose among its results. */
+const INTERPRETS =
+  /\b(explain|interpret|compare|contrast|choose|pick|select|decide|summari[sz]e|analy[sz]e|describe|assess|judge|recommend|rank|justify|discuss|critique|why|how come|what does .* mean|tell (?:me|us) about|elaborate|comment)\b/i
+
+/** Whether a step's description asks for more than its tool's work (a simple iteration then asks the model). */
+export const asksMoreThanTool = (description: string): boolean => INTERPRETS.test(description)
+
+/** A task the text signals call ambiguous or broad: a simple iteration's plan and pass are reviewed by the model. */
+export const needsReview = (task: string): boolean => {
+  const signals = textSignals(task)
+  return signals.vagueTerms > 0 || signals.sufficiency < 0.8
+}

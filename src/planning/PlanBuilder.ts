@@ -6,7 +6,7 @@ export const toStep = (p: PlannedStep, index = 1, total = 1): PlanStep => ({
   stepId: p.stepId.trim(),
   stepIndex: index,
   totalSteps: total,
-  description: p.description,
+  description: p.description ?? "",
   ...(p.tool ? { tool: p.tool } : {}),
   ...(p.toolInput !== undefined ? { toolInput: p.toolInput } : {}),
   dependencies: [...(p.dependencies ?? [])],
@@ -28,7 +28,7 @@ export const toPlan = (output: PlanOutput): Plan => ({
 export const structuralViolation = (output: PlanOutput): string | undefined => {
   if (output.goal.trim() === "") return "goal must be a non-empty string"
   if (output.steps.length === 0) return "a plan needs at least one step"
-  const blank = output.steps.find((s) => s.stepId.trim() === "" || s.description.trim() === "")
+  const blank = output.steps.find((s) => s.stepId.trim() === "" || (s.description ?? "").trim() === "")
   if (blank) return `every step needs a stepId and a description (step ${JSON.stringify(blank.stepId)})`
   return planRuleViolation(toPlan(output))
 }

@@ -172,20 +172,33 @@ export const normalizeConvergence = (answer: unknown) => {
   })
 }
 
-/** A planned step: id as stepId/step_id/id, dependencies as depends_on/dependsOn, the tool's input as input/arguments. */
-export const normalizePlannedStep = (raw: unknown): unknown => {
+/**
+ * A planned step: id as stepId/step_id/id (none: s1, s2… by its place), dependencies as depends_on/dependsOn, the
+ * tool's input as input/arguments. A tool step without a description is described by its call ("calculator:
+ * 19 * 21"): the planner prompt lets a call stand for its step, which saves the model writing both.
+ */
+export const normalizePlannedStep = (raw: unknown, index?: number): unknown => {
   if (!isRecord(raw)) return raw
   const tool = text(field(raw, "tool", "toolName", "tool_name"))
   const input = field(raw, "toolInput", "input", "arguments", "args", "parameters", "params")
+  const toolInput = typeof input === "string" ? parsedOr(input) : input
+  const described = text(field(raw, "description", "task", "action", "title", "name"))
   return defined({
-    stepId: text(field(raw, "stepId", "id", "step")),
-    description: text(field(raw, "description", "task", "action", "title", "name")),
+    stepId: text(field(raw, "stepId", "id", "step")) ?? (index === undefined ? undefined : `s${index + 1}`),
+    description: described ?? (tool === undefined ? undefined : callText(tool, toolInput)),
     tool: tool === undefined || tool.toLowerCase() === "none" || tool === "" ? undefined : tool,
-    toolInput: typeof input === "string" ? parsedOr(input) : input,
+    toolInput,
     dependencies: texts(field(raw, "dependencies", "dependsOn", "depends", "after", "requires")),
     provides: texts(field(raw, "provides", "outputs", "produces")),
     answer: tool === undefined ? text(field(raw, "answer")) : undefined
   })
+}
+
+/** A call as a step's text: the tool and its one value (an expression, a path), or its input as JSON. */
+const callText = (tool: string, input: unknown): string => {
+  const values = isRecord(input) ? Object.values(input) : [input]
+  const only = values.length === 1 && typeof values[0] !== "object" ? String(values[0]) : JSON.stringify(input ?? {})
+  return `${tool}: ${only}`
 }
 
 /** A tool input given as a JSON string is the object it spells. */
@@ -204,7 +217,7 @@ export const normalizePlan = (answer: unknown) => {
   const steps = field(o, "steps", "plan", "tasks")
   return defined({
     goal: text(field(o, "goal", "objective", "summary")),
-    steps: Array.isArray(steps) ? steps.map(normalizePlannedStep) : steps,
+    steps: Array.isArray(steps) ? steps.map((step, i) => normalizePlannedStep(step, i)) : steps,
     answer: text(field(o, "answer", "finalAnswer", "final_answer"))
   })
 }
@@ -244,7 +257,7 @@ export const normalizeRefinement = (answer: unknown) => {
           targetStepId: text(field(a, "targetStepId", "target", "stepId", "targetStep")),
           newStep: newStep === undefined ? undefined : normalizePlannedStep(newStep),
           subplanGoal: text(field(a, "subplanGoal", "goal")),
-          substeps: Array.isArray(substeps) ? substeps.map(normalizePlannedStep) : undefined,
+          substeps: Array.isArray(substeps) ? substeps.map((s) => normalizePlannedStep(s)) : undefined,
           justification: text(field(a, "justification", "reason", "rationale", "why")) ?? ""
         })
       })
@@ -292,7 +305,7 @@ export const normalizeSubplan = (answer: unknown) => {
   const substeps = field(o, "substeps", "steps", "subSteps")
   return defined({
     subplanGoal: text(field(o, "subplanGoal", "goal")),
-    substeps: Array.isArray(substeps) ? substeps.map(normalizePlannedStep) : substeps
+    substeps: Array.isArray(substeps) ? substeps.map((s) => normalizePlannedStep(s)) : substeps
   })
 }
 

@@ -108,15 +108,25 @@ const contract = <I, O>(systemId: PromptId, userId: PromptId): PromptContract<I,
 }
 
 const jsonSchemaCache = new Map<PromptId, object>()
-/** The JSON Schema sent to the model as the structured-output format. */
+/**
+ * The JSON Schema sent to the model as the structured-output format: what the answer's shape needs, without what a
+ * model cannot use and a provider bills on every call (the draft's URL, an unknown value's `$id` and `title`).
+ */
 export const outputJsonSchema = (c: PromptContract<any, any>): object => {
-  let cached = jsonSchemaCache.get(c.id)
-  if (!cached) {
-    cached = JSONSchema.make(Schema.typeSchema(c.output))
-    jsonSchemaCache.set(c.id, cached)
-  }
-  return cached
+  const cached = jsonSchemaCache.get(c.id)
+  if (cached) return cached
+  const made: object = withoutMarks(JSONSchema.make(Schema.typeSchema(c.output)))
+  jsonSchemaCache.set(c.id, made)
+  return made
 }
+
+const MARKS = new Set(["$schema", "$id", "title"])
+const withoutMarks = (v: any): any =>
+  Array.isArray(v)
+    ? v.map(withoutMarks)
+    : v !== null && typeof v === "object"
+    ? Object.fromEntries(Object.entries(v).filter(([k]) => !MARKS.has(k)).map(([k, x]) => [k, withoutMarks(x)]))
+    : v
 
 type In<S> = S extends Schema.Schema<any, infer E, any> ? E : never
 type Out<S> = S extends Schema.Schema<infer A, any, any> ? A : never

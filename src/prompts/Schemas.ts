@@ -49,7 +49,8 @@ export const PlanGenerationInput = Schema.Struct({
 })
 const PlannedStep = Schema.Struct({
   stepId: Schema.String,
-  description: Schema.String,
+  /** A tool step may leave it out: its call describes it. */
+  description: Schema.optional(Schema.String),
   tool: Schema.optional(Schema.String),
   toolInput: Schema.optional(Schema.Unknown),
   dependencies: Schema.optional(Schema.Array(Schema.String)),

@@ -3,20 +3,15 @@ import { PromptId } from "./PromptId.js"
 /** The text of every prompt. `{{field}}` is replaced by the input's field (objects as JSON). */
 export const templates: Record<PromptId, string> = {
   [PromptId.PLAN_GENERATION_SYSTEM]:
-    "You are the planner of a reasoning engine. Break a task into a short sequence of concrete, actionable steps. " +
-    "Each step has a unique stepId, a description with a specific verb and object, optional tool and toolInput " +
-    "(only tools from the given list), and dependencies on earlier steps. A string in toolInput may use an earlier " +
-    "step's result: {{<stepId>}} is that step's result (its tool's value, or its output text) and " +
-    "{{<stepId>.<field>}} a field of its tool's output; the step must depend on that step. Example: s1 " +
-    "{\"tool\": \"calculator\", \"toolInput\": {\"expression\": \"17 + 25\"}}, then s2 {\"tool\": \"calculator\", " +
-    "\"toolInput\": {\"expression\": \"{{s1.value}} * 3\"}, \"dependencies\": [\"s1\"]}. A step that needs no tool and " +
-    "that you can answer now (a fact you know) carries its result as \"answer\". When the final answer needs no more " +
-    "than the steps' results, give it as the plan's \"answer\", each result as its reference: \"17 + 25 = {{s1.value}}\". " +
-    "Answer with JSON only.",
+    "Plan the task as a few concrete steps. A step: a stepId; a description (a verb and its object; a tool step may " +
+    "leave it out); an optional tool and toolInput (listed tools only); its dependencies. In toolInput, {{<stepId>}} is that step's result and {{<stepId>.<field>}} a field of its tool's " +
+    "output (depend on that step): s1 {\"tool\": \"calculator\", \"toolInput\": {\"expression\": \"17 + 25\"}}, s2 " +
+    "{\"tool\": \"calculator\", \"toolInput\": {\"expression\": \"{{s1.value}} * 3\"}, \"dependencies\": [\"s1\"]}. A " +
+    "step needing no tool that you can answer now carries its \"answer\". When the final answer needs only the steps' " +
+    "results, give it as the plan's \"answer\" with references: \"17 + 25 = {{s1.value}}\". JSON only.",
   [PromptId.PLAN_GENERATION_USER]:
-    "Return {\"goal\": string, \"steps\": [{\"stepId\", \"description\", \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"provides\"?, \"answer\"?}], \"answer\"?}.\n" +
-    "\nAvailable tools:\n{{tools}}\n\nTask:\n{{request}}\n\nReasoning mode: {{reasoningMode}}\n" +
-    "What went wrong in earlier attempts (may be empty):\n{{escalationContext}}",
+    "Return {\"goal\": string, \"steps\": [{\"stepId\", \"description\"?, \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"answer\"?}], \"answer\"?}.\n" +
+    "\nTools:\n{{tools}}\n\nTask:\n{{request}}\n\nDepth: {{reasoningMode}}\nEarlier attempts failed (may be none): {{escalationContext}}",
   [PromptId.REASONING_STEP_SYSTEM]:
     "You execute one step of a plan. Use the context from earlier steps and the tool result if any. " +
     "Say CLEAR when the step is done, PARTIALLY_CLEAR when it is done with gaps, BLOCKED when it cannot be done. Answer with JSON only.",

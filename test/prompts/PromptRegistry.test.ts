@@ -145,6 +145,31 @@ describe("prompt registry", () => {
 })
 
 describe("outputs in the shapes models produce (#14.3)", () => {
+  it.effect("a plan's tool steps may leave out their description and id: the call describes the step, its place names it", () =>
+    Effect.gen(function*() {
+      const { decodeAnswer } = yield* Effect.promise(() => import("../../src/llm/LanguageModel.js"))
+      const { Contracts } = yield* Effect.promise(() => import("../../src/prompts/PromptRegistry.js"))
+      const plan = yield* decodeAnswer(
+        Contracts.planGeneration,
+        JSON.stringify({
+          goal: "Compute two products",
+          steps: [
+            { tool: "calculator", toolInput: { expression: "19 * 21" } },
+            { stepId: "mem", tool: "memory.write", toolInput: { key: "p", value: "{{s1}}" }, dependencies: ["s1"] },
+            { description: "Name the capital of France", answer: "Paris" }
+          ],
+          answer: "19 × 21 = {{s1}}"
+        })
+      )
+      expect(plan.steps.map((s) => [s.stepId, s.description])).toEqual([
+        ["s1", "calculator: 19 * 21"],
+        ["mem", "memory.write: {\"key\":\"p\",\"value\":\"{{s1}}\"}"],
+        ["s3", "Name the capital of France"]
+      ])
+      expect(plan.steps[2]!.answer).toBe("Paris")
+      expect(plan.answer).toBe("19 × 21 = {{s1}}")
+    }))
+
   it.effect("every prompt's answer is read in its common variants; the strict shape is what is asked", () =>
     Effect.gen(function*() {
       const { decodeAnswer } = yield* Effect.promise(() => import("../../src/llm/LanguageModel.js"))

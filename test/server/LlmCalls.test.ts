@@ -32,7 +32,7 @@ describe("recorded model calls (#18.1)", () => {
       const plan = all.find((c) => c.promptId === "plan_generation_user")
       expect(plan).toMatchObject({ model: "offline", attempt: 1, passNumber: 0, phase: "PLAN", finishReason: "stop" })
       expect(plan.user).toContain(README_TASK)
-      expect(plan.system).toContain("You are the planner")
+      expect(plan.system).toContain("Plan the task as a few concrete steps")
       expect(JSON.parse(plan.response).steps[0].toolInput).toEqual({ expression: "(17 + 25) * 3" })
       expect(plan.output.steps[0].stepId).toBe("s1")
       const step = all.find((c) => c.promptId === "reasoning_step_user")
