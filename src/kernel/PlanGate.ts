@@ -12,7 +12,9 @@ const forecastOnce = (ctx: RunContext, planPass: number) =>
   Effect.gen(function*() {
     const made = ctx.events.record().forecast
     if (made && made.passNumber === planPass) return made.forecast
-    const forecast = yield* ctx.forecast(planNow(ctx), ctx.singlePass ? 1 : ttlRemainingNow(ctx))
+    const forecast = yield* ctx.forecast(planNow(ctx), ctx.singlePass ? 1 : ttlRemainingNow(ctx), {
+      singlePass: ctx.singlePass === true
+    })
     yield* ctx.events.emitWhen((r) =>
       r.forecast?.passNumber === planPass
         ? Either.left(undefined)

@@ -36,7 +36,11 @@ export interface RunOptions {
   /** The validated plan waits for a person's approval (with its forecast) before it executes. */
   readonly approvePlan?: boolean | undefined
   /** The forecast of a validated plan with this many execution passes left (run/Forecasting). */
-  readonly forecast: (plan: Plan, passesLeft: number) => Effect.Effect<Forecast>
+  readonly forecast: (
+    plan: Plan,
+    passesLeft: number,
+    options?: { readonly singlePass?: boolean | undefined }
+  ) => Effect.Effect<Forecast>
 }
 
 export interface RunContext extends RunOptions {

@@ -1,10 +1,12 @@
 import type { Budget, Usage } from "../domain/Budget.js"
 import type { Forecast, ForecastFigures } from "../domain/Forecast.js"
 import type { Plan, PlanStep } from "../domain/Plan.js"
+import { asksMoreThanTool, needsReview } from "../domain/TextSignals.js"
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../llm/LanguageModel.js"
 import { costOf, type ModelPrice } from "../llm/Pricing.js"
 import { PromptId } from "../prompts/PromptId.js"
 import { templates } from "../prompts/Templates.js"
+import { referencesIn } from "../record/References.js"
 import { REFINEMENT_LIMITS } from "./RecursivePlanner.js"
 
 /** What stored runs like this one actually used (run/ForecastCalibration): each figure a median over them. */
@@ -38,6 +40,13 @@ export interface ForecastInput {
   readonly passesLeft: number
   readonly price: ModelPrice
   readonly calibration?: Calibration | undefined
+  /**
+   * The plan runs as a simple iteration (AUTO, SIMPLE): its expected calls are the economy's — a tool step that asks no
+   * more than its tool's work and a step the planner answered make none, the checks review a task the text signals
+   * call clear, a plan that carries its answer (or is one step needing no tool) needs no synthesis. The worst case
+   * stays every call of the loop (a failure asks the model; AUTO may escalate).
+   */
+  readonly singlePass?: boolean | undefined
 }
 
 /**
@@ -113,9 +122,12 @@ export const forecastOf = (input: ForecastInput): Forecast => {
     step.dependencies.length * out * 4 + 400
   const reasoning = (step: PlanStep, out: number) =>
     promptTokens(PromptId.REASONING_STEP_SYSTEM, PromptId.REASONING_STEP_USER, stepData(step, out))
+  const economy = economyOf(input)
   const perStep = plan.steps.map((step) => ({
     stepId: step.stepId,
-    expected: times(figures({ input: reasoning(step, answerTokens), output: answerTokens }), expectedPasses),
+    expected: economy.reasons(step)
+      ? times(figures({ input: reasoning(step, answerTokens), output: answerTokens }), expectedPasses)
+      : zero,
     worstCase: times(worst(reasoning(step, WORST_OUTPUT_PER_CALL)), worstPasses)
   }))
   // the plan as validation, convergence, refinement and synthesis see it: its steps with their outputs
@@ -132,13 +144,14 @@ export const forecastOf = (input: ForecastInput): Forecast => {
   const synthesis = (out: number, steps: number) =>
     promptTokens(PromptId.ANSWER_SYNTHESIS_SYSTEM, PromptId.ANSWER_SYNTHESIS_USER, planChars(out, steps))
   const n = plan.steps.length
-  const expectedPass = reviews(answerTokens, n).map((t) => figures({ input: t, output: answerTokens }))
-    .reduce(add, zero)
+  const expectedPass = economy.reviewed
+    ? reviews(answerTokens, n).map((t) => figures({ input: t, output: answerTokens })).reduce(add, zero)
+    : zero
   const expected = [
     ...perStep.map((s) => s.expected),
     times(expectedPass, expectedPasses),
     times(figures({ input: refinement(answerTokens, n), output: answerTokens }), expectedPasses - 1),
-    figures({ input: synthesis(answerTokens, n), output: answerTokens })
+    economy.synthesized ? figures({ input: synthesis(answerTokens, n), output: answerTokens }) : zero
   ].reduce(add, zero)
   // refinements may add steps (up to their limit), each run in every pass after it
   const added = Math.min(REFINEMENT_LIMITS.total, Math.max(0, budget.maxSteps - n))
@@ -182,6 +195,20 @@ export const forecastOf = (input: ForecastInput): Forecast => {
       ? `the prompts' sizes, and the passes, answer size and latency of ${calibration.runs} stored run(s) like this one`
       : `the prompts' sizes, one pass, and the planning's own ${planning.length} call(s) for answer size and latency (no stored run like this one)`,
     similarRuns: calibration?.runs ?? 0
+  }
+}
+
+/** Which calls a run of the plan is expected to make (FULL: all of them; a simple iteration: where they pay). */
+const economyOf = (input: ForecastInput) => {
+  const simple = input.singlePass === true
+  const steps = input.plan.steps
+  return {
+    reasons: (step: PlanStep) =>
+      !simple || (step.tool ? asksMoreThanTool(step.description) : step.answer === undefined),
+    reviewed: !simple || needsReview(input.request),
+    synthesized: !simple ||
+      !((input.plan.answer !== undefined && referencesIn(input.plan.answer).length > 0) ||
+        (steps.length === 1 && steps[0]!.tool === undefined))
   }
 }
 

@@ -45,6 +45,12 @@ export const calibrationFor = (mode: string, plan: Plan, figures: ReadonlyArray<
   } satisfies Calibration
 }
 
+/** The budget to forecast within (the run's, unless given), and whether the plan runs as a simple iteration. */
+export interface ForecastOptions {
+  readonly budget?: Budget | undefined
+  readonly singlePass?: boolean | undefined
+}
+
 /** The run's forecaster (RunContext.forecast): its plan priced at its model's rate, on what it has spent. */
 export const forecaster = (
   model: LanguageModel.Service,
@@ -53,7 +59,7 @@ export const forecaster = (
   startedAt: number,
   figures: Effect.Effect<ReadonlyArray<RunFigures>> = recentFigures
 ) =>
-(plan: Plan, passesLeft: number, budget: Budget = input.budget): Effect.Effect<Forecast> =>
+(plan: Plan, passesLeft: number, options: ForecastOptions = {}): Effect.Effect<Forecast> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const log = yield* events.log
@@ -71,7 +77,8 @@ export const forecaster = (
     return forecastOf({
       request: input.task,
       plan,
-      budget,
+      budget: options.budget ?? input.budget,
+      singlePass: options.singlePass === true,
       spent: events.record().usage,
       elapsedMs: now - startedAt,
       planningCalls: planning,
@@ -86,7 +93,7 @@ export const forecaster = (
  * shows); none before it has a plan.
  */
 export const forecastLeft = (
-  forecast: (plan: Plan, passesLeft: number, budget: Budget) => Effect.Effect<Forecast>,
+  forecast: (plan: Plan, passesLeft: number, options: ForecastOptions) => Effect.Effect<Forecast>,
   events: RunEvents.RunEvents,
   budget: Budget
 ): Effect.Effect<Forecast | undefined> =>
@@ -101,5 +108,5 @@ export const forecastLeft = (
       maxLlmCalls: Infinity,
       maxSteps: Infinity
     }
-    return forecast(attemptPlan(attempt), Math.max(1, attempt.ttlRemaining), unbounded)
+    return forecast(attemptPlan(attempt), Math.max(1, attempt.ttlRemaining), { budget: unbounded })
   })

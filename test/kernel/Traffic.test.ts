@@ -198,6 +198,17 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
       expect(prompts(full.log)).toContain("answer_synthesis_user")
     }))
 
+  it.effect("the forecast of a simple iteration expects the calls the economy makes (FULL: every call of the loop)", () =>
+    Effect.gen(function*() {
+      for (const task of ["Compute 17 + 25", "Compute (17 + 25) * 3 and explain the result"]) {
+        const { result } = yield* runWith(offline, { task })
+        expect(result.forecast?.expected.llmCalls, task).toBe(result.usage.llmCalls)
+        expect(result.forecast!.worstCase.llmCalls).toBeGreaterThan(result.usage.llmCalls)
+      }
+      const full = yield* runWith(offline, { task: "Compute 17 + 25", mode: "FULL" })
+      expect(full.result.forecast?.expected.llmCalls).toBe(full.result.usage.llmCalls)
+    }))
+
   it.effect("FULL keeps every call of the loop: 7 for 'Compute 17 + 25' (profile, plan, review, reasoning, review, assessment, answer)", () =>
     Effect.gen(function*() {
       const { log, result } = yield* runWith(offline, { task: "Compute 17 + 25", mode: "FULL" })
