@@ -1,4 +1,4 @@
-import { Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
+import { Cause, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
 import type {
   ApprovalInputError,
   InvalidRunInputError,
@@ -165,9 +165,13 @@ const make = Effect.gen(function*() {
         Effect.zipRight(admission.admit(userId, prepared.runId)(prepared.execute)),
         Effect.provideService(RunLifecycle, lifecycleOf(entry)),
         Effect.ensuring(Effect.sync(() => live.delete(prepared.runId))),
-        Effect.catchSomeDefect((
-          d
-        ) => (d instanceof StoreOutageError && !clustered ? Option.some(retake(d)) : Option.none()))
+        Effect.catchSomeDefect((d) =>
+          d instanceof StoreOutageError && !clustered ? Option.some(retake(d)) : Option.none()
+        ),
+        // any other defect: said in the log (the run stays as its record left it; a restart resumes it)
+        Effect.tapDefect((cause) =>
+          Effect.logError(`run ${prepared.runId} stopped here, unfinished: ${Cause.pretty(cause)}`)
+        )
       )
       // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
       // interruption off): cancel, a budget's timeout and shutdown interrupt it

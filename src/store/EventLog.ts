@@ -1,5 +1,6 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
 import { figuresOf } from "../record/RunFigures.js"
@@ -229,6 +230,9 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
       : `events ${events[0]!.seq}–${events[events.length - 1]!.seq}`
     return write.pipe(
       Effect.asVoid,
+      // a transaction whose connection was lost fails its ROLLBACK too, which @effect/sql raises as a defect: the
+      // write failed all the same, and why is in its causes
+      Effect.catchSomeDefect((d) => d instanceof SqlError ? Option.some(Effect.fail(d)) : Option.none()),
       Effect.mapError((e) =>
         e._tag === "SqlError" ?
           storeError(`appending ${range} of run ${events[0]!.runId}`)(e)

@@ -50,6 +50,10 @@ const SYSTEM: Record<string, readonly [(where: string) => string, boolean]> = {
   EACCES: [() => "permission denied on the data directory (AEON_DATA_DIR must be writable)", false]
 }
 
+/** node-postgres's words for a connection it lost (its errors carry no code then). */
+const LOST =
+  /^Connection terminated|^Client has encountered a connection error|^Connection ended unexpectedly|^Client was closed and is not queryable/
+
 /** The cause, if one of the known codes is among the failure's causes. */
 export const storeCauseOf = (failure: unknown): StoreCause | undefined => {
   for (let c: unknown = failure, depth = 0; c !== null && typeof c === "object" && depth < 6; depth++) {
@@ -64,6 +68,13 @@ export const storeCauseOf = (failure: unknown): StoreCause | undefined => {
         : ""
       const system = SYSTEM[e.code]
       if (system) return { words: system[0](where), passes: system[1] }
+    }
+    // node-postgres says a connection it lost in words only (no code): the server closed it, or it was cut
+    if (typeof (c as { message?: unknown }).message === "string" && LOST.test((c as { message: string }).message)) {
+      return {
+        words: "the connection to PostgreSQL was cut (a restart, a failover, or its backends terminated)",
+        passes: true
+      }
     }
     // an AggregateError (a host with several addresses) holds the attempts in `errors`
     c = e.cause ?? (Array.isArray(e.errors) ? e.errors[0] : undefined)

@@ -1,7 +1,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Layer, Redacted } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import * as Database from "../../src/store/Database.js"
 import * as StoreOutages from "../../src/store/StoreOutages.js"
@@ -16,13 +16,12 @@ import { gql, startServer, type TestServer, waitFor } from "../support/server.js
 const base = process.env.AEON_TEST_DATABASE_URL
 const name = `aeon_outage_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`
 
+// one connection pool for the test's own statements, made once: a refusal takes effect at once
+const adminRuntime = base
+  ? ManagedRuntime.make(PgClient.layer({ url: Redacted.make(base) }).pipe(Layer.orDie))
+  : undefined
 const admin = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-  Effect.runPromise(
-    Effect.flatMap(SqlClient.SqlClient, f).pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(base!) })),
-      Effect.orDie
-    )
-  )
+  adminRuntime!.runPromise(Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.orDie))
 const refuse = () =>
   admin((sql) =>
     Effect.zipRight(
@@ -31,6 +30,13 @@ const refuse = () =>
     )
   )
 const allow = () => admin((sql) => sql.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`))
+
+/** Until the run is executing a step (its reasoning call takes 1.5 s): the database goes away mid-run. */
+const stepStarted = (url: string, id: string) =>
+  waitFor(async () => {
+    const r = (await gql(url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data?.run
+    return r?.events.some((e: { type: string }) => e.type === "StepStarted") ? true : undefined
+  })
 
 let server: TestServer | undefined
 /** A second server, its bound 1 s: a run's attempt ends while the database is away. */
@@ -46,21 +52,26 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
     await admin((sql) => sql.unsafe(`CREATE DATABASE ${name}`))
     server = await startServer({
       database: Database.layer({ url: Redacted.make(urlOf()), dataDir: "memory" }),
-      script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 500 }] }
+      script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 1_500 }] }
     })
     bounded = await startServer({
       database: Layer.merge(
         Database.layer({ url: Redacted.make(urlOf()), dataDir: "memory" }),
         Layer.effect(StoreOutages.StoreOutages, StoreOutages.make(1_000))
       ),
-      script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 500 }] }
+      script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 1_500 }] }
     })
   }, 60_000)
+  // a test that failed half-way leaves the database taking connections again for the next
+  afterEach(async () => {
+    await allow().catch(() => {})
+  })
   afterAll(async () => {
     await server?.stop()
     await bounded?.stop()
     await allow().catch(() => {})
     await admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {})
+    await adminRuntime?.dispose()
   })
 
   it(
@@ -70,7 +81,7 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
       const id =
         (await gql(url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`))
           .body.data.runTask.id as string
-      await new Promise((r) => setTimeout(r, 300))
+      await stepStarted(url, id)
       await refuse()
       const waiting = await waitFor(async () => {
         const h = (await gql(url, `{ health { ok storeFailure runsWaitingForStore } }`)).body.data.health
@@ -99,7 +110,7 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
       const id =
         (await gql(url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`))
           .body.data.runTask.id as string
-      await new Promise((r) => setTimeout(r, 300))
+      await stepStarted(url, id)
       await refuse()
       // the attempt ends after about 1 s; the run still counts as waiting for its store
       await new Promise((r) => setTimeout(r, 4_000))
