@@ -223,6 +223,8 @@ const trafficRows = async () => {
         ? "calls ≤ 1, tokens ≤ 0.5"
         : cls === "fan-out"
         ? "calls ≤ 1, tokens ≤ 1, wall ≤ 1; ≤ 0.6"
+        : cls === "no tool"
+        ? "calls ≤ 1"
         : "calls ≤ 1, tokens ≤ 1",
       auto.calls <= Math.min(par.calls, seq.calls) &&
         (cls === "chain"
