@@ -138,6 +138,12 @@ const retakeWhenBack = (
   })
 }
 
+/** A person's answer to a run going on here, recorded on its log. */
+const answerLive = (needs: Context.Context<RunNeeds>) => ({ prepared: { events } }: LiveRun, a: PersonAnswer) =>
+  a._tag === "Approval" ?
+    Effect.provide(Approval.respond(events, a.requestId, a.answer), needs) :
+    Approval.guide(events, a.requestId, a.text, a.by)
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
@@ -213,11 +219,6 @@ const make = Effect.gen(function*() {
       yield* endCancelled(entry.prepared)
     })
 
-  const answer = ({ prepared: { events } }: LiveRun, a: PersonAnswer) =>
-    a._tag === "Approval" ?
-      Effect.provide(Approval.respond(events, a.requestId, a.answer), needs) :
-      Approval.guide(events, a.requestId, a.text, a.by)
-
   const resumeUnfinished = Effect.gen(function*() {
     // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
     if (clustered) return 0
@@ -248,7 +249,7 @@ const make = Effect.gen(function*() {
     launch,
     runHere,
     cancelHere,
-    answer,
+    answer: answerLive(needs),
     resumeUnfinished,
     shutdown: (timeoutMs) =>
       Ref.set(shuttingDown, true).pipe(
