@@ -53,7 +53,7 @@ const taskOf = (tasks: ReadonlyArray<TrafficTask>, body: any) => {
  * the same answer ReAct gives).
  */
 const planOf = (task: TrafficTask) => ({
-  goal: task.task,
+  // (no goal: it is the task itself, which the planner prompt lets the plan leave out)
   steps: task.calls.length === 0
     ? [{ stepId: "s1", description: `Answer: ${task.task}`, answer: task.answer }]
     // (a tool step without a description: the planner prompt lets its call say it)

@@ -70,7 +70,8 @@ const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string
       reasoningMode,
       ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {})
     }).pipe(
-      Effect.map((r) => r.output as PlanOutput),
+      // a plan without a goal has the task as its goal (the planner prompt lets it leave it out)
+      Effect.map((r): PlanOutput => ({ ...r.output, goal: r.output.goal?.trim() ? r.output.goal : ctx.request })),
       Effect.catchIf(isModelFailure, (e) =>
         Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` })))
     )

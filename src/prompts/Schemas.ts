@@ -61,7 +61,8 @@ const PlannedStep = Schema.Struct({
 export type PlannedStep = typeof PlannedStep.Type
 export const PlanOutput = lenient(
   Schema.Struct({
-    goal: Schema.String,
+    /** Left out when it is the task itself (the run then takes the task as the goal). */
+    goal: Schema.optional(Schema.String),
     steps: Schema.Array(PlannedStep),
     /** The final answer when it needs no more than the steps' results: `{{sN}}` stands for step sN's result. */
     answer: Schema.optional(Schema.String)

@@ -10,7 +10,7 @@ export const templates: Record<PromptId, string> = {
     "step needing no tool that you can answer now carries its \"answer\". When the final answer needs only the steps' " +
     "results, give it as the plan's \"answer\" with references: \"17 + 25 = {{s1.value}}\". JSON only.",
   [PromptId.PLAN_GENERATION_USER]:
-    "Return {\"goal\": string, \"steps\": [{\"stepId\", \"description\"?, \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"answer\"?}], \"answer\"?}.\n" +
+    "Return {\"goal\"?: string, \"steps\": [{\"stepId\", \"description\"?, \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"answer\"?}], \"answer\"?}.\n" +
     "\nTools:\n{{tools}}\n\nTask:\n{{request}}\n\nDepth: {{reasoningMode}}\nEarlier attempts failed (may be none): {{escalationContext}}",
   [PromptId.REASONING_STEP_SYSTEM]:
     "You execute one step of a plan. Use the context from earlier steps and the tool result if any. " +

@@ -120,8 +120,8 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
     Effect.gen(function*() {
       const script = () => ({
         plan_generation_user: [{
+          // (no goal: the task is the goal)
           output: {
-            goal: "Name the capital",
             steps: [{
               stepId: "s1",
               description: "Name the capital of France",
@@ -138,6 +138,7 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
       expect(prompts(log)).toEqual(["plan_generation_user"])
       expect(result.finalAnswer?.answerText).toBe("Paris is the capital of France.")
       expect(ofTag(log, "StepFinished").map((e) => e.outputBy)).toEqual(["plan"])
+      expect(result.plan?.goal).toBe("Name the capital of France.")
       // FULL: the mode for depth asks the model to reason on the step all the same
       const full = yield* runWith(scripted(script()).layer, { task: "Name the capital of France.", mode: "FULL" })
       expect(prompts(full.log)).toContain("reasoning_step_user")
