@@ -10,6 +10,7 @@ const RUN = `query($id: ID!) { run(id: $id) {
   id task status model userId createdAt
   forkedFrom { runId atSeq changed }
   finalAnswer { answerText label }
+  result { advisories }
   usage { llmCalls inputTokens outputTokens cachedTokens costUsd steps replayed { llmCalls } }
   pendingApprovals { requestId stepId tool input description }
   pendingPlanApproval { requestId plan { goal steps { stepId description tool status dependencies } }
@@ -188,6 +189,12 @@ const RunView = ({ runId }: { runId: string }) => {
         <section data-testid="answer">
           <h2>Answer {run.finalAnswer.label ? `(${run.finalAnswer.label})` : ""}</h2>
           <pre>{run.finalAnswer.answerText}</pre>
+        </section>
+      )}
+      {(run.result?.advisories.length ?? 0) > 0 && (
+        <section data-testid="advisories">
+          <h2>Advisories</h2>
+          <ul>{run.result!.advisories.map((a: string) => <li>{a}</li>)}</ul>
         </section>
       )}
       {/* while the plan waits for approval, it is shown once: in the request */}

@@ -115,6 +115,7 @@ describe("the run viewer in a browser (#18.3, #18.4)", () => {
         server.url,
         `query($id: ID!) { run(id: $id) {
       usage { llmCalls inputTokens outputTokens costUsd steps }
+      result { advisories }
       events { type payload } } }`,
         { id }
       )).body.data.run
@@ -142,6 +143,12 @@ describe("the run viewer in a browser (#18.3, #18.4)", () => {
       await planCall.click()
       await expect.poll(() => page.getByTestId("call-prompt").innerText()).toContain(TASK)
       await expect.poll(() => page.getByTestId("answer").innerText()).toContain("6 * 7 = 42")
+      // the run's advisories, as the API lists them (none: no section)
+      const advisories = run.result.advisories as Array<string>
+      if (advisories.length === 0) expect(await page.getByTestId("advisories").count()).toBe(0)
+      else {
+        expect(await page.getByTestId("advisories").locator("li").allInnerTexts()).toEqual(advisories)
+      }
       // the convergence bars say what they are
       await expect.poll(() => page.getByTestId("convergence-legend").innerText()).toMatch(
         /completeness[\s\S]*coherence[\s\S]*consistency/
