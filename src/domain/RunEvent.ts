@@ -6,6 +6,7 @@ import { Forecast } from "./Forecast.js"
 import { Plan, StepStatus } from "./Plan.js"
 import { AdaptiveDepthConfiguration, TaskProfile } from "./Profile.js"
 import { FinalAnswerFields, TerminationReason, TTLExpirationResponse } from "./Result.js"
+import { FINAL_STATUSES } from "./RunStatus.js"
 import { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "./SimpleIteration.js"
 
 const base = { runId: Schema.String, seq: Schema.Int, at: Schema.Number }
@@ -284,7 +285,7 @@ export const SimpleIterationFinished = Schema.TaggedStruct("SimpleIterationFinis
 export const Escalated = Schema.TaggedStruct("Escalated", { ...base, escalation: EscalationEvent })
 export const RunFinished = Schema.TaggedStruct("RunFinished", {
   ...base,
-  status: Schema.Literal("CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"),
+  status: Schema.Literal(...FINAL_STATUSES),
   terminationReason: TerminationReason,
   finalAnswer: Schema.optional(FinalAnswerFields),
   ttlExpiration: Schema.optional(TTLExpirationResponse),

@@ -13,3 +13,13 @@ export const RUN_STATUSES = [
 ] as const
 
 export type RunStatus = (typeof RUN_STATUSES)[number]
+
+/** The statuses a run ends in (RunFinished's): the rest of the list is a run on its way. */
+export const FINAL_STATUSES = ["CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"] as const satisfies ReadonlyArray<
+  RunStatus
+>
+export type FinalStatus = (typeof FINAL_STATUSES)[number]
+
+/** Whether a run with this status has ended. */
+export const isFinal = (status: string): status is FinalStatus =>
+  (FINAL_STATUSES as ReadonlyArray<string>).includes(status)

@@ -2,10 +2,12 @@ import { Clock, Effect, Either, ParseResult, Schema } from "effect"
 import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
+import { FINAL_STATUSES } from "../domain/RunStatus.js"
 import { RunMode } from "../domain/SimpleIteration.js"
 import * as LanguageModel from "../llm/LanguageModel.js"
 import * as PromptRegistry from "../prompts/PromptRegistry.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
+import { beginsRun } from "../record/RunRecord.js"
 import { executionPasses, type RunResult } from "../record/RunResult.js"
 import { RunStore } from "../store/RunStore.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
@@ -13,7 +15,7 @@ import { fork } from "./Fork.js"
 import { prepare } from "./Run.js"
 import { decodeRunInput } from "./RunInput.js"
 
-const Status = Schema.Literal("CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED")
+const Status = Schema.Literal(...FINAL_STATUSES)
 
 /** One case of an eval set: a task, how to run it, what its result must be. */
 export const EvalCase = Schema.Struct({
@@ -243,7 +245,7 @@ const inputsOf = (cases: ReadonlyArray<EvalCase>, evalId: string) =>
 const replayOf = (runId: string) =>
   Effect.gen(function*() {
     const events = yield* (yield* RunStore).events(runId)
-    const started = events.find((e) => e._tag === "RunStarted")
+    const started = events.find(beginsRun)
     if (!started) return yield* new InvalidRunInputError({ message: `run ${runId} has not started: nothing to replay` })
     return yield* fork(runId, started.seq)
   })

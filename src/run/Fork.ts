@@ -6,7 +6,14 @@ import * as LanguageModel from "../llm/LanguageModel.js"
 import * as Offline from "../llm/Offline.js"
 import { editPlan } from "../planning/PlanEdit.js"
 import { attemptPlan } from "../record/Attempt.js"
-import { foldEvents, pendingApprovals, pendingGuidance, reachesEnd, type RunRecord } from "../record/RunRecord.js"
+import {
+  beginsRun,
+  foldEvents,
+  pendingApprovals,
+  pendingGuidance,
+  reachesEnd,
+  type RunRecord
+} from "../record/RunRecord.js"
 import { RunStore } from "../store/RunStore.js"
 import { extend } from "../support/Extend.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
@@ -140,7 +147,7 @@ export const create = (
     const row = yield* store.getRun(sourceId)
     if (Option.isNone(row)) return yield* new RunNotFoundError({ runId: sourceId })
     const events = yield* store.events(sourceId)
-    const started = events.find((e) => e._tag === "RunStarted")
+    const started = events.find(beginsRun)
     const last = events.at(-1)
     if (!started || !last) return yield* refused(`run ${sourceId} has not started: there is nothing to fork`)
     if (!Number.isInteger(atSeq) || atSeq < started.seq || atSeq > last.seq) {
