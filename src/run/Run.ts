@@ -273,19 +273,29 @@ export const prepareResume = (
   })
 
 /** Start-up recovery: every run left RUNNING or QUEUED continues to its end. */
+/**
+ * A stored run that cannot resume — its events do not decode, or its input no longer does (a tool it names is gone,
+ * say an MCP server's) — is logged with why and left as it is (undefined); the other runs go on. The one rule for
+ * every place that resumes runs.
+ */
+export const cannotResume = (id: string) => ({
+  RunRecordDamagedError: (e: { readonly seq: number; readonly detail: string }) =>
+    Effect.as(
+      Effect.logError(`run ${id} cannot resume, its record is damaged: event ${e.seq}: ${e.detail}`),
+      undefined
+    ),
+  InvalidRunInputError: (e: InvalidRunInputError) =>
+    Effect.as(Effect.logError(`run ${id} cannot resume, its input no longer decodes: ${e.message}`), undefined)
+})
+
+/** Every run a dead process left unfinished, resumed to its end (those that cannot resume logged and left). */
 export const resumeUnfinished = Effect.gen(function*() {
   const store = yield* RunStore
   const unfinished = yield* store.unfinished
-  // a run whose stored events do not decode is logged and left as it is; the others resume
   const results = yield* Effect.forEach(unfinished, (r) =>
     prepareResume(r.id).pipe(
       Effect.flatMap((p) => p.execute),
-      Effect.map(Option.some),
-      Effect.catchTag("RunRecordDamagedError", (e) =>
-        Effect.as(
-          Effect.logError(`run ${r.id} cannot resume, its record is damaged: event ${e.seq}: ${e.detail}`),
-          Option.none()
-        ))
+      Effect.catchTags(cannotResume(r.id))
     ), { concurrency: 4 })
-  return results.flatMap((r) => (Option.isSome(r) ? [r.value] : []))
+  return results.flatMap((r) => (r === undefined ? [] : [r]))
 })

@@ -9,7 +9,15 @@ import { StoreOutageError } from "../domain/Errors.js"
 import * as Approval from "../kernel/Approval.js"
 import { resultOf } from "../record/RunResult.js"
 import * as Fork from "../run/Fork.js"
-import { cancelledEnd, prepare, type PreparedRun, prepareResume, register, RunLifecycle } from "../run/Run.js"
+import {
+  cancelledEnd,
+  cannotResume,
+  prepare,
+  type PreparedRun,
+  prepareResume,
+  register,
+  RunLifecycle
+} from "../run/Run.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import type { RunIdTakenError, UserBusyError } from "../store/StoreValues.js"
@@ -78,20 +86,6 @@ type RunNeeds =
   | Effect.Effect.Context<ReturnType<typeof prepare>>
   | Effect.Effect.Context<ReturnType<typeof prepareResume>>
   | Effect.Effect.Context<ReturnType<typeof Approval.respond>>
-
-/**
- * A stored run that cannot resume — its events do not decode, or its input no longer does (a tool it names is gone,
- * say an MCP server's) — is logged with why and left as it is; the other runs go on.
- */
-const cannotResume = (id: string) => ({
-  RunRecordDamagedError: (e: { readonly seq: number; readonly detail: string }) =>
-    Effect.as(
-      Effect.logError(`run ${id} cannot resume, its record is damaged: event ${e.seq}: ${e.detail}`),
-      undefined
-    ),
-  InvalidRunInputError: (e: InvalidRunInputError) =>
-    Effect.as(Effect.logError(`run ${id} cannot resume, its input no longer decodes: ${e.message}`), undefined)
-})
 
 /**
  * A cancelled run that never began (it waited for a slot or its user's turn) ends CANCELLED all the same: written
