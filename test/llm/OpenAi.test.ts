@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { Chunk, ConfigProvider, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
@@ -76,7 +76,10 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       const call = yield* Effect.fork(
         model({ retryBaseMs: 60_000, timeoutMs: 600_000 }).generate(Contracts.answerSynthesis, synthesisInput)
       )
-      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200))) // the first request and its 500 come back
+      // the first request and its 500 come back: the call then waits on the clock for its backoff (about 60 s; its
+      // timeout's wake-up is at 600 s) — awaited, not slept
+      const backingOff = Effect.map(TestClock.sleeps(), Chunk.some((at) => at <= 120_000))
+      while (!(yield* backingOff)) yield* Effect.promise(() => new Promise((r) => setImmediate(r)))
       expect(stub.requests.length).toBe(1)
       yield* TestClock.adjust("2 minutes") // past the first backoff (60 s, jittered), within the call's timeout
       const r = yield* Fiber.join(call)
