@@ -72,7 +72,7 @@ interface Refining {
 
 const globalLimitReached = (r: Refining, what: string) => {
   if (r.ledger.total < REFINEMENT_LIMITS.total) return false
-  r.advisories.push(`global refinement limit (${REFINEMENT_LIMITS.total}) reached: ${what} (FR-066)`)
+  r.advisories.push(`global refinement limit (${REFINEMENT_LIMITS.total}) reached: ${what}`)
   return true
 }
 
@@ -93,7 +93,7 @@ const askRefinement = (input: RefineInput, r: Refining) => {
   }).pipe(
     Effect.map((answer) => answer.output as RefinementOutput),
     Effect.catchIf(isModelFailure, (e) => {
-      r.advisories.push(`refinement failed (${e._tag}: ${e.message}); continuing with the current plan (FR-067)`)
+      r.advisories.push(`refinement failed (${e._tag}: ${e.message}); continuing with the current plan`)
       return Effect.succeed(undefined)
     })
   )
@@ -124,7 +124,7 @@ const takeAttempt = (r: Refining, proposed: Proposed, fragment: string) => {
   const tries = r.ledger.perFragment[fragment] ?? 0
   if (tries >= REFINEMENT_LIMITS.perFragment) {
     r.advisories.push(
-      `fragment ${fragment} reached its ${REFINEMENT_LIMITS.perFragment}-attempt limit: ${proposed.actionType} dropped (FR-065)`
+      `fragment ${fragment} reached its ${REFINEMENT_LIMITS.perFragment}-attempt limit: ${proposed.actionType} dropped`
     )
     return false
   }
@@ -144,7 +144,7 @@ const applyChecked = (input: RefineInput, r: Refining, action: RefinementAction,
   if (edit instanceof DepthExceeded) {
     r.manual.push({
       stepId: edit.stepId,
-      reason: `subplan nesting would reach depth ${edit.depth} (max 5); fragment left as is (FR-082)`
+      reason: `subplan nesting would reach depth ${edit.depth} (max 5); fragment left as is`
     })
     r.ledger = { ...r.ledger, perFragment: { ...r.ledger.perFragment, [fragment]: REFINEMENT_LIMITS.perFragment } }
     r.advisories.push(

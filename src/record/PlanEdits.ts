@@ -139,7 +139,7 @@ export class DepthExceeded {
 
 export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthExceeded => {
   // a superseded step is modified through its live successor: never a second live copy of one step. (A REMOVE still
-  // names the step the planner saw: removing an executed step is refused, FR-070.)
+  // names the step the planner saw: removing an executed step is refused.)
   const targetId = action.targetStepId === undefined || action.actionType === "REMOVE"
     ? action.targetStepId
     : liveSuccessor(plan.steps, action.targetStepId)
@@ -187,7 +187,7 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
     }
     case "REMOVE": {
       if (!target) return Either.left(`REMOVE targets ${action.targetStepId}, which is not in the plan`)
-      if (isExecuted(target)) return Either.left(`REMOVE of ${target.stepId} refused: the step already ran (FR-070)`)
+      if (isExecuted(target)) return Either.left(`REMOVE of ${target.stepId} refused: the step already ran`)
       const steps = plan.steps
         .filter((s) => s.stepId !== target.stepId)
         .map((s) => (isExecuted(s) ? s : { ...s, dependencies: s.dependencies.filter((d) => d !== target.stepId) }))
@@ -211,7 +211,7 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
       const depthLevel = found.depth + 1
       if (depthLevel > MAX_SUBPLAN_DEPTH) return new DepthExceeded(found.step.stepId, depthLevel)
       if (isExecuted(found.step)) {
-        return Either.left(`SUBPLAN_CREATE on ${found.step.stepId} refused: the step already ran (FR-070)`)
+        return Either.left(`SUBPLAN_CREATE on ${found.step.stepId} refused: the step already ran`)
       }
       const substeps = renumber(
         (action.substeps ?? []).map((s) =>

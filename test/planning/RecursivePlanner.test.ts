@@ -102,7 +102,7 @@ describe("RecursivePlanner", () => {
       expect(byId["s2.r2"]).toMatchObject({ status: "pending", dependencies: ["s1.r2"] })
       expect(byId["s3"]!.dependencies).toEqual(["s2.r2"])
       expect(o.applied).toHaveLength(1)
-      expect(o.advisories.join("\n")).toContain("REMOVE of s2 refused: the step already ran (FR-070)")
+      expect(o.advisories.join("\n")).toContain("REMOVE of s2 refused: the step already ran")
       expect(o.applied[0]!.inconsistencyDetected).toBe(true)
     }))
 
@@ -286,6 +286,6 @@ describe("RecursivePlanner", () => {
       const p = fixturePlan(2)
       const o = yield* refine(p, llmOf({ [PromptId.RECURSIVE_REFINEMENT_USER]: [{ error: { status: 500 } }] }))
       expect(o.plan).toBe(p)
-      expect(o.advisories[0]).toContain("continuing with the current plan (FR-067)")
+      expect(o.advisories[0]).toContain("continuing with the current plan")
     }))
 })
