@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as RunStore from "../../src/store/RunStore.js"
 import { backend, freshDatabase, storeLayer } from "../support/database.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
 let server: TestServer
 
@@ -16,11 +16,7 @@ beforeAll(async () => {
 })
 afterAll(() => server?.stop())
 
-const finished = (id: string) =>
-  waitFor(async () => {
-    const r = await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })
-    return ["CONVERGED", "NOT_CONVERGED", "FAILED"].includes(r.body.data?.run?.status) ? r.body.data.run : undefined
-  })
+const finished = (id: string) => awaitRun(server.url, id)
 
 describe(`a damaged stored run (${backend})`, () => {
   it("is listed as that one node with a coded error; the rest of the page is served, also for runs added later", async () => {

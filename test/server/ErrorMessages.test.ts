@@ -3,16 +3,13 @@ import { Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backend, freshDatabase, storeLayer } from "../support/database.js"
 import { convergingScript } from "../support/scripts.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
 
 const START = `mutation($input: RunTaskInput!) { runTask(input: $input) { id status userId } }`
 const alice = { authorization: "Bearer key-alice" }
 const bob = { authorization: "Bearer key-bob" }
 const finished = (server: TestServer, id: string, headers: Record<string, string>) =>
-  waitFor(async () => {
-    const r = await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id }, headers)
-    return ["CONVERGED", "NOT_CONVERGED", "FAILED"].includes(r.body.data?.run?.status) ? true : undefined
-  })
+  awaitRun(server.url, id, { headers })
 
 /** What must never reach a client: database text, stacks, schema dumps, Effect's failure wrappers. */
 const INTERNAL =

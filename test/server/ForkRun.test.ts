@@ -1,6 +1,6 @@
 import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
 
 let server: TestServer
 const alice = { authorization: "Bearer key-alice" }
@@ -11,15 +11,10 @@ beforeAll(async () => {
 afterAll(() => server?.stop())
 
 const finished = (id: string, headers: Record<string, string>) =>
-  waitFor(async () => {
-    const run = (await gql(
-      server.url,
-      `query($id: ID!) { run(id: $id) { status userId finalAnswer { answerText }
+  awaitRun(server.url, id, {
+    query: `query($id: ID!) { run(id: $id) { status userId finalAnswer { answerText }
         usage { llmCalls costUsd replayed { llmCalls costUsd } } events { seq type payload } } }`,
-      { id },
-      headers
-    )).body.data.run
-    return ["CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"].includes(run.status) ? run : undefined
+    headers
   })
 
 /** A run of alice's, started over GraphQL and waited for to its end. */

@@ -8,7 +8,7 @@ import WebSocket from "ws"
 import config from "../../codegen.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
 /** POSTs a body in chunks, without content-length (transfer-encoding: chunked). */
 const chunkedPost = (url: string, chunks: Array<string>) =>
@@ -41,13 +41,7 @@ afterAll(() => server?.stop())
 
 const runTask = (input: object) =>
   gql(server.url, "mutation($input: RunTaskInput!) { runTask(input: $input) { id status mode } }", { input })
-const finished = (id: string) =>
-  waitFor(async () => {
-    const r = await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })
-    return ["CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"].includes(r.body.data?.run?.status)
-      ? r.body.data.run.status as string
-      : undefined
-  })
+const finished = (id: string) => awaitRun(server.url, id).then((r) => r.status as string)
 
 describe("schema-first", () => {
   it("the generated resolver types are up to date with schema.graphql", async () => {

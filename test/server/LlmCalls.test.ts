@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest"
-import { gql, startServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer } from "../support/server.js"
 
 const README_TASK = "Compute (17 + 25) * 3 and explain the result"
 const finished = (url: string, id: string) =>
-  waitFor(async () => {
-    const r = await gql(url, `query($id: ID!) { run(id: $id) { status usage { llmCalls } } }`, { id })
-    return ["CONVERGED", "NOT_CONVERGED", "FAILED"].includes(r.body.data?.run?.status) ? r.body.data.run : undefined
-  })
+  awaitRun(url, id, { query: `query($id: ID!) { run(id: $id) { status usage { llmCalls } } }` })
 const CALLS = `query($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 3, after: $after) {
   edges { cursor node { seq promptId model attempt passNumber phase stepId system user response finishReason output decodeError inputTokens outputTokens } }
   pageInfo { endCursor hasNextPage } } } }`

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { backend } from "../support/database.js"
 import { exited, scriptedServerEnv, startProcess } from "../support/process.js"
 import { convergingScript, seedScriptFile, verdict } from "../support/scripts.js"
-import { gql, startServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, waitFor } from "../support/server.js"
 
 const FIGURES = "{ llmCalls tokens costUsd wallMs }"
 const FORECAST = `{ expected ${FIGURES} worstCase ${FIGURES} perStep { stepId expected ${FIGURES} } basis similarRuns }`
@@ -29,11 +29,7 @@ const RESPOND = `mutation($runId: ID!, $requestId: ID!, $decision: ApprovalDecis
 const START = `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`
 const task = { task: "Compute 6 * 7 and explain it", mode: "FULL" }
 
-const finished = (url: string, id: string) =>
-  waitFor(async () => {
-    const run = (await gql(url, RUN, { id })).body.data.run
-    return run.status === "AWAITING_INPUT" || run.status === "RUNNING" || run.status === "QUEUED" ? undefined : run
-  }, 30_000)
+const finished = (url: string, id: string) => awaitRun(url, id, { query: RUN })
 const awaiting = (url: string, id: string) =>
   waitFor(async () => {
     const run = (await gql(url, RUN, { id })).body.data.run

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { createClient } from "graphql-sse"
 import * as Aeon from "../../src/Aeon.js"
 import { serve, type ServerConfig } from "../../src/launch/App.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
@@ -55,4 +56,31 @@ export const waitFor = async <A>(f: () => Promise<A | undefined>, timeoutMs = 20
     await new Promise((r) => setTimeout(r, 25))
   }
   throw new Error("timed out waiting")
+}
+
+/**
+ * Awaits a run's end as a client does: its `runEvents` subscription (over SSE) until RunFinished — the event awaited,
+ * not a poll —, then the run as `query` (a query taking `$id`) reads it. A run that never ends is the test's timeout.
+ */
+export const awaitRun = async (
+  url: string,
+  id: string,
+  options: { readonly query?: string; readonly headers?: Record<string, string> } = {}
+) => {
+  const headers = options.headers ?? {}
+  const client = createClient({ url, headers: { "x-graphql-yoga-csrf": "1", ...headers } })
+  try {
+    for await (
+      const r of client.iterate<{ runEvents: { type: string } }>({
+        query: `subscription($id: ID!) { runEvents(runId: $id, fromSeq: 0) { type } }`,
+        variables: { id }
+      })
+    ) {
+      if (r.data?.runEvents.type === "RunFinished") break
+    }
+  } finally {
+    client.dispose()
+  }
+  const query = options.query ?? `query($id: ID!) { run(id: $id) { status } }`
+  return (await gql(url, query, { id }, headers)).body.data.run
 }
