@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { llmCallsOf } from "../record/LlmCalls.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { ModelUnavailableError } from "./ModelErrors.js"
 import { FREE } from "./Pricing.js"
@@ -15,26 +16,26 @@ export interface Recording {
   readonly finishReason: string | undefined
   readonly inputTokens: number
   readonly outputTokens: number
-  readonly cachedTokens: number | undefined
+  readonly cachedTokens: number
   readonly costUsd: number
 }
 
-/** The recorded calls of a run that got an answer, after `afterSeq`, in order. */
+/** The recorded calls of a run that got an answer, after `afterSeq`, in order (the run's one projection of them). */
 export const recordingsOf = (events: ReadonlyArray<RunEvent>, afterSeq = 0): Array<Recording> =>
-  events.flatMap((e) =>
-    e._tag === "LlmCalled" && e.seq > afterSeq && e.call?.response !== undefined && e.error === undefined
+  llmCallsOf(events).flatMap((c) =>
+    c.seq > afterSeq && c.response !== undefined && !c.failed
       ? [{
-        seq: e.seq,
-        promptId: e.promptId,
-        model: e.model,
-        system: e.call.system,
-        user: e.call.user,
-        response: e.call.response,
-        finishReason: e.call.finishReason,
-        inputTokens: e.inputTokens,
-        outputTokens: e.outputTokens,
-        cachedTokens: e.cachedTokens,
-        costUsd: e.costUsd
+        seq: c.seq,
+        promptId: c.promptId,
+        model: c.model,
+        system: c.system,
+        user: c.user,
+        response: c.response,
+        finishReason: c.finishReason,
+        inputTokens: c.inputTokens,
+        outputTokens: c.outputTokens,
+        cachedTokens: c.cachedTokens,
+        costUsd: c.costUsd
       }]
       : []
   )

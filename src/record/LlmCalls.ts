@@ -17,6 +17,8 @@ export interface LlmCall extends RecordedCall {
   readonly estimated: boolean
   /** Answered from a recording (a fork, a replay): nothing was sent, nothing paid. */
   readonly replayed: boolean
+  /** The call failed (its LlmCalled says how): what it received, if anything, was not taken as its answer. */
+  readonly failed: boolean
 }
 
 /** The recorded model calls of a run, in order: a projection of its LlmCalled events (none when not recorded). */
@@ -36,6 +38,7 @@ export const llmCallsOf = (events: ReadonlyArray<RunEvent>): Array<LlmCall> =>
         failedModels: e.failedModels ?? [],
         estimated: e.estimated === true,
         replayed: e.replayed === true,
+        failed: e.error !== undefined,
         ...e.call
       }]
       : []
