@@ -11,7 +11,7 @@ import * as RunEvents from "../kernel/RunEvents.js"
 import { initialState } from "../kernel/RunState.js"
 import { reachesEnd } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
-import { iterate, summarizeFailures } from "../simple/SimpleMode.js"
+import { endsIterations, iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
 import { traced } from "../telemetry/Span.js"
@@ -60,8 +60,8 @@ const simpleMode = (s: Session) =>
         records: progress?.simpleRecords ?? [],
         inProgress: progress?.attempt?.singlePass ? s.inProgress : undefined,
         previousPlan: progress?.previousPlan,
-        done: progress?.lastIteration !== undefined &&
-          ["converged", "budget_exhausted", "cancelled", "dry_run"].includes(progress.lastIteration.stop.reason)
+        done: progress?.lastIteration !== undefined && progress.simpleRecords.length > 0 &&
+          endsIterations(progress.simpleRecords.at(-1)!, progress.lastIteration.stop, progress.simpleRecords.at(-2))
       }
     )
     // after a restart that found the last iteration finished, that iteration is the last one

@@ -115,6 +115,20 @@ const repeats = (record: SimpleIterationRecord, before: SimpleIterationRecord) =
   JSON.stringify([record.failedTests, record.errorMessages.map(errorSignature)]) ===
     JSON.stringify([before.failedTests, before.errorMessages.map(errorSignature)])
 
+/**
+ * Whether an iteration ends the iterations: it passed, the budget ran out, a person stopped it (a rejected plan) or it
+ * was a dry run, its provider cannot serve the run, or it failed as the one before did (another would repeat it). The
+ * one rule, for the loop and for a restart that finds the last iteration finished.
+ */
+export const endsIterations = (
+  record: SimpleIterationRecord,
+  stop: { readonly reason: string; readonly unrecoverable?: boolean | undefined },
+  before: SimpleIterationRecord | undefined
+): boolean =>
+  record.testStatus === "passed" || stop.unrecoverable === true ||
+  ["converged", "budget_exhausted", "cancelled", "dry_run"].includes(stop.reason) ||
+  (before !== undefined && repeats(record, before))
+
 export interface SimpleIteration {
   readonly outcome: Outcome
   readonly record: SimpleIterationRecord
@@ -151,16 +165,7 @@ export const iterate = (
       records.push(record)
       previous = outcome.state.plan.steps.map((s) => s.description).join("; ")
       pass = outcome.nextPass
-      // passed, out of budget, stopped by a person (a rejected plan) or a dry run, or the same plan failing as the last
-      // one did (another iteration would repeat it): no further iteration
-      const before = records.at(-2)
-      if (
-        record.testStatus === "passed" || outcome.stop.unrecoverable ||
-        ["budget_exhausted", "cancelled", "dry_run"].includes(outcome.stop.reason) ||
-        (before !== undefined && repeats(record, before))
-      ) {
-        break
-      }
+      if (endsIterations(record, outcome.stop, records.at(-2))) break
     }
     return { iterations, records, nextPass: pass }
   })
