@@ -70,8 +70,7 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
     const store = yield* RunStore
     // the store reads a wake starts (from a notification's callback): fibers of this service's scope
     const runFork = yield* FiberSet.makeRuntime<never>()
-    // followers are callbacks, not a PubSub with a fiber each: the same choice and figure as RunEvents' followers
-    // (bench/FanOut.ts: a fiber per follower was ~115× the time to hand 10,000 events to 100 followers)
+    // followers are callbacks, not a PubSub with a fiber each: the same choice as RunEvents' followers (bench row 9)
     const readers = new Map<string, Reader>()
     const wake = (runId: string) => {
       const reader = readers.get(runId)

@@ -114,8 +114,8 @@ export interface Following {
  * A turn of the event loop. Effect runs fibers in microtasks, and a socket is written in the process.nextTick and
  * microtask queues that follow: while the run computes, the I/O of its subscribers waits for the run's next wait on
  * a timer or a socket. A run someone follows takes this turn after each emission, so each event goes out as it is
- * published (bench row 12, one subscriber over SSE, all events of 8 runs: p50 3 → 1 ms, p99 11 → 7–8 ms; 100
- * subscribers: p99 91 → 46 ms over SSE, 88 → 32 ms over WebSocket, one run each way).
+ * published (bench row 12: one subscriber and 100, over SSE and WebSocket; the delivery times fell by a third to a
+ * half with it).
  */
 const eventLoopTurn = Effect.interruptible(Effect.async<void>((resume) => {
   // not Effect.yieldNow (Effect's scheduler resumes it in a microtask, a timer only after 2,048 of them: no I/O in
@@ -144,8 +144,8 @@ const storeRetries = (boundMs: number) =>
   )
 
 /**
- * The run's followers. Callbacks the writer calls, not PubSub subscriptions: bench/FanOut.ts measured Effect's PubSub
- * with a fiber per follower at ~115× the time to hand 10,000 events to 100 followers (2.5 s vs 22 ms, two runs); and
+ * The run's followers. Callbacks the writer calls, not PubSub subscriptions: bench row 9 (bench/FanOut.ts) measures
+ * Effect's PubSub with a fiber per follower at two orders of magnitude the time of callbacks; and
  * a PubSub's bounded strategies either hold back the publisher (the run) or drop events, where a too slow subscriber
  * should be closed with the point to resume from (EventFeed does that, with its own bounded buffer).
  */

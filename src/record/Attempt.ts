@@ -82,7 +82,7 @@ export const inFlightSteps = (a: AttemptRecord): Array<string> =>
 /**
  * Each planned step as its events left it, remembered while those events are the same: the kernel reads the plan at
  * every step, and projecting every step anew each time made a pass quadratic (a 1,000-step pass spent half its time
- * in finishStep and a quarter collecting its garbage: 6.4 ms a step, bench/PeerSizes).
+ * in finishStep and a quarter collecting its garbage: bench row 7, bench/PeerSizes).
  */
 const projections = new WeakMap<PlanStep, {
   readonly context: string | undefined
@@ -122,9 +122,9 @@ export const toolCallInput = (a: AttemptRecord | undefined, step: PlanStep): Eit
 
 /**
  * An attempt's plan as last projected, for the plan it was projected from, with where each step id sits in it. The
- * kernel reads the plan before every step: projecting only the steps that changed (and a copy) keeps a read at 13 µs
- * a step of a 100-step plan, where mapping every step would make it O(plan), 43 µs (CPU profile of the bench's
- * 100 × 3 loop, 10 runs).
+ * kernel reads the plan before every step: projecting only the steps that changed (and a copy) keeps a read about a
+ * third of what mapping every step costs on a 100-step plan, and keeps it from growing with the plan (a CPU profile
+ * of bench row 6's 100 × 3 loop).
  */
 const projectedPlans = new WeakMap<AttemptRecord, {
   readonly source: Plan

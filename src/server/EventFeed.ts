@@ -39,8 +39,8 @@ export const feedBatches = <A>(
  * The feed's end, a turn of the event loop after its last event: every transport ends the subscription when its
  * iterator is done (SSE's `complete` event, graphql-ws's `complete` message). Written with the last result, the client
  * reads both at once and tears the subscription down (graphql-sse aborts its request) before its application is handed
- * that result: one SSE subscriber had the run's RunFinished 2.0–4.5 ms after the server wrote it (7 traced runs), the
- * median event 0.5 ms; with the end a turn later, RunFinished too (bench/RESULTS.md, issue 19).
+ * that result: an SSE subscriber had the run's RunFinished several times later than its other events; with the end a
+ * turn later, RunFinished comes as fast as they do (bench row 12).
  */
 const afterLastEvent = <A>(end: () => A): Promise<A> => new Promise((resolve) => setImmediate(() => resolve(end())))
 
@@ -59,7 +59,7 @@ const feedOf = <A>(
   let ended = false // nothing more will come: RunFinished was delivered, or the run had ended
   let closed = false
   // a reader waiting is answered once the burst that woke it has all arrived: the writer publishes a burst in one
-  // synchronous loop, so a microtask sees all of it. (Not Stream.groupedWithin: the feed is plain callbacks, 115× less
+  // synchronous loop, so a microtask sees all of it. (Not Stream.groupedWithin: the feed is plain callbacks, far less
   // work than a fiber per follower, bench row 9; and a time window would add its length to every delivery.)
   let wake = false
   const answer = () => {

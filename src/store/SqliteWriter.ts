@@ -6,10 +6,9 @@ export type RawStatement = readonly [sql: string, params: ReadonlyArray<unknown>
 
 /**
  * Writes on the embedded database straight through better-sqlite3, on the client's one connection and under its
- * permit: the run's event appends, with the records RunStarted and RunFinished open and close. Through @effect/sql each statement and transaction makes a span, a scope and a
- * compiled statement: an append of 4 events, one with a recorded call (two INSERTs in one transaction), took
- * 240–250 µs there and 134–163 µs here (in-memory database, 5,000 appends, two runs each; without a recorded call
- * 183–270 against 100–120 µs), and appends are most of what the store adds to a run (bench/RESULTS.md, row 6).
+ * permit: the run's event appends, with the records RunStarted and RunFinished open and close. Through @effect/sql
+ * each statement and transaction makes a span, a scope and a compiled statement, which took about twice the time of
+ * the write itself; and appends are most of what the store adds to a run (bench row 6, the store's share).
  */
 export class SqliteWriter extends Context.Tag("aeon/SqliteWriter")<SqliteWriter, {
   /** Runs the statements in one transaction (one statement: on its own), all or none. */

@@ -387,8 +387,8 @@ type Step = PlanLike["steps"][number]
 /**
  * A step's own findings (its tool's existence and fit, its wording), remembered for a run's tool list by what the
  * step says and calls: a plan is checked at every validation and at every refinement action, its steps mostly the same.
- * Remembered, each step is checked once a run; checked afresh each time (six times a step in a run of the bench's
- * 100 × 3 loop), checkPlan would take 58 µs a step of that loop (CPU profile, 10 runs: the do/say check ~17 µs).
+ * Remembered, each step is checked once a run; checked afresh each time (six times a step in a run of bench row 6's
+ * 100 × 3 loop), checkPlan was a visible part of that loop's CPU profile (the do/say check most of it).
  */
 const stepChecks = memoizeWeak((tools: ReadonlyArray<ToolInfo>) => {
   const byName = new Map(tools.map((t) => [t.name, t]))
