@@ -68,6 +68,7 @@ export const jsonResult = (r: RunResult) => ({
   budget: r.history.configuration.budget ?? null,
   forecast: r.forecast ?? null,
   forecastError: r.forecastError ?? null,
+  advisories: r.advisories,
   error: r.error ?? null
 })
 

@@ -99,6 +99,8 @@ describe.skipIf(!root)("the disk fills mid-run (aeon run, the embedded store on 
       const result = JSON.parse(r.stdout)
       expect(result).toMatchObject({ runId, status: "CONVERGED" })
       expect(result.finalAnswer.answerText).toContain("42")
+      // the run's record says it waited, and why (its advisories, in the JSON too)
+      expect(result.advisories.join("\n")).toMatch(/the run waited [\d.]+ s for its store: the disk holding/)
       const inspect = await cli.aeon("inspect", runId, "--events", "--json")
       const events = JSON.parse(inspect.stdout) as Array<{ seq: number; _tag: string }>
       expect(events.at(-1)?._tag).toBe("RunFinished")
