@@ -1,12 +1,12 @@
 /* global console, process */
 // Size rules of the code, checked by `npm run lint` (not by the test suite: they are about the code, not what it
-// does): the kernel (Orchestrator + Executor) under 800 lines of code, and no function in src/ over 120 lines
+// does): the kernel (Orchestrator + Executor + PassSteps) under 800 lines of code, and no function in src/ over 120 lines
 // (generated code aside). Prints what breaks a rule and exits 1.
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import ts from "typescript"
 
-const KERNEL = ["src/kernel/Orchestrator.ts", "src/kernel/Executor.ts"]
+const KERNEL = ["src/kernel/Orchestrator.ts", "src/kernel/Executor.ts", "src/kernel/PassSteps.ts"]
 const KERNEL_MAX = 800
 const FUNCTION_MAX = 120
 

@@ -1,21 +1,7 @@
 /** What the CLI's commands do, loaded only once a command runs (`aeon --help` never loads the engine). */
-import {
-  Cause,
-  ConfigProvider,
-  Deferred,
-  Effect,
-  Exit,
-  Fiber,
-  FiberRef,
-  HashSet,
-  Layer,
-  Logger,
-  Option,
-  Stream
-} from "effect"
+import { ConfigProvider, Deferred, Effect, Exit, Fiber, FiberRef, HashSet, Layer, Logger, Option, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
-import { StoreOutageError } from "../domain/Errors.js"
 import { describeLeft } from "../domain/Quota.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
@@ -47,6 +33,7 @@ import {
   summaryLine,
   toolsTable
 } from "./Render.js"
+import { fail, personLogger, report } from "./Reporting.js"
 
 /** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
 export class CliError extends Error {}
@@ -108,36 +95,7 @@ export const engineLayer = (flags: Record<string, string>, mcpFile?: string) =>
     RunLlm.recordingLayerConfig
   )
 
-export const fail = (e: unknown) =>
-  Effect.sync(() => {
-    const message = e instanceof Error || (typeof e === "object" && e !== null && "message" in e)
-      ? (e as { message: string }).message
-      : String(e)
-    process.stderr.write(`aeon: ${message}\n`)
-    process.exitCode = 1
-  })
-
-/**
- * The failure (typed error or thrown CliError) of a command, reported without a stack. A store that stayed away past
- * AEON_STORE_OUTAGE_MS: exit 4, and how to go on once it is back.
- */
-export const report = (cause: Cause.Cause<unknown>) => {
-  const failure = Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
-  if (!(failure instanceof StoreOutageError)) return fail(failure)
-  return Effect.sync(() => {
-    process.stderr.write(`aeon: ${failure.message}; resume with: aeon run --resume ${failure.runId}\n`)
-    process.exitCode = 4
-  })
-}
-
-/**
- * What a run says while it goes on (its store failing, then answering again), to a person on stderr — never on
- * stdout, which holds the answer or the --json document.
- */
-const personLogger = Logger.make(({ logLevel, message }) => {
-  if (logLevel._tag === "Debug" || logLevel._tag === "Trace") return
-  process.stderr.write(`aeon: ${Array.isArray(message) ? message.join(" ") : String(message)}\n`)
-})
+export { fail, report }
 
 export const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { BudgetExhaustedError } from "../domain/Errors.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import { passesGiven } from "../record/RunRecord.js"
-import { readySteps } from "./Executor.js"
+import { readySteps } from "./PassSteps.js"
 import type { RunContext } from "./RunContext.js"
 import { currentState as state } from "./RunState.js"
 
