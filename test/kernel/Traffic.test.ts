@@ -23,11 +23,11 @@ const prompts = (log: ReadonlyArray<RunEvent>) => log.flatMap((e) => (e._tag ===
 const ofTag = <T extends RunEvent["_tag"]>(log: ReadonlyArray<RunEvent>, tag: T) =>
   log.filter((e): e is Extract<RunEvent, { _tag: T }> => e._tag === tag)
 
-const sixTimesSeven = (description: string, expression = "6 * 7") => ({
+const sixTimesSeven = (description: string, expression = "6 * 7", more: Record<string, unknown> = {}) => ({
   plan_generation_user: [{
     output: {
       goal: "Compute 6 * 7",
-      steps: [{ stepId: "s1", description, tool: "calculator", toolInput: { expression } }]
+      steps: [{ stepId: "s1", description, tool: "calculator", toolInput: { expression }, ...more }]
     }
   }]
 })
@@ -145,20 +145,7 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
       expect(ofTag(full.log, "StepFinished").map((e) => e.outputBy)).toEqual(["model"])
       // a step with a tool is the tool's: an answer beside it is not taken
       const withTool = yield* runWith(
-        scripted({
-          plan_generation_user: [{
-            output: {
-              goal: "Compute",
-              steps: [{
-                stepId: "s1",
-                description: "Compute 6 * 7 with the calculator",
-                tool: "calculator",
-                toolInput: { expression: "6 * 7" },
-                answer: "41"
-              }]
-            }
-          }]
-        }).layer,
+        scripted(sixTimesSeven("Compute 6 * 7 with the calculator", "6 * 7", { answer: "41" })).layer,
         { task: "Compute 6 * 7" }
       )
       expect(ofTag(withTool.log, "StepFinished").map((e) => [e.outputBy, e.stepOutput])).toEqual([["tool", "42"]])

@@ -38,6 +38,16 @@ const stepStarted = (url: string, id: string) =>
     return r?.events.some((e: { type: string }) => e.type === "StepStarted") ? true : undefined
   })
 
+/** A run started, then the database refusing connections while one of its steps is under way: the run's id. */
+const refusedMidRun = async (url: string) => {
+  const id =
+    (await gql(url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`))
+      .body.data.runTask.id as string
+  await stepStarted(url, id)
+  await refuse()
+  return id
+}
+
 let server: TestServer | undefined
 /** A second server, its bound 1 s: a run's attempt ends while the database is away. */
 let bounded: TestServer | undefined
@@ -78,11 +88,7 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
     "the run waits while connections are refused (health says so) and converges once they are taken again, without a restart",
     async () => {
       const url = server!.url
-      const id =
-        (await gql(url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`))
-          .body.data.runTask.id as string
-      await stepStarted(url, id)
-      await refuse()
+      const id = await refusedMidRun(url)
       const waiting = await waitFor(async () => {
         const h = (await gql(url, `{ health { ok storeFailure runsWaitingForStore } }`)).body.data.health
         return h.ok ? undefined : h
@@ -107,14 +113,12 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
     "past AEON_STORE_OUTAGE_MS the attempt ends; the server takes the run up again once the database is back",
     async () => {
       const url = bounded!.url
-      const id =
-        (await gql(url, `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`))
-          .body.data.runTask.id as string
-      await stepStarted(url, id)
-      await refuse()
-      // the attempt ends after about 1 s; the run still counts as waiting for its store
-      await new Promise((r) => setTimeout(r, 4_000))
-      const h = (await gql(url, `{ health { ok storeFailure runsWaitingForStore activeRuns } }`)).body.data.health
+      const id = await refusedMidRun(url)
+      // the attempt ends after about 1 s (no run here any more); the run still counts as waiting for its store
+      const h = await waitFor(async () => {
+        const now = (await gql(url, `{ health { ok storeFailure runsWaitingForStore activeRuns } }`)).body.data.health
+        return now.activeRuns === 0 ? now : undefined
+      })
       expect(h).toMatchObject({ ok: false, runsWaitingForStore: 1, activeRuns: 0 })
       expect(h.storeFailure).toMatch(/PostgreSQL/)
       await allow()
