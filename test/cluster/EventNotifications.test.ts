@@ -1,7 +1,7 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer } from "effect"
+import { Deferred, Duration, Effect, Exit, Layer } from "effect"
 import * as EventNotifications from "../../src/cluster/EventNotifications.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { register } from "../../src/run/Run.js"
@@ -44,25 +44,36 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
           watch: Duration.hours(1)
         }).pipe(Effect.provide(counted))
         const received = Array.from({ length: FOLLOWERS }, () => [] as Array<number>)
+        // every follower has all five events: awaited as they arrive
+        const all = yield* Deferred.make<void>()
         for (const got of received) {
           const source = yield* notifications.source(runId, 1)
-          source((event: RunEvent) => void got.push(event.seq))
+          source((event: RunEvent) => {
+            got.push(event.seq)
+            if (received.every((r) => r.length >= 5)) Deferred.unsafeDone(all, Exit.void)
+          })
         }
-        // LISTEN is asynchronous: wait until a notification is heard before counting
-        yield* Effect.sleep("500 millis")
-        reads.length = 0
-        const event = (seq: number): RunEvent => ({
+        const event = (seq: number, id = runId): RunEvent => ({
           _tag: "PassStarted",
-          runId,
+          runId: id,
           seq,
           at: Date.now(),
           passNumber: 1,
           ttlRemaining: 3
         })
+        // LISTEN is asynchronous: a probe run's events are appended until one is heard, then the reads are counted
+        const probe = yield* register({ task: "Compute 1 + 1", mode: "FULL" })
+        const probeFence = yield* store.claim(probe.runId, "elsewhere")
+        const heard = yield* Deferred.make<void>()
+        ;(yield* notifications.source(probe.runId, 1))(() => void Deferred.unsafeDone(heard, Exit.void))
+        for (let seq = 1; !(yield* Deferred.isDone(heard)); seq++) {
+          yield* store.append([event(seq, probe.runId)], undefined, probeFence)
+          yield* Deferred.await(heard).pipe(Effect.timeout("100 millis"), Effect.ignore)
+        }
+        reads.length = 0
         yield* store.append([event(1), event(2), event(3)], undefined, fence)
-        yield* Effect.sleep("300 millis")
         yield* store.append([event(4), event(5)], undefined, fence)
-        for (let i = 0; i < 50 && received.some((r) => r.length < 5); i++) yield* Effect.sleep("100 millis")
+        yield* Deferred.await(all).pipe(Effect.timeout("5 seconds"), Effect.ignore)
         for (const got of received) expect(got).toEqual([1, 2, 3, 4, 5])
         // one read per notification (two), not one per follower per notification (forty)
         expect(reads.length).toBeLessThanOrEqual(2)
