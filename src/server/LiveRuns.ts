@@ -1,4 +1,4 @@
-import { Cause, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
 import type {
   ApprovalInputError,
   InvalidRunInputError,
@@ -61,7 +61,8 @@ export interface Execution {
    * On a cluster, the run's entity asks this runner to execute it: taken up (its owner epoch raised, its appends
    * fenced), resumed from its stored events, run to its end. Ends when the run has finished; a run that stopped
    * unfinished (handed over: its shard moved or the runner stops; or fenced by a newer owner) never ends here, so
-   * its persisted request is delivered again to the runner that takes it up.
+   * its persisted request is delivered again to the runner that takes it up. A run whose store stayed away past
+   * AEON_STORE_OUTAGE_MS is taken up again here once the store answers.
    */
   readonly runHere: (runId: string) => Effect.Effect<void, StoreError>
   /** Cancels a run here: one going on is interrupted; one not started here (queued on a cluster) ends CANCELLED. */
@@ -115,14 +116,12 @@ const interruptLive = (entry: LiveRun) =>
  */
 const retakeWhenBack = (
   outages: Option.Option<StoreOutages["Type"]>,
-  launchStored: (id: string) => Effect.Effect<unknown, unknown>
+  launchStored: (id: string) => Effect.Effect<LiveRun | undefined, unknown>
 ) =>
-(outage: StoreOutageError): Effect.Effect<void> => {
+(outage: StoreOutageError): Effect.Effect<LiveRun | undefined> => {
   const taken = Effect.suspend(() => launchStored(outage.runId)).pipe(
     Effect.retry(Schedule.spaced("2 seconds")),
-    Effect.flatMap((entry) =>
-      entry ? Effect.logInfo(`run ${outage.runId} resumes: its store answers again`) : Effect.void
-    ),
+    Effect.tap((entry) => entry ? Effect.logInfo(`run ${outage.runId} resumes: its store answers again`) : Effect.void),
     // (a schedule that never ends: no failure is left)
     Effect.orDie
   )
@@ -131,6 +130,12 @@ const retakeWhenBack = (
     onSome: (o) => Effect.zipRight(o.mark(outage.runId, outage.cause), Effect.ensuring(taken, o.unmark(outage.runId)))
   })
 }
+
+/** The store outage an attempt ended with (its defect), if that is how it ended. */
+const outageOf = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isFailure(exit)
+    ? Option.filter(Cause.dieOption(exit.cause), (d): d is StoreOutageError => d instanceof StoreOutageError)
+    : Option.none()
 
 /** A person's answer to a run going on here, recorded on its log. */
 const answerLive = (needs: Context.Context<RunNeeds>) => ({ prepared: { events } }: LiveRun, a: PersonAnswer) =>
@@ -165,8 +170,9 @@ const make = Effect.gen(function*() {
         Effect.zipRight(admission.admit(userId, prepared.runId)(prepared.execute)),
         Effect.provideService(RunLifecycle, lifecycleOf(entry)),
         Effect.ensuring(Effect.sync(() => live.delete(prepared.runId))),
+        // on a cluster, the run's entity takes it up again (runHere)
         Effect.catchSomeDefect((d) =>
-          d instanceof StoreOutageError && !clustered ? Option.some(retake(d)) : Option.none()
+          d instanceof StoreOutageError && !clustered ? Option.some(Effect.asVoid(retake(d))) : Option.none()
         ),
         // any other defect: said in the log (the run stays as its record left it; a restart resumes it)
         Effect.tapDefect((cause) =>
@@ -190,13 +196,20 @@ const make = Effect.gen(function*() {
       if (prepared.events.record().finished) return undefined
       yield* launch(prepared, row.value.userId, row.value.createdAt)
       return live.get(id)
-    }).pipe(Effect.catchTags({ ...cannotResume(id), RunNotFoundError: () => Effect.void }))
+    }).pipe(Effect.catchTags({ ...cannotResume(id), RunNotFoundError: () => Effect.succeed(undefined) }))
 
   const runHere = (id: string) =>
     Effect.gen(function*() {
-      const entry = live.get(id) ?? (yield* launchStored(id))
-      // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
-      if (entry?.fiber) yield* Effect.onInterrupt(Fiber.await(entry.fiber), () => Fiber.interrupt(entry.fiber!))
+      let entry = live.get(id) ?? (yield* launchStored(id))
+      while (entry?.fiber) {
+        const fiber = entry.fiber
+        // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
+        const exit = yield* Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber))
+        const outage = outageOf(exit)
+        if (Option.isNone(outage) || entry.prepared.events.record().finished) break
+        // its store stayed away past the bound: the run is still this runner's, taken up again once the store answers
+        entry = yield* retake(outage.value)
+      }
       const finished = entry ? entry.prepared.events.record().finished : true
       if (!finished) {
         yield* Effect.logWarning(`run ${id} stopped unfinished on this runner; it resumes where it is taken up`)
