@@ -5,7 +5,13 @@ import { extend } from "../support/Extend.js"
 import * as RunOutput from "./RunOutput.js"
 import { type EventSinkService, type LogState, makeWriter, type StoreWaits } from "./RunWriter.js"
 
-export { DEFAULT_STORE_OUTAGE_MS, type EventSinkService, isDurabilityPoint, type StoreWaits } from "./RunWriter.js"
+export {
+  DEFAULT_STORE_OUTAGE_MS,
+  type EventSinkService,
+  isDurabilityPoint,
+  type StoreWaits,
+  type WaitOutcome
+} from "./RunWriter.js"
 
 export class EventSink extends Context.Tag("aeon/EventSink")<EventSink, EventSinkService>() {}
 export const noSink: EventSinkService = { append: () => Effect.void }

@@ -25,13 +25,18 @@ export interface EventSinkService {
 /** How long a run's events may wait for a store that fails before its attempt ends here (AEON_STORE_OUTAGE_MS). */
 export const DEFAULT_STORE_OUTAGE_MS = 5 * 60_000
 
+export type WaitOutcome = "written" | "gave up" | "stopped"
+
 /** Told as a run's writes begin and end waiting for its store (the log, health, a terminal). */
 export interface StoreWaits {
   readonly boundMs: number
   /** The run's writes began to wait (once an outage). */
   readonly began: (runId: string, cause: string) => Effect.Effect<void>
-  /** They are stored again, or (`gaveUp`) the bound passed and the run's attempt ends here. */
-  readonly ended: (runId: string, waitedMs: number, gaveUp: boolean) => Effect.Effect<void>
+  /**
+   * They are stored again ("written"); the bound passed and the run's attempt ends here ("gave up": the run still
+   * waits for its store, to be taken up again once it answers); or the run was stopped while it waited ("stopped").
+   */
+  readonly ended: (runId: string, waitedMs: number, outcome: WaitOutcome) => Effect.Effect<void>
 }
 
 /**
@@ -160,20 +165,21 @@ const storing = (
         state.storeWaiting = true
         return waits?.began(runId, e.cause) ?? Effect.void
       })
-    const ended = (gaveUp: boolean) =>
+    const ended = (outcome: WaitOutcome) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (since === undefined) return Effect.void
         state.storeWaiting = false
-        const told = waits?.ended(runId, now - since, gaveUp) ?? Effect.void
-        return gaveUp ? told : Effect.zipRight(told, waited(cause, now - since))
+        const told = waits?.ended(runId, now - since, outcome) ?? Effect.void
+        return outcome === "written" ? Effect.zipRight(told, waited(cause, now - since)) : told
       })
     return sink.append(batch, events, record).pipe(
       Effect.tapError(began),
       Effect.retry(storeRetries(waits?.boundMs ?? DEFAULT_STORE_OUTAGE_MS)),
-      Effect.tap(() => ended(false)),
+      Effect.tap(() => ended("written")),
+      Effect.onInterrupt(() => ended("stopped")),
       Effect.catchAll((e) =>
         Effect.zipRight(
-          ended(true),
+          ended("gave up"),
           Effect.flatMap(
             Clock.currentTimeMillis,
             (now) => Effect.die(new StoreOutageError({ runId, cause: e.cause, waitedMs: now - (since ?? now) }))

@@ -20,6 +20,7 @@ import { type TimedSpan, timelineOf } from "../record/Timeline.js"
 import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
 import { memoizeWeak } from "../support/Memoize.js"
 import type * as G from "./generated/graphql.js"
+import type { StoreWaitView } from "./StoreWaitFeed.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -371,6 +372,14 @@ export const timelineView = (r: RunRecord, now: number) => {
 }
 
 /** A `runOutput` payload: the piece with its absent fields as GraphQL's nulls. */
+/** A run's store wait as GraphQL's StoreWait. */
+export const storeWaitView = (w: StoreWaitView) => ({
+  runId: w.runId,
+  waiting: w.waiting,
+  cause: w.cause ?? null,
+  since: w.since === undefined ? null : new Date(w.since).toISOString()
+})
+
 export const outputDeltaPayload = (d: LlmOutputDelta) => ({
   runOutput: {
     ...d,

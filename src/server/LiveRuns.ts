@@ -143,6 +143,30 @@ const answerLive = (needs: Context.Context<RunNeeds>) => ({ prepared: { events }
     Effect.provide(Approval.respond(events, a.requestId, a.answer), needs) :
     Approval.guide(events, a.requestId, a.text, a.by)
 
+/** Runs here that have begun, and those waiting for admission. */
+const countsOf = (live: ReadonlyMap<string, LiveRun>) => {
+  let active = 0
+  for (const e of live.values()) if (e.prepared.events.record().started) active++
+  return { active, queued: live.size - active }
+}
+
+/** Start-up recovery: the runs a dead process left RUNNING or QUEUED, launched here (those that cannot resume, logged). */
+const resumeAll = (
+  store: RunStore["Type"],
+  needs: Context.Context<RunNeeds>,
+  launch: (prepared: PreparedRun, userId: string | null, createdAt: Date) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    let resumed = 0
+    for (const row of yield* store.unfinished) {
+      const prepared = yield* Effect.provide(prepareResume(row.id), needs).pipe(Effect.catchTags(cannotResume(row.id)))
+      if (!prepared) continue
+      yield* launch(prepared, row.userId, row.createdAt)
+      resumed++
+    }
+    return resumed
+  })
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
@@ -185,7 +209,10 @@ const make = Effect.gen(function*() {
       yield* Deferred.succeed(started, undefined)
     })
 
-  const retake = retakeWhenBack(yield* Effect.serviceOption(StoreOutages), (id) => launchStored(id))
+  const outages = yield* Effect.serviceOption(StoreOutages)
+  const retake = retakeWhenBack(outages, (id) => launchStored(id))
+  /** A run handed over here no longer waits for its store here (its attempt may have ended waiting). */
+  const handedOver = (id: string) => Option.match(outages, { onNone: () => Effect.void, onSome: (o) => o.unmark(id) })
   /** A stored run taken up here (undefined: it had already finished, or is damaged). */
   const launchStored = (id: string) =>
     Effect.gen(function*() {
@@ -204,9 +231,12 @@ const make = Effect.gen(function*() {
       while (entry?.fiber) {
         const fiber = entry.fiber
         // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
-        const exit = yield* Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber))
+        const exit = yield* Effect.onInterrupt(Fiber.await(fiber), () =>
+          Effect.zipRight(Fiber.interrupt(fiber), handedOver(id)))
         const outage = outageOf(exit)
-        if (Option.isNone(outage) || entry.prepared.events.record().finished) break
+        if (Option.isNone(outage) || entry.prepared.events.record().finished) {
+          break
+        }
         // its store stayed away past the bound: the run is still this runner's, taken up again once the store answers
         entry = yield* retake(outage.value)
       }
@@ -226,19 +256,6 @@ const make = Effect.gen(function*() {
       yield* endCancelled(entry.prepared)
     })
 
-  const resumeUnfinished = Effect.gen(function*() {
-    // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
-    if (clustered) return 0
-    let resumed = 0
-    for (const row of yield* store.unfinished) {
-      const prepared = yield* Effect.provide(prepareResume(row.id), needs).pipe(Effect.catchTags(cannotResume(row.id)))
-      if (!prepared) continue
-      yield* launch(prepared, row.userId, row.createdAt)
-      resumed++
-    }
-    return resumed
-  })
-
   return LiveRuns.of({
     live: (id) => live.get(id),
     accepting: Effect.map(Ref.get(shuttingDown), (down) => !down),
@@ -257,17 +274,14 @@ const make = Effect.gen(function*() {
     runHere,
     cancelHere,
     answer: answerLive(needs),
-    resumeUnfinished,
+    // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
+    resumeUnfinished: clustered ? Effect.succeed(0) : resumeAll(store, needs, launch),
     shutdown: (timeoutMs) =>
       Ref.set(shuttingDown, true).pipe(
         Effect.zipRight(FiberSet.clear(fibers).pipe(Effect.timeout(timeoutMs))),
         Effect.ignore
       ),
-    counts: () => {
-      let active = 0
-      for (const e of live.values()) if (e.prepared.events.record().started) active++
-      return { active, queued: live.size - active }
-    }
+    counts: () => countsOf(live)
   })
 })
 

@@ -245,11 +245,15 @@ const subscriptions = ({ withOwnRun }: Access) => ({
   runOutput: {
     subscribe: (_: unknown, { runId }: G.SubscriptionRunOutputArgs, ctx: GraphQLContext) =>
       withOwnRun(ctx, runId, (m, id) => m.followOutput(id, V.outputDeltaPayload))
+  },
+  runStoreWaits: {
+    subscribe: (_: unknown, { runId }: G.SubscriptionRunStoreWaitsArgs, ctx: GraphQLContext) =>
+      withOwnRun(ctx, runId, (m, id) => m.followStoreWaits(id, (w) => ({ runStoreWaits: V.storeWaitView(w) })))
   }
 })
 
 /** A run's fields: projections of its record (a damaged run's event-derived fields fail, coded). */
-const runFields: G.RunResolvers = {
+const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   id: (r) => r.id,
   task: (r) => r.result.task,
   mode: (r) => r.result.mode,
@@ -280,6 +284,10 @@ const runFields: G.RunResolvers = {
     const origin = intact(r).record.forkedFrom
     return origin ? { runId: origin.from, atSeq: origin.atSeq, changed: [...origin.changed] } : null
   },
+  storeWait: (r) => {
+    const wait = inMemory().manager.storeWait(r.id)
+    return wait.waiting ? V.storeWaitView(wait) : null
+  },
   pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
   pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
   pendingPlanApproval: (r) => V.pendingPlanApprovalView(intact(r).record),
@@ -304,7 +312,7 @@ const runFields: G.RunResolvers = {
     takeEvents(ctx.events, events.length)
     return events.map(V.eventView)
   }
-}
+})
 
 export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
   const access = accessOf(adapter)
@@ -312,7 +320,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
     Query: queries(access, info),
     Mutation: mutations(access),
     Subscription: subscriptions(access),
-    Run: runFields,
+    Run: runFields(access),
     RunEvent: { __resolveType: (e: V.EventView) => e.__typename }
   } as G.Resolvers
 }

@@ -115,6 +115,8 @@ const make: Effect.Effect<
     follow: reads.follow,
     followBatches: reads.followBatches,
     followOutput: reads.followOutput,
+    followStoreWaits: reads.followStoreWaits,
+    storeWait: reads.storeWait,
     /** Runs here (begun, waiting for admission), open subscriptions and users holding a turn; read from memory. */
     stats: () => ({ ...runs.counts(), subscriptions: reads.subscriptions(), userLocks: admission.userLocks() }),
     resumeUnfinished: runs.resumeUnfinished,
@@ -125,10 +127,19 @@ const make: Effect.Effect<
 type AnswerFailure = AnswerError | ApprovalInputError | ClusterUnavailableError | ForwardedError
 type Found<E> = Effect.Effect<RunModel, E | StoreError | RunNotFoundError>
 
-export interface Service
-  extends
-    Pick<RunReads.Reads, "get" | "getOrFail" | "list" | "follow" | "followBatches" | "followOutput">,
-    Pick<LiveRuns.Execution, "runHere" | "cancelHere" | "resumeUnfinished" | "shutdown">
+export interface Service extends
+  Pick<
+    RunReads.Reads,
+    | "get"
+    | "getOrFail"
+    | "list"
+    | "follow"
+    | "followBatches"
+    | "followOutput"
+    | "followStoreWaits"
+    | "storeWait"
+  >,
+  Pick<LiveRuns.Execution, "runHere" | "cancelHere" | "resumeUnfinished" | "shutdown">
 {
   readonly start: (input: unknown, idScope?: string) => Found<ShuttingDownError | StartError | ClusterUnavailableError>
   readonly cancel: (runId: string) => Found<ClusterUnavailableError>

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
 import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { LlmOutputDelta } from "../kernel/RunOutput.js"
@@ -6,11 +6,15 @@ import { foldEvents } from "../record/RunRecord.js"
 import { endsRun } from "../record/RunRecord.js"
 import { resultOf, type RunStatus } from "../record/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
+import { StoreOutages } from "../store/StoreOutages.js"
 import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
 import { type LiveRun, LiveRuns } from "./LiveRuns.js"
 import { outputFeed, type OutputSource } from "./OutputFeed.js"
 import { RunEventsElsewhere, RunPlacement } from "./Placement.js"
+import * as RunAttempts from "./RunAttempts.js"
+import { outputEnd } from "./RunAttempts.js"
 import type { RunModel } from "./RunModel.js"
+import { storeWaitChanges, storeWaitOf, type StoreWaitView } from "./StoreWaitFeed.js"
 
 type FollowError = RunNotFoundError | RunRecordDamagedError | StoreError
 
@@ -36,6 +40,10 @@ export interface Reads {
     runId: string,
     view: (delta: LlmOutputDelta) => A
   ) => Effect.Effect<AsyncIterableIterator<A>, FollowError>
+  /** Whether the run's events wait for its store now, then each change, until the run ends (runStoreWaits). */
+  readonly followStoreWaits: <A>(runId: string, view: (wait: StoreWaitView) => A) => Effect.Effect<AsyncIterable<A>>
+  /** Whether the run's events wait for its store now (read from memory: answered while the store is away). */
+  readonly storeWait: (runId: string) => StoreWaitView
   /** Subscriptions open now. */
   readonly subscriptions: () => number
 }
@@ -85,6 +93,9 @@ const make = Effect.gen(function*() {
   const runs = yield* LiveRuns
   const elsewhere = yield* Effect.serviceOption(RunEventsElsewhere)
   const model = modelOf(Option.getOrNull(Option.map(yield* Effect.serviceOption(RunPlacement), (p) => p.runner)))
+  const outages = Option.getOrUndefined(yield* Effect.serviceOption(StoreOutages))
+  const runtime = yield* Effect.runtime<never>()
+  const attempts = RunAttempts.make(runs, outages, runtime)
   let subscriptions = 0
 
   const stored = (id: string, row: StoredRun) =>
@@ -109,7 +120,7 @@ const make = Effect.gen(function*() {
   const sourceOf = (id: string, fromSeq: number): Effect.Effect<FeedSource, FollowError> =>
     Effect.gen(function*() {
       const entry = runs.live(id)
-      if (entry) return (push: (event: RunEvent) => void) => entry.prepared.events.follow(fromSeq, push)
+      if (entry) return attempts.throughAttempts(id, fromSeq, entry)
       if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
       if (Option.isSome(elsewhere)) return yield* elsewhere.value.source(id, fromSeq)
       const past = yield* store.events(id, fromSeq)
@@ -160,6 +171,22 @@ const make = Effect.gen(function*() {
         subscriptions++
         return outputFeed(source, view, () => void subscriptions--)
       }),
+    followStoreWaits: (id, view) =>
+      Effect.sync(() => {
+        subscriptions++
+        return Stream.toAsyncIterableRuntime(
+          storeWaitChanges(
+            outages,
+            id,
+            attempts.endOf(id, (other) => outputOf(other).pipe(Effect.flatMap(outputEnd), Effect.ignore))
+          ).pipe(
+            Stream.map(view),
+            Stream.ensuring(Effect.sync(() => void subscriptions--))
+          ),
+          runtime
+        )
+      }),
+    storeWait: (id) => storeWaitOf(outages ? Effect.runSync(SubscriptionRef.get(outages.waiting)) : new Map(), id),
     subscriptions: () => subscriptions
   })
 })

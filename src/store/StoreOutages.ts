@@ -1,5 +1,5 @@
 import { Clock, Config, Context, Effect, Layer, SubscriptionRef } from "effect"
-import { DEFAULT_STORE_OUTAGE_MS, type StoreWaits } from "../kernel/RunEvents.js"
+import { DEFAULT_STORE_OUTAGE_MS, type StoreWaits, type WaitOutcome } from "../kernel/RunEvents.js"
 
 /** A run whose events wait for a store that fails: since when, and why. */
 export interface WaitingRun {
@@ -54,16 +54,23 @@ export const make = (boundMs: number) =>
             `(at most ${seconds(boundMs)}, AEON_STORE_OUTAGE_MS)`
         )
       )
-    const ended = (runId: string, waitedMs: number, gaveUp: boolean) =>
-      Effect.zipRight(
-        unmark(runId),
-        gaveUp
-          ? Effect.logError(
+    const ended = (runId: string, waitedMs: number, outcome: WaitOutcome) => {
+      switch (outcome) {
+        case "written":
+          return Effect.zipRight(
+            unmark(runId),
+            Effect.logInfo(`run ${runId}: the store answers again after ${seconds(waitedMs)}; the run goes on`)
+          )
+        // still waiting: to be taken up again once the store answers (whoever takes it up unmarks it)
+        case "gave up":
+          return Effect.logError(
             `run ${runId}: the store stayed away ${seconds(waitedMs)}; the run stops here, unfinished (what was ` +
               `stored is kept: it resumes from there)`
           )
-          : Effect.logInfo(`run ${runId}: the store answers again after ${seconds(waitedMs)}; the run goes on`)
-      )
+        case "stopped":
+          return unmark(runId)
+      }
+    }
     return { boundMs, waiting, mark, unmark, began, ended }
   })
 

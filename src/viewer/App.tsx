@@ -2,7 +2,7 @@ import { render } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { gql, setApiKey, type StreamedEvent, subscribe, Unauthorized } from "./Api.js"
-import { LiveOutput, NewRunForm } from "./Live.js"
+import { LiveOutput, NewRunForm, StoreWait } from "./Live.js"
 import { ForecastLine, Requests } from "./Requests.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
 
@@ -184,6 +184,7 @@ const RunView = ({ runId }: { runId: string }) => {
           {run.usage.outputTokens} out
         </p>
       </section>
+      {run.status === "RUNNING" && <StoreWait runId={runId} />}
       {run.status === "RUNNING" && <LiveOutput runId={runId} />}
       {run.finalAnswer && (
         <section data-testid="answer">

@@ -24,6 +24,30 @@ interface Writing {
   readonly answerText: string | null
 }
 
+const STORE_WAITS = `subscription($id: ID!) { runStoreWaits(runId: $id) { waiting cause since } }`
+
+/** The run's events wait for its store (the disk full, the database away): said while it lasts, from the server. */
+export const StoreWait = ({ runId }: { runId: string }) => {
+  const [wait, setWait] = useState<{ cause: string; since: string } | undefined>()
+  useEffect(
+    () =>
+      subscribe<{ runStoreWaits: { waiting: boolean; cause: string | null; since: string | null } }>(
+        STORE_WAITS,
+        { id: runId },
+        ({ runStoreWaits: w }) => setWait(w.waiting ? { cause: w.cause ?? "", since: w.since ?? "" } : undefined),
+        () => setWait(undefined)
+      ),
+    [runId]
+  )
+  if (!wait) return null
+  return (
+    <p class="error" data-testid="store-wait">
+      The run waits for its store since {new Date(wait.since).toLocaleTimeString()}:{" "}
+      {wait.cause}. It goes on by itself when the store answers; nothing is lost.
+    </p>
+  )
+}
+
 /**
  * What the model is writing now: the call in progress (the latest one, when steps run in parallel), its readable
  * text when it is a structured answer (a step's output, the final answer), else its raw text. Live only: the stored

@@ -1,6 +1,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { createClient } from "graphql-sse"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import * as Database from "../../src/store/Database.js"
@@ -114,6 +115,27 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
     async () => {
       const url = bounded!.url
       const id = await refusedMidRun(url)
+      // a subscriber told of the run's store waits: followed through the attempt that ended and the one after it
+      const client = createClient({ url, headers: { "x-graphql-yoga-csrf": "1" } })
+      // and one following its events from the start: every event once, in order, through both attempts
+      const seen: Array<number> = []
+      const following = (async () => {
+        for await (
+          const r of client.iterate<{ runEvents: { seq: number } }>({
+            query: `subscription($runId: ID!) { runEvents(runId: $runId, fromSeq: 0) { seq } }`,
+            variables: { runId: id }
+          })
+        ) seen.push(r.data!.runEvents.seq)
+      })()
+      const waits: Array<boolean> = []
+      const toldWaits = (async () => {
+        for await (
+          const r of client.iterate<{ runStoreWaits: { waiting: boolean } }>({
+            query: `subscription($runId: ID!) { runStoreWaits(runId: $runId) { waiting } }`,
+            variables: { runId: id }
+          })
+        ) waits.push(r.data!.runStoreWaits.waiting)
+      })()
       // the attempt ends after about 1 s (no run here any more); the run still counts as waiting for its store
       const h = await waitFor(async () => {
         const now = (await gql(url, `{ health { ok storeFailure runsWaitingForStore activeRuns } }`)).body.data.health
@@ -133,6 +155,13 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
       // taken up again from what was stored: a RunResumed, one RunFinished
       expect(events.filter((e) => e.type === "RunResumed")).toHaveLength(1)
       expect(events.filter((e) => e.type === "RunFinished")).toHaveLength(1)
+      // (it ends with the run: the last state it gave is the run going on)
+      await toldWaits
+      await following
+      client.dispose()
+      expect(seen).toEqual(events.map((e) => e.seq))
+      expect(waits).toContain(true)
+      expect(waits.at(-1)).toBe(false)
       expect((await gql(url, `{ health { ok runsWaitingForStore } }`)).body.data.health).toEqual({
         ok: true,
         runsWaitingForStore: 0

@@ -1,13 +1,9 @@
-import { SqlError } from "@effect/sql/SqlError"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { createClient } from "graphql-sse"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { EventSink } from "../../src/kernel/RunEvents.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
-import * as Database from "../../src/store/Database.js"
-import { RunStore, sinkOf } from "../../src/store/RunStore.js"
-import { storeError } from "../../src/store/StoreValues.js"
 import { backend, freshDatabase } from "../support/database.js"
+import { failingDatabase } from "../support/failingStore.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
 import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
@@ -16,23 +12,6 @@ import { gql, startServer, type TestServer, waitFor } from "../support/server.js
  * (the database itself stays whole: what fails is the write, as on a full disk).
  */
 let down = false
-const diskFull = () =>
-  storeError("appending")(
-    new SqlError({ cause: Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }) })
-  )
-const failingDatabase = (db: ReturnType<typeof freshDatabase>) => {
-  const base = Database.layer(db)
-  const store = Layer.effect(
-    RunStore,
-    Effect.map(RunStore, (s) => ({
-      ...s,
-      append: (...args: Parameters<typeof s.append>) =>
-        Effect.suspend(() => (down ? Effect.fail(diskFull()) : s.append(...args)))
-    }))
-  ).pipe(Layer.provide(base))
-  const sink = Layer.effect(EventSink, Effect.map(RunStore, (s) => sinkOf(s))).pipe(Layer.provide(store))
-  return Layer.merge(base, Layer.merge(store, sink))
-}
 
 let server: TestServer
 beforeAll(async () => {
@@ -40,7 +19,7 @@ beforeAll(async () => {
   await Effect.runPromise(db.setup)
   server = await startServer({
     db,
-    database: failingDatabase(db),
+    database: failingDatabase(db, () => down),
     script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 300 }] }
   })
 }, 60_000)
@@ -70,7 +49,17 @@ describe(`the store fails mid-run on a server (${backend})`, () => {
           })
         ) seen.push(r.data!.runEvents)
       })()
-      await waitFor(async () => (seen.length >= 3 ? true : undefined))
+      // told of the store's waits as they happen: the state now, then each change, until the run ends
+      const waits: Array<{ waiting: boolean; cause: string | null }> = []
+      const toldWaits = (async () => {
+        for await (
+          const r of client.iterate<{ runStoreWaits: { waiting: boolean; cause: string | null } }>({
+            query: `subscription($runId: ID!) { runStoreWaits(runId: $runId) { waiting cause } }`,
+            variables: { runId: id }
+          })
+        ) waits.push(r.data!.runStoreWaits)
+      })()
+      await waitFor(async () => (seen.length >= 3 && waits.length > 0 ? true : undefined))
       down = true
       const waiting = await waitFor(async () => {
         const h = await health()
@@ -79,13 +68,25 @@ describe(`the store fails mid-run on a server (${backend})`, () => {
       expect(waiting.storeFailure).toContain("the disk holding the embedded database is full")
       expect(waiting.runsWaitingForStore).toBe(1)
       expect(waiting.activeRuns).toBe(1)
+      await waitFor(async () => (waits.length >= 2 ? true : undefined))
+      const run = (await gql(server.url, `query($id: ID!) { run(id: $id) { storeWait { waiting cause since } } }`, {
+        id
+      })).body.data.run
+      expect(run.storeWait).toMatchObject({ waiting: true, cause: waiting.storeFailure })
+      expect(Date.parse(run.storeWait.since)).toBeGreaterThan(0)
       // the run waits: nothing more reaches the subscriber while the store is away
       const during = seen.length
       await new Promise((r) => setTimeout(r, 1_000))
       expect(seen.length).toBe(during)
       down = false
       await following
+      await toldWaits
       client.dispose()
+      expect(waits).toEqual([
+        { waiting: false, cause: null },
+        { waiting: true, cause: waiting.storeFailure },
+        { waiting: false, cause: null }
+      ])
       expect(seen.at(-1)).toMatchObject({ type: "RunFinished", status: "CONVERGED" })
       expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1))
       const stored = (await gql(server.url, `query($id: ID!) { run(id: $id) { status events { seq } } }`, { id })).body

@@ -853,6 +853,8 @@ export type Run = {
   /** On a cluster (AEON_CLUSTER=1): the address of the runner that took the run up last; null on one server. */
   runner?: Maybe<Scalars['String']['output']>;
   status: RunStatus;
+  /** The run's events wait for its store now (the server running it knows; null otherwise): see runStoreWaits. */
+  storeWait?: Maybe<StoreWait>;
   task: Scalars['String']['output'];
   /** The run as a timeline (passes, phases, steps with their times) and its budget used and left: what the viewer draws. */
   timeline?: Maybe<Timeline>;
@@ -1073,6 +1075,17 @@ export type StepStartedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** A run's events waiting for its store, or not (any more). */
+export type StoreWait = {
+  __typename?: 'StoreWait';
+  /** Why the store fails, in words, while the run waits. */
+  cause?: Maybe<Scalars['String']['output']>;
+  runId: Scalars['ID']['output'];
+  /** Since when the run waits. */
+  since?: Maybe<Scalars['DateTime']['output']>;
+  waiting: Scalars['Boolean']['output'];
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
   /**
@@ -1090,6 +1103,12 @@ export type Subscription = {
    * the server running the run; on another server of a cluster, this ends when the run does, with no pieces.
    */
   runOutput: LlmOutputDelta;
+  /**
+   * Whether the run's events wait for its store (the disk full, the database away): the state now, then each change,
+   * until the run ends. Never stored (the run's log says it afterwards, as an advisory). Known to the server running the
+   * run; on another server of a cluster this ends when the run does.
+   */
+  runStoreWaits: StoreWait;
 };
 
 
@@ -1106,6 +1125,11 @@ export type SubscriptionRunEventsArgs = {
 
 
 export type SubscriptionRunOutputArgs = {
+  runId: Scalars['ID']['input'];
+};
+
+
+export type SubscriptionRunStoreWaitsArgs = {
   runId: Scalars['ID']['input'];
 };
 
@@ -1415,6 +1439,7 @@ export type ResolversTypes = {
   StepFinishedEvent: ResolverTypeWrapper<StepFinishedEvent>;
   StepForecast: ResolverTypeWrapper<StepForecast>;
   StepStartedEvent: ResolverTypeWrapper<StepStartedEvent>;
+  StoreWait: ResolverTypeWrapper<StoreWait>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TTLExpiration: ResolverTypeWrapper<TtlExpiration>;
@@ -1517,6 +1542,7 @@ export type ResolversParentTypes = {
   StepFinishedEvent: StepFinishedEvent;
   StepForecast: StepForecast;
   StepStartedEvent: StepStartedEvent;
+  StoreWait: StoreWait;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   TTLExpiration: TtlExpiration;
@@ -2122,6 +2148,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   result?: Resolver<Maybe<ResolversTypes['RunOutcome']>, ParentType, ContextType>;
   runner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
+  storeWait?: Resolver<Maybe<ResolversTypes['StoreWait']>, ParentType, ContextType>;
   task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   timeline?: Resolver<Maybe<ResolversTypes['Timeline']>, ParentType, ContextType>;
   trace?: Resolver<Maybe<ResolversTypes['ReasoningTrace']>, ParentType, ContextType>;
@@ -2271,10 +2298,18 @@ export type StepStartedEventResolvers<ContextType = GraphQLContext, ParentType e
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type StoreWaitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreWait'] = ResolversParentTypes['StoreWait']> = {
+  cause?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  since?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  waiting?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   runEventBatches?: SubscriptionResolver<Array<ResolversTypes['RunEvent']>, "runEventBatches", ParentType, ContextType, RequireFields<SubscriptionRunEventBatchesArgs, 'fromSeq' | 'runId'>>;
   runEvents?: SubscriptionResolver<ResolversTypes['RunEvent'], "runEvents", ParentType, ContextType, RequireFields<SubscriptionRunEventsArgs, 'fromSeq' | 'runId'>>;
   runOutput?: SubscriptionResolver<ResolversTypes['LlmOutputDelta'], "runOutput", ParentType, ContextType, RequireFields<SubscriptionRunOutputArgs, 'runId'>>;
+  runStoreWaits?: SubscriptionResolver<ResolversTypes['StoreWait'], "runStoreWaits", ParentType, ContextType, RequireFields<SubscriptionRunStoreWaitsArgs, 'runId'>>;
 };
 
 export type TtlExpirationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TTLExpiration'] = ResolversParentTypes['TTLExpiration']> = {
@@ -2474,6 +2509,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   StepFinishedEvent?: StepFinishedEventResolvers<ContextType>;
   StepForecast?: StepForecastResolvers<ContextType>;
   StepStartedEvent?: StepStartedEventResolvers<ContextType>;
+  StoreWait?: StoreWaitResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   TTLExpiration?: TtlExpirationResolvers<ContextType>;
   TaskProfile?: TaskProfileResolvers<ContextType>;

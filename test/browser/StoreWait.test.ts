@@ -1,0 +1,50 @@
+import { Effect } from "effect"
+import type { Browser } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import { launchBrowser } from "../support/browser.js"
+import { freshDatabase } from "../support/database.js"
+import { failingDatabase } from "../support/failingStore.js"
+import { convergingScript, reasoned } from "../support/scripts.js"
+import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+
+/** The viewer while a run waits for its store (#46): said on the page while it lasts, gone once the run goes on. */
+let down = false
+let server: TestServer
+let browser: Browser
+beforeAll(async () => {
+  const db = freshDatabase()
+  await Effect.runPromise(db.setup)
+  server = await startServer({
+    db,
+    database: failingDatabase(db, () => down),
+    script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 300 }] }
+  })
+  browser = await launchBrowser()
+}, 16 * 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+describe("the run viewer while the store fails", () => {
+  it("says the run waits for its store and why, then no more once it goes on", async () => {
+    const id = (await gql(
+      server.url,
+      `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`
+    )).body.data.runTask.id as string
+    const page = await browser.newPage()
+    await page.goto(`${server.url.replace(/\/graphql$/, "")}/runs/${id}`, { waitUntil: "load" })
+    await page.getByTestId("run-status").waitFor()
+    down = true
+    const banner = page.getByTestId("store-wait")
+    await banner.waitFor({ timeout: 20_000 })
+    expect(await banner.innerText()).toContain("the disk holding the embedded database is full")
+    down = false
+    await banner.waitFor({ state: "detached", timeout: 20_000 })
+    await waitFor(async () => ((await page.getByTestId("run-status").innerText()) === "CONVERGED" ? true : undefined))
+    // afterwards the run's record says it waited, as an advisory
+    expect(await page.getByTestId("advisories").innerText()).toMatch(/waited .* s for its store/)
+    await page.close()
+  }, 60_000)
+})

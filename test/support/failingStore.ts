@@ -1,0 +1,30 @@
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Layer } from "effect"
+import { EventSink } from "../../src/kernel/RunEvents.js"
+import * as Database from "../../src/store/Database.js"
+import { RunStore, sinkOf } from "../../src/store/RunStore.js"
+import { storeError } from "../../src/store/StoreValues.js"
+import type { freshDatabase } from "./database.js"
+
+const diskFull = () =>
+  storeError("appending")(
+    new SqlError({ cause: Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }) })
+  )
+
+/**
+ * A store whose appends fail with SQLite's SQLITE_FULL while `down()` says so (the database itself stays whole: what
+ * fails is the write, as on a full disk), for a server to use (startServer's `database`).
+ */
+export const failingDatabase = (db: ReturnType<typeof freshDatabase>, down: () => boolean) => {
+  const base = Database.layer(db)
+  const store = Layer.effect(
+    RunStore,
+    Effect.map(RunStore, (s) => ({
+      ...s,
+      append: (...args: Parameters<typeof s.append>) =>
+        Effect.suspend(() => (down() ? Effect.fail(diskFull()) : s.append(...args)))
+    }))
+  ).pipe(Layer.provide(base))
+  const sink = Layer.effect(EventSink, Effect.map(RunStore, (s) => sinkOf(s))).pipe(Layer.provide(store))
+  return Layer.merge(base, Layer.merge(store, sink))
+}
