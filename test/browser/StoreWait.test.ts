@@ -1,25 +1,15 @@
-import { Effect } from "effect"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PromptId } from "../../src/prompts/PromptId.js"
 import { launchBrowser } from "../support/browser.js"
-import { freshDatabase } from "../support/database.js"
-import { failingDatabase } from "../support/failingStore.js"
-import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { startServerOnFailingStore } from "../support/failingStore.js"
+import { gql, type TestServer, waitFor } from "../support/server.js"
 
 /** The viewer while a run waits for its store (#46): said on the page while it lasts, gone once the run goes on. */
 let down = false
 let server: TestServer
 let browser: Browser
 beforeAll(async () => {
-  const db = freshDatabase()
-  await Effect.runPromise(db.setup)
-  server = await startServer({
-    db,
-    database: failingDatabase(db, () => down),
-    script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 300 }] }
-  })
+  server = await startServerOnFailingStore(() => down)
   browser = await launchBrowser()
 }, 16 * 60_000)
 afterAll(async () => {

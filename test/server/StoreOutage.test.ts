@@ -1,11 +1,8 @@
-import { Effect } from "effect"
 import { createClient } from "graphql-sse"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PromptId } from "../../src/prompts/PromptId.js"
-import { backend, freshDatabase } from "../support/database.js"
-import { failingDatabase } from "../support/failingStore.js"
-import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { backend } from "../support/database.js"
+import { startServerOnFailingStore } from "../support/failingStore.js"
+import { gql, type TestServer, waitFor } from "../support/server.js"
 
 /**
  * A server whose store fails mid-run and comes back (#46): the appends fail with SQLite's SQLITE_FULL while `down`
@@ -15,13 +12,7 @@ let down = false
 
 let server: TestServer
 beforeAll(async () => {
-  const db = freshDatabase()
-  await Effect.runPromise(db.setup)
-  server = await startServer({
-    db,
-    database: failingDatabase(db, () => down),
-    script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 300 }] }
-  })
+  server = await startServerOnFailingStore(() => down)
 }, 60_000)
 afterAll(() => server?.stop())
 

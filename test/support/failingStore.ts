@@ -1,10 +1,13 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { EventSink } from "../../src/kernel/RunEvents.js"
+import { PromptId } from "../../src/prompts/PromptId.js"
 import * as Database from "../../src/store/Database.js"
 import { RunStore, sinkOf } from "../../src/store/RunStore.js"
 import { storeError } from "../../src/store/StoreValues.js"
-import type { freshDatabase } from "./database.js"
+import { freshDatabase } from "./database.js"
+import { convergingScript, reasoned } from "./scripts.js"
+import { startServer } from "./server.js"
 
 const diskFull = () =>
   storeError("appending")(
@@ -27,4 +30,18 @@ export const failingDatabase = (db: ReturnType<typeof freshDatabase>, down: () =
   ).pipe(Layer.provide(base))
   const sink = Layer.effect(EventSink, Effect.map(RunStore, (s) => sinkOf(s))).pipe(Layer.provide(store))
   return Layer.merge(base, Layer.merge(store, sink))
+}
+
+/**
+ * A server on a fresh database whose appends fail while `down()` says so, its model the converging script with a
+ * reasoning step of 300 ms (the store can fail while a run is under way).
+ */
+export const startServerOnFailingStore = async (down: () => boolean) => {
+  const db = freshDatabase()
+  await Effect.runPromise(db.setup)
+  return startServer({
+    db,
+    database: failingDatabase(db, down),
+    script: { ...convergingScript(), [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 300 }] }
+  })
 }
