@@ -1,6 +1,7 @@
 import { Config, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
 import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
+import type { LanguageModel } from "../llm/LanguageModel.js"
 import * as RunManager from "../server/RunManager.js"
 import { parseKeys } from "../server/Security.js"
 import * as Server from "../server/Server.js"
@@ -71,13 +72,27 @@ export type ServerConfig = Config.Config.Success<typeof serverConfig>
 export { version }
 
 /**
+ * The engine a server runs: its capabilities, tools and model (Aeon.layer's; tracing, an approval policy and call
+ * recording are optional).
+ */
+export type EngineLayer = Layer.Layer<
+  Layer.Layer.Success<ReturnType<typeof Aeon.layerWithTools>> | LanguageModel,
+  Layer.Layer.Error<typeof Aeon.layer>
+>
+/** The store a server keeps runs in (Database.layer's services). */
+export type StoreLayer = Layer.Layer<
+  Layer.Layer.Success<typeof Database.layerConfig>,
+  Layer.Layer.Error<typeof Database.layerConfig>
+>
+
+/**
  * Everything the server runs on: engine, store, run manager; on a cluster (`cluster`), the manager between the
  * cluster's sharding (below: where runs are placed) and the run entity's handlers (above: what this runner executes).
  */
 export const appLayer = (
   maxConcurrentRuns: number,
-  engine: Layer.Layer<any, any> = Aeon.layer,
-  database: Layer.Layer<any, any> = Database.layerConfig,
+  engine: EngineLayer = Aeon.layer,
+  database: StoreLayer = Database.layerConfig,
   cluster?: ClusterConfig
 ) => {
   const manager = RunManager.layer(maxConcurrentRuns)
@@ -91,8 +106,8 @@ export const appLayer = (
 
 /** What a test or an embedding program puts in place of the configured engine, store or cluster settings. */
 export interface Layers {
-  readonly engine?: Layer.Layer<any, any>
-  readonly database?: Layer.Layer<any, any>
+  readonly engine?: EngineLayer
+  readonly database?: StoreLayer
   readonly cluster?: Partial<ClusterConfig>
 }
 

@@ -100,7 +100,7 @@ export const isProse = (text: string): boolean => {
 const parseJson = (text: string): unknown => JSON.parse(answerOf(text))
 
 /** Decodes a model's text with the contract's output schema; the failure keeps the raw text for the supervisor. */
-export const decodeAnswer = <O>(contract: PromptContract<any, O>, text: string): Effect.Effect<O, ModelDecodeError> =>
+export const decodeAnswer = <I, O>(contract: PromptContract<I, O>, text: string): Effect.Effect<O, ModelDecodeError> =>
   Effect.suspend(() => {
     let json: unknown
     try {

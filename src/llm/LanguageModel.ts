@@ -128,7 +128,7 @@ interface Call<I, O, E> {
 const CHAT_FRAMING_TOKENS = 2 * 4 + 3
 const schemaTexts = new Map<string, { readonly text: string; tokens?: number }>()
 /** The structured-output schema as sent (its text; its tokens counted only when asked). */
-const schemaOf = (contract: PromptContract<any, any>) => {
+const schemaOf = <I, O>(contract: PromptContract<I, O>) => {
   let s = schemaTexts.get(contract.id)
   if (s === undefined) {
     s = { text: JSON.stringify({ name: contract.id, schema: outputJsonSchema(contract), strict: false }) }
@@ -136,7 +136,7 @@ const schemaOf = (contract: PromptContract<any, any>) => {
   }
   return s
 }
-const schemaTokensOf = (contract: PromptContract<any, any>) => {
+const schemaTokensOf = <I, O>(contract: PromptContract<I, O>) => {
   const s = schemaOf(contract)
   return s.tokens ??= countTokens(s.text)
 }
@@ -178,7 +178,7 @@ const callOf = <I, O, E>(model: Model, contract: PromptContract<I, O>, input: I,
  * tokens; counting exactly is only needed when that bound does not fit the budget, or when the provider does not
  * report usage.
  */
-const outputCap = (call: Call<any, any, any>) =>
+const outputCap = <I, O, E>(call: Call<I, O, E>) =>
   Effect.gen(function*() {
     const cap = call.options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
     if (!call.options?.tokensLeft) return cap
@@ -195,8 +195,8 @@ const outputCap = (call: Call<any, any, any>) =>
  * `Effect.currentSpan`, which fails with a new NoSuchElementException (an Error and its stack) when there is none,
  * as there is none when no tracer keeps spans (telemetry/Span).
  */
-const annotateSpan = (
-  call: Call<any, any, any>,
+const annotateSpan = <I, O, E>(
+  call: Call<I, O, E>,
   response: CompletionResponse,
   inputTokens: number,
   outputTokens: number
@@ -232,14 +232,14 @@ const annotateSpan = (
  * tokenizer — 65 MB, a quarter of a second — in every process, also where the provider reports usage): a token covers
  * at least one UTF-8 byte, a UTF-16 unit at most three.
  */
-const billedBound = (call: Call<any, any, any>) =>
+const billedBound = <I, O, E>(call: Call<I, O, E>) =>
   Math.ceil(
     (3 * (call.system.length + call.user.length + schemaOf(call.contract).text.length) + CHAT_FRAMING_TOKENS) *
       (call.model.usage.unreported ? ESTIMATE_MARGIN : 1)
   )
 
 /** Admission of a call with this output cap: the budget refuses what it could cross. */
-const admitted = <E>(call: Call<any, any, E>, cap: number): Effect.Effect<void, E> => {
+const admitted = <I, O, E>(call: Call<I, O, E>, cap: number): Effect.Effect<void, E> => {
   const admit = call.options?.admit
   if (!admit) return Effect.void
   const estimate = (tokens: number) => ({
@@ -252,7 +252,7 @@ const admitted = <E>(call: Call<any, any, E>, cap: number): Effect.Effect<void, 
 }
 
 /** The call's output cap, admitted; refused and given more budget (an interactive run), its cap and admission again. */
-const admittedCap = <E>(call: Call<any, any, E>): Effect.Effect<number, E> =>
+const admittedCap = <I, O, E>(call: Call<I, O, E>): Effect.Effect<number, E> =>
   Effect.flatMap(outputCap(call), (cap) =>
     admitted(call, cap).pipe(
       Effect.as(cap),
@@ -264,7 +264,7 @@ const admittedCap = <E>(call: Call<any, any, E>): Effect.Effect<number, E> =>
     ))
 
 /** A call that failed still counts its requests (and its exchange, when recorded). */
-const recordFailure = <E>(call: Call<any, any, E>, e: ModelError, started: number, sent: number, attempt: number) =>
+const recordFailure = <I, O, E>(call: Call<I, O, E>, e: ModelError, started: number, sent: number, attempt: number) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
     call.options?.record
       ? call.options.record({
@@ -312,7 +312,7 @@ const send = <I, O, E>(call: Call<I, O, E>, cap: number, attempt: number) =>
   })
 
 /** Twice the cap, within what is left of the token budget; none when that is no larger. */
-const largerCap = (call: Call<any, any, any>, cap: number) =>
+const largerCap = <I, O, E>(call: Call<I, O, E>, cap: number) =>
   Effect.gen(function*() {
     const tokensLeft = call.options?.tokensLeft
     const fits = tokensLeft ? (yield* tokensLeft) - call.billedInputTokens() : Number.POSITIVE_INFINITY

@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { jsonrepair } from "jsonrepair"
 import { textSignals } from "../domain/TextSignals.js"
 import { PromptId } from "../prompts/PromptId.js"
+import { Contracts, type PromptContract } from "../prompts/PromptRegistry.js"
 import { findExpression } from "../tools/Calculator.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { FREE } from "./Pricing.js"
@@ -13,8 +14,6 @@ import { FREE } from "./Pricing.js"
  */
 export const LABEL = "offline"
 const MARK = "[offline rule-based model]"
-
-type Input = Record<string, any>
 
 const clauses = (task: string): Array<string> =>
   task
@@ -64,7 +63,16 @@ const memoryCall = (text: string, lastKey: string | undefined) => {
 
 interface ToolSeen {
   readonly name: string
-  readonly inputSchema?: { readonly properties?: Record<string, unknown>; readonly required?: ReadonlyArray<string> }
+  /** A JSON Schema, as the tool's source gave it. */
+  readonly inputSchema?: unknown
+}
+
+/** The one field a tool's input is named by: its only required field, else its first property. */
+const inputField = (inputSchema: unknown): string | undefined => {
+  if (typeof inputSchema !== "object" || inputSchema === null) return undefined
+  const { properties, required } = inputSchema as { readonly properties?: unknown; readonly required?: unknown }
+  if (Array.isArray(required) && required.length === 1 && typeof required[0] === "string") return required[0]
+  return typeof properties === "object" && properties !== null ? Object.keys(properties)[0] : undefined
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
@@ -88,8 +96,7 @@ const namedToolCall = (text: string, tools: ReadonlyArray<ToolSeen>) => {
     }
   }
   const argument = after.replace(/^[\s"'`),:]*(?:on|with|for|in|at|of|from|to)?\s*/i, "").replace(/^["'`]|["'`]$/g, "")
-  const required = tool.inputSchema?.required ?? []
-  const field = required.length === 1 ? required[0] : Object.keys(tool.inputSchema?.properties ?? {})[0]
+  const field = inputField(tool.inputSchema)
   return { tool: tool.name, toolInput: argument && field ? { [field]: argument } : {} }
 }
 
@@ -163,9 +170,9 @@ const profileFor = (request: string) => {
   } as const
 }
 
-const formatToolResult = (result: any): string => {
+const formatToolResult = (result: unknown): string => {
   if (result && typeof result === "object" && "value" in result && "expression" in result) {
-    return `${result.expression} = ${result.value}`
+    return `${String(result.expression)} = ${String(result.value)}`
   }
   // a text result, or one text field (an MCP tool's structured content often is): the text itself
   const values = result && typeof result === "object" ? Object.values(result) : [result]
@@ -193,15 +200,22 @@ const rubricVerdict = (rubric: string, answerText: string) => {
   }
 }
 
-const answer = (promptId: string, input: Input): unknown => {
+const answer = (promptId: string, input: unknown): unknown => {
+  /** The call's input as its prompt's contract types it (the prompt was rendered from it: its schema held). */
+  const inputOf = <I, O>(_: PromptContract<I, O>) => input as I
   switch (promptId) {
-    case PromptId.PLAN_GENERATION_USER:
-      return planFor(input.request, input.tools)
-    case PromptId.RECURSIVE_PLAN_GENERATION_USER:
-      return planFor(input.goal, input.tools)
+    case PromptId.PLAN_GENERATION_USER: {
+      const i = inputOf(Contracts.planGeneration)
+      return planFor(i.request, i.tools)
+    }
+    case PromptId.RECURSIVE_PLAN_GENERATION_USER: {
+      const i = inputOf(Contracts.recursivePlan)
+      return planFor(i.goal, i.tools)
+    }
     case PromptId.SUPERVISOR_REPAIR_PLAN_USER:
-      return planFor(input.request, [])
+      return planFor(inputOf(Contracts.repairPlan).request, [])
     case PromptId.REASONING_STEP_USER: {
+      const input = inputOf(Contracts.reasoningStep)
       // it can restate a tool's result or earlier steps; with neither it has nothing to answer from, and says so
       if (input.toolResult === undefined && !input.incomingContext) {
         const stepOutput =
@@ -216,7 +230,8 @@ const answer = (promptId: string, input: Input): unknown => {
     case PromptId.VALIDATION_SEMANTIC_USER:
       return { issues: [] }
     case PromptId.CONVERGENCE_ASSESSMENT_USER: {
-      const steps: Array<any> = input.plan.steps
+      const input = inputOf(Contracts.convergence)
+      const steps = input.plan.steps
       const done = steps.filter((s) => s.status === "complete").length
       const completenessScore = steps.length === 0 ? 0 : done / steps.length
       const blocked = steps.filter((s) => s.clarityState === "BLOCKED" || s.status === "failed").length
@@ -235,13 +250,14 @@ const answer = (promptId: string, input: Input): unknown => {
       }
     }
     case PromptId.TASKPROFILE_INFERENCE_USER:
-      return profileFor(input.request)
+      return profileFor(inputOf(Contracts.profileInference).request)
     case PromptId.TASKPROFILE_UPDATE_USER:
       return {
-        ...(input.currentProfile as object),
+        ...(inputOf(Contracts.profileUpdate).currentProfile as object),
         adjustmentReason: `${MARK} profile kept: the offline model does not revise profiles`
       }
     case PromptId.RECURSIVE_SUBPLAN_GENERATION_USER: {
+      const input = inputOf(Contracts.subplan)
       const parts = clauses(input.parentStep.description)
       return {
         subplanGoal: input.parentStep.description,
@@ -255,17 +271,19 @@ const answer = (promptId: string, input: Input): unknown => {
     case PromptId.RECURSIVE_REFINEMENT_USER:
       return { actions: [], followUpQuestions: [] }
     case PromptId.SUPERVISOR_REPAIR_JSON_USER:
-      return { repairedJson: jsonrepair(input.raw) }
-    case PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER:
+      return { repairedJson: jsonrepair(inputOf(Contracts.repairJson).raw) }
+    case PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER: {
+      const input = inputOf(Contracts.repairToolCall)
       return { toolInput: typeof input.badInput === "string" ? { expression: input.badInput } : input.badInput }
+    }
     case PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER: {
-      const match = (input.tools as Array<string>).find((t) =>
-        input.stepDescription.toLowerCase().includes(t.split(".")[0]!)
-      )
+      const input = inputOf(Contracts.repairMissingTool)
+      const match = input.tools.find((t) => input.stepDescription.toLowerCase().includes(t.split(".")[0]!))
       return { replacementTool: match ?? null, justification: `${MARK} matched by name in the step description` }
     }
     case PromptId.ANSWER_SYNTHESIS_USER: {
-      const used = (input.executionResults as Array<any>).filter((r) => r.status === "complete" && r.stepOutput)
+      const input = inputOf(Contracts.answerSynthesis)
+      const used = input.executionResults.filter((r) => r.status === "complete" && r.stepOutput)
       const body = used.map((r) => r.stepOutput).join("\n")
       return {
         answerText: `${MARK} ${input.label}:\n${body || "no step produced an output"}`,
@@ -274,8 +292,10 @@ const answer = (promptId: string, input: Input): unknown => {
         notes: "Produced by the offline rule-based model: it restates step results and does not reason."
       }
     }
-    case PromptId.EVAL_RUBRIC_USER:
+    case PromptId.EVAL_RUBRIC_USER: {
+      const input = inputOf(Contracts.evalRubric)
       return rubricVerdict(input.rubric, input.answer)
+    }
     default:
       throw new Error(`offline model has no rule for ${promptId}`)
   }
@@ -291,7 +311,7 @@ const estimatedTokens = (text: string) => Math.ceil(text.length / 4)
 export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (request) =>
   Effect.try({
     try: () => {
-      const full = JSON.stringify(answer(request.promptId, request.input as Input))
+      const full = JSON.stringify(answer(request.promptId, request.input))
       const text = LanguageModel.capOutput(full, request.maxOutputTokens, estimatedTokens)
       return {
         text,
