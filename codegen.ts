@@ -1,6 +1,6 @@
 import type { CodegenConfig } from "@graphql-codegen/cli"
 
-/** Schema-first: the resolver types are generated from schema.graphql (`npm run codegen`). */
+/** Schema-first: the resolver types and the viewer's operation types are generated from schema.graphql (`npm run codegen`). */
 const config: CodegenConfig = {
   schema: "schema.graphql",
   generates: {
@@ -14,6 +14,20 @@ const config: CodegenConfig = {
         scalars: { JSON: "unknown", DateTime: "string" },
         avoidOptionals: false,
         maybeValue: "T | null | undefined"
+      }
+    },
+    // the viewer's types: each of its operations' results, from the operations it sends
+    "src/viewer/generated/operations.ts": {
+      documents: ["src/viewer/**/*.tsx"],
+      plugins: ["typescript-operations"],
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        onlyOperationTypes: true,
+        scalars: { JSON: "unknown", DateTime: "string" },
+        avoidOptionals: true,
+        maybeValue: "T | null",
+        preResolveTypes: true
       }
     }
   }

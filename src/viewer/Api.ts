@@ -6,14 +6,6 @@ export const setApiKey = (key: string) => sessionStorage.setItem(KEY, key)
 
 export class Unauthorized extends Error {}
 
-/** A run event as the subscription gives it: the viewer counts them and refreshes on them, the server folds them. */
-export interface StreamedEvent {
-  readonly seq: number
-  readonly type: string
-  readonly at: string
-  readonly payload: Record<string, any>
-}
-
 const headers = (accept: string): Record<string, string> => ({
   "content-type": "application/json",
   accept,

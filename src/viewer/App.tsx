@@ -1,12 +1,13 @@
 import { render } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { RUN_STATUSES } from "../domain/RunStatus.js"
-import { gql, setApiKey, type StreamedEvent, subscribe, Unauthorized } from "./Api.js"
+import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
+import type { RunListQuery, RunViewEventsSubscription, RunViewQuery } from "./generated/operations.js"
 import { LiveOutput, NewRunForm, StoreWait } from "./Live.js"
 import { ForecastLine, Requests } from "./Requests.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
 
-const RUN = `query($id: ID!) { run(id: $id) {
+const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
   id task status model userId createdAt
   forkedFrom { runId atSeq changed }
   finalAnswer { answerText label }
@@ -26,7 +27,11 @@ const RUN = `query($id: ID!) { run(id: $id) {
     passes { passNumber start end durationMs phases { phase seq start end durationMs }
       steps { stepId seq status start end durationMs } } } } }
 fragment F on ForecastFigures { llmCalls tokens costUsd wallMs }`
-const EVENTS = `subscription($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
+const EVENTS =
+  /* GraphQL */ `subscription RunViewEvents($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
+const RUNS = /* GraphQL */ `query RunList($status: RunStatus, $userId: ID) {
+  runs(first: 50, status: $status, userId: $userId) {
+    edges { node { id task status userId createdAt usage { costUsd } timeline { elapsedMs passes { passNumber } } } } } }`
 const KeyForm = ({ onKey }: { onKey: () => void }) => {
   const [key, setKey] = useState("")
   return (
@@ -48,13 +53,12 @@ const KeyForm = ({ onKey }: { onKey: () => void }) => {
 const RunList = () => {
   const [status, setStatus] = useState("")
   const [user, setUser] = useState("")
-  const [runs, setRuns] = useState<Array<Run> | undefined>()
+  const [runs, setRuns] = useState<Array<RunListQuery["runs"]["edges"][number]["node"]> | undefined>()
   const [error, setError] = useState<string>()
   const [locked, setLocked] = useState(false)
   const load = () =>
-    gql<{ runs: { edges: Array<{ node: Run }> } }>(
-      `query($status: RunStatus, $userId: ID) { runs(first: 50, status: $status, userId: $userId) {
-        edges { node { id task status userId createdAt usage { costUsd } timeline { elapsedMs passes { passNumber } } } } } }`,
+    gql<RunListQuery>(
+      RUNS,
       { status: status || null, userId: user || null }
     ).then((d) => (setRuns(d.runs.edges.map((e) => e.node)), setError(undefined)), (e) => {
       if (e instanceof Unauthorized) setLocked(true)
@@ -93,7 +97,7 @@ const RunList = () => {
             <td>{r.userId ?? "–"}</td>
             <td>{new Date(r.createdAt).toLocaleString()}</td>
             <td data-testid="run-passes">
-              {(r.timeline?.passes ?? []).filter((p: Run) => p.passNumber > 0).length}
+              {(r.timeline?.passes ?? []).filter((p) => p.passNumber > 0).length}
             </td>
             <td data-testid="run-cost">{r.usage ? `$${r.usage.costUsd.toFixed(4)}` : "–"}</td>
             <td data-testid="run-duration">{r.timeline ? `${(r.timeline.elapsedMs / 1000).toFixed(1)} s` : "–"}</td>
@@ -107,14 +111,14 @@ const RunList = () => {
 }
 
 const RunView = ({ runId }: { runId: string }) => {
-  const [events, setEvents] = useState<Array<StreamedEvent>>([])
+  const [events, setEvents] = useState<Array<RunViewEventsSubscription["runEvents"]>>([])
   const [run, setRun] = useState<Run>()
   const [error, setError] = useState<string>()
   const [locked, setLocked] = useState(false)
   const [attempt, setAttempt] = useState(0)
   const pending = useRef<number | undefined>(undefined)
   const refresh = () =>
-    gql<{ run: Run }>(RUN, { id: runId }).then((d) => {
+    gql<RunViewQuery>(RUN, { id: runId }).then((d) => {
       if (!d.run) setError(`run ${runId} does not exist`)
       else setRun(d.run)
     }, (e) => (e instanceof Unauthorized ? setLocked(true) : setError(e.message)))
@@ -129,7 +133,7 @@ const RunView = ({ runId }: { runId: string }) => {
   }
   useEffect(() => {
     void refresh()
-    const stop = subscribe<{ runEvents: StreamedEvent }>(EVENTS, { id: runId }, (d) => {
+    const stop = subscribe<RunViewEventsSubscription>(EVENTS, { id: runId }, (d) => {
       setEvents((es) => [...es, d.runEvents])
       soon()
     }, (e) => {
@@ -159,14 +163,14 @@ const RunView = ({ runId }: { runId: string }) => {
           at #{run.forkedFrom
             .atSeq}
           {run.forkedFrom.changed.length > 0 ? ` (changed: ${run.forkedFrom.changed.join(", ")})` : ""}
-          {run.usage.replayed ? ` · ${run.usage.replayed.llmCalls} calls replayed from its recordings, not paid` : ""}
+          {run.usage?.replayed ? ` · ${run.usage.replayed.llmCalls} calls replayed from its recordings, not paid` : ""}
         </p>
       )}
       {error && <p class="error">{error}</p>}
       <Requests run={run} refresh={refresh} />
       <section class="gauges" data-testid="gauges">
         <h2>Budget</h2>
-        {(run.timeline?.budget ?? []).map((g: Run) => (
+        {(run.timeline?.budget ?? []).map((g) => (
           <Gauge
             name={g.name}
             used={g.used}
@@ -179,10 +183,13 @@ const RunView = ({ runId }: { runId: string }) => {
           />
         ))}
         <ForecastLine run={run} />
-        <p class="tokens" data-testid="token-usage">
-          tokens: {run.usage.inputTokens} in{run.usage.cachedTokens ? ` (${run.usage.cachedTokens} cached)` : ""} ·{" "}
-          {run.usage.outputTokens} out
-        </p>
+        {run.usage && (
+          <p class="tokens" data-testid="token-usage">
+            tokens: {run.usage.inputTokens} in{run.usage.cachedTokens ? ` (${run.usage.cachedTokens} cached)` : ""} ·
+            {" "}
+            {run.usage.outputTokens} out
+          </p>
+        )}
       </section>
       {run.status === "RUNNING" && <StoreWait runId={runId} />}
       {run.status === "RUNNING" && <LiveOutput runId={runId} />}
@@ -203,7 +210,7 @@ const RunView = ({ runId }: { runId: string }) => {
       {run.timeline && <Timeline runId={runId} timeline={run.timeline} />}
       <Convergence passes={passes} />
       <Issues passes={passes} />
-      <Calls runId={runId} key={`${runId}:${run.status}:${run.usage.llmCalls}`} />
+      <Calls runId={runId} key={`${runId}:${run.status}:${run.usage?.llmCalls ?? 0}`} />
     </main>
   )
 }

@@ -1,10 +1,11 @@
 import { useEffect, useState } from "preact/hooks"
 import { gql, subscribe } from "./Api.js"
+import type { RunViewStoreWaitsSubscription, StartRunInViewerMutation } from "./generated/operations.js"
 
 /** The new-run form and the live output of a run's model calls. */
 
-const OUTPUT =
-  `subscription($id: ID!) { runOutput(runId: $id) { callId promptId passNumber stepId text answerText done } }`
+const OUTPUT = /* GraphQL */
+  `subscription RunViewOutput($id: ID!) { runOutput(runId: $id) { callId promptId passNumber stepId text answerText done } }`
 
 interface Delta {
   readonly callId: string
@@ -24,14 +25,15 @@ interface Writing {
   readonly answerText: string | null
 }
 
-const STORE_WAITS = `subscription($id: ID!) { runStoreWaits(runId: $id) { waiting cause since } }`
+const STORE_WAITS =
+  /* GraphQL */ `subscription RunViewStoreWaits($id: ID!) { runStoreWaits(runId: $id) { waiting cause since } }`
 
 /** The run's events wait for its store (the disk full, the database away): said while it lasts, from the server. */
 export const StoreWait = ({ runId }: { runId: string }) => {
   const [wait, setWait] = useState<{ cause: string; since: string } | undefined>()
   useEffect(
     () =>
-      subscribe<{ runStoreWaits: { waiting: boolean; cause: string | null; since: string | null } }>(
+      subscribe<RunViewStoreWaitsSubscription>(
         STORE_WAITS,
         { id: runId },
         ({ runStoreWaits: w }) => setWait(w.waiting ? { cause: w.cause ?? "", since: w.since ?? "" } : undefined),
@@ -83,6 +85,8 @@ export const LiveOutput = ({ runId }: { runId: string }) => {
   )
 }
 
+const START_RUN = /* GraphQL */ `mutation StartRunInViewer($input: RunTaskInput!) { runTask(input: $input) { id } }`
+
 const MODES = ["AUTO", "FULL", "SIMPLE"]
 
 /** Starts a run (runTask) and opens it: the task, its mode, and the budget caps a person usually sets. */
@@ -99,8 +103,8 @@ export const NewRunForm = () => {
         .filter(([k, v]) => ({ maxCostUsd, ttl, maxLlmCalls } as Record<string, string>)[k] !== "" && !isNaN(v))
     )
     try {
-      const d = await gql<{ runTask: { id: string } }>(
-        `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`,
+      const d = await gql<StartRunInViewerMutation>(
+        START_RUN,
         { input: { task, mode, ...(Object.keys(budget).length > 0 ? { budget } : {}) } }
       )
       location.href = `/runs/${encodeURIComponent(d.runTask.id)}`

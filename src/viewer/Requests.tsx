@@ -4,7 +4,8 @@ import { PlanGraph, type Run } from "./Sections.js"
 
 /** What a run asks a person, answered in the page: tool calls, its plan (with the forecast), more budget. */
 
-const RESPOND = `mutation($runId: ID!, $requestId: ID!, $decision: ApprovalDecision!, $input: JSON, $reason: String) {
+const RESPOND =
+  /* GraphQL */ `mutation RespondInViewer($runId: ID!, $requestId: ID!, $decision: ApprovalDecision!, $input: JSON, $reason: String) {
   respondToApproval(runId: $runId, requestId: $requestId, decision: $decision, input: $input, reason: $reason) { id } }`
 
 type Answer = (requestId: string, decision: "APPROVE" | "REJECT" | "EDIT", input?: unknown) => Promise<void>
@@ -20,7 +21,11 @@ const answerer =
     }).then(() => (onError(""), refresh()), (e) => onError(e.message))
 
 const usd = (n: number) => `$${n.toFixed(4)}`
-const figures = (f: Run) => `${Math.round(f.llmCalls)} calls · ${Math.round(f.tokens)} tokens · ${usd(f.costUsd)}`
+type Figures = { readonly llmCalls: number; readonly tokens: number; readonly costUsd: number }
+type PlanRequest = NonNullable<Run["pendingPlanApproval"]>
+type ExtensionRequest = Run["pendingBudgetExtensions"][number]
+
+const figures = (f: Figures) => `${Math.round(f.llmCalls)} calls · ${Math.round(f.tokens)} tokens · ${usd(f.costUsd)}`
 
 /** The forecast beside the budget gauges: expected and worst case, and how far off it was once the run ended. */
 export const ForecastLine = ({ run }: { run: Run }) =>
@@ -36,7 +41,7 @@ export const ForecastLine = ({ run }: { run: Run }) =>
     : null
 
 const ToolApprovals = ({ answer, run }: { run: Run; answer: Answer }) =>
-  run.pendingApprovals.map((a: Run) => (
+  run.pendingApprovals.map((a) => (
     <div class="approval">
       <p>
         {a.stepId}: {a.description} — <code>{a.tool}</code> <code>{JSON.stringify(a.input)}</code>
@@ -46,8 +51,31 @@ const ToolApprovals = ({ answer, run }: { run: Run; answer: Answer }) =>
     </div>
   ))
 
+/** A plan's forecast per step and for the whole run. */
+const PlanForecast = ({ forecast }: { forecast: NonNullable<PlanRequest["forecast"]> }) => (
+  <table data-testid="plan-forecast">
+    <tr>
+      <th>step</th>
+      <th>expected</th>
+      <th>at most</th>
+    </tr>
+    {forecast.perStep.map((s) => (
+      <tr>
+        <td>{s.stepId}</td>
+        <td>{usd(s.expected.costUsd)}</td>
+        <td>{usd(s.worstCase.costUsd)}</td>
+      </tr>
+    ))}
+    <tr>
+      <td>whole run</td>
+      <td>{figures(forecast.expected)}</td>
+      <td>{figures(forecast.worstCase)}</td>
+    </tr>
+  </table>
+)
+
 /** The plan waiting for approval: its graph, the forecast per step, and approve / edit (JSON edits) / reject. */
-const PlanApproval = ({ answer, request }: { request: Run; answer: Answer }) => {
+const PlanApproval = ({ answer, request }: { request: PlanRequest; answer: Answer }) => {
   const [edits, setEdits] = useState("")
   const edit = () => {
     let parsed: unknown
@@ -62,25 +90,7 @@ const PlanApproval = ({ answer, request }: { request: Run; answer: Answer }) => 
     <div class="approval" data-testid="plan-approval">
       <p>The plan waits for your approval before it runs.</p>
       <PlanGraph plan={request.plan} />
-      <table data-testid="plan-forecast">
-        <tr>
-          <th>step</th>
-          <th>expected</th>
-          <th>at most</th>
-        </tr>
-        {request.forecast.perStep.map((s: Run) => (
-          <tr>
-            <td>{s.stepId}</td>
-            <td>{usd(s.expected.costUsd)}</td>
-            <td>{usd(s.worstCase.costUsd)}</td>
-          </tr>
-        ))}
-        <tr>
-          <td>whole run</td>
-          <td>{figures(request.forecast.expected)}</td>
-          <td>{figures(request.forecast.worstCase)}</td>
-        </tr>
-      </table>
+      {request.forecast && <PlanForecast forecast={request.forecast} />}
       <button type="button" onClick={() => answer(request.requestId, "APPROVE")}>Approve plan</button>
       <button type="button" onClick={() => answer(request.requestId, "REJECT")}>Reject plan</button>
       <p>
@@ -99,8 +109,8 @@ const PlanApproval = ({ answer, request }: { request: Run; answer: Answer }) => 
 }
 
 /** A cap that would have stopped the run: raise it (prefilled with the proposal) or let the run stop. */
-const BudgetExtension = ({ answer, request }: { request: Run; answer: Answer }) => {
-  const [key, proposed] = Object.entries(request.proposed as Record<string, number>)[0]!
+const BudgetExtension = ({ answer, request }: { request: ExtensionRequest; answer: Answer }) => {
+  const [key, proposed] = Object.entries(request.proposed as Record<string, number>)[0] ?? [request.dimension, 0]
   const [cap, setCap] = useState(String(proposed))
   return (
     <div class="approval" data-testid="budget-extension">
@@ -129,7 +139,7 @@ export const Requests = ({ run, refresh }: { run: Run; refresh: () => void }) =>
       <h2>Waiting for you</h2>
       {error && <p class="error" data-testid="request-error">{error}</p>}
       {plan && <PlanApproval request={plan} answer={answer} />}
-      {run.pendingBudgetExtensions.map((r: Run) => <BudgetExtension request={r} answer={answer} />)}
+      {run.pendingBudgetExtensions.map((r) => <BudgetExtension request={r} answer={answer} />)}
       <ToolApprovals run={run} answer={answer} />
     </section>
   )

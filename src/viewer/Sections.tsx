@@ -1,17 +1,44 @@
 import { useEffect, useState } from "preact/hooks"
 import { gql } from "./Api.js"
+import type {
+  ForkInViewerMutation,
+  RunViewCallQuery,
+  RunViewCallsQuery,
+  RunViewQuery,
+  ViewerToolsQuery
+} from "./generated/operations.js"
 import { layout, NODE } from "./Layout.js"
 
 /** The parts of the run page: gauges, timeline, plan graph, scores, issues, model calls, approvals. */
 
-export type Run = any
+/** The run as the page asks for it (App's RunView query), and its parts. */
+export type Run = NonNullable<RunViewQuery["run"]>
+type TimelineView = NonNullable<Run["timeline"]>
+type PassView = NonNullable<Run["history"]>["passes"][number]
+type CallSummary = NonNullable<RunViewCallsQuery["run"]>["llmCalls"]["edges"][number]["node"]
+type CallDetail = NonNullable<RunViewCallQuery["run"]>["llmCalls"]["edges"][number]["node"]
+/** A plan as the graph draws it: the run's (every field) or one waiting for approval (fewer). */
+export interface PlanShown {
+  readonly goal: string
+  readonly steps: ReadonlyArray<
+    & Pick<NonNullable<Run["plan"]>["steps"][number], "stepId" | "description" | "status" | "dependencies">
+    & Partial<
+      Pick<NonNullable<Run["plan"]>["steps"][number], "supersededBy" | "manualIntervention" | "subplan" | "error">
+    >
+  >
+}
 
 // the list (its summary), then one call's prompt and answer when it is opened: both within the server's query cost
-const CALLS = `query($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 50, after: $after) {
+const CALLS =
+  /* GraphQL */ `query RunViewCalls($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 50, after: $after) {
   edges { cursor node { seq promptId attempt phase stepId inputTokens outputTokens latencyMs replayed estimated } }
   pageInfo { hasNextPage endCursor } } } }`
-const CALL = `query($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 1, after: $after) {
+const CALL =
+  /* GraphQL */ `query RunViewCall($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 1, after: $after) {
   edges { node { seq system user response decodeError error } } } } }`
+
+const FORK =
+  /* GraphQL */ `mutation ForkInViewer($runId: ID!, $atSeq: Int!) { forkRun(runId: $runId, atSeq: $atSeq) { id } }`
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
@@ -38,29 +65,38 @@ interface Span {
   readonly durationMs: number
 }
 
-const spanOf = (label: string, s: Run): Span => ({
+const spanOf = (
+  label: string,
+  s: { readonly start: string; readonly end: string | null; readonly durationMs: number }
+): Span => ({
   label,
   start: Date.parse(s.start),
   end: s.end ? Date.parse(s.end) : undefined,
   durationMs: s.durationMs
 })
 
+/** How many substeps a step's subplan has (its JSON, as the API gives it). */
+const substepsOf = (subplan: unknown) => {
+  const substeps = typeof subplan === "object" && subplan !== null ? (subplan as { substeps?: unknown }).substeps : []
+  return Array.isArray(substeps) ? substeps.length : 0
+}
+
 /** A new run from this one's events up to `seq` (forkRun), then opened: what "fork from here" does. */
 const forkAt = async (runId: string, seq: number) => {
-  const d = await gql<{ forkRun: { id: string } }>(
-    `mutation($runId: ID!, $atSeq: Int!) { forkRun(runId: $runId, atSeq: $atSeq) { id } }`,
+  const d = await gql<ForkInViewerMutation>(
+    FORK,
     { runId, atSeq: seq }
   )
   location.href = `/runs/${encodeURIComponent(d.forkRun.id)}`
 }
 
-export const Timeline = ({ runId, timeline }: { runId: string; timeline: Run }) => {
+export const Timeline = ({ runId, timeline }: { runId: string; timeline: TimelineView }) => {
   type Forkable = Span & { seq: number }
   const passes: Array<Span & { phases: Array<Forkable>; steps: Array<Forkable & { status: string }> }> = timeline
-    .passes.map((p: Run) => ({
+    .passes.map((p) => ({
       ...spanOf(`pass ${p.passNumber}`, p),
-      phases: p.phases.map((ph: Run) => ({ ...spanOf(ph.phase, ph), seq: ph.seq })),
-      steps: p.steps.map((st: Run) => ({ ...spanOf(st.stepId, st), status: st.status, seq: st.seq }))
+      phases: p.phases.map((ph) => ({ ...spanOf(ph.phase, ph), seq: ph.seq })),
+      steps: p.steps.map((st) => ({ ...spanOf(st.stepId, st), status: st.status, seq: st.seq }))
     }))
   const start = passes[0]?.start ?? 0
   const end = Math.max(start + 1, ...passes.map((p) => p.start + p.durationMs))
@@ -114,8 +150,8 @@ export const Timeline = ({ runId, timeline }: { runId: string; timeline: Run }) 
   )
 }
 
-export const PlanGraph = ({ plan }: { plan: Run }) => {
-  const { edges, height, placed, width } = layout(plan.steps as Array<{ stepId: string; dependencies: Array<string> }>)
+export const PlanGraph = ({ plan }: { plan: PlanShown }) => {
+  const { edges, height, placed, width } = layout(plan.steps)
   return (
     <section>
       <h2>Plan</h2>
@@ -137,7 +173,7 @@ export const PlanGraph = ({ plan }: { plan: Run }) => {
           />
         ))}
         {placed.map(({ step, x, y }) => {
-          const s: Run = step
+          const s = step
           const state = s.supersededBy ? "superseded" : s.status
           return (
             <g
@@ -156,7 +192,7 @@ export const PlanGraph = ({ plan }: { plan: Run }) => {
               <rect width={NODE.width} height={NODE.height} rx="6" />
               <text x="8" y="18" class="id">
                 {s.stepId} · {s.status}
-                {s.subplan ? ` · ${(s.subplan.substeps ?? []).length} substeps` : ""}
+                {s.subplan ? ` · ${substepsOf(s.subplan)} substeps` : ""}
                 {s.manualIntervention ? " · ⚑" : ""}
               </text>
               <text x="8" y="38">{s.description.length > 26 ? `${s.description.slice(0, 25)}…` : s.description}</text>
@@ -171,8 +207,10 @@ export const PlanGraph = ({ plan }: { plan: Run }) => {
 /** What each convergence bar is: the score's colour (page.ts) and name. */
 const SCORES = [["completeness", "#4f7cd6"], ["coherence", "#4caf50"], ["consistency", "#fb8c00"]] as const
 
-export const Convergence = ({ passes }: { passes: Array<Run> }) => {
-  const scored = passes.filter((p) => p.convergence)
+export const Convergence = ({ passes }: { passes: ReadonlyArray<PassView> }) => {
+  const scored = passes.flatMap((
+    p
+  ) => (p.convergence ? [{ passNumber: p.passNumber, convergence: p.convergence }] : []))
   // nothing assessed yet (a pending or planning run): no empty box
   if (scored.length === 0) return null
   return (
@@ -217,7 +255,7 @@ export const Convergence = ({ passes }: { passes: Array<Run> }) => {
   )
 }
 
-export const Issues = ({ passes }: { passes: Array<Run> }) => (
+export const Issues = ({ passes }: { passes: ReadonlyArray<PassView> }) => (
   <section>
     <h2>Validation</h2>
     {passes.every((p) => (p.validationReport?.issues ?? []).length === 0) && <p>no issues found</p>}
@@ -226,7 +264,7 @@ export const Issues = ({ passes }: { passes: Array<Run> }) => (
         <div>
           <h3>pass {p.passNumber}</h3>
           <ul>
-            {p.validationReport.issues.map((i: any) => (
+            {(p.validationReport?.issues ?? []).map((i) => (
               <li class={`issue ${i.severity}`}>
                 {i.severity} {i.type}
                 {i.stepId ? ` @ ${i.stepId}` : ""}: {i.description} <small>({i.source})</small>
@@ -240,30 +278,31 @@ export const Issues = ({ passes }: { passes: Array<Run> }) => (
 )
 
 export const Calls = ({ runId }: { runId: string }) => {
-  const [calls, setCalls] = useState<Array<Run & { after?: string }>>()
-  const [open, setOpen] = useState<Run>()
+  const [calls, setCalls] = useState<Array<CallSummary & { after: string | undefined }>>()
+  const [open, setOpen] = useState<CallDetail & { seq: number }>()
   useEffect(() => {
     void (async () => {
-      const all: Array<Run & { after?: string }> = []
+      const all: Array<CallSummary & { after: string | undefined }> = []
       let after: string | undefined
       for (;;) {
-        const d = await gql<{ run: { llmCalls: Run } }>(CALLS, { id: runId, after })
+        const calls = (await gql<RunViewCallsQuery>(CALLS, { id: runId, after })).run?.llmCalls
+        if (!calls) break
         // each call remembers the cursor before it: what opens it alone
-        for (const e of d.run.llmCalls.edges) {
+        for (const e of calls.edges) {
           all.push({ ...e.node, after })
           after = e.cursor
         }
-        if (!d.run.llmCalls.pageInfo.hasNextPage) break
-        after = d.run.llmCalls.pageInfo.endCursor
+        if (!calls.pageInfo.hasNextPage) break
+        after = calls.pageInfo.endCursor ?? undefined
       }
       setCalls(all)
     })()
   }, [runId])
-  const show = (c: Run & { after?: string }) =>
+  const show = (c: CallSummary & { after: string | undefined }) =>
     open?.seq === c.seq ?
       setOpen(undefined) :
-      gql<{ run: { llmCalls: Run } }>(CALL, { id: runId, after: c.after }).then(
-        (d) => setOpen(d.run.llmCalls.edges[0]?.node)
+      gql<RunViewCallQuery>(CALL, { id: runId, after: c.after }).then(
+        (d) => setOpen(d.run?.llmCalls.edges[0]?.node)
       )
   return (
     <section data-testid="calls">
@@ -302,15 +341,15 @@ export const Calls = ({ runId }: { runId: string }) => {
   )
 }
 
-const TOOLS = `{ tools { name server readOnly destructive idempotent description }
+const TOOLS = /* GraphQL */ `query ViewerTools { tools { name server readOnly destructive idempotent description }
   health { mcpServers { name transport status toolCount lastError } } }`
 
 /** The tools a run may call, with the MCP server each comes from, and each server's state. */
 export const Tools = () => {
-  const [data, setData] = useState<{ tools: Array<Run>; health: { mcpServers: Array<Run> } }>()
-  useEffect(() => void gql<typeof data>(TOOLS).then(setData, () => setData(undefined)), [])
+  const [data, setData] = useState<ViewerToolsQuery>()
+  useEffect(() => void gql<ViewerToolsQuery>(TOOLS).then(setData, () => setData(undefined)), [])
   if (!data) return null
-  const kind = (t: Run) =>
+  const kind = (t: ViewerToolsQuery["tools"][number]) =>
     (t.readOnly ? "read-only" : t.idempotent ? "idempotent" : "at most once") + (t.destructive ? ", destructive" : "")
   return (
     <section data-testid="tools">

@@ -44,10 +44,12 @@ const runTask = (input: object) =>
 const finished = (id: string) => awaitRun(server.url, id).then((r) => r.status as string)
 
 describe("schema-first", () => {
-  it("the generated resolver types are up to date with schema.graphql", async () => {
+  it("the generated resolver types and the viewer's operation types are up to date with schema.graphql", async () => {
     const outputs = await generate({ ...config, cwd: process.cwd() }, false)
-    const file = outputs.find((o: { filename: string }) => o.filename.endsWith("src/server/generated/graphql.ts"))!
-    expect(file.content).toBe(readFileSync("src/server/generated/graphql.ts", "utf8"))
+    for (const path of ["src/server/generated/graphql.ts", "src/viewer/generated/operations.ts"]) {
+      const file = outputs.find((o: { filename: string }) => o.filename.endsWith(path))
+      expect(file?.content, path).toBe(readFileSync(path, "utf8"))
+    }
   }, 60_000)
 })
 

@@ -1,0 +1,206 @@
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** APPROVE runs the call as asked, EDIT with the input given, REJECT fails its step with the reason. */
+export type ApprovalDecision =
+  | 'APPROVE'
+  | 'EDIT'
+  | 'REJECT';
+
+/** Limits of one run. Every field is optional; defaults apply. */
+export type BudgetInput = {
+  /** Wall-time deadline in milliseconds. */
+  deadlineMs: number | null | undefined;
+  maxCostUsd: number | null | undefined;
+  maxLlmCalls: number | null | undefined;
+  maxSteps: number | null | undefined;
+  maxTokens: number | null | undefined;
+  /** Cycles (execution passes). */
+  ttl: number | null | undefined;
+};
+
+/** When a run counts as converged. */
+export type ConvergenceCriteriaInput = {
+  /** A regular expression the answer must match. */
+  answerMatches: string | null | undefined;
+  /** Terms the answer must mention. */
+  answerMentions: Array<string> | null | undefined;
+  /** A JSON Schema the answer (as JSON) must satisfy. */
+  answerSchema: unknown;
+  coherenceThreshold: number | null | undefined;
+  completenessThreshold: number | null | undefined;
+  requireConsistency: boolean | null | undefined;
+};
+
+export type McpServerStatus =
+  | 'CONNECTED'
+  | 'CONNECTING'
+  | 'FAILED'
+  | 'RECONNECTING';
+
+export type Phase =
+  | 'EVALUATE'
+  | 'EXECUTE'
+  | 'PLAN'
+  | 'REFINE'
+  | 'RE_EXECUTE';
+
+export type RunMode =
+  | 'AUTO'
+  | 'FULL'
+  | 'SIMPLE';
+
+/** AWAITING_INPUT: running, and a tool call waits for a person's approval (see Run.pendingApprovals). */
+export type RunStatus =
+  | 'AWAITING_INPUT'
+  | 'CANCELLED'
+  | 'CONVERGED'
+  | 'FAILED'
+  | 'NOT_CONVERGED'
+  | 'QUEUED'
+  | 'RUNNING';
+
+export type RunTaskInput = {
+  /** An approval request not answered within this many milliseconds is rejected. */
+  approvalTimeoutMs: number | null | undefined;
+  /** More tools whose calls wait for approval in this run (besides AEON_APPROVAL_TOOLS; * for every tool with side effects). */
+  approvalTools: Array<string> | null | undefined;
+  /** The validated plan waits, with its forecast, for a person's approval before it executes (Run.pendingPlanApproval; respondToApproval answers). Also AEON_APPROVE_PLAN for every run. Not with mode SIMPLE (AUTO runs FULL). */
+  approvePlan: boolean | null | undefined;
+  budget: BudgetInput | null | undefined;
+  criteria: ConvergenceCriteriaInput | null | undefined;
+  /** Plan and forecast only: the run stops before executing anything (CANCELLED, terminationReason dry_run); only the planning calls are paid. Not with mode SIMPLE (AUTO runs FULL). */
+  dryRun: boolean | null | undefined;
+  escalate: boolean | null | undefined;
+  /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
+  interactive: boolean | null | undefined;
+  mode: RunMode | null | undefined;
+  /** Independent ready steps run this many at a time (default 4; 1: one after the other, in plan order). */
+  parallelism: number | null | undefined;
+  /** The deadline stands still while the run waits for approval or guidance (default false: it keeps running). */
+  pauseDeadlineWhileWaiting: boolean | null | undefined;
+  /** Choose the run's id yourself (letters, digits, - and _), e.g. to subscribe before starting it. */
+  runId: string | number | null | undefined;
+  simpleIterations: number | null | undefined;
+  /** Labels kept with the run (at most 10 of 1-100 characters; an eval's runs carry eval:ID and case:ID). */
+  tags: Array<string> | null | undefined;
+  task: string;
+  /** Restrict the run to these tools (names from Query.tools). */
+  tools: Array<string> | null | undefined;
+  userId: string | number | null | undefined;
+};
+
+export type RunViewQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RunViewQuery = { run: { id: string, task: string, status: RunStatus, model: string | null, userId: string | null, createdAt: string, forkedFrom: { runId: string, atSeq: number, changed: Array<string> } | null, finalAnswer: { answerText: string, label: string | null } | null, result: { advisories: Array<string> } | null, usage: { llmCalls: number, inputTokens: number, outputTokens: number, cachedTokens: number, costUsd: number, steps: number, replayed: { llmCalls: number } | null } | null, pendingApprovals: Array<{ requestId: string, stepId: string, tool: string, input: unknown, description: string }>, pendingPlanApproval: { requestId: string, plan: { goal: string, steps: Array<{ stepId: string, description: string, tool: string | null, status: string, dependencies: Array<string> }> }, forecast: { expected: { llmCalls: number, tokens: number, costUsd: number, wallMs: number }, worstCase: { llmCalls: number, tokens: number, costUsd: number, wallMs: number }, perStep: Array<{ stepId: string, expected: { llmCalls: number, tokens: number, costUsd: number, wallMs: number }, worstCase: { llmCalls: number, tokens: number, costUsd: number, wallMs: number } }> } } | null, pendingBudgetExtensions: Array<{ requestId: string, dimension: string, limit: number, used: number, needs: string, proposed: unknown, forecast: { expected: { llmCalls: number, tokens: number, costUsd: number, wallMs: number } } | null }>, forecast: { expected: { llmCalls: number, tokens: number, costUsd: number, wallMs: number }, worstCase: { llmCalls: number, tokens: number, costUsd: number, wallMs: number } } | null, forecastError: { costUsd: number | null } | null, plan: { goal: string, steps: Array<{ stepId: string, description: string, tool: string | null, status: string, dependencies: Array<string>, supersededBy: string | null, manualIntervention: string | null, subplan: unknown, error: string | null }> } | null, history: { passes: Array<{ passNumber: number, phases: Array<Phase>, ttlRemaining: number, durationSeconds: number, validationReport: { decidedBy: string | null, issues: Array<{ type: string, severity: string, description: string, stepId: string | null, source: string | null }> } | null, convergence: { converged: boolean, completenessScore: number, coherenceScore: number, consistencyStatus: unknown, reasonCodes: Array<string>, decidedBy: string | null } | null }> } | null, timeline: { elapsedMs: number, budget: Array<{ name: string, used: number, cap: number | null, left: number | null }>, passes: Array<{ passNumber: number, start: string, end: string | null, durationMs: number, phases: Array<{ phase: Phase, seq: number, start: string, end: string | null, durationMs: number }>, steps: Array<{ stepId: string, seq: number, status: string, start: string, end: string | null, durationMs: number }> }> } | null } | null };
+
+export type FFragment = { llmCalls: number, tokens: number, costUsd: number, wallMs: number };
+
+export type RunViewEventsSubscriptionVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RunViewEventsSubscription = { runEvents:
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
+   };
+
+export type RunListQueryVariables = Exact<{
+  status: RunStatus | null | undefined;
+  userId: string | number | null | undefined;
+}>;
+
+
+export type RunListQuery = { runs: { edges: Array<{ node: { id: string, task: string, status: RunStatus, userId: string | null, createdAt: string, usage: { costUsd: number } | null, timeline: { elapsedMs: number, passes: Array<{ passNumber: number }> } | null } }> } };
+
+export type RunViewOutputSubscriptionVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RunViewOutputSubscription = { runOutput: { callId: string, promptId: string, passNumber: number | null, stepId: string | null, text: string, answerText: string | null, done: boolean } };
+
+export type RunViewStoreWaitsSubscriptionVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RunViewStoreWaitsSubscription = { runStoreWaits: { waiting: boolean, cause: string | null, since: string | null } };
+
+export type StartRunInViewerMutationVariables = Exact<{
+  input: RunTaskInput;
+}>;
+
+
+export type StartRunInViewerMutation = { runTask: { id: string } };
+
+export type RespondInViewerMutationVariables = Exact<{
+  runId: string | number;
+  requestId: string | number;
+  decision: ApprovalDecision;
+  input: unknown;
+  reason: string | null | undefined;
+}>;
+
+
+export type RespondInViewerMutation = { respondToApproval: { id: string } };
+
+export type RunViewCallsQueryVariables = Exact<{
+  id: string | number;
+  after: string | null | undefined;
+}>;
+
+
+export type RunViewCallsQuery = { run: { llmCalls: { edges: Array<{ cursor: string, node: { seq: number, promptId: string, attempt: number, phase: string | null, stepId: string | null, inputTokens: number, outputTokens: number, latencyMs: number, replayed: boolean, estimated: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type RunViewCallQueryVariables = Exact<{
+  id: string | number;
+  after: string | null | undefined;
+}>;
+
+
+export type RunViewCallQuery = { run: { llmCalls: { edges: Array<{ node: { seq: number, system: string, user: string, response: string | null, decodeError: string | null, error: string | null } }> } } | null };
+
+export type ForkInViewerMutationVariables = Exact<{
+  runId: string | number;
+  atSeq: number;
+}>;
+
+
+export type ForkInViewerMutation = { forkRun: { id: string } };
+
+export type ViewerToolsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerToolsQuery = { tools: Array<{ name: string, server: string | null, readOnly: boolean, destructive: boolean, idempotent: boolean, description: string }>, health: { mcpServers: Array<{ name: string, transport: string, status: McpServerStatus, toolCount: number, lastError: string | null }> } };
