@@ -69,6 +69,12 @@ const PlanStepFields = Schema.Struct({
   subplan: Schema.optional(Schema.suspend((): Schema.Schema<Subplan, SubplanEncoded> => Subplan))
 })
 
+/** A step that calls a tool. */
+export type ToolStep = PlanStep & { readonly tool: string }
+
+/** Whether the step calls a tool. */
+export const isToolStep = (step: PlanStep): step is ToolStep => step.tool !== undefined
+
 export interface PlanStepEncoded extends Schema.Struct.Encoded<typeof PlanStepFields.fields> {
   readonly subplan?: SubplanEncoded | undefined
 }

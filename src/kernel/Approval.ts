@@ -5,7 +5,7 @@ import {
   ApprovalNotFoundError,
   RunNotWaitingError
 } from "../domain/Errors.js"
-import type { Plan, PlanStep } from "../domain/Plan.js"
+import type { Plan, PlanStep, ToolStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { editPlan } from "../planning/PlanEdit.js"
 import { toolCallInput } from "../record/Attempt.js"
@@ -149,7 +149,7 @@ export const expiresAt = (ctx: Asker, now: number) =>
   ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {}
 
 /** Asks for approval of a call and waits for the answer; unanswered in time, a rejection. */
-const ask = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
+const ask = (ctx: RunContext, passNumber: number, step: ToolStep, input: unknown) =>
   askOnce(
     ctx,
     (r) =>
@@ -164,7 +164,7 @@ const ask = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown
           .length + 1
       }`,
       stepId: step.stepId,
-      tool: step.tool!,
+      tool: step.tool,
       input,
       description: step.description,
       ...expiresAt(ctx, now)
@@ -177,7 +177,7 @@ const ask = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown
  * the step with its reason. A call that needs no approval passes at once; so does an input the tool's schema
  * refuses (the call fails on it anyway, and its repaired input is what gets asked about).
  */
-export const approve = (ctx: RunContext, passNumber: number, step: PlanStep, input: unknown) =>
+export const approve = (ctx: RunContext, passNumber: number, step: ToolStep, input: unknown) =>
   Effect.gen(function*() {
     const tool = gatedTool(ctx, step.tool, input)
     if (!tool) return Either.right(input)

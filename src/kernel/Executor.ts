@@ -1,6 +1,6 @@
 import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import { isRunHalt, type RunHalt } from "../domain/Errors.js"
-import { type Plan, type PlanStep, transitionStep } from "../domain/Plan.js"
+import { isToolStep, type Plan, type PlanStep, type ToolStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { toolCallInput } from "../record/Attempt.js"
@@ -68,24 +68,24 @@ const writesBetween = (before: ReadonlyMap<string, unknown>, after: ReadonlyMap<
  * goes on only once its result is stored: a resumed run reuses it and repeats no side effect but the one
  * cut off in flight. An idempotent tool does not wait on the store.
  */
-const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: unknown) =>
+const callTool = (ctx: RunContext, passNumber: number, step: ToolStep, asked: unknown) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       // a call that needs a person's approval waits for it (interruptibly: the deadline and cancel still apply)
       const approved = yield* restore(approve(ctx, passNumber, step, asked))
       if (Either.isLeft(approved)) return approved
       const input = approved.right
-      const definition = ctx.tools.get(step.tool!)
+      const definition = ctx.tools.get(step.tool)
       const sideEffects = definition?.idempotent === false
       // the wait for the store may be interrupted: the tool has not started
       if (sideEffects) yield* restore(ctx.events.flushed)
       const started = yield* Clock.currentTimeMillis
       // a fork's recording of this call stands for it: the tool is not called again
-      const recorded = ctx.tools.recorded?.(step.tool!, input)
+      const recorded = ctx.tools.recorded?.(step.tool, input)
       // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
       const memoryBefore = memoryNow(ctx)
       const memory = yield* Ref.make(memoryBefore)
-      const invoke = ctx.tools.invoke(step.tool!, input, { runId: ctx.runId, memory })
+      const invoke = ctx.tools.invoke(step.tool, input, { runId: ctx.runId, memory })
       // a synchronous tool runs right here; a read-only one that may be cut off, interruptibly with the run (its MCP
       // request cancelled); any other in a fiber of its own, so that its timeout can interrupt it.
       // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
@@ -113,7 +113,7 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
         ...(memoryWrites ? { memoryWrites } : {}),
         passNumber,
         stepId: step.stepId,
-        tool: step.tool!,
+        tool: step.tool,
         input,
         durationMs,
         ...(definition?.server === undefined ? {} : { server: definition.server }),
@@ -143,16 +143,17 @@ const callTool = (ctx: RunContext, passNumber: number, step: PlanStep, asked: un
  * Runs the tool on its input with references to earlier results resolved (`{{s1}}`: record/References), repairing a
  * bad input through the supervisor once the decode fails. An unresolvable reference fails the step, unrepaired.
  */
-const runTool = (ctx: RunContext, passNumber: number, step: PlanStep) =>
+const runTool = (ctx: RunContext, passNumber: number, step: ToolStep) =>
   Effect.gen(function*() {
     const resolved = toolCallInput(ctx.events.record().attempt, step)
     if (Either.isLeft(resolved)) {
-      return Either.left(new ToolInputError({ tool: step.tool!, message: `reference ${resolved.left}` }))
+      return Either.left(new ToolInputError({ tool: step.tool, message: `reference ${resolved.left}` }))
     }
     const input = resolved.right
     const first = yield* callTool(ctx, passNumber, step, input)
     if (Either.isRight(first) || first.left._tag !== "ToolInputError") return first
-    const tool = ctx.tools.get(step.tool!)!
+    const tool = ctx.tools.get(step.tool)
+    if (!tool) return first
     const repaired = yield* Effect.either(
       ctx.supervisor.repairToolInput(tool, input, first.left.message, ctx.llm)
     )
@@ -277,7 +278,7 @@ const perform = (
   Effect.gen(function*() {
     // a tool that completed for this step before a restart (or before a repeated evaluation) is not called again
     const recovered = unfinishedToolResultNow(ctx, running.stepId)
-    const tool = running.tool
+    const tool = isToolStep(running)
       ? (recovered !== undefined ? Either.right(recovered) : yield* runTool(ctx, passNumber, running))
       : undefined
     if (tool && Either.isLeft(tool)) {

@@ -1,4 +1,4 @@
-import { Clock, Context, Deferred, Effect, Either, Exit, FiberId, Layer, Scope, Stream } from "effect"
+import { Array as Arr, Clock, Context, Deferred, Effect, Either, Exit, FiberId, Layer, Scope, Stream } from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { applyEvent, endsRun, foldEvents, reachesEnd, type RunRecord } from "../record/RunRecord.js"
 import { extend } from "../support/Extend.js"
@@ -99,8 +99,8 @@ const makeFollowers = (
 ) => {
   const followers = new Set<(event: RunEvent) => void>()
   /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
-  const published = (batch: ReadonlyArray<RunEvent>) => {
-    state.storedSeq = batch[batch.length - 1]!.seq
+  const published = (batch: Arr.NonEmptyReadonlyArray<RunEvent>) => {
+    state.storedSeq = Arr.lastNonEmpty(batch).seq
     if (!state.finished && reachesEnd(batch)) {
       state.finished = true
       ended()
@@ -131,21 +131,25 @@ const makeFollowers = (
 
 /** Fibers waiting for an event (a person's answer): settled as the event is emitted. */
 const makeWaits = (record: RunRecord) => {
-  let awaited: Array<{ readonly match: (e: RunEvent) => boolean; readonly done: Deferred.Deferred<RunEvent> }> = []
+  /** Each waiting fiber's offer: true when the event is the one it waits for (its wait then ends with it). */
+  let awaited: Array<(e: RunEvent) => boolean> = []
   const settle = (event: RunEvent) => {
     if (awaited.length === 0) return
-    const [hit, rest] = [awaited.filter((w) => w.match(event)), awaited.filter((w) => !w.match(event))]
-    awaited = rest
-    for (const w of hit) Deferred.unsafeDone(w.done, Exit.succeed(event))
+    awaited = awaited.filter((offer) => !offer(event))
   }
   const waitFor = <A>(found: (r: RunRecord) => A | undefined, match: (e: RunEvent) => A | undefined) =>
     Effect.suspend((): Effect.Effect<A> => {
       // checked and registered in one synchronous step: no event can come in between
       const now = found(record)
       if (now !== undefined) return Effect.succeed(now)
-      const done = Deferred.unsafeMake<RunEvent>(FiberId.none)
-      awaited.push({ match: (e) => match(e) !== undefined, done })
-      return Effect.map(Deferred.await(done), (e) => match(e)!)
+      const done = Deferred.unsafeMake<A>(FiberId.none)
+      awaited.push((e) => {
+        const found = match(e)
+        if (found === undefined) return false
+        Deferred.unsafeDone(done, Exit.succeed(found))
+        return true
+      })
+      return Deferred.await(done)
     })
   return { settle, waitFor }
 }
@@ -182,7 +186,7 @@ export const make = (
     // appended in place: a run's log grows linearly, never copied per event
     const events: Array<RunEvent> = [...history]
     const record = foldEvents(history)
-    const lastSeq = history.length === 0 ? 0 : history[history.length - 1]!.seq
+    const lastSeq = history.at(-1)?.seq ?? 0
     // events up to storedSeq are stored and published
     const state: LogState = {
       lastSeq,
@@ -198,7 +202,7 @@ export const make = (
       scope
     })
     if (state.finished) output.end()
-    const firstSeq = history.length === 0 ? 1 : history[0]!.seq
+    const firstSeq = history[0]?.seq ?? 1
     const { follow, followed, published } = makeFollowers(state, events, firstSeq, output.end)
     // (the run's record says it waited: an advisory once its events are stored again — not after its end)
     const waited = (cause: string, waitedMs: number): Effect.Effect<void> =>
@@ -224,22 +228,17 @@ export const make = (
     const emitted = (
       at: number,
       bodies: ReadonlyArray<RunEventBody>,
-      last?: (r: RunRecord) => RunEventBody
-    ): Effect.Effect<Array<RunEvent>> => {
-      const made: Array<RunEvent> = []
+      last: (r: RunRecord) => RunEventBody
+    ): Effect.Effect<Arr.NonEmptyArray<RunEvent>> => {
       const add = (body: RunEventBody) => {
         const event = extend(body, { runId, seq: ++state.lastSeq, at }) as RunEvent
         events.push(event)
         applyEvent(record, event)
         settle(event)
-        made.push(event)
+        return event
       }
-      for (const body of bodies) {
-        add(body)
-      }
-      if (last) {
-        add(last(record))
-      }
+      // (in order: the bodies, then the last one, decided on the record after them)
+      const made = Arr.append(bodies.map(add), add(last(record)))
       if (direct) {
         published(made)
       }
@@ -260,8 +259,12 @@ export const make = (
         if (Either.isLeft(decided)) {
           return Effect.fail(decided.left)
         }
-        return Effect.map(emitted(at, [decided.right]), (made) =>
-          made[0]!)
+        const body = decided.right
+        return Effect.map(
+          emitted(at, [], () =>
+            body),
+          Arr.headNonEmpty
+        )
       }).pipe(Effect.uninterruptible)
 
     return {

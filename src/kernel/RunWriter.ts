@@ -1,4 +1,4 @@
-import { type Cause, Chunk, Clock, Deferred, Effect, Exit, Queue, Schedule, type Scope } from "effect"
+import { Array as Arr, type Cause, Chunk, Clock, Deferred, Effect, Exit, Queue, Schedule, type Scope } from "effect"
 import { StoreOutageError, type StoreUnavailableError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { beginsRun, endsRun, type RunRecord } from "../record/RunRecord.js"
@@ -76,7 +76,7 @@ export const makeWriter = (
   record: RunRecord,
   state: LogState,
   scope: Scope.Scope,
-  published: (batch: ReadonlyArray<RunEvent>) => void,
+  published: (batch: Arr.NonEmptyReadonlyArray<RunEvent>) => void,
   waits: StoreWaits | undefined,
   waited: (cause: string, waitedMs: number) => Effect.Effect<void>
 ) =>
@@ -101,6 +101,7 @@ export const makeWriter = (
         // an idle writer is handed the first event alone; what the run emitted before the writer woke joins it
         const first = yield* Queue.takeBetween(queue, 1, Number.MAX_SAFE_INTEGER)
         const batch = Chunk.toReadonlyArray(Chunk.appendAll(first, yield* Queue.takeAll(queue)))
+        if (!Arr.isNonEmptyReadonlyArray(batch)) continue
         const exit = yield* Effect.exit(stored(batch))
         if (Exit.isFailure(exit)) {
           state.failure = exit.cause
@@ -152,9 +153,9 @@ const storing = (
   waits: StoreWaits | undefined,
   waited: (cause: string, waitedMs: number) => Effect.Effect<void>
 ) =>
-(batch: ReadonlyArray<RunEvent>): Effect.Effect<void> =>
+(batch: Arr.NonEmptyReadonlyArray<RunEvent>): Effect.Effect<void> =>
   Effect.suspend(() => {
-    const runId = batch[0]!.runId
+    const runId = batch[0].runId
     let since: number | undefined
     let cause = ""
     const began = (e: StoreUnavailableError) =>

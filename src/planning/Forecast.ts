@@ -54,9 +54,13 @@ export interface ForecastInput {
  * and output schema included), else four characters a token plus 200 for the framing and the schema.
  */
 const promptSizer = (calls: ForecastInput["planningCalls"]) => {
-  const measured = calls.filter((c) => c.promptChars !== undefined && c.promptChars > 0 && c.inputTokens !== undefined)
-  const chars = measured.reduce((n, c) => n + c.promptChars!, 0)
-  const tokens = measured.reduce((n, c) => n + c.inputTokens!, 0)
+  const measured = calls.flatMap((c) =>
+    c.promptChars !== undefined && c.promptChars > 0 && c.inputTokens !== undefined
+      ? [{ chars: c.promptChars, tokens: c.inputTokens }]
+      : []
+  )
+  const chars = measured.reduce((n, c) => n + c.chars, 0)
+  const tokens = measured.reduce((n, c) => n + c.tokens, 0)
   return (system: PromptId, user: PromptId, dataChars: number) => {
     const all = templates[system].length + templates[user].length + dataChars
     return chars > 0 ? Math.ceil((all * tokens) / chars) : Math.ceil(all / 4) + 200
@@ -89,7 +93,9 @@ const times = (a: ForecastFigures, n: number): ForecastFigures => ({
 /** The middle of the figures (the mean of the two middle ones for an even count); 0 for none. */
 export const median = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
-  return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+  const middle = Math.floor(s.length / 2)
+  const upper = s[middle] ?? 0
+  return s.length % 2 ? upper : ((s[middle - 1] ?? 0) + upper) / 2
 }
 
 /**
@@ -208,7 +214,7 @@ const economyOf = (input: ForecastInput) => {
     reviewed: !simple || needsReview(input.request),
     synthesized: !simple ||
       !((input.plan.answer !== undefined && referencesIn(input.plan.answer).length > 0) ||
-        (steps.length === 1 && steps[0]!.tool === undefined))
+        (steps.length === 1 && steps[0]?.tool === undefined))
   }
 }
 

@@ -97,7 +97,8 @@ export const templates: Record<PromptId, string> = {
 
 const placeholder = /\{\{(\w+)\}\}/g
 
-export const placeholders = (template: string): Array<string> => [...template.matchAll(placeholder)].map((m) => m[1]!)
+export const placeholders = (template: string): Array<string> =>
+  [...template.matchAll(placeholder)].flatMap(([, name]) => (name === undefined ? [] : [name]))
 
 const show = (value: unknown): string =>
   value === undefined || value === null

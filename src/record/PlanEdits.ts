@@ -55,10 +55,11 @@ const supersede = (
   const touched: Array<string> = []
   const queue: Array<[string, Partial<PlanStep>]> = [[targetId, replacement]]
   const renamed = new Map<string, string>()
-  while (queue.length > 0) {
-    const [id, over] = queue.shift()!
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const [id, over] = next
     const i = steps.findIndex((s) => s.stepId === id)
-    const old = steps[i]!
+    const old = steps[i]
+    if (old === undefined) continue
     const successorId = successorOf(steps, id)
     renamed.set(id, successorId)
     steps[i] = { ...old, status: old.status === "complete" ? "invalid" : old.status, supersededBy: successorId }
@@ -104,7 +105,9 @@ export const fragmentRoot = (steps: ReadonlyArray<PlanStep>, id: string): string
   }
   walk(steps)
   let root = id
-  for (let hops = 0; up.has(root) && hops <= up.size; hops++) root = up.get(root)!
+  for (let hops = 0, above = up.get(root); above !== undefined && hops <= up.size; hops++, above = up.get(root)) {
+    root = above
+  }
   return root
 }
 
@@ -148,7 +151,8 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
   const cleanDeps = (deps: ReadonlyArray<string>) => deps.filter((d) => ids.has(d))
   switch (action.actionType) {
     case "ADD": {
-      const n = action.newStep!
+      const n = action.newStep
+      if (!n) return Either.left("ADD needs the new step")
       const stepId = fresh(plan, n.stepId)
       const step = pendingCopy(n, { stepId, dependencies: cleanDeps(n.dependencies) })
       const at = target ? plan.steps.indexOf(target) + 1 : plan.steps.length
@@ -162,7 +166,8 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
           `${action.actionType} targets ${action.targetStepId}, which is not a top-level step of the plan`
         )
       }
-      const n = action.newStep!
+      const n = action.newStep
+      if (!n) return Either.left(`${action.actionType} needs the new step`)
       const content: Partial<PlanStep> = {
         description: n.description,
         ...(n.tool ? { tool: n.tool } : action.actionType === "REPLACE" ? { tool: undefined } : {}),
@@ -206,7 +211,7 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
       return Either.right({ plan: { goal: plan.goal, steps }, touched: [target.stepId] })
     }
     case "SUBPLAN_CREATE": {
-      const found = findStep(plan.steps, targetId!)
+      const found = targetId === undefined ? undefined : findStep(plan.steps, targetId)
       if (!found) return Either.left(`SUBPLAN_CREATE targets ${action.targetStepId}, which is not in the plan`)
       const depthLevel = found.depth + 1
       if (depthLevel > MAX_SUBPLAN_DEPTH) return new DepthExceeded(found.step.stepId, depthLevel)

@@ -22,8 +22,11 @@ export interface ReferencedStep {
 export const referencesIn = (input: unknown): Array<string> => {
   const found: Array<string> = []
   const walk = (v: unknown): void => {
-    if (typeof v === "string") { for (const m of v.matchAll(REFERENCE)) found.push(m[1]!) }
-    else if (Array.isArray(v)) v.forEach(walk)
+    if (typeof v === "string") {
+      for (const [, path] of v.matchAll(REFERENCE)) {
+        if (path !== undefined) found.push(path)
+      }
+    } else if (Array.isArray(v)) v.forEach(walk)
     else if (v !== null && typeof v === "object") Object.values(v).forEach(walk)
   }
   walk(input)
@@ -75,10 +78,11 @@ export const resolveReferences = (
   const value = (path: string): Either.Either<unknown, string> => {
     const ref = splitReference(path, (id) => byId.has(id))
     if (!ref) return Either.left(`{{${path}}} names no step of the plan`)
-    let step = byId.get(ref.stepId)!
-    for (let hops = 0; step.supersededBy !== undefined && byId.has(step.supersededBy) && hops < 100; hops++) {
-      step = byId.get(step.supersededBy)!
+    let step = byId.get(ref.stepId)
+    for (let hops = 0; step?.supersededBy !== undefined && byId.has(step.supersededBy) && hops < 100; hops++) {
+      step = byId.get(step.supersededBy)
     }
+    if (step === undefined) return Either.left(`{{${path}}} names no step of the plan`)
     if (step.status !== "complete") return Either.left(`{{${path}}}: step ${step.stepId} has not completed`)
     const output = toolOutputs[step.stepId]
     if (ref.field.length === 0) return Either.right(resultOf(step, output))
@@ -99,7 +103,7 @@ export const resolveReferences = (
   const resolve = (v: unknown): Either.Either<unknown, string> => {
     if (typeof v === "string") {
       const whole = v.match(WHOLE)
-      if (whole) return value(whole[1]!)
+      if (whole?.[1] !== undefined) return value(whole[1])
       let failure: string | undefined
       const text = v.replace(REFERENCE, (_, path: string) =>
         Either.match(value(path), {
@@ -127,8 +131,7 @@ export const transitiveDependencies = (
 ): Set<string> => {
   const seen = new Set<string>()
   const stack = [...dependencies(stepId)]
-  while (stack.length > 0) {
-    const id = stack.pop()!
+  for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
     if (seen.has(id)) continue
     seen.add(id)
     stack.push(...dependencies(id))

@@ -130,9 +130,12 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
           first: args.first ?? 20,
           after: args.after ?? undefined
         })
-        const nodes = yield* Effect.forEach(page.runs, (r) => manager.get(r.id).pipe(Effect.map(Option.getOrThrow)))
+        const edges = yield* Effect.forEach(
+          page.runs,
+          (r) => manager.get(r.id).pipe(Effect.map((node) => ({ cursor: cursorOf(r), node: Option.getOrThrow(node) })))
+        )
         return {
-          edges: nodes.map((node, i) => ({ cursor: cursorOf(page.runs[i]!), node })),
+          edges,
           pageInfo: { endCursor: page.endCursor, hasNextPage: page.hasNextPage }
         }
       })
@@ -252,6 +255,9 @@ const subscriptions = ({ withOwnRun }: Access) => ({
   }
 })
 
+/** A field's view of what the run has, null when it has none. */
+const viewOf = <A, B>(a: A | undefined, view: (a: A) => B): B | null => (a === undefined ? null : view(a))
+
 /** A run's fields: projections of its record (a damaged run's event-derived fields fail, coded). */
 const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   id: (r) => r.id,
@@ -264,13 +270,7 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   runner: (r) => r.runner ?? null,
   updatedAt: (r) => r.updatedAt.toISOString(),
   finalAnswer: (r) =>
-    intact(r).result.finalAnswer
-      ? {
-        ...r.result.finalAnswer!,
-        usedStepIds: [...r.result.finalAnswer!.usedStepIds],
-        notes: r.result.finalAnswer!.notes ?? null
-      }
-      : null,
+    viewOf(intact(r).result.finalAnswer, (a) => ({ ...a, usedStepIds: [...a.usedStepIds], notes: a.notes ?? null })),
   result: (r) => V.outcomeView(intact(r).result),
   history: (r) => intact(r).events.length > 0 ? V.historyView(r.result.history) : null,
   escalation: (r) => V.escalationView(intact(r).result),
@@ -278,7 +278,7 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   trace: (r) => V.traceView(r.id, intact(r).record),
   metadata: (r) => V.metadataView(intact(r).record),
   usage: (r) => V.usageView(intact(r).result.usage),
-  plan: (r) => (intact(r).result.plan ? V.planView(r.result.plan!) : null),
+  plan: (r) => viewOf(intact(r).result.plan, V.planView),
   timeline: (r) => V.timelineView(intact(r).record, Date.now()),
   forkedFrom: (r) => {
     const origin = intact(r).record.forkedFrom
@@ -292,8 +292,8 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
   pendingPlanApproval: (r) => V.pendingPlanApprovalView(intact(r).record),
   pendingBudgetExtensions: (r) => V.pendingBudgetExtensionsView(intact(r).record),
-  forecast: (r) => (intact(r).result.forecast ? V.forecastView(r.result.forecast!) : null),
-  forecastError: (r) => (intact(r).result.forecastError ? V.forecastErrorView(r.result.forecastError!) : null),
+  forecast: (r) => viewOf(intact(r).result.forecast, V.forecastView),
+  forecastError: (r) => viewOf(intact(r).result.forecastError, V.forecastErrorView),
   llmCalls: (r, { after, first }) => {
     const refused = pageRefusal(first, after, V.isCallCursor)
     if (refused) throw new GraphQLError(refused, { extensions: { code: "InvalidRunInputError" } })

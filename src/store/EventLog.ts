@@ -1,6 +1,6 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { Array as Arr, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
 import { figuresOf } from "../record/RunFigures.js"
@@ -16,6 +16,9 @@ import {
 import { resultOf } from "../record/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 import type { SqliteWriter } from "./SqliteWriter.js"
+
+/** A batch of a run's events to store: never empty. */
+type Batch = Arr.NonEmptyReadonlyArray<RunEvent>
 import {
   insertRows,
   isoOf,
@@ -126,6 +129,10 @@ const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record
   ]
 }
 
+/** A batch's events in words: "event 5", "events 5–9". */
+const rangeOf = (events: Batch) =>
+  events.length === 1 ? `event ${events[0].seq}` : `events ${events[0].seq}–${Arr.lastNonEmpty(events).seq}`
+
 /**
  * A run's event log in the store: read back (decoded; a stored event that no longer decodes is a
  * RunRecordDamagedError), and appended in group commits with the records RunStarted and RunFinished open and close.
@@ -148,20 +155,20 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
     )
 
   /** The record after a batch, folded from what is stored before it and the batch. */
-  const foldedWithStored = (events: ReadonlyArray<RunEvent>) =>
+  const foldedWithStored = (events: Batch) =>
     Effect.map(
-      loadEvents(events[0]!.runId),
-      (stored) => foldEvents([...stored.filter((e) => e.seq < events[0]!.seq), ...events])
+      loadEvents(events[0].runId),
+      (stored) => foldEvents([...stored.filter((e) => e.seq < events[0].seq), ...events])
     )
 
   /** A batch that asks a person or takes an answer: whether the run waits now, as the record says after it. */
-  const waitingRecords = (events: ReadonlyArray<RunEvent>, log?: ReadonlyArray<RunEvent>, record?: RunRecord) =>
+  const waitingRecords = (events: Batch, log?: ReadonlyArray<RunEvent>, record?: RunRecord) =>
     !events.some(asksOrAnswers) ? Effect.succeed([]) : Effect.map(
       record ? Effect.succeed(record) : log ? Effect.succeed(foldEvents(log)) : foldedWithStored(events),
       (r): Array<Statement> => [
         statement`UPDATE runs SET awaiting_input = ${awaitingInput(r) ? 1 : 0}, updated_at = ${
           timeOf(Date.now())
-        } WHERE id = ${events[0]!.runId}`
+        } WHERE id = ${events[0].runId}`
       ]
     )
 
@@ -171,7 +178,7 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
    */
   const recordAtEnd = (
     finished: Extract<RunEvent, { _tag: "RunFinished" }>,
-    events: ReadonlyArray<RunEvent>,
+    events: Batch,
     log?: ReadonlyArray<RunEvent>,
     record?: RunRecord
   ) =>
@@ -188,27 +195,26 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
    * A fenced append's guard, first in its transaction: the run's row is locked while the epoch is checked (a claim
    * waits for the append, or the append sees the claim), then the other servers are told at commit.
    */
-  const fenced = (events: ReadonlyArray<RunEvent>, fence: Fence) => {
-    const runId = events[0]!.runId
+  const fenced = (events: Batch, fence: Fence) => {
+    const runId = events[0].runId
     return Effect.gen(function*() {
       const held =
         yield* sql`UPDATE runs SET owner_epoch = owner_epoch WHERE id = ${runId} AND owner_epoch = ${fence.epoch}
         RETURNING id`
       if (held.length === 0) return yield* new RunFencedError({ runId, epoch: fence.epoch })
       yield* sql.onDialectOrElse({
-        pg: () => sql`SELECT pg_notify(${eventsChannel}, ${`${runId}:${events[events.length - 1]!.seq}`})`,
+        pg: () => sql`SELECT pg_notify(${eventsChannel}, ${`${runId}:${Arr.lastNonEmpty(events).seq}`})`,
         orElse: () => Effect.void
       })
     })
   }
 
-  const append = (
-    events: ReadonlyArray<RunEvent>,
-    log?: ReadonlyArray<RunEvent>,
-    fence?: Fence,
-    record?: RunRecord
+  const appendBatch = (
+    events: Batch,
+    log: ReadonlyArray<RunEvent> | undefined,
+    fence: Fence | undefined,
+    record: RunRecord | undefined
   ): Effect.Effect<void, StoreError | RunFencedError> => {
-    if (events.length === 0) return Effect.void
     const started = events.find(beginsRun)
     const finished = events.find(endsRun)
     const calls = recordedCalls(events)
@@ -221,13 +227,12 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
       const statements = [...insertsOf(events, calls), ...records]
       // the embedded database: the batch, its recorded calls and its records straight through, in one transaction
       if (writer && !fence) return yield* writer.writeAll(statements.map(toRaw))
-      if (statements.length === 1 && !fence) return yield* toSql(sql, statements[0]!)
+      const [only, ...more] = statements
+      if (only && more.length === 0 && !fence) return yield* toSql(sql, only)
       const all = [...(fence ? [fenced(events, fence)] : []), ...statements.map((s) => toSql(sql, s))]
       return yield* Effect.forEach(all, (s) => s, { discard: true }).pipe(sql.withTransaction)
     })
-    const range = events.length === 1
-      ? `event ${events[0]!.seq}`
-      : `events ${events[0]!.seq}–${events[events.length - 1]!.seq}`
+    const range = rangeOf(events)
     return write.pipe(
       Effect.asVoid,
       // a transaction whose connection was lost fails its ROLLBACK too, which @effect/sql raises as a defect: the
@@ -235,15 +240,19 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
       Effect.catchSomeDefect((d) => d instanceof SqlError ? Option.some(Effect.fail(d)) : Option.none()),
       Effect.mapError((e) =>
         e._tag === "SqlError" ?
-          storeError(`appending ${range} of run ${events[0]!.runId}`)(e)
+          storeError(`appending ${range} of run ${events[0].runId}`)(e)
           : e._tag === "RunFencedError" ?
           e
           : e._tag === "RunRecordDamagedError" ?
-          new StoreError({ operation: `appending ${range} of run ${events[0]!.runId}`, detail: e.message })
+          new StoreError({ operation: `appending ${range} of run ${events[0].runId}`, detail: e.message })
           : e
       )
     )
   }
 
-  return { loadEvents, append }
+  return {
+    loadEvents,
+    append: (all: ReadonlyArray<RunEvent>, log?: ReadonlyArray<RunEvent>, fence?: Fence, record?: RunRecord) =>
+      Arr.isNonEmptyReadonlyArray(all) ? appendBatch(all, log, fence, record) : Effect.void
+  }
 }

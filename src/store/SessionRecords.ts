@@ -22,28 +22,26 @@ export const executionWaves = (plan: Plan): Array<ExecutionWave> => {
   const ids = new Set(steps.map((s) => s.stepId))
   const layer = new Map<string, number>()
   const layerOf = (id: string, seen: Set<string>): number => {
-    if (layer.has(id)) return layer.get(id)!
+    const known = layer.get(id)
+    if (known !== undefined) return known
     if (seen.has(id)) return 1 // a cycle: put it where it is reached
     seen.add(id)
-    const step = steps.find((s) => s.stepId === id)!
-    const deps = step.dependencies.filter((d) => ids.has(d))
+    const deps = (steps.find((s) => s.stepId === id)?.dependencies ?? []).filter((d) => ids.has(d))
     const n = deps.length === 0 ? 1 : 1 + Math.max(...deps.map((d) => layerOf(d, seen)))
     layer.set(id, n)
     return n
   }
-  for (const s of steps) layerOf(s.stepId, new Set())
-  const waves: Array<ExecutionWave> = []
-  for (const s of [...steps].sort((a, b) => layer.get(a.stepId)! - layer.get(b.stepId)! || a.stepIndex - b.stepIndex)) {
-    const n = layer.get(s.stepId)!
-    while (waves.length < n) {
-      waves.push({ waveNumber: waves.length + 1, taskIds: [], parallelExecution: false, estimatedDurationHours: null })
-    }
-    ;(waves[n - 1]!.taskIds as Array<string>).push(s.stepId)
+  const layered = steps.map((s) => ({ step: s, n: layerOf(s.stepId, new Set()) }))
+  const waves: Array<{ readonly taskIds: Array<string> }> = []
+  for (const { n, step } of layered.sort((a, b) => a.n - b.n || a.step.stepIndex - b.step.stepIndex)) {
+    while (waves.length < n) waves.push({ taskIds: [] })
+    waves[n - 1]?.taskIds.push(step.stepId)
   }
-  return waves.filter((w) => w.taskIds.length > 0).map((w, i) => ({
+  return waves.filter((w) => w.taskIds.length > 0).map((w, i): ExecutionWave => ({
     ...w,
     waveNumber: i + 1,
-    parallelExecution: w.taskIds.length > 1
+    parallelExecution: w.taskIds.length > 1,
+    estimatedDurationHours: null
   }))
 }
 
