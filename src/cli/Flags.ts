@@ -21,13 +21,15 @@ export const flagNames = (config: Record<string, unknown>): Array<string> =>
 const distance = (a: string, b: string): number => {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
+    const before = row
     const next = [i]
     for (let j = 1; j <= b.length; j++) {
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      const at = (r: ReadonlyArray<number>, k: number) => r[k] ?? Infinity
+      next[j] = Math.min(at(before, j) + 1, at(next, j - 1) + 1, at(before, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1))
     }
     row = next
   }
-  return row[b.length]!
+  return row[b.length] ?? Math.max(a.length, b.length)
 }
 
 /** The known flag nearest `name`, when one is near enough to be what was meant. */
@@ -50,9 +52,8 @@ export const unknownFlag = (
   const all = [...known, ...BUILT_IN]
   for (const arg of args) {
     if (arg === "--") return undefined
-    const m = /^--?([^=]+)/.exec(arg)
-    if (!m || /^-\d/.test(arg)) continue
-    const name = m[1]!
+    const name = /^--?([^=]+)/.exec(arg)?.[1]
+    if (name === undefined || /^-\d/.test(arg)) continue
     if (all.includes(name)) continue
     const near = nearest(name, known)
     return `aeon ${command}: unknown flag ${arg.split("=")[0]}${near ? ` (did you mean --${near}?)` : ""}; ` +

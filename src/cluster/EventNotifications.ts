@@ -157,7 +157,7 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
         }
         joined.followers.add(follower)
         const past = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(follower.stop)))
-        if (past.length > 0) follower.last = past[past.length - 1]!.seq
+        follower.last = past.at(-1)?.seq ?? follower.last
         const finished = reachesEnd(past)
         if (finished) follower.stop()
         const feedSource: FeedSource = (onEvent) => {

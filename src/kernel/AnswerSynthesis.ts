@@ -46,7 +46,7 @@ export const extractive = (input: SynthesisInput, why: string): FinalAnswer => {
  */
 export const stepAnswer = (input: SynthesisInput, singlePass: boolean): FinalAnswer | undefined => {
   const steps = liveSteps(input.plan.steps)
-  const only = steps.length === 1 ? steps[0]! : undefined
+  const only = steps.length === 1 ? steps[0] : undefined
   if (!singlePass || !input.converged || input.answerRequirements !== undefined || !only) return undefined
   if (only.tool !== undefined || only.status !== "complete" || only.stepOutput.trim() === "") return undefined
   return {
@@ -73,7 +73,7 @@ export const planAnswer = (
     return undefined
   }
   const steps = liveSteps(input.plan.steps)
-  const used = [...new Set(referencesIn(template).map((path) => path.split(".")[0]!))]
+  const used = [...new Set(referencesIn(template).map((path) => path.split(".")[0] ?? path))]
   if (used.length === 0 || steps.some((s) => s.status !== "complete")) return undefined
   const filled = resolveReferences(template, input.plan.steps, toolOutputs)
   if (Either.isLeft(filled) || typeof filled.right !== "string" || filled.right.trim() === "") return undefined

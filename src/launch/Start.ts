@@ -80,5 +80,5 @@ const startFailure = (cause: Cause.Cause<unknown>): string => {
     : typeof e === "object" && e && "message" in e
     ? String(e.message)
     : String(e)
-  return message.split("\n")[0]!.replace(/^\(FiberFailure\) /, "").replace(/^\w*Error: /, "")
+  return (message.split("\n")[0] ?? "").replace(/^\(FiberFailure\) /, "").replace(/^\w*Error: /, "")
 }

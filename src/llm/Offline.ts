@@ -39,7 +39,7 @@ const wordedExpression = (text: string, previous: string | undefined): string | 
     const m = text.match(pattern)
     if (!m) continue
     const operand = (o: string) => (/\d/.test(o) ? o : previous === undefined ? undefined : `{{${previous}}}`)
-    const [a, b] = [operand(m[1]!), operand(m[2]!)]
+    const [a, b] = [operand(m[1] ?? ""), operand(m[2] ?? "")]
     if (a !== undefined && b !== undefined) return build(a, b)
   }
   return undefined
@@ -184,7 +184,7 @@ const formatToolResult = (result: unknown): string => {
  * quoted phrase of the rubric appears in the answer — and says so. A rubric with neither is not passed.
  */
 const rubricVerdict = (rubric: string, answerText: string) => {
-  const wanted = [...rubric.matchAll(/"([^"]+)"|(-?\d+(?:\.\d+)?)/g)].map((m) => m[1] ?? m[2]!)
+  const wanted = [...rubric.matchAll(/"([^"]+)"|(-?\d+(?:\.\d+)?)/g)].map((m) => m[1] ?? m[2] ?? "")
   const missing = wanted.filter((w) => !answerText.toLowerCase().includes(w.toLowerCase()))
   const passed = wanted.length > 0 && missing.length === 0
   return {
@@ -278,7 +278,7 @@ const answer = (promptId: string, input: unknown): unknown => {
     }
     case PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER: {
       const input = inputOf(Contracts.repairMissingTool)
-      const match = input.tools.find((t) => input.stepDescription.toLowerCase().includes(t.split(".")[0]!))
+      const match = input.tools.find((t) => input.stepDescription.toLowerCase().includes(t.split(".")[0] ?? t))
       return { replacementTool: match ?? null, justification: `${MARK} matched by name in the step description` }
     }
     case PromptId.ANSWER_SYNTHESIS_USER: {

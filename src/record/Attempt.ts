@@ -206,9 +206,11 @@ interface HoldsAttempt {
 /** A restart: a phase cut off half-way starts over from its checkpoint; steps in flight are pending again. */
 const resumed = (r: HoldsAttempt, a: AttemptRecord, e: Event<"RunResumed">) => {
   if (a.checkpoint) r.attempt = { ...snapshot(a.checkpoint), checkpoint: a.checkpoint }
+  const attempt = r.attempt
+  if (attempt === undefined) return
   for (const stepId of e.reopenedStepIds) {
-    r.attempt!.started.delete(stepId)
-    r.attempt!.touched.add(stepId)
+    attempt.started.delete(stepId)
+    attempt.touched.add(stepId)
   }
 }
 

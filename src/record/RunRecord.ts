@@ -127,7 +127,10 @@ export const beginsRun = (e: RunEvent): e is Event<"RunStarted"> => e._tag === "
 export const endsRun = (e: RunEvent): e is Event<"RunFinished"> => e._tag === "RunFinished"
 
 /** Whether a run's events, in order, reach its end. */
-export const reachesEnd = (events: ReadonlyArray<RunEvent>) => events.length > 0 && endsRun(events[events.length - 1]!)
+export const reachesEnd = (events: ReadonlyArray<RunEvent>) => {
+  const last = events.at(-1)
+  return last !== undefined && endsRun(last)
+}
 
 export const emptyRecord = (): RunRecord => ({
   runId: "",

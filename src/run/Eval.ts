@@ -219,7 +219,7 @@ export class EvalJudgeError extends Schema.TaggedError<EvalJudgeError>()("EvalJu
 
 const percentile = (xs: ReadonlyArray<number>, p: number) => {
   const sorted = [...xs].sort((a, b) => a - b)
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
 }
 
 /** Checks every case's run input before any runs (a bad case changes nothing). */

@@ -59,14 +59,15 @@ const answersAt = (
   const bodies: Array<RunEventBody> = []
   if (changes.approval) {
     const open = pendingApprovals(record)
-    if (open.length !== 1) {
+    const [only] = open
+    if (only === undefined || open.length !== 1) {
       return Effect.fail(
         refused(`no approval request is open at seq ${atSeq} (${open.length} are): fork at an ApprovalRequested event`)
       )
     }
     bodies.push({
       _tag: "ApprovalAnswered",
-      requestId: open[0]!.requestId,
+      requestId: only.requestId,
       decision: changes.approval.decision,
       ...(changes.approval.reason ? { reason: changes.approval.reason } : {}),
       ...(by ? { by } : {})
@@ -74,12 +75,13 @@ const answersAt = (
   }
   if (changes.guidance !== undefined) {
     const open = pendingGuidance(record)
-    if (open.length !== 1) {
+    const [only] = open
+    if (only === undefined || open.length !== 1) {
       return Effect.fail(refused(`no guidance request is open at seq ${atSeq}: fork at a GuidanceRequested event`))
     }
     bodies.push({
       _tag: "GuidanceProvided",
-      requestId: open[0]!.requestId,
+      requestId: only.requestId,
       text: changes.guidance,
       ...(by ? { by } : {})
     })
@@ -170,7 +172,7 @@ export const create = (
     }, tools.names)
     const runId = crypto.randomUUID()
     const now = Date.now()
-    const shift = now - prefix.at(-1)!.at
+    const shift = now - (prefix.at(-1)?.at ?? now)
     const answers = yield* answersAt(prefix, atSeq, changes, options.userId, tools)
     if (changes.model !== undefined) yield* checkModel(changes.model)
     const copies = prefix.map((e, i): RunEvent =>
@@ -184,7 +186,7 @@ export const create = (
       _tag: "RunForked",
       runId,
       seq: 1,
-      at: copies[0]!.at,
+      at: copies[0]?.at ?? now,
       from: sourceId,
       atSeq,
       copied: copies.length,

@@ -347,7 +347,7 @@ export const llmCallsView = (events: ReadonlyArray<RunEvent>, first: number, aft
       node: { ...c, at: iso(c.at), failedModels: [...c.failedModels] }
     })),
     pageInfo: {
-      endCursor: page.length > 0 ? cursor(page[page.length - 1]!.seq) : null,
+      endCursor: ((last) => (last ? cursor(last.seq) : null))(page.at(-1)),
       hasNextPage: calls.length > first
     }
   }

@@ -32,7 +32,8 @@ export const outputFeed = <A>(
     if (!waiting) return
     const resolve = waiting
     waiting = undefined
-    if (buffer.length > 0) resolve({ value: view(buffer.shift()!), done: false })
+    const next = buffer.shift()
+    if (next !== undefined) resolve({ value: view(next), done: false })
     else {
       finish()
       resolve({ value: undefined, done: true })
@@ -51,7 +52,8 @@ export const outputFeed = <A>(
   if (handle.finished) ended = true
   const iterator: AsyncIterableIterator<A> = {
     next: () => {
-      if (!closed && buffer.length > 0) return Promise.resolve({ value: view(buffer.shift()!), done: false })
+      const next = closed ? undefined : buffer.shift()
+      if (next !== undefined) return Promise.resolve({ value: view(next), done: false })
       if (closed || ended) {
         finish()
         return Promise.resolve({ value: undefined, done: true })

@@ -59,6 +59,7 @@ const modelOf = (runner: string | null) =>
   live?: LiveRun
 ): RunModel => {
   const record = live?.prepared.events.record() ?? foldEvents(events)
+  const lastAt = events.at(-1)?.at
   const result = resultOf(record)
   const started = record.started !== undefined
   const status: RunStatus = result.status === "RUNNING" ? (started ? "RUNNING" : "QUEUED") : result.status
@@ -68,7 +69,7 @@ const modelOf = (runner: string | null) =>
     runner: row?.runner ?? runner,
     status,
     createdAt: row?.createdAt ?? live?.createdAt ?? new Date(result.startedAt),
-    updatedAt: events.length > 0 ? new Date(events[events.length - 1]!.at) : row?.updatedAt ?? new Date(),
+    updatedAt: lastAt !== undefined ? new Date(lastAt) : row?.updatedAt ?? new Date(),
     result: {
       ...result,
       runId: id,

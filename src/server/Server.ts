@@ -100,7 +100,7 @@ export const FAVICON =
  */
 const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
   if (req.method !== "GET" && req.method !== "HEAD") return false
-  const path = (req.url ?? "").split("?")[0]!
+  const path = (req.url ?? "").split("?")[0] ?? ""
   if (path === "/viewer/viewer.js") {
     let script: string
     try {

@@ -248,7 +248,7 @@ export const make = Effect.gen(function*() {
         const runs = rows.slice(0, limit).map(toRun)
         return {
           runs,
-          endCursor: runs.length > 0 ? cursorOf(runs[runs.length - 1]!) : null,
+          endCursor: ((last) => (last ? cursorOf(last) : null))(runs.at(-1)),
           hasNextPage: rows.length > limit
         }
       }).pipe(Effect.mapError(storeError("listing runs"))),

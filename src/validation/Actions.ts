@@ -80,7 +80,8 @@ export const stepAction = memoize((description: string): string | undefined => {
   const text = description.toLowerCase().replace(/-/g, " ").trim()
   for (const [phrase, kind] of phrases) if (text.startsWith(phrase)) return kind
   const ws = words(text).filter((w) => !PREFIX.has(w))
-  return ws.length > 0 ? byStem.get(stem(ws[0]!)) : undefined
+  const [first] = ws
+  return first === undefined ? undefined : byStem.get(stem(first))
 })
 
 /** The kinds of action a tool does, from its name and description. */

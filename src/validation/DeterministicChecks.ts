@@ -108,7 +108,7 @@ const specificity = (s: PlanLike["steps"][number]): Array<Found> => {
         "specificity",
         "LOW",
         s.stepId,
-        `step ${s.stepId} is vague ("${d.match(VAGUE)![0]}")`,
+        `step ${s.stepId} is vague ("${d.match(VAGUE)?.[0] ?? ""}")`,
         "list the concrete items instead"
       )
     )
@@ -419,6 +419,10 @@ export const checkPlan = (plan: PlanLike, tools: ReadonlyArray<ToolInfo>): Array
     ...references(plan),
     ...own.flatMap((c) => c.tooling),
     ...vague,
-    ...relevance(plan, tools, new Set(vague.map((v) => v.location!.stepId!)))
+    ...relevance(
+      plan,
+      tools,
+      new Set(vague.flatMap((v) => (v.location?.stepId === undefined ? [] : [v.location.stepId])))
+    )
   ]
 }

@@ -26,7 +26,8 @@ export const gql = async <T>(query: string, variables: Record<string, unknown> =
   })
   if (res.status === 401) throw new Unauthorized("an API key is needed")
   const body = await res.json() as { data?: T; errors?: Array<GqlError> }
-  if (body.errors?.length) throw new Error(body.errors[0]!.message)
+  const failure = body.errors?.[0]
+  if (failure) throw new Error(failure.message)
   return body.data as T
 }
 
@@ -65,7 +66,8 @@ export const subscribe = <T>(
           if (event === "complete") return onEnd()
           if (event === "next" && data) {
             const result = JSON.parse(data) as { data?: T; errors?: Array<GqlError> }
-            if (result.errors?.length) return onEnd(result.errors[0]!.message)
+            const failure = result.errors?.[0]
+            if (failure) return onEnd(failure.message)
             if (result.data) onData(result.data)
           }
         }

@@ -199,10 +199,10 @@ const RunView = ({ runId }: { runId: string }) => {
           <pre>{run.finalAnswer.answerText}</pre>
         </section>
       )}
-      {(run.result?.advisories.length ?? 0) > 0 && (
+      {run.result && run.result.advisories.length > 0 && (
         <section data-testid="advisories">
           <h2>Advisories</h2>
-          <ul>{run.result!.advisories.map((a: string) => <li>{a}</li>)}</ul>
+          <ul>{run.result.advisories.map((a) => <li>{a}</li>)}</ul>
         </section>
       )}
       {/* while the plan waits for approval, it is shown once: in the request */}

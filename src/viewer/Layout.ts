@@ -38,7 +38,10 @@ export const layout = <S extends GraphStep>(steps: ReadonlyArray<S>) => {
   })
   const at = new Map(placed.map((p) => [p.step.stepId, p]))
   const edges = placed.flatMap((p) =>
-    p.step.dependencies.filter((d) => at.has(d)).map((d) => ({ from: at.get(d)!, to: p }))
+    p.step.dependencies.flatMap((d) => {
+      const from = at.get(d)
+      return from ? [{ from, to: p }] : []
+    })
   )
   const width = Math.max(0, ...placed.map((p) => p.x + NODE.width))
   const height = Math.max(0, ...placed.map((p) => p.y + NODE.height))
