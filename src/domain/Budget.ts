@@ -1,9 +1,14 @@
 import { Schema } from "effect"
 
 const Positive = (name: string) =>
-  Schema.Number.pipe(Schema.filter((n) => n > 0 || `${name} must be greater than 0 (was ${n})`))
+  Schema.Number.pipe(
+    Schema.filter((n) => n > 0 || `${name} must be greater than 0 (was ${n})`, { jsonSchema: { exclusiveMinimum: 0 } })
+  )
 const PositiveInt = (name: string) =>
-  Schema.Int.pipe(Schema.filter((n) => n > 0 || `${name} must be a positive integer (was ${n})`))
+  Schema.Number.pipe(
+    Schema.int(),
+    Schema.filter((n) => n > 0 || `${name} must be a positive integer (was ${n})`, { jsonSchema: { minimum: 1 } })
+  )
 
 export const DEFAULT_BUDGET = {
   ttl: 5,

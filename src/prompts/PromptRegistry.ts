@@ -1,4 +1,5 @@
-import { Effect, JSONSchema, ParseResult, Schema } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
+import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { ALL_PROMPT_IDS, PromptId } from "./PromptId.js"
 import * as S from "./Schemas.js"
 import { PlanOutput } from "./Schemas.js"
@@ -115,18 +116,10 @@ const jsonSchemaCache = new Map<PromptId, object>()
 export const outputJsonSchema = (c: PromptContract<any, any>): object => {
   const cached = jsonSchemaCache.get(c.id)
   if (cached) return cached
-  const made: object = withoutMarks(JSONSchema.make(Schema.typeSchema(c.output)))
+  const made: object = plainJsonSchema(Schema.typeSchema(c.output))
   jsonSchemaCache.set(c.id, made)
   return made
 }
-
-const MARKS = new Set(["$schema", "$id", "title"])
-const withoutMarks = (v: any): any =>
-  Array.isArray(v)
-    ? v.map(withoutMarks)
-    : v !== null && typeof v === "object"
-    ? Object.fromEntries(Object.entries(v).filter(([k]) => !MARKS.has(k)).map(([k, x]) => [k, withoutMarks(x)]))
-    : v
 
 type In<S> = S extends Schema.Schema<any, infer E, any> ? E : never
 type Out<S> = S extends Schema.Schema<infer A, any, any> ? A : never

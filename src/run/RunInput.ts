@@ -19,10 +19,19 @@ export const DEFAULT_PARALLELISM = 4
 /** What a caller gives to start a run (library, GraphQL and CLI share it). */
 export const RunTaskInput = Schema.Struct({
   task: Schema.String.pipe(
-    Schema.filter((s) => s.trim().length > 0 || "task must not be empty"),
-    Schema.filter((s) => s.length <= MAX_TASK_LENGTH || `task must be at most ${MAX_TASK_LENGTH} characters`)
+    Schema.filter((s) => s.trim().length > 0 || "task must not be empty", { jsonSchema: { minLength: 1 } }),
+    Schema.filter((s) => s.length <= MAX_TASK_LENGTH || `task must be at most ${MAX_TASK_LENGTH} characters`, {
+      jsonSchema: { maxLength: MAX_TASK_LENGTH }
+    })
+  ).annotations({ description: "what to do" }),
+  mode: Schema.optionalWith(
+    RunMode.annotations({
+      description:
+        "AUTO (default): cheap single passes first, escalating when they fail; SIMPLE: single passes only; " +
+        "FULL: plan, execute, validate and refine in passes"
+    }),
+    { default: () => "AUTO" as const }
   ),
-  mode: Schema.optionalWith(RunMode, { default: () => "AUTO" as const }),
   simpleIterations: Schema.optionalWith(
     Schema.Int.pipe(
       Schema.filter((n) => (n >= 1 && n <= 50) || `simpleIterations must be between 1 and 50 (was ${n})`)
@@ -31,7 +40,9 @@ export const RunTaskInput = Schema.Struct({
   ),
   escalate: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   userId: Schema.optional(Schema.String),
-  budget: Schema.optionalWith(Budget, { default: () => DEFAULT_BUDGET }),
+  budget: Schema.optionalWith(Budget.annotations({ description: "caps of the run" }), {
+    default: () => DEFAULT_BUDGET
+  }),
   criteria: Schema.optionalWith(ConvergenceCriteria, { default: () => DEFAULT_CRITERIA }),
   tools: Schema.optional(Schema.Array(Schema.String)),
   parallelism: Schema.optionalWith(
@@ -44,9 +55,18 @@ export const RunTaskInput = Schema.Struct({
     )
   ),
   /** More tools whose calls wait for a person's approval in this run (`*`: every tool with side effects). */
-  approvalTools: Schema.optional(Schema.Array(Schema.String)),
+  approvalTools: Schema.optional(
+    Schema.Array(Schema.String).annotations({
+      description: "tools whose calls wait for your approval (\"*\": every tool with side effects)"
+    })
+  ),
   /** Where the run would need manual intervention, it asks for guidance and waits for it. */
-  interactive: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  interactive: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description: "the run asks for guidance where it is stuck, and for more budget where a cap would stop it"
+    }),
+    { default: () => false }
+  ),
   /** The deadline stands still while the run waits for a person's approval. */
   pauseDeadlineWhileWaiting: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   /** An approval request not answered within this many milliseconds is rejected. */
@@ -56,7 +76,12 @@ export const RunTaskInput = Schema.Struct({
   /** Plan and forecast only: the run stops before executing anything (only the planning calls are paid). */
   dryRun: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   /** The validated plan waits, with its forecast, for a person's approval before it executes. */
-  approvePlan: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  approvePlan: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description: "the validated plan and its cost forecast wait for your approval before anything executes"
+    }),
+    { default: () => false }
+  ),
   /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */
   tags: Schema.optional(
     Schema.Array(

@@ -8,7 +8,7 @@ import {
   McpError,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, Exit, Option, type Runtime } from "effect"
+import { Cause, Effect, Exit, Option, type Runtime, Schema } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { AskedEvent } from "../record/Requests.js"
@@ -21,6 +21,8 @@ import {
   pendingPlanApprovals
 } from "../record/RunRecord.js"
 import { endsRun } from "../record/RunRecord.js"
+import { RunTaskInput } from "../run/RunInput.js"
+import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { version } from "../support/PackageFiles.js"
 import { askClient, requestMessage } from "./McpAsking.js"
 import { RunManager } from "./RunManager.js"
@@ -32,7 +34,10 @@ import type { RunModel } from "./RunModel.js"
  * on the run manager the GraphQL API uses: the same runs, store, queue and per-user rules.
  */
 
-const MODES = ["AUTO", "SIMPLE", "FULL"] as const
+/** What of a run's input an agent gives run_task (its user is the caller's; the rest takes its defaults). */
+const TASK_FIELDS = ["task", "mode", "budget", "approvePlan", "approvalTools", "interactive"] as const
+/** run_task's input schema: derived from RunTaskInput (its constraints and descriptions), which decodes it. */
+const runTaskSchema = plainJsonSchema(Schema.encodedBoundSchema(RunTaskInput.pipe(Schema.pick(...TASK_FIELDS))))
 
 const tools = [
   {
@@ -43,45 +48,7 @@ const tools = [
       "or a budget runs out. Returns the final answer, the run's status and its id. Progress is reported while it runs. " +
       "What the run asks a person (approvePlan, approvalTools, interactive) is asked of you through the client's forms " +
       "(elicitation); a client without them gets the run back AWAITING_INPUT.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        task: { type: "string", minLength: 1, description: "what to do" },
-        mode: {
-          type: "string",
-          enum: MODES,
-          description: "AUTO (default): cheap single passes first; FULL: multi-pass"
-        },
-        budget: {
-          type: "object",
-          description: "caps of the run",
-          properties: {
-            ttl: { type: "integer", minimum: 1 },
-            deadlineMs: { type: "integer", minimum: 1 },
-            maxCostUsd: { type: "number", minimum: 0 },
-            maxTokens: { type: "integer", minimum: 1 },
-            maxLlmCalls: { type: "integer", minimum: 1 },
-            maxSteps: { type: "integer", minimum: 1 }
-          },
-          additionalProperties: false
-        },
-        approvePlan: {
-          type: "boolean",
-          description: "the validated plan and its cost forecast wait for your approval before anything executes"
-        },
-        approvalTools: {
-          type: "array",
-          items: { type: "string", minLength: 1 },
-          description: "tools whose calls wait for your approval (\"*\": every tool with side effects)"
-        },
-        interactive: {
-          type: "boolean",
-          description: "the run asks for guidance where it is stuck, and for more budget where a cap would stop it"
-        }
-      },
-      required: ["task"],
-      additionalProperties: false
-    },
+    inputSchema: runTaskSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
   },
   {
@@ -205,22 +172,11 @@ const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text
 
 type Runner = <A, E>(effect: Effect.Effect<A, E, RunManager>) => Promise<Exit.Exit<A, E>>
 
-/** run_task's arguments as a run's input, or what is wrong with them. */
-const taskInput = (args: Record<string, unknown>, userId: string | undefined): Record<string, unknown> | string => {
-  if (typeof args.task !== "string" || args.task.trim() === "") return "task is required"
-  if (args.mode !== undefined && !MODES.includes(args.mode as (typeof MODES)[number])) {
-    return `mode must be one of ${MODES.join(", ")}`
-  }
-  return {
-    task: args.task,
-    ...(args.mode ? { mode: args.mode } : {}),
-    ...(args.budget ? { budget: args.budget } : {}),
-    ...(args.approvePlan !== undefined ? { approvePlan: args.approvePlan } : {}),
-    ...(args.approvalTools !== undefined ? { approvalTools: args.approvalTools } : {}),
-    ...(args.interactive !== undefined ? { interactive: args.interactive } : {}),
-    ...(userId !== undefined ? { userId } : {})
-  }
-}
+/** run_task's arguments as a run's input (decoded, and refused with the decode's words, as every run's input is). */
+const taskInput = (args: Record<string, unknown>, userId: string | undefined): Record<string, unknown> => ({
+  ...Object.fromEntries(TASK_FIELDS.flatMap((k) => (args[k] === undefined ? [] : [[k, args[k]]]))),
+  ...(userId !== undefined ? { userId } : {})
+})
 
 /**
  * Follows a run until it finishes or waits for a person `ask` could not get an answer from, reporting progress when
@@ -309,7 +265,6 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
         )
       case "run_task": {
         const input = taskInput(args, userId)
-        if (typeof input === "string") return errorResult(`InvalidRunInputError: ${input}`)
         const started = await run(Effect.flatMap(RunManager, (m) => m.start(input, userId)))
         if (Exit.isFailure(started)) return answer(started)
         const followed = await followUntilDone(

@@ -48,6 +48,35 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
     await client.close()
   })
 
+  it("run_task's input schema is the run input's (its constraints and words); what it refuses is refused coded", async () => {
+    const client = new Client({ name: "test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl(server)))
+    const runTask = (await client.listTools()).tools.find((t) => t.name === "run_task")
+    const schema = runTask?.inputSchema as {
+      required: Array<string>
+      additionalProperties: boolean
+      properties: Record<string, { type?: string; minLength?: number; maxLength?: number; enum?: Array<string> }>
+    }
+    expect(schema.required).toEqual(["task"])
+    expect(schema.additionalProperties).toBe(false)
+    expect(Object.keys(schema.properties).sort()).toEqual(
+      ["approvalTools", "approvePlan", "budget", "interactive", "mode", "task"]
+    )
+    expect(schema.properties.task).toMatchObject({ type: "string", minLength: 1, maxLength: 20_000 })
+    expect(schema.properties.mode?.enum?.sort()).toEqual(["AUTO", "FULL", "SIMPLE"])
+    const budget = schema.properties.budget as unknown as { properties: Record<string, object> }
+    expect(budget.properties.maxLlmCalls).toMatchObject({ type: "integer", minimum: 1 })
+    expect(budget.properties.maxCostUsd).toMatchObject({ type: "number", exclusiveMinimum: 0 })
+    // the run input's decode refuses what the schema does not allow, in its own words
+    const refused = await client.callTool({
+      name: "run_task",
+      arguments: { task: "Compute 1 + 1", budget: { maxLlmCalls: 0 } }
+    })
+    expect(refused.isError).toBe(true)
+    expect(answerText(refused)).toMatch(/^InvalidRunInputError: .*maxLlmCalls must be a positive integer \(was 0\)/)
+    await client.close()
+  })
+
   it("refuses a Host or Origin that is not this machine (DNS rebinding) on a server without keys", async () => {
     const res = await fetch(mcpUrl(server), {
       method: "POST",
