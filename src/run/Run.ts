@@ -13,7 +13,14 @@ import { reachesEnd } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
 import { endsIterations, iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { Quotas } from "../store/QuotaLedger.js"
-import { type RunIdTakenError, RunStore, sinkOf, type StoreError, type UserBusyError } from "../store/RunStore.js"
+import {
+  type RunIdTakenError,
+  RunStore,
+  sinkOf,
+  type StoredRun,
+  type StoreError,
+  type UserBusyError
+} from "../store/RunStore.js"
 import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { replayFor } from "./ForkModel.js"
@@ -288,14 +295,23 @@ export const cannotResume = (id: string) => ({
     Effect.as(Effect.logError(`run ${id} cannot resume, its input no longer decodes: ${e.message}`), undefined)
 })
 
+/**
+ * Every run a dead process left unfinished (RUNNING or QUEUED), prepared to resume and handed to `take` (a run that
+ * cannot resume is logged and left): what start-up recovery does, in a library (resumeUnfinished) and a server.
+ */
+export const takeUnfinished = <A, E, R>(
+  take: (prepared: PreparedRun, row: StoredRun) => Effect.Effect<A, E, R>,
+  concurrency = 1
+) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const results = yield* Effect.forEach(yield* store.unfinished, (row) =>
+      prepareResume(row.id).pipe(
+        Effect.catchTags(cannotResume(row.id)),
+        Effect.flatMap((prepared) => (prepared ? take(prepared, row) : Effect.succeed(undefined)))
+      ), { concurrency })
+    return results.flatMap((r) => (r === undefined ? [] : [r]))
+  })
+
 /** Every run a dead process left unfinished, resumed to its end (those that cannot resume logged and left). */
-export const resumeUnfinished = Effect.gen(function*() {
-  const store = yield* RunStore
-  const unfinished = yield* store.unfinished
-  const results = yield* Effect.forEach(unfinished, (r) =>
-    prepareResume(r.id).pipe(
-      Effect.flatMap((p) => p.execute),
-      Effect.catchTags(cannotResume(r.id))
-    ), { concurrency: 4 })
-  return results.flatMap((r) => (r === undefined ? [] : [r]))
-})
+export const resumeUnfinished = takeUnfinished((prepared) => prepared.execute, 4)

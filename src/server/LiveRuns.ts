@@ -16,7 +16,8 @@ import {
   type PreparedRun,
   prepareResume,
   register,
-  RunLifecycle
+  RunLifecycle,
+  takeUnfinished
 } from "../run/Run.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
@@ -150,22 +151,18 @@ const countsOf = (live: ReadonlyMap<string, LiveRun>) => {
   return { active, queued: live.size - active }
 }
 
-/** Start-up recovery: the runs a dead process left RUNNING or QUEUED, launched here (those that cannot resume, logged). */
-const resumeAll = (
-  store: RunStore["Type"],
+/** Start-up recovery: the runs a dead process left unfinished, launched here; how many. */
+const resumeHere = (
   needs: Context.Context<RunNeeds>,
   launch: (prepared: PreparedRun, userId: string | null, createdAt: Date) => Effect.Effect<void>
 ) =>
-  Effect.gen(function*() {
-    let resumed = 0
-    for (const row of yield* store.unfinished) {
-      const prepared = yield* Effect.provide(prepareResume(row.id), needs).pipe(Effect.catchTags(cannotResume(row.id)))
-      if (!prepared) continue
-      yield* launch(prepared, row.userId, row.createdAt)
-      resumed++
-    }
-    return resumed
-  })
+  Effect.provide(
+    Effect.map(
+      takeUnfinished((prepared, row) => Effect.as(launch(prepared, row.userId, row.createdAt), true)),
+      (launched) => launched.length
+    ),
+    needs
+  )
 
 const make = Effect.gen(function*() {
   const store = yield* RunStore
@@ -275,7 +272,7 @@ const make = Effect.gen(function*() {
     cancelHere,
     answer: answerLive(needs),
     // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
-    resumeUnfinished: clustered ? Effect.succeed(0) : resumeAll(store, needs, launch),
+    resumeUnfinished: clustered ? Effect.succeed(0) : resumeHere(needs, launch),
     shutdown: (timeoutMs) =>
       Ref.set(shuttingDown, true).pipe(
         Effect.zipRight(FiberSet.clear(fibers).pipe(Effect.timeout(timeoutMs))),

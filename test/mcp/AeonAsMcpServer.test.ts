@@ -52,7 +52,7 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
     const client = new Client({ name: "test", version: "1.0.0" })
     await client.connect(new StreamableHTTPClientTransport(mcpUrl(server)))
     const runTask = (await client.listTools()).tools.find((t) => t.name === "run_task")
-    const schema = runTask?.inputSchema as {
+    const schema = runTask?.inputSchema as unknown as {
       required: Array<string>
       additionalProperties: boolean
       properties: Record<string, { type?: string; minLength?: number; maxLength?: number; enum?: Array<string> }>
