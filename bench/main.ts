@@ -202,6 +202,17 @@ const quotaRows = async () => {
   )
 }
 
+/** Row 42: what a server keeps of its finished runs and their followers (`-- retention`). */
+const retentionRows = async () => {
+  const r = await measure("retention")
+  row(
+    `42. live heap after a forced GC, after ${r.runs} runs with ${r.followers} followers (SSE), against before them`,
+    `${fmt(r.before, 1)} MB → ${fmt(r.after, 1)} MB = ${fmt(r.ratio, 2)}× (RSS ${fmt(r.rssMb, 0)} MB)`,
+    "≤ 1.2×",
+    r.ratio <= 1.2
+  )
+}
+
 /** Traffic rows (issue 41): Aeon AUTO (FULL beside) against LangGraph's ReAct agent, per class, one run. */
 const trafficRows = async () => {
   const t = await measure("traffic")
@@ -253,6 +264,12 @@ if (process.argv.slice(2).includes("quota")) {
 
 if (process.argv.slice(2).includes("forecast")) {
   await forecastRows()
+  printTable()
+  process.exit(0)
+}
+
+if (process.argv.slice(2).includes("retention")) {
+  await retentionRows()
   printTable()
   process.exit(0)
 }
@@ -475,6 +492,7 @@ await outputRows()
 await forkRows()
 await forecastRows()
 await quotaRows()
+await retentionRows()
 
 printTable()
 process.exit(0)

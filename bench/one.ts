@@ -12,6 +12,7 @@ import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
 import { peerSizes } from "./PeerSizes.js"
 import { quotaCheck } from "./Quota.js"
+import { retention } from "./Retention.js"
 import { scaling } from "./Scaling.js"
 import { streaming } from "./Streaming.js"
 import { throughput } from "./Throughput.js"
@@ -49,6 +50,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   modelOutput100: () => modelOutputDelivery(100, quick ? 2 : 5),
   streamedWall: () => streamedWall(quick ? 20 : 100, false),
   forkReplay: () => forkReplay(quick ? 5 : 20, 200),
+  retention: () => retention(quick ? 200 : 1_000, quick ? 60 : 300),
   // the modeled latency (400 ms + 15 ms an output token) in full; a tenth of it with --quick
   traffic: () => traffic(quick ? 0.1 : 1),
   forecastError: () => forecastError(),
