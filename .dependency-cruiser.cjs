@@ -54,6 +54,15 @@ module.exports = {
     ...upward,
     ...sameFloor,
     {
+      name: "cli-through-the-run-api",
+      comment:
+        "the CLI starts, answers and follows runs through run/ (the library's run API), never the kernel's parts " +
+        "(#43: no second run manager)",
+      severity: "error",
+      from: { path: "^src/cli/" },
+      to: { path: "^src/kernel/" }
+    },
+    {
       name: "no-circular",
       comment: "no module imports itself through others",
       severity: "error",

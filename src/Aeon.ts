@@ -32,6 +32,13 @@ export const layerWithTools = (tools: ReadonlyArray<ToolRegistry.Tool> = [], mcp
 export const layerWithOwnTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) =>
   Layer.mergeAll(capabilitiesLayer, Mcp.layerNone(tools))
 
+/** How runs treat their calls, from the environment: tracing (OTLP), the approval policy, prompt recording. */
+export const runPolicyLayerConfig = Layer.mergeAll(
+  Tracing.layerConfig,
+  Approval.layerConfig,
+  RunLlm.recordingLayerConfig
+)
+
 /**
  * The default engine: model chosen from the environment (AEON_MODEL_PROVIDER …), built-in tools and those of the MCP
  * servers in AEON_MCP_CONFIG, OTLP tracing when configured.
@@ -40,9 +47,7 @@ export const layerFor = (options: { readonly mcpFile?: string | undefined } = {}
   Layer.mergeAll(
     layerWithTools([], options.mcpFile),
     ModelLayer.layerConfig,
-    Tracing.layerConfig,
-    Approval.layerConfig,
-    RunLlm.recordingLayerConfig
+    runPolicyLayerConfig
   )
 
 export const layer = layerFor()

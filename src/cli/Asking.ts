@@ -3,9 +3,9 @@ import { Effect, Fiber, Queue, Ref } from "effect"
 import { createInterface } from "node:readline/promises"
 import { ApprovalInputError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import * as Approval from "../kernel/Approval.js"
 import { spentText } from "../record/Requests.js"
 import { asks, openRequests } from "../record/RunRecord.js"
+import { answer, type ApprovalAnswer } from "../run/Answers.js"
 import { type PreparedRun, RunLifecycle } from "../run/Run.js"
 import type { ToolRegistry } from "../tools/ToolRegistry.js"
 import type { makeProgress } from "./Progress.js"
@@ -118,6 +118,10 @@ const openTerminal = Effect.gen(function*() {
 const question = (terminal: Terminal, text: string) =>
   Effect.zipRight(Effect.sync(() => process.stdout.write(text)), Queue.take(terminal.lines))
 
+/** An approval decision on what the run asked, recorded on its log. */
+const approval = (p: PreparedRun, r: Requested, decision: ApprovalAnswer) =>
+  answer(p.events, { _tag: "Approval", requestId: r.requestId, answer: decision })
+
 /** Asks the person at the terminal until the request is answered (a refused answer is said, and asked again). */
 const answerInline = (terminal: Terminal, p: PreparedRun, r: Requested): Effect.Effect<void, never, ToolRegistry> =>
   Effect.gen(function*() {
@@ -126,14 +130,14 @@ const answerInline = (terminal: Terminal, p: PreparedRun, r: Requested): Effect.
         terminal,
         `\nThe run asks for guidance on step ${r.stepId} (${r.reason}).\nGuidance: `
       )
-      return yield* Approval.guide(p.events, r.requestId, text, "terminal")
+      return yield* answer(p.events, { _tag: "Guidance", requestId: r.requestId, text, by: "terminal" })
     }
     const d = decisionOf(r)
     const shown = d.kind === "APPROVAL" ? "" : `${d.lines.join("\n")}\n`
     const choice = (yield* question(terminal, `\n${shown}${d.question} [y]es / [n]o / [e]dit: `)).toLowerCase()
     if (choice.startsWith("n")) {
       const reason = yield* question(terminal, "Reason: ")
-      return yield* Approval.respond(p.events, r.requestId, { decision: "REJECT", reason, by: "terminal" })
+      return yield* approval(p, r, { decision: "REJECT", reason, by: "terminal" })
     }
     if (choice.startsWith("e")) {
       const text = yield* question(terminal, d.edit)
@@ -141,10 +145,10 @@ const answerInline = (terminal: Terminal, p: PreparedRun, r: Requested): Effect.
         try: () => JSON.parse(text) as unknown,
         catch: () => new ApprovalInputError({ message: `not JSON: ${text}` })
       })
-      return yield* Approval.respond(p.events, r.requestId, { decision: "EDIT", input, by: "terminal" })
+      return yield* approval(p, r, { decision: "EDIT", input, by: "terminal" })
     }
     if (!choice.startsWith("y")) return yield* new ApprovalInputError({ message: "answer y, n or e" })
-    return yield* Approval.respond(p.events, r.requestId, { decision: "APPROVE", by: "terminal" })
+    return yield* approval(p, r, { decision: "APPROVE", by: "terminal" })
   }).pipe(
     Effect.asVoid,
     Effect.catchAll((e) =>

@@ -4,9 +4,6 @@ import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
 import { describeLeft } from "../domain/Quota.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import * as Approval from "../kernel/Approval.js"
-import * as RunEvents from "../kernel/RunEvents.js"
-import * as RunLlm from "../kernel/RunLlm.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { McpServers } from "../mcp/Servers.js"
@@ -14,12 +11,13 @@ import { llmCallsOf } from "../record/LlmCalls.js"
 import { answerText, type AskedEvent } from "../record/Requests.js"
 import { openRequests } from "../record/RunRecord.js"
 import { resultFromEvents, type RunResult, type RunStatus } from "../record/RunResult.js"
+import * as Answers from "../run/Answers.js"
+import type { PersonAnswer } from "../run/Answers.js"
 import { prepare, prepareResume } from "../run/Run.js"
 import type { RunManager } from "../server/RunManager.js"
 import * as Database from "../store/Database.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
-import * as Tracing from "../telemetry/Tracing.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
 import { makeProgress } from "./Progress.js"
@@ -90,9 +88,7 @@ export const engineLayer = (flags: Record<string, string>, mcpFile?: string) =>
         )
       )
     ),
-    Tracing.layerConfig,
-    Approval.layerConfig,
-    RunLlm.recordingLayerConfig
+    Aeon.runPolicyLayerConfig
   )
 
 export { fail, report }
@@ -244,23 +240,23 @@ const dryRunDone = (result: RunResult, json: boolean) =>
   })
 
 /**
- * Answers a stopped run's request in its store — its events, plus the answer `answer` records — and says how to go
- * on (`aeon run --resume`).
+ * Answers a stopped run's request in its store (Answers.answerStored: the one way an answer reaches a run) and says
+ * how to go on (`aeon run --resume`).
  */
-const answerStored = <E, R>(
+const answerStored = (
   runId: string,
-  requestId: string,
-  said: (request: AskedEvent | undefined) => string,
-  answer: (events: RunEvents.RunEvents) => Effect.Effect<unknown, E, R>
+  answer: PersonAnswer,
+  said: (request: AskedEvent | undefined) => string
 ) =>
-  Effect.gen(function*() {
-    const past = yield* (yield* RunStore).events(runId)
-    if (past.length === 0) throw new CliError(`run ${runId} does not exist`)
-    const events = yield* RunEvents.make(runId, yield* RunEvents.EventSink, past)
-    const request = events.record().requests.get(requestId)?.request
-    yield* answer(events).pipe(Effect.ensuring(events.close))
-    process.stdout.write(`${said(request)} (${requestId} of run ${runId}); go on with: aeon run --resume ${runId}\n`)
-  }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig)))
+  Answers.answerStored(runId, answer).pipe(
+    Effect.catchTag("RunNotFoundError", () => Effect.die(new CliError(`run ${runId} does not exist`))),
+    Effect.map((request) =>
+      process.stdout.write(
+        `${said(request)} (${answer.requestId} of run ${runId}); go on with: aeon run --resume ${runId}\n`
+      )
+    ),
+    Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig))
+  )
 
 /** `aeon approve RUN REQUEST`: answers a stopped run's approval request (the run goes on with --resume). */
 export const approve = (o: {
@@ -282,9 +278,8 @@ export const approve = (o: {
     const decision = o.reject ? "REJECT" : input !== undefined ? "EDIT" : "APPROVE"
     return answerStored(
       o.runId,
-      o.requestId,
-      (request) => answerText(request, { decision, input, reason: opt(o.reason) }),
-      (events) => Approval.respond(events, o.requestId, { decision, input, reason: opt(o.reason), by: "cli" })
+      { _tag: "Approval", requestId: o.requestId, answer: { decision, input, reason: opt(o.reason), by: "cli" } },
+      (request) => answerText(request, { decision, input, reason: opt(o.reason) })
     )
   })
 
@@ -292,9 +287,8 @@ export const approve = (o: {
 export const guideRun = (o: { readonly runId: string; readonly requestId: string; readonly text: string }) =>
   answerStored(
     o.runId,
-    o.requestId,
-    () => "gave guidance",
-    (events) => Approval.guide(events, o.requestId, o.text, "cli")
+    { _tag: "Guidance", requestId: o.requestId, text: o.text, by: "cli" },
+    () => "gave guidance"
   )
 
 const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>

@@ -1,9 +1,9 @@
 import logUpdate from "log-update"
 import type { RunEvent } from "../domain/RunEvent.js"
-import type { LlmOutputDelta } from "../kernel/RunOutput.js"
 import { PromptId } from "../prompts/PromptId.js"
 import { attemptPlan } from "../record/Attempt.js"
 import { applyEvent, emptyRecord, type RunRecord } from "../record/RunRecord.js"
+import type { LlmOutputDelta } from "../run/Run.js"
 import { pc } from "./Colors.js"
 
 const icon = (s: string) =>

@@ -313,5 +313,8 @@ export const takeUnfinished = <A, E, R>(
     return results.flatMap((r) => (r === undefined ? [] : [r]))
   })
 
+/** A piece of a model call's output as it is written (a run's live output: `events.output`). */
+export type { LlmOutputDelta } from "../kernel/RunOutput.js"
+
 /** Every run a dead process left unfinished, resumed to its end (those that cannot resume logged and left). */
 export const resumeUnfinished = takeUnfinished((prepared) => prepared.execute, 4)

@@ -1,13 +1,8 @@
 import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
-import type {
-  ApprovalInputError,
-  InvalidRunInputError,
-  QuotaExceededError,
-  RunNotFoundError
-} from "../domain/Errors.js"
+import type { InvalidRunInputError, QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
-import * as Approval from "../kernel/Approval.js"
 import { resultOf } from "../record/RunResult.js"
+import * as Answers from "../run/Answers.js"
 import * as Fork from "../run/Fork.js"
 import {
   cancelledEnd,
@@ -72,7 +67,7 @@ export interface Execution {
   readonly answer: (
     entry: LiveRun,
     answer: PersonAnswer
-  ) => Effect.Effect<unknown, Approval.AnswerError | ApprovalInputError>
+  ) => Effect.Effect<unknown, Effect.Effect.Error<ReturnType<typeof Answers.answer>>>
   /** Start-up recovery: runs a dead process left RUNNING or QUEUED continue here (none on a cluster). */
   readonly resumeUnfinished: Effect.Effect<number, StoreError | RunNotFoundError>
   /** Stop accepting runs; interrupt the rest (tool calls finish first) within the timeout: they resume later. */
@@ -87,7 +82,7 @@ export class LiveRuns extends Context.Tag("aeon/LiveRuns")<LiveRuns, Execution>(
 type RunNeeds =
   | Effect.Effect.Context<ReturnType<typeof prepare>>
   | Effect.Effect.Context<ReturnType<typeof prepareResume>>
-  | Effect.Effect.Context<ReturnType<typeof Approval.respond>>
+  | Effect.Effect.Context<ReturnType<typeof Answers.answer>>
 
 /**
  * A cancelled run that never began (it waited for a slot or its user's turn) ends CANCELLED all the same: written
@@ -140,9 +135,7 @@ const outageOf = (exit: Exit.Exit<unknown, unknown>) =>
 
 /** A person's answer to a run going on here, recorded on its log. */
 const answerLive = (needs: Context.Context<RunNeeds>) => ({ prepared: { events } }: LiveRun, a: PersonAnswer) =>
-  a._tag === "Approval" ?
-    Effect.provide(Approval.respond(events, a.requestId, a.answer), needs) :
-    Approval.guide(events, a.requestId, a.text, a.by)
+  Effect.provide(Answers.answer(events, a), needs)
 
 /** Runs here that have begun, and those waiting for admission. */
 const countsOf = (live: ReadonlyMap<string, LiveRun>) => {

@@ -1,6 +1,6 @@
 import { Context, Data, type Effect, Schema } from "effect"
 import type { RunRecordDamagedError } from "../domain/Errors.js"
-import type { ApprovalAnswer } from "../kernel/Approval.js"
+import type { PersonAnswer } from "../run/Answers.js"
 import type { StoreError } from "../store/RunStore.js"
 import type { FeedSource } from "./EventFeed.js"
 
@@ -30,10 +30,7 @@ export interface Placement {
   ) => Effect.Effect<void, ClusterUnavailableError | ForwardedError>
 }
 
-/** What a person answers a run that asked: an approval decision, or guidance. */
-export type PersonAnswer =
-  | { readonly _tag: "Approval"; readonly requestId: string; readonly answer: ApprovalAnswer }
-  | { readonly _tag: "Guidance"; readonly requestId: string; readonly text: string; readonly by?: string | undefined }
+export type { PersonAnswer }
 
 /** A refusal from the runner that holds the run (ApprovalNotFoundError, …), with its code and message as they were. */
 export class ForwardedError extends Data.Error<{ readonly _tag: string; readonly message: string }> {}
