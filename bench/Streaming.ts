@@ -16,14 +16,36 @@ export const streamingScript = () => {
   }
 }
 
+/** The same run at a model's pace: each call answered in `callMs`. */
+const pacedScript = (callMs: number) => () => {
+  const s = loopScript(10, 2, callMs)
+  return {
+    ...s,
+    [PromptId.TASKPROFILE_INFERENCE_USER]: s[PromptId.TASKPROFILE_INFERENCE_USER]!.map((r) => ({
+      ...(r as object),
+      delayMs: 2_000
+    }))
+  }
+}
+
 /**
  * Latency from an event's emission (its `at`, stamped when it is published) to its arrival at each of
  * `subscribers` clients of one transport, on loopback, the clients in another process. The run waits
  * 2 s on its first model call so that every client is subscribed before the events that are measured.
  */
-export const streaming = async (transport: "sse" | "ws", subscribers = 100) => {
-  const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
-    engine: engine(streamingScript as any),
+export const streaming = async (
+  transport: "sse" | "ws",
+  subscribers = 100,
+  options: { readonly sharedDelivery?: boolean; readonly callMs?: number } = {}
+) => {
+  const script = options.callMs === undefined ? streamingScript : pacedScript(options.callMs)
+  const app = await serve({
+    port: 0,
+    host: "127.0.0.1",
+    maxConcurrentRuns: 4,
+    ...(options.sharedDelivery === undefined ? {} : { sharedDelivery: options.sharedDelivery })
+  }, {
+    engine: engine(script as any),
     database: memoryStore as Layer.Layer<any, any>
   })
   try {

@@ -202,6 +202,31 @@ const quotaRows = async () => {
   )
 }
 
+/**
+ * Row 12b: a run's events to 100 subscribers at a model's pace (a call every 100 ms), with the shared delivery
+ * (SharedResults, BurstDelivery) and without it, turn by turn, `rounds` each: the medians of each side's p99 (#43 item
+ * 1 keeps the shared delivery only where it makes p99 at least 1.5× better).
+ */
+const pacedRows = async (rounds = quick ? 1 : 3) => {
+  for (const transport of ["Sse", "Ws"] as const) {
+    const shared: Array<number> = []
+    const own: Array<number> = []
+    for (let i = 0; i < rounds; i++) {
+      shared.push((await measure(`paced${transport}Shared`)).p99)
+      own.push((await measure(`paced${transport}Own`)).p99)
+    }
+    const [s, o] = [shared, own].map((xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0)
+    row(
+      `12b. ${transport.toUpperCase()}, 100 subscribers at a model's pace: p99 without the shared delivery / with it`,
+      `${fmt(o ?? 0, 1)} ms / ${fmt(s ?? 0, 1)} ms = ${fmt((o ?? 0) / (s || 1), 2)}× (rounds: ${
+        own.map((x) => fmt(x, 1)).join(", ")
+      } / ${shared.map((x) => fmt(x, 1)).join(", ")})`,
+      "keep it only at ≥ 1.5×",
+      undefined
+    )
+  }
+}
+
 /** Row 42: what a server keeps of its finished runs and their followers (`-- retention`). */
 const retentionRows = async () => {
   const r = await measure("retention")
@@ -264,6 +289,12 @@ if (process.argv.slice(2).includes("quota")) {
 
 if (process.argv.slice(2).includes("forecast")) {
   await forecastRows()
+  printTable()
+  process.exit(0)
+}
+
+if (process.argv.slice(2).includes("paced")) {
+  await pacedRows()
   printTable()
   process.exit(0)
 }

@@ -27,6 +27,11 @@ export interface ServerOptions {
   readonly info: Resolvers.ServerInfo
   /** Host names besides this machine's that a server without API keys answers (DNS rebinding). */
   readonly allowedHosts?: ReadonlyArray<string>
+  /**
+   * A run's events sent to its subscribers as one shared JSON text per event and burst (SharedResults,
+   * BurstDelivery), as bench row 12 measured worth it; off: each subscriber's result serialized on its own.
+   */
+  readonly sharedDelivery?: boolean
 }
 
 export const typeDefs = readPackageFile("schema.graphql")
@@ -256,8 +261,7 @@ const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOpti
       ...QueryLimits.plugins(options.limits),
       useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] }),
       errorCodes,
-      sharedSubscriptions,
-      burstSseResults
+      ...(options.sharedDelivery === false ? [] : [sharedSubscriptions, burstSseResults])
     ],
     // the request's signal only when a resolver asks for it: creating it costs an AbortController per request
     context: ({ request }) => ({
@@ -341,7 +345,7 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
       ),
     context: (user) =>
       ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext,
-    bursts: true
+    bursts: options.sharedDelivery !== false
   })
 
   const url = await listen(server, options.port, options.host)
