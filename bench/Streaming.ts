@@ -36,15 +36,10 @@ const pacedScript = (callMs: number) => () => {
 export const streaming = async (
   transport: "sse" | "ws",
   subscribers = 100,
-  options: { readonly sharedDelivery?: boolean; readonly callMs?: number } = {}
+  options: { readonly callMs?: number } = {}
 ) => {
   const script = options.callMs === undefined ? streamingScript : pacedScript(options.callMs)
-  const app = await serve({
-    port: 0,
-    host: "127.0.0.1",
-    maxConcurrentRuns: 4,
-    ...(options.sharedDelivery === undefined ? {} : { sharedDelivery: options.sharedDelivery })
-  }, {
+  const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
     engine: engine(script as any),
     database: memoryStore as Layer.Layer<any, any>
   })

@@ -203,25 +203,18 @@ const quotaRows = async () => {
 }
 
 /**
- * Row 12b: a run's events to 100 subscribers at a model's pace (a call every 100 ms), with the shared delivery
- * (SharedResults, BurstDelivery) and without it, turn by turn, `rounds` each: the medians of each side's p99 (#43 item
- * 1 keeps the shared delivery only where it makes p99 at least 1.5× better).
+ * Row 12b: a run's events to 100 subscribers at a model's pace (a call every 100 ms), `rounds` runs each: the median
+ * p99 (the shared delivery was removed at the same figure without it: bench/RESULTS.md, issue 43).
  */
 const pacedRows = async (rounds = quick ? 1 : 3) => {
   for (const transport of ["Sse", "Ws"] as const) {
-    const shared: Array<number> = []
-    const own: Array<number> = []
-    for (let i = 0; i < rounds; i++) {
-      shared.push((await measure(`paced${transport}Shared`)).p99)
-      own.push((await measure(`paced${transport}Own`)).p99)
-    }
-    const [s, o] = [shared, own].map((xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0)
+    const p99s: Array<number> = []
+    for (let i = 0; i < rounds; i++) p99s.push((await measure(`paced${transport}`)).p99)
+    const sorted = [...p99s].sort((a, b) => a - b)
     row(
-      `12b. ${transport.toUpperCase()}, 100 subscribers at a model's pace: p99 without the shared delivery / with it`,
-      `${fmt(o ?? 0, 1)} ms / ${fmt(s ?? 0, 1)} ms = ${fmt((o ?? 0) / (s || 1), 2)}× (rounds: ${
-        own.map((x) => fmt(x, 1)).join(", ")
-      } / ${shared.map((x) => fmt(x, 1)).join(", ")})`,
-      "keep it only at ≥ 1.5×",
+      `12b. ${transport.toUpperCase()}, 100 subscribers at a model's pace (a call every 100 ms), p99`,
+      `${fmt(sorted[Math.floor(sorted.length / 2)] ?? 0, 1)} ms (rounds: ${p99s.map((x) => fmt(x, 1)).join(", ")})`,
+      "figures",
       undefined
     )
   }

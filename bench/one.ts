@@ -38,11 +38,9 @@ const measurements: Record<string, () => Promise<unknown>> = {
   streamingSse: () => streaming("sse", 100),
   streamingWs1: () => streaming("ws", 1),
   streamingWs: () => streaming("ws", 100),
-  // row 12b: at a model's pace (a call every 100 ms), with and without the shared delivery (#43 item 1)
-  pacedSseShared: () => streaming("sse", 100, { callMs: 100 }),
-  pacedSseOwn: () => streaming("sse", 100, { callMs: 100, sharedDelivery: false }),
-  pacedWsShared: () => streaming("ws", 100, { callMs: 100 }),
-  pacedWsOwn: () => streaming("ws", 100, { callMs: 100, sharedDelivery: false }),
+  // row 12b: at a model's pace (a call every 100 ms)
+  pacedSse: () => streaming("sse", 100, { callMs: 100 }),
+  pacedWs: () => streaming("ws", 100, { callMs: 100 }),
   throughput: () => throughput(quick ? 2 : 8),
   peer: () => peer(quick ? 5 : 20),
   scaling: () => scaling(quick ? [10, 100] : [10, 100, 1000]),

@@ -62,12 +62,6 @@ export const serverConfig = Config.all({
     Config.withDefault(""),
     Config.map((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))
   ),
-  sharedDelivery: Config.boolean("AEON_SHARED_DELIVERY").pipe(
-    Config.withDescription(
-      "Send each event to all its subscribers as one shared text (bench row 12); 0 for each its own"
-    ),
-    Config.withDefault(true)
-  ),
   shutdownTimeoutMs: Config.integer("AEON_SHUTDOWN_TIMEOUT_MS").pipe(
     Config.withDescription("How long a shutdown waits for tool calls in progress"),
     Config.withDefault(10_000)
@@ -157,7 +151,6 @@ export const layer = (
       },
       maxBodyBytes: config.maxBodyBytes,
       allowedHosts: config.allowedHosts,
-      sharedDelivery: config.sharedDelivery,
       info: { version, database: Option.isSome(dbUrl.url) ? "postgresql" : `sqlite:${dbUrl.dataDir}` }
     })
     // built after the server, so released before it: runs stop while their subscribers are still connected

@@ -257,8 +257,8 @@ export const pendingGuidanceView = (record: RunRecord): Array<G.GuidanceRequest>
   }))
 
 /**
- * A `runEvents` payload, one object per event for every subscriber it is fanned out to (its view built once): the
- * server executes and serializes a subscriber's selection once per payload and operation (SharedResults).
+ * A `runEvents` payload, one object per event for every subscriber it is fanned out to (its view built once, not
+ * once per subscriber).
  */
 export const sharedEventPayload = memoizeWeak((e: RunEvent) => ({ runEvents: eventView(e) }))
 

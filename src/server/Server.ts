@@ -9,14 +9,13 @@ import type { AddressInfo } from "node:net"
 import { WebSocketServer } from "ws"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { viewerPage } from "../viewer/page.js"
-import { burstSseResults, corkedWebSocket } from "./BurstDelivery.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as McpEndpoint from "./McpEndpoint.js"
 import * as QueryLimits from "./QueryLimits.js"
 import * as Resolvers from "./Resolvers.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
-import { sharedMessages, sharedSubscriptions } from "./SharedResults.js"
+import { sseResults } from "./SseResults.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -27,11 +26,6 @@ export interface ServerOptions {
   readonly info: Resolvers.ServerInfo
   /** Host names besides this machine's that a server without API keys answers (DNS rebinding). */
   readonly allowedHosts?: ReadonlyArray<string>
-  /**
-   * A run's events sent to its subscribers as one shared JSON text per event and burst (SharedResults,
-   * BurstDelivery), as bench row 12 measured worth it; off: each subscriber's result serialized on its own.
-   */
-  readonly sharedDelivery?: boolean
 }
 
 export const typeDefs = readPackageFile("schema.graphql")
@@ -145,8 +139,6 @@ catch (e) {} })()</script>`
 /**
  * graphql-ws on a WebSocketServer, executing through yoga's envelop: the same schema, plugins and limits as over HTTP.
  * `authenticate` admits a connection (undefined refuses it) and says who it is; `context` is each operation's.
- * `bursts` (Aeon's server; the bench's bare yoga leaves it off): shared results are sent as their shared JSON, and a
- * burst of messages to a socket goes out in one write (BurstDelivery).
  */
 /**
  * A document parsed, or the refusal as this subscription's error: a syntax error (GRAPHQL_PARSE_FAILED) or a
@@ -178,12 +170,9 @@ export const graphqlWs = <U extends object>(
       request: IncomingMessage
     ) => U | undefined
     readonly context: (user: U) => object
-    readonly bursts?: boolean
   }
 ): { readonly dispose: () => void | Promise<void> } => {
-  if (options.bursts) wss.on("connection", corkedWebSocket)
   return useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: U }>({
-    ...(options.bursts ? sharedMessages : {}),
     onConnect: (ctx) => {
       const user = options.authenticate(ctx.connectionParams, ctx.extra.request)
       if (!user) return false
@@ -261,7 +250,7 @@ const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOpti
       ...QueryLimits.plugins(options.limits),
       useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "graphql-require-preflight"] }),
       errorCodes,
-      ...(options.sharedDelivery === false ? [] : [sharedSubscriptions, burstSseResults])
+      sseResults
     ],
     // the request's signal only when a resolver asks for it: creating it costs an AbortController per request
     context: ({ request }) => ({
@@ -344,8 +333,7 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
         (connectionParams?.authorization as string | undefined) ?? request.headers.authorization
       ),
     context: (user) =>
-      ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext,
-    bursts: options.sharedDelivery !== false
+      ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext
   })
 
   const url = await listen(server, options.port, options.host)

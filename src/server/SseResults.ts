@@ -1,45 +1,6 @@
 import { type ExecutionResult, GraphQLError } from "graphql"
 import { type getSSEProcessor, isAsyncIterable, type Plugin } from "graphql-yoga"
-import type { Socket } from "node:net"
 import { Readable } from "node:stream"
-import type { WebSocket } from "ws"
-import { withSharedPayload } from "./SharedResults.js"
-
-/**
- * A burst of a run's events reaches each subscriber in one socket write (issue 19, item 1): the events a run
- * publishes together arrive at a subscriber's feed in one synchronous loop, and are taken from it in microtasks, so
- * what a subscriber is sent before the next `process.nextTick` is one burst.
- */
-
-/** Above this many bytes waiting on a socket, a send waits for its write again (a slow client holds back its feed). */
-const SOCKET_HIGH_WATER = 1 << 20
-
-/**
- * A burst of messages to one WebSocket in one write: the socket is corked from its first send until the burst's
- * microtasks are done (process.nextTick). graphql-ws waits for each message's write before it takes the next event,
- * which would cost a turn of the event loop per message of a burst; a send is answered at once while the socket has
- * room (`SOCKET_HIGH_WATER`), and waits for its write beyond it, so a slow client still holds back its own feed.
- */
-export const corkedWebSocket = (socket: WebSocket) => {
-  const send = socket.send.bind(socket)
-  // ws has no public cork; its frames are written to this net.Socket, which ws itself corks around each frame
-  const raw = (socket as unknown as { readonly _socket?: Socket })._socket
-  let corked = false
-  socket.send = ((data: unknown, cb?: (err?: Error) => void) => {
-    const message = typeof data === "string" ? withSharedPayload(data) : data
-    if (raw && !corked) {
-      corked = true
-      raw.cork()
-      process.nextTick(() => {
-        corked = false
-        raw.uncork()
-      })
-    }
-    if (cb === undefined || socket.bufferedAmount > SOCKET_HIGH_WATER) return send(message as string, cb!)
-    send(message as string)
-    queueMicrotask(cb)
-  }) as typeof socket.send
-}
 
 type ResultProcessor = ReturnType<typeof getSSEProcessor>
 
@@ -47,9 +8,8 @@ type ResultProcessor = ReturnType<typeof getSSEProcessor>
 const PING = ":\n\n"
 const PING_INTERVAL_MS = 12_000
 
-/** A result as its JSON, the shared one when it has it; errors without their internal extensions (as yoga does). */
-const resultJson = (result: ExecutionResult & { stringify?: (r: unknown) => string }): string => {
-  if (result.stringify) return result.stringify(result)
+/** A result as its JSON; errors without their internal extensions (as yoga does). */
+const resultJson = (result: ExecutionResult): string => {
   if (result.errors === undefined && result.extensions === undefined) return JSON.stringify(result)
   const { http: _http, ...extensions } = (result.extensions ?? {}) as Record<string, unknown>
   return JSON.stringify({
@@ -132,7 +92,7 @@ const asGraphQLError = (e: unknown): GraphQLError =>
     : new GraphQLError("Unexpected error.", { extensions: { code: "INTERNAL_SERVER_ERROR" } })
 
 /** `sseBody` as yoga's result processor. */
-export const burstSse: ResultProcessor = (result, fetchAPI) =>
+export const sseResponse: ResultProcessor = (result, fetchAPI) =>
   // yoga's Response (@whatwg-node/fetch on Node) takes a Node stream as its body; the DOM's BodyInit type does not say so
   new fetchAPI.Response(
     sseBody((result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]()) as unknown as BodyInit,
@@ -147,11 +107,14 @@ export const burstSse: ResultProcessor = (result, fetchAPI) =>
     }
   )
 
-/** Subscriptions asked over SSE are answered by `burstSse` (yoga's own processor answers everything else). */
-export const burstSseResults: Plugin = {
+/**
+ * Subscriptions asked over SSE are answered by `sseResponse` (yoga's own processor answers everything else): yoga's
+ * errors the stream when a feed fails, where a subscriber too slow must be told where to resume from.
+ */
+export const sseResults: Plugin = {
   onResultProcess({ request, result, setResultProcessor }) {
     if (isAsyncIterable(result) && (request.headers.get("accept") ?? "").includes("text/event-stream")) {
-      setResultProcessor(burstSse, "text/event-stream")
+      setResultProcessor(sseResponse, "text/event-stream")
     }
   }
 }
