@@ -23,10 +23,10 @@ describe("the run viewer while the store fails", () => {
       server.url,
       `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`
     )).body.data.runTask.id as string
+    // the store fails from the run's first writes on: however slow the page is to open, the run is still waiting
+    down = true
     const page = await browser.newPage()
     await page.goto(`${server.url.replace(/\/graphql$/, "")}/runs/${id}`, { waitUntil: "load" })
-    await page.getByTestId("run-status").waitFor()
-    down = true
     const banner = page.getByTestId("store-wait")
     await banner.waitFor({ timeout: 20_000 })
     expect(await banner.innerText()).toContain("the disk holding the embedded database is full")

@@ -9,10 +9,12 @@ import { gql, type TestServer, waitFor } from "../support/server.js"
  * (the database itself stays whole: what fails is the write, as on a full disk).
  */
 let down = false
+/** How many appends the failing store refused: each a try of the run's writer. */
+let refusedAppends = 0
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startServerOnFailingStore(() => down)
+  server = await startServerOnFailingStore(() => down, () => void refusedAppends++)
 }, 60_000)
 afterAll(() => server?.stop())
 
@@ -65,9 +67,10 @@ describe(`the store fails mid-run on a server (${backend})`, () => {
       })).body.data.run
       expect(run.storeWait).toMatchObject({ waiting: true, cause: waiting.storeFailure })
       expect(Date.parse(run.storeWait.since)).toBeGreaterThan(0)
-      // the run waits: nothing more reaches the subscriber while the store is away
+      // the run waits: while its writer tries again and again, nothing more reaches the subscriber
       const during = seen.length
-      await new Promise((r) => setTimeout(r, 1_000))
+      const tries = refusedAppends
+      await waitFor(async () => (refusedAppends >= tries + 3 ? true : undefined))
       expect(seen.length).toBe(during)
       down = false
       await following
