@@ -117,10 +117,15 @@ describe("answers streamed from an OpenAI-compatible endpoint (#33)", () => {
       const pieces: Array<string> = []
       yield* Effect.fork(Stream.runForEach(prepared.events.output, (d) => Effect.sync(() => pieces.push(d.text))))
       const fiber = yield* Effect.fork(prepared.execute)
+      // the synthesis's three chunks sent (then it stalls), and shown live (the last one once the output's interval
+      // has passed): then cancelled
       yield* Effect.promise(async () => {
-        while (stub.sentChunks.length < 3) await new Promise((r) => setTimeout(r, 5))
+        const sent = () => stub.sentChunks.map((c) => c.text).join("")
+        const stalled = () => stub.sentChunks.filter((c) => c.prompt === "answer_synthesis_user").length >= 3
+        while (!stalled() || !pieces.join("").endsWith(sent())) {
+          await new Promise((r) => setTimeout(r, 5))
+        }
       })
-      yield* Effect.sleep(100)
       yield* Fiber.interrupt(fiber)
       yield* Effect.promise(async () => {
         for (let i = 0; i < 100 && stub.disconnects.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
