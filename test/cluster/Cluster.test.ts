@@ -37,6 +37,16 @@ const admin = (statement: string) =>
     )
   )
 const runners: Array<Runner> = []
+/** A query on the cluster's own database (its shard locks are rows of cluster_locks: address, shard_id). */
+const inCluster = (statement: string) => {
+  const url = new URL(base!)
+  url.pathname = `/${database}`
+  return Effect.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ readonly address: string }>(statement)).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(url.toString()) }))
+    )
+  )
+}
 
 const startRunner = async (): Promise<Runner> => {
   const url = new URL(base!)
@@ -165,7 +175,10 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     async () => {
       const [victim, a, b] = runners as [Runner, Runner, Runner]
       // every runner has its shards before runs come (a runner that joins later takes shards from the others)
-      await new Promise((r) => setTimeout(r, 3_000))
+      await waitFor(async () => {
+        const held = await inCluster(`SELECT DISTINCT address FROM cluster_locks`)
+        return runners.every((r) => held.some((row) => row.address === r.address)) ? true : undefined
+      }, 30_000)
       const ids: Array<string> = []
       for (let i = 0; i < RUNS; i++) ids.push(await submit(runners[i % 3]!.url))
       // each run followed from a server other than its runner (never the one about to die)
