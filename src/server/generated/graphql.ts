@@ -165,6 +165,8 @@ export type ConvergenceCriteriaInput = {
   coherenceThreshold?: InputMaybe<Scalars['Float']['input']>;
   completenessThreshold?: InputMaybe<Scalars['Float']['input']>;
   requireConsistency?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Reason codes the convergence verdict must carry (e.g. "complete") for the run to converge. */
+  requiredReasonCodes?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 export type DepthConfiguration = {

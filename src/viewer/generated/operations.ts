@@ -31,6 +31,8 @@ export type ConvergenceCriteriaInput = {
   coherenceThreshold: number | null | undefined;
   completenessThreshold: number | null | undefined;
   requireConsistency: boolean | null | undefined;
+  /** Reason codes the convergence verdict must carry (e.g. "complete") for the run to converge. */
+  requiredReasonCodes: Array<string> | null | undefined;
 };
 
 export type McpServerStatus =
