@@ -128,14 +128,17 @@ const finishedRun = (url: string, id: string) =>
  * `target` (`via`: the runner asked, which stays up).
  */
 const midwayOn = async (target: Runner, via: Runner) => {
+  // a runner that has just come back (after the kill and freeze tests) takes shards a moment later: once it holds some
+  await waitFor(async () => {
+    const held = await inCluster(`SELECT DISTINCT address FROM cluster_locks`)
+    return held.some((row) => row.address === target.address) ? true : undefined
+  }, 30_000)
   const ids: Array<string> = []
   for (let i = 0; i < 6; i++) ids.push(await submit((i % 2 ? via : target).url))
   const on: Array<string> = []
   for (const id of ids) if ((await runnerOf(via.url, id)) === target.address) on.push(id)
-  // a runner that has just come back (after the kill and freeze tests) may hold no shard yet: more runs, a moment
-  // apart, until one lands on it
+  // the runs are placed by their ids' shards: more, until one lands on it
   for (let i = 0; on.length === 0 && i < 20; i++) {
-    await new Promise((r) => setTimeout(r, 500))
     const id = await submit(target.url)
     ids.push(id)
     if ((await runnerOf(via.url, id)) === target.address) on.push(id)

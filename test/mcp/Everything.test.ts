@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Ref } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import * as Aeon from "../../src/Aeon.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
@@ -64,6 +65,9 @@ const everythingChildren = () =>
     .map((l) => l.trim().split(/\s+/))
     .filter(([, ppid, ...args]) => Number(ppid) === process.pid && args.join(" ").includes("server-everything"))
     .map(([pid]) => Number(pid))
+
+/** The bytes a process has read so far (Linux's /proc): a request written to an idle server shows here. */
+const bytesRead = (pid: number) => Number(/rchar:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0)
 
 describe("MCP tools of the reference server-everything", () => {
   it.live("stdio: results as text, structured content, images named; a bad input refused before the call", () =>
@@ -129,12 +133,14 @@ describe("MCP tools of the reference server-everything", () => {
       const [pid] = everythingChildren()
       expect(pid).toBeGreaterThan(0)
       const run = yield* prepare({ task: "Wait for the long operation", mode: "FULL", budget: { ttl: 1 } })
+      const idle = bytesRead(pid!)
       const fiber = yield* Effect.fork(run.execute)
       yield* run.events.waitFor(
         (r) => (r.attempt?.started.has("s1") ? true : undefined),
         (e) => (e._tag === "StepStarted" && e.stepId === "s1" ? true : undefined)
       )
-      yield* Effect.sleep("300 millis")
+      // killed once the server has read the step's call (the idle server reads nothing else)
+      yield* Effect.promise(() => waitFor(async () => (bytesRead(pid!) > idle ? true : undefined)))
       process.kill(pid!, "SIGKILL")
       yield* fiber.await
       const call = (yield* run.events.log).find((e) => e._tag === "ToolInvoked")
