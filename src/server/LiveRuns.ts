@@ -1,4 +1,4 @@
-import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
+import { Cause, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
 import type { InvalidRunInputError, QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
 import { resultOf } from "../record/RunResult.js"
@@ -127,12 +127,6 @@ const retakeWhenBack = (
   })
 }
 
-/** The store outage an attempt ended with (its defect), if that is how it ended. */
-const outageOf = (exit: Exit.Exit<unknown, unknown>) =>
-  Exit.isFailure(exit)
-    ? Option.filter(Cause.dieOption(exit.cause), (d): d is StoreOutageError => d instanceof StoreOutageError)
-    : Option.none()
-
 /** A person's answer to a run going on here, recorded on its log. */
 const answerLive = (needs: Context.Context<RunNeeds>) => ({ prepared: { events } }: LiveRun, a: PersonAnswer) =>
   Effect.provide(Answers.answer(events, a), needs)
@@ -184,9 +178,10 @@ const make = Effect.gen(function*() {
         Effect.zipRight(admission.admit(userId, prepared.runId)(prepared.execute)),
         Effect.provideService(RunLifecycle, lifecycleOf(entry)),
         Effect.ensuring(Effect.sync(() => live.delete(prepared.runId))),
-        // on a cluster, the run's entity takes it up again (runHere)
+        // its store stayed away past the bound: taken up again here once it answers (on a cluster too: the run is
+        // still this runner's; runHere follows the attempt that takes it up)
         Effect.catchSomeDefect((d) =>
-          d instanceof StoreOutageError && !clustered ? Option.some(Effect.asVoid(retake(d))) : Option.none()
+          d instanceof StoreOutageError ? Option.some(Effect.asVoid(retake(d))) : Option.none()
         ),
         // any other defect: said in the log (the run stays as its record left it; a restart resumes it)
         Effect.tapDefect((cause) =>
@@ -201,8 +196,6 @@ const make = Effect.gen(function*() {
 
   const outages = yield* Effect.serviceOption(StoreOutages)
   const retake = retakeWhenBack(outages, (id) => launchStored(id))
-  /** A run handed over here no longer waits for its store here (its attempt may have ended waiting). */
-  const handedOver = (id: string) => Option.match(outages, { onNone: () => Effect.void, onSome: (o) => o.unmark(id) })
   /** A stored run taken up here (undefined: it had already finished, or is damaged). */
   const launchStored = (id: string) =>
     Effect.gen(function*() {
@@ -221,14 +214,12 @@ const make = Effect.gen(function*() {
       while (entry?.fiber) {
         const fiber = entry.fiber
         // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
-        const exit = yield* Effect.onInterrupt(Fiber.await(fiber), () =>
-          Effect.zipRight(Fiber.interrupt(fiber), handedOver(id)))
-        const outage = outageOf(exit)
-        if (Option.isNone(outage) || entry.prepared.events.record().finished) {
-          break
-        }
-        // its store stayed away past the bound: the run is still this runner's, taken up again once the store answers
-        entry = yield* retake(outage.value)
+        yield* Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber))
+        if (entry.prepared.events.record().finished) break
+        // an attempt that ended waiting for its store is followed by the one that took the run up again here
+        const next = live.get(id)
+        if (next === undefined || next === entry) break
+        entry = next
       }
       const finished = entry ? entry.prepared.events.record().finished : true
       if (!finished) {
