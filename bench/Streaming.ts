@@ -4,19 +4,10 @@ import { serve } from "../src/launch/App.js"
 import { PromptId } from "../src/prompts/PromptId.js"
 import { engine, loopScript, memoryStore, percentile } from "./support.js"
 
-/** The streaming benches' run (10 steps, 2 passes), waiting 2 s on its first call so that every client is there. */
-export const streamingScript = () => {
-  const s = loopScript(10, 2, 20)
-  return {
-    ...s,
-    [PromptId.TASKPROFILE_INFERENCE_USER]: s[PromptId.TASKPROFILE_INFERENCE_USER]!.map((r) => ({
-      ...(r as object),
-      delayMs: 2_000
-    }))
-  }
-}
-
-/** The same run at a model's pace: each call answered in `callMs`. */
+/**
+ * The streaming benches' run (10 steps, 2 passes), each call answered in `callMs`, waiting 2 s on its first call so that
+ * every client is there.
+ */
 const pacedScript = (callMs: number) => () => {
   const s = loopScript(10, 2, callMs)
   return {
@@ -28,6 +19,9 @@ const pacedScript = (callMs: number) => () => {
   }
 }
 
+/** The streaming benches' run at their own pace: a call every 20 ms. */
+export const streamingScript = pacedScript(20)
+
 /**
  * Latency from an event's emission (its `at`, stamped when it is published) to its arrival at each of
  * `subscribers` clients of one transport, on loopback, the clients in another process. The run waits
@@ -38,7 +32,7 @@ export const streaming = async (
   subscribers = 100,
   options: { readonly callMs?: number } = {}
 ) => {
-  const script = options.callMs === undefined ? streamingScript : pacedScript(options.callMs)
+  const script = pacedScript(options.callMs ?? 20)
   const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
     engine: engine(script as any),
     database: memoryStore as Layer.Layer<any, any>

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process"
 import { cpus, totalmem } from "node:os"
-import { fmt } from "./support.js"
+import { fmt, median } from "./support.js"
 
 /** `npm run bench`: all ten measurements, each in a process of its own, one table. Figures, not assertions. */
 const rows: Array<[string, string, string, string]> = []
@@ -210,10 +210,9 @@ const pacedRows = async (rounds = quick ? 1 : 3) => {
   for (const transport of ["Sse", "Ws"] as const) {
     const p99s: Array<number> = []
     for (let i = 0; i < rounds; i++) p99s.push((await measure(`paced${transport}`)).p99)
-    const sorted = [...p99s].sort((a, b) => a - b)
     row(
       `12b. ${transport.toUpperCase()}, 100 subscribers at a model's pace (a call every 100 ms), p99`,
-      `${fmt(sorted[Math.floor(sorted.length / 2)] ?? 0, 1)} ms (rounds: ${p99s.map((x) => fmt(x, 1)).join(", ")})`,
+      `${fmt(median(p99s), 1)} ms (rounds: ${p99s.map((x) => fmt(x, 1)).join(", ")})`,
       "figures",
       undefined
     )
