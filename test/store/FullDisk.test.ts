@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { cliIn } from "../support/cli.js"
 import { planOut } from "../support/scripts.js"
+import { waitFor } from "../support/server.js"
 
 /**
  * The disk fills while `aeon run` goes on (#46): a real small tmpfs (mounting one needs root; elsewhere the in-process
@@ -86,13 +87,13 @@ describe.skipIf(!root)("the disk fills mid-run (aeon run, the embedded store on 
       mkdirSync(join(mount, "data"))
       cli.env.AEON_DATA_DIR = join(mount, "data")
       writeFileSync(join(cli.dir, "script.json"), JSON.stringify(script))
-      const running = cli.aeon("run", "Compute 17 + 25", "--script", join(cli.dir, "script.json"), "--json")
+      const running = cli.aeonWatched("run", "Compute 17 + 25", "--script", join(cli.dir, "script.json"), "--json")
       const runId = await runStarted(join(mount, "data", "aeon.db"))
       fill(mount)
-      // the plan call ends at 4 s; its record cannot be written: the run waits
-      await sleep(5_000)
+      // the plan call ends at 4 s; its record cannot be written: the run waits, and says so
+      await waitFor(async () => (running.stderrSoFar().includes("waits for its store") ? true : undefined), 30_000)
       rmSync(join(mount, "fill"))
-      const r = await running
+      const r = await running.done
       expect(r.stderr).toContain(`run ${runId} waits for its store: the disk holding the embedded database is full`)
       expect(r.stderr).toContain("the run goes on")
       expect(r.code).toBe(0)

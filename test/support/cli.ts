@@ -15,16 +15,22 @@ export const cliIn = (prefix: string) => {
   ) {
     delete env[k]
   }
-  const aeon = (...args: Array<string>) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(
+  /** `aeon ARGS` to its end; `stderrSoFar` reads what it has said on stderr while it runs. */
+  const aeonWatched = (...args: Array<string>) => {
+    let said = ""
+    const done = new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(
         process.execPath,
         ["bin/aeon.mjs", ...args],
         { env, encoding: "utf8", timeout: 120_000 },
         (e, stdout, stderr) => resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
       )
-    )
-  return { dir, env, aeon }
+      child.stderr?.on("data", (d) => (said += d))
+    })
+    return { done, stderrSoFar: () => said }
+  }
+  const aeon = (...args: Array<string>) => aeonWatched(...args).done
+  return { dir, env, aeon, aeonWatched }
 }
 
 /**
