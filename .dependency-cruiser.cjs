@@ -16,6 +16,7 @@ const layers = [
   ["validation"],
   ["planning"],
   ["convergence"],
+  ["memory"], // memory across runs as a run sees it: relevance, plan reuse (the store keeps the memories)
   ["kernel"], // the pass loop and one step
   ["simple"],
   ["store"], // the record stored: it implements the kernel's event sink

@@ -3,6 +3,7 @@ import { Budget, BudgetCaps, Usage } from "./Budget.js"
 import { ConvergenceAssessment, SemanticValidationReport } from "./Evaluation.js"
 import { Phase, RefinementAction } from "./Execution.js"
 import { Forecast } from "./Forecast.js"
+import { RecalledMemory } from "./Memory.js"
 import { Plan, StepStatus } from "./Plan.js"
 import { AdaptiveDepthConfiguration, TaskProfile } from "./Profile.js"
 import { FinalAnswerFields, TerminationReason, TTLExpirationResponse } from "./Result.js"
@@ -17,7 +18,9 @@ export const RunStarted = Schema.TaggedStruct("RunStarted", {
   mode: RunMode,
   budget: Budget,
   model: Schema.String,
-  escalationContext: Schema.optional(Schema.String)
+  escalationContext: Schema.optional(Schema.String),
+  /** false: the run recalls nothing of earlier runs and leaves no memory (its input's `memory`, or AEON_MEMORY=off). */
+  memory: Schema.optional(Schema.Boolean)
 })
 export const PassStarted = Schema.TaggedStruct("PassStarted", {
   ...base,
@@ -36,6 +39,24 @@ export const ProfileInferred = Schema.TaggedStruct("ProfileInferred", {
   ttlRemaining: Schema.optional(Schema.Int)
 })
 export const PlanCreated = Schema.TaggedStruct("PlanCreated", { ...base, passNumber: Schema.Int, plan: Plan })
+/** Before planning: the memories of earlier runs the plan prompt quotes, each with its source and why it was chosen. */
+export const MemoryRecalled = Schema.TaggedStruct("MemoryRecalled", {
+  ...base,
+  passNumber: Schema.Int,
+  memories: Schema.Array(RecalledMemory)
+})
+/**
+ * The run starts from the final plan of an earlier converged run of its user (the PlanCreated that follows holds it,
+ * its steps pending): no profile or plan call. `match`: the tasks were equal once normalized, or similar.
+ */
+export const PlanReused = Schema.TaggedStruct("PlanReused", {
+  ...base,
+  passNumber: Schema.Int,
+  fromRun: Schema.String,
+  match: Schema.Literal("equal", "similar"),
+  /** The task of the run the plan comes from. */
+  task: Schema.String
+})
 export const StepStarted = Schema.TaggedStruct("StepStarted", {
   ...base,
   passNumber: Schema.Int,
@@ -307,6 +328,8 @@ export const RunEvent = Schema.Union(
   PhaseEntered,
   ProfileInferred,
   PlanCreated,
+  MemoryRecalled,
+  PlanReused,
   StepStarted,
   StepFinished,
   StepAbandoned,
@@ -339,6 +362,8 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "PhaseEntered",
   "ProfileInferred",
   "PlanCreated",
+  "MemoryRecalled",
+  "PlanReused",
   "StepStarted",
   "StepFinished",
   "StepAbandoned",

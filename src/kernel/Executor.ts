@@ -2,6 +2,7 @@ import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import { isRunHalt, type RunHalt } from "../domain/Errors.js"
 import { isToolStep, type Plan, type PlanStep, type ToolStep, transitionStep } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
+import { notesAt } from "../memory/RunMemory.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { toolCallInput } from "../record/Attempt.js"
 import { extend } from "../support/Extend.js"
@@ -85,7 +86,8 @@ const callTool = (ctx: RunContext, passNumber: number, step: ToolStep, asked: un
       // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
       const memoryBefore = memoryNow(ctx)
       const memory = yield* Ref.make(memoryBefore)
-      const invoke = ctx.tools.invoke(step.tool, input, { runId: ctx.runId, memory })
+      const notes = ctx.memory && notesAt(ctx.memory, step.stepId, passNumber)
+      const invoke = ctx.tools.invoke(step.tool, input, { runId: ctx.runId, memory, notes })
       // a synchronous tool runs right here; a read-only one that may be cut off, interruptibly with the run (its MCP
       // request cancelled); any other in a fiber of its own, so that its timeout can interrupt it.
       // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible

@@ -1,6 +1,5 @@
 import { Duration, Effect, Schema } from "effect"
 import type { Profiled } from "../adaptive/AdaptiveDepth.js"
-import { depthFor } from "../adaptive/AdaptiveDepth.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
 import { needsReview } from "../domain/TextSignals.js"
@@ -24,6 +23,7 @@ import { repeatedFailures } from "./Economy.js"
 import { endPass, morePasses, passFinished } from "./PassBoundary.js"
 import { executePass, readySteps } from "./PassSteps.js"
 import { afterPlanning } from "./PlanGate.js"
+import { planningStart, reusedPlanProfile, singlePassProfile } from "./PlanningStart.js"
 import type { RunContext } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
 import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
@@ -57,7 +57,7 @@ const inPhase = <A, E>(
     })
   )
 
-const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string) =>
+const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string, earlierRuns?: string) =>
   Effect.gen(function*() {
     const output = yield* ctx.llm.generate(Contracts.planGeneration, {
       request: ctx.request,
@@ -68,12 +68,15 @@ const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string
         ...(t.inputJsonSchema ? { inputSchema: t.inputJsonSchema } : {})
       })),
       reasoningMode,
-      ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {})
+      ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {}),
+      ...(earlierRuns ? { earlierRuns } : {})
     }).pipe(
       // a plan without a goal has the task as its goal (the planner prompt lets it leave it out)
       Effect.map((r): PlanOutput => ({ ...r.output, goal: r.output.goal?.trim() ? r.output.goal : ctx.request })),
-      Effect.catchIf(isModelFailure, (e) =>
-        Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` })))
+      Effect.catchIf(
+        isModelFailure,
+        (e) => Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` }))
+      )
     )
     const violation = structuralViolation(output)
     if (!violation) {
@@ -149,23 +152,11 @@ const planPass = (ctx: RunContext, passNumber: number, resumed: boolean) =>
 
 const planPhase = (ctx: RunContext, passNumber: number) =>
   Effect.gen(function*() {
-    const profiled: Profiled = ctx.singlePass
-      ? (() => {
-        const profile = {
-          profileVersion: 1,
-          reasoningDepth: 1,
-          informationSufficiency: 1,
-          expectedToolUsage: "minimal",
-          outputBreadth: "narrow",
-          confidenceRequirement: "low",
-          rawInference: "simple mode: one shallow pass, no profiling"
-        } as const
-        return {
-          profile,
-          depth: depthFor(profile, 1, "simple mode: a single shallow pass", ["simple_mode"]),
-          advisories: []
-        }
-      })()
+    const start = yield* planningStart(ctx, passNumber)
+    const profiled: Profiled = start.reused
+      ? reusedPlanProfile(ctx)
+      : ctx.singlePass
+      ? singlePassProfile()
       : yield* ctx.adaptive.infer(ctx.request, ctx.budget.ttl, ctx.llm)
     yield* ctx.events.emit({
       _tag: "ProfileInferred",
@@ -175,15 +166,20 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
       ttlRemaining: profiled.depth.allocatedTtl
     })
     yield* advise(ctx, passNumber, profiled.advisories)
-    const generated = yield* generatePlan(ctx, passNumber, profiled.depth.reasoningMode)
-    const plan = yield* fixMissingTools(ctx, passNumber, generated)
+    const plan = start.reused ??
+      (yield* fixMissingTools(
+        ctx,
+        passNumber,
+        yield* generatePlan(ctx, passNumber, profiled.depth.reasoningMode, start.earlierRuns)
+      ))
     yield* ctx.events.emit({ _tag: "PlanCreated", passNumber, plan })
     const report = yield* ctx.validator.validatePlan(plan, {
       request: ctx.request,
       validationId: `${ctx.runId}-v${passNumber}`,
       tools: ctx.toolInfos,
       llm: ctx.llm,
-      checksFirst: checksFirst(ctx)
+      // a plan that converged before: the deterministic checks decide before a model is asked
+      checksFirst: checksFirst(ctx) || start.reused !== undefined
     })
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
     if (report.issues.length > 0 && !ctx.singlePass) {

@@ -6,6 +6,7 @@ import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
 import type { Llm } from "../llm/Llm.js"
+import type { RunMemory } from "../memory/RunMemory.js"
 import type { Service as RecursivePlanner } from "../planning/RecursivePlanner.js"
 import type { Service as Supervisor } from "../supervisor/Supervisor.js"
 import type { Service as ToolRegistry } from "../tools/ToolRegistry.js"
@@ -57,6 +58,8 @@ export interface RunContext extends RunOptions {
   readonly planner: RecursivePlanner
   readonly adaptive: AdaptiveDepth
   readonly supervisor: Supervisor
+  /** The user's memory across runs (recall, plan reuse, notes); absent when the run's memory is off. */
+  readonly memory?: RunMemory | undefined
 }
 
 /** Tells a run interrupted by a server shutdown not to end as CANCELLED (it resumes on the next start). */

@@ -45,7 +45,9 @@ export const PlanGenerationInput = Schema.Struct({
   request: NonEmptyString("request"),
   tools: Schema.Array(ToolSummary),
   reasoningMode: Schema.optionalWith(Schema.String, { default: () => "balanced" }),
-  escalationContext: Schema.optional(Schema.String)
+  escalationContext: Schema.optional(Schema.String),
+  /** Notes from the user's earlier runs, as PromptViews.earlierRunsSection quotes them. */
+  earlierRuns: Schema.optional(Schema.String)
 })
 const PlannedStep = Schema.Struct({
   stepId: Schema.String,

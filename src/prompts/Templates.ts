@@ -11,7 +11,7 @@ export const templates: Record<PromptId, string> = {
     "results, give it as the plan's \"answer\" with references: \"17 + 25 = {{s1.value}}\". JSON only.",
   [PromptId.PLAN_GENERATION_USER]:
     "Return {\"goal\"?: string, \"steps\": [{\"stepId\", \"description\"?, \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"answer\"?}], \"answer\"?}.\n" +
-    "\nTools:\n{{tools}}\n\nTask:\n{{request}}\n\nDepth: {{reasoningMode}}\nEarlier attempts failed (may be none): {{escalationContext}}",
+    "\nTools:\n{{tools}}\n\nTask:\n{{request}}\n\nDepth: {{reasoningMode}}\nEarlier attempts failed (may be none): {{escalationContext}}{{?earlierRuns}}",
   [PromptId.REASONING_STEP_SYSTEM]:
     "You execute one step of a plan. Use the context from earlier steps and the tool result if any. " +
     "Say CLEAR when the step is done, PARTIALLY_CLEAR when it is done with gaps, BLOCKED when it cannot be done. Answer with JSON only.",
@@ -95,10 +95,11 @@ export const templates: Record<PromptId, string> = {
     "Rubric: {{rubric}}\n\nTask: {{task}}\nThe run ended {{status}}. Its answer:\n{{answer}}"
 }
 
-const placeholder = /\{\{(\w+)\}\}/g
+/** `{{field}}`; `{{?field}}` is a section that is left out entirely (no "(none)") when the field is absent. */
+const placeholder = /\{\{(\??)(\w+)\}\}/g
 
 export const placeholders = (template: string): Array<string> =>
-  [...template.matchAll(placeholder)].flatMap(([, name]) => (name === undefined ? [] : [name]))
+  [...template.matchAll(placeholder)].flatMap(([, , name]) => (name === undefined ? [] : [name]))
 
 const show = (value: unknown): string =>
   value === undefined || value === null
@@ -108,4 +109,7 @@ const show = (value: unknown): string =>
     : JSON.stringify(value)
 
 export const renderTemplate = (template: string, input: Readonly<Record<string, unknown>>): string =>
-  template.replace(placeholder, (_, name: string) => show(input[name]))
+  template.replace(
+    placeholder,
+    (_, optional: string, name: string) => (optional && input[name] === undefined ? "" : show(input[name]))
+  )

@@ -26,7 +26,7 @@ import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { replayFor } from "./ForkModel.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
-import { type Capabilities, capabilities, outputIntervalConfig, type Session, sessionOf } from "./Session.js"
+import { type Capabilities, capabilities, outputIntervalConfig, remembers, type Session, sessionOf } from "./Session.js"
 
 export { RunLifecycle }
 export { type Capabilities, capabilities, outputIntervalConfig }
@@ -147,7 +147,14 @@ const execute = (
     yield* events.emit(
       past
         ? { _tag: "RunResumed", reopenedStepIds: s.progress?.attempt?.inFlight ?? [] }
-        : { _tag: "RunStarted", task: input.task, mode: input.mode, budget: input.budget, model: caps.model.label }
+        : {
+          _tag: "RunStarted",
+          task: input.task,
+          mode: input.mode,
+          budget: input.budget,
+          model: caps.model.label,
+          ...(remembers(caps, input) ? {} : { memory: false })
+        }
     )
     const escalated = s.progress?.escalationContext
     const run = input.mode === "FULL"

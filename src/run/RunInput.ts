@@ -82,6 +82,20 @@ export const RunTaskInput = Schema.Struct({
     }),
     { default: () => false }
   ),
+  /** Memory across runs: recall the user's earlier runs before planning, and remember this one if it converges. */
+  memory: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description: "recall what your earlier runs established, and remember this run's answer if it converges"
+    }),
+    { default: () => true }
+  ),
+  /** A task an earlier converged run answered starts from that run's final plan (no profile or plan call). */
+  reusePlans: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description: "start from the plan of an earlier converged run of the same (or a similar) task"
+    }),
+    { default: () => true }
+  ),
   /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */
   tags: Schema.optional(
     Schema.Array(

@@ -13,10 +13,13 @@ import * as RunEvents from "../kernel/RunEvents.js"
 import * as RunLlm from "../kernel/RunLlm.js"
 import * as RunOutput from "../kernel/RunOutput.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
+import { MemoryFailedError, type RunMemory } from "../memory/RunMemory.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { budgetNow, waitedMs } from "../record/RunRecord.js"
+import { Memories, memoryEnabledConfig } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { StoreOutages } from "../store/StoreOutages.js"
+import type { StoreError } from "../store/StoreValues.js"
 import { Supervisor } from "../supervisor/Supervisor.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
@@ -53,7 +56,13 @@ export const capabilities = Effect.all({
   approvePlan: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({ onNone: () => false, onSome: (p) => p.plans === true }))
   ),
-  quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined))
+  quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined)),
+  // memory across runs: none without the store's Memories, or with AEON_MEMORY=off
+  memories: Effect.zipWith(
+    Effect.serviceOption(Memories),
+    memoryEnabledConfig,
+    (m, on) => (on ? Option.getOrUndefined(m) : undefined)
+  )
 })
 export type Capabilities = Effect.Effect.Success<typeof capabilities>
 
@@ -125,8 +134,30 @@ export const contextOf = (
     convergence: caps.convergence,
     planner: caps.planner,
     adaptive: caps.adaptive,
-    supervisor: caps.supervisor
+    supervisor: caps.supervisor,
+    memory: runMemory(caps, input, runId, registry.names)
   })
+}
+
+/** Whether a run recalls and is remembered: its input's `memory`, with the store's Memories and AEON_MEMORY on. */
+export const remembers = (caps: Capabilities, input: RunTaskInput) => caps.memories !== undefined && input.memory
+
+/** The user's memory as the run sees it (run/Session binds it to the run's user; "" for runs without one). */
+const runMemory = (
+  caps: Capabilities,
+  input: RunTaskInput,
+  runId: string,
+  tools: ReadonlyArray<string>
+): RunMemory | undefined => {
+  const memories = caps.memories
+  if (!memories || !input.memory) return undefined
+  const owner = input.userId ?? ""
+  const failed = Effect.mapError((e: StoreError) => new MemoryFailedError({ reason: e.message }))
+  return {
+    recall: (query, limit) => failed(memories.recall(owner, query, limit ? { limit } : {})),
+    reusablePlan: input.reusePlans ? failed(memories.reusablePlan(owner, input.task, tools)) : undefined,
+    remember: (note) => failed(memories.remember(owner, { ...note, task: input.task, runId }))
+  }
 }
 
 /** The run's last event, from an attempt's outcome (and what the caller adds). */

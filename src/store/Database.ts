@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { memoizeWeak } from "../support/Memoize.js"
+import * as Memories from "./Memories.js"
 import { migrate } from "./Migrations.js"
 import * as QuotaLedger from "./QuotaLedger.js"
 import * as RunStore from "./RunStore.js"
@@ -88,7 +89,7 @@ export const layerConfig = Layer.unwrapEffect(
 )
 
 /**
- * RunStore and EventSink, the users' quotas (AEON_QUOTAS) kept beside them, the runs waiting for a failing store
+ * RunStore and EventSink, the users' quotas (AEON_QUOTAS) and memories across runs kept beside them, the runs waiting for a failing store
  * (StoreOutages), and the SQL client under them (a cluster's storage shares it).
  */
 export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: string; retentionDays?: number }) => {
@@ -97,6 +98,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     store,
     RunStore.sinkLayer.pipe(Layer.provide(store)),
     QuotaLedger.layerConfig,
+    Memories.layerConfig.pipe(Layer.provide(store)),
     StoreOutages.layer
   ).pipe(
     Layer.provideMerge(clientLayer(options))

@@ -3,7 +3,9 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Array as Arr, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
+import { taskKey } from "../memory/Relevance.js"
 import { figuresOf } from "../record/RunFigures.js"
+import { memoriesOf } from "../record/RunMemories.js"
 import {
   asksOrAnswers,
   awaitingInput,
@@ -125,9 +127,21 @@ const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record
       updated_at = ${now} WHERE run_id = ${event.runId}`,
     statement`INSERT INTO reasoning_traces (id, session_id, steps, total_steps, created_at)
       SELECT ${`trace-${event.runId}`}, id, ${jsonb(trace)}, ${trace.length}, ${now} FROM agent_sessions
-      WHERE run_id = ${event.runId} ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`
+      WHERE run_id = ${event.runId} ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`,
+    ...memoryRecords(record, now)
   ]
 }
+
+/**
+ * A converged run's memories (record/RunMemories), owned by the run's user ('' for none): written in the transaction
+ * that stores its RunFinished, so a run is never converged without them nor remembered without converging.
+ */
+const memoryRecords = (record: RunRecord, now: Value): Array<Statement> =>
+  memoriesOf(record).map((m) =>
+    statement`INSERT INTO memories (id, owner, kind, text, task, task_key, run_id, step_id, pass_number, tags, created_at)
+      SELECT ${m.id}, COALESCE(user_id, ''), ${m.kind}, ${m.text}, ${m.task}, ${taskKey(m.task)}, id, ${m.stepId},
+        ${m.passNumber}, ${jsonText("[]")}, ${now} FROM runs WHERE id = ${m.runId} ON CONFLICT (id) DO NOTHING`
+  )
 
 /** A batch's events in words: "event 5", "events 5–9". */
 const rangeOf = (events: Batch) =>

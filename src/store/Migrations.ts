@@ -208,6 +208,53 @@ const quotaLedger = [
   )`
 ]
 
+/**
+ * Memories across runs (store/Memories): a converged run's answer and step outputs, the notes a model kept, each with
+ * its owner (the run's user, '' for none) and provenance, searched by full text without any model — SQLite through an
+ * FTS5 index kept by triggers (the table's integer key is its rowid, which VACUUM never renumbers), PostgreSQL through
+ * a generated tsvector column with a GIN index. `task_key` is the normalized task plan reuse compares.
+ */
+const memoryColumns = (d: Dialect) => `
+    owner text NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('answer', 'step', 'noted')),
+    text text NOT NULL,
+    task text NOT NULL,
+    task_key text NOT NULL,
+    run_id text,
+    step_id text,
+    pass_number integer,
+    tags ${d === pg ? "json" : "text"} NOT NULL,
+    created_at ${d.time} NOT NULL`
+const memoryIndexes = [
+  `CREATE INDEX IF NOT EXISTS memories_by_owner ON memories (owner, created_at DESC, id DESC)`,
+  `CREATE INDEX IF NOT EXISTS memories_by_task ON memories (owner, task_key) WHERE kind = 'answer'`,
+  `CREATE INDEX IF NOT EXISTS memories_created_at ON memories (created_at)`,
+  `INSERT INTO aeon_settings (key, value) VALUES ('memory_retention_days', '0') ON CONFLICT (key) DO NOTHING`
+]
+const memories = {
+  pg: [
+    `CREATE TABLE IF NOT EXISTS memories (
+    id text PRIMARY KEY,${memoryColumns(pg)},
+    search tsvector GENERATED ALWAYS AS (to_tsvector('english', text || ' ' || task)) STORED
+  )`,
+    `CREATE INDEX IF NOT EXISTS memories_search ON memories USING gin (search)`,
+    ...memoryIndexes
+  ],
+  sqlite: [
+    `CREATE TABLE IF NOT EXISTS memories (
+    n integer PRIMARY KEY,
+    id text NOT NULL UNIQUE,${memoryColumns(sqlite)}
+  )`,
+    `CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(text, task, content = 'memories', content_rowid = 'n',
+      tokenize = 'porter unicode61')`,
+    `CREATE TRIGGER IF NOT EXISTS memories_fts_insert AFTER INSERT ON memories
+     BEGIN INSERT INTO memories_fts (rowid, text, task) VALUES (new.n, new.text, new.task); END`,
+    `CREATE TRIGGER IF NOT EXISTS memories_fts_delete AFTER DELETE ON memories
+     BEGIN INSERT INTO memories_fts (memories_fts, rowid, text, task) VALUES ('delete', old.n, old.text, old.task); END`,
+    ...memoryIndexes
+  ]
+}
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -227,7 +274,8 @@ export const migrations = {
   "0006_run_owner_epoch": statements({ pg: ownerEpoch, sqlite: ownerEpoch }),
   "0007_runs_awaiting_input": statements({ pg: awaitingInputColumn, sqlite: awaitingInputColumn }),
   "0008_quota_ledger": statements({ pg: quotaLedger, sqlite: quotaLedger }),
-  "0009_runs_figures": statements({ pg: runFigures(pg), sqlite: runFigures(sqlite) })
+  "0009_runs_figures": statements({ pg: runFigures(pg), sqlite: runFigures(sqlite) }),
+  "0010_memories": statements(memories)
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Layer, ParseResult, Ref, Schema } from "effect"
+import type { Memory, RecalledMemory } from "../domain/Memory.js"
 import { traced } from "../telemetry/Span.js"
 import { CalculatorError, evaluate } from "./Calculator.js"
 
@@ -33,10 +34,20 @@ export type ToolError =
   | UnknownToolError
   | McpServerUnavailableError
 
-/** What a tool sees of the run: its id and its short-term memory. */
+/** The user's notes across runs, as the run's step sees them (absent when the run's memory is off). */
+export interface Notes {
+  readonly remember: (text: string, tags?: ReadonlyArray<string>) => Effect.Effect<Memory, { readonly reason: string }>
+  readonly recall: (
+    query: string,
+    limit?: number
+  ) => Effect.Effect<ReadonlyArray<RecalledMemory>, { readonly reason: string }>
+}
+
+/** What a tool sees of the run: its id, its short-term memory, and its user's notes across runs. */
 export interface ToolContext {
   readonly runId: string
   readonly memory: Ref.Ref<ReadonlyMap<string, unknown>>
+  readonly notes?: Notes | undefined
 }
 
 export interface Tool<I = any, O = any> {
@@ -122,7 +133,63 @@ export const clockNow = tool({
   run: () => Clock.currentTimeMillis.pipe(Effect.map((ms) => ({ iso: new Date(ms).toISOString(), epochMs: ms })))
 })
 
-export const builtinTools: ReadonlyArray<Tool> = [calculator, memoryRead, memoryWrite, clockNow]
+const notesOf = (ctx: ToolContext, tool: string): Effect.Effect<Notes, ToolFailedError> =>
+  ctx.notes ? Effect.succeed(ctx.notes) : Effect.fail(
+    new ToolFailedError({ tool, message: "memory across runs is off for this run (its input, or AEON_MEMORY=off)" })
+  )
+const unavailable = (tool: string) => (e: { readonly reason: string }) =>
+  new ToolFailedError({ tool, message: `memory unavailable: ${e.reason}` })
+
+export const memoryRemember = tool({
+  name: "memory.remember",
+  description: "Keeps a note for the user's later runs (across runs, unlike memory.write).",
+  input: Schema.Struct({
+    text: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2_000)),
+    tags: Schema.optional(Schema.Array(Schema.String))
+  }),
+  output: Schema.Struct({ id: Schema.String, remembered: Schema.Boolean }),
+  timeoutMs: 5_000,
+  idempotent: false,
+  run: ({ tags, text }, ctx) =>
+    notesOf(ctx, "memory.remember").pipe(
+      Effect.flatMap((notes) => Effect.mapError(notes.remember(text, tags), unavailable("memory.remember"))),
+      Effect.map((m) => ({ id: m.id, remembered: true }))
+    )
+})
+
+export const memoryRecall = tool({
+  name: "memory.recall",
+  description: "Finds notes and results of the user's earlier runs matching a query.",
+  input: Schema.Struct({
+    query: Schema.String.pipe(Schema.minLength(1)),
+    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 20)))
+  }),
+  output: Schema.Struct({
+    memories: Schema.Array(Schema.Struct({
+      id: Schema.String,
+      text: Schema.String,
+      task: Schema.String,
+      runId: Schema.NullOr(Schema.String)
+    }))
+  }),
+  timeoutMs: 5_000,
+  idempotent: true,
+  interruptible: true,
+  run: ({ limit, query }, ctx) =>
+    notesOf(ctx, "memory.recall").pipe(
+      Effect.flatMap((notes) => Effect.mapError(notes.recall(query, limit), unavailable("memory.recall"))),
+      Effect.map((ms) => ({ memories: ms.map((m) => ({ id: m.id, text: m.text, task: m.task, runId: m.runId })) }))
+    )
+})
+
+export const builtinTools: ReadonlyArray<Tool> = [
+  calculator,
+  memoryRead,
+  memoryWrite,
+  memoryRemember,
+  memoryRecall,
+  clockNow
+]
 
 export interface Service {
   readonly tools: ReadonlyArray<Tool>

@@ -1,0 +1,51 @@
+import { stem, words } from "../validation/Words.js"
+
+/**
+ * How memories are judged relevant, the same on every store: the store's full-text search (SQLite's FTS5 with bm25,
+ * PostgreSQL's tsvector with ts_rank) finds and orders the candidates; a candidate is recalled when it holds enough of
+ * the query's content words (its coverage), which does not depend on the store's ranking scale.
+ */
+
+/** Words of a request that say how it is asked, not what about: they neither find nor weigh a memory. */
+const ASKING = new Set(
+  ("what which who whom whose when where why how does do did was were has have had can could should would will " +
+    "please tell me about give find show is are").split(" ")
+)
+
+/** The content words of a text as stems, once each (question words aside). */
+export const termsOf = (text: string): ReadonlyArray<string> => [
+  ...new Set(words(text).filter((w) => !ASKING.has(w)).map(stem))
+]
+
+/** The share of the query's terms the text holds (0 when the query has none). */
+export const coverage = (query: string, text: string): number => {
+  const wanted = termsOf(query)
+  if (wanted.length === 0) return 0
+  const held = new Set(termsOf(text))
+  return wanted.filter((t) => held.has(t)).length / wanted.length
+}
+
+/** The words a full-text search looks for: content words only, letters and digits (nothing a query syntax reads). */
+export const searchWords = (query: string, limit = 16): ReadonlyArray<string> =>
+  [...new Set(words(query).filter((w) => !ASKING.has(w)))].slice(0, limit)
+
+/** A task as plan reuse compares it: case, spacing and punctuation at its ends aside. */
+export const taskKey = (task: string) => task.trim().toLowerCase().replace(/\s+/g, " ").replace(/[\s.!?]+$/, "")
+
+const numbersIn = (text: string) => (text.match(/\d+(?:\.\d+)?/g) ?? []).join(" ")
+
+/**
+ * Whether a task is similar enough to an earlier one for its plan to be a start: the same numbers in the same order
+ * (a plan's tool inputs carry them), and most content words shared both ways (Jaccard of the stems ≥ `threshold`).
+ */
+export const similarTasks = (a: string, b: string, threshold: number): boolean => {
+  if (numbersIn(a) !== numbersIn(b)) return false
+  const x = new Set(termsOf(a))
+  const y = new Set(termsOf(b))
+  if (x.size === 0 || y.size === 0) return false
+  const shared = [...x].filter((t) => y.has(t)).length
+  return shared / (x.size + y.size - shared) >= threshold
+}
+
+/** A rough token count (4 characters a token): what a note costs the plan prompt. */
+export const roughTokens = (text: string) => Math.ceil(text.length / 4)
