@@ -35,6 +35,8 @@ const resumeOptions = (o: ForkOptions, runId: string): RunOptions => ({
   interactive: false,
   dryRun: false,
   approvePlan: false,
+  noReuse: false,
+  noMemory: false,
   approvalTimeout: Option.none(),
   pauseDeadline: false,
   mode: Option.none(),

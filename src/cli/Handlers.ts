@@ -16,6 +16,7 @@ import type { PersonAnswer } from "../run/Answers.js"
 import { prepare, prepareResume } from "../run/Run.js"
 import type { RunManager } from "../server/RunManager.js"
 import * as Database from "../store/Database.js"
+import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
@@ -25,6 +26,8 @@ import {
   callsText,
   historyTree,
   jsonResult,
+  memoriesTable,
+  memoryLines,
   planForecastLines,
   problemLines,
   runsTable,
@@ -124,6 +127,8 @@ export interface RunOptions {
   readonly parallelism: Option.Option<number>
   readonly answerMatches: Option.Option<string>
   readonly criteria: Option.Option<string>
+  readonly noReuse: boolean
+  readonly noMemory: boolean
   readonly mcp: Option.Option<string>
   readonly json: boolean
 }
@@ -167,6 +172,8 @@ export const run = (o: RunOptions) =>
       mode,
       ...(Option.isSome(o.simple) ? { simpleIterations: o.simple.value } : {}),
       ...(o.noEscalate ? { escalate: false } : {}),
+      ...(o.noReuse ? { reusePlans: false } : {}),
+      ...(o.noMemory ? { memory: false } : {}),
       ...(Option.isSome(o.user) ? { userId: o.user.value } : {}),
       ...(Option.isSome(o.tools) ? { tools: o.tools.value.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
       ...(Option.isSome(o.parallelism) ? { parallelism: o.parallelism.value } : {}),
@@ -325,7 +332,12 @@ export const inspect = (
         return
       }
       const result = resultFromEvents(events)
-      process.stdout.write(o.json ? `${JSON.stringify(jsonResult(result), null, 2)}\n` : `${historyTree(result)}\n`)
+      const recalled = memoryLines(events)
+      process.stdout.write(
+        o.json
+          ? `${JSON.stringify(jsonResult(result), null, 2)}\n`
+          : `${[historyTree(result), ...recalled].join("\n")}\n`
+      )
     })
   )
 
@@ -347,6 +359,36 @@ export const runs = (
       process.stdout.write(o.json ? `${JSON.stringify(page.runs, null, 2)}\n` : `${runsTable(page.runs)}\n`)
     })
   )
+
+/** `aeon memory list|search`: a user's memories, each with its source run (the store's Memories). */
+export const memoryList = (
+  o: {
+    readonly query: Option.Option<string>
+    readonly user: Option.Option<string>
+    readonly limit: number
+    readonly json: boolean
+  }
+) =>
+  Effect.gen(function*() {
+    if (o.limit < 1 || o.limit > 1000) throw new CliError(`--limit must be between 1 and 1000 (was ${o.limit})`)
+    const page = yield* (yield* Memories).list(opt(o.user) ?? "", { first: o.limit, query: opt(o.query) })
+    if (o.json) return process.stdout.write(`${JSON.stringify(page.memories, null, 2)}\n`)
+    process.stdout.write(`${memoriesTable(page.memories)}\n`)
+  }).pipe(Effect.provide(Database.layerConfig))
+
+/** `aeon memory forget ID | --all`: gone, with its full-text entry. */
+export const memoryForget = (
+  o: { readonly id: Option.Option<string>; readonly all: boolean; readonly user: Option.Option<string> }
+) =>
+  Effect.gen(function*() {
+    if (o.all === Option.isSome(o.id)) throw new CliError("give a memory's id, or --all to forget every one (not both)")
+    const memories = yield* Memories
+    const owner = opt(o.user) ?? ""
+    if (o.all) return process.stdout.write(`forgot ${yield* memories.forgetAll(owner)} memories\n`)
+    const id = Option.getOrThrow(o.id)
+    if (!(yield* memories.forget(owner, id))) throw new CliError(`no memory ${id}${owner ? ` of user ${owner}` : ""}`)
+    process.stdout.write(`forgot ${id}\n`)
+  }).pipe(Effect.provide(Database.layerConfig))
 
 /** `aeon quota [--user U]`: used and left of each of the user's quotas, and when each resets. */
 export const quota = (o: { readonly user: Option.Option<string>; readonly json: boolean }) =>

@@ -1,7 +1,10 @@
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { Forecast, ForecastFigures } from "../domain/Forecast.js"
+import type { Memory } from "../domain/Memory.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
+import type { RunEvent } from "../domain/RunEvent.js"
 import type { ServerHealth } from "../mcp/Servers.js"
+import { memorySource } from "../prompts/PromptViews.js"
 import type { LlmCall } from "../record/LlmCalls.js"
 import { executionPasses, type RunResult } from "../record/RunResult.js"
 import type { StoredRun } from "../store/RunStore.js"
@@ -170,6 +173,37 @@ export const runsTable = (runs: ReadonlyArray<StoredRun>): string => {
   ])
   return table(["ID", "STATUS", "MODE", "USER", "CREATED", "TASK"], rows)
 }
+
+/** `aeon memory list|search`: each memory's id, kind, source, age and text (cut to a line). */
+export const memoriesTable = (memories: ReadonlyArray<Memory & { readonly coverage?: number | undefined }>) =>
+  memories.length === 0 ? "no memories" : table(
+    ["ID", "KIND", "FROM", "CREATED", ...(memories.some((m) => m.coverage !== undefined) ? ["COVERS"] : []), "TEXT"],
+    memories.map((m) => [
+      m.id,
+      m.kind,
+      memorySource(m),
+      m.createdAt.replace("T", " ").slice(0, 19),
+      ...(m.coverage !== undefined ? [`${Math.round(m.coverage * 100)}%`] : []),
+      m.text.replace(/\s+/g, " ").slice(0, 60)
+    ])
+  )
+
+/** What a run took from earlier runs, as `aeon inspect` says it: the plan it started from, the memories it quoted. */
+export const memoryLines = (events: ReadonlyArray<RunEvent>): Array<string> =>
+  events.flatMap((e) =>
+    e._tag === "PlanReused"
+      ? [`plan reused from run ${e.fromRun} (${e.match} task: ${e.task}) — aeon inspect ${e.fromRun}`]
+      : e._tag === "MemoryRecalled"
+      ? [
+        `recalled ${e.memories.length} memor${e.memories.length === 1 ? "y" : "ies"} of earlier runs:`,
+        ...e.memories.map((m) =>
+          `  ${memorySource(m)} (covers ${Math.round(m.coverage * 100)}% of the task, rank ${m.rank}): ${
+            m.text.replace(/\s+/g, " ").slice(0, 80)
+          }`
+        )
+      ]
+      : []
+  )
 
 /** `aeon tools`: the tools, then each MCP server's state. */
 export const toolsTable = (

@@ -137,6 +137,12 @@ const runCommand = Command.make(
       Options.withDescription("convergence criteria as a JSON file"),
       Options.optional
     ),
+    noReuse: Options.boolean("no-reuse").pipe(
+      Options.withDescription("plan afresh even when an earlier run of yours converged on this task (reusePlans)")
+    ),
+    noMemory: Options.boolean("no-memory").pipe(
+      Options.withDescription("recall nothing of your earlier runs and leave no memory of this one (memory)")
+    ),
     ...budgetOptions,
     ...modelOptions,
     mcp: mcpOption,
@@ -366,6 +372,49 @@ const exportCommand = Command.make(
     )
 ).pipe(Command.withDescription("a recorded run as an eval case, to replay it as a regression test"))
 
+const memoryUser = Options.text("user").pipe(
+  Options.withDescription("whose memories (default: those of runs without a user)"),
+  Options.optional
+)
+const memoryLimit = Options.integer("limit").pipe(
+  Options.withDescription("most memories listed"),
+  Options.withDefault(20)
+)
+const memoryFlags = { user: memoryUser, limit: memoryLimit, all: Options.boolean("all"), json }
+const memoryList = Command.make(
+  "list",
+  { user: memoryUser, limit: memoryLimit, json },
+  (o) => handle((h) => h.memoryList({ ...o, query: Option.none() }))
+).pipe(Command.withDescription("a user's memories, newest first: what each says and the run it came from"))
+const memorySearch = Command.make(
+  "search",
+  {
+    query: Args.text({ name: "query" }).pipe(Args.withDescription("words to find (full-text search)")),
+    user: memoryUser,
+    limit: memoryLimit,
+    json
+  },
+  (o) => handle((h) => h.memoryList({ ...o, query: Option.some(o.query) }))
+).pipe(Command.withDescription("a user's memories matching the words, best first, with how much of them each holds"))
+const memoryForget = Command.make(
+  "forget",
+  {
+    id: Args.text({ name: "id" }).pipe(
+      Args.withDescription("the memory's id (aeon memory list shows it)"),
+      Args.optional
+    ),
+    all: Options.boolean("all").pipe(Options.withDescription("forget every memory of the user (erasure)")),
+    user: memoryUser
+  },
+  (o) => handle((h) => h.memoryForget(o))
+).pipe(Command.withDescription("forget one memory, or --all of a user's"))
+const memoryCommand = Command.make("memory", noted("memory", memoryFlags)).pipe(
+  Command.withDescription(
+    `memory across runs: what converged runs established and the notes models kept (${store}; env AEON_MEMORY)`
+  ),
+  Command.withSubcommands([memoryList, memorySearch, memoryForget])
+)
+
 const toolsCommand = Command.make("tools", noted("tools", { mcp: mcpOption, json }), (o) => handle((h) => h.tools(o)))
   .pipe(
     Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
@@ -389,6 +438,7 @@ const aeon = Command.make("aeon").pipe(
     replayCommand,
     evalCommand,
     exportCommand,
+    memoryCommand,
     serveCommand,
     toolsCommand,
     mcpCommand

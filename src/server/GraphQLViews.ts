@@ -2,6 +2,7 @@ import type { Usage } from "../domain/Budget.js"
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import type { ExecutionHistory, RefinementAction } from "../domain/Execution.js"
 import type { Forecast } from "../domain/Forecast.js"
+import type { Memory, RecalledMemory } from "../domain/Memory.js"
 import type { Plan } from "../domain/Plan.js"
 import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -288,6 +289,8 @@ export const eventView = (e: RunEvent): EventView => {
       return { ...common, passNumber: e.passNumber, profile: profileView(e.profile), depth: depthView(e.depth) }
     case "PlanCreated":
       return { ...common, passNumber: e.passNumber, plan: planView(e.plan) }
+    case "MemoryRecalled":
+      return { ...common, passNumber: e.passNumber, memories: e.memories.map(memoryView) }
     case "ValidationReported":
       return { ...common, passNumber: e.passNumber, report: reportView(e.report) }
     case "ConvergenceAssessed":
@@ -387,4 +390,10 @@ export const outputDeltaPayload = (d: LlmOutputDelta) => ({
     stepId: d.stepId ?? null,
     answerText: d.answerText ?? null
   }
+})
+
+/** A memory as GraphQL shows it (its kind in capitals, as the schema's enum). */
+export const memoryView = <M extends Memory | RecalledMemory>(m: M): Omit<M, "kind"> & { kind: G.MemoryKind } => ({
+  ...m,
+  kind: m.kind.toUpperCase() as G.MemoryKind
 })

@@ -15,6 +15,7 @@ import type { Adapter } from "./EffectAdapter.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as V from "./GraphQLViews.js"
+import { memoryMutations, memoryQueries } from "./MemoryResolvers.js"
 import { takeEvents } from "./QueryLimits.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
@@ -317,8 +318,8 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
 export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
   const access = accessOf(adapter)
   return {
-    Query: queries(access, info),
-    Mutation: mutations(access),
+    Query: { ...queries(access, info), ...memoryQueries(access.run) },
+    Mutation: { ...mutations(access), ...memoryMutations(access.run) },
     Subscription: subscriptions(access),
     Run: runFields(access),
     RunEvent: { __resolveType: (e: V.EventView) => e.__typename }

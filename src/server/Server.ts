@@ -94,7 +94,7 @@ export const FAVICON =
   `<circle cx="24.5" cy="16" r="3" fill="#fff"/></svg>`
 
 /**
- * The run viewer: /runs (the list) and /runs/:id (one run, live) are its page, /viewer/viewer.js its script (built into
+ * The run viewer: /runs (the list), /runs/:id (one run, live) and /memory (memory across runs) are its page, /viewer/viewer.js its script (built into
  * dist/viewer by the build). The page holds no data: it reads the API like any client, with the caller's key.
  */
 const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -120,7 +120,7 @@ const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
     res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "max-age=86400" }).end(FAVICON)
     return true
   }
-  if (path === "/runs" || path === "/runs/" || /^\/runs\/[^/]+$/.test(path)) {
+  if (path === "/runs" || path === "/runs/" || /^\/runs\/[^/]+$/.test(path) || path === "/memory") {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(viewerPage("/viewer/viewer.js"))
     return true
   }

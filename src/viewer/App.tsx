@@ -4,6 +4,7 @@ import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
 import type { RunListQuery, RunViewEventsSubscription, RunViewQuery } from "./generated/operations.js"
 import { LiveOutput, NewRunForm, StoreWait } from "./Live.js"
+import { FromEarlierRuns, MemoryPage } from "./Memory.js"
 import { ForecastLine, Requests } from "./Requests.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
 
@@ -69,6 +70,9 @@ const RunList = () => {
   return (
     <main>
       <h1>Runs</h1>
+      <p>
+        <a href="/memory">memory across runs</a>
+      </p>
       <NewRunForm />
       <div class="filters">
         <select value={status} onChange={(e) => setStatus(e.currentTarget.value)} data-testid="status-filter">
@@ -205,6 +209,7 @@ const RunView = ({ runId }: { runId: string }) => {
           <ul>{run.result.advisories.map((a) => <li>{a}</li>)}</ul>
         </section>
       )}
+      <FromEarlierRuns events={events} />
       {/* while the plan waits for approval, it is shown once: in the request */}
       {plan && !run.pendingPlanApproval && <PlanGraph plan={plan} />}
       {run.timeline && <Timeline runId={runId} timeline={run.timeline} />}
@@ -218,7 +223,15 @@ const RunView = ({ runId }: { runId: string }) => {
 const App = () => {
   const path = location.pathname.replace(/\/+$/, "")
   const id = path.startsWith("/runs/") ? decodeURIComponent(path.slice("/runs/".length)) : undefined
+  if (path === "/memory") return <MemoryGate />
   return id ? <RunView runId={id} /> : <RunList />
+}
+
+const MemoryGate = () => {
+  const [locked, setLocked] = useState(false)
+  const [attempt, setAttempt] = useState(0)
+  if (locked) return <KeyForm onKey={() => (setLocked(false), setAttempt((n) => n + 1))} />
+  return <MemoryPage key={attempt} locked={() => setLocked(true)} />
 }
 
 render(<App />, document.getElementById("app")!)

@@ -95,7 +95,9 @@ describe("aeon run --dry-run and --approve-plan (#35)", () => {
       script,
       "--interactive",
       "--max-llm-calls",
-      "4"
+      "4",
+      // the data directory holds converged runs of this task: plan afresh, as the call cap needs
+      "--no-reuse"
     )
     expect(first.code, first.stderr).toBe(3)
     expect(first.stdout).toContain("has used 4 of its 4 llmCalls and asks for more")
@@ -128,7 +130,17 @@ describe("more passes asked off a terminal (#35: the guard would refuse a pass)"
         }
       }]
     })
-    const first = await aeon("run", "Seed the memory", "--full", "--script", script, "--interactive", "--ttl", "1")
+    const first = await aeon(
+      "run",
+      "Seed the memory",
+      "--full",
+      "--script",
+      script,
+      "--interactive",
+      "--ttl",
+      "1",
+      "--no-reuse"
+    )
     expect(first.code, first.stderr).toBe(3)
     expect(first.stdout).toContain("has made the 1 pass its TTL allowed without converging and asks for more")
     const [, runId, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
@@ -152,7 +164,7 @@ describe("a budget extension asked on a terminal (#35)", () => {
     const script = seedScriptFile(join(dir, "budget-tty.json"), { convergence_assessment_user: [verdict(true)] })
     const { code, out } = await onTerminal(
       env,
-      `run 'Seed the memory' --full --script ${script} --interactive --max-llm-calls 4`,
+      `run 'Seed the memory' --full --script ${script} --interactive --max-llm-calls 4 --no-reuse`,
       "[y]es / [n]o / [e]dit",
       "e\n{\"maxLlmCalls\": 40}\n"
     )

@@ -184,6 +184,8 @@ describe("GraphQL over HTTP", () => {
       "calculator",
       "memory.read",
       "memory.write",
+      "memory.remember",
+      "memory.recall",
       "clock.now"
     ])
     expect(r.body.data.prompts).toHaveLength(Object.keys(PromptId).length)

@@ -511,10 +511,63 @@ export type McpServerStatus =
   | 'FAILED'
   | 'RECONNECTING';
 
+/**
+ * A memory of a user's earlier run, with where it came from: a converged run's answer (ANSWER) or the output of one of
+ * its complete steps (STEP), or a note the model kept with the memory.remember tool (NOTED).
+ */
+export type Memory = {
+  __typename?: 'Memory';
+  /** With a query: the share of the query's content words it holds (0-1). */
+  coverage?: Maybe<Scalars['Float']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  kind: MemoryKind;
+  passNumber?: Maybe<Scalars['Int']['output']>;
+  runId?: Maybe<Scalars['ID']['output']>;
+  stepId?: Maybe<Scalars['String']['output']>;
+  tags: Array<Scalars['String']['output']>;
+  /** The task of the run it came from. */
+  task: Scalars['String']['output'];
+  text: Scalars['String']['output'];
+};
+
+export type MemoryConnection = {
+  __typename?: 'MemoryConnection';
+  edges: Array<MemoryEdge>;
+  pageInfo: PageInfo;
+};
+
+export type MemoryEdge = {
+  __typename?: 'MemoryEdge';
+  cursor: Scalars['String']['output'];
+  node: Memory;
+};
+
+export type MemoryKind =
+  | 'ANSWER'
+  | 'NOTED'
+  | 'STEP';
+
+/** Before planning, the memories of the user's earlier runs the plan prompt quotes (as data), each with its source. */
+export type MemoryRecalledEvent = RunEvent & {
+  __typename?: 'MemoryRecalledEvent';
+  at: Scalars['DateTime']['output'];
+  memories: Array<RecalledMemory>;
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   /** Interrupts a run; a tool call in progress completes first. */
   cancelRun: Run;
+  /** Forgets every memory of the caller (or userId's, as memories reads them): erasure. How many there were. */
+  forgetMemories: Scalars['Int']['output'];
+  /** Forgets one memory (its row and full-text entry): whether there was one (memories' owner rule). */
+  forgetMemory: Scalars['Boolean']['output'];
   /**
    * Starts a new run whose log begins with runId's events up to atSeq (RunForked first), then goes on from there as a
    * restarted run does: its model calls are answered from runId's recordings (free, usage.replayed) until one differs
@@ -538,6 +591,17 @@ export type Mutation = {
 
 export type MutationCancelRunArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationForgetMemoriesArgs = {
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type MutationForgetMemoryArgs = {
+  id: Scalars['ID']['input'];
+  userId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -668,6 +732,20 @@ export type PlanEditInput = {
   targetStepId?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The run starts from the final plan of fromRun, an earlier converged run of its user (match: equal or similar task): no profile or plan call. */
+export type PlanReusedEvent = RunEvent & {
+  __typename?: 'PlanReusedEvent';
+  at: Scalars['DateTime']['output'];
+  fromRun: Scalars['ID']['output'];
+  match: Scalars['String']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  task: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
 export type PlanStep = {
   __typename?: 'PlanStep';
   /** A step needing no tool, answered by the planner as it planned: a simple iteration's output for it, no reasoning call. */
@@ -726,6 +804,11 @@ export type Prompt = {
 export type Query = {
   __typename?: 'Query';
   health: Health;
+  /**
+   * Memories across runs: the caller's own with API keys bound to users; else userId's (absent: runs without a user).
+   * Newest first; with a query, as the full-text search ranks them (each with its coverage of the query).
+   */
+  memories: MemoryConnection;
   prompts: Array<Prompt>;
   /**
    * Used and left of each quota (AEON_QUOTAS) a user is held to, now: the caller's own user with API keys bound to
@@ -735,6 +818,14 @@ export type Query = {
   run?: Maybe<Run>;
   runs: RunConnection;
   tools: Array<Tool>;
+};
+
+
+export type QueryMemoriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  query?: InputMaybe<Scalars['String']['input']>;
+  userId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -787,6 +878,20 @@ export type ReasoningTrace = {
   id: Scalars['ID']['output'];
   steps: Array<ReasoningStep>;
   totalSteps: Scalars['Int']['output'];
+};
+
+/** A memory as a run was given it: where it came from and why (its coverage of the task, its search rank). */
+export type RecalledMemory = {
+  __typename?: 'RecalledMemory';
+  coverage: Scalars['Float']['output'];
+  id: Scalars['ID']['output'];
+  kind: MemoryKind;
+  passNumber?: Maybe<Scalars['Int']['output']>;
+  rank: Scalars['Int']['output'];
+  runId?: Maybe<Scalars['ID']['output']>;
+  stepId?: Maybe<Scalars['String']['output']>;
+  task: Scalars['String']['output'];
+  text: Scalars['String']['output'];
 };
 
 export type RefinementAction = {
@@ -989,11 +1094,15 @@ export type RunTaskInput = {
   escalate?: InputMaybe<Scalars['Boolean']['input']>;
   /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
   interactive?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Memory across runs (default true): recall what your earlier runs established before planning, and remember this run's answer if it converges. Off for every run with AEON_MEMORY=off. */
+  memory?: InputMaybe<Scalars['Boolean']['input']>;
   mode?: InputMaybe<RunMode>;
   /** Independent ready steps run this many at a time (default 4; 1: one after the other, in plan order). */
   parallelism?: InputMaybe<Scalars['Int']['input']>;
   /** The deadline stands still while the run waits for approval or guidance (default false: it keeps running). */
   pauseDeadlineWhileWaiting?: InputMaybe<Scalars['Boolean']['input']>;
+  /** A task an earlier converged run of yours answered (the same once normalized, or similar) starts from that run's final plan: no profile or plan call (default true; PlanReused says so). */
+  reusePlans?: InputMaybe<Scalars['Boolean']['input']>;
   /** Choose the run's id yourself (letters, digits, - and _), e.g. to subscribe before starting it. */
   runId?: InputMaybe<Scalars['ID']['input']>;
   simpleIterations?: InputMaybe<Scalars['Int']['input']>;
@@ -1399,6 +1508,11 @@ export type ResolversTypes = {
   ManualInterventionRequiredEvent: ResolverTypeWrapper<ManualInterventionRequiredEvent>;
   McpServerHealth: ResolverTypeWrapper<McpServerHealth>;
   McpServerStatus: McpServerStatus;
+  Memory: ResolverTypeWrapper<Memory>;
+  MemoryConnection: ResolverTypeWrapper<MemoryConnection>;
+  MemoryEdge: ResolverTypeWrapper<MemoryEdge>;
+  MemoryKind: MemoryKind;
+  MemoryRecalledEvent: ResolverTypeWrapper<MemoryRecalledEvent>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   PassFinishedEvent: ResolverTypeWrapper<PassFinishedEvent>;
@@ -1410,6 +1524,7 @@ export type ResolversTypes = {
   PlanApprovalRequestedEvent: ResolverTypeWrapper<PlanApprovalRequestedEvent>;
   PlanCreatedEvent: ResolverTypeWrapper<PlanCreatedEvent>;
   PlanEditInput: PlanEditInput;
+  PlanReusedEvent: ResolverTypeWrapper<PlanReusedEvent>;
   PlanStep: ResolverTypeWrapper<PlanStep>;
   PlanStepInput: PlanStepInput;
   PrioritizedPlan: ResolverTypeWrapper<PrioritizedPlan>;
@@ -1419,6 +1534,7 @@ export type ResolversTypes = {
   QuotaUsage: ResolverTypeWrapper<QuotaUsage>;
   ReasoningStep: ResolverTypeWrapper<ReasoningStep>;
   ReasoningTrace: ResolverTypeWrapper<ReasoningTrace>;
+  RecalledMemory: ResolverTypeWrapper<RecalledMemory>;
   RefinementAction: ResolverTypeWrapper<RefinementAction>;
   RefinementAppliedEvent: ResolverTypeWrapper<RefinementAppliedEvent>;
   ReplayedUsage: ResolverTypeWrapper<ReplayedUsage>;
@@ -1505,6 +1621,10 @@ export type ResolversParentTypes = {
   ManualIntervention: ManualIntervention;
   ManualInterventionRequiredEvent: ManualInterventionRequiredEvent;
   McpServerHealth: McpServerHealth;
+  Memory: Memory;
+  MemoryConnection: MemoryConnection;
+  MemoryEdge: MemoryEdge;
+  MemoryRecalledEvent: MemoryRecalledEvent;
   Mutation: Record<PropertyKey, never>;
   PageInfo: PageInfo;
   PassFinishedEvent: PassFinishedEvent;
@@ -1515,6 +1635,7 @@ export type ResolversParentTypes = {
   PlanApprovalRequestedEvent: PlanApprovalRequestedEvent;
   PlanCreatedEvent: PlanCreatedEvent;
   PlanEditInput: PlanEditInput;
+  PlanReusedEvent: PlanReusedEvent;
   PlanStep: PlanStep;
   PlanStepInput: PlanStepInput;
   PrioritizedPlan: PrioritizedPlan;
@@ -1524,6 +1645,7 @@ export type ResolversParentTypes = {
   QuotaUsage: QuotaUsage;
   ReasoningStep: ReasoningStep;
   ReasoningTrace: ReasoningTrace;
+  RecalledMemory: RecalledMemory;
   RefinementAction: RefinementAction;
   RefinementAppliedEvent: RefinementAppliedEvent;
   ReplayedUsage: ReplayedUsage;
@@ -1938,8 +2060,44 @@ export type McpServerHealthResolvers<ContextType = GraphQLContext, ParentType ex
   transport?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type MemoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Memory'] = ResolversParentTypes['Memory']> = {
+  coverage?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['MemoryKind'], ParentType, ContextType>;
+  passNumber?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  runId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  stepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type MemoryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MemoryConnection'] = ResolversParentTypes['MemoryConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['MemoryEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type MemoryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MemoryEdge'] = ResolversParentTypes['MemoryEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Memory'], ParentType, ContextType>;
+};
+
+export type MemoryRecalledEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MemoryRecalledEvent'] = ResolversParentTypes['MemoryRecalledEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  memories?: Resolver<Array<ResolversTypes['RecalledMemory']>, ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
+  forgetMemories?: Resolver<ResolversTypes['Int'], ParentType, ContextType, Partial<MutationForgetMemoriesArgs>>;
+  forgetMemory?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetMemoryArgs, 'id'>>;
   forkRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationForkRunArgs, 'atSeq' | 'runId'>>;
   provideGuidance?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationProvideGuidanceArgs, 'requestId' | 'runId' | 'text'>>;
   respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
@@ -2023,6 +2181,19 @@ export type PlanCreatedEventResolvers<ContextType = GraphQLContext, ParentType e
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type PlanReusedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlanReusedEvent'] = ResolversParentTypes['PlanReusedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  fromRun?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  match?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type PlanStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlanStep'] = ResolversParentTypes['PlanStep']> = {
   answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   clarityState?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2067,6 +2238,7 @@ export type PromptResolvers<ContextType = GraphQLContext, ParentType extends Res
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   health?: Resolver<ResolversTypes['Health'], ParentType, ContextType>;
+  memories?: Resolver<ResolversTypes['MemoryConnection'], ParentType, ContextType, RequireFields<QueryMemoriesArgs, 'first'>>;
   prompts?: Resolver<Array<ResolversTypes['Prompt']>, ParentType, ContextType>;
   quota?: Resolver<Array<ResolversTypes['QuotaUsage']>, ParentType, ContextType, Partial<QueryQuotaArgs>>;
   run?: Resolver<Maybe<ResolversTypes['Run']>, ParentType, ContextType, RequireFields<QueryRunArgs, 'id'>>;
@@ -2100,6 +2272,18 @@ export type ReasoningTraceResolvers<ContextType = GraphQLContext, ParentType ext
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   steps?: Resolver<Array<ResolversTypes['ReasoningStep']>, ParentType, ContextType>;
   totalSteps?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type RecalledMemoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecalledMemory'] = ResolversParentTypes['RecalledMemory']> = {
+  coverage?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['MemoryKind'], ParentType, ContextType>;
+  passNumber?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  rank?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  runId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  stepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type RefinementActionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RefinementAction'] = ResolversParentTypes['RefinementAction']> = {
@@ -2170,7 +2354,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'MemoryRecalledEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'PlanReusedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -2475,6 +2659,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ManualIntervention?: ManualInterventionResolvers<ContextType>;
   ManualInterventionRequiredEvent?: ManualInterventionRequiredEventResolvers<ContextType>;
   McpServerHealth?: McpServerHealthResolvers<ContextType>;
+  Memory?: MemoryResolvers<ContextType>;
+  MemoryConnection?: MemoryConnectionResolvers<ContextType>;
+  MemoryEdge?: MemoryEdgeResolvers<ContextType>;
+  MemoryRecalledEvent?: MemoryRecalledEventResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   PassFinishedEvent?: PassFinishedEventResolvers<ContextType>;
@@ -2484,6 +2672,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PlanApprovalRequest?: PlanApprovalRequestResolvers<ContextType>;
   PlanApprovalRequestedEvent?: PlanApprovalRequestedEventResolvers<ContextType>;
   PlanCreatedEvent?: PlanCreatedEventResolvers<ContextType>;
+  PlanReusedEvent?: PlanReusedEventResolvers<ContextType>;
   PlanStep?: PlanStepResolvers<ContextType>;
   PrioritizedPlan?: PrioritizedPlanResolvers<ContextType>;
   ProfileInferredEvent?: ProfileInferredEventResolvers<ContextType>;
@@ -2492,6 +2681,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   QuotaUsage?: QuotaUsageResolvers<ContextType>;
   ReasoningStep?: ReasoningStepResolvers<ContextType>;
   ReasoningTrace?: ReasoningTraceResolvers<ContextType>;
+  RecalledMemory?: RecalledMemoryResolvers<ContextType>;
   RefinementAction?: RefinementActionResolvers<ContextType>;
   RefinementAppliedEvent?: RefinementAppliedEventResolvers<ContextType>;
   ReplayedUsage?: ReplayedUsageResolvers<ContextType>;

@@ -41,6 +41,11 @@ export type McpServerStatus =
   | 'FAILED'
   | 'RECONNECTING';
 
+export type MemoryKind =
+  | 'ANSWER'
+  | 'NOTED'
+  | 'STEP';
+
 export type Phase =
   | 'EVALUATE'
   | 'EXECUTE'
@@ -77,11 +82,15 @@ export type RunTaskInput = {
   escalate: boolean | null | undefined;
   /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
   interactive: boolean | null | undefined;
+  /** Memory across runs (default true): recall what your earlier runs established before planning, and remember this run's answer if it converges. Off for every run with AEON_MEMORY=off. */
+  memory: boolean | null | undefined;
   mode: RunMode | null | undefined;
   /** Independent ready steps run this many at a time (default 4; 1: one after the other, in plan order). */
   parallelism: number | null | undefined;
   /** The deadline stands still while the run waits for approval or guidance (default false: it keeps running). */
   pauseDeadlineWhileWaiting: boolean | null | undefined;
+  /** A task an earlier converged run of yours answered (the same once normalized, or similar) starts from that run's final plan: no profile or plan call (default true; PlanReused says so). */
+  reusePlans: boolean | null | undefined;
   /** Choose the run's id yourself (letters, digits, - and _), e.g. to subscribe before starting it. */
   runId: string | number | null | undefined;
   simpleIterations: number | null | undefined;
@@ -108,6 +117,8 @@ export type RunViewEventsSubscriptionVariables = Exact<{
 
 
 export type RunViewEventsSubscription = { runEvents:
+    | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
     | { seq: number, type: string, at: string, payload: unknown }
     | { seq: number, type: string, at: string, payload: unknown }
     | { seq: number, type: string, at: string, payload: unknown }
@@ -166,6 +177,29 @@ export type StartRunInViewerMutationVariables = Exact<{
 
 
 export type StartRunInViewerMutation = { runTask: { id: string } };
+
+export type MemoryPageQueryVariables = Exact<{
+  query: string | null | undefined;
+  userId: string | number | null | undefined;
+}>;
+
+
+export type MemoryPageQuery = { memories: { edges: Array<{ node: { id: string, kind: MemoryKind, text: string, task: string, runId: string | null, stepId: string | null, passNumber: number | null, createdAt: string, coverage: number | null } }> } };
+
+export type ForgetMemoryMutationVariables = Exact<{
+  id: string | number;
+  userId: string | number | null | undefined;
+}>;
+
+
+export type ForgetMemoryMutation = { forgetMemory: boolean };
+
+export type ForgetMemoriesMutationVariables = Exact<{
+  userId: string | number | null | undefined;
+}>;
+
+
+export type ForgetMemoriesMutation = { forgetMemories: number };
 
 export type RespondInViewerMutationVariables = Exact<{
   runId: string | number;
