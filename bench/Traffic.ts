@@ -1,13 +1,14 @@
 import { tool } from "@langchain/core/tools"
 import { createReactAgent } from "@langchain/langgraph/prebuilt"
 import { ChatOpenAI } from "@langchain/openai"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base"
 import { z } from "zod"
 import * as Aeon from "../src/Aeon.js"
 import { LanguageModel } from "../src/llm/LanguageModel.js"
 import * as OpenAi from "../src/llm/OpenAi.js"
 import { runTask } from "../src/run/Run.js"
+import * as Database from "../src/store/Database.js"
 import { evaluate } from "../src/tools/Calculator.js"
 import { now } from "./support.js"
 import { type Exchange, startTrafficStub, type TrafficStub } from "./TrafficStub.js"
@@ -94,14 +95,12 @@ const viaReact = async (stub: TrafficStub, task: TrafficTask) => {
   }
 }
 
+/** The stub as Aeon's model, through the real `openai` client. */
+const stubModel = (stub: TrafficStub) =>
+  OpenAi.make({ baseURL: stub.baseURL, apiKey: "bench", model: "gpt-4o-mini", timeoutMs: 60_000, maxRetries: 0 })
+
 const viaAeon = (stub: TrafficStub, task: TrafficTask, mode: "AUTO" | "FULL") => {
-  const model = OpenAi.make({
-    baseURL: stub.baseURL,
-    apiKey: "bench",
-    model: "gpt-4o-mini",
-    timeoutMs: 60_000,
-    maxRetries: 0
-  })
+  const model = stubModel(stub)
   return Effect.runPromise(
     runTask({ task: task.task, mode, budget: { maxCostUsd: 100 } }).pipe(
       Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model)))
@@ -161,6 +160,53 @@ export const traffic = async (latencyScale = 1) => {
       byClass.set(task.class, sum)
     }
     return { latencyScale, byClass: Object.fromEntries(byClass), perTask }
+  } finally {
+    await stub.close()
+  }
+}
+
+/**
+ * Memory across runs (#44): each task through Aeon AUTO twice for one user on one store (SQLite in memory, memory on
+ * as a server has it): the first run, then the same task again — the calls and tokens the stub billed for each.
+ */
+export const trafficRepeated = async (latencyScale = 1) => {
+  const stub = await startTrafficStub(TASKS, latencyScale)
+  const model = stubModel(stub)
+  const billed = (): Figures => {
+    const ex = stub.exchanges
+    return {
+      ...empty(),
+      calls: ex.length,
+      inputTokens: ex.reduce((n, e) => n + e.inputTokens, 0),
+      outputTokens: ex.reduce((n, e) => n + e.outputTokens, 0)
+    }
+  }
+  try {
+    const perTask: Array<{ id: string; class: TaskClass; first: Figures; repeat: Figures }> = []
+    for (const task of TASKS) {
+      const runtime = ManagedRuntime.make(Layer.mergeAll(
+        Aeon.layerWithTools(),
+        Layer.succeed(LanguageModel, model),
+        Database.layer({ dataDir: "memory" })
+      ))
+      try {
+        const once = async () => {
+          stub.reset()
+          stub.setToolCalls("parallel")
+          const t = now()
+          const r = await runtime.runPromise(runTask({ task: task.task, userId: "bench", budget: { maxCostUsd: 100 } }))
+          if (r.status !== "CONVERGED") throw new Error(`Aeon did not converge on ${task.id}: ${r.status}`)
+          return { figures: { ...billed(), wallMs: now() - t } }
+        }
+        const first = await once()
+        const repeat = await once()
+        perTask.push({ id: task.id, class: task.class, first: first.figures, repeat: repeat.figures })
+      } finally {
+        await runtime.dispose()
+      }
+    }
+    const sum = (key: "first" | "repeat") => perTask.reduce((a, t) => add(a, t[key]), empty())
+    return { latencyScale, first: sum("first"), repeat: sum("repeat"), perTask }
   } finally {
     await stub.close()
   }

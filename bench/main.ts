@@ -230,6 +230,41 @@ const retentionRows = async () => {
   )
 }
 
+/** Row 43 (issue 44): recall at 10,000 and 100,000 memories, each store; a repeated task against its first run. */
+const memoryRows = async () => {
+  for (const r of await measure("memoryRecall")) {
+    row(
+      `43. recall on ${r.store}, ${
+        r.memories.toLocaleString("en")
+      } memories of the user (as many of others), p50 / p99`,
+      `${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} ms (a row by its key: ${fmt(r.floorP50, 3)} / ${fmt(r.floorP99, 3)} ms; ${
+        fmt(r.recalledPerQuery, 1)
+      } recalled a query)`,
+      r.store === "sqlite" && r.memories >= 100_000 ? "p99 ≤ 5 ms" : "figures",
+      r.store === "sqlite" && r.memories >= 100_000 ? r.p99 <= 5 : undefined
+    )
+  }
+  const t = await measure("trafficRepeated")
+  const share = (a: number, b: number) => `${fmt((100 * a) / Math.max(1, b), 0)} %`
+  row(
+    `43. traffic, each task again for the same user (${t.perTask.length} tasks, AUTO): calls and tokens against the first run`,
+    `calls ${t.repeat.calls}/${t.first.calls} = ${share(t.repeat.calls, t.first.calls)}; tokens ${
+      t.repeat.inputTokens + t.repeat.outputTokens
+    }/${t.first.inputTokens + t.first.outputTokens} = ${
+      share(t.repeat.inputTokens + t.repeat.outputTokens, t.first.inputTokens + t.first.outputTokens)
+    }`,
+    "≤ 50 %",
+    t.repeat.calls <= 0.5 * t.first.calls &&
+      t.repeat.inputTokens + t.repeat.outputTokens <= 0.5 * (t.first.inputTokens + t.first.outputTokens)
+  )
+}
+
+if (process.argv.slice(2).includes("memory")) {
+  await memoryRows()
+  printTable()
+  process.exit(0)
+}
+
 /** Traffic rows (issue 41): Aeon AUTO (FULL beside) against LangGraph's ReAct agent, per class, one run. */
 const trafficRows = async () => {
   const t = await measure("traffic")
@@ -516,6 +551,7 @@ await forkRows()
 await forecastRows()
 await quotaRows()
 await retentionRows()
+await memoryRows()
 
 printTable()
 process.exit(0)

@@ -7,6 +7,7 @@ import { forecastError } from "./Forecast.js"
 import { forkReplay } from "./ForkReplay.js"
 import { load } from "./Load.js"
 import { mcpCall } from "./McpCall.js"
+import { memoryRecall } from "./MemoryRecall.js"
 import { modelOutputDelivery, streamedWall } from "./ModelOutput.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
@@ -16,7 +17,7 @@ import { retention } from "./Retention.js"
 import { scaling } from "./Scaling.js"
 import { streaming } from "./Streaming.js"
 import { throughput } from "./Throughput.js"
-import { traffic } from "./Traffic.js"
+import { traffic, trafficRepeated } from "./Traffic.js"
 import { validation } from "./Validation.js"
 
 /**
@@ -58,6 +59,8 @@ const measurements: Record<string, () => Promise<unknown>> = {
   traffic: () => traffic(quick ? 0.1 : 1),
   forecastError: () => forecastError(),
   quotaCheck: () => quotaCheck(quick ? 300 : 3_000),
+  memoryRecall: () => memoryRecall(quick ? [10_000] : [10_000, 100_000], quick ? 200 : 1_000),
+  trafficRepeated: () => trafficRepeated(quick ? 0.1 : 1),
   streamedWallPaced: () => streamedWall(quick ? 5 : 20, true),
   cluster1: () => cluster(1, quick ? 60 : 300),
   cluster3: () => cluster(3, quick ? 60 : 300),

@@ -32,8 +32,9 @@ export const memoriesOf = (record: RunRecord): ReadonlyArray<RunMemory> => {
   const runId = record.runId
   const answer = result.finalAnswer?.answerText.trim()
   const lastPass = record.lastPassNumber
+  // a step's output the answer already holds adds nothing to remember
   const steps = liveSteps(result.plan?.steps ?? []).filter((s) =>
-    s.status === "complete" && s.stepOutput.trim() !== "" && s.stepOutput.trim() !== answer
+    s.status === "complete" && s.stepOutput.trim() !== "" && !(answer ?? "").includes(s.stepOutput.trim())
   )
   return [
     ...(answer

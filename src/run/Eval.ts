@@ -232,7 +232,9 @@ const inputsOf = (cases: ReadonlyArray<EvalCase>, evalId: string) =>
         ...(c.mode ? { mode: c.mode } : {}),
         ...(c.budget !== undefined ? { budget: c.budget } : {}),
         ...(c.criteria !== undefined ? { criteria: c.criteria } : {}),
-        tags: [`eval:${evalId}`, `case:${c.id}`]
+        tags: [`eval:${evalId}`, `case:${c.id}`],
+        // a case measures the engine, not what earlier runs left: it recalls nothing and leaves no memory
+        memory: false
       }
       return decodeRunInput(input, tools.names).pipe(
         Effect.as(input),

@@ -134,14 +134,20 @@ const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record
 
 /**
  * A converged run's memories (record/RunMemories), owned by the run's user ('' for none): written in the transaction
- * that stores its RunFinished, so a run is never converged without them nor remembered without converging.
+ * that stores its RunFinished, so a run is never converged without them nor remembered without converging. What the
+ * user already remembers for the same task (the same text: a repeated task's run) is not written twice.
  */
 const memoryRecords = (record: RunRecord, now: Value): Array<Statement> =>
-  memoriesOf(record).map((m) =>
-    statement`INSERT INTO memories (id, owner, kind, text, task, task_key, run_id, step_id, pass_number, tags, created_at)
-      SELECT ${m.id}, COALESCE(user_id, ''), ${m.kind}, ${m.text}, ${m.task}, ${taskKey(m.task)}, id, ${m.stepId},
-        ${m.passNumber}, ${jsonText("[]")}, ${now} FROM runs WHERE id = ${m.runId} ON CONFLICT (id) DO NOTHING`
-  )
+  memoriesOf(record).map((m) => {
+    const key = taskKey(m.task)
+    return statement`INSERT INTO memories (id, owner, kind, text, task, task_key, run_id, step_id, pass_number, tags,
+        created_at)
+      SELECT ${m.id}, COALESCE(r.user_id, ''), ${m.kind}, ${m.text}, ${m.task}, ${key}, r.id, ${m.stepId},
+        ${m.passNumber}, ${jsonText("[]")}, ${now} FROM runs r WHERE r.id = ${m.runId} AND NOT EXISTS (
+          SELECT 1 FROM memories k WHERE k.owner = COALESCE(r.user_id, '') AND k.task_key = ${key}
+            AND k.kind = ${m.kind} AND k.text = ${m.text})
+      ON CONFLICT (id) DO NOTHING`
+  })
 
 /** A batch's events in words: "event 5", "events 5–9". */
 const rangeOf = (events: Batch) =>

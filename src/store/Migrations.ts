@@ -227,7 +227,7 @@ const memoryColumns = (d: Dialect) => `
     created_at ${d.time} NOT NULL`
 const memoryIndexes = [
   `CREATE INDEX IF NOT EXISTS memories_by_owner ON memories (owner, created_at DESC, id DESC)`,
-  `CREATE INDEX IF NOT EXISTS memories_by_task ON memories (owner, task_key) WHERE kind = 'answer'`,
+  `CREATE INDEX IF NOT EXISTS memories_by_task ON memories (owner, task_key)`,
   `CREATE INDEX IF NOT EXISTS memories_created_at ON memories (created_at)`,
   `INSERT INTO aeon_settings (key, value) VALUES ('memory_retention_days', '0') ON CONFLICT (key) DO NOTHING`
 ]

@@ -52,9 +52,14 @@ describe("memory across runs over GraphQL (#44)", () => {
       match: "equal"
     })
     expect(again.run.usage.llmCalls).toBe(0)
+    // the repeat established nothing new: remembered once
+    const answers = (await gql(server.url, MEMORIES, { q: "compute 17 25" }, alice)).body.data.memories.edges
+      .filter((e: any) => e.node.kind === "ANSWER")
+    expect(answers.map((e: any) => e.node.id)).toEqual([answer.id])
     // forgotten, it is neither listed nor reused
     const forgot = await gql(server.url, `mutation($id: ID!) { forgetMemory(id: $id) }`, { id: answer.id }, alice)
     expect(forgot.body.data.forgetMemory).toBe(true)
+    await runOn(server.url, "Compute 6 * 7", alice)
     const all = await gql(server.url, `mutation { forgetMemories }`, {}, alice)
     expect(all.body.data.forgetMemories).toBeGreaterThan(0)
     expect((await gql(server.url, MEMORIES, {}, alice)).body.data.memories.edges).toEqual([])
