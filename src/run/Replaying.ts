@@ -4,8 +4,10 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import { beginsRun, reachesEnd } from "../record/RunRecord.js"
 import type { RunResult } from "../record/RunResult.js"
 import * as Database from "../store/Database.js"
+import { Memories } from "../store/Memories.js"
 import { RunStore } from "../store/RunStore.js"
 import { create } from "./Fork.js"
+import { recordedMemories } from "./MemoryReplay.js"
 import { prepareResume } from "./Run.js"
 
 /** Where a replay first departs from its recording: the recorded event (its seq) and what came instead. */
@@ -109,7 +111,11 @@ export const replay = (sourceId: string) =>
       const prepared = yield* prepareResume(runId, { pureReplay: true, known: { past: log, source } })
       const result: RunResult = yield* prepared.execute
       return { runId, result, log: yield* prepared.events.log }
-    }).pipe(Effect.provide(Database.layer({ dataDir: "memory" })))
+    }).pipe(
+      // memory as the run had it: what it recalled and the plan it reused, from its events
+      Effect.provideService(Memories, recordedMemories(events)),
+      Effect.provide(Database.layer({ dataDir: "memory" }))
+    )
     const divergence = firstDivergence(events, replayed.log, (text) => text.replaceAll(replayed.runId, sourceId))
     return { sourceId, events: events.length, result: replayed.result, divergence }
   })

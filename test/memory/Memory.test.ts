@@ -1,15 +1,19 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer, TestClock } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, TestClock } from "effect"
+import { Schema } from "effect"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import type { CompletionRequest } from "../../src/llm/Completion.js"
 import type { ScriptEntry } from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
+import * as Replaying from "../../src/run/Replaying.js"
 import * as Run from "../../src/run/Run.js"
 import * as Memories from "../../src/store/Memories.js"
 import { RunStore } from "../../src/store/RunStore.js"
+import * as ToolRegistry from "../../src/tools/ToolRegistry.js"
 import { backend, storeLayer } from "../support/database.js"
 import { offline, scripted } from "../support/engine.js"
+import { step } from "../support/fixtures.js"
 
 /** The engine on a fresh store with memory across runs (the store's Memories), as a server has it. */
 const withMemory = (engine: Layer.Layer<any, any, any>) => {
@@ -137,6 +141,73 @@ describe("memory across runs", () => {
       expect(yield* memories.purgeOlderThan(2)).toBe(1)
       expect((yield* memories.list("ann", { first: 10 })).memories.map((m) => m.text)).toEqual(["a new note on tides"])
     }).pipe(Effect.provide(withMemory(offline))))
+
+  it.effect("a reused plan that fails now: the next iteration plans afresh", () => {
+    let broken = false
+    const lookup = ToolRegistry.tool({
+      name: "lookup",
+      description: "Looks a code up.",
+      input: Schema.Struct({ code: Schema.String }),
+      output: Schema.Struct({ value: Schema.String }),
+      timeoutMs: 1_000,
+      idempotent: true,
+      run: ({ code }) =>
+        broken
+          ? Effect.fail(new ToolRegistry.ToolFailedError({ tool: "lookup", message: "the registry is down" }))
+          : Effect.succeed({ value: `value of ${code}` })
+    })
+    const plan = {
+      output: { steps: [{ stepId: "s1", tool: "lookup", toolInput: { code: "A7" } }], answer: "{{s1.value}}" }
+    }
+    const engine = scripted({ [PromptId.PLAN_GENERATION_USER]: [plan] }, { tools: [lookup] })
+    return Effect.gen(function*() {
+      const first = yield* Run.runTask({ task: "Look up code A7", userId: "ann" })
+      expect(first.status).toBe("CONVERGED")
+      broken = true
+      const planned = planPrompts(engine.calls).length
+      const again = yield* Run.runTask({ task: "Look up code A7", userId: "ann", simpleIterations: 2, escalate: false })
+      const events = yield* eventsOf(again.runId)
+      expect(ofTag(events, "PlanReused")).toHaveLength(1)
+      // the first iteration ran the reused plan and failed; the second asked the planner
+      expect(ofTag(events, "SimpleIterationFinished")).toHaveLength(2)
+      expect(planPrompts(engine.calls).length).toBe(planned + 1)
+    }).pipe(Effect.provide(withMemory(engine.layer)))
+  })
+
+  it.effect("a replay gives the run what it recalled and reused then, not what the store holds now", () => {
+    const engine = scripted({ [PromptId.PLAN_GENERATION_USER]: [planner(zembla)] })
+    return Effect.gen(function*() {
+      yield* Run.runTask({ task: "Name the capital of Zembla", userId: "ann" })
+      const recalling = yield* Run.runTask({ task: "Which river flows through the capital of Zembla?", userId: "ann" })
+      const reusing = yield* Run.runTask({ task: "Name the capital of Zembla", userId: "ann" })
+      expect(ofTag(yield* eventsOf(reusing.runId), "PlanReused")).toHaveLength(1)
+      for (const id of [recalling.runId, reusing.runId]) {
+        expect((yield* Replaying.replay(id)).divergence).toBeUndefined()
+      }
+    }).pipe(Effect.provide(withMemory(engine.layer)))
+  })
+
+  it.effect("AEON_MEMORY=off: nothing recalled, reused or kept, for every run", () =>
+    Effect.gen(function*() {
+      yield* Run.runTask({ task: "Compute 17 + 25", userId: "ann" })
+      const again = yield* Run.runTask({ task: "Compute 17 + 25", userId: "ann" })
+      expect(ofTag(yield* eventsOf(again.runId), "PlanReused")).toEqual([])
+      expect((yield* (yield* Memories.Memories).list("ann", { first: 10 })).memories).toEqual([])
+    }).pipe(
+      Effect.provide(withMemory(offline)),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["AEON_MEMORY", "off"]])))
+    ))
+
+  it.effect("the in-memory layer keeps the same rule: the owner's notes, recalled by their words, forgotten", () =>
+    Effect.gen(function*() {
+      const memories = yield* Memories.Memories
+      const note = yield* memories.remember("ann", { text: "The tide table is in the harbour office", task: "Tides" })
+      yield* memories.remember("bob", { text: "The tide table is online", task: "Tides" })
+      expect((yield* memories.recall("ann", "where is the tide table")).map((m) => m.id)).toEqual([note.id])
+      expect(yield* memories.recall("ann", "mountain weather")).toEqual([])
+      expect(yield* memories.forget("ann", note.id)).toBe(true)
+      expect(yield* memories.recall("ann", "tide table")).toEqual([])
+    }).pipe(Effect.provide(Memories.layerTest)))
 
   it.effect("the model keeps notes across runs with memory.remember and reads them with memory.recall", () => {
     const engine = scripted({
