@@ -13,7 +13,6 @@ import { RunStore } from "../../src/store/RunStore.js"
 import * as ToolRegistry from "../../src/tools/ToolRegistry.js"
 import { backend, storeLayer } from "../support/database.js"
 import { offline, scripted } from "../support/engine.js"
-import { step } from "../support/fixtures.js"
 
 /** The engine on a fresh store with memory across runs (the store's Memories), as a server has it. */
 const withMemory = (engine: Layer.Layer<any, any, any>) => {
