@@ -3,6 +3,7 @@ import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { indexedTerms } from "../src/memory/Relevance.js"
 import * as Database from "../src/store/Database.js"
 import { Memories } from "../src/store/Memories.js"
 import { now } from "./support.js"
@@ -32,13 +33,16 @@ const fill = (count: number, random: () => number) =>
     for (let done = 0; done < count; done += 500) {
       const rows = Array.from({ length: Math.min(500, count - done) }, (_, i) => {
         const n = done + i
+        const text = sentence(random, 30)
+        const task = sentence(random, 8)
         return {
           id: `m${n}`,
           owner: n % 2 === 0 ? "bench" : `other${n % 50}`,
           kind: "answer",
-          text: sentence(random, 30),
-          task: sentence(random, 8),
+          text,
+          task,
           task_key: `t${n}`,
+          terms: indexedTerms(text, task),
           run_id: null,
           step_id: null,
           pass_number: null,

@@ -25,9 +25,8 @@ export const coverage = (query: string, text: string): number => {
   return wanted.filter((t) => held.has(t)).length / wanted.length
 }
 
-/** The words a full-text search looks for: content words only, letters and digits (nothing a query syntax reads). */
-export const searchWords = (query: string, limit = 16): ReadonlyArray<string> =>
-  [...new Set(words(query).filter((w) => !ASKING.has(w)))].slice(0, limit)
+/** What the stores index of a memory: the terms of its text and its task, in one line. */
+export const indexedTerms = (text: string, task: string) => termsOf(`${text} ${task}`).join(" ")
 
 /** A task as plan reuse compares it: case, spacing and punctuation at its ends aside. */
 export const taskKey = (task: string) => task.trim().toLowerCase().replace(/\s+/g, " ").replace(/[\s.!?]+$/, "")

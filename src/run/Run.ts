@@ -24,6 +24,7 @@ import {
 import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { replayFor } from "./ForkModel.js"
+import { asLogged } from "./MemoryReplay.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
 import { type Capabilities, capabilities, outputIntervalConfig, remembers, type Session, sessionOf } from "./Session.js"
@@ -268,7 +269,12 @@ export const prepareResume = (
     const past = options.known?.past ?? (yield* store.events(runId))
     // a fork's calls are answered from its source's recordings until one differs
     const replay = yield* replayFor(past, known, { pure: options.pureReplay, source: options.known?.source })
-    const caps = replay.model === known.model ? known : { ...known, ...replay }
+    const replaying = replay.model === known.model ? known : { ...known, ...replay }
+    // its memory as its log (a fork's: its source's) has it, not as the store has it now
+    const forkedFrom = past[0]?._tag === "RunForked" ? past[0].from : undefined
+    const logged = options.known?.source ??
+      (forkedFrom ? yield* Effect.orElseSucceed(store.events(forkedFrom), () => past) : past)
+    const caps = replaying.memories ? { ...replaying, memories: asLogged(logged, replaying.memories) } : replaying
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
     const events = yield* RunEvents.make(runId, sink, past, {
       outputIntervalMs: caps.outputIntervalMs,

@@ -3,7 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Array as Arr, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { RunRecordDamagedError } from "../domain/Errors.js"
 import { RunEvent } from "../domain/RunEvent.js"
-import { taskKey } from "../memory/Relevance.js"
+import { indexedTerms, taskKey } from "../memory/Relevance.js"
 import { figuresOf } from "../record/RunFigures.js"
 import { memoriesOf } from "../record/RunMemories.js"
 import {
@@ -140,9 +140,11 @@ const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record
 const memoryRecords = (record: RunRecord, now: Value): Array<Statement> =>
   memoriesOf(record).map((m) => {
     const key = taskKey(m.task)
-    return statement`INSERT INTO memories (id, owner, kind, text, task, task_key, run_id, step_id, pass_number, tags,
-        created_at)
-      SELECT ${m.id}, COALESCE(r.user_id, ''), ${m.kind}, ${m.text}, ${m.task}, ${key}, r.id, ${m.stepId},
+    return statement`INSERT INTO memories (id, owner, kind, text, task, task_key, terms, run_id, step_id, pass_number,
+        tags, created_at)
+      SELECT ${m.id}, COALESCE(r.user_id, ''), ${m.kind}, ${m.text}, ${m.task}, ${key}, ${
+      indexedTerms(m.text, m.task)
+    }, r.id, ${m.stepId},
         ${m.passNumber}, ${jsonText("[]")}, ${now} FROM runs r WHERE r.id = ${m.runId} AND NOT EXISTS (
           SELECT 1 FROM memories k WHERE k.owner = COALESCE(r.user_id, '') AND k.task_key = ${key}
             AND k.kind = ${m.kind} AND k.text = ${m.text})

@@ -212,7 +212,9 @@ const quotaLedger = [
  * Memories across runs (store/Memories): a converged run's answer and step outputs, the notes a model kept, each with
  * its owner (the run's user, '' for none) and provenance, searched by full text without any model — SQLite through an
  * FTS5 index kept by triggers (the table's integer key is its rowid, which VACUUM never renumbers), PostgreSQL through
- * a generated tsvector column with a GIN index. `task_key` is the normalized task plan reuse compares.
+ * a generated tsvector column with a GIN index. Both index `terms`, the stems of the text and its task as the
+ * application makes them (memory/Relevance.termsOf), so every store finds by the same words the recall rule
+ * counts. `task_key` is the normalized task plan reuse compares.
  */
 const memoryColumns = (d: Dialect) => `
     owner text NOT NULL,
@@ -220,6 +222,7 @@ const memoryColumns = (d: Dialect) => `
     text text NOT NULL,
     task text NOT NULL,
     task_key text NOT NULL,
+    terms text NOT NULL,
     run_id text,
     step_id text,
     pass_number integer,
@@ -235,7 +238,7 @@ const memories = {
   pg: [
     `CREATE TABLE IF NOT EXISTS memories (
     id text PRIMARY KEY,${memoryColumns(pg)},
-    search tsvector GENERATED ALWAYS AS (to_tsvector('english', text || ' ' || task)) STORED
+    search tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED
   )`,
     `CREATE INDEX IF NOT EXISTS memories_search ON memories USING gin (search)`,
     ...memoryIndexes
@@ -245,12 +248,14 @@ const memories = {
     n integer PRIMARY KEY,
     id text NOT NULL UNIQUE,${memoryColumns(sqlite)}
   )`,
-    `CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(text, task, content = 'memories', content_rowid = 'n',
-      tokenize = 'porter unicode61')`,
+    `CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(terms, content = 'memories', content_rowid = 'n',
+      tokenize = 'unicode61')`,
     `CREATE TRIGGER IF NOT EXISTS memories_fts_insert AFTER INSERT ON memories
-     BEGIN INSERT INTO memories_fts (rowid, text, task) VALUES (new.n, new.text, new.task); END`,
+     BEGIN INSERT INTO memories_fts (rowid, terms) VALUES (new.n, new.terms); END`,
     `CREATE TRIGGER IF NOT EXISTS memories_fts_delete AFTER DELETE ON memories
-     BEGIN INSERT INTO memories_fts (memories_fts, rowid, text, task) VALUES ('delete', old.n, old.text, old.task); END`,
+     BEGIN INSERT INTO memories_fts (memories_fts, rowid, terms) VALUES ('delete', old.n, old.terms); END`,
+    // how many memories hold each term: a search leaves out the terms too common to tell memories apart
+    `CREATE VIRTUAL TABLE IF NOT EXISTS memories_terms USING fts5vocab(memories_fts, 'row')`,
     ...memoryIndexes
   ]
 }

@@ -5,6 +5,7 @@ import { Schema } from "effect"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import type { CompletionRequest } from "../../src/llm/Completion.js"
 import type { ScriptEntry } from "../../src/llm/Scripted.js"
+import { termsOf } from "../../src/memory/Relevance.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import * as Replaying from "../../src/run/Replaying.js"
 import * as Run from "../../src/run/Run.js"
@@ -123,11 +124,11 @@ describe("memory across runs", () => {
       expect((yield* memories.list("ann", { first: 10, query: "heliotrope" })).memories).toEqual([])
       expect((yield* memories.list("bob", { first: 10, query: "heliotrope" })).memories).toHaveLength(1)
       const sql = yield* SqlClient.SqlClient
+      // the index holds the stems the application makes (Relevance.termsOf)
+      const term = termsOf("heliotrope")[0]!
       const entries = backend === "sqlite"
-        ? yield* sql<{ n: number }>`SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH 'heliotrope'`
-        : yield* sql<
-          { n: number }
-        >`SELECT count(*) AS n FROM memories WHERE search @@ to_tsquery('english', 'heliotrope')`
+        ? yield* sql<{ n: number }>`SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ${term}`
+        : yield* sql<{ n: number }>`SELECT count(*) AS n FROM memories WHERE search @@ to_tsquery('simple', ${term})`
       expect(Number(entries[0]!.n)).toBe(1)
     }).pipe(Effect.provide(withMemory(offline))))
 

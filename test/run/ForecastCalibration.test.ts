@@ -8,7 +8,8 @@ import { RunStore } from "../../src/store/RunStore.js"
 import { scripted } from "../support/engine.js"
 import { convergingScript, planOut } from "../support/scripts.js"
 
-const task = { task: "Compute 6 * 7 and explain it", mode: "FULL" }
+// each run plans (its script's plan), never starting from an earlier run's: the plans are what the test varies
+const task = { task: "Compute 6 * 7 and explain it", mode: "FULL", reusePlans: false }
 const calculatorPlan = planOut([
   { id: "s1", d: "Compute 6 * 7 with the calculator", tool: "calculator", input: { expression: "6 * 7" } },
   { id: "s2", d: "Explain the product of 6 and 7", deps: ["s1"] }
