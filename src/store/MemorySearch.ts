@@ -1,0 +1,148 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Option, Schema } from "effect"
+import type { Memory, MemoryKind } from "../domain/Memory.js"
+import { Plan } from "../domain/Plan.js"
+import { type ReusablePlan, startingPlan } from "../memory/PlanReuse.js"
+import { similarTasks, taskKey, termsOf } from "../memory/Relevance.js"
+import { parse } from "./StoreValues.js"
+
+/**
+ * Finding a user's memories in the store: by the words of a query (SQLite's FTS5, PostgreSQL's tsvector), and the
+ * converged plan a task may start from (store/Memories uses both).
+ */
+
+/** A term held by more than this share of the memories is left out of a search (SQLite; see `informative`). */
+const COMMON_SHARE = 0.02
+/** A search looks for at most this many of the query's terms, the rarest (the recall rule weighs them all). */
+const RAREST = 3
+/**
+ * The most matches a search ranks (SQLite): the newest ones of its rarest terms. Ranking every match of a term a few
+ * percent of 100,000 memories hold took 17–77 ms; the newest thousand, 1–2 ms (bench row 43).
+ */
+const CANDIDATES = 1_000
+
+export interface Row {
+  readonly id: string
+  readonly kind: MemoryKind
+  readonly text: string
+  readonly task: string
+  readonly run_id: string | null
+  readonly step_id: string | null
+  readonly pass_number: number | null
+  readonly tags: unknown
+  readonly created_at: unknown
+}
+export const toMemory = (r: Row): Memory => ({
+  id: r.id,
+  kind: r.kind,
+  text: r.text,
+  task: r.task,
+  runId: r.run_id,
+  stepId: r.step_id,
+  passNumber: r.pass_number === null ? null : Number(r.pass_number),
+  tags: (parse(r.tags) as ReadonlyArray<string> | null) ?? [],
+  createdAt: r.created_at instanceof Date ? r.created_at.toISOString() : String(r.created_at)
+})
+
+export const COLUMNS = "m.id, m.kind, m.text, m.task, m.run_id, m.step_id, m.pass_number, m.tags, m.created_at"
+
+const decodePlan = Schema.decodeUnknownOption(Plan)
+
+/** The first candidate run whose plan can start a run now. */
+const firstReusable = (
+  candidates: ReadonlyArray<{ readonly runId: string; readonly task: string; readonly result: unknown }>,
+  match: ReusablePlan["match"],
+  tools: ReadonlyArray<string>
+): Option.Option<ReusablePlan> => {
+  for (const c of candidates) {
+    const plan = Option.flatMap(
+      decodePlan((parse(c.result) as { plan?: unknown } | null)?.plan),
+      (p) => Option.fromNullable(startingPlan(p, match, tools))
+    )
+    if (Option.isSome(plan)) return Option.some({ runId: c.runId, task: c.task, plan: plan.value, match })
+  }
+  return Option.none()
+}
+
+/** The owner's memories matching any of the query's terms, best ranked first: a search over `sql`. */
+export const searcher = (sql: SqlClient.SqlClient) => {
+  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  /**
+   * The query's terms worth searching for (SQLite): the RAREST of those held by at most COMMON_SHARE of the memories
+   * (fts5vocab counts them) — a common term tells memories apart little, and ranking every memory it matches is what
+   * a search costs (bench row 43) —; when every term is that common, the rarest. A memory is then found by a rare
+   * term of the query, and judged, as everywhere, on its coverage of all of them.
+   */
+  const informative = (terms: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const counts = yield* sql<{ term: string; doc: number }>`SELECT term, doc FROM memories_terms
+        WHERE ${sql.in("term", terms)}`
+      const [{ n } = { n: 0 }] = yield* sql<{ n: number | null }>`SELECT max(n) AS n FROM memories`
+      const docs = new Map(counts.map((c) => [c.term, Number(c.doc)]))
+      const held = terms.filter((t) => docs.has(t)).sort((a, b) => docs.get(a)! - docs.get(b)!)
+      const rare = held.filter((t) => docs.get(t)! <= Math.max(20, COMMON_SHARE * Number(n ?? 0)))
+      return rare.length > 0 ? rare.slice(0, RAREST) : held.slice(0, 1)
+    })
+
+  /** The owner's memories matching any of the query's terms, best ranked first (`kind`: of that kind only). */
+  const search = (owner: string, query: string, limit: number, offset = 0, kind?: MemoryKind) =>
+    Effect.gen(function*() {
+      const terms = termsOf(query).slice(0, 16)
+      if (terms.length === 0) return []
+      const kindIs = kind ? sql`AND m.kind = ${kind}` : sql``
+      if (isPg) {
+        const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM memories m,
+            to_tsquery('simple', ${terms.join(" | ")}) q
+          WHERE m.owner = ${owner} AND m.search @@ q ${kindIs}
+          ORDER BY ts_rank(m.search, q) DESC, m.created_at DESC LIMIT ${limit} OFFSET ${offset}`
+        return rows.map(toMemory)
+      }
+      const searched = yield* informative(terms)
+      if (searched.length === 0) return []
+      // the newest CANDIDATES matches (FTS5 stops there), ranked by bm25 (evaluated for those only); CROSS JOIN keeps
+      // SQLite from walking the owner's memories by their index instead (17 ms against 5 at 100,000: bench row 43)
+      const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT rowid, bm25(memories_fts) AS score
+          FROM memories_fts WHERE memories_fts MATCH ${searched.map((t) => `"${t}"`).join(" OR ")}
+          ORDER BY rowid DESC LIMIT ${CANDIDATES}) f
+        CROSS JOIN memories m ON m.n = f.rowid WHERE m.owner = ${owner} ${kindIs}
+        ORDER BY f.score, m.n DESC LIMIT ${limit} OFFSET ${offset}`
+      return rows.map(toMemory)
+    })
+  return search
+}
+
+type Search = ReturnType<typeof searcher>
+
+/** The final plan of the owner's latest converged run of this task (or a similar one) that can start a run now. */
+export const reusablePlanOf = (
+  sql: SqlClient.SqlClient,
+  search: Search,
+  owner: string,
+  task: string,
+  tools: ReadonlyArray<string>,
+  threshold: number
+) =>
+  Effect.gen(function*() {
+    const equal = yield* sql<{ run_id: string; task: string; result: unknown }>`SELECT m.run_id, m.task, r.result
+      FROM memories m JOIN runs r ON r.id = m.run_id
+      WHERE m.owner = ${owner} AND m.kind = 'answer' AND m.task_key = ${taskKey(task)} AND r.status = 'CONVERGED'
+      ORDER BY m.created_at DESC LIMIT 3`
+    const fromEqual = firstReusable(
+      equal.map((r) => ({ runId: r.run_id, task: r.task, result: r.result })),
+      "equal",
+      tools
+    )
+    if (Option.isSome(fromEqual)) return fromEqual
+    const similar = (yield* search(owner, task, 10, 0, "answer")).filter((m) =>
+      m.runId !== null && similarTasks(task, m.task, threshold)
+    )
+    if (similar.length === 0) return Option.none()
+    const runs = yield* sql<{ id: string; result: unknown }>`SELECT id, result FROM runs
+      WHERE status = 'CONVERGED' AND ${sql.in("id", similar.map((m) => m.runId!))}`
+    const byId = new Map(runs.map((r) => [r.id, r.result]))
+    return firstReusable(
+      similar.flatMap((m) => byId.has(m.runId!) ? [{ runId: m.runId!, task: m.task, result: byId.get(m.runId!) }] : []),
+      "similar",
+      tools
+    )
+  })
