@@ -91,10 +91,12 @@ export const searcher = (sql: SqlClient.SqlClient) => {
       if (terms.length === 0) return []
       const kindIs = kind ? sql`AND m.kind = ${kind}` : sql``
       if (isPg) {
-        const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM memories m,
-            to_tsquery('simple', ${terms.join(" | ")}) q
-          WHERE m.owner = ${owner} AND m.search @@ q ${kindIs}
-          ORDER BY ts_rank(m.search, q) DESC, m.created_at DESC LIMIT ${limit} OFFSET ${offset}`
+        // the owner's newest CANDIDATES matches, ranked by ts_rank (which reads each row's vector: those only)
+        const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT * FROM memories m
+            WHERE m.owner = ${owner} AND m.search @@ to_tsquery('simple', ${terms.join(" | ")}) ${kindIs}
+            ORDER BY m.created_at DESC LIMIT ${CANDIDATES}) m
+          ORDER BY ts_rank(m.search, to_tsquery('simple', ${terms.join(" | ")})) DESC, m.created_at DESC
+          LIMIT ${limit} OFFSET ${offset}`
         return rows.map(toMemory)
       }
       const searched = yield* informative(terms)
