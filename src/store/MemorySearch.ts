@@ -16,8 +16,8 @@ const COMMON_SHARE = 0.02
 /** A search looks for at most this many of the query's terms, the rarest (the recall rule weighs them all). */
 const RAREST = 3
 /**
- * The most matches a search ranks (SQLite): the newest ones of its rarest terms. Ranking every match of a term a few
- * percent of 100,000 memories hold took 17–77 ms; the newest thousand, 1–2 ms (bench row 43).
+ * The most matches a search ranks: the newest ones (of its rarest terms, on SQLite). Ranking every match of a term
+ * a few percent of the memories hold grows with the store; the newest thousand do not (bench row 43).
  */
 const CANDIDATES = 1_000
 
@@ -102,7 +102,7 @@ export const searcher = (sql: SqlClient.SqlClient) => {
       const searched = yield* informative(terms)
       if (searched.length === 0) return []
       // the newest CANDIDATES matches (FTS5 stops there), ranked by bm25 (evaluated for those only); CROSS JOIN keeps
-      // SQLite from walking the owner's memories by their index instead (17 ms against 5 at 100,000: bench row 43)
+      // SQLite from walking all of the owner's memories by their index instead (bench row 43)
       const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT rowid, bm25(memories_fts) AS score
           FROM memories_fts WHERE memories_fts MATCH ${searched.map((t) => `"${t}"`).join(" OR ")}
           ORDER BY rowid DESC LIMIT ${CANDIDATES}) f
