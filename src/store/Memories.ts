@@ -104,7 +104,7 @@ export const make = Effect.gen(function*() {
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const time = (ms: number) => isPg ? sql`${isoTime(ms)}::timestamptz` : sql`${isoTime(ms)}`
 
-  const search = searcher(sql)
+  const search = yield* searcher(sql)
 
   const insert = (owner: string, m: NewMemory, id: string, at: number) =>
     sql`INSERT INTO memories (id, owner, kind, text, task, task_key, terms, run_id, step_id, pass_number, tags,

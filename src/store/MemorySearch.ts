@@ -1,5 +1,5 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Option, Schema } from "effect"
+import { Cache, Duration, Effect, Option, Schema } from "effect"
 import type { Memory, MemoryKind } from "../domain/Memory.js"
 import { Plan } from "../domain/Plan.js"
 import { type ReusablePlan, startingPlan } from "../memory/PlanReuse.js"
@@ -13,6 +13,8 @@ import { parse } from "./StoreValues.js"
 
 /** A term held by more than this share of the memories is left out of a search (SQLite; see `informative`). */
 const COMMON_SHARE = 0.02
+/** A term's count on PostgreSQL stops here (a term this common is common). */
+const COUNTED = 10_000
 /** A search looks for at most this many of the query's terms, the rarest (the recall rule weighs them all). */
 const RAREST = 3
 /**
@@ -64,56 +66,79 @@ const firstReusable = (
   return Option.none()
 }
 
-/** The owner's memories matching any of the query's terms, best ranked first: a search over `sql`. */
-export const searcher = (sql: SqlClient.SqlClient) => {
-  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-  /**
-   * The query's terms worth searching for (SQLite): the RAREST of those held by at most COMMON_SHARE of the memories
-   * (fts5vocab counts them) — a common term tells memories apart little, and ranking every memory it matches is what
-   * a search costs (bench row 43) —; when every term is that common, the rarest. A memory is then found by a rare
-   * term of the query, and judged, as everywhere, on its coverage of all of them.
-   */
-  const informative = (terms: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const counts = yield* sql<{ term: string; doc: number }>`SELECT term, doc FROM memories_terms
-        WHERE ${sql.in("term", terms)}`
-      const [{ n } = { n: 0 }] = yield* sql<{ n: number | null }>`SELECT max(n) AS n FROM memories`
-      const docs = new Map(counts.map((c) => [c.term, Number(c.doc)]))
-      const held = terms.filter((t) => docs.has(t)).sort((a, b) => docs.get(a)! - docs.get(b)!)
-      const rare = held.filter((t) => docs.get(t)! <= Math.max(20, COMMON_SHARE * Number(n ?? 0)))
-      return rare.length > 0 ? rare.slice(0, RAREST) : held.slice(0, 1)
-    })
+/**
+ * How many memories hold a term, as a search weighs it (cached a minute: a count only decides which terms are
+ * searched). SQLite's fts5vocab counts them; on PostgreSQL a count that stops at COUNTED.
+ */
+const termCounts = (sql: SqlClient.SqlClient, isPg: boolean) =>
+  Cache.make({
+    capacity: 20_000,
+    timeToLive: Duration.minutes(1),
+    lookup: (term: string) =>
+      (isPg
+        ? sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM memories
+            WHERE search @@ to_tsquery('simple', ${term}) LIMIT ${COUNTED}) x`
+        : sql<{ n: number }>`SELECT doc AS n FROM memories_terms WHERE term = ${term}`).pipe(
+          Effect.map((rows) => Number(rows[0]?.n ?? 0)),
+          // unknown: weighed as common (searched only when every term is)
+          Effect.orElseSucceed(() => Number.MAX_SAFE_INTEGER)
+        )
+  })
 
-  /** The owner's memories matching any of the query's terms, best ranked first (`kind`: of that kind only). */
-  const search = (owner: string, query: string, limit: number, offset = 0, kind?: MemoryKind) =>
-    Effect.gen(function*() {
-      const terms = termsOf(query).slice(0, 16)
-      if (terms.length === 0) return []
-      const kindIs = kind ? sql`AND m.kind = ${kind}` : sql``
-      if (isPg) {
-        // the owner's newest CANDIDATES matches, ranked by ts_rank (which reads each row's vector: those only)
-        const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT * FROM memories m
-            WHERE m.owner = ${owner} AND m.search @@ to_tsquery('simple', ${terms.join(" | ")}) ${kindIs}
+/** The owner's memories matching any of the query's terms, best ranked first: a search over `sql`. */
+export const searcher = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    const counts = yield* termCounts(sql, isPg)
+    /**
+     * The query's terms worth searching for: the RAREST of those held by at most COMMON_SHARE of the memories — a common
+     * term tells memories apart little, and ranking every memory it matches is what a search costs (bench row 43) —;
+     * when every term is that common, the rarest. A term no memory held when it was counted is searched all the same
+     * (a memory kept since is found). A memory is then found by a rare term of the query, and judged, as everywhere, on
+     * its coverage of all of them.
+     */
+    const informative = (terms: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const docs = new Map(yield* Effect.forEach(terms, (t) => Effect.map(counts.get(t), (n) => [t, n] as const)))
+        const size = yield* (isPg
+          ? sql<{ n: number | null }>`SELECT reltuples AS n FROM pg_class WHERE oid = 'memories'::regclass`
+          : sql<{ n: number | null }>`SELECT max(n) AS n FROM memories`)
+        const unheld = terms.filter((t) => docs.get(t) === 0)
+        const held = terms.filter((t) => docs.get(t)! > 0).sort((a, b) => docs.get(a)! - docs.get(b)!)
+        const rare = held.filter((t) => docs.get(t)! <= Math.max(20, COMMON_SHARE * Number(size[0]?.n ?? 0)))
+        return [...unheld, ...(rare.length > 0 ? rare.slice(0, RAREST) : held.slice(0, 1))]
+      })
+
+    /** The owner's memories matching any of the query's terms, best ranked first (`kind`: of that kind only). */
+    const search = (owner: string, query: string, limit: number, offset = 0, kind?: MemoryKind) =>
+      Effect.gen(function*() {
+        const terms = termsOf(query).slice(0, 16)
+        if (terms.length === 0) return []
+        const kindIs = kind ? sql`AND m.kind = ${kind}` : sql``
+        const searched = yield* informative(terms)
+        if (isPg) {
+          // the owner's newest CANDIDATES matches, ranked by ts_rank (which reads each row's vector: those only)
+          const q = searched.join(" | ")
+          const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT * FROM memories m
+            WHERE m.owner = ${owner} AND m.search @@ to_tsquery('simple', ${q}) ${kindIs}
             ORDER BY m.created_at DESC LIMIT ${CANDIDATES}) m
-          ORDER BY ts_rank(m.search, to_tsquery('simple', ${terms.join(" | ")})) DESC, m.created_at DESC
+          ORDER BY ts_rank(m.search, to_tsquery('simple', ${q})) DESC, m.created_at DESC
           LIMIT ${limit} OFFSET ${offset}`
-        return rows.map(toMemory)
-      }
-      const searched = yield* informative(terms)
-      if (searched.length === 0) return []
-      // the newest CANDIDATES matches (FTS5 stops there), ranked by bm25 (evaluated for those only); CROSS JOIN keeps
-      // SQLite from walking all of the owner's memories by their index instead (bench row 43)
-      const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT rowid, bm25(memories_fts) AS score
+          return rows.map(toMemory)
+        }
+        // the newest CANDIDATES matches (FTS5 stops there), ranked by bm25 (evaluated for those only); CROSS JOIN keeps
+        // SQLite from walking all of the owner's memories by their index instead (bench row 43)
+        const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT rowid, bm25(memories_fts) AS score
           FROM memories_fts WHERE memories_fts MATCH ${searched.map((t) => `"${t}"`).join(" OR ")}
           ORDER BY rowid DESC LIMIT ${CANDIDATES}) f
         CROSS JOIN memories m ON m.n = f.rowid WHERE m.owner = ${owner} ${kindIs}
         ORDER BY f.score, m.n DESC LIMIT ${limit} OFFSET ${offset}`
-      return rows.map(toMemory)
-    })
-  return search
-}
+        return rows.map(toMemory)
+      })
+    return search
+  })
 
-type Search = ReturnType<typeof searcher>
+type Search = Effect.Effect.Success<ReturnType<typeof searcher>>
 
 /** The final plan of the owner's latest converged run of this task (or a similar one) that can start a run now. */
 export const reusablePlanOf = (
