@@ -13,15 +13,15 @@ import { parse } from "./StoreValues.js"
 
 /** A term held by more than this share of the memories is left out of a search (SQLite; see `informative`). */
 const COMMON_SHARE = 0.02
-/** A term's count on PostgreSQL stops here (a term this common is common). */
-const COUNTED = 10_000
+/** A term's count stops here: a term this common is common. */
+const COUNTED = 5_000
 /** A search looks for at most this many of the query's terms, the rarest (the recall rule weighs them all). */
 const RAREST = 3
 /**
  * The most matches a search ranks: the newest ones (of its rarest terms, on SQLite). Ranking every match of a term
  * a few percent of the memories hold grows with the store; the newest thousand do not (bench row 43).
  */
-const CANDIDATES = 1_000
+const CANDIDATES = 500
 
 export interface Row {
   readonly id: string
@@ -67,8 +67,8 @@ const firstReusable = (
 }
 
 /**
- * How many memories hold a term, as a search weighs it (cached a minute: a count only decides which terms are
- * searched). SQLite's fts5vocab counts them; on PostgreSQL a count that stops at COUNTED.
+ * How many memories hold a term, as a search weighs it: a count that stops at COUNTED (a term that common is
+ * common), cached a minute (a count only decides which terms are searched).
  */
 const termCounts = (sql: SqlClient.SqlClient, isPg: boolean) =>
   Cache.make({
@@ -78,7 +78,8 @@ const termCounts = (sql: SqlClient.SqlClient, isPg: boolean) =>
       (isPg
         ? sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM memories
             WHERE search @@ to_tsquery('simple', ${term}) LIMIT ${COUNTED}) x`
-        : sql<{ n: number }>`SELECT doc AS n FROM memories_terms WHERE term = ${term}`).pipe(
+        : sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts
+            WHERE memories_fts MATCH ${`"${term}"`} LIMIT ${COUNTED}) x`).pipe(
           Effect.map((rows) => Number(rows[0]?.n ?? 0)),
           // unknown: weighed as common (searched only when every term is)
           Effect.orElseSucceed(() => Number.MAX_SAFE_INTEGER)

@@ -254,8 +254,6 @@ const memories = {
      BEGIN INSERT INTO memories_fts (rowid, terms) VALUES (new.n, new.terms); END`,
     `CREATE TRIGGER IF NOT EXISTS memories_fts_delete AFTER DELETE ON memories
      BEGIN INSERT INTO memories_fts (memories_fts, rowid, terms) VALUES ('delete', old.n, old.terms); END`,
-    // how many memories hold each term: a search leaves out the terms too common to tell memories apart
-    `CREATE VIRTUAL TABLE IF NOT EXISTS memories_terms USING fts5vocab(memories_fts, 'row')`,
     ...memoryIndexes
   ]
 }
