@@ -246,17 +246,14 @@ const memories = {
   sqlite: [
     `CREATE TABLE IF NOT EXISTS memories (
     n integer PRIMARY KEY,
-    id text NOT NULL UNIQUE,${memoryColumns(sqlite)},
-    owner_key text GENERATED ALWAYS AS ('u' || hex(owner)) VIRTUAL
+    id text NOT NULL UNIQUE,${memoryColumns(sqlite)}
   )`,
-    // the owner as one token (its hex): a search matches the owner's memories only, in the index itself
-    `CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(owner_key, terms, content = 'memories',
-      content_rowid = 'n', tokenize = 'unicode61')`,
+    `CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(terms, content = 'memories', content_rowid = 'n',
+      tokenize = 'unicode61')`,
     `CREATE TRIGGER IF NOT EXISTS memories_fts_insert AFTER INSERT ON memories
-     BEGIN INSERT INTO memories_fts (rowid, owner_key, terms) VALUES (new.n, new.owner_key, new.terms); END`,
+     BEGIN INSERT INTO memories_fts (rowid, terms) VALUES (new.n, new.terms); END`,
     `CREATE TRIGGER IF NOT EXISTS memories_fts_delete AFTER DELETE ON memories
-     BEGIN INSERT INTO memories_fts (memories_fts, rowid, owner_key, terms)
-       VALUES ('delete', old.n, old.owner_key, old.terms); END`,
+     BEGIN INSERT INTO memories_fts (memories_fts, rowid, terms) VALUES ('delete', old.n, old.terms); END`,
     ...memoryIndexes
   ]
 }
