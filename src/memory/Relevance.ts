@@ -18,11 +18,14 @@ export const termsOf = (text: string): ReadonlyArray<string> => [
 ]
 
 /** The share of the query's terms the text holds (0 when the query has none). */
-export const coverage = (query: string, text: string): number => {
+export const coverage = (query: string, text: string): number => coverageOf(query, termsOf(text))
+
+/** The share of the query's terms among `held` (a memory's terms as the store indexed them: `indexedTerms`). */
+export const coverageOf = (query: string, held: ReadonlyArray<string>): number => {
   const wanted = termsOf(query)
   if (wanted.length === 0) return 0
-  const held = new Set(termsOf(text))
-  return wanted.filter((t) => held.has(t)).length / wanted.length
+  const set = new Set(held)
+  return wanted.filter((t) => set.has(t)).length / wanted.length
 }
 
 /** What the stores index of a memory: the terms of its text and its task, in one line. */

@@ -2,9 +2,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Config, Context, Duration, Effect, Layer, Option, Ref, Schedule } from "effect"
 import type { Memory, RecalledMemory } from "../domain/Memory.js"
 import type { ReusablePlan } from "../memory/PlanReuse.js"
-import { coverage, indexedTerms, taskKey } from "../memory/Relevance.js"
+import { coverage, coverageOf, indexedTerms, taskKey } from "../memory/Relevance.js"
 import { MEMORY_TEXT_LIMIT } from "../record/RunMemories.js"
-import { COLUMNS, reusablePlanOf, type Row, searcher, toMemory } from "./MemorySearch.js"
+import { COLUMNS, type Found, reusablePlanOf, type Row, searcher, toMemory } from "./MemorySearch.js"
 import { RunStore } from "./RunStore.js"
 import { isoTime, json, type StoreError, storeError } from "./StoreValues.js"
 
@@ -78,10 +78,10 @@ const offsetOf = (cursor: string | undefined) => {
 }
 
 /** Candidates ranked by the search, kept when they cover enough of the query: the recall rule of every store. */
-const recalled = (query: string, ranked: ReadonlyArray<Memory>, options: RecallOptions = {}) => {
+const recalled = (query: string, ranked: ReadonlyArray<Found>, options: RecallOptions = {}) => {
   const min = options.minCoverage ?? DEFAULT_COVERAGE
   return ranked.flatMap((m, i): Array<RecalledMemory> => {
-    const share = coverage(query, `${m.text} ${m.task}`)
+    const share = m.terms ? coverageOf(query, m.terms) : coverage(query, `${m.text} ${m.task}`)
     return share >= min
       ? [{
         id: m.id,
@@ -149,8 +149,8 @@ export const make = Effect.gen(function*() {
         )
       return rows.pipe(
         Effect.map((ms) => ({
-          memories: ms.slice(0, first).map((m) =>
-            query ? { ...m, coverage: coverage(query, `${m.text} ${m.task}`) } : m
+          memories: ms.slice(0, first).map(({ terms, ...m }: Found) =>
+            query ? { ...m, coverage: terms ? coverageOf(query, terms) : coverage(query, `${m.text} ${m.task}`) } : m
           ),
           endCursor: ms.length > 0 ? String(offset + Math.min(first, ms.length)) : null,
           hasNextPage: ms.length > first

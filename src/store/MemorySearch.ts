@@ -33,8 +33,12 @@ export interface Row {
   readonly pass_number: number | null
   readonly tags: unknown
   readonly created_at: unknown
+  readonly terms?: string
 }
-export const toMemory = (r: Row): Memory => ({
+/** A memory found by a search, with its terms as the store indexed them (what its coverage is counted on). */
+export type Found = Memory & { readonly terms?: ReadonlyArray<string> | undefined }
+export const toMemory = (r: Row): Found => ({
+  ...(r.terms !== undefined ? { terms: r.terms.split(" ") } : {}),
   id: r.id,
   kind: r.kind,
   text: r.text,
@@ -47,6 +51,8 @@ export const toMemory = (r: Row): Memory => ({
 })
 
 export const COLUMNS = "m.id, m.kind, m.text, m.task, m.run_id, m.step_id, m.pass_number, m.tags, m.created_at"
+/** A search's columns: the memory's, and its indexed terms. */
+const FOUND = `${COLUMNS}, m.terms`
 
 const decodePlan = Schema.decodeUnknownOption(Plan)
 
@@ -120,7 +126,7 @@ export const searcher = (sql: SqlClient.SqlClient) =>
         if (isPg) {
           // the owner's newest CANDIDATES matches, ranked by ts_rank (which reads each row's vector: those only)
           const q = searched.join(" | ")
-          const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT * FROM memories m
+          const rows = yield* sql<Row>`SELECT ${sql.literal(FOUND)} FROM (SELECT * FROM memories m
             WHERE m.owner = ${owner} AND m.search @@ to_tsquery('simple', ${q}) ${kindIs}
             ORDER BY m.created_at DESC LIMIT ${CANDIDATES}) m
           ORDER BY ts_rank(m.search, to_tsquery('simple', ${q})) DESC, m.created_at DESC
@@ -129,7 +135,7 @@ export const searcher = (sql: SqlClient.SqlClient) =>
         }
         // the newest CANDIDATES matches (FTS5 stops there), ranked by bm25 (evaluated for those only); CROSS JOIN keeps
         // SQLite from walking all of the owner's memories by their index instead (bench row 43)
-        const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM (SELECT rowid, bm25(memories_fts) AS score
+        const rows = yield* sql<Row>`SELECT ${sql.literal(FOUND)} FROM (SELECT rowid, bm25(memories_fts) AS score
           FROM memories_fts WHERE memories_fts MATCH ${searched.map((t) => `"${t}"`).join(" OR ")}
           ORDER BY rowid DESC LIMIT ${CANDIDATES}) f
         CROSS JOIN memories m ON m.n = f.rowid WHERE m.owner = ${owner} ${kindIs}
