@@ -107,9 +107,13 @@ export const contextOf = (
 ) => {
   // the tools as they are when the run starts (an MCP server's list may change while it runs)
   const tools = caps.tools.snapshot()
-  const registry = input.tools
-    ? { ...ToolRegistry.make(tools.tools.filter((t) => input.tools!.includes(t.name))), recorded: tools.recorded }
-    : tools
+  // a run without memory across runs is not offered its tools (each tool listed costs every plan call its tokens)
+  const offered = (t: ToolRegistry.Tool) =>
+    (input.tools === undefined || input.tools.includes(t.name)) &&
+    (remembers(caps, input) || !ToolRegistry.memoryAcrossRuns.includes(t.name))
+  const registry = tools.tools.every(offered)
+    ? tools
+    : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
   const llm = RunLlm.make(caps.model, guard, events, caps.supervisor, caps.recordPrompts)
   return (firstPass: number, extra: AttemptOptions): RunContext => ({
     runId,

@@ -142,7 +142,7 @@ const unavailable = (tool: string) => (e: { readonly reason: string }) =>
 
 export const memoryRemember = tool({
   name: "memory.remember",
-  description: "Keeps a note for the user's later runs (across runs, unlike memory.write).",
+  description: "Keeps a note for the user's later runs.",
   input: Schema.Struct({
     text: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2_000)),
     tags: Schema.optional(Schema.Array(Schema.String))
@@ -159,7 +159,7 @@ export const memoryRemember = tool({
 
 export const memoryRecall = tool({
   name: "memory.recall",
-  description: "Finds notes and results of the user's earlier runs matching a query.",
+  description: "Finds notes and results of the user's earlier runs.",
   input: Schema.Struct({
     query: Schema.String.pipe(Schema.minLength(1)),
     limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 20)))
@@ -181,6 +181,9 @@ export const memoryRecall = tool({
       Effect.map((ms) => ({ memories: ms.map((m) => ({ id: m.id, text: m.text, task: m.task, runId: m.runId })) }))
     )
 })
+
+/** The tools of memory across runs: offered to a run whose memory is on only (run/Session). */
+export const memoryAcrossRuns: ReadonlyArray<string> = [memoryRemember.name, memoryRecall.name]
 
 export const builtinTools: ReadonlyArray<Tool> = [
   calculator,

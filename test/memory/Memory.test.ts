@@ -187,6 +187,20 @@ describe("memory across runs", () => {
     }).pipe(Effect.provide(withMemory(engine.layer)))
   })
 
+  it.effect("a run whose memory is off is not offered the tools of memory across runs", () => {
+    const engine = scripted({})
+    const offered = (i: number) =>
+      (planPrompts(engine.calls)[i]!.input as { tools: ReadonlyArray<{ name: string }> }).tools.map((t) => t.name)
+    return Effect.gen(function*() {
+      yield* Run.runTask({ task: "Compute 2 + 3", userId: "ann" })
+      yield* Run.runTask({ task: "Compute 4 + 5", userId: "ann", memory: false })
+      expect(offered(0)).toEqual(expect.arrayContaining(["memory.remember", "memory.recall"]))
+      expect(offered(1)).not.toContain("memory.remember")
+      expect(offered(1)).not.toContain("memory.recall")
+      expect(offered(1)).toContain("calculator")
+    }).pipe(Effect.provide(withMemory(engine.layer)))
+  })
+
   it.effect("AEON_MEMORY=off: nothing recalled, reused or kept, for every run", () =>
     Effect.gen(function*() {
       yield* Run.runTask({ task: "Compute 17 + 25", userId: "ann" })
