@@ -107,10 +107,13 @@ export const contextOf = (
 ) => {
   // the tools as they are when the run starts (an MCP server's list may change while it runs)
   const tools = caps.tools.snapshot()
+  // whether the run has memory across runs is settled at its start (RunStarted): a resumed, forked or replayed run
+  // keeps what its start said
+  const memoryOn = remembers(caps, input) && events.record().started?.memory !== false
   // a run without memory across runs is not offered its tools (each tool listed costs every plan call its tokens)
   const offered = (t: ToolRegistry.Tool) =>
     (input.tools === undefined || input.tools.includes(t.name)) &&
-    (remembers(caps, input) || !ToolRegistry.memoryAcrossRuns.includes(t.name))
+    (memoryOn || !ToolRegistry.memoryAcrossRuns.includes(t.name))
   const registry = tools.tools.every(offered)
     ? tools
     : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
@@ -139,7 +142,7 @@ export const contextOf = (
     planner: caps.planner,
     adaptive: caps.adaptive,
     supervisor: caps.supervisor,
-    memory: runMemory(caps, input, runId, registry.names)
+    memory: memoryOn ? runMemory(caps, input, runId, registry.names) : undefined
   })
 }
 
