@@ -4,33 +4,15 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Option } from "effect"
 import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { version } from "../support/PackageFiles.js"
-import { flagNames, unknownFlag } from "./Flags.js"
+import { flagsOf, handle, handlers, json, mcpOption, noted, store } from "./CommandParts.js"
+import { unknownFlag } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
+import { memoryCommand } from "./MemoryCommand.js"
 
 /**
  * The `aeon` command: its commands and flags. What a command does lives in Handlers (and the server in
  * launch/Start), loaded only when that command runs, so `aeon --help` loads neither the engine nor the store.
  */
-const handlers = Effect.promise(() => import("./Handlers.js"))
-const handle = (f: (h: typeof import("./Handlers.js")) => Effect.Effect<void, unknown>) =>
-  Effect.flatMap(handlers, (h) => f(h).pipe(Effect.catchAllCause(h.report)))
-
-/** Each command's flags, for the unknown-flag check (cli/Flags). */
-const flagsOf = new Map<string, Array<string>>()
-/** A command's configuration, its flags noted. */
-const noted = <C extends Record<string, unknown>>(name: string, config: C): C => {
-  flagsOf.set(name, flagNames(config))
-  return config
-}
-
-const mcpOption = Options.text("mcp").pipe(
-  Options.withDescription(
-    "a JSON file with mcpServers (Claude Desktop's format): their tools join the built-in ones (env AEON_MCP_CONFIG)"
-  ),
-  Options.optional
-)
-
-const json = Options.boolean("json").pipe(Options.withDescription("print the result as one JSON document"))
 
 /** A run's budget caps, as `aeon run` and `aeon fork` take them. */
 const budgetOptions = {
@@ -156,7 +138,6 @@ const runCommand = Command.make(
 )
 
 const runIdArg = Args.text({ name: "runId" }).pipe(Args.withDescription("the run's id"))
-const store = "runs are read from env AEON_DATABASE_URL, else the embedded store in env AEON_DATA_DIR"
 
 const inspectCommand = Command.make(
   "inspect",
@@ -371,49 +352,6 @@ const exportCommand = Command.make(
       ([h, e]) => e.exportRun(o).pipe(Effect.catchAllCause(h.report))
     )
 ).pipe(Command.withDescription("a recorded run as an eval case, to replay it as a regression test"))
-
-const memoryUser = Options.text("user").pipe(
-  Options.withDescription("whose memories (default: those of runs without a user)"),
-  Options.optional
-)
-const memoryLimit = Options.integer("limit").pipe(
-  Options.withDescription("most memories listed"),
-  Options.withDefault(20)
-)
-const memoryFlags = { user: memoryUser, limit: memoryLimit, all: Options.boolean("all"), json }
-const memoryList = Command.make(
-  "list",
-  { user: memoryUser, limit: memoryLimit, json },
-  (o) => handle((h) => h.memoryList({ ...o, query: Option.none() }))
-).pipe(Command.withDescription("a user's memories, newest first: what each says and the run it came from"))
-const memorySearch = Command.make(
-  "search",
-  {
-    query: Args.text({ name: "query" }).pipe(Args.withDescription("words to find (full-text search)")),
-    user: memoryUser,
-    limit: memoryLimit,
-    json
-  },
-  (o) => handle((h) => h.memoryList({ ...o, query: Option.some(o.query) }))
-).pipe(Command.withDescription("a user's memories matching the words, best first, with how much of them each holds"))
-const memoryForget = Command.make(
-  "forget",
-  {
-    id: Args.text({ name: "id" }).pipe(
-      Args.withDescription("the memory's id (aeon memory list shows it)"),
-      Args.optional
-    ),
-    all: Options.boolean("all").pipe(Options.withDescription("forget every memory of the user (erasure)")),
-    user: memoryUser
-  },
-  (o) => handle((h) => h.memoryForget(o))
-).pipe(Command.withDescription("forget one memory, or --all of a user's"))
-const memoryCommand = Command.make("memory", noted("memory", memoryFlags)).pipe(
-  Command.withDescription(
-    `memory across runs: what converged runs established and the notes models kept (${store}; env AEON_MEMORY)`
-  ),
-  Command.withSubcommands([memoryList, memorySearch, memoryForget])
-)
 
 const toolsCommand = Command.make("tools", noted("tools", { mcp: mcpOption, json }), (o) => handle((h) => h.tools(o)))
   .pipe(
