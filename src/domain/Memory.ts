@@ -7,15 +7,20 @@ import { Schema } from "effect"
 export const MemoryKind = Schema.Literal("answer", "step", "noted")
 export type MemoryKind = typeof MemoryKind.Type
 
-/** A memory of a user, with where it came from: the run, its step and pass, and the task that run answered. */
-export const Memory = Schema.Struct({
+/** What a memory says and where it came from: the run, its step and pass, and the task that run answered. */
+const MemoryFields = {
   id: Schema.String,
   kind: MemoryKind,
   text: Schema.String,
   task: Schema.String,
   runId: Schema.NullOr(Schema.String),
   stepId: Schema.NullOr(Schema.String),
-  passNumber: Schema.NullOr(Schema.Int),
+  passNumber: Schema.NullOr(Schema.Int)
+}
+
+/** A memory of a user, with its source, tags and time. */
+export const Memory = Schema.Struct({
+  ...MemoryFields,
   tags: Schema.Array(Schema.String),
   createdAt: Schema.String
 })
@@ -23,13 +28,7 @@ export type Memory = typeof Memory.Type
 
 /** A memory given to a run's planner, and why: the share of the task's words it holds (0–1) and its search rank. */
 export const RecalledMemory = Schema.Struct({
-  id: Schema.String,
-  kind: MemoryKind,
-  text: Schema.String,
-  task: Schema.String,
-  runId: Schema.NullOr(Schema.String),
-  stepId: Schema.NullOr(Schema.String),
-  passNumber: Schema.NullOr(Schema.Int),
+  ...MemoryFields,
   /** The share of the query's content words the memory holds (what the threshold is on). */
   coverage: Schema.Number,
   /** Its place in the store's full-text ranking (1: the best). */

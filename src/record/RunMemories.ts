@@ -1,7 +1,7 @@
 import type { MemoryKind } from "../domain/Memory.js"
 import { liveSteps } from "../domain/Plan.js"
 import type { RunRecord } from "./RunRecord.js"
-import { resultOf } from "./RunResult.js"
+import { resultOf, type RunResult } from "./RunResult.js"
 
 /** The longest text one memory keeps (an answer past it is cut: recall quotes memories into a plan prompt). */
 export const MEMORY_TEXT_LIMIT = 2_000
@@ -17,18 +17,19 @@ export interface RunMemory {
   readonly passNumber: number | null
 }
 
-const cut = (text: string) => (text.length > MEMORY_TEXT_LIMIT ? `${text.slice(0, MEMORY_TEXT_LIMIT - 1)}…` : text)
+/** A memory's text within MEMORY_TEXT_LIMIT (cut with a mark). */
+export const cutText = (text: string) =>
+  text.length > MEMORY_TEXT_LIMIT ? `${text.slice(0, MEMORY_TEXT_LIMIT - 1)}…` : text
 
 /**
  * What a run that converged establishes: its final answer and the outputs of its complete steps (the validation and
  * convergence that ended the run passed on them). A run that did not converge, or whose input turned memory off,
  * leaves nothing. Ids are per run and step: a run written twice (a resumed batch) leaves each memory once.
  */
-export const memoriesOf = (record: RunRecord): ReadonlyArray<RunMemory> => {
+export const memoriesOf = (record: RunRecord, result: RunResult = resultOf(record)): ReadonlyArray<RunMemory> => {
   const started = record.started
   const finished = record.finished
   if (!started || !finished || finished.status !== "CONVERGED" || started.memory === false) return []
-  const result = resultOf(record)
   const runId = record.runId
   const answer = result.finalAnswer?.answerText.trim()
   const lastPass = record.lastPassNumber
@@ -41,7 +42,7 @@ export const memoriesOf = (record: RunRecord): ReadonlyArray<RunMemory> => {
       ? [{
         id: `${runId}:answer`,
         kind: "answer" as const,
-        text: cut(answer),
+        text: cutText(answer),
         task: started.task,
         runId,
         stepId: null,
@@ -51,7 +52,7 @@ export const memoriesOf = (record: RunRecord): ReadonlyArray<RunMemory> => {
     ...steps.map((s) => ({
       id: `${runId}:${s.stepId}`,
       kind: "step" as const,
-      text: cut(s.stepOutput.trim()),
+      text: cutText(s.stepOutput.trim()),
       task: started.task,
       runId,
       stepId: s.stepId,

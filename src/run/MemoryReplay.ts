@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import type { RunEvent } from "../domain/RunEvent.js"
-import type { Service as Memories } from "../store/Memories.js"
+import { noteOf, type Service as Memories } from "../store/Memories.js"
 
 type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>
 
@@ -31,18 +31,7 @@ export const asLogged = (events: ReadonlyArray<RunEvent>, base: Memories): Memor
 const keepsNothing: Memories = {
   recall: () => Effect.succeed([]),
   reusablePlan: () => Effect.succeed(Option.none()),
-  remember: (_, m) =>
-    Effect.succeed({
-      id: "replayed",
-      kind: "noted" as const,
-      text: m.text,
-      task: m.task,
-      runId: m.runId ?? null,
-      stepId: m.stepId ?? null,
-      passNumber: m.passNumber ?? null,
-      tags: [...(m.tags ?? [])],
-      createdAt: new Date(0).toISOString()
-    }),
+  remember: (_, m) => Effect.succeed(noteOf(m, 0)),
   list: () => Effect.succeed({ memories: [], endCursor: null, hasNextPage: false }),
   forget: () => Effect.succeed(false),
   forgetAll: () => Effect.succeed(0),

@@ -16,7 +16,7 @@ import { LanguageModel } from "../llm/LanguageModel.js"
 import { MemoryFailedError, type RunMemory } from "../memory/RunMemory.js"
 import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { budgetNow, waitedMs } from "../record/RunRecord.js"
-import { Memories, memoryEnabledConfig } from "../store/Memories.js"
+import * as Memories from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import type { StoreError } from "../store/StoreValues.js"
@@ -59,8 +59,8 @@ export const capabilities = Effect.all({
   quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined)),
   // memory across runs: none without the store's Memories, or with AEON_MEMORY=off
   memories: Effect.zipWith(
-    Effect.serviceOption(Memories),
-    memoryEnabledConfig,
+    Effect.serviceOption(Memories.Memories),
+    Memories.memoryEnabledConfig,
     (m, on) => (on ? Option.getOrUndefined(m) : undefined)
   )
 })
@@ -142,7 +142,7 @@ export const contextOf = (
     planner: caps.planner,
     adaptive: caps.adaptive,
     supervisor: caps.supervisor,
-    memory: memoryOn ? runMemory(caps, input, runId, registry.names) : undefined
+    memory: memoryOn && caps.memories ? runMemory(caps.memories, input, runId, registry.names) : undefined
   })
 }
 
@@ -151,13 +151,11 @@ export const remembers = (caps: Capabilities, input: RunTaskInput) => caps.memor
 
 /** The user's memory as the run sees it (run/Session binds it to the run's user; "" for runs without one). */
 const runMemory = (
-  caps: Capabilities,
+  memories: Memories.Service,
   input: RunTaskInput,
   runId: string,
   tools: ReadonlyArray<string>
-): RunMemory | undefined => {
-  const memories = caps.memories
-  if (!memories || !input.memory) return undefined
+): RunMemory => {
   const owner = input.userId ?? ""
   const failed = Effect.mapError((e: StoreError) => new MemoryFailedError({ reason: e.message }))
   return {

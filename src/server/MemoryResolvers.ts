@@ -4,6 +4,7 @@ import { Memories } from "../store/Memories.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import { memoryView } from "./GraphQLViews.js"
+import { pageRefusal } from "./QueryLimits.js"
 
 /** Whose memories a request reads and forgets: the caller's user with API keys bound to users, else userId's. */
 const ownerOf = (ctx: GraphQLContext, userId: string | null | undefined) => ctx.userId ?? userId ?? ""
@@ -16,12 +17,8 @@ const memories = Effect.flatMap(
   })
 )
 
-const pageRefusal = (first: number, after: string | null | undefined) =>
-  first < 1 || first > 100
-    ? `first must be between 1 and 100 (was ${first})`
-    : after !== null && after !== undefined && !/^\d{1,9}$/.test(after)
-    ? "after is not a cursor of this list: pass a pageInfo.endCursor"
-    : undefined
+/** A cursor of this list: the offset after the page it ended. */
+const isOffset = (after: string) => /^\d{1,9}$/.test(after)
 
 type Run = <A, E>(ctx: GraphQLContext, effect: Effect.Effect<A, E>) => Promise<A>
 
@@ -30,7 +27,7 @@ export const memoryQueries = (run: Run): Pick<G.QueryResolvers, "memories"> => (
     run(
       ctx,
       Effect.gen(function*() {
-        const refused = pageRefusal(first ?? 20, after)
+        const refused = pageRefusal(first, after, isOffset)
         if (refused) return yield* new InvalidRunInputError({ message: refused })
         const page = yield* (yield* memories).list(ownerOf(ctx, userId), {
           first: first ?? 20,

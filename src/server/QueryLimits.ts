@@ -70,3 +70,15 @@ export const takeEvents = (allowance: EventAllowance | undefined, count: number)
   }
   allowance.left -= count
 }
+
+/** Why a page's arguments are refused (a connection's first is 1–100; after must be a cursor it gave), if they are. */
+export const pageRefusal = (
+  first: number | null | undefined,
+  after: string | null | undefined,
+  isCursorOf: (after: string) => boolean
+): string | undefined =>
+  first !== null && first !== undefined && (first < 1 || first > 100) ?
+    `first must be between 1 and 100 (was ${first})`
+    : after !== null && after !== undefined && !isCursorOf(after) ?
+    "after is not a cursor of this list: pass a pageInfo.endCursor or an edge's cursor"
+    : undefined

@@ -16,7 +16,7 @@ import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as V from "./GraphQLViews.js"
 import { memoryMutations, memoryQueries } from "./MemoryResolvers.js"
-import { takeEvents } from "./QueryLimits.js"
+import { pageRefusal, takeEvents } from "./QueryLimits.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
 
@@ -46,18 +46,6 @@ const intact = (r: RunModel): RunModel => {
   if (r.damaged) throw new GraphQLError(r.damaged.message, { extensions: { code: r.damaged._tag } })
   return r
 }
-
-/** Why a page's arguments are refused (a connection's first is 1–100; after must be a cursor it gave), if they are. */
-const pageRefusal = (
-  first: number | null | undefined,
-  after: string | null | undefined,
-  isCursorOf: (after: string) => boolean
-): string | undefined =>
-  first !== null && first !== undefined && (first < 1 || first > 100) ?
-    `first must be between 1 and 100 (was ${first})`
-    : after !== null && after !== undefined && !isCursorOf(after) ?
-    "after is not a cursor of this list: pass a pageInfo.endCursor or an edge's cursor"
-    : undefined
 
 /** A caller bound to a user sees only that user's runs. */
 const visible = (ctx: GraphQLContext, run: RunModel) => ctx.userId === undefined || run.userId === ctx.userId

@@ -15,7 +15,7 @@ import {
   foldEvents,
   type RunRecord
 } from "../record/RunRecord.js"
-import { resultOf } from "../record/RunResult.js"
+import { resultOf, type RunResult } from "../record/RunResult.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 import type { SqliteWriter } from "./SqliteWriter.js"
 
@@ -128,7 +128,7 @@ const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record
     statement`INSERT INTO reasoning_traces (id, session_id, steps, total_steps, created_at)
       SELECT ${`trace-${event.runId}`}, id, ${jsonb(trace)}, ${trace.length}, ${now} FROM agent_sessions
       WHERE run_id = ${event.runId} ON CONFLICT (id) DO UPDATE SET steps = excluded.steps, total_steps = excluded.total_steps`,
-    ...memoryRecords(record, now)
+    ...memoryRecords(record, result, now)
   ]
 }
 
@@ -137,8 +137,8 @@ const finishRecords = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record
  * that stores its RunFinished, so a run is never converged without them nor remembered without converging. What the
  * user already remembers for the same task (the same text: a repeated task's run) is not written twice.
  */
-const memoryRecords = (record: RunRecord, now: Value): Array<Statement> =>
-  memoriesOf(record).map((m) => {
+const memoryRecords = (record: RunRecord, result: RunResult, now: Value): Array<Statement> =>
+  memoriesOf(record, result).map((m) => {
     const key = taskKey(m.task)
     return statement`INSERT INTO memories (id, owner, kind, text, task, task_key, terms, run_id, step_id, pass_number,
         tags, created_at)

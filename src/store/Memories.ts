@@ -3,7 +3,7 @@ import { Clock, Config, Context, Duration, Effect, Layer, Option, Ref, Schedule 
 import type { Memory, RecalledMemory } from "../domain/Memory.js"
 import type { ReusablePlan } from "../memory/PlanReuse.js"
 import { coverage, coverageOf, indexedTerms, taskKey } from "../memory/Relevance.js"
-import { MEMORY_TEXT_LIMIT } from "../record/RunMemories.js"
+import { cutText } from "../record/RunMemories.js"
 import { COLUMNS, type Found, reusablePlanOf, type Row, searcher, toMemory } from "./MemorySearch.js"
 import { RunStore } from "./RunStore.js"
 import { isoTime, json, type StoreError, storeError } from "./StoreValues.js"
@@ -71,7 +71,18 @@ export const DEFAULT_SIMILARITY = 0.8
 /** A memory is recalled when it holds this share of the query's content words. */
 export const DEFAULT_COVERAGE = 0.4
 const DAY_MS = 86_400_000
-const cut = (text: string) => (text.length > MEMORY_TEXT_LIMIT ? `${text.slice(0, MEMORY_TEXT_LIMIT - 1)}…` : text)
+/** A note as it is kept (`memory.remember`, `remember`): its id made, its text cut, at `at`. */
+export const noteOf = (m: NewMemory, at: number): Memory => ({
+  id: `note-${crypto.randomUUID()}`,
+  kind: "noted",
+  text: cutText(m.text),
+  task: m.task,
+  runId: m.runId ?? null,
+  stepId: m.stepId ?? null,
+  passNumber: m.passNumber ?? null,
+  tags: [...(m.tags ?? [])],
+  createdAt: isoTime(at)
+})
 const offsetOf = (cursor: string | undefined) => {
   const n = cursor === undefined ? 0 : Number.parseInt(cursor, 10)
   return Number.isFinite(n) && n > 0 ? n : 0
@@ -80,21 +91,9 @@ const offsetOf = (cursor: string | undefined) => {
 /** Candidates ranked by the search, kept when they cover enough of the query: the recall rule of every store. */
 const recalled = (query: string, ranked: ReadonlyArray<Found>, options: RecallOptions = {}) => {
   const min = options.minCoverage ?? DEFAULT_COVERAGE
-  return ranked.flatMap((m, i): Array<RecalledMemory> => {
-    const share = m.terms ? coverageOf(query, m.terms) : coverage(query, `${m.text} ${m.task}`)
-    return share >= min
-      ? [{
-        id: m.id,
-        kind: m.kind,
-        text: m.text,
-        task: m.task,
-        runId: m.runId,
-        stepId: m.stepId,
-        passNumber: m.passNumber,
-        coverage: Math.round(share * 100) / 100,
-        rank: i + 1
-      }]
-      : []
+  return ranked.flatMap(({ createdAt: _, tags: __, terms, ...source }, i): Array<RecalledMemory> => {
+    const share = terms ? coverageOf(query, terms) : coverage(query, `${source.text} ${source.task}`)
+    return share >= min ? [{ ...source, coverage: Math.round(share * 100) / 100, rank: i + 1 }] : []
   }).slice(0, options.limit ?? 5)
 }
 
@@ -106,32 +105,19 @@ export const make = Effect.gen(function*() {
 
   const search = yield* searcher(sql)
 
-  const insert = (owner: string, m: NewMemory, id: string, at: number) =>
+  const insert = (owner: string, m: Memory, at: number) =>
     sql`INSERT INTO memories (id, owner, kind, text, task, task_key, terms, run_id, step_id, pass_number, tags,
         created_at)
-      VALUES (${id}, ${owner}, 'noted', ${cut(m.text)}, ${m.task}, ${taskKey(m.task)}, ${
-      indexedTerms(cut(m.text), m.task)
-    },
-        ${m.runId ?? null}, ${m.stepId ?? null}, ${m.passNumber ?? null},
-        ${isPg ? sql`${json(m.tags ?? [])}::json` : json(m.tags ?? [])}, ${time(at)})`
+      VALUES (${m.id}, ${owner}, 'noted', ${m.text}, ${m.task}, ${taskKey(m.task)}, ${indexedTerms(m.text, m.task)},
+        ${m.runId}, ${m.stepId}, ${m.passNumber}, ${isPg ? sql`${json(m.tags)}::json` : json(m.tags)}, ${time(at)})`
 
   const service: Service = {
     remember: (owner, m) =>
       Effect.gen(function*() {
         const at = yield* Clock.currentTimeMillis
-        const id = `note-${crypto.randomUUID()}`
-        yield* insert(owner, m, id, at)
-        return {
-          id,
-          kind: "noted" as const,
-          text: cut(m.text),
-          task: m.task,
-          runId: m.runId ?? null,
-          stepId: m.stepId ?? null,
-          passNumber: m.passNumber ?? null,
-          tags: [...(m.tags ?? [])],
-          createdAt: isoTime(at)
-        }
+        const note = noteOf(m, at)
+        yield* insert(owner, note, at)
+        return note
       }).pipe(Effect.mapError(storeError("keeping a memory"))),
     recall: (owner, query, options) =>
       search(owner, query, Math.max(20, (options?.limit ?? 5) * 4)).pipe(
@@ -239,18 +225,7 @@ export const layerTest = Layer.effect(
     const service: Service = {
       remember: (owner, m) =>
         Effect.gen(function*() {
-          const at = yield* Clock.currentTimeMillis
-          const memory: Memory = {
-            id: `note-${crypto.randomUUID()}`,
-            kind: "noted",
-            text: cut(m.text),
-            task: m.task,
-            runId: m.runId ?? null,
-            stepId: m.stepId ?? null,
-            passNumber: m.passNumber ?? null,
-            tags: [...(m.tags ?? [])],
-            createdAt: isoTime(at)
-          }
+          const memory = noteOf(m, yield* Clock.currentTimeMillis)
           yield* Ref.update(all, (ms) => [...ms, { ...memory, owner }])
           return memory
         }),
