@@ -4,6 +4,7 @@ import type { Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as AeonMcp from "./AeonMcp.js"
+import { readJson } from "./protocols/Http.js"
 import type { RunManager } from "./RunManager.js"
 import { type AuthConfig, authenticate, hostAllowed } from "./Security.js"
 
@@ -35,30 +36,6 @@ interface Session {
   /** Requests in progress (a run_task that follows a long run keeps its session alive). */
   active: number
 }
-
-type Body = { readonly _tag: "json"; readonly value: unknown } | { readonly _tag: "tooLarge" | "notJson" }
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<Body>((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
-      req.removeAllListeners("data")
-      req.resume()
-      resolve({ _tag: "tooLarge" })
-    })
-    req.on("end", () => {
-      if (size > MAX_BODY_BYTES) return
-      try {
-        resolve({ _tag: "json", value: JSON.parse(Buffer.concat(chunks).toString("utf8")) })
-      } catch {
-        resolve({ _tag: "notJson" })
-      }
-    })
-    req.on("error", () => resolve({ _tag: "notJson" }))
-  })
 
 /**
  * `/mcp`: Aeon as an MCP server over Streamable HTTP, behind the same API keys as /graphql (a key bound to a user sees
@@ -169,7 +146,7 @@ export const make = (
           }
         )
       }
-      const body = await readBody(req)
+      const body = await readJson(req, MAX_BODY_BYTES)
       if (body._tag !== "json") {
         return body._tag === "tooLarge"
           ? refuse(res, 413, "PAYLOAD_TOO_LARGE", `message over ${MAX_BODY_BYTES} bytes`)

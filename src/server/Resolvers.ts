@@ -1,12 +1,10 @@
 import { type Context, Effect, JSONSchema, Option, Schema, SubscriptionRef } from "effect"
 import { GraphQLError } from "graphql"
-import { RunNotFoundError } from "../domain/Errors.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as Servers from "../mcp/Servers.js"
 import { registry } from "../prompts/PromptRegistry.js"
 import type * as Fork from "../run/Fork.js"
-import { scopedRunId } from "../run/Run.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { cursorOf, isCursor } from "../store/RunStore.js"
 import * as StoreOutages from "../store/StoreOutages.js"
@@ -17,6 +15,7 @@ import type { GraphQLContext } from "./GraphQLContext.js"
 import * as V from "./GraphQLViews.js"
 import { memoryMutations, memoryQueries } from "./MemoryResolvers.js"
 import { pageRefusal, takeEvents } from "./QueryLimits.js"
+import * as RunAccess from "./RunAccess.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
 
@@ -47,9 +46,6 @@ const intact = (r: RunModel): RunModel => {
   return r
 }
 
-/** A caller bound to a user sees only that user's runs. */
-const visible = (ctx: GraphQLContext, run: RunModel) => ctx.userId === undefined || run.userId === ctx.userId
-
 /** How resolvers reach the engine: a resolver's Effect run for its request, the caller's runs, the services. */
 const accessOf = (adapter: Adapter<R>) => {
   /** Runs a resolver's Effect, interrupted when the client goes away. */
@@ -76,17 +72,7 @@ const accessOf = (adapter: Adapter<R>) => {
    * The caller's run by id: the id as given (a generated one, or a full `user:runId`), else for a user the id they
    * chose, scoped to them. One lookup for the ids most requests carry.
    */
-  const ownRun = (ctx: GraphQLContext, id: string) =>
-    Effect.gen(function*() {
-      const manager = yield* RunManager
-      const asGiven = yield* manager.get(id)
-      if (Option.isSome(asGiven) && visible(ctx, asGiven.value)) return asGiven.value
-      const scoped = ctx.userId !== undefined && !id.includes(":") ?
-        yield* manager.get(scopedRunId(ctx.userId, id))
-        : Option.none()
-      if (Option.isNone(scoped) || !visible(ctx, scoped.value)) return yield* new RunNotFoundError({ runId: id })
-      return scoped.value
-    })
+  const ownRun = (ctx: GraphQLContext, id: string) => RunAccess.ownRun(ctx.userId, id)
   /** Something done with the caller's own run (found as ownRun finds it), by the run manager. */
   const withOwnRun = <A, E>(
     ctx: GraphQLContext,

@@ -12,6 +12,7 @@ import { viewerPage } from "../viewer/page.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as McpEndpoint from "./McpEndpoint.js"
+import * as Protocols from "./protocols/Protocols.js"
 import * as QueryLimits from "./QueryLimits.js"
 import * as Resolvers from "./Resolvers.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
@@ -312,10 +313,16 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
   const allowed = options.allowedHosts ?? []
   const mcp = McpEndpoint.make(runtime as Runtime.Runtime<any>, options.auth, allowed)
   const graphql = withBodyLimit(options.maxBodyBytes, (req, res) => void yoga.handle(req, res))
+  const protocols = Protocols.make({
+    runtime: runtime as Runtime.Runtime<any>,
+    auth: options.auth,
+    maxBodyBytes: options.maxBodyBytes
+  })
   const server: Server = createServer((req, res) => {
-    if ((req.url ?? "").split("?")[0] === "/mcp") return void mcp.handle(req, res)
+    const path = (req.url ?? "").split("?")[0] ?? ""
+    if (path === "/mcp") return void mcp.handle(req, res)
     if (!hostAllowed(req, options.auth, allowed)) return void jsonError(res, 403, "HOST_NOT_ALLOWED", HOST_REFUSED)
-    if (serveViewer(req, res)) return
+    if (serveViewer(req, res) || protocols(req, res, path)) return
     graphql(req, res)
   })
 

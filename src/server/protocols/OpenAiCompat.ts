@@ -1,0 +1,276 @@
+import { Effect, Stream } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions"
+import type { Model } from "openai/resources/models"
+import type { Usage } from "../../domain/Budget.js"
+import type { RunEvent } from "../../domain/RunEvent.js"
+import type { RunMode } from "../../domain/SimpleIteration.js"
+import { asks } from "../../record/Requests.js"
+import { requestMessage } from "../McpAsking.js"
+import { RunManager } from "../RunManager.js"
+import {
+  callerOf,
+  pipeFrames,
+  type ProtocolContext,
+  publicFailure,
+  readJson,
+  runExit,
+  sendJson,
+  settled,
+  taskOfConversation,
+  textOf
+} from "./Http.js"
+import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
+
+/**
+ * Aeon as an OpenAI model: `POST /v1/chat/completions` and `GET /v1/models`, for chat UIs and OpenAI clients. The
+ * last user message is the run's task, the conversation before it its context; the model names the run's mode; the
+ * run's id is the completion's id (and `x-aeon-run-id`). Shapes are the `openai` package's own types.
+ */
+export const MODELS: Readonly<Record<string, RunMode>> = { aeon: "AUTO", "aeon-simple": "SIMPLE", "aeon-full": "FULL" }
+
+type Refusal = { readonly status: number; readonly code: string; readonly message: string; readonly param?: string }
+
+/** An error as OpenAI answers one (`{ error: { message, type, param, code } }`). */
+const errorBody = (r: Omit<Refusal, "status">) => ({
+  error: {
+    message: r.message,
+    type: r.code === "invalid_api_key" ? "authentication_error" : r.code.startsWith("run_") || r.code === "internal"
+      ? "server_error"
+      : "invalid_request_error",
+    param: r.param ?? null,
+    code: r.code
+  }
+})
+const refuse = (res: ServerResponse, r: Refusal) =>
+  sendJson(res, r.status, errorBody(r), r.status === 401 ? { "www-authenticate": "Bearer" } : {})
+
+/** What Aeon's coded failures are in OpenAI's words. */
+const STATUS_OF: Readonly<Record<string, number>> = {
+  InvalidRunInputError: 400,
+  RunIdTakenError: 409,
+  QuotaExceededError: 429,
+  ShuttingDownError: 503,
+  ClusterUnavailableError: 503
+}
+const failureRefusal = (f: ReturnType<typeof publicFailure>): Refusal => ({
+  status: STATUS_OF[f.code] ?? (f.code === "INTERNAL" ? 500 : 400),
+  code: f.code === "INTERNAL" ? "internal" : f.code,
+  message: f.message
+})
+
+/** A JSON object, or JSON text of one (OpenAI's metadata values are strings). */
+const objectOf = (v: unknown): Record<string, unknown> | undefined => {
+  if (typeof v === "string") {
+    try {
+      return objectOf(JSON.parse(v))
+    } catch {
+      return undefined
+    }
+  }
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+}
+
+interface ChatRequest {
+  readonly model: string
+  readonly stream: boolean
+  readonly includeUsage: boolean
+  readonly input: Record<string, unknown>
+}
+
+/** The request as a run's input (checked by the run's own schema when it starts), or why it cannot be one. */
+export const chatRequest = (body: unknown, userId: string | undefined): ChatRequest | Refusal => {
+  const b = objectOf(body) ?? {}
+  const model = typeof b.model === "string" ? b.model : ""
+  const mode = MODELS[model]
+  if (mode === undefined) {
+    return {
+      status: 404,
+      code: "model_not_found",
+      param: "model",
+      message: `The model '${model}' does not exist: use one of ${Object.keys(MODELS).join(", ")}`
+    }
+  }
+  const messages = Array.isArray(b.messages) ? b.messages : []
+  const task = taskOfConversation(messages.map((m: { role?: unknown; content?: unknown }) => ({
+    role: String(m?.role ?? ""),
+    text: textOf(m?.content)
+  })))
+  if (task === undefined) {
+    return {
+      status: 400,
+      code: "invalid_request",
+      param: "messages",
+      message: "messages must hold a user message with text"
+    }
+  }
+  const metadata = objectOf(b.metadata)
+  const budget = { ...objectOf(metadata?.budget) }
+  const maxTokens = b.max_completion_tokens ?? b.max_tokens
+  if (maxTokens !== undefined && maxTokens !== null) budget.maxTokens = maxTokens
+  return {
+    model,
+    stream: b.stream === true,
+    includeUsage: objectOf(b.stream_options)?.include_usage === true,
+    input: { task, mode, budget, tags: ["openai"], ...(userId !== undefined ? { userId } : {}) }
+  }
+}
+
+const usageOf = (u: Usage) => ({
+  prompt_tokens: u.inputTokens,
+  completion_tokens: u.outputTokens,
+  total_tokens: u.inputTokens + u.outputTokens,
+  prompt_tokens_details: { cached_tokens: u.cachedTokens ?? 0 }
+})
+
+type Finished = Extract<RunEvent, { _tag: "RunFinished" }>
+
+/** Why the completion stopped: converged is "stop"; a budget that ran out, "length". */
+const finishReason = (f: Finished | undefined): "stop" | "length" =>
+  f?.terminationReason === "budget_exhausted" || f?.terminationReason === "ttl_expired" ? "length" : "stop"
+
+/** What a client that cannot answer a person's request reads when the run stops for one. */
+const waitingNote = (item: RunItem) =>
+  item._tag === "Event" && asks(item.event)
+    ? `\n\n[${
+      requestMessage(item.event)
+    } The run waits: answer it through /graphql (respondToApproval, provideGuidance) or \`aeon approve\`.]`
+    : ""
+
+/** A run that ended with no answer is an error in OpenAI's shape. */
+const runFailure = (f: Finished) => ({
+  code: `run_${f.status.toLowerCase()}`,
+  message: `the run ended ${f.status}${f.error ? `: ${f.error}` : ""} (run ${f.runId})`
+})
+
+interface Collected {
+  readonly text: string
+  readonly finished?: Finished | undefined
+}
+
+const collect = (runId: string) =>
+  Stream.runFold(runItems(runId, { until: pausesOrEnds }), { text: "" } as Collected, (acc, item): Collected => {
+    if (item._tag === "Text") return { ...acc, text: acc.text + item.delta }
+    if (item._tag === "TextRestarted") return { ...acc, text: item.text }
+    if (item.event._tag === "RunFinished") return { ...acc, finished: item.event }
+    return { ...acc, text: acc.text + waitingNote(item) }
+  })
+
+const completion = (runId: string, model: string, created: number, c: Collected): ChatCompletion => ({
+  id: runId,
+  object: "chat.completion",
+  created,
+  model,
+  choices: [{
+    index: 0,
+    message: { role: "assistant", content: c.text, refusal: null },
+    finish_reason: finishReason(c.finished),
+    logprobs: null
+  }],
+  ...(c.finished ? { usage: usageOf(c.finished.usage) } : {})
+})
+
+/** The run's items as `chat.completion.chunk` frames, then `[DONE]`. */
+const chunkFrames = (runId: string, request: ChatRequest, created: number) => {
+  const chunk = (
+    delta: ChatCompletionChunk.Choice.Delta,
+    finish: ChatCompletionChunk.Choice["finish_reason"] = null
+  ): ChatCompletionChunk => ({
+    id: runId,
+    object: "chat.completion.chunk",
+    created,
+    model: request.model,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }]
+  })
+  const frame = (body: unknown) => `data: ${JSON.stringify(body)}\n\n`
+  const framesOf = (item: RunItem): Array<string> => {
+    if (item._tag === "Text") return [frame(chunk({ content: item.delta }))]
+    if (item._tag === "TextRestarted") return [frame(chunk({ content: `\n\n${item.text}` }))]
+    const event = item.event
+    if (asks(event)) return [frame(chunk({ content: waitingNote(item) }, "stop")), "data: [DONE]\n\n"]
+    if (event._tag !== "RunFinished") return []
+    if (!event.finalAnswer && event.status !== "CONVERGED") {
+      return [frame(errorBody(runFailure(event))), "data: [DONE]\n\n"]
+    }
+    return [
+      frame(chunk({}, finishReason(event))),
+      ...(request.includeUsage ? [frame({ ...chunk({}), choices: [], usage: usageOf(event.usage) })] : []),
+      "data: [DONE]\n\n"
+    ]
+  }
+  return Stream.concat(
+    Stream.make(frame(chunk({ role: "assistant", content: "" }))),
+    Stream.mapConcat(runItems(runId, { until: pausesOrEnds }), framesOf)
+  )
+}
+
+const completions = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
+  const caller = callerOf(ctx.auth, req)
+  if (!caller) return refuse(res, { status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
+  const body = await readJson(req, ctx.maxBodyBytes)
+  if (body._tag !== "json") {
+    return refuse(
+      res,
+      body._tag === "tooLarge"
+        ? { status: 413, code: "request_too_large", message: `request body over ${ctx.maxBodyBytes} bytes` }
+        : { status: 400, code: "invalid_json", message: "the body is not JSON" }
+    )
+  }
+  const request = chatRequest(body.value, caller.userId)
+  if ("status" in request) return refuse(res, request)
+  const started = settled(
+    await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(request.input, caller.userId))),
+    (f) => refuse(res, failureRefusal(f))
+  )
+  if (!started) return
+  const created = Math.floor(started.createdAt.getTime() / 1000)
+  const headers = { "x-aeon-run-id": started.id }
+  if (request.stream) {
+    return void await pipeFramesOf(ctx, res, headers, chunkFrames(started.id, request, created))
+  }
+  const collected = settled(await runExit(ctx.runtime, collect(started.id)), (f) => refuse(res, failureRefusal(f)))
+  if (!collected) return
+  if (collected.finished && !collected.finished.finalAnswer && collected.finished.status !== "CONVERGED") {
+    return refuse(res, { status: 502, ...runFailure(collected.finished) })
+  }
+  sendJson(res, 200, completion(started.id, request.model, created, collected), headers)
+}
+
+const pipeFramesOf = (
+  ctx: ProtocolContext,
+  res: ServerResponse,
+  headers: Record<string, string>,
+  frames: Stream.Stream<string, unknown, RunManager>
+) =>
+  pipeFrames(
+    ctx.runtime,
+    res,
+    { "content-type": "text/event-stream", ...headers },
+    frames,
+    (f) => `data: ${JSON.stringify(errorBody(failureRefusal(f)))}\n\n`
+  )
+
+const models = (res: ServerResponse) =>
+  sendJson(res, 200, {
+    object: "list",
+    data: Object.keys(MODELS).map((id): Model => ({ id, object: "model", created: 0, owned_by: "aeon" }))
+  })
+
+/** The routes: true when the request was one of them. */
+export const handle = (ctx: ProtocolContext) => (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+  if (path === "/v1/models" && req.method === "GET") {
+    if (!callerOf(ctx.auth, req)) {
+      refuse(res, { status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
+    } else models(res)
+    return true
+  }
+  if (path === "/v1/chat/completions") {
+    if (req.method !== "POST") {
+      refuse(res, { status: 405, code: "method_not_allowed", message: "POST a chat completion request" })
+    } else {void completions(ctx, req, res).catch(() =>
+        !res.headersSent && refuse(res, { status: 500, code: "internal", message: "internal error" })
+      )}
+    return true
+  }
+  return false
+}

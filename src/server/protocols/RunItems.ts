@@ -1,0 +1,86 @@
+import { Effect, Option, Stream } from "effect"
+import type { RunEvent } from "../../domain/RunEvent.js"
+import { PromptId } from "../../prompts/PromptId.js"
+import { asks } from "../../record/Requests.js"
+import { RunManager } from "../RunManager.js"
+
+/**
+ * What every protocol adapter reads of a run: its events from an offset (the log), and its answer's text as it is
+ * written. The answer's text comes from the answer synthesis call's live output while the run goes on, and what of the
+ * final answer was not streamed comes at RunFinished: the pieces always add up to the final answer (a run that ended
+ * before this follower came, or a model that does not stream, gives it whole).
+ */
+export type RunItem =
+  | { readonly _tag: "Event"; readonly event: RunEvent }
+  | { readonly _tag: "Text"; readonly delta: string }
+  /** The final answer is not what was streamed (the synthesis was made again): the whole answer, anew. */
+  | { readonly _tag: "TextRestarted"; readonly text: string }
+
+/** Whether the run stops here for a person (a request), or has ended: where a protocol's response may end. */
+export const pausesOrEnds = (item: RunItem) =>
+  item._tag === "Event" && (item.event._tag === "RunFinished" || asks(item.event))
+
+type Source =
+  | { readonly _tag: "Event"; readonly event: RunEvent }
+  | { readonly _tag: "Output"; readonly answerText: string }
+
+/**
+ * The run's items from `fromSeq` of its log, the answer's text from its `textFrom`th character, ending after
+ * RunFinished (or where `until` says, that item included).
+ */
+export const runItems = (
+  runId: string,
+  options: { readonly fromSeq?: number; readonly textFrom?: number; readonly until?: (item: RunItem) => boolean } = {}
+) =>
+  Stream.unwrap(Effect.gen(function*() {
+    const manager = yield* RunManager
+    const events = yield* manager.follow(runId, options.fromSeq ?? 0, (event): Source => ({ _tag: "Event", event }))
+    const output = yield* manager.followOutput(runId, (d): Source | undefined =>
+      d.promptId === PromptId.ANSWER_SYNTHESIS_USER && d.answerText
+        ? { _tag: "Output", answerText: d.answerText }
+        : undefined)
+    const sources = Stream.merge(
+      Stream.fromAsyncIterable(events, (e) =>
+        e),
+      Stream.filterMap(
+        Stream.fromAsyncIterable(output, (e) =>
+          e),
+        Option.fromNullable
+      ),
+      { haltStrategy: "left" }
+    )
+    const items = Stream.mapConcat(
+      Stream.mapAccum(sources, { sent: "", textFrom: options.textFrom ?? 0, ended: false }, itemsOf),
+      (x) => x
+    )
+    const until = options.until ?? ((item: RunItem) => item._tag === "Event" && item.event._tag === "RunFinished")
+    return Stream.takeUntil(items, until)
+  }))
+
+interface TextState {
+  /** The answer's text given so far (the characters before `textFrom` count as given). */
+  readonly sent: string
+  readonly textFrom: number
+  readonly ended: boolean
+}
+
+const textItem = (delta: string): Array<RunItem> => (delta.length > 0 ? [{ _tag: "Text", delta }] : [])
+
+/** What the part of `text` past what the client has gives it. */
+const newText = (state: TextState, text: string) => text.slice(Math.max(state.sent.length, state.textFrom))
+
+const itemsOf = (state: TextState, source: Source): readonly [TextState, Array<RunItem>] => {
+  if (state.ended) return [state, []]
+  if (source._tag === "Output") {
+    // a synthesis made again writes other text: it is not streamed (the final answer comes whole at the end)
+    if (!source.answerText.startsWith(state.sent)) return [state, []]
+    return [{ ...state, sent: source.answerText }, textItem(newText(state, source.answerText))]
+  }
+  const event = source.event
+  if (event._tag !== "RunFinished") return [state, [{ _tag: "Event", event }]]
+  const final = event.finalAnswer?.answerText ?? ""
+  const text: Array<RunItem> = final.startsWith(state.sent) || final === ""
+    ? textItem(newText(state, final))
+    : [{ _tag: "TextRestarted", text: final }]
+  return [{ ...state, sent: final, ended: true }, [...text, { _tag: "Event", event }]]
+}
