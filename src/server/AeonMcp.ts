@@ -25,6 +25,7 @@ import { RunTaskInput } from "../run/RunInput.js"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { version } from "../support/PackageFiles.js"
 import { askClient, requestMessage } from "./McpAsking.js"
+import { responseOf } from "./protocols/Answering.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
 
@@ -126,37 +127,6 @@ export const runView = (run: RunModel) => {
 const WAITING_HINT =
   "It waits for an answer: call the tool respond with its runId and requestId (approve, reject, edit, extend, " +
   "guide), or GraphQL respondToApproval / provideGuidance; a client with elicitation is asked directly."
-
-/** respond's arguments as an answer through the run manager, or what is wrong with them. */
-const responseOf = (
-  args: Record<string, unknown>,
-  by: string
-): string | ((m: RunManager["Type"], runId: string, requestId: string) => ReturnType<RunManager["Type"]["guide"]>) => {
-  switch (args.action) {
-    case "guide":
-      return typeof args.text === "string" && args.text.trim() !== ""
-        ? (m, runId, requestId) => m.guide(runId, requestId, String(args.text), by)
-        : "guide needs text: the guidance"
-    case "approve":
-    case "reject":
-    case "edit":
-    case "extend": {
-      if ((args.action === "edit" || args.action === "extend") && args.input === undefined) {
-        return `${args.action} needs input (${args.action === "edit" ? "the edits or the call's input" : "the caps"})`
-      }
-      const decision = args.action === "reject" ? "REJECT" : args.action === "edit" ? "EDIT" : "APPROVE"
-      return (m, runId, requestId) =>
-        m.respond(runId, requestId, {
-          decision,
-          ...(args.input !== undefined && decision !== "REJECT" ? { input: args.input } : {}),
-          ...(typeof args.reason === "string" ? { reason: args.reason } : {}),
-          by
-        })
-    }
-    default:
-      return "action must be one of approve, reject, edit, extend, guide"
-  }
-}
 
 const URI = /^aeon:\/\/runs\/(.+)$/
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
+import * as AgUi from "./AgUi.js"
 import type { ProtocolContext } from "./Http.js"
 import * as OpenAiCompat from "./OpenAiCompat.js"
 
@@ -7,7 +8,7 @@ import * as OpenAiCompat from "./OpenAiCompat.js"
  * limit): each an adapter over the run manager and the run's log, keeping no state of its own.
  */
 export const make = (ctx: ProtocolContext) => {
-  const routes = [OpenAiCompat.handle(ctx)]
+  const routes = [OpenAiCompat.handle(ctx), AgUi.handle(ctx)]
   /** True when the request was one of theirs (it is answered). */
   return (req: IncomingMessage, res: ServerResponse, path: string): boolean =>
     routes.some((route) => route(req, res, path))

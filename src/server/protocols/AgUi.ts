@@ -1,0 +1,291 @@
+import {
+  type BaseEvent,
+  EventType,
+  type Interrupt,
+  PROTOCOL_VERSION,
+  type ResumeEntry,
+  type RunAgentInput
+} from "@ag-ui/core"
+import { RunAgentInputSchema } from "@ag-ui/core/schemas"
+import { EventEncoder } from "@ag-ui/encoder"
+import { Effect, Stream } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { RunEvent } from "../../domain/RunEvent.js"
+import { type AskedEvent, asks } from "../../record/Requests.js"
+import { requestMessage } from "../McpAsking.js"
+import { ownRun } from "../RunAccess.js"
+import { RunManager } from "../RunManager.js"
+import type { RunModel } from "../RunModel.js"
+import { answerRequest, type RequestAnswer } from "./Answering.js"
+import {
+  callerOf,
+  pipeFrames,
+  type ProtocolContext,
+  publicFailure,
+  readJson,
+  runExit,
+  sendJson,
+  taskOfConversation,
+  textOf
+} from "./Http.js"
+import { type RunItem, runItems } from "./RunItems.js"
+import { viewFold } from "./RunView.js"
+
+/**
+ * AG-UI at `POST /ag-ui`: a RunAgentInput in, AG-UI events out as SSE (`@ag-ui/core`'s types, `@ag-ui/encoder`'s
+ * encoding). The last user message is the task; the run's phases and steps are STEP_STARTED / STEP_FINISHED, its
+ * tool calls TOOL_CALL_*, its answer a text message, its plan, budget, usage and convergence the state (a snapshot,
+ * then deltas). A request to a person ends the response with RUN_FINISHED's interrupt outcome; the client's next
+ * request answers it (`resume`) and the run's events go on from there. A runId that names an existing run of the
+ * caller follows it from its log. Aeon's run options go in `forwardedProps.aeon` (mode, budget, approvePlan, …).
+ */
+
+const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
+  sendJson(res, status, { error: { code, message } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
+
+/** An interrupt's id: the run and the request it answers, so a resume needs nothing kept but the run's log. */
+export const interruptId = (runId: string, requestId: string) =>
+  `${encodeURIComponent(runId)}/${encodeURIComponent(requestId)}`
+const fromInterruptId = (id: string) => {
+  const [runId, requestId] = id.split("/").map(decodeURIComponent)
+  return runId && requestId ? { runId, requestId } : undefined
+}
+
+/** What an interrupt asks for: the answer's JSON Schema (an `action`, as Aeon's MCP `respond` takes). */
+const responseSchema = (r: AskedEvent): Record<string, unknown> =>
+  r._tag === "GuidanceRequested"
+    ? {
+      type: "object",
+      properties: { action: { const: "guide" }, text: { type: "string", minLength: 1 } },
+      required: ["action", "text"]
+    }
+    : {
+      type: "object",
+      properties: {
+        action: {
+          enum: r._tag === "BudgetExtensionRequested" ? ["approve", "reject", "extend"] : ["approve", "reject", "edit"]
+        },
+        input: {},
+        reason: { type: "string" }
+      },
+      required: ["action"]
+    }
+
+const interruptOf = (r: AskedEvent): Interrupt => ({
+  id: interruptId(r.runId, r.requestId),
+  reason: r._tag === "PlanApprovalRequested"
+    ? "plan_approval"
+    : r._tag === "ApprovalRequested"
+    ? "tool_approval"
+    : r._tag === "BudgetExtensionRequested"
+    ? "budget_extension"
+    : "guidance",
+  message: requestMessage(r),
+  responseSchema: responseSchema(r),
+  ...(r.expiresAt !== undefined ? { expiresAt: new Date(r.expiresAt).toISOString() } : {})
+})
+
+/** A resume entry as an answer: `cancelled` refuses what was asked. */
+const answerOfEntry = (entry: ResumeEntry): RequestAnswer =>
+  entry.status === "cancelled"
+    ? { action: "reject", reason: "cancelled in the AG-UI client" }
+    : (typeof entry.payload === "object" && entry.payload !== null ? entry.payload : { action: String(entry.payload) })
+
+/** AG-UI events of a run's items, with what is open (steps, the text message) closed where the response ends. */
+const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
+  const fold = viewFold(run.events.filter((e) => e.seq < fromSeq), {
+    id: run.id,
+    task: run.result.task,
+    mode: run.result.mode
+  })
+  const open = new Set<string>()
+  let message: string | undefined
+  let messages = 0
+  const start = (name: string): Array<BaseEvent> => {
+    open.add(name)
+    return [{ type: EventType.STEP_STARTED, stepName: name } as BaseEvent]
+  }
+  const finish = (name: string): Array<BaseEvent> =>
+    open.delete(name) ? [{ type: EventType.STEP_FINISHED, stepName: name } as BaseEvent] : []
+  const closeAll = (): Array<BaseEvent> => [
+    ...(message ? [{ type: EventType.TEXT_MESSAGE_END, messageId: message } as BaseEvent] : []),
+    ...[...open].reverse().flatMap(finish)
+  ]
+  const text = (delta: string): Array<BaseEvent> => {
+    const started: Array<BaseEvent> = []
+    if (!message) {
+      message = `${run.id}-answer-${++messages}`
+      started.push({ type: EventType.TEXT_MESSAGE_START, messageId: message, role: "assistant" } as BaseEvent)
+    }
+    return [...started, { type: EventType.TEXT_MESSAGE_CONTENT, messageId: message, delta } as BaseEvent]
+  }
+  const phaseName = (e: Extract<RunEvent, { _tag: "PhaseEntered" }>) => `pass ${e.passNumber}: ${e.phase}`
+  const ofEvent = (e: RunEvent): Array<BaseEvent> => {
+    switch (e._tag) {
+      case "PhaseEntered":
+        return [
+          ...[...open].filter((n) => n.startsWith(`pass ${e.passNumber}:`)).flatMap(finish),
+          ...start(phaseName(e))
+        ]
+      case "PassFinished":
+        return [...open].filter((n) => n.startsWith(`pass ${e.passNumber}:`)).flatMap(finish)
+      case "StepStarted":
+        return start(`step ${e.stepId}`)
+      case "StepFinished":
+      case "StepAbandoned":
+        return finish(`step ${e.stepId}`)
+      case "ToolInvoked": {
+        const toolCallId = `${run.id}-tool-${e.seq}`
+        return [
+          { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: e.tool },
+          { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: JSON.stringify(e.input ?? {}) },
+          { type: EventType.TOOL_CALL_END, toolCallId },
+          {
+            type: EventType.TOOL_CALL_RESULT,
+            messageId: `${toolCallId}-result`,
+            toolCallId,
+            role: "tool",
+            content: e.error !== undefined ? `error: ${e.error}` : JSON.stringify(e.output ?? null)
+          }
+        ] as Array<BaseEvent>
+      }
+      default:
+        return []
+    }
+  }
+  const delta = (e: RunEvent): Array<BaseEvent> => {
+    const changed = fold.next(e)
+    const ops = Object.entries(changed).map(([key, value]) => ({ op: "add", path: `/${key}`, value }))
+    return ops.length > 0 ? [{ type: EventType.STATE_DELTA, delta: ops } as BaseEvent] : []
+  }
+  const end = (e: RunEvent): Array<BaseEvent> => {
+    if (asks(e)) {
+      return [...closeAll(), {
+        type: EventType.RUN_FINISHED,
+        threadId: input.threadId,
+        runId: input.runId,
+        outcome: { type: "interrupt", interrupts: [interruptOf(e)] }
+      } as BaseEvent]
+    }
+    if (e._tag !== "RunFinished") return []
+    if (e.status === "FAILED") {
+      return [
+        ...closeAll(),
+        { type: EventType.RUN_ERROR, message: e.error ?? "the run failed", code: "RUN_FAILED" } as BaseEvent
+      ]
+    }
+    return [...closeAll(), {
+      type: EventType.RUN_FINISHED,
+      threadId: input.threadId,
+      runId: input.runId,
+      outcome: e.status === "CANCELLED" ? { type: "cancelled" } : { type: "success" },
+      ...(e.status !== "CANCELLED"
+        ? { result: { aeonRunId: e.runId, status: e.status, answer: e.finalAnswer?.answerText ?? null } }
+        : {})
+    } as BaseEvent]
+  }
+  const head: Array<BaseEvent> = [
+    {
+      type: EventType.RUN_STARTED,
+      threadId: input.threadId,
+      runId: input.runId,
+      protocolVersion: PROTOCOL_VERSION
+    } as BaseEvent,
+    { type: EventType.STATE_SNAPSHOT, snapshot: fold.view() } as BaseEvent
+  ]
+  const ofItem = (item: RunItem): Array<BaseEvent> => {
+    if (item._tag === "Text") return text(item.delta)
+    if (item._tag === "TextRestarted") {
+      const ended = message ? [{ type: EventType.TEXT_MESSAGE_END, messageId: message } as BaseEvent] : []
+      message = undefined
+      return [...ended, ...text(item.text)]
+    }
+    return [...ofEvent(item.event), ...delta(item.event), ...end(item.event)]
+  }
+  return { head, ofItem }
+}
+
+/** Where the response ends: a request to a person, or the run's end. */
+const endsResponse = (item: RunItem) => item._tag === "Event" && (item.event._tag === "RunFinished" || asks(item.event))
+
+/** The run this request follows, and from where: a resume answers its interrupts first; else an existing or new run. */
+const runOf = (input: RunAgentInput, userId: string | undefined) =>
+  Effect.gen(function*() {
+    const manager = yield* RunManager
+    const resume = input.resume ?? []
+    if (resume.length > 0) {
+      let fromSeq = 0
+      let runId = ""
+      for (const entry of resume) {
+        const target = fromInterruptId(entry.interruptId)
+        const run = yield* ownRun(userId, target?.runId ?? "")
+        const asked = run.events.find((e) => asks(e) && e.requestId === target?.requestId)
+        if (!asked || !target) continue
+        yield* answerRequest(run.id, target.requestId, answerOfEntry(entry), `ag-ui:${userId ?? "user"}`)
+        fromSeq = Math.max(fromSeq, asked.seq + 1)
+        runId = run.id
+      }
+      return { run: yield* ownRun(userId, runId), fromSeq }
+    }
+    const existing = yield* Effect.either(ownRun(userId, input.runId))
+    if (existing._tag === "Right") return { run: existing.right, fromSeq: 0 }
+    const task = taskOfConversation(input.messages.map((m) => ({ role: m.role, text: textOf(m.content) })))
+    const options = (input.forwardedProps as { aeon?: Record<string, unknown> } | undefined)?.aeon ?? {}
+    const runId = /^[A-Za-z0-9_-]{1,64}$/.test(input.runId) ? { runId: input.runId } : {}
+    const started = yield* manager.start({
+      ...options,
+      ...runId,
+      task: task ?? "",
+      tags: ["ag-ui", `thread:${input.threadId}`.slice(0, 100)],
+      ...(userId !== undefined ? { userId } : {})
+    }, userId)
+    return { run: started, fromSeq: 0 }
+  })
+
+const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
+  const caller = callerOf(ctx.auth, req)
+  if (!caller) return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key")
+  const body = await readJson(req, ctx.maxBodyBytes)
+  if (body._tag !== "json") {
+    return body._tag === "tooLarge"
+      ? refuse(res, 413, "PAYLOAD_TOO_LARGE", `request body over ${ctx.maxBodyBytes} bytes`)
+      : refuse(res, 400, "BAD_REQUEST", "the body is not JSON")
+  }
+  const parsed = RunAgentInputSchema.safeParse(body.value)
+  if (!parsed.success) {
+    return refuse(
+      res,
+      400,
+      "BAD_REQUEST",
+      `not a RunAgentInput: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`
+    )
+  }
+  const input = parsed.data as RunAgentInput
+  const found = await runExit(ctx.runtime, runOf(input, caller.userId))
+  if (found._tag === "Failure") {
+    const f = publicFailure(found.cause)
+    return refuse(res, f.code === "RunNotFoundError" ? 404 : f.code === "INTERNAL" ? 500 : 400, f.code, f.message)
+  }
+  const { fromSeq, run: model } = found.value
+  const encoder = new EventEncoder({ accept: "text/event-stream" })
+  const { head, ofItem } = eventsOf(input, model, fromSeq)
+  const frames = Stream.concat(
+    Stream.fromIterable(head),
+    Stream.mapConcat(runItems(model.id, { fromSeq, until: endsResponse }), ofItem)
+  ).pipe(Stream.map((event) => encoder.encode(event)))
+  await pipeFrames(
+    ctx.runtime,
+    res,
+    { "content-type": encoder.getContentType(), "x-aeon-run-id": model.id },
+    frames,
+    (f) => encoder.encode({ type: EventType.RUN_ERROR, message: f.message, code: f.code } as BaseEvent)
+  )
+}
+
+/** The route: true when the request was `/ag-ui`. */
+export const handle = (ctx: ProtocolContext) => (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+  if (path !== "/ag-ui") return false
+  if (req.method !== "POST") refuse(res, 405, "METHOD_NOT_ALLOWED", "POST a RunAgentInput")
+  else void run(ctx, req, res).catch(() => !res.headersSent && refuse(res, 500, "INTERNAL", "internal error"))
+  return true
+}
