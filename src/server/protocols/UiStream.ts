@@ -1,0 +1,183 @@
+import { pipeUIMessageStreamToResponse, type UIMessageChunk } from "ai"
+import { Effect, Stream } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { RunEvent } from "../../domain/RunEvent.js"
+import { ownRun } from "../RunAccess.js"
+import { RunManager } from "../RunManager.js"
+import type { RunModel } from "../RunModel.js"
+import {
+  callerOf,
+  type ProtocolContext,
+  publicFailure,
+  readJson,
+  runExit,
+  sendJson,
+  taskOfConversation,
+  textOf
+} from "./Http.js"
+import { type RunItem, runItems } from "./RunItems.js"
+import { viewFold } from "./RunView.js"
+
+/**
+ * The AI SDK's UI message stream (`useChat`'s protocol, `x-vercel-ai-ui-message-stream: v1`) at `POST /api/chat`:
+ * the last user message is the task; the run's phases and finished steps are reasoning parts, its tool calls dynamic
+ * tool parts (input, then output), its answer a text part, its state one `data-run` part updated in place (plan,
+ * budget, usage, convergence, what it waits for, and `seq`: the last event given). The assistant message's id is the
+ * run's id. `GET /api/chat/:runId/stream?fromSeq=&textFrom=` resumes a cut stream from the log: the events after the
+ * message's `data-run` seq, the answer's text from the characters the message holds; without them, the whole stream
+ * of a run still going (204 when it has ended: nothing to resume).
+ */
+
+const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
+  sendJson(res, status, { error: { code, message } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
+
+const cut = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}…` : text)
+
+/** A reasoning part, whole: what the run is doing, in words. */
+const reasoning = (id: string, text: string): Array<UIMessageChunk> => [
+  { type: "reasoning-start", id },
+  { type: "reasoning-delta", id, delta: text },
+  { type: "reasoning-end", id }
+]
+
+const partsOfEvent = (e: RunEvent): Array<UIMessageChunk> => {
+  switch (e._tag) {
+    case "PhaseEntered":
+      return reasoning(`r${e.seq}`, `Pass ${e.passNumber}: ${e.phase.toLowerCase()}`)
+    case "StepFinished":
+      return reasoning(`r${e.seq}`, `Step ${e.stepId} ${e.status}: ${cut(e.stepOutput)}`)
+    case "ToolInvoked": {
+      const toolCallId = `t${e.seq}`
+      return [
+        { type: "tool-input-available", toolCallId, toolName: e.tool, input: e.input ?? {}, dynamic: true },
+        e.error !== undefined
+          ? { type: "tool-output-error", toolCallId, errorText: e.error, dynamic: true }
+          : { type: "tool-output-available", toolCallId, output: e.output ?? null, dynamic: true }
+      ]
+    }
+    default:
+      return []
+  }
+}
+
+/** The run's items as UI message chunks, from `fromSeq` of its log and `textFrom` of its answer. */
+const chunksOf = (run: RunModel, fromSeq: number, textFrom: number) => {
+  const fold = viewFold(run.events.filter((e) => e.seq < fromSeq), {
+    id: run.id,
+    task: run.result.task,
+    mode: run.result.mode
+  })
+  const textId = `${run.id}-answer-${fromSeq}-${textFrom}`
+  let textOpen = false
+  const runPart = (seq: number): UIMessageChunk => ({ type: "data-run", id: "run", data: { ...fold.view(), seq } })
+  const text = (delta: string): Array<UIMessageChunk> => {
+    const start: Array<UIMessageChunk> = textOpen ? [] : [{ type: "text-start", id: textId }]
+    textOpen = true
+    return [...start, { type: "text-delta", id: textId, delta }]
+  }
+  const ofItem = (item: RunItem): Array<UIMessageChunk> => {
+    if (item._tag === "Text") return text(item.delta)
+    if (item._tag === "TextRestarted") return text(`\n\n${item.text}`)
+    const e = item.event
+    fold.next(e)
+    const parts = [...partsOfEvent(e), runPart(e.seq)]
+    if (e._tag !== "RunFinished") return parts
+    const end: Array<UIMessageChunk> = textOpen ? [{ type: "text-end", id: textId }] : []
+    const failed: Array<UIMessageChunk> = e.status === "FAILED"
+      ? [{ type: "error", errorText: `the run failed${e.error ? `: ${e.error}` : ""}` }]
+      : []
+    const reason = e.status === "FAILED"
+      ? "error"
+      : e.terminationReason === "budget_exhausted" || e.terminationReason === "ttl_expired"
+      ? "length"
+      : "stop"
+    return [...parts, ...end, ...failed, { type: "finish", finishReason: reason }]
+  }
+  const head: Array<UIMessageChunk> = [{ type: "start", messageId: run.id }, runPart(fromSeq - 1)]
+  return Stream.concat(Stream.fromIterable(head), Stream.mapConcat(runItems(run.id, { fromSeq, textFrom }), ofItem))
+}
+
+const send = (
+  ctx: ProtocolContext,
+  res: ServerResponse,
+  run: RunModel,
+  fromSeq: number,
+  textFrom: number
+) =>
+  pipeUIMessageStreamToResponse({
+    response: res,
+    headers: { "x-aeon-run-id": run.id },
+    stream: Stream.toReadableStreamRuntime(
+      chunksOf(run, fromSeq, textFrom).pipe(
+        Stream.catchAllCause((cause) =>
+          Stream.make<Array<UIMessageChunk>>({ type: "error", errorText: publicFailure(cause).message })
+        )
+      ),
+      ctx.runtime
+    )
+  })
+
+interface ChatBody {
+  readonly messages?: ReadonlyArray<{ readonly role?: unknown; readonly parts?: unknown; readonly content?: unknown }>
+  readonly aeon?: Record<string, unknown>
+  readonly id?: unknown
+}
+
+const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
+  const caller = callerOf(ctx.auth, req)
+  if (!caller) return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key")
+  const body = await readJson(req, ctx.maxBodyBytes)
+  if (body._tag !== "json") {
+    return body._tag === "tooLarge"
+      ? refuse(res, 413, "PAYLOAD_TOO_LARGE", `request body over ${ctx.maxBodyBytes} bytes`)
+      : refuse(res, 400, "BAD_REQUEST", "the body is not JSON")
+  }
+  const chat = (body.value ?? {}) as ChatBody
+  const task = taskOfConversation((Array.isArray(chat.messages) ? chat.messages : []).map((m) => ({
+    role: String(m?.role ?? ""),
+    text: textOf(m?.parts ?? m?.content)
+  })))
+  if (task === undefined) return refuse(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
+  const tags = ["ui-chat", ...(typeof chat.id === "string" ? [`chat:${chat.id}`.slice(0, 100)] : [])]
+  const input = { ...chat.aeon, task, tags, ...(caller.userId !== undefined ? { userId: caller.userId } : {}) }
+  const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(input, caller.userId)))
+  if (started._tag === "Failure") {
+    const f = publicFailure(started.cause)
+    return refuse(res, f.code === "INTERNAL" ? 500 : f.code === "QuotaExceededError" ? 429 : 400, f.code, f.message)
+  }
+  await send(ctx, res, started.value, 0, 0)
+}
+
+const RESUME = /^\/api\/chat\/([^/]+)\/stream$/
+
+/** A non-negative integer query parameter, or undefined. */
+const count = (url: URL, name: string) => {
+  const v = url.searchParams.get(name)
+  return v !== null && /^\d+$/.test(v) ? Number(v) : undefined
+}
+
+const resume = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse, runId: string) => {
+  const caller = callerOf(ctx.auth, req)
+  if (!caller) return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key")
+  const found = await runExit(ctx.runtime, ownRun(caller.userId, runId))
+  if (found._tag === "Failure") return void res.writeHead(204).end() // no stream of the caller's to resume
+  const url = new URL(req.url ?? "", "http://localhost")
+  const fromSeq = count(url, "fromSeq")
+  if (fromSeq === undefined && found.value.record.finished) return void res.writeHead(204).end()
+  await send(ctx, res, found.value, fromSeq ?? 0, count(url, "textFrom") ?? 0)
+}
+
+/** The routes: true when the request was one of them. */
+export const handle = (ctx: ProtocolContext) => (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+  const failed = () => !res.headersSent && refuse(res, 500, "INTERNAL", "internal error")
+  if (path === "/api/chat") {
+    if (req.method !== "POST") refuse(res, 405, "METHOD_NOT_ALLOWED", "POST the chat's messages")
+    else void startChat(ctx, req, res).catch(failed)
+    return true
+  }
+  const resumed = RESUME.exec(path)
+  if (!resumed?.[1]) return false
+  if (req.method !== "GET") refuse(res, 405, "METHOD_NOT_ALLOWED", "GET resumes a run's stream")
+  else void resume(ctx, req, res, decodeURIComponent(resumed[1])).catch(failed)
+  return true
+}
