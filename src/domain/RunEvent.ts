@@ -20,7 +20,9 @@ export const RunStarted = Schema.TaggedStruct("RunStarted", {
   model: Schema.String,
   escalationContext: Schema.optional(Schema.String),
   /** false: the run recalls nothing of earlier runs and leaves no memory (its input's `memory`, or AEON_MEMORY=off). */
-  memory: Schema.optional(Schema.Boolean)
+  memory: Schema.optional(Schema.Boolean),
+  /** The labels its input gave (an eval's, a protocol's conversation): kept with the run. */
+  tags: Schema.optional(Schema.Array(Schema.String))
 })
 export const PassStarted = Schema.TaggedStruct("PassStarted", {
   ...base,

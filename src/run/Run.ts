@@ -154,7 +154,8 @@ const execute = (
           mode: input.mode,
           budget: input.budget,
           model: caps.model.label,
-          ...(remembers(caps, input) ? {} : { memory: false })
+          ...(remembers(caps, input) ? {} : { memory: false }),
+          ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {})
         }
     )
     const escalated = s.progress?.escalationContext

@@ -243,6 +243,7 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   model: (r) => r.result.model || null,
   createdAt: (r) => r.createdAt.toISOString(),
   runner: (r) => r.runner ?? null,
+  tags: (r) => [...(r.record.started?.tags ?? [])],
   updatedAt: (r) => r.updatedAt.toISOString(),
   finalAnswer: (r) =>
     viewOf(intact(r).result.finalAnswer, (a) => ({ ...a, usedStepIds: [...a.usedStepIds], notes: a.notes ?? null })),

@@ -316,7 +316,8 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
   const protocols = Protocols.make({
     runtime: runtime as Runtime.Runtime<any>,
     auth: options.auth,
-    maxBodyBytes: options.maxBodyBytes
+    maxBodyBytes: options.maxBodyBytes,
+    version: options.info.version
   })
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0] ?? ""

@@ -962,6 +962,8 @@ export type Run = {
   status: RunStatus;
   /** The run's events wait for its store now (the server running it knows; null otherwise): see runStoreWaits. */
   storeWait?: Maybe<StoreWait>;
+  /** The labels its input gave (runTask's tags; an eval's eval:/case:; a protocol's conversation: thread:, chat:, context:). */
+  tags: Array<Scalars['String']['output']>;
   task: Scalars['String']['output'];
   /** The run as a timeline (passes, phases, steps with their times) and its budget used and left: what the viewer draws. */
   timeline?: Maybe<Timeline>;
@@ -2335,6 +2337,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   runner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
   storeWait?: Resolver<Maybe<ResolversTypes['StoreWait']>, ParentType, ContextType>;
+  tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   timeline?: Resolver<Maybe<ResolversTypes['Timeline']>, ParentType, ContextType>;
   trace?: Resolver<Maybe<ResolversTypes['ReasoningTrace']>, ParentType, ContextType>;

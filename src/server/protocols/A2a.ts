@@ -1,0 +1,363 @@
+import {
+  type AgentCard,
+  type Artifact,
+  type Message,
+  type Part,
+  Role,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  TaskState
+} from "@a2a-js/sdk"
+import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
+import { PushNotificationNotSupportedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors"
+import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server"
+import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express"
+import { Effect, Exit, Runtime, Stream } from "effect"
+import express from "express"
+import { randomUUID } from "node:crypto"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { openRequests } from "../../record/Requests.js"
+import { requestMessage } from "../McpAsking.js"
+import { ownRun } from "../RunAccess.js"
+import { RunManager } from "../RunManager.js"
+import type { RunModel } from "../RunModel.js"
+import { answerRequest, type RequestAnswer } from "./Answering.js"
+import { callerOf, type ProtocolContext, publicFailure, sendJson } from "./Http.js"
+import { pausesOrEnds, runItems } from "./RunItems.js"
+
+/**
+ * A2A (`@a2a-js/sdk`'s server side: protocol 1.0, and 0.3 through its compatibility layer): the agent card at
+ * `/.well-known/agent-card.json`, JSON-RPC at `/a2a`. A run is a task (working → completed / failed / canceled;
+ * input-required while it waits for a person, answered by the next message on the task), its answer an artifact, its
+ * context the message's contextId (kept as the run's `context:` tag). The request handler is Aeon's own over the run
+ * manager: the SDK's task store is not used, the run's log is the task's only state.
+ */
+
+const textPart = (text: string): Part => ({
+  content: { $case: "text", value: text },
+  metadata: undefined,
+  filename: "",
+  mediaType: "text/plain"
+})
+
+const agentMessage = (task: { id: string; contextId: string }, text: string): Message => ({
+  messageId: randomUUID(),
+  contextId: task.contextId,
+  taskId: task.id,
+  role: Role.ROLE_AGENT,
+  parts: [textPart(text)],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: []
+})
+
+const CONTEXT_TAG = "context:"
+const contextOf = (run: RunModel) =>
+  run.record.started?.tags?.find((t) => t.startsWith(CONTEXT_TAG))?.slice(CONTEXT_TAG.length) ?? run.id
+
+const stateOf = (run: RunModel): TaskState => {
+  switch (run.status) {
+    case "QUEUED":
+      return TaskState.TASK_STATE_SUBMITTED
+    case "RUNNING":
+      return TaskState.TASK_STATE_WORKING
+    case "AWAITING_INPUT":
+      return TaskState.TASK_STATE_INPUT_REQUIRED
+    case "CANCELLED":
+      return TaskState.TASK_STATE_CANCELED
+    case "FAILED":
+      return TaskState.TASK_STATE_FAILED
+    default:
+      return run.result.finalAnswer ? TaskState.TASK_STATE_COMPLETED : TaskState.TASK_STATE_FAILED
+  }
+}
+
+const ANSWER_ARTIFACT = "answer"
+
+const answerArtifact = (text: string): Artifact => ({
+  artifactId: ANSWER_ARTIFACT,
+  name: "answer",
+  description: "the run's final answer",
+  parts: [textPart(text)],
+  metadata: undefined,
+  extensions: []
+})
+
+/** The task a run is now: its state, what it waits for or why it failed, its answer. */
+export const taskOf = (run: RunModel): Task => {
+  const ids = { id: run.id, contextId: contextOf(run) }
+  const state = stateOf(run)
+  const [waiting] = openRequests(run.record)
+  const said = state === TaskState.TASK_STATE_INPUT_REQUIRED && waiting
+    ? requestMessage(waiting)
+    : state === TaskState.TASK_STATE_FAILED
+    ? `the run ended ${run.status}${run.result.error ? `: ${run.result.error}` : ""}`
+    : undefined
+  const answer = run.result.finalAnswer?.answerText
+  return {
+    ...ids,
+    status: { state, message: said ? agentMessage(ids, said) : undefined, timestamp: run.updatedAt.toISOString() },
+    artifacts: answer ? [answerArtifact(answer)] : [],
+    history: [],
+    metadata: { aeonStatus: run.status }
+  }
+}
+
+const userOf = (context: ServerCallContext) => context.user?.userName || undefined
+
+const textOfMessage = (m: Message | undefined) =>
+  (m?.parts ?? []).flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : [])).join("")
+
+/** A message on a waiting task as the answer to its request: a data part's `{ action, … }`, else its words. */
+const answerOf = (m: Message | undefined, guidance: boolean): RequestAnswer => {
+  const data = (m?.parts ?? []).find((p) => p.content?.$case === "data")?.content
+  if (data?.$case === "data" && typeof data.value === "object" && data.value !== null) {
+    return data.value as RequestAnswer
+  }
+  const text = textOfMessage(m).trim()
+  if (guidance) return { action: "guide", text }
+  const [word = "", ...rest] = text.split(/\s+/)
+  const refused = /^(reject|refuse|no|deny)\b/i.test(word)
+  return refused
+    ? { action: "reject", reason: rest.join(" ") || "refused over A2A" }
+    : { action: /^(approve|yes|ok)\b/i.test(word) ? "approve" : word.toLowerCase() }
+}
+
+/** Starts the message's task, or answers the request its task waits for: the run and the log's offset to follow. */
+const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
+  Effect.gen(function*() {
+    const message = params.message
+    if (message?.taskId) {
+      const found = yield* ownRun(userId, message.taskId)
+      const [asked] = openRequests(found.record)
+      if (!asked) return { run: found, fromSeq: found.events.length }
+      yield* answerRequest(
+        found.id,
+        asked.requestId,
+        answerOf(message, asked._tag === "GuidanceRequested"),
+        `a2a:${userId ?? "user"}`
+      )
+      return { run: found, fromSeq: asked.seq + 1 }
+    }
+    const options = (params.metadata as { aeon?: Record<string, unknown> } | undefined)?.aeon ?? {}
+    const contextId = message?.contextId || randomUUID()
+    const started = yield* (yield* RunManager).start({
+      ...options,
+      task: textOfMessage(message),
+      tags: ["a2a", `${CONTEXT_TAG}${contextId}`.slice(0, 100)],
+      ...(userId !== undefined ? { userId } : {})
+    }, userId)
+    return { run: started, fromSeq: 0 }
+  })
+
+/** The run's updates from `fromSeq` as A2A stream responses, ending where it waits or ends. */
+const taskUpdates = (first: RunModel, fromSeq: number, userId: string | undefined) => {
+  const ids = { taskId: first.id, contextId: contextOf(first) }
+  let streamed = false
+  return Stream.mapConcatEffect(
+    runItems(first.id, { fromSeq, until: pausesOrEnds }),
+    (item) =>
+      Effect.gen(function*() {
+        if (item._tag !== "Event") {
+          const text = item._tag === "Text" ? item.delta : item.text
+          const append = streamed && item._tag === "Text"
+          streamed = true
+          return [
+            {
+              payload: {
+                $case: "artifactUpdate",
+                value: { ...ids, artifact: answerArtifact(text), append, lastChunk: false, metadata: undefined }
+              }
+            } satisfies StreamResponse
+          ]
+        }
+        const e = item.event
+        if (e._tag === "PhaseEntered") {
+          return [
+            {
+              payload: {
+                $case: "statusUpdate",
+                value: {
+                  ...ids,
+                  status: {
+                    state: TaskState.TASK_STATE_WORKING,
+                    message: agentMessage(
+                      { id: ids.taskId, contextId: ids.contextId },
+                      `pass ${e.passNumber}: ${e.phase.toLowerCase()}`
+                    ),
+                    timestamp: new Date(e.at).toISOString()
+                  },
+                  metadata: undefined
+                }
+              }
+            } satisfies StreamResponse
+          ]
+        }
+        if (!pausesOrEnds(item)) return []
+        const now = taskOf(yield* ownRun(userId, first.id))
+        const final: Array<StreamResponse> = now.artifacts.length > 0
+          ? [{
+            payload: {
+              $case: "artifactUpdate",
+              value: { ...ids, artifact: now.artifacts[0]!, append: false, lastChunk: true, metadata: undefined }
+            }
+          }]
+          : []
+        return [
+          ...final,
+          {
+            payload: { $case: "statusUpdate", value: { ...ids, status: now.status, metadata: undefined } }
+          } satisfies StreamResponse
+        ]
+      })
+  )
+}
+
+/** Aeon's A2A request handler: every method over the run manager, as the caller's user. */
+const handlerOf = (runtime: Runtime.Runtime<RunManager>, card: () => AgentCard): A2ARequestHandler => {
+  const run = async <A, E>(effect: Effect.Effect<A, E, RunManager>): Promise<A> => {
+    const exit = await Runtime.runPromiseExit(runtime)(effect)
+    if (Exit.isSuccess(exit)) return exit.value
+    const f = publicFailure(exit.cause)
+    if (f.code === "RunNotFoundError") throw new TaskNotFoundError(f.message)
+    throw new Error(`${f.code}: ${f.message}`)
+  }
+  const task = (id: string, userId: string | undefined) => run(Effect.map(ownRun(userId, id), taskOf))
+
+  async function* streamOf(
+    first: RunModel,
+    fromSeq: number,
+    userId: string | undefined
+  ): AsyncGenerator<StreamResponse> {
+    yield { payload: { $case: "task", value: taskOf(first) } }
+    yield* Stream.toAsyncIterableRuntime(taskUpdates(first, fromSeq, userId), runtime)
+  }
+
+  return {
+    getAgentCard: () => Promise.resolve(card()),
+    getAuthenticatedExtendedAgentCard: () => Promise.reject(new UnsupportedOperationError("no extended agent card")),
+    sendMessage: async (params, context) => {
+      const userId = userOf(context)
+      const { fromSeq, run: started } = await run(beginTask(params, userId))
+      if (!params.configuration?.returnImmediately) {
+        await run(Stream.runDrain(runItems(started.id, { fromSeq, until: pausesOrEnds })))
+      }
+      return task(started.id, userId)
+    },
+    sendMessageStream: async function*(params, context) {
+      const userId = userOf(context)
+      const { fromSeq, run: started } = await run(beginTask(params, userId))
+      yield* streamOf(started, fromSeq, userId)
+    },
+    getTask: (params, context) => task(params.id, userOf(context)),
+    cancelTask: async (params, context) => {
+      const userId = userOf(context)
+      const found = await run(ownRun(userId, params.id))
+      return run(Effect.map(Effect.flatMap(RunManager, (m) => m.cancel(found.id)), taskOf))
+    },
+    resubscribe: async function*(params, context) {
+      const userId = userOf(context)
+      const found = await run(ownRun(userId, params.id))
+      yield* streamOf(found, found.events.length, userId)
+    },
+    listTasks: async (params, context) => {
+      const userId = userOf(context)
+      const page = await run(Effect.flatMap(RunManager, (m) => m.list({ userId, first: params.pageSize || 50 })))
+      const tasks = await Promise.all(page.runs.map((r) => task(r.id, userId)))
+      return { tasks, nextPageToken: "", pageSize: tasks.length, totalSize: tasks.length }
+    },
+    createTaskPushNotificationConfig: () => Promise.reject(new PushNotificationNotSupportedError()),
+    getTaskPushNotificationConfig: () => Promise.reject(new PushNotificationNotSupportedError()),
+    listTaskPushNotificationConfigs: () => Promise.reject(new PushNotificationNotSupportedError()),
+    deleteTaskPushNotificationConfig: () => Promise.reject(new PushNotificationNotSupportedError())
+  }
+}
+
+/** The agent card, its interface at `base`/a2a (1.0, and 0.3 through the SDK's compatibility layer). */
+export const cardAt = (base: string, version: string): AgentCard => ({
+  name: "Aeon",
+  description: "An adaptive reasoning engine: it plans a task, executes the plan's steps with a model and tools, " +
+    "checks what it got and refines the plan until the answer converges or its budget runs out.",
+  supportedInterfaces: duplicateInterfacesForLegacy(
+    [{ url: `${base}/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+    ["JSONRPC"]
+  ),
+  provider: undefined,
+  version,
+  capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ["text/plain"],
+  defaultOutputModes: ["text/plain"],
+  skills: [{
+    id: "run-task",
+    name: "Run a task within a budget",
+    description: "Plans the task, executes it with a model and tools, validates and refines until the answer " +
+      "converges or the budget (model calls, tokens, cost, time) runs out; asks for approval where configured.",
+    tags: ["reasoning", "planning", "tools", "budget"],
+    examples: ["Compute (17 + 25) * 3 and explain the result"],
+    inputModes: ["text/plain"],
+    outputModes: ["text/plain"],
+    securityRequirements: []
+  }],
+  signatures: []
+})
+
+/** The routes: true when the request was one of them. */
+export const make = (ctx: ProtocolContext & { readonly version: string }) => {
+  const baseOf = (req: IncomingMessage) => `http://${req.headers.host ?? "localhost"}`
+  let base = "http://localhost"
+  const requestHandler = handlerOf(ctx.runtime, () => cardAt(base, ctx.version))
+  const app = express()
+  app.disable("x-powered-by")
+  app.use(
+    "/a2a",
+    jsonRpcHandler({
+      requestHandler,
+      legacyCompat: { enabled: true },
+      userBuilder: (req) => {
+        const userName = (req as unknown as { aeonUser?: string }).aeonUser ?? ""
+        return Promise.resolve({ isAuthenticated: true, userName })
+      }
+    })
+  )
+  app.use(
+    "/.well-known/agent-card.json",
+    agentCardHandler({
+      legacyCompat: { enabled: true },
+      agentCardProvider: () => Promise.resolve(cardAt(base, ctx.version)),
+      cache: { maxAge: 0 }
+    })
+  )
+  return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+    if (path !== "/a2a" && path !== "/.well-known/agent-card.json") return false
+    base = baseOf(req)
+    if (path === "/a2a") {
+      const caller = callerOf(ctx.auth, req)
+      if (!caller) {
+        sendJson(
+          res,
+          401,
+          { jsonrpc: "2.0", id: null, error: { code: -32001, message: "missing or invalid API key" } },
+          {
+            "www-authenticate": "Bearer"
+          }
+        )
+        return true
+      }
+      const declared = Number(req.headers["content-length"] ?? 0)
+      if (declared > ctx.maxBodyBytes) {
+        sendJson(res, 413, {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: `request body over ${ctx.maxBodyBytes} bytes` }
+        })
+        return true
+      }
+      ;(req as unknown as { aeonUser?: string }).aeonUser = caller.userId ?? ""
+    }
+    app(req as Parameters<typeof app>[0], res as Parameters<typeof app>[1])
+    return true
+  }
+}

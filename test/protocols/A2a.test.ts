@@ -1,0 +1,138 @@
+import { type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client"
+import { Option, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { gql, startServer, type TestServer } from "../support/server.js"
+
+// @a2a-js/sdk's own client (its ClientFactory and JSON-RPC transport) against /.well-known/agent-card.json and /a2a;
+// the offline model answers (a labeled stand-in).
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer({ config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) } })
+})
+afterAll(() => server?.stop())
+
+const base = () => server.url.replace(/\/graphql$/, "")
+const clientOf = (key = "key-alice", legacy = false) => {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers)
+    headers.set("authorization", `Bearer ${key}`)
+    return fetch(input, { ...init, headers })
+  }
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ fetchImpl, ...(legacy ? { legacyCompat: { enabled: true } } : {}) })],
+    ...(legacy ? { preferredTransports: ["JSONRPC"] } : {})
+  }))
+  if (!legacy) return factory.createFromUrl(base())
+  // a peer that speaks 0.3 only: the card's 0.3 interface
+  return new ClientFactory().createFromUrl(base()).then((c) => c.getAgentCard()).then((card) =>
+    factory.createFromAgentCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === "0.3")
+    })
+  )
+}
+
+const message = (text: string, extra: Partial<Message> = {}): Message => ({
+  messageId: randomUUID(),
+  contextId: "",
+  taskId: "",
+  role: Role.ROLE_USER,
+  parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+  ...extra
+})
+
+const request = (m: Message, aeon?: Record<string, unknown>) => ({
+  tenant: "",
+  message: m,
+  configuration: undefined,
+  metadata: aeon ? { aeon } : undefined
+})
+
+const artifactText = (t: Task) =>
+  t.artifacts.flatMap((a) => a.parts.flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : []))).join("")
+
+const collect = async (stream: AsyncGenerator<StreamResponse>) => {
+  const out: Array<StreamResponse> = []
+  for await (const r of stream) out.push(r)
+  return out
+}
+const lastStatus = (rs: Array<StreamResponse>) =>
+  rs.flatMap((r) => (r.payload?.$case === "statusUpdate" ? [r.payload.value.status?.state] : [])).at(-1)
+
+describe("A2A", () => {
+  it("serves an agent card: a skill to run a task within a budget, streaming, no push notifications", async () => {
+    const client = await clientOf()
+    const card = await client.getAgentCard()
+    expect(card.name).toBe("Aeon")
+    expect(card.skills.map((s) => s.id)).toEqual(["run-task"])
+    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false })
+    expect(card.supportedInterfaces.map((i) => i.protocolVersion).sort()).toEqual(["0.3", "1.0"])
+  })
+
+  it("streams a task to completed with the answer as an artifact; the task reads the same afterwards", async () => {
+    const client = await clientOf()
+    const responses = await collect(
+      client.sendMessageStream(request(message("Compute 17 + 25", { contextId: "ctx-1" })))
+    )
+    expect(responses[0]!.payload?.$case).toBe("task")
+    const first = responses[0]!.payload!.value as Task
+    expect(first.contextId).toBe("ctx-1")
+    expect(lastStatus(responses)).toBe(TaskState.TASK_STATE_COMPLETED)
+    const artifacts = responses.flatMap((r) => (r.payload?.$case === "artifactUpdate" ? [r.payload.value] : []))
+    expect(artifacts.at(-1)!.lastChunk).toBe(true)
+    const task = await client.getTask({ tenant: "", id: first.id })
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(task.contextId).toBe("ctx-1")
+    expect(artifactText(task)).toContain("42")
+    const run = await gql(server.url, `query($id: ID!) { run(id: $id) { status tags } }`, { id: task.id }, {
+      authorization: "Bearer key-alice"
+    })
+    expect(run.body.data.run).toEqual({ status: "CONVERGED", tags: ["a2a", "context:ctx-1"] })
+    const bob = await (await clientOf("key-bob")).getTask({ tenant: "", id: first.id }).catch((e) => e)
+    expect(bob).toBeInstanceOf(Error)
+  })
+
+  it("a task waiting for its plan's approval is input-required; the next message on the task approves it", async () => {
+    const client = await clientOf()
+    const sent = await client.sendMessage(request(message("Compute 17 + 25"), { mode: "FULL", approvePlan: true }))
+    const waiting = sent as Task
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
+    const asked = waiting.status?.message?.parts[0]?.content
+    expect(asked?.$case === "text" && asked.value).toMatch(/plan/)
+    const responses = await collect(
+      client.sendMessageStream(request(message("approve", { taskId: waiting.id, contextId: waiting.contextId })))
+    )
+    expect(lastStatus(responses)).toBe(TaskState.TASK_STATE_COMPLETED)
+    const task = await client.getTask({ tenant: "", id: waiting.id })
+    expect(artifactText(task)).toContain("42")
+  })
+
+  it("a v0.3 client is served through the SDK's compatibility layer", async () => {
+    const client = await clientOf("key-alice", true)
+    expect(client.protocolVersion).toBe("0.3")
+    const sent = await client.sendMessage(request(message("Compute 6 * 7")))
+    const task = sent as Task
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(artifactText(task)).toContain("42")
+  })
+
+  it("cancels a task, and refuses a wrong key", async () => {
+    const client = await clientOf()
+    const sent = await client.sendMessage(
+      request(message("Compute 17 + 25"), { mode: "FULL", approvePlan: true })
+    ) as Task
+    const cancelled = await client.cancelTask({ tenant: "", id: sent.id, metadata: undefined })
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED)
+    const wrong = await fetch(`${base()}/a2a`, {
+      method: "POST",
+      headers: { authorization: "Bearer nope", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: sent.id } })
+    })
+    expect(wrong.status).toBe(401)
+  })
+})
