@@ -17,7 +17,7 @@ type StubMessage =
   | { readonly type: "chunks"; readonly chunks: ReadonlyArray<{ readonly length: number; readonly at: number }> }
 
 /** The stub in its own process (bench/StubProcess.ts), driven over IPC. */
-const stubProcess = async () => {
+export const stubProcess = async () => {
   const child = fork(new URL("./StubProcess.ts", import.meta.url).pathname, [], { execArgv: ["--import", "tsx"] })
   const next = () => new Promise<StubMessage>((resolve) => child.once("message", (m) => resolve(m as StubMessage)))
   const ready = await next()

@@ -8,7 +8,7 @@ import { engine, loopScript, memoryStore, percentile } from "./support.js"
  * The streaming benches' run (10 steps, 2 passes), each call answered in `callMs`, waiting 2 s on its first call so that
  * every client is there.
  */
-const pacedScript = (callMs: number) => () => {
+export const pacedScript = (callMs: number) => () => {
   const s = loopScript(10, 2, callMs)
   return {
     ...s,

@@ -219,6 +219,49 @@ const pacedRows = async (rounds = quick ? 1 : 3) => {
   }
 }
 
+/**
+ * Row 44 (issue 45): the protocols' fan-out at a model's pace against GraphQL-over-SSE's in the same bench run (the
+ * median p99 of `rounds` runs each), and time to the first token through /v1/chat/completions against GraphQL.
+ */
+const protocolRows = async (rounds = quick ? 1 : 3) => {
+  const p99s: Record<string, Array<number>> = { Sse: [], AgUiRaw: [], UiStreamRaw: [], AgUi: [], UiStream: [] }
+  for (let i = 0; i < rounds; i++) {
+    for (const name of Object.keys(p99s)) p99s[name]!.push((await measure(`paced${name}`)).p99)
+  }
+  const sse = median(p99s.Sse!)
+  row(
+    "44a. GraphQL over SSE, 100 subscribers at a model's pace, p99 (the floor)",
+    `${fmt(sse, 1)} ms (rounds: ${p99s.Sse!.map((x) => fmt(x, 1)).join(", ")})`,
+    "figures",
+    undefined
+  )
+  // read as bytes (an SSE reader): the server's delivery, the target; then through each protocol's own client
+  const labels = [
+    ["AgUiRaw", "AG-UI (/ag-ui), read as SSE", true],
+    ["UiStreamRaw", "AI SDK UI stream (/api/chat/:id/stream), read as SSE", true],
+    ["AgUi", "AG-UI through @ag-ui/client's HttpAgent", false],
+    ["UiStream", "AI SDK UI stream through the ai package's DefaultChatTransport", false]
+  ] as const
+  for (const [name, label, target] of labels) {
+    const p99 = median(p99s[name]!)
+    row(
+      `44a. ${label}, 100 followers at a model's pace, p99 against GraphQL over SSE`,
+      `${fmt(p99, 1)} ms = ${fmt(p99 / sse, 2)}× (rounds: ${p99s[name]!.map((x) => fmt(x, 1)).join(", ")})`,
+      target ? "≤ 1.2×" : "figures",
+      target ? p99 / sse <= 1.2 : undefined
+    )
+  }
+  const t = await measure("timeToFirstToken")
+  row(
+    `44b. time to the answer's first token, /v1/chat/completions (stream) against GraphQL runTask + runOutput (median of ${t.rounds})`,
+    `${fmt(t.openAiFirst, 1)} / ${fmt(t.graphqlFirst, 1)} ms = ${fmt(t.openAiFirst / t.graphqlFirst, 2)}×; last token ${
+      fmt(t.openAiLast, 1)
+    } / ${fmt(t.graphqlLast, 1)} ms`,
+    "figures",
+    undefined
+  )
+}
+
 /** Row 42: what a server keeps of its finished runs and their followers (`-- retention`). */
 const retentionRows = async () => {
   const r = await measure("retention")
@@ -316,6 +359,12 @@ if (process.argv.slice(2).includes("quota")) {
 
 if (process.argv.slice(2).includes("forecast")) {
   await forecastRows()
+  printTable()
+  process.exit(0)
+}
+
+if (process.argv.slice(2).includes("protocols")) {
+  await protocolRows()
   printTable()
   process.exit(0)
 }

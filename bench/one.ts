@@ -12,6 +12,7 @@ import { modelOutputDelivery, streamedWall } from "./ModelOutput.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
 import { peerSizes } from "./PeerSizes.js"
+import { protocolFanOut, timeToFirstToken } from "./Protocols.js"
 import { quotaCheck } from "./Quota.js"
 import { retention } from "./Retention.js"
 import { scaling } from "./Scaling.js"
@@ -41,6 +42,11 @@ const measurements: Record<string, () => Promise<unknown>> = {
   streamingWs: () => streaming("ws", 100),
   // row 12b: at a model's pace (a call every 100 ms)
   pacedSse: () => streaming("sse", 100, { callMs: 100 }),
+  pacedAgUi: () => protocolFanOut("ag-ui", 100),
+  pacedUiStream: () => protocolFanOut("ui-stream", 100),
+  pacedAgUiRaw: () => protocolFanOut("ag-ui", 100, "raw"),
+  pacedUiStreamRaw: () => protocolFanOut("ui-stream", 100, "raw"),
+  timeToFirstToken: () => timeToFirstToken(quick ? 3 : 15),
   pacedWs: () => streaming("ws", 100, { callMs: 100 }),
   throughput: () => throughput(quick ? 2 : 8),
   peer: () => peer(quick ? 5 : 20),

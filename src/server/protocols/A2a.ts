@@ -13,7 +13,7 @@ import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
 import { PushNotificationNotSupportedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors"
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express"
-import { Effect, Exit, Runtime, Stream } from "effect"
+import { Effect, Exit, Runtime } from "effect"
 import express from "express"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -151,67 +151,53 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
     return { run: started, fromSeq: 0 }
   })
 
-/** The run's updates from `fromSeq` as A2A stream responses, ending where it waits or ends. */
-const taskUpdates = (first: RunModel, fromSeq: number, userId: string | undefined) => {
-  const ids = { taskId: first.id, contextId: contextOf(first) }
+type Ids = { readonly taskId: string; readonly contextId: string }
+
+const artifactUpdate = (ids: Ids, artifact: Artifact, append: boolean, lastChunk: boolean): StreamResponse => ({
+  payload: { $case: "artifactUpdate", value: { ...ids, artifact, append, lastChunk, metadata: undefined } }
+})
+
+const statusUpdate = (ids: Ids, status: Task["status"]): StreamResponse => ({
+  payload: { $case: "statusUpdate", value: { ...ids, status, metadata: undefined } }
+})
+
+/**
+ * The run's updates from `fromSeq` as A2A stream responses (the answer's text as it is written, each phase as a
+ * working status), ending where it waits or ends with the task as it is then: its whole answer, its status.
+ */
+async function* taskUpdates(
+  runtime: Runtime.Runtime<RunManager>,
+  first: RunModel,
+  fromSeq: number,
+  userId: string | undefined
+): AsyncGenerator<StreamResponse> {
+  const ids: Ids = { taskId: first.id, contextId: contextOf(first) }
+  const items = await Runtime.runPromise(runtime)(runItems(first.id, { fromSeq, until: pausesOrEnds }))
   let streamed = false
-  return Stream.mapConcatEffect(
-    runItems(first.id, { fromSeq, until: pausesOrEnds }),
-    (item) =>
-      Effect.gen(function*() {
-        if (item._tag !== "Event") {
-          const text = item._tag === "Text" ? item.delta : item.text
-          const append = streamed && item._tag === "Text"
-          streamed = true
-          return [
-            {
-              payload: {
-                $case: "artifactUpdate",
-                value: { ...ids, artifact: answerArtifact(text), append, lastChunk: false, metadata: undefined }
-              }
-            } satisfies StreamResponse
-          ]
-        }
-        const e = item.event
-        if (e._tag === "PhaseEntered") {
-          return [
-            {
-              payload: {
-                $case: "statusUpdate",
-                value: {
-                  ...ids,
-                  status: {
-                    state: TaskState.TASK_STATE_WORKING,
-                    message: agentMessage(
-                      { id: ids.taskId, contextId: ids.contextId },
-                      `pass ${e.passNumber}: ${e.phase.toLowerCase()}`
-                    ),
-                    timestamp: new Date(e.at).toISOString()
-                  },
-                  metadata: undefined
-                }
-              }
-            } satisfies StreamResponse
-          ]
-        }
-        if (!pausesOrEnds(item)) return []
-        const now = taskOf(yield* ownRun(userId, first.id))
-        const final: Array<StreamResponse> = now.artifacts.length > 0
-          ? [{
-            payload: {
-              $case: "artifactUpdate",
-              value: { ...ids, artifact: now.artifacts[0]!, append: false, lastChunk: true, metadata: undefined }
-            }
-          }]
-          : []
-        return [
-          ...final,
-          {
-            payload: { $case: "statusUpdate", value: { ...ids, status: now.status, metadata: undefined } }
-          } satisfies StreamResponse
-        ]
+  for await (const item of items) {
+    if (item._tag !== "Event") {
+      yield artifactUpdate(ids, answerArtifact(item._tag === "Text" ? item.delta : item.text), streamed, false)
+      streamed = true
+      continue
+    }
+    const e = item.event
+    if (e._tag === "PhaseEntered") {
+      const said = agentMessage(
+        { id: ids.taskId, contextId: ids.contextId },
+        `pass ${e.passNumber}: ${e.phase.toLowerCase()}`
+      )
+      yield statusUpdate(ids, {
+        state: TaskState.TASK_STATE_WORKING,
+        message: said,
+        timestamp: new Date(e.at).toISOString()
       })
-  )
+    }
+    if (!pausesOrEnds(item)) continue
+    const now = taskOf(await Runtime.runPromise(runtime)(ownRun(userId, first.id)))
+    const [answer] = now.artifacts
+    if (answer) yield artifactUpdate(ids, answer, false, true)
+    yield statusUpdate(ids, now.status)
+  }
 }
 
 /** Aeon's A2A request handler: every method over the run manager, as the caller's user. */
@@ -231,7 +217,7 @@ const handlerOf = (runtime: Runtime.Runtime<RunManager>, card: () => AgentCard):
     userId: string | undefined
   ): AsyncGenerator<StreamResponse> {
     yield { payload: { $case: "task", value: taskOf(first) } }
-    yield* Stream.toAsyncIterableRuntime(taskUpdates(first, fromSeq, userId), runtime)
+    yield* taskUpdates(runtime, first, fromSeq, userId)
   }
 
   return {
@@ -241,7 +227,7 @@ const handlerOf = (runtime: Runtime.Runtime<RunManager>, card: () => AgentCard):
       const userId = userOf(context)
       const { fromSeq, run: started } = await run(beginTask(params, userId))
       if (!params.configuration?.returnImmediately) {
-        await run(Stream.runDrain(runItems(started.id, { fromSeq, until: pausesOrEnds })))
+        for await (const _ of await run(runItems(started.id, { fromSeq, until: pausesOrEnds }))) continue
       }
       return task(started.id, userId)
     },

@@ -8,7 +8,7 @@ import {
 } from "@ag-ui/core"
 import { RunAgentInputSchema } from "@ag-ui/core/schemas"
 import { EventEncoder } from "@ag-ui/encoder"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { RunEvent } from "../../domain/RunEvent.js"
 import { type AskedEvent, asks } from "../../record/Requests.js"
@@ -200,7 +200,9 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
       message = undefined
       return [...ended, ...text(item.text)]
     }
-    return [...ofEvent(item.event), ...delta(item.event), ...end(item.event)]
+    // stamped with the run event's time: what a client measures its delay from
+    const at = item.event.at
+    return [...ofEvent(item.event), ...delta(item.event), ...end(item.event)].map((e) => ({ ...e, timestamp: at }))
   }
   return { head, ofItem }
 }
@@ -269,15 +271,15 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
   const { fromSeq, run: model } = found.value
   const encoder = new EventEncoder({ accept: "text/event-stream" })
   const { head, ofItem } = eventsOf(input, model, fromSeq)
-  const frames = Stream.concat(
-    Stream.fromIterable(head),
-    Stream.mapConcat(runItems(model.id, { fromSeq, until: endsResponse }), ofItem)
-  ).pipe(Stream.map((event) => encoder.encode(event)))
   await pipeFrames(
-    ctx.runtime,
     res,
     { "content-type": encoder.getContentType(), "x-aeon-run-id": model.id },
-    frames,
+    async function*(signal) {
+      for (const event of head) yield encoder.encode(event)
+      const items = await runExit(ctx.runtime, runItems(model.id, { fromSeq, until: endsResponse, signal }))
+      if (items._tag === "Failure") throw new Error("the run cannot be followed")
+      for await (const item of items.value) for (const event of ofItem(item)) yield encoder.encode(event)
+    },
     (f) => encoder.encode({ type: EventType.RUN_ERROR, message: f.message, code: f.code } as BaseEvent)
   )
 }

@@ -1,4 +1,4 @@
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions"
 import type { Model } from "openai/resources/models"
@@ -148,13 +148,16 @@ interface Collected {
   readonly finished?: Finished | undefined
 }
 
-const collect = (runId: string) =>
-  Stream.runFold(runItems(runId, { until: pausesOrEnds }), { text: "" } as Collected, (acc, item): Collected => {
-    if (item._tag === "Text") return { ...acc, text: acc.text + item.delta }
-    if (item._tag === "TextRestarted") return { ...acc, text: item.text }
-    if (item.event._tag === "RunFinished") return { ...acc, finished: item.event }
-    return { ...acc, text: acc.text + waitingNote(item) }
-  })
+const collect = async (items: AsyncIterable<RunItem>) => {
+  let acc: Collected = { text: "" }
+  for await (const item of items) {
+    if (item._tag === "Text") acc = { ...acc, text: acc.text + item.delta }
+    else if (item._tag === "TextRestarted") acc = { ...acc, text: item.text }
+    else if (item.event._tag === "RunFinished") acc = { ...acc, finished: item.event }
+    else acc = { ...acc, text: acc.text + waitingNote(item) }
+  }
+  return acc
+}
 
 const completion = (runId: string, model: string, created: number, c: Collected): ChatCompletion => ({
   id: runId,
@@ -171,7 +174,7 @@ const completion = (runId: string, model: string, created: number, c: Collected)
 })
 
 /** The run's items as `chat.completion.chunk` frames, then `[DONE]`. */
-const chunkFrames = (runId: string, request: ChatRequest, created: number) => {
+async function* chunkFrames(items: AsyncIterable<RunItem>, runId: string, request: ChatRequest, created: number) {
   const chunk = (
     delta: ChatCompletionChunk.Choice.Delta,
     finish: ChatCompletionChunk.Choice["finish_reason"] = null
@@ -198,10 +201,8 @@ const chunkFrames = (runId: string, request: ChatRequest, created: number) => {
       "data: [DONE]\n\n"
     ]
   }
-  return Stream.concat(
-    Stream.make(frame(chunk({ role: "assistant", content: "" }))),
-    Stream.mapConcat(runItems(runId, { until: pausesOrEnds }), framesOf)
-  )
+  yield frame(chunk({ role: "assistant", content: "" }))
+  for await (const item of items) yield* framesOf(item)
 }
 
 const completions = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
@@ -225,30 +226,24 @@ const completions = async (ctx: ProtocolContext, req: IncomingMessage, res: Serv
   if (!started) return
   const created = Math.floor(started.createdAt.getTime() / 1000)
   const headers = { "x-aeon-run-id": started.id }
+  const following = (signal: AbortSignal) => runExit(ctx.runtime, runItems(started.id, { until: pausesOrEnds, signal }))
   if (request.stream) {
-    return void await pipeFramesOf(ctx, res, headers, chunkFrames(started.id, request, created))
+    return void await pipeFrames(res, { "content-type": "text/event-stream", ...headers }, async function*(signal) {
+      const items = await following(signal)
+      if (items._tag === "Failure") throw new Error("the run cannot be followed")
+      yield* chunkFrames(items.value, started.id, request, created)
+    }, (f) => `data: ${JSON.stringify(errorBody(failureRefusal(f)))}\n\n`)
   }
-  const collected = settled(await runExit(ctx.runtime, collect(started.id)), (f) => refuse(res, failureRefusal(f)))
-  if (!collected) return
+  const gone = new AbortController()
+  res.on("close", () => gone.abort())
+  const items = settled(await following(gone.signal), (f) => refuse(res, failureRefusal(f)))
+  if (!items) return
+  const collected = await collect(items)
   if (collected.finished && !collected.finished.finalAnswer && collected.finished.status !== "CONVERGED") {
     return refuse(res, { status: 502, ...runFailure(collected.finished) })
   }
   sendJson(res, 200, completion(started.id, request.model, created, collected), headers)
 }
-
-const pipeFramesOf = (
-  ctx: ProtocolContext,
-  res: ServerResponse,
-  headers: Record<string, string>,
-  frames: Stream.Stream<string, unknown, RunManager>
-) =>
-  pipeFrames(
-    ctx.runtime,
-    res,
-    { "content-type": "text/event-stream", ...headers },
-    frames,
-    (f) => `data: ${JSON.stringify(errorBody(failureRefusal(f)))}\n\n`
-  )
 
 const models = (res: ServerResponse) =>
   sendJson(res, 200, {

@@ -1,4 +1,4 @@
-import { Effect, Option, Stream } from "effect"
+import { Effect } from "effect"
 import type { RunEvent } from "../../domain/RunEvent.js"
 import { PromptId } from "../../prompts/PromptId.js"
 import { asks } from "../../record/Requests.js"
@@ -24,38 +24,87 @@ type Source =
   | { readonly _tag: "Event"; readonly event: RunEvent }
   | { readonly _tag: "Output"; readonly answerText: string }
 
+type Options = {
+  readonly fromSeq?: number
+  readonly textFrom?: number
+  readonly until?: (item: RunItem) => boolean
+  /** The client went away: the items end at once (a run waiting for a person may send nothing for hours). */
+  readonly signal?: AbortSignal
+}
+
 /**
  * The run's items from `fromSeq` of its log, the answer's text from its `textFrom`th character, ending after
- * RunFinished (or where `until` says, that item included).
+ * RunFinished (or where `until` says, that item included). Plain async iteration over the run's feeds, no fiber per
+ * follower: a server fans each event out to many (bench row 44a; the same choice as the GraphQL feeds, row 9).
  */
-export const runItems = (
-  runId: string,
-  options: { readonly fromSeq?: number; readonly textFrom?: number; readonly until?: (item: RunItem) => boolean } = {}
-) =>
-  Stream.unwrap(Effect.gen(function*() {
+export const runItems = (runId: string, options: Options = {}) =>
+  Effect.gen(function*() {
     const manager = yield* RunManager
     const events = yield* manager.follow(runId, options.fromSeq ?? 0, (event): Source => ({ _tag: "Event", event }))
     const output = yield* manager.followOutput(runId, (d): Source | undefined =>
       d.promptId === PromptId.ANSWER_SYNTHESIS_USER && d.answerText
         ? { _tag: "Output", answerText: d.answerText }
         : undefined)
-    const sources = Stream.merge(
-      Stream.fromAsyncIterable(events, (e) =>
-        e),
-      Stream.filterMap(
-        Stream.fromAsyncIterable(output, (e) =>
-          e),
-        Option.fromNullable
-      ),
-      { haltStrategy: "left" }
-    )
-    const items = Stream.mapConcat(
-      Stream.mapAccum(sources, { sent: "", textFrom: options.textFrom ?? 0, ended: false }, itemsOf),
-      (x) => x
-    )
-    const until = options.until ?? ((item: RunItem) => item._tag === "Event" && item.event._tag === "RunFinished")
-    return Stream.takeUntil(items, until)
-  }))
+    return items(merged(events, output, options.signal), options)
+  })
+
+/** The run's events and its answer's text in the order they come; done when the events are. */
+async function* merged(
+  events: AsyncIterableIterator<Source>,
+  output: AsyncIterableIterator<Source | undefined>,
+  signal: AbortSignal | undefined
+): AsyncGenerator<Source> {
+  const queue: Array<Source> = []
+  let wake: (() => void) | undefined
+  let eventsDone = false
+  let failure: { readonly error: unknown } | undefined
+  const pump = async (from: AsyncIterableIterator<Source | undefined>) => {
+    for await (const s of from) {
+      if (s === undefined) continue
+      queue.push(s)
+      wake?.()
+    }
+  }
+  void pump(events).catch((error) => (failure = { error })).finally(() => {
+    eventsDone = true
+    wake?.()
+  })
+  void pump(output).catch(() => undefined) // the output is for people watching: a gap in it loses no event
+  const abort = () => wake?.()
+  signal?.addEventListener("abort", abort)
+  try {
+    for (;;) {
+      const next = queue.shift()
+      if (signal?.aborted) return
+      if (next) yield next
+      else if (failure) throw failure.error
+      else if (eventsDone) return
+      else await new Promise<void>((resolve) => (wake = resolve))
+    }
+  } finally {
+    signal?.removeEventListener("abort", abort)
+    void events.return?.()
+    void output.return?.()
+  }
+}
+
+/** The sources as items: the answer's text kept in step with the final answer; ending where `until` says. */
+async function* items(sources: AsyncGenerator<Source>, options: Options): AsyncGenerator<RunItem> {
+  const until = options.until ?? ((item: RunItem) => item._tag === "Event" && item.event._tag === "RunFinished")
+  let state: TextState = { sent: "", textFrom: options.textFrom ?? 0, ended: false }
+  try {
+    for await (const source of sources) {
+      const [next, out] = itemsOf(state, source)
+      state = next
+      for (const item of out) {
+        yield item
+        if (until(item)) return
+      }
+    }
+  } finally {
+    await sources.return(undefined)
+  }
+}
 
 interface TextState {
   /** The answer's text given so far (the characters before `textFrom` count as given). */
