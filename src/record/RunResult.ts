@@ -78,6 +78,14 @@ export const forecastErrorOf = (forecast: Forecast, usage: Usage, wallMs: number
 export const resultFromEvents = (events: ReadonlyArray<RunEvent>): RunResult => resultOf(foldEvents(events))
 
 /** The result as a projection of the run's record (the one fold of its events). */
+/** A run's status as its record has it (QUEUED is the store's: a run not begun has no record). */
+export const statusOf = (r: RunRecord): RunStatus =>
+  r.finished?.status ?? (awaitingInput(r) ? "AWAITING_INPUT" : "RUNNING")
+
+/** The run's plan: the final one, else as its steps have left it so far. */
+export const planOf = (r: RunRecord): Plan | undefined =>
+  r.finished?.plan ?? (r.attempt ? attemptPlan(r.attempt) : r.lastPlan)
+
 export const resultOf = (r: RunRecord): RunResult => {
   const { started, finished, escalation } = r
   return {
@@ -85,7 +93,7 @@ export const resultOf = (r: RunRecord): RunResult => {
     task: started?.task ?? "",
     mode: started?.mode ?? "AUTO",
     model: started?.model ?? "",
-    status: finished?.status ?? (awaitingInput(r) ? "AWAITING_INPUT" : "RUNNING"),
+    status: statusOf(r),
     converged: finished?.terminationReason === "converged",
     terminationReason: finished?.terminationReason,
     finalAnswer: finished?.finalAnswer,
@@ -93,8 +101,7 @@ export const resultOf = (r: RunRecord): RunResult => {
     error: finished?.error,
     // what the run has used so far (the record adds every call and step as it comes; RunFinished's at the end)
     usage: r.usage,
-    // while the run goes on, its plan as its steps have left it so far
-    plan: finished?.plan ?? (r.attempt ? attemptPlan(r.attempt) : r.lastPlan),
+    plan: planOf(r),
     history: historyOf(r, started ? { budget: started.budget, mode: started.mode, model: started.model } : {}),
     advisories: finished?.advisories ?? [],
     followUpQuestions: finished?.followUpQuestions ?? [],

@@ -1,8 +1,7 @@
 import type { RunEvent } from "../../domain/RunEvent.js"
-import { attemptPlan } from "../../record/Attempt.js"
 import { openRequests } from "../../record/Requests.js"
 import { applyEvent, emptyRecord, type RunRecord } from "../../record/RunRecord.js"
-import { resultOf } from "../../record/RunResult.js"
+import { planOf, statusOf } from "../../record/RunResult.js"
 import { requestMessage } from "../McpAsking.js"
 
 /**
@@ -43,17 +42,14 @@ export const viewOf = (
   record: RunRecord,
   run?: { readonly id: string; readonly task: string; readonly mode: string }
 ): RunView => {
-  const result = resultOf(record)
-  const plan = record.attempt && record.attempt.plan.steps.length > 0
-    ? attemptPlan(record.attempt)
-    : record.lastPlan ?? result.plan
-  const assessed = [...record.passes].reverse().find((p) => p.convergence !== undefined)
-  const { llmCalls, inputTokens, outputTokens, costUsd, steps } = record.usage
+  const plan = planOf(record)
+  const assessed = record.passes.findLast((p) => p.convergence !== undefined)
+  const { costUsd, inputTokens, llmCalls, outputTokens, steps } = record.usage
   return {
-    runId: record.started?.runId ?? run?.id ?? result.runId,
-    task: record.started?.task ?? run?.task ?? result.task,
-    mode: record.started?.mode ?? run?.mode ?? result.mode,
-    status: result.status,
+    runId: record.started?.runId ?? run?.id ?? record.runId,
+    task: record.started?.task ?? run?.task ?? "",
+    mode: record.started?.mode ?? run?.mode ?? "AUTO",
+    status: statusOf(record),
     budget: record.started ? { ...record.started.budget } : null,
     usage: { llmCalls, inputTokens, outputTokens, costUsd, steps },
     plan: plan
@@ -93,16 +89,20 @@ export const viewFold = (
 ) => {
   let record = events.reduce(applyEvent, emptyRecord())
   let view = viewOf(record, run)
+  /** Each key's JSON as last given: what a new view is compared with. */
+  const given = new Map(Object.entries(view).map(([key, value]) => [key, JSON.stringify(value)]))
   return {
     view: () => view,
     next: (event: RunEvent): Partial<RunView> => {
       record = applyEvent(record, event)
-      const now = viewOf(record, run)
+      view = viewOf(record, run)
       const changed: Record<string, unknown> = {}
-      for (const key of Object.keys(now) as Array<keyof RunView>) {
-        if (JSON.stringify(now[key]) !== JSON.stringify(view[key])) changed[key] = now[key]
+      for (const [key, value] of Object.entries(view)) {
+        const json = JSON.stringify(value)
+        if (json === given.get(key)) continue
+        given.set(key, json)
+        changed[key] = value
       }
-      view = now
       return changed as Partial<RunView>
     }
   }
