@@ -5,7 +5,7 @@ import { DefaultChatTransport, type UIMessage } from "ai"
  * `ProtocolClients.ts BASE_URL RUN_ID PROTOCOL COUNT`: `COUNT` clients of one protocol, each its official client,
  * follow a run going on (in a process of their own: the server's event loop is not shared with them); the live
  * latencies (arrival − the run event's time, which each protocol carries: AG-UI's `timestamp`, the UI stream's
- * `data-run` part's `at`) print as JSON. Events of the run before a client joined are not counted.
+ * `data-cursor` part's `at`) print as JSON. Events of the run before a client joined are not counted.
  */
 const [base, runId, protocol, count] = process.argv.slice(2) as [string, string, "ag-ui" | "ui-stream", string]
 
@@ -35,7 +35,7 @@ const uiStream = async () => {
     if (done) break
     const arrived = Date.now()
     joined ??= arrived
-    if (value.type !== "data-run") continue
+    if (value.type !== "data-cursor") continue
     const at = (value.data as { at?: number }).at
     if (at !== undefined && at > joined) latencies.push(arrived - at)
   }
@@ -73,7 +73,7 @@ const raw = async () => {
       const data = frame.startsWith("data: ") ? frame.slice(6) : undefined
       if (!data || data === "[DONE]") continue
       const event = JSON.parse(data)
-      const at = protocol === "ag-ui" ? event.timestamp : event.type === "data-run" ? event.data.at : undefined
+      const at = protocol === "ag-ui" ? event.timestamp : event.type === "data-cursor" ? event.data.at : undefined
       if (at !== undefined && at > joined) latencies.push(arrived - at)
     }
   }

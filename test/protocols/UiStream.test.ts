@@ -49,6 +49,7 @@ const assemble = async (stream: ReadableStream<UIMessageChunk>, message?: UIMess
 
 const textOf = (m: UIMessage) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
 const runPart = (m: UIMessage) => m.parts.find((p) => p.type === "data-run") as { data: any } | undefined
+const cursorOf = (m: UIMessage) => (m.parts.find((p) => p.type === "data-cursor") as { data: { seq: number } }).data
 /** What a message shows, part by part, apart from how its text was cut into parts. */
 const shape = (m: UIMessage) =>
   m.parts.flatMap((p): Array<string> => {
@@ -90,7 +91,7 @@ describe("POST /api/chat", () => {
     }
     abort.abort()
     expect(runPart(partial!)!.data.status).not.toBe("CONVERGED")
-    const cursor = { fromSeq: runPart(partial!)!.data.seq + 1, textFrom: textOf(partial!).length }
+    const cursor = { fromSeq: cursorOf(partial!).seq + 1, textFrom: textOf(partial!).length }
     const rest = await transport("key-alice", cursor).reconnectToStream({ chatId: partial!.id })
     const resumed = await assemble(rest!, structuredClone(partial!))
     // the same run read whole from its log
@@ -103,6 +104,7 @@ describe("POST /api/chat", () => {
     expect(textOf(resumed)).toBe(textOf(whole))
     expect(textOf(resumed)).toContain("126")
     expect(runPart(resumed)!.data).toEqual(runPart(whole)!.data)
+    expect(cursorOf(resumed)).toEqual(cursorOf(whole))
     expect(runPart(resumed)!.data.status).toBe("CONVERGED")
   })
 

@@ -275,10 +275,11 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
     res,
     { "content-type": encoder.getContentType(), "x-aeon-run-id": model.id },
     async function*(signal) {
-      for (const event of head) yield encoder.encode(event)
+      yield head.map((event) => encoder.encode(event)).join("")
       const items = await runExit(ctx.runtime, runItems(model.id, { fromSeq, until: endsResponse, signal }))
       if (items._tag === "Failure") throw new Error("the run cannot be followed")
-      for await (const item of items.value) for (const event of ofItem(item)) yield encoder.encode(event)
+      // an item's events in one write
+      for await (const item of items.value) yield ofItem(item).map((event) => encoder.encode(event)).join("")
     },
     (f) => encoder.encode({ type: EventType.RUN_ERROR, message: f.message, code: f.code } as BaseEvent)
   )

@@ -91,7 +91,7 @@ export const pipeFrames = async (
   res.writeHead(200, { "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no", ...headers })
   res.flushHeaders()
   try {
-    for await (const frame of frames(gone.signal)) res.write(frame)
+    for await (const frame of frames(gone.signal)) if (frame !== "") res.write(frame)
   } catch (e) {
     const frame = onFailure(thrownFailure(e))
     if (frame !== undefined && !gone.signal.aborted) res.write(frame)

@@ -24,9 +24,10 @@ import { viewFold } from "./RunView.js"
  * The AI SDK's UI message stream (`useChat`'s protocol, `x-vercel-ai-ui-message-stream: v1`) at `POST /api/chat`:
  * the last user message is the task; the run's phases and finished steps are reasoning parts, its tool calls dynamic
  * tool parts (input, then output), its answer a text part, its state one `data-run` part updated in place (plan,
- * budget, usage, convergence, what it waits for, and `seq`: the last event given). The assistant message's id is the
- * run's id. `GET /api/chat/:runId/stream?fromSeq=&textFrom=` resumes a cut stream from the log: the events after the
- * message's `data-run` seq, the answer's text from the characters the message holds; without them, the whole stream
+ * budget, usage, convergence, what it waits for), where it is in the log one `data-cursor` part (`seq`: the last event
+ * given). The assistant message's id is the run's id. `GET /api/chat/:runId/stream?fromSeq=&textFrom=` resumes a cut
+ * stream from the log: the events after the cursor's seq, the answer's text from the characters the message holds;
+ * without them, the whole stream
  * of a run still going (204 when it has ended: nothing to resume).
  */
 
@@ -69,7 +70,7 @@ async function* chunksOf(
   fromSeq: number,
   textFrom: number,
   signal: AbortSignal
-): AsyncGenerator<UIMessageChunk> {
+): AsyncGenerator<ReadonlyArray<UIMessageChunk>> {
   const fold = viewFold(run.events.filter((e) => e.seq < fromSeq), {
     id: run.id,
     task: run.result.task,
@@ -77,11 +78,13 @@ async function* chunksOf(
   })
   const textId = `${run.id}-answer-${fromSeq}-${textFrom}`
   let textOpen = false
-  /** The run's state after event `seq` (emitted at `at`): the resume point is `seq`. */
-  const runPart = (seq: number, at?: number): UIMessageChunk => ({
-    type: "data-run",
-    id: "run",
-    data: { ...fold.view(), seq, ...(at !== undefined ? { at } : {}) }
+  /** The run's state: one part, replaced in place, sent when it changed. */
+  const runPart = (): UIMessageChunk => ({ type: "data-run", id: "run", data: fold.view() })
+  /** Where the message is in the run's log: the last event given (its `seq`, emitted at `at`), the resume point. */
+  const cursor = (seq: number, at?: number): UIMessageChunk => ({
+    type: "data-cursor",
+    id: "cursor",
+    data: { runId: run.id, seq, ...(at !== undefined ? { at } : {}) }
   })
   const text = (delta: string): Array<UIMessageChunk> => {
     const start: Array<UIMessageChunk> = textOpen ? [] : [{ type: "text-start", id: textId }]
@@ -92,8 +95,8 @@ async function* chunksOf(
     if (item._tag === "Text") return text(item.delta)
     if (item._tag === "TextRestarted") return text(`\n\n${item.text}`)
     const e = item.event
-    fold.next(e)
-    const parts = [...partsOfEvent(e), runPart(e.seq, e.at)]
+    const changed = Object.keys(fold.next(e)).length > 0
+    const parts = [...partsOfEvent(e), ...(changed ? [runPart()] : []), cursor(e.seq, e.at)]
     if (e._tag !== "RunFinished") return parts
     const end: Array<UIMessageChunk> = textOpen ? [{ type: "text-end", id: textId }] : []
     const failed: Array<UIMessageChunk> = e.status === "FAILED"
@@ -106,17 +109,16 @@ async function* chunksOf(
       : "stop"
     return [...parts, ...end, ...failed, { type: "finish", finishReason: reason }]
   }
-  yield { type: "start", messageId: run.id }
-  yield runPart(fromSeq - 1)
+  yield [{ type: "start", messageId: run.id }, runPart(), cursor(fromSeq - 1)]
   const items = await runExit(ctx.runtime, runItems(run.id, { fromSeq, textFrom, signal }))
   if (items._tag === "Failure") {
-    yield { type: "error", errorText: publicFailure(items.cause).message }
+    yield [{ type: "error", errorText: publicFailure(items.cause).message }]
     return
   }
   try {
-    for await (const item of items.value) yield* ofItem(item)
+    for await (const item of items.value) yield ofItem(item)
   } catch (e) {
-    yield { type: "error", errorText: thrownFailure(e).message }
+    yield [{ type: "error", errorText: thrownFailure(e).message }]
   }
 }
 
@@ -128,7 +130,10 @@ async function* chunksOf(
  */
 const send = (ctx: ProtocolContext, res: ServerResponse, run: RunModel, fromSeq: number, textFrom: number) =>
   pipeFrames(res, { ...UI_MESSAGE_STREAM_HEADERS, "x-aeon-run-id": run.id }, async function*(signal) {
-    for await (const chunk of chunksOf(ctx, run, fromSeq, textFrom, signal)) yield `data: ${JSON.stringify(chunk)}\n\n`
+    // an event's chunks in one write
+    for await (const chunks of chunksOf(ctx, run, fromSeq, textFrom, signal)) {
+      yield chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")
+    }
     yield "data: [DONE]\n\n"
   }, (f) => `data: ${JSON.stringify({ type: "error", errorText: f.message } satisfies UIMessageChunk)}\n\n`)
 
