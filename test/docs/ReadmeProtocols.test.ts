@@ -24,8 +24,12 @@ const run = async (name: string) => {
   writeFileSync(file, snippet(name).replaceAll("http://127.0.0.1:4000", server.url.replace(/\/graphql$/, "")))
   try {
     return await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [file], { timeout: 60_000 }, (e, stdout, stderr) =>
-        e ? reject(new Error(`${e.message}\n${stderr}`)) : resolve(stdout))
+      execFile(
+        process.execPath,
+        [file],
+        { timeout: 60_000 },
+        (e, stdout, stderr) => e ? reject(new Error(`${e.message}\n${stderr}`)) : resolve(stdout)
+      )
     )
   } finally {
     rmSync(file, { force: true })
