@@ -247,25 +247,28 @@ const dryRunDone = (result: RunResult, json: boolean) =>
   })
 
 /**
- * Answers a stopped run's request in its store (Answers.answerStored: the one way an answer reaches a run) and says
- * how to go on (`aeon run --resume`).
+ * Answers a run's request (Answers.answerAnywhere): through the process running it — a server — when one holds it (the
+ * run goes on there: its log has one writer), else on its stored log, and says how to go on (`aeon run --resume`).
  */
 const answerStored = (
   runId: string,
   answer: PersonAnswer,
   said: (request: AskedEvent | undefined) => string
 ) =>
-  Answers.answerStored(runId, answer).pipe(
+  Answers.answerAnywhere(runId, answer).pipe(
     Effect.catchTag("RunNotFoundError", () => Effect.die(new CliError(`run ${runId} does not exist`))),
-    Effect.map((request) =>
+    Effect.catchTag("AnswerRefusedError", (e) => Effect.die(new CliError(e.message))),
+    Effect.map(({ heldBy, request }) =>
       process.stdout.write(
-        `${said(request)} (${answer.requestId} of run ${runId}); go on with: aeon run --resume ${runId}\n`
+        `${said(request)} (${answer.requestId} of run ${runId}); ${
+          heldBy ? `the run goes on where it runs (${heldBy})` : `go on with: aeon run --resume ${runId}`
+        }\n`
       )
     ),
     Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig))
   )
 
-/** `aeon approve RUN REQUEST`: answers a stopped run's approval request (the run goes on with --resume). */
+/** `aeon approve RUN REQUEST`: answers a run's approval request (where it runs, or on its stored log). */
 export const approve = (o: {
   readonly runId: string
   readonly requestId: string

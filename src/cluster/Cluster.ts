@@ -9,7 +9,7 @@ import * as Rpc from "@effect/rpc/Rpc"
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
-import { ApprovalAnswered, GuidanceProvided } from "../domain/RunEvent.js"
+import { PersonAnswerSchema } from "../run/Answers.js"
 import { ClusterUnavailableError, ForwardedError, type PersonAnswer, RunPlacement } from "../server/Placement.js"
 import * as QueuedSweep from "../server/QueuedSweep.js"
 import { RunManager } from "../server/RunManager.js"
@@ -23,14 +23,6 @@ import * as SerializedReserve from "./SerializedReserve.js"
  * (a runner that dies has them delivered again to the one that takes its shards up), keyed by the run (sent twice,
  * kept once). `Answer` carries a person's answer (approval, guidance) to the runner the run waits on.
  */
-const PersonAnswerSchema = Schema.Union(
-  // the answer's fields as the events that record them hold them
-  Schema.TaggedStruct("Approval", {
-    requestId: Schema.String,
-    answer: ApprovalAnswered.pick("decision", "input", "reason", "by")
-  }),
-  Schema.TaggedStruct("Guidance", GuidanceProvided.pick("requestId", "text", "by").fields)
-)
 /** A refusal of the runner holding the run, as its code and message. */
 class AnswerRefused extends Schema.TaggedError<AnswerRefused>()("AnswerRefused", {
   code: Schema.String,

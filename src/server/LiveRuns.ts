@@ -1,4 +1,6 @@
-import { Cause, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
 import type { InvalidRunInputError, QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
 import { resultOf } from "../record/RunResult.js"
@@ -14,6 +16,7 @@ import {
   RunLifecycle,
   takeUnfinished
 } from "../run/Run.js"
+import { AnswerInbox, LEASE_MS } from "../store/AnswerInbox.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import type { RunIdTakenError, UserBusyError } from "../store/StoreValues.js"
@@ -36,6 +39,10 @@ export type StartError = InvalidRunInputError | StoreError | UserBusyError | Run
 /** The runs this process executes: started, resumed, answered, cancelled, handed over, stopped with the server. */
 export interface Execution {
   readonly live: (runId: string) => LiveRun | undefined
+  /** The runs going on here (or waiting to be admitted). */
+  readonly liveIds: () => ReadonlyArray<string>
+  /** This process, as the holder of the runs it executes (store/AnswerInbox). */
+  readonly holder: string
   /** False once the server stops: no new runs. */
   readonly accepting: Effect.Effect<boolean>
   /** A new run set up here (its input decoded, stored), ready to launch. */
@@ -151,6 +158,29 @@ const resumeHere = (
     needs
   )
 
+/**
+ * The store's holds of the runs this process executes (store/AnswerInbox), for LEASE_MS: a store that fails only
+ * delays one (server/AnswerDelivery's renewal takes it again).
+ */
+const holdsOf = (inbox: Option.Option<AnswerInbox["Type"]>, holder: string) => ({
+  hold: (ids: ReadonlyArray<string>) =>
+    Option.match(inbox, {
+      onNone: () => Effect.void,
+      onSome: (i) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => i.hold(ids, holder, now + LEASE_MS)).pipe(Effect.ignore)
+    }),
+  release: (ids: ReadonlyArray<string>) =>
+    Option.match(inbox, { onNone: () => Effect.void, onSome: (i) => Effect.ignore(i.release(ids, holder)) })
+})
+
+/**
+ * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
+ * stops, and on a cluster whenever a person did not cancel it (its shard moved, the runner stops).
+ */
+const lifecycle = (shuttingDown: Ref.Ref<boolean>, clustered: boolean) => (entry: LiveRun) => ({
+  shuttingDown: Effect.map(Ref.get(shuttingDown), (down) => down || (clustered && !entry.cancelled))
+})
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
@@ -159,25 +189,26 @@ const make = Effect.gen(function*() {
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()
   const live = new Map<string, LiveRun>()
+  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+  const { hold, release } = holdsOf(yield* Effect.serviceOption(AnswerInbox), holder)
   const shuttingDown = yield* Ref.make(false)
 
-  /**
-   * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
-   * stops, and on a cluster whenever a person did not cancel it (its shard moved, the runner stops).
-   */
-  const lifecycleOf = (entry: LiveRun) => ({
-    shuttingDown: Effect.map(Ref.get(shuttingDown), (down) => down || (clustered && !entry.cancelled))
-  })
+  const lifecycleOf = lifecycle(shuttingDown, clustered)
 
   const launch = (prepared: PreparedRun, userId: string | null, createdAt: Date) =>
     Effect.gen(function*() {
       const entry: LiveRun = { prepared, userId, createdAt }
       live.set(prepared.runId, entry)
+      // held before it runs: an answer given in another process comes here (server/AnswerDelivery renews the hold)
+      yield* hold([prepared.runId])
       const started = yield* Deferred.make<void>()
       const run = Deferred.await(started).pipe(
         Effect.zipRight(admission.admit(userId, prepared.runId)(prepared.execute)),
         Effect.provideService(RunLifecycle, lifecycleOf(entry)),
-        Effect.ensuring(Effect.sync(() => live.delete(prepared.runId))),
+        Effect.ensuring(Effect.suspend(() => {
+          live.delete(prepared.runId)
+          return release([prepared.runId])
+        })),
         // its store stayed away past the bound: taken up again here once it answers (on a cluster too: the run is
         // still this runner's; runHere follows the attempt that takes it up)
         Effect.catchSomeDefect((d) =>
@@ -239,6 +270,8 @@ const make = Effect.gen(function*() {
 
   return LiveRuns.of({
     live: (id) => live.get(id),
+    liveIds: () => [...live.keys()],
+    holder,
     accepting: Effect.map(Ref.get(shuttingDown), (down) => !down),
     prepare: (input, idScope) =>
       Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),

@@ -4,6 +4,7 @@ import type { AnswerError, ApprovalAnswer } from "../kernel/Approval.js"
 import type * as Fork from "../run/Fork.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import * as Admission from "./Admission.js"
+import * as AnswerDelivery from "./AnswerDelivery.js"
 import * as LiveRuns from "./LiveRuns.js"
 import type { StartError } from "./LiveRuns.js"
 import { type ClusterUnavailableError, type ForwardedError, type PersonAnswer, RunPlacement } from "./Placement.js"
@@ -168,6 +169,7 @@ export class RunManager extends Context.Tag("aeon/RunManager")<RunManager, Servi
 export const layer = (maxConcurrent: number) =>
   Layer.effect(RunManager, make).pipe(
     Layer.provideMerge(RunReads.layer),
+    Layer.provideMerge(AnswerDelivery.layer),
     Layer.provideMerge(LiveRuns.layer),
     Layer.provideMerge(Admission.layer(maxConcurrent))
   )

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { memoizeWeak } from "../support/Memoize.js"
+import * as AnswerInbox from "./AnswerInbox.js"
 import * as Memories from "./Memories.js"
 import { migrate } from "./Migrations.js"
 import * as QuotaLedger from "./QuotaLedger.js"
@@ -99,6 +100,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     RunStore.sinkLayer.pipe(Layer.provide(store)),
     QuotaLedger.layerConfig,
     Memories.layerConfig.pipe(Layer.provide(store)),
+    AnswerInbox.layer,
     StoreOutages.layer
   ).pipe(
     Layer.provideMerge(clientLayer(options))

@@ -258,6 +258,25 @@ const memories = {
   ]
 }
 
+/**
+ * Who executes a run now (store/AnswerInbox): a process holds the runs it executes for a lease it renews (`holder`,
+ * `held_until` in ms since the epoch); a person's answer given elsewhere — the CLI while a server runs it — goes to
+ * `run_answers`, which the holder takes and records through its own run manager: a run's log has one writer.
+ */
+const answerInbox = (d: Dialect) => [
+  "ALTER TABLE runs ADD COLUMN holder text",
+  "ALTER TABLE runs ADD COLUMN held_until bigint",
+  `CREATE TABLE IF NOT EXISTS run_answers (
+    id text PRIMARY KEY,
+    run_id text NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    answer ${d.json} NOT NULL,
+    created_at ${d.time} NOT NULL,
+    taken_by text,
+    outcome ${d.json}
+  )`,
+  `CREATE INDEX IF NOT EXISTS run_answers_open ON run_answers (run_id) WHERE taken_by IS NULL`
+]
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -278,7 +297,8 @@ export const migrations = {
   "0007_runs_awaiting_input": statements({ pg: awaitingInputColumn, sqlite: awaitingInputColumn }),
   "0008_quota_ledger": statements({ pg: quotaLedger, sqlite: quotaLedger }),
   "0009_runs_figures": statements({ pg: runFigures(pg), sqlite: runFigures(sqlite) }),
-  "0010_memories": statements(memories)
+  "0010_memories": statements(memories),
+  "0011_answer_inbox": statements({ pg: answerInbox(pg), sqlite: answerInbox(sqlite) })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */
