@@ -2,6 +2,7 @@ import { Array as Arr, Clock, Context, Deferred, Effect, Either, Exit, FiberId, 
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { applyEvent, endsRun, foldEvents, reachesEnd, type RunRecord } from "../record/RunRecord.js"
 import { extend } from "../support/Extend.js"
+import * as Fanout from "../support/Fanout.js"
 import * as RunOutput from "./RunOutput.js"
 import { type EventSinkService, type LogState, makeWriter, type StoreWaits } from "./RunWriter.js"
 
@@ -86,10 +87,9 @@ const eventLoopTurn = Effect.interruptible(Effect.async<void>((resume) => {
 }))
 
 /**
- * The run's followers. Callbacks the writer calls, not PubSub subscriptions: bench row 9 (bench/FanOut.ts) measures
- * Effect's PubSub with a fiber per follower at two orders of magnitude the time of callbacks; and
- * a PubSub's bounded strategies either hold back the publisher (the run) or drop events, where a too slow subscriber
- * should be closed with the point to resume from (EventFeed does that, with its own bounded buffer).
+ * The run's followers (support/Fanout: callbacks the writer calls). Not PubSub subscriptions: besides their cost (bench
+ * row 9), a PubSub's bounded strategies either hold back the publisher (the run) or drop events, where a too slow
+ * subscriber should be closed with the point to resume from (EventFeed does that, with its own bounded buffer).
  */
 const makeFollowers = (
   state: LogState,
@@ -97,7 +97,7 @@ const makeFollowers = (
   firstSeq: number,
   ended: () => void
 ) => {
-  const followers = new Set<(event: RunEvent) => void>()
+  const followers = Fanout.make<RunEvent>()
   /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
   const published = (batch: Arr.NonEmptyReadonlyArray<RunEvent>) => {
     state.storedSeq = Arr.lastNonEmpty(batch).seq
@@ -105,28 +105,18 @@ const makeFollowers = (
       state.finished = true
       ended()
     }
-    for (const f of followers) {
-      for (const e of batch) {
-        try {
-          f(e)
-        } catch {
-          followers.delete(f) // a broken follower is dropped; the run and the others go on
-          break
-        }
-      }
-    }
+    followers.publish(batch)
   }
   const follow = (fromSeq: number, onEvent: (event: RunEvent) => void): Following => {
     const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, state.storedSeq - firstSeq + 1))
     if (state.finished) return { past, finished: true, stop: () => {} }
     const from = Math.max(fromSeq, state.storedSeq + 1)
-    const follower = (e: RunEvent) => {
+    const stop = followers.add((e) => {
       if (e.seq >= from) onEvent(e)
-    }
-    followers.add(follower)
-    return { past, finished: false, stop: () => void followers.delete(follower) }
+    })
+    return { past, finished: false, stop }
   }
-  return { published, follow, followed: () => followers.size > 0 }
+  return { published, follow, followed: () => followers.size() > 0 }
 }
 
 /** Fibers waiting for an event (a person's answer): settled as the event is emitted. */

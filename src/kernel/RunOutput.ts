@@ -1,6 +1,7 @@
 import { Clock, Effect, type Scope, Stream } from "effect"
 import type { TextSink } from "../llm/LanguageModel.js"
 import { PromptId } from "../prompts/PromptId.js"
+import * as Fanout from "../support/Fanout.js"
 import { partialStringField } from "../support/PartialJson.js"
 
 /**
@@ -70,15 +71,15 @@ interface CallState {
 
 /**
  * A run's live output. Pieces are coalesced per call: the first text goes out at once, later text at most every
- * `intervalMs`, the rest when the call ends. Followers are callbacks (as RunEvents' are): a slow one is the
- * transport's to drop, the run never waits on it. `lastSeq` is the run log's last event; `scope` the run's.
+ * `intervalMs`, the rest when the call ends. Followers are callbacks (support/Fanout, as RunEvents' are): a slow one
+ * is the transport's to drop, the run never waits on it. `lastSeq` is the run log's last event; `scope` the run's.
  */
 export const make = (
   runId: string,
   options: { readonly intervalMs: number; readonly lastSeq: () => number; readonly scope: Scope.Scope }
 ): RunOutput => {
   const calls = new Map<string, CallState>()
-  const followers = new Set<{ readonly onDelta: (d: LlmOutputDelta) => void; readonly onEnd: () => void }>()
+  const followers = Fanout.make<LlmOutputDelta>()
   let finished = false
   let next = 0
 
@@ -97,15 +98,6 @@ export const make = (
       done
     }
   }
-  const publish = (delta: LlmOutputDelta) => {
-    for (const f of followers) {
-      try {
-        f.onDelta(delta)
-      } catch {
-        followers.delete(f) // a broken follower is dropped; the run and the others go on
-      }
-    }
-  }
   const flush = (call: CallState, now: number, done: boolean) => {
     if (call.closed || (!done && call.pending === "")) return
     const text = call.pending
@@ -116,13 +108,13 @@ export const make = (
       call.closed = true
       calls.delete(call.id)
     }
-    if (followers.size > 0) publish(deltaOf(call, text, done))
+    if (followers.size() > 0) followers.publish([deltaOf(call, text, done)])
   }
   const push = (call: CallState) => (text: string) =>
     Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
       if (call.closed) return Effect.void
       // nobody follows: the text is kept for a late joiner, no piece is made
-      if (followers.size === 0) return Effect.sync(() => void (call.sent += call.pending + text, call.pending = ""))
+      if (followers.size() === 0) return Effect.sync(() => void (call.sent += call.pending + text, call.pending = ""))
       call.pending += text
       if (call.timer) return Effect.void
       const wait = call.lastSentAt + options.intervalMs - now
@@ -140,9 +132,7 @@ export const make = (
   const follow = (onDelta: (d: LlmOutputDelta) => void, onEnd: () => void): OutputFollowing => {
     if (finished) return { past: [], finished: true, stop: () => {} }
     const past = [...calls.values()].filter((c) => c.sent !== "").map((c) => deltaOf(c, c.sent, false))
-    const follower = { onDelta, onEnd }
-    followers.add(follower)
-    return { past, finished: false, stop: () => void followers.delete(follower) }
+    return { past, finished: false, stop: followers.add(onDelta, onEnd) }
   }
 
   return {
@@ -171,8 +161,7 @@ export const make = (
     end: () => {
       if (finished) return
       finished = true
-      for (const f of followers) f.onEnd()
-      followers.clear()
+      followers.end()
       calls.clear()
     }
   }
