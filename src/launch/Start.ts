@@ -16,6 +16,10 @@ const banner = Layer.effectDiscard(Effect.gen(function*() {
   yield* Effect.sync(() => {
     const runs = server.url.replace(/\/graphql$/, "/runs")
     console.log(`Aeon ${server.url} — GraphiQL in a browser; the run viewer at ${runs}; model: ${model.label}${stand}`)
+    const base = server.url.replace(/\/graphql$/, "")
+    console.log(
+      `also: ${base}/mcp (MCP), ${base}/v1 (OpenAI-compatible), ${base}/ag-ui (AG-UI), ${base}/api/chat (AI SDK UI stream), ${base}/a2a (A2A)`
+    )
     for (const s of mcp.health()) {
       console.log(
         `MCP server ${s.name}: ${s.status}${s.status === "connected" ? `, ${s.toolCount} tool(s)` : ""}${
