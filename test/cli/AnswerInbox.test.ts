@@ -37,14 +37,11 @@ const waitingRun = async () => {
     `mutation { runTask(input: { task: "Compute 17 + 25", mode: FULL, approvePlan: true }) { id } }`
   )
   const id = started.body.data.runTask.id as string
-  for (;;) {
-    const r = await gql(server.url, `query($id: ID!) { run(id: $id) { status pendingPlanApproval { requestId } } }`, {
-      id
-    })
-    const requestId = r.body.data.run.pendingPlanApproval?.requestId
-    if (requestId) return { id, requestId: requestId as string }
-    await new Promise((r) => setTimeout(r, 25))
-  }
+  const waiting = await awaitRun(server.url, id, {
+    until: "PlanApprovalRequested",
+    query: `query($id: ID!) { run(id: $id) { pendingPlanApproval { requestId } } }`
+  })
+  return { id, requestId: waiting.pendingPlanApproval.requestId as string }
 }
 
 describe.skipIf(backend !== "postgres")("aeon approve while a server runs the run (PostgreSQL)", () => {

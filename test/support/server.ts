@@ -59,13 +59,14 @@ export const waitFor = async <A>(f: () => Promise<A | undefined>, timeoutMs = 20
 }
 
 /**
- * Awaits a run's end as a client does: its `runEvents` subscription (over SSE) until RunFinished — the event awaited,
- * not a poll —, then the run as `query` (a query taking `$id`) reads it. A run that never ends is the test's timeout.
+ * Awaits a run's end as a client does: its `runEvents` subscription (over SSE) until RunFinished (or the event type
+ * `until` names) — the event awaited, not a poll —, then the run as `query` (a query taking `$id`) reads it. A run that
+ * never gets there is the test's timeout.
  */
 export const awaitRun = async (
   url: string,
   id: string,
-  options: { readonly query?: string; readonly headers?: Record<string, string> } = {}
+  options: { readonly query?: string; readonly headers?: Record<string, string>; readonly until?: string } = {}
 ) => {
   const headers = options.headers ?? {}
   const client = createClient({ url, headers: { "x-graphql-yoga-csrf": "1", ...headers } })
@@ -76,7 +77,7 @@ export const awaitRun = async (
         variables: { id }
       })
     ) {
-      if (r.data?.runEvents.type === "RunFinished") break
+      if (r.data?.runEvents.type === (options.until ?? "RunFinished")) break
     }
   } finally {
     client.dispose()
