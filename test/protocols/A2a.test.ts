@@ -112,6 +112,27 @@ describe("A2A", () => {
     expect(artifactText(task)).toContain("42")
   })
 
+  it("a task sent to return at once is followed by subscribing to it, to completed", async () => {
+    const client = await clientOf()
+    const sent = await client.sendMessage({
+      ...request(message("Compute 17 + 25"), { mode: "FULL", approvePlan: true }),
+      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true }
+    }) as Task
+    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED])
+      .toContain(sent.status?.state)
+    // followed while it waits for its plan's approval; answered on the task meanwhile
+    while ((await client.getTask({ tenant: "", id: sent.id })).status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const following = collect(client.resubscribeTask({ tenant: "", id: sent.id }))
+    await client.sendMessage(request(message("approve", { taskId: sent.id, contextId: sent.contextId })))
+    const followed = await following
+    expect(followed[0]!.payload?.$case).toBe("task")
+    expect(lastStatus(followed)).toBe(TaskState.TASK_STATE_COMPLETED)
+    const artifacts = followed.flatMap((r) => (r.payload?.$case === "artifactUpdate" ? [r.payload.value] : []))
+    expect(artifacts.at(-1)!.lastChunk).toBe(true)
+  })
+
   it("a v0.3 client is served through the SDK's compatibility layer", async () => {
     const client = await clientOf("key-alice", true)
     expect(client.protocolVersion).toBe("0.3")

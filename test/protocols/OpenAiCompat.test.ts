@@ -21,10 +21,11 @@ const client = (key = "key-alice") => new OpenAI({ baseURL: baseURL(server), api
 
 describe("POST /v1/chat/completions", () => {
   it("answers a chat completion with the run's answer, its usage and its id (the run is the caller's)", async () => {
-    const done = await client().chat.completions.create({
+    const { data: done, response } = await client().chat.completions.create({
       model: "aeon",
       messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Compute 17 + 25" }]
-    })
+    }).withResponse()
+    expect(response.headers.get("x-aeon-run-id")).toBe(done.id)
     expect(done.object).toBe("chat.completion")
     expect(done.choices[0]!.message.content).toContain("42")
     expect(done.choices[0]!.finish_reason).toBe("stop")

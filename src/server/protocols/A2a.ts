@@ -131,7 +131,7 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
     if (message?.taskId) {
       const found = yield* ownRun(userId, message.taskId)
       const [asked] = openRequests(found.record)
-      if (!asked) return { run: found, fromSeq: found.events.length }
+      if (!asked) return { run: found, fromSeq: afterLast(found) }
       yield* answerRequest(
         found.id,
         asked.requestId,
@@ -150,6 +150,9 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
     }, userId)
     return { run: started, fromSeq: 0 }
   })
+
+/** The offset after the run's last event: what a follower from now on reads from. */
+const afterLast = (run: RunModel) => (run.events.at(-1)?.seq ?? 0) + 1
 
 type Ids = { readonly taskId: string; readonly contextId: string }
 
@@ -245,7 +248,7 @@ const handlerOf = (runtime: Runtime.Runtime<RunManager>, card: () => AgentCard):
     resubscribe: async function*(params, context) {
       const userId = userOf(context)
       const found = await run(ownRun(userId, params.id))
-      yield* streamOf(found, found.events.length, userId)
+      yield* streamOf(found, afterLast(found), userId)
     },
     listTasks: async (params, context) => {
       const userId = userOf(context)
