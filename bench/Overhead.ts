@@ -11,6 +11,12 @@ interface OverheadOptions {
   readonly delayMs?: number
   /** A tracer for the runs' spans (bench/Breakdown times them); none: no spans are made. */
   readonly tracer?: Tracer.Tracer
+  /**
+   * Memory across runs (the default for a user's runs: on). Off where the figure is the engine's and its store's
+   * against a peer that keeps no memory (rows 1 and 6); the same task run again would otherwise start from its last
+   * run's plan.
+   */
+  readonly memory?: boolean
 }
 
 /** One process's Aeon on the loop: `once` runs it (steps × passes) and measures the run; `dispose` ends it. */
@@ -27,6 +33,7 @@ export const overheadRunner = (options: OverheadOptions) => {
       const p = yield* prepare({
         task: "Compute the running sums",
         mode: "FULL",
+        memory: options.memory ?? false,
         budget: { ttl: passes, maxSteps: 100_000, maxLlmCalls: 100_000, maxTokens: 100_000_000 }
       })
       const result = yield* p.execute
