@@ -5,6 +5,34 @@ import type { ProtocolContext } from "./Http.js"
 import * as OpenAiCompat from "./OpenAiCompat.js"
 import * as UiStream from "./UiStream.js"
 
+/** The paths the protocols answer. */
+const PROTOCOL_PATH = /^\/(v1\/|ag-ui$|api\/chat(\/|$)|a2a$|\.well-known\/agent-card\.json$)/
+
+/**
+ * A browser page of another origin may call the protocols as it calls /graphql (graphql-yoga's CORS: the request's
+ * origin allowed, with credentials): a preflight answered, the response readable, its run id header exposed. Origins
+ * are checked before this, as on every route: a server without API keys answers only this machine's.
+ */
+const cors = (req: IncomingMessage, res: ServerResponse): boolean => {
+  const origin = req.headers.origin
+  if (origin === undefined) return false
+  res.setHeader("access-control-allow-origin", origin)
+  res.setHeader("access-control-allow-credentials", "true")
+  res.setHeader("vary", "Origin")
+  if (req.method !== "OPTIONS") {
+    res.setHeader("access-control-expose-headers", "x-aeon-run-id")
+    return false
+  }
+  res.writeHead(204, {
+    "access-control-allow-methods": String(req.headers["access-control-request-method"] ?? "GET, POST"),
+    "access-control-allow-headers": String(
+      req.headers["access-control-request-headers"] ?? "content-type, authorization"
+    ),
+    "access-control-max-age": "600"
+  }).end()
+  return true
+}
+
 /**
  * The protocols other front-ends and agents speak, mounted beside /graphql (the same keys, Host checks and body
  * limit): each an adapter over the run manager and the run's log, keeping no state of its own.
@@ -12,6 +40,9 @@ import * as UiStream from "./UiStream.js"
 export const make = (ctx: ProtocolContext & { readonly version: string }) => {
   const routes = [OpenAiCompat.handle(ctx), AgUi.handle(ctx), UiStream.handle(ctx), A2a.make(ctx)]
   /** True when the request was one of theirs (it is answered). */
-  return (req: IncomingMessage, res: ServerResponse, path: string): boolean =>
-    routes.some((route) => route(req, res, path))
+  return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+    if (!PROTOCOL_PATH.test(path)) return false
+    if (cors(req, res)) return true
+    return routes.some((route) => route(req, res, path))
+  }
 }
