@@ -39,7 +39,7 @@ const deliver = (inbox: AnswerInbox["Type"], runs: LiveRuns["Type"]) =>
 
 export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const inbox = yield* Effect.serviceOption(AnswerInbox)
-  if (Option.isNone(inbox)) return
+  if (Option.isNone(inbox) || !inbox.value.shared) return
   const runs = yield* LiveRuns
   const once = yield* Effect.makeSemaphore(1)
   const round = once.withPermits(1)(deliver(inbox.value, runs)).pipe(

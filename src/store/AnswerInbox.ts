@@ -29,6 +29,11 @@ export interface PostedAnswer {
  * holds (stopped, or its holder died) is answered on its stored log directly, as before.
  */
 export interface Service {
+  /**
+   * Whether other processes share this store (PostgreSQL). The embedded database is one process's (its data
+   * directory is locked): nobody else can answer there, so nothing is held and nothing posted.
+   */
+  readonly shared: boolean
   /** Holds these runs for `holder` until `until` (ms since the epoch): taken, or renewed. */
   readonly hold: (runIds: ReadonlyArray<string>, holder: string, until: number) => Effect.Effect<void, StoreError>
   /** Lets these runs go (those `holder` holds). */
@@ -54,11 +59,12 @@ const make = Effect.gen(function*() {
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const failing = (what: string) => Effect.mapError(storeError(what))
   return AnswerInbox.of({
+    shared: isPg,
     hold: (runIds, holder, until) =>
-      runIds.length === 0 ? Effect.void : sql`UPDATE runs SET holder = ${holder}, held_until = ${until}
+      runIds.length === 0 || !isPg ? Effect.void : sql`UPDATE runs SET holder = ${holder}, held_until = ${until}
         WHERE ${sql.in("id", runIds)}`.pipe(Effect.asVoid, failing("holding runs")),
     release: (runIds, holder) =>
-      runIds.length === 0 ? Effect.void : sql`UPDATE runs SET holder = NULL, held_until = NULL
+      runIds.length === 0 || !isPg ? Effect.void : sql`UPDATE runs SET holder = NULL, held_until = NULL
         WHERE ${sql.in("id", runIds)} AND holder = ${holder}`.pipe(Effect.asVoid, failing("letting runs go")),
     holderOf: (runId, now) =>
       sql<{ holder: string | null }>`SELECT holder FROM runs WHERE id = ${runId} AND held_until > ${now}`.pipe(
