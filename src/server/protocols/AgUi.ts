@@ -18,13 +18,12 @@ import { RunManager } from "../RunManager.js"
 import type { RunModel } from "../RunModel.js"
 import { answerRequest, type RequestAnswer } from "./Answering.js"
 import {
-  callerOf,
+  callerAndBody,
   pipeFrames,
   type ProtocolContext,
   publicFailure,
-  readJson,
+  refuseJson,
   runExit,
-  sendJson,
   taskOfConversation,
   textOf
 } from "./Http.js"
@@ -41,7 +40,7 @@ import { viewFold } from "./RunView.js"
  */
 
 const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
-  sendJson(res, status, { error: { code, message } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
+  refuseJson(res, { status, code, message })
 
 /** An interrupt's id: the run and the request it answers, so a resume needs nothing kept but the run's log. */
 export const interruptId = (runId: string, requestId: string) =>
@@ -245,15 +244,10 @@ const runOf = (input: RunAgentInput, userId: string | undefined) =>
   })
 
 const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
-  const caller = callerOf(ctx.auth, req)
-  if (!caller) return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key")
-  const body = await readJson(req, ctx.maxBodyBytes)
-  if (body._tag !== "json") {
-    return body._tag === "tooLarge"
-      ? refuse(res, 413, "PAYLOAD_TOO_LARGE", `request body over ${ctx.maxBodyBytes} bytes`)
-      : refuse(res, 400, "BAD_REQUEST", "the body is not JSON")
-  }
-  const parsed = RunAgentInputSchema.safeParse(body.value)
+  const read = await callerAndBody(ctx, req)
+  if ("status" in read) return refuseJson(res, read)
+  const { body: value, caller } = read
+  const parsed = RunAgentInputSchema.safeParse(value)
   if (!parsed.success) {
     return refuse(
       res,

@@ -38,6 +38,39 @@ export const readJson = (req: IncomingMessage, maxBytes: number) =>
 /** The caller the request's bearer key names (`{}` on a server without keys), or undefined: refuse it. */
 export const callerOf = (auth: AuthConfig, req: IncomingMessage) => authenticate(auth, req.headers.authorization)
 
+/** Why a request is refused before it is read further: its HTTP status, a code, the words. */
+export interface Refusal {
+  readonly status: number
+  readonly code: string
+  readonly message: string
+}
+
+/**
+ * A request's caller and JSON body, or why it is refused: no valid key (401), a body over the limit (413) or not
+ * JSON (400). Each protocol says a refusal in its own shape.
+ */
+export const callerAndBody = async (
+  ctx: ProtocolContext,
+  req: IncomingMessage
+): Promise<{ readonly caller: { userId?: string }; readonly body: unknown } | Refusal> => {
+  const caller = callerOf(ctx.auth, req)
+  if (!caller) return { status: 401, code: "UNAUTHENTICATED", message: "missing or invalid API key" }
+  const body = await readJson(req, ctx.maxBodyBytes)
+  if (body._tag === "json") return { caller, body: body.value }
+  return body._tag === "tooLarge"
+    ? { status: 413, code: "PAYLOAD_TOO_LARGE", message: `request body over ${ctx.maxBodyBytes} bytes` }
+    : { status: 400, code: "BAD_REQUEST", message: "the body is not JSON" }
+}
+
+/** A refusal as `{ error: { code, message } }` (AG-UI's and the UI stream's routes; a 401 says Bearer). */
+export const refuseJson = (res: ServerResponse, r: Refusal) =>
+  sendJson(
+    res,
+    r.status,
+    { error: { code: r.code, message: r.message } },
+    r.status === 401 ? { "www-authenticate": "Bearer" } : {}
+  )
+
 /**
  * A failure a client may read: a coded error's tag and its own message; anything else (a defect, the database's
  * words) stays in the server's log and the client reads "internal error".

@@ -9,11 +9,11 @@ import { asks } from "../../record/Requests.js"
 import { requestMessage } from "../McpAsking.js"
 import { RunManager } from "../RunManager.js"
 import {
+  callerAndBody,
   callerOf,
   pipeFrames,
   type ProtocolContext,
   publicFailure,
-  readJson,
   runExit,
   sendJson,
   settled,
@@ -44,6 +44,13 @@ const errorBody = (r: Omit<Refusal, "status">) => ({
 })
 const refuse = (res: ServerResponse, r: Refusal) =>
   sendJson(res, r.status, errorBody(r), r.status === 401 ? { "www-authenticate": "Bearer" } : {})
+
+/** A refused request's code in OpenAI's words. */
+const OPENAI_CODES: Readonly<Record<string, string>> = {
+  UNAUTHENTICATED: "invalid_api_key",
+  PAYLOAD_TOO_LARGE: "request_too_large",
+  BAD_REQUEST: "invalid_json"
+}
 
 /** What Aeon's coded failures are in OpenAI's words. */
 const STATUS_OF: Readonly<Record<string, number>> = {
@@ -206,18 +213,10 @@ async function* chunkFrames(items: AsyncIterable<RunItem>, runId: string, reques
 }
 
 const completions = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
-  const caller = callerOf(ctx.auth, req)
-  if (!caller) return refuse(res, { status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
-  const body = await readJson(req, ctx.maxBodyBytes)
-  if (body._tag !== "json") {
-    return refuse(
-      res,
-      body._tag === "tooLarge"
-        ? { status: 413, code: "request_too_large", message: `request body over ${ctx.maxBodyBytes} bytes` }
-        : { status: 400, code: "invalid_json", message: "the body is not JSON" }
-    )
-  }
-  const request = chatRequest(body.value, caller.userId)
+  const read = await callerAndBody(ctx, req)
+  if ("status" in read) return refuse(res, { ...read, code: OPENAI_CODES[read.code] ?? read.code })
+  const { body, caller } = read
+  const request = chatRequest(body, caller.userId)
   if ("status" in request) return refuse(res, request)
   const started = settled(
     await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(request.input, caller.userId))),

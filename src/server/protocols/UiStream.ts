@@ -6,13 +6,13 @@ import { ownRun } from "../RunAccess.js"
 import { RunManager } from "../RunManager.js"
 import type { RunModel } from "../RunModel.js"
 import {
+  callerAndBody,
   callerOf,
   pipeFrames,
   type ProtocolContext,
   publicFailure,
-  readJson,
+  refuseJson,
   runExit,
-  sendJson,
   taskOfConversation,
   textOf,
   thrownFailure
@@ -32,7 +32,7 @@ import { viewFold } from "./RunView.js"
  */
 
 const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
-  sendJson(res, status, { error: { code, message } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
+  refuseJson(res, { status, code, message })
 
 const cut = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}…` : text)
 
@@ -144,15 +144,10 @@ interface ChatBody {
 }
 
 const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
-  const caller = callerOf(ctx.auth, req)
-  if (!caller) return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key")
-  const body = await readJson(req, ctx.maxBodyBytes)
-  if (body._tag !== "json") {
-    return body._tag === "tooLarge"
-      ? refuse(res, 413, "PAYLOAD_TOO_LARGE", `request body over ${ctx.maxBodyBytes} bytes`)
-      : refuse(res, 400, "BAD_REQUEST", "the body is not JSON")
-  }
-  const chat = (body.value ?? {}) as ChatBody
+  const read = await callerAndBody(ctx, req)
+  if ("status" in read) return refuseJson(res, read)
+  const { body: value, caller } = read
+  const chat = (value ?? {}) as ChatBody
   const task = taskOfConversation((Array.isArray(chat.messages) ? chat.messages : []).map((m) => ({
     role: String(m?.role ?? ""),
     text: textOf(m?.parts ?? m?.content)
