@@ -8,7 +8,7 @@ import {
   McpError,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, Exit, Option, type Runtime, Schema } from "effect"
+import { type Cause, Effect, Exit, type Runtime, Schema } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { AskedEvent } from "../record/Requests.js"
@@ -24,6 +24,7 @@ import { endsRun } from "../record/RunRecord.js"
 import { RunTaskInput } from "../run/RunInput.js"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { version } from "../support/PackageFiles.js"
+import { publicFailure } from "./EffectAdapter.js"
 import { askClient, requestMessage } from "./McpAsking.js"
 import { responseOf } from "./protocols/Answering.js"
 import { RunManager } from "./RunManager.js"
@@ -132,10 +133,8 @@ const URI = /^aeon:\/\/runs\/(.+)$/
 
 /** A failure a client may read: a coded error's own message; anything else stays in the server's log. */
 const failureText = (cause: Cause.Cause<unknown>) => {
-  const e = Option.getOrUndefined(Cause.failureOption(cause)) as { _tag?: string; message?: string } | undefined
-  return e && typeof e._tag === "string"
-    ? `${e._tag}: ${e.message ?? ""}`.trim()
-    : "internal error (see the server's log)"
+  const f = publicFailure(cause)
+  return f.code === "INTERNAL" ? f.message : `${f.code}: ${f.message}`
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })

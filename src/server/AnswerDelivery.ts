@@ -1,8 +1,9 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Schedule, Schema, Stream } from "effect"
+import { Clock, Duration, Effect, Exit, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { PersonAnswerSchema } from "../run/Answers.js"
 import { AnswerInbox, type AnswerOutcome, answersChannel, LEASE_MS } from "../store/AnswerInbox.js"
+import { publicFailure } from "./EffectAdapter.js"
 import { LiveRuns } from "./LiveRuns.js"
 
 const decodeAnswer = Schema.decodeUnknown(PersonAnswerSchema)
@@ -24,14 +25,7 @@ const deliver = (inbox: AnswerInbox["Type"], runs: LiveRuns["Type"]) =>
       const recorded = yield* Effect.exit(Effect.flatMap(decodeAnswer(posted.answer), (a) => runs.answer(entry, a)))
       const outcome: AnswerOutcome = Exit.match(recorded, {
         onSuccess: () => ({ ok: true }),
-        onFailure: (cause) => {
-          const e = Option.getOrUndefined(Cause.failureOption(cause)) as { _tag?: string; message?: string } | undefined
-          return {
-            ok: false,
-            code: e?._tag ?? "AnswerRefused",
-            message: e?.message || "the run could not take the answer"
-          }
-        }
+        onFailure: (cause) => ({ ok: false, ...publicFailure(cause) })
       })
       yield* inbox.settle(posted.id, outcome)
     }

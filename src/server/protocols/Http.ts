@@ -1,5 +1,6 @@
-import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import { Effect, Exit, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { publicFailure } from "../EffectAdapter.js"
 import type { RunManager } from "../RunManager.js"
 import { type AuthConfig, authenticate } from "../Security.js"
 
@@ -71,17 +72,7 @@ export const refuseJson = (res: ServerResponse, r: Refusal) =>
     r.status === 401 ? { "www-authenticate": "Bearer" } : {}
   )
 
-/**
- * A failure a client may read: a coded error's tag and its own message; anything else (a defect, the database's
- * words) stays in the server's log and the client reads "internal error".
- */
-export const publicFailure = (cause: Cause.Cause<unknown>): { readonly code: string; readonly message: string } => {
-  const e = Option.getOrUndefined(Cause.failureOption(cause)) as { _tag?: string; message?: string } | undefined
-  if (e && typeof e._tag === "string" && e._tag !== "StoreError" && e._tag !== "SqlError") {
-    return { code: e._tag, message: e.message || e._tag }
-  }
-  return { code: "INTERNAL", message: "internal error (see the server's log)" }
-}
+export { publicFailure }
 
 /** Runs an Effect of the server's runtime for a request: its exit, a defect logged. */
 export const runExit = <A, E>(runtime: Runtime.Runtime<RunManager>, effect: Effect.Effect<A, E, RunManager>) =>
