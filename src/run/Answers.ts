@@ -1,4 +1,4 @@
-import { Clock, Data, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import { ApprovalAnswered, GuidanceProvided } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
@@ -78,31 +78,37 @@ export const answerAnywhere = (runId: string, a: PersonAnswer) =>
     const held = inbox ? yield* inbox.holderOf(runId, yield* Clock.currentTimeMillis) : Option.none()
     if (!inbox || Option.isNone(held)) return { request: yield* answerStored(runId, a), heldBy: undefined }
     const id = yield* inbox.post(runId, Schema.encodeSync(PersonAnswerSchema)(a))
-    let lapsedAt: number | undefined
-    for (;;) {
-      const outcome = yield* inbox.outcome(id)
-      if (Option.isSome(outcome)) {
-        if (!outcome.value.ok) {
-          return yield* new AnswerRefusedError({ code: outcome.value.code, reason: outcome.value.message })
-        }
-        return { request: yield* askedIn(runId, a.requestId)(store), heldBy: held.value }
-      }
-      // its holder let the run go (stopped, or died) before taking it: taken back, and answered on the stored log
-      const now = yield* Clock.currentTimeMillis
-      if (Option.isNone(yield* inbox.holderOf(runId, now))) {
-        if (yield* inbox.take(id, "withdrawn")) {
-          return { request: yield* answerStored(runId, a), heldBy: undefined }
-        }
-        // taken, then the run let go (it may have ended with this answer): its outcome comes, or its holder died
-        lapsedAt ??= now
-        if (now - lapsedAt > LEASE_MS) {
-          return yield* new AnswerRefusedError({
-            code: "HolderStopped",
-            reason:
-              `the process running run ${runId} took the answer and stopped before saying it recorded it: see the run`
-          })
-        }
-      }
-      yield* Effect.sleep(Duration.millis(ANSWER_POLL_MS))
-    }
+    const settled = yield* posted(inbox, runId, id).pipe(
+      Effect.retry({ schedule: Schedule.spaced(Duration.millis(ANSWER_POLL_MS)), while: (e) => e._tag === "NotYet" })
+    )
+    if (settled === "withdrawn") return { request: yield* answerStored(runId, a), heldBy: undefined }
+    return { request: yield* askedIn(runId, a.requestId)(store), heldBy: held.value }
   })
+
+/** A posted answer not settled yet: looked at again. */
+class NotYet extends Data.TaggedError("NotYet") {}
+
+/**
+ * One look at a posted answer: recorded by the holder ("recorded"), refused (its coded error), taken back because
+ * its holder let the run go without taking it ("withdrawn": the poster answers on the stored log), or NotYet.
+ * Taken and then let go without a word for a lease: its holder died.
+ */
+const posted = (inbox: AnswerInbox["Type"], runId: string, id: string) => {
+  let lapsedAt: number | undefined
+  return Effect.gen(function*() {
+    const outcome = yield* inbox.outcome(id)
+    if (Option.isSome(outcome)) {
+      if (outcome.value.ok) return "recorded" as const
+      return yield* new AnswerRefusedError({ code: outcome.value.code, reason: outcome.value.message })
+    }
+    const now = yield* Clock.currentTimeMillis
+    if (Option.isSome(yield* inbox.holderOf(runId, now))) return yield* new NotYet()
+    if (yield* inbox.take(id, "withdrawn")) return "withdrawn" as const
+    lapsedAt ??= now
+    if (now - lapsedAt <= LEASE_MS) return yield* new NotYet()
+    return yield* new AnswerRefusedError({
+      code: "HolderStopped",
+      reason: `the process running run ${runId} took the answer and stopped before saying it recorded it: see the run`
+    })
+  })
+}
