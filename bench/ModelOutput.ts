@@ -17,7 +17,7 @@ type StubMessage =
   | { readonly type: "chunks"; readonly chunks: ReadonlyArray<{ readonly length: number; readonly at: number }> }
 
 /** The stub in its own process (bench/StubProcess.ts), driven over IPC. */
-export const stubProcess = async () => {
+const stubProcess = async () => {
   const child = fork(new URL("./StubProcess.ts", import.meta.url).pathname, [], { execArgv: ["--import", "tsx"] })
   const next = () => new Promise<StubMessage>((resolve) => child.once("message", (m) => resolve(m as StubMessage)))
   const ready = await next()
@@ -34,19 +34,11 @@ export const stubProcess = async () => {
   }
 }
 
-/** The machine's clock, comparable across processes. */
-const clock = () => performance.timeOrigin + performance.now()
-
 /**
- * Row 15a: from a chunk leaving the endpoint to the piece that carries it reaching each of `subscribers` runOutput
- * subscribers (WebSocket, loopback). The endpoint is the local OpenAI-compatible stub, the model the real `openai`
- * client streaming from it; the final answer is written in 8-character chunks 10 ms apart (about 80
- * chunks), the run's other calls at once. The stub is a process of its own (as a provider is not on the server's
- * machine); the subscribers are in the server's process, so their work shares its event loop: the figure is if
- * anything high. Pieces are coalesced every 50 ms (the
- * default), so a chunk waits up to 50 ms by design.
+ * A server whose model is the real `openai` client against the stub in its own process, answering "paced" (the final
+ * answer in 8-character chunks 10 ms apart after a second, the other calls at once).
  */
-export const modelOutputDelivery = async (subscribers: number, runs: number) => {
+export const pacedStubServer = async () => {
   const stub = await stubProcess()
   await stub.answer("paced")
   const model = OpenAi.make({
@@ -60,6 +52,23 @@ export const modelOutputDelivery = async (subscribers: number, runs: number) => 
     engine: Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model)),
     database: memoryStore as Layer.Layer<any, any>
   })
+  return { app, stub }
+}
+
+/** The machine's clock, comparable across processes. */
+const clock = () => performance.timeOrigin + performance.now()
+
+/**
+ * Row 15a: from a chunk leaving the endpoint to the piece that carries it reaching each of `subscribers` runOutput
+ * subscribers (WebSocket, loopback). The endpoint is the local OpenAI-compatible stub, the model the real `openai`
+ * client streaming from it; the final answer is written in 8-character chunks 10 ms apart (about 80
+ * chunks), the run's other calls at once. The stub is a process of its own (as a provider is not on the server's
+ * machine); the subscribers are in the server's process, so their work shares its event loop: the figure is if
+ * anything high. Pieces are coalesced every 50 ms (the
+ * default), so a chunk waits up to 50 ms by design.
+ */
+export const modelOutputDelivery = async (subscribers: number, runs: number) => {
+  const { app, stub } = await pacedStubServer()
   const latencies: Array<number> = []
   try {
     const clients = Array.from(

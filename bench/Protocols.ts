@@ -1,11 +1,10 @@
-import { Layer } from "effect"
 import { createClient } from "graphql-ws"
-import { execFile } from "node:child_process"
 import OpenAI from "openai"
 import WebSocket from "ws"
-import { serve } from "../src/launch/App.js"
-import { pacedScript } from "./Streaming.js"
-import { engine, memoryStore, percentile } from "./support.js"
+import { ANSWER } from "../test/support/stubAnswers.js"
+import { pacedStubServer } from "./ModelOutput.js"
+import { followedRun } from "./Streaming.js"
+import { percentile } from "./support.js"
 
 /**
  * Row 44a (issue 45): a run's events to `subscribers` clients of AG-UI (`/ag-ui`, @ag-ui/client's HttpAgent) or the
@@ -17,43 +16,15 @@ export const protocolFanOut = async (
   subscribers = 100,
   reader: "client" | "raw" = "client"
 ) => {
-  const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
-    engine: engine(pacedScript(100) as any),
-    database: memoryStore as Layer.Layer<any, any>
-  })
-  try {
-    const runId = `protocol-${protocol}-${Date.now()}`
-    const res = await fetch(app.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        query: `mutation($i: RunTaskInput!) { runTask(input: $i) { id } }`,
-        variables: { i: { task: "Compute the running sums", mode: "FULL", runId, budget: { ttl: 2 } } }
-      })
-    })
-    await res.json()
-    const out = await new Promise<string>((resolve, reject) =>
-      execFile(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          new URL("./ProtocolClients.ts", import.meta.url).pathname,
-          app.url.replace(/\/graphql$/, ""),
-          runId,
-          protocol,
-          String(subscribers),
-          reader
-        ],
-        { maxBuffer: 64 << 20 },
-        (e, stdout) => (e ? reject(e) : resolve(stdout))
-      )
-    )
-    const live: Array<number> = JSON.parse(out)
-    return { protocol, subscribers, events: live.length, p50: percentile(live, 50), p99: percentile(live, 99) }
-  } finally {
-    await app.stop()
-  }
+  const live = await followedRun(100, (url, runId) => [
+    new URL("./ProtocolClients.ts", import.meta.url).pathname,
+    url.replace(/\/graphql$/, ""),
+    runId,
+    protocol,
+    String(subscribers),
+    reader
+  ])
+  return { protocol, subscribers, events: live.length, p50: percentile(live, 50), p99: percentile(live, 99) }
 }
 
 /**
@@ -64,24 +35,7 @@ export const protocolFanOut = async (
  * apart after a second.
  */
 export const timeToFirstToken = async (rounds: number) => {
-  const { stubProcess } = await import("./ModelOutput.js")
-  const Aeon = await import("../src/Aeon.js")
-  const { LanguageModel } = await import("../src/llm/LanguageModel.js")
-  const OpenAi = await import("../src/llm/OpenAi.js")
-  const { ANSWER } = await import("../test/support/stubAnswers.js")
-  const stub = await stubProcess()
-  await stub.answer("paced")
-  const model = OpenAi.make({
-    baseURL: stub.baseURL,
-    apiKey: "k",
-    model: "gpt-4o-mini",
-    timeoutMs: 30_000,
-    maxRetries: 0
-  })
-  const app = await serve({ port: 0, host: "127.0.0.1" }, {
-    engine: Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model)),
-    database: memoryStore as Layer.Layer<any, any>
-  })
+  const { app, stub } = await pacedStubServer()
   const openai = new OpenAI({ baseURL: app.url.replace(/\/graphql$/, "/v1"), apiKey: "unused", maxRetries: 0 })
   const ws = createClient({
     url: app.url.replace("http", "ws"),

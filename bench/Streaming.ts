@@ -23,22 +23,20 @@ export const pacedScript = (callMs: number) => () => {
 export const streamingScript = pacedScript(20)
 
 /**
- * Latency from an event's emission (its `at`, stamped when it is published) to its arrival at each of
- * `subscribers` clients of one transport, on loopback, the clients in another process. The run waits
- * 2 s on its first model call so that every client is subscribed before the events that are measured.
+ * A server whose one run (the streaming benches' loop, each call answered in `callMs`) is followed by clients in a
+ * process of their own: `clients(url, runId)` names that process's script and its arguments, which print the live
+ * latencies as JSON.
  */
-export const streaming = async (
-  transport: "sse" | "ws",
-  subscribers = 100,
-  options: { readonly callMs?: number } = {}
-) => {
-  const script = pacedScript(options.callMs ?? 20)
+export const followedRun = async (
+  callMs: number,
+  clients: (url: string, runId: string) => ReadonlyArray<string>
+): Promise<Array<number>> => {
   const app = await serve({ port: 0, host: "127.0.0.1", maxConcurrentRuns: 4 }, {
-    engine: engine(script as any),
+    engine: engine(pacedScript(callMs) as any),
     database: memoryStore as Layer.Layer<any, any>
   })
   try {
-    const runId = `stream-${transport}-${Date.now()}`
+    const runId = `followed-${Date.now()}`
     const res = await fetch(app.url, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -51,29 +49,40 @@ export const streaming = async (
     const out = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
-        [
-          "--import",
-          "tsx",
-          new URL("./StreamingClients.ts", import.meta.url).pathname,
-          app.url,
-          runId,
-          transport,
-          String(subscribers)
-        ],
+        ["--import", "tsx", ...clients(app.url, runId)],
         { maxBuffer: 64 << 20 },
         (e, stdout) => (e ? reject(e) : resolve(stdout))
       )
     )
-    const live: Array<number> = JSON.parse(out)
-    return {
-      transport,
-      subscribers,
-      events: live.length,
-      p50: percentile(live, 50),
-      p99: percentile(live, 99),
-      max: Math.max(...live)
-    }
+    return JSON.parse(out)
   } finally {
     await app.stop()
+  }
+}
+
+/**
+ * Latency from an event's emission (its `at`, stamped when it is published) to its arrival at each of
+ * `subscribers` clients of one transport, on loopback, the clients in another process. The run waits
+ * 2 s on its first model call so that every client is subscribed before the events that are measured.
+ */
+export const streaming = async (
+  transport: "sse" | "ws",
+  subscribers = 100,
+  options: { readonly callMs?: number } = {}
+) => {
+  const live = await followedRun(options.callMs ?? 20, (url, runId) => [
+    new URL("./StreamingClients.ts", import.meta.url).pathname,
+    url,
+    runId,
+    transport,
+    String(subscribers)
+  ])
+  return {
+    transport,
+    subscribers,
+    events: live.length,
+    p50: percentile(live, 50),
+    p99: percentile(live, 99),
+    max: Math.max(...live)
   }
 }
