@@ -6,6 +6,8 @@ import { InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleIteration.js"
 
 export const MAX_TASK_LENGTH = 20_000
+/** A run tag's longest. */
+export const MAX_TAG_LENGTH = 100
 
 // the defaults, decoded once (immutable values shared by every run that gives none)
 const DEFAULT_BUDGET = Schema.decodeSync(Budget)({})
@@ -99,7 +101,9 @@ export const RunTaskInput = Schema.Struct({
   /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */
   tags: Schema.optional(
     Schema.Array(
-      Schema.String.pipe(Schema.filter((t) => (t.length >= 1 && t.length <= 100) || "a tag is 1-100 characters"))
+      Schema.String.pipe(
+        Schema.filter((t) => (t.length >= 1 && t.length <= MAX_TAG_LENGTH) || `a tag is 1-${MAX_TAG_LENGTH} characters`)
+      )
     ).pipe(Schema.filter((ts) => ts.length <= 10 || `at most 10 tags (was ${ts.length})`))
   )
 })

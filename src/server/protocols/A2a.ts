@@ -23,7 +23,7 @@ import { ownRun } from "../RunAccess.js"
 import { RunManager } from "../RunManager.js"
 import type { RunModel } from "../RunModel.js"
 import { answerRequest, type RequestAnswer } from "./Answering.js"
-import { callerOf, type ProtocolContext, publicFailure, sendJson } from "./Http.js"
+import { callerOf, conversationTag, type ProtocolContext, publicFailure, sendJson } from "./Http.js"
 import { pausesOrEnds, runItems } from "./RunItems.js"
 
 /**
@@ -145,7 +145,7 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
     const started = yield* (yield* RunManager).start({
       ...options,
       task: textOfMessage(message),
-      tags: ["a2a", `${CONTEXT_TAG}${contextId}`.slice(0, 100)],
+      tags: ["a2a", conversationTag("context", contextId)],
       ...(userId !== undefined ? { userId } : {})
     }, userId)
     return { run: started, fromSeq: 0 }

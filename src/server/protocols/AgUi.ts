@@ -19,6 +19,7 @@ import type { RunModel } from "../RunModel.js"
 import { answerRequest, type RequestAnswer } from "./Answering.js"
 import {
   callerAndBody,
+  conversationTag,
   pipeFrames,
   type ProtocolContext,
   publicFailure,
@@ -27,7 +28,7 @@ import {
   taskOfConversation,
   textOf
 } from "./Http.js"
-import { type RunItem, runItems } from "./RunItems.js"
+import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
 import { viewFold } from "./RunView.js"
 
 /**
@@ -38,9 +39,6 @@ import { viewFold } from "./RunView.js"
  * request answers it (`resume`) and the run's events go on from there. A runId that names an existing run of the
  * caller follows it from its log. Aeon's run options go in `forwardedProps.aeon` (mode, budget, approvePlan, …).
  */
-
-const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
-  refuseJson(res, { status, code, message })
 
 /** An interrupt's id: the run and the request it answers, so a resume needs nothing kept but the run's log. */
 export const interruptId = (runId: string, requestId: string) =>
@@ -206,9 +204,6 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
   return { head, ofItem }
 }
 
-/** Where the response ends: a request to a person, or the run's end. */
-const endsResponse = (item: RunItem) => item._tag === "Event" && (item.event._tag === "RunFinished" || asks(item.event))
-
 /** The run this request follows, and from where: a resume answers its interrupts first; else an existing or new run. */
 const runOf = (input: RunAgentInput, userId: string | undefined) =>
   Effect.gen(function*() {
@@ -237,7 +232,7 @@ const runOf = (input: RunAgentInput, userId: string | undefined) =>
       ...options,
       ...runId,
       task: task ?? "",
-      tags: ["ag-ui", `thread:${input.threadId}`.slice(0, 100)],
+      tags: ["ag-ui", conversationTag("thread", input.threadId)],
       ...(userId !== undefined ? { userId } : {})
     }, userId)
     return { run: started, fromSeq: 0 }
@@ -245,11 +240,11 @@ const runOf = (input: RunAgentInput, userId: string | undefined) =>
 
 const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
   const read = await callerAndBody(ctx, req)
-  if ("status" in read) return refuseJson(res, read)
+  if ("status" in read) return refuseJson(res, read.status, read.code, read.message)
   const { body: value, caller } = read
   const parsed = RunAgentInputSchema.safeParse(value)
   if (!parsed.success) {
-    return refuse(
+    return refuseJson(
       res,
       400,
       "BAD_REQUEST",
@@ -260,7 +255,7 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
   const found = await runExit(ctx.runtime, runOf(input, caller.userId))
   if (found._tag === "Failure") {
     const f = publicFailure(found.cause)
-    return refuse(res, f.code === "RunNotFoundError" ? 404 : f.code === "INTERNAL" ? 500 : 400, f.code, f.message)
+    return refuseJson(res, f.code === "RunNotFoundError" ? 404 : f.code === "INTERNAL" ? 500 : 400, f.code, f.message)
   }
   const { fromSeq, run: model } = found.value
   const encoder = new EventEncoder({ accept: "text/event-stream" })
@@ -270,7 +265,7 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
     { "content-type": encoder.getContentType(), "x-aeon-run-id": model.id },
     async function*(signal) {
       yield head.map((event) => encoder.encode(event)).join("")
-      const items = await runExit(ctx.runtime, runItems(model.id, { fromSeq, until: endsResponse, signal }))
+      const items = await runExit(ctx.runtime, runItems(model.id, { fromSeq, until: pausesOrEnds, signal }))
       if (items._tag === "Failure") throw new Error("the run cannot be followed")
       // an item's events in one write
       for await (const item of items.value) yield ofItem(item).map((event) => encoder.encode(event)).join("")
@@ -282,7 +277,7 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
 /** The route: true when the request was `/ag-ui`. */
 export const handle = (ctx: ProtocolContext) => (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
   if (path !== "/ag-ui") return false
-  if (req.method !== "POST") refuse(res, 405, "METHOD_NOT_ALLOWED", "POST a RunAgentInput")
-  else void run(ctx, req, res).catch(() => !res.headersSent && refuse(res, 500, "INTERNAL", "internal error"))
+  if (req.method !== "POST") refuseJson(res, 405, "METHOD_NOT_ALLOWED", "POST a RunAgentInput")
+  else void run(ctx, req, res).catch(() => !res.headersSent && refuseJson(res, 500, "INTERNAL", "internal error"))
   return true
 }

@@ -1,5 +1,6 @@
 import { Effect, Exit, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { MAX_TAG_LENGTH } from "../../run/RunInput.js"
 import { publicFailure } from "../EffectAdapter.js"
 import type { RunManager } from "../RunManager.js"
 import { type AuthConfig, authenticate } from "../Security.js"
@@ -64,13 +65,11 @@ export const callerAndBody = async (
 }
 
 /** A refusal as `{ error: { code, message } }` (AG-UI's and the UI stream's routes; a 401 says Bearer). */
-export const refuseJson = (res: ServerResponse, r: Refusal) =>
-  sendJson(
-    res,
-    r.status,
-    { error: { code: r.code, message: r.message } },
-    r.status === 401 ? { "www-authenticate": "Bearer" } : {}
-  )
+export const refuseJson = (res: ServerResponse, status: number, code: string, message: string) =>
+  sendJson(res, status, { error: { code, message } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
+
+/** The run's tag for a protocol's conversation (`thread:`, `chat:`, `context:`), within a tag's length. */
+export const conversationTag = (kind: string, id: string) => `${kind}:${id}`.slice(0, MAX_TAG_LENGTH)
 
 export { publicFailure }
 

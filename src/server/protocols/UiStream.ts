@@ -8,6 +8,7 @@ import type { RunModel } from "../RunModel.js"
 import {
   callerAndBody,
   callerOf,
+  conversationTag,
   pipeFrames,
   type ProtocolContext,
   publicFailure,
@@ -30,9 +31,6 @@ import { viewFold } from "./RunView.js"
  * without them, the whole stream
  * of a run still going (204 when it has ended: nothing to resume).
  */
-
-const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
-  refuseJson(res, { status, code, message })
 
 const cut = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}…` : text)
 
@@ -145,20 +143,20 @@ interface ChatBody {
 
 const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
   const read = await callerAndBody(ctx, req)
-  if ("status" in read) return refuseJson(res, read)
+  if ("status" in read) return refuseJson(res, read.status, read.code, read.message)
   const { body: value, caller } = read
   const chat = (value ?? {}) as ChatBody
   const task = taskOfConversation((Array.isArray(chat.messages) ? chat.messages : []).map((m) => ({
     role: String(m?.role ?? ""),
     text: textOf(m?.parts ?? m?.content)
   })))
-  if (task === undefined) return refuse(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
-  const tags = ["ui-chat", ...(typeof chat.id === "string" ? [`chat:${chat.id}`.slice(0, 100)] : [])]
+  if (task === undefined) return refuseJson(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
+  const tags = ["ui-chat", ...(typeof chat.id === "string" ? [conversationTag("chat", chat.id)] : [])]
   const input = { ...chat.aeon, task, tags, ...(caller.userId !== undefined ? { userId: caller.userId } : {}) }
   const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(input, caller.userId)))
   if (started._tag === "Failure") {
     const f = publicFailure(started.cause)
-    return refuse(res, f.code === "INTERNAL" ? 500 : f.code === "QuotaExceededError" ? 429 : 400, f.code, f.message)
+    return refuseJson(res, f.code === "INTERNAL" ? 500 : f.code === "QuotaExceededError" ? 429 : 400, f.code, f.message)
   }
   await send(ctx, res, started.value, 0, 0)
 }
@@ -173,7 +171,7 @@ const count = (url: URL, name: string) => {
 
 const resume = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse, runId: string) => {
   const caller = callerOf(ctx.auth, req)
-  if (!caller) return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key")
+  if (!caller) return refuseJson(res, 401, "UNAUTHENTICATED", "missing or invalid API key")
   const found = await runExit(ctx.runtime, ownRun(caller.userId, runId))
   if (found._tag === "Failure") return void res.writeHead(204).end() // no stream of the caller's to resume
   const url = new URL(req.url ?? "", "http://localhost")
@@ -184,15 +182,15 @@ const resume = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRes
 
 /** The routes: true when the request was one of them. */
 export const handle = (ctx: ProtocolContext) => (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-  const failed = () => !res.headersSent && refuse(res, 500, "INTERNAL", "internal error")
+  const failed = () => !res.headersSent && refuseJson(res, 500, "INTERNAL", "internal error")
   if (path === "/api/chat") {
-    if (req.method !== "POST") refuse(res, 405, "METHOD_NOT_ALLOWED", "POST the chat's messages")
+    if (req.method !== "POST") refuseJson(res, 405, "METHOD_NOT_ALLOWED", "POST the chat's messages")
     else void startChat(ctx, req, res).catch(failed)
     return true
   }
   const resumed = RESUME.exec(path)
   if (!resumed?.[1]) return false
-  if (req.method !== "GET") refuse(res, 405, "METHOD_NOT_ALLOWED", "GET resumes a run's stream")
+  if (req.method !== "GET") refuseJson(res, 405, "METHOD_NOT_ALLOWED", "GET resumes a run's stream")
   else void resume(ctx, req, res, decodeURIComponent(resumed[1])).catch(failed)
   return true
 }
