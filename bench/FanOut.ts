@@ -3,7 +3,7 @@ import type { RunEvent } from "../src/domain/RunEvent.js"
 import { median, now } from "./support.js"
 
 /**
- * Issue 12, item 5: a run's events to its followers as RunEvents hands them out (each follower a callback the writer
+ * Issue 12, item 5: a run's events to its followers as RunJournal hands them out (each follower a callback the writer
  * calls with each stored batch; a subscription's EventFeed bounds its own buffer) against Effect's PubSub (each
  * follower a subscription drained by a fiber of its own). Both deliver `events` events in batches of `batch` (the writer's group
  * commits) to `followers` followers that each keep what they receive; the figure is the wall time from the first
@@ -21,7 +21,7 @@ export const fanOut = async (followers = 100, events = 10_000, batch = 10, round
   const batches: Array<Array<RunEvent>> = []
   for (let i = 0; i < events; i += batch) batches.push(log.slice(i, i + batch))
 
-  /** As RunEvents publishes: each stored batch handed to every follower's callback, in the writer's fiber. */
+  /** As RunJournal publishes: each stored batch handed to every follower's callback, in the writer's fiber. */
   const callbacks = Effect.gen(function*() {
     const received = Array.from({ length: followers }, () => [] as Array<RunEvent>)
     const set = new Set(received.map((into) => (e: RunEvent) => void into.push(e)))

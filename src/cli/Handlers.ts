@@ -197,7 +197,7 @@ export const run = (o: RunOptions) =>
       const p = Option.isSome(o.resume) ? yield* prepareResume(o.resume.value) : yield* prepare(input)
       const progress = live ? makeProgress(model.label) : undefined
       const watcher = progress
-        ? yield* Effect.fork(Stream.runForEach(p.events.stream(0), (e) => Effect.sync(() => progress.onEvent(e))))
+        ? yield* Effect.fork(Stream.runForEach(p.events.changes(0), (e) => Effect.sync(() => progress.onEvent(e))))
         : undefined
       // the answer as it is written (the live output is not stored: followed only while the run goes)
       if (progress) {

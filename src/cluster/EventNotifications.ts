@@ -2,26 +2,25 @@ import type * as PgClient from "@effect/sql-pg/PgClient"
 import { Clock, Duration, Effect, Exit, Fiber, FiberSet, Layer, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { endsRun, reachesEnd } from "../record/RunRecord.js"
+import { reachesEnd } from "../record/RunRecord.js"
 import type { FeedSource } from "../server/EventFeed.js"
-import { RunEventsElsewhere } from "../server/Placement.js"
+import { JournalsElsewhere } from "../server/RunJournals.js"
 import { eventsChannel, RunStore } from "../store/RunStore.js"
+import * as Fanout from "../support/Fanout.js"
 
-/** A follower here of a run executing elsewhere: its last event, and where its events go once its replay is read. */
-interface Follower {
-  last: number
-  push: ((event: RunEvent) => void) | undefined
-  /** Woken while its replay was read (not ready yet): read again once it is. */
-  missed: boolean
-  done: boolean
-  readonly stop: () => void
-}
-
-/** A run's followers in this process, and the one store read they share. */
-interface Reader {
-  readonly followers: Set<Follower>
+/**
+ * A run executing elsewhere, mirrored here for its followers: one store read at a time past the last event handed
+ * out, and the events read handed to every follower through a Fanout (the same follower mechanism as a run executing
+ * here). Each follower takes what is past its own last event.
+ */
+interface Mirror {
+  readonly followers: Fanout.Fanout<RunEvent>
+  /** The events handed out so far end here (undefined until a first follower's replay is read). */
+  last: number | undefined
   reading: boolean
   again: boolean
+  /** Woken before any replay was read: read once one is. */
+  missed: boolean
 }
 
 export interface NotificationOptions {
@@ -70,44 +69,42 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
     const store = yield* RunStore
     // the store reads a wake starts (from a notification's callback): fibers of this service's scope
     const runFork = yield* FiberSet.makeRuntime<never>()
-    // followers are callbacks, not a PubSub with a fiber each: the same choice as RunEvents' followers (bench row 9)
-    const readers = new Map<string, Reader>()
+    const mirrors = new Map<string, Mirror>()
     const wake = (runId: string) => {
-      const reader = readers.get(runId)
-      if (reader) pump(runId, reader)
+      const mirror = mirrors.get(runId)
+      if (mirror) pump(runId, mirror)
     }
-    const wakeAll = () => readers.forEach((reader, runId) => pump(runId, reader))
+    const wakeAll = () => mirrors.forEach((mirror, runId) => pump(runId, mirror))
 
-    /**
-     * One store read per run and wake for all its followers in this process (each gets what is past its own last
-     * event); a wake during the read reads again after it. A follower still reading its replay is woken once it has.
-     */
-    const pump = (runId: string, reader: Reader) => {
-      if (reader.reading) {
-        reader.again = true
+    /** One store read per run and wake for all its followers here; a wake during the read reads again after it. */
+    const pump = (runId: string, mirror: Mirror) => {
+      if (mirror.last === undefined) {
+        mirror.missed = true
         return
       }
-      const ready: Array<Follower> = []
-      for (const f of reader.followers) {
-        if (f.push) ready.push(f)
-        else f.missed = true
+      if (mirror.reading) {
+        mirror.again = true
+        return
       }
-      if (ready.length === 0) return
-      reader.reading = true
-      reader.again = false
-      const from = Math.min(...ready.map((f) => f.last)) + 1
+      mirror.reading = true
+      mirror.again = false
+      const from = mirror.last + 1
       runFork(Effect.timeout(store.events(runId, from), options.readTimeout ?? "10 seconds")).addObserver((exit) => {
-        reader.reading = false
-        if (Exit.isSuccess(exit)) { for (const f of ready) deliver(f, exit.value) }
-        if (reader.again) pump(runId, reader)
+        mirror.reading = false
+        if (Exit.isSuccess(exit)) handOut(runId, mirror, from, exit.value)
+        if (mirror.again && mirrors.get(runId) === mirror) pump(runId, mirror)
       })
     }
-    const deliver = (f: Follower, events: ReadonlyArray<RunEvent>) => {
-      for (const event of events) {
-        if (f.done || event.seq <= f.last) continue
-        f.last = event.seq
-        f.push!(event)
-        if (endsRun(event)) f.stop()
+    const handOut = (runId: string, mirror: Mirror, from: number, read: ReadonlyArray<RunEvent>) => {
+      const events = read.filter((e) => e.seq >= from)
+      // a follower joined meanwhile behind where this read began: read again from its point
+      if ((mirror.last ?? 0) < from - 1) mirror.again = true
+      else mirror.last = events.at(-1)?.seq ?? mirror.last
+      if (events.length === 0) return
+      mirror.followers.publish(events)
+      if (reachesEnd(events)) {
+        mirror.followers.end()
+        if (mirrors.get(runId) === mirror) mirrors.delete(runId)
       }
     }
 
@@ -139,39 +136,53 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
     }))
     yield* Effect.forkScoped(Effect.schedule(Effect.sync(wakeAll), Schedule.spaced(options.catchUp)))
 
-    const source = (runId: string, fromSeq: number) =>
+    /**
+     * A follower joins its run's mirror before its replay is read: what the mirror hands out meanwhile waits, and is
+     * given after the replay, past its last event (no gap, no duplicate).
+     */
+    const events = (runId: string, fromSeq: number) =>
       Effect.gen(function*() {
-        let reader = readers.get(runId)
-        if (!reader) readers.set(runId, reader = { followers: new Set(), reading: false, again: false })
-        const joined = reader
-        const follower: Follower = {
-          last: fromSeq - 1,
-          push: undefined,
-          missed: false,
-          done: false,
-          stop: () => {
-            follower.done = true
-            joined.followers.delete(follower)
-            if (joined.followers.size === 0 && readers.get(runId) === joined) readers.delete(runId)
-          }
+        let mirror = mirrors.get(runId)
+        if (!mirror) {
+          mirror = { followers: Fanout.make(), last: undefined, reading: false, again: false, missed: false }
+          mirrors.set(runId, mirror)
         }
-        joined.followers.add(follower)
-        const past = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(follower.stop)))
-        follower.last = past.at(-1)?.seq ?? follower.last
-        const finished = reachesEnd(past)
-        if (finished) follower.stop()
-        const feedSource: FeedSource = (onEvent) => {
-          follower.push = onEvent
-          // woken while it read its replay: what was committed meanwhile is read now
-          if (follower.missed && !follower.done) queueMicrotask(() => pump(runId, joined))
-          return { past, finished, stop: follower.stop }
+        const joined = mirror
+        let last = fromSeq - 1
+        let push: ((event: RunEvent) => void) | undefined
+        const early: Array<RunEvent> = []
+        const leave = joined.followers.add((event) => {
+          if (event.seq <= last) return
+          if (!push) return void early.push(event)
+          last = event.seq
+          push(event)
+        })
+        const stop = () => {
+          leave()
+          if (joined.followers.size() === 0 && mirrors.get(runId) === joined) mirrors.delete(runId)
         }
-        return feedSource
+        const replay = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(stop)))
+        last = replay.at(-1)?.seq ?? last
+        // the mirror reads from the earliest last event of its followers (the others skip what they have)
+        joined.last = Math.min(joined.last ?? last, last)
+        if (joined.missed) {
+          joined.missed = false
+          queueMicrotask(() => pump(runId, joined))
+        }
+        const source: FeedSource = (onEvent) => {
+          const past = [...replay, ...early.filter((e) => e.seq > last)]
+          last = past.at(-1)?.seq ?? last
+          push = onEvent
+          const finished = reachesEnd(past)
+          if (finished) stop()
+          return { past, finished, stop }
+        }
+        return source
       })
 
-    return { source }
+    return { events }
   })
 
 /** The process's follower of runs executing elsewhere, on the cluster's PostgreSQL. */
 export const layer = (pg: PgClient.PgClient, options: NotificationOptions) =>
-  Layer.scoped(RunEventsElsewhere, make(pg, options))
+  Layer.scoped(JournalsElsewhere, make(pg, options))

@@ -14,7 +14,7 @@ import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord }
 import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
 import type { RunContext } from "./RunContext.js"
-import type { RunEvents } from "./RunEvents.js"
+import type { RunJournal } from "./RunJournal.js"
 
 /**
  * Tools whose calls wait for a person's approval in every run: names, or `*` for every tool with side effects (not
@@ -90,7 +90,7 @@ const answerable = (r: RunRecord, requestId: string, kind: AskedEvent["_tag"]): 
 }
 
 /** Records an answer, checked against the record as it is in the same step (the first answer stands). */
-const answerWith = (events: RunEvents, requestId: string, kind: AskedEvent["_tag"], answer: RunEventBody) =>
+const answerWith = (events: RunJournal, requestId: string, kind: AskedEvent["_tag"], answer: RunEventBody) =>
   events.emitWhen((r) => Either.map(answerable(r, requestId, kind), (): RunEventBody => answer))
 
 /** What asking a person needs of a run: its events, and how long a request stays open. */
@@ -202,7 +202,7 @@ export interface ApprovalAnswer {
 }
 
 /** Plan edits the planner's checks refuse (or no edits at all): the request stays open. */
-const checkPlanEdit = (events: RunEvents, plan: Plan, input: unknown) =>
+const checkPlanEdit = (events: RunJournal, plan: Plan, input: unknown) =>
   Effect.gen(function*() {
     if (!Array.isArray(input)) {
       return yield* new ApprovalInputError({ message: "EDIT of a plan needs its edits: a list of refinement actions" })
@@ -219,7 +219,7 @@ const checkCaps = (request: Extract<AskedEvent, { _tag: "BudgetExtensionRequeste
 }
 
 /** An edited input the tool refuses: the request stays open. */
-const checkEdit = (events: RunEvents, requestId: string, input: unknown) =>
+const checkEdit = (events: RunJournal, requestId: string, input: unknown) =>
   Effect.gen(function*() {
     const request = events.record().requests.get(requestId)?.request
     if (request?._tag === "PlanApprovalRequested") return yield* checkPlanEdit(events, request.plan, input)
@@ -242,7 +242,7 @@ const checkEdit = (events: RunEvents, requestId: string, input: unknown) =>
  * or EDIT with an input the tool's schema accepts — a refused input is an `ApprovalInputError` and the request
  * stays open. A second answer is an `ApprovalAlreadyAnsweredError`.
  */
-export const respond = (events: RunEvents, requestId: string, answer: ApprovalAnswer) =>
+export const respond = (events: RunJournal, requestId: string, answer: ApprovalAnswer) =>
   Effect.gen(function*() {
     const asked = events.record().requests.get(requestId)?.request._tag
     // a budget extension's APPROVE may carry the caps it gives (EDIT is the same)
@@ -285,7 +285,7 @@ export const askPlanApproval = (
   ).pipe(Effect.map((a) => a as Answered))
 
 /** The requests of a run not answered yet. */
-export const pending = (events: RunEvents) => pendingApprovals(events.record())
+export const pending = (events: RunJournal) => pendingApprovals(events.record())
 
 /**
  * An interactive run's request for guidance where it would need manual intervention: asked once (a resumed run
@@ -303,7 +303,7 @@ export const askGuidance = (ctx: RunContext, passNumber: number, stepId: string,
 
 /** Gives guidance to a run that asked for it (once per request); it enters the next refinement's prompt. */
 export const guide = (
-  events: RunEvents,
+  events: RunJournal,
   requestId: string,
   text: string,
   by?: string

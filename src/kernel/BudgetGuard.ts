@@ -25,7 +25,7 @@ export interface BudgetGuard {
   readonly remainingBeside: (hold: CallHold) => Effect.Effect<Remaining>
   /**
    * The refusal of one more step by the usage given (the record's as the step would start), if it is refused: the
-   * Executor decides it and emits StepStarted in one synchronous step (RunEvents.emitWhen), so no other step is
+   * Executor decides it and emits StepStarted in one synchronous step (RunJournal.emitWhen), so no other step is
    * admitted in between.
    */
   readonly stepRefusal: (usage: Usage) => BudgetExhaustedError | undefined

@@ -13,7 +13,7 @@ import type { Service as ToolRegistry } from "../tools/ToolRegistry.js"
 import type { ToolInfo } from "../validation/DeterministicChecks.js"
 import type { Service as SemanticValidator } from "../validation/SemanticValidator.js"
 import type { BudgetGuard } from "./BudgetGuard.js"
-import type { RunEvents } from "./RunEvents.js"
+import type { RunJournal } from "./RunJournal.js"
 
 export interface RunOptions {
   readonly runId: string
@@ -48,7 +48,7 @@ export interface RunContext extends RunOptions {
   /** The pass the attempt starts at (0, or after earlier attempts' passes). */
   readonly firstPass: number
   /** The run's events: emitting one is the only way the run's state changes (see `kernel/RunState`). */
-  readonly events: RunEvents
+  readonly events: RunJournal
   readonly guard: BudgetGuard
   readonly llm: Llm
   readonly tools: ToolRegistry

@@ -7,7 +7,7 @@ import { PromptId } from "../prompts/PromptId.js"
 import type { Service as Supervisor } from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import type { BudgetGuard, Reserved } from "./BudgetGuard.js"
-import type { RunEvents } from "./RunEvents.js"
+import type { RunJournal } from "./RunJournal.js"
 
 const REPAIR_PROMPTS: ReadonlyArray<string> = [
   PromptId.SUPERVISOR_REPAIR_JSON_USER,
@@ -45,7 +45,7 @@ export const callSite = FiberRef.unsafeMake<{
 export const make = (
   model: LanguageModel.Service,
   guard: BudgetGuard,
-  events: RunEvents,
+  events: RunJournal,
   supervisor: Supervisor,
   recordPrompts = true
 ): Llm => {

@@ -71,7 +71,7 @@ interface CallState {
 
 /**
  * A run's live output. Pieces are coalesced per call: the first text goes out at once, later text at most every
- * `intervalMs`, the rest when the call ends. Followers are callbacks (support/Fanout, as RunEvents' are): a slow one
+ * `intervalMs`, the rest when the call ends. Followers are callbacks (support/Fanout, as RunJournal's are): a slow one
  * is the transport's to drop, the run never waits on it. `lastSeq` is the run log's last event; `scope` the run's.
  */
 export const make = (

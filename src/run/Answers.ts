@@ -2,7 +2,7 @@ import { Clock, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { RunNotFoundError } from "../domain/Errors.js"
 import { ApprovalAnswered, GuidanceProvided } from "../domain/RunEvent.js"
 import * as Approval from "../kernel/Approval.js"
-import * as RunEvents from "../kernel/RunEvents.js"
+import * as RunJournal from "../kernel/RunJournal.js"
 import type { AskedEvent } from "../record/Requests.js"
 import { foldEvents } from "../record/RunRecord.js"
 import { AnswerInbox, LEASE_MS } from "../store/AnswerInbox.js"
@@ -29,7 +29,7 @@ export type PersonAnswer = typeof PersonAnswerSchema.Type
  * an edit its tool refuses: refused, coded, nothing recorded). The one way an answer reaches a run: the run waiting
  * for it goes on as the answer is recorded.
  */
-export const answer = (events: RunEvents.RunEvents, a: PersonAnswer) =>
+export const answer = (events: RunJournal.RunJournal, a: PersonAnswer) =>
   a._tag === "Approval" ?
     Approval.respond(events, a.requestId, a.answer) :
     Approval.guide(events, a.requestId, a.text, a.by)
@@ -42,7 +42,7 @@ export const answerStored = (runId: string, a: PersonAnswer) =>
   Effect.gen(function*() {
     const past = yield* (yield* RunStore).events(runId)
     if (past.length === 0) return yield* new RunNotFoundError({ runId })
-    const events = yield* RunEvents.make(runId, yield* RunEvents.EventSink, past)
+    const events = yield* RunJournal.make(runId, yield* RunJournal.EventSink, past)
     const request: AskedEvent | undefined = events.record().requests.get(a.requestId)?.request
     yield* answer(events, a).pipe(Effect.ensuring(events.close))
     return request

@@ -2,7 +2,7 @@ import { Clock, Effect, Option } from "effect"
 import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
-import type * as RunEvents from "../kernel/RunEvents.js"
+import type * as RunJournal from "../kernel/RunJournal.js"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import { type Calibration, forecastOf, median } from "../planning/Forecast.js"
 import { attemptPlan } from "../record/Attempt.js"
@@ -55,7 +55,7 @@ export interface ForecastOptions {
 export const forecaster = (
   model: LanguageModel.Service,
   input: RunTaskInput,
-  events: RunEvents.RunEvents,
+  events: RunJournal.RunJournal,
   startedAt: number,
   figures: Effect.Effect<ReadonlyArray<RunFigures>> = recentFigures
 ) =>
@@ -94,7 +94,7 @@ export const forecaster = (
  */
 export const forecastLeft = (
   forecast: (plan: Plan, passesLeft: number, options: ForecastOptions) => Effect.Effect<Forecast>,
-  events: RunEvents.RunEvents,
+  events: RunJournal.RunJournal,
   budget: Budget
 ): Effect.Effect<Forecast | undefined> =>
   Effect.suspend(() => {

@@ -7,7 +7,7 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { type Outcome } from "../kernel/Orchestrator.js"
 import { RunLifecycle } from "../kernel/RunContext.js"
-import * as RunEvents from "../kernel/RunEvents.js"
+import * as RunJournal from "../kernel/RunJournal.js"
 import { initialState } from "../kernel/RunState.js"
 import { reachesEnd } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
@@ -35,7 +35,7 @@ export { type Capabilities, capabilities, outputIntervalConfig }
 export interface PreparedRun {
   readonly runId: string
   readonly input: RunTaskInput
-  readonly events: RunEvents.RunEvents
+  readonly events: RunJournal.RunJournal
   /** Runs to the end; interrupting it cancels the run (tool calls in progress complete first). */
   readonly execute: Effect.Effect<RunResult>
 }
@@ -140,7 +140,7 @@ const execute = (
   caps: Capabilities,
   input: RunTaskInput,
   runId: string,
-  events: RunEvents.RunEvents,
+  events: RunJournal.RunJournal,
   past?: ReadonlyArray<RunEvent>
 ): Effect.Effect<RunResult> =>
   Effect.gen(function*() {
@@ -237,7 +237,7 @@ export const prepare = (
   Effect.gen(function*() {
     const caps = yield* capabilities
     const { input, runId } = yield* register(rawInput, options)
-    const events = yield* RunEvents.make(runId, caps.sink, [], {
+    const events = yield* RunJournal.make(runId, caps.sink, [], {
       outputIntervalMs: caps.outputIntervalMs,
       storeWaits: caps.storeWaits
     })
@@ -277,7 +277,7 @@ export const prepareResume = (
       (forkedFrom ? yield* Effect.orElseSucceed(store.events(forkedFrom), () => past) : past)
     const caps = replaying.memories ? { ...replaying, memories: asLogged(logged, replaying.memories) } : replaying
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
-    const events = yield* RunEvents.make(runId, sink, past, {
+    const events = yield* RunJournal.make(runId, sink, past, {
       outputIntervalMs: caps.outputIntervalMs,
       storeWaits: caps.storeWaits
     })

@@ -9,7 +9,7 @@ import { askBudgetExtension } from "../kernel/BudgetExtension.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
 import { type RunContext } from "../kernel/RunContext.js"
-import * as RunEvents from "../kernel/RunEvents.js"
+import * as RunJournal from "../kernel/RunJournal.js"
 import * as RunLlm from "../kernel/RunLlm.js"
 import * as RunOutput from "../kernel/RunOutput.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
@@ -44,7 +44,7 @@ export const capabilities = Effect.all({
   planner: RecursivePlanner,
   adaptive: AdaptiveDepth,
   supervisor: Supervisor,
-  sink: Effect.serviceOption(RunEvents.EventSink).pipe(Effect.map(Option.getOrElse(() => RunEvents.noSink))),
+  sink: Effect.serviceOption(RunJournal.EventSink).pipe(Effect.map(Option.getOrElse(() => RunJournal.noSink))),
   recordPrompts: Effect.serviceOption(RunLlm.PromptRecording).pipe(
     Effect.map(Option.match({ onNone: () => true, onSome: (p) => p.enabled }))
   ),
@@ -84,7 +84,7 @@ export type Finish = (
 /** What a run's attempts share: its guard and progress, how an attempt starts, how the run ends. */
 export interface Session {
   readonly input: RunTaskInput
-  readonly events: RunEvents.RunEvents
+  readonly events: RunJournal.RunJournal
   readonly guard: BudgetGuard.BudgetGuard
   /** Where a resumed run stands (undefined for a new run). */
   readonly progress: ReturnType<typeof progressOf> | undefined
@@ -101,7 +101,7 @@ export const contextOf = (
   caps: Capabilities,
   input: RunTaskInput,
   runId: string,
-  events: RunEvents.RunEvents,
+  events: RunJournal.RunJournal,
   guard: BudgetGuard.BudgetGuard,
   startedAt: number
 ) => {
@@ -167,7 +167,7 @@ const runMemory = (
 
 /** The run's last event, from an attempt's outcome (and what the caller adds). */
 export const finishWith =
-  (caps: Capabilities, events: RunEvents.RunEvents, guard: BudgetGuard.BudgetGuard): Finish => (o, extra = {}) =>
+  (caps: Capabilities, events: RunJournal.RunJournal, guard: BudgetGuard.BudgetGuard): Finish => (o, extra = {}) =>
     Effect.flatMap(guard.usage, (usage) =>
       events.emit({
         _tag: "RunFinished",
@@ -188,7 +188,7 @@ export const sessionOf = (
   caps: Capabilities,
   input: RunTaskInput,
   runId: string,
-  events: RunEvents.RunEvents,
+  events: RunJournal.RunJournal,
   past?: ReadonlyArray<RunEvent>
 ) =>
   Effect.gen(function*() {

@@ -1,8 +1,5 @@
 import { Context, Data, type Effect, Schema } from "effect"
-import type { RunRecordDamagedError } from "../domain/Errors.js"
 import type { PersonAnswer } from "../run/Answers.js"
-import type { StoreError } from "../store/RunStore.js"
-import type { FeedSource } from "./EventFeed.js"
 
 /** The cluster could not take a message for a run (its storage failed, or the runner's mailbox is full). */
 export class ClusterUnavailableError extends Schema.TaggedError<ClusterUnavailableError>()("ClusterUnavailableError", {
@@ -35,12 +32,3 @@ export type { PersonAnswer }
 /** A refusal from the runner that holds the run (ApprovalNotFoundError, …), with its code and message as they were. */
 export class ForwardedError extends Data.Error<{ readonly _tag: string; readonly message: string }> {}
 export class RunPlacement extends Context.Tag("aeon/RunPlacement")<RunPlacement, Placement>() {}
-
-/** A run's events as another process of the cluster stores them: replay from the store, then each new batch. */
-export interface EventsElsewhere {
-  readonly source: (
-    runId: string,
-    fromSeq: number
-  ) => Effect.Effect<FeedSource, StoreError | RunRecordDamagedError>
-}
-export class RunEventsElsewhere extends Context.Tag("aeon/RunEventsElsewhere")<RunEventsElsewhere, EventsElsewhere>() {}

@@ -3,20 +3,16 @@ import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.j
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { LlmOutputDelta } from "../kernel/RunOutput.js"
 import { foldEvents } from "../record/RunRecord.js"
-import { endsRun } from "../record/RunRecord.js"
 import { resultOf, type RunStatus } from "../record/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
 import { type LiveRun, LiveRuns } from "./LiveRuns.js"
-import { outputFeed, type OutputSource } from "./OutputFeed.js"
-import { RunEventsElsewhere, RunPlacement } from "./Placement.js"
-import * as RunAttempts from "./RunAttempts.js"
-import { outputEnd } from "./RunAttempts.js"
+import { outputFeed } from "./OutputFeed.js"
+import { RunPlacement } from "./Placement.js"
+import { type FollowError, layer as journalsLayer, RunJournals } from "./RunJournals.js"
 import type { RunModel } from "./RunModel.js"
 import { storeWaitChanges, storeWaitOf, type StoreWaitView } from "./StoreWaitFeed.js"
-
-type FollowError = RunNotFoundError | RunRecordDamagedError | StoreError
 
 /** The API's read model: runs as resolvers see them (live here, or as stored), listed, followed. */
 export interface Reads {
@@ -92,11 +88,10 @@ const damagedModel = (m: RunModel, row: StoredRun, damaged: RunRecordDamagedErro
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const runs = yield* LiveRuns
-  const elsewhere = yield* Effect.serviceOption(RunEventsElsewhere)
+  const journals = yield* RunJournals
   const model = modelOf(Option.getOrNull(Option.map(yield* Effect.serviceOption(RunPlacement), (p) => p.runner)))
   const outages = Option.getOrUndefined(yield* Effect.serviceOption(StoreOutages))
   const runtime = yield* Effect.runtime<never>()
-  const attempts = RunAttempts.make(runs, outages, runtime)
   let subscriptions = 0
 
   const stored = (id: string, row: StoredRun) =>
@@ -117,39 +112,8 @@ const make = Effect.gen(function*() {
       return Option.isNone(row) ? Option.none<RunModel>() : Option.some(yield* stored(id, row.value))
     })
 
-  /** A run's events from fromSeq: live here (replay, then what comes), or as stored (a run not running here). */
-  const sourceOf = (id: string, fromSeq: number): Effect.Effect<FeedSource, FollowError> =>
-    Effect.gen(function*() {
-      const entry = runs.live(id)
-      if (entry) return attempts.throughAttempts(id, fromSeq, entry)
-      if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
-      if (Option.isSome(elsewhere)) return yield* elsewhere.value.source(id, fromSeq)
-      const past = yield* store.events(id, fromSeq)
-      return () => ({ past, finished: true, stop: () => {} }) // not running here: its stored events are all there is
-    })
-
-  /**
-   * The live output of a run running here; of any other, none, ending when its events say it has ended (the source
-   * of its events: the store, or across servers the cluster's notifications).
-   */
-  const outputOf = (id: string): Effect.Effect<OutputSource, FollowError> => {
-    const entry = runs.live(id)
-    if (entry) return Effect.succeed(entry.prepared.events.followOutput)
-    return Effect.map(sourceOf(id, 0), (source): OutputSource => (_, onEnd) => {
-      let ended = false
-      const following = source((e) => {
-        if (endsRun(e) && !ended) {
-          ended = true
-          onEnd()
-        }
-      })
-      const finished = following.finished || following.past.some(endsRun)
-      return { past: [], finished, stop: following.stop }
-    })
-  }
-
   const counted = <A>(id: string, fromSeq: number, iterate: (source: FeedSource, onClose: () => void) => A) =>
-    Effect.map(sourceOf(id, fromSeq), (source) => {
+    Effect.map(journals.events(id, fromSeq), (source) => {
       subscriptions++
       return iterate(source, () => void subscriptions--)
     })
@@ -168,7 +132,7 @@ const make = Effect.gen(function*() {
     follow: (id, fromSeq, view) => counted(id, fromSeq, (source, onClose) => feed(source, view, onClose)),
     followBatches: (id, fromSeq, view) => counted(id, fromSeq, (source, onClose) => feedBatches(source, view, onClose)),
     followOutput: (id, view) =>
-      Effect.map(outputOf(id), (source) => {
+      Effect.map(journals.output(id), (source) => {
         subscriptions++
         return outputFeed(source, view, () => void subscriptions--)
       }),
@@ -179,7 +143,7 @@ const make = Effect.gen(function*() {
           storeWaitChanges(
             outages,
             id,
-            attempts.endOf(id, (other) => outputOf(other).pipe(Effect.flatMap(outputEnd), Effect.ignore))
+            journals.ended(id)
           ).pipe(
             Stream.map(view),
             Stream.ensuring(Effect.sync(() => void subscriptions--))
@@ -192,4 +156,4 @@ const make = Effect.gen(function*() {
   })
 })
 
-export const layer = Layer.effect(RunReads, make)
+export const layer = Layer.effect(RunReads, make).pipe(Layer.provideMerge(journalsLayer))

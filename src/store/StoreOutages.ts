@@ -1,5 +1,5 @@
 import { Clock, Config, Context, Effect, Layer, SubscriptionRef } from "effect"
-import { DEFAULT_STORE_OUTAGE_MS, type StoreWaits, type WaitOutcome } from "../kernel/RunEvents.js"
+import { DEFAULT_STORE_OUTAGE_MS, type StoreWaits, type WaitOutcome } from "../kernel/RunJournal.js"
 
 /** A run whose events wait for a store that fails: since when, and why. */
 export interface WaitingRun {
@@ -10,7 +10,7 @@ export interface WaitingRun {
 
 /**
  * The runs of this process whose writes wait for a store that fails for a reason that can pass (the disk full, the
- * database away): told by each run's writer (RunEvents' StoreWaits), said in the log, read by `health` and by a CLI
+ * database away): told by each run's writer (RunJournal's StoreWaits), said in the log, read by `health` and by a CLI
  * run on a terminal. The bound, AEON_STORE_OUTAGE_MS, is how long a run's events may wait before its attempt ends
  * here (it resumes once the store is back).
  */

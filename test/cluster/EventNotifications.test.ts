@@ -30,54 +30,111 @@ const counted = Layer.effect(
   }))
 )
 
+/** The store, each read of events answered up to 20 ms after it was made: what is appended meanwhile is not in it. */
+const lateAnswers = Layer.effect(
+  RunStore,
+  Effect.map(RunStore, (store) => ({
+    ...store,
+    events: (id: string, fromSeq?: number) =>
+      Effect.flatMap(store.events(id, fromSeq), (events) => Effect.as(Effect.sleep(Math.random() * 20), events))
+  }))
+)
+
+const event = (runId: string, seq: number): RunEvent => ({
+  _tag: "PassStarted",
+  runId,
+  seq,
+  at: Date.now(),
+  passNumber: 1,
+  ttlRemaining: 3
+})
+
+/** A run claimed by another runner ("elsewhere"), and this process's follower of such runs over `storeAs`. */
+const followedElsewhere = (storeAs: Layer.Layer<RunStore, never, RunStore>) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const pg = (yield* SqlClient.SqlClient) as PgClient.PgClient
+    const { runId } = yield* register({ task: "Compute 6 * 7", mode: "FULL" })
+    const fence = yield* store.claim(runId, "elsewhere")
+    const notifications = yield* EventNotifications.make(pg, {
+      catchUp: Duration.hours(1), // no catch-up read during the test: only notifications wake the followers
+      watch: Duration.hours(1)
+    }).pipe(Effect.provide(storeAs))
+    return { store, runId, fence, notifications }
+  })
+
 describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere", () => {
   it.scopedLive(
     "share one store read per notification, and each gets every event once, in order",
     () =>
       Effect.gen(function*() {
-        const store = yield* RunStore
-        const pg = (yield* SqlClient.SqlClient) as PgClient.PgClient
-        const { runId } = yield* register({ task: "Compute 6 * 7", mode: "FULL" })
-        const fence = yield* store.claim(runId, "elsewhere")
-        const notifications = yield* EventNotifications.make(pg, {
-          catchUp: Duration.hours(1), // no catch-up read during the test: only notifications wake the followers
-          watch: Duration.hours(1)
-        }).pipe(Effect.provide(counted))
+        const { fence, notifications, runId, store } = yield* followedElsewhere(counted)
         const received = Array.from({ length: FOLLOWERS }, () => [] as Array<number>)
         // every follower has all five events: awaited as they arrive
         const all = yield* Deferred.make<void>()
         for (const got of received) {
-          const source = yield* notifications.source(runId, 1)
+          const source = yield* notifications.events(runId, 1)
           source((event: RunEvent) => {
             got.push(event.seq)
             if (received.every((r) => r.length >= 5)) Deferred.unsafeDone(all, Exit.void)
           })
         }
-        const event = (seq: number, id = runId): RunEvent => ({
-          _tag: "PassStarted",
-          runId: id,
-          seq,
-          at: Date.now(),
-          passNumber: 1,
-          ttlRemaining: 3
-        })
         // LISTEN is asynchronous: a probe run's events are appended until one is heard, then the reads are counted
         const probe = yield* register({ task: "Compute 1 + 1", mode: "FULL" })
         const probeFence = yield* store.claim(probe.runId, "elsewhere")
         const heard = yield* Deferred.make<void>()
-        ;(yield* notifications.source(probe.runId, 1))(() => void Deferred.unsafeDone(heard, Exit.void))
+        ;(yield* notifications.events(probe.runId, 1))(() => void Deferred.unsafeDone(heard, Exit.void))
         for (let seq = 1; !(yield* Deferred.isDone(heard)); seq++) {
-          yield* store.append([event(seq, probe.runId)], undefined, probeFence)
+          yield* store.append([event(probe.runId, seq)], undefined, probeFence)
           yield* Deferred.await(heard).pipe(Effect.timeout("100 millis"), Effect.ignore)
         }
         reads.length = 0
-        yield* store.append([event(1), event(2), event(3)], undefined, fence)
-        yield* store.append([event(4), event(5)], undefined, fence)
+        yield* store.append([event(runId, 1), event(runId, 2), event(runId, 3)], undefined, fence)
+        yield* store.append([event(runId, 4), event(runId, 5)], undefined, fence)
         yield* Deferred.await(all).pipe(Effect.timeout("5 seconds"), Effect.ignore)
         for (const got of received) expect(got).toEqual([1, 2, 3, 4, 5])
         // one read per notification (two), not one per follower per notification (forty)
         expect(reads.length).toBeLessThanOrEqual(2)
         expect(reads.length).toBeGreaterThanOrEqual(1)
+      }).pipe(
+        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
+      ),
+    30_000
+  )
+
+  it.scopedLive(
+    "followers joining while the run appends, from any offset (one ahead of the log too), each get every event from theirs once, in order",
+    () =>
+      Effect.gen(function*() {
+        const { fence, notifications, runId, store } = yield* followedElsewhere(lateAnswers)
+        const LAST = 40
+        const joined: Array<{ readonly from: number; readonly got: Array<number> }> = []
+        const all = yield* Deferred.make<void>()
+        const complete = () => joined.every(({ from, got }) => got.length >= LAST - from + 1)
+        const join = (from: number) =>
+          Effect.gen(function*() {
+            const follower = { from, got: [] as Array<number> }
+            joined.push(follower)
+            const source = yield* notifications.events(runId, from)
+            const { past } = source((event) => {
+              follower.got.push(event.seq)
+              if (complete()) Deferred.unsafeDone(all, Exit.void)
+            })
+            follower.got.unshift(...past.map((e) => e.seq))
+            if (complete()) Deferred.unsafeDone(all, Exit.void)
+          })
+        // the first follower asks from ahead of the log: the mirror must not skip what later followers need
+        yield* join(30)
+        for (let seq = 1; seq <= LAST; seq++) {
+          yield* store.append([event(runId, seq)], undefined, fence)
+          // joined while appends go on (not awaited: their replays race the mirror's reads)
+          if (seq % 3 === 0) yield* Effect.forkScoped(join(Math.max(1, seq - 7)))
+          if (seq % 7 === 0) yield* Effect.forkScoped(join(1))
+        }
+        yield* Deferred.await(all).pipe(Effect.timeout("10 seconds"), Effect.ignore)
+        for (const { from, got } of joined) {
+          expect(got, `from ${from}`).toEqual(Array.from({ length: LAST - from + 1 }, (_, i) => from + i))
+        }
       }).pipe(
         Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
       ),

@@ -33,7 +33,7 @@ describe("a follower whose store read is stuck", () => {
         readTimeout: "200 millis"
       })
       const ended = yield* Deferred.make<number>()
-      const source = yield* notifications.source(runId, 1)
+      const source = yield* notifications.events(runId, 1)
       source((event) => void (event._tag === "RunFinished" && Deferred.unsafeDone(ended, Effect.succeed(event.seq))))
       expect(yield* Deferred.await(ended).pipe(Effect.timeout("5 seconds"))).toBe(2)
     }).pipe(Effect.provide(storeWith([

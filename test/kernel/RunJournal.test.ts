@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
 import type { RunEvent, RunEventBody } from "../../src/domain/RunEvent.js"
-import * as RunEvents from "../../src/kernel/RunEvents.js"
+import * as RunJournal from "../../src/kernel/RunJournal.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { runTask } from "../../src/run/Run.js"
 import { tool } from "../../src/tools/ToolRegistry.js"
@@ -23,7 +23,7 @@ const finished = {
 const gatedSink = Effect.gen(function*() {
   const batches: Array<Array<number>> = []
   let gate = yield* Deferred.make<void>()
-  const sink: RunEvents.EventSinkService = {
+  const sink: RunJournal.EventSinkService = {
     append: (events) =>
       Deferred.await(gate).pipe(Effect.tap(() => {
         batches.push(events.map((e) => e.seq))
@@ -44,8 +44,8 @@ const gatedSink = Effect.gen(function*() {
 describe("the run's event writer (group commit)", () => {
   it.effect("a followed run gives the event loop a turn after each event: its subscribers' writes go out as it runs", () =>
     Effect.gen(function*() {
-      for (const sink of [RunEvents.noSink, { append: () => Effect.void }]) {
-        const events = yield* RunEvents.make("r-turns", sink)
+      for (const sink of [RunJournal.noSink, { append: () => Effect.void }]) {
+        const events = yield* RunJournal.make("r-turns", sink)
         // a subscriber's write to its socket happens in process.nextTick, as Node's streams do
         const written = new Set<number>()
         const { stop } = events.follow(1, (e) => process.nextTick(() => written.add(e.seq)))
@@ -67,9 +67,9 @@ describe("the run's event writer (group commit)", () => {
   it.effect("stores events in order in batches; nothing reaches a subscriber before it is stored", () =>
     Effect.gen(function*() {
       const { sink, batches, open } = yield* gatedSink
-      const events = yield* RunEvents.make("r1", sink)
+      const events = yield* RunJournal.make("r1", sink)
       const received: Array<RunEvent> = []
-      const follower = yield* events.stream(0).pipe(
+      const follower = yield* events.changes(0).pipe(
         Stream.runForEach((e) => Effect.sync(() => received.push(e))),
         Effect.fork
       )
@@ -78,7 +78,7 @@ describe("the run's event writer (group commit)", () => {
       expect(received).toEqual([])
       expect((yield* events.log).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5])
       // a late subscriber replays only what is stored: nothing yet
-      const late = yield* events.stream(0).pipe(Stream.take(1), Stream.runCollect, Effect.fork)
+      const late = yield* events.changes(0).pipe(Stream.take(1), Stream.runCollect, Effect.fork)
       yield* open
       yield* events.flushed
       expect(batches.flat()).toEqual([1, 2, 3, 4, 5])
@@ -93,7 +93,7 @@ describe("the run's event writer (group commit)", () => {
     Effect.gen(function*() {
       const { sink, batches, open } = yield* gatedSink
       yield* open
-      const events = yield* RunEvents.make("r-idle", sink)
+      const events = yield* RunJournal.make("r-idle", sink)
       yield* events.emit(pass(1))
       yield* events.flushed // the writer now waits for the next event
       for (let i = 2; i <= 4; i++) yield* events.emit(pass(i))
@@ -112,7 +112,7 @@ describe("the run's event writer (group commit)", () => {
   it.effect("follow: the stored events now, then each event once as it is stored, until stopped", () =>
     Effect.gen(function*() {
       const { sink, open, close } = yield* gatedSink
-      const events = yield* RunEvents.make("r4", sink)
+      const events = yield* RunJournal.make("r4", sink)
       yield* open
       yield* events.emit(pass(1))
       yield* events.flushed
@@ -137,18 +137,18 @@ describe("the run's event writer (group commit)", () => {
 
   it.effect("a finished run's stream ends after what is stored, also when asked from beyond its end", () =>
     Effect.gen(function*() {
-      const events = yield* RunEvents.make("r5", RunEvents.noSink)
+      const events = yield* RunJournal.make("r5", RunJournal.noSink)
       yield* events.emit(pass(1))
       yield* events.emit(finished)
-      expect(Chunk.toArray(yield* Stream.runCollect(events.stream(0))).map((e) => e.seq)).toEqual([1, 2])
-      expect(Chunk.toArray(yield* Stream.runCollect(events.stream(9)))).toEqual([])
+      expect(Chunk.toArray(yield* Stream.runCollect(events.changes(0))).map((e) => e.seq)).toEqual([1, 2])
+      expect(Chunk.toArray(yield* Stream.runCollect(events.changes(9)))).toEqual([])
       expect(events.follow(9, () => {})).toMatchObject({ past: [], finished: true })
     }))
 
   it.effect("the run's end is a durability point: emit returns only once it is stored", () =>
     Effect.gen(function*() {
       const { sink, batches, open } = yield* gatedSink
-      const events = yield* RunEvents.make("r2", sink)
+      const events = yield* RunJournal.make("r2", sink)
       yield* events.emit(pass(1))
       const emitting = yield* events.emit(finished).pipe(Effect.fork)
       yield* Effect.yieldNow()
@@ -157,14 +157,14 @@ describe("the run's event writer (group commit)", () => {
       const stored = yield* Fiber.join(emitting)
       expect(stored.seq).toBe(2)
       expect(batches.flat()).toContain(2)
-      expect(RunEvents.isDurabilityPoint(stored)).toBe(true)
+      expect(RunJournal.isDurabilityPoint(stored)).toBe(true)
     }))
 
   it.live("a tool with side effects starts only once what came before is stored, and the run waits for its record; an idempotent tool does not wait", () =>
     Effect.gen(function*() {
       const stored: Array<RunEvent> = []
       // a slow store: each write takes 30 ms
-      const slow: RunEvents.EventSinkService = {
+      const slow: RunJournal.EventSinkService = {
         append: (events) =>
           Effect.sleep("30 millis").pipe(Effect.tap(() => {
             stored.push(...events)
@@ -200,7 +200,7 @@ describe("the run's event writer (group commit)", () => {
         [PromptId.REASONING_STEP_USER]: [(r: any) => reasoned(`wrote ${r.input.stepId}`)]
       }, { tools: [probe("journal.pure", true), probe("ledger.effect", false)] })
       const r = yield* runTask({ task: "Write the two records", mode: "FULL" }).pipe(
-        Effect.provide(Layer.merge(layer, Layer.succeed(RunEvents.EventSink, slow)))
+        Effect.provide(Layer.merge(layer, Layer.succeed(RunJournal.EventSink, slow)))
       )
       expect(r.status).not.toBe("FAILED")
       expect(seenAtStart.get("pure")).not.toContain("StepStarted:s1") // the idempotent tool ran before its step's start was stored
@@ -215,8 +215,8 @@ describe("the run's event writer (group commit)", () => {
 
   it.effect("a store failure stops the run loudly: the next emit dies with it, nothing is published", () =>
     Effect.gen(function*() {
-      const failing: RunEvents.EventSinkService = { append: () => Effect.die(new Error("disk full")) }
-      const events = yield* RunEvents.make("r3", failing)
+      const failing: RunJournal.EventSinkService = { append: () => Effect.die(new Error("disk full")) }
+      const events = yield* RunJournal.make("r3", failing)
       yield* events.emit(pass(1))
       const flushed = yield* Effect.exit(events.flushed)
       expect(Exit.isFailure(flushed) && String(Exit.isFailure(flushed) ? flushed.cause : "")).toContain("disk full")

@@ -19,7 +19,7 @@ export const noSink: EventSinkService = { append: () => Effect.void }
 export const layerNoSink = Layer.succeed(EventSink, noSink)
 
 /** One run's event stream: sequence-numbered, persisted, then published; late subscribers replay the log. */
-export interface RunEvents {
+export interface RunJournal {
   readonly runId: string
   readonly emit: (body: RunEventBody) => Effect.Effect<RunEvent>
   /** Emits what `decide` makes of the record as it is at that moment (nothing comes in between), or fails with its error. */
@@ -51,7 +51,7 @@ export interface RunEvents {
   /** Ends the log's writer once what was emitted is stored (or the store failed): the run's scope closes. */
   readonly close: Effect.Effect<void>
   /** Replays the stored events from `fromSeq`, then follows live; ends after RunFinished. No gap, no duplicate. */
-  readonly stream: (fromSeq?: number) => Stream.Stream<RunEvent>
+  readonly changes: (fromSeq?: number) => Stream.Stream<RunEvent>
   /**
    * The same through a plain callback (no fiber per follower: what a server's subscriptions use): the stored
    * events from `fromSeq` now, then `onEvent` with each event as it is stored, until `stop`. `finished`: the
@@ -145,7 +145,7 @@ const makeWaits = (record: RunRecord) => {
 }
 
 /** A stream of the run's events from `fromSeq`: what is stored, then live, ending with RunFinished. */
-const streamOf = (follow: (fromSeq: number, onEvent: (event: RunEvent) => void) => Following) => (fromSeq = 0) =>
+const changesOf = (follow: (fromSeq: number, onEvent: (event: RunEvent) => void) => Following) => (fromSeq = 0) =>
   Stream.async<RunEvent>((emit) => {
     const push = (e: RunEvent) => {
       void emit.single(e)
@@ -276,10 +276,10 @@ export const make = (
         Effect.zipRight(Effect.sync(output.end)),
         Effect.zipRight(Scope.close(scope, Exit.void))
       ),
-      stream: streamOf(follow),
+      changes: changesOf(follow),
       follow,
       output: output.stream,
       followOutput: output.follow,
       openOutput: output.open
-    } satisfies RunEvents
+    } satisfies RunJournal
   })
