@@ -5,16 +5,14 @@ import * as Offline from "../llm/Offline.js"
 import * as Fork from "../run/Fork.js"
 import * as Replaying from "../run/Replaying.js"
 import * as Database from "../store/Database.js"
-import { CliError, fail, run, type RunOptions } from "./Handlers.js"
+import { CliError, fail, parseDuration, run, type RunOptions } from "./Handlers.js"
+import { budgetOf } from "./RunFlags.js"
 
 export interface ForkOptions {
   readonly runId: string
   readonly at: number
-  readonly ttl: Option.Option<number>
-  readonly maxCostUsd: Option.Option<number>
-  readonly maxTokens: Option.Option<number>
-  readonly maxLlmCalls: Option.Option<number>
-  readonly maxSteps: Option.Option<number>
+  /** The budget's caps (cli/RunFlags' budgetOptions: keyed by flag). */
+  readonly [cap: string]: unknown
   readonly approve: boolean
   readonly reject: boolean
   readonly reason: Option.Option<string>
@@ -31,32 +29,11 @@ export interface ForkOptions {
 const resumeOptions = (o: ForkOptions, runId: string): RunOptions => ({
   task: Option.none(),
   resume: Option.some(runId),
-  approveTools: Option.none(),
-  interactive: false,
-  dryRun: false,
-  approvePlan: false,
-  noReuse: false,
-  noMemory: false,
-  approvalTimeout: Option.none(),
-  pauseDeadline: false,
-  mode: Option.none(),
-  simple: Option.none(),
-  noEscalate: false,
   full: false,
-  ttl: Option.none(),
-  deadline: Option.none(),
-  maxCostUsd: Option.none(),
-  maxTokens: Option.none(),
-  maxLlmCalls: Option.none(),
-  maxSteps: Option.none(),
   provider: o.provider,
   model: o.model,
   baseUrl: o.baseUrl,
   script: o.script,
-  user: Option.none(),
-  tools: Option.none(),
-  parallelism: Option.none(),
-  answerMatches: Option.none(),
   criteria: Option.none(),
   mcp: Option.none(),
   json: o.json
@@ -64,15 +41,7 @@ const resumeOptions = (o: ForkOptions, runId: string): RunOptions => ({
 
 const changesOf = (o: ForkOptions): Fork.ForkChanges => {
   if (o.approve && o.reject) throw new CliError("--approve and --reject contradict each other")
-  const budget = Object.fromEntries(
-    Object.entries({
-      ttl: o.ttl,
-      maxCostUsd: o.maxCostUsd,
-      maxTokens: o.maxTokens,
-      maxLlmCalls: o.maxLlmCalls,
-      maxSteps: o.maxSteps
-    }).flatMap(([k, v]) => (Option.isSome(v) ? [[k, v.value]] : []))
-  ) as BudgetInput
+  const budget: BudgetInput = budgetOf(o, parseDuration)
   return {
     ...(Object.keys(budget).length > 0 ? { budget } : {}),
     ...(o.approve || o.reject ?

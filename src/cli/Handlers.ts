@@ -35,6 +35,7 @@ import {
   toolsTable
 } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
+import { inputOf } from "./RunFlags.js"
 
 /** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
 export class CliError extends Error {}
@@ -102,82 +103,35 @@ export const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 export interface RunOptions {
   readonly task: Option.Option<string>
   readonly resume: Option.Option<string>
-  readonly approveTools: Option.Option<string>
-  readonly interactive: boolean
-  readonly dryRun: boolean
-  readonly approvePlan: boolean
-  readonly approvalTimeout: Option.Option<string>
-  readonly pauseDeadline: boolean
-  readonly mode: Option.Option<string>
-  readonly simple: Option.Option<number>
-  readonly noEscalate: boolean
   readonly full: boolean
-  readonly ttl: Option.Option<number>
-  readonly deadline: Option.Option<string>
-  readonly maxCostUsd: Option.Option<number>
-  readonly maxTokens: Option.Option<number>
-  readonly maxLlmCalls: Option.Option<number>
-  readonly maxSteps: Option.Option<number>
   readonly provider: Option.Option<string>
   readonly model: Option.Option<string>
   readonly baseUrl: Option.Option<string>
   readonly script: Option.Option<string>
-  readonly user: Option.Option<string>
-  readonly tools: Option.Option<string>
-  readonly parallelism: Option.Option<number>
-  readonly answerMatches: Option.Option<string>
   readonly criteria: Option.Option<string>
-  readonly noReuse: boolean
-  readonly noMemory: boolean
   readonly mcp: Option.Option<string>
   readonly json: boolean
+  /** The flags that set a field of the run's input (cli/RunFlags: keyed by flag, read by `inputOf`). */
+  readonly [field: string]: unknown
 }
 
 export const run = (o: RunOptions) =>
   Effect.gen(function*() {
-    if (o.full && opt(o.mode) !== undefined && opt(o.mode) !== "full") {
-      throw new CliError(`--full contradicts --mode ${opt(o.mode)}`)
+    const fields = inputOf(o, parseDuration)
+    if (o.full && fields.mode !== undefined && fields.mode !== "FULL") {
+      throw new CliError(`--full contradicts --mode ${String(fields.mode).toLowerCase()}`)
     }
     if (Option.isSome(o.task) === Option.isSome(o.resume)) {
       throw new CliError("give a task, or --resume RUN to go on with a run (not both)")
     }
-    const mode = o.full ? "FULL" : (opt(o.mode)?.toUpperCase() ?? "AUTO")
-    const budget = Object.fromEntries(
-      Object.entries({
-        ttl: opt(o.ttl),
-        deadlineMs: Option.map(o.deadline, parseDuration).pipe(opt),
-        maxCostUsd: opt(o.maxCostUsd),
-        maxTokens: opt(o.maxTokens),
-        maxLlmCalls: opt(o.maxLlmCalls),
-        maxSteps: opt(o.maxSteps)
-      }).filter(([, v]) => v !== undefined)
-    )
     const criteriaFile = Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt) as
       | Record<string, unknown>
       | undefined
-    const criteria = {
-      ...criteriaFile,
-      ...(Option.isSome(o.answerMatches) ? { answerMatches: o.answerMatches.value } : {})
-    }
+    const criteria = { ...criteriaFile, ...(fields.criteria as Record<string, unknown> | undefined) }
     const input = {
+      ...fields,
       task: opt(o.task),
-      ...(o.interactive ? { interactive: true } : {}),
-      ...(o.dryRun ? { dryRun: true } : {}),
-      ...(o.approvePlan ? { approvePlan: true } : {}),
-      ...(o.pauseDeadline ? { pauseDeadlineWhileWaiting: true } : {}),
-      ...(Option.isSome(o.approvalTimeout)
-        ? { approvalTimeoutMs: parseDuration(o.approvalTimeout.value, "--approval-timeout") }
-        : {}),
-      ...(Option.isSome(o.approveTools) ? { approvalTools: o.approveTools.value.split(",").map((t) => t.trim()) } : {}),
-      mode,
-      ...(Option.isSome(o.simple) ? { simpleIterations: o.simple.value } : {}),
-      ...(o.noEscalate ? { escalate: false } : {}),
-      ...(o.noReuse ? { reusePlans: false } : {}),
-      ...(o.noMemory ? { memory: false } : {}),
-      ...(Option.isSome(o.user) ? { userId: o.user.value } : {}),
-      ...(Option.isSome(o.tools) ? { tools: o.tools.value.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
-      ...(Option.isSome(o.parallelism) ? { parallelism: o.parallelism.value } : {}),
-      ...(Object.keys(budget).length > 0 ? { budget } : {}),
+      mode: o.full ? "FULL" : fields.mode ?? "AUTO",
       ...(Object.keys(criteria).length > 0 ? { criteria } : {})
     }
     const flags: Record<string, string> = Object.fromEntries(

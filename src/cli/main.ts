@@ -8,29 +8,12 @@ import { flagsOf, handle, handlers, json, mcpOption, noted, store } from "./Comm
 import { unknownFlag } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
 import { memoryCommand } from "./MemoryCommand.js"
+import { budgetOptions, runInputOptions } from "./RunFlags.js"
 
 /**
  * The `aeon` command: its commands and flags. What a command does lives in Handlers (and the server in
  * launch/Start), loaded only when that command runs, so `aeon --help` loads neither the engine nor the store.
  */
-
-/** A run's budget caps, as `aeon run` and `aeon fork` take them. */
-const budgetOptions = {
-  ttl: Options.integer("ttl").pipe(Options.withDescription("most refinement passes (budget.ttl)"), Options.optional),
-  maxCostUsd: Options.float("max-cost-usd").pipe(
-    Options.withDescription("most the run may spend on model calls, in US dollars (AEON_PRICE_TABLE prices models)"),
-    Options.optional
-  ),
-  maxTokens: Options.integer("max-tokens").pipe(
-    Options.withDescription("most input + output tokens over all model calls"),
-    Options.optional
-  ),
-  maxLlmCalls: Options.integer("max-llm-calls").pipe(
-    Options.withDescription("most requests sent to the model, retries included"),
-    Options.optional
-  ),
-  maxSteps: Options.integer("max-steps").pipe(Options.withDescription("most plan steps executed"), Options.optional)
-}
 
 /** The model, as `aeon run` and `aeon fork` take it. */
 const modelOptions = {
@@ -59,73 +42,12 @@ const runCommand = Command.make(
       Options.withDescription("go on with a run that stopped (waiting for approval, or cut off) instead of a new task"),
       Options.optional
     ),
-    interactive: Options.boolean("interactive").pipe(
-      Options.withDescription("ask for guidance where the run would need manual intervention")
-    ),
-    dryRun: Options.boolean("dry-run").pipe(
-      Options.withDescription("plan and forecast only: print the plan and what it would cost, execute nothing (exit 0)")
-    ),
-    approvePlan: Options.boolean("approve-plan").pipe(
-      Options.withDescription(
-        "the plan waits, with its forecast, for your approval before it runs (env AEON_APPROVE_PLAN)"
-      )
-    ),
-    approvalTimeout: Options.text("approval-timeout").pipe(
-      Options.withDescription("reject a call nobody approved in this time (30s, 2m, …)"),
-      Options.optional
-    ),
-    pauseDeadline: Options.boolean("pause-deadline").pipe(
-      Options.withDescription("the deadline stands still while the run waits for you")
-    ),
-    approveTools: Options.text("approve-tools").pipe(
-      Options.withDescription(
-        "comma-separated tools whose calls wait for your approval (* for every tool with side effects; adds to env AEON_APPROVAL_TOOLS)"
-      ),
-      Options.optional
-    ),
-    mode: Options.choice("mode", ["auto", "simple", "full"]).pipe(
-      Options.withDescription(
-        "auto: cheap single passes first, escalating when they fail (the default); full: multi-pass"
-      ),
-      Options.optional
-    ),
-    simple: Options.integer("simple").pipe(
-      Options.withDescription("simple-mode iterations before escalating"),
-      Options.optional
-    ),
-    noEscalate: Options.boolean("no-escalate").pipe(Options.withDescription("stop after the simple iterations")),
     full: Options.boolean("full").pipe(Options.withDescription("multi-pass from the start (same as --mode full)")),
-    deadline: Options.text("deadline").pipe(
-      Options.withDescription("the run's wall-clock budget (30s, 2m, …; budget.deadlineMs)"),
-      Options.optional
-    ),
-    user: Options.text("user").pipe(
-      Options.withDescription("the user the run belongs to (one running run per user)"),
-      Options.optional
-    ),
-    tools: Options.text("tools").pipe(
-      Options.withDescription("comma-separated tools the run may use (default: all)"),
-      Options.optional
-    ),
-    parallelism: Options.integer("parallelism").pipe(
-      Options.withDescription("independent ready steps run this many at a time (default 4; 1: one after the other)"),
-      Options.optional
-    ),
-    answerMatches: Options.text("answer-matches").pipe(
-      Options.withDescription("converge only on an answer matching this regular expression (RE2 syntax)"),
-      Options.optional
-    ),
     criteria: Options.text("criteria").pipe(
       Options.withDescription("convergence criteria as a JSON file"),
       Options.optional
     ),
-    noReuse: Options.boolean("no-reuse").pipe(
-      Options.withDescription("plan afresh even when an earlier run of yours converged on this task (reusePlans)")
-    ),
-    noMemory: Options.boolean("no-memory").pipe(
-      Options.withDescription("recall nothing of your earlier runs and leave no memory of this one (memory)")
-    ),
-    ...budgetOptions,
+    ...runInputOptions,
     ...modelOptions,
     mcp: mcpOption,
     json

@@ -22,8 +22,10 @@ export const ConvergenceCriteria = Schema.Struct({
   requiredReasonCodes: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   answerMatches: Schema.optional(
     Schema.String.pipe(
-      Schema.filter((s) => Either.match(compileAnswerPattern(s), { onLeft: (m) => m, onRight: () => true }))
-    )
+      Schema.filter((s) => Either.match(compileAnswerPattern(s), { onLeft: (m) => m, onRight: () => true }), {
+        jsonSchema: { format: "regex" }
+      })
+    ).annotations({ description: "converge only on an answer matching this regular expression (RE2 syntax)" })
   ),
   answerSchema: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   answerMentions: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })

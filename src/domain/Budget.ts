@@ -21,12 +21,28 @@ export const DEFAULT_BUDGET = {
 
 /** One budget per run. ttl counts cycles (passes); the others may run out mid-phase. */
 export const Budget = Schema.Struct({
-  ttl: Schema.optionalWith(PositiveInt("ttl"), { default: () => DEFAULT_BUDGET.ttl }),
-  deadlineMs: Schema.optionalWith(PositiveInt("deadlineMs"), { default: () => DEFAULT_BUDGET.deadlineMs }),
-  maxCostUsd: Schema.optionalWith(Positive("maxCostUsd"), { default: () => DEFAULT_BUDGET.maxCostUsd }),
-  maxTokens: Schema.optionalWith(PositiveInt("maxTokens"), { default: () => DEFAULT_BUDGET.maxTokens }),
-  maxLlmCalls: Schema.optionalWith(PositiveInt("maxLlmCalls"), { default: () => DEFAULT_BUDGET.maxLlmCalls }),
-  maxSteps: Schema.optionalWith(PositiveInt("maxSteps"), { default: () => DEFAULT_BUDGET.maxSteps })
+  ttl: Schema.optionalWith(PositiveInt("ttl").annotations({ description: "most refinement passes" }), {
+    default: () => DEFAULT_BUDGET.ttl
+  }),
+  deadlineMs: Schema.optionalWith(
+    PositiveInt("deadlineMs").annotations({ description: "the run's wall-clock budget (milliseconds)" }),
+    { default: () => DEFAULT_BUDGET.deadlineMs }
+  ),
+  maxCostUsd: Schema.optionalWith(
+    Positive("maxCostUsd").annotations({ description: "most the run may spend on model calls, in US dollars" }),
+    { default: () => DEFAULT_BUDGET.maxCostUsd }
+  ),
+  maxTokens: Schema.optionalWith(
+    PositiveInt("maxTokens").annotations({ description: "most input + output tokens over all model calls" }),
+    { default: () => DEFAULT_BUDGET.maxTokens }
+  ),
+  maxLlmCalls: Schema.optionalWith(
+    PositiveInt("maxLlmCalls").annotations({ description: "most requests sent to the model, retries included" }),
+    { default: () => DEFAULT_BUDGET.maxLlmCalls }
+  ),
+  maxSteps: Schema.optionalWith(PositiveInt("maxSteps").annotations({ description: "most plan steps executed" }), {
+    default: () => DEFAULT_BUDGET.maxSteps
+  })
 })
 export type Budget = typeof Budget.Type
 export type BudgetInput = typeof Budget.Encoded

@@ -36,19 +36,34 @@ export const RunTaskInput = Schema.Struct({
   ),
   simpleIterations: Schema.optionalWith(
     Schema.Int.pipe(
-      Schema.filter((n) => (n >= 1 && n <= 50) || `simpleIterations must be between 1 and 50 (was ${n})`)
-    ),
+      Schema.filter((n) => (n >= 1 && n <= 50) || `simpleIterations must be between 1 and 50 (was ${n})`, {
+        jsonSchema: { minimum: 1, maximum: 50 }
+      })
+    ).annotations({ description: "single passes (SIMPLE mode, or AUTO before it escalates)" }),
     { default: () => 5 }
   ),
-  escalate: Schema.optionalWith(Schema.Boolean, { default: () => true }),
-  userId: Schema.optional(Schema.String),
+  escalate: Schema.optionalWith(
+    Schema.Boolean.annotations({ description: "AUTO: go on in FULL mode when the single passes did not converge" }),
+    { default: () => true }
+  ),
+  userId: Schema.optional(
+    Schema.String.annotations({ description: "the user the run belongs to (one running run per user)" })
+  ),
   budget: Schema.optionalWith(Budget.annotations({ description: "caps of the run" }), {
     default: () => DEFAULT_BUDGET
   }),
   criteria: Schema.optionalWith(ConvergenceCriteria, { default: () => DEFAULT_CRITERIA }),
-  tools: Schema.optional(Schema.Array(Schema.String)),
+  tools: Schema.optional(
+    Schema.Array(Schema.String).annotations({ description: "the tools the run may use (default: all)" })
+  ),
   parallelism: Schema.optionalWith(
-    Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 32) || `parallelism must be between 1 and 32 (was ${n})`)),
+    Schema.Int.pipe(Schema.filter((n) => (n >= 1 && n <= 32) || `parallelism must be between 1 and 32 (was ${n})`, {
+      jsonSchema: { minimum: 1, maximum: 32 }
+    }))
+      .annotations({
+        description:
+          `independent ready steps run this many at a time (default ${DEFAULT_PARALLELISM}; 1: one after the other)`
+      }),
     { default: () => DEFAULT_PARALLELISM }
   ),
   runId: Schema.optional(
@@ -70,13 +85,24 @@ export const RunTaskInput = Schema.Struct({
     { default: () => false }
   ),
   /** The deadline stands still while the run waits for a person's approval. */
-  pauseDeadlineWhileWaiting: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  pauseDeadlineWhileWaiting: Schema.optionalWith(
+    Schema.Boolean.annotations({ description: "the deadline stands still while the run waits for you" }),
+    { default: () => false }
+  ),
   /** An approval request not answered within this many milliseconds is rejected. */
   approvalTimeoutMs: Schema.optional(
-    Schema.Int.pipe(Schema.filter((n) => n >= 1 || `approvalTimeoutMs must be a positive integer (was ${n})`))
+    Schema.Int.pipe(Schema.filter((n) => n >= 1 || `approvalTimeoutMs must be a positive integer (was ${n})`, {
+      jsonSchema: { minimum: 1 }
+    }))
+      .annotations({ description: "reject a call nobody approved in this time (milliseconds)" })
   ),
   /** Plan and forecast only: the run stops before executing anything (only the planning calls are paid). */
-  dryRun: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  dryRun: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description: "plan and forecast only: the plan and what it would cost, nothing executed"
+    }),
+    { default: () => false }
+  ),
   /** The validated plan waits, with its forecast, for a person's approval before it executes. */
   approvePlan: Schema.optionalWith(
     Schema.Boolean.annotations({
