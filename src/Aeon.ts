@@ -1,36 +1,21 @@
 import { Layer } from "effect"
-import * as AdaptiveDepth from "./adaptive/AdaptiveDepth.js"
-import * as ConvergenceEngine from "./convergence/ConvergenceEngine.js"
 import * as Approval from "./kernel/Approval.js"
 import * as RunLlm from "./kernel/RunLlm.js"
 import * as ModelLayer from "./llm/ModelLayer.js"
 import * as Mcp from "./mcp/Mcp.js"
-import * as RecursivePlanner from "./planning/RecursivePlanner.js"
 import * as Run from "./run/Run.js"
-import * as Supervisor from "./supervisor/Supervisor.js"
 import * as Tracing from "./telemetry/Tracing.js"
 import * as ToolRegistry from "./tools/ToolRegistry.js"
-import * as SemanticValidator from "./validation/SemanticValidator.js"
-
-/** The engine's own capabilities (validation, convergence, planning, depth, supervision). */
-export const capabilitiesLayer = Layer.mergeAll(
-  SemanticValidator.layer,
-  ConvergenceEngine.layer,
-  RecursivePlanner.layer,
-  AdaptiveDepth.layer,
-  Supervisor.layer
-)
 
 /**
- * Everything but the model: capabilities plus the built-in tools, any of yours, and the tools of the MCP servers in
+ * Everything but the model: the built-in tools, any of yours, and the tools of the MCP servers in
  * `mcpFile` (else the file `AEON_MCP_CONFIG` names, if any), connected while the layer lives.
  */
 export const layerWithTools = (tools: ReadonlyArray<ToolRegistry.Tool> = [], mcpFile?: string) =>
-  Layer.mergeAll(capabilitiesLayer, Mcp.layerFile(mcpFile, tools))
+  Mcp.layerFile(mcpFile, tools)
 
-/** Capabilities and the built-in tools with yours; no MCP server, whatever the environment says. */
-export const layerWithOwnTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) =>
-  Layer.mergeAll(capabilitiesLayer, Mcp.layerNone(tools))
+/** The built-in tools with yours; no MCP server, whatever the environment says. */
+export const layerWithOwnTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) => Mcp.layerNone(tools)
 
 /** How runs treat their calls, from the environment: tracing (OTLP), the approval policy, prompt recording. */
 export const runPolicyLayerConfig = Layer.mergeAll(

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { RunHalt } from "../domain/Errors.js"
 import type { AdaptiveDepthConfiguration, TaskProfile, TaskProfileDimensions } from "../domain/Profile.js"
 import { type TextSignals, textSignals } from "../domain/TextSignals.js"
@@ -74,8 +74,6 @@ export interface Service {
   ) => Effect.Effect<Profiled & { readonly changed: boolean }, RunHalt>
 }
 
-export class AdaptiveDepth extends Context.Tag("aeon/AdaptiveDepth")<AdaptiveDepth, Service>() {}
-
 const fallbackProfile = (signals: TextSignals): TaskProfileDimensions => ({
   reasoningDepth: 3,
   informationSufficiency: signals.sufficiency,
@@ -94,72 +92,68 @@ export const stabilize = (
   return { profile: { ...next, reasoningDepth: d }, clamped: d !== next.reasoningDepth }
 }
 
-export const make: Service = {
-  infer: (request, ttlCap, llm, previousInPass) =>
-    Effect.gen(function*() {
-      const signals = textSignals(request)
-      const advisories: Array<string> = []
-      const inferred = yield* llm.generate(Contracts.profileInference, { request }).pipe(
-        Effect.map((r) => r.output as TaskProfileDimensions),
-        Effect.catchIf(isModelFailure, (e) => {
-          advisories.push(`profile inference failed (${e._tag}: ${e.message}); using text signals`)
-          return Effect.succeed(fallbackProfile(signals))
-        })
-      )
-      const heuristics = ["model_inference", "text_signals"]
-      // the text signals can only lower sufficiency: vague wording is not made clear by a confident model
-      let dims: TaskProfileDimensions = {
-        ...inferred,
-        informationSufficiency: Math.min(inferred.informationSufficiency, signals.sufficiency)
-      }
-      if (previousInPass) {
-        const s = stabilize(previousInPass, dims)
-        dims = s.profile
-        if (s.clamped) heuristics.push("tier_stability_clamp")
-      }
-      const reason = `initial profile: depth ${dims.reasoningDepth}, sufficiency ${dims.informationSufficiency} ` +
-        `(text signals: ${signals.vagueTerms} vague, ${signals.questionMarks} questions, ${signals.missingDetails} missing details)`
-      const profile: TaskProfile = { profileVersion: previousInPass?.profileVersion ?? 1, ...dims }
-      return { profile, depth: depthFor(dims, ttlCap, reason, heuristics, signals), advisories }
-    }).pipe(traced("AdaptiveDepth.infer", { captureStackTrace: false })),
+export const infer: Service["infer"] = (request, ttlCap, llm, previousInPass) =>
+  Effect.gen(function*() {
+    const signals = textSignals(request)
+    const advisories: Array<string> = []
+    const inferred = yield* llm.generate(Contracts.profileInference, { request }).pipe(
+      Effect.map((r) => r.output as TaskProfileDimensions),
+      Effect.catchIf(isModelFailure, (e) => {
+        advisories.push(`profile inference failed (${e._tag}: ${e.message}); using text signals`)
+        return Effect.succeed(fallbackProfile(signals))
+      })
+    )
+    const heuristics = ["model_inference", "text_signals"]
+    // the text signals can only lower sufficiency: vague wording is not made clear by a confident model
+    let dims: TaskProfileDimensions = {
+      ...inferred,
+      informationSufficiency: Math.min(inferred.informationSufficiency, signals.sufficiency)
+    }
+    if (previousInPass) {
+      const s = stabilize(previousInPass, dims)
+      dims = s.profile
+      if (s.clamped) heuristics.push("tier_stability_clamp")
+    }
+    const reason = `initial profile: depth ${dims.reasoningDepth}, sufficiency ${dims.informationSufficiency} ` +
+      `(text signals: ${signals.vagueTerms} vague, ${signals.questionMarks} questions, ${signals.missingDetails} missing details)`
+    const profile: TaskProfile = { profileVersion: previousInPass?.profileVersion ?? 1, ...dims }
+    return { profile, depth: depthFor(dims, ttlCap, reason, heuristics, signals), advisories }
+  }).pipe(traced("AdaptiveDepth.infer", { captureStackTrace: false }))
 
-  revise: (request, current, signals, ttlCap, llm) =>
-    Effect.gen(function*() {
-      const revised = yield* llm.generate(Contracts.profileUpdate, {
-        request,
-        currentProfile: current.profile,
-        passNumber: signals.passNumber,
-        validationIssueCount: signals.validationIssueCount,
-        convergenceFailures: [...signals.convergenceFailures],
-        refinementsNeeded: signals.refinementsNeeded
-      }).pipe(
-        Effect.map((r) => r.output),
-        Effect.catchIf(isModelFailure, (e) => Effect.succeed({ error: `${e._tag}: ${e.message}` } as const))
-      )
-      if ("error" in revised) {
-        return { ...current, advisories: [`profile revision failed (${revised.error}); profile kept`], changed: false }
-      }
-      const { adjustmentReason, ...dims } = revised
-      const before = current.profile
-      const changed = dims.reasoningDepth !== before.reasoningDepth ||
-        dims.informationSufficiency !== before.informationSufficiency ||
-        dims.expectedToolUsage !== before.expectedToolUsage ||
-        dims.outputBreadth !== before.outputBreadth ||
-        dims.confidenceRequirement !== before.confidenceRequirement
-      if (!changed) return { ...current, advisories: [], changed: false }
-      const profile: TaskProfile = { profileVersion: before.profileVersion + 1, ...dims }
-      const reason =
-        `v${before.profileVersion}→v${profile.profileVersion} at pass ${signals.passNumber}: ${adjustmentReason} ` +
-        `(depth ${before.reasoningDepth}→${dims.reasoningDepth}; ${signals.validationIssueCount} validation issues, ` +
-        `${signals.convergenceFailures.length} convergence failures, ${signals.refinementsNeeded} refinements)`
-      const heuristics = [
-        "profile_revision",
-        ...(signals.validationIssueCount > 0 ? ["validation_issues"] : []),
-        ...(signals.convergenceFailures.length > 0 ? ["convergence_failures"] : []),
-        ...(signals.refinementsNeeded > 0 ? ["refinement_needs"] : [])
-      ]
-      return { profile, depth: depthFor(dims, ttlCap, reason, heuristics), advisories: [], changed: true }
-    }).pipe(traced("AdaptiveDepth.revise", { captureStackTrace: false }))
-}
-
-export const layer = Layer.succeed(AdaptiveDepth, make)
+export const revise: Service["revise"] = (request, current, signals, ttlCap, llm) =>
+  Effect.gen(function*() {
+    const revised = yield* llm.generate(Contracts.profileUpdate, {
+      request,
+      currentProfile: current.profile,
+      passNumber: signals.passNumber,
+      validationIssueCount: signals.validationIssueCount,
+      convergenceFailures: [...signals.convergenceFailures],
+      refinementsNeeded: signals.refinementsNeeded
+    }).pipe(
+      Effect.map((r) => r.output),
+      Effect.catchIf(isModelFailure, (e) => Effect.succeed({ error: `${e._tag}: ${e.message}` } as const))
+    )
+    if ("error" in revised) {
+      return { ...current, advisories: [`profile revision failed (${revised.error}); profile kept`], changed: false }
+    }
+    const { adjustmentReason, ...dims } = revised
+    const before = current.profile
+    const changed = dims.reasoningDepth !== before.reasoningDepth ||
+      dims.informationSufficiency !== before.informationSufficiency ||
+      dims.expectedToolUsage !== before.expectedToolUsage ||
+      dims.outputBreadth !== before.outputBreadth ||
+      dims.confidenceRequirement !== before.confidenceRequirement
+    if (!changed) return { ...current, advisories: [], changed: false }
+    const profile: TaskProfile = { profileVersion: before.profileVersion + 1, ...dims }
+    const reason =
+      `v${before.profileVersion}→v${profile.profileVersion} at pass ${signals.passNumber}: ${adjustmentReason} ` +
+      `(depth ${before.reasoningDepth}→${dims.reasoningDepth}; ${signals.validationIssueCount} validation issues, ` +
+      `${signals.convergenceFailures.length} convergence failures, ${signals.refinementsNeeded} refinements)`
+    const heuristics = [
+      "profile_revision",
+      ...(signals.validationIssueCount > 0 ? ["validation_issues"] : []),
+      ...(signals.convergenceFailures.length > 0 ? ["convergence_failures"] : []),
+      ...(signals.refinementsNeeded > 0 ? ["refinement_needs"] : [])
+    ]
+    return { profile, depth: depthFor(dims, ttlCap, reason, heuristics), advisories: [], changed: true }
+  }).pipe(traced("AdaptiveDepth.revise", { captureStackTrace: false }))

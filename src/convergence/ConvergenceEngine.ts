@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { RunHalt } from "../domain/Errors.js"
 import type { ConvergenceAssessment, SemanticValidationReport, Severity } from "../domain/Evaluation.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
@@ -30,8 +30,6 @@ export interface Service {
   readonly assess: (input: AssessInput) => Effect.Effect<ConvergenceAssessment, RunHalt>
 }
 
-export class ConvergenceEngine extends Context.Tag("aeon/ConvergenceEngine")<ConvergenceEngine, Service>() {}
-
 const PENALTY: Record<Severity, number> = { LOW: 0.05, MEDIUM: 0.15, HIGH: 0.3, CRITICAL: 0.6 }
 
 /** Scores that need no model: from step statuses, clarity and the validation report. */
@@ -60,16 +58,14 @@ export const deterministicScores = (plan: Plan, report: SemanticValidationReport
   return { completenessScore, coherenceScore, consistencyStatus }
 }
 
-export const make: Service = {
-  assess: (input) =>
-    Effect.gen(function*() {
-      if (input.checksFirst && input.report.decidedBy === "checks") {
-        const byChecks = yield* assessWith({ ...input, llm: undefined })
-        if (byChecks.converged) return { ...byChecks, decidedBy: "checks" as const }
-      }
-      return { ...(yield* assessWith(input)), decidedBy: input.llm ? "model" as const : "checks" as const }
-    }).pipe(traced("ConvergenceEngine.assess", { captureStackTrace: false }))
-}
+export const assess: Service["assess"] = (input) =>
+  Effect.gen(function*() {
+    if (input.checksFirst && input.report.decidedBy === "checks") {
+      const byChecks = yield* assessWith({ ...input, llm: undefined })
+      if (byChecks.converged) return { ...byChecks, decidedBy: "checks" as const }
+    }
+    return { ...(yield* assessWith(input)), decidedBy: input.llm ? "model" as const : "checks" as const }
+  }).pipe(traced("ConvergenceEngine.assess", { captureStackTrace: false }))
 
 /** The assessment on the engine's criteria, the model's too when `llm` is given (the stricter of the two wins). */
 const assessWith = (input: AssessInput) =>
@@ -157,5 +153,3 @@ const assessWith = (input: AssessInput) =>
   })
 
 const clamp = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.min(1, n)) : 0)
-
-export const layer = Layer.succeed(ConvergenceEngine, make)

@@ -5,6 +5,7 @@ import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { notesAt } from "../memory/RunMemory.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { toolCallInput } from "../record/Attempt.js"
+import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import { traced } from "../telemetry/Span.js"
 import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
@@ -157,7 +158,7 @@ const runTool = (ctx: RunContext, passNumber: number, step: ToolStep) =>
     const tool = ctx.tools.get(step.tool)
     if (!tool) return first
     const repaired = yield* Effect.either(
-      ctx.supervisor.repairToolInput(tool, input, first.left.message, ctx.llm)
+      Supervisor.repairToolInput(tool, input, first.left.message, ctx.llm)
     )
     if (Either.isLeft(repaired)) {
       if (isRunHalt(repaired.left)) return yield* repaired.left

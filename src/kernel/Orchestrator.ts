@@ -1,15 +1,20 @@
 import { Duration, Effect, Schema } from "effect"
+import * as AdaptiveDepth from "../adaptive/AdaptiveDepth.js"
 import type { Profiled } from "../adaptive/AdaptiveDepth.js"
+import * as ConvergenceEngine from "../convergence/ConvergenceEngine.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
 import { needsReview } from "../domain/TextSignals.js"
 import { isModelFailure } from "../llm/Llm.js"
 import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
+import * as RecursivePlanner from "../planning/RecursivePlanner.js"
 import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
 import { guidanceGiven } from "../record/RunRecord.js"
+import * as Supervisor from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
+import * as SemanticValidator from "../validation/SemanticValidator.js"
 import {
   answerRequirements,
   checkAnswer,
@@ -82,7 +87,7 @@ const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string
     if (!violation) {
       return toPlan(output)
     }
-    const repaired = yield* ctx.supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm)
+    const repaired = yield* Supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm)
       .pipe(
         Effect.catchTag("RepairFailedError", (e) =>
           Effect.fail(
@@ -103,7 +108,7 @@ const fixMissingTools = (ctx: RunContext, passNumber: number, plan: Plan) =>
         steps.push(s)
         continue
       }
-      const r = yield* ctx.supervisor.replaceMissingTool(s.description, s.tool, ctx.tools.names, ctx.llm)
+      const r = yield* Supervisor.replaceMissingTool(s.description, s.tool, ctx.tools.names, ctx.llm)
       advisories.push(
         r.replacement
           ? `step ${s.stepId}: tool ${s.tool} does not exist, replaced by ${r.replacement} (${r.justification})`
@@ -157,7 +162,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
       ? reusedPlanProfile(ctx)
       : ctx.singlePass
       ? singlePassProfile()
-      : yield* ctx.adaptive.infer(ctx.request, ctx.budget.ttl, ctx.llm)
+      : yield* AdaptiveDepth.infer(ctx.request, ctx.budget.ttl, ctx.llm)
     yield* ctx.events.emit({
       _tag: "ProfileInferred",
       passNumber,
@@ -173,7 +178,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
         yield* generatePlan(ctx, passNumber, profiled.depth.reasoningMode, start.earlierRuns)
       ))
     yield* ctx.events.emit({ _tag: "PlanCreated", passNumber, plan })
-    const report = yield* ctx.validator.validatePlan(plan, {
+    const report = yield* SemanticValidator.validatePlan(plan, {
       request: ctx.request,
       validationId: `${ctx.runId}-v${passNumber}`,
       tools: ctx.toolInfos,
@@ -188,7 +193,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
         ctx,
         passNumber,
         plan,
-        yield* ctx.planner.refine({
+        yield* RecursivePlanner.refine({
           request: ctx.request,
           plan,
           report,
@@ -218,9 +223,9 @@ const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
       checksFirst: checksFirst(ctx)
     }
     const memory = memoryNow(ctx)
-    const report = yield* ctx.validator.validateCrossPhase({ plan: executed, memory }, vctx)
+    const report = yield* SemanticValidator.validateCrossPhase({ plan: executed, memory }, vctx)
     yield* ctx.events.emit({ _tag: "ValidationReported", passNumber, report })
-    const assessment = yield* ctx.convergence.assess({
+    const assessment = yield* ConvergenceEngine.assess({
       request: ctx.request,
       plan: executed,
       report,
@@ -268,7 +273,7 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
         "REFINE",
         state(ctx).pipe(
           Effect.flatMap((s2) =>
-            ctx.planner.refine({
+            RecursivePlanner.refine({
               request: ctx.request,
               plan: executed,
               report,

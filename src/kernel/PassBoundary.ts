@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import * as AdaptiveDepth from "../adaptive/AdaptiveDepth.js"
 import { BudgetExhaustedError } from "../domain/Errors.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import { passesGiven } from "../record/RunRecord.js"
@@ -45,7 +46,7 @@ const reviseProfile = (ctx: RunContext, passNumber: number) =>
     const st = yield* state(ctx)
     const events: Array<RunEventBody> = []
     if (!st.profiled || st.ttlRemaining <= 0 || readySteps(st.plan).length === 0) return events
-    const revised = yield* ctx.adaptive.revise(
+    const revised = yield* AdaptiveDepth.revise(
       ctx.request,
       st.profiled,
       {

@@ -1,17 +1,12 @@
 import { Context, type Effect } from "effect"
-import type { Service as AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
-import type { Service as ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
 import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
 import type { Llm } from "../llm/Llm.js"
 import type { RunMemory } from "../memory/RunMemory.js"
-import type { Service as RecursivePlanner } from "../planning/RecursivePlanner.js"
-import type { Service as Supervisor } from "../supervisor/Supervisor.js"
 import type { Service as ToolRegistry } from "../tools/ToolRegistry.js"
 import type { ToolInfo } from "../validation/DeterministicChecks.js"
-import type { Service as SemanticValidator } from "../validation/SemanticValidator.js"
 import type { BudgetGuard } from "./BudgetGuard.js"
 import type { RunJournal } from "./RunJournal.js"
 
@@ -53,11 +48,6 @@ export interface RunContext extends RunOptions {
   readonly llm: Llm
   readonly tools: ToolRegistry
   readonly toolInfos: ReadonlyArray<ToolInfo>
-  readonly validator: SemanticValidator
-  readonly convergence: ConvergenceEngine
-  readonly planner: RecursivePlanner
-  readonly adaptive: AdaptiveDepth
-  readonly supervisor: Supervisor
   /** The user's memory across runs (recall, plan reuse, notes); absent when the run's memory is off. */
   readonly memory?: RunMemory | undefined
 }

@@ -4,7 +4,7 @@ import type * as LanguageModel from "../llm/LanguageModel.js"
 import type { Llm } from "../llm/Llm.js"
 import { isLasting, ModelDecodeError } from "../llm/ModelErrors.js"
 import { PromptId } from "../prompts/PromptId.js"
-import type { Service as Supervisor } from "../supervisor/Supervisor.js"
+import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import type { BudgetGuard, Reserved } from "./BudgetGuard.js"
 import type { RunJournal } from "./RunJournal.js"
@@ -46,7 +46,6 @@ export const make = (
   model: LanguageModel.Service,
   guard: BudgetGuard,
   events: RunJournal,
-  supervisor: Supervisor,
   recordPrompts = true
 ): Llm => {
   const llm: Llm = {
@@ -117,7 +116,7 @@ export const make = (
         Effect.catchTag("ModelDecodeError", (error) =>
           REPAIR_PROMPTS.includes(contract.id)
             ? Effect.fail(error)
-            : supervisor.repairAnswer(contract, error, llm).pipe(
+            : Supervisor.repairAnswer(contract, error, llm).pipe(
               Effect.map((r) => ({
                 output: r.value,
                 text: error.raw,

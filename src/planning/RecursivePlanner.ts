@@ -1,4 +1,4 @@
-import { Context, Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { RunHalt } from "../domain/Errors.js"
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import { RefinementAction } from "../domain/Execution.js"
@@ -42,8 +42,6 @@ export interface RefineOutcome {
 export interface Service {
   readonly refine: (input: RefineInput) => Effect.Effect<RefineOutcome, RunHalt>
 }
-
-export class RecursivePlanner extends Context.Tag("aeon/RecursivePlanner")<RecursivePlanner, Service>() {}
 
 const decodeAction = Schema.decodeUnknownEither(RefinementAction)
 
@@ -209,7 +207,7 @@ const outcomeOf = (r: Refining, plan: Plan): RefineOutcome => ({
   ledger: r.ledger
 })
 
-const refine = (input: RefineInput) =>
+export const refine: Service["refine"] = (input: RefineInput) =>
   Effect.gen(function*() {
     const r: Refining = {
       plan: input.plan,
@@ -230,7 +228,3 @@ const refine = (input: RefineInput) =>
     }
     return outcomeOf(r, markedForReview(r))
   }).pipe(traced("RecursivePlanner.refine", { captureStackTrace: false }))
-
-export const make: Service = { refine }
-
-export const layer = Layer.succeed(RecursivePlanner, make)

@@ -1,7 +1,5 @@
 /** A run's session: the services it needs, the context its attempts run in, its budget guard, its last event. */
 import { Clock, Config, Effect, Option } from "effect"
-import { AdaptiveDepth } from "../adaptive/AdaptiveDepth.js"
-import { ConvergenceEngine } from "../convergence/ConvergenceEngine.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { ApprovalPolicy } from "../kernel/Approval.js"
@@ -14,15 +12,13 @@ import * as RunLlm from "../kernel/RunLlm.js"
 import * as RunOutput from "../kernel/RunOutput.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { MemoryFailedError, type RunMemory } from "../memory/RunMemory.js"
-import { RecursivePlanner } from "../planning/RecursivePlanner.js"
 import { budgetNow, waitedMs } from "../record/RunRecord.js"
 import * as Memories from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import type { StoreError } from "../store/StoreValues.js"
-import { Supervisor } from "../supervisor/Supervisor.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
-import { SemanticValidator, toolInfos } from "../validation/SemanticValidator.js"
+import { toolInfos } from "../validation/SemanticValidator.js"
 import { forecaster, forecastLeft } from "./Forecasting.js"
 import { progressOf } from "./Recovery.js"
 import { RunTaskInput } from "./RunInput.js"
@@ -39,11 +35,6 @@ export const outputIntervalConfig = Config.integer("AEON_STREAM_INTERVAL_MS").pi
 export const capabilities = Effect.all({
   model: LanguageModel,
   tools: ToolRegistry.ToolRegistry,
-  validator: SemanticValidator,
-  convergence: ConvergenceEngine,
-  planner: RecursivePlanner,
-  adaptive: AdaptiveDepth,
-  supervisor: Supervisor,
   sink: Effect.serviceOption(RunJournal.EventSink).pipe(Effect.map(Option.getOrElse(() => RunJournal.noSink))),
   recordPrompts: Effect.serviceOption(RunLlm.PromptRecording).pipe(
     Effect.map(Option.match({ onNone: () => true, onSome: (p) => p.enabled }))
@@ -117,7 +108,7 @@ export const contextOf = (
   const registry = tools.tools.every(offered)
     ? tools
     : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
-  const llm = RunLlm.make(caps.model, guard, events, caps.supervisor, caps.recordPrompts)
+  const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts)
   return (firstPass: number, extra: AttemptOptions): RunContext => ({
     runId,
     firstPass,
@@ -137,11 +128,6 @@ export const contextOf = (
     llm,
     tools: registry,
     toolInfos: toolInfos(registry.tools),
-    validator: caps.validator,
-    convergence: caps.convergence,
-    planner: caps.planner,
-    adaptive: caps.adaptive,
-    supervisor: caps.supervisor,
     memory: memoryOn && caps.memories ? runMemory(caps.memories, input, runId, registry.names) : undefined
   })
 }

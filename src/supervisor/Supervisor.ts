@@ -1,4 +1,4 @@
-import { Context, Effect, JSONSchema, Layer, ParseResult, Ref, Schema } from "effect"
+import { Effect, JSONSchema, ParseResult, Ref, Schema } from "effect"
 import { jsonrepair } from "jsonrepair"
 import { isRunHalt, type RunHalt } from "../domain/Errors.js"
 import { answerOf, decodeAnswer } from "../llm/LanguageModel.js"
@@ -54,8 +54,6 @@ export interface Service {
   ) => Effect.Effect<{ readonly replacement: string | undefined; readonly justification: string }, RunHalt>
 }
 
-export class Supervisor extends Context.Tag("aeon/Supervisor")<Supervisor, Service>() {}
-
 const attempts = <A>(
   what: string,
   attempt: (
@@ -90,80 +88,76 @@ const attempts = <A>(
     )
   })
 
-export const make: Service = {
-  repairAnswer: (contract, error, llm) => {
-    const local = Effect.try({ try: () => jsonrepair(answerOf(error.raw)), catch: () => error }).pipe(
-      Effect.flatMap((fixed) => decodeAnswer(contract, fixed))
-    )
-    return local.pipe(
-      Effect.map((value) => ({ value, via: "local" })),
-      Effect.catchAll(() =>
-        attempts(`answer to ${contract.id}`, (_n, lastError) =>
-          llm.generate(Contracts.repairJson, {
-            raw: error.raw,
-            decodeError: lastError,
-            expectedSchema: JSONSchema.make(Schema.typeSchema(contract.output))
-          }).pipe(Effect.flatMap(({ output }) => decodeAnswer(contract, output.repairedJson))), error.message)
-      ),
-      traced("Supervisor.repairAnswer", {
-        captureStackTrace: false,
-        attributes: { "aeon.prompt_id": contract.id }
-      })
-    )
-  },
-
-  repairToolInput: (tool, badInput, decodeError, llm) =>
-    attempts(`input of tool ${tool.name}`, (_n, lastError) =>
-      llm.generate(Contracts.repairToolCall, {
-        tool: tool.name,
-        toolDescription: tool.description,
-        inputSchema: JSONSchema.make(Schema.encodedSchema(tool.input)),
-        badInput,
-        decodeError: lastError
-      }).pipe(
-        Effect.flatMap(({ output }) =>
-          Schema.decodeUnknown(tool.input)(output.toolInput).pipe(
-            Effect.as(output.toolInput),
-            Effect.mapError((e) =>
-              new RepairFailedError({ what: tool.name, message: ParseResult.TreeFormatter.formatErrorSync(e) })
-            )
-          )
-        )
-      ), decodeError).pipe(traced("Supervisor.repairToolInput", { captureStackTrace: false })),
-
-  repairPlan: (request, plan, violation, check, llm) =>
-    attempts(
-      "plan",
-      (_n, lastError) =>
-        llm.generate(Contracts.repairPlan, { request, plan, violation: lastError }).pipe(
-          Effect.flatMap(({ output }) => {
-            const broken = check(output)
-            return broken
-              ? Effect.fail(new RepairFailedError({ what: "plan", message: broken }))
-              : Effect.succeed(output)
-          })
-        ),
-      violation
-    ).pipe(traced("Supervisor.repairPlan", { captureStackTrace: false })),
-
-  replaceMissingTool: (stepDescription, missingTool, tools, llm) =>
-    llm.generate(Contracts.repairMissingTool, { stepDescription, missingTool, tools: [...tools] }).pipe(
-      Effect.map(({ output }) =>
-        output.replacementTool && tools.includes(output.replacementTool)
-          ? { replacement: output.replacementTool, justification: output.justification }
-          : {
-            replacement: undefined,
-            justification: output.replacementTool
-              ? `proposed tool ${output.replacementTool} does not exist either`
-              : output.justification
-          }
-      ),
-      Effect.catchIf(
-        isModelFailure,
-        (e) => Effect.succeed({ replacement: undefined, justification: `missing-tool repair failed (${e._tag})` })
-      ),
-      traced("Supervisor.replaceMissingTool", { captureStackTrace: false })
-    )
+export const repairAnswer: Service["repairAnswer"] = (contract, error, llm) => {
+  const local = Effect.try({ try: () => jsonrepair(answerOf(error.raw)), catch: () => error }).pipe(
+    Effect.flatMap((fixed) => decodeAnswer(contract, fixed))
+  )
+  return local.pipe(
+    Effect.map((value) => ({ value, via: "local" })),
+    Effect.catchAll(() =>
+      attempts(`answer to ${contract.id}`, (_n, lastError) =>
+        llm.generate(Contracts.repairJson, {
+          raw: error.raw,
+          decodeError: lastError,
+          expectedSchema: JSONSchema.make(Schema.typeSchema(contract.output))
+        }).pipe(Effect.flatMap(({ output }) => decodeAnswer(contract, output.repairedJson))), error.message)
+    ),
+    traced("Supervisor.repairAnswer", {
+      captureStackTrace: false,
+      attributes: { "aeon.prompt_id": contract.id }
+    })
+  )
 }
 
-export const layer = Layer.succeed(Supervisor, make)
+export const repairToolInput: Service["repairToolInput"] = (tool, badInput, decodeError, llm) =>
+  attempts(`input of tool ${tool.name}`, (_n, lastError) =>
+    llm.generate(Contracts.repairToolCall, {
+      tool: tool.name,
+      toolDescription: tool.description,
+      inputSchema: JSONSchema.make(Schema.encodedSchema(tool.input)),
+      badInput,
+      decodeError: lastError
+    }).pipe(
+      Effect.flatMap(({ output }) =>
+        Schema.decodeUnknown(tool.input)(output.toolInput).pipe(
+          Effect.as(output.toolInput),
+          Effect.mapError((e) =>
+            new RepairFailedError({ what: tool.name, message: ParseResult.TreeFormatter.formatErrorSync(e) })
+          )
+        )
+      )
+    ), decodeError).pipe(traced("Supervisor.repairToolInput", { captureStackTrace: false }))
+
+export const repairPlan: Service["repairPlan"] = (request, plan, violation, check, llm) =>
+  attempts(
+    "plan",
+    (_n, lastError) =>
+      llm.generate(Contracts.repairPlan, { request, plan, violation: lastError }).pipe(
+        Effect.flatMap(({ output }) => {
+          const broken = check(output)
+          return broken
+            ? Effect.fail(new RepairFailedError({ what: "plan", message: broken }))
+            : Effect.succeed(output)
+        })
+      ),
+    violation
+  ).pipe(traced("Supervisor.repairPlan", { captureStackTrace: false }))
+
+export const replaceMissingTool: Service["replaceMissingTool"] = (stepDescription, missingTool, tools, llm) =>
+  llm.generate(Contracts.repairMissingTool, { stepDescription, missingTool, tools: [...tools] }).pipe(
+    Effect.map(({ output }) =>
+      output.replacementTool && tools.includes(output.replacementTool)
+        ? { replacement: output.replacementTool, justification: output.justification }
+        : {
+          replacement: undefined,
+          justification: output.replacementTool
+            ? `proposed tool ${output.replacementTool} does not exist either`
+            : output.justification
+        }
+    ),
+    Effect.catchIf(
+      isModelFailure,
+      (e) => Effect.succeed({ replacement: undefined, justification: `missing-tool repair failed (${e._tag})` })
+    ),
+    traced("Supervisor.replaceMissingTool", { captureStackTrace: false })
+  )

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { RunHalt } from "../domain/Errors.js"
 import { makeReport, type SemanticValidationReport, SEVERITY_RANK, type ValidationIssue } from "../domain/Evaluation.js"
 import type { Plan } from "../domain/Plan.js"
@@ -46,8 +46,6 @@ export interface Service {
     context: ValidationContext
   ) => Effect.Effect<SemanticValidationReport, RunHalt>
 }
-
-export class SemanticValidator extends Context.Tag("aeon/SemanticValidator")<SemanticValidator, Service>() {}
 
 // issues on different steps are never one issue; plan-wide issues (no step) are one only when they say the same
 const key = (i: Omit<ValidationIssue, "issueId">) =>
@@ -205,39 +203,36 @@ const checksDecide = (
   context.checksFirst === true && found.every((i) => i.severity === "LOW") &&
   plan.steps.every((s) => !("status" in s) || (s.status !== "failed" && s.status !== "invalid"))
 
-export const make: Service = {
-  validatePlan: (plan, context) =>
-    Effect.gen(function*() {
-      const deterministic = [...checkPlan(plan, context.tools), ...completeness(context.request, plan)]
-      const byChecks = checksDecide(context, deterministic, plan)
-      const model = byChecks ? { issues: [], advisories: [] } : yield* modelIssues(plan, context, "plan", deterministic)
-      return makeReport(
-        context.validationId,
-        "plan",
-        mergeIssues(context.validationId, deterministic, model.issues),
-        model.advisories,
-        byChecks || !context.llm ? "checks" : "model"
-      )
-    }).pipe(traced("SemanticValidator.validatePlan", { captureStackTrace: false })),
-  validateCrossPhase: (input, context) =>
-    Effect.gen(function*() {
-      const deterministic = [
-        ...checkPlan(input.plan, context.tools),
-        ...completeness(context.request, input.plan),
-        ...crossPhaseChecks(input)
-      ]
-      const byChecks = checksDecide(context, deterministic, input.plan)
-      const model = byChecks
-        ? { issues: [], advisories: [] }
-        : yield* modelIssues(input.plan, context, "cross_phase", deterministic, input.finalAnswer)
-      return makeReport(
-        context.validationId,
-        "cross_phase",
-        mergeIssues(context.validationId, deterministic, model.issues),
-        model.advisories,
-        byChecks || !context.llm ? "checks" : "model"
-      )
-    }).pipe(traced("SemanticValidator.validateCrossPhase", { captureStackTrace: false }))
-}
+/** The report of one scope: the deterministic findings, and the model's unless the checks decide alone. */
+const reportOf = (
+  scope: "plan" | "cross_phase",
+  plan: PlanLike,
+  context: ValidationContext,
+  deterministic: ReadonlyArray<Omit<ValidationIssue, "issueId">>,
+  finalAnswer?: string
+) =>
+  Effect.gen(function*() {
+    const byChecks = checksDecide(context, deterministic, plan)
+    const model = byChecks
+      ? { issues: [], advisories: [] }
+      : yield* modelIssues(plan, context, scope, deterministic, finalAnswer)
+    return makeReport(
+      context.validationId,
+      scope,
+      mergeIssues(context.validationId, deterministic, model.issues),
+      model.advisories,
+      byChecks || !context.llm ? "checks" : "model"
+    )
+  })
 
-export const layer = Layer.succeed(SemanticValidator, make)
+export const validatePlan: Service["validatePlan"] = (plan, context) =>
+  reportOf("plan", plan, context, [...checkPlan(plan, context.tools), ...completeness(context.request, plan)]).pipe(
+    traced("SemanticValidator.validatePlan", { captureStackTrace: false })
+  )
+
+export const validateCrossPhase: Service["validateCrossPhase"] = (input, context) =>
+  reportOf("cross_phase", input.plan, context, [
+    ...checkPlan(input.plan, context.tools),
+    ...completeness(context.request, input.plan),
+    ...crossPhaseChecks(input)
+  ], input.finalAnswer).pipe(traced("SemanticValidator.validateCrossPhase", { captureStackTrace: false }))

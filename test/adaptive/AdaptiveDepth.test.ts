@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { depthFor, make as adaptive, stabilize, textSignals } from "../../src/adaptive/AdaptiveDepth.js"
+import { depthFor, stabilize, textSignals } from "../../src/adaptive/AdaptiveDepth.js"
+import * as adaptive from "../../src/adaptive/AdaptiveDepth.js"
 import type { Llm } from "../../src/llm/Llm.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { make as engine } from "../../src/convergence/ConvergenceEngine.js"
+import * as engine from "../../src/convergence/ConvergenceEngine.js"
 import { ConvergenceCriteria } from "../../src/convergence/Criteria.js"
 import { ConvergenceAssessment, makeReport } from "../../src/domain/Evaluation.js"
 import type { Llm } from "../../src/llm/Llm.js"

@@ -3,7 +3,6 @@ import { Effect, Either, Layer, Ref } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
-import * as Aeon from "../../src/Aeon.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
@@ -21,7 +20,6 @@ const context = () =>
 
 const engine = (config: McpConfig, script: Scripted.Script = {}, settings: Record<string, number> = {}) =>
   Layer.mergeAll(
-    Aeon.capabilitiesLayer,
     Layer.succeed(LanguageModel, Scripted.make({ ...convergingScript(), ...script }, Offline.service).service)
   ).pipe(Layer.provideMerge(Mcp.layer(config, { settings })))
 

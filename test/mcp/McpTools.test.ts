@@ -3,7 +3,6 @@ import { Effect, Layer } from "effect"
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Aeon from "../../src/Aeon.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import * as OpenAi from "../../src/llm/OpenAi.js"
@@ -23,7 +22,7 @@ const engine = (script: Scripted.Script) => {
   const model = Scripted.make(script, Offline.service)
   return {
     model,
-    layer: Layer.mergeAll(Aeon.capabilitiesLayer, Layer.succeed(LanguageModel, model.service)).pipe(
+    layer: Layer.succeed(LanguageModel, model.service).pipe(
       Layer.provideMerge(Mcp.layer({ mcpServers: { fs: filesystemServer(dir) } }))
     )
   }
@@ -114,7 +113,7 @@ describe("an MCP tool with a provider through the real openai client (a local Op
           return undefined
         })
         const model = OpenAi.make({ baseURL: stub.baseURL, model: "gpt-4o-mini", timeoutMs: 10_000, maxRetries: 0 })
-        const layer = Layer.mergeAll(Aeon.capabilitiesLayer, Layer.succeed(LanguageModel, model)).pipe(
+        const layer = Layer.succeed(LanguageModel, model).pipe(
           Layer.provideMerge(Mcp.layer({ mcpServers: { fs: filesystemServer(dir) } }))
         )
         return Effect.gen(function*() {
@@ -156,7 +155,7 @@ describe("MCP servers that cannot start, and the offline stand-in", () => {
       expect(result.finalAnswer?.answerText).toMatch(/^\[offline rule-based model\]/)
       expect(result.finalAnswer?.answerText).toContain("note.txt")
     }).pipe(Effect.provide(
-      Layer.mergeAll(Aeon.capabilitiesLayer, Offline.layer).pipe(
+      Offline.layer.pipe(
         Layer.provideMerge(Mcp.layer({ mcpServers: { fs: filesystemServer(dir) } }))
       )
     )))

@@ -5,7 +5,8 @@ import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { builtinTools } from "../../src/tools/ToolRegistry.js"
 import { checkPlan } from "../../src/validation/DeterministicChecks.js"
-import { make as validator, toolInfos } from "../../src/validation/SemanticValidator.js"
+import { toolInfos } from "../../src/validation/SemanticValidator.js"
+import * as validator from "../../src/validation/SemanticValidator.js"
 import { step } from "../support/fixtures.js"
 
 const tools = toolInfos(builtinTools)
