@@ -1,12 +1,14 @@
 import { Config, Context, Effect, FiberRef, Layer } from "effect"
-import { ProviderFailedError } from "../domain/Errors.js"
+import { type BudgetExhaustedError, ProviderFailedError } from "../domain/Errors.js"
+import type { RunEventBody } from "../domain/RunEvent.js"
+import * as CallLayers from "../llm/CallLayers.js"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import type { Llm } from "../llm/Llm.js"
 import { isLasting, ModelDecodeError } from "../llm/ModelErrors.js"
 import { PromptId } from "../prompts/PromptId.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
-import type { BudgetGuard, Reserved } from "./BudgetGuard.js"
+import type { BudgetGuard, CallHold, Reserved } from "./BudgetGuard.js"
 import type { RunJournal } from "./RunJournal.js"
 
 const REPAIR_PROMPTS: ReadonlyArray<string> = [
@@ -32,15 +34,17 @@ export const recordingLayerConfig = Layer.effect(
 )
 
 /** Where in the run a model call is made: set by the kernel around each phase and step. */
-export const callSite = FiberRef.unsafeMake<{
+export interface CallSite {
   readonly passNumber?: number
   readonly phase?: string
   readonly stepId?: string
-}>({})
+}
+export const callSite = FiberRef.unsafeMake<CallSite>({})
 
 /**
- * The model as one run uses it: every call admitted by the budget, recorded as an LlmCalled event,
- * and a malformed answer handed to the supervisor (never replaced by a default).
+ * The model as one run uses it: its provider wrapped once (llm/CallLayers) — every call admitted by the run's budget
+ * and its user's quota, recorded as an LlmCalled event, its text live —, a malformed answer handed to the supervisor
+ * (never replaced by a default), and a failure retrying cannot fix ending the run.
  */
 export const make = (
   model: LanguageModel.Service,
@@ -48,69 +52,51 @@ export const make = (
   events: RunJournal,
   recordPrompts = true
 ): Llm => {
+  const live = CallLayers.liveText((promptId) =>
+    Effect.flatMap(
+      FiberRef.get(callSite),
+      (site) => events.openOutput({ promptId, passNumber: site.passNumber, stepId: site.stepId })
+    )
+  )
+  const around: LanguageModel.Around<BudgetExhaustedError> = (send) => (call) => {
+    // what the call could use, held from its admission to its record beside the calls made at once; what it
+    // reserved of its user's quota, settled when its usage is recorded
+    const hold = guard.hold()
+    const reserved: Array<Reserved> = []
+    const quota = guard.quota
+    const budget = CallLayers.admission({
+      admit: quota
+        ? (e) => Effect.zipRight(guard.admitCall(e, hold), Effect.map(quota.reserve(e), (r) => void reserved.push(r)))
+        : (e) => guard.admitCall(e, hold),
+      moreBudget: guard.moreBudget,
+      tokensLeft: Effect.map(guard.remainingBeside(hold), (r) => r.tokens),
+      requestsLeft: () => guard.requestsLeft(hold),
+      onRequest: () => void hold.requests++
+    })
+    const recorded = CallLayers.recording((usage) => record(call.contract.id, usage, hold, reserved))
+    return budget(recorded(live(send)))(call).pipe(Effect.ensuring(Effect.sync(() => guard.release(hold))))
+  }
+  /** The call's usage in the run's record (what the guard reads), its hold released, its quota settled. */
+  const record = (promptId: string, usage: LanguageModel.CallUsage, hold: CallHold, reserved: Array<Reserved>) =>
+    FiberRef.get(callSite).pipe(
+      Effect.flatMap((site) => events.emit(llmCalled(promptId, usage, site))),
+      Effect.ensuring(Effect.sync(() => guard.release(hold))),
+      Effect.zipRight(
+        guard.quota
+          ? guard.quota.settle(reserved.splice(0), {
+            costUsd: usage.replayed ? 0 : usage.costUsd,
+            tokens: usage.replayed ? 0 : usage.inputTokens + usage.outputTokens
+          })
+          : Effect.void
+      ),
+      // usage reported above what was admitted: recorded (above), and the run stops at its budget
+      Effect.zipRight(guard.overrun)
+    )
+  const runModel = model.wrapped(around, { recordExchanges: recordPrompts })
   const llm: Llm = {
     label: model.label,
-    generate: (contract, input, options) => {
-      // what this call reserved of its user's quota, settled when its usage is recorded
-      const reserved: Array<Reserved> = []
-      const quota = guard.quota
-      // what the call could use, held from its admission to its record beside the calls made at once
-      const hold = guard.hold()
-      return model.generate(contract, input, {
-        ...(options?.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-        admit: quota
-          ? (e) =>
-            Effect.zipRight(
-              guard.admitCall(e, hold),
-              Effect.map(quota.reserve(e), (r) => void reserved.push(r))
-            )
-          : (e) => guard.admitCall(e, hold),
-        moreBudget: guard.moreBudget,
-        maxRequests: () => guard.requestsLeft(hold),
-        onRequest: () => void hold.requests++,
-        tokensLeft: Effect.map(guard.remainingBeside(hold), (r) => r.tokens),
-        recordExchanges: recordPrompts,
-        liveText: (promptId) =>
-          Effect.flatMap(
-            FiberRef.get(callSite),
-            (site) => events.openOutput({ promptId, passNumber: site.passNumber, stepId: site.stepId })
-          ),
-        // the call's usage counts once its LlmCalled is in the run's record (what the guard reads)
-        record: (usage) =>
-          FiberRef.get(callSite).pipe(
-            Effect.flatMap((site) =>
-              events.emit({
-                _tag: "LlmCalled",
-                promptId: contract.id,
-                model: usage.model,
-                inputTokens: usage.inputTokens,
-                outputTokens: usage.outputTokens,
-                ...(usage.cachedTokens ? { cachedTokens: usage.cachedTokens } : {}),
-                costUsd: usage.costUsd,
-                latencyMs: usage.latencyMs,
-                ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
-                ...(usage.error ? { error: usage.error } : {}),
-                ...(usage.estimated ? { estimated: true } : {}),
-                ...(usage.failedModels ? { failedModels: usage.failedModels } : {}),
-                ...(usage.replayed ? { replayed: true } : {}),
-                ...(usage.repeats !== undefined ? { repeats: usage.repeats } : {}),
-                ...(usage.exchange ? { call: extend(site, usage.exchange) } : {})
-              })
-            ),
-            Effect.ensuring(Effect.sync(() => guard.release(hold))),
-            Effect.zipRight(
-              quota
-                ? quota.settle(reserved.splice(0), {
-                  costUsd: usage.replayed ? 0 : usage.costUsd,
-                  tokens: usage.replayed ? 0 : usage.inputTokens + usage.outputTokens
-                })
-                : Effect.void
-            ),
-            // usage reported above what was admitted: recorded (above), and the run stops at its budget
-            Effect.zipRight(guard.overrun)
-          )
-      }).pipe(
-        Effect.ensuring(Effect.sync(() => guard.release(hold))),
+    generate: (contract, input, options) =>
+      runModel.generate(contract, input, options).pipe(
         // a failure retrying cannot fix halts the run: asking the same provider again would fail the same way
         Effect.catchIf(isLasting, (e) => Effect.fail(new ProviderFailedError({ message: e.message }))),
         Effect.catchTag("ModelDecodeError", (error) =>
@@ -132,7 +118,29 @@ export const make = (
                 ))
             ))
       )
-    }
   }
   return llm
 }
+
+/** A call's LlmCalled event: its usage, where in the run it was made, its exchange when recorded. */
+const llmCalled = (
+  promptId: string,
+  usage: LanguageModel.CallUsage,
+  site: CallSite
+): RunEventBody => ({
+  _tag: "LlmCalled",
+  promptId,
+  model: usage.model,
+  inputTokens: usage.inputTokens,
+  outputTokens: usage.outputTokens,
+  ...(usage.cachedTokens ? { cachedTokens: usage.cachedTokens } : {}),
+  costUsd: usage.costUsd,
+  latencyMs: usage.latencyMs,
+  ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),
+  ...(usage.error ? { error: usage.error } : {}),
+  ...(usage.estimated ? { estimated: true } : {}),
+  ...(usage.failedModels ? { failedModels: usage.failedModels } : {}),
+  ...(usage.replayed ? { replayed: true } : {}),
+  ...(usage.repeats !== undefined ? { repeats: usage.repeats } : {}),
+  ...(usage.exchange ? { call: extend(site, usage.exchange) } : {})
+})

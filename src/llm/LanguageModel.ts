@@ -1,14 +1,14 @@
-import { Clock, Context, Effect, Either, Option, ParseResult, Schema, Tracer } from "effect"
+import { Clock, Context, Effect, Either, Option, ParseResult, Schedule, Schema, Tracer } from "effect"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
 import { traced } from "../telemetry/Span.js"
-import { type ModelError, ModelTruncatedError } from "./ModelErrors.js"
-import { costOf, type ModelPrice } from "./Pricing.js"
+import { type ModelDecodeError, type ModelError, ModelTruncatedError } from "./ModelErrors.js"
+import type { ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
 
 import { type CallUsage, ESTIMATE_MARGIN, finishReasonOf, reportsUsage, usageOf } from "./CallUsage.js"
-import { type CompletionRequest, type CompletionResponse, decodeAnswer, type TextSink } from "./Completion.js"
+import { type CompletionRequest, type CompletionResponse, decodeAnswer } from "./Completion.js"
 
 /** The provider contract (requests, answers, their text) stays reachable as LanguageModel.* for providers and users. */
 export * from "./Completion.js"
@@ -24,31 +24,57 @@ export interface CallEstimate {
   readonly maxCostUsd: number
 }
 
-export interface GenerateOptions<E = never> {
+export interface GenerateOptions {
   readonly maxOutputTokens?: number
-  /** Admission control: fails to refuse the call (e.g. it could cross a budget). */
-  readonly admit?: (estimate: CallEstimate) => Effect.Effect<void, E>
-  /** Asked when admission refused the call: true once more budget was given (the call is admitted again). */
-  readonly moreBudget?: (refusal: E) => Effect.Effect<boolean>
-  /**
-   * Told the usage of every call that reached the model, also when its answer then fails to decode or it failed;
-   * fails when the usage the provider reported crossed a budget (the overage is recorded first).
-   */
-  readonly record?: (usage: CallUsage) => Effect.Effect<void, E>
-  /** How many requests the call may send, retries included (what is left of the call budget), asked as it goes. */
-  readonly maxRequests?: () => number
-  /** Told as each request is sent. */
-  readonly onRequest?: () => void
-  /** Tokens left in the budget: the output cap sent to the provider is lowered to fit them. */
-  readonly tokensLeft?: Effect.Effect<number>
-  /** Record the prompt and the answer: in the usage given to `record`, and as events of the call's span. */
-  readonly recordExchanges?: boolean
-  /** Where each request's text goes as it is written (the run's live output). */
-  readonly liveText?: (promptId: PromptId) => Effect.Effect<TextSink>
 }
 
-/** The least output cap worth sending when the token budget lowers it. */
-const MIN_OUTPUT_TOKENS = 16
+/**
+ * One call as the layers around it see it (llm/CallLayers: a run's admission, recording, live text): its prompt
+ * rendered, the output cap it asks for, where its text goes as it is written, how many requests it may send.
+ */
+export interface Call<I = unknown, O = unknown> {
+  readonly model: Model
+  readonly contract: PromptContract<I, O>
+  readonly system: string
+  readonly user: string
+  readonly input: unknown
+  /** The prompt and the answer go into the usage (its exchange) and the span. */
+  readonly recording: boolean
+  /** 1, then 2 for the call made again with a larger cap after an answer cut at its cap. */
+  readonly attempt: number
+  readonly maxOutputTokens: number
+  /** The call made again: the cap the cut answer had (only a larger one is worth sending). */
+  readonly cutAt?: number | undefined
+  readonly onText?: ((text: string) => Effect.Effect<void>) | undefined
+  /** How many requests the call may send, retries included, asked as it goes. */
+  readonly maxRequests?: (() => number) | undefined
+  /** Told as each request is sent. */
+  readonly onRequest?: (() => void) | undefined
+  readonly inputTokens: () => number
+  /** What a chat provider bills for the call's input: the texts, the chat format's framing, the output schema. */
+  readonly billedInputTokens: () => number
+}
+
+/** What one call got: the response, its answer decoded (none when cut at its cap), its usage, the cap it was sent. */
+export interface Sent<O> {
+  readonly response: CompletionResponse
+  readonly decoded: Either.Either<O, ModelDecodeError> | undefined
+  readonly usage: CallUsage
+  readonly cap: number
+}
+
+/** Sends a call to the model (the model's own, or with layers around it). */
+export interface Send<E = never> {
+  <I, O>(call: Call<I, O>): Effect.Effect<Sent<O>, ModelError | E>
+}
+
+/** A layer around every call of a model: what a run adds to it (llm/CallLayers), failing with its own `E`. */
+export interface Around<E> {
+  <E0>(send: Send<E0>): Send<E0 | E>
+}
+
+/** No layer: a model's calls as they are (`wrapped(asIs, { recordExchanges: true })` records their exchanges). */
+export const asIs: Around<never> = (send) => send
 
 export interface Generated<O> {
   readonly output: O
@@ -68,11 +94,14 @@ export interface Service {
   /** Said in every run's result (e.g. the model has no price). */
   readonly notice?: string | undefined
   readonly complete: (request: CompletionRequest) => Effect.Effect<CompletionResponse, ModelError>
-  readonly generate: <I, O, E = never>(
-    contract: PromptContract<I, O>,
-    input: I,
-    options?: GenerateOptions<E>
-  ) => Effect.Effect<Generated<O>, ModelError | PromptInputError | E>
+  readonly generate: Generate<never>
+  /**
+   * This model with `around` around each of its calls: a run's model (admitted against its budget, recorded, its text
+   * live) is its provider wrapped once. `recordExchanges`: each call's prompt and answer in its usage and span.
+   */
+  readonly wrapped: <E>(around: Around<E>, options?: { readonly recordExchanges?: boolean }) => {
+    readonly generate: Generate<E>
+  }
   /** The models of a fallback chain, in order (llm/Fallback); absent for a single model. */
   readonly members?: ReadonlyArray<Service> | undefined
 }
@@ -89,10 +118,17 @@ export const configuredLabels = (service: Service, offline: Service): ReadonlyAr
   ...new Set([service.label, ...(service.members ?? []).map((m) => m.label), offline.label])
 ]
 
+/** A call of a prompt: rendered, sent, its answer decoded. */
+export type Generate<E> = <I, O>(
+  contract: PromptContract<I, O>,
+  input: I,
+  options?: GenerateOptions
+) => Effect.Effect<Generated<O>, ModelError | PromptInputError | E>
+
 export class LanguageModel extends Context.Tag("aeon/LanguageModel")<LanguageModel, Service>() {}
 
 /** The model a call goes to, as `make` was given it. */
-interface Model {
+export interface Model {
   readonly label: string
   readonly provider: string
   readonly model: string
@@ -103,20 +139,6 @@ interface Model {
    * from then on its calls are admitted on the high side.
    */
   readonly usage: { readonly provider: boolean; unreported: boolean }
-}
-
-/** One `generate` call: its prompt rendered, its options, its input's tokens counted once when needed. */
-interface Call<I, O, E> {
-  readonly model: Model
-  readonly contract: PromptContract<I, O>
-  readonly options: GenerateOptions<E> | undefined
-  readonly system: string
-  readonly user: string
-  readonly input: unknown
-  readonly recording: boolean
-  readonly inputTokens: () => number
-  /** What a chat provider bills for the call's input: the texts, the chat format's framing, the output schema. */
-  readonly billedInputTokens: () => number
 }
 
 /**
@@ -141,7 +163,13 @@ const schemaTokensOf = <I, O>(contract: PromptContract<I, O>) => {
   return s.tokens ??= countTokens(s.text)
 }
 
-const callOf = <I, O, E>(model: Model, contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
+const callOf = <I, O>(
+  model: Model,
+  contract: PromptContract<I, O>,
+  input: I,
+  options: GenerateOptions | undefined,
+  recording: boolean
+) =>
   Effect.suspend(() => {
     const inputDecoded = Schema.decodeUnknownEither(contract.user.input)(input)
     if (Either.isLeft(inputDecoded)) {
@@ -155,37 +183,23 @@ const callOf = <I, O, E>(model: Model, contract: PromptContract<I, O>, input: I,
     const system = contract.system.template
     const user = renderTemplate(contract.user.template, inputDecoded.right as Record<string, unknown>)
     let counted: number | undefined
-    const call: Call<I, O, E> = {
+    const inputTokens = () => (counted ??= countTokens(system) + countTokens(user))
+    const call: Call<I, O> = {
       model,
       contract,
-      options,
       system,
       user,
       input: inputDecoded.right,
-      recording: options?.recordExchanges === true,
-      inputTokens: () => (counted ??= countTokens(system) + countTokens(user)),
+      recording,
+      attempt: 1,
+      maxOutputTokens: options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      inputTokens,
       billedInputTokens: () => {
-        const billed = call.inputTokens() + CHAT_FRAMING_TOKENS + schemaTokensOf(contract)
+        const billed = inputTokens() + CHAT_FRAMING_TOKENS + schemaTokensOf(contract)
         return model.usage.unreported ? Math.ceil(billed * ESTIMATE_MARGIN) : billed
       }
     }
     return Effect.succeed(call)
-  })
-
-/**
- * The output cap the provider gets: the call's, lowered to what is left of the token budget when a useful one still
- * fits. A token covers at least one UTF-8 byte and a UTF-16 unit at most three bytes: 3 × length bounds the input's
- * tokens; counting exactly is only needed when that bound does not fit the budget, or when the provider does not
- * report usage.
- */
-const outputCap = <I, O, E>(call: Call<I, O, E>) =>
-  Effect.gen(function*() {
-    const cap = call.options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
-    if (!call.options?.tokensLeft) return cap
-    const left = yield* call.options.tokensLeft
-    if (billedBound(call) + cap <= left) return cap
-    const fits = left - call.billedInputTokens()
-    return fits >= MIN_OUTPUT_TOKENS ? Math.min(cap, fits) : cap
   })
 
 /**
@@ -195,8 +209,8 @@ const outputCap = <I, O, E>(call: Call<I, O, E>) =>
  * `Effect.currentSpan`, which fails with a new NoSuchElementException (an Error and its stack) when there is none,
  * as there is none when no tracer keeps spans (telemetry/Span).
  */
-const annotateSpan = <I, O, E>(
-  call: Call<I, O, E>,
+const annotateSpan = <I, O>(
+  call: Call<I, O>,
   response: CompletionResponse,
   inputTokens: number,
   outputTokens: number
@@ -232,110 +246,64 @@ const annotateSpan = <I, O, E>(
  * tokenizer — 65 MB, a quarter of a second — in every process, also where the provider reports usage): a token covers
  * at least one UTF-8 byte, a UTF-16 unit at most three.
  */
-const billedBound = <I, O, E>(call: Call<I, O, E>) =>
+export const billedBound = <I, O>(call: Call<I, O>) =>
   Math.ceil(
     (3 * (call.system.length + call.user.length + schemaOf(call.contract).text.length) + CHAT_FRAMING_TOKENS) *
       (call.model.usage.unreported ? ESTIMATE_MARGIN : 1)
   )
 
-/** Admission of a call with this output cap: the budget refuses what it could cross. */
-const admitted = <I, O, E>(call: Call<I, O, E>, cap: number): Effect.Effect<void, E> => {
-  const admit = call.options?.admit
-  if (!admit) return Effect.void
-  const estimate = (tokens: number) => ({
-    promptId: call.contract.id,
-    inputTokens: tokens,
-    maxOutputTokens: cap,
-    maxCostUsd: costOf(call.model.price, tokens, cap)
-  })
-  return admit(estimate(billedBound(call))).pipe(Effect.catchAll(() => admit(estimate(call.billedInputTokens()))))
-}
-
-/** The call's output cap, admitted; refused and given more budget (an interactive run), its cap and admission again. */
-const admittedCap = <I, O, E>(call: Call<I, O, E>): Effect.Effect<number, E> =>
-  Effect.flatMap(outputCap(call), (cap) =>
-    admitted(call, cap).pipe(
-      Effect.as(cap),
-      Effect.catchAll((refusal) => {
-        const more = call.options?.moreBudget
-        if (!more) return Effect.fail(refusal)
-        return Effect.flatMap(more(refusal), (given) => (given ? admittedCap(call) : Effect.fail(refusal)))
-      })
-    ))
-
-/** A call that failed still counts its requests (and its exchange, when recorded). */
-const recordFailure = <I, O, E>(call: Call<I, O, E>, e: ModelError, started: number, sent: number, attempt: number) =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    call.options?.record
-      ? call.options.record({
-        model: call.model.label,
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: 0,
-        latencyMs: now - started,
-        requests: Math.max(1, sent),
-        error: e._tag,
-        ...(call.recording
-          ? { exchange: { attempt, system: call.system, user: call.user, error: `${e._tag}: ${e.message}` } }
-          : {})
-      })
-      : Effect.void)
-
-/** One call: sent, its usage recorded (also when it failed: its requests count), annotated on the span. */
-const send = <I, O, E>(call: Call<I, O, E>, cap: number, attempt: number) =>
+/** One call sent to the model: its answer decoded (unless cut at its cap), its usage, the span annotated. */
+const send: Send = (call) =>
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     let sent = 0
-    const sink = call.options?.liveText ? yield* call.options.liveText(call.contract.id) : undefined
     const response = yield* call.model.complete({
       promptId: call.contract.id,
       system: call.system,
       user: call.user,
       input: call.input,
       jsonSchema: outputJsonSchema(call.contract),
-      maxOutputTokens: cap,
-      maxRequests: call.options?.maxRequests,
-      onRequest: () => void (sent++, call.options?.onRequest?.()),
-      onText: sink?.push
-    }).pipe(
-      Effect.tapError((e) => recordFailure(call, e, started, sent, attempt)),
-      Effect.ensuring(sink?.done ?? Effect.void)
-    )
+      maxOutputTokens: call.maxOutputTokens,
+      maxRequests: call.maxRequests,
+      onRequest: () => void (sent++, call.onRequest?.()),
+      onText: call.onText
+    })
     // a cut answer is not decoded: it is not an answer
     const decoded = response.truncated ? undefined : yield* Effect.either(decodeAnswer(call.contract, response.text))
     const latencyMs = (yield* Clock.currentTimeMillis) - started
     if (call.model.usage.provider && !reportsUsage(response)) call.model.usage.unreported = true
-    const usage = usageOf(call, response, decoded, { latencyMs, requests: Math.max(1, sent), attempt, cap })
-    if (call.options?.record) yield* call.options.record(usage)
+    const cap = call.maxOutputTokens
+    const usage = usageOf(call, response, decoded, {
+      latencyMs,
+      requests: Math.max(1, sent),
+      attempt: call.attempt,
+      cap
+    })
     yield* annotateSpan(call, response, usage.inputTokens, usage.outputTokens)
-    return { response, usage, decoded }
+    return { response, usage, decoded, cap }
   })
 
-/** Twice the cap, within what is left of the token budget; none when that is no larger. */
-const largerCap = <I, O, E>(call: Call<I, O, E>, cap: number) =>
-  Effect.gen(function*() {
-    const tokensLeft = call.options?.tokensLeft
-    const fits = tokensLeft ? (yield* tokensLeft) - call.billedInputTokens() : Number.POSITIVE_INFINITY
-    const larger = Math.min(2 * cap, fits)
-    return larger > cap ? larger : undefined
-  })
-
-/** Rendered, admitted, sent; an answer cut at its cap is never taken as complete: once more with a larger cap. */
-const generateWith = <I, O, E>(call: Call<I, O, E>) =>
-  Effect.gen(function*() {
-    const truncated = (cap: number) => new ModelTruncatedError({ promptId: call.contract.id, maxOutputTokens: cap })
-    const cap = yield* admittedCap(call)
-    let { decoded, response, usage } = yield* send(call, cap, 1)
-    if (response.truncated) {
-      const larger = yield* largerCap(call, cap)
-      if (larger === undefined) return yield* truncated(cap)
-      yield* admitted(call, larger).pipe(Effect.mapError(() => truncated(cap)))
-      ;({ decoded, response, usage } = yield* send(call, larger, 2))
-      if (response.truncated) return yield* truncated(larger)
-    }
-    if (decoded === undefined || Either.isLeft(decoded)) return yield* decoded?.left ?? truncated(cap)
-    return { output: decoded.right, text: response.text, usage }
-  })
+/**
+ * The call's answer. One cut at its cap is never taken as complete: the call is made once more with twice that cap
+ * (a Schedule of one retry); the layers around it may lower the cap, or refuse it, which ends the retry.
+ */
+const answered = <I, O, E>(first: Call<I, O>, sending: Send<E>) => {
+  let cut: number | undefined
+  return Effect.suspend(() =>
+    sending(cut === undefined ? first : { ...first, attempt: 2, maxOutputTokens: 2 * cut, cutAt: cut })
+  ).pipe(
+    Effect.flatMap(({ cap, decoded, response, usage }): Effect.Effect<Generated<O>, ModelError> => {
+      if (response.truncated || decoded === undefined) {
+        cut = cap
+        return Effect.fail(new ModelTruncatedError({ promptId: first.contract.id, maxOutputTokens: cap }))
+      }
+      return Either.isLeft(decoded)
+        ? Effect.fail(decoded.left)
+        : Effect.succeed({ output: decoded.right, text: response.text, usage })
+    }),
+    Effect.retry({ schedule: Schedule.recurs(1), while: (e) => e instanceof ModelTruncatedError && cut !== undefined })
+  )
+}
 
 /** Builds the service from a provider's raw completion function. */
 export const make = (
@@ -356,8 +324,8 @@ export const make = (
     complete,
     usage: { provider: label.includes(":"), unreported: false }
   }
-  const generate = <I, O, E = never>(contract: PromptContract<I, O>, input: I, options?: GenerateOptions<E>) =>
-    Effect.flatMap(callOf(target, contract, input, options), generateWith).pipe(
+  const generating = <E>(sending: Send<E>, recording: boolean): Generate<E> => (contract, input, options) =>
+    Effect.flatMap(callOf(target, contract, input, options, recording), (call) => answered(call, sending)).pipe(
       // the OpenTelemetry GenAI conventions: a span per model call, named "chat {model}"
       traced(`chat ${model}`, {
         captureStackTrace: false,
@@ -371,5 +339,14 @@ export const make = (
         }
       })
     )
-  return { label, provider, model, price, complete, generate, notice }
+  return {
+    label,
+    provider,
+    model,
+    price,
+    complete,
+    generate: generating(send, false),
+    wrapped: (around, options) => ({ generate: generating(around(send), options?.recordExchanges === true) }),
+    notice
+  }
 }

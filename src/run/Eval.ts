@@ -189,7 +189,10 @@ const judgeRubric = (c: EvalCase, r: RunResult, before: RubricVerdict | undefine
       return { ...before, call: { ...before.call, costUsd: 0, replayed: true } } as RubricVerdict
     }
     const model = yield* LanguageModel.LanguageModel
-    const answer = yield* model.generate(Contracts.evalRubric, input, { recordExchanges: true })
+    const answer = yield* model.wrapped(LanguageModel.asIs, { recordExchanges: true }).generate(
+      Contracts.evalRubric,
+      input
+    )
     const exchange = answer.usage.exchange
     return {
       passed: answer.output.passed,

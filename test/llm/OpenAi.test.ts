@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, ConfigProvider, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
+import * as CallLayers from "../../src/llm/CallLayers.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as OpenAi from "../../src/llm/OpenAi.js"
 import { Contracts } from "../../src/prompts/PromptRegistry.js"
@@ -148,10 +149,12 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
       // no token budget left for a larger cap: no second request
       fresh(cut)
       const tight = yield* Effect.flip(
-        model().generate(Contracts.answerSynthesis, synthesisInput, {
-          maxOutputTokens: 100,
-          tokensLeft: Effect.succeed(0)
-        })
+        model().wrapped(CallLayers.admission({
+          admit: () => Effect.void,
+          tokensLeft: Effect.succeed(0),
+          requestsLeft: () => 10,
+          onRequest: () => {}
+        })).generate(Contracts.answerSynthesis, synthesisInput, { maxOutputTokens: 100 })
       )
       expect(tight._tag).toBe("ModelTruncatedError")
       expect(stub.requests).toHaveLength(1)
