@@ -1,7 +1,8 @@
-/** Aeon's library surface. */
-export * as AdaptiveDepth from "./adaptive/AdaptiveDepth.js"
+/**
+ * The library's API: what the README documents. Everything else in src/ is internal — package.json's `exports` map
+ * reaches this file only, so nothing else can be imported from "aeon".
+ */
 export * as Aeon from "./Aeon.js"
-export * as ConvergenceEngine from "./convergence/ConvergenceEngine.js"
 export * as Domain from "./domain/index.js"
 export * as Fallback from "./llm/Fallback.js"
 export * as LanguageModel from "./llm/LanguageModel.js"
@@ -11,7 +12,6 @@ export * as OpenAi from "./llm/OpenAi.js"
 export * as Replay from "./llm/Replay.js"
 export * as Scripted from "./llm/Scripted.js"
 export * as Mcp from "./mcp/Mcp.js"
-export * as RecursivePlanner from "./planning/RecursivePlanner.js"
 export { PromptId } from "./prompts/PromptId.js"
 export * as PromptRegistry from "./prompts/PromptRegistry.js"
 export * as LlmCalls from "./record/LlmCalls.js"
@@ -28,7 +28,5 @@ export * as Memories from "./store/Memories.js"
 export * as QuotaLedger from "./store/QuotaLedger.js"
 export * as RunStore from "./store/RunStore.js"
 export * as StoreOutages from "./store/StoreOutages.js"
-export * as Supervisor from "./supervisor/Supervisor.js"
 export * as Tracing from "./telemetry/Tracing.js"
 export * as ToolRegistry from "./tools/ToolRegistry.js"
-export * as SemanticValidator from "./validation/SemanticValidator.js"
