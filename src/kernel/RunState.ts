@@ -70,7 +70,7 @@ export const stateOf = (a: AttemptRecord): RunState => ({
 
 /**
  * One part of the attempt's state now, read from the record without the snapshot's copies: a step reads its plan,
- * the memory, a recovered tool result and the time left, each several times (issue 19, item 3: no per-step copies).
+ * the memory, a recovered tool result and the time left, each several times (no per-step copies).
  * Plain reads: the kernel reads them inside its own synchronous steps, an Effect around each would be a fiber
  * operation more per read.
  */

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Either, Option, ParseResult, Schedule, Schema, Tracer } from "effect"
+import { Clock, Context, Effect, Either, Option, ParseResult, Schema, Tracer } from "effect"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
@@ -284,12 +284,14 @@ const send: Send = (call) =>
   })
 
 /**
- * The call's answer. One cut at its cap is never taken as complete: the call is made once more with twice that cap
- * (a Schedule of one retry); the layers around it may lower the cap, or refuse it, which ends the retry.
+ * The call's answer. One cut at its cap is never taken as complete: the call is made once more with twice that cap;
+ * the layers around it may lower the cap, or refuse it, which ends there. (One retry as a handler, not
+ * `Effect.retry` on a Schedule: the schedule's driver is held by every call in flight — bench row 3, the live memory
+ * of a run waiting on its model call.)
  */
 const answered = <I, O, E>(first: Call<I, O>, sending: Send<E>) => {
   let cut: number | undefined
-  return Effect.suspend(() =>
+  const attempt: Effect.Effect<Generated<O>, ModelError | E> = Effect.suspend(() =>
     sending(cut === undefined ? first : { ...first, attempt: 2, maxOutputTokens: 2 * cut, cutAt: cut })
   ).pipe(
     Effect.flatMap(({ cap, decoded, response, usage }): Effect.Effect<Generated<O>, ModelError> => {
@@ -300,9 +302,9 @@ const answered = <I, O, E>(first: Call<I, O>, sending: Send<E>) => {
       return Either.isLeft(decoded)
         ? Effect.fail(decoded.left)
         : Effect.succeed({ output: decoded.right, text: response.text, usage })
-    }),
-    Effect.retry({ schedule: Schedule.recurs(1), while: (e) => e instanceof ModelTruncatedError && cut !== undefined })
+    })
   )
+  return attempt.pipe(Effect.catchIf((e) => e instanceof ModelTruncatedError && cut !== undefined, () => attempt))
 }
 
 /** Builds the service from a provider's raw completion function. */
