@@ -58,11 +58,12 @@ export const watchdog = (options: {
 }
 
 /**
- * Runs executing on other servers of a cluster, followed here: their fenced appends `pg_notify` `runId:lastSeq` at
- * commit (in commit order); one LISTEN connection per process wakes the followers of that run, which share one read
- * of what the store has past the earliest of their last events, each taking what is past its own (no gap, no
- * duplicate: events are read by seq, never taken from the notification). A periodic catch-up read is the safety net for notifications missed while the connection was down,
- * and a connection that fails or goes silent (its errors are swallowed, Effect-TS/effect#3775) is opened again.
+ * Runs executing on other servers of a cluster, followed here (server/RunJournals' implementation for them): their
+ * fenced appends `pg_notify` `runId:lastSeq` at commit (in commit order); one LISTEN connection per process wakes the
+ * run's mirror, whose one store read past the last event it handed out goes to all its followers here, each taking
+ * what is past its own (no gap, no duplicate: events are read by seq, never taken from the notification). A periodic
+ * catch-up read is the safety net for notifications missed while the connection was down, and a connection that
+ * fails or goes silent (its errors are swallowed, Effect-TS/effect#3775) is opened again.
  */
 export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
   Effect.gen(function*() {
