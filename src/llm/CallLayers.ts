@@ -1,9 +1,9 @@
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { PromptId } from "../prompts/PromptId.js"
 import type { CallUsage } from "./CallUsage.js"
 import type { TextSink } from "./Completion.js"
 import { type Around, billedBound, type Call, type CallEstimate } from "./LanguageModel.js"
-import { isModelError, ModelTruncatedError } from "./ModelErrors.js"
+import { ModelTruncatedError } from "./ModelErrors.js"
 import { costOf } from "./Pricing.js"
 
 /**
@@ -103,41 +103,12 @@ export const admission = <E>(budget: CallBudget<E>): Around<E | ModelTruncatedEr
 }
 
 /**
- * Each call's usage told to `record` once it is known — also when its answer then fails to decode or is cut, and
- * when the call failed (its requests still count, and its exchange when recorded). `record` fails when the usage
- * crossed a budget (the overage recorded first).
+ * Each call's usage told to `record` — also when its answer then fails to decode or is cut, and when the provider
+ * failed (its requests still count, and its exchange when recorded). `record` fails when the usage crossed a budget
+ * (the overage recorded first).
  */
 export const recording = <E>(record: (usage: CallUsage) => Effect.Effect<void, E>): Around<E> => (send) => (call) =>
-  Effect.flatMap(Clock.currentTimeMillis, (started) => {
-    let sent = 0
-    return send({ ...call, onRequest: () => void (sent++, call.onRequest?.()) }).pipe(
-      Effect.tapError((e) =>
-        isModelError(e)
-          ? Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            record({
-              model: call.model.label,
-              inputTokens: 0,
-              outputTokens: 0,
-              costUsd: 0,
-              latencyMs: now - started,
-              requests: Math.max(1, sent),
-              error: e._tag,
-              ...(call.recording
-                ? {
-                  exchange: {
-                    attempt: call.attempt,
-                    system: call.system,
-                    user: call.user,
-                    error: `${e._tag}: ${e.message}`
-                  }
-                }
-                : {})
-            }))
-          : Effect.void
-      ),
-      Effect.tap((s) => record(s.usage))
-    )
-  })
+  Effect.tap(send(call), (sent) => record(sent.usage))
 
 /** Each call's text, as it is written, to the sink `open` gives it (the run's live output). */
 export const liveText = (open: (promptId: PromptId) => Effect.Effect<TextSink>): Around<never> => (send) => (call) =>

@@ -79,6 +79,25 @@ const reported = (n: number | undefined): number | undefined =>
 export const reportsUsage = (response: CompletionResponse) =>
   response.replayed !== undefined || reported(response.inputTokens) !== undefined
 
+/** What a call that failed used: no tokens, its requests and its time (and its exchange, when recorded). */
+export const failedUsage = (
+  call: UsageCall & { readonly attempt: number },
+  e: { readonly _tag: string; readonly message: string },
+  latencyMs: number,
+  requests: number
+): CallUsage => ({
+  model: call.model.label,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+  latencyMs,
+  requests,
+  error: e._tag,
+  ...(call.recording
+    ? { exchange: { attempt: call.attempt, system: call.system, user: call.user, error: `${e._tag}: ${e.message}` } }
+    : {})
+})
+
 /** What a call that reached the model used, with its exchange when recorded. */
 export const usageOf = <O>(
   call: UsageCall,

@@ -7,7 +7,7 @@ import { type ModelDecodeError, type ModelError, ModelTruncatedError } from "./M
 import type { ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
 
-import { type CallUsage, ESTIMATE_MARGIN, finishReasonOf, reportsUsage, usageOf } from "./CallUsage.js"
+import { type CallUsage, ESTIMATE_MARGIN, failedUsage, finishReasonOf, reportsUsage, usageOf } from "./CallUsage.js"
 import { type CompletionRequest, type CompletionResponse, decodeAnswer } from "./Completion.js"
 
 /** The provider contract (requests, answers, their text) stays reachable as LanguageModel.* for providers and users. */
@@ -55,13 +55,20 @@ export interface Call<I = unknown, O = unknown> {
   readonly billedInputTokens: () => number
 }
 
-/** What one call got: the response, its answer decoded (none when cut at its cap), its usage, the cap it was sent. */
-export interface Sent<O> {
-  readonly response: CompletionResponse
-  readonly decoded: Either.Either<O, ModelDecodeError> | undefined
-  readonly usage: CallUsage
-  readonly cap: number
-}
+/**
+ * What one call got, with its usage and the cap it was sent: the response and its answer decoded (none when cut at its
+ * cap), or the provider's failure (its requests still count).
+ */
+export type Sent<O> =
+  & { readonly usage: CallUsage; readonly cap: number }
+  & (
+    | {
+      readonly response: CompletionResponse
+      readonly decoded: Either.Either<O, ModelDecodeError> | undefined
+      readonly failed?: undefined
+    }
+    | { readonly failed: ModelError }
+  )
 
 /** Sends a call to the model (the model's own, or with layers around it). */
 export interface Send<E = never> {
@@ -252,12 +259,15 @@ export const billedBound = <I, O>(call: Call<I, O>) =>
       (call.model.usage.unreported ? ESTIMATE_MARGIN : 1)
   )
 
-/** One call sent to the model: its answer decoded (unless cut at its cap), its usage, the span annotated. */
+/**
+ * One call sent to the model: its answer decoded (unless cut at its cap), its usage, the span annotated; a provider's
+ * failure is what it got, with the usage of its requests.
+ */
 const send: Send = (call) =>
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     let sent = 0
-    const response = yield* call.model.complete({
+    const answer = yield* Effect.either(call.model.complete({
       promptId: call.contract.id,
       system: call.system,
       user: call.user,
@@ -267,12 +277,17 @@ const send: Send = (call) =>
       maxRequests: call.maxRequests,
       onRequest: () => void (sent++, call.onRequest?.()),
       onText: call.onText
-    })
+    }))
+    const cap = call.maxOutputTokens
+    if (Either.isLeft(answer)) {
+      const latencyMs = (yield* Clock.currentTimeMillis) - started
+      return { failed: answer.left, cap, usage: failedUsage(call, answer.left, latencyMs, Math.max(1, sent)) }
+    }
+    const response = answer.right
     // a cut answer is not decoded: it is not an answer
     const decoded = response.truncated ? undefined : yield* Effect.either(decodeAnswer(call.contract, response.text))
     const latencyMs = (yield* Clock.currentTimeMillis) - started
     if (call.model.usage.provider && !reportsUsage(response)) call.model.usage.unreported = true
-    const cap = call.maxOutputTokens
     const usage = usageOf(call, response, decoded, {
       latencyMs,
       requests: Math.max(1, sent),
@@ -294,7 +309,9 @@ const answered = <I, O, E>(first: Call<I, O>, sending: Send<E>) => {
   const attempt: Effect.Effect<Generated<O>, ModelError | E> = Effect.suspend(() =>
     sending(cut === undefined ? first : { ...first, attempt: 2, maxOutputTokens: 2 * cut, cutAt: cut })
   ).pipe(
-    Effect.flatMap(({ cap, decoded, response, usage }): Effect.Effect<Generated<O>, ModelError> => {
+    Effect.flatMap((sent): Effect.Effect<Generated<O>, ModelError> => {
+      if (sent.failed) return Effect.fail(sent.failed)
+      const { cap, decoded, response, usage } = sent
       if (response.truncated || decoded === undefined) {
         cut = cap
         return Effect.fail(new ModelTruncatedError({ promptId: first.contract.id, maxOutputTokens: cap }))

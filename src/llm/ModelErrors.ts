@@ -45,11 +45,6 @@ export type ModelError =
   | ModelDecodeError
   | ModelTruncatedError
 
-/** A failure of the model (its provider's, or its answer's), not one of the layers around the call. */
-export const isModelError = (e: unknown): e is ModelError =>
-  e instanceof ModelHttpError || e instanceof ModelTimeoutError || e instanceof ModelUnavailableError ||
-  e instanceof ModelDecodeError || e instanceof ModelTruncatedError
-
 /** A failure that retrying cannot fix: asking the same provider again in this run would fail the same way. */
 export const isLasting = (e: { readonly _tag: string }): e is ModelHttpError | ModelUnavailableError =>
   (e instanceof ModelHttpError || e instanceof ModelUnavailableError) && e.lasting === true
