@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs"
 import * as Eval from "../run/Eval.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
-import { CliError, engineLayer, readText } from "./Handlers.js"
+import { CliError } from "./CliError.js"
+import { engineLayer, readText } from "./Handlers.js"
 import { table } from "./Render.js"
 
 export interface EvalOptions {

@@ -5,7 +5,8 @@ import * as Offline from "../llm/Offline.js"
 import * as Fork from "../run/Fork.js"
 import * as Replaying from "../run/Replaying.js"
 import * as Database from "../store/Database.js"
-import { CliError, fail, parseDuration, run, type RunOptions } from "./Handlers.js"
+import { CliError } from "./CliError.js"
+import { fail, run, type RunOptions } from "./Handlers.js"
 import { budgetOf } from "./RunFlags.js"
 
 export interface ForkOptions {
@@ -41,7 +42,7 @@ const resumeOptions = (o: ForkOptions, runId: string): RunOptions => ({
 
 const changesOf = (o: ForkOptions): Fork.ForkChanges => {
   if (o.approve && o.reject) throw new CliError("--approve and --reject contradict each other")
-  const budget: BudgetInput = budgetOf(o, parseDuration)
+  const budget: BudgetInput = budgetOf(o)
   return {
     ...(Object.keys(budget).length > 0 ? { budget } : {}),
     ...(o.approve || o.reject ?

@@ -21,6 +21,7 @@ import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
+import { CliError } from "./CliError.js"
 import { makeProgress } from "./Progress.js"
 import {
   callsText,
@@ -36,16 +37,6 @@ import {
 } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-
-/** A clear message and exit code 1 (bad flags, unreadable files, unreachable provider …). */
-export class CliError extends Error {}
-
-/** "30s", "2m", "500ms", "1h" or plain milliseconds. */
-export const parseDuration = (text: string, flag = "--deadline"): number => {
-  const m = text.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/)
-  if (!m) throw new CliError(`${flag}: "${text}" is not a duration (examples: 30s, 2m, 500ms)`)
-  return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "ms") as "ms"])
-}
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
@@ -117,7 +108,7 @@ export interface RunOptions {
 
 export const run = (o: RunOptions) =>
   Effect.gen(function*() {
-    const fields = inputOf(o, parseDuration)
+    const fields = inputOf(o)
     if (o.full && fields.mode !== undefined && fields.mode !== "FULL") {
       throw new CliError(`--full contradicts --mode ${String(fields.mode).toLowerCase()}`)
     }

@@ -2,6 +2,7 @@ import { Options } from "@effect/cli"
 import { Option, Schema } from "effect"
 import { RunTaskInput } from "../run/RunInput.js"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
+import { parseDuration } from "./CliError.js"
 
 /**
  * The flags of `aeon run` (and `aeon fork`) that set a field of the run's input. A flag's name is the CLI's (kept
@@ -106,7 +107,7 @@ export const runInputOptions = optionsOf(FIELD_FLAGS)
 export const budgetOptions = optionsOf(BUDGET_FLAGS)
 
 /** A flag's text as its field takes it. */
-const valueOf = (row: FieldFlag, text: unknown, parseDuration: (text: string, flag: string) => number): unknown => {
+const valueOf = (row: FieldFlag, text: unknown): unknown => {
   const f = fieldAt(row.field)
   if (f.type === "boolean") return row.flag.startsWith("no-") ? false : true
   if (isDuration(row.field)) return parseDuration(String(text), `--${row.flag}`)
@@ -121,7 +122,6 @@ const valueOf = (row: FieldFlag, text: unknown, parseDuration: (text: string, fl
  */
 export const inputOf = (
   values: Record<string, unknown>,
-  parseDuration: (text: string, flag: string) => number,
   rows: ReadonlyArray<FieldFlag> = FIELD_FLAGS
 ): Record<string, unknown> => {
   const input: Record<string, unknown> = {}
@@ -133,11 +133,11 @@ export const inputOf = (
     const last = path.pop() ?? row.field
     let at = input
     for (const name of path) at = (at[name] ??= {}) as Record<string, unknown>
-    at[last] = valueOf(row, text, parseDuration)
+    at[last] = valueOf(row, text)
   }
   return input
 }
 
 /** The budget's caps the flags given set (`aeon fork`). */
-export const budgetOf = (values: Record<string, unknown>, parseDuration: (text: string, flag: string) => number) =>
-  (inputOf(values, parseDuration, BUDGET_FLAGS).budget ?? {}) as Record<string, number>
+export const budgetOf = (values: Record<string, unknown>) =>
+  (inputOf(values, BUDGET_FLAGS).budget ?? {}) as Record<string, number>
