@@ -19,30 +19,18 @@ export const DEFAULT_BUDGET = {
   maxSteps: 200
 } as const
 
+/** A cap of the budget: named as its field (its refusals say the name), described, with its default. */
+const cap = (name: keyof typeof DEFAULT_BUDGET, kind: typeof Positive, description: string) =>
+  Schema.optionalWith(kind(name).annotations({ description }), { default: (): number => DEFAULT_BUDGET[name] })
+
 /** One budget per run. ttl counts cycles (passes); the others may run out mid-phase. */
 export const Budget = Schema.Struct({
-  ttl: Schema.optionalWith(PositiveInt("ttl").annotations({ description: "most refinement passes" }), {
-    default: () => DEFAULT_BUDGET.ttl
-  }),
-  deadlineMs: Schema.optionalWith(
-    PositiveInt("deadlineMs").annotations({ description: "the run's wall-clock budget (milliseconds)" }),
-    { default: () => DEFAULT_BUDGET.deadlineMs }
-  ),
-  maxCostUsd: Schema.optionalWith(
-    Positive("maxCostUsd").annotations({ description: "most the run may spend on model calls, in US dollars" }),
-    { default: () => DEFAULT_BUDGET.maxCostUsd }
-  ),
-  maxTokens: Schema.optionalWith(
-    PositiveInt("maxTokens").annotations({ description: "most input + output tokens over all model calls" }),
-    { default: () => DEFAULT_BUDGET.maxTokens }
-  ),
-  maxLlmCalls: Schema.optionalWith(
-    PositiveInt("maxLlmCalls").annotations({ description: "most requests sent to the model, retries included" }),
-    { default: () => DEFAULT_BUDGET.maxLlmCalls }
-  ),
-  maxSteps: Schema.optionalWith(PositiveInt("maxSteps").annotations({ description: "most plan steps executed" }), {
-    default: () => DEFAULT_BUDGET.maxSteps
-  })
+  ttl: cap("ttl", PositiveInt, "most refinement passes"),
+  deadlineMs: cap("deadlineMs", PositiveInt, "the run's wall-clock budget (milliseconds)"),
+  maxCostUsd: cap("maxCostUsd", Positive, "most the run may spend on model calls, in US dollars"),
+  maxTokens: cap("maxTokens", PositiveInt, "most input + output tokens over all model calls"),
+  maxLlmCalls: cap("maxLlmCalls", PositiveInt, "most requests sent to the model, retries included"),
+  maxSteps: cap("maxSteps", PositiveInt, "most plan steps executed")
 })
 export type Budget = typeof Budget.Type
 export type BudgetInput = typeof Budget.Encoded
