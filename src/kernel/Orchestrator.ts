@@ -1,6 +1,5 @@
 import { Duration, Effect, Schema } from "effect"
 import * as AdaptiveDepth from "../adaptive/AdaptiveDepth.js"
-import type { Profiled } from "../adaptive/AdaptiveDepth.js"
 import * as ConvergenceEngine from "../convergence/ConvergenceEngine.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
@@ -8,7 +7,6 @@ import { needsReview } from "../domain/TextSignals.js"
 import { isModelFailure } from "../llm/Llm.js"
 import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import * as RecursivePlanner from "../planning/RecursivePlanner.js"
-import type { RefineOutcome } from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
 import { guidanceGiven } from "../record/RunRecord.js"
@@ -121,7 +119,7 @@ const fixMissingTools = (ctx: RunContext, passNumber: number, plan: Plan) =>
   })
 
 /** A refinement of `refined` takes effect through its events: the plan, ledger, advisories and questions it changed. */
-const applyRefinement = (ctx: RunContext, passNumber: number, refined: Plan, outcome: RefineOutcome) =>
+const applyRefinement = (ctx: RunContext, passNumber: number, refined: Plan, outcome: RecursivePlanner.RefineOutcome) =>
   Effect.gen(function*() {
     const before = yield* state(ctx)
     if (
@@ -158,7 +156,7 @@ const planPass = (ctx: RunContext, passNumber: number, resumed: boolean) =>
 const planPhase = (ctx: RunContext, passNumber: number) =>
   Effect.gen(function*() {
     const start = yield* planningStart(ctx, passNumber)
-    const profiled: Profiled = start.reused
+    const profiled: AdaptiveDepth.Profiled = start.reused
       ? reusedPlanProfile(ctx)
       : ctx.singlePass
       ? singlePassProfile()
