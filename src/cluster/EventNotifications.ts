@@ -153,8 +153,12 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
         let push: ((event: RunEvent) => void) | undefined
         const early: Array<RunEvent> = []
         const leave = joined.followers.add((event) => {
+          // (a read again from a lower point hands out some events twice: each is kept once)
+          if (!push) {
+            if (event.seq > (early.at(-1)?.seq ?? last)) early.push(event)
+            return
+          }
           if (event.seq <= last) return
-          if (!push) return void early.push(event)
           last = event.seq
           push(event)
         })
