@@ -58,6 +58,46 @@ export const watchdog = (options: {
 }
 
 /**
+ * The LISTEN connection: each notification wakes its run; opened again after a failure or when the watchdog finds it
+ * silent, and then every run is woken (what came meanwhile was not heard), as it is every `catchUp` anyway.
+ */
+const listenForWakes = (
+  pg: PgClient.PgClient,
+  options: NotificationOptions,
+  wake: (runId: string) => void,
+  wakeAll: () => void
+) =>
+  Effect.gen(function*() {
+    const token = `ping:${randomUUID()}`
+    let heard = yield* Clock.currentTimeMillis
+    const listenOnce = Stream.runForEach(pg.listen(eventsChannel), (payload) => {
+      if (!payload.startsWith("ping:")) return Effect.sync(() => wake(payload.slice(0, payload.lastIndexOf(":"))))
+      return payload === token ? Effect.map(Clock.currentTimeMillis, (now) => void (heard = now)) : Effect.void
+    })
+    // opened again after a failure; every follower reads the store once it is (what came meanwhile was not heard)
+    const listening = listenOnce.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("the LISTEN connection failed; opening it again", cause)),
+      Effect.zipRight(Effect.sleep(Duration.seconds(1))),
+      Effect.zipRight(Effect.sync(wakeAll)),
+      Effect.forever
+    )
+    const scope = yield* Effect.scope
+    let listener = yield* Effect.forkIn(listening, scope)
+    yield* Effect.forkScoped(watchdog({
+      every: options.watch,
+      lastHeard: Effect.sync(() => heard),
+      ping: Effect.ignore(pg`SELECT pg_notify(${eventsChannel}, ${token})`),
+      reopen: Effect.gen(function*() {
+        yield* Fiber.interrupt(listener)
+        listener = yield* Effect.forkIn(listening, scope)
+        heard = yield* Clock.currentTimeMillis
+        wakeAll()
+      })
+    }))
+    yield* Effect.forkScoped(Effect.schedule(Effect.sync(wakeAll), Schedule.spaced(options.catchUp)))
+  })
+
+/**
  * Runs executing on other servers of a cluster, followed here (server/RunJournals' implementation for them): their
  * fenced appends `pg_notify` `runId:lastSeq` at commit (in commit order); one LISTEN connection per process wakes the
  * run's mirror, whose one store read past the last event it handed out goes to all its followers here, each taking
@@ -109,33 +149,7 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
       }
     }
 
-    const token = `ping:${randomUUID()}`
-    let heard = yield* Clock.currentTimeMillis
-    const listenOnce = Stream.runForEach(pg.listen(eventsChannel), (payload) => {
-      if (!payload.startsWith("ping:")) return Effect.sync(() => wake(payload.slice(0, payload.lastIndexOf(":"))))
-      return payload === token ? Effect.map(Clock.currentTimeMillis, (now) => void (heard = now)) : Effect.void
-    })
-    // opened again after a failure; every follower reads the store once it is (what came meanwhile was not heard)
-    const listening = listenOnce.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("the LISTEN connection failed; opening it again", cause)),
-      Effect.zipRight(Effect.sleep(Duration.seconds(1))),
-      Effect.zipRight(Effect.sync(wakeAll)),
-      Effect.forever
-    )
-    const scope = yield* Effect.scope
-    let listener = yield* Effect.forkIn(listening, scope)
-    yield* Effect.forkScoped(watchdog({
-      every: options.watch,
-      lastHeard: Effect.sync(() => heard),
-      ping: Effect.ignore(pg`SELECT pg_notify(${eventsChannel}, ${token})`),
-      reopen: Effect.gen(function*() {
-        yield* Fiber.interrupt(listener)
-        listener = yield* Effect.forkIn(listening, scope)
-        heard = yield* Clock.currentTimeMillis
-        wakeAll()
-      })
-    }))
-    yield* Effect.forkScoped(Effect.schedule(Effect.sync(wakeAll), Schedule.spaced(options.catchUp)))
+    yield* listenForWakes(pg, options, wake, wakeAll)
 
     /**
      * A follower joins its run's mirror before its replay is read: what the mirror hands out meanwhile waits, and is
