@@ -137,11 +137,16 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
       })
     }
     const handOut = (runId: string, mirror: Mirror, from: number, read: ReadonlyArray<RunEvent>) => {
+      // a follower joined meanwhile behind where this read began: nothing handed out (it would leave that follower a
+      // gap), read again from its point
+      if ((mirror.last ?? 0) < from - 1) {
+        mirror.again = true
+        return
+      }
       const events = read.filter((e) => e.seq >= from)
-      // a follower joined meanwhile behind where this read began: read again from its point
-      if ((mirror.last ?? 0) < from - 1) mirror.again = true
-      else mirror.last = events.at(-1)?.seq ?? mirror.last
-      if (events.length === 0) return
+      const lastRead = events.at(-1)
+      if (!lastRead) return
+      mirror.last = lastRead.seq
       mirror.followers.publish(events)
       if (reachesEnd(events)) {
         mirror.followers.end()
@@ -165,14 +170,15 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
         const joined = mirror
         let last = fromSeq - 1
         let push: ((event: RunEvent) => void) | undefined
-        const early: Array<RunEvent> = []
+        // handed out while the replay is read, by seq (a read again from a lowered point hands some out twice)
+        const early = new Map<number, RunEvent>()
         const leave = joined.followers.add((event) => {
-          // (a read again from a lower point hands out some events twice: each is kept once)
           if (!push) {
-            if (event.seq > (early.at(-1)?.seq ?? last)) early.push(event)
+            if (event.seq > last) early.set(event.seq, event)
             return
           }
-          if (event.seq <= last) return
+          // the next event only: one past it comes from a read that began above this follower, read again below
+          if (event.seq !== last + 1) return
           last = event.seq
           push(event)
         })
@@ -182,15 +188,21 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
         }
         const replay = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(stop)))
         last = replay.at(-1)?.seq ?? last
-        // the mirror reads from the earliest last event of its followers (the others skip what they have)
+        // the mirror reads from the earliest last event of its followers (the others skip what they have): lowered,
+        // it reads again at once from this follower's point
+        const lowered = joined.last !== undefined && last < joined.last
         joined.last = Math.min(joined.last ?? last, last)
-        if (joined.missed) {
+        if (joined.missed || lowered) {
           joined.missed = false
           queueMicrotask(() => pump(runId, joined))
         }
         const source: FeedSource = (onEvent) => {
-          const past = [...replay, ...early.filter((e) => e.seq > last)]
-          last = past.at(-1)?.seq ?? last
+          const past = [...replay]
+          for (let next = early.get(last + 1); next; next = early.get(last + 1)) {
+            past.push(next)
+            last = next.seq
+          }
+          early.clear()
           push = onEvent
           const finished = reachesEnd(past)
           if (finished) stop()

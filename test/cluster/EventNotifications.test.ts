@@ -1,7 +1,7 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Layer } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import * as EventNotifications from "../../src/cluster/EventNotifications.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { register } from "../../src/run/Run.js"
@@ -63,6 +63,35 @@ const followedElsewhere = (storeAs: Layer.Layer<RunStore, never, RunStore>) =>
     return { store, runId, fence, notifications }
   })
 
+/** LISTEN is asynchronous: a probe run's events are appended until one is heard. */
+const listening = (notifications: Effect.Effect.Success<ReturnType<typeof EventNotifications.make>>) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const probe = yield* register({ task: "Compute 1 + 1", mode: "FULL" })
+    const probeFence = yield* store.claim(probe.runId, "elsewhere")
+    const heard = yield* Deferred.make<void>()
+    ;(yield* notifications.events(probe.runId, 1))(() => void Deferred.unsafeDone(heard, Exit.void))
+    for (let seq = 1; !(yield* Deferred.isDone(heard)); seq++) {
+      yield* store.append([event(probe.runId, seq)], undefined, probeFence)
+      yield* Deferred.await(heard).pipe(Effect.timeout("100 millis"), Effect.ignore)
+    }
+  })
+
+/** The store, a read of events held until `held` is released when one is asked for (what it read stays as read). */
+let held: Deferred.Deferred<void> | undefined
+const heldAnswers = Layer.effect(
+  RunStore,
+  Effect.map(RunStore, (store) => ({
+    ...store,
+    events: (id: string, fromSeq?: number) =>
+      Effect.flatMap(store.events(id, fromSeq), (events) => {
+        const gate = held
+        held = undefined
+        return gate ? Effect.as(Deferred.await(gate), events) : Effect.succeed(events)
+      })
+  }))
+)
+
 describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere", () => {
   it.scopedLive(
     "share one store read per notification, and each gets every event once, in order",
@@ -79,15 +108,7 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
             if (received.every((r) => r.length >= 5)) Deferred.unsafeDone(all, Exit.void)
           })
         }
-        // LISTEN is asynchronous: a probe run's events are appended until one is heard, then the reads are counted
-        const probe = yield* register({ task: "Compute 1 + 1", mode: "FULL" })
-        const probeFence = yield* store.claim(probe.runId, "elsewhere")
-        const heard = yield* Deferred.make<void>()
-        ;(yield* notifications.events(probe.runId, 1))(() => void Deferred.unsafeDone(heard, Exit.void))
-        for (let seq = 1; !(yield* Deferred.isDone(heard)); seq++) {
-          yield* store.append([event(probe.runId, seq)], undefined, probeFence)
-          yield* Deferred.await(heard).pipe(Effect.timeout("100 millis"), Effect.ignore)
-        }
+        yield* listening(notifications)
         reads.length = 0
         yield* store.append([event(runId, 1), event(runId, 2), event(runId, 3)], undefined, fence)
         yield* store.append([event(runId, 4), event(runId, 5)], undefined, fence)
@@ -135,6 +156,47 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
         for (const { from, got } of joined) {
           expect(got, `from ${from}`).toEqual(Array.from({ length: LAST - from + 1 }, (_, i) => from + i))
         }
+      }).pipe(
+        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
+      ),
+    30_000
+  )
+  it.scopedLive(
+    "a follower whose replay is answered late, while another raised the mirror past it, still gets every event once",
+    () =>
+      Effect.gen(function*() {
+        const { fence, notifications, runId, store } = yield* followedElsewhere(heldAnswers)
+        yield* listening(notifications)
+        const appended = (from: number, to: number) =>
+          store.append(Array.from({ length: to - from + 1 }, (_, i) => event(runId, from + i)), undefined, fence)
+        const follow = (got: Array<number>, until: Deferred.Deferred<void>, lastSeq: number) =>
+          Effect.map(notifications.events(runId, 1), (source) => {
+            const { past } = source((e) => {
+              got.push(e.seq)
+              if (e.seq >= lastSeq) Deferred.unsafeDone(until, Exit.void)
+            })
+            got.unshift(...past.map((e) => e.seq))
+          })
+        yield* appended(1, 3)
+        // the first follower's replay reads 1–3, and is answered only later
+        const gate = yield* Deferred.make<void>()
+        held = gate
+        const late: Array<number> = []
+        const lateDone = yield* Deferred.make<void>()
+        const lateJoined = yield* Effect.forkScoped(follow(late, lateDone, 9))
+        yield* appended(4, 6)
+        // a second follower reads 1–6 at once: the mirror stands at 6, and hands out 7–9 to both
+        const prompt: Array<number> = []
+        const promptAt9 = yield* Deferred.make<void>()
+        yield* follow(prompt, promptAt9, 9)
+        yield* appended(7, 9)
+        yield* Deferred.await(promptAt9).pipe(Effect.timeout("5 seconds"))
+        // the first replay answers 1–3: the mirror has handed out 7–9 but never 4–6 to it, and nothing more is appended
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(lateJoined)
+        yield* Deferred.await(lateDone).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+        expect(late).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+        expect(prompt).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
       }).pipe(
         Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
       ),

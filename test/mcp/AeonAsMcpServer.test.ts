@@ -8,7 +8,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { gql, startServer, type TestServer } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
 
 const TASK = "Compute (17 + 25) * 3"
 
@@ -302,13 +302,9 @@ describe("/mcp sessions: what a run_task run asks, asked over HTTP; a client wit
       `mutation($id: ID!, $r: ID!) { respondToApproval(runId: $id, requestId: $r, decision: APPROVE) { id } }`,
       { id: view.runId, r: view.pendingPlanApproval.requestId }
     )
-    let status = view.status
-    for (let i = 0; i < 100 && !["CONVERGED", "NOT_CONVERGED", "FAILED"].includes(status); i++) {
-      await new Promise((r) => setTimeout(r, 50))
-      const read = await client.callTool({ name: "get_run", arguments: { runId: view.runId } })
-      status = (read.structuredContent as { status: string }).status
-    }
-    expect(status).toBe("CONVERGED")
+    await awaitRun(server.url, view.runId)
+    const read = await client.callTool({ name: "get_run", arguments: { runId: view.runId } })
+    expect((read.structuredContent as { status: string }).status).toBe("CONVERGED")
     await client.close()
   })
 
