@@ -303,8 +303,8 @@ const answer = (promptId: string, input: unknown): unknown => {
 
 /**
  * The stand-in has no tokens of its own: it reports its usage as an API does, estimated at one token per four
- * characters. (Counted exactly, every answer loaded the o200k tokenizer's tables, about 85 MB of a server's
- * memory, only to count a stand-in's notional tokens.)
+ * characters. (Counted exactly, every answer loaded the o200k tokenizer's tables — tens of megabytes of a server's
+ * memory — only to count a stand-in's notional tokens.)
  */
 const estimatedTokens = (text: string) => Math.ceil(text.length / 4)
 

@@ -233,7 +233,7 @@ const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOpti
     graphqlEndpoint: "/graphql",
     landingPage: false,
     // GraphiQL bundled with the server: it works without internet access (yoga's default loads it from a CDN).
-    // Loaded on the first page view: the renderer holds the whole page (about 45 MB of the server's memory)
+    // Loaded on the first page view: the renderer holds the whole page in the server's memory
     // Each page view gets a fresh demo run id, also in the tabs GraphiQL restores from the browser's storage (else a
     // reload would run Start again with an id already taken)
     renderGraphiQL: (options) =>

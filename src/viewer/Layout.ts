@@ -1,7 +1,7 @@
 /**
  * A layered drawing of a plan's dependency graph, small enough to write here: each step in the column of its longest
  * chain of dependencies, rows in plan order. (Plans are small DAGs, at most a few dozen steps: a layout library such
- * as elkjs — about 1.4 MB — or dagre would add far more than it saves.)
+ * as elkjs or dagre would add far more than it saves.)
  */
 export interface GraphStep {
   readonly stepId: string
