@@ -186,8 +186,15 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
           leave()
           if (joined.followers.size() === 0 && mirrors.get(runId) === joined) mirrors.delete(runId)
         }
-        const replay = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(stop)))
+        const read = (from: number) => store.events(runId, from).pipe(Effect.onError(() => Effect.sync(stop)))
+        const replay = [...yield* read(fromSeq)]
         last = replay.at(-1)?.seq ?? last
+        // handed out meanwhile past where the replay ends (the mirror stood past it): what lies between is stored by
+        // now, read again (the mirror may have ended, and read nothing more)
+        if (!early.has(last + 1) && [...early.keys()].some((seq) => seq > last)) {
+          replay.push(...yield* read(last + 1))
+          last = replay.at(-1)?.seq ?? last
+        }
         // the mirror reads from the earliest last event of its followers (the others skip what they have): lowered,
         // it reads again at once from this follower's point
         const lowered = joined.last !== undefined && last < joined.last

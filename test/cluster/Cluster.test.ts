@@ -79,7 +79,7 @@ const follow = (url: string, runId: string) => {
     connectionParams: { authorization: `Bearer ${KEYS.ops}` }
   })
   const seen: Array<{ seq: number; type: string }> = []
-  const done = (async () => {
+  const done: Promise<Array<{ seq: number; type: string }>> & { seen?: typeof seen } = (async () => {
     for await (
       const r of client.iterate<{ runEvents: { seq: number; type: string } }>({
         query: SUB,
@@ -89,7 +89,33 @@ const follow = (url: string, runId: string) => {
     await client.dispose()
     return seen
   })()
+  done.seen = seen
   return done
+}
+
+/**
+ * The followers' streams; a follower that has not ended within `ms` fails the test naming its run, the server it
+ * follows from and the last event it got (rather than the test's own timeout, which says nothing).
+ */
+const followedToEnd = async (
+  followed: ReadonlyArray<ReturnType<typeof follow>>,
+  ids: ReadonlyArray<string>,
+  ms: number
+) => {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const open = followed.flatMap((f, i) =>
+        f.seen?.at(-1)?.type === "RunFinished" ? [] : [`${ids[i]} (last: ${JSON.stringify(f.seen?.at(-1) ?? null)})`]
+      )
+      reject(new Error(`followers not ended after ${ms} ms: ${open.join(", ")}`))
+    }, ms)
+  })
+  try {
+    return await Promise.race([Promise.all(followed), late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 const TASK = `mutation { runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL }) { id } }`
@@ -190,7 +216,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
         const runner = await runnerOf(a.url, id)
         initialRunner.set(id, runner)
         const from = runner === a.address ? b : runner === b.address ? a : i % 2 ? a : b
-        return { done: follow(from.url, id) } // wrapped: an async function returning the promise would wait for it
+        return { done: follow(from.url, id), from: from.address } // wrapped: an async function would wait for it
       }))
       const onVictim = ids.filter((id) => initialRunner.get(id) === victim.address)
       expect(onVictim.length).toBeGreaterThan(0)
@@ -211,7 +237,11 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       }
       expect(cutShort.length, "runs the kill left unfinished").toBeGreaterThan(0)
 
-      const streams = await Promise.all(followed.map((f) => f.done))
+      const streams = await followedToEnd(
+        followed.map((f) => f.done),
+        ids.map((id, i) => `${id} from ${followed[i]!.from}`),
+        120_000
+      )
       const resumedWithin = Date.now() - killedAt
       const failover: Array<number> = []
       for (const [i, id] of ids.entries()) {

@@ -49,6 +49,20 @@ const event = (runId: string, seq: number): RunEvent => ({
   ttlRemaining: 3
 })
 
+/** The run's end (the mirror, having handed it out, ends too). */
+const finished = (runId: string, seq: number): RunEvent => ({
+  _tag: "RunFinished",
+  runId,
+  seq,
+  at: Date.now(),
+  status: "CONVERGED",
+  terminationReason: "converged",
+  usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0, steps: 0 },
+  advisories: [],
+  followUpQuestions: [],
+  manualInterventions: []
+})
+
 /** A run claimed by another runner ("elsewhere"), and this process's follower of such runs over `storeAs`. */
 const followedElsewhere = (storeAs: Layer.Layer<RunStore, never, RunStore>) =>
   Effect.gen(function*() {
@@ -63,7 +77,7 @@ const followedElsewhere = (storeAs: Layer.Layer<RunStore, never, RunStore>) =>
     return { store, runId, fence, notifications }
   })
 
-/** LISTEN is asynchronous: a probe run's events are appended until one is heard. */
+/** LISTEN is asynchronous: a probe run's events are appended until one is heard (and so each notified before it). */
 const listening = (notifications: Effect.Effect.Success<ReturnType<typeof EventNotifications.make>>) =>
   Effect.gen(function*() {
     const store = yield* RunStore
@@ -161,45 +175,60 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
       ),
     30_000
   )
-  it.scopedLive(
-    "a follower whose replay is answered late, while another raised the mirror past it, still gets every event once",
-    () =>
-      Effect.gen(function*() {
-        const { fence, notifications, runId, store } = yield* followedElsewhere(heldAnswers)
-        yield* listening(notifications)
-        const appended = (from: number, to: number) =>
-          store.append(Array.from({ length: to - from + 1 }, (_, i) => event(runId, from + i)), undefined, fence)
-        const follow = (got: Array<number>, until: Deferred.Deferred<void>, lastSeq: number) =>
-          Effect.map(notifications.events(runId, 1), (source) => {
-            const { past } = source((e) => {
-              got.push(e.seq)
-              if (e.seq >= lastSeq) Deferred.unsafeDone(until, Exit.void)
-            })
-            got.unshift(...past.map((e) => e.seq))
+  /**
+   * Follower F1's replay reads 1–3 and is answered late; F2 reads 1–6 at once and sets the mirror at 6; with
+   * `handedOut`, 7–9 (9 the run's end: the mirror ends with it) are appended and handed out to both before F1's replay
+   * answers. Nothing is appended after.
+   */
+  const lateReplay = (handedOut: boolean) =>
+    Effect.gen(function*() {
+      const { fence, notifications, runId, store } = yield* followedElsewhere(heldAnswers)
+      yield* listening(notifications)
+      const appended = (from: number, to: number) =>
+        store.append(Array.from({ length: to - from + 1 }, (_, i) => event(runId, from + i)), undefined, fence)
+      const follow = (got: Array<number>, until: Deferred.Deferred<void>, lastSeq: number) =>
+        Effect.map(notifications.events(runId, 1), (source) => {
+          const { past } = source((e) => {
+            got.push(e.seq)
+            if (e.seq >= lastSeq) Deferred.unsafeDone(until, Exit.void)
           })
-        yield* appended(1, 3)
-        // the first follower's replay reads 1–3, and is answered only later
-        const gate = yield* Deferred.make<void>()
-        held = gate
-        const late: Array<number> = []
-        const lateDone = yield* Deferred.make<void>()
-        const lateJoined = yield* Effect.forkScoped(follow(late, lateDone, 9))
-        yield* appended(4, 6)
-        // a second follower reads 1–6 at once: the mirror stands at 6, and hands out 7–9 to both
-        const prompt: Array<number> = []
-        const promptAt9 = yield* Deferred.make<void>()
-        yield* follow(prompt, promptAt9, 9)
-        yield* appended(7, 9)
-        yield* Deferred.await(promptAt9).pipe(Effect.timeout("5 seconds"))
-        // the first replay answers 1–3: the mirror has handed out 7–9 but never 4–6 to it, and nothing more is appended
-        yield* Deferred.succeed(gate, undefined)
-        yield* Fiber.join(lateJoined)
-        yield* Deferred.await(lateDone).pipe(Effect.timeout("5 seconds"), Effect.ignore)
-        expect(late).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
-        expect(prompt).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
-      }).pipe(
-        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
-      ),
+          got.unshift(...past.map((e) => e.seq))
+          if (got.at(-1) === lastSeq) Deferred.unsafeDone(until, Exit.void)
+        })
+      const lastSeq = handedOut ? 9 : 6
+      yield* appended(1, 3)
+      held = yield* Deferred.make<void>()
+      const gate = held
+      const late: Array<number> = []
+      const lateDone = yield* Deferred.make<void>()
+      const lateJoined = yield* Effect.forkScoped(follow(late, lateDone, lastSeq))
+      yield* appended(4, 6)
+      const prompt: Array<number> = []
+      const promptDone = yield* Deferred.make<void>()
+      yield* follow(prompt, promptDone, lastSeq)
+      if (handedOut) yield* store.append([event(runId, 7), event(runId, 8), finished(runId, 9)], undefined, fence)
+      yield* Deferred.await(promptDone).pipe(Effect.timeout("5 seconds"))
+      // every notification so far has woken the mirror (they come in commit order): none is left to wake it later
+      yield* listening(notifications)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(lateJoined)
+      yield* Deferred.await(lateDone).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+      const all = Array.from({ length: lastSeq }, (_, i) => i + 1)
+      expect(late).toEqual(all)
+      expect(prompt).toEqual(all)
+    }).pipe(
+      Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
+    )
+
+  it.scopedLive(
+    "a follower whose replay is answered late, after the mirror handed out events past it to the run's end, gets every event once",
+    () => lateReplay(true),
+    30_000
+  )
+
+  it.scopedLive(
+    "a follower whose replay is answered late, the mirror set past it by another's replay, gets what lies between",
+    () => lateReplay(false),
     30_000
   )
 })
