@@ -91,17 +91,21 @@ const listening = (notifications: Effect.Effect.Success<ReturnType<typeof EventN
     }
   })
 
-/** The store, a read of events held until `held` is released when one is asked for (what it read stays as read). */
-let held: Deferred.Deferred<void> | undefined
+/**
+ * The store, the next read of a run's events held while `held` names that run, until its gate is released (what it
+ * read stays as read).
+ */
+let held: { readonly runId: string; readonly gate: Deferred.Deferred<void> } | undefined
 const heldAnswers = Layer.effect(
   RunStore,
   Effect.map(RunStore, (store) => ({
     ...store,
     events: (id: string, fromSeq?: number) =>
       Effect.flatMap(store.events(id, fromSeq), (events) => {
-        const gate = held
+        if (held?.runId !== id) return Effect.succeed(events)
+        const gate = held.gate
         held = undefined
-        return gate ? Effect.as(Deferred.await(gate), events) : Effect.succeed(events)
+        return Effect.as(Deferred.await(gate), events)
       })
   }))
 )
@@ -197,8 +201,8 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
         })
       const lastSeq = handedOut ? 9 : 6
       yield* appended(1, 3)
-      held = yield* Deferred.make<void>()
-      const gate = held
+      const gate = yield* Deferred.make<void>()
+      held = { runId, gate }
       const late: Array<number> = []
       const lateDone = yield* Deferred.make<void>()
       const lateJoined = yield* Effect.forkScoped(follow(late, lateDone, lastSeq))
