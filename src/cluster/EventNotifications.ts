@@ -148,10 +148,9 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
       if (!lastRead) return
       mirror.last = lastRead.seq
       mirror.followers.publish(events)
-      if (reachesEnd(events)) {
-        mirror.followers.end()
-        if (mirrors.get(runId) === mirror) mirrors.delete(runId)
-      }
+      // the run's end: no more wakes for it. Its followers stay on the mirror until they stop (each ends with the
+      // RunFinished it takes): one whose replay is still being read may yet lower it and have it read again.
+      if (reachesEnd(events) && mirrors.get(runId) === mirror) mirrors.delete(runId)
     }
 
     yield* listenForWakes(pg, options, wake, wakeAll)
@@ -186,15 +185,8 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
           leave()
           if (joined.followers.size() === 0 && mirrors.get(runId) === joined) mirrors.delete(runId)
         }
-        const read = (from: number) => store.events(runId, from).pipe(Effect.onError(() => Effect.sync(stop)))
-        const replay = [...yield* read(fromSeq)]
+        const replay = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(stop)))
         last = replay.at(-1)?.seq ?? last
-        // handed out meanwhile past where the replay ends (the mirror stood past it): what lies between is stored by
-        // now, read again (the mirror may have ended, and read nothing more)
-        if (!early.has(last + 1) && [...early.keys()].some((seq) => seq > last)) {
-          replay.push(...yield* read(last + 1))
-          last = replay.at(-1)?.seq ?? last
-        }
         // the mirror reads from the earliest last event of its followers (the others skip what they have): lowered,
         // it reads again at once from this follower's point
         const lowered = joined.last !== undefined && last < joined.last
