@@ -8,6 +8,7 @@ import { register } from "../../src/run/Run.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { backend, storeLayer } from "../support/database.js"
 import { scripted } from "../support/engine.js"
+import { convergedEnd } from "../support/fixtures.js"
 import { convergingScript } from "../support/scripts.js"
 
 /**
@@ -49,19 +50,8 @@ const event = (runId: string, seq: number): RunEvent => ({
   ttlRemaining: 3
 })
 
-/** The run's end (the mirror, having handed it out, ends too). */
-const finished = (runId: string, seq: number): RunEvent => ({
-  _tag: "RunFinished",
-  runId,
-  seq,
-  at: Date.now(),
-  status: "CONVERGED",
-  terminationReason: "converged",
-  usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0, steps: 0 },
-  advisories: [],
-  followUpQuestions: [],
-  manualInterventions: []
-})
+/** The run's end (the mirror, having handed it out, is dropped: no wake reaches it again). */
+const finished = (runId: string, seq: number): RunEvent => ({ ...convergedEnd, runId, seq, at: Date.now() })
 
 /** A run claimed by another runner ("elsewhere"), and this process's follower of such runs over `storeAs`. */
 const followedElsewhere = (storeAs: Layer.Layer<RunStore, never, RunStore>) =>

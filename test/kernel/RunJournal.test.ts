@@ -6,18 +6,11 @@ import { PromptId } from "../../src/prompts/PromptId.js"
 import { runTask } from "../../src/run/Run.js"
 import { tool } from "../../src/tools/ToolRegistry.js"
 import { scripted } from "../support/engine.js"
+import { convergedEnd } from "../support/fixtures.js"
 import { convergingScript, planOut, reasoned } from "../support/scripts.js"
 
 const pass = (n: number): RunEventBody => ({ _tag: "PassFinished", passNumber: n, ttlRemaining: 0 })
-const finished = {
-  _tag: "RunFinished",
-  status: "CONVERGED",
-  terminationReason: "converged",
-  usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0 },
-  advisories: [],
-  followUpQuestions: [],
-  manualInterventions: []
-} as unknown as RunEventBody
+const finished: RunEventBody = convergedEnd
 
 /** A sink whose writes wait on a gate the test opens, recording each batch it is given. */
 const gatedSink = Effect.gen(function*() {

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { PlanStep } from "../../src/domain/Plan.js"
+import type { RunEventBody } from "../../src/domain/RunEvent.js"
 import { tool } from "../../src/tools/ToolRegistry.js"
 
 export const step = (id: string, index: number, total: number, extra: Partial<PlanStep> = {}): PlanStep => ({
@@ -36,3 +37,14 @@ export const ledgerTool = (into: Array<string>) =>
         return { written: record }
       })
   })
+
+/** A run's end, converged and costing nothing: the body of its RunFinished (the log gives it runId, seq and at). */
+export const convergedEnd = {
+  _tag: "RunFinished",
+  status: "CONVERGED",
+  terminationReason: "converged",
+  usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, llmCalls: 0, steps: 0 },
+  advisories: [],
+  followUpQuestions: [],
+  manualInterventions: []
+} as const satisfies RunEventBody
