@@ -79,7 +79,7 @@ const follow = (url: string, runId: string) => {
     connectionParams: { authorization: `Bearer ${KEYS.ops}` }
   })
   const seen: Array<{ seq: number; type: string }> = []
-  const done: Promise<Array<{ seq: number; type: string }>> & { seen?: typeof seen } = (async () => {
+  const done = (async () => {
     for await (
       const r of client.iterate<{ runEvents: { seq: number; type: string } }>({
         query: SUB,
@@ -89,8 +89,7 @@ const follow = (url: string, runId: string) => {
     await client.dispose()
     return seen
   })()
-  done.seen = seen
-  return done
+  return { seen, done }
 }
 
 /**
@@ -98,21 +97,22 @@ const follow = (url: string, runId: string) => {
  * follows from and the last event it got (rather than the test's own timeout, which says nothing).
  */
 const followedToEnd = async (
-  followed: ReadonlyArray<ReturnType<typeof follow>>,
-  ids: ReadonlyArray<string>,
+  followed: ReadonlyArray<ReturnType<typeof follow> & { readonly runId: string; readonly from: string }>,
   ms: number
 ) => {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const open = followed.flatMap((f, i) =>
-        f.seen?.at(-1)?.type === "RunFinished" ? [] : [`${ids[i]} (last: ${JSON.stringify(f.seen?.at(-1) ?? null)})`]
+      const open = followed.flatMap((f) =>
+        f.seen.at(-1)?.type === "RunFinished"
+          ? []
+          : [`${f.runId} from ${f.from} (last: ${JSON.stringify(f.seen.at(-1))})`]
       )
       reject(new Error(`followers not ended after ${ms} ms: ${open.join(", ")}`))
     }, ms)
   })
   try {
-    return await Promise.race([Promise.all(followed), late])
+    return await Promise.race([Promise.all(followed.map((f) => f.done)), late])
   } finally {
     clearTimeout(timer)
   }
@@ -216,7 +216,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
         const runner = await runnerOf(a.url, id)
         initialRunner.set(id, runner)
         const from = runner === a.address ? b : runner === b.address ? a : i % 2 ? a : b
-        return { done: follow(from.url, id), from: from.address } // wrapped: an async function would wait for it
+        return { ...follow(from.url, id), runId: id, from: from.address }
       }))
       const onVictim = ids.filter((id) => initialRunner.get(id) === victim.address)
       expect(onVictim.length).toBeGreaterThan(0)
@@ -237,11 +237,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       }
       expect(cutShort.length, "runs the kill left unfinished").toBeGreaterThan(0)
 
-      const streams = await followedToEnd(
-        followed.map((f) => f.done),
-        ids.map((id, i) => `${id} from ${followed[i]!.from}`),
-        120_000
-      )
+      const streams = await followedToEnd(followed, 120_000)
       const resumedWithin = Date.now() - killedAt
       const failover: Array<number> = []
       for (const [i, id] of ids.entries()) {
