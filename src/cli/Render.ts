@@ -3,6 +3,7 @@ import type { Forecast, ForecastFigures } from "../domain/Forecast.js"
 import type { Memory } from "../domain/Memory.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { costUnknown } from "../llm/Pricing.js"
 import type { ServerHealth } from "../mcp/Servers.js"
 import { memorySource } from "../prompts/PromptViews.js"
 import type { LlmCall } from "../record/LlmCalls.js"
@@ -35,7 +36,11 @@ export const summaryLine = (r: RunResult, withError = true): string => {
     r.usage.llmCalls === 1 ? "" : "s"
   }${replayed} · ${r.usage.inputTokens + r.usage.outputTokens} tokens${
     r.usage.cachedTokens ? ` (${r.usage.cachedTokens} cached)` : ""
-  } · $${r.usage.costUsd.toFixed(4)} · ${time} · ${r.model} · run ${r.runId}`
+  } · ${
+    costUnknown(r.advisories) ?
+      pc.yellow("cost unknown (the model has no price: AEON_PRICE_TABLE)") :
+      `$${r.usage.costUsd.toFixed(4)}`
+  } · ${time} · ${r.model} · run ${r.runId}`
 }
 
 /** Why a run that did not converge went wrong: its error and each failed step's, once each (none for a converged run). */

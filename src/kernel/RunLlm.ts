@@ -79,7 +79,14 @@ export const make = (
   /** The call's usage in the run's record (what the guard reads), its hold released, its quota settled. */
   const record = (promptId: string, usage: LanguageModel.CallUsage, hold: CallHold, reserved: Array<Reserved>) =>
     FiberRef.get(callSite).pipe(
-      Effect.flatMap((site) => events.emit(llmCalled(promptId, usage, site))),
+      Effect.flatMap((site) =>
+        Effect.zipRight(
+          events.emit(llmCalled(promptId, usage, site)),
+          usage.notice
+            ? events.emit({ _tag: "AdvisoryRaised", passNumber: site.passNumber ?? 0, advisory: usage.notice })
+            : Effect.void
+        )
+      ),
       Effect.ensuring(Effect.sync(() => guard.release(hold))),
       Effect.zipRight(
         guard.quota

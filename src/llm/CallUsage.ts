@@ -29,6 +29,8 @@ export interface CallUsage {
   readonly error?: string | undefined
   /** The provider reported no usage (missing, 0, not a number): the tokens are counted here, on the high side. */
   readonly estimated?: boolean | undefined
+  /** What the provider changed in how it asks (an output format stepped down): the run raises it as an advisory. */
+  readonly notice?: string | undefined
   /** What was sent and what came back, when the caller records exchanges. */
   readonly exchange?: Exchange | undefined
 }
@@ -150,6 +152,7 @@ const usageFrom = <O>(
     requests: measured.requests,
     ...(response.failedModels?.length ? { failedModels: response.failedModels } : {}),
     ...(response.truncated ? { error: "ModelTruncatedError" } : {}),
+    ...(response.notice ? { notice: response.notice } : {}),
     ...(call.recording ?
       {
         exchange: {

@@ -47,6 +47,8 @@ export interface CompletionResponse {
   readonly answeredBy?: { readonly label: string; readonly price: ModelPrice } | undefined
   /** Models of a fallback chain that failed before the one that answered ("label: why"). */
   readonly failedModels?: ReadonlyArray<string> | undefined
+  /** What the provider changed in how it asks, said to the run as an advisory (an output format stepped down). */
+  readonly notice?: string | undefined
   /** Answered from a recording (a fork, a replay): the recorded call's model and cost; nothing was sent. */
   readonly replayed?:
     | { readonly model: string; readonly costUsd: number; readonly repeats?: number | undefined }

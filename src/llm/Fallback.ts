@@ -93,7 +93,7 @@ export const make = (models: Arr.NonEmptyReadonlyArray<LanguageModel.Service>): 
     complete,
     notices.length > 0 ? notices.join("; ") : undefined
   )
-  return { ...chain, members: models }
+  return { ...chain, members: models, unpriced: models.flatMap((m) => m.unpriced ?? []) }
 }
 
 export const modelsConfig = Config.string("AEON_MODELS").pipe(

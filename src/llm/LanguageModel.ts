@@ -109,6 +109,10 @@ export interface Service {
   readonly wrapped: <E>(around: Around<E>, options?: { readonly recordExchanges?: boolean }) => {
     readonly generate: Generate<E>
   }
+  /** Models of this service with no price: a cost cap cannot be enforced on their calls (a run asking one is refused). */
+  readonly unpriced?: ReadonlyArray<string> | undefined
+  /** How the provider asks now where it departs from its first choice (a format stepped down), for health. */
+  readonly condition?: (() => string | undefined) | undefined
   /** The models of a fallback chain, in order (llm/Fallback); absent for a single model. */
   readonly members?: ReadonlyArray<Service> | undefined
 }
@@ -149,18 +153,34 @@ export interface Model {
 }
 
 /**
- * What a chat-completions provider bills beyond the two texts (OpenAI's count: 3 tokens framing each message, 3
- * priming the reply; 4 per message here, a margin for providers that frame with more), and the structured-output
- * JSON Schema sent with the call (`response_format`: its name and schema). Admission counts them, so a run's
- * `maxTokens` holds against what is billed, not only against what Aeon wrote.
+ * What a chat-completions provider bills is the request as sent, counted by its own tokenizer: the messages as JSON
+ * (their quotes and newlines escaped: about 8 % more tokens than the bare texts), the chat format's framing (OpenAI
+ * counts 3 a message and 3 priming the reply; 4 a message here, for providers that frame with more) and the output
+ * format — the `response_format` with its JSON Schema, or, where a server refuses that, the schema escaped inside
+ * the system message after a sentence asking for it. Admission counts all of it, so a run's `maxTokens` holds
+ * against what is billed, not only against what Aeon wrote.
  */
 const CHAT_FRAMING_TOKENS = 2 * 4 + 3
+/** The sentence that asks for the schema when it goes in the prompt (llm/OpenAi), with room to spare. */
+const SCHEMA_IN_PROMPT_TOKENS = 40
+/**
+ * Another tokenizer than Aeon's (o200k) may count the same request a little higher (cl100k counts Aeon's JSON
+ * requests within 1 % of o200k; other families within a few per cent): the count is raised by this much, so a cap
+ * holds by the provider's count. A provider that reports no usage is counted with ESTIMATE_MARGIN instead.
+ */
+export const TOKENIZER_MARGIN = 1.1
+/** Bytes of JSON around the two texts and the schema (roles, keys, brackets, the response_format's wrapper). */
+const WRAPPER_BYTES = 256
 const schemaTexts = new Map<string, { readonly text: string; tokens?: number }>()
-/** The structured-output schema as sent (its text; its tokens counted only when asked). */
+/** The structured-output schema as it may be sent: escaped as a string, the larger of its two forms. */
 const schemaOf = <I, O>(contract: PromptContract<I, O>) => {
   let s = schemaTexts.get(contract.id)
   if (s === undefined) {
-    s = { text: JSON.stringify({ name: contract.id, schema: outputJsonSchema(contract), strict: false }) }
+    const format = {
+      type: "json_schema",
+      json_schema: { name: contract.id, schema: outputJsonSchema(contract), strict: false }
+    }
+    s = { text: JSON.stringify(JSON.stringify(format)) }
     schemaTexts.set(contract.id, s)
   }
   return s
@@ -169,6 +189,11 @@ const schemaTokensOf = <I, O>(contract: PromptContract<I, O>) => {
   const s = schemaOf(contract)
   return s.tokens ??= countTokens(s.text)
 }
+const marginOf = (model: Model) => (model.usage.unreported ? ESTIMATE_MARGIN : TOKENIZER_MARGIN)
+
+/** The messages as the request carries them (JSON), whose tokens a provider bills. */
+const messagesAsSent = (system: string, user: string) =>
+  JSON.stringify([{ role: "system", content: system }, { role: "user", content: user }])
 
 const callOf = <I, O>(
   model: Model,
@@ -202,8 +227,9 @@ const callOf = <I, O>(
       maxOutputTokens: options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       inputTokens,
       billedInputTokens: () => {
-        const billed = inputTokens() + CHAT_FRAMING_TOKENS + schemaTokensOf(contract)
-        return model.usage.unreported ? Math.ceil(billed * ESTIMATE_MARGIN) : billed
+        const billed = countTokens(messagesAsSent(system, user)) + CHAT_FRAMING_TOKENS + SCHEMA_IN_PROMPT_TOKENS +
+          schemaTokensOf(contract)
+        return Math.ceil(billed * marginOf(model))
       }
     }
     return Effect.succeed(call)
@@ -250,13 +276,14 @@ const annotateSpan = <I, O>(
 
 /**
  * A bound on the billed input without counting the texts (the schema's included: counting it would load the
- * tokenizer — 65 MB, a quarter of a second — in every process, also where the provider reports usage): a token covers
- * at least one UTF-8 byte, a UTF-16 unit at most three.
+ * tokenizer — 65 MB, a quarter of a second — in every process, also where the provider reports usage): a token of
+ * any byte-level tokenizer covers at least one byte, and a UTF-16 unit of JSON text (the texts escaped as sent) is
+ * at most three bytes.
  */
 export const billedBound = <I, O>(call: Call<I, O>) =>
   Math.ceil(
-    (3 * (call.system.length + call.user.length + schemaOf(call.contract).text.length) + CHAT_FRAMING_TOKENS) *
-      (call.model.usage.unreported ? ESTIMATE_MARGIN : 1)
+    (3 * (JSON.stringify(call.system).length + JSON.stringify(call.user).length + schemaOf(call.contract).text.length) +
+      WRAPPER_BYTES + CHAT_FRAMING_TOKENS + SCHEMA_IN_PROMPT_TOKENS) * marginOf(call.model)
   )
 
 /**

@@ -3,7 +3,7 @@ import OpenAI from "openai"
 import { Stream } from "openai/core/streaming"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
-import { failureOf, Retryable, retrySchedule } from "./OpenAiFailures.js"
+import { failureOf, Retryable, retrySchedule, withOpenAiErrorBodies } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
 export interface OpenAiOptions {
@@ -15,7 +15,12 @@ export interface OpenAiOptions {
   readonly retryBaseMs?: number
   /** Ask for the answer streamed as it is written (default true); endpoints that refuse it get plain calls. */
   readonly stream?: boolean | undefined
+  /** How long a step down of the output format lasts before the strongest format is tried again (10 minutes). */
+  readonly formatRetryMs?: number | undefined
 }
+
+/** How long a step down of the output format lasts unless AEON_LLM_FORMAT_RETRY_MS says otherwise. */
+export const FORMAT_RETRY_MS = 10 * 60_000
 
 /** The parts of a completion Aeon reads; a provider's usage as it reported it (LanguageModel judges it). */
 const answerOf = (
@@ -133,6 +138,8 @@ const withSchemaInPrompt = (request: LanguageModel.CompletionRequest) =>
 interface Learned {
   /** How the output format is asked for, stepped down when the endpoint refuses it or ignores it. */
   format: OutputFormat
+  /** The last step down: when, from which format and why; the strongest format is tried again `formatRetryMs` after. */
+  steppedDown?: { readonly at: number; readonly from: OutputFormat; readonly why: string } | undefined
   /** max_completion_tokens instead of max_tokens (OpenAI's reasoning models refuse max_tokens). */
   completionTokensParam: boolean
   /** Plain calls: the endpoint refuses streamed answers (or AEON_LLM_STREAM=0). */
@@ -215,21 +222,71 @@ const withCapParam = (at: Endpoint, request: LanguageModel.CompletionRequest, as
     })
   )
 
+const FORMAT_WORDS: Record<OutputFormat, string> = {
+  json_schema: "structured output (json_schema)",
+  json_object: "JSON mode (json_object)",
+  prompt: "the schema written in the prompt"
+}
+
 /**
- * Steps the format down when the server refuses it (400) or answers prose to it (remembered); an empty answer is
- * the server's failure, retried once.
+ * The format to ask for now: the one learned, or the strongest again once a step down is `formatRetryMs` old — a
+ * model's bad stretch, or a server since upgraded, does not keep every later run on a weaker format; a server that
+ * still refuses costs one refused request per period, one that still answers prose one call.
+ */
+const formatNow = (at: Endpoint): OutputFormat => {
+  const down = at.learned.steppedDown
+  if (down !== undefined && Date.now() - down.at >= (at.options.formatRetryMs ?? FORMAT_RETRY_MS)) {
+    at.learned.format = "json_schema"
+    at.learned.steppedDown = undefined
+  }
+  return at.learned.format
+}
+
+/** How the service asks for its output format now, in words, when it stepped down (for health); else undefined. */
+const formatCondition = (at: Endpoint): string | undefined => {
+  const down = at.learned.steppedDown
+  if (down === undefined) return undefined
+  const retryMs = at.options.formatRetryMs ?? FORMAT_RETRY_MS
+  return `${at.options.model} at ${at.url}: output format stepped down to ${FORMAT_WORDS[at.learned.format]} at ${
+    new Date(down.at).toISOString()
+  } (${down.why}); ${FORMAT_WORDS.json_schema} is tried again from ${new Date(down.at + retryMs).toISOString()}`
+}
+
+/** What a run that stepped the format down is told (an advisory on the run). */
+const stepDownNotice = (at: Endpoint, from: OutputFormat, to: OutputFormat, why: string) =>
+  `${at.url} ${why}: the output format stepped down from ${FORMAT_WORDS[from]} to ${FORMAT_WORDS[to]} for this ` +
+  `model (${at.options.model}); the stronger format is tried again after ${
+    Math.round((at.options.formatRetryMs ?? FORMAT_RETRY_MS) / 1000)
+  } s`
+
+/**
+ * Steps the format down when the server refuses it (400) or answers prose to it (remembered for `formatRetryMs`,
+ * and said on the call's response: the run raises it as an advisory); an empty answer is the server's failure,
+ * retried once.
  */
 const withFormat = (at: Endpoint, request: LanguageModel.CompletionRequest): Attempt => {
-  const asked = at.learned.format
+  const asked = formatNow(at)
   const lower = NEXT_FORMAT[asked]
-  const stepDown = () => {
-    if (lower !== undefined && at.learned.format === asked) at.learned.format = lower
-    return withFormat(at, request)
+  const stepDown = (why: string) => () => {
+    if (lower !== undefined && at.learned.format === asked) {
+      at.learned.format = lower
+      at.learned.steppedDown = { at: Date.now(), from: asked, why }
+    }
+    const notice = lower === undefined ? undefined : stepDownNotice(at, asked, lower, why)
+    return withFormat(at, request).pipe(
+      Effect.map((r) => (notice === undefined ? r : { ...r, notice: r.notice ? `${notice}; ${r.notice}` : notice }))
+    )
   }
   return withCapParam(at, request, asked).pipe(
-    Effect.catchIf((e) => lower !== undefined && refused(/response_format|json_schema|json_object/i)(e), stepDown),
+    Effect.catchIf(
+      (e): e is ModelHttpError =>
+        lower !== undefined && refused(/response_format|json_schema|json_object|structured output/i)(e),
+      (e) => stepDown(`refused ${asked} (${e.message.slice(0, 160)})`)()
+    ),
     Effect.flatMap((r) =>
-      lower !== undefined && !r.truncated && LanguageModel.isProse(r.text) ? stepDown() : Effect.succeed(r)
+      lower !== undefined && !r.truncated && LanguageModel.isProse(r.text)
+        ? stepDown(`answered prose to ${asked}`)()
+        : Effect.succeed(r)
     ),
     Effect.flatMap((r) =>
       isEmpty(r)
@@ -279,13 +336,14 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
       apiKey: options.apiKey ?? "not-needed",
       baseURL: options.baseURL,
       maxRetries: 0,
-      timeout: options.timeoutMs + 1_000
+      timeout: options.timeoutMs + 1_000,
+      fetch: withOpenAiErrorBodies(globalThis.fetch)
     }),
     options,
     url: options.baseURL ?? "https://api.openai.com/v1",
     learned: { format: "json_schema", completionTokensParam: false, plainOnly: options.stream === false }
   }
-  return LanguageModel.make(`openai:${options.model}`, price, (request) =>
+  const service = LanguageModel.make(`openai:${options.model}`, price, (request) =>
     withRetries(at, request).pipe(
       // The timeout covers one call including its retries; interrupting aborts the HTTP request through the signal.
       Effect.timeoutFail({
@@ -293,6 +351,7 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
         onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
       })
     ), notice)
+  return { ...service, unpriced: notice === undefined ? [] : [options.model], condition: () => formatCondition(at) }
 }
 
 export const config = Config.all({
@@ -324,6 +383,10 @@ export const config = Config.all({
   stream: Config.boolean("AEON_LLM_STREAM").pipe(
     Config.withDescription("Ask for answers streamed as they are written (0: plain calls)"),
     Config.withDefault(true)
+  ),
+  formatRetryMs: Config.integer("AEON_LLM_FORMAT_RETRY_MS").pipe(
+    Config.withDescription("How long a step down of the output format lasts before the strongest is tried again"),
+    Config.withDefault(FORMAT_RETRY_MS)
   )
 })
 
@@ -348,7 +411,8 @@ export const fromConfig = (
       model,
       timeoutMs: c.timeoutMs,
       maxRetries: c.maxRetries,
-      stream: c.stream
+      stream: c.stream,
+      formatRetryMs: c.formatRetryMs
     },
     priceOf(prices, model),
     unpricedNotice(prices, model)

@@ -83,10 +83,23 @@ const CONNECTION_CAUSES: Record<string, { readonly words: string; readonly lasti
   UND_ERR_SOCKET: { words: "connection closed by the server", lasting: false }
 }
 
-/** An HTTP refusal that retrying cannot change: the key (401/403), the model or the path (404), a model it does not know. */
+/**
+ * A refusal of the request's shape — its output format, a parameter, streaming, the output cap — not of the model:
+ * a reason to change the request (OpenAi steps the format down, sends the other cap parameter, stops streaming),
+ * never to end the run. vLLM, TGI, LM Studio and OpenAI word it "response_format json_schema is not supported by this
+ * model", "Unsupported parameter: …", "Unknown response_format type", "'response_format.type' must be …".
+ */
+export const refusesShape = (message: string) =>
+  /response_format|json_schema|json_object|structured output|guided|parameter|max_(?:completion_)?tokens|stream/i
+    .test(message)
+
+/**
+ * An HTTP refusal that retrying cannot change: the key (401/403), the model or the path (404), a model it does not
+ * know (a 400 naming the model, unless it refuses the request's shape).
+ */
 const lastingRefusal = (status: number, message: string) =>
   status === 401 || status === 403 || status === 404 ||
-  (status === 400 && /model/i.test(message) &&
+  (status === 400 && /model/i.test(message) && !refusesShape(message) &&
     /not (?:found|exist|support)|does not exist|unknown|invalid/i.test(message))
 
 /** What a failed request means: a refusal (retried when the status says so) or an endpoint out of reach. */
@@ -97,7 +110,7 @@ export const failureOf = (endpoint: string, options: OpenAiOptions) => (e: unkno
       ? `${endpoint} refused the API key (AEON_LLM_API_KEY or OPENAI_API_KEY${
         options.apiKey ? "" : ": none is set"
       }): ${e.message}`
-      : e.status === 404 || lastingRefusal(e.status, e.message)
+      : lastingRefusal(e.status, e.message)
       ? `${endpoint} does not serve model ${options.model} (AEON_MODEL) or this path: ${e.message}`
       : e.message
     const error = new ModelHttpError({ status: e.status, message, lasting: lastingRefusal(e.status, e.message) })
@@ -117,3 +130,30 @@ export const failureOf = (endpoint: string, options: OpenAiOptions) => (e: unkno
     ? new Retryable(unavailable, undefined, cause?.lasting ? 1 : undefined)
     : unavailable
 }
+
+/**
+ * fetch with a failed answer's body in OpenAI's shape: vLLM and other servers put the message at the top level
+ * (`{"object":"error","message":…}`), which the `openai` client reads as "status code (no body)" — the words that say
+ * what was refused (a format, a parameter, a model) would be lost. Other answers pass untouched.
+ */
+export const withOpenAiErrorBodies =
+  (fetch: typeof globalThis.fetch): typeof globalThis.fetch => async (input, init) => {
+    const response = await fetch(input, init)
+    if (response.ok || !(response.headers.get("content-type") ?? "").includes("json")) return response
+    const text = await response.text()
+    const body = ((): unknown => {
+      try {
+        return JSON.parse(text)
+      } catch {
+        return undefined
+      }
+    })()
+    const top = body !== null && typeof body === "object" ? body as Record<string, unknown> : undefined
+    const reshaped = top && top.error === undefined && typeof top.message === "string"
+      ? JSON.stringify({ error: { message: top.message, type: top.type, code: top.code } })
+      : text
+    const headers = new Headers(response.headers)
+    headers.delete("content-length")
+    headers.delete("content-encoding")
+    return new Response(reshaped, { status: response.status, statusText: response.statusText, headers })
+  }

@@ -47,14 +47,37 @@ export const loadPriceTable = Config.string("AEON_PRICE_TABLE").pipe(
   )
 )
 
+/**
+ * The model's price in the table: by its id, else by the id a router or a dated release names the same model with —
+ * "openai/gpt-4o-mini" (OpenRouter) and "gpt-4o-mini-2024-07-18" (a dated snapshot) are priced as gpt-4o-mini.
+ */
+export const findPrice = (table: Readonly<Record<string, ModelPrice>>, model: string): ModelPrice | undefined => {
+  const undated = (id: string) => id.replace(/-(?:\d{4}-\d{2}-\d{2}|\d{8})$/, "")
+  const bare = model.slice(model.lastIndexOf("/") + 1)
+  return table[model] ?? table[undated(model)] ?? table[bare] ?? table[undated(bare)]
+}
+
 /** A model missing from the table (a local one, say) costs nothing here: `unpricedNotice` says so in its results. */
-export const priceOf = (table: Readonly<Record<string, ModelPrice>>, model: string): ModelPrice => table[model] ?? FREE
+export const priceOf = (table: Readonly<Record<string, ModelPrice>>, model: string): ModelPrice =>
+  findPrice(table, model) ?? FREE
+
+/** The words every unpriced model's notice has (the CLI's summary says "cost unknown" when a run's advisories do). */
+export const UNPRICED = "has no price"
 
 /** What a run's result says when its model has no price: its cost, and the cost cap, count it as free. */
 export const unpricedNotice = (table: Readonly<Record<string, ModelPrice>>, model: string): string | undefined =>
-  table[model]
+  findPrice(table, model)
     ? undefined
-    : `model ${model} has no price (AEON_PRICE_TABLE can give it one): its calls count as $0, and maxCostUsd does not limit them`
+    : `model ${model} ${UNPRICED} (AEON_PRICE_TABLE can give it one): its calls count as $0, and maxCostUsd does not limit them`
+
+/** Whether a run's cost is unknown: one of its models had no price. */
+export const costUnknown = (advisories: ReadonlyArray<string>) => advisories.some((a) => a.includes(UNPRICED))
+
+/** The refusal of a cost cap that cannot be enforced: the models without a price, and how to give them one. */
+export const unenforceableCostCap = (models: ReadonlyArray<string>) =>
+  `maxCostUsd cannot be enforced: model ${models.join(", ")} ${UNPRICED}. Price it with AEON_PRICE_TABLE, e.g. ` +
+  `AEON_PRICE_TABLE='{"${models[0]}":{"inputPerMillion":0.15,"outputPerMillion":0.6}}' (USD per million tokens), ` +
+  `or leave maxCostUsd out`
 
 /** What a call costs: `cachedTokens` of its input at the cached rate, the rest of it at the input rate. */
 export const costOf = (price: ModelPrice, inputTokens: number, outputTokens: number, cachedTokens = 0): number => {

@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import type { Usage } from "../domain/Budget.js"
-import { type InvalidRunInputError, type QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
+import { InvalidRunInputError, type QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
 import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -9,6 +9,8 @@ import { type Outcome } from "../kernel/Orchestrator.js"
 import { RunLifecycle } from "../kernel/RunContext.js"
 import * as RunJournal from "../kernel/RunJournal.js"
 import { initialState } from "../kernel/RunState.js"
+import { LanguageModel } from "../llm/LanguageModel.js"
+import { unenforceableCostCap } from "../llm/Pricing.js"
 import { reachesEnd } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
 import { endsIterations, iterate, summarizeFailures } from "../simple/SimpleMode.js"
@@ -197,11 +199,25 @@ export interface RegisterOptions {
   readonly idScope?: string | undefined
 }
 
+/**
+ * A cost cap asked for (not the default) on a model without a price would count every call as $0: refused, coded,
+ * naming how to price the model, before anything is stored.
+ */
+const refuseUnenforceableCostCap = (rawInput: unknown) =>
+  Effect.flatMap(Effect.serviceOption(LanguageModel), (model) => {
+    const budget = (rawInput as { readonly budget?: { readonly maxCostUsd?: unknown } } | null)?.budget
+    const unpriced = Option.isSome(model) ? model.value.unpriced ?? [] : []
+    return budget?.maxCostUsd !== undefined && budget.maxCostUsd !== null && unpriced.length > 0
+      ? Effect.fail(new InvalidRunInputError({ message: unenforceableCostCap(unpriced) }))
+      : Effect.void
+  })
+
 /** Decodes the input (bad input: a clear error, nothing stored) and stores the run, when there is a store. */
 export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
   Effect.gen(function*() {
     const tools = yield* ToolRegistry.ToolRegistry
     const input = yield* decodeRunInput(rawInput, tools.names)
+    yield* refuseUnenforceableCostCap(rawInput)
     const runId = input.runId === undefined
       ? crypto.randomUUID()
       : options.idScope !== undefined

@@ -161,6 +161,7 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
       runsWaitingForStore: waiting.length,
       version: info.version,
       model: model.label,
+      modelConditions: [model, ...(model.members ?? [])].flatMap((m) => m.condition?.() ?? []),
       database: info.database,
       activeRuns: stats.active,
       queuedRuns: stats.queued,

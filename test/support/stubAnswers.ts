@@ -1,3 +1,4 @@
+import { Contracts } from "../../src/prompts/PromptRegistry.js"
 /** A converging one-step run's answers, by prompt, as an OpenAI-compatible endpoint would write them (tests, bench row 15). */
 export const byPrompt: Record<string, object> = {
   taskprofile_inference_user: {
@@ -26,3 +27,14 @@ export const byPrompt: Record<string, object> = {
 }
 
 export const ANSWER = "answer_synthesis_user"
+
+/**
+ * The prompt a chat request is for, however its format was asked: the json_schema's name, else the prompt whose
+ * system text the request's system message begins with (JSON mode, or the schema written in the prompt).
+ */
+export const promptOfRequest = (body: any): string | undefined => {
+  const named = body.response_format?.json_schema?.name
+  if (typeof named === "string") return named
+  const system: string = body.messages?.[0]?.content ?? ""
+  return Object.values(Contracts).find((c) => system.startsWith(c.system.template))?.id
+}

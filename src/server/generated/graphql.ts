@@ -383,6 +383,8 @@ export type Health = {
   database: Scalars['String']['output'];
   mcpServers: Array<McpServerHealth>;
   model: Scalars['String']['output'];
+  /** Where a model is asked otherwise than first configured, in words: an output format stepped down (when, why, when the stronger one is tried again). */
+  modelConditions: Array<Scalars['String']['output']>;
   ok: Scalars['Boolean']['output'];
   queuedRuns: Scalars['Int']['output'];
   /** Runs whose events wait for the store now: they go on when it answers, or resume once it is back (AEON_STORE_OUTAGE_MS). */
@@ -1962,6 +1964,7 @@ export type HealthResolvers<ContextType = GraphQLContext, ParentType extends Res
   database?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   mcpServers?: Resolver<Array<ResolversTypes['McpServerHealth']>, ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  modelConditions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   queuedRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   runsWaitingForStore?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
