@@ -67,20 +67,35 @@ const stateOf = (run: RunModel): TaskState => {
     case "CANCELLED":
       return TaskState.TASK_STATE_CANCELED
     case "FAILED":
+    // not converged: the run could not stand behind an answer (a budget ran out, the checks never agreed); its best
+    // answer is kept as the artifact, labeled, and the status message says why
+    case "NOT_CONVERGED":
       return TaskState.TASK_STATE_FAILED
-    default:
+    case "CONVERGED":
       return run.result.finalAnswer ? TaskState.TASK_STATE_COMPLETED : TaskState.TASK_STATE_FAILED
   }
 }
 
+/** Why a run that ended without a converged answer ended, in words (the task's status message). */
+const endedWhy = (run: RunModel) => {
+  const r = run.result
+  const reason = r.ttlExpiration?.exhausted
+    ? `${r.terminationReason ?? "budget_exhausted"}: ${r.ttlExpiration.exhausted}`
+    : r.terminationReason
+  return `the run ended ${run.status}${reason ? ` (${reason})` : ""}${r.error ? `: ${r.error}` : ""}${
+    run.status === "NOT_CONVERGED" && r.finalAnswer ? "; its best answer, not converged, is the artifact answer" : ""
+  }`
+}
+
 const ANSWER_ARTIFACT = "answer"
 
-const answerArtifact = (text: string): Artifact => ({
+/** The answer as an artifact; one the run did not converge on is labeled so (its description and metadata). */
+const answerArtifact = (text: string, converged = true): Artifact => ({
   artifactId: ANSWER_ARTIFACT,
   name: "answer",
-  description: "the run's final answer",
+  description: converged ? "the run's final answer" : "the run's best answer: NOT CONVERGED, not validated",
   parts: [textPart(text)],
-  metadata: undefined,
+  metadata: converged ? undefined : { converged: false },
   extensions: []
 })
 
@@ -92,13 +107,13 @@ export const taskOf = (run: RunModel): Task => {
   const said = state === TaskState.TASK_STATE_INPUT_REQUIRED && waiting
     ? requestMessage(waiting)
     : state === TaskState.TASK_STATE_FAILED
-    ? `the run ended ${run.status}${run.result.error ? `: ${run.result.error}` : ""}`
+    ? endedWhy(run)
     : undefined
   const answer = run.result.finalAnswer?.answerText
   return {
     ...ids,
     status: { state, message: said ? agentMessage(ids, said) : undefined, timestamp: run.updatedAt.toISOString() },
-    artifacts: answer ? [answerArtifact(answer)] : [],
+    artifacts: answer ? [answerArtifact(answer, run.status !== "NOT_CONVERGED")] : [],
     history: [],
     metadata: { aeonStatus: run.status }
   }
