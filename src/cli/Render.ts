@@ -40,7 +40,7 @@ export const summaryLine = (r: RunResult, withError = true): string => {
     costUnknown(r.advisories) ?
       pc.yellow("cost unknown (the model has no price: AEON_PRICE_TABLE)") :
       `$${r.usage.costUsd.toFixed(4)}`
-  } · ${time} · ${r.model} · run ${r.runId}`
+  } · ${time} · ${r.models.length > 1 ? r.models.join(" → ") : r.model} · run ${r.runId}`
 }
 
 /** Why a run that did not converge went wrong: its error and each failed step's, once each (none for a converged run). */
@@ -67,6 +67,7 @@ export const jsonResult = (r: RunResult) => ({
   finalAnswer: r.finalAnswer ?? null,
   mode: r.mode,
   model: r.model,
+  models: r.models,
   simpleIterations: r.simple.iterations,
   escalation: r.simple.escalation ?? null,
   failureSummary: r.simple.failureSummary ?? null,

@@ -286,7 +286,9 @@ export const RunForked = Schema.TaggedStruct("RunForked", {
  */
 export const RunResumed = Schema.TaggedStruct("RunResumed", {
   ...base,
-  reopenedStepIds: Schema.Array(Schema.String)
+  reopenedStepIds: Schema.Array(Schema.String),
+  /** The model the run's calls go to from here, when it is not the one they went to before (a server's new provider). */
+  model: Schema.optional(Schema.String)
 })
 export const PassFinished = Schema.TaggedStruct("PassFinished", {
   ...base,

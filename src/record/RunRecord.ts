@@ -88,6 +88,8 @@ export interface RunRecord {
    */
   inFlightAtFork?: Set<string> | undefined
   forkResumed?: boolean | undefined
+  /** The models the run's calls went to, in order: its start's, then each a resume changed to. */
+  readonly models: Array<string>
   firstAt?: number | undefined
   lastAt?: number | undefined
   eventCount: number
@@ -134,6 +136,7 @@ export const reachesEnd = (events: ReadonlyArray<RunEvent>) => {
 
 export const emptyRecord = (): RunRecord => ({
   runId: "",
+  models: [],
   eventCount: 0,
   usage: emptyUsage,
   passes: [],
@@ -306,11 +309,13 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
   switch (e._tag) {
     case "RunStarted":
       r.started = e
+      r.models.push(e.model)
       break
     case "RunForked":
       r.forkedFrom = e
       break
     case "RunResumed":
+      if (e.model !== undefined && e.model !== r.models.at(-1)) r.models.push(e.model)
       // the fork's first resume reopens what was in flight at the fork point; later resumes are restarts. (The
       // copied prefix may hold its source's own resumes: the fork's first comes after the copies.)
       if (r.forkedFrom && !r.forkResumed && e.seq > r.forkedFrom.copied + 1) {

@@ -17,7 +17,10 @@ export interface RunResult {
   readonly runId: string
   readonly task: string
   readonly mode: RunMode
+  /** The model the run's calls go to now (the last of `models`). */
   readonly model: string
+  /** Every model the run's calls went to, in order: more than one when it was resumed on another. */
+  readonly models: ReadonlyArray<string>
   readonly status: RunStatus
   readonly converged: boolean
   readonly terminationReason?: TerminationReason | undefined
@@ -92,7 +95,8 @@ export const resultOf = (r: RunRecord): RunResult => {
     runId: started?.runId ?? r.runId,
     task: started?.task ?? "",
     mode: started?.mode ?? "AUTO",
-    model: started?.model ?? "",
+    model: r.models.at(-1) ?? started?.model ?? "",
+    models: r.models.length > 0 ? [...r.models] : started ? [started.model] : [],
     status: statusOf(r),
     converged: finished?.terminationReason === "converged",
     terminationReason: finished?.terminationReason,

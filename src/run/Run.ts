@@ -147,9 +147,15 @@ const execute = (
 ): Effect.Effect<RunResult> =>
   Effect.gen(function*() {
     const s = yield* sessionOf(caps, input, runId, events, past)
+    const before = past ? events.record().models.at(-1) : undefined
+    const changed = before !== undefined && before !== caps.model.label
     yield* events.emit(
       past
-        ? { _tag: "RunResumed", reopenedStepIds: s.progress?.attempt?.inFlight ?? [] }
+        ? {
+          _tag: "RunResumed",
+          reopenedStepIds: s.progress?.attempt?.inFlight ?? [],
+          ...(changed ? { model: caps.model.label } : {})
+        }
         : {
           _tag: "RunStarted",
           task: input.task,
@@ -160,6 +166,13 @@ const execute = (
           ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {})
         }
     )
+    if (changed) {
+      yield* events.emit({
+        _tag: "AdvisoryRaised",
+        passNumber: 0,
+        advisory: `resumed on model ${caps.model.label}: its calls before went to ${before}`
+      })
+    }
     const escalated = s.progress?.escalationContext
     const run = input.mode === "FULL"
       ? Effect.flatMap(fullAttempt(s), (o) => s.finish(o))

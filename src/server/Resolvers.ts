@@ -242,6 +242,7 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   status: (r) => r.status,
   userId: (r) => r.userId,
   model: (r) => r.result.model || null,
+  models: (r) => [...r.result.models],
   createdAt: (r) => r.createdAt.toISOString(),
   runner: (r) => r.runner ?? null,
   tags: (r) => [...(r.record.started?.tags ?? [])],

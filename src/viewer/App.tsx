@@ -9,7 +9,7 @@ import { ForecastLine, Requests } from "./Requests.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
 
 const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
-  id task status model userId createdAt
+  id task status model models userId createdAt
   forkedFrom { runId atSeq changed }
   finalAnswer { answerText label }
   result { advisories }
@@ -158,7 +158,8 @@ const RunView = ({ runId }: { runId: string }) => {
       </p>
       <h1>{run.task}</h1>
       <p class="meta">
-        <span class={`status ${run.status}`} data-testid="run-status">{run.status}</span> · {run.model} · run {run.id}
+        <span class={`status ${run.status}`} data-testid="run-status">{run.status}</span> ·{" "}
+        {run.models.length > 1 ? run.models.join(" → ") : run.model} · run {run.id}
         {run.userId ? ` · ${run.userId}` : ""} · {events.length} events
       </p>
       {run.forkedFrom && (

@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { EventSink } from "../../src/kernel/RunJournal.js"
+import * as LanguageModelApi from "../../src/llm/LanguageModel.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import { FREE } from "../../src/llm/Pricing.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare, resumeUnfinished } from "../../src/run/Run.js"
@@ -92,6 +94,47 @@ describe(`recovery on ${backend}`, () => {
       expect(events.at(-1)).toMatchObject({ _tag: "RunFinished", status: "CONVERGED" })
       const s2 = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.getRun(runId)))
       expect(s2._tag === "Some" && s2.value.status).toBe("CONVERGED")
+      await two.rt.dispose()
+    },
+    60_000
+  )
+
+  it(
+    "resumed on another model: the change is an event, the run's model is the new one, both are shown (#54.9)",
+    async () => {
+      executions.length = 0
+      const base = freshDatabase()
+      const db = backend === "sqlite" ? { ...base, dataDir: mkdtempSync(join(tmpdir(), "aeon-recovery-")) } : base
+      await Effect.runPromise(db.setup)
+      const one = runtime(db, Scripted.make(script()), (e) => e._tag === "ToolInvoked" && e.stepId === "s1")
+      const runId = await one.rt.runPromise(
+        prepare({ task: "Record a debit and a credit and explain them", mode: "FULL" }).pipe(Effect.map((p) => {
+          Effect.runFork(p.execute)
+          return p.runId
+        }))
+      )
+      for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+      await one.rt.dispose()
+
+      // the next process has a provider configured: the same answers under another label
+      const scripted = Scripted.make(script())
+      const provider = {
+        ...scripted,
+        service: LanguageModelApi.make("openai:gpt-4o-mini", FREE, scripted.service.complete)
+      }
+      const two = runtime(db, provider)
+      const [result] = await two.rt.runPromise(resumeUnfinished)
+      expect(result!.status).toBe("CONVERGED")
+      expect(result!.model).toBe("openai:gpt-4o-mini")
+      expect(result!.models).toEqual(["scripted", "openai:gpt-4o-mini"])
+      expect(result!.advisories.join("\n")).toContain(
+        "resumed on model openai:gpt-4o-mini: its calls before went to scripted"
+      )
+      const events = await two.rt.runPromise(Effect.flatMap(RunStore, (s) => s.events(runId)))
+      expect(events.find((e) => e._tag === "RunResumed")).toMatchObject({ model: "openai:gpt-4o-mini" })
+      const calls = events.flatMap((e) => (e._tag === "LlmCalled" ? [e.model] : []))
+      expect(calls[0]).toBe("scripted")
+      expect(calls.at(-1)).toBe("openai:gpt-4o-mini")
       await two.rt.dispose()
     },
     60_000

@@ -946,7 +946,10 @@ export type Run = {
   llmCalls: LlmCallConnection;
   metadata?: Maybe<ExecutionMetadata>;
   mode: RunMode;
+  /** The model the run's calls go to now. */
   model?: Maybe<Scalars['String']['output']>;
+  /** Every model the run's calls went to, in order: more than one when it was resumed on another (RunResumed says when). */
+  models: Array<Scalars['String']['output']>;
   /** Tool calls waiting for a person's decision (respondToApproval answers them). */
   pendingApprovals: Array<ApprovalRequest>;
   /** Where an interactive run the budget would stop asks for more instead (respondToApproval answers: APPROVE with caps as input, or REJECT). */
@@ -2330,6 +2333,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   metadata?: Resolver<Maybe<ResolversTypes['ExecutionMetadata']>, ParentType, ContextType>;
   mode?: Resolver<ResolversTypes['RunMode'], ParentType, ContextType>;
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  models?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   pendingApprovals?: Resolver<Array<ResolversTypes['ApprovalRequest']>, ParentType, ContextType>;
   pendingBudgetExtensions?: Resolver<Array<ResolversTypes['BudgetExtensionRequest']>, ParentType, ContextType>;
   pendingGuidance?: Resolver<Array<ResolversTypes['GuidanceRequest']>, ParentType, ContextType>;
