@@ -64,11 +64,73 @@ const writesBetween = (before: ReadonlyMap<string, unknown>, after: ReadonlyMap<
 }
 
 /**
+ * The tool run and its ToolInvoked event, inside callTool's uninterruptible region (`restore` lets a read-only tool
+ * be cut off with the run). A tool with side effects: the run goes on only once its result is stored.
+ */
+const invokeTool = (
+  ctx: RunContext,
+  passNumber: number,
+  step: ToolStep,
+  input: unknown,
+  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function*() {
+    const definition = ctx.tools.get(step.tool)
+
+    const started = yield* Clock.currentTimeMillis
+    // a fork's recording of this call stands for it: the tool is not called again
+    const recorded = ctx.tools.recorded?.(step.tool, input)
+    // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
+    const memoryBefore = memoryNow(ctx)
+    const memory = yield* Ref.make(memoryBefore)
+    const notes = ctx.memory && notesAt(ctx.memory, step.stepId, passNumber)
+    const invoke = ctx.tools.invoke(step.tool, input, { runId: ctx.runId, memory, notes })
+    // a synchronous tool runs right here; a read-only one that may be cut off, interruptibly with the run (its MCP
+    // request cancelled); any other in a fiber of its own, so that its timeout can interrupt it.
+    // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
+    const result: Either.Either<unknown, ToolError> = recorded ? Either.right(recorded.output) : yield* Effect.either(
+      definition?.synchronous
+        ? invoke
+        : definition?.interruptible
+        ? restore(invoke)
+        : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
+    )
+    const durationMs = (yield* Clock.currentTimeMillis) - started
+    const memoryWrites = recorded ? recorded.memoryWrites : writesBetween(memoryBefore, yield* Ref.get(memory))
+    // an MCP tool's server and result size, in its event and span
+    const resultBytes = definition?.server !== undefined && Either.isRight(result)
+      ? Buffer.byteLength(JSON.stringify(result.right) ?? "")
+      : undefined
+    if (definition?.server !== undefined) {
+      yield* Effect.annotateCurrentSpan({
+        "aeon.mcp.server": definition.server,
+        ...(resultBytes !== undefined ? { "aeon.tool.result_bytes": resultBytes } : {})
+      })
+    }
+    yield* ctx.events.emit({
+      _tag: "ToolInvoked",
+      ...(memoryWrites ? { memoryWrites } : {}),
+      passNumber,
+      stepId: step.stepId,
+      tool: step.tool,
+      input,
+      durationMs,
+      ...(definition?.server === undefined ? {} : { server: definition.server }),
+      ...(resultBytes !== undefined ? { resultBytes } : {}),
+      ...(recorded ? { replayed: true } : {}),
+      ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
+    })
+    // last: an interruption pending since the tool started takes effect here, with the result recorded
+    if (definition?.idempotent === false) yield* restore(ctx.events.flushed)
+    return result
+  })
+
+/**
  * A tool call: in its own fiber, awaited in an uninterruptible region. An interruption of the run
  * (deadline, cancel) waits for the tool to finish; the tool's own timeout still applies to it.
- * A tool with side effects (not idempotent) starts only once everything before it is stored, and the run
- * goes on only once its result is stored: a resumed run reuses it and repeats no side effect but the one
- * cut off in flight. An idempotent tool does not wait on the store.
+ * A tool with side effects (not idempotent) is called one at a time in the run (its steps run at once otherwise),
+ * starts only once everything before it is stored, and the run goes on only once its result is stored: a resumed
+ * run reuses it and repeats no side effect but the one cut off in flight. An idempotent tool does not wait.
  */
 const callTool = (ctx: RunContext, passNumber: number, step: ToolStep, asked: unknown) =>
   Effect.uninterruptibleMask((restore) =>
@@ -76,57 +138,15 @@ const callTool = (ctx: RunContext, passNumber: number, step: ToolStep, asked: un
       // a call that needs a person's approval waits for it (interruptibly: the deadline and cancel still apply)
       const approved = yield* restore(approve(ctx, passNumber, step, asked))
       if (Either.isLeft(approved)) return approved
-      const input = approved.right
       const definition = ctx.tools.get(step.tool)
-      const sideEffects = definition?.idempotent === false
-      // the wait for the store may be interrupted: the tool has not started
-      if (sideEffects) yield* restore(ctx.events.flushed)
-      const started = yield* Clock.currentTimeMillis
-      // a fork's recording of this call stands for it: the tool is not called again
-      const recorded = ctx.tools.recorded?.(step.tool, input)
-      // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
-      const memoryBefore = memoryNow(ctx)
-      const memory = yield* Ref.make(memoryBefore)
-      const notes = ctx.memory && notesAt(ctx.memory, step.stepId, passNumber)
-      const invoke = ctx.tools.invoke(step.tool, input, { runId: ctx.runId, memory, notes })
-      // a synchronous tool runs right here; a read-only one that may be cut off, interruptibly with the run (its MCP
-      // request cancelled); any other in a fiber of its own, so that its timeout can interrupt it.
-      // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
-      const result: Either.Either<unknown, ToolError> = recorded ? Either.right(recorded.output) : yield* Effect.either(
-        definition?.synchronous
-          ? invoke
-          : definition?.interruptible
-          ? restore(invoke)
-          : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
+      if (definition?.idempotent !== false) return yield* invokeTool(ctx, passNumber, step, approved.right, restore)
+      // the waits for the run's other call with side effects and for the store may be interrupted: the tool has not
+      // started
+      yield* restore(ctx.sideEffects.take(1))
+      return yield* Effect.ensuring(
+        Effect.zipRight(restore(ctx.events.flushed), invokeTool(ctx, passNumber, step, approved.right, restore)),
+        ctx.sideEffects.release(1)
       )
-      const durationMs = (yield* Clock.currentTimeMillis) - started
-      const memoryWrites = recorded ? recorded.memoryWrites : writesBetween(memoryBefore, yield* Ref.get(memory))
-      // an MCP tool's server and result size, in its event and span
-      const resultBytes = definition?.server !== undefined && Either.isRight(result)
-        ? Buffer.byteLength(JSON.stringify(result.right) ?? "")
-        : undefined
-      if (definition?.server !== undefined) {
-        yield* Effect.annotateCurrentSpan({
-          "aeon.mcp.server": definition.server,
-          ...(resultBytes !== undefined ? { "aeon.tool.result_bytes": resultBytes } : {})
-        })
-      }
-      yield* ctx.events.emit({
-        _tag: "ToolInvoked",
-        ...(memoryWrites ? { memoryWrites } : {}),
-        passNumber,
-        stepId: step.stepId,
-        tool: step.tool,
-        input,
-        durationMs,
-        ...(definition?.server === undefined ? {} : { server: definition.server }),
-        ...(resultBytes !== undefined ? { resultBytes } : {}),
-        ...(recorded ? { replayed: true } : {}),
-        ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
-      })
-      // last: an interruption pending since the tool started takes effect here, with the result recorded
-      if (sideEffects) yield* restore(ctx.events.flushed)
-      return result
     })
   ).pipe(
     // the OpenTelemetry GenAI conventions' tool span

@@ -50,6 +50,11 @@ export interface RunContext extends RunOptions {
   readonly toolInfos: ReadonlyArray<ToolInfo>
   /** The user's memory across runs (recall, plan reuse, notes); absent when the run's memory is off. */
   readonly memory?: RunMemory | undefined
+  /**
+   * One permit: the run's calls of tools with side effects (not idempotent) are made one at a time, while the rest of
+   * its steps run at once — a crash then finds at most one such call in flight, the one a resume may repeat.
+   */
+  readonly sideEffects: Effect.Semaphore
 }
 
 /** Tells a run interrupted by a server shutdown not to end as CANCELLED (it resumes on the next start). */

@@ -109,6 +109,7 @@ export const contextOf = (
     ? tools
     : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
   const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts)
+  const sideEffects = Effect.unsafeMakeSemaphore(1)
   return (firstPass: number, extra: AttemptOptions): RunContext => ({
     runId,
     firstPass,
@@ -128,6 +129,7 @@ export const contextOf = (
     llm,
     tools: registry,
     toolInfos: toolInfos(registry.tools),
+    sideEffects,
     memory: memoryOn && caps.memories ? runMemory(caps.memories, input, runId, registry.names) : undefined
   })
 }

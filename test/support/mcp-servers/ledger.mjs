@@ -1,0 +1,25 @@
+// An MCP server (the official SDK, stdio) with one tool with a side effect: `append` writes its record to the ledger
+// file LEDGER_FILE at once, then holds its answer for LEDGER_HOLD_MS — a call killed in that time has done its side
+// effect without its result reaching the caller. Its annotations say it is neither read-only nor idempotent.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { appendFileSync } from "node:fs"
+import { z } from "zod"
+
+const file = process.env.LEDGER_FILE
+const holdMs = Number(process.env.LEDGER_HOLD_MS ?? 0)
+const server = new McpServer({ name: "ledger", version: "1.0.0" })
+server.registerTool(
+  "append",
+  {
+    description: "Appends a record to the ledger (a side effect that must happen once).",
+    inputSchema: { record: z.string() },
+    annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false }
+  },
+  async ({ record }) => {
+    appendFileSync(file, `${record}\n`)
+    await new Promise((r) => setTimeout(r, holdMs))
+    return { content: [{ type: "text", text: `appended ${record}` }] }
+  }
+)
+await server.connect(new StdioServerTransport())
