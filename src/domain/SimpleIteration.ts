@@ -36,9 +36,10 @@ export const FailureSummary = Schema.Struct({
   finalTestState: Schema.Array(Schema.String),
   /**
    * Why more depth cannot help, when it cannot (AUTO does not escalate then): the model abstained on every
-   * iteration, a tool gave the same refusal every time, or the provider cannot serve the run.
+   * iteration, a tool gave the same refusal every time, a tool failed so that retrying cannot fix it (its server
+   * gone, its timeout run out) with no other tool to do its work, or the provider cannot serve the run.
    */
-  cause: Schema.optional(Schema.Literal("abstained", "tool_refused", "provider_failed")),
+  cause: Schema.optional(Schema.Literal("abstained", "tool_refused", "tool_unavailable", "provider_failed")),
   summary: Schema.String.pipe(
     Schema.filter((s) => (s.length > 0 && s.length <= 2000) || "summary must be 1..2000 characters")
   )

@@ -41,6 +41,21 @@ export const extractive = (input: SynthesisInput, why: string): FinalAnswer => {
 }
 
 /**
+ * The answer of a run a tool failure stopped (kernel/ToolOutage): what failed, first, then what the completed steps
+ * found — no model call (another could not make the tool answer).
+ */
+export const outageAnswer = (input: SynthesisInput, outage: string): FinalAnswer => {
+  const done = extractive(input, "a tool failed")
+  return {
+    ...done,
+    answerText: done.usedStepIds.length > 0
+      ? `Not done: ${outage}.\nWhat the completed steps found:\n${done.answerText}`
+      : `Not done: ${outage}.`,
+    notes: "Not synthesized by the model: a tool failed so that retrying cannot fix it."
+  }
+}
+
+/**
  * A converged simple iteration whose plan is one step the model answered (no tool) and whose criteria ask nothing of
  * the answer's text: that step's output is the answer — a synthesis call would restate it. Undefined otherwise.
  */

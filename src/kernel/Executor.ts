@@ -14,6 +14,7 @@ import { resultText, toolSuffices } from "./Economy.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
 import { memoryNow, planNow, ttlRemainingNow, unfinishedToolResultNow } from "./RunState.js"
+import { describeToolError } from "./ToolOutage.js"
 
 /** The handoffs the step receives: its dependencies' and the previous live step's (bounded, not the whole history). */
 const incomingContext = (plan: Plan, step: PlanStep): string => {
@@ -45,15 +46,6 @@ export interface StepResult {
   /** Who wrote the output: the tool (its result, no reasoning call) or the model. */
   readonly outputBy?: "tool" | "model" | "plan" | undefined
 }
-
-const describeToolError = (e: ToolError) =>
-  e._tag === "UnknownToolError" ?
-    `unknown tool ${e.tool} (available: ${e.available.join(", ")})`
-    : e._tag === "ToolTimeoutError" ?
-    `tool ${e.tool} timed out after ${e.timeoutMs} ms`
-    : e._tag === "McpServerUnavailableError" ?
-    `McpServerUnavailable: ${e.tool}: ${e.message}`
-    : `${e.tool}: ${e.message}`
 
 /** The entries a tool call set in the run's memory (the map is replaced on write: the same map means none). */
 const writesBetween = (before: ReadonlyMap<string, unknown>, after: ReadonlyMap<string, unknown>) => {

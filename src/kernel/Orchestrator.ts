@@ -17,6 +17,7 @@ import {
   answerRequirements,
   checkAnswer,
   extractive,
+  outageAnswer,
   planAnswer,
   stepAnswer,
   synthesizeToCriteria
@@ -31,6 +32,7 @@ import type { RunContext } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
 import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
+import { toolOutageIn } from "./ToolOutage.js"
 
 export type { Outcome, Stop } from "./Stop.js"
 
@@ -255,6 +257,16 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       yield* inPhase(ctx, passNumber, phase, executePass(ctx, passNumber, phase))
     }
     const executed = planNow(ctx)
+    // a tool failure retrying cannot fix, and no other tool to do its work: no model is asked to judge or refine it
+    const outage = toolOutageIn(executed, ctx.toolInfos)
+    if (outage) {
+      return {
+        reason: "failed",
+        error: outage.message,
+        unrecoverable: true,
+        toolOutage: outage.message
+      } satisfies Stop as Stop
+    }
     const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))
     if (assessment.converged) {
       yield* passFinished(ctx, passNumber)
@@ -376,6 +388,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       ? undefined
       : stop.exhausted === "deadline"
       ? checked(extractive(synthesisInput, "the deadline has passed"))
+      : stop.toolOutage
+      ? checked(outageAnswer(synthesisInput, stop.toolOutage))
       : stop.unrecoverable
       ? checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
       : direct

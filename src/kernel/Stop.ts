@@ -13,6 +13,8 @@ export interface Stop {
   readonly error?: string | undefined
   /** Nothing another attempt could change (the model provider cannot serve the run): no retry, no escalation. */
   readonly unrecoverable?: boolean | undefined
+  /** A tool failed so that retrying cannot fix it, and no other tool does its work (kernel/ToolOutage): in words. */
+  readonly toolOutage?: string | undefined
 }
 
 export interface Outcome {

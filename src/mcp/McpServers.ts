@@ -7,7 +7,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import { Data, Deferred, Duration, Effect, Fiber, Layer, Ref, Schedule } from "effect"
 import { memoizeWeak } from "../support/Memoize.js"
 import { version } from "../support/PackageFiles.js"
-import { McpServerUnavailableError, type Tool, ToolFailedError } from "../tools/ToolRegistry.js"
+import { McpServerUnavailableError, type Tool, ToolFailedError, ToolTimeoutError } from "../tools/ToolRegistry.js"
 import { isStdio, type McpConfig, type ServerEntry, type Settings } from "./McpConfig.js"
 import { type McpCallResult, type McpToolDefinition, toTool } from "./McpTools.js"
 import { McpServers, type ServerHealth, type Service } from "./Servers.js"
@@ -97,7 +97,7 @@ const callWith = (client: Client | undefined, server: string, timeoutMs: number)
   toolName: string,
   input: unknown,
   signal: AbortSignal
-): Effect.Effect<McpCallResult, ToolFailedError | McpServerUnavailableError> => {
+): Effect.Effect<McpCallResult, ToolFailedError | ToolTimeoutError | McpServerUnavailableError> => {
   const tool = `${server}.${toolName}`
   if (!client) {
     return Effect.fail(
@@ -116,6 +116,8 @@ const callWith = (client: Client | undefined, server: string, timeoutMs: number)
       // fails with the network's own error
       const dropped = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) ||
         /^Not connected$|ECONNREFUSED|fetch failed|EPIPE/.test(text)
+      // the SDK's own timeout of the request is the tool's timeout, said as Aeon's own is
+      if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return new ToolTimeoutError({ tool, timeoutMs })
       return dropped
         ? new McpServerUnavailableError({ tool, server, message: `MCP server ${server} dropped the call: ${text}` })
         : new ToolFailedError({ tool, message: text })

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 import { Effect, ParseResult, Schema } from "effect"
-import { McpServerUnavailableError, type Tool, ToolFailedError } from "../tools/ToolRegistry.js"
+import { McpServerUnavailableError, type Tool, ToolFailedError, type ToolTimeoutError } from "../tools/ToolRegistry.js"
 
 /** What Aeon reads of a tool an MCP server lists (`tools/list`). */
 export interface McpToolDefinition {
@@ -30,7 +30,7 @@ export type CallTool = (
   name: string,
   input: unknown,
   signal: AbortSignal
-) => Effect.Effect<McpCallResult, ToolFailedError | McpServerUnavailableError>
+) => Effect.Effect<McpCallResult, ToolFailedError | ToolTimeoutError | McpServerUnavailableError>
 
 export interface ToolOptions {
   readonly server: string

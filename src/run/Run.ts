@@ -96,7 +96,7 @@ const afterFailedIterations = (
   tried: Plan
 ) =>
   Effect.gen(function*() {
-    const failureSummary = summarizeFailures(records, last.stop.unrecoverable === true)
+    const failureSummary = summarizeFailures(records, last.stop)
     const remaining = yield* s.guard.remaining
     const spent = Object.entries(remaining).filter(([, v]) => v <= 0).map(([k]) => k)
     // more depth cannot help a model that abstains every time, a tool that refuses every time, a provider that

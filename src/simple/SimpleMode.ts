@@ -16,12 +16,19 @@ export const MAX_SUMMARY_LENGTH = 1_000
 /** A step error that is its tool's refusal ("s1: fs.read_text_file: Access denied …"), not the model's failure. */
 const TOOL_ERROR = /^[\w.-]+: (?!reasoning failed|truncated|repair)[\w.-]+: /
 
+/** How the last iteration stopped, as far as the failure summary reads it (kernel/Stop). */
+export interface LastStop {
+  readonly unrecoverable?: boolean | undefined
+  readonly toolOutage?: string | undefined
+}
+
 /** Why the iterations failed when more depth cannot help; undefined when it may. */
 export const failureCause = (
   records: ReadonlyArray<SimpleIterationRecord>,
-  unrecoverable = false
+  last: LastStop = {}
 ): FailureSummary["cause"] => {
-  if (unrecoverable) return "provider_failed"
+  if (last.toolOutage !== undefined) return "tool_unavailable"
+  if (last.unrecoverable === true) return "provider_failed"
   if (records.length > 0 && records.every((r) => r.abstained === true)) return "abstained"
   const signatures = new Set(records.flatMap((r) => r.errorMessages.map(errorSignature)))
   const refusals = records.every((r) => r.errorMessages.length > 0 && r.errorMessages.every((m) => TOOL_ERROR.test(m)))
@@ -31,14 +38,15 @@ export const failureCause = (
 const CAUSE_TEXT: Record<NonNullable<FailureSummary["cause"]>, string> = {
   abstained: "More depth cannot help: the model said on every iteration that it cannot do this.",
   tool_refused: "More depth cannot help: the tool gave the same refusal on every iteration.",
+  tool_unavailable: "More depth cannot help: a tool failed so that retrying cannot fix it.",
   provider_failed: "More depth cannot help: the model provider cannot serve the run."
 }
 
 export const summarizeFailures = (
   records: ReadonlyArray<SimpleIterationRecord>,
-  unrecoverable = false
+  last: LastStop = {}
 ): FailureSummary => {
-  const cause = failureCause(records, unrecoverable)
+  const cause = failureCause(records, last)
   const signatures = new Map<string, { count: number; example: string }>()
   for (const r of records) {
     for (const m of r.errorMessages) {

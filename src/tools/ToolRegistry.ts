@@ -75,7 +75,10 @@ export interface Tool<I = any, O = any> {
   readonly server?: string
   /** The input's JSON Schema as its server gave it: prompts show it so that a model can fill the input. */
   readonly inputJsonSchema?: Record<string, unknown>
-  readonly run: (input: I, context: ToolContext) => Effect.Effect<O, ToolFailedError | McpServerUnavailableError>
+  readonly run: (
+    input: I,
+    context: ToolContext
+  ) => Effect.Effect<O, ToolFailedError | ToolTimeoutError | McpServerUnavailableError>
 }
 
 export const tool = <I, O>(t: Tool<I, O>): Tool<I, O> => t
