@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { completeness } from "../../src/validation/Completeness.js"
 
@@ -45,4 +46,27 @@ describe("completeness: a number of the task that no step uses (#42 item 5)", ()
       steps: [step("s1", "Compute it", "calculator", { expression: "2.50 * 4" })]
     })).toEqual([])
   })
+})
+
+/**
+ * Plans written apart from the rule (#54 item 6), before it changed: clean plans that use a number of the task in
+ * another form — a rate as a factor or a monthly rate, a duration in other units, a magnitude word as digits, a
+ * thousands separator — are not flagged; plans that leave out part of the task are, on exactly the numbers left out.
+ */
+describe("completeness on plans that use the task's numbers in other forms (#54.6)", () => {
+  const corpus: Array<{
+    name: string
+    task: string
+    steps: Array<{ description: string; tool?: string; toolInput?: unknown }>
+    flags: Array<string>
+  }> = JSON.parse(readFileSync(new URL("./completeness.json", import.meta.url), "utf8"))
+  for (const entry of corpus) {
+    it(`${entry.flags.length === 0 ? "clean" : `flags ${entry.flags.join(", ")}`}: ${entry.name}`, () => {
+      const found = completeness(entry.task, {
+        goal: entry.task,
+        steps: entry.steps.map((s, i) => ({ ...step(`s${i + 1}`, s.description, s.tool, s.toolInput) }))
+      })
+      expect(found.map((f) => f.description.match(/the task states (\S+),/)?.[1])).toEqual(entry.flags)
+    })
+  }
 })
