@@ -143,11 +143,13 @@ const execute = (
   input: RunTaskInput,
   runId: string,
   events: RunJournal.RunJournal,
-  past?: ReadonlyArray<RunEvent>
+  past?: ReadonlyArray<RunEvent>,
+  /** A resume whose calls go to the live model (not answered from recordings: a fork, a replay). */
+  live = false
 ): Effect.Effect<RunResult> =>
   Effect.gen(function*() {
     const s = yield* sessionOf(caps, input, runId, events, past)
-    const before = past ? events.record().models.at(-1) : undefined
+    const before = past && live ? events.record().models.at(-1) : undefined
     const changed = before !== undefined && before !== caps.model.label
     yield* events.emit(
       past
@@ -317,7 +319,7 @@ export const prepareResume = (
       events,
       execute: finished
         ? Effect.succeed(resultFromEvents(past))
-        : execute(caps, input, runId, events, past.length > 0 ? past : undefined)
+        : execute(caps, input, runId, events, past.length > 0 ? past : undefined, replaying === known)
     }
     return run
   })
