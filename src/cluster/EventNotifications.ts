@@ -167,7 +167,8 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
           mirrors.set(runId, mirror)
         }
         const joined = mirror
-        let last = fromSeq - 1
+        // seqs start at 1: a follower from 0 (a subscription's default) waits for seq 1, also when nothing is stored
+        let last = Math.max(fromSeq, 1) - 1
         let push: ((event: RunEvent) => void) | undefined
         // handed out while the replay is read, by seq (a read again from a lowered point hands some out twice)
         const early = new Map<number, RunEvent>()

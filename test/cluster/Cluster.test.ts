@@ -1,6 +1,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Redacted } from "effect"
+import { createClient as createSseClient } from "graphql-sse"
 import { createClient as createWsClient } from "graphql-ws"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -70,14 +71,20 @@ const startRunner = async (): Promise<Runner> => {
 
 const SUB = `subscription($runId: ID!) { runEvents(runId: $runId, fromSeq: 0) { seq type } }`
 
-/** Every event of a run, followed live from a server, until the subscription ends. */
-const follow = (url: string, runId: string) => {
-  const client = createWsClient({
-    url: url.replace("http", "ws"),
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    connectionParams: { authorization: `Bearer ${KEYS.ops}` }
-  })
+/** Every event of a run, followed live from a server (over WebSocket, or over SSE), until the subscription ends. */
+const follow = (url: string, runId: string, over: "ws" | "sse" = "ws") => {
+  const client = over === "ws"
+    ? createWsClient({
+      url: url.replace("http", "ws"),
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${KEYS.ops}` }
+    })
+    : createSseClient({
+      url,
+      headers: { authorization: `Bearer ${KEYS.ops}`, "x-graphql-yoga-csrf": "1" },
+      retryAttempts: 0
+    })
   const seen: Array<{ seq: number; type: string }> = []
   const done = (async () => {
     for await (
@@ -210,14 +217,20 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       }, 30_000)
       const ids: Array<string> = []
       for (let i = 0; i < RUNS; i++) ids.push(await submit(runners[i % 3]!.url))
-      // each run followed from a server other than its runner (never the one about to die)
+      // each run followed from every live server other than its runner (never the one about to die): a run of the
+      // victim from both, one over WebSocket, the other over SSE — one of them takes the run over
       const initialRunner = new Map<string, string>()
-      const followed = await Promise.all(ids.map(async (id, i) => {
+      const followers = await Promise.all(ids.map(async (id, i) => {
         const runner = await runnerOf(a.url, id)
         initialRunner.set(id, runner)
-        const from = runner === a.address ? b : runner === b.address ? a : i % 2 ? a : b
-        return { ...follow(from.url, id), runId: id, from: from.address }
+        const from = runner === a.address ? [b] : runner === b.address ? [a] : [a, b]
+        return from.map((server, k) => ({
+          ...follow(server.url, id, (i + k) % 2 ? "sse" : "ws"),
+          runId: id,
+          from: server.address
+        }))
       }))
+      const followed = followers.flat()
       const onVictim = ids.filter((id) => initialRunner.get(id) === victim.address)
       expect(onVictim.length).toBeGreaterThan(0)
 
@@ -240,13 +253,16 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       const streams = await followedToEnd(followed, 120_000)
       const resumedWithin = Date.now() - killedAt
       const failover: Array<number> = []
-      for (const [i, id] of ids.entries()) {
-        const seqs = streams[i]!.map((e) => e.seq)
-        expect(seqs, `run ${id}: gapless, no duplicate`).toEqual(seqs.map((_, k) => k + 1))
-        expect(streams[i]!.at(-1)?.type).toBe("RunFinished")
+      for (const id of ids) {
         const run = await finishedRun(a.url, id)
         expectExactlyOnce(id, run)
-        expect(run.events.map((e) => e.seq)).toEqual(seqs)
+        for (const [k, f] of followed.entries()) {
+          if (f.runId !== id) continue
+          const seqs = streams[k]!.map((e) => e.seq)
+          expect(seqs, `run ${id} from ${f.from}: gapless, no duplicate`).toEqual(seqs.map((_, n) => n + 1))
+          expect(streams[k]!.at(-1)?.type).toBe("RunFinished")
+          expect(run.events.map((e) => e.seq)).toEqual(seqs)
+        }
         if (cutShort.includes(id)) expect(run.runner).not.toBe(victim.address)
         if (cutShort.includes(id) && begun.has(id)) {
           const resumedAt = run.events.find((e) => e.type === "RunResumed")?.at

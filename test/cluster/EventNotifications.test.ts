@@ -132,6 +132,33 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
   )
 
   it.scopedLive(
+    "followers from seq 0 (a subscription's default) of a run with no event yet get every event from its first (#54.4)",
+    () =>
+      Effect.gen(function*() {
+        // a run its runner had taken but not begun when it was killed: followed from 0 before it has any event, then
+        // begun afresh elsewhere. Seqs start at 1: the follower once waited for a seq 0 that never comes.
+        const { fence, notifications, runId, store } = yield* followedElsewhere(counted)
+        const received = [[], []] as Array<Array<number>>
+        const all = yield* Deferred.make<void>()
+        for (const [k, got] of received.entries()) {
+          const source = yield* notifications.events(runId, k === 0 ? 0 : 1)
+          source((event: RunEvent) => {
+            got.push(event.seq)
+            if (received.every((r) => r.length >= 4)) Deferred.unsafeDone(all, Exit.void)
+          })
+        }
+        yield* listening(notifications)
+        yield* store.append([event(runId, 1), event(runId, 2)], undefined, fence)
+        yield* store.append([event(runId, 3), finished(runId, 4)], undefined, fence)
+        yield* Deferred.await(all).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+        expect(received).toEqual([[1, 2, 3, 4], [1, 2, 3, 4]])
+      }).pipe(
+        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
+      ),
+    30_000
+  )
+
+  it.scopedLive(
     "followers joining while the run appends, from any offset (one ahead of the log too), each get every event from theirs once, in order",
     () =>
       Effect.gen(function*() {
