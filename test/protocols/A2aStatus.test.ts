@@ -58,7 +58,9 @@ describe("A2A task state per run status (#54.8)", () => {
     expect(await statusOf(server, task.id)).toBe("NOT_CONVERGED")
     for (const t of [task, await client.getTask({ tenant: "", id: task.id })]) {
       expect(t.status?.state).toBe(TaskState.TASK_STATE_FAILED)
-      expect(said(t)).toMatch(/^the run ended NOT_CONVERGED \(ttl_expired: ttl\).*not converged, is the artifact answer/)
+      expect(said(t)).toMatch(
+        /^the run ended NOT_CONVERGED \(ttl_expired: ttl\).*not converged, is the artifact answer/
+      )
       expect(t.artifacts).toHaveLength(1)
       expect(t.artifacts[0]!.description).toMatch(/NOT CONVERGED/)
       expect(t.artifacts[0]!.metadata).toEqual({ converged: false })

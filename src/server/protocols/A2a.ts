@@ -66,9 +66,9 @@ const stateOf = (run: RunModel): TaskState => {
       return TaskState.TASK_STATE_INPUT_REQUIRED
     case "CANCELLED":
       return TaskState.TASK_STATE_CANCELED
-    case "FAILED":
     // not converged: the run could not stand behind an answer (a budget ran out, the checks never agreed); its best
     // answer is kept as the artifact, labeled, and the status message says why
+    case "FAILED":
     case "NOT_CONVERGED":
       return TaskState.TASK_STATE_FAILED
     case "CONVERGED":

@@ -1,3 +1,4 @@
+/* global process, setTimeout */
 // An MCP server (the official SDK, stdio) with one tool with a side effect: `append` writes its record to the ledger
 // file LEDGER_FILE at once, then holds its answer for LEDGER_HOLD_MS — a call killed in that time has done its side
 // effect without its result reaching the caller. Its annotations say it is neither read-only nor idempotent.
