@@ -1,3 +1,4 @@
+/* global console */
 // The build (`npm run build`, run by `npm install` through `prepare`):
 //  - dist/: the library, compiled by tsc (ESM JavaScript and .d.ts), what `import ... from "aeon"` loads;
 //  - dist/viewer/: the run viewer's page script (Preact, bundled for the browser: served by the server, no CDN);
@@ -8,7 +9,7 @@
 // tokenizer's ranks are megabytes of data).
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
-import { existsSync, rmSync } from "node:fs"
+import { existsSync, readFileSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import process from "node:process"
@@ -28,6 +29,25 @@ const oneGraphql = {
       return existsSync(file) ? { path: file } : undefined
     })
   }
+}
+
+/**
+ * `npm install`'s own rebuild (`prepare`, also run when `npx aeon` installs this folder) never replaces dist/ under a
+ * server serving from it: a server that published its address beside this checkout's data directory and is alive
+ * keeps the dist/ it started with (`npm run build` still rebuilds on purpose).
+ */
+const servingHere = () => {
+  try {
+    const { pid } = JSON.parse(readFileSync(join(process.env.AEON_DATA_DIR ?? ".aeon/data", "server.json"), "utf8"))
+    process.kill(pid, 0)
+    return pid
+  } catch {
+    return undefined
+  }
+}
+if (process.env.npm_lifecycle_event === "prepare" && existsSync("dist/app") && servingHere() !== undefined) {
+  console.log(`aeon: dist/ is kept: the server (process ${servingHere()}) serves from it; npm run build rebuilds it`)
+  process.exit(0)
 }
 
 rmSync("dist", { recursive: true, force: true })

@@ -19,6 +19,7 @@ import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
+import { serverHolding } from "../store/ServerAddress.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
 import { CliError } from "./CliError.js"
@@ -37,6 +38,7 @@ import {
 } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
+import { runOnServer } from "./ViaServer.js"
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
@@ -135,6 +137,19 @@ export const run = (o: RunOptions) =>
     ) as Record<string, string>
     if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
     const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
+    // a server holds the embedded data directory: it runs the task (its model, its viewer), the CLI follows
+    const server = Option.isNone(o.resume) ? yield* serverHoldingDataDir : undefined
+    if (server !== undefined) {
+      const own = Object.entries({
+        provider: o.provider,
+        model: o.model,
+        "base-url": o.baseUrl,
+        script: o.script,
+        mcp: o.mcp
+      })
+        .flatMap(([flag, v]) => (Option.isSome(v) ? [`--${flag}`] : []))
+      return yield* runThroughServer(server, input, own, o.json, live)
+    }
     // on a terminal a person is there to answer: asked inline; otherwise the run stops and says how to answer
     const inline = live && process.stdin.isTTY
     const outcome = yield* Effect.gen(function*() {
@@ -159,9 +174,50 @@ export const run = (o: RunOptions) =>
       const open = outcome.open.length > 0 ? outcome.open : [outcome.request]
       return yield* (o.json ? waitingAsJson(open) : waitingForApproval(outcome.request))
     }
-    const result = outcome.result
-    if (result.terminationReason === "dry_run") return yield* dryRunDone(result, o.json)
-    if (o.json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
+    yield* printResult(outcome.result, o.json)
+  }).pipe(
+    // the only logger of the run: not the runtime's (stdout)
+    Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger))
+  )
+
+/** The server holding the embedded data directory this CLI would open, if one serves from it now. */
+const serverHoldingDataDir = Effect.map(
+  Effect.orDie(Database.databaseConfig),
+  (c) => (Option.isNone(c.url) && c.dataDir !== "memory" ? serverHolding(c.dataDir) : undefined)
+)
+
+/** `aeon run` through the server at `url` (cli/ViaServer): its progress, then its result printed as a run of ours. */
+const runThroughServer = (
+  url: string,
+  input: Record<string, unknown>,
+  own: ReadonlyArray<string>,
+  json: boolean,
+  live: boolean
+) =>
+  Effect.gen(function*() {
+    if (own.length > 0) {
+      throw new CliError(
+        `the Aeon server at ${url} holds this data directory and runs with its own model and tools: ` +
+          `${own.join(", ")} cannot be used (stop the server, or set AEON_DATA_DIR to another directory)`
+      )
+    }
+    if (!json) process.stderr.write(`aeon: running on the server at ${url} (it holds this data directory)\n`)
+    const progress = live ? makeProgress("the server's model") : undefined
+    const outcome = yield* runOnServer(url, input, (e) => progress?.onEvent(e))
+    progress?.done()
+    if (outcome._tag === "waiting") {
+      process.stdout.write(`run ${outcome.runId} waits for a person: answer it at ${outcome.viewer}\n`)
+      process.exitCode = 3
+      return
+    }
+    yield* printResult(outcome.result, json)
+  })
+
+/** A run's result as `aeon run` prints it, and its exit code. */
+const printResult = (result: RunResult, json: boolean) =>
+  Effect.gen(function*() {
+    if (result.terminationReason === "dry_run") return yield* dryRunDone(result, json)
+    if (json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
     else {
       if (result.finalAnswer) process.stdout.write(`\n${result.finalAnswer.answerText}\n\n`)
       // a failure's error once: in the problem lines, not again in the summary
@@ -170,13 +226,10 @@ export const run = (o: RunOptions) =>
     }
     process.exitCode = result.status === "CONVERGED" ? 0 : result.status === "FAILED" ? 1 : 2
     // with --json, stdout is the document: the failure is said once more to a person, on stderr
-    if (result.status === "FAILED" && o.json) {
+    if (result.status === "FAILED" && json) {
       process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
     }
-  }).pipe(
-    // the only logger of the run: not the runtime's (stdout)
-    Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger))
-  )
+  })
 
 /** A dry run's plan and forecast (`--json`: `{ plan, forecast, usage }`), exit 0. */
 const dryRunDone = (result: RunResult, json: boolean) =>

@@ -4,6 +4,8 @@ import type { ClusterConfig } from "../cluster/ClusterConfig.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { McpServers, none } from "../mcp/Servers.js"
 import { GraphQLServer } from "../server/Server.js"
+import * as Database from "../store/Database.js"
+import * as ServerAddress from "../store/ServerAddress.js"
 import { layer, Resumed, type ServerConfig } from "./App.js"
 
 /** The start-up lines: where the server listens, the model, how many runs it took up. */
@@ -31,6 +33,13 @@ const banner = Layer.effectDiscard(Effect.gen(function*() {
   })
 }))
 
+/** On the embedded store, the server's address beside the data directory's lock, for the CLI there (store/ServerAddress). */
+const published = Layer.scopedDiscard(Effect.gen(function*() {
+  const server = yield* GraphQLServer
+  const { dataDir, url } = yield* Database.databaseConfig
+  if (Option.isNone(url) && dataDir !== "memory") yield* ServerAddress.publish(dataDir, server.url)
+}))
+
 /**
  * Serves until SIGTERM or SIGINT (`npm start`, `aeon serve`): the server's Layer, launched. On a signal the launch is
  * interrupted and the layer released: no new runs, tool calls in progress finish, what runs emitted is stored, the
@@ -52,7 +61,7 @@ export const serveUntilSignal = (
   // said before runMain's own handlers interrupt the launch
   process.once("SIGTERM", () => stopping("SIGTERM"))
   process.once("SIGINT", () => stopping("SIGINT"))
-  NodeRuntime.runMain(Layer.launch(banner.pipe(Layer.provide(layer(overrides, { cluster })))), {
+  NodeRuntime.runMain(Layer.launch(Layer.merge(banner, published).pipe(Layer.provide(layer(overrides, { cluster })))), {
     disableErrorReporting: true,
     teardown: (exit, onExit) => {
       if (Exit.isSuccess(exit) || (signalled && Cause.isInterruptedOnly(exit.cause))) return onExit(0)

@@ -3,6 +3,7 @@ import Sqlite from "better-sqlite3"
 import { Effect } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { serverHolding } from "./ServerAddress.js"
 import { retain } from "./SqliteClient.js"
 import { storeCauseInWords } from "./StoreCause.js"
 
@@ -14,12 +15,15 @@ const inUse = (dataDir: string) => {
   try {
     owner = readFileSync(join(dataDir, "aeon.pid"), "utf8").trim()
   } catch { /* written a moment after the lock is taken */ }
+  const server = serverHolding(dataDir)
+  const who = /^\d+$/.test(owner) ? `process ${owner}` : "another process"
   return new Error(
-    `the embedded database at ${dataDir} is in use by ${
-      /^\d+$/.test(owner) ? `process ${owner}` : "another process"
-    } ` +
-      "(an aeon server or CLI); stop it, or set AEON_DATA_DIR to another directory, or share a PostgreSQL server " +
-      "through AEON_DATABASE_URL"
+    server
+      ? `the embedded database at ${dataDir} is held by the Aeon server at ${server} (${who}): \`aeon run\` goes ` +
+        `through it; for this command open ${server.replace(/\/graphql$/, "/runs")} or stop the server`
+      : `the embedded database at ${dataDir} is in use by ${who} ` +
+        "(an aeon server or CLI); stop it, or set AEON_DATA_DIR to another directory, or share a PostgreSQL server " +
+        "through AEON_DATABASE_URL"
   )
 }
 

@@ -30,7 +30,7 @@ const markedBlocks = (readme: string): Array<Array<Command>> =>
   [...readme.matchAll(/<!-- readme-check -->\n```[a-z]*\n([\s\S]*?)\n```/g)].map((m) => {
     const commands: Array<Command> = []
     for (const line of m[1]!.split("\n")) {
-      const command = line.match(/^\$ npx aeon (.*)$/)
+      const command = line.match(/^\$ (?:npx aeon|\.\/bin\/aeon\.mjs) (.*)$/)
       if (command) commands.push({ args: argsOf(command[1]!), expected: [] })
       else commands.at(-1)?.expected.push(line)
     }

@@ -1,0 +1,89 @@
+import { Effect, Schema } from "effect"
+import { createClient } from "graphql-sse"
+import { RunEvent } from "../domain/RunEvent.js"
+import { openRequests } from "../record/Requests.js"
+import { foldEvents } from "../record/RunRecord.js"
+import { resultFromEvents, type RunResult } from "../record/RunResult.js"
+import { CliError } from "./CliError.js"
+
+/**
+ * `aeon run` beside a running server: the server holding the embedded data directory (store/ServerAddress) runs the
+ * task — one process writes the directory, and the run shows in that server's viewer — while the CLI follows its
+ * events over GraphQL (SSE) and prints the result as it does for a run of its own (the same fold of the same events).
+ */
+
+const headers = (): Record<string, string> => {
+  const key = process.env.AEON_API_KEY?.split(",")[0]?.trim()
+  return { "x-graphql-yoga-csrf": "1", ...(key ? { authorization: `Bearer ${key}` } : {}) }
+}
+
+/** One GraphQL operation on the server; its errors as the CLI's (their words, no stack). */
+const operation = (url: string, query: string, variables: Record<string, unknown>) =>
+  Effect.tryPromise({
+    try: async () => {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers() },
+        body: JSON.stringify({ query, variables })
+      })
+      return await res.json() as { data?: any; errors?: Array<{ readonly message: string }> }
+    },
+    catch: () => new CliError(`cannot reach the Aeon server at ${url}, which holds this data directory`)
+  }).pipe(
+    Effect.flatMap((r) =>
+      r.errors?.length ? Effect.fail(new CliError(r.errors.map((e) => e.message).join("; "))) : Effect.succeed(r.data)
+    )
+  )
+
+const decodeEvent = Schema.decodeUnknownSync(RunEvent)
+
+/** A runEvents message as the run's event (its payload is the event's content). */
+const eventOf = (e: { type: string; runId: string; seq: number; at: string; payload: Record<string, unknown> }) =>
+  decodeEvent({ ...e.payload, _tag: e.type, runId: e.runId, seq: e.seq, at: Date.parse(e.at) })
+
+/**
+ * The run's events, each told to `onEvent`, until it ends or waits for a person (a request open): then what the
+ * events say — its result, or that it waits.
+ */
+const followed = (url: string, runId: string, onEvent: (e: RunEvent) => void) =>
+  Effect.tryPromise({
+    try: async () => {
+      const client = createClient({ url, headers, retryAttempts: 0 })
+      const events: Array<RunEvent> = []
+      try {
+        for await (
+          const r of client.iterate<{ runEvents: Parameters<typeof eventOf>[0] }>({
+            query: `subscription($id: ID!) { runEvents(runId: $id, fromSeq: 0) { type runId seq at payload } }`,
+            variables: { id: runId }
+          })
+        ) {
+          const event = eventOf(r.data!.runEvents)
+          events.push(event)
+          onEvent(event)
+          if (event._tag === "RunFinished" || openRequests(foldEvents(events)).length > 0) break
+        }
+      } finally {
+        client.dispose()
+      }
+      return events
+    },
+    catch: (e) => new CliError(`lost the run ${runId} on the server at ${url}: ${e instanceof Error ? e.message : e}`)
+  })
+
+export type ViaServer =
+  | { readonly _tag: "done"; readonly result: RunResult }
+  | { readonly _tag: "waiting"; readonly runId: string; readonly viewer: string }
+
+/** Starts `input` on the server at `url` and follows it to its end, or to a person's turn. */
+export const runOnServer = (url: string, input: Record<string, unknown>, onEvent: (e: RunEvent) => void) =>
+  Effect.gen(function*() {
+    const started = yield* operation(url, `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`, {
+      input
+    })
+    const runId = started.runTask.id as string
+    const events = yield* followed(url, runId, onEvent)
+    const viewer = `${url.replace(/\/graphql$/, "/runs")}/${encodeURIComponent(runId)}`
+    return events.some((e) => e._tag === "RunFinished")
+      ? { _tag: "done", result: resultFromEvents(events) } satisfies ViaServer as ViaServer
+      : { _tag: "waiting", runId, viewer } satisfies ViaServer as ViaServer
+  })

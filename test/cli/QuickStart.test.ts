@@ -1,0 +1,67 @@
+import { execFile, spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { exited } from "../support/process.js"
+import { gql, waitFor } from "../support/server.js"
+
+/**
+ * The quick start as written, in a folder of its own (#60 item 1): `npm start` (the server, its data directory the
+ * default .aeon/data), then, in another terminal, `./bin/aeon.mjs run "What is 6 * 7 plus 3?"` — which once exited 1
+ * ("the embedded database at .aeon/data is in use by process N"). The CLI runs through the server holding the
+ * directory: it prints the answer as ever, and the run is the server's (its viewer lists it).
+ */
+const repo = resolve(".")
+const dir = mkdtempSync(join(tmpdir(), "aeon-quick-start-"))
+const env: Record<string, string> = { ...process.env as Record<string, string>, AEON_PORT: "0" }
+for (const k of ["AEON_DATA_DIR", "AEON_DATABASE_URL", "AEON_MODEL_PROVIDER", "AEON_LLM_BASE_URL", "OPENAI_API_KEY"]) {
+  delete env[k]
+}
+const server = spawn(process.execPath, [join(repo, "dist/app/server.js")], { cwd: dir, env, stdio: "pipe" })
+let out = ""
+server.stdout.on("data", (d) => (out += d))
+server.stderr.on("data", (d) => (out += d))
+afterAll(async () => {
+  server.kill("SIGINT")
+  await exited(server)
+})
+
+const aeon = (...args: Array<string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
+    execFile(
+      process.execPath,
+      [join(repo, "bin/aeon.mjs"), ...args],
+      { cwd: dir, env, encoding: "utf8" },
+      (e, stdout, stderr) => done({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
+    )
+  )
+
+describe("the quick start with `npm start` running (#60.1)", () => {
+  it("aeon run in another terminal runs through the server, and its run shows in the server's list", async () => {
+    const url = await waitFor(async () => out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1], 60_000)
+    const r = await aeon("run", "What is 6 * 7 plus 3?")
+    expect(r.stderr).toContain(`running on the server at ${url}`)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain("\n45\n")
+    expect(r.stdout).toMatch(/^converged · 1 pass · .* · offline · run [0-9a-f-]{36}$/m)
+    const runId = r.stdout.match(/run ([0-9a-f-]{36})/)![1]
+    const listed = await gql(url, `{ runs { edges { node { id status task } } } }`)
+    expect(listed.body.data.runs.edges.map((e: { node: unknown }) => e.node)).toContainEqual({
+      id: runId,
+      status: "CONVERGED",
+      task: "What is 6 * 7 plus 3?"
+    })
+
+    // --json: the same document as a run of the CLI's own; a flag naming another model is refused, coded
+    const json = JSON.parse((await aeon("run", "Compute 17 + 25", "--json")).stdout)
+    expect(json).toMatchObject({ status: "CONVERGED", model: "offline" })
+    const refused = await aeon("run", "Compute 17 + 25", "--model", "gpt-4o")
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^aeon: the Aeon server at .* holds this data directory .*--model cannot be used/m)
+    // a command that needs the store itself says which server holds it and where its viewer is
+    const runs = await aeon("runs")
+    expect(runs.stderr).toContain(`is held by the Aeon server at ${url}`)
+    expect(runs.stderr).toContain(url.replace(/\/graphql$/, "/runs"))
+  }, 120_000)
+})
