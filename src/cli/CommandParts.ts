@@ -17,6 +17,11 @@ export const noted = <C extends Record<string, unknown>>(name: string, config: C
   return config
 }
 
+/** Each command's subcommands by name, for the unknown-subcommand check (@effect/cli lists the top-level ones). */
+export const subcommandsOf = new Map<string, ReadonlyArray<string>>()
+/** A command's subcommands' names, noted (they are the names its Command.make calls give). */
+export const noteSubcommands = (name: string, names: ReadonlyArray<string>) => void subcommandsOf.set(name, names)
+
 export const mcpOption = Options.text("mcp").pipe(
   Options.withDescription(
     "a JSON file with mcpServers (Claude Desktop's format): their tools join the built-in ones (env AEON_MCP_CONFIG)"

@@ -1,6 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Option } from "effect"
-import { handle, json, noted, store } from "./CommandParts.js"
+import { handle, json, noted, noteSubcommands, store } from "./CommandParts.js"
 
 /** `aeon memory list|search|forget`: a user's memories across runs (the handlers: cli/Handlers). */
 
@@ -40,6 +40,8 @@ const forget = Command.make(
   }),
   (o) => handle((h) => h.memoryForget(o))
 ).pipe(Command.withDescription("forget one memory, or --all of a user's"))
+
+noteSubcommands("memory", ["list", "search", "forget"])
 
 export const memoryCommand = Command.make("memory").pipe(
   Command.withDescription(

@@ -27,16 +27,20 @@ export const summaryLine = (r: RunResult, withError = true): string => {
     pc.yellow("cancelled")
     : r.status === "FAILED" ?
     pc.red(withError ? `failed: ${r.error ?? r.terminationReason}` : "failed")
+    : r.status === "AWAITING_INPUT" ?
+    pc.yellow("waiting for a person (aeon approve or aeon guide answers it)")
+    : r.status === "RUNNING" ?
+    pc.yellow("running")
     : pc.yellow(
       `not converged (${r.terminationReason}${r.ttlExpiration?.exhausted ? `: ${r.ttlExpiration.exhausted}` : ""})`
     )
-  const time = r.finishedAt !== undefined ? seconds(r.finishedAt - r.startedAt) : "?"
+  const time = r.finishedAt !== undefined ? seconds(r.finishedAt - r.startedAt) : "not finished"
   const replayed = r.usage.replayed ? ` (${r.usage.replayed.llmCalls} replayed, not paid)` : ""
   return `${why} · ${passes} pass${passes === 1 ? "" : "es"} · ${r.usage.llmCalls} LLM call${
     r.usage.llmCalls === 1 ? "" : "s"
-  }${replayed} · ${r.usage.inputTokens + r.usage.outputTokens} tokens${
-    r.usage.cachedTokens ? ` (${r.usage.cachedTokens} cached)` : ""
-  } · ${
+  }${replayed}${r.planReusedFrom ? ` (plan reused from run ${r.planReusedFrom})` : ""} · ${
+    r.usage.inputTokens + r.usage.outputTokens
+  } tokens${r.usage.cachedTokens ? ` (${r.usage.cachedTokens} cached)` : ""} · ${
     costUnknown(r.advisories) ?
       pc.yellow("cost unknown (the model has no price: AEON_PRICE_TABLE)") :
       `$${r.usage.costUsd.toFixed(4)}`

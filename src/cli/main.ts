@@ -4,8 +4,8 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Option } from "effect"
 import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { version } from "../support/PackageFiles.js"
-import { flagsOf, handle, handlers, json, mcpOption, noted, store } from "./CommandParts.js"
-import { unknownFlag } from "./Flags.js"
+import { flagsOf, handle, handlers, json, mcpOption, noted, store, subcommandsOf } from "./CommandParts.js"
+import { nearest, unknownFlag } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
 import { memoryCommand } from "./MemoryCommand.js"
 import { budgetOptions, runInputOptions } from "./RunFlags.js"
@@ -282,7 +282,7 @@ const toolsCommand = Command.make("tools", noted("tools", { mcp: mcpOption, json
 
 const mcpCommand = Command.make("mcp", noted("mcp", { mcp: mcpOption }), (o) => handle((h) => h.mcpServe(o))).pipe(
   Command.withDescription(
-    "Aeon as an MCP server on stdio (tools run_task, get_run, cancel_run): put it in an editor's mcpServers"
+    "Aeon as an MCP server on stdio (tools run_task, get_run, respond, cancel_run): put it in an editor's mcpServers"
   )
 )
 
@@ -308,6 +308,13 @@ const aeon = Command.make("aeon").pipe(
 /** A flag the command does not take, named before @effect/cli reads the line (it names what follows it instead). */
 const refusal = (() => {
   const [command, ...rest] = process.argv.slice(2)
+  const subs = command === undefined ? undefined : subcommandsOf.get(command)
+  const sub = rest[0]
+  if (subs !== undefined && sub !== undefined && !sub.startsWith("-") && !subs.includes(sub)) {
+    const near = nearest(sub, subs)
+    return `aeon ${command}: unknown command ${sub}${near ? ` (did you mean ${near}?)` : ""}; ` +
+      `aeon ${command} takes ${subs.join(", ")}`
+  }
   const known = command === undefined ? undefined : flagsOf.get(command)
   return known === undefined ? undefined : unknownFlag(command!, rest, known)
 })()

@@ -88,6 +88,8 @@ export interface RunRecord {
    */
   inFlightAtFork?: Set<string> | undefined
   forkResumed?: boolean | undefined
+  /** The run an earlier plan was reused from (PlanReused): its planning asked no model. */
+  planReusedFrom?: string | undefined
   /** The models the run's calls went to, in order: its start's, then each a resume changed to. */
   readonly models: Array<string>
   firstAt?: number | undefined
@@ -310,6 +312,9 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
     case "RunStarted":
       r.started = e
       r.models.push(e.model)
+      break
+    case "PlanReused":
+      r.planReusedFrom = e.fromRun
       break
     case "RunForked":
       r.forkedFrom = e

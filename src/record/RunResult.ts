@@ -19,6 +19,8 @@ export interface RunResult {
   readonly mode: RunMode
   /** The model the run's calls go to now (the last of `models`). */
   readonly model: string
+  /** The run whose plan this one reused (its planning asked no model). */
+  readonly planReusedFrom?: string | undefined
   /** Every model the run's calls went to, in order: more than one when it was resumed on another. */
   readonly models: ReadonlyArray<string>
   readonly status: RunStatus
@@ -96,6 +98,7 @@ export const resultOf = (r: RunRecord): RunResult => {
     task: started?.task ?? "",
     mode: started?.mode ?? "AUTO",
     model: r.models.at(-1) ?? started?.model ?? "",
+    ...(r.planReusedFrom !== undefined ? { planReusedFrom: r.planReusedFrom } : {}),
     models: r.models.length > 0 ? [...r.models] : started ? [started.model] : [],
     status: statusOf(r),
     converged: finished?.terminationReason === "converged",

@@ -63,4 +63,39 @@ describe("the CLI's messages (#42)", () => {
     expect(replay.code).toBe(2)
     expect(replay.stderr).toContain("its model calls were not recorded")
   })
+
+  it("a bad flag value names the flag, as every refusal of aeon's does (#60.5)", async () => {
+    const integer = await aeon("run", "Compute 1+1", "--max-llm-calls", "abc")
+    expect(integer.code).toBe(1)
+    expect(integer.stderr.trim()).toBe("aeon: --max-llm-calls: 'abc' is not an integer")
+    const number = await aeon("run", "Compute 1+1", "--max-cost-usd=cheap")
+    expect(number.stderr.trim()).toBe("aeon: --max-cost-usd: 'cheap' is not a number")
+    const choice = await aeon("run", "--mode", "fast", "Compute 1+1")
+    expect(choice.stderr.trim()).toBe("aeon: --mode: expected one of auto, simple, full (got 'fast')")
+  })
+
+  it("a mistyped subcommand is named with the command's own subcommands (#60.5)", async () => {
+    const typo = await aeon("memory", "serch", "17")
+    expect(typo.code).toBe(1)
+    expect(typo.stderr.trim()).toBe(
+      "aeon memory: unknown command serch (did you mean search?); aeon memory takes list, search, forget"
+    )
+    expect((await aeon("memory", "list")).code).toBe(0)
+  })
+
+  it("--help names every tool of Aeon's MCP server (#60.5)", async () => {
+    const help = (await aeon("--help")).stdout
+    for (const tool of ["run_task", "get_run", "respond", "cancel_run"]) expect(help).toContain(tool)
+  })
+
+  it("a waiting run is said to wait, and a repeated task says its plan was reused (#60.5)", async () => {
+    const waiting = await aeon("run", "Compute 17 + 25", "--mode", "full", "--approve-plan", "--json")
+    const runId = JSON.parse(waiting.stdout)[0]?.runId ?? waiting.stdout.match(/[0-9a-f-]{36}/)![0]
+    const inspected = (await aeon("inspect", runId)).stdout.trimEnd().split("\n").at(-1)!
+    expect(inspected).toMatch(/waiting for a person .* · not finished · offline · run /)
+    expect(inspected).not.toContain("undefined")
+    expect((await aeon("run", "Compute 19 + 23")).code).toBe(0)
+    const again = await aeon("run", "Compute 19 + 23")
+    expect(again.stdout).toMatch(/0 LLM calls \(plan reused from run [0-9a-f-]{36}\)/)
+  })
 })
