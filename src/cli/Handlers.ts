@@ -33,6 +33,7 @@ import {
   planForecastLines,
   problemLines,
   runsTable,
+  standInLabel,
   summaryLine,
   toolsTable
 } from "./Render.js"
@@ -219,7 +220,7 @@ const printResult = (result: RunResult, json: boolean) =>
     if (result.terminationReason === "dry_run") return yield* dryRunDone(result, json)
     if (json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
     else {
-      if (result.finalAnswer) process.stdout.write(`\n${result.finalAnswer.answerText}\n\n`)
+      if (result.finalAnswer) process.stdout.write(`\n${standInLabel(result)}${result.finalAnswer.answerText}\n\n`)
       // a failure's error once: in the problem lines, not again in the summary
       for (const line of problemLines(result)) process.stdout.write(`${line}\n`)
       process.stdout.write(`${summaryLine(result, false)}\n`)

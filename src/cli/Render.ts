@@ -62,6 +62,12 @@ export const problemLines = (r: RunResult): Array<string> => {
   return [...new Set(lines)].map((l) => pc.red(l))
 }
 
+/**
+ * The offline stand-in's label, above an answer it wrote: where the answer is shown, not inside its text (which
+ * memories keep and later runs recall).
+ */
+export const standInLabel = (r: RunResult) => (r.model === "offline" ? `${pc.dim("[offline rule-based stand-in]")}\n` : "")
+
 /** The run result as one JSON document (`--json`). */
 export const jsonResult = (r: RunResult) => ({
   runId: r.runId,
@@ -158,7 +164,7 @@ export const historyTree = (r: RunResult): string => {
     for (const a of p.advisories) out.push(`│  note: ${a}`)
   }
   out.push(`└─ ${summaryLine(r)}`)
-  if (r.finalAnswer) out.push(`\n${r.finalAnswer.answerText}`)
+  if (r.finalAnswer) out.push(`\n${standInLabel(r)}${r.finalAnswer.answerText}`)
   return out.join("\n")
 }
 

@@ -91,9 +91,15 @@ export const planAnswer = (
   const used = [...new Set(referencesIn(template).map((path) => path.split(".")[0] ?? path))]
   if (used.length === 0 || steps.some((s) => s.status !== "complete")) return undefined
   const filled = resolveReferences(template, input.plan.steps, toolOutputs)
-  if (Either.isLeft(filled) || typeof filled.right !== "string" || filled.right.trim() === "") return undefined
+  // a template that is one reference is that value: a number or a truth value is its text
+  const text = Either.isLeft(filled)
+    ? undefined
+    : typeof filled.right === "number" || typeof filled.right === "boolean"
+    ? String(filled.right)
+    : filled.right
+  if (typeof text !== "string" || text.trim() === "") return undefined
   return {
-    answerText: filled.right,
+    answerText: text,
     usedStepIds: used,
     notes: "The plan's answer with the steps' results filled in (no synthesis call).",
     converged: true,

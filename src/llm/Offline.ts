@@ -145,8 +145,9 @@ const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>) => {
   return {
     goal: request,
     steps: steps.length > 0 ? steps : [{ stepId: "s1", description: `Answer: ${request}`, dependencies: [] }],
-    // what its answer synthesis writes of a converged run — the steps' results, labeled — with each as its reference
-    ...(steps.length > 0 ? { answer: `${MARK} converged:\n${steps.map((s) => `{{${s.stepId}}}`).join("\n")}` } : {})
+    // what its answer synthesis writes of a converged run — the steps' results — with each as its reference (the
+    // stand-in is labeled where an answer is shown, by the run's model: not inside the answer, which memories keep)
+    ...(steps.length > 0 ? { answer: steps.map((s) => `{{${s.stepId}}}`).join("\n") } : {})
   }
 }
 
@@ -286,7 +287,7 @@ const answer = (promptId: string, input: unknown): unknown => {
       const used = input.executionResults.filter((r) => r.status === "complete" && r.stepOutput)
       const body = used.map((r) => r.stepOutput).join("\n")
       return {
-        answerText: `${MARK} ${input.label}:\n${body || "no step produced an output"}`,
+        answerText: body || "no step produced an output",
         confidence: input.convergenceStatus ? 0.6 : 0.3,
         usedStepIds: used.map((r) => r.stepId),
         notes: "Produced by the offline rule-based model: it restates step results and does not reason."

@@ -12,9 +12,19 @@ const ASKING = new Set(
     "please tell me about give find show is are").split(" ")
 )
 
-/** The content words of a text as stems, once each (question words aside). */
+/**
+ * Words that say what to do with a task, not what it is about ("Compute 12", "Explain the result"): a memory holding
+ * only them does not cover the task (every arithmetic answer shared "comput" with every arithmetic task). As stems.
+ */
+const DOING = new Set(
+  ("compute calculate find determine explain state write list work out get return answer result value say use step " +
+    "then")
+    .split(" ").map(stem)
+)
+
+/** The content words of a text as stems, once each (question words and words of doing aside). */
 export const termsOf = (text: string): ReadonlyArray<string> => [
-  ...new Set(words(text).filter((w) => !ASKING.has(w)).map(stem))
+  ...new Set(words(text).filter((w) => !ASKING.has(w)).map(stem).filter((t) => !DOING.has(t)))
 ]
 
 /** The share of the query's terms the text holds (0 when the query has none). */

@@ -15,7 +15,12 @@ export interface RunMemory {
   readonly runId: string
   readonly stepId: string | null
   readonly passNumber: number | null
+  /** `model:<label>`: the model whose run established it (recall keeps the offline stand-in's from other models). */
+  readonly tags: ReadonlyArray<string>
 }
+
+/** The tag of a memory a run of `model` left (`modelTag("offline")`: the offline stand-in's). */
+export const modelTag = (model: string) => `model:${model}`
 
 /** A memory's text within MEMORY_TEXT_LIMIT (cut with a mark). */
 export const cutText = (text: string) =>
@@ -46,7 +51,8 @@ export const memoriesOf = (record: RunRecord, result: RunResult = resultOf(recor
         task: started.task,
         runId,
         stepId: null,
-        passNumber: lastPass
+        passNumber: lastPass,
+        tags: [modelTag(result.model)]
       }]
       : []),
     ...steps.map((s) => ({
@@ -56,7 +62,8 @@ export const memoriesOf = (record: RunRecord, result: RunResult = resultOf(recor
       task: started.task,
       runId,
       stepId: s.stepId,
-      passNumber: lastPass
+      passNumber: lastPass,
+      tags: [modelTag(result.model)]
     }))
   ]
 }

@@ -13,6 +13,7 @@ import * as RunOutput from "../kernel/RunOutput.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { MemoryFailedError, type RunMemory } from "../memory/RunMemory.js"
 import { budgetNow, waitedMs } from "../record/RunRecord.js"
+import { modelTag } from "../record/RunMemories.js"
 import * as Memories from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { StoreOutages } from "../store/StoreOutages.js"
@@ -130,7 +131,9 @@ export const contextOf = (
     tools: registry,
     toolInfos: toolInfos(registry.tools),
     sideEffects,
-    memory: memoryOn && caps.memories ? runMemory(caps.memories, input, runId, registry.names) : undefined
+    memory: memoryOn && caps.memories
+      ? runMemory(caps.memories, input, runId, registry.names, caps.model.label)
+      : undefined
   })
 }
 
@@ -142,14 +145,16 @@ const runMemory = (
   memories: Memories.Service,
   input: RunTaskInput,
   runId: string,
-  tools: ReadonlyArray<string>
+  tools: ReadonlyArray<string>,
+  model: string
 ): RunMemory => {
   const owner = input.userId ?? ""
   const failed = Effect.mapError((e: StoreError) => new MemoryFailedError({ reason: e.message }))
   return {
-    recall: (query, limit) => failed(memories.recall(owner, query, limit ? { limit } : {})),
+    recall: (query, limit) => failed(memories.recall(owner, query, { model, ...(limit ? { limit } : {}) })),
     reusablePlan: input.reusePlans ? failed(memories.reusablePlan(owner, input.task, tools)) : undefined,
-    remember: (note) => failed(memories.remember(owner, { ...note, task: input.task, runId }))
+    remember: (note) =>
+      failed(memories.remember(owner, { ...note, task: input.task, runId, tags: [...note.tags ?? [], modelTag(model)] }))
   }
 }
 

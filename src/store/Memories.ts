@@ -3,7 +3,7 @@ import { Clock, Config, Context, Duration, Effect, Layer, Option, Ref, Schedule 
 import type { Memory, RecalledMemory } from "../domain/Memory.js"
 import type { ReusablePlan } from "../memory/PlanReuse.js"
 import { coverage, coverageOf, indexedTerms, taskKey } from "../memory/Relevance.js"
-import { cutText } from "../record/RunMemories.js"
+import { cutText, modelTag } from "../record/RunMemories.js"
 import { COLUMNS, type Found, reusablePlanOf, type Row, searcher, toMemory } from "./MemorySearch.js"
 import { RunStore } from "./RunStore.js"
 import { isoTime, json, type StoreError, storeError } from "./StoreValues.js"
@@ -23,7 +23,14 @@ export interface RecallOptions {
   readonly limit?: number | undefined
   /** The share of the query's content words a memory must hold (default DEFAULT_COVERAGE). */
   readonly minCoverage?: number | undefined
+  /**
+   * The model of the run recalling: a memory the offline stand-in left (its restated step results) is recalled only
+   * into the stand-in's own runs, never into another model's prompt.
+   */
+  readonly model?: string | undefined
 }
+
+const OFFLINE = modelTag("offline")
 
 export interface MemoryPage {
   readonly memories: ReadonlyArray<Memory & { readonly coverage?: number | undefined }>
@@ -91,7 +98,10 @@ const offsetOf = (cursor: string | undefined) => {
 /** Candidates ranked by the search, kept when they cover enough of the query: the recall rule of every store. */
 const recalled = (query: string, ranked: ReadonlyArray<Found>, options: RecallOptions = {}) => {
   const min = options.minCoverage ?? DEFAULT_COVERAGE
-  return ranked.flatMap(({ createdAt: _, tags: __, terms, ...source }, i): Array<RecalledMemory> => {
+  const kept = options.model === undefined || options.model === "offline"
+    ? ranked
+    : ranked.filter((m) => !m.tags.includes(OFFLINE))
+  return kept.flatMap(({ createdAt: _, tags: __, terms, ...source }, i): Array<RecalledMemory> => {
     const share = terms ? coverageOf(query, terms) : coverage(query, `${source.text} ${source.task}`)
     return share >= min ? [{ ...source, coverage: Math.round(share * 100) / 100, rank: i + 1 }] : []
   }).slice(0, options.limit ?? 5)

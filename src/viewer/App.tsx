@@ -201,6 +201,12 @@ const RunView = ({ runId }: { runId: string }) => {
       {run.finalAnswer && (
         <section data-testid="answer">
           <h2>Answer {run.finalAnswer.label ? `(${run.finalAnswer.label})` : ""}</h2>
+          {run.model === "offline" && (
+            <p class="meta" data-testid="stand-in">
+              written by the offline rule-based stand-in (it restates step results and does not reason): configure a
+              model provider for a reasoning model
+            </p>
+          )}
           <pre>{run.finalAnswer.answerText}</pre>
         </section>
       )}

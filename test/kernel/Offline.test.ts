@@ -11,7 +11,7 @@ describe("the offline model through the library API", () => {
       expect(result.converged).toBe(true)
       expect(result.model).toBe("offline")
       expect(result.finalAnswer?.answerText).toContain("126")
-      expect(result.finalAnswer?.answerText).toContain("offline")
+      expect(result.finalAnswer?.answerText).not.toContain("offline") // labeled where shown (#60 item 8)
       expect(result.history.passes.map((p) => p.phases)).toEqual([["PLAN"], ["EXECUTE", "EVALUATE"]])
       const tool = result.history.passes[1]!.executionResults["s1"]!.toolResult
       expect(tool).toEqual({ expression: "(17 + 25) * 3", value: 126 })

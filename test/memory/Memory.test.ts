@@ -4,6 +4,9 @@ import { ConfigProvider, Duration, Effect, Layer, TestClock } from "effect"
 import { Schema } from "effect"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import type { CompletionRequest } from "../../src/llm/Completion.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import * as Offline from "../../src/llm/Offline.js"
+import * as Scripted from "../../src/llm/Scripted.js"
 import type { ScriptEntry } from "../../src/llm/Scripted.js"
 import { termsOf } from "../../src/memory/Relevance.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
@@ -108,6 +111,27 @@ describe("memory across runs", () => {
       // the line is a JSON object whose note is the memory's text, whole
       expect(JSON.parse(lines[0]!).note).toBe(order)
     }).pipe(Effect.provide(withMemory(engine.layer)))
+  })
+
+  it.effect("the offline stand-in's memories stay out of another model's prompts; words of doing cover nothing (#60.8)", () => {
+    const real = Scripted.make({}, Offline.service) // another model (labeled "scripted"), answering as the stand-in
+    return Effect.gen(function*() {
+      const memories = yield* Memories.Memories
+      const first = yield* Run.runTask({ task: "Compute 17 + 25", userId: "cy" })
+      expect(first.finalAnswer?.answerText).toBe("42") // the stand-in's label is not in its answer, nor in memory
+      const query = "What is 17 + 25 plus 8?"
+      const [kept] = yield* memories.recall("cy", query, { model: "offline" })
+      expect(kept).toMatchObject({ runId: first.runId, text: "42" })
+      expect(yield* memories.recall("cy", query, { model: "openai:gpt-4o-mini" })).toEqual([])
+      const second = yield* Run.runTask({ task: query, userId: "cy", reusePlans: false }).pipe(
+        Effect.provideService(LanguageModel, real.service)
+      )
+      expect(ofTag(yield* eventsOf(second.runId), "MemoryRecalled")).toEqual([])
+      expect(real.calls.filter((c) => JSON.stringify(c.input).includes(first.runId))).toEqual([])
+      // a task's words of doing say nothing of what it is about: "Compute" does not make another sum relevant
+      expect(termsOf("Compute 12, then explain the result")).toEqual(["12"])
+      expect(yield* memories.recall("cy", "Compute 99", { model: "offline" })).toEqual([])
+    }).pipe(Effect.provide(withMemory(offline)))
   })
 
   it.effect("forgetting removes the rows and their full-text entries", () =>
