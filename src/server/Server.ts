@@ -33,7 +33,8 @@ export const typeDefs = readPackageFile("schema.graphql")
 
 const exampleQuery = (runId: string) =>
   `# Aeon — start a run, then follow its events live (run them in this order).
-# The offline model is a rule-based stand-in unless a provider is configured.
+# The offline model is a rule-based stand-in unless a provider is configured. Each ▶ of Start starts a new run
+# (its id gets -1, -2, …); Follow, Output and Inspect go to the latest.
 
 mutation Start {
   runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL, runId: "${runId}" }) {
@@ -42,8 +43,9 @@ mutation Start {
   }
 }
 
+# Each message is a burst of events (a fast run's whole history comes in one)
 subscription Follow {
-  runEvents(runId: "${runId}", fromSeq: 0) {
+  runEventBatches(runId: "${runId}", fromSeq: 0) {
     seq
     type
     ... on PhaseEnteredEvent { passNumber phase }
@@ -128,13 +130,26 @@ const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
   return false
 }
 
-/** A script that puts this page's demo run id in place of an earlier one in GraphiQL's stored tabs. */
+/**
+ * A script that puts this page's demo run id in place of an earlier one in GraphiQL's stored tabs, and gives each ▶
+ * of a Start operation after the first a run id of its own (the id written, with -1, -2, …, as the request leaves:
+ * a second Start would otherwise be refused, the id taken), the other operations following the latest.
+ */
 const freshDemoId = (defaultQuery: string) => {
   const id = defaultQuery.match(/demo-[0-9a-f]{8}/)?.[0]
   if (!id) return ""
   return `<script>(() => { try { for (const k of Object.keys(localStorage)) { if (!k.startsWith("graphiql:")) continue;
 const v = localStorage.getItem(k); if (v && /demo-[0-9a-f]{8}/.test(v)) localStorage.setItem(k, v.replace(/demo-[0-9a-f]{8}/g, "${id}")) } }
-catch (e) {} })()</script>`
+catch (e) {}
+const demo = "${id}"; let current = demo, starts = 0;
+const rewrite = (raw) => { try { const m = JSON.parse(raw); const p = m.payload || m;
+  if (typeof p.query !== "string" || !p.query.includes(demo)) return raw;
+  if (/^Start/.test(p.operationName || "") && starts++ > 0) current = demo + "-" + (starts - 1);
+  p.query = p.query.split(demo).join(current); return JSON.stringify(m) } catch (e) { return raw } };
+const fetch0 = window.fetch; window.fetch = (input, init) =>
+  fetch0(input, init && typeof init.body === "string" ? { ...init, body: rewrite(init.body) } : init);
+const send0 = WebSocket.prototype.send;
+WebSocket.prototype.send = function (d) { return send0.call(this, typeof d === "string" ? rewrite(d) : d) } })()</script>`
 }
 
 /**

@@ -15,8 +15,14 @@ afterAll(async () => {
 })
 
 describe("GraphiQL in a browser", () => {
-  it("opens with the example; runTask starts a run and runEvents streams it to the end", async () => {
+  it("opens with the example; runTask starts a run and runEventBatches streams it to the end", async () => {
     const page = await browser.newPage()
+    // what the page's subscriptions send and receive (the response pane draws only the lines in view)
+    const [sent, received] = [[] as Array<string>, [] as Array<string>]
+    page.on("websocket", (ws) => {
+      ws.on("framesent", (f) => void sent.push(String(f.payload)))
+      ws.on("framereceived", (f) => void received.push(String(f.payload)))
+    })
     await page.goto(server.url, { waitUntil: "load" })
     const editor = page.locator(".graphiql-query-editor")
     await editor.waitFor({ timeout: 60_000 })
@@ -34,10 +40,27 @@ describe("GraphiQL in a browser", () => {
     await expect.poll(() => textOf(response), { timeout: 30_000 }).toContain(runId)
 
     await runOperation("subscription Follow")
-    await expect.poll(() => textOf(response), { timeout: 60_000 }).toContain("RunFinished")
-    const streamed = await textOf(response)
+    await expect.poll(() => textOf(response), { timeout: 60_000 }).toContain("RunStarted")
+    // the whole run comes in one message, shown whole, not only its last event (#60 item 9): a burst is one message
+    await expect.poll(() => received.some((f) => f.includes("RunStarted") && f.includes("RunFinished")), {
+      timeout: 60_000,
+      message: "one message with the whole run"
+    }).toBe(true)
+    const streamed = received.find((f) => f.includes("RunFinished"))!
     expect(streamed).toContain("CONVERGED")
     expect(streamed).toContain("126")
+
+    // ▶ Start again: a new run, its id the demo's with -1 (#60 item 6); Follow goes to it
+    await runOperation("mutation Start")
+    await expect.poll(() => textOf(response), { timeout: 30_000 }).toContain(`${runId}-1`)
+    expect(await textOf(response)).not.toContain("RunIdTakenError")
+    received.length = 0
+    await runOperation("subscription Follow")
+    await expect.poll(() => sent.some((f) => f.includes(`${runId}-1`) && f.includes("runEventBatches")), {
+      timeout: 30_000,
+      message: "Follow sent for the new run"
+    }).toBe(true)
+    await expect.poll(() => received.some((f) => f.includes("RunFinished")), { timeout: 60_000 }).toBe(true)
     await page.screenshot({ path: "test/browser/graphiql.png" }).catch(() => undefined)
 
     // a reload brings the tabs back with a fresh demo id: Start works again (no id already taken)
