@@ -5,6 +5,7 @@ import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
 import type { RunListQuery, RunViewEventsSubscription, RunViewQuery } from "./generated/operations.js"
 import { LiveOutput, NewRunForm, StoreWait } from "./Live.js"
 import { FromEarlierRuns, MemoryPage } from "./Memory.js"
+import { Outcome } from "./Outcome.js"
 import { ForecastLine, Requests } from "./Requests.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
 
@@ -12,7 +13,7 @@ const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
   id task status model models userId createdAt
   forkedFrom { runId atSeq changed }
   finalAnswer { answerText label }
-  result { advisories }
+  result { advisories terminationReason error ttlExpiration { exhausted } }
   usage { llmCalls inputTokens outputTokens cachedTokens costUsd steps replayed { llmCalls } }
   pendingApprovals { requestId stepId tool input description }
   pendingPlanApproval { requestId plan { goal steps { stepId description tool status dependencies } }
@@ -20,7 +21,8 @@ const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
   pendingBudgetExtensions { requestId dimension limit used needs proposed forecast { expected { ...F } } }
   forecast { expected { ...F } worstCase { ...F } }
   forecastError { costUsd }
-  plan { goal steps { stepId description tool status dependencies supersededBy manualIntervention subplan error } }
+  plan { goal steps { stepId description tool status dependencies supersededBy manualIntervention subplan error
+    stepOutput } }
   history { passes { passNumber phases ttlRemaining durationSeconds
     validationReport { decidedBy issues { type severity description stepId source } }
     convergence { converged completenessScore coherenceScore consistencyStatus reasonCodes decidedBy } } }
@@ -30,9 +32,22 @@ const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
 fragment F on ForecastFigures { llmCalls tokens costUsd wallMs }`
 const EVENTS =
   /* GraphQL */ `subscription RunViewEvents($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
-const RUNS = /* GraphQL */ `query RunList($status: RunStatus, $userId: ID) {
-  runs(first: 50, status: $status, userId: $userId) {
-    edges { node { id task status userId createdAt usage { costUsd } timeline { elapsedMs passes { passNumber } } } } } }`
+const RUNS = /* GraphQL */ `query RunList($status: RunStatus, $userId: ID, $after: String) {
+  runs(first: 50, status: $status, userId: $userId, after: $after) {
+    edges { node { id task status userId createdAt usage { costUsd } timeline { elapsedMs passes { passNumber } } } }
+    pageInfo { endCursor hasNextPage } } }`
+
+/** The list's filters as the page's URL keeps them (?status=…&user=…): a reload or a shared link keeps them. */
+const filtersInUrl = () => {
+  const q = new URLSearchParams(location.search)
+  return { status: q.get("status") ?? "", user: q.get("user") ?? "" }
+}
+const keepFilters = (status: string, user: string) => {
+  const q = new URLSearchParams()
+  if (status) q.set("status", status)
+  if (user) q.set("user", user)
+  history.replaceState(null, "", `${location.pathname}${q.size > 0 ? `?${q}` : ""}`)
+}
 const KeyForm = ({ onKey }: { onKey: () => void }) => {
   const [key, setKey] = useState("")
   return (
@@ -52,20 +67,30 @@ const KeyForm = ({ onKey }: { onKey: () => void }) => {
 }
 
 const RunList = () => {
-  const [status, setStatus] = useState("")
-  const [user, setUser] = useState("")
+  const [status, setStatus] = useState(() => filtersInUrl().status)
+  const [user, setUser] = useState(() => filtersInUrl().user)
   const [runs, setRuns] = useState<Array<RunListQuery["runs"]["edges"][number]["node"]> | undefined>()
+  const [next, setNext] = useState<string | null>(null)
   const [error, setError] = useState<string>()
   const [locked, setLocked] = useState(false)
-  const load = () =>
+  /** The first page of the filtered list, or (`after`) the next page added below it. */
+  const load = (after?: string) =>
     gql<RunListQuery>(
       RUNS,
-      { status: status || null, userId: user || null }
-    ).then((d) => (setRuns(d.runs.edges.map((e) => e.node)), setError(undefined)), (e) => {
+      { status: status || null, userId: user || null, after: after ?? null }
+    ).then((d) => {
+      const page = d.runs.edges.map((e) => e.node)
+      setRuns((shown) => (after === undefined ? page : [...(shown ?? []), ...page]))
+      setNext(d.runs.pageInfo.hasNextPage ? d.runs.pageInfo.endCursor ?? null : null)
+      setError(undefined)
+    }, (e) => {
       if (e instanceof Unauthorized) setLocked(true)
       else setError(e.message)
     })
-  useEffect(() => void load(), [status, user])
+  useEffect(() => {
+    keepFilters(status, user)
+    void load()
+  }, [status, user])
   if (locked) return <KeyForm onKey={() => (setLocked(false), load())} />
   return (
     <main>
@@ -109,6 +134,18 @@ const RunList = () => {
           </tr>
         ))}
       </table>
+      {runs !== undefined && runs.length === 0 && (
+        <p class="meta" data-testid="no-runs">
+          {status || user
+            ? `no run${status ? ` with status ${status}` : ""}${user ? ` of user ${user}` : ""}`
+            : "no run yet: start one with the form above"}
+        </p>
+      )}
+      {next !== null && (
+        <button type="button" data-testid="more-runs" onClick={() => void load(next)}>
+          more runs
+        </button>
+      )}
       <Tools />
     </main>
   )
@@ -173,6 +210,7 @@ const RunView = ({ runId }: { runId: string }) => {
       )}
       {error && <p class="error">{error}</p>}
       <Requests run={run} refresh={refresh} />
+      <Outcome run={run} />
       <section class="gauges" data-testid="gauges">
         <h2>Budget</h2>
         {(run.timeline?.budget ?? []).map((g) => (
