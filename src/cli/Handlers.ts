@@ -39,7 +39,7 @@ import {
 } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { runOnServer } from "./ViaServer.js"
+import { eventsOnServer, runOnServer, runsOnServer } from "./ViaServer.js"
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
@@ -316,14 +316,24 @@ const eventLine = (e: RunEvent) => {
   return `${String(e.seq).padStart(4)}  ${e._tag}${where.length > 0 ? `  (${where.join(", ")})` : ""}`
 }
 
+/** A run's stored events: from the server holding the data directory (its calls' prompts stay there), else the store. */
+const eventsOf = (runId: string, calls: boolean) =>
+  Effect.flatMap(serverHoldingDataDir, (server) =>
+    server !== undefined && !calls
+      ? eventsOnServer(server, runId)
+      : withStore((store) =>
+        Effect.flatMap(
+          store.getRun(runId),
+          (run) => Option.isNone(run) ? Effect.succeed(undefined) : store.events(runId)
+        )
+      ))
+
 export const inspect = (
   o: { readonly runId: string; readonly json: boolean; readonly calls: boolean; readonly events: boolean }
 ) =>
-  withStore((store) =>
-    Effect.gen(function*() {
-      const run = yield* store.getRun(o.runId)
-      if (Option.isNone(run)) throw new CliError(`run ${o.runId} does not exist`)
-      const events = yield* store.events(o.runId)
+  Effect.flatMap(eventsOf(o.runId, o.calls), (events) =>
+    Effect.sync(() => {
+      if (events === undefined) throw new CliError(`run ${o.runId} does not exist`)
       if (o.events) {
         process.stdout.write(o.json ? `${JSON.stringify(events, null, 2)}\n` : `${events.map(eventLine).join("\n")}\n`)
         return
@@ -340,8 +350,7 @@ export const inspect = (
           ? `${JSON.stringify(jsonResult(result), null, 2)}\n`
           : `${[historyTree(result), ...recalled].join("\n")}\n`
       )
-    })
-  )
+    }))
 
 export const runs = (
   o: {
@@ -351,16 +360,15 @@ export const runs = (
     readonly json: boolean
   }
 ) =>
-  withStore((store) =>
-    Effect.gen(function*() {
-      const page = yield* store.listRuns({
-        userId: opt(o.user),
-        status: opt(o.status) as RunStatus | undefined,
-        first: o.limit
-      })
-      process.stdout.write(o.json ? `${JSON.stringify(page.runs, null, 2)}\n` : `${runsTable(page.runs)}\n`)
-    })
-  )
+  Effect.gen(function*() {
+    const filters = { userId: opt(o.user), status: opt(o.status) as RunStatus | undefined, first: o.limit }
+    const server = yield* serverHoldingDataDir
+    // beside the server holding the data directory, its list (the same rows)
+    const listed = server !== undefined
+      ? yield* runsOnServer(server, filters)
+      : (yield* withStore((store) => store.listRuns(filters))).runs
+    process.stdout.write(o.json ? `${JSON.stringify(listed, null, 2)}\n` : `${runsTable(listed)}\n`)
+  })
 
 /** `aeon memory list|search`: a user's memories, each with its source run (the store's Memories). */
 export const memoryList = (

@@ -66,7 +66,9 @@ export const problemLines = (r: RunResult): Array<string> => {
  * The offline stand-in's label, above an answer it wrote: where the answer is shown, not inside its text (which
  * memories keep and later runs recall).
  */
-export const standInLabel = (r: RunResult) => (r.model === "offline" ? `${pc.dim("[offline rule-based stand-in]")}\n` : "")
+export const standInLabel = (
+  r: RunResult
+) => (r.model === "offline" ? `${pc.dim("[offline rule-based stand-in]")}\n` : "")
 
 /** The run result as one JSON document (`--json`). */
 export const jsonResult = (r: RunResult) => ({
@@ -175,7 +177,9 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
   return [line(header), ...rows.map(line)].join("\n")
 }
 
-export const runsTable = (runs: ReadonlyArray<StoredRun>): string => {
+export const runsTable = (
+  runs: ReadonlyArray<Pick<StoredRun, "id" | "mode" | "userId" | "createdAt" | "task"> & { readonly status: string }>
+): string => {
   if (runs.length === 0) return "no runs"
   const rows = runs.map((
     r

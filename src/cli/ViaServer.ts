@@ -87,3 +87,29 @@ export const runOnServer = (url: string, input: Record<string, unknown>, onEvent
       ? { _tag: "done", result: resultFromEvents(events) } satisfies ViaServer as ViaServer
       : { _tag: "waiting", runId, viewer } satisfies ViaServer as ViaServer
   })
+
+/** A run's stored events, read from the server (`aeon inspect` beside it); undefined when it has no such run. */
+export const eventsOnServer = (url: string, runId: string) =>
+  Effect.map(
+    operation(url, `query($id: ID!) { run(id: $id) { events { type runId seq at payload } } }`, { id: runId }),
+    (d): ReadonlyArray<RunEvent> | undefined => d.run?.events.map(eventOf)
+  )
+
+/** The newest runs as the server lists them (`aeon runs` beside it), in the store's shape. */
+export const runsOnServer = (
+  url: string,
+  filters: { readonly userId?: string | undefined; readonly status?: string | undefined; readonly first: number }
+) =>
+  Effect.map(
+    operation(
+      url,
+      `query($userId: ID, $status: RunStatus, $first: Int) { runs(userId: $userId, status: $status, first: $first) {
+        edges { node { id task status mode userId createdAt } } } }`,
+      filters
+    ),
+    (d) =>
+      (d.runs.edges as Array<
+        { node: { id: string; task: string; status: string; mode: string; userId: string | null; createdAt: string } }
+      >)
+        .map(({ node }) => ({ ...node, createdAt: new Date(node.createdAt) }))
+  )

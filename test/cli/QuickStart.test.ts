@@ -45,7 +45,7 @@ describe("the quick start with `npm start` running (#60.1)", () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain("\n45\n")
     expect(r.stdout).toMatch(/^converged · 1 pass · .* · offline · run [0-9a-f-]{36}$/m)
-    const runId = r.stdout.match(/run ([0-9a-f-]{36})/)![1]
+    const runId = r.stdout.match(/run ([0-9a-f-]{36})/)![1]!
     const listed = await gql(url, `{ runs { edges { node { id status task } } } }`)
     expect(listed.body.data.runs.edges.map((e: { node: unknown }) => e.node)).toContainEqual({
       id: runId,
@@ -59,9 +59,16 @@ describe("the quick start with `npm start` running (#60.1)", () => {
     const refused = await aeon("run", "Compute 17 + 25", "--model", "gpt-4o")
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/^aeon: the Aeon server at .* holds this data directory .*--model cannot be used/m)
-    // a command that needs the store itself says which server holds it and where its viewer is
+    // aeon runs and aeon inspect read through it too
     const runs = await aeon("runs")
-    expect(runs.stderr).toContain(`is held by the Aeon server at ${url}`)
-    expect(runs.stderr).toContain(url.replace(/\/graphql$/, "/runs"))
+    expect(runs.code, runs.stderr).toBe(0)
+    expect(runs.stdout).toMatch(new RegExp(`^${runId}  CONVERGED  AUTO .* What is 6 \\* 7 plus 3\\?$`, "m"))
+    const inspected = await aeon("inspect", runId)
+    expect(inspected.stdout).toContain(`run ${runId} · AUTO · CONVERGED · offline`)
+    expect(inspected.stdout).toMatch(/\n45\n/)
+    // a command that needs the store itself says which server holds it and where its viewer is
+    const memory = await aeon("memory", "list")
+    expect(memory.stderr).toContain(`is held by the Aeon server at ${url}`)
+    expect(memory.stderr).toContain(url.replace(/\/graphql$/, "/runs"))
   }, 120_000)
 })
