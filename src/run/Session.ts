@@ -12,8 +12,8 @@ import * as RunLlm from "../kernel/RunLlm.js"
 import * as RunOutput from "../kernel/RunOutput.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { MemoryFailedError, type RunMemory } from "../memory/RunMemory.js"
-import { budgetNow, waitedMs } from "../record/RunRecord.js"
 import { modelTag } from "../record/RunMemories.js"
+import { budgetNow, waitedMs } from "../record/RunRecord.js"
 import * as Memories from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { StoreOutages } from "../store/StoreOutages.js"
@@ -154,7 +154,9 @@ const runMemory = (
     recall: (query, limit) => failed(memories.recall(owner, query, { model, ...(limit ? { limit } : {}) })),
     reusablePlan: input.reusePlans ? failed(memories.reusablePlan(owner, input.task, tools)) : undefined,
     remember: (note) =>
-      failed(memories.remember(owner, { ...note, task: input.task, runId, tags: [...note.tags ?? [], modelTag(model)] }))
+      failed(
+        memories.remember(owner, { ...note, task: input.task, runId, tags: [...note.tags ?? [], modelTag(model)] })
+      )
   }
 }
 

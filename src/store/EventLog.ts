@@ -145,7 +145,9 @@ const memoryRecords = (record: RunRecord, result: RunResult, now: Value): Array<
       SELECT ${m.id}, COALESCE(r.user_id, ''), ${m.kind}, ${m.text}, ${m.task}, ${key}, ${
       indexedTerms(m.text, m.task)
     }, r.id, ${m.stepId},
-        ${m.passNumber}, ${jsonText(JSON.stringify(m.tags))}, ${now} FROM runs r WHERE r.id = ${m.runId} AND NOT EXISTS (
+        ${m.passNumber}, ${
+      jsonText(JSON.stringify(m.tags))
+    }, ${now} FROM runs r WHERE r.id = ${m.runId} AND NOT EXISTS (
           SELECT 1 FROM memories k WHERE k.owner = COALESCE(r.user_id, '') AND k.task_key = ${key}
             AND k.kind = ${m.kind} AND k.text = ${m.text})
       ON CONFLICT (id) DO NOTHING`
