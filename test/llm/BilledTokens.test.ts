@@ -34,6 +34,19 @@ const answerFor = (promptId: string) => {
   return JSON.stringify(entry?.output ?? { actions: [] })
 }
 
+/** The engine with the real OpenAI provider on the stub (no retries: every request is one the stub bills). */
+const engineOnStub = () =>
+  Layer.mergeAll(
+    Aeon.layerWithTools(),
+    Layer.succeed(
+      LanguageModel,
+      OpenAi.make({ baseURL: stub.baseURL, apiKey: "k", model: "gpt-4o-mini", timeoutMs: 5_000, maxRetries: 0 }, {
+        inputPerMillion: 1,
+        outputPerMillion: 1
+      })
+    )
+  )
+
 const billed: Array<number> = []
 const billAsOpenAi = (body: any) => {
   const messages = body.messages.reduce((n: number, m: any) => n + 3 + countTokens(m.content), 0) + 3
@@ -57,14 +70,7 @@ describe("maxTokens against what a provider bills", () => {
         fc.asyncProperty(fc.integer({ min: 800, max: 4_000 }), async (cap) => {
           stub.replyWith(billAsOpenAi)
           billed.length = 0
-          const model = OpenAi.make({
-            baseURL: stub.baseURL,
-            apiKey: "k",
-            model: "gpt-4o-mini",
-            timeoutMs: 5_000,
-            maxRetries: 0
-          }, { inputPerMillion: 1, outputPerMillion: 1 })
-          const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))
+          const engine = engineOnStub()
           const result = await Effect.runPromise(
             runTask({ task: "Compute 6 * 7 and explain it", mode: "FULL", budget: { maxTokens: cap, ttl: 6 } }).pipe(
               Effect.provide(engine)
@@ -109,19 +115,12 @@ describe("maxTokens against a provider that bills the request as sent, with its 
       for (let cap = 1_200; cap <= 3_400; cap += 40) {
         stub.replyWith(billAsSent)
         billedAsSent = 0
-        const model = OpenAi.make({
-          baseURL: stub.baseURL,
-          apiKey: "k",
-          model: "gpt-4o-mini",
-          timeoutMs: 5_000,
-          maxRetries: 0
-        }, { inputPerMillion: 1, outputPerMillion: 1 })
         const result = yield* runTask({
           task: "Compute 6 * 7 and state the product",
           mode: "FULL",
           memory: false,
           budget: { maxTokens: cap, ttl: 6 }
-        }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))))
+        }).pipe(Effect.provide(engineOnStub()))
         expect(result.usage.inputTokens + result.usage.outputTokens).toBe(billedAsSent)
         if (billedAsSent > cap) crossed.push(`${cap}: billed ${billedAsSent}`)
         if (result.terminationReason === "budget_exhausted") stopped++

@@ -1,8 +1,8 @@
-import { type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
+import { type Message, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client"
 import { Option, Redacted } from "effect"
-import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { userMessage } from "../support/a2a.js"
 import { gql, startServer, type TestServer } from "../support/server.js"
 
 // @a2a-js/sdk's own client (its ClientFactory and JSON-RPC transport) against /.well-known/agent-card.json and /a2a;
@@ -34,17 +34,7 @@ const clientOf = (key = "key-alice", legacy = false) => {
   )
 }
 
-const message = (text: string, extra: Partial<Message> = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: "",
-  taskId: "",
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra
-})
+const message = userMessage
 
 const request = (m: Message, aeon?: Record<string, unknown>) => ({
   tenant: "",

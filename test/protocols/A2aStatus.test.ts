@@ -1,8 +1,8 @@
-import { type Message, Role, type Task, TaskState } from "@a2a-js/sdk"
+import { type Task, TaskState } from "@a2a-js/sdk"
 import { ClientFactory } from "@a2a-js/sdk/client"
-import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
+import { userMessage } from "../support/a2a.js"
 import { gql, startServer, type TestServer } from "../support/server.js"
 
 /**
@@ -24,16 +24,7 @@ afterAll(async () => {
 
 const clientOf = (s: TestServer) => new ClientFactory().createFromUrl(s.url.replace(/\/graphql$/, ""))
 const send = async (s: TestServer, text: string, aeon: Record<string, unknown> = {}) => {
-  const m: Message = {
-    messageId: randomUUID(),
-    contextId: "",
-    taskId: "",
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: []
-  }
+  const m = userMessage(text)
   const client = await clientOf(s)
   const sent = await client.sendMessage({ tenant: "", message: m, configuration: undefined, metadata: { aeon } })
   return { client, task: sent as Task }
