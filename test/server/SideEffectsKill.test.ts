@@ -69,9 +69,13 @@ describe(`a kill -9 with steps at once, each calling a tool with side effects ($
     )
     const id = started.body.data.runTask.id as string
     expect(id).toBeTruthy()
-    // a call has written its record and holds its answer: time enough for calls made at once to have started too
+    // a call has written its record and holds its answer, and the three steps have started (at once: calls made at
+    // once would all be under way now)
     await waitFor(async () => (lines().length > 0 ? true : undefined), 30_000)
-    await new Promise((r) => setTimeout(r, 800))
+    await waitFor(async () => {
+      const run = (await gql(url1, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run
+      return run.events.filter((e: { type: string }) => e.type === "StepStarted").length === 3 ? true : undefined
+    }, 30_000)
     const beforeKill = lines()
     first.child.kill("SIGKILL")
     await exited(first.child)
