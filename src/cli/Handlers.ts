@@ -10,7 +10,7 @@ import { McpServers } from "../mcp/Servers.js"
 import { llmCallsOf } from "../record/LlmCalls.js"
 import { answerText, type AskedEvent } from "../record/Requests.js"
 import { openRequests } from "../record/RunRecord.js"
-import { resultFromEvents, type RunResult, type RunStatus } from "../record/RunResult.js"
+import { resultFromEvents, type RunStatus } from "../record/RunResult.js"
 import * as Answers from "../run/Answers.js"
 import type { PersonAnswer } from "../run/Answers.js"
 import { prepare, prepareResume } from "../run/Run.js"
@@ -19,27 +19,15 @@ import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
-import { serverHolding } from "../store/ServerAddress.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
 import { CliError } from "./CliError.js"
+import { printResult } from "./Printing.js"
 import { makeProgress } from "./Progress.js"
-import {
-  callsText,
-  historyTree,
-  jsonResult,
-  memoriesTable,
-  memoryLines,
-  planForecastLines,
-  problemLines,
-  runsTable,
-  standInLabel,
-  summaryLine,
-  toolsTable
-} from "./Render.js"
+import { callsText, historyTree, jsonResult, memoriesTable, memoryLines, runsTable, toolsTable } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { eventsOnServer, runOnServer, runsOnServer } from "./ViaServer.js"
+import { eventsOnServer, runsOnServer, runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
@@ -180,70 +168,6 @@ export const run = (o: RunOptions) =>
     // the only logger of the run: not the runtime's (stdout)
     Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger))
   )
-
-/** The server holding the embedded data directory this CLI would open, if one serves from it now. */
-const serverHoldingDataDir = Effect.map(
-  Effect.orDie(Database.databaseConfig),
-  (c) => (Option.isNone(c.url) && c.dataDir !== "memory" ? serverHolding(c.dataDir) : undefined)
-)
-
-/** `aeon run` through the server at `url` (cli/ViaServer): its progress, then its result printed as a run of ours. */
-const runThroughServer = (
-  url: string,
-  input: Record<string, unknown>,
-  own: ReadonlyArray<string>,
-  json: boolean,
-  live: boolean
-) =>
-  Effect.gen(function*() {
-    if (own.length > 0) {
-      throw new CliError(
-        `the Aeon server at ${url} holds this data directory and runs with its own model and tools: ` +
-          `${own.join(", ")} cannot be used (stop the server, or set AEON_DATA_DIR to another directory)`
-      )
-    }
-    if (!json) process.stderr.write(`aeon: running on the server at ${url} (it holds this data directory)\n`)
-    const progress = live ? makeProgress("the server's model") : undefined
-    const outcome = yield* runOnServer(url, input, (e) => progress?.onEvent(e))
-    progress?.done()
-    if (outcome._tag === "waiting") {
-      process.stdout.write(`run ${outcome.runId} waits for a person: answer it at ${outcome.viewer}\n`)
-      process.exitCode = 3
-      return
-    }
-    yield* printResult(outcome.result, json)
-  })
-
-/** A run's result as `aeon run` prints it, and its exit code. */
-const printResult = (result: RunResult, json: boolean) =>
-  Effect.gen(function*() {
-    if (result.terminationReason === "dry_run") return yield* dryRunDone(result, json)
-    if (json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
-    else {
-      if (result.finalAnswer) process.stdout.write(`\n${standInLabel(result)}${result.finalAnswer.answerText}\n\n`)
-      // a failure's error once: in the problem lines, not again in the summary
-      for (const line of problemLines(result)) process.stdout.write(`${line}\n`)
-      process.stdout.write(`${summaryLine(result, false)}\n`)
-    }
-    process.exitCode = result.status === "CONVERGED" ? 0 : result.status === "FAILED" ? 1 : 2
-    // with --json, stdout is the document: the failure is said once more to a person, on stderr
-    if (result.status === "FAILED" && json) {
-      process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
-    }
-  })
-
-/** A dry run's plan and forecast (`--json`: `{ plan, forecast, usage }`), exit 0. */
-const dryRunDone = (result: RunResult, json: boolean) =>
-  Effect.sync(() => {
-    if (json) {
-      const { forecast, plan, usage } = result
-      process.stdout.write(`${JSON.stringify({ runId: result.runId, plan, forecast, usage }, null, 2)}\n`)
-    } else {
-      if (result.plan) process.stdout.write(`\n${planForecastLines(result.plan, result.forecast).join("\n")}\n\n`)
-      process.stdout.write(`${summaryLine(result)}\n`)
-    }
-    process.exitCode = 0
-  })
 
 /**
  * Answers a run's request (Answers.answerAnywhere): through the process running it — a server — when one holds it (the

@@ -1,10 +1,14 @@
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { createClient } from "graphql-sse"
 import { RunEvent } from "../domain/RunEvent.js"
 import { openRequests } from "../record/Requests.js"
 import { foldEvents } from "../record/RunRecord.js"
 import { resultFromEvents, type RunResult } from "../record/RunResult.js"
+import * as Database from "../store/Database.js"
+import { serverHolding } from "../store/ServerAddress.js"
 import { CliError } from "./CliError.js"
+import { printResult } from "./Printing.js"
+import { makeProgress } from "./Progress.js"
 
 /**
  * `aeon run` beside a running server: the server holding the embedded data directory (store/ServerAddress) runs the
@@ -113,3 +117,36 @@ export const runsOnServer = (
       >)
         .map(({ node }) => ({ ...node, createdAt: new Date(node.createdAt) }))
   )
+
+/** The server holding the embedded data directory this CLI would open, if one serves from it now. */
+export const serverHoldingDataDir = Effect.map(
+  Effect.orDie(Database.databaseConfig),
+  (c) => (Option.isNone(c.url) && c.dataDir !== "memory" ? serverHolding(c.dataDir) : undefined)
+)
+
+/** `aeon run` through the server at `url` (runOnServer): its progress, then its result printed as a run of ours. */
+export const runThroughServer = (
+  url: string,
+  input: Record<string, unknown>,
+  own: ReadonlyArray<string>,
+  json: boolean,
+  live: boolean
+) =>
+  Effect.gen(function*() {
+    if (own.length > 0) {
+      throw new CliError(
+        `the Aeon server at ${url} holds this data directory and runs with its own model and tools: ` +
+          `${own.join(", ")} cannot be used (stop the server, or set AEON_DATA_DIR to another directory)`
+      )
+    }
+    if (!json) process.stderr.write(`aeon: running on the server at ${url} (it holds this data directory)\n`)
+    const progress = live ? makeProgress("the server's model") : undefined
+    const outcome = yield* runOnServer(url, input, (e) => progress?.onEvent(e))
+    progress?.done()
+    if (outcome._tag === "waiting") {
+      process.stdout.write(`run ${outcome.runId} waits for a person: answer it at ${outcome.viewer}\n`)
+      process.exitCode = 3
+      return
+    }
+    yield* printResult(outcome.result, json)
+  })

@@ -3,7 +3,7 @@ import OpenAI from "openai"
 import { Stream } from "openai/core/streaming"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
-import { failureOf, Retryable, retrySchedule, withOpenAiErrorBodies } from "./OpenAiFailures.js"
+import { failureOf, REFUSES_FORMAT, Retryable, retrySchedule, withOpenAiErrorBodies } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
 export interface OpenAiOptions {
@@ -279,8 +279,7 @@ const withFormat = (at: Endpoint, request: LanguageModel.CompletionRequest): Att
   }
   return withCapParam(at, request, asked).pipe(
     Effect.catchIf(
-      (e): e is ModelHttpError =>
-        lower !== undefined && refused(/response_format|json_schema|json_object|structured output/i)(e),
+      (e): e is ModelHttpError => lower !== undefined && refused(REFUSES_FORMAT)(e),
       (e) => stepDown(`refused ${asked} (${e.message.slice(0, 160)})`)()
     ),
     Effect.flatMap((r) =>

@@ -90,8 +90,10 @@ const CONNECTION_CAUSES: Record<string, { readonly words: string; readonly lasti
  * model", "Unsupported parameter: …", "Unknown response_format type", "'response_format.type' must be …".
  */
 export const refusesShape = (message: string) =>
-  /response_format|json_schema|json_object|structured output|guided|parameter|max_(?:completion_)?tokens|stream/i
-    .test(message)
+  REFUSES_FORMAT.test(message) || /guided|parameter|max_(?:completion_)?tokens|stream/i.test(message)
+
+/** A refusal of the output format asked for: OpenAi steps the format down. */
+export const REFUSES_FORMAT = /response_format|json_schema|json_object|structured output/i
 
 /**
  * An HTTP refusal that retrying cannot change: the key (401/403), the model or the path (404), a model it does not

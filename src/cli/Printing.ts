@@ -1,0 +1,36 @@
+import { Effect } from "effect"
+import type { RunResult } from "../record/RunResult.js"
+import { jsonResult, planForecastLines, problemLines, standInLabel, summaryLine } from "./Render.js"
+
+/** How `aeon run` ends: the run's result printed (or its --json document), and the exit code it says. */
+
+/** A run's result as `aeon run` prints it, and its exit code. */
+export const printResult = (result: RunResult, json: boolean) =>
+  Effect.gen(function*() {
+    if (result.terminationReason === "dry_run") return yield* dryRunDone(result, json)
+    if (json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
+    else {
+      if (result.finalAnswer) process.stdout.write(`\n${standInLabel(result)}${result.finalAnswer.answerText}\n\n`)
+      // a failure's error once: in the problem lines, not again in the summary
+      for (const line of problemLines(result)) process.stdout.write(`${line}\n`)
+      process.stdout.write(`${summaryLine(result, false)}\n`)
+    }
+    process.exitCode = result.status === "CONVERGED" ? 0 : result.status === "FAILED" ? 1 : 2
+    // with --json, stdout is the document: the failure is said once more to a person, on stderr
+    if (result.status === "FAILED" && json) {
+      process.stderr.write(`aeon: the run failed: ${result.error ?? result.terminationReason}\n`)
+    }
+  })
+
+/** A dry run's plan and forecast (`--json`: `{ plan, forecast, usage }`), exit 0. */
+export const dryRunDone = (result: RunResult, json: boolean) =>
+  Effect.sync(() => {
+    if (json) {
+      const { forecast, plan, usage } = result
+      process.stdout.write(`${JSON.stringify({ runId: result.runId, plan, forecast, usage }, null, 2)}\n`)
+    } else {
+      if (result.plan) process.stdout.write(`\n${planForecastLines(result.plan, result.forecast).join("\n")}\n\n`)
+      process.stdout.write(`${summaryLine(result)}\n`)
+    }
+    process.exitCode = 0
+  })
