@@ -226,7 +226,8 @@ describe(`the server process (${backend})`, () => {
       const lines = second.output().trim().split("\n")
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(
-        /^aeon: the server could not start: the embedded database at .* is in use by process \d+/
+        // the server holding it is named by its address and pid (#60 item 1)
+        /^aeon: the server could not start: the embedded database at .* is held by the Aeon server at http:\/\/\S+ \(process \d+\)/
       )
       first.child.kill("SIGTERM")
       expect(await exited(first.child)).toBe(0)
