@@ -60,6 +60,17 @@ export class InvalidRunInputError extends Schema.TaggedError<InvalidRunInputErro
   message: Schema.String
 }) {}
 
+/**
+ * A run's output schema no provider can take, refused before the run starts: `rule` says which rule it broke
+ * (not_an_object, invalid_schema, remote_ref, too_large, too_deep, unsupported_keyword, strict_unsupported).
+ */
+export class InvalidOutputSchemaError
+  extends Schema.TaggedError<InvalidOutputSchemaError>()("InvalidOutputSchemaError", {
+    rule: Schema.String,
+    message: Schema.String
+  })
+{}
+
 export class RunNotFoundError extends Schema.TaggedError<RunNotFoundError>()("RunNotFoundError", {
   runId: Schema.String
 }) {

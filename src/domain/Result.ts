@@ -94,6 +94,8 @@ export const FinalAnswerFields = Schema.Struct({
   ttlExhausted: Schema.optional(Schema.Boolean),
   converged: Schema.optional(Schema.Boolean),
   label: Schema.optional(Schema.String),
+  /** The answer as a value of the run's output schema (run input outputSchema), validated; absent otherwise. */
+  data: Schema.optional(Schema.Unknown),
   metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 export type FinalAnswer = typeof FinalAnswerFields.Type

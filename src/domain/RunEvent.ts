@@ -316,6 +316,8 @@ export const RunFinished = Schema.TaggedStruct("RunFinished", {
   ttlExpiration: Schema.optional(TTLExpirationResponse),
   usage: Usage,
   error: Schema.optional(Schema.String),
+  /** The error's code where a caller may act on it: OUTPUT_SCHEMA (no value of the run's output schema). */
+  errorCode: Schema.optional(Schema.String),
   plan: Schema.optional(Plan),
   advisories: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   followUpQuestions: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),

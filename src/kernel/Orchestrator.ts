@@ -8,6 +8,7 @@ import { isModelFailure } from "../llm/Llm.js"
 import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import * as RecursivePlanner from "../planning/RecursivePlanner.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
+import { answerShapeSection } from "../prompts/PromptViews.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
 import { guidanceGiven } from "../record/RunRecord.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
@@ -33,6 +34,7 @@ import { callSite } from "./RunLlm.js"
 import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
 import { toolOutageIn } from "./ToolOutage.js"
+import { directValue, synthesizeTyped } from "./TypedAnswer.js"
 
 export type { Outcome, Stop } from "./Stop.js"
 
@@ -74,7 +76,8 @@ const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string
       })),
       reasoningMode,
       ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {}),
-      ...(earlierRuns ? { earlierRuns } : {})
+      ...(earlierRuns ? { earlierRuns } : {}),
+      ...(ctx.outputSchema ? { answerShape: answerShapeSection(ctx.outputSchema.schema) } : {})
     }).pipe(
       // a plan without a goal has the task as its goal (the planner prompt lets it leave it out)
       Effect.map((r): PlanOutput => ({ ...r.output, goal: r.output.goal?.trim() ? r.output.goal : ctx.request })),
@@ -338,6 +341,25 @@ const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
     }
   })
 
+/**
+ * A typed run (output schema) that would converge without a value of its schema does not: it fails, coded
+ * OUTPUT_SCHEMA, naming what broke the schema — and another attempt (escalation) is not made for it.
+ */
+const typedStop = (stop: Stop, answer: FinalAnswer | undefined, violations: ReadonlyArray<string>): Stop =>
+  stop.reason !== "converged" || answer?.data !== undefined
+    ? stop
+    : {
+      reason: "failed",
+      errorCode: "OUTPUT_SCHEMA",
+      error: `the answer has no value of the output schema: ${
+        violations.length > 0 ? violations.join("; ") : answer?.notes ?? "no value was written"
+      }`,
+      unrecoverable: true
+    }
+
+const violationsIn = (answered: object | undefined): ReadonlyArray<string> =>
+  answered !== undefined && "violations" in answered && Array.isArray(answered.violations) ? answered.violations : []
+
 /** A multi-pass run (or one simple iteration) from pass `firstPass`, to a stop and a final answer. */
 export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: number, resume?: ResumePoint) =>
   Effect.gen(function*() {
@@ -380,6 +402,7 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     const remaining = (yield* ctx.guard.remaining).deadlineMs
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
     const answerInput = { ...synthesisInput, answerRequirements: answerRequirements(ctx.criteria) }
+    const typed = ctx.outputSchema
     const direct = stepAnswer(answerInput, ctx.singlePass === true) ??
       planAnswer(answerInput, ctx.singlePass === true, ctx.events.record().attempt?.toolOutputs ?? {})
     // no answer without an execution: a failed planning, a dry run, a rejected plan
@@ -392,22 +415,28 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       ? checked(outageAnswer(synthesisInput, stop.toolOutage))
       : stop.unrecoverable
       ? checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
-      : direct
+      : direct && !typed
       ? checked(direct)
-      : yield* synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria).pipe(
-        Effect.locally(callSite, { phase: "ANSWER" }),
-        Effect.timeoutTo({
-          duration: Duration.millis(remaining),
-          onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")),
-          onSuccess: (a) => a
-        }),
-        Effect.catchTags({
-          BudgetExhaustedError: (e) =>
-            Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`))),
-          ProviderFailedError: (e) =>
-            Effect.succeed(checked(extractive(synthesisInput, `the model provider failed: ${e.message}`)))
-        })
-      )
+      : typed && directValue(typed, direct)
+      ? checked(directValue(typed, direct)!)
+      : yield* (typed
+        ? synthesizeTyped({ ...synthesisInput, llm: ctx.llm }, typed, answerInput.answerRequirements).pipe(
+          Effect.map((t) => ({ ...checkAnswer(t.answer, ctx.criteria), violations: t.violations }))
+        )
+        : synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria)).pipe(
+          Effect.locally(callSite, { phase: "ANSWER" }),
+          Effect.timeoutTo({
+            duration: Duration.millis(remaining),
+            onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")),
+            onSuccess: (a) => a
+          }),
+          Effect.catchTags({
+            BudgetExhaustedError: (e) =>
+              Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`))),
+            ProviderFailedError: (e) =>
+              Effect.succeed(checked(extractive(synthesisInput, `the model provider failed: ${e.message}`)))
+          })
+        )
     const finalAnswer = synthesized?.answer
     // the criteria were judged on the step outputs; say so when the synthesized answer itself falls short of them
     const missed = synthesized?.missed ?? []
@@ -415,7 +444,7 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       ? `the final answer fails answer criteria the step outputs met: ${missed.join(", ")}`
       : undefined
     return {
-      stop,
+      stop: typed ? typedStop(stop, finalAnswer, violationsIn(synthesized)) : stop,
       finalAnswer: finalAnswer && advisory
         ? { ...finalAnswer, notes: [finalAnswer.notes, advisory].filter(Boolean).join(" ") }
         : finalAnswer,

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
+import type { PreparedOutputSchema } from "../convergence/OutputSchema.js"
 import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
@@ -15,6 +16,8 @@ export interface RunOptions {
   readonly request: string
   readonly budget: Budget
   readonly criteria: ConvergenceCriteria
+  /** The run's output schema, prepared (run input outputSchema): the answer is a value of it (kernel/TypedAnswer). */
+  readonly outputSchema?: PreparedOutputSchema | undefined
   /** Independent ready steps run this many at a time (1 = strictly in stepIndex order). */
   readonly parallelism: number
   /** FULL mode after simple mode: what went wrong, given to the planning prompt. */

@@ -11,6 +11,8 @@ export interface Stop {
   readonly point?: "phase_boundary" | "mid_phase" | undefined
   readonly exhausted?: BudgetDimension | undefined
   readonly error?: string | undefined
+  /** The error's code a caller may act on (OUTPUT_SCHEMA: the run's answer has no value of its output schema). */
+  readonly errorCode?: string | undefined
   /** Nothing another attempt could change (the model provider cannot serve the run): no retry, no escalation. */
   readonly unrecoverable?: boolean | undefined
   /** A tool failed so that retrying cannot fix it, and no other tool does its work (kernel/ToolOutage): in words. */

@@ -18,6 +18,10 @@ export interface CompletionRequest {
   readonly user: string
   readonly input: unknown
   readonly jsonSchema: object
+  /** The schema is the caller's (a run's output schema), which the prompt does not describe: JSON mode needs it too. */
+  readonly callerSchema?: boolean | undefined
+  /** Structured output in strict mode (the caller's schema can have it). */
+  readonly strict?: boolean | undefined
   readonly maxOutputTokens: number
   /**
    * The most requests this call may send the provider, retries included (what is left of the call budget), asked as

@@ -171,17 +171,16 @@ const SCHEMA_IN_PROMPT_TOKENS = 40
 export const TOKENIZER_MARGIN = 1.1
 /** Bytes of JSON around the two texts and the schema (roles, keys, brackets, the response_format's wrapper). */
 const WRAPPER_BYTES = 256
-const schemaTexts = new Map<string, { readonly text: string; tokens?: number }>()
+/** Per schema object: the contracts' own are made once per prompt, a run's output schema once per run. */
+const schemaTexts = new WeakMap<object, { readonly text: string; tokens?: number }>()
 /** The structured-output schema as it may be sent: escaped as a string, the larger of its two forms. */
 const schemaOf = <I, O>(contract: PromptContract<I, O>) => {
-  let s = schemaTexts.get(contract.id)
+  const schema = outputJsonSchema(contract)
+  let s = schemaTexts.get(schema)
   if (s === undefined) {
-    const format = {
-      type: "json_schema",
-      json_schema: { name: contract.id, schema: outputJsonSchema(contract), strict: false }
-    }
+    const format = { type: "json_schema", json_schema: { name: contract.id, schema, strict: false } }
     s = { text: JSON.stringify(JSON.stringify(format)) }
-    schemaTexts.set(contract.id, s)
+    schemaTexts.set(schema, s)
   }
   return s
 }
@@ -300,6 +299,7 @@ const send: Send = (call) =>
       user: call.user,
       input: call.input,
       jsonSchema: outputJsonSchema(call.contract),
+      ...(call.contract.jsonSchema !== undefined ? { callerSchema: true, strict: call.contract.strict === true } : {}),
       maxOutputTokens: call.maxOutputTokens,
       maxRequests: call.maxRequests,
       onRequest: () => void (sent++, call.onRequest?.()),

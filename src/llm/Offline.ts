@@ -5,6 +5,7 @@ import { PromptId } from "../prompts/PromptId.js"
 import { Contracts, type PromptContract } from "../prompts/PromptRegistry.js"
 import { findExpression } from "../tools/Calculator.js"
 import * as LanguageModel from "./LanguageModel.js"
+import { offlineValue } from "./OfflineValue.js"
 import { FREE } from "./Pricing.js"
 
 /**
@@ -201,7 +202,7 @@ const rubricVerdict = (rubric: string, answerText: string) => {
   }
 }
 
-const answer = (promptId: string, input: unknown): unknown => {
+const answer = (promptId: string, input: unknown, jsonSchema: object): unknown => {
   /** The call's input as its prompt's contract types it (the prompt was rendered from it: its schema held). */
   const inputOf = <I, O>(_: PromptContract<I, O>) => input as I
   switch (promptId) {
@@ -293,6 +294,13 @@ const answer = (promptId: string, input: unknown): unknown => {
         notes: "Produced by the offline rule-based model: it restates step results and does not reason."
       }
     }
+    case PromptId.ANSWER_TYPED_USER: {
+      const input = inputOf(Contracts.typedAnswer)
+      return offlineValue(
+        jsonSchema,
+        input.executionResults.filter((r) => r.status === "complete").map((r) => r.stepOutput)
+      )
+    }
     case PromptId.EVAL_RUBRIC_USER: {
       const input = inputOf(Contracts.evalRubric)
       return rubricVerdict(input.rubric, input.answer)
@@ -312,7 +320,7 @@ const estimatedTokens = (text: string) => Math.ceil(text.length / 4)
 export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (request) =>
   Effect.try({
     try: () => {
-      const full = JSON.stringify(answer(request.promptId, request.input))
+      const full = JSON.stringify(answer(request.promptId, request.input, request.jsonSchema))
       const text = LanguageModel.capOutput(full, request.maxOutputTokens, estimatedTokens)
       return {
         text,

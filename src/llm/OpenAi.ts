@@ -162,7 +162,13 @@ const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError =>
 const bodyOf = (at: Endpoint, request: LanguageModel.CompletionRequest, asked: OutputFormat) => ({
   model: at.options.model,
   messages: [
-    { role: "system" as const, content: asked === "prompt" ? withSchemaInPrompt(request) : request.system },
+    {
+      role: "system" as const,
+      // JSON mode has no schema: the caller's, which no prompt describes, goes in the prompt then
+      content: asked === "prompt" || (asked === "json_object" && request.callerSchema === true)
+        ? withSchemaInPrompt(request)
+        : request.system
+    },
     { role: "user" as const, content: request.user }
   ],
   ...(at.learned.completionTokensParam
@@ -172,7 +178,11 @@ const bodyOf = (at: Endpoint, request: LanguageModel.CompletionRequest, asked: O
     ? {
       response_format: {
         type: "json_schema" as const,
-        json_schema: { name: request.promptId, schema: request.jsonSchema as Record<string, unknown>, strict: false }
+        json_schema: {
+          name: request.promptId,
+          schema: request.jsonSchema as Record<string, unknown>,
+          strict: request.strict === true
+        }
       }
     }
     : asked === "json_object"

@@ -23,6 +23,9 @@ export const PromptId = {
   SUPERVISOR_REPAIR_MISSINGTOOL_USER: "supervisor_repair_missingtool_user",
   ANSWER_SYNTHESIS_SYSTEM: "answer_synthesis_system",
   ANSWER_SYNTHESIS_USER: "answer_synthesis_user",
+  /** The answer as a value of the run's output schema (run input outputSchema). */
+  ANSWER_TYPED_SYSTEM: "answer_typed_system",
+  ANSWER_TYPED_USER: "answer_typed_user",
   EVAL_RUBRIC_SYSTEM: "eval_rubric_system",
   EVAL_RUBRIC_USER: "eval_rubric_user"
 } as const

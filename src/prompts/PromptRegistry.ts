@@ -23,6 +23,10 @@ export interface PromptContract<I, O> {
   readonly system: PromptDefinition
   readonly user: PromptDefinition<I, O>
   readonly output: Schema.Schema<O, any>
+  /** The JSON Schema sent as the output format when it is the caller's (a run's output schema), not the contract's. */
+  readonly jsonSchema?: object | undefined
+  /** Sent strict (the caller's schema can have it). */
+  readonly strict?: boolean | undefined
 }
 
 const def = <I, O>(
@@ -84,6 +88,8 @@ export const registry: ReadonlyMap<PromptId, PromptDefinition> = new Map<PromptI
     PromptId.ANSWER_SYNTHESIS_USER,
     def(PromptId.ANSWER_SYNTHESIS_USER, S.AnswerSynthesisInput, S.AnswerSynthesisOutput)
   ],
+  [PromptId.ANSWER_TYPED_SYSTEM, system(PromptId.ANSWER_TYPED_SYSTEM)],
+  [PromptId.ANSWER_TYPED_USER, def(PromptId.ANSWER_TYPED_USER, S.TypedAnswerInput, S.TypedAnswerOutput)],
   [PromptId.EVAL_RUBRIC_SYSTEM, system(PromptId.EVAL_RUBRIC_SYSTEM)],
   [PromptId.EVAL_RUBRIC_USER, def(PromptId.EVAL_RUBRIC_USER, S.EvalRubricInput, S.EvalRubricOutput)]
 ])
@@ -114,6 +120,7 @@ const jsonSchemaCache = new Map<PromptId, object>()
  * model cannot use and a provider bills on every call (the draft's URL, an unknown value's `$id` and `title`).
  */
 export const outputJsonSchema = (c: PromptContract<any, any>): object => {
+  if (c.jsonSchema !== undefined) return c.jsonSchema
   const cached = jsonSchemaCache.get(c.id)
   if (cached) return cached
   const made: object = plainJsonSchema(Schema.typeSchema(c.output))
@@ -181,9 +188,20 @@ export const Contracts = {
     PromptId.ANSWER_SYNTHESIS_SYSTEM,
     PromptId.ANSWER_SYNTHESIS_USER
   ),
+  /** The answer as a value of a run's output schema: `typedAnswer(sent, strict)` is the contract of that schema. */
+  typedAnswer: contract<In<typeof S.TypedAnswerInput>, unknown>(
+    PromptId.ANSWER_TYPED_SYSTEM,
+    PromptId.ANSWER_TYPED_USER
+  ),
   /** An eval case's rubric: the answer judged against what a person wrote (run/Eval). */
   evalRubric: contract<In<typeof S.EvalRubricInput>, Out<typeof S.EvalRubricOutput>>(
     PromptId.EVAL_RUBRIC_SYSTEM,
     PromptId.EVAL_RUBRIC_USER
   )
 } as const
+
+/** The typed answer's contract for one run's output schema: sent as its output format, strict when it can be. */
+export const typedAnswerContract = (
+  sent: object,
+  strict: boolean
+): PromptContract<In<typeof S.TypedAnswerInput>, unknown> => ({ ...Contracts.typedAnswer, jsonSchema: sent, strict })

@@ -47,7 +47,9 @@ export const PlanGenerationInput = Schema.Struct({
   reasoningMode: Schema.optionalWith(Schema.String, { default: () => "balanced" }),
   escalationContext: Schema.optional(Schema.String),
   /** Notes from the user's earlier runs, as PromptViews.earlierRunsSection quotes them. */
-  earlierRuns: Schema.optional(Schema.String)
+  earlierRuns: Schema.optional(Schema.String),
+  /** The run's output schema, as PromptViews.answerShapeSection says it: the plan's answer may fill it. */
+  answerShape: Schema.optional(Schema.String)
 })
 const PlannedStep = Schema.Struct({
   stepId: Schema.String,
@@ -258,6 +260,19 @@ export const AnswerSynthesisOutput = lenient(
   }),
   normalizeAnswer
 )
+
+export const TypedAnswerInput = Schema.Struct({
+  request: NonEmptyString("request"),
+  executionResults: AnswerSynthesisInput.fields.executionResults,
+  convergenceStatus: Schema.Boolean,
+  label: Schema.String,
+  /** What the run's other answer criteria require, as a section of the prompt. */
+  answerRequirements: Schema.optional(Schema.String),
+  /** An earlier value and what in it broke the schema, as a section of the prompt (the one repair). */
+  repair: Schema.optional(Schema.String)
+})
+/** Any JSON: the value is checked against the run's output schema by the caller (convergence/OutputSchema). */
+export const TypedAnswerOutput = Schema.Unknown
 
 export const EvalRubricInput = Schema.Struct({
   rubric: NonEmptyString("rubric"),

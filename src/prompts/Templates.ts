@@ -11,7 +11,7 @@ export const templates: Record<PromptId, string> = {
     "results, give it as the plan's \"answer\" with references: \"17 + 25 = {{s1.value}}\". JSON only.",
   [PromptId.PLAN_GENERATION_USER]:
     "Return {\"goal\"?: string, \"steps\": [{\"stepId\", \"description\"?, \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"answer\"?}], \"answer\"?}.\n" +
-    "\nTools:\n{{tools}}\n\nTask:\n{{request}}\n\nDepth: {{reasoningMode}}\nEarlier attempts failed (may be none): {{escalationContext}}{{?earlierRuns}}",
+    "\nTools:\n{{tools}}\n\nTask:\n{{request}}\n\nDepth: {{reasoningMode}}\nEarlier attempts failed (may be none): {{escalationContext}}{{?earlierRuns}}{{?answerShape}}",
   [PromptId.REASONING_STEP_SYSTEM]:
     "You execute one step of a plan. Use the context from earlier steps and the tool result if any. " +
     "Say CLEAR when the step is done, PARTIALLY_CLEAR when it is done with gaps, BLOCKED when it cannot be done. Answer with JSON only.",
@@ -87,6 +87,12 @@ export const templates: Record<PromptId, string> = {
     "Return {\"answerText\", \"confidence\", \"usedStepIds\", \"notes\"?}.\n\nTask: {{request}}\n" +
     "Status: {{label}} (converged: {{convergenceStatus}}, passes: {{totalPasses}}, TTL remaining: {{ttlRemaining}})\n" +
     "Executed steps:\n{{executionResults}}\nThe answer text must: {{answerRequirements}}",
+  [PromptId.ANSWER_TYPED_SYSTEM]:
+    "You write the final answer of a run from its executed steps as one JSON value of the output schema you are given. " +
+    "Take every value from the step outputs; where they did not establish one the schema asks for, use null where the " +
+    "schema allows it rather than inventing a value. Answer with JSON only.",
+  [PromptId.ANSWER_TYPED_USER]: "Return the JSON value the output schema asks for.\n\nTask: {{request}}\n" +
+    "Status: {{label}} (converged: {{convergenceStatus}})\nExecuted steps:\n{{executionResults}}{{?answerRequirements}}{{?repair}}",
   [PromptId.EVAL_RUBRIC_SYSTEM]:
     "You grade the final answer of a run against a rubric a person wrote. Judge only what the rubric asks, strictly: " +
     "an answer that meets it in part does not pass. Answer with JSON only.",

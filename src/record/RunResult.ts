@@ -29,6 +29,8 @@ export interface RunResult {
   readonly finalAnswer?: FinalAnswer | undefined
   readonly ttlExpiration?: TTLExpirationResponse | undefined
   readonly error?: string | undefined
+  /** The error's code a caller may act on: OUTPUT_SCHEMA (the answer has no value of the run's output schema). */
+  readonly errorCode?: string | undefined
   readonly usage: Usage
   readonly plan?: Plan | undefined
   readonly history: ExecutionHistory
@@ -106,6 +108,7 @@ export const resultOf = (r: RunRecord): RunResult => {
     finalAnswer: finished?.finalAnswer,
     ttlExpiration: finished?.ttlExpiration,
     error: finished?.error,
+    ...(finished?.errorCode !== undefined ? { errorCode: finished.errorCode } : {}),
     // what the run has used so far (the record adds every call and step as it comes; RunFinished's at the end)
     usage: r.usage,
     plan: planOf(r),

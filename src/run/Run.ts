@@ -1,6 +1,11 @@
 import { Effect, Option, Schema } from "effect"
 import type { Usage } from "../domain/Budget.js"
-import { InvalidRunInputError, type QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
+import {
+  type InvalidOutputSchemaError,
+  InvalidRunInputError,
+  type QuotaExceededError,
+  RunNotFoundError
+} from "../domain/Errors.js"
 import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -262,7 +267,7 @@ export const prepare = (
   options: RegisterOptions = {}
 ): Effect.Effect<
   PreparedRun,
-  InvalidRunInputError | StoreError | UserBusyError | RunIdTakenError | QuotaExceededError,
+  InvalidRunInputError | InvalidOutputSchemaError | StoreError | UserBusyError | RunIdTakenError | QuotaExceededError,
   Effect.Effect.Context<typeof capabilities>
 > =>
   Effect.gen(function*() {
@@ -337,7 +342,9 @@ export const cannotResume = (id: string) => ({
       undefined
     ),
   InvalidRunInputError: (e: InvalidRunInputError) =>
-    Effect.as(Effect.logError(`run ${id} cannot resume, its input no longer decodes: ${e.message}`), undefined)
+    Effect.as(Effect.logError(`run ${id} cannot resume, its input no longer decodes: ${e.message}`), undefined),
+  InvalidOutputSchemaError: (e: InvalidOutputSchemaError) =>
+    Effect.as(Effect.logError(`run ${id} cannot resume, its output schema is refused now: ${e.message}`), undefined)
 })
 
 /**

@@ -1,8 +1,9 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { compileSchema } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
+import { prepareOutputSchema } from "../convergence/OutputSchema.js"
 import { Budget } from "../domain/Budget.js"
-import { InvalidRunInputError } from "../domain/Errors.js"
+import { InvalidOutputSchemaError, InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleIteration.js"
 
 export const MAX_TASK_LENGTH = 20_000
@@ -124,6 +125,18 @@ export const RunTaskInput = Schema.Struct({
     }),
     { default: () => true }
   ),
+  /** The JSON Schema the answer's value must meet: the result's finalAnswer.data is that value (convergence/OutputSchema). */
+  outputSchema: Schema.optional(
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+      description: "a JSON Schema the answer must meet: the result's finalAnswer.data is a value of it"
+    })
+  ),
+  /** Strict structured output: true asks it (a schema that cannot have it is refused), false never; default when it can. */
+  outputStrict: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "strict structured output for outputSchema (default: whenever the schema can have it)"
+    })
+  ),
   /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */
   tags: Schema.optional(
     Schema.Array(
@@ -173,6 +186,10 @@ export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<str
           message: `criteria.answerSchema is not a valid JSON Schema: ${compiled.message}`
         })
       }
+    }
+    if (decoded.outputSchema !== undefined || decoded.outputStrict !== undefined) {
+      const checked = prepareOutputSchema(decoded.outputSchema, decoded.outputStrict)
+      if (!checked.ok) return yield* new InvalidOutputSchemaError(checked.refusal)
     }
     return decoded.dryRun || decoded.approvePlan ? { ...decoded, mode: "FULL" as const } : decoded
   })

@@ -1,5 +1,6 @@
 /** A run's session: the services it needs, the context its attempts run in, its budget guard, its last event. */
 import { Clock, Config, Effect, Option } from "effect"
+import { prepareOutputSchema } from "../convergence/OutputSchema.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { ApprovalPolicy } from "../kernel/Approval.js"
@@ -111,12 +112,18 @@ export const contextOf = (
     : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
   const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts)
   const sideEffects = Effect.unsafeMakeSemaphore(1)
+  // checked when the run was registered (run/RunInput): prepared here once for the run's attempts
+  const checked = input.outputSchema === undefined
+    ? undefined
+    : prepareOutputSchema(input.outputSchema, input.outputStrict)
+  const outputSchema = checked?.ok ? checked.prepared : undefined
   return (firstPass: number, extra: AttemptOptions): RunContext => ({
     runId,
     firstPass,
     request: input.task,
     budget: input.budget,
     criteria: input.criteria,
+    outputSchema,
     parallelism: input.parallelism,
     approvalTools: [...caps.approvalTools, ...input.approvalTools ?? []],
     approvalTimeoutMs: input.approvalTimeoutMs,
@@ -176,6 +183,7 @@ export const finishWith =
         ...(o.finalAnswer ? { finalAnswer: o.finalAnswer } : {}),
         ...(o.ttlExpiration ? { ttlExpiration: o.ttlExpiration } : {}),
         ...(o.stop.error ? { error: o.stop.error } : {}),
+        ...(o.stop.errorCode ? { errorCode: o.stop.errorCode } : {}),
         ...extra
       }))
 

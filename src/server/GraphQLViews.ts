@@ -125,6 +125,7 @@ export const outcomeView = (r: RunResult): G.RunOutcome => ({
   terminationReason: r.terminationReason ?? null,
   converged: r.converged,
   error: r.error ?? null,
+  errorCode: r.errorCode ?? null,
   advisories: [...r.advisories],
   followUpQuestions: [...r.followUpQuestions],
   manualInterventions: r.manualInterventions.map((m) => ({ ...m })),

@@ -248,7 +248,12 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   tags: (r) => [...(r.record.started?.tags ?? [])],
   updatedAt: (r) => r.updatedAt.toISOString(),
   finalAnswer: (r) =>
-    viewOf(intact(r).result.finalAnswer, (a) => ({ ...a, usedStepIds: [...a.usedStepIds], notes: a.notes ?? null })),
+    viewOf(intact(r).result.finalAnswer, (a) => ({
+      ...a,
+      usedStepIds: [...a.usedStepIds],
+      notes: a.notes ?? null,
+      data: a.data ?? null
+    })),
   result: (r) => V.outcomeView(intact(r).result),
   history: (r) => intact(r).events.length > 0 ? V.historyView(r.result.history) : null,
   escalation: (r) => V.escalationView(intact(r).result),

@@ -260,6 +260,8 @@ export type FinalAnswer = {
   answerText: Scalars['String']['output'];
   confidence?: Maybe<Scalars['Float']['output']>;
   converged?: Maybe<Scalars['Boolean']['output']>;
+  /** The answer as a value of the run's outputSchema, validated against it; null for a run without one, or whose value never met it. */
+  data?: Maybe<Scalars['JSON']['output']>;
   label?: Maybe<Scalars['String']['output']>;
   notes?: Maybe<Scalars['String']['output']>;
   ttlExhausted?: Maybe<Scalars['Boolean']['output']>;
@@ -1048,6 +1050,8 @@ export type RunOutcome = {
   advisories: Array<Scalars['String']['output']>;
   converged: Scalars['Boolean']['output'];
   error?: Maybe<Scalars['String']['output']>;
+  /** The error's code where a caller may act on it: OUTPUT_SCHEMA (the answer has no value of the run's outputSchema; error names the paths that failed). */
+  errorCode?: Maybe<Scalars['String']['output']>;
   followUpQuestions: Array<Scalars['String']['output']>;
   manualInterventions: Array<ManualIntervention>;
   terminationReason?: Maybe<Scalars['String']['output']>;
@@ -1104,6 +1108,10 @@ export type RunTaskInput = {
   /** Memory across runs (default true): recall what your earlier runs established before planning, and remember this run's answer if it converges. Off for every run with AEON_MEMORY=off. */
   memory?: InputMaybe<Scalars['Boolean']['input']>;
   mode?: InputMaybe<RunMode>;
+  /** A JSON Schema the answer must meet: Run.finalAnswer.data is a value of it, validated (answerText its readable rendering). Asked for under the provider's structured output; a value that breaks it is repaired once with the exact paths that failed; one that still breaks it ends the run FAILED, result.errorCode OUTPUT_SCHEMA. A schema no provider can take is refused (InvalidOutputSchemaError) with nothing started. */
+  outputSchema?: InputMaybe<Scalars['JSON']['input']>;
+  /** Strict structured output for outputSchema: true asks it (a schema that cannot have it, e.g. with optional fields, is refused), false never; default: whenever the schema can have it. */
+  outputStrict?: InputMaybe<Scalars['Boolean']['input']>;
   /** Independent ready steps run this many at a time (default 4; 1: one after the other, in plan order). */
   parallelism?: InputMaybe<Scalars['Int']['input']>;
   /** The deadline stands still while the run waits for approval or guidance (default false: it keeps running). */
@@ -1881,6 +1889,7 @@ export type FinalAnswerResolvers<ContextType = GraphQLContext, ParentType extend
   answerText?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   confidence?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   converged?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  data?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   ttlExhausted?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
@@ -2397,6 +2406,7 @@ export type RunOutcomeResolvers<ContextType = GraphQLContext, ParentType extends
   advisories?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   converged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  errorCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   followUpQuestions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   manualInterventions?: Resolver<Array<ResolversTypes['ManualIntervention']>, ParentType, ContextType>;
   terminationReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;

@@ -55,6 +55,7 @@ const OPENAI_CODES: Readonly<Record<string, string>> = {
 /** What Aeon's coded failures are in OpenAI's words. */
 const STATUS_OF: Readonly<Record<string, number>> = {
   InvalidRunInputError: 400,
+  InvalidOutputSchemaError: 400,
   RunIdTakenError: 409,
   QuotaExceededError: 429,
   ShuttingDownError: 503,
