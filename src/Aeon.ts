@@ -37,5 +37,5 @@ export const layerFor = (options: { readonly mcpFile?: string | undefined } = {}
 
 export const layer = layerFor()
 
-export const runTask = Run.runTask
+export { runTask } from "./run/TypedRun.js"
 export const prepare = Run.prepare
