@@ -91,6 +91,7 @@ export interface RunOptions {
   readonly baseUrl: Option.Option<string>
   readonly script: Option.Option<string>
   readonly criteria: Option.Option<string>
+  readonly outputSchemaFile?: Option.Option<string>
   readonly mcp: Option.Option<string>
   readonly json: boolean
   /** The flags that set a field of the run's input (cli/RunFlags: keyed by flag, read by `inputOf`). */
@@ -110,8 +111,12 @@ export const run = (o: RunOptions) =>
       | Record<string, unknown>
       | undefined
     const criteria = { ...criteriaFile, ...(fields.criteria as Record<string, unknown> | undefined) }
+    const outputSchema = o.outputSchemaFile && Option.isSome(o.outputSchemaFile)
+      ? readJsonFile("--output-schema", o.outputSchemaFile.value)
+      : undefined
     const input = {
       ...fields,
+      ...(outputSchema !== undefined ? { outputSchema } : {}),
       task: opt(o.task),
       mode: o.full ? "FULL" : fields.mode ?? "AUTO",
       ...(Object.keys(criteria).length > 0 ? { criteria } : {})

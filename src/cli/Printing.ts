@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { RunResult } from "../record/RunResult.js"
-import { jsonResult, planForecastLines, problemLines, standInLabel, summaryLine } from "./Render.js"
+import { answerShown, jsonResult, planForecastLines, problemLines, standInLabel, summaryLine } from "./Render.js"
 
 /** How `aeon run` ends: the run's result printed (or its --json document), and the exit code it says. */
 
@@ -10,7 +10,7 @@ export const printResult = (result: RunResult, json: boolean) =>
     if (result.terminationReason === "dry_run") return yield* dryRunDone(result, json)
     if (json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
     else {
-      if (result.finalAnswer) process.stdout.write(`\n${standInLabel(result)}${result.finalAnswer.answerText}\n\n`)
+      if (result.finalAnswer) process.stdout.write(`\n${standInLabel(result)}${answerShown(result.finalAnswer)}\n\n`)
       // a failure's error once: in the problem lines, not again in the summary
       for (const line of problemLines(result)) process.stdout.write(`${line}\n`)
       process.stdout.write(`${summaryLine(result, false)}\n`)

@@ -1,6 +1,6 @@
 import logUpdate from "log-update"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { PromptId } from "../prompts/PromptId.js"
+import { ANSWER_PROMPTS } from "../prompts/PromptId.js"
 import { attemptPlan } from "../record/Attempt.js"
 import { applyEvent, emptyRecord, type RunRecord } from "../record/RunRecord.js"
 import type { LlmOutputDelta } from "../run/Run.js"
@@ -79,7 +79,7 @@ export const makeProgress = (model: string) => {
     if (e._tag !== "LlmCalled" && e._tag !== "ManualInterventionRequired") draw()
   }
   const onOutput = (d: LlmOutputDelta) => {
-    if (d.promptId !== PromptId.ANSWER_SYNTHESIS_USER || d.answerText === undefined) return
+    if (!ANSWER_PROMPTS.includes(d.promptId) || d.answerText === undefined) return
     writing = d.answerText
     draw()
   }

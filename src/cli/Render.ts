@@ -52,7 +52,7 @@ export const problemLines = (r: RunResult): Array<string> => {
   if (r.converged) return []
   const live = liveSteps(r.plan?.steps ?? [])
   const lines = [
-    ...(r.error !== undefined ? [`error: ${r.error}`] : []),
+    ...(r.error !== undefined ? [`error${r.errorCode !== undefined ? ` (${r.errorCode})` : ""}: ${r.error}`] : []),
     ...live.filter((s) => s.error !== undefined).map((s) => `step ${s.stepId} ${s.status}: ${s.error}`),
     ...live.filter((s) => s.error === undefined && s.clarityState === "BLOCKED").map((s) =>
       `step ${s.stepId} blocked: ${s.stepOutput}`
@@ -90,8 +90,13 @@ export const jsonResult = (r: RunResult) => ({
   forecast: r.forecast ?? null,
   forecastError: r.forecastError ?? null,
   advisories: r.advisories,
-  error: r.error ?? null
+  error: r.error ?? null,
+  errorCode: r.errorCode ?? null
 })
+
+/** An answer as a person reads it: a typed run's value as indented JSON (what a script takes), else its text. */
+export const answerShown = (a: NonNullable<RunResult["finalAnswer"]>) =>
+  a.data !== undefined ? JSON.stringify(a.data, null, 2) : a.answerText
 
 /** The history as a readable tree (`aeon inspect`). */
 export const historyTree = (r: RunResult): string => {
@@ -166,7 +171,7 @@ export const historyTree = (r: RunResult): string => {
     for (const a of p.advisories) out.push(`│  note: ${a}`)
   }
   out.push(`└─ ${summaryLine(r)}`)
-  if (r.finalAnswer) out.push(`\n${standInLabel(r)}${r.finalAnswer.answerText}`)
+  if (r.finalAnswer) out.push(`\n${standInLabel(r)}${answerShown(r.finalAnswer)}`)
   return out.join("\n")
 }
 

@@ -47,6 +47,12 @@ const runCommand = Command.make(
       Options.withDescription("convergence criteria as a JSON file"),
       Options.optional
     ),
+    outputSchemaFile: Options.text("output-schema").pipe(
+      Options.withDescription(
+        "a JSON Schema file the answer must meet: its value is printed as JSON (--json: .finalAnswer.data)"
+      ),
+      Options.optional
+    ),
     ...runInputOptions,
     ...modelOptions,
     mcp: mcpOption,

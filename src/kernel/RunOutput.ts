@@ -50,9 +50,10 @@ export interface RunOutput {
   readonly end: () => void
 }
 
-/** The field whose text a person reads in a structured answer, per prompt. */
+/** The field whose text a person reads in a structured answer, per prompt; `""`: the whole text (a typed answer's JSON). */
 const READABLE_FIELD: Partial<Record<string, string>> = {
   [PromptId.ANSWER_SYNTHESIS_USER]: "answerText",
+  [PromptId.ANSWER_TYPED_USER]: "",
   [PromptId.REASONING_STEP_USER]: "stepOutput"
 }
 
@@ -85,7 +86,11 @@ export const make = (
 
   const deltaOf = (call: CallState, text: string, done: boolean): LlmOutputDelta => {
     const field = READABLE_FIELD[call.site.promptId]
-    const answerText = field === undefined ? undefined : partialStringField(call.sent, field)
+    const answerText = field === undefined
+      ? undefined
+      : field === ""
+      ? call.sent.trimStart()
+      : partialStringField(call.sent, field)
     return {
       runId,
       callId: call.id,

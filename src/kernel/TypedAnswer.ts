@@ -9,6 +9,7 @@ import {
 import type { RunHalt } from "../domain/Errors.js"
 import { liveSteps } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
+import { answerOf as answerTextOf } from "../llm/Completion.js"
 import { isModelFailure } from "../llm/Llm.js"
 import { typedAnswerContract } from "../prompts/PromptRegistry.js"
 import { traced } from "../telemetry/Span.js"
@@ -56,7 +57,7 @@ const repairSection = (value: unknown, violations: ReadonlyArray<string>) =>
     JSON.stringify(value)?.slice(0, QUOTED_VALUE_CHARS) ?? "none"
   }\nReturn the value corrected.`
 
-type Written = { readonly value: unknown; readonly violations: ReadonlyArray<string> }
+type Written = { readonly value: unknown; readonly violations: ReadonlyArray<string>; readonly text?: string }
 
 /** One call for the value; a model that writes no JSON at all (after the supervisor's repair) broke the schema too. */
 const write = (input: SynthesisInput, schema: PreparedOutputSchema, requirements?: string, repair?: string) =>
@@ -75,9 +76,14 @@ const write = (input: SynthesisInput, schema: PreparedOutputSchema, requirements
       ...(requirements !== undefined ? { answerRequirements: `\nThe answer must also: ${requirements}` } : {}),
       ...(repair !== undefined ? { repair } : {})
     }).pipe(
-      Effect.map(({ output }): Written => {
+      Effect.map(({ output, text }): Written => {
         const value = valueOf(schema, output)
-        return { value, violations: violationsOf(schema, value) }
+        // the text as the model wrote it is the answer's text (what was streamed), unless it is the value's wrapper
+        return {
+          value,
+          violations: violationsOf(schema, value),
+          ...(schema.wrapped ? {} : { text: answerTextOf(text) })
+        }
       }),
       Effect.catchIf(isModelFailure, (e) =>
         Effect.succeed<Written>({
@@ -94,7 +100,9 @@ const write = (input: SynthesisInput, schema: PreparedOutputSchema, requirements
 const answerOf = (input: SynthesisInput, written: Written, repaired: boolean): TypedAnswer => {
   const used = liveSteps(input.plan.steps).filter((s) => s.status === "complete").map((s) => s.stepId)
   const base: FinalAnswer = {
-    answerText: written.value === undefined ? extractive(input, "no value").answerText : renderValue(written.value),
+    answerText: written.value === undefined
+      ? extractive(input, "no value").answerText
+      : written.text ?? renderValue(written.value),
     usedStepIds: used,
     converged: input.converged && written.violations.length === 0,
     label: input.label,

@@ -31,3 +31,6 @@ export const PromptId = {
 } as const
 export type PromptId = (typeof PromptId)[keyof typeof PromptId]
 export const ALL_PROMPT_IDS: ReadonlyArray<PromptId> = Object.values(PromptId)
+
+/** The prompts whose live text is the run's answer as it is written (its text, or a typed answer's JSON). */
+export const ANSWER_PROMPTS: ReadonlyArray<string> = [PromptId.ANSWER_SYNTHESIS_USER, PromptId.ANSWER_TYPED_USER]

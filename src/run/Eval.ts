@@ -1,6 +1,8 @@
 import { Clock, Effect, Either, ParseResult, Schema } from "effect"
+import { isDeepStrictEqual } from "node:util"
 import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
+import { prepareOutputSchema, violationsOf } from "../convergence/OutputSchema.js"
 import { InvalidRunInputError } from "../domain/Errors.js"
 import { FINAL_STATUSES } from "../domain/RunStatus.js"
 import { RunMode } from "../domain/SimpleIteration.js"
@@ -26,6 +28,8 @@ export const EvalCase = Schema.Struct({
   mode: Schema.optional(RunMode),
   budget: Schema.optional(Schema.Unknown),
   criteria: Schema.optional(Schema.Unknown),
+  /** The JSON Schema the case's answer must meet (the run's outputSchema): its value is the result's data. */
+  outputSchema: Schema.optional(Schema.Unknown),
   expect: Schema.optionalWith(
     Schema.Struct({
       /** The answer matches this regular expression (JavaScript syntax). */
@@ -39,6 +43,10 @@ export const EvalCase = Schema.Struct({
        * answerSchema) and the last assessment (the thresholds and reason codes given).
        */
       criteria: Schema.optional(ConvergenceCriteria),
+      /** The answer's value (a typed run's data) equals this, deeply. */
+      data: Schema.optional(Schema.Unknown),
+      /** The answer's value (a typed run's data) meets this JSON Schema of the case's own. */
+      dataSchema: Schema.optional(Schema.Unknown),
       /** What a good answer does, in words: judged by a model (the eval_rubric prompt), its call in the report. */
       rubric: Schema.optional(Schema.String.pipe(Schema.minLength(1, { message: () => "rubric must not be empty" })))
     }),
@@ -148,6 +156,24 @@ export const judge = (c: EvalCase, r: RunResult): ReadonlyArray<string> => {
     why.push(`the answer does not match /${c.expect.answerMatches}/`)
   }
   if (c.expect.criteria) why.push(...criteriaFailed(c.expect.criteria, r))
+  why.push(...dataFailed(c, r.finalAnswer?.data))
+  return why
+}
+
+/** What of the case's expectations on the answer's value (its data) the result fails. */
+const dataFailed = (c: EvalCase, data: unknown): Array<string> => {
+  const why: Array<string> = []
+  if ((c.expect.data !== undefined || c.expect.dataSchema !== undefined) && data === undefined) {
+    return ["the answer has no data (a value of the run's output schema)"]
+  }
+  if (c.expect.data !== undefined && !isDeepStrictEqual(data, c.expect.data)) {
+    why.push(`the data is ${JSON.stringify(data)}, expected ${JSON.stringify(c.expect.data)}`)
+  }
+  if (c.expect.dataSchema !== undefined) {
+    const checked = prepareOutputSchema(c.expect.dataSchema, false)
+    if (!checked.ok) why.push(`expect.dataSchema: ${checked.refusal.message}`)
+    else why.push(...violationsOf(checked.prepared, data).map((v) => `the data breaks expect.dataSchema at ${v}`))
+  }
   return why
 }
 
@@ -235,6 +261,7 @@ const inputsOf = (cases: ReadonlyArray<EvalCase>, evalId: string) =>
         ...(c.mode ? { mode: c.mode } : {}),
         ...(c.budget !== undefined ? { budget: c.budget } : {}),
         ...(c.criteria !== undefined ? { criteria: c.criteria } : {}),
+        ...(c.outputSchema !== undefined ? { outputSchema: c.outputSchema } : {}),
         tags: [`eval:${evalId}`, `case:${c.id}`],
         // a case measures the engine, not what earlier runs left: it recalls nothing and leaves no memory
         memory: false

@@ -189,7 +189,10 @@ export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<str
     }
     if (decoded.outputSchema !== undefined || decoded.outputStrict !== undefined) {
       const checked = prepareOutputSchema(decoded.outputSchema, decoded.outputStrict)
-      if (!checked.ok) return yield* new InvalidOutputSchemaError(checked.refusal)
+      if (!checked.ok) {
+        const { message, rule } = checked.refusal
+        return yield* new InvalidOutputSchemaError({ rule, message: `${message} (rule ${rule})` })
+      }
     }
     return decoded.dryRun || decoded.approvePlan ? { ...decoded, mode: "FULL" as const } : decoded
   })

@@ -37,7 +37,16 @@ import type { RunModel } from "./RunModel.js"
  */
 
 /** What of a run's input an agent gives run_task (its user is the caller's; the rest takes its defaults). */
-const TASK_FIELDS = ["task", "mode", "budget", "approvePlan", "approvalTools", "interactive"] as const
+const TASK_FIELDS = [
+  "task",
+  "mode",
+  "budget",
+  "approvePlan",
+  "approvalTools",
+  "interactive",
+  "outputSchema",
+  "outputStrict"
+] as const
 /** run_task's input schema: derived from RunTaskInput (its constraints and descriptions), which decodes it. */
 const runTaskSchema = plainJsonSchema(Schema.encodedBoundSchema(RunTaskInput.pipe(Schema.pick(...TASK_FIELDS))))
 
@@ -48,6 +57,8 @@ const tools = [
     description:
       "Plans the task, executes its steps with a model and tools, validates and refines until the answer converges " +
       "or a budget runs out. Returns the final answer, the run's status and its id. Progress is reported while it runs. " +
+      "With outputSchema (a JSON Schema) the answer is a value of it, returned as the structured content (an object " +
+      "as it is, another value as {value}; the run in _meta aeon/run). " +
       "What the run asks a person (approvePlan, approvalTools, interactive) is asked of you through the client's forms " +
       "(elicitation); a client without them gets the run back AWAITING_INPUT.",
     inputSchema: runTaskSchema,
@@ -114,7 +125,9 @@ export const runView = (run: RunModel) => {
     terminationReason: r.terminationReason ?? null,
     answer: r.finalAnswer?.answerText ?? null,
     answerLabel: r.finalAnswer?.label ?? null,
+    data: r.finalAnswer?.data ?? null,
     error: r.error ?? null,
+    errorCode: r.errorCode ?? null,
     usage: r.usage,
     pendingApprovals: pendingApprovals(run.record),
     pendingPlanApproval: pendingPlanApprovals(run.record)[0] ?? null,
@@ -220,7 +233,18 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
         ...asked.map(requestMessage),
         ...(asked.length > 0 ? [WAITING_HINT] : [])
       ].join("\n")
-      return { content: [{ type: "text", text }], structuredContent: view }
+      const data = exit.value.result.finalAnswer?.data
+      // a typed run's value is its structured content (an object as it is, another value as { value }); the run's
+      // view then travels in _meta
+      return data === undefined
+        ? { content: [{ type: "text", text }], structuredContent: view }
+        : {
+          content: [{ type: "text", text: JSON.stringify(data) }],
+          structuredContent: data !== null && typeof data === "object" && !Array.isArray(data)
+            ? data as Record<string, unknown>
+            : { value: data },
+          _meta: { "aeon/run": view }
+        }
     }
     switch (request.params.name) {
       case "get_run":

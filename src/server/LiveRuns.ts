@@ -1,7 +1,12 @@
 import { Cause, Clock, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import type { InvalidOutputSchemaError, InvalidRunInputError, QuotaExceededError, RunNotFoundError } from "../domain/Errors.js"
+import type {
+  InvalidOutputSchemaError,
+  InvalidRunInputError,
+  QuotaExceededError,
+  RunNotFoundError
+} from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
 import { resultOf } from "../record/RunResult.js"
 import * as Answers from "../run/Answers.js"
@@ -34,7 +39,13 @@ export interface LiveRun {
 }
 
 /** Why a new run is refused: its input, its id taken, its user busy, the store. */
-export type StartError = InvalidRunInputError | InvalidOutputSchemaError | StoreError | UserBusyError | RunIdTakenError | QuotaExceededError
+export type StartError =
+  | InvalidRunInputError
+  | InvalidOutputSchemaError
+  | StoreError
+  | UserBusyError
+  | RunIdTakenError
+  | QuotaExceededError
 
 /** The runs this process executes: started, resumed, answered, cancelled, handed over, stopped with the server. */
 export interface Execution {

@@ -12,8 +12,8 @@ import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools
 const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
   id task status model models userId createdAt
   forkedFrom { runId atSeq changed }
-  finalAnswer { answerText label }
-  result { advisories terminationReason error ttlExpiration { exhausted } }
+  finalAnswer { answerText label data }
+  result { advisories terminationReason error errorCode ttlExpiration { exhausted } }
   usage { llmCalls inputTokens outputTokens cachedTokens costUsd steps replayed { llmCalls } }
   pendingApprovals { requestId stepId tool input description }
   pendingPlanApproval { requestId plan { goal steps { stepId description tool status dependencies } }
@@ -245,7 +245,9 @@ const RunView = ({ runId }: { runId: string }) => {
               model provider for a reasoning model
             </p>
           )}
-          <pre>{run.finalAnswer.answerText}</pre>
+          {run.finalAnswer.data !== null && run.finalAnswer.data !== undefined
+            ? <pre data-testid="answer-data" class="json">{JSON.stringify(run.finalAnswer.data, null, 2)}</pre>
+            : <pre>{run.finalAnswer.answerText}</pre>}
         </section>
       )}
       {run.result && run.result.advisories.length > 0 && (

@@ -16,7 +16,7 @@ export const stopInWords = (run: Run): string | undefined => {
     case "cancelled":
       return "cancelled"
     case "failed":
-      return `failed: ${r.error ?? "no reason recorded"}`
+      return `failed${r.errorCode ? ` (${r.errorCode})` : ""}: ${r.error ?? "no reason recorded"}`
     default:
       return r.error ? `${run.status.toLowerCase()}: ${r.error}` : run.status.toLowerCase().replace(/_/g, " ")
   }

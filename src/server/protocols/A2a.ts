@@ -89,12 +89,22 @@ const endedWhy = (run: RunModel) => {
 
 const ANSWER_ARTIFACT = "answer"
 
-/** The answer as an artifact; one the run did not converge on is labeled so (its description and metadata). */
-const answerArtifact = (text: string, converged = true): Artifact => ({
+const dataPart = (value: unknown): Part => ({
+  content: { $case: "data", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "application/json"
+})
+
+/**
+ * The answer as an artifact; one the run did not converge on is labeled so (its description and metadata). A typed
+ * run's (an output schema) carries its value as a data part after the text.
+ */
+const answerArtifact = (text: string, converged = true, data?: unknown): Artifact => ({
   artifactId: ANSWER_ARTIFACT,
   name: "answer",
   description: converged ? "the run's final answer" : "the run's best answer: NOT CONVERGED, not validated",
-  parts: [textPart(text)],
+  parts: data === undefined ? [textPart(text)] : [textPart(text), dataPart(data)],
   metadata: converged ? undefined : { converged: false },
   extensions: []
 })
@@ -110,10 +120,11 @@ export const taskOf = (run: RunModel): Task => {
     ? endedWhy(run)
     : undefined
   const answer = run.result.finalAnswer?.answerText
+  const data = run.result.finalAnswer?.data
   return {
     ...ids,
     status: { state, message: said ? agentMessage(ids, said) : undefined, timestamp: run.updatedAt.toISOString() },
-    artifacts: answer ? [answerArtifact(answer, run.status !== "NOT_CONVERGED")] : [],
+    artifacts: answer ? [answerArtifact(answer, run.status !== "NOT_CONVERGED", data)] : [],
     history: [],
     metadata: { aeonStatus: run.status }
   }
@@ -157,8 +168,11 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
     }
     const options = (params.metadata as { aeon?: Record<string, unknown> } | undefined)?.aeon ?? {}
     const contextId = message?.contextId || randomUUID()
+    // the schema the answer must meet: the message's metadata outputSchema (or the request's aeon options')
+    const outputSchema = (message?.metadata as { outputSchema?: unknown } | undefined)?.outputSchema
     const started = yield* (yield* RunManager).start({
       ...options,
+      ...(outputSchema !== undefined ? { outputSchema } : {}),
       task: textOfMessage(message),
       tags: ["a2a", conversationTag("context", contextId)],
       ...(userId !== undefined ? { userId } : {})
@@ -293,16 +307,18 @@ export const cardAt = (base: string, version: string): AgentCard => ({
   securitySchemes: {},
   securityRequirements: [],
   defaultInputModes: ["text/plain"],
-  defaultOutputModes: ["text/plain"],
+  defaultOutputModes: ["text/plain", "application/json"],
   skills: [{
     id: "run-task",
     name: "Run a task within a budget",
     description: "Plans the task, executes it with a model and tools, validates and refines until the answer " +
-      "converges or the budget (model calls, tokens, cost, time) runs out; asks for approval where configured.",
+      "converges or the budget (model calls, tokens, cost, time) runs out; asks for approval where configured. A " +
+      "message whose metadata carries outputSchema (a JSON Schema) gets its answer as a value of it: a data part " +
+      "(application/json) in the answer artifact, after the text.",
     tags: ["reasoning", "planning", "tools", "budget"],
     examples: ["Compute (17 + 25) * 3 and explain the result"],
     inputModes: ["text/plain"],
-    outputModes: ["text/plain"],
+    outputModes: ["text/plain", "application/json"],
     securityRequirements: []
   }],
   signatures: []

@@ -168,18 +168,35 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
     if (e.status === "FAILED") {
       return [
         ...closeAll(),
-        { type: EventType.RUN_ERROR, message: e.error ?? "the run failed", code: "RUN_FAILED" } as BaseEvent
+        {
+          type: EventType.RUN_ERROR,
+          message: e.error ?? "the run failed",
+          code: e.errorCode ?? "RUN_FAILED"
+        } as BaseEvent
       ]
     }
-    return [...closeAll(), {
-      type: EventType.RUN_FINISHED,
-      threadId: input.threadId,
-      runId: input.runId,
-      outcome: e.status === "CANCELLED" ? { type: "cancelled" } : { type: "success" },
-      ...(e.status !== "CANCELLED"
-        ? { result: { aeonRunId: e.runId, status: e.status, answer: e.finalAnswer?.answerText ?? null } }
-        : {})
-    } as BaseEvent]
+    const data = e.finalAnswer?.data
+    return [
+      ...closeAll(),
+      // a typed run's value (its output schema's): a custom event a client can take as data, and the result's data
+      ...(data !== undefined ? [{ type: EventType.CUSTOM, name: "aeon.data", value: data } as BaseEvent] : []),
+      {
+        type: EventType.RUN_FINISHED,
+        threadId: input.threadId,
+        runId: input.runId,
+        outcome: e.status === "CANCELLED" ? { type: "cancelled" } : { type: "success" },
+        ...(e.status !== "CANCELLED"
+          ? {
+            result: {
+              aeonRunId: e.runId,
+              status: e.status,
+              answer: e.finalAnswer?.answerText ?? null,
+              ...(data !== undefined ? { data } : {})
+            }
+          }
+          : {})
+      } as BaseEvent
+    ]
   }
   const head: Array<BaseEvent> = [
     {

@@ -112,6 +112,8 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
       message: "messages must hold a user message with text"
     }
   }
+  const format = outputFormat(b.response_format)
+  if ("status" in format) return format
   const metadata = objectOf(b.metadata)
   const budget = { ...objectOf(metadata?.budget) }
   const maxTokens = b.max_completion_tokens ?? b.max_tokens
@@ -120,8 +122,33 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
     model,
     stream: b.stream === true,
     includeUsage: objectOf(b.stream_options)?.include_usage === true,
-    input: { task, mode, budget, tags: ["openai"], ...(userId !== undefined ? { userId } : {}) }
+    input: { task, mode, budget, tags: ["openai"], ...format, ...(userId !== undefined ? { userId } : {}) }
   }
+}
+
+/**
+ * `response_format` as the run's output schema: `json_schema` its schema (`strict` as given: OpenAI's default is not
+ * strict), `json_object` any JSON object, `text` (or none) a text answer. The content is then the value's JSON text.
+ */
+const outputFormat = (
+  raw: unknown
+): { readonly outputSchema?: object; readonly outputStrict?: boolean } | Refusal => {
+  const f = objectOf(raw)
+  const refused = (message: string): Refusal => ({
+    status: 400,
+    code: "invalid_request",
+    param: "response_format",
+    message
+  })
+  if (raw === undefined || raw === null || f?.type === "text") return {}
+  if (f?.type === "json_object") return { outputSchema: { type: "object" }, outputStrict: false }
+  if (f?.type !== "json_schema") return refused("response_format.type must be one of text, json_object, json_schema")
+  const spec = objectOf(f.json_schema)
+  const schema = objectOf(spec?.schema)
+  if (spec === undefined || schema === undefined) {
+    return refused("response_format.json_schema.schema must be a JSON Schema object")
+  }
+  return { outputSchema: schema, outputStrict: spec.strict === true }
 }
 
 const usageOf = (u: Usage) => ({
@@ -145,9 +172,13 @@ const waitingNote = (item: RunItem) =>
     } The run waits: answer it through /graphql (respondToApproval, provideGuidance) or \`aeon approve\`.]`
     : ""
 
+/** A run that ended with no answer, or with no value of its response_format's schema: an error, not a completion. */
+const failedRun = (f: Finished | undefined) =>
+  f !== undefined && ((!f.finalAnswer && f.status !== "CONVERGED") || f.errorCode === "OUTPUT_SCHEMA")
+
 /** A run that ended with no answer is an error in OpenAI's shape. */
 const runFailure = (f: Finished) => ({
-  code: `run_${f.status.toLowerCase()}`,
+  code: f.errorCode !== undefined ? f.errorCode.toLowerCase() : `run_${f.status.toLowerCase()}`,
   message: `the run ended ${f.status}${f.error ? `: ${f.error}` : ""} (run ${f.runId})`
 })
 
@@ -200,7 +231,7 @@ async function* chunkFrames(items: AsyncIterable<RunItem>, runId: string, reques
     const event = item.event
     if (asks(event)) return [frame(chunk({ content: waitingNote(item) }, "stop")), "data: [DONE]\n\n"]
     if (event._tag !== "RunFinished") return []
-    if (!event.finalAnswer && event.status !== "CONVERGED") {
+    if (failedRun(event)) {
       return [frame(errorBody(runFailure(event))), "data: [DONE]\n\n"]
     }
     return [
@@ -239,7 +270,7 @@ const completions = async (ctx: ProtocolContext, req: IncomingMessage, res: Serv
   const items = settled(await following(gone.signal), (f) => refuse(res, failureRefusal(f)))
   if (!items) return
   const collected = await collect(items)
-  if (collected.finished && !collected.finished.finalAnswer && collected.finished.status !== "CONVERGED") {
+  if (collected.finished && failedRun(collected.finished)) {
     return refuse(res, { status: 502, ...runFailure(collected.finished) })
   }
   sendJson(res, 200, completion(started.id, request.model, created, collected), headers)

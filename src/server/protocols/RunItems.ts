@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { RunEvent } from "../../domain/RunEvent.js"
-import { PromptId } from "../../prompts/PromptId.js"
+import { ANSWER_PROMPTS } from "../../prompts/PromptId.js"
 import { asks } from "../../record/Requests.js"
 import { RunManager } from "../RunManager.js"
 
@@ -42,7 +42,7 @@ export const runItems = (runId: string, options: Options = {}) =>
     const manager = yield* RunManager
     const events = yield* manager.follow(runId, options.fromSeq ?? 0, (event): Source => ({ _tag: "Event", event }))
     const output = yield* manager.followOutput(runId, (d): Source | undefined =>
-      d.promptId === PromptId.ANSWER_SYNTHESIS_USER && d.answerText
+      ANSWER_PROMPTS.includes(d.promptId) && d.answerText
         ? { _tag: "Output", answerText: d.answerText }
         : undefined)
     return items(merged(events, output, options.signal), options)

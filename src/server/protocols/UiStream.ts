@@ -105,7 +105,11 @@ async function* chunksOf(
       : e.terminationReason === "budget_exhausted" || e.terminationReason === "ttl_expired"
       ? "length"
       : "stop"
-    return [...parts, ...end, ...failed, { type: "finish", finishReason: reason }]
+    // a typed run's value (its output schema's) as a data part: the AI SDK's data-* parts reach useChat typed
+    const data: Array<UIMessageChunk> = e.finalAnswer?.data !== undefined
+      ? [{ type: "data-output", id: "output", data: e.finalAnswer.data }]
+      : []
+    return [...parts, ...end, ...data, ...failed, { type: "finish", finishReason: reason }]
   }
   yield [{ type: "start", messageId: run.id }, runPart(), cursor(fromSeq - 1)]
   const items = await runExit(ctx.runtime, runItems(run.id, { fromSeq, textFrom, signal }))
