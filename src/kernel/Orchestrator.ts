@@ -34,7 +34,7 @@ import { callSite } from "./RunLlm.js"
 import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
 import { toolOutageIn } from "./ToolOutage.js"
-import { directValue, synthesizeTyped } from "./TypedAnswer.js"
+import { directValue, synthesizeTyped, typedStop, violationsIn } from "./TypedAnswer.js"
 
 export type { Outcome, Stop } from "./Stop.js"
 
@@ -341,25 +341,6 @@ const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
     }
   })
 
-/**
- * A typed run (output schema) that would converge without a value of its schema does not: it fails, coded
- * OUTPUT_SCHEMA, naming what broke the schema — and another attempt (escalation) is not made for it.
- */
-const typedStop = (stop: Stop, answer: FinalAnswer | undefined, violations: ReadonlyArray<string>): Stop =>
-  stop.reason !== "converged" || answer?.data !== undefined
-    ? stop
-    : {
-      reason: "failed",
-      errorCode: "OUTPUT_SCHEMA",
-      error: `the answer has no value of the output schema: ${
-        violations.length > 0 ? violations.join("; ") : answer?.notes ?? "no value was written"
-      }`,
-      unrecoverable: true
-    }
-
-const violationsIn = (answered: object | undefined): ReadonlyArray<string> =>
-  answered !== undefined && "violations" in answered && Array.isArray(answered.violations) ? answered.violations : []
-
 /** A multi-pass run (or one simple iteration) from pass `firstPass`, to a stop and a final answer. */
 export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: number, resume?: ResumePoint) =>
   Effect.gen(function*() {
@@ -449,7 +430,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
         ? { ...finalAnswer, notes: [finalAnswer.notes, advisory].filter(Boolean).join(" ") }
         : finalAnswer,
       ttlExpiration,
-      state: advisory ? { ...st, advisories: [...st.advisories, advisory] } : st,
+      // what the answer's calls said (a format stepped down) is the run's too
+      state: { ...st, advisories: [...(yield* state(ctx)).advisories, ...(advisory ? [advisory] : [])] },
       nextPass: st.passNumber + 1
     } satisfies Outcome
   }).pipe(

@@ -14,6 +14,7 @@ import { isModelFailure } from "../llm/Llm.js"
 import { typedAnswerContract } from "../prompts/PromptRegistry.js"
 import { traced } from "../telemetry/Span.js"
 import { extractive, type SynthesisInput } from "./AnswerSynthesis.js"
+import type { Stop } from "./Stop.js"
 
 /**
  * A run's answer as a value of its output schema (run input `outputSchema`). A value the run already has — the plan's
@@ -137,3 +138,22 @@ export const synthesizeTyped = (
   }).pipe(
     traced("TypedAnswer.synthesize", { captureStackTrace: false })
   )
+
+/**
+ * A typed run (output schema) that would converge without a value of its schema does not: it fails, coded
+ * OUTPUT_SCHEMA, naming what broke the schema — and another attempt (escalation) is not made for it.
+ */
+export const typedStop = (stop: Stop, answer: FinalAnswer | undefined, violations: ReadonlyArray<string>): Stop =>
+  stop.reason !== "converged" || answer?.data !== undefined
+    ? stop
+    : {
+      reason: "failed",
+      errorCode: "OUTPUT_SCHEMA",
+      error: `the answer has no value of the output schema: ${
+        violations.length > 0 ? violations.join("; ") : answer?.notes ?? "no value was written"
+      }`,
+      unrecoverable: true
+    }
+
+export const violationsIn = (answered: object | undefined): ReadonlyArray<string> =>
+  answered !== undefined && "violations" in answered && Array.isArray(answered.violations) ? answered.violations : []

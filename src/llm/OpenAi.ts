@@ -144,6 +144,8 @@ interface Learned {
   completionTokensParam: boolean
   /** Plain calls: the endpoint refuses streamed answers (or AEON_LLM_STREAM=0). */
   plainOnly: boolean
+  /** The format a caller's schema (a run's output schema, for the run's life) stepped down to. */
+  readonly schemaFormats: WeakMap<object, OutputFormat>
 }
 
 interface Endpoint {
@@ -269,21 +271,35 @@ const stepDownNotice = (at: Endpoint, from: OutputFormat, to: OutputFormat, why:
     Math.round((at.options.formatRetryMs ?? FORMAT_RETRY_MS) / 1000)
   } s`
 
+/** What a run whose output schema the endpoint would not take is told. */
+const callerSchemaNotice = (at: Endpoint, from: OutputFormat, to: OutputFormat, why: string) =>
+  `${at.url} ${why}: the run's output schema was asked for in ${FORMAT_WORDS[to]} instead of ${FORMAT_WORDS[from]}${
+    to === "json_schema" ? "" : ", the schema in the prompt"
+  }; the value is validated against it all the same`
+
 /**
  * Steps the format down when the server refuses it (400) or answers prose to it (remembered for `formatRetryMs`,
  * and said on the call's response: the run raises it as an advisory); an empty answer is the server's failure,
  * retried once.
  */
-const withFormat = (at: Endpoint, request: LanguageModel.CompletionRequest): Attempt => {
-  const asked = formatNow(at)
+const withFormat = (at: Endpoint, request: LanguageModel.CompletionRequest, forced?: OutputFormat): Attempt => {
+  // a caller's schema (a run's output schema) refused is that schema's trouble, not the endpoint's: its calls step
+  // down (remembered with the schema, so its repair does not ask again), the endpoint's other calls keep their format
+  const own = request.callerSchema === true
+  const asked = forced ?? (own ? at.learned.schemaFormats.get(request.jsonSchema) : undefined) ?? formatNow(at)
   const lower = NEXT_FORMAT[asked]
   const stepDown = (why: string) => () => {
-    if (lower !== undefined && at.learned.format === asked) {
+    if (own && lower !== undefined) at.learned.schemaFormats.set(request.jsonSchema, lower)
+    if (!own && lower !== undefined && at.learned.format === asked) {
       at.learned.format = lower
       at.learned.steppedDown = { at: Date.now(), from: asked, why }
     }
-    const notice = lower === undefined ? undefined : stepDownNotice(at, asked, lower, why)
-    return withFormat(at, request).pipe(
+    const notice = lower === undefined
+      ? undefined
+      : own
+      ? callerSchemaNotice(at, asked, lower, why)
+      : stepDownNotice(at, asked, lower, why)
+    return withFormat(at, request, own ? lower : undefined).pipe(
       Effect.map((r) => (notice === undefined ? r : { ...r, notice: r.notice ? `${notice}; ${r.notice}` : notice }))
     )
   }
@@ -350,7 +366,12 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
     }),
     options,
     url: options.baseURL ?? "https://api.openai.com/v1",
-    learned: { format: "json_schema", completionTokensParam: false, plainOnly: options.stream === false }
+    learned: {
+      format: "json_schema",
+      completionTokensParam: false,
+      plainOnly: options.stream === false,
+      schemaFormats: new WeakMap()
+    }
   }
   const service = LanguageModel.make(`openai:${options.model}`, price, (request) =>
     withRetries(at, request).pipe(

@@ -200,6 +200,30 @@ const followUntilDone = async (
   return undefined
 }
 
+/** What a tool call returns of a run: its answer (a typed run's value as structured content), or what it waits for. */
+const toolResult = (exit: Exit.Exit<RunModel, unknown>): CallToolResult => {
+  if (Exit.isFailure(exit)) return errorResult(failureText(exit.cause))
+  const view = runView(exit.value)
+  const asked = openRequests(exit.value.record)
+  const text = view.answer ?? [
+    `run ${view.runId}: ${view.status}${view.error ? ` — ${view.error}` : ""}`,
+    ...asked.map(requestMessage),
+    ...(asked.length > 0 ? [WAITING_HINT] : [])
+  ].join("\n")
+  const data = exit.value.result.finalAnswer?.data
+  // a typed run's value is its structured content (an object as it is, another value as { value }); the run's view
+  // then travels in _meta
+  return data === undefined
+    ? { content: [{ type: "text", text }], structuredContent: view }
+    : {
+      content: [{ type: "text", text: JSON.stringify(data) }],
+      structuredContent: data !== null && typeof data === "object" && !Array.isArray(data)
+        ? data as Record<string, unknown>
+        : { value: data },
+      _meta: { "aeon/run": view }
+    }
+}
+
 /** The MCP server for one caller (`userId`: the API key's user, who sees only their own runs). */
 export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | undefined): Server => {
   const run: Runner = (effect) => Effect.runPromiseExit(Effect.provide(effect, runtime.context))
@@ -224,28 +248,7 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as unknown as Array<any> }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>
-    const answer = (exit: Exit.Exit<RunModel, unknown>): CallToolResult => {
-      if (Exit.isFailure(exit)) return errorResult(failureText(exit.cause))
-      const view = runView(exit.value)
-      const asked = openRequests(exit.value.record)
-      const text = view.answer ?? [
-        `run ${view.runId}: ${view.status}${view.error ? ` — ${view.error}` : ""}`,
-        ...asked.map(requestMessage),
-        ...(asked.length > 0 ? [WAITING_HINT] : [])
-      ].join("\n")
-      const data = exit.value.result.finalAnswer?.data
-      // a typed run's value is its structured content (an object as it is, another value as { value }); the run's
-      // view then travels in _meta
-      return data === undefined
-        ? { content: [{ type: "text", text }], structuredContent: view }
-        : {
-          content: [{ type: "text", text: JSON.stringify(data) }],
-          structuredContent: data !== null && typeof data === "object" && !Array.isArray(data)
-            ? data as Record<string, unknown>
-            : { value: data },
-          _meta: { "aeon/run": view }
-        }
-    }
+    const answer = toolResult
     switch (request.params.name) {
       case "get_run":
         return answer(await run(own(String(args.runId))))

@@ -35,8 +35,13 @@ beforeAll(async () => {
   stub.replyWith((body) => {
     const prompt = promptOfRequest(body) ?? ""
     if (prompt !== TYPED) return { content: JSON.stringify(byPrompt[prompt] ?? {}) }
+    // an endpoint whose structured output cannot take a schema with this field
+    if (JSON.stringify(body.response_format ?? {}).includes("unsupported_here")) {
+      return { status: 400, body: { error: { message: "Invalid schema for response_format 'answer_typed_user'" } } }
+    }
     const value = values[Math.min(typedAsked++, values.length - 1)]
-    return { content: JSON.stringify(value) }
+    // written as a model writes: in pieces, a little apart (the stream carries them as they come)
+    return { content: JSON.stringify(value), chunkChars: 8, chunkDelayMs: 15 }
   })
   const db = freshDatabase()
   await Effect.runPromise(db.setup)
@@ -141,6 +146,31 @@ describe("GraphQL: RunTaskInput.outputSchema, FinalAnswer.data, RunOutcome.error
   })
 })
 
+describe("a schema the endpoint refuses at call time", () => {
+  it("steps down for that run's calls only (JSON mode, the schema in the prompt), validated, said", async () => {
+    values = [{ unsupported_here: 7 }]
+    const schema = {
+      type: "object",
+      properties: { unsupported_here: { type: "integer" } },
+      required: ["unsupported_here"]
+    }
+    const started = await startTyped(schema)
+    const run = await awaitRun(app.url, started.body.data.runTask.id, {
+      query: `query($id: ID!) { run(id: $id) { status finalAnswer { data } result { advisories } } }`
+    })
+    expect(run.status).toBe("CONVERGED")
+    expect(run.finalAnswer.data).toEqual({ unsupported_here: 7 })
+    expect(run.result.advisories.join("\n")).toMatch(/output schema was asked for in JSON mode/)
+    expect(typedRequests().map((b) => b.response_format?.type)).toEqual(["json_schema", "json_object"])
+    // the endpoint's own prompts keep structured output
+    stub.requests.length = 0
+    values = [GOOD]
+    const next = await startTyped(ORDER)
+    await awaitRun(app.url, next.body.data.runTask.id, { query: RUN })
+    expect(stub.requests.every((b) => b.response_format?.type === "json_schema")).toBe(true)
+  })
+})
+
 describe("/v1/chat/completions honours response_format", () => {
   const client = () => new OpenAI({ baseURL: `${base()}/v1`, apiKey: "none", maxRetries: 0 })
   const messages = [{ role: "user" as const, content: "Compute 6 * 7" }]
@@ -165,8 +195,15 @@ describe("/v1/chat/completions honours response_format", () => {
       response_format: { type: "json_schema", json_schema: { name: "order", schema: ORDER } }
     })
     let text = ""
-    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? ""
+    let pieces = 0
+    for await (const chunk of stream) {
+      const piece = chunk.choices[0]?.delta.content ?? ""
+      text += piece
+      if (piece !== "") pieces++
+    }
     expect(JSON.parse(text)).toEqual(GOOD)
+    // streamed as the model wrote it, not whole at the end
+    expect(pieces).toBeGreaterThan(2)
     // not strict unless asked (OpenAI's default)
     expect(typedRequests()[0].response_format.json_schema.strict).toBe(false)
   })

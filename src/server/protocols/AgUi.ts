@@ -88,6 +88,33 @@ const answerOfEntry = (entry: ResumeEntry): RequestAnswer =>
     ? { action: "reject", reason: "cancelled in the AG-UI client" }
     : (typeof entry.payload === "object" && entry.payload !== null ? entry.payload : { action: String(entry.payload) })
 
+/**
+ * A run that finished (not failed): RUN_FINISHED with its result; a typed run's value (its output schema's) before it
+ * as a custom event a client can take as data, and in the result's data.
+ */
+const finishedEvents = (input: RunAgentInput, e: Extract<RunEvent, { _tag: "RunFinished" }>): Array<BaseEvent> => {
+  const data = e.finalAnswer?.data
+  return [
+    ...(data !== undefined ? [{ type: EventType.CUSTOM, name: "aeon.data", value: data } as BaseEvent] : []),
+    {
+      type: EventType.RUN_FINISHED,
+      threadId: input.threadId,
+      runId: input.runId,
+      outcome: e.status === "CANCELLED" ? { type: "cancelled" } : { type: "success" },
+      ...(e.status !== "CANCELLED"
+        ? {
+          result: {
+            aeonRunId: e.runId,
+            status: e.status,
+            answer: e.finalAnswer?.answerText ?? null,
+            ...(data !== undefined ? { data } : {})
+          }
+        }
+        : {})
+    } as BaseEvent
+  ]
+}
+
 /** AG-UI events of a run's items, with what is open (steps, the text message) closed where the response ends. */
 const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
   const fold = viewFold(run.events.filter((e) => e.seq < fromSeq), {
@@ -175,28 +202,7 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
         } as BaseEvent
       ]
     }
-    const data = e.finalAnswer?.data
-    return [
-      ...closeAll(),
-      // a typed run's value (its output schema's): a custom event a client can take as data, and the result's data
-      ...(data !== undefined ? [{ type: EventType.CUSTOM, name: "aeon.data", value: data } as BaseEvent] : []),
-      {
-        type: EventType.RUN_FINISHED,
-        threadId: input.threadId,
-        runId: input.runId,
-        outcome: e.status === "CANCELLED" ? { type: "cancelled" } : { type: "success" },
-        ...(e.status !== "CANCELLED"
-          ? {
-            result: {
-              aeonRunId: e.runId,
-              status: e.status,
-              answer: e.finalAnswer?.answerText ?? null,
-              ...(data !== undefined ? { data } : {})
-            }
-          }
-          : {})
-      } as BaseEvent
-    ]
+    return [...closeAll(), ...finishedEvents(input, e)]
   }
   const head: Array<BaseEvent> = [
     {
