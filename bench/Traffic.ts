@@ -11,7 +11,7 @@ import { runTask } from "../src/run/Run.js"
 import * as Database from "../src/store/Database.js"
 import { evaluate } from "../src/tools/Calculator.js"
 import { now } from "./support.js"
-import { type Exchange, startTrafficStub, type TrafficStub } from "./TrafficStub.js"
+import { type Exchange, startTrafficStub, type TrafficStub, TYPED_SCHEMA } from "./TrafficStub.js"
 import { type TaskClass, TASKS, type TrafficTask } from "./TrafficTasks.js"
 
 /**
@@ -99,19 +99,60 @@ const viaReact = async (stub: TrafficStub, task: TrafficTask) => {
 const stubModel = (stub: TrafficStub) =>
   OpenAi.make({ baseURL: stub.baseURL, apiKey: "bench", model: "gpt-4o-mini", timeoutMs: 60_000, maxRetries: 0 })
 
-const viaAeon = (stub: TrafficStub, task: TrafficTask, mode: "AUTO" | "FULL") => {
+const viaAeon = (stub: TrafficStub, task: TrafficTask, mode: "AUTO" | "FULL", outputSchema?: object) => {
   const model = stubModel(stub)
   return Effect.runPromise(
-    runTask({ task: task.task, mode, budget: { maxCostUsd: 100 } }).pipe(
+    runTask({ task: task.task, mode, budget: { maxCostUsd: 100 }, ...(outputSchema ? { outputSchema } : {}) }).pipe(
       Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model)))
     )
   ).then((r) => {
     // the answer the model gave, or its plan's answer filled in (numbers without thousands separators)
     const plain = (text: string) => text.replace(/(\d),(?=\d{3})/g, "$1")
-    if (r.status !== "CONVERGED" || !plain(r.finalAnswer?.answerText ?? "").includes(plain(task.answer))) {
+    const answer = outputSchema
+      ? (r.finalAnswer?.data as { answer?: string } | undefined)?.answer ?? ""
+      : r.finalAnswer?.answerText ?? ""
+    if (r.status !== "CONVERGED" || !plain(answer).includes(plain(task.answer))) {
       throw new Error(`Aeon ${mode} did not converge on ${task.id}: ${r.status} ${r.error ?? ""}`)
     }
   })
+}
+
+/** The figures the stub billed since its last reset. */
+const billedNow = (stub: TrafficStub, wallMs: number, floorCalls: number): Figures => ({
+  calls: stub.exchanges.length,
+  inputTokens: stub.exchanges.reduce((n, e) => n + e.inputTokens, 0),
+  outputTokens: stub.exchanges.reduce((n, e) => n + e.outputTokens, 0),
+  wallMs,
+  cacheableTokens: cacheable(stub.exchanges),
+  floorCalls
+})
+
+export type TypedVariant = "untyped" | "typed" | "typedRepaired"
+
+/**
+ * Typed results (#55): each task through Aeon AUTO untyped, with an output schema (TYPED_SCHEMA) whose first value
+ * validates, and with one whose first value breaks it (repaired once) — the calls and tokens the stub billed.
+ */
+export const typedTraffic = async (latencyScale = 1) => {
+  const stub = await startTrafficStub(TASKS, latencyScale)
+  try {
+    const byClass: Record<string, Record<TypedVariant, Figures> & { tasks: number }> = {}
+    for (const task of TASKS) {
+      const sum = byClass[task.class] ??= { untyped: empty(), typed: empty(), typedRepaired: empty(), tasks: 0 }
+      sum.tasks++
+      for (const variant of ["untyped", "typed", "typedRepaired"] as const) {
+        stub.reset()
+        stub.setToolCalls("parallel")
+        if (variant !== "untyped") stub.setTyped(variant === "typed" ? "valid" : "repair")
+        const t = now()
+        await viaAeon(stub, task, "AUTO", variant === "untyped" ? undefined : TYPED_SCHEMA)
+        sum[variant] = add(sum[variant], billedNow(stub, now() - t, task.calls.length === 0 ? 1 : 2))
+      }
+    }
+    return { latencyScale, byClass }
+  } finally {
+    await stub.close()
+  }
 }
 
 const measureOne = async (stub: TrafficStub, task: TrafficTask, framework: Framework): Promise<Figures> => {

@@ -23,6 +23,12 @@ export interface TrafficStub {
   readonly exchanges: Array<Exchange>
   /** The ReAct model makes a layer's independent calls in one response ("parallel") or one at a time. */
   setToolCalls(mode: "parallel" | "one-at-a-time"): void
+  /**
+   * How the model meets a run's output schema (TYPED_SCHEMA): `valid` — its plan's answer fills the schema where it
+   * writes one, and its answer call writes a valid value; `repair` — its first value breaks the schema (the plan's
+   * answer names the wrong field, the first answer call's value too), the next is valid.
+   */
+  setTyped(mode: "valid" | "repair"): void
   reset(): void
   close(): Promise<void>
 }
@@ -67,9 +73,32 @@ const planOf = (task: TrafficTask) => ({
   ...(task.planAnswer ? { answer: task.planAnswer } : {})
 })
 
+/** The output schema of the typed traffic rows: the answer's text as one field. */
+export const TYPED_SCHEMA = {
+  type: "object",
+  properties: { answer: { type: "string" } },
+  required: ["answer"]
+}
+
+interface Typed {
+  mode: "valid" | "repair"
+  /** Values the model has written for the run's schema (its plan's answer and its answer calls). */
+  written: number
+}
+
+/** The plan's answer as a value of the schema (a plan asked with it), as the model writes it in `typed`'s mode. */
+const typedPlan = (task: TrafficTask, plan: ReturnType<typeof planOf>, typed: Typed) => {
+  const answer = task.calls.length === 0 ? task.answer : task.planAnswer
+  if (answer === undefined) return plan
+  typed.written++
+  return { ...plan, answer: JSON.stringify(typed.mode === "repair" ? { text: answer } : { answer }) }
+}
+
 /** What the model answers each of Aeon's prompts, for `task`. */
-const aeonAnswer = (prompt: string, task: TrafficTask): object => {
+const aeonAnswer = (prompt: string, task: TrafficTask, typed?: Typed): object => {
   switch (prompt) {
+    case "answer_typed_user":
+      return typed?.mode === "repair" && typed.written++ === 0 ? { answer: 42 } : { answer: task.answer }
     case "taskprofile_inference_user":
     case "taskprofile_update_user":
       return {
@@ -81,7 +110,7 @@ const aeonAnswer = (prompt: string, task: TrafficTask): object => {
         rawInference: "a direct task"
       }
     case "plan_generation_user":
-      return planOf(task)
+      return typed ? typedPlan(task, planOf(task), typed) : planOf(task)
     case "validation_semantic_user":
       return { issues: [] }
     case "reasoning_step_user":
@@ -186,6 +215,7 @@ export const startTrafficStub = async (
 ): Promise<TrafficStub> => {
   const exchanges: Array<Exchange> = []
   let mode: "parallel" | "one-at-a-time" = "parallel"
+  let typed: Typed | undefined
   const server: Server = createServer(async (req, res) => {
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) return void res.writeHead(404).end()
     const body = JSON.parse(await readBody(req))
@@ -196,7 +226,7 @@ export const startTrafficStub = async (
     const prompt = body.response_format?.json_schema?.name as string | undefined
     const answer = body.tools
       ? reactAnswer(body, task, mode)
-      : { content: JSON.stringify(aeonAnswer(prompt ?? "", task)) }
+      : { content: JSON.stringify(aeonAnswer(prompt ?? "", task, typed)) }
     const usage = {
       prompt_tokens: billed(body),
       completion_tokens: countTokens(answer.content + JSON.stringify(answer.toolCalls ?? ""))
@@ -213,7 +243,8 @@ export const startTrafficStub = async (
     baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     exchanges,
     setToolCalls: (m) => void (mode = m),
-    reset: () => void (exchanges.length = 0),
+    setTyped: (m) => void (typed = { mode: m, written: 0 }),
+    reset: () => void (exchanges.length = 0, typed = undefined),
     close: () =>
       new Promise((r) => {
         server.closeAllConnections()

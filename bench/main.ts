@@ -345,6 +345,27 @@ const trafficRows = async () => {
   }
 }
 
+/** Typed results (#55): the same tasks untyped and with an output schema, Aeon AUTO, calls and tokens per class. */
+const typedRows = async () => {
+  const t = await measure("typedTraffic")
+  for (const [cls, f] of Object.entries(t.byClass as Record<string, any>)) {
+    const { tasks, typed, typedRepaired, untyped } = f
+    const fig = (x: any) => `${x.calls} calls, ${x.inputTokens} in / ${x.outputTokens} out`
+    row(
+      `55. typed answer, ${cls}: typed (first value valid) / untyped; repaired / untyped`,
+      `${fig(typed)} vs ${fig(untyped)}; repaired ${fig(typedRepaired)}`,
+      "calls: typed ≤ untyped; repaired ≤ untyped + 1 a task",
+      typed.calls <= untyped.calls && typedRepaired.calls <= untyped.calls + tasks
+    )
+  }
+}
+
+if (process.argv.slice(2).includes("typed")) {
+  await typedRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("traffic")) {
   await trafficRows()
   printTable()

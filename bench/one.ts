@@ -18,7 +18,7 @@ import { retention } from "./Retention.js"
 import { scaling } from "./Scaling.js"
 import { streaming } from "./Streaming.js"
 import { throughput } from "./Throughput.js"
-import { traffic, trafficRepeated } from "./Traffic.js"
+import { traffic, trafficRepeated, typedTraffic } from "./Traffic.js"
 import { validation } from "./Validation.js"
 
 /**
@@ -63,6 +63,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   retention: () => retention(quick ? 200 : 1_000, quick ? 60 : 300),
   // the modeled latency (400 ms + 15 ms an output token) in full; a tenth of it with --quick
   traffic: () => traffic(quick ? 0.1 : 1),
+  typedTraffic: () => typedTraffic(quick ? 0.1 : 1),
   forecastError: () => forecastError(),
   quotaCheck: () => quotaCheck(quick ? 300 : 3_000),
   memoryRecall: () => memoryRecall(quick ? [10_000] : [10_000, 100_000], quick ? 200 : 1_000),

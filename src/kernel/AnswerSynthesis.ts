@@ -81,14 +81,17 @@ export const stepAnswer = (input: SynthesisInput, singlePass: boolean): FinalAns
 export const planAnswer = (
   input: SynthesisInput,
   singlePass: boolean,
-  toolOutputs: Readonly<Record<string, unknown>>
+  toolOutputs: Readonly<Record<string, unknown>>,
+  options: { readonly unreferenced?: boolean } = {}
 ): FinalAnswer | undefined => {
   const template = input.plan.answer
   if (!singlePass || !input.converged || input.answerRequirements !== undefined || template === undefined) {
     return undefined
   }
   const steps = liveSteps(input.plan.steps)
-  const used = [...new Set(referencesIn(template).map((path) => path.split(".")[0] ?? path))]
+  const referenced = [...new Set(referencesIn(template).map((path) => path.split(".")[0] ?? path))]
+  // `unreferenced`: an answer naming no step stands on the completed steps (a typed run checks it against its schema)
+  const used = referenced.length === 0 && options.unreferenced ? steps.map((s) => s.stepId) : referenced
   if (used.length === 0 || steps.some((s) => s.status !== "complete")) return undefined
   const filled = resolveReferences(template, input.plan.steps, toolOutputs)
   // a template that is one reference is that value: a number or a truth value is its text

@@ -384,8 +384,13 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
     const answerInput = { ...synthesisInput, answerRequirements: answerRequirements(ctx.criteria) }
     const typed = ctx.outputSchema
-    const direct = stepAnswer(answerInput, ctx.singlePass === true) ??
-      planAnswer(answerInput, ctx.singlePass === true, ctx.events.record().attempt?.toolOutputs ?? {})
+    const single = ctx.singlePass === true
+    const toolOutputs = ctx.events.record().attempt?.toolOutputs ?? {}
+    // a typed run's answer made with no call: the plan's answer or its one step's, when it is a value of the schema
+    const direct = typed
+      ? directValue(typed, planAnswer(answerInput, single, toolOutputs, { unreferenced: true })) ??
+        directValue(typed, stepAnswer(answerInput, single))
+      : stepAnswer(answerInput, single) ?? planAnswer(answerInput, single, toolOutputs)
     // no answer without an execution: a failed planning, a dry run, a rejected plan
     const synthesized = (stop.reason === "failed" && st.plan.steps.length === 0) || stop.reason === "dry_run" ||
         stop.reason === "cancelled"
@@ -396,10 +401,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       ? checked(outageAnswer(synthesisInput, stop.toolOutage))
       : stop.unrecoverable
       ? checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
-      : direct && !typed
+      : direct
       ? checked(direct)
-      : typed && directValue(typed, direct)
-      ? checked(directValue(typed, direct)!)
       : yield* (typed
         ? synthesizeTyped({ ...synthesisInput, llm: ctx.llm }, typed, answerInput.answerRequirements).pipe(
           Effect.map((t) => ({ ...checkAnswer(t.answer, ctx.criteria), violations: t.violations }))
