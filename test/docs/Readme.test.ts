@@ -47,4 +47,29 @@ describe("README", () => {
     expect(status).toBe("CONVERGED")
     expect(answer).toContain("4")
   })
+
+  it("the typed results example runs after the library example, its data typed and valid", async () => {
+    const section = readme.slice(readme.indexOf("## Library"))
+    const block = (from: number) => {
+      const start = section.indexOf("```ts\n", from) + 6
+      return section.slice(start, section.indexOf("\n```", start))
+    }
+    const example = block(0)
+    const typed = block(section.indexOf("### Typed results"))
+    expect(typed).toContain("output: Sum")
+    const file = join("test", "docs", `.readme-typed-${process.pid}.ts`)
+    writeFileSync(file, `${example}\n${typed}`.replace(/from "aeon"/g, `from "../../src/index.js"`))
+    const printed: Array<unknown> = []
+    const log = vi.spyOn(console, "log").mockImplementation((...args) => void printed.push(args))
+    try {
+      await import(resolve(file))
+    } finally {
+      log.mockRestore()
+      rmSync(file, { force: true })
+    }
+    const [status, data] = printed[1] as [string, { sum: unknown; terms: unknown }]
+    expect(status).toBe("CONVERGED")
+    expect(typeof data.sum).toBe("number")
+    expect(Array.isArray(data.terms)).toBe(true)
+  })
 })

@@ -102,3 +102,35 @@ describe("eval scoring beyond regexes (#34 item 4)", () => {
     expect(empty).toMatchObject({ _tag: "Left", left: expect.stringContaining("rubric must not be empty") })
   })
 })
+
+describe("an eval case expects a typed run's data (#55 item 3)", () => {
+  const schema = {
+    type: "object",
+    properties: { product: { type: "number" }, factors: { type: "array", items: { type: "number" } } },
+    required: ["product", "factors"]
+  }
+  const typed = { [PromptId.ANSWER_TYPED_USER]: [{ output: { product: 42, factors: [6, 7] } }] }
+
+  it("deep equality: passes on the same value, fails naming both values otherwise", async () => {
+    const { report } = await evaluate([
+      { id: "same", task: "Compute 6 * 7", outputSchema: schema, expect: { data: { factors: [6, 7], product: 42 } } },
+      { id: "other", task: "Compute 6 * 7", outputSchema: schema, expect: { data: { product: 41, factors: [6, 7] } } }
+    ], typed)
+    expect(report.cases.map((c) => c.passed)).toEqual([true, false])
+    expect(report.cases[1]!.why.join(" ")).toContain("expected {\"product\":41")
+  })
+
+  it("a JSON Schema of the case's own: the paths that break it; a case without data fails saying so", async () => {
+    const { report } = await evaluate([
+      {
+        id: "bounded",
+        task: "Compute 6 * 7",
+        outputSchema: schema,
+        expect: { dataSchema: { type: "object", properties: { product: { maximum: 40 } } } }
+      },
+      { id: "untyped", task: "Compute 6 * 7", expect: { data: 42 } }
+    ], typed)
+    expect(report.cases[0]!.why).toEqual(["the data breaks expect.dataSchema at /product: must be <= 40"])
+    expect(report.cases[1]!.why).toEqual(["the answer has no data (a value of the run's output schema)"])
+  })
+})

@@ -327,3 +327,27 @@ describe("replay a recorded run with today's code (#34 item 2)", () => {
     expect(liveCalls).toEqual([])
   })
 })
+
+describe("a typed run's value in replay and fork (#55 item 2)", () => {
+  const schema = {
+    type: "object",
+    properties: { product: { type: "number" }, factors: { type: "array", items: { type: "number" } } },
+    required: ["product", "factors"]
+  }
+  it("replayed with no model, and forked from its start, the run has the same data", async () => {
+    const model = Scripted.make({
+      [PromptId.ANSWER_TYPED_USER]: [{ output: { product: 42, factors: [6, 7] } }]
+    }, Offline.service).service
+    const source = await recorded({ task: "Compute 6 * 7", mode: "FULL", outputSchema: schema, memory: false }, model)
+    expect(source.result.finalAnswer?.data).toEqual({ product: 42, factors: [6, 7] })
+    const replayed = await recording.runPromise(
+      Replaying.replay(source.runId).pipe(Effect.provideService(LanguageModel, forbidden)) as Effect.Effect<any>
+    )
+    expect(replayed.divergence).toBeUndefined()
+    expect(replayed.result.finalAnswer.data).toEqual({ product: 42, factors: [6, 7] })
+    const started = source.events.find((e) => e._tag === "RunStarted")!
+    const forked = await forkWith(forbidden, source.runId, started.seq)
+    expect(forked.result.finalAnswer?.data).toEqual({ product: 42, factors: [6, 7] })
+    expect(liveCalls).toEqual([])
+  })
+})
