@@ -34,7 +34,7 @@ import { callSite } from "./RunLlm.js"
 import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
 import { toolOutageIn } from "./ToolOutage.js"
-import { directValue, synthesizeTyped, typedStop, violationsIn } from "./TypedAnswer.js"
+import { brokenValue, directValue, synthesizeTyped, typedStop, violationsIn } from "./TypedAnswer.js"
 
 export type { Outcome, Stop } from "./Stop.js"
 
@@ -387,9 +387,9 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     const single = ctx.singlePass === true
     const toolOutputs = ctx.events.record().attempt?.toolOutputs ?? {}
     // a typed run's answer made with no call: the plan's answer or its one step's, when it is a value of the schema
+    const planned = typed ? planAnswer(answerInput, single, toolOutputs, { unreferenced: true }) : undefined
     const direct = typed
-      ? directValue(typed, planAnswer(answerInput, single, toolOutputs, { unreferenced: true })) ??
-        directValue(typed, stepAnswer(answerInput, single))
+      ? directValue(typed, planned) ?? directValue(typed, stepAnswer(answerInput, single))
       : stepAnswer(answerInput, single) ?? planAnswer(answerInput, single, toolOutputs)
     // no answer without an execution: a failed planning, a dry run, a rejected plan
     const synthesized = (stop.reason === "failed" && st.plan.steps.length === 0) || stop.reason === "dry_run" ||
@@ -404,7 +404,12 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       : direct
       ? checked(direct)
       : yield* (typed
-        ? synthesizeTyped({ ...synthesisInput, llm: ctx.llm }, typed, answerInput.answerRequirements).pipe(
+        ? synthesizeTyped(
+          { ...synthesisInput, llm: ctx.llm },
+          typed,
+          answerInput.answerRequirements,
+          brokenValue(typed, planned)
+        ).pipe(
           Effect.map((t) => ({ ...checkAnswer(t.answer, ctx.criteria), violations: t.violations }))
         )
         : synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria)).pipe(

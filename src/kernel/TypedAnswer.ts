@@ -58,7 +58,7 @@ const repairSection = (value: unknown, violations: ReadonlyArray<string>) =>
     JSON.stringify(value)?.slice(0, QUOTED_VALUE_CHARS) ?? "none"
   }\nReturn the value corrected.`
 
-type Written = { readonly value: unknown; readonly violations: ReadonlyArray<string>; readonly text?: string }
+export type Written = { readonly value: unknown; readonly violations: ReadonlyArray<string>; readonly text?: string }
 
 /** One call for the value; a model that writes no JSON at all (after the supervisor's repair) broke the schema too. */
 const write = (input: SynthesisInput, schema: PreparedOutputSchema, requirements?: string, repair?: string) =>
@@ -118,15 +118,33 @@ const answerOf = (input: SynthesisInput, written: Written, repaired: boolean): T
   }
 }
 
-/** The typed answer by the model: one call, and one repair with the violations when the value breaks the schema. */
+/**
+ * The value an answer made with no call holds when it is JSON that breaks the schema (a plan's answer naming another
+ * field): the typed call is then told what broke it. Undefined when it is no JSON value.
+ */
+export const brokenValue = (schema: PreparedOutputSchema, candidate: FinalAnswer | undefined): Written | undefined => {
+  const value = candidate === undefined ? undefined : jsonValueOf(candidate.answerText)
+  return value === undefined || value === null || typeof value !== "object"
+    ? undefined
+    : { value, violations: violationsOf(schema, value) }
+}
+
+/**
+ * The typed answer by the model: one call (told what broke `earlier`, the plan's value, when there is one), and one
+ * repair with the violations when its value breaks the schema.
+ */
 export const synthesizeTyped = (
   input: SynthesisInput,
   schema: PreparedOutputSchema,
-  requirements?: string
+  requirements?: string,
+  earlier?: Written
 ): Effect.Effect<TypedAnswer, RunHalt> =>
   Effect.gen(function*() {
     if (!input.llm) return { answer: extractive(input, "no model call allowed"), violations: [] }
-    const first = yield* write(input, schema, requirements)
+    const told = earlier !== undefined && earlier.violations.length > 0
+      ? repairSection(earlier.value, earlier.violations)
+      : undefined
+    const first = yield* write(input, schema, requirements, told)
     if (first.violations.length === 0) return answerOf(input, first, false)
     const second = yield* write(input, schema, requirements, repairSection(first.value, first.violations)).pipe(
       Effect.catchTags({

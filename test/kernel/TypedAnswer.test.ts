@@ -99,6 +99,23 @@ describe("a run with an output schema answers with a value of it", () => {
     expect(plan.user).toContain("\"items\"")
   })
 
+  it("a plan whose answer breaks the schema: the answer call is told the exact paths (the one repair of that value)", async () => {
+    const { calls, result } = await run({
+      [PromptId.PLAN_GENERATION_USER]: [{
+        output: {
+          steps: [{ stepId: "s1", tool: "calculator", toolInput: { expression: "6 * 7" } }],
+          answer: "{\"total\": {{s1.value}}, \"items\": []}"
+        }
+      }],
+      [PromptId.ANSWER_TYPED_USER]: [{ output: { product: 42, items: [] } }]
+    }, { outputSchema: ORDER })
+    expect(result.finalAnswer?.data).toEqual({ product: 42, items: [] })
+    const typed = typedCalls(calls)
+    expect(typed).toHaveLength(1)
+    expect(typed[0]!.user).toContain("/product: is required")
+    expect(typed[0]!.user).toContain("{\"total\":42,\"items\":[]}")
+  })
+
   it("a schema whose root is not an object is asked for as { value } and returned as the value", async () => {
     const { calls, result } = await run({ [PromptId.ANSWER_TYPED_USER]: [{ output: { value: [6, 7] } }] }, {
       outputSchema: { type: "array", items: { type: "integer" }, minItems: 2 }
