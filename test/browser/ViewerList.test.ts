@@ -45,6 +45,23 @@ describe("the run viewer says why, and lists every run (#60)", () => {
     await page.close()
   }, 60_000)
 
+  it("a typed run's answer is shown as its value's JSON (#55)", async () => {
+    const schema = { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] }
+    const r = await gql(
+      server.url,
+      `mutation($s: JSON) { runTask(input: { task: "Compute 2 + 3", memory: false, outputSchema: $s }) { id } }`,
+      { s: schema }
+    )
+    const id = r.body.data.runTask.id as string
+    expect((await awaitRun(server.url, id)).status).toBe("CONVERGED")
+    const page = await browser.newPage()
+    await page.goto(`${base}/runs/${id}`, { waitUntil: "load" })
+    await expect.poll(() => page.getByTestId("answer-data").innerText(), { timeout: 30_000 }).toBe(
+      JSON.stringify({ sum: 5 }, null, 2)
+    )
+    await page.close()
+  }, 60_000)
+
   it("filters live in the URL, an empty list says so, and runs past 50 come with 'more runs'", async () => {
     for (let i = 0; i < 52; i++) await start(`Compute ${i} + 1`)
     const page = await browser.newPage()

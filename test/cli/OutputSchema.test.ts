@@ -70,7 +70,11 @@ describe("aeon run --output-schema FILE", () => {
       c.file,
       "--json"
     )
-    expect(JSON.parse(json.stdout).finalAnswer.data).toEqual({ product: 42, factors: [6, 7] })
+    const result = JSON.parse(json.stdout)
+    expect(result.finalAnswer.data).toEqual({ product: 42, factors: [6, 7] })
+    // the stored run keeps it: aeon inspect shows the value as JSON
+    const inspected = await c.aeon("inspect", result.runId)
+    expect(inspected.stdout).toContain(JSON.stringify({ product: 42, factors: [6, 7] }, null, 2))
   }, 60_000)
 
   it("a value that never validates exits 1 naming OUTPUT_SCHEMA and the failing path", async () => {
