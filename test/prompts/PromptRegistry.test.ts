@@ -81,6 +81,13 @@ const sample: Record<string, unknown> = {
     totalPasses: 1,
     ttlRemaining: 1
   },
+  [PromptId.ANSWER_TYPED_USER]: {
+    request: "r",
+    executionResults: [],
+    convergenceStatus: true,
+    label: "converged",
+    repair: "\nAn earlier value broke the output schema at:\n/a: is required"
+  },
   [PromptId.EVAL_RUBRIC_USER]: { rubric: "says 42", task: "Compute 6 * 7", status: "CONVERGED", answer: "42" }
 }
 
