@@ -110,6 +110,7 @@ const aeonAnswer = (prompt: string, task: TrafficTask, typed?: Typed): object =>
         rawInference: "a direct task"
       }
     case "plan_generation_user":
+    case "plan_direct_user":
       return typed ? typedPlan(task, planOf(task), typed) : planOf(task)
     case "validation_semantic_user":
       return { issues: [] }

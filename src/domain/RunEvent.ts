@@ -59,6 +59,17 @@ export const PlanReused = Schema.TaggedStruct("PlanReused", {
   /** The task of the run the plan comes from. */
   task: Schema.String
 })
+/**
+ * What a plan call was offered of the run's tools (planning/ToolCatalog): `tools` their names (empty: planned without
+ * the catalog, a task needing no tool), `total` how many the run has, `selected` chosen by the task past the bound.
+ */
+export const ToolsOffered = Schema.TaggedStruct("ToolsOffered", {
+  ...base,
+  passNumber: Schema.Int,
+  tools: Schema.Array(Schema.String),
+  total: Schema.Int,
+  selected: Schema.Boolean
+})
 export const StepStarted = Schema.TaggedStruct("StepStarted", {
   ...base,
   passNumber: Schema.Int,
@@ -336,6 +347,7 @@ export const RunEvent = Schema.Union(
   PlanCreated,
   MemoryRecalled,
   PlanReused,
+  ToolsOffered,
   StepStarted,
   StepFinished,
   StepAbandoned,
@@ -370,6 +382,7 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "PlanCreated",
   "MemoryRecalled",
   "PlanReused",
+  "ToolsOffered",
   "StepStarted",
   "StepFinished",
   "StepAbandoned",

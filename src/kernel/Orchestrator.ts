@@ -1,17 +1,11 @@
-import { Duration, Effect, Schema } from "effect"
+import { Duration, Effect } from "effect"
 import * as AdaptiveDepth from "../adaptive/AdaptiveDepth.js"
 import * as ConvergenceEngine from "../convergence/ConvergenceEngine.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
 import { needsReview } from "../domain/TextSignals.js"
-import { isModelFailure } from "../llm/Llm.js"
-import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
 import * as RecursivePlanner from "../planning/RecursivePlanner.js"
-import { Contracts } from "../prompts/PromptRegistry.js"
-import { answerShapeSection } from "../prompts/PromptViews.js"
-import type { PlanOutput } from "../prompts/Schemas.js"
 import { guidanceGiven } from "../record/RunRecord.js"
-import * as Supervisor from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
 import * as SemanticValidator from "../validation/SemanticValidator.js"
 import {
@@ -27,6 +21,7 @@ import { askGuidance } from "./Approval.js"
 import { repeatedFailures } from "./Economy.js"
 import { endPass, morePasses, passFinished } from "./PassBoundary.js"
 import { executePass, readySteps } from "./PassSteps.js"
+import { advise, fixMissingTools, generatePlan, shownTools } from "./PlanCall.js"
 import { afterPlanning } from "./PlanGate.js"
 import { planningStart, reusedPlanProfile, singlePassProfile } from "./PlanningStart.js"
 import type { RunContext } from "./RunContext.js"
@@ -38,16 +33,6 @@ import { brokenValue, directValue, synthesizeTyped, typedStop, violationsIn } fr
 
 export type { Outcome, Stop } from "./Stop.js"
 
-/** The plan could not be produced, even after repair: the run fails with this message. */
-export class PlanFailedError
-  extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String })
-{}
-
-/** Advisories are events: a resumed run has the ones raised before the crash. */
-const advise = (ctx: RunContext, passNumber: number, advisories: ReadonlyArray<string>) =>
-  Effect.forEach(advisories, (advisory) => ctx.events.emit({ _tag: "AdvisoryRaised", passNumber, advisory }), {
-    discard: true
-  })
 /** Enters a phase: the event, then the phase's work inside a span carrying run, pass and phase. */
 const inPhase = <A, E>(
   ctx: RunContext,
@@ -63,65 +48,6 @@ const inPhase = <A, E>(
       attributes: { "aeon.run_id": ctx.runId, "aeon.pass": passNumber, "aeon.phase": p }
     })
   )
-
-const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string, earlierRuns?: string) =>
-  Effect.gen(function*() {
-    const output = yield* ctx.llm.generate(Contracts.planGeneration, {
-      request: ctx.request,
-      // a tool written in TypeScript is shown by name and description; an MCP tool with its input's JSON Schema too
-      tools: ctx.tools.tools.map((t) => ({
-        name: t.name,
-        description: t.description,
-        ...(t.inputJsonSchema ? { inputSchema: t.inputJsonSchema } : {})
-      })),
-      reasoningMode,
-      ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {}),
-      ...(earlierRuns ? { earlierRuns } : {}),
-      ...(ctx.outputSchema ? { answerShape: answerShapeSection(ctx.outputSchema.schema) } : {})
-    }).pipe(
-      // a plan without a goal has the task as its goal (the planner prompt lets it leave it out)
-      Effect.map((r): PlanOutput => ({ ...r.output, goal: r.output.goal?.trim() ? r.output.goal : ctx.request })),
-      Effect.catchIf(
-        isModelFailure,
-        (e) => Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` }))
-      )
-    )
-    const violation = structuralViolation(output)
-    if (!violation) {
-      return toPlan(output)
-    }
-    const repaired = yield* Supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm)
-      .pipe(
-        Effect.catchTag("RepairFailedError", (e) =>
-          Effect.fail(
-            new PlanFailedError({ message: `the plan breaks "${violation}" and repair failed: ${e.message}` })
-          ))
-      )
-    yield* advise(ctx, passNumber, [`plan repaired by the supervisor (${violation})`])
-    return toPlan(repaired.value)
-  })
-
-/** Steps naming tools that do not exist: replaced by an existing tool, or marked invalid. */
-const fixMissingTools = (ctx: RunContext, passNumber: number, plan: Plan) =>
-  Effect.gen(function*() {
-    const steps = []
-    const advisories: Array<string> = []
-    for (const s of plan.steps) {
-      if (!s.tool || ctx.tools.get(s.tool)) {
-        steps.push(s)
-        continue
-      }
-      const r = yield* Supervisor.replaceMissingTool(s.description, s.tool, ctx.tools.names, ctx.llm)
-      advisories.push(
-        r.replacement
-          ? `step ${s.stepId}: tool ${s.tool} does not exist, replaced by ${r.replacement} (${r.justification})`
-          : `step ${s.stepId}: tool ${s.tool} does not exist and has no replacement; step marked invalid (${r.justification})`
-      )
-      steps.push(r.replacement ? { ...s, tool: r.replacement } : { ...s, status: "invalid" as const })
-    }
-    yield* advise(ctx, passNumber, advisories)
-    return { ...plan, steps }
-  })
 
 /** A refinement of `refined` takes effect through its events: the plan, ledger, advisories and questions it changed. */
 const applyRefinement = (ctx: RunContext, passNumber: number, refined: Plan, outcome: RecursivePlanner.RefineOutcome) =>
@@ -185,6 +111,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
       request: ctx.request,
       validationId: `${ctx.runId}-v${passNumber}`,
       tools: ctx.toolInfos,
+      offered: shownTools(ctx, plan),
       llm: ctx.llm,
       // a plan that converged before: the deterministic checks decide before a model is asked
       checksFirst: checksFirst(ctx) || start.reused !== undefined
@@ -201,6 +128,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
           plan,
           report,
           tools: ctx.toolInfos,
+          offered: shownTools(ctx, plan),
           ledger: st.ledger,
           guidance: guidanceGiven(ctx.events.record()),
           llm: ctx.llm
@@ -222,6 +150,7 @@ const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
       request: ctx.request,
       validationId: `${ctx.runId}-v${passNumber}`,
       tools: ctx.toolInfos,
+      offered: shownTools(ctx, executed),
       llm: ctx.llm,
       checksFirst: checksFirst(ctx)
     }
@@ -292,6 +221,7 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
               report,
               assessment,
               tools: ctx.toolInfos,
+              offered: shownTools(ctx, executed),
               ledger: s2.ledger,
               guidance: guidanceGiven(ctx.events.record()),
               llm: ctx.llm

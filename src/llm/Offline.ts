@@ -210,6 +210,8 @@ const answer = (promptId: string, input: unknown, jsonSchema: object): unknown =
       const i = inputOf(Contracts.planGeneration)
       return planFor(i.request, i.tools)
     }
+    case PromptId.PLAN_DIRECT_USER:
+      return planFor(inputOf(Contracts.planDirect).request, [])
     case PromptId.RECURSIVE_PLAN_GENERATION_USER: {
       const i = inputOf(Contracts.recursivePlan)
       return planFor(i.goal, i.tools)

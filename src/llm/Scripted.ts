@@ -1,6 +1,6 @@
 import { Config, Effect, Layer, ParseResult, Schema } from "effect"
 import { readFileSync } from "node:fs"
-import { ALL_PROMPT_IDS, type PromptId } from "../prompts/PromptId.js"
+import { ALL_PROMPT_IDS, PromptId } from "../prompts/PromptId.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
 import { FREE } from "./Pricing.js"
@@ -65,7 +65,11 @@ export const make = (
   const complete: LanguageModel.Service["complete"] = (request) =>
     Effect.suspend(() => {
       if (options.record !== false) calls.push(request)
-      const entries = script[request.promptId]
+      // a task planned without tools asks plan_direct_user: a script's plan_generation_user answers it too
+      const key = request.promptId === PromptId.PLAN_DIRECT_USER && !script[PromptId.PLAN_DIRECT_USER]
+        ? PromptId.PLAN_GENERATION_USER
+        : request.promptId
+      const entries = script[key]
       if (!entries || entries.length === 0) {
         return fallback
           ? fallback.complete(request)
@@ -73,8 +77,8 @@ export const make = (
             new ModelUnavailableError({ message: `scripted model has no response for prompt ${request.promptId}` })
           )
       }
-      const n = counters.get(request.promptId) ?? 0
-      counters.set(request.promptId, n + 1)
+      const n = counters.get(key) ?? 0
+      counters.set(key, n + 1)
       const entry = entries[Math.min(n, entries.length - 1)]!
       const response = typeof entry === "function" ? entry(request, n) : entry
       const answer: Effect.Effect<LanguageModel.CompletionResponse, ModelHttpError> = response.error

@@ -23,6 +23,8 @@ export interface RefineInput {
   readonly report: SemanticValidationReport
   readonly assessment?: ConvergenceAssessment | undefined
   readonly tools: ReadonlyArray<ToolInfo>
+  /** The tools the model is shown by name (a large catalog's offer, planning/ToolCatalog); absent: every tool. */
+  readonly offered?: ReadonlyArray<string> | undefined
   readonly ledger: RefinementLedger
   /** What a person said where the run asked for guidance (interactive runs). */
   readonly guidance?: ReadonlyArray<string> | undefined
@@ -85,7 +87,7 @@ const askRefinement = (input: RefineInput, r: Refining) => {
       `${i.severity} ${i.type}${i.location?.stepId ? ` at ${i.location.stepId}` : ""}: ${i.description}`
     ),
     convergenceReasons: [...(input.assessment?.failedCriteria ?? [])],
-    tools: input.tools.map((t) => t.name),
+    tools: [...input.offered ?? input.tools.map((t) => t.name)],
     frozenStepIds: [...r.frozen, ...limited],
     ...(input.guidance && input.guidance.length > 0 ? { guidance: [...input.guidance] } : {})
   }).pipe(
@@ -110,7 +112,7 @@ const substepsOf = (input: RefineInput, plan: Plan, proposed: Proposed) => {
     request: input.request,
     parentStep: promptPlan({ goal: plan.goal, steps: [found.step] }).steps[0]!,
     depthLevel: found.depth + 1,
-    tools: input.tools.map((t) => t.name)
+    tools: [...input.offered ?? input.tools.map((t) => t.name)]
   }).pipe(
     Effect.map((answer) => answer.output.substeps),
     Effect.catchIf(isModelFailure, () => Effect.succeed(undefined))

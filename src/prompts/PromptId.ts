@@ -2,6 +2,9 @@
 export const PromptId = {
   PLAN_GENERATION_SYSTEM: "plan_generation_system",
   PLAN_GENERATION_USER: "plan_generation_user",
+  /** A task that needs no tool, planned without the tool catalog (planning/ToolCatalog). */
+  PLAN_DIRECT_SYSTEM: "plan_direct_system",
+  PLAN_DIRECT_USER: "plan_direct_user",
   REASONING_STEP_SYSTEM: "reasoning_step_system",
   REASONING_STEP_USER: "reasoning_step_user",
   VALIDATION_SEMANTIC_SYSTEM: "validation_semantic_system",

@@ -40,6 +40,8 @@ const system = (id: PromptId) => def(id, S.NoInput)
 export const registry: ReadonlyMap<PromptId, PromptDefinition> = new Map<PromptId, PromptDefinition>([
   [PromptId.PLAN_GENERATION_SYSTEM, system(PromptId.PLAN_GENERATION_SYSTEM)],
   [PromptId.PLAN_GENERATION_USER, def(PromptId.PLAN_GENERATION_USER, S.PlanGenerationInput, PlanOutput)],
+  [PromptId.PLAN_DIRECT_SYSTEM, system(PromptId.PLAN_DIRECT_SYSTEM)],
+  [PromptId.PLAN_DIRECT_USER, def(PromptId.PLAN_DIRECT_USER, S.PlanDirectInput, S.PlanDirectOutput)],
   [PromptId.REASONING_STEP_SYSTEM, system(PromptId.REASONING_STEP_SYSTEM)],
   [PromptId.REASONING_STEP_USER, def(PromptId.REASONING_STEP_USER, S.ReasoningStepInput, S.ReasoningStepOutput)],
   [PromptId.VALIDATION_SEMANTIC_SYSTEM, system(PromptId.VALIDATION_SEMANTIC_SYSTEM)],
@@ -135,6 +137,10 @@ export const Contracts = {
   planGeneration: contract<In<typeof S.PlanGenerationInput>, Out<typeof PlanOutput>>(
     PromptId.PLAN_GENERATION_SYSTEM,
     PromptId.PLAN_GENERATION_USER
+  ),
+  planDirect: contract<In<typeof S.PlanDirectInput>, Out<typeof S.PlanDirectOutput>>(
+    PromptId.PLAN_DIRECT_SYSTEM,
+    PromptId.PLAN_DIRECT_USER
   ),
   reasoningStep: contract<In<typeof S.ReasoningStepInput>, Out<typeof S.ReasoningStepOutput>>(
     PromptId.REASONING_STEP_SYSTEM,

@@ -43,7 +43,10 @@ const NonEmptyString = (what: string) =>
 
 export const PlanGenerationInput = Schema.Struct({
   request: NonEmptyString("request"),
+  /** The tools offered, as the stand-in models read them (the prompt shows `toolList`). */
   tools: Schema.Array(ToolSummary),
+  /** The tools offered, an entry a line (planning/ToolCatalog). */
+  toolList: Schema.optionalWith(Schema.String, { default: () => "(none)" }),
   reasoningMode: Schema.optionalWith(Schema.String, { default: () => "balanced" }),
   escalationContext: Schema.optional(Schema.String),
   /** Notes from the user's earlier runs, as PromptViews.earlierRunsSection quotes them. */
@@ -74,6 +77,28 @@ export const PlanOutput = lenient(
   normalizePlan
 )
 export type PlanOutput = typeof PlanOutput.Type
+
+/** A task planned without tools: what the planner says (the steps' answers), in the plan's shape. */
+export const PlanDirectInput = Schema.Struct({
+  request: NonEmptyString("request"),
+  /** Earlier attempts' failures, as a section of the prompt. */
+  escalationContext: Schema.optional(Schema.String),
+  earlierRuns: Schema.optional(Schema.String),
+  answerShape: Schema.optional(Schema.String)
+})
+export const PlanDirectOutput = lenient(
+  Schema.Struct({
+    goal: Schema.optional(Schema.String),
+    steps: Schema.Array(Schema.Struct({
+      stepId: Schema.String,
+      description: Schema.optional(Schema.String),
+      dependencies: Schema.optional(Schema.Array(Schema.String)),
+      answer: Schema.optional(Schema.String)
+    })),
+    answer: Schema.optional(Schema.String)
+  }),
+  normalizePlan
+)
 
 export const ReasoningStepInput = Schema.Struct({
   request: NonEmptyString("request"),

@@ -11,7 +11,12 @@ export const templates: Record<PromptId, string> = {
     "results, give it as the plan's \"answer\" with references: \"17 + 25 = {{s1.value}}\". JSON only.",
   [PromptId.PLAN_GENERATION_USER]:
     "Return {\"goal\"?: string, \"steps\": [{\"stepId\", \"description\"?, \"tool\"?, \"toolInput\"?, \"dependencies\"?, \"answer\"?}], \"answer\"?}.\n" +
-    "\nTools:\n{{tools}}\n\nTask:\n{{request}}\n\nDepth: {{reasoningMode}}\nEarlier attempts failed (may be none): {{escalationContext}}{{?earlierRuns}}{{?answerShape}}",
+    "\nTools:\n{{toolList}}\n\nTask:\n{{request}}\n\nDepth: {{reasoningMode}}\nEarlier attempts failed (may be none): {{escalationContext}}{{?earlierRuns}}{{?answerShape}}",
+  [PromptId.PLAN_DIRECT_SYSTEM]:
+    "Answer the task as a plan of one step or a few, each carrying its \"answer\"; no tools. JSON only.",
+  [PromptId.PLAN_DIRECT_USER]:
+    "Return {\"steps\": [{\"stepId\", \"description\"?, \"answer\", \"dependencies\"?}], \"answer\"?}.\n\nTask:\n{{request}}" +
+    "{{?escalationContext}}{{?earlierRuns}}{{?answerShape}}",
   [PromptId.REASONING_STEP_SYSTEM]:
     "You execute one step of a plan. Use the context from earlier steps and the tool result if any. " +
     "Say CLEAR when the step is done, PARTIALLY_CLEAR when it is done with gaps, BLOCKED when it cannot be done. Answer with JSON only.",

@@ -72,6 +72,13 @@ for (const [kind, verbs] of Object.entries(KINDS)) {
   }
 }
 
+/**
+ * The kind an action word names: by its stem, or for a short word its bare form ("gets", "adds", "puts": the stem keeps
+ * words of four letters whole).
+ */
+const kindOf = (w: string) =>
+  byStem.get(stem(w)) ?? (w.length <= 4 && w.endsWith("s") ? byStem.get(w.slice(0, -1)) : undefined)
+
 /** Words that begin a step without saying what it does. */
 const PREFIX = new Set(["first", "then", "next", "finally", "please", "now", "also", "again"])
 
@@ -81,7 +88,7 @@ export const stepAction = memoize((description: string): string | undefined => {
   for (const [phrase, kind] of phrases) if (text.startsWith(phrase)) return kind
   const ws = words(text).filter((w) => !PREFIX.has(w))
   const [first] = ws
-  return first === undefined ? undefined : byStem.get(stem(first))
+  return first === undefined ? undefined : kindOf(first)
 })
 
 /** The kinds of action a tool does, from its name and description. */
@@ -90,7 +97,7 @@ export const toolActions = memoizeWeak((tool: ToolInfo): ReadonlySet<string> => 
   const found = new Set<string>()
   for (const [phrase, kind] of phrases) if (text.includes(phrase)) found.add(kind)
   for (const w of words(text)) {
-    const kind = byStem.get(stem(w))
+    const kind = kindOf(w)
     if (kind) found.add(kind)
   }
   return found

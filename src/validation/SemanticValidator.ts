@@ -19,6 +19,8 @@ export interface ValidationContext {
   readonly request: string
   readonly validationId: string
   readonly tools: ReadonlyArray<ToolInfo>
+  /** The tools the model's review is shown by name (a large catalog's offer, planning/ToolCatalog); absent: all. */
+  readonly offered?: ReadonlyArray<string> | undefined
   /** Absent: deterministic checks only. */
   readonly llm?: Llm | undefined
   /**
@@ -93,7 +95,7 @@ const modelIssues = (
     request: context.request,
     artifactType,
     plan: promptPlan(plan),
-    tools: context.tools.map((t) => t.name),
+    tools: [...context.offered ?? context.tools.map((t) => t.name)],
     finalAnswer,
     knownIssues: known.map((k) => `${k.type} ${k.location?.stepId ?? ""}: ${k.description}`)
   }).pipe(

@@ -106,7 +106,8 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
       })
       const { log, result } = yield* runWith(scripted(script()).layer, { task: "Name the capital of France." })
       expect(result.status).toBe("CONVERGED")
-      expect(prompts(log)).toEqual(["plan_generation_user", "reasoning_step_user"])
+      // a task needing no tool: planned without the catalog (planning/ToolCatalog, #58)
+      expect(prompts(log)).toEqual(["plan_direct_user", "reasoning_step_user"])
       expect(result.finalAnswer?.answerText).toBe("Paris is the capital of France.")
       expect(result.finalAnswer?.notes).toContain("no synthesis call")
       const withCriteria = yield* runWith(scripted(script()).layer, {
@@ -135,7 +136,7 @@ describe("a simple iteration spends model calls where they pay (#41)", () => {
       })
       const { log, result } = yield* runWith(scripted(script()).layer, { task: "Name the capital of France." })
       expect(result.status).toBe("CONVERGED")
-      expect(prompts(log)).toEqual(["plan_generation_user"])
+      expect(prompts(log)).toEqual(["plan_direct_user"])
       expect(result.finalAnswer?.answerText).toBe("Paris is the capital of France.")
       expect(ofTag(log, "StepFinished").map((e) => e.outputBy)).toEqual(["plan"])
       expect(result.plan?.goal).toBe("Name the capital of France.")

@@ -38,7 +38,8 @@ const planner = (answers: Record<string, string>): ScriptEntry => (request: Comp
   }
 }
 const planPrompts = (calls: ReadonlyArray<CompletionRequest>) =>
-  calls.filter((c) => c.promptId === PromptId.PLAN_GENERATION_USER)
+  // a task needing no tool is planned with the direct prompt (planning/ToolCatalog): its memories are quoted the same
+  calls.filter((c) => c.promptId === PromptId.PLAN_GENERATION_USER || c.promptId === PromptId.PLAN_DIRECT_USER)
 
 describe("memory across runs", () => {
   it.effect("a repeated task starts from the plan its first run converged with: no profile or plan call", () =>

@@ -81,6 +81,7 @@ const sample: Record<string, unknown> = {
     totalPasses: 1,
     ttlRemaining: 1
   },
+  [PromptId.PLAN_DIRECT_USER]: { request: "Name the capital of France", earlierRuns: "\n\nNotes: none" },
   [PromptId.ANSWER_TYPED_USER]: {
     request: "r",
     executionResults: [],

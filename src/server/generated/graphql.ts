@@ -1355,6 +1355,20 @@ export type ToolInvokedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** What a plan call was offered of the run's tools: their names (empty: a task needing no tool, planned without the catalog), how many the run has, and whether they were chosen by the task (a catalog past the bound). */
+export type ToolsOfferedEvent = RunEvent & {
+  __typename?: 'ToolsOfferedEvent';
+  at: Scalars['DateTime']['output'];
+  passNumber: Scalars['Int']['output'];
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  selected: Scalars['Boolean']['output'];
+  seq: Scalars['Int']['output'];
+  tools: Array<Scalars['String']['output']>;
+  total: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
 /** What a run used. cachedTokens: of inputTokens, those the provider read from its prompt cache (priced at its cached rate). */
 export type Usage = {
   __typename?: 'Usage';
@@ -1583,6 +1597,7 @@ export type ResolversTypes = {
   TimelineStep: ResolverTypeWrapper<TimelineStep>;
   Tool: ResolverTypeWrapper<Tool>;
   ToolInvokedEvent: ResolverTypeWrapper<ToolInvokedEvent>;
+  ToolsOfferedEvent: ResolverTypeWrapper<ToolsOfferedEvent>;
   Usage: ResolverTypeWrapper<Usage>;
   ValidationIssue: ResolverTypeWrapper<ValidationIssue>;
   ValidationReport: ResolverTypeWrapper<ValidationReport>;
@@ -1692,6 +1707,7 @@ export type ResolversParentTypes = {
   TimelineStep: TimelineStep;
   Tool: Tool;
   ToolInvokedEvent: ToolInvokedEvent;
+  ToolsOfferedEvent: ToolsOfferedEvent;
   Usage: Usage;
   ValidationIssue: ValidationIssue;
   ValidationReport: ValidationReport;
@@ -2373,7 +2389,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'MemoryRecalledEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'PlanReusedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'MemoryRecalledEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'PlanReusedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ToolsOfferedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -2599,6 +2615,19 @@ export type ToolInvokedEventResolvers<ContextType = GraphQLContext, ParentType e
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type ToolsOfferedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ToolsOfferedEvent'] = ResolversParentTypes['ToolsOfferedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  selected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  tools?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type UsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Usage'] = ResolversParentTypes['Usage']> = {
   cachedTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -2731,6 +2760,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   TimelineStep?: TimelineStepResolvers<ContextType>;
   Tool?: ToolResolvers<ContextType>;
   ToolInvokedEvent?: ToolInvokedEventResolvers<ContextType>;
+  ToolsOfferedEvent?: ToolsOfferedEventResolvers<ContextType>;
   Usage?: UsageResolvers<ContextType>;
   ValidationIssue?: ValidationIssueResolvers<ContextType>;
   ValidationReport?: ValidationReportResolvers<ContextType>;

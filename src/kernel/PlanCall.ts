@@ -1,0 +1,131 @@
+import { Effect, Schema } from "effect"
+import type { Plan } from "../domain/Plan.js"
+import { isModelFailure, type LlmError } from "../llm/Llm.js"
+import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
+import { catalogText, OFFERED, offerFor, pastBound, rank } from "../planning/ToolCatalog.js"
+import { Contracts } from "../prompts/PromptRegistry.js"
+import { answerShapeSection } from "../prompts/PromptViews.js"
+import type { PlanOutput } from "../prompts/Schemas.js"
+import * as Supervisor from "../supervisor/Supervisor.js"
+import type { RunContext } from "./RunContext.js"
+
+/**
+ * The plan call: the tools offered (planning/ToolCatalog — past a bound the ones the task needs; none for a task
+ * needing no tool, planned with the short direct prompt), recorded as ToolsOffered before the call, so a replay or a
+ * fork sees the prompt as it was; a plan that breaks a structural rule repaired by the supervisor; a step naming a
+ * tool that does not exist given one, chosen among the tools its description ranks first.
+ */
+
+/** The plan could not be produced, even after repair: the run fails with this message. */
+export class PlanFailedError
+  extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String })
+{}
+
+/** Advisories are events: a resumed run has the ones raised before the crash. */
+export const advise = (ctx: RunContext, passNumber: number, advisories: ReadonlyArray<string>) =>
+  Effect.forEach(advisories, (advisory) => ctx.events.emit({ _tag: "AdvisoryRaised", passNumber, advisory }), {
+    discard: true
+  })
+
+export const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string, earlierRuns?: string) =>
+  Effect.gen(function*() {
+    const offer = offerFor(ctx.request, ctx.tools.tools)
+    // every tool offered (a catalog within the bound) says nothing: the run's tools are the offer
+    if (offer.selected) {
+      yield* ctx.events.emit({
+        _tag: "ToolsOffered",
+        passNumber,
+        tools: offer.tools.map((t) => t.name),
+        total: offer.total,
+        selected: true
+      })
+    }
+    const shared = {
+      request: ctx.request,
+      ...(earlierRuns ? { earlierRuns } : {}),
+      ...(ctx.outputSchema ? { answerShape: answerShapeSection(ctx.outputSchema.schema) } : {})
+    }
+    const asked: Effect.Effect<PlanOutput, LlmError> = offer.noTool
+      // a task needing no tool: the short prompt, no catalog
+      ? Effect.map(
+        ctx.llm.generate(Contracts.planDirect, {
+          ...shared,
+          ...(ctx.escalationContext ? { escalationContext: `\nEarlier attempts failed: ${ctx.escalationContext}` } : {})
+        }),
+        (r): PlanOutput => r.output
+      )
+      : Effect.map(
+        ctx.llm.generate(Contracts.planGeneration, {
+          ...shared,
+          // the stand-in models read the tools; the prompt shows their entries (planning/ToolCatalog)
+          tools: offer.tools.map((t) => ({
+            name: t.name,
+            description: t.description,
+            ...(t.inputJsonSchema ? { inputSchema: t.inputJsonSchema } : {})
+          })),
+          toolList: catalogText(offer.tools),
+          reasoningMode,
+          ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {})
+        }),
+        (r): PlanOutput => r.output
+      )
+    const output = yield* asked.pipe(
+      // a plan without a goal has the task as its goal (the planner prompt lets it leave it out)
+      Effect.map((r): PlanOutput => ({ ...r, goal: r.goal?.trim() ? r.goal : ctx.request })),
+      Effect.catchIf(
+        isModelFailure,
+        (e) => Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` }))
+      )
+    )
+    const violation = structuralViolation(output)
+    if (!violation) {
+      return toPlan(output)
+    }
+    const repaired = yield* Supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm)
+      .pipe(
+        Effect.catchTag("RepairFailedError", (e) =>
+          Effect.fail(
+            new PlanFailedError({ message: `the plan breaks "${violation}" and repair failed: ${e.message}` })
+          ))
+      )
+    yield* advise(ctx, passNumber, [`plan repaired by the supervisor (${violation})`])
+    return toPlan(repaired.value)
+  })
+
+/** The tools a step naming a missing tool may take instead: every tool, or past the bound those its words rank. */
+const candidatesFor = (ctx: RunContext, step: { readonly description: string; readonly tool?: string | undefined }) =>
+  pastBound(ctx.tools.tools)
+    ? rank(`${step.description} ${step.tool ?? ""}`, ctx.tools.tools).slice(0, OFFERED).map((r) => r.tool.name)
+    : ctx.tools.names
+
+/**
+ * The tools a refinement, a subplan or the validator's review is shown by name: every tool, or past the bound the
+ * plan's offer and the tools the plan uses (undefined: every tool).
+ */
+export const shownTools = (ctx: RunContext, plan: Plan): ReadonlyArray<string> | undefined => {
+  if (!pastBound(ctx.tools.tools)) return undefined
+  const offered = offerFor(ctx.request, ctx.tools.tools).tools.map((t) => t.name)
+  return [...new Set([...offered, ...plan.steps.flatMap((s) => (s.tool ? [s.tool] : []))])]
+}
+
+/** Steps naming tools that do not exist: replaced by an existing tool, or marked invalid. */
+export const fixMissingTools = (ctx: RunContext, passNumber: number, plan: Plan) =>
+  Effect.gen(function*() {
+    const steps = []
+    const advisories: Array<string> = []
+    for (const s of plan.steps) {
+      if (!s.tool || ctx.tools.get(s.tool)) {
+        steps.push(s)
+        continue
+      }
+      const r = yield* Supervisor.replaceMissingTool(s.description, s.tool, candidatesFor(ctx, s), ctx.llm)
+      advisories.push(
+        r.replacement
+          ? `step ${s.stepId}: tool ${s.tool} does not exist, replaced by ${r.replacement} (${r.justification})`
+          : `step ${s.stepId}: tool ${s.tool} does not exist and has no replacement; step marked invalid (${r.justification})`
+      )
+      steps.push(r.replacement ? { ...s, tool: r.replacement } : { ...s, status: "invalid" as const })
+    }
+    yield* advise(ctx, passNumber, advisories)
+    return { ...plan, steps }
+  })

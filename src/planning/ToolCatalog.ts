@@ -1,0 +1,148 @@
+import { termsOf } from "../memory/Relevance.js"
+import { findExpression } from "../tools/Calculator.js"
+
+/**
+ * What a plan prompt carries of the tools (#58): each tool as one short entry — its name, its input's fields with
+ * their types, one line of description —, and past a bound only the tools the task needs, ranked by the words the
+ * task shares with each tool's name, description and fields (the stems memory recall uses; rarer words weigh more),
+ * always with the tools the task names. A task that needs no tool (no tool ranks, none is named, no arithmetic) is
+ * planned without the catalog. Deterministic: the same task and tools give the same offer, in the registry's order
+ * (a provider's prefix cache keeps working).
+ */
+
+/** What the catalog reads of a tool (a ToolRegistry tool). */
+export interface CatalogTool {
+  readonly name: string
+  readonly description: string
+  readonly inputJsonSchema?: Record<string, unknown> | undefined
+}
+
+/**
+ * Every tool is offered up to this many tools and this many tokens of entries: the built-in tools and a small server
+ * (the traffic bench's plan prompt with the four built-ins: about 60 tokens of entries) are listed whole.
+ */
+export const CATALOG_BOUND = { tools: 16, tokens: 1_200 }
+/** Past the bound: the best-ranked tools offered (besides the ones the task names). */
+export const OFFERED = 8
+/** A field's description in an entry is cut to this many characters; the tool's to its first sentence, this long. */
+const FIELD_DESCRIPTION_CHARS = 60
+const DESCRIPTION_CHARS = 160
+
+type Json = Record<string, unknown>
+const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v)
+
+const cut = (text: string, chars: number) => (text.length <= chars ? text : `${text.slice(0, chars - 1).trimEnd()}…`)
+
+/** The first sentence of a description, on one line. */
+const oneLine = (text: string) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  const sentence = flat.match(/^.+?[.!?](?=\s|$)/)?.[0] ?? flat
+  return cut(sentence, DESCRIPTION_CHARS)
+}
+
+/** A field's type, briefly: `string`, `integer[]`, `"a"|"b"`, `object`. */
+const typeOf = (s: unknown): string => {
+  if (!isObject(s)) return "any"
+  if (Array.isArray(s.enum)) return s.enum.slice(0, 6).map((v) => JSON.stringify(v)).join("|")
+  const t = Array.isArray(s.type) ? s.type.filter((x) => x !== "null").join("|") : s.type
+  if (t === "array") return `${typeOf(s.items)}[]`
+  if (typeof t === "string") return t
+  if (Array.isArray(s.anyOf)) return s.anyOf.map(typeOf).join("|")
+  return "any"
+}
+
+/** The input's fields: `city: string "the city's name", days?: integer`. */
+const fieldsOf = (schema: Json | undefined): string => {
+  const properties = schema && isObject(schema.properties) ? schema.properties : {}
+  const required = Array.isArray(schema?.required) ? schema.required : []
+  return Object.entries(properties).map(([name, s]) => {
+    const described = isObject(s) && typeof s.description === "string" && s.description.trim() !== ""
+      ? ` ${JSON.stringify(cut(s.description.replace(/\s+/g, " ").trim(), FIELD_DESCRIPTION_CHARS))}`
+      : ""
+    return `${name}${required.includes(name) ? "" : "?"}: ${typeOf(s)}${described}`
+  }).join(", ")
+}
+
+/** A tool as the planner reads it: `weather.forecast(city: string, days?: integer) — Get the forecast for a city.` */
+export const entryOf = (tool: CatalogTool): string => {
+  const fields = tool.inputJsonSchema ? `(${fieldsOf(tool.inputJsonSchema)})` : ""
+  return `${tool.name}${fields} — ${oneLine(tool.description)}`
+}
+
+/** The entries, a line each. */
+export const catalogText = (tools: ReadonlyArray<CatalogTool>): string =>
+  tools.length === 0 ? "(none)" : tools.map(entryOf).join("\n")
+
+const roughTokens = (text: string) => Math.ceil(text.length / 4)
+
+/** A tool's words: its name's parts (`crm.contact_create`: crm, contact, create), description and field names. */
+const termsOfTool = (tool: CatalogTool): ReadonlySet<string> => {
+  const fields = tool.inputJsonSchema && isObject(tool.inputJsonSchema.properties)
+    ? Object.keys(tool.inputJsonSchema.properties).join(" ")
+    : ""
+  return new Set(termsOf(`${tool.name.replace(/[._-]+/g, " ")} ${tool.description} ${fields.replace(/[._-]+/g, " ")}`))
+}
+
+/** Whether the task names the tool: its full name, or its name's parts as words (`weather forecast tool`). */
+const names = (task: string, tool: CatalogTool) => {
+  const lower = task.toLowerCase()
+  const name = tool.name.toLowerCase()
+  if (lower.includes(name)) return true
+  const spaced = name.replace(/[._-]+/g, " ")
+  return spaced.includes(" ") && lower.replace(/[._-]+/g, " ").includes(spaced)
+}
+
+export interface Ranked {
+  readonly tool: CatalogTool
+  readonly score: number
+  readonly named: boolean
+}
+
+/** The tools by how much of `text` they hold, best first (a tool's name weighs twice; a word few tools hold, more). */
+export const rank = (text: string, tools: ReadonlyArray<CatalogTool>): ReadonlyArray<Ranked> => {
+  const wanted = termsOf(text)
+  const held = tools.map(termsOfTool)
+  const nameTerms = tools.map((t) => new Set(termsOf(t.name.replace(/[._-]+/g, " "))))
+  const df = new Map(wanted.map((w) => [w, held.filter((h) => h.has(w)).length]))
+  return tools.map((tool, i) => {
+    const score = wanted.reduce((sum, w) => {
+      if (!held[i]!.has(w)) return sum
+      const weight = Math.log(1 + tools.length / Math.max(1, df.get(w)!))
+      return sum + weight * (nameTerms[i]!.has(w) ? 2 : 1)
+    }, 0)
+    return { tool, score, named: names(text, tool) }
+  }).sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score)
+}
+
+export interface Offer {
+  /** The tools the plan prompt lists, in the registry's order. */
+  readonly tools: ReadonlyArray<CatalogTool>
+  /** The task needs no tool: planned without the catalog (the direct prompt). */
+  readonly noTool: boolean
+  /** How many tools the run has. */
+  readonly total: number
+  /** Chosen by the task (past the bound), or every tool. */
+  readonly selected: boolean
+}
+
+/** Whether a catalog is past the bound (listed whole it would cost the plan prompt too much). */
+export const pastBound = (tools: ReadonlyArray<CatalogTool>) =>
+  tools.length > CATALOG_BOUND.tools || roughTokens(catalogText(tools)) > CATALOG_BOUND.tokens
+
+/** Whether a task needs no tool: none ranks or is named, and it states no arithmetic (the calculator's work). */
+export const needsNoTool = (task: string, tools: ReadonlyArray<CatalogTool>) =>
+  findExpression(task) === undefined && !/\d/.test(task) &&
+  rank(task, tools).every((r) => r.score === 0 && !r.named)
+
+/** What the plan prompt of `task` is offered of `tools` (`most`: how many past the bound, besides those named). */
+export const offerFor = (task: string, tools: ReadonlyArray<CatalogTool>, most = OFFERED): Offer => {
+  if (needsNoTool(task, tools)) return { tools: [], noTool: true, total: tools.length, selected: true }
+  if (!pastBound(tools)) return { tools, noTool: false, total: tools.length, selected: false }
+  const ranked = rank(task, tools)
+  const arithmetic = findExpression(task) !== undefined
+  const chosen = new Set([
+    ...ranked.filter((r) => r.named || (arithmetic && r.tool.name === "calculator")).map((r) => r.tool.name),
+    ...ranked.filter((r) => !r.named && r.score > 0).slice(0, most).map((r) => r.tool.name)
+  ])
+  return { tools: tools.filter((t) => chosen.has(t.name)), noTool: false, total: tools.length, selected: true }
+}
