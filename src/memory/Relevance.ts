@@ -1,31 +1,12 @@
-import { stem, words } from "../validation/Words.js"
+import { termsOf } from "../validation/Words.js"
+
+export { termsOf }
 
 /**
  * How memories are judged relevant, the same on every store: the store's full-text search (SQLite's FTS5 with bm25,
  * PostgreSQL's tsvector with ts_rank) finds and orders the candidates; a candidate is recalled when it holds enough of
  * the query's content words (its coverage), which does not depend on the store's ranking scale.
  */
-
-/** Words of a request that say how it is asked, not what about: they neither find nor weigh a memory. */
-const ASKING = new Set(
-  ("what which who whom whose when where why how does do did was were has have had can could should would will " +
-    "please tell me about give find show is are").split(" ")
-)
-
-/**
- * Words that say what to do with a task, not what it is about ("Compute 12", "Explain the result"): a memory holding
- * only them does not cover the task (every arithmetic answer shared "comput" with every arithmetic task). As stems.
- */
-const DOING = new Set(
-  ("compute calculate find determine explain state write list work out get return answer result value say use step " +
-    "then")
-    .split(" ").map(stem)
-)
-
-/** The content words of a text as stems, once each (question words and words of doing aside). */
-export const termsOf = (text: string): ReadonlyArray<string> => [
-  ...new Set(words(text).filter((w) => !ASKING.has(w)).map(stem).filter((t) => !DOING.has(t)))
-]
 
 /** The share of the query's terms the text holds (0 when the query has none). */
 export const coverage = (query: string, text: string): number => coverageOf(query, termsOf(text))

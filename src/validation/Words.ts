@@ -33,3 +33,24 @@ export const stem = memoize((w: string): string => {
   }
   return w
 })
+
+/** Words of a request that say how it is asked, not what about: they neither find nor weigh a memory. */
+const ASKING = new Set(
+  ("what which who whom whose when where why how does do did was were has have had can could should would will " +
+    "please tell me about give find show is are").split(" ")
+)
+
+/**
+ * Words that say what to do with a task, not what it is about ("Compute 12", "Explain the result"): a memory holding
+ * only them does not cover the task (every arithmetic answer shared "comput" with every arithmetic task). As stems.
+ */
+const DOING = new Set(
+  ("compute calculate find determine explain state write list work out get return answer result value say use step " +
+    "then")
+    .split(" ").map(stem)
+)
+
+/** The content words of a text as stems, once each (question words and words of doing aside). */
+export const termsOf = (text: string): ReadonlyArray<string> => [
+  ...new Set(words(text).filter((w) => !ASKING.has(w)).map(stem).filter((t) => !DOING.has(t)))
+]
