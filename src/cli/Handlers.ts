@@ -7,6 +7,7 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { McpServers } from "../mcp/Servers.js"
+import { CATALOG_BOUND, type CatalogTool, entryOf, offerFor } from "../planning/ToolCatalog.js"
 import { llmCallsOf } from "../record/LlmCalls.js"
 import { answerText, type AskedEvent } from "../record/Requests.js"
 import { openRequests } from "../record/RunRecord.js"
@@ -339,9 +340,12 @@ export const quota = (o: { readonly user: Option.Option<string>; readonly json: 
   }).pipe(Effect.provide(Database.layerConfig))
 
 /** `aeon tools`: every tool a run may call — Aeon's own and the MCP servers' — with what a call of it may do. */
-export const tools = (o: { readonly mcp: Option.Option<string>; readonly json: boolean }) =>
+export const tools = (
+  o: { readonly mcp: Option.Option<string>; readonly json: boolean; readonly for: Option.Option<string> }
+) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
+    if (Option.isSome(o.for)) return printOffer(o.for.value, registry.tools, o.json)
     const servers = (yield* McpServers).health()
     const rows = registry.tools.map((t) => ({
       name: t.name,
@@ -356,6 +360,22 @@ export const tools = (o: { readonly mcp: Option.Option<string>; readonly json: b
     }
     process.stdout.write(toolsTable(rows, servers))
   }).pipe(Effect.provide(Aeon.layerWithTools([], opt(o.mcp))))
+
+/** `aeon tools --for TASK`: what the task's plan prompt would be offered of the tools (planning/ToolCatalog). */
+const printOffer = (task: string, all: ReadonlyArray<CatalogTool>, json: boolean) => {
+  const offer = offerFor(task, all)
+  if (json) {
+    const entries = offer.tools.map((t) => ({ name: t.name, entry: entryOf(t) }))
+    process.stdout.write(`${JSON.stringify({ ...offer, tools: entries }, null, 2)}\n`)
+    return
+  }
+  const said = offer.noTool
+    ? `no tool: the task is planned without the catalog (none of the ${offer.total} tools ranks, none is named)`
+    : offer.selected
+    ? `${offer.tools.length} of ${offer.total} tools, chosen by the task's words and the tools it names:`
+    : `all ${offer.total} tools (within the bound of ${CATALOG_BOUND.tools} tools or ${CATALOG_BOUND.tokens} tokens):`
+  process.stdout.write(`${said}\n${offer.tools.map((t) => `  ${entryOf(t)}`).join("\n")}\n`)
+}
 
 /**
  * `aeon mcp`: Aeon as an MCP server on stdio (an editor's or agent's `mcpServers` entry starts it): the same runs and

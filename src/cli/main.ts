@@ -281,7 +281,20 @@ const exportCommand = Command.make(
     )
 ).pipe(Command.withDescription("a recorded run as an eval case, to replay it as a regression test"))
 
-const toolsCommand = Command.make("tools", noted("tools", { mcp: mcpOption, json }), (o) => handle((h) => h.tools(o)))
+const toolsCommand = Command.make(
+  "tools",
+  noted("tools", {
+    mcp: mcpOption,
+    json,
+    for: Options.text("for").pipe(
+      Options.withDescription(
+        "what a plan of this task is offered: the entries its prompt carries (a large catalog's choice)"
+      ),
+      Options.optional
+    )
+  }),
+  (o) => handle((h) => h.tools(o))
+)
   .pipe(
     Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
   )

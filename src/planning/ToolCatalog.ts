@@ -1,3 +1,5 @@
+import { Schema } from "effect"
+import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { findExpression } from "../tools/Calculator.js"
 import { termsOf } from "../validation/Words.js"
 
@@ -14,7 +16,27 @@ import { termsOf } from "../validation/Words.js"
 export interface CatalogTool {
   readonly name: string
   readonly description: string
+  /** An MCP tool's input as its server gave it. */
   readonly inputJsonSchema?: Record<string, unknown> | undefined
+  /** A tool written in TypeScript: its input's Effect Schema (its JSON Schema made once per tool). */
+  readonly input?: Schema.Schema<any, any> | undefined
+}
+
+const inputSchemas = new WeakMap<CatalogTool, Json | undefined>()
+/** The tool's input as JSON Schema: its server's, or its Effect Schema's (undefined when it cannot be made). */
+const inputOf = (tool: CatalogTool): Json | undefined => {
+  if (tool.inputJsonSchema) return tool.inputJsonSchema
+  if (!tool.input) return undefined
+  if (!inputSchemas.has(tool)) {
+    let made: Json | undefined
+    try {
+      made = plainJsonSchema(Schema.encodedSchema(tool.input))
+    } catch {
+      made = undefined // a schema with no JSON Schema (a declared type): the entry shows no fields
+    }
+    inputSchemas.set(tool, made)
+  }
+  return inputSchemas.get(tool)
 }
 
 /**
@@ -65,7 +87,8 @@ const fieldsOf = (schema: Json | undefined): string => {
 
 /** A tool as the planner reads it: `weather.forecast(city: string, days?: integer) — Get the forecast for a city.` */
 export const entryOf = (tool: CatalogTool): string => {
-  const fields = tool.inputJsonSchema ? `(${fieldsOf(tool.inputJsonSchema)})` : ""
+  const input = inputOf(tool)
+  const fields = input ? `(${fieldsOf(input)})` : ""
   return `${tool.name}${fields} — ${oneLine(tool.description)}`
 }
 
@@ -77,9 +100,8 @@ const roughTokens = (text: string) => Math.ceil(text.length / 4)
 
 /** A tool's words: its name's parts (`crm.contact_create`: crm, contact, create), description and field names. */
 const termsOfTool = (tool: CatalogTool): ReadonlySet<string> => {
-  const fields = tool.inputJsonSchema && isObject(tool.inputJsonSchema.properties)
-    ? Object.keys(tool.inputJsonSchema.properties).join(" ")
-    : ""
+  const input = inputOf(tool)
+  const fields = input && isObject(input.properties) ? Object.keys(input.properties).join(" ") : ""
   return new Set(termsOf(`${tool.name.replace(/[._-]+/g, " ")} ${tool.description} ${fields.replace(/[._-]+/g, " ")}`))
 }
 

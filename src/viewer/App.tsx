@@ -8,6 +8,7 @@ import { FromEarlierRuns, MemoryPage } from "./Memory.js"
 import { Outcome } from "./Outcome.js"
 import { ForecastLine, Requests } from "./Requests.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
+import { ToolsOffered } from "./ToolsOffered.js"
 
 const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
   id task status model models userId createdAt
@@ -257,6 +258,7 @@ const RunView = ({ runId }: { runId: string }) => {
         </section>
       )}
       <FromEarlierRuns events={events} />
+      <ToolsOffered events={events} />
       {/* while the plan waits for approval, it is shown once: in the request */}
       {plan && !run.pendingPlanApproval && <PlanGraph plan={plan} />}
       {run.timeline && <Timeline runId={runId} timeline={run.timeline} />}
