@@ -360,6 +360,28 @@ const typedRows = async () => {
   }
 }
 
+/** Large tool catalogs (#58): the plan request's tokens against the catalog's size, beside a ReAct agent's. */
+const catalogRows = async () => {
+  const t = await measure("catalogSizes")
+  const [first] = t.rows
+  for (const r of t.rows) {
+    row(
+      `58. plan request, ${r.size} tools: Aeon / ReAct with the same tools`,
+      `${r.aeon} / ${r.react} tokens (${fmt(r.aeon / r.react, 2)}×); Aeon ${
+        fmt(r.aeon / first.aeon, 2)
+      }× its ${first.size}-tool request`,
+      "Aeon ≤ 2× its 10-tool request",
+      r.aeon <= 2 * first.aeon
+    )
+  }
+}
+
+if (process.argv.slice(2).includes("catalog")) {
+  await catalogRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("typed")) {
   await typedRows()
   printTable()

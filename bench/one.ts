@@ -1,4 +1,5 @@
 import { breakdown } from "./Breakdown.js"
+import { catalogSizes } from "./Catalog.js"
 import { cluster } from "./Cluster.js"
 import { concurrency } from "./Concurrency.js"
 import { fanOut } from "./FanOut.js"
@@ -64,6 +65,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   // the modeled latency (400 ms + 15 ms an output token) in full; a tenth of it with --quick
   traffic: () => traffic(quick ? 0.1 : 1),
   typedTraffic: () => typedTraffic(quick ? 0.1 : 1),
+  catalogSizes: () => catalogSizes(),
   forecastError: () => forecastError(),
   quotaCheck: () => quotaCheck(quick ? 300 : 3_000),
   memoryRecall: () => memoryRecall(quick ? [10_000] : [10_000, 100_000], quick ? 200 : 1_000),
