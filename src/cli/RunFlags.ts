@@ -42,6 +42,7 @@ export const FIELD_FLAGS: ReadonlyArray<FieldFlag> = [
   { flag: "tools", field: "tools" },
   { flag: "parallelism", field: "parallelism" },
   { flag: "answer-matches", field: "criteria.answerMatches" },
+  { flag: "output-strict", field: "outputStrict", note: "with --output-schema" },
   { flag: "no-reuse", field: "reusePlans" },
   { flag: "no-memory", field: "memory" },
   { flag: "deadline", field: "budget.deadlineMs" },
