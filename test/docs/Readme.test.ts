@@ -1,17 +1,23 @@
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { describe, expect, it, vi } from "vitest"
+import { documentation } from "../support/docs.js"
 
 const readme = readFileSync("README.md", "utf8")
 
 describe("README", () => {
+  it("is for a newcomer: under 400 lines, the depth in docs/", () => {
+    expect(readme.split("\n").length).toBeLessThan(400)
+  })
+
   it("opens with the two set-up commands", () => {
     const top = readme.split("\n").slice(0, 6).join("\n")
     expect(top).toContain("npm install && npm start")
     expect(top).toContain("npm install && npm test")
   })
 
-  it("lists every AEON_ setting the code reads", () => {
+  it("documents every AEON_ setting the code reads (the README or docs/)", () => {
+    const docs = documentation()
     const names = new Set<string>()
     const walk = (dir: string) => {
       for (const f of readdirSync(dir)) {
@@ -24,7 +30,7 @@ describe("README", () => {
     }
     walk("src")
     expect(names.size).toBeGreaterThan(15)
-    for (const n of names) expect(readme, n).toContain(`\`${n}\``)
+    for (const n of names) expect(docs, n).toContain(`\`${n}\``)
   })
 
   it("the library example runs as written (against the sources; test/package runs it against the packed tarball)", async () => {

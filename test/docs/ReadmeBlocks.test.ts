@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { cliIn } from "../support/cli.js"
+import { documentation } from "../support/docs.js"
 
 /**
  * The README's command blocks marked `<!-- readme-check -->`: each `$ npx aeon …` line is run with the built CLI on
@@ -41,7 +42,8 @@ const markedBlocks = (readme: string): Array<Array<Command>> =>
 const argsOf = (line: string) => [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!)
 
 const readme = readFileSync("README.md", "utf8")
-const blocks = markedBlocks(readme)
+// the marked blocks of the README and of docs/ (where the CLI's depth went)
+const blocks = markedBlocks(documentation())
 
 describe("the README's marked command blocks print what they show (#42 item 5)", () => {
   it("there are marked blocks, the quick start's among them", () => {

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { documentation } from "../support/docs.js"
 import { gql, startServer, type TestServer } from "../support/server.js"
 
 let server: TestServer
@@ -11,7 +12,7 @@ afterAll(() => server?.stop())
 
 /** The README's graphql-ws client snippet, as written there. */
 const snippet = () => {
-  const readme = readFileSync("README.md", "utf8")
+  const readme = documentation()
   const from = readme.indexOf("```ts", readme.indexOf("From a client:")) + "```ts".length
   return readme.slice(from, readme.indexOf("```", from))
 }

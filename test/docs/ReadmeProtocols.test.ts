@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { documentation } from "../support/docs.js"
 import { startServer, type TestServer } from "../support/server.js"
 
 // The README's protocol snippets, as written there, each with its protocol's official client, against a server on
@@ -12,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => server?.stop())
 
 const snippet = (name: string) => {
-  const readme = readFileSync("README.md", "utf8")
+  const readme = documentation()
   const marker = readme.indexOf(`<!-- protocol-snippet: ${name} -->`)
   expect(marker).toBeGreaterThan(0)
   const from = readme.indexOf("```js", marker) + "```js".length
