@@ -179,17 +179,28 @@ const wrap = (s: Json): Json => {
 const ajv = new Ajv({ allErrors: true, strict: false })
 
 /**
+ * The schema with every object's keys in one order (sorted): what a store hands back of a run's input may reorder them
+ * (PostgreSQL's jsonb does), and the prompts made of the schema must be the same text on every resume, fork and replay.
+ */
+const canonical = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(canonical)
+    : isObject(v)
+    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]))
+    : v
+
+/**
  * The schema checked and prepared, or the rule it breaks. `strict`: true asks strict mode (refused where the schema
  * cannot have it), false never, undefined whenever the schema can have it.
  */
 export const prepareOutputSchema = (
-  schema: unknown,
+  given: unknown,
   strict?: boolean
 ): { readonly ok: true; readonly prepared: PreparedOutputSchema } | {
   readonly ok: false
   readonly refusal: OutputSchemaRefusal
 } => {
-  if (!isObject(schema)) {
+  if (!isObject(given)) {
     return {
       ok: false,
       refusal: refusal(
@@ -198,6 +209,7 @@ export const prepareOutputSchema = (
       )
     }
   }
+  const schema = canonical(given) as Json
   const shape = shapeRefusal(schema)
   if (shape) return { ok: false, refusal: shape }
   if (!ajv.validateSchema(schema)) {

@@ -1,7 +1,9 @@
 import { Schema } from "effect"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { findExpression } from "../tools/Calculator.js"
-import { termsOf } from "../validation/Words.js"
+import { builtinTools } from "../tools/ToolRegistry.js"
+import { stepAction, toolActions } from "../validation/Actions.js"
+import { termsOf, words } from "../validation/Words.js"
 
 /**
  * What a plan prompt carries of the tools (#58): each tool as one short entry — its name, its input's fields with
@@ -40,10 +42,11 @@ const inputOf = (tool: CatalogTool): Json | undefined => {
 }
 
 /**
- * Every tool is offered up to this many tools and this many tokens of entries: the built-in tools and a small server
- * (the traffic bench's plan prompt with the four built-ins: about 60 tokens of entries) are listed whole.
+ * Every tool is offered up to this many tools and this many tokens of entries: the built-ins with a server of a few
+ * dozen tools (the reference filesystem server's 14, a code host's 30) are listed whole — about 35 tokens an entry,
+ * 1,400 for 40 tools, what 17 tools cost with whole schemas (80 tokens a tool) —; past it the task chooses.
  */
-export const CATALOG_BOUND = { tools: 16, tokens: 1_200 }
+export const CATALOG_BOUND = { tools: 40, tokens: 2_000 }
 /** Past the bound: the best-ranked tools offered (besides the ones the task names). */
 export const OFFERED = 8
 /** A field's description in an entry is cut to this many characters; the tool's to its first sentence, this long. */
@@ -151,10 +154,29 @@ export interface Offer {
 export const pastBound = (tools: ReadonlyArray<CatalogTool>) =>
   tools.length > CATALOG_BOUND.tools || roughTokens(catalogText(tools)) > CATALOG_BOUND.tokens
 
-/** Whether a task needs no tool: none ranks or is named, and it states no arithmetic (the calculator's work). */
-export const needsNoTool = (task: string, tools: ReadonlyArray<CatalogTool>) =>
-  findExpression(task) === undefined && !/\d/.test(task) &&
-  rank(task, tools).every((r) => r.score === 0 && !r.named)
+const OWN = new Set(builtinTools.map((t) => t.name))
+
+/** The kinds of action the task's words ask for (compute, retrieve, time, …: validation/Actions). */
+const kindsAsked = (task: string) =>
+  new Set(
+    words(task).flatMap((w) => {
+      const kind = stepAction(w)
+      return kind === undefined ? [] : [kind]
+    })
+  )
+
+/**
+ * Whether a task needs no tool, decided by rule only where the rule knows the tools — Aeon's own (the calculator,
+ * memory, the clock): it states no number, names no tool, no tool's words rank, and it asks for no kind of action a
+ * tool does ("date", "today": the clock). A run with other tools (an MCP server's, yours) keeps its catalog: a task's
+ * words do not always say which of them it needs ("the launch code in the note" needs the file reader).
+ */
+export const needsNoTool = (task: string, tools: ReadonlyArray<CatalogTool>) => {
+  if (!tools.every((t) => OWN.has(t.name)) || findExpression(task) !== undefined || /\d/.test(task)) return false
+  const kinds = kindsAsked(task)
+  return rank(task, tools).every((r) => r.score === 0 && !r.named) &&
+    !tools.some((t) => [...toolActions({ name: t.name, description: t.description })].some((k) => kinds.has(k)))
+}
 
 /** What the plan prompt of `task` is offered of `tools` (`most`: how many past the bound, besides those named). */
 export const offerFor = (task: string, tools: ReadonlyArray<CatalogTool>, most = OFFERED): Offer => {

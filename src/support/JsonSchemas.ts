@@ -2,11 +2,18 @@ import { JSONSchema, type Schema } from "effect"
 
 const MARKS = new Set(["$schema", "$id", "title"])
 
-const withoutMarks = (v: unknown): unknown =>
+/** Keywords whose value is an object of names (a field called `title` is a field, not a mark). */
+const NAMED = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"])
+
+const withoutMarks = (v: unknown, names = false): unknown =>
   Array.isArray(v)
-    ? v.map(withoutMarks)
+    ? v.map((x) => withoutMarks(x))
     : v !== null && typeof v === "object"
-    ? Object.fromEntries(Object.entries(v).filter(([k]) => !MARKS.has(k)).map(([k, x]) => [k, withoutMarks(x)]))
+    ? Object.fromEntries(
+      Object.entries(v).filter(([k]) => names || !MARKS.has(k)).map((
+        [k, x]
+      ) => [k, withoutMarks(x, !names && NAMED.has(k))])
+    )
     : v
 
 /**

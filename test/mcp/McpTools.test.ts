@@ -123,7 +123,8 @@ describe("an MCP tool with a provider through the real openai client (a local Op
           const plan = stub.requests.find((r) => r.response_format?.json_schema?.name === PromptId.PLAN_GENERATION_USER)
           const planPrompt = String(plan.messages.at(-1).content)
           expect(planPrompt).toContain("fs.read_text_file")
-          expect(planPrompt).toMatch(/"inputSchema":\{[^]*"path"/)
+          // its entry: the name, the input's fields with their types, one line (planning/ToolCatalog, #58)
+          expect(planPrompt).toMatch(/fs\.read_text_file\(path: string[^)]*\) — /)
         }).pipe(Effect.provide(layer))
       },
       (stub) => Effect.promise(() => stub.close())

@@ -65,12 +65,16 @@ describe("the offer", () => {
     expect(catalogText(offer.tools).length).toBeLessThan(2_000)
   })
 
-  it("a task needing no tool is offered none; one with a number or a tool's words is not", () => {
-    expect(offerFor("What is the capital of France?", [...builtins, weather])).toMatchObject({
-      tools: [],
-      noTool: true
-    })
-    expect(offerFor("What is 12 squared?", [...builtins]).noTool).toBe(false)
-    expect(offerFor("Will it rain in Faro? Check the forecast", [...builtins, weather]).noTool).toBe(false)
+  it("with Aeon's own tools, a task needing none is offered none; a number, a tool's words or its kind keep them", () => {
+    expect(offerFor("What is the capital of France?", builtins)).toMatchObject({ tools: [], noTool: true })
+    expect(offerFor("Explain in two sentences why the sky is blue.", builtins).noTool).toBe(true)
+    expect(offerFor("What is 12 squared?", builtins).noTool).toBe(false)
+    expect(offerFor("Remember my favourite colour", builtins).noTool).toBe(false)
+    expect(offerFor("What's the date today?", builtins).noTool).toBe(false)
+  })
+
+  it("with other tools the catalog stays: a task's words do not always name what it needs", () => {
+    expect(offerFor("What is the capital of France?", [...builtins, weather]).noTool).toBe(false)
+    expect(offerFor("What is the capital of France?", [...builtins, weather]).tools).toHaveLength(builtins.length + 1)
   })
 })
