@@ -9,7 +9,7 @@ import { termsOf, words } from "../validation/Words.js"
  * What a plan prompt carries of the tools (#58): each tool as one short entry — its name, its input's fields with
  * their types, one line of description —, and past a bound only the tools the task needs, ranked by the words the
  * task shares with each tool's name, description and fields (the terms memory recall uses, validation/Words; rarer words weigh more),
- * always with the tools the task names. A task that needs no tool (no tool ranks, none is named, no arithmetic) is
+ * always with the tools the task names. A task that needs none of Aeon's own tools (when they are all the run has) is
  * planned without the catalog. Deterministic: the same task and tools give the same offer, in the registry's order
  * (a provider's prefix cache keeps working).
  */
