@@ -58,7 +58,9 @@ describe("aeon run --output-schema FILE", () => {
     reset([{ product: 42, factors: [6, 7] }])
     const text = await c.aeon("run", "Compute 6 * 7", "--mode", "full", "--no-memory", "--output-schema", c.file)
     expect(text.code).toBe(0)
-    expect(text.stdout).toContain(JSON.stringify({ product: 42, factors: [6, 7] }, null, 2))
+    // stdout is the value's JSON alone (a script pipes it on); the summary goes to stderr
+    expect(JSON.parse(text.stdout)).toEqual({ product: 42, factors: [6, 7] })
+    expect(text.stderr).toMatch(/converged · /)
     reset([{ product: 42, factors: [6, 7] }])
     const json = await c.aeon(
       "run",
