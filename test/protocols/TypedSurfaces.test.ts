@@ -278,6 +278,23 @@ describe("MCP, A2A, AG-UI and the UI stream carry the value", () => {
     const data = parts.find((p) => p.content?.$case === "data")
     expect(data?.mediaType).toBe("application/json")
     expect(data?.content?.$case === "data" && data.content.value).toEqual(GOOD)
+    // the schema as a data part of the message (application/schema+json) does the same
+    const withPart = userMessage("Compute 6 * 7")
+    const schemaPart = {
+      content: { $case: "data" as const, value: ORDER },
+      metadata: undefined,
+      filename: "",
+      mediaType: "application/schema+json"
+    }
+    const again = await client.sendMessage({
+      tenant: "",
+      message: { ...withPart, parts: [...withPart.parts, schemaPart] },
+      configuration: undefined,
+      metadata: { aeon: { mode: "FULL" } }
+    })
+    const task2 = "artifacts" in again ? again : undefined
+    const data2 = (task2?.artifacts[0]?.parts ?? []).find((p) => p.content?.$case === "data")
+    expect(data2?.content?.$case === "data" && data2.content.value).toEqual(GOOD)
   })
 
   it("AG-UI: the value in RUN_FINISHED's result and a custom aeon.data event", async () => {

@@ -150,6 +150,22 @@ const answerOf = (m: Message | undefined, guidance: boolean): RequestAnswer => {
     : { action: /^(approve|yes|ok)\b/i.test(word) ? "approve" : word.toLowerCase() }
 }
 
+/** A JSON Schema as a data part carries it: the part's media type says it is one, or its value is `{ outputSchema }`. */
+const schemaOfPart = (p: Part): unknown => {
+  if (p.content?.$case !== "data") return undefined
+  const value = p.content.value as { outputSchema?: unknown } | null | undefined
+  if (p.mediaType === "application/schema+json") return value
+  return value !== null && typeof value === "object" && "outputSchema" in value ? value.outputSchema : undefined
+}
+
+/**
+ * The schema the answer of a new task must meet, as the message carries it: its metadata's `outputSchema`, or a data
+ * part (`application/schema+json`, or `{ "outputSchema": … }`); the request's `metadata.aeon.outputSchema` otherwise.
+ */
+const schemaOfMessage = (m: Message | undefined): unknown =>
+  (m?.metadata as { outputSchema?: unknown } | undefined)?.outputSchema ??
+    (m?.parts ?? []).map(schemaOfPart).find((s) => s !== undefined)
+
 /** Starts the message's task, or answers the request its task waits for: the run and the log's offset to follow. */
 const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
   Effect.gen(function*() {
@@ -168,8 +184,7 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
     }
     const options = (params.metadata as { aeon?: Record<string, unknown> } | undefined)?.aeon ?? {}
     const contextId = message?.contextId || randomUUID()
-    // the schema the answer must meet: the message's metadata outputSchema (or the request's aeon options')
-    const outputSchema = (message?.metadata as { outputSchema?: unknown } | undefined)?.outputSchema
+    const outputSchema = schemaOfMessage(message)
     const started = yield* (yield* RunManager).start({
       ...options,
       ...(outputSchema !== undefined ? { outputSchema } : {}),
@@ -313,8 +328,9 @@ export const cardAt = (base: string, version: string): AgentCard => ({
     name: "Run a task within a budget",
     description: "Plans the task, executes it with a model and tools, validates and refines until the answer " +
       "converges or the budget (model calls, tokens, cost, time) runs out; asks for approval where configured. A " +
-      "message whose metadata carries outputSchema (a JSON Schema) gets its answer as a value of it: a data part " +
-      "(application/json) in the answer artifact, after the text.",
+      "message carrying a JSON Schema — its metadata's outputSchema, or a data part (application/schema+json, or " +
+      "{ outputSchema }) — gets its answer as a value of it: a data part (application/json) in the answer artifact, " +
+      "after the text.",
     tags: ["reasoning", "planning", "tools", "budget"],
     examples: ["Compute (17 + 25) * 3 and explain the result"],
     inputModes: ["text/plain"],
