@@ -5,6 +5,30 @@ import { documentation } from "../support/docs.js"
 
 const readme = readFileSync("README.md", "utf8")
 
+const librarySection = () => readme.slice(readme.indexOf("## Library"))
+
+/** The Library section's TypeScript block from `from` on. */
+const libraryBlock = (from: number) => {
+  const section = librarySection()
+  const start = section.indexOf("```ts\n", from) + 6
+  return section.slice(start, section.indexOf("\n```", start))
+}
+
+/** Runs README code as written, its package import pointed at the sources: what it logged. */
+const runExample = async (name: string, code: string): Promise<Array<unknown>> => {
+  const file = join("test", "docs", `.readme-${name}-${process.pid}.ts`)
+  writeFileSync(file, code.replace(/from "aeon"/g, `from "../../src/index.js"`))
+  const printed: Array<unknown> = []
+  const log = vi.spyOn(console, "log").mockImplementation((...args) => void printed.push(args))
+  try {
+    await import(resolve(file))
+  } finally {
+    log.mockRestore()
+    rmSync(file, { force: true })
+  }
+  return printed
+}
+
 describe("README", () => {
   it("is for a newcomer: under 400 lines, the depth in docs/", () => {
     expect(readme.split("\n").length).toBeLessThan(400)
@@ -34,45 +58,17 @@ describe("README", () => {
   })
 
   it("the library example runs as written (against the sources; test/package runs it against the packed tarball)", async () => {
-    const section = readme.slice(readme.indexOf("## Library"))
-    const start = section.indexOf("```ts\n") + 6
-    const example = section.slice(start, section.indexOf("\n```", start))
+    const example = libraryBlock(0)
     expect(example).toContain("runTask(")
-    // the example as the README shows it, its package import pointed at the sources
-    const file = join("test", "docs", `.readme-example-${process.pid}.ts`)
-    writeFileSync(file, example.replace(/from "aeon"/g, `from "../../src/index.js"`))
-    const printed: Array<unknown> = []
-    const log = vi.spyOn(console, "log").mockImplementation((...args) => void printed.push(args))
-    try {
-      await import(resolve(file))
-    } finally {
-      log.mockRestore()
-      rmSync(file, { force: true })
-    }
-    const [status, answer] = printed[0] as [string, string]
+    const [status, answer] = (await runExample("example", example))[0] as [string, string]
     expect(status).toBe("CONVERGED")
     expect(answer).toContain("4")
   })
 
   it("the typed results example runs after the library example, its data typed and valid", async () => {
-    const section = readme.slice(readme.indexOf("## Library"))
-    const block = (from: number) => {
-      const start = section.indexOf("```ts\n", from) + 6
-      return section.slice(start, section.indexOf("\n```", start))
-    }
-    const example = block(0)
-    const typed = block(section.indexOf("### Typed results"))
+    const typed = libraryBlock(librarySection().indexOf("### Typed results"))
     expect(typed).toContain("output: Sum")
-    const file = join("test", "docs", `.readme-typed-${process.pid}.ts`)
-    writeFileSync(file, `${example}\n${typed}`.replace(/from "aeon"/g, `from "../../src/index.js"`))
-    const printed: Array<unknown> = []
-    const log = vi.spyOn(console, "log").mockImplementation((...args) => void printed.push(args))
-    try {
-      await import(resolve(file))
-    } finally {
-      log.mockRestore()
-      rmSync(file, { force: true })
-    }
+    const printed = await runExample("typed", `${libraryBlock(0)}\n${typed}`)
     const [status, data] = printed[1] as [string, { sum: unknown; terms: unknown }]
     expect(status).toBe("CONVERGED")
     expect(typeof data.sum).toBe("number")
