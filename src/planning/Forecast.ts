@@ -38,6 +38,8 @@ export interface ForecastInput {
   >
   /** Execution passes the run may still make (its TTL after planning); 1 for a single-pass attempt. */
   readonly passesLeft: number
+  /** A typed run's output schema, as JSON text: its answer call carries it as its format (and its repair does too). */
+  readonly outputSchema?: string | undefined
   readonly price: ModelPrice
   readonly calibration?: Calibration | undefined
   /**
@@ -147,8 +149,15 @@ export const forecastOf = (input: ForecastInput): Forecast => {
   ]
   const refinement = (out: number, steps: number) =>
     promptTokens(PromptId.RECURSIVE_REFINEMENT_SYSTEM, PromptId.RECURSIVE_REFINEMENT_USER, planChars(out, steps))
+  // a typed run's answer call (kernel/TypedAnswer): its prompt and its schema as the format
   const synthesis = (out: number, steps: number) =>
-    promptTokens(PromptId.ANSWER_SYNTHESIS_SYSTEM, PromptId.ANSWER_SYNTHESIS_USER, planChars(out, steps))
+    input.outputSchema === undefined
+      ? promptTokens(PromptId.ANSWER_SYNTHESIS_SYSTEM, PromptId.ANSWER_SYNTHESIS_USER, planChars(out, steps))
+      : promptTokens(
+        PromptId.ANSWER_TYPED_SYSTEM,
+        PromptId.ANSWER_TYPED_USER,
+        planChars(out, steps) + input.outputSchema.length
+      )
   const n = plan.steps.length
   const expectedPass = economy.reviewed
     ? reviews(answerTokens, n).map((t) => figures({ input: t, output: answerTokens })).reduce(add, zero)

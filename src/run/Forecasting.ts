@@ -83,6 +83,7 @@ export const forecaster = (
       elapsedMs: now - startedAt,
       planningCalls: planning,
       passesLeft,
+      ...(input.outputSchema !== undefined ? { outputSchema: JSON.stringify(input.outputSchema) } : {}),
       price: model.price,
       calibration: calibrationFor(events.record().started?.mode ?? input.mode, plan, yield* figures)
     })

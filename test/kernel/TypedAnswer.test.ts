@@ -2,7 +2,7 @@ import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import type { CompletionRequest } from "../../src/llm/Completion.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
-import { runTask } from "../../src/run/Run.js"
+import { prepare, runTask } from "../../src/run/Run.js"
 import { scripted } from "../support/engine.js"
 
 /**
@@ -135,6 +135,29 @@ describe("a run with an output schema answers with a value of it", () => {
     })
     expect(result.finalAnswer?.data).toEqual({ product: 42 })
     expect(typedCalls(calls)[0]!.strict).toBe(false)
+  })
+
+  it("a dry run's forecast counts the typed answer call's schema", async () => {
+    const wide = {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, { type: "string" }])),
+      required: ["field_0"]
+    }
+    const forecast = (input: object) =>
+      Effect.runPromise(
+        Effect.gen(function*() {
+          const p = yield* prepare({ task: TASK, memory: false, mode: "FULL", dryRun: true, ...input })
+          yield* p.execute
+          // what the forecast expects of the run's answer call alone (the planning's spend aside)
+          const made = (yield* p.events.log).find((e) => e._tag === "ForecastMade")
+          return made?._tag === "ForecastMade" ? made.forecast : undefined
+        }).pipe(Effect.provide(scripted({}).layer))
+      )
+    const plain = await forecast({})
+    const typed = await forecast({ outputSchema: wide })
+    const answerOf = (f: typeof plain) => f!.expected.tokens - f!.perStep.reduce((n, s) => n + s.expected.tokens, 0)
+    // the schema's ~1,300 characters, in the answer call (with its repair) beyond what the plan prompt's share adds
+    expect(answerOf(typed) - answerOf(plain)).toBeGreaterThan(500)
   })
 
   it("a run without a schema has no data and no typed call", async () => {
