@@ -156,7 +156,7 @@ describe("a run with an output schema answers with a value of it", () => {
     const plain = await forecast({})
     const typed = await forecast({ outputSchema: wide })
     const answerOf = (f: typeof plain) => f!.expected.tokens - f!.perStep.reduce((n, s) => n + s.expected.tokens, 0)
-    // the schema's ~1,300 characters, in the answer call (with its repair) beyond what the plan prompt's share adds
+    // the schema (~1,300 characters) in the answer call, beyond what the plan prompt carrying it adds to every estimate
     expect(answerOf(typed) - answerOf(plain)).toBeGreaterThan(500)
   })
 
