@@ -238,6 +238,12 @@ const sameValue = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1
  * ((1.005)^-360 is 1.005^-360); the kind of action the description asks for (its first verb) against the kinds the
  * tool's own description says it does; or another tool that fits the description clearly better.
  */
+/** Whether a step's description holds a content word of the tool's name, past its first verb (its subject). */
+const namesItsSubject = (description: string, tool: ToolInfo) => {
+  const subject = new Set(words(tool.name.replace(/[._-]+/g, " ")).map(stem))
+  return words(description).slice(1).some((w) => subject.has(stem(w)))
+}
+
 const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo>): Array<Found> => {
   if (!s.tool) return []
   const tool = tools.get(s.tool)
@@ -266,7 +272,12 @@ const doSay = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, ToolInfo
     ? "compute"
     : asked
   const others = [...tools.values()].filter((t) => t.name !== s.tool)
-  if (kind !== undefined && !WEAK_KINDS.has(kind) && does.size > 0 && !does.has(kind)) {
+  // a step that asks for what the tool's own name says it is about ("Get the weather forecast" of weather_forecast)
+  // asks for its work, whatever its verb: "get" of a tool that forecasts is no mismatch
+  if (
+    kind !== undefined && !WEAK_KINDS.has(kind) && does.size > 0 && !does.has(kind) &&
+    !namesItsSubject(s.description, tool)
+  ) {
     const instead = others.find((t) => toolActions(t).has(kind))
     return mismatch(
       `step ${s.stepId} asks to ${kind} but ${s.tool} does not (it ${[...does].join(", ")}s)${

@@ -184,3 +184,25 @@ describe("deterministic checks, validated again on every pass", () => {
     expect(found(withStep("Compute 2 + 3 with the calculator", "calculator"), without)).toContain("hallucination s1")
   })
 })
+
+describe("do/say: a step asking for what the tool's name is about is its work, whatever the verb (#58)", () => {
+  const weather = { name: "geo.weather_forecast", description: "Provides a weather forecast for a city." }
+  const mail = { name: "mail.send", description: "Sends an email message to a recipient." }
+  const catalog = [...tools, weather, mail]
+  const planOf = (description: string, tool: string) => ({
+    goal: "g",
+    steps: [step("s1", 1, 1, { description, tool, toolInput: { city: "Lisbon" } })]
+  })
+  const doSay = (description: string, tool: string) =>
+    checkPlan(planOf(description, tool), catalog).filter((i) => i.type === "do_say_mismatch")
+
+  it("'Get the weather forecast for Lisbon' with the forecasting tool is no mismatch", () => {
+    expect(doSay("Get the weather forecast for Lisbon", "geo.weather_forecast")).toEqual([])
+    expect(doSay("Fetch the forecast for Lisbon", "geo.weather_forecast")).toEqual([])
+  })
+
+  it("a step asking another tool's work is still one", () => {
+    expect(doSay("Send the report to Ada by email", "geo.weather_forecast")).toHaveLength(1)
+    expect(doSay("Compute 6 * 7", "mail.send")).toHaveLength(1)
+  })
+})
