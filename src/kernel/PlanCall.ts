@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import type { Plan } from "../domain/Plan.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { structuralViolation, toPlan } from "../planning/PlanBuilder.js"
-import { catalogText, OFFERED, offerFor, pastBound, rank } from "../planning/ToolCatalog.js"
+import { catalogText, type CatalogTool, OFFERED, offerFor, pastBound, rank } from "../planning/ToolCatalog.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { answerShapeSection } from "../prompts/PromptViews.js"
 import type { PlanOutput } from "../prompts/Schemas.js"
@@ -45,30 +45,41 @@ export const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode:
       ...(earlierRuns ? { earlierRuns } : {}),
       ...(ctx.outputSchema ? { answerShape: answerShapeSection(ctx.outputSchema.schema) } : {})
     }
-    const asked: Effect.Effect<PlanOutput, LlmError> = offer.noTool
-      // a task needing no tool: the short prompt, no catalog
-      ? Effect.map(
-        ctx.llm.generate(Contracts.planDirect, {
-          ...shared,
-          ...(ctx.escalationContext ? { escalationContext: `\nEarlier attempts failed: ${ctx.escalationContext}` } : {})
-        }),
-        (r): PlanOutput => r.output
-      )
-      : Effect.map(
+    const withCatalog = (tools: ReadonlyArray<CatalogTool>) =>
+      Effect.map(
         ctx.llm.generate(Contracts.planGeneration, {
           ...shared,
           // the stand-in models read the tools; the prompt shows their entries (planning/ToolCatalog)
-          tools: offer.tools.map((t) => ({
+          tools: tools.map((t) => ({
             name: t.name,
             description: t.description,
             ...(t.inputJsonSchema ? { inputSchema: t.inputJsonSchema } : {})
           })),
-          toolList: catalogText(offer.tools),
+          toolList: catalogText(tools),
           reasoningMode,
           ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {})
         }),
         (r): PlanOutput => r.output
       )
+    const asked: Effect.Effect<PlanOutput, LlmError> = offer.noTool
+      ? direct(ctx, shared).pipe(
+        // a model that cannot answer the short prompt gets the whole one, with the tools
+        Effect.catchIf(isModelFailure, (e) =>
+          Effect.zipRight(
+            Effect.zipRight(
+              ctx.events.emit({
+                _tag: "ToolsOffered",
+                passNumber,
+                tools: ctx.tools.tools.map((t) => t.name),
+                total: ctx.tools.tools.length,
+                selected: false
+              }),
+              advise(ctx, passNumber, [`the short plan prompt failed (${e._tag}): planned again with the tools`])
+            ),
+            withCatalog(ctx.tools.tools)
+          ))
+      )
+      : withCatalog(offer.tools)
     const output = yield* asked.pipe(
       // a plan without a goal has the task as its goal (the planner prompt lets it leave it out)
       Effect.map((r): PlanOutput => ({ ...r, goal: r.goal?.trim() ? r.goal : ctx.request })),
@@ -91,6 +102,19 @@ export const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode:
     yield* advise(ctx, passNumber, [`plan repaired by the supervisor (${violation})`])
     return toPlan(repaired.value)
   })
+
+/** A task needing no tool: the short prompt, no catalog. */
+const direct = (
+  ctx: RunContext,
+  shared: { readonly request: string; readonly earlierRuns?: string; readonly answerShape?: string }
+) =>
+  Effect.map(
+    ctx.llm.generate(Contracts.planDirect, {
+      ...shared,
+      ...(ctx.escalationContext ? { escalationContext: `\nEarlier attempts failed: ${ctx.escalationContext}` } : {})
+    }),
+    (r): PlanOutput => r.output
+  )
 
 /** The tools a step naming a missing tool may take instead: every tool, or past the bound those its words rank. */
 const candidatesFor = (ctx: RunContext, step: { readonly description: string; readonly tool?: string | undefined }) =>
