@@ -1,9 +1,7 @@
-import { Ajv } from "ajv"
 import { admitsMissingInformation } from "./Abstention.js"
 import { answerMatches } from "./AnswerPattern.js"
 import type { ConvergenceCriteria } from "./Criteria.js"
-
-const ajv = new Ajv({ allErrors: true, strict: false })
+import { ajv } from "./OutputSchema.js"
 
 /** Compiles a JSON Schema; the message says why it is not one. */
 export const compileSchema = (

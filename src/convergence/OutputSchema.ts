@@ -1,4 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
+import { answerOf } from "../llm/Completion.js"
+import { isRecord } from "../prompts/ModelShapes.js"
 
 /**
  * A run's output schema (run input `outputSchema`): the JSON Schema its answer's value must meet. Checked before the
@@ -70,22 +72,21 @@ export interface PreparedOutputSchema {
 }
 
 type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v)
 
 /** Every subschema with its JSON pointer and its nesting (objects and arrays the value nests in). */
 const walk = (schema: unknown, visit: (s: Json, at: string, depth: number) => void, at = "", depth = 0): void => {
-  if (!isObject(schema)) return
+  if (!isRecord(schema)) return
   visit(schema, at, depth)
   const inner = schema.type === "array" || schema.type === "object" || "properties" in schema || "items" in schema
     ? depth + 1
     : depth
   for (const key of NESTING) {
     const members = schema[key]
-    if (!isObject(members)) continue
+    if (!isRecord(members)) continue
     const d = key === "$defs" || key === "definitions" ? depth : inner
     for (const [name, s] of Object.entries(members)) walk(s, visit, `${at}/${key}/${name}`, d)
   }
-  for (const key of SUBSCHEMA) walk(schema[key], visit, `${at}/${key}`, key === "items" ? inner : inner)
+  for (const key of SUBSCHEMA) walk(schema[key], visit, `${at}/${key}`, inner)
   for (const key of BRANCHES) {
     const members = schema[key]
     if (Array.isArray(members)) {
@@ -137,10 +138,10 @@ const strictObstacle = (schema: Json): string | undefined => {
     const keyword = NOT_STRICT.find((k) => k in s)
     if (keyword) found = `${at || "/"} uses ${keyword}`
     else if (s.type === "object" || "properties" in s) {
-      const fields = Object.keys(isObject(s.properties) ? s.properties : {})
+      const fields = Object.keys(isRecord(s.properties) ? s.properties : {})
       const required = Array.isArray(s.required) ? s.required : []
       const optional = fields.filter((f) => !required.includes(f))
-      if (!isObject(s.properties)) found = `${at || "/"} is an object without properties`
+      if (!isRecord(s.properties)) found = `${at || "/"} is an object without properties`
       else if (optional.length > 0) found = `${at || "/"} has optional fields (${optional.join(", ")})`
       else if (s.additionalProperties !== undefined && s.additionalProperties !== false) {
         found = `${at || "/"} allows more fields`
@@ -153,11 +154,11 @@ const strictObstacle = (schema: Json): string | undefined => {
 /** Every object with fields closed (`additionalProperties: false` where the schema says nothing). */
 const closed = (v: unknown): unknown => {
   if (Array.isArray(v)) return v.map(closed)
-  if (!isObject(v)) return v
+  if (!isRecord(v)) return v
   const out: Json = Object.fromEntries(
     Object.entries(v).map(([k, x]) => [k, k === "enum" || k === "const" ? x : closed(x)])
   )
-  if (isObject(v.properties) && v.additionalProperties === undefined) out.additionalProperties = false
+  if (isRecord(v.properties) && v.additionalProperties === undefined) out.additionalProperties = false
   return out
 }
 
@@ -176,7 +177,8 @@ const wrap = (s: Json): Json => {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false })
+/** The one Ajv of the engine: output schemas here, criteria.answerSchema in AnswerPredicates. */
+export const ajv = new Ajv({ allErrors: true, strict: false })
 
 /**
  * The schema with every object's keys in one order (sorted): what a store hands back of a run's input may reorder them
@@ -185,7 +187,7 @@ const ajv = new Ajv({ allErrors: true, strict: false })
 const canonical = (v: unknown): unknown =>
   Array.isArray(v)
     ? v.map(canonical)
-    : isObject(v)
+    : isRecord(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]))
     : v
 
@@ -200,7 +202,7 @@ export const prepareOutputSchema = (
   readonly ok: false
   readonly refusal: OutputSchemaRefusal
 } => {
-  if (!isObject(given)) {
+  if (!isRecord(given)) {
     return {
       ok: false,
       refusal: refusal(
@@ -274,7 +276,7 @@ export const violationsOf = (prepared: PreparedOutputSchema, value: unknown): Re
 
 /** The value of the model's answer: `sent`'s `value` when the schema was wrapped. */
 export const valueOf = (prepared: PreparedOutputSchema, answer: unknown): unknown =>
-  prepared.wrapped && isObject(answer) && "value" in answer ? answer.value : answer
+  prepared.wrapped && isRecord(answer) && "value" in answer ? answer.value : answer
 
 /** The value as a person reads it in `answerText`: a text as it is, anything else as indented JSON. */
 export const renderValue = (value: unknown): string =>
@@ -282,7 +284,8 @@ export const renderValue = (value: unknown): string =>
 
 /** A text that is a JSON value (a plan's answer filled in, a step's output), or undefined. */
 export const jsonValueOf = (text: string): unknown => {
-  const trimmed = text.trim().replace(/^```(?:json)?\s*/i, "").replace(/```$/, "").trim()
+  // the answer as a model's text holds it (its reasoning block and a Markdown fence aside): llm/Completion's rule
+  const trimmed = answerOf(text)
   if (!/^[[{"]|^-?\d|^(true|false|null)$/.test(trimmed)) return undefined
   try {
     return JSON.parse(trimmed) as unknown

@@ -1,10 +1,11 @@
+import { isRecord } from "../prompts/ModelShapes.js"
+
 /**
  * The offline stand-in's typed answer: a value of the run's output schema made by rule from the steps' outputs — the
  * numbers they state fill number fields in order, their text fills text fields, anything else takes the schema's first
  * allowed value. It does not understand the task; the run's answer is labeled by its model like every offline answer.
  */
 type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v)
 
 interface Source {
   readonly numbers: Array<number>
@@ -15,15 +16,15 @@ interface Source {
 const resolved = (schema: Json, root: Json): Json => {
   const ref = schema.$ref
   if (typeof ref !== "string" || !ref.startsWith("#/")) return schema
-  const target = ref.slice(2).split("/").reduce<unknown>((at, key) => (isObject(at) ? at[key] : undefined), root)
-  return isObject(target) ? resolved(target, root) : {}
+  const target = ref.slice(2).split("/").reduce<unknown>((at, key) => (isRecord(at) ? at[key] : undefined), root)
+  return isRecord(target) ? resolved(target, root) : {}
 }
 
 const typeOf = (schema: Json): string | undefined => {
   const t = schema.type
   if (typeof t === "string") return t
   if (Array.isArray(t)) return t.find((x) => x !== "null") as string | undefined
-  if (isObject(schema.properties)) return "object"
+  if (isRecord(schema.properties)) return "object"
   if (schema.items !== undefined) return "array"
   return undefined
 }
@@ -34,7 +35,7 @@ const numberFor = (schema: Json, source: Source, integer: boolean): number => {
 }
 
 const valueFor = (raw: unknown, source: Source): unknown => {
-  if (!isObject(raw)) return null
+  if (!isRecord(raw)) return null
   const schema = resolved(raw, source.root)
   if ("const" in schema) return schema.const
   if (Array.isArray(schema.enum)) return schema.enum[0]
@@ -42,7 +43,7 @@ const valueFor = (raw: unknown, source: Source): unknown => {
   if (Array.isArray(branch) && branch.length > 0) return valueFor(branch[0], source)
   switch (typeOf(schema)) {
     case "object": {
-      const fields = isObject(schema.properties) ? schema.properties : {}
+      const fields = isRecord(schema.properties) ? schema.properties : {}
       return Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, valueFor(s, source)]))
     }
     case "array": {

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isRecord } from "../prompts/ModelShapes.js"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { findExpression } from "../tools/Calculator.js"
 import { builtinTools } from "../tools/ToolRegistry.js"
@@ -54,7 +55,6 @@ const FIELD_DESCRIPTION_CHARS = 60
 const DESCRIPTION_CHARS = 160
 
 type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v)
 
 const cut = (text: string, chars: number) => (text.length <= chars ? text : `${text.slice(0, chars - 1).trimEnd()}…`)
 
@@ -67,7 +67,7 @@ const oneLine = (text: string) => {
 
 /** A field's type, briefly: `string`, `integer[]`, `"a"|"b"`, `object`. */
 const typeOf = (s: unknown): string => {
-  if (!isObject(s)) return "any"
+  if (!isRecord(s)) return "any"
   if (Array.isArray(s.enum)) return s.enum.slice(0, 6).map((v) => JSON.stringify(v)).join("|")
   const t = Array.isArray(s.type) ? s.type.filter((x) => x !== "null").join("|") : s.type
   if (t === "array") return `${typeOf(s.items)}[]`
@@ -78,10 +78,10 @@ const typeOf = (s: unknown): string => {
 
 /** The input's fields: `city: string "the city's name", days?: integer`. */
 const fieldsOf = (schema: Json | undefined): string => {
-  const properties = schema && isObject(schema.properties) ? schema.properties : {}
+  const properties = schema && isRecord(schema.properties) ? schema.properties : {}
   const required = Array.isArray(schema?.required) ? schema.required : []
   return Object.entries(properties).map(([name, s]) => {
-    const described = isObject(s) && typeof s.description === "string" && s.description.trim() !== ""
+    const described = isRecord(s) && typeof s.description === "string" && s.description.trim() !== ""
       ? ` ${JSON.stringify(cut(s.description.replace(/\s+/g, " ").trim(), FIELD_DESCRIPTION_CHARS))}`
       : ""
     return `${name}${required.includes(name) ? "" : "?"}: ${typeOf(s)}${described}`
@@ -104,7 +104,7 @@ const roughTokens = (text: string) => Math.ceil(text.length / 4)
 /** A tool's words: its name's parts (`crm.contact_create`: crm, contact, create), description and field names. */
 const termsOfTool = (tool: CatalogTool): ReadonlySet<string> => {
   const input = inputOf(tool)
-  const fields = input && isObject(input.properties) ? Object.keys(input.properties).join(" ") : ""
+  const fields = input && isRecord(input.properties) ? Object.keys(input.properties).join(" ") : ""
   return new Set(termsOf(`${tool.name.replace(/[._-]+/g, " ")} ${tool.description} ${fields.replace(/[._-]+/g, " ")}`))
 }
 
