@@ -178,15 +178,26 @@ export const needsNoTool = (task: string, tools: ReadonlyArray<CatalogTool>) => 
     !tools.some((t) => [...toolActions({ name: t.name, description: t.description })].some((k) => kinds.has(k)))
 }
 
-/** What the plan prompt of `task` is offered of `tools` (`most`: how many past the bound, besides those named). */
-export const offerFor = (task: string, tools: ReadonlyArray<CatalogTool>, most = OFFERED): Offer => {
+/** Offers made, per tool list (a run's snapshot) and task: a run asks for its offer at each plan call and review. */
+const offers = new WeakMap<ReadonlyArray<CatalogTool>, Map<string, Offer>>()
+
+/** What the plan prompt of `task` is offered of `tools` (made once per tool list and task). */
+export const offerFor = (task: string, tools: ReadonlyArray<CatalogTool>): Offer => {
+  let made = offers.get(tools)
+  if (made === undefined) offers.set(tools, made = new Map())
+  let offer = made.get(task)
+  if (offer === undefined) made.set(task, offer = offerOf(task, tools))
+  return offer
+}
+
+const offerOf = (task: string, tools: ReadonlyArray<CatalogTool>): Offer => {
   if (needsNoTool(task, tools)) return { tools: [], noTool: true, total: tools.length, selected: true }
   if (!pastBound(tools)) return { tools, noTool: false, total: tools.length, selected: false }
   const ranked = rank(task, tools)
   const arithmetic = findExpression(task) !== undefined
   const chosen = new Set([
     ...ranked.filter((r) => r.named || (arithmetic && r.tool.name === "calculator")).map((r) => r.tool.name),
-    ...ranked.filter((r) => !r.named && r.score > 0).slice(0, most).map((r) => r.tool.name)
+    ...ranked.filter((r) => !r.named && r.score > 0).slice(0, OFFERED).map((r) => r.tool.name)
   ])
   return { tools: tools.filter((t) => chosen.has(t.name)), noTool: false, total: tools.length, selected: true }
 }

@@ -59,9 +59,9 @@ describe("the offer", () => {
     expect(names).toContain("ops.resource_7_sync_b")
     expect(names.length).toBeLessThanOrEqual(10)
     expect(names).toEqual(tools.map((t) => t.name).filter((n) => names.includes(n)))
-    expect(offerFor("Get the weather forecast for Lisbon, then run ops.resource_7_sync_b for batch 3", tools)).toEqual(
-      offer
-    )
+    // deterministic: the same task and tools (another list, so not the remembered offer) give the same offer
+    expect(offerFor("Get the weather forecast for Lisbon, then run ops.resource_7_sync_b for batch 3", [...tools]))
+      .toEqual(offer)
     expect(catalogText(offer.tools).length).toBeLessThan(2_000)
   })
 
