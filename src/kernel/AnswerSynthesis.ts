@@ -187,6 +187,8 @@ export interface CheckedAnswer {
   readonly answer: FinalAnswer
   /** The predicates the answer still fails (empty when it meets them all). */
   readonly missed: ReadonlyArray<string>
+  /** A typed answer's: what in the model's last value breaks the output schema (kernel/TypedAnswer). */
+  readonly violations?: ReadonlyArray<string> | undefined
 }
 
 /** An answer with the answer predicates of the criteria it fails. */

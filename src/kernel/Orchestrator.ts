@@ -29,7 +29,7 @@ import { callSite } from "./RunLlm.js"
 import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
 import { toolOutageIn } from "./ToolOutage.js"
-import { brokenValue, directValue, synthesizeTyped, typedStop, violationsIn } from "./TypedAnswer.js"
+import { brokenValue, directValue, synthesizeTyped, typedStop } from "./TypedAnswer.js"
 
 export type { Outcome, Stop } from "./Stop.js"
 
@@ -363,7 +363,7 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       ? `the final answer fails answer criteria the step outputs met: ${missed.join(", ")}`
       : undefined
     return {
-      stop: typed ? typedStop(stop, finalAnswer, violationsIn(synthesized)) : stop,
+      stop: typed ? typedStop(stop, finalAnswer, synthesized?.violations ?? []) : stop,
       finalAnswer: finalAnswer && advisory
         ? { ...finalAnswer, notes: [finalAnswer.notes, advisory].filter(Boolean).join(" ") }
         : finalAnswer,

@@ -172,6 +172,3 @@ export const typedStop = (stop: Stop, answer: FinalAnswer | undefined, violation
       }`,
       unrecoverable: true
     }
-
-export const violationsIn = (answered: object | undefined): ReadonlyArray<string> =>
-  answered !== undefined && "violations" in answered && Array.isArray(answered.violations) ? answered.violations : []
