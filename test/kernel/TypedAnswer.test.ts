@@ -4,27 +4,13 @@ import type { CompletionRequest } from "../../src/llm/Completion.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare, runTask } from "../../src/run/Run.js"
 import { scripted } from "../support/engine.js"
+import { ORDER } from "../support/schemas.js"
 
 /**
  * Typed results (#55): a run given an output schema answers with a value of it (`finalAnswer.data`), asked for under
  * the model's structured output, repaired once with the exact paths that failed, never passed off as converged when
  * it does not validate; a plan whose answer already fills the schema costs no answer call.
  */
-const ORDER = {
-  type: "object",
-  properties: {
-    product: { type: "number" },
-    items: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: { name: { type: "string" }, price: { type: "number" } },
-        required: ["name", "price"]
-      }
-    }
-  },
-  required: ["product", "items"]
-}
 const GOOD = { product: 42, items: [{ name: "six", price: 6 }, { name: "seven", price: 7 }] }
 const TASK = "Compute 6 * 7"
 

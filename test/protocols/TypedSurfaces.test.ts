@@ -14,6 +14,7 @@ import * as Database from "../../src/store/Database.js"
 import { userMessage } from "../support/a2a.js"
 import { freshDatabase } from "../support/database.js"
 import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
+import { ORDER } from "../support/schemas.js"
 import { awaitRun, gql } from "../support/server.js"
 import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
 
@@ -59,21 +60,6 @@ beforeEach(() => {
   stub.requests.length = 0
 })
 
-const ORDER = {
-  type: "object",
-  properties: {
-    product: { type: "number" },
-    items: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: { name: { type: "string" }, price: { type: "number" } },
-        required: ["name", "price"]
-      }
-    }
-  },
-  required: ["product", "items"]
-}
 const GOOD = { product: 42, items: [{ name: "six", price: 6 }] }
 const typedRequests = () => stub.requests.filter((b) => promptOfRequest(b) === TYPED)
 const base = () => app.url.replace(/\/graphql$/, "")
