@@ -127,9 +127,10 @@ const candidatesFor = (ctx: RunContext, step: { readonly description: string; re
  * plan's offer and the tools the plan uses (undefined: every tool).
  */
 export const shownTools = (ctx: RunContext, plan: Plan): ReadonlyArray<string> | undefined => {
-  if (!pastBound(ctx.tools.tools)) return undefined
-  const offered = offerFor(ctx.request, ctx.tools.tools).tools.map((t) => t.name)
-  return [...new Set([...offered, ...plan.steps.flatMap((s) => (s.tool ? [s.tool] : []))])]
+  // the offer is remembered (planning/ToolCatalog): whether it is a choice is known without listing the catalog again
+  const offer = offerFor(ctx.request, ctx.tools.tools)
+  if (!offer.selected || offer.noTool) return undefined
+  return [...new Set([...offer.tools.map((t) => t.name), ...plan.steps.flatMap((s) => (s.tool ? [s.tool] : []))])]
 }
 
 /** Steps naming tools that do not exist: replaced by an existing tool, or marked invalid. */

@@ -104,11 +104,11 @@ const runtimeOf = (size: number) => {
 }
 afterAll(() => Promise.all([...runtimes.values()].map((r) => r.dispose())))
 
-const run = async (size: number, task: string) => {
+const run = async (size: number, task: string, mode: "AUTO" | "FULL" = "AUTO") => {
   stub.requests.length = 0
   const { events, result } = await runtimeOf(size).runPromise(
     Effect.gen(function*() {
-      const p = yield* prepare({ task, memory: false })
+      const p = yield* prepare({ task, memory: false, mode })
       const result = yield* p.execute
       return { result, events: yield* (yield* RunStore).events(p.runId) }
     }) as Effect.Effect<{ result: any; events: ReadonlyArray<RunEvent> }>
@@ -141,6 +141,14 @@ describe("a large MCP catalog: the plan prompt carries the tools the task needs 
     },
     120_000
   )
+
+  it("FULL: the plan's review and assessment are shown the offer by name, not the catalog's 406 names", async () => {
+    const { requests, result } = await run(400, TASK, "FULL")
+    expect(result.status).toBe("CONVERGED")
+    const reviews = requests.filter((b) => promptOfRequest(b) === "validation_semantic_user")
+    expect(reviews.length).toBeGreaterThan(0)
+    for (const b of reviews) expect(cl100k(JSON.stringify(b.messages))).toBeLessThan(1_500)
+  }, 120_000)
 
   it("a tool the task names is offered, whatever its words rank", async () => {
     const { offered } = await run(400, `Check the weather, then call catalog.billing_archive_coupon for order 7`)
