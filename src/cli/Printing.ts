@@ -8,16 +8,16 @@ import { answerShown, jsonResult, planForecastLines, problemLines, standInLabel,
 export const printResult = (result: RunResult, json: boolean) =>
   Effect.gen(function*() {
     if (result.terminationReason === "dry_run") return yield* dryRunDone(result, json)
-    const data = result.finalAnswer?.data
+    const answer = result.finalAnswer
     if (json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
-    else if (data !== undefined) {
+    else if (answer?.data !== undefined) {
       // a typed run: stdout is the value's JSON (what a script pipes on), the rest is said to a person on stderr
-      process.stdout.write(`${JSON.stringify(data, null, 2)}\n`)
+      process.stdout.write(`${answerShown(answer)}\n`)
       process.stderr.write(standInLabel(result))
       for (const line of problemLines(result)) process.stderr.write(`${line}\n`)
       process.stderr.write(`${summaryLine(result, false)}\n`)
     } else {
-      if (result.finalAnswer) process.stdout.write(`\n${standInLabel(result)}${answerShown(result.finalAnswer)}\n\n`)
+      if (answer) process.stdout.write(`\n${standInLabel(result)}${answerShown(answer)}\n\n`)
       // a failure's error once: in the problem lines, not again in the summary
       for (const line of problemLines(result)) process.stdout.write(`${line}\n`)
       process.stdout.write(`${summaryLine(result, false)}\n`)
