@@ -10,7 +10,11 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         contextType: "../GraphQLContext.js#GraphQLContext",
-        mappers: { Run: "../RunModel.js#RunModel", RunEvent: "../GraphQLViews.js#EventView" },
+        mappers: {
+          Run: "../RunModel.js#RunModel",
+          RunEvent: "../GraphQLViews.js#EventView",
+          Thread: "../ThreadResolvers.js#ThreadModel"
+        },
         scalars: { JSON: "unknown", DateTime: "string" },
         avoidOptionals: false,
         maybeValue: "T | null | undefined"

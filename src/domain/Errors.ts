@@ -79,6 +79,30 @@ export class RunNotFoundError extends Schema.TaggedError<RunNotFoundError>()("Ru
   }
 }
 
+/** No thread of the caller has this id (another user's thread is not found either: thread ids are per user). */
+export class ThreadNotFoundError extends Schema.TaggedError<ThreadNotFoundError>()("ThreadNotFoundError", {
+  threadId: Schema.String
+}) {
+  override get message() {
+    return `thread ${this.threadId} does not exist`
+  }
+}
+
+/**
+ * A turn of the thread is under way (queued, running or waiting for a person): the next turn is refused until it ends,
+ * so that every turn sees the one before it — on one server or across a cluster.
+ */
+export class ThreadBusyError extends Schema.TaggedError<ThreadBusyError>()("ThreadBusyError", {
+  threadId: Schema.String,
+  runId: Schema.optional(Schema.String)
+}) {
+  override get message() {
+    return `thread ${this.threadId} has a turn under way${
+      this.runId ? ` (run ${this.runId})` : ""
+    }: send the next message when it has ended`
+  }
+}
+
 /** A run that cannot be replayed from its recordings (its model calls were not recorded). */
 export class NotReplayableError extends Schema.TaggedError<NotReplayableError>()("NotReplayableError", {
   runId: Schema.String,

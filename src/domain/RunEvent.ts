@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Budget, BudgetCaps, Usage } from "./Budget.js"
+import { ConversationQuotedFields } from "./Conversation.js"
 import { ConvergenceAssessment, SemanticValidationReport } from "./Evaluation.js"
 import { Phase, RefinementAction } from "./Execution.js"
 import { Forecast } from "./Forecast.js"
@@ -22,7 +23,9 @@ export const RunStarted = Schema.TaggedStruct("RunStarted", {
   /** false: the run recalls nothing of earlier runs and leaves no memory (its input's `memory`, or AEON_MEMORY=off). */
   memory: Schema.optional(Schema.Boolean),
   /** The labels its input gave (an eval's, a protocol's conversation): kept with the run. */
-  tags: Schema.optional(Schema.Array(Schema.String))
+  tags: Schema.optional(Schema.Array(Schema.String)),
+  /** The thread the run is a turn of (its input's threadId). */
+  threadId: Schema.optional(Schema.String)
 })
 export const PassStarted = Schema.TaggedStruct("PassStarted", {
   ...base,
@@ -47,6 +50,8 @@ export const MemoryRecalled = Schema.TaggedStruct("MemoryRecalled", {
   passNumber: Schema.Int,
   memories: Schema.Array(RecalledMemory)
 })
+/** Before planning: the conversation the run is a turn of, as its plan and answer prompts quote it (domain/Conversation). */
+export const ConversationQuoted = Schema.TaggedStruct("ConversationQuoted", { ...base, ...ConversationQuotedFields })
 /**
  * The run starts from the final plan of an earlier converged run of its user (the PlanCreated that follows holds it,
  * its steps pending): no profile or plan call. `match`: the tasks were equal once normalized, or similar.
@@ -346,6 +351,7 @@ export const RunEvent = Schema.Union(
   ProfileInferred,
   PlanCreated,
   MemoryRecalled,
+  ConversationQuoted,
   PlanReused,
   ToolsOffered,
   StepStarted,
@@ -381,6 +387,7 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "ProfileInferred",
   "PlanCreated",
   "MemoryRecalled",
+  "ConversationQuoted",
   "PlanReused",
   "ToolsOffered",
   "StepStarted",

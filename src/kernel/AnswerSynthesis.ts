@@ -24,6 +24,8 @@ export interface SynthesisInput {
   readonly llm?: Llm | undefined
   /** What the run's criteria require of the answer text (shown to the model). */
   readonly answerRequirements?: string | undefined
+  /** The conversation the run is a turn of, as memory/Conversation quotes it (ConversationQuoted). */
+  readonly conversation?: string | undefined
 }
 
 /** Without a model call: the completed steps' outputs, said to be exactly that. */
@@ -142,7 +144,8 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Ru
     label: input.label,
     totalPasses: phaseE.totalPasses,
     ttlRemaining: phaseE.ttlRemaining,
-    answerRequirements: input.answerRequirements
+    answerRequirements: input.answerRequirements,
+    ...(input.conversation ? { conversation: input.conversation } : {})
   }).pipe(
     Effect.map(({ output }): FinalAnswer => {
       const unknown = output.usedStepIds.filter((id) => !stepIds.includes(id))

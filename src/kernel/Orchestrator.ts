@@ -104,7 +104,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
       (yield* fixMissingTools(
         ctx,
         passNumber,
-        yield* generatePlan(ctx, passNumber, profiled.depth.reasoningMode, start.earlierRuns)
+        yield* generatePlan(ctx, passNumber, profiled.depth.reasoningMode, start)
       ))
     yield* ctx.events.emit({ _tag: "PlanCreated", passNumber, plan })
     const report = yield* SemanticValidator.validatePlan(plan, {
@@ -308,7 +308,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       converged,
       label: labelOf(stop),
       totalPasses: st.passNumber - firstPass + 1,
-      ttlRemaining: Math.max(0, st.ttlRemaining)
+      ttlRemaining: Math.max(0, st.ttlRemaining),
+      conversation: ctx.events.record().conversation?.text || undefined
     }
     const remaining = (yield* ctx.guard.remaining).deadlineMs
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)

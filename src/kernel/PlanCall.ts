@@ -27,7 +27,12 @@ export const advise = (ctx: RunContext, passNumber: number, advisories: Readonly
     discard: true
   })
 
-export const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode: string, earlierRuns?: string) =>
+export const generatePlan = (
+  ctx: RunContext,
+  passNumber: number,
+  reasoningMode: string,
+  quoted: { readonly earlierRuns?: string | undefined; readonly conversation?: string | undefined } = {}
+) =>
   Effect.gen(function*() {
     const offer = offerFor(ctx.request, ctx.tools.tools)
     // every tool offered (a catalog within the bound) says nothing: the run's tools are the offer
@@ -42,7 +47,8 @@ export const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode:
     }
     const shared = {
       request: ctx.request,
-      ...(earlierRuns ? { earlierRuns } : {}),
+      ...(quoted.earlierRuns ? { earlierRuns: quoted.earlierRuns } : {}),
+      ...(quoted.conversation ? { conversation: quoted.conversation } : {}),
       ...(ctx.outputSchema ? { answerShape: answerShapeSection(ctx.outputSchema.schema) } : {})
     }
     const withCatalog = (tools: ReadonlyArray<CatalogTool>) =>
@@ -106,7 +112,12 @@ export const generatePlan = (ctx: RunContext, passNumber: number, reasoningMode:
 /** A task needing no tool: the short prompt, no catalog. */
 const direct = (
   ctx: RunContext,
-  shared: { readonly request: string; readonly earlierRuns?: string; readonly answerShape?: string }
+  shared: {
+    readonly request: string
+    readonly earlierRuns?: string
+    readonly conversation?: string
+    readonly answerShape?: string
+  }
 ) =>
   Effect.map(
     ctx.llm.generate(Contracts.planDirect, {

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { depthFor, type Profiled } from "../adaptive/AdaptiveDepth.js"
+import type { RunHalt } from "../domain/Errors.js"
 import type { RecalledMemory } from "../domain/Memory.js"
 import type { Plan } from "../domain/Plan.js"
 import { roughTokens } from "../memory/Relevance.js"
@@ -7,6 +8,7 @@ import type { MemoryFailedError } from "../memory/RunMemory.js"
 import { PromptId } from "../prompts/PromptId.js"
 import { earlierRunsSection } from "../prompts/PromptViews.js"
 import { templates } from "../prompts/Templates.js"
+import { conversationSection } from "./ConversationContext.js"
 import type { RunContext } from "./RunContext.js"
 
 /**
@@ -18,6 +20,8 @@ export interface PlanningStart {
   readonly reused?: Plan | undefined
   /** The plan prompt's section of recalled memories (PromptViews.earlierRunsSection). */
   readonly earlierRuns?: string | undefined
+  /** The conversation the run is a turn of (kernel/ConversationContext). */
+  readonly conversation?: string | undefined
 }
 
 /** Recalled memories take at most this share of the plan prompt's size without them. */
@@ -84,10 +88,21 @@ const reuse = (ctx: RunContext, passNumber: number) =>
     return plan
   })
 
-export const planningStart = (ctx: RunContext, passNumber: number): Effect.Effect<PlanningStart> =>
+/**
+ * The conversation first (a turn's task means what it means in its conversation: a turn reuses no earlier run's
+ * plan), then memory.
+ */
+export const planningStart = (ctx: RunContext, passNumber: number): Effect.Effect<PlanningStart, RunHalt> =>
+  Effect.gen(function*() {
+    const conversation = yield* conversationSection(ctx, passNumber)
+    const remembered = yield* fromMemory(ctx, passNumber, conversation === undefined && !ctx.conversation)
+    return conversation === undefined ? remembered : { ...remembered, conversation }
+  })
+
+const fromMemory = (ctx: RunContext, passNumber: number, mayReuse: boolean): Effect.Effect<PlanningStart> =>
   Effect.gen(function*() {
     if (!ctx.memory) return {}
-    const reused = yield* reuse(ctx, passNumber)
+    const reused = mayReuse ? yield* reuse(ctx, passNumber) : undefined
     if (reused) return { reused }
     const memories = withinShare(ctx, yield* ctx.memory.recall(ctx.request))
     if (memories.length === 0) return {}

@@ -5,6 +5,7 @@ import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
 import type { Llm } from "../llm/Llm.js"
+import type { ConversationSource } from "../memory/Conversation.js"
 import type { RunMemory } from "../memory/RunMemory.js"
 import type { Service as ToolRegistry } from "../tools/ToolRegistry.js"
 import type { ToolInfo } from "../validation/DeterministicChecks.js"
@@ -51,6 +52,8 @@ export interface RunContext extends RunOptions {
   readonly llm: Llm
   readonly tools: ToolRegistry
   readonly toolInfos: ReadonlyArray<ToolInfo>
+  /** The conversation the run is a turn of (its thread, or its client's history); absent for a run on its own. */
+  readonly conversation?: ConversationSource | undefined
   /** The user's memory across runs (recall, plan reuse, notes); absent when the run's memory is off. */
   readonly memory?: RunMemory | undefined
   /**

@@ -75,7 +75,8 @@ const write = (input: SynthesisInput, schema: PreparedOutputSchema, requirements
       convergenceStatus: input.converged,
       label: input.label,
       ...(requirements !== undefined ? { answerRequirements: `\nThe answer must also: ${requirements}` } : {}),
-      ...(repair !== undefined ? { repair } : {})
+      ...(repair !== undefined ? { repair } : {}),
+      ...(input.conversation ? { conversation: input.conversation } : {})
     }).pipe(
       Effect.map(({ output, text }): Written => {
         const value = valueOf(schema, output)

@@ -202,6 +202,22 @@ const rubricVerdict = (rubric: string, answerText: string) => {
   }
 }
 
+/**
+ * The stand-in's notes of a conversation: no reading — the notes so far, then what the user said, message by message
+ * (the caller cuts them to the summary's share).
+ */
+const extractiveSummary = (notes: string | undefined, messages: string) => {
+  const said = messages.split("\n").flatMap((l) => {
+    try {
+      const m = JSON.parse(l) as { user?: unknown }
+      return typeof m.user === "string" ? [m.user] : []
+    } catch {
+      return []
+    }
+  })
+  return [...(notes ? [notes] : [`${MARK} the user's messages, not summarised:`]), ...said].join("\n")
+}
+
 const answer = (promptId: string, input: unknown, jsonSchema: object): unknown => {
   /** The call's input as its prompt's contract types it (the prompt was rendered from it: its schema held). */
   const inputOf = <I, O>(_: PromptContract<I, O>) => input as I
@@ -302,6 +318,10 @@ const answer = (promptId: string, input: unknown, jsonSchema: object): unknown =
         jsonSchema,
         input.executionResults.filter((r) => r.status === "complete").map((r) => r.stepOutput)
       )
+    }
+    case PromptId.CONVERSATION_SUMMARY_USER: {
+      const input = inputOf(Contracts.conversationSummary)
+      return { summary: extractiveSummary(input.summary, input.messages) }
     }
     case PromptId.EVAL_RUBRIC_USER: {
       const input = inputOf(Contracts.evalRubric)

@@ -29,6 +29,9 @@ export const PromptId = {
   /** The answer as a value of the run's output schema (run input outputSchema). */
   ANSWER_TYPED_SYSTEM: "answer_typed_system",
   ANSWER_TYPED_USER: "answer_typed_user",
+  /** The oldest turns of a conversation compacted into a summary (memory/Conversation). */
+  CONVERSATION_SUMMARY_SYSTEM: "conversation_summary_system",
+  CONVERSATION_SUMMARY_USER: "conversation_summary_user",
   EVAL_RUBRIC_SYSTEM: "eval_rubric_system",
   EVAL_RUBRIC_USER: "eval_rubric_user"
 } as const

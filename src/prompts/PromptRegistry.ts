@@ -92,6 +92,11 @@ export const registry: ReadonlyMap<PromptId, PromptDefinition> = new Map<PromptI
   ],
   [PromptId.ANSWER_TYPED_SYSTEM, system(PromptId.ANSWER_TYPED_SYSTEM)],
   [PromptId.ANSWER_TYPED_USER, def(PromptId.ANSWER_TYPED_USER, S.TypedAnswerInput, S.TypedAnswerOutput)],
+  [PromptId.CONVERSATION_SUMMARY_SYSTEM, system(PromptId.CONVERSATION_SUMMARY_SYSTEM)],
+  [
+    PromptId.CONVERSATION_SUMMARY_USER,
+    def(PromptId.CONVERSATION_SUMMARY_USER, S.ConversationSummaryInput, S.ConversationSummaryOutput)
+  ],
   [PromptId.EVAL_RUBRIC_SYSTEM, system(PromptId.EVAL_RUBRIC_SYSTEM)],
   [PromptId.EVAL_RUBRIC_USER, def(PromptId.EVAL_RUBRIC_USER, S.EvalRubricInput, S.EvalRubricOutput)]
 ])
@@ -198,6 +203,11 @@ export const Contracts = {
   typedAnswer: contract<In<typeof S.TypedAnswerInput>, unknown>(
     PromptId.ANSWER_TYPED_SYSTEM,
     PromptId.ANSWER_TYPED_USER
+  ),
+  /** The oldest turns of a conversation compacted into notes (kernel/ConversationContext). */
+  conversationSummary: contract<In<typeof S.ConversationSummaryInput>, Out<typeof S.ConversationSummaryOutput>>(
+    PromptId.CONVERSATION_SUMMARY_SYSTEM,
+    PromptId.CONVERSATION_SUMMARY_USER
   ),
   /** An eval case's rubric: the answer judged against what a person wrote (run/Eval). */
   evalRubric: contract<In<typeof S.EvalRubricInput>, Out<typeof S.EvalRubricOutput>>(

@@ -51,6 +51,8 @@ export const PlanGenerationInput = Schema.Struct({
   escalationContext: Schema.optional(Schema.String),
   /** Notes from the user's earlier runs, as PromptViews.earlierRunsSection quotes them. */
   earlierRuns: Schema.optional(Schema.String),
+  /** The conversation the run is a turn of, as memory/Conversation quotes it. */
+  conversation: Schema.optional(Schema.String),
   /** The run's output schema, as PromptViews.answerShapeSection says it: the plan's answer may fill it. */
   answerShape: Schema.optional(Schema.String)
 })
@@ -84,6 +86,7 @@ export const PlanDirectInput = Schema.Struct({
   /** Earlier attempts' failures, as a section of the prompt. */
   escalationContext: Schema.optional(Schema.String),
   earlierRuns: Schema.optional(Schema.String),
+  conversation: Schema.optional(Schema.String),
   answerShape: Schema.optional(Schema.String)
 })
 export const PlanDirectOutput = lenient(
@@ -274,7 +277,8 @@ export const AnswerSynthesisInput = Schema.Struct({
   totalPasses: Schema.Int,
   ttlRemaining: Schema.Int,
   /** What the run's criteria require of the answer (format, terms), and why an earlier attempt fell short. */
-  answerRequirements: Schema.optional(Schema.String)
+  answerRequirements: Schema.optional(Schema.String),
+  conversation: Schema.optional(Schema.String)
 })
 export const AnswerSynthesisOutput = lenient(
   Schema.Struct({
@@ -294,8 +298,17 @@ export const TypedAnswerInput = Schema.Struct({
   /** What the run's other answer criteria require, as a section of the prompt. */
   answerRequirements: Schema.optional(Schema.String),
   /** An earlier value and what in it broke the schema, as a section of the prompt (the one repair). */
-  repair: Schema.optional(Schema.String)
+  repair: Schema.optional(Schema.String),
+  conversation: Schema.optional(Schema.String)
 })
+
+/** The oldest messages of a conversation and the notes made of those before them, compacted into new notes. */
+export const ConversationSummaryInput = Schema.Struct({
+  summary: Schema.optional(Schema.String),
+  messages: NonEmptyString("messages"),
+  maxTokens: Schema.Int
+})
+export const ConversationSummaryOutput = Schema.Struct({ summary: Schema.String })
 /** Any JSON: the value is checked against the run's output schema by the caller (convergence/OutputSchema). */
 export const TypedAnswerOutput = Schema.Unknown
 

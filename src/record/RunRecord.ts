@@ -90,6 +90,8 @@ export interface RunRecord {
   forkResumed?: boolean | undefined
   /** The run an earlier plan was reused from (PlanReused): its planning asked no model. */
   planReusedFrom?: string | undefined
+  /** The conversation the run is a turn of, as its prompts quote it (ConversationQuoted). */
+  conversation?: Event<"ConversationQuoted"> | undefined
   /** The models the run's calls went to, in order: its start's, then each a resume changed to. */
   readonly models: Array<string>
   firstAt?: number | undefined
@@ -315,6 +317,9 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       break
     case "PlanReused":
       r.planReusedFrom = e.fromRun
+      break
+    case "ConversationQuoted":
+      r.conversation = e
       break
     case "RunForked":
       r.forkedFrom = e

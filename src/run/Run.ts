@@ -4,7 +4,8 @@ import {
   type InvalidOutputSchemaError,
   InvalidRunInputError,
   type QuotaExceededError,
-  RunNotFoundError
+  RunNotFoundError,
+  type ThreadBusyError
 } from "../domain/Errors.js"
 import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
@@ -170,7 +171,8 @@ const execute = (
           budget: input.budget,
           model: caps.model.label,
           ...(remembers(caps, input) ? {} : { memory: false }),
-          ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {})
+          ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
+          ...(input.threadId !== undefined ? { threadId: input.threadId } : {})
         }
     )
     if (changed) {
@@ -255,7 +257,12 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
         mode: input.mode,
         input: Schema.encodeSync(RunTaskInput)(input),
         status: options.status ?? "RUNNING",
-        allowBusyUser: options.queueBehindUser ?? false
+        allowBusyUser: options.queueBehindUser ?? false,
+        thread: input.threadId === undefined ? undefined : { owner: input.userId ?? "", id: input.threadId }
+      })
+    } else if (input.threadId !== undefined) {
+      return yield* new InvalidRunInputError({
+        message: "threadId needs a store to keep the thread in (the library: give it a database layer)"
       })
     }
     return { runId, input }
@@ -267,7 +274,13 @@ export const prepare = (
   options: RegisterOptions = {}
 ): Effect.Effect<
   PreparedRun,
-  InvalidRunInputError | InvalidOutputSchemaError | StoreError | UserBusyError | RunIdTakenError | QuotaExceededError,
+  | InvalidRunInputError
+  | InvalidOutputSchemaError
+  | StoreError
+  | UserBusyError
+  | RunIdTakenError
+  | QuotaExceededError
+  | ThreadBusyError,
   Effect.Effect.Context<typeof capabilities>
 > =>
   Effect.gen(function*() {
@@ -311,7 +324,10 @@ export const prepareResume = (
     const forkedFrom = past[0]?._tag === "RunForked" ? past[0].from : undefined
     const logged = options.known?.source ??
       (forkedFrom ? yield* Effect.orElseSucceed(store.events(forkedFrom), () => past) : past)
-    const caps = replaying.memories ? { ...replaying, memories: asLogged(logged, replaying.memories) } : replaying
+    const withMemory = replaying.memories ? { ...replaying, memories: asLogged(logged, replaying.memories) } : replaying
+    // a fork's or a replay's conversation as its source quoted it, not as the thread is now
+    const quoted = forkedFrom ? logged.find((e) => e._tag === "ConversationQuoted") : undefined
+    const caps = quoted?._tag === "ConversationQuoted" ? { ...withMemory, loggedConversation: quoted } : withMemory
     const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
     const events = yield* RunJournal.make(runId, sink, past, {
       outputIntervalMs: caps.outputIntervalMs,

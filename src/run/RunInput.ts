@@ -3,10 +3,13 @@ import { compileSchema } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
 import { prepareOutputSchema } from "../convergence/OutputSchema.js"
 import { Budget } from "../domain/Budget.js"
+import { ConversationMessage, ThreadId } from "../domain/Conversation.js"
 import { InvalidOutputSchemaError, InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleIteration.js"
 
 export const MAX_TASK_LENGTH = 20_000
+/** A client-sent history's most messages. */
+export const MAX_HISTORY = 1_000
 /** A run tag's longest. */
 export const MAX_TAG_LENGTH = 100
 
@@ -135,6 +138,30 @@ export const RunTaskInput = Schema.Struct({
   outputStrict: Schema.optional(
     Schema.Boolean.annotations({
       description: "strict structured output for outputSchema (default: whenever the schema can have it)"
+    })
+  ),
+  /** The conversation the run is a turn of: it sees the thread's earlier turns (a new id starts a thread). */
+  threadId: Schema.optional(
+    ThreadId.annotations({
+      description:
+        "the thread (conversation) this run is the next turn of: it sees the earlier turns; a new id starts one"
+    })
+  ),
+  /** The conversation before the task as a client holds it (quoted as data, compacted past the context bound). */
+  history: Schema.optional(
+    Schema.Array(
+      ConversationMessage.pipe(
+        Schema.filter((m) =>
+          m.text.length <= MAX_TASK_LENGTH || `a history message is at most ${MAX_TASK_LENGTH} characters`
+        )
+      )
+    ).pipe(
+      Schema.filter((ms) =>
+        ms.length <= MAX_HISTORY || `history holds at most ${MAX_HISTORY} messages (was ${ms.length})`
+      )
+    ).annotations({
+      description:
+        "the conversation before the task, oldest first, as your client holds it (wins over the thread's turns)"
     })
   ),
   /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */

@@ -6,6 +6,7 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import { ApprovalPolicy } from "../kernel/Approval.js"
 import { askBudgetExtension } from "../kernel/BudgetExtension.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
+import { threadContextTokensConfig } from "../kernel/ConversationContext.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
 import { type RunContext } from "../kernel/RunContext.js"
 import * as RunJournal from "../kernel/RunJournal.js"
@@ -19,8 +20,10 @@ import * as Memories from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import type { StoreError } from "../store/StoreValues.js"
+import { Threads } from "../store/Threads.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
+import { conversationSource } from "./Conversations.js"
 import { forecaster, forecastLeft } from "./Forecasting.js"
 import { progressOf } from "./Recovery.js"
 import { RunTaskInput } from "./RunInput.js"
@@ -50,6 +53,10 @@ export const capabilities = Effect.all({
     Effect.map(Option.match({ onNone: () => false, onSome: (p) => p.plans === true }))
   ),
   quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined)),
+  threads: Effect.serviceOption(Threads).pipe(Effect.map(Option.getOrUndefined)),
+  threadContextTokens: threadContextTokensConfig,
+  /** A replay's or a fork's conversation, as its source's log quoted it (run/Run prepareResume). */
+  loggedConversation: Effect.succeed<Extract<RunEvent, { _tag: "ConversationQuoted" }> | undefined>(undefined),
   // memory across runs: none without the store's Memories, or with AEON_MEMORY=off
   memories: Effect.zipWith(
     Effect.serviceOption(Memories.Memories),
@@ -138,6 +145,7 @@ export const contextOf = (
     tools: registry,
     toolInfos: toolInfos(registry.tools),
     sideEffects,
+    conversation: conversationSource(caps.threads, input, runId, caps.threadContextTokens, caps.loggedConversation),
     memory: memoryOn && caps.memories
       ? runMemory(caps.memories, input, runId, registry.names, caps.model.label)
       : undefined

@@ -398,3 +398,18 @@ export const memoryView = <M extends Memory | RecalledMemory>(m: M): Omit<M, "ki
   ...m,
   kind: m.kind.toUpperCase() as G.MemoryKind
 })
+
+/** What a run quoted of its conversation (ConversationQuoted). */
+export const conversationView = (e: Extract<RunEvent, { _tag: "ConversationQuoted" }>): G.RunConversation => {
+  const summary = e.summary ?? e.prior
+  return {
+    threadId: e.threadId ?? null,
+    turn: e.turn ?? null,
+    messages: e.total,
+    summarised: summary?.covers ?? 0,
+    summary: summary?.text ?? null,
+    compacted: e.summary !== undefined,
+    tokens: e.tokens,
+    text: e.text
+  }
+}

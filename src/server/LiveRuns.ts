@@ -5,7 +5,8 @@ import type {
   InvalidOutputSchemaError,
   InvalidRunInputError,
   QuotaExceededError,
-  RunNotFoundError
+  RunNotFoundError,
+  ThreadBusyError
 } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
 import { resultOf } from "../record/RunResult.js"
@@ -38,7 +39,7 @@ export interface LiveRun {
   cancelled?: boolean
 }
 
-/** Why a new run is refused: its input, its id taken, its user busy, the store. */
+/** Why a new run is refused: its input, its id taken, its user busy, its thread's turn under way, the store. */
 export type StartError =
   | InvalidRunInputError
   | InvalidOutputSchemaError
@@ -46,6 +47,7 @@ export type StartError =
   | UserBusyError
   | RunIdTakenError
   | QuotaExceededError
+  | ThreadBusyError
 
 /** The runs this process executes: started, resumed, answered, cancelled, handed over, stopped with the server. */
 export interface Execution {

@@ -18,6 +18,7 @@ import { pageRefusal, takeEvents } from "./QueryLimits.js"
 import * as RunAccess from "./RunAccess.js"
 import { RunManager } from "./RunManager.js"
 import type { RunModel } from "./RunModel.js"
+import { threadFields, threadMutations, threadQueries } from "./ThreadResolvers.js"
 
 export interface ServerInfo {
   readonly version: string
@@ -246,6 +247,8 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
   createdAt: (r) => r.createdAt.toISOString(),
   runner: (r) => r.runner ?? null,
   tags: (r) => [...(r.record.started?.tags ?? [])],
+  threadId: (r) => r.record.started?.threadId ?? null,
+  conversation: (r) => viewOf(r.record.conversation, V.conversationView),
   updatedAt: (r) => r.updatedAt.toISOString(),
   finalAnswer: (r) =>
     viewOf(intact(r).result.finalAnswer, (a) => ({
@@ -300,8 +303,9 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
 export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
   const access = accessOf(adapter)
   return {
-    Query: { ...queries(access, info), ...memoryQueries(access.run) },
-    Mutation: { ...mutations(access), ...memoryMutations(access.run) },
+    Query: { ...queries(access, info), ...memoryQueries(access.run), ...threadQueries(access.run) },
+    Mutation: { ...mutations(access), ...memoryMutations(access.run), ...threadMutations(access.run) },
+    Thread: threadFields(access.run),
     Subscription: subscriptions(access),
     Run: runFields(access),
     RunEvent: { __resolveType: (e: V.EventView) => e.__typename }

@@ -8,6 +8,7 @@ import * as QuotaLedger from "./QuotaLedger.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
 import * as StoreOutages from "./StoreOutages.js"
+import * as Threads from "./Threads.js"
 
 export const databaseConfig = Config.all({
   // an empty AEON_DATABASE_URL counts as unset (the embedded database)
@@ -100,6 +101,8 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     RunStore.sinkLayer.pipe(Layer.provide(store)),
     QuotaLedger.layerConfig,
     Memories.layerConfig.pipe(Layer.provide(store)),
+    // after the store: its migrations made the tables
+    Threads.layer.pipe(Layer.provide(store)),
     AnswerInbox.layer,
     StoreOutages.layer
   ).pipe(

@@ -277,6 +277,42 @@ const answerInbox = (d: Dialect) => [
   `CREATE INDEX IF NOT EXISTS run_answers_open ON run_answers (run_id) WHERE taken_by IS NULL`
 ]
 
+/**
+ * Conversations (store/Threads): a thread of its owner (the user, '' for none; ids are per owner, so another user's
+ * thread is never found), its turns — runs, in order: the primary key refuses a second turn numbered alike, which is
+ * how two turns sent at once on one thread are told apart across a cluster —, and the summaries its compactions made
+ * (memory/Conversation), each for the conversation prefix it covers (`prefix_hash`; a client-sent history's summaries
+ * under `history:` keys). A turn's run deleted takes its turn with it.
+ */
+const threads = (d: Dialect) => [
+  `CREATE TABLE IF NOT EXISTS threads (
+    owner text NOT NULL,
+    id text NOT NULL,
+    created_at ${d.time} NOT NULL,
+    updated_at ${d.time} NOT NULL,
+    PRIMARY KEY (owner, id)
+  )`,
+  `CREATE INDEX IF NOT EXISTS threads_by_owner ON threads (owner, updated_at DESC, id DESC)`,
+  `CREATE TABLE IF NOT EXISTS thread_turns (
+    owner text NOT NULL,
+    thread_id text NOT NULL,
+    turn integer NOT NULL CHECK (turn >= 1),
+    run_id text NOT NULL UNIQUE REFERENCES runs (id) ON DELETE CASCADE,
+    PRIMARY KEY (owner, thread_id, turn),
+    FOREIGN KEY (owner, thread_id) REFERENCES threads (owner, id) ON DELETE CASCADE
+  )`,
+  `CREATE TABLE IF NOT EXISTS thread_summaries (
+    owner text NOT NULL,
+    thread_key text NOT NULL,
+    covers integer NOT NULL CHECK (covers >= 1),
+    prefix_hash text NOT NULL,
+    text text NOT NULL,
+    run_id text,
+    created_at ${d.time} NOT NULL,
+    PRIMARY KEY (owner, thread_key, covers, prefix_hash)
+  )`
+]
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -298,7 +334,8 @@ export const migrations = {
   "0008_quota_ledger": statements({ pg: quotaLedger, sqlite: quotaLedger }),
   "0009_runs_figures": statements({ pg: runFigures(pg), sqlite: runFigures(sqlite) }),
   "0010_memories": statements(memories),
-  "0011_answer_inbox": statements({ pg: answerInbox(pg), sqlite: answerInbox(sqlite) })
+  "0011_answer_inbox": statements({ pg: answerInbox(pg), sqlite: answerInbox(sqlite) }),
+  "0012_threads": statements({ pg: threads(pg), sqlite: threads(sqlite) })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

@@ -1,7 +1,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option } from "effect"
-import { RunNotFoundError, type RunRecordDamagedError, StoreUnavailableError } from "../domain/Errors.js"
+import {
+  RunNotFoundError,
+  type RunRecordDamagedError,
+  StoreUnavailableError,
+  type ThreadBusyError
+} from "../domain/Errors.js"
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -24,6 +29,7 @@ import {
   storeError,
   UserBusyError
 } from "./StoreValues.js"
+import { joinThread } from "./Threads.js"
 
 export { sessionUser } from "./EventLog.js"
 export {
@@ -48,8 +54,10 @@ export interface Service {
       input: unknown
       status: "QUEUED" | "RUNNING"
       allowBusyUser?: boolean
+      /** The thread the run is the next turn of (store/Threads), made when new; refused while a turn is under way. */
+      thread?: { readonly owner: string; readonly id: string } | undefined
     }
-  ) => Effect.Effect<void, StoreError | UserBusyError | RunIdTakenError>
+  ) => Effect.Effect<void, StoreError | UserBusyError | RunIdTakenError | ThreadBusyError>
   readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
   /**
    * Removes a run that never started (no event stored): on a cluster, a run whose Start could not be sent is
@@ -163,6 +171,8 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
       }
       const taken = () => sql`SELECT 1 FROM runs WHERE id = ${run.id}`.pipe(Effect.map((rows) => rows.length > 0))
       if (yield* taken()) return yield* new RunIdTakenError({ runId: run.id })
+      const thread = run.thread
+      const turn = thread ? yield* joinThread(sql, thread.owner, thread.id, run.id) : undefined
       const now = time(Date.now())
       yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at)
         VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${
@@ -176,7 +186,12 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
               t ? Effect.fail(new RunIdTakenError({ runId: run.id })) : Effect.fail(e)
           ))
       )
-    }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`creating run ${run.id}`)(e))))
+      if (turn) yield* turn()
+    }).pipe(
+      // a run joining a thread joins it whole or not at all (its thread made, its turn numbered)
+      (create) => (run.thread ? sql.withTransaction(create) : create),
+      Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`creating run ${run.id}`)(e)))
+    )
 }
 
 export const make = Effect.gen(function*() {

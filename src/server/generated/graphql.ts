@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { RunModel } from '../RunModel.js';
 import type { EventView } from '../GraphQLViews.js';
+import type { ThreadModel } from '../ThreadResolvers.js';
 import type { GraphQLContext } from '../GraphQLContext.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
@@ -168,6 +169,15 @@ export type ConvergenceCriteriaInput = {
   /** Reason codes the convergence verdict must carry (e.g. "complete") for the run to converge. */
   requiredReasonCodes?: InputMaybe<Array<Scalars['String']['input']>>;
 };
+
+export type ConversationMessageInput = {
+  role: ConversationRole;
+  text: Scalars['String']['input'];
+};
+
+export type ConversationRole =
+  | 'assistant'
+  | 'user';
 
 export type DepthConfiguration = {
   __typename?: 'DepthConfiguration';
@@ -573,6 +583,11 @@ export type Mutation = {
   /** Forgets one memory (its row and full-text entry): whether there was one (memories' owner rule). */
   forgetMemory: Scalars['Boolean']['output'];
   /**
+   * Erases a thread: its turns (their runs, events, recorded calls and memories), its forks, its summaries. Refused
+   * (ThreadBusyError) while a turn is under way. Whether there was one (thread's owner rule).
+   */
+  forgetThread: Scalars['Boolean']['output'];
+  /**
    * Starts a new run whose log begins with runId's events up to atSeq (RunForked first), then goes on from there as a
    * restarted run does: its model calls are answered from runId's recordings (free, usage.replayed) until one differs
    * (a change makes prompts differ), then by the model. The fork belongs to the caller; runId is not touched.
@@ -604,6 +619,12 @@ export type MutationForgetMemoriesArgs = {
 
 
 export type MutationForgetMemoryArgs = {
+  id: Scalars['ID']['input'];
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type MutationForgetThreadArgs = {
   id: Scalars['ID']['input'];
   userId?: InputMaybe<Scalars['ID']['input']>;
 };
@@ -821,6 +842,10 @@ export type Query = {
   quota: Array<QuotaUsage>;
   run?: Maybe<Run>;
   runs: RunConnection;
+  /** A thread of the caller (with API keys bound to users; else userId's, absent: runs without a user); null: none. */
+  thread?: Maybe<Thread>;
+  /** The caller's threads (as thread reads them), the latest used first. */
+  threads: ThreadConnection;
   tools: Array<Tool>;
 };
 
@@ -847,6 +872,19 @@ export type QueryRunsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<RunStatus>;
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type QueryThreadArgs = {
+  id: Scalars['ID']['input'];
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type QueryThreadsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
   userId?: InputMaybe<Scalars['ID']['input']>;
 };
 
@@ -928,6 +966,8 @@ export type ReplayedUsage = {
 
 export type Run = {
   __typename?: 'Run';
+  /** What the run quoted of its conversation (null: none). */
+  conversation?: Maybe<RunConversation>;
   createdAt: Scalars['DateTime']['output'];
   escalation?: Maybe<Escalation>;
   /**
@@ -972,6 +1012,8 @@ export type Run = {
   /** The labels its input gave (runTask's tags; an eval's eval:/case:; a protocol's conversation: thread:, chat:, context:). */
   tags: Array<Scalars['String']['output']>;
   task: Scalars['String']['output'];
+  /** The thread this run is a turn of. */
+  threadId?: Maybe<Scalars['ID']['output']>;
   /** The run as a timeline (passes, phases, steps with their times) and its budget used and left: what the viewer draws. */
   timeline?: Maybe<Timeline>;
   trace?: Maybe<ReasoningTrace>;
@@ -996,6 +1038,26 @@ export type RunConnection = {
   __typename?: 'RunConnection';
   edges: Array<RunEdge>;
   pageInfo: PageInfo;
+};
+
+/** What a run quoted of its conversation (its ConversationQuoted event). */
+export type RunConversation = {
+  __typename?: 'RunConversation';
+  /** Whether this run made the summary (a compaction call, in its llmCalls). */
+  compacted: Scalars['Boolean']['output'];
+  /** Messages before the task in all. */
+  messages: Scalars['Int']['output'];
+  /** Of them, those in the summary it quoted (made by this run or an earlier turn). */
+  summarised: Scalars['Int']['output'];
+  /** The summary quoted, if any. */
+  summary?: Maybe<Scalars['String']['output']>;
+  /** The section as the prompts quoted it. */
+  text: Scalars['String']['output'];
+  threadId?: Maybe<Scalars['ID']['output']>;
+  /** The tokens of the section its plan and answer prompts quoted. */
+  tokens: Scalars['Int']['output'];
+  /** Its turn in the thread (1: the first). */
+  turn?: Maybe<Scalars['Int']['output']>;
 };
 
 export type RunEdge = {
@@ -1103,6 +1165,11 @@ export type RunTaskInput = {
   /** Plan and forecast only: the run stops before executing anything (CANCELLED, terminationReason dry_run); only the planning calls are paid. Not with mode SIMPLE (AUTO runs FULL). */
   dryRun?: InputMaybe<Scalars['Boolean']['input']>;
   escalate?: InputMaybe<Scalars['Boolean']['input']>;
+  /**
+   * The conversation before the task as your client holds it, oldest first (a chat UI's messages): quoted as data,
+   * compacted by the same rule. When given, it is the context (it wins over the thread's stored turns).
+   */
+  history?: InputMaybe<Array<ConversationMessageInput>>;
   /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
   interactive?: InputMaybe<Scalars['Boolean']['input']>;
   /** Memory across runs (default true): recall what your earlier runs established before planning, and remember this run's answer if it converges. Off for every run with AEON_MEMORY=off. */
@@ -1124,6 +1191,12 @@ export type RunTaskInput = {
   /** Labels kept with the run (at most 10 of 1-100 characters; an eval's runs carry eval:ID and case:ID). */
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   task: Scalars['String']['input'];
+  /**
+   * The thread (conversation) this run is the next turn of: its plan and answer see the thread's earlier turns, quoted as
+   * data and compacted past AEON_THREAD_CONTEXT_TOKENS. A new id starts a thread (ids are yours: another user's thread
+   * is never found). Refused (ThreadBusyError) while a turn of the thread is under way.
+   */
+  threadId?: InputMaybe<Scalars['ID']['input']>;
   /** Restrict the run to these tools (names from Query.tools). */
   tools?: InputMaybe<Array<Scalars['String']['input']>>;
   userId?: InputMaybe<Scalars['ID']['input']>;
@@ -1281,6 +1354,63 @@ export type TaskProfile = {
   profileVersion: Scalars['Int']['output'];
   rawInference: Scalars['String']['output'];
   reasoningDepth: Scalars['Int']['output'];
+};
+
+/** A conversation: a user's runs (turns) in order, each seeing the ones before it. */
+export type Thread = {
+  __typename?: 'Thread';
+  createdAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  lastTask?: Maybe<Scalars['String']['output']>;
+  turnCount: Scalars['Int']['output'];
+  /** Its turns, oldest first. */
+  turns: ThreadTurnConnection;
+  /** When its last turn started. */
+  updatedAt: Scalars['DateTime']['output'];
+  userId?: Maybe<Scalars['ID']['output']>;
+};
+
+
+/** A conversation: a user's runs (turns) in order, each seeing the ones before it. */
+export type ThreadTurnsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type ThreadConnection = {
+  __typename?: 'ThreadConnection';
+  edges: Array<ThreadEdge>;
+  pageInfo: PageInfo;
+};
+
+export type ThreadEdge = {
+  __typename?: 'ThreadEdge';
+  cursor: Scalars['String']['output'];
+  node: Thread;
+};
+
+/** One turn: what the user asked and what the run answered. */
+export type ThreadTurn = {
+  __typename?: 'ThreadTurn';
+  answer?: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  data?: Maybe<Scalars['JSON']['output']>;
+  runId: Scalars['ID']['output'];
+  status: RunStatus;
+  task: Scalars['String']['output'];
+  turn: Scalars['Int']['output'];
+};
+
+export type ThreadTurnConnection = {
+  __typename?: 'ThreadTurnConnection';
+  edges: Array<ThreadTurnEdge>;
+  pageInfo: PageInfo;
+};
+
+export type ThreadTurnEdge = {
+  __typename?: 'ThreadTurnEdge';
+  cursor: Scalars['String']['output'];
+  node: ThreadTurn;
 };
 
 /** A run's passes, phases and steps with their times; open ones last until now. A projection of the run's record. */
@@ -1503,6 +1633,8 @@ export type ResolversTypes = {
   ConvergenceAssessedEvent: ResolverTypeWrapper<ConvergenceAssessedEvent>;
   ConvergenceAssessment: ResolverTypeWrapper<ConvergenceAssessment>;
   ConvergenceCriteriaInput: ConvergenceCriteriaInput;
+  ConversationMessageInput: ConversationMessageInput;
+  ConversationRole: ConversationRole;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DepthConfiguration: ResolverTypeWrapper<DepthConfiguration>;
   EscalatedEvent: ResolverTypeWrapper<EscalatedEvent>;
@@ -1569,6 +1701,7 @@ export type ResolversTypes = {
   ReplayedUsage: ResolverTypeWrapper<ReplayedUsage>;
   Run: ResolverTypeWrapper<RunModel>;
   RunConnection: ResolverTypeWrapper<Omit<RunConnection, 'edges'> & { edges: Array<ResolversTypes['RunEdge']> }>;
+  RunConversation: ResolverTypeWrapper<RunConversation>;
   RunEdge: ResolverTypeWrapper<Omit<RunEdge, 'node'> & { node: ResolversTypes['Run'] }>;
   RunEvent: ResolverTypeWrapper<EventView>;
   RunFinishedEvent: ResolverTypeWrapper<RunFinishedEvent>;
@@ -1591,6 +1724,12 @@ export type ResolversTypes = {
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TTLExpiration: ResolverTypeWrapper<TtlExpiration>;
   TaskProfile: ResolverTypeWrapper<TaskProfile>;
+  Thread: ResolverTypeWrapper<ThreadModel>;
+  ThreadConnection: ResolverTypeWrapper<Omit<ThreadConnection, 'edges'> & { edges: Array<ResolversTypes['ThreadEdge']> }>;
+  ThreadEdge: ResolverTypeWrapper<Omit<ThreadEdge, 'node'> & { node: ResolversTypes['Thread'] }>;
+  ThreadTurn: ResolverTypeWrapper<ThreadTurn>;
+  ThreadTurnConnection: ResolverTypeWrapper<ThreadTurnConnection>;
+  ThreadTurnEdge: ResolverTypeWrapper<ThreadTurnEdge>;
   Timeline: ResolverTypeWrapper<Timeline>;
   TimelinePass: ResolverTypeWrapper<TimelinePass>;
   TimelinePhase: ResolverTypeWrapper<TimelinePhase>;
@@ -1618,6 +1757,7 @@ export type ResolversParentTypes = {
   ConvergenceAssessedEvent: ConvergenceAssessedEvent;
   ConvergenceAssessment: ConvergenceAssessment;
   ConvergenceCriteriaInput: ConvergenceCriteriaInput;
+  ConversationMessageInput: ConversationMessageInput;
   DateTime: Scalars['DateTime']['output'];
   DepthConfiguration: DepthConfiguration;
   EscalatedEvent: EscalatedEvent;
@@ -1681,6 +1821,7 @@ export type ResolversParentTypes = {
   ReplayedUsage: ReplayedUsage;
   Run: RunModel;
   RunConnection: Omit<RunConnection, 'edges'> & { edges: Array<ResolversParentTypes['RunEdge']> };
+  RunConversation: RunConversation;
   RunEdge: Omit<RunEdge, 'node'> & { node: ResolversParentTypes['Run'] };
   RunEvent: EventView;
   RunFinishedEvent: RunFinishedEvent;
@@ -1701,6 +1842,12 @@ export type ResolversParentTypes = {
   Subscription: Record<PropertyKey, never>;
   TTLExpiration: TtlExpiration;
   TaskProfile: TaskProfile;
+  Thread: ThreadModel;
+  ThreadConnection: Omit<ThreadConnection, 'edges'> & { edges: Array<ResolversParentTypes['ThreadEdge']> };
+  ThreadEdge: Omit<ThreadEdge, 'node'> & { node: ResolversParentTypes['Thread'] };
+  ThreadTurn: ThreadTurn;
+  ThreadTurnConnection: ThreadTurnConnection;
+  ThreadTurnEdge: ThreadTurnEdge;
   Timeline: Timeline;
   TimelinePass: TimelinePass;
   TimelinePhase: TimelinePhase;
@@ -2131,6 +2278,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
   forgetMemories?: Resolver<ResolversTypes['Int'], ParentType, ContextType, Partial<MutationForgetMemoriesArgs>>;
   forgetMemory?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetMemoryArgs, 'id'>>;
+  forgetThread?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetThreadArgs, 'id'>>;
   forkRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationForkRunArgs, 'atSeq' | 'runId'>>;
   provideGuidance?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationProvideGuidanceArgs, 'requestId' | 'runId' | 'text'>>;
   respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
@@ -2276,6 +2424,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   quota?: Resolver<Array<ResolversTypes['QuotaUsage']>, ParentType, ContextType, Partial<QueryQuotaArgs>>;
   run?: Resolver<Maybe<ResolversTypes['Run']>, ParentType, ContextType, RequireFields<QueryRunArgs, 'id'>>;
   runs?: Resolver<ResolversTypes['RunConnection'], ParentType, ContextType, RequireFields<QueryRunsArgs, 'first'>>;
+  thread?: Resolver<Maybe<ResolversTypes['Thread']>, ParentType, ContextType, RequireFields<QueryThreadArgs, 'id'>>;
+  threads?: Resolver<ResolversTypes['ThreadConnection'], ParentType, ContextType, RequireFields<QueryThreadsArgs, 'first'>>;
   tools?: Resolver<Array<ResolversTypes['Tool']>, ParentType, ContextType>;
 };
 
@@ -2345,6 +2495,7 @@ export type ReplayedUsageResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type RunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Run'] = ResolversParentTypes['Run']> = {
+  conversation?: Resolver<Maybe<ResolversTypes['RunConversation']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   escalation?: Resolver<Maybe<ResolversTypes['Escalation']>, ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['RunEvent']>, ParentType, ContextType, RequireFields<RunEventsArgs, 'fromSeq'>>;
@@ -2371,6 +2522,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   storeWait?: Resolver<Maybe<ResolversTypes['StoreWait']>, ParentType, ContextType>;
   tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  threadId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   timeline?: Resolver<Maybe<ResolversTypes['Timeline']>, ParentType, ContextType>;
   trace?: Resolver<Maybe<ResolversTypes['ReasoningTrace']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -2381,6 +2533,17 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
 export type RunConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunConnection'] = ResolversParentTypes['RunConnection']> = {
   edges?: Resolver<Array<ResolversTypes['RunEdge']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type RunConversationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunConversation'] = ResolversParentTypes['RunConversation']> = {
+  compacted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  messages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  summarised?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  threadId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  tokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  turn?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEdge'] = ResolversParentTypes['RunEdge']> = {
@@ -2553,6 +2716,46 @@ export type TaskProfileResolvers<ContextType = GraphQLContext, ParentType extend
   profileVersion?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   rawInference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   reasoningDepth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ThreadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Thread'] = ResolversParentTypes['Thread']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastTask?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  turnCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  turns?: Resolver<ResolversTypes['ThreadTurnConnection'], ParentType, ContextType, RequireFields<ThreadTurnsArgs, 'first'>>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  userId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type ThreadConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ThreadConnection'] = ResolversParentTypes['ThreadConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ThreadEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ThreadEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ThreadEdge'] = ResolversParentTypes['ThreadEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Thread'], ParentType, ContextType>;
+};
+
+export type ThreadTurnResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ThreadTurn'] = ResolversParentTypes['ThreadTurn']> = {
+  answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  data?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
+  task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  turn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ThreadTurnConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ThreadTurnConnection'] = ResolversParentTypes['ThreadTurnConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ThreadTurnEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ThreadTurnEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ThreadTurnEdge'] = ResolversParentTypes['ThreadTurnEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ThreadTurn'], ParentType, ContextType>;
 };
 
 export type TimelineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Timeline'] = ResolversParentTypes['Timeline']> = {
@@ -2736,6 +2939,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ReplayedUsage?: ReplayedUsageResolvers<ContextType>;
   Run?: RunResolvers<ContextType>;
   RunConnection?: RunConnectionResolvers<ContextType>;
+  RunConversation?: RunConversationResolvers<ContextType>;
   RunEdge?: RunEdgeResolvers<ContextType>;
   RunEvent?: RunEventResolvers<ContextType>;
   RunFinishedEvent?: RunFinishedEventResolvers<ContextType>;
@@ -2754,6 +2958,12 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Subscription?: SubscriptionResolvers<ContextType>;
   TTLExpiration?: TtlExpirationResolvers<ContextType>;
   TaskProfile?: TaskProfileResolvers<ContextType>;
+  Thread?: ThreadResolvers<ContextType>;
+  ThreadConnection?: ThreadConnectionResolvers<ContextType>;
+  ThreadEdge?: ThreadEdgeResolvers<ContextType>;
+  ThreadTurn?: ThreadTurnResolvers<ContextType>;
+  ThreadTurnConnection?: ThreadTurnConnectionResolvers<ContextType>;
+  ThreadTurnEdge?: ThreadTurnEdgeResolvers<ContextType>;
   Timeline?: TimelineResolvers<ContextType>;
   TimelinePass?: TimelinePassResolvers<ContextType>;
   TimelinePhase?: TimelinePhaseResolvers<ContextType>;

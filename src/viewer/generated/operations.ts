@@ -35,6 +35,15 @@ export type ConvergenceCriteriaInput = {
   requiredReasonCodes: Array<string> | null | undefined;
 };
 
+export type ConversationMessageInput = {
+  role: ConversationRole;
+  text: string;
+};
+
+export type ConversationRole =
+  | 'assistant'
+  | 'user';
+
 export type McpServerStatus =
   | 'CONNECTED'
   | 'CONNECTING'
@@ -80,6 +89,11 @@ export type RunTaskInput = {
   /** Plan and forecast only: the run stops before executing anything (CANCELLED, terminationReason dry_run); only the planning calls are paid. Not with mode SIMPLE (AUTO runs FULL). */
   dryRun: boolean | null | undefined;
   escalate: boolean | null | undefined;
+  /**
+   * The conversation before the task as your client holds it, oldest first (a chat UI's messages): quoted as data,
+   * compacted by the same rule. When given, it is the context (it wins over the thread's stored turns).
+   */
+  history: Array<ConversationMessageInput> | null | undefined;
   /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
   interactive: boolean | null | undefined;
   /** Memory across runs (default true): recall what your earlier runs established before planning, and remember this run's answer if it converges. Off for every run with AEON_MEMORY=off. */
@@ -101,6 +115,12 @@ export type RunTaskInput = {
   /** Labels kept with the run (at most 10 of 1-100 characters; an eval's runs carry eval:ID and case:ID). */
   tags: Array<string> | null | undefined;
   task: string;
+  /**
+   * The thread (conversation) this run is the next turn of: its plan and answer see the thread's earlier turns, quoted as
+   * data and compacted past AEON_THREAD_CONTEXT_TOKENS. A new id starts a thread (ids are yours: another user's thread
+   * is never found). Refused (ThreadBusyError) while a turn of the thread is under way.
+   */
+  threadId: string | number | null | undefined;
   /** Restrict the run to these tools (names from Query.tools). */
   tools: Array<string> | null | undefined;
   userId: string | number | null | undefined;
