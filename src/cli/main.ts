@@ -299,6 +299,42 @@ const toolsCommand = Command.make(
     Command.withDescription("the tools a run may call: Aeon's own and those of the MCP servers in --mcp FILE")
   )
 
+/** `aeon chat` and `aeon threads` (cli/Chat, loaded when one runs). */
+const chatting = (f: (c: typeof import("./Chat.js")) => Effect.Effect<void, unknown>) =>
+  handle((h) => Effect.flatMap(Effect.promise(() => import("./Chat.js")), f).pipe(Effect.catchAllCause(h.report)))
+
+const chatCommand = Command.make(
+  "chat",
+  noted("chat", {
+    thread: Options.text("thread").pipe(
+      Options.withDescription("take up this thread again (default: a new one; its id is printed)"),
+      Options.optional
+    ),
+    ...runInputOptions,
+    ...modelOptions,
+    mcp: mcpOption
+  }),
+  (o) => chatting((c) => c.chat(o))
+).pipe(
+  Command.withDescription(
+    "a conversation in the terminal: each line a turn of a thread that sees the turns before it (/exit leaves, Ctrl-C stops a turn)"
+  )
+)
+
+const threadsCommand = Command.make(
+  "threads",
+  noted("threads", {
+    threadId: Args.text({ name: "threadId" }).pipe(Args.withDescription("a thread: its turns"), Args.optional),
+    user: Options.text("user").pipe(Options.withDescription("whose threads (default: runs without a user)"), Options.optional),
+    limit: Options.integer("limit").pipe(Options.withDescription("most listed"), Options.withDefault(20)),
+    forget: Options.boolean("forget").pipe(
+      Options.withDescription("erase the thread: its turns (their runs) and its summaries")
+    ),
+    json
+  }),
+  (o) => chatting((c) => c.threads(o))
+).pipe(Command.withDescription(`conversations: the threads, newest first, or one thread's turns (${store})`))
+
 const mcpCommand = Command.make("mcp", noted("mcp", { mcp: mcpOption }), (o) => handle((h) => h.mcpServe(o))).pipe(
   Command.withDescription(
     "Aeon as an MCP server on stdio (tools run_task, get_run, respond, cancel_run): put it in an editor's mcpServers"
@@ -318,6 +354,8 @@ const aeon = Command.make("aeon").pipe(
     evalCommand,
     exportCommand,
     memoryCommand,
+    chatCommand,
+    threadsCommand,
     serveCommand,
     toolsCommand,
     mcpCommand

@@ -45,7 +45,8 @@ const TASK_FIELDS = [
   "approvalTools",
   "interactive",
   "outputSchema",
-  "outputStrict"
+  "outputStrict",
+  "threadId"
 ] as const
 /** run_task's input schema: derived from RunTaskInput (its constraints and descriptions), which decodes it. */
 const runTaskSchema = plainJsonSchema(Schema.encodedBoundSchema(RunTaskInput.pipe(Schema.pick(...TASK_FIELDS))))
@@ -59,6 +60,7 @@ const tools = [
       "or a budget runs out. Returns the final answer, the run's status and its id. Progress is reported while it runs. " +
       "With outputSchema (a JSON Schema) the answer is a value of it, returned as the structured content (an object " +
       "as it is, another value as {value}; the run in _meta aeon/run). " +
+      "With threadId the run is the next turn of that conversation: it sees the thread's earlier turns. " +
       "What the run asks a person (approvePlan, approvalTools, interactive) is asked of you through the client's forms " +
       "(elicitation); a client without them gets the run back AWAITING_INPUT.",
     inputSchema: runTaskSchema,

@@ -70,22 +70,26 @@ describe("POST /v1/chat/completions", () => {
     expect(run.body.data.run.usage.outputTokens).toBe(last.usage!.completion_tokens)
   })
 
-  it("quotes the conversation before the last user message as the task's context", async () => {
+  it("the last user message is the task; the messages before it are the run's conversation, quoted as data", async () => {
     const done = await client().chat.completions.create({
       model: "aeon-simple",
       messages: [
+        { role: "system", content: "You are terse." },
         { role: "user", content: "Remember the number 17." },
         { role: "assistant", content: "Noted: 17." },
         { role: "user", content: "Compute 17 + 25" }
       ]
     })
-    const run = await gql(server.url, `query($id: ID!) { run(id: $id) { task mode } }`, { id: done.id }, {
-      authorization: "Bearer key-alice"
-    })
-    expect(run.body.data.run.mode).toBe("SIMPLE")
-    expect(run.body.data.run.task).toMatch(
-      /^Earlier in this conversation:\nuser: Remember the number 17\.\nassistant: Noted: 17\.\n\nNow: Compute 17 \+ 25$/
+    const run = await gql(
+      server.url,
+      `query($id: ID!) { run(id: $id) { task mode conversation { messages text } } }`,
+      { id: done.id },
+      { authorization: "Bearer key-alice" }
     )
+    expect(run.body.data.run.mode).toBe("SIMPLE")
+    expect(run.body.data.run.task).toBe("Compute 17 + 25")
+    expect(run.body.data.run.conversation.messages).toBe(2)
+    expect(run.body.data.run.conversation.text).toContain(`{"user":"Remember the number 17."}\n{"assistant":"Noted: 17."}`)
   })
 
   it("maps max_tokens and metadata.budget to the run's budget; a budget that cannot be is a 400 in OpenAI's shape", async () => {

@@ -23,7 +23,7 @@ import { ownRun } from "../RunAccess.js"
 import { RunManager } from "../RunManager.js"
 import type { RunModel } from "../RunModel.js"
 import { answerRequest, type RequestAnswer } from "./Answering.js"
-import { callerOf, conversationTag, type ProtocolContext, publicFailure, sendJson } from "./Http.js"
+import { callerOf, conversationTag, type ProtocolContext, publicFailure, sendJson, threadOf } from "./Http.js"
 import { pausesOrEnds, runItems } from "./RunItems.js"
 
 /**
@@ -189,6 +189,8 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
       ...options,
       ...(outputSchema !== undefined ? { outputSchema } : {}),
       task: textOfMessage(message),
+      // the context is the thread: the next message on it continues the conversation
+      ...threadOf(contextId),
       tags: ["a2a", conversationTag("context", contextId)],
       ...(userId !== undefined ? { userId } : {})
     }, userId)

@@ -19,13 +19,14 @@ import type { RunModel } from "../RunModel.js"
 import { answerRequest, type RequestAnswer } from "./Answering.js"
 import {
   callerAndBody,
+  conversationOf,
   conversationTag,
   pipeFrames,
   type ProtocolContext,
   publicFailure,
   refuseJson,
   runExit,
-  taskOfConversation,
+  threadOf,
   textOf
 } from "./Http.js"
 import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
@@ -248,13 +249,15 @@ const runOf = (input: RunAgentInput, userId: string | undefined) =>
     }
     const existing = yield* Effect.either(ownRun(userId, input.runId))
     if (existing._tag === "Right") return { run: existing.right, fromSeq: 0 }
-    const task = taskOfConversation(input.messages.map((m) => ({ role: m.role, text: textOf(m.content) })))
+    const chat = conversationOf(input.messages.map((m) => ({ role: m.role, text: textOf(m.content) })))
     const options = (input.forwardedProps as { aeon?: Record<string, unknown> } | undefined)?.aeon ?? {}
     const runId = /^[A-Za-z0-9_-]{1,64}$/.test(input.runId) ? { runId: input.runId } : {}
     const started = yield* manager.start({
       ...options,
       ...runId,
-      task: task ?? "",
+      task: chat?.task ?? "",
+      ...(chat && chat.history.length > 0 ? { history: chat.history } : {}),
+      ...threadOf(input.threadId),
       tags: ["ag-ui", conversationTag("thread", input.threadId)],
       ...(userId !== undefined ? { userId } : {})
     }, userId)

@@ -1,6 +1,7 @@
 import { Effect, Exit, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { MAX_TAG_LENGTH } from "../../run/RunInput.js"
+import { type ConversationMessage, THREAD_ID_PATTERN } from "../../domain/Conversation.js"
+import { MAX_TAG_LENGTH, MAX_TASK_LENGTH } from "../../run/RunInput.js"
 import { publicFailure } from "../EffectAdapter.js"
 import type { RunManager } from "../RunManager.js"
 import { type AuthConfig, authenticate } from "../Security.js"
@@ -137,27 +138,24 @@ export const textOf = (content: unknown): string => {
   }).join("")
 }
 
-/** How much of a conversation before its last message a task quotes (the task's own limit is larger). */
-const CONVERSATION_CHARS = 8_000
-
 /**
- * A chat's task: its last user message, after the conversation before it quoted as context (the newest messages
- * kept when it is long). Undefined when there is no user message.
+ * A chat's run: its task is its last user message — what the person asked in this turn —, and the messages before it
+ * (a user's or the assistant's, with text) are its history, quoted by the run as data and compacted past the context
+ * bound (memory/Conversation), never cut. Undefined when there is no user message.
  */
-export const taskOfConversation = (
+export const conversationOf = (
   messages: ReadonlyArray<{ readonly role: string; readonly text: string }>
-): string | undefined => {
+): { readonly task: string; readonly history: Array<ConversationMessage> } | undefined => {
   const lastUser = messages.findLastIndex((m) => m.role === "user" && m.text.trim() !== "")
   if (lastUser < 0) return undefined
-  const task = messages[lastUser]?.text ?? ""
-  const earlier: Array<string> = []
-  let size = 0
-  for (const m of messages.slice(0, lastUser).reverse()) {
-    if (m.text.trim() === "" || (m.role !== "user" && m.role !== "assistant")) continue
-    const line = `${m.role}: ${m.text}`
-    if (size + line.length > CONVERSATION_CHARS) break
-    earlier.unshift(line)
-    size += line.length
-  }
-  return earlier.length === 0 ? task : `Earlier in this conversation:\n${earlier.join("\n")}\n\nNow: ${task}`
+  const history = messages.slice(0, lastUser).flatMap((m): Array<ConversationMessage> =>
+    m.text.trim() !== "" && (m.role === "user" || m.role === "assistant")
+      ? [{ role: m.role, text: m.text.slice(0, MAX_TASK_LENGTH) }]
+      : []
+  )
+  return { task: messages[lastUser]!.text, history }
 }
+
+/** A protocol's conversation id as a thread id, when it can be one (else the run keeps it as a tag only). */
+export const threadOf = (id: unknown): { readonly threadId?: string } =>
+  typeof id === "string" && THREAD_ID_PATTERN.test(id) ? { threadId: id } : {}

@@ -17,7 +17,7 @@ import {
   runExit,
   sendJson,
   settled,
-  taskOfConversation,
+  conversationOf,
   textOf
 } from "./Http.js"
 import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
@@ -100,11 +100,11 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
     }
   }
   const messages = Array.isArray(b.messages) ? b.messages : []
-  const task = taskOfConversation(messages.map((m: { role?: unknown; content?: unknown }) => ({
+  const chat = conversationOf(messages.map((m: { role?: unknown; content?: unknown }) => ({
     role: String(m?.role ?? ""),
     text: textOf(m?.content)
   })))
-  if (task === undefined) {
+  if (chat === undefined) {
     return {
       status: 400,
       code: "invalid_request",
@@ -122,7 +122,15 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
     model,
     stream: b.stream === true,
     includeUsage: objectOf(b.stream_options)?.include_usage === true,
-    input: { task, mode, budget, tags: ["openai"], ...format, ...(userId !== undefined ? { userId } : {}) }
+    input: {
+      task: chat.task,
+      ...(chat.history.length > 0 ? { history: chat.history } : {}),
+      mode,
+      budget,
+      tags: ["openai"],
+      ...format,
+      ...(userId !== undefined ? { userId } : {})
+    }
   }
 }
 

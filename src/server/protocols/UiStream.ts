@@ -8,13 +8,14 @@ import type { RunModel } from "../RunModel.js"
 import {
   callerAndBody,
   callerOf,
+  conversationOf,
   conversationTag,
   pipeFrames,
   type ProtocolContext,
   publicFailure,
   refuseJson,
   runExit,
-  taskOfConversation,
+  threadOf,
   textOf,
   thrownFailure
 } from "./Http.js"
@@ -150,13 +151,20 @@ const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: Server
   if ("status" in read) return refuseJson(res, read.status, read.code, read.message)
   const { body: value, caller } = read
   const chat = (value ?? {}) as ChatBody
-  const task = taskOfConversation((Array.isArray(chat.messages) ? chat.messages : []).map((m) => ({
+  const conversation = conversationOf((Array.isArray(chat.messages) ? chat.messages : []).map((m) => ({
     role: String(m?.role ?? ""),
     text: textOf(m?.parts ?? m?.content)
   })))
-  if (task === undefined) return refuseJson(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
+  if (conversation === undefined) return refuseJson(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
   const tags = ["ui-chat", ...(typeof chat.id === "string" ? [conversationTag("chat", chat.id)] : [])]
-  const input = { ...chat.aeon, task, tags, ...(caller.userId !== undefined ? { userId: caller.userId } : {}) }
+  const input = {
+    ...chat.aeon,
+    task: conversation.task,
+    ...(conversation.history.length > 0 ? { history: conversation.history } : {}),
+    ...threadOf(chat.id),
+    tags,
+    ...(caller.userId !== undefined ? { userId: caller.userId } : {})
+  }
   const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(input, caller.userId)))
   if (started._tag === "Failure") {
     const f = publicFailure(started.cause)

@@ -1,0 +1,196 @@
+/** `aeon chat` and `aeon threads`: conversations in the terminal, loaded only when one of them runs. */
+import { Cause, Effect, Exit, Fiber, FiberRef, HashSet, Layer, Option, Runtime, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { createInterface } from "node:readline"
+import { ANSWER_PROMPTS } from "../prompts/PromptId.js"
+import type { RunResult } from "../record/RunResult.js"
+import { prepare, prepareResume } from "../run/Run.js"
+import { RunStore } from "../store/RunStore.js"
+import * as Database from "../store/Database.js"
+import { type ThreadRow, Threads, type ThreadTurn } from "../store/Threads.js"
+import { CliError } from "./CliError.js"
+import { engineLayer, opt } from "./Handlers.js"
+import { personLogger } from "./Reporting.js"
+import { inputOf } from "./RunFlags.js"
+import { runOnServer, serverHoldingDataDir } from "./ViaServer.js"
+
+export interface ChatOptions {
+  readonly thread: Option.Option<string>
+  readonly provider: Option.Option<string>
+  readonly model: Option.Option<string>
+  readonly baseUrl: Option.Option<string>
+  readonly script: Option.Option<string>
+  readonly mcp: Option.Option<string>
+  readonly [field: string]: unknown
+}
+
+const say = (text: string) => void process.stdout.write(text)
+
+/** How a turn ended, when it did not simply answer. */
+const ending = (r: RunResult) =>
+  r.status === "CONVERGED"
+    ? ""
+    : r.status === "CANCELLED"
+    ? "(turn stopped)\n"
+    : `(${r.status.toLowerCase().replace("_", " ")}${r.error ? `: ${r.error}` : ""})\n`
+
+/**
+ * A turn of the thread a dead process left unfinished (this process holds the embedded store: no other runs it),
+ * resumed to its end before the next — a turn is never lost, and the thread is free again.
+ */
+const finishLeftTurns = (threadId: string, owner: string) =>
+  Effect.gen(function*() {
+    const config = yield* Effect.orDie(Database.databaseConfig)
+    if (Option.isSome(config.url)) return
+    const left = (yield* (yield* RunStore).unfinished).filter((r) =>
+      (r.userId ?? "") === owner && (r.input as { threadId?: unknown } | null)?.threadId === threadId
+    )
+    for (const row of left) {
+      say(`(finishing the turn left unfinished: ${row.task.slice(0, 60)})\n`)
+      yield* Effect.flatMap(prepareResume(row.id), (p) => p.execute)
+    }
+  })
+
+/** One turn here: the answer printed as it is written (an answer made with no call: printed whole at the end). */
+const localTurn = (input: Record<string, unknown> & { readonly threadId: string }) =>
+  Effect.gen(function*() {
+    yield* finishLeftTurns(input.threadId, typeof input.userId === "string" ? input.userId : "")
+    const p = yield* prepare(input)
+    let printed = ""
+    const live = yield* Effect.fork(Stream.runForEach(p.events.output, (d) =>
+      Effect.sync(() => {
+        if (!ANSWER_PROMPTS.includes(d.promptId) || d.answerText === undefined) return
+        if (d.answerText.startsWith(printed)) say(d.answerText.slice(printed.length))
+        printed = d.answerText
+      })))
+    const result = yield* p.execute
+    // what was written live is on the screen; the rest of the answer follows it
+    yield* Fiber.interrupt(live)
+    const answer = result.finalAnswer?.answerText ?? ""
+    if (printed === "" || !answer.startsWith(printed)) say(answer)
+    else say(answer.slice(printed.length))
+    say(`${answer === "" ? "" : "\n"}${ending(result)}`)
+  })
+
+/** One turn on the server holding the data directory: its answer printed when it has ended. */
+const serverTurn = (url: string, input: Record<string, unknown>) =>
+  Effect.map(runOnServer(url, input, () => undefined), (outcome) => {
+    if (outcome._tag === "waiting") return say(`(the turn waits for a person: answer it at ${outcome.viewer})\n`)
+    say(`${outcome.result.finalAnswer?.answerText ?? ""}\n${ending(outcome.result)}`)
+  })
+
+/**
+ * The conversation loop: a line a turn, one turn at a time (lines typed or piped meanwhile wait); `/exit` or the end
+ * of input leaves once the turn under way has ended; Ctrl-C stops the turn under way (the run ends CANCELLED, the
+ * thread goes on) and, at the prompt, says how to leave.
+ */
+const converse = async <R>(
+  runtime: Runtime.Runtime<R>,
+  threadId: string,
+  turn: (task: string) => Effect.Effect<void, unknown, R>
+) => {
+  const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: "you> " })
+  let current: Fiber.RuntimeFiber<void, unknown> | undefined
+  const stop = () => {
+    if (current) Runtime.runFork(runtime)(Fiber.interrupt(current))
+    else say("\n(/exit to leave)\n")
+  }
+  rl.on("SIGINT", stop)
+  process.on("SIGINT", stop)
+  rl.prompt()
+  try {
+    for await (const line of rl) {
+      const task = line.trim()
+      if (task === "/exit") break
+      if (task !== "") {
+        say("aeon> ")
+        current = Runtime.runFork(runtime)(turn(task))
+        const exit = await Runtime.runPromise(runtime)(Fiber.await(current))
+        current = undefined
+        if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) say(`(the turn failed: ${failureText(exit)})\n`)
+      }
+      rl.prompt()
+    }
+  } finally {
+    process.off("SIGINT", stop)
+    rl.close()
+    say(`\nthread ${threadId} (go on with: aeon chat --thread ${threadId})\n`)
+  }
+}
+
+const failureText = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isFailure(exit)
+    ? Option.match(Cause.failureOption(exit.cause), {
+      onNone: () => "see the log",
+      onSome: (e) => (e as { message?: string }).message ?? String(e)
+    })
+    : ""
+
+/** `aeon chat [--thread ID]`: a conversation in the terminal, each turn a run of the thread. */
+export const chat = (o: ChatOptions) =>
+  Effect.gen(function*() {
+    const threadId = opt(o.thread) ?? `chat-${randomUUID().slice(0, 8)}`
+    const fields = { ...inputOf(o), threadId }
+    say(`aeon chat — thread ${threadId}. /exit to leave; Ctrl-C stops a turn.\n`)
+    const server = yield* serverHoldingDataDir
+    if (server !== undefined) {
+      const runtime = yield* Effect.runtime<never>()
+      return yield* Effect.promise(() => converse(runtime, threadId, (task) => serverTurn(server, { ...fields, task })))
+    }
+    const flags = Object.fromEntries(
+      Object.entries({
+        AEON_MODEL_PROVIDER: opt(o.provider) ?? (Option.isSome(o.script) ? "scripted" : undefined),
+        AEON_MODEL: opt(o.model),
+        AEON_LLM_BASE_URL: opt(o.baseUrl),
+        AEON_SCRIPT: opt(o.script)
+      }).filter(([, v]) => v !== undefined)
+    ) as Record<string, string>
+    yield* Effect.flatMap(
+      Effect.runtime<Effect.Effect.Context<ReturnType<typeof localTurn>>>(),
+      (runtime) => Effect.promise(() => converse(runtime, threadId, (task) => localTurn({ ...fields, task })))
+    ).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig)))
+  }).pipe(Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger)))
+
+const threadsTable = (rows: ReadonlyArray<ThreadRow>) =>
+  rows.length === 0
+    ? "no threads"
+    : rows.map((t) =>
+      `${t.id.padEnd(24)} ${String(t.turns).padStart(3)} turn${t.turns === 1 ? " " : "s"}  ${
+        t.updatedAt.toISOString().slice(0, 19).replace("T", " ")
+      }  ${(t.lastTask ?? "").replace(/\s+/g, " ").slice(0, 60)}`
+    ).join("\n")
+
+const turnsText = (id: string, turns: ReadonlyArray<ThreadTurn>) =>
+  [`thread ${id}`, ...turns.map((t) =>
+    `${String(t.turn).padStart(3)}. ${t.status.toLowerCase()}  ${t.runId}\n     you: ${t.task.replace(/\s+/g, " ")}\n     aeon: ${
+      (t.answer ?? "(no answer)").replace(/\s+/g, " ").slice(0, 200)
+    }`
+  )].join("\n")
+
+/** `aeon threads [ID] [--forget]`: the threads (of --user), a thread's turns, or a thread erased. */
+export const threads = (o: {
+  readonly threadId: Option.Option<string>
+  readonly user: Option.Option<string>
+  readonly limit: number
+  readonly forget: boolean
+  readonly json: boolean
+}) =>
+  Effect.gen(function*() {
+    const store = yield* Threads
+    const owner = opt(o.user) ?? ""
+    const id = opt(o.threadId)
+    if (o.forget && id === undefined) throw new CliError("--forget needs the thread's id: aeon threads ID --forget")
+    if (id !== undefined && o.forget) {
+      const gone = yield* store.forget(owner, id)
+      if (!gone) throw new CliError(`thread ${id} does not exist`)
+      return say(`thread ${id} forgotten: its turns, their runs and its summaries are erased\n`)
+    }
+    if (id !== undefined) {
+      const page = yield* store.turns(owner, id, { first: Math.min(100, o.limit) }).pipe(
+        Effect.catchTag("ThreadNotFoundError", () => Effect.die(new CliError(`thread ${id} does not exist`)))
+      )
+      return say(o.json ? `${JSON.stringify(page.items, null, 2)}\n` : `${turnsText(id, page.items)}\n`)
+    }
+    const page = yield* store.list(owner, { first: Math.min(100, o.limit) })
+    say(o.json ? `${JSON.stringify(page.items, null, 2)}\n` : `${threadsTable(page.items)}\n`)
+  }).pipe(Effect.provide(Database.layerConfig))
