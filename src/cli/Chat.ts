@@ -5,8 +5,8 @@ import { createInterface } from "node:readline"
 import { ANSWER_PROMPTS } from "../prompts/PromptId.js"
 import type { RunResult } from "../record/RunResult.js"
 import { prepare, prepareResume } from "../run/Run.js"
-import { RunStore } from "../store/RunStore.js"
 import * as Database from "../store/Database.js"
+import { RunStore } from "../store/RunStore.js"
 import { type ThreadRow, Threads, type ThreadTurn } from "../store/Threads.js"
 import { CliError } from "./CliError.js"
 import { engineLayer, opt } from "./Handlers.js"
@@ -60,15 +60,17 @@ const localTurn = (input: Record<string, unknown> & { readonly threadId: string 
     const live = yield* Effect.fork(Stream.runForEach(p.events.output, (d) =>
       Effect.sync(() => {
         if (!ANSWER_PROMPTS.includes(d.promptId) || d.answerText === undefined) return
-        if (d.answerText.startsWith(printed)) say(d.answerText.slice(printed.length))
+        // a later answer call (another iteration) writes again what is on the screen: shown once it goes further
+        if (!d.answerText.startsWith(printed)) return
+        say(d.answerText.slice(printed.length))
         printed = d.answerText
       })))
     const result = yield* p.execute
     // what was written live is on the screen; the rest of the answer follows it
     yield* Fiber.interrupt(live)
     const answer = result.finalAnswer?.answerText ?? ""
-    if (printed === "" || !answer.startsWith(printed)) say(answer)
-    else say(answer.slice(printed.length))
+    if (answer.startsWith(printed)) say(answer.slice(printed.length))
+    else say(`\n${answer}`)
     say(`${answer === "" ? "" : "\n"}${ending(result)}`)
   })
 
@@ -107,7 +109,8 @@ const converse = async <R>(
         current = Runtime.runFork(runtime)(turn(task))
         const exit = await Runtime.runPromise(runtime)(Fiber.await(current))
         current = undefined
-        if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) say(`(the turn failed: ${failureText(exit)})\n`)
+        if (Exit.isInterrupted(exit)) say("\n(turn stopped)\n")
+        else if (Exit.isFailure(exit)) say(`(the turn failed: ${failureText(exit)})\n`)
       }
       rl.prompt()
     }
@@ -161,11 +164,14 @@ const threadsTable = (rows: ReadonlyArray<ThreadRow>) =>
     ).join("\n")
 
 const turnsText = (id: string, turns: ReadonlyArray<ThreadTurn>) =>
-  [`thread ${id}`, ...turns.map((t) =>
-    `${String(t.turn).padStart(3)}. ${t.status.toLowerCase()}  ${t.runId}\n     you: ${t.task.replace(/\s+/g, " ")}\n     aeon: ${
-      (t.answer ?? "(no answer)").replace(/\s+/g, " ").slice(0, 200)
-    }`
-  )].join("\n")
+  [
+    `thread ${id}`,
+    ...turns.map((t) =>
+      `${String(t.turn).padStart(3)}. ${t.status.toLowerCase()}  ${t.runId}\n     you: ${
+        t.task.replace(/\s+/g, " ")
+      }\n     aeon: ${(t.answer ?? "(no answer)").replace(/\s+/g, " ").slice(0, 200)}`
+    )
+  ].join("\n")
 
 /** `aeon threads [ID] [--forget]`: the threads (of --user), a thread's turns, or a thread erased. */
 export const threads = (o: {

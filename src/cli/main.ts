@@ -325,7 +325,10 @@ const threadsCommand = Command.make(
   "threads",
   noted("threads", {
     threadId: Args.text({ name: "threadId" }).pipe(Args.withDescription("a thread: its turns"), Args.optional),
-    user: Options.text("user").pipe(Options.withDescription("whose threads (default: runs without a user)"), Options.optional),
+    user: Options.text("user").pipe(
+      Options.withDescription("whose threads (default: runs without a user)"),
+      Options.optional
+    ),
     limit: Options.integer("limit").pipe(Options.withDescription("most listed"), Options.withDefault(20)),
     forget: Options.boolean("forget").pipe(
       Options.withDescription("erase the thread: its turns (their runs) and its summaries")

@@ -89,7 +89,9 @@ describe("POST /v1/chat/completions", () => {
     expect(run.body.data.run.mode).toBe("SIMPLE")
     expect(run.body.data.run.task).toBe("Compute 17 + 25")
     expect(run.body.data.run.conversation.messages).toBe(2)
-    expect(run.body.data.run.conversation.text).toContain(`{"user":"Remember the number 17."}\n{"assistant":"Noted: 17."}`)
+    expect(run.body.data.run.conversation.text).toContain(
+      `{"user":"Remember the number 17."}\n{"assistant":"Noted: 17."}`
+    )
   })
 
   it("maps max_tokens and metadata.budget to the run's budget; a budget that cannot be is a 400 in OpenAI's shape", async () => {

@@ -26,8 +26,8 @@ import {
   publicFailure,
   refuseJson,
   runExit,
-  threadOf,
-  textOf
+  textOf,
+  threadOf
 } from "./Http.js"
 import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
 import { viewFold } from "./RunView.js"

@@ -11,13 +11,13 @@ import { RunManager } from "../RunManager.js"
 import {
   callerAndBody,
   callerOf,
+  conversationOf,
   pipeFrames,
   type ProtocolContext,
   publicFailure,
   runExit,
   sendJson,
   settled,
-  conversationOf,
   textOf
 } from "./Http.js"
 import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"

@@ -15,8 +15,8 @@ import {
   publicFailure,
   refuseJson,
   runExit,
-  threadOf,
   textOf,
+  threadOf,
   thrownFailure
 } from "./Http.js"
 import { type RunItem, runItems } from "./RunItems.js"
@@ -155,7 +155,9 @@ const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: Server
     role: String(m?.role ?? ""),
     text: textOf(m?.parts ?? m?.content)
   })))
-  if (conversation === undefined) return refuseJson(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
+  if (conversation === undefined) {
+    return refuseJson(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
+  }
   const tags = ["ui-chat", ...(typeof chat.id === "string" ? [conversationTag("chat", chat.id)] : [])]
   const input = {
     ...chat.aeon,
