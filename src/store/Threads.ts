@@ -123,16 +123,20 @@ export const messagesOf = (t: ThreadTurn): Array<ConversationMessage> => [
   }
 ]
 
-/** The thread part of creating a run (RunStore.createRun, in its transaction): the thread made or touched, the turn. */
+/**
+ * The thread part of creating a run (RunStore.createRun, in its transaction): the thread made or touched first — its
+ * row locked, so a second turn sent at once waits for the first's transaction and then finds it under way (PostgreSQL
+ * reads what was committed before each statement) —, then refused if a turn is under way, else the next turn.
+ */
 export const joinThread = (sql: SqlClient.SqlClient, owner: string, id: string, runId: string) =>
   Effect.gen(function*() {
     const { time } = sqlValues(sql)
-    const busy = yield* sql<{ run_id: string }>`SELECT t.run_id FROM thread_turns t JOIN runs r ON r.id = t.run_id
-      WHERE t.owner = ${owner} AND t.thread_id = ${id} AND r.status IN ${sql.unsafe(UNFINISHED)} LIMIT 1`
-    if (busy[0]) return yield* new ThreadBusyError({ threadId: id, runId: busy[0].run_id })
     const now = time(Date.now())
     yield* sql`INSERT INTO threads (owner, id, created_at, updated_at) VALUES (${owner}, ${id}, ${now}, ${now})
       ON CONFLICT (owner, id) DO UPDATE SET updated_at = excluded.updated_at`
+    const busy = yield* sql<{ run_id: string }>`SELECT t.run_id FROM thread_turns t JOIN runs r ON r.id = t.run_id
+      WHERE t.owner = ${owner} AND t.thread_id = ${id} AND r.status IN ${sql.unsafe(UNFINISHED)} LIMIT 1`
+    if (busy[0]) return yield* new ThreadBusyError({ threadId: id, runId: busy[0].run_id })
     return () =>
       sql`INSERT INTO thread_turns (owner, thread_id, turn, run_id)
         SELECT ${owner}, ${id}, COALESCE(MAX(turn), 0) + 1, ${runId} FROM thread_turns

@@ -1,0 +1,86 @@
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Aeon from "../../src/Aeon.js"
+import { serve } from "../../src/launch/App.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import * as Database from "../../src/store/Database.js"
+import { conversationReply, PLAN_PROMPTS, requestsFor, userText } from "../support/conversation.js"
+import { backend, freshDatabase } from "../support/database.js"
+import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
+import { awaitRun, gql } from "../support/server.js"
+
+/**
+ * Two turns sent at once on one thread (#56 item 4): the second is refused, coded (ThreadBusyError), while the first
+ * is under way — on one server, and on two servers sharing a PostgreSQL database, where each sees every thread.
+ */
+let stub: OpenAiStub
+const servers: Array<Awaited<ReturnType<typeof serve>>> = []
+
+beforeAll(async () => {
+  stub = await startOpenAiStub()
+  // a task asked "slowly" keeps its plan call waiting: its turn is under way meanwhile
+  stub.replyWith((body) => ({
+    ...conversationReply(body),
+    ...(userText(body).includes("slowly") && requestsFor([body], PLAN_PROMPTS).length > 0 ? { delayMs: 1_500 } : {})
+  }))
+  const db = freshDatabase()
+  await Effect.runPromise(db.setup)
+  // one server on the embedded store; two on one PostgreSQL database
+  for (let i = 0; i < (backend === "postgres" ? 2 : 1); i++) {
+    servers.push(
+      await serve({ port: 0, host: "127.0.0.1" }, {
+        engine: Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, stubModel(stub))),
+        database: Database.layer(db)
+      })
+    )
+  }
+})
+afterAll(async () => {
+  for (const s of servers) await s.stop()
+  await stub?.close()
+})
+
+const start = (url: string, task: string, thread: string) =>
+  gql(url, `mutation($task: String!, $thread: ID) { runTask(input: { task: $task, threadId: $thread }) { id } }`, {
+    task,
+    thread
+  })
+
+describe("turns sent at once on one thread", () => {
+  it("the second is refused while the first is under way; once it has ended the next turn sees it", async () => {
+    const url = servers[0]!.url
+    const first = await start(url, "Think slowly: my seat is 14C.", "busy")
+    const second = await start(url, "Which seat is mine?", "busy")
+    expect(second.body.errors?.[0]?.extensions?.code).toBe("ThreadBusyError")
+    expect(second.body.errors?.[0]?.message).toMatch(/thread busy has a turn under way/)
+    await awaitRun(url, first.body.data.runTask.id)
+    stub.requests.length = 0
+    const again = await start(url, "Which seat is mine?", "busy")
+    expect(again.body.errors).toBeUndefined()
+    await awaitRun(url, again.body.data.runTask.id)
+    for (const r of requestsFor(stub.requests, PLAN_PROMPTS)) expect(userText(r)).toContain("my seat is 14C")
+  })
+
+  it.skipIf(backend !== "postgres")(
+    "two servers: each sees the thread; two turns at once, one on each, one refused",
+    async () => {
+      const [a, b] = [servers[0]!.url, servers[1]!.url]
+      const first = await start(a, "Remember: the gate is B7.", "shared")
+      await awaitRun(a, first.body.data.runTask.id)
+      stub.requests.length = 0
+      const second = await start(b, "Which gate?", "shared")
+      await awaitRun(b, second.body.data.runTask.id)
+      for (const r of requestsFor(stub.requests, PLAN_PROMPTS)) expect(userText(r)).toContain("the gate is B7")
+      for (let round = 0; round < 3; round++) {
+        const both = await Promise.all([
+          start(a, "Answer slowly: one", "shared"),
+          start(b, "Answer slowly: two", "shared")
+        ])
+        const refused = both.filter((r) => r.body.errors?.[0]?.extensions?.code === "ThreadBusyError")
+        const started = both.filter((r) => r.body.data?.runTask?.id)
+        expect([refused.length, started.length]).toEqual([1, 1])
+        await awaitRun(a, started[0]!.body.data.runTask.id)
+      }
+    }
+  )
+})
