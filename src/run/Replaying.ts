@@ -24,6 +24,7 @@ const VOLATILE = new Set([
   "runId",
   "latencyMs",
   "durationMs",
+  "totalDurationMs",
   "durationSeconds",
   "startTime",
   "endTime",
