@@ -123,7 +123,10 @@ const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
     res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "max-age=86400" }).end(FAVICON)
     return true
   }
-  if (path === "/runs" || path === "/runs/" || /^\/runs\/[^/]+$/.test(path) || path === "/memory") {
+  if (
+    path === "/runs" || path === "/runs/" || /^\/runs\/[^/]+$/.test(path) || /^\/threads\/[^/]+$/.test(path) ||
+    path === "/memory"
+  ) {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(viewerPage("/viewer/viewer.js"))
     return true
   }

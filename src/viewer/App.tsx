@@ -8,10 +8,12 @@ import { FromEarlierRuns, MemoryPage } from "./Memory.js"
 import { Outcome } from "./Outcome.js"
 import { ForecastLine, Requests } from "./Requests.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
+import { ConversationLine, ThreadPage } from "./Thread.js"
 import { ToolsOffered } from "./ToolsOffered.js"
 
 const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
-  id task status model models userId createdAt
+  id task status model models userId createdAt threadId
+  conversation { turn messages summarised compacted tokens }
   forkedFrom { runId atSeq changed }
   finalAnswer { answerText label data }
   result { advisories terminationReason error errorCode ttlExpiration { exhausted } }
@@ -200,6 +202,7 @@ const RunView = ({ runId }: { runId: string }) => {
         {run.models.length > 1 ? run.models.join(" → ") : run.model} · run {run.id}
         {run.userId ? ` · ${run.userId}` : ""} · {events.length} events
       </p>
+      <ConversationLine threadId={run.threadId} conversation={run.conversation} />
       {run.forkedFrom && (
         <p class="fork-origin" data-testid="fork-origin">
           forked from <a href={`/runs/${encodeURIComponent(run.forkedFrom.runId)}`}>{run.forkedFrom.runId}</a>{" "}
@@ -273,7 +276,15 @@ const App = () => {
   const path = location.pathname.replace(/\/+$/, "")
   const id = path.startsWith("/runs/") ? decodeURIComponent(path.slice("/runs/".length)) : undefined
   if (path === "/memory") return <MemoryGate />
+  if (path.startsWith("/threads/")) return <ThreadGate id={decodeURIComponent(path.slice("/threads/".length))} />
   return id ? <RunView runId={id} /> : <RunList />
+}
+
+const ThreadGate = ({ id }: { id: string }) => {
+  const [locked, setLocked] = useState(false)
+  const [attempt, setAttempt] = useState(0)
+  if (locked) return <KeyForm onKey={() => (setLocked(false), setAttempt((n) => n + 1))} />
+  return <ThreadPage key={attempt} id={id} locked={() => setLocked(true)} />
 }
 
 const MemoryGate = () => {

@@ -87,4 +87,30 @@ describe("the run viewer says why, and lists every run (#60)", () => {
     expect(page.url()).toContain("user=nobody")
     await page.close()
   }, 120_000)
+
+  it("a turn links to its thread's page, which lists the turns in order (#56)", async () => {
+    const turn = async (task: string) => {
+      const r = await gql(
+        server.url,
+        `mutation($task: String!) { runTask(input: { task: $task, threadId: "viewer-thread" }) { id } }`,
+        { task }
+      )
+      const id = r.body.data.runTask.id as string
+      await awaitRun(server.url, id)
+      return id
+    }
+    await turn("Compute 6 * 7")
+    const second = await turn("Compute 8 * 9")
+    const page = await browser.newPage()
+    await page.goto(`${base}/runs/${second}`, { waitUntil: "load" })
+    const line = page.getByTestId("conversation")
+    await expect.poll(() => line.innerText(), { timeout: 30_000 }).toMatch(
+      /turn 2 of thread viewer-thread · 2 earlier messages/
+    )
+    await line.getByRole("link").click()
+    await page.waitForURL(/\/threads\/viewer-thread$/)
+    const turns = page.getByTestId("thread-turns")
+    await expect.poll(() => turns.innerText(), { timeout: 30_000 }).toMatch(/Compute 6 \* 7[\s\S]*Compute 8 \* 9/)
+    await page.close()
+  }, 60_000)
 })
