@@ -376,6 +376,36 @@ const catalogRows = async () => {
   }
 }
 
+/** Conversations (#56): request tokens per turn over a 50-turn thread, beside a messages-state ReAct agent. */
+const threadRows = async () => {
+  const t = await measure("threadTurns")
+  const at = (xs: ReadonlyArray<{ turn: number; request: number }>, n: number) => xs.find((x) => x.turn === n)?.request
+  const marks = [1, 10, 25, 50].filter((n) => n <= t.aeon.length)
+  const sum = (xs: ReadonlyArray<{ input: number }>) => xs.reduce((n: number, x) => n + x.input, 0)
+  const summaries = t.aeon.filter((x: { summaries: number }) => x.summaries > 0).length
+  const aeonMax = Math.max(...t.aeon.map((x: { request: number }) => x.request))
+  row(
+    `56. largest request of turn ${marks.join(" / ")}: Aeon thread / ReAct + MemorySaver`,
+    `${marks.map((n) => at(t.aeon, n)).join(" / ")} vs ${marks.map((n) => at(t.react, n)).join(" / ")} tokens`,
+    `Aeon flat: ≤ its turn-1 request + the bound (${t.bound})`,
+    aeonMax <= at(t.aeon, 1)! + t.bound
+  )
+  row(
+    `56. input tokens over ${t.aeon.length} turns (every request); turns paying for a summary`,
+    `Aeon ${sum(t.aeon)} vs ReAct ${sum(t.react)} (${
+      fmt(sum(t.aeon) / sum(t.react), 2)
+    }×); ${summaries} of ${t.aeon.length} turns`,
+    "",
+    undefined
+  )
+}
+
+if (process.argv.slice(2).includes("threads")) {
+  await threadRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("catalog")) {
   await catalogRows()
   printTable()

@@ -18,6 +18,7 @@ import { quotaCheck } from "./Quota.js"
 import { retention } from "./Retention.js"
 import { scaling } from "./Scaling.js"
 import { streaming } from "./Streaming.js"
+import { threadTurns } from "./Threads.js"
 import { throughput } from "./Throughput.js"
 import { traffic, trafficRepeated, typedTraffic } from "./Traffic.js"
 import { validation } from "./Validation.js"
@@ -66,6 +67,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   traffic: () => traffic(quick ? 0.1 : 1),
   typedTraffic: () => typedTraffic(quick ? 0.1 : 1),
   catalogSizes: () => catalogSizes(),
+  threadTurns: () => threadTurns(quick ? 20 : 50),
   forecastError: () => forecastError(),
   quotaCheck: () => quotaCheck(quick ? 300 : 3_000),
   memoryRecall: () => memoryRecall(quick ? [10_000] : [10_000, 100_000], quick ? 200 : 1_000),
