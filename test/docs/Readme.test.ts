@@ -74,4 +74,11 @@ describe("README", () => {
     expect(typeof data.sum).toBe("number")
     expect(Array.isArray(data.terms)).toBe(true)
   })
+
+  it("the conversations example runs after the library example: two turns of one thread in a store", async () => {
+    const thread = libraryBlock(librarySection().indexOf("### Conversations"))
+    expect(thread).toContain(`threadId: "trip"`)
+    const printed = await runExample("thread", `${libraryBlock(0)}\n${thread}`)
+    expect(printed[1]).toEqual(["CONVERGED"])
+  })
 })
