@@ -16,6 +16,15 @@ import type { RunContext } from "./RunContext.js"
  * tool that does not exist given one, chosen among the tools its description ranks first.
  */
 
+/**
+ * What the tool offer is chosen by: the task, and in a conversation the user's message before it too — a follow-up
+ * ("and for Porto?") says nothing of the tool its turn needs; the turn before it did.
+ */
+const offerQuery = (ctx: RunContext) => {
+  const before = ctx.events.record().conversation?.messages.findLast((m) => m.role === "user")?.text
+  return before === undefined ? ctx.request : `${ctx.request}\n${before}`
+}
+
 /** The plan could not be produced, even after repair: the run fails with this message. */
 export class PlanFailedError
   extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String })
@@ -34,7 +43,7 @@ export const generatePlan = (
   quoted: { readonly earlierRuns?: string | undefined; readonly conversation?: string | undefined } = {}
 ) =>
   Effect.gen(function*() {
-    const offer = offerFor(ctx.request, ctx.tools.tools)
+    const offer = offerFor(offerQuery(ctx), ctx.tools.tools)
     // every tool offered (a catalog within the bound) says nothing: the run's tools are the offer
     if (offer.selected) {
       yield* ctx.events.emit({
@@ -139,7 +148,7 @@ const candidatesFor = (ctx: RunContext, step: { readonly description: string; re
  */
 export const shownTools = (ctx: RunContext, plan: Plan): ReadonlyArray<string> | undefined => {
   // the offer is remembered (planning/ToolCatalog): whether it is a choice is known without listing the catalog again
-  const offer = offerFor(ctx.request, ctx.tools.tools)
+  const offer = offerFor(offerQuery(ctx), ctx.tools.tools)
   if (!offer.selected || offer.noTool) return undefined
   return [...new Set([...offer.tools.map((t) => t.name), ...plan.steps.flatMap((s) => (s.tool ? [s.tool] : []))])]
 }
