@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schedule, Schema } from "effect"
 import type { Usage } from "../domain/Budget.js"
 import {
   type InvalidOutputSchemaError,
@@ -234,6 +234,9 @@ const refuseUnenforceableCostCap = (rawInput: unknown) =>
       : Effect.void
   })
 
+/** How long a turn sent while the thread's last turn is ending waits for its end to be stored, before it is refused. */
+const THREAD_BUSY_WAIT = Schedule.spaced("50 millis").pipe(Schedule.upTo("1 second"))
+
 /** Decodes the input (bad input: a clear error, nothing stored) and stores the run, when there is a store. */
 export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
   Effect.gen(function*() {
@@ -259,7 +262,11 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
         status: options.status ?? "RUNNING",
         allowBusyUser: options.queueBehindUser ?? false,
         thread: input.threadId === undefined ? undefined : { owner: input.userId ?? "", id: input.threadId }
-      })
+      }).pipe(
+        // a turn whose end its client has just seen may not be stored as ended yet (its last events are written
+        // a moment after they are applied): the next turn waits that moment before it is refused
+        Effect.retry({ while: (e) => e._tag === "ThreadBusyError", schedule: THREAD_BUSY_WAIT })
+      )
     } else if (input.threadId !== undefined) {
       return yield* new InvalidRunInputError({
         message: "threadId needs a store to keep the thread in (the library: give it a database layer)"

@@ -149,6 +149,21 @@ describe("a thread through GraphQL", () => {
     expect(again.body.data.forgetThread).toBe(false)
   })
 
+  it("history: the messages a client holds are the run's conversation", async () => {
+    const started = await gql(
+      app.url,
+      `mutation($h: [ConversationMessageInput!]) { runTask(input: { task: "Which colour did I pick?", history: $h, memory: false }) { id } }`,
+      { h: [{ role: "user", text: "I pick the colour teal." }, { role: "assistant", text: "Teal it is." }] },
+      ALICE
+    )
+    const run = await awaitRun(app.url, started.body.data.runTask.id, { query: RUN, headers: ALICE })
+    expect(run.conversation).toMatchObject({ messages: 2, compacted: false })
+    expect(run.threadId).toBeNull()
+    for (const r of requestsFor(stub.requests, PLAN_PROMPTS)) {
+      expect(userText(r)).toContain(`{"user":"I pick the colour teal."}`)
+    }
+  })
+
   it("a bad threadId is refused, coded, with nothing started", async () => {
     const bad = await gql(
       app.url,

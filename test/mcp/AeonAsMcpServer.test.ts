@@ -60,7 +60,17 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
     expect(schema.required).toEqual(["task"])
     expect(schema.additionalProperties).toBe(false)
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ["approvalTools", "approvePlan", "budget", "interactive", "mode", "outputSchema", "outputStrict", "task"]
+      [
+        "approvalTools",
+        "approvePlan",
+        "budget",
+        "interactive",
+        "mode",
+        "outputSchema",
+        "outputStrict",
+        "task",
+        "threadId"
+      ]
     )
     expect(schema.properties.task).toMatchObject({ type: "string", minLength: 1, maxLength: 20_000 })
     expect(schema.properties.mode?.enum?.sort()).toEqual(["AUTO", "FULL", "SIMPLE"])

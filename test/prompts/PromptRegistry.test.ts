@@ -89,7 +89,12 @@ const sample: Record<string, unknown> = {
     label: "converged",
     repair: "\nAn earlier value broke the output schema at:\n/a: is required"
   },
-  [PromptId.EVAL_RUBRIC_USER]: { rubric: "says 42", task: "Compute 6 * 7", status: "CONVERGED", answer: "42" }
+  [PromptId.EVAL_RUBRIC_USER]: { rubric: "says 42", task: "Compute 6 * 7", status: "CONVERGED", answer: "42" },
+  [PromptId.CONVERSATION_SUMMARY_USER]: {
+    summary: "The user's budget is 420 euros.",
+    messages: `{"user":"Book the cheaper hotel."}\n{"assistant":"Booked."}`,
+    maxTokens: 500
+  }
 }
 
 describe("prompt registry", () => {
