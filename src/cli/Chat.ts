@@ -12,7 +12,7 @@ import { CliError } from "./CliError.js"
 import { engineLayer, opt } from "./Handlers.js"
 import { personLogger } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { runOnServer, serverHoldingDataDir } from "./ViaServer.js"
+import { runOnServer, serverHoldingDataDir, threadsOnServer } from "./ViaServer.js"
 
 export interface ChatOptions {
   readonly thread: Option.Option<string>
@@ -173,6 +173,23 @@ const turnsText = (id: string, turns: ReadonlyArray<ThreadTurn>) =>
     )
   ].join("\n")
 
+/** What `aeon threads` shows: the threads, a thread's turns, or that it was erased. */
+type Shown =
+  | { readonly _tag: "threads"; readonly threads: ReadonlyArray<ThreadRow> }
+  | { readonly _tag: "turns"; readonly turns: ReadonlyArray<ThreadTurn> | undefined }
+  | { readonly _tag: "forgotten"; readonly gone: boolean }
+
+const fromStore = (owner: string, id: string | undefined, first: number, forget: boolean) =>
+  Effect.gen(function*() {
+    const store = yield* Threads
+    if (id !== undefined && forget) return { _tag: "forgotten", gone: yield* store.forget(owner, id) } satisfies Shown
+    if (id !== undefined) {
+      const page = yield* Effect.option(store.turns(owner, id, { first }))
+      return { _tag: "turns", turns: Option.getOrUndefined(page)?.items } satisfies Shown
+    }
+    return { _tag: "threads", threads: (yield* store.list(owner, { first })).items } satisfies Shown
+  }).pipe(Effect.provide(Database.layerConfig))
+
 /** `aeon threads [ID] [--forget]`: the threads (of --user), a thread's turns, or a thread erased. */
 export const threads = (o: {
   readonly threadId: Option.Option<string>
@@ -182,21 +199,21 @@ export const threads = (o: {
   readonly json: boolean
 }) =>
   Effect.gen(function*() {
-    const store = yield* Threads
-    const owner = opt(o.user) ?? ""
     const id = opt(o.threadId)
     if (o.forget && id === undefined) throw new CliError("--forget needs the thread's id: aeon threads ID --forget")
-    if (id !== undefined && o.forget) {
-      const gone = yield* store.forget(owner, id)
-      if (!gone) throw new CliError(`thread ${id} does not exist`)
+    const first = Math.max(1, Math.min(100, o.limit))
+    const server = yield* serverHoldingDataDir
+    // beside the server holding the data directory, through it (the same rows)
+    const shown: Shown = server !== undefined
+      ? yield* threadsOnServer(server, { id, userId: opt(o.user), first, forget: o.forget })
+      : yield* fromStore(opt(o.user) ?? "", id, first, o.forget)
+    if (shown._tag === "forgotten") {
+      if (!shown.gone) throw new CliError(`thread ${id} does not exist`)
       return say(`thread ${id} forgotten: its turns, their runs and its summaries are erased\n`)
     }
-    if (id !== undefined) {
-      const page = yield* store.turns(owner, id, { first: Math.min(100, o.limit) }).pipe(
-        Effect.catchTag("ThreadNotFoundError", () => Effect.die(new CliError(`thread ${id} does not exist`)))
-      )
-      return say(o.json ? `${JSON.stringify(page.items, null, 2)}\n` : `${turnsText(id, page.items)}\n`)
+    if (shown._tag === "turns") {
+      if (shown.turns === undefined) throw new CliError(`thread ${id} does not exist`)
+      return say(o.json ? `${JSON.stringify(shown.turns, null, 2)}\n` : `${turnsText(id!, shown.turns)}\n`)
     }
-    const page = yield* store.list(owner, { first: Math.min(100, o.limit) })
-    say(o.json ? `${JSON.stringify(page.items, null, 2)}\n` : `${threadsTable(page.items)}\n`)
-  }).pipe(Effect.provide(Database.layerConfig))
+    say(o.json ? `${JSON.stringify(shown.threads, null, 2)}\n` : `${threadsTable(shown.threads)}\n`)
+  })

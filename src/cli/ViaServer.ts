@@ -150,3 +150,56 @@ export const runThroughServer = (
     }
     yield* printResult(outcome.result, json)
   })
+
+/** `aeon threads` beside the server holding the data directory: its threads, a thread's turns, or one erased. */
+export const threadsOnServer = (
+  url: string,
+  q: {
+    readonly id?: string | undefined
+    readonly userId?: string | undefined
+    readonly first: number
+    readonly forget: boolean
+  }
+) =>
+  q.id !== undefined && q.forget
+    ? Effect.map(
+      operation(url, `mutation($id: ID!, $userId: ID) { forgetThread(id: $id, userId: $userId) }`, q),
+      (d) => ({ _tag: "forgotten" as const, gone: d.forgetThread as boolean })
+    )
+    : q.id !== undefined
+    ? Effect.map(
+      operation(
+        url,
+        `query($id: ID!, $userId: ID, $first: Int) { thread(id: $id, userId: $userId) {
+          turns(first: $first) { edges { node { turn runId task status answer createdAt } } } } }`,
+        q
+      ),
+      (d) => ({
+        _tag: "turns" as const,
+        turns: d.thread === null
+          ? undefined
+          : (d.thread.turns.edges as Array<{ node: any }>).map(({ node }) => ({
+            ...node,
+            createdAt: new Date(node.createdAt)
+          }))
+      })
+    )
+    : Effect.map(
+      operation(
+        url,
+        `query($userId: ID, $first: Int) { threads(userId: $userId, first: $first) {
+          edges { node { id userId createdAt updatedAt turnCount lastTask } } } }`,
+        q
+      ),
+      (d) => ({
+        _tag: "threads" as const,
+        threads: (d.threads.edges as Array<{ node: any }>).map(({ node }) => ({
+          id: node.id,
+          owner: node.userId ?? "",
+          createdAt: new Date(node.createdAt),
+          updatedAt: new Date(node.updatedAt),
+          turns: node.turnCount,
+          lastTask: node.lastTask
+        }))
+      })
+    )

@@ -292,6 +292,8 @@ export const eventView = (e: RunEvent): EventView => {
       return { ...common, passNumber: e.passNumber, plan: planView(e.plan) }
     case "MemoryRecalled":
       return { ...common, passNumber: e.passNumber, memories: e.memories.map(memoryView) }
+    case "ConversationQuoted":
+      return { ...common, conversation: conversationView(e) }
     case "ValidationReported":
       return { ...common, passNumber: e.passNumber, report: reportView(e.report) }
     case "ConvergenceAssessed":

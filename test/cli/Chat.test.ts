@@ -105,4 +105,24 @@ describe("aeon chat (#56): a conversation in the terminal", () => {
     const listed = await aeon("threads")
     expect(listed.stdout).toMatch(/boat\s+4 turns/)
   })
+
+  it("aeon run --thread, aeon threads, aeon threads ID --forget", async () => {
+    const { aeon } = cliIn("aeon-threads-")
+    expect((await aeon("run", "--thread", "sums", "Compute 6 * 7")).code).toBe(0)
+    expect((await aeon("run", "--thread", "sums", "Compute 8 * 9")).code).toBe(0)
+    const turns = JSON.parse((await aeon("threads", "sums", "--json")).stdout) as Array<
+      { task: string; answer: string }
+    >
+    expect(turns.map((t) => t.task)).toEqual(["Compute 6 * 7", "Compute 8 * 9"])
+    const shown = await aeon("threads", "sums")
+    expect(shown.stdout).toMatch(/1\. converged[\s\S]*you: Compute 6 \* 7[\s\S]*aeon: 42/)
+    expect((await aeon("threads")).stdout).toMatch(/sums\s+2 turns/)
+    const forgotten = await aeon("threads", "sums", "--forget")
+    expect(forgotten.stdout).toContain("thread sums forgotten")
+    const gone = await aeon("threads", "sums")
+    expect([gone.code, gone.stderr]).toEqual([1, expect.stringContaining("thread sums does not exist")])
+    const bad = await aeon("run", "--thread", "not a thread id", "Compute 1 + 1")
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("threadId must be")
+  })
 })

@@ -175,6 +175,17 @@ export type ConversationMessageInput = {
   text: Scalars['String']['input'];
 };
 
+/** Before planning, the conversation the run is a turn of, as its plan and answer prompts quote it. */
+export type ConversationQuotedEvent = RunEvent & {
+  __typename?: 'ConversationQuotedEvent';
+  at: Scalars['DateTime']['output'];
+  conversation: RunConversation;
+  payload: Scalars['JSON']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
 export type ConversationRole =
   | 'assistant'
   | 'user';
@@ -1634,6 +1645,7 @@ export type ResolversTypes = {
   ConvergenceAssessment: ResolverTypeWrapper<ConvergenceAssessment>;
   ConvergenceCriteriaInput: ConvergenceCriteriaInput;
   ConversationMessageInput: ConversationMessageInput;
+  ConversationQuotedEvent: ResolverTypeWrapper<ConversationQuotedEvent>;
   ConversationRole: ConversationRole;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DepthConfiguration: ResolverTypeWrapper<DepthConfiguration>;
@@ -1758,6 +1770,7 @@ export type ResolversParentTypes = {
   ConvergenceAssessment: ConvergenceAssessment;
   ConvergenceCriteriaInput: ConvergenceCriteriaInput;
   ConversationMessageInput: ConversationMessageInput;
+  ConversationQuotedEvent: ConversationQuotedEvent;
   DateTime: Scalars['DateTime']['output'];
   DepthConfiguration: DepthConfiguration;
   EscalatedEvent: EscalatedEvent;
@@ -1963,6 +1976,16 @@ export type ConvergenceAssessmentResolvers<ContextType = GraphQLContext, ParentT
   detectedIssues?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   explanation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   reasonCodes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ConversationQuotedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConversationQuotedEvent'] = ResolversParentTypes['ConversationQuotedEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  conversation?: Resolver<ResolversTypes['RunConversation'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -2552,7 +2575,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'MemoryRecalledEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'PlanReusedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ToolsOfferedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'ConversationQuotedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'MemoryRecalledEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'PlanReusedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ToolsOfferedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -2883,6 +2906,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   BudgetGauge?: BudgetGaugeResolvers<ContextType>;
   ConvergenceAssessedEvent?: ConvergenceAssessedEventResolvers<ContextType>;
   ConvergenceAssessment?: ConvergenceAssessmentResolvers<ContextType>;
+  ConversationQuotedEvent?: ConversationQuotedEventResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DepthConfiguration?: DepthConfigurationResolvers<ContextType>;
   EscalatedEvent?: EscalatedEventResolvers<ContextType>;

@@ -172,6 +172,7 @@ export type RunViewEventsSubscription = { runEvents:
     | { seq: number, type: string, at: string, payload: unknown }
     | { seq: number, type: string, at: string, payload: unknown }
     | { seq: number, type: string, at: string, payload: unknown }
+    | { seq: number, type: string, at: string, payload: unknown }
    };
 
 export type RunListQueryVariables = Exact<{
