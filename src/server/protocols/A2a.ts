@@ -30,7 +30,8 @@ import { pausesOrEnds, runItems } from "./RunItems.js"
  * A2A (`@a2a-js/sdk`'s server side: protocol 1.0, and 0.3 through its compatibility layer): the agent card at
  * `/.well-known/agent-card.json`, JSON-RPC at `/a2a`. A run is a task (working → completed / failed / canceled;
  * input-required while it waits for a person, answered by the next message on the task), its answer an artifact, its
- * context the message's contextId (kept as the run's `context:` tag). The request handler is Aeon's own over the run
+ * context the message's contextId — its thread: the next message on it is the conversation's next turn (kept as the
+ * run's `context:` tag too). The request handler is Aeon's own over the run
  * manager: the SDK's task store is not used, the run's log is the task's only state.
  */
 
@@ -332,7 +333,7 @@ export const cardAt = (base: string, version: string): AgentCard => ({
       "converges or the budget (model calls, tokens, cost, time) runs out; asks for approval where configured. A " +
       "message carrying a JSON Schema — its metadata's outputSchema, or a data part (application/schema+json, or " +
       "{ outputSchema }) — gets its answer as a value of it: a data part (application/json) in the answer artifact, " +
-      "after the text.",
+      "after the text. Messages on one contextId are one conversation: each new task sees the ones before it.",
     tags: ["reasoning", "planning", "tools", "budget"],
     examples: ["Compute (17 + 25) * 3 and explain the result"],
     inputModes: ["text/plain"],
