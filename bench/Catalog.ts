@@ -6,8 +6,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect, Layer } from "effect"
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import { createServer, type IncomingMessage } from "node:http"
-import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -15,6 +13,7 @@ import * as Aeon from "../src/Aeon.js"
 import { LanguageModel } from "../src/llm/LanguageModel.js"
 import * as OpenAi from "../src/llm/OpenAi.js"
 import { runTask } from "../src/run/Run.js"
+import { billedTokens, billingStub } from "./support.js"
 
 /**
  * Plan-request tokens against catalog size (#58): one MCP server (test/support/mcp-servers/catalog.mjs, the official
@@ -26,16 +25,7 @@ import { runTask } from "../src/run/Run.js"
 const SERVER = fileURLToPath(new URL("../test/support/mcp-servers/catalog.mjs", import.meta.url))
 const TASK = "Use the weather forecast tool to get the forecast for Lisbon"
 
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let data = ""
-    req.on("data", (c) => (data += c))
-    req.on("end", () => resolve(data))
-  })
-
-const billed = (body: any) =>
-  countTokens(JSON.stringify(body.messages)) + (body.tools ? countTokens(JSON.stringify(body.tools)) : 0) +
-  (body.response_format ? countTokens(JSON.stringify(body.response_format)) : 0) + 3
+const billed = (body: any) => billedTokens(countTokens, body)
 
 /** Aeon's answers for the weather task (a plan using the tool it was shown), ReAct's final answer at once. */
 const answerOf = (body: any): string => {
@@ -52,29 +42,7 @@ const answerOf = (body: any): string => {
   return JSON.stringify({})
 }
 
-const startStub = async () => {
-  const requests: Array<any> = []
-  const server = createServer(async (req, res) => {
-    const body = JSON.parse(await readBody(req))
-    requests.push(body)
-    const content = answerOf(body)
-    const usage = { prompt_tokens: billed(body), completion_tokens: countTokens(content) }
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
-      id: `c${requests.length}`,
-      object: "chat.completion",
-      created: 0,
-      model: body.model,
-      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
-    }))
-  })
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())))
-  }
-}
+const startStub = () => billingStub(answerOf, billed, countTokens)
 
 const aeonPlanTokens = async (stub: Awaited<ReturnType<typeof startStub>>, size: number) => {
   const dir = mkdtempSync(join(tmpdir(), "aeon-catalog-bench-"))

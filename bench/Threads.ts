@@ -1,16 +1,16 @@
 import { MemorySaver } from "@langchain/langgraph"
 import { createReactAgent } from "@langchain/langgraph/prebuilt"
 import { ChatOpenAI } from "@langchain/openai"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base"
-import { createServer, type IncomingMessage } from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Aeon from "../src/Aeon.js"
 import { LanguageModel } from "../src/llm/LanguageModel.js"
 import * as OpenAi from "../src/llm/OpenAi.js"
 import { DEFAULT_THREAD_CONTEXT_TOKENS } from "../src/memory/Conversation.js"
 import { runTask } from "../src/run/Run.js"
 import * as Database from "../src/store/Database.js"
+import { byPrompt } from "../test/support/stubAnswers.js"
+import { billedTokens, billingStub } from "./support.js"
 
 /**
  * A 50-turn conversation (#56): the request tokens of each turn through an Aeon thread (AUTO, its conversation
@@ -25,16 +25,7 @@ const taskOf = (i: number) =>
     ? "Please remember for this whole conversation: my project is called Larkspur and its deadline is 14 March."
     : `Turn ${i}: suggest one more improvement for the ${i}th section of the Larkspur report and say why it matters.`
 
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let data = ""
-    req.on("data", (c) => (data += c))
-    req.on("end", () => resolve(data))
-  })
-
-const billed = (body: any) =>
-  countTokens(JSON.stringify(body.messages)) +
-  (body.response_format ? countTokens(JSON.stringify(body.response_format)) : 0) + 3
+const billed = (body: any) => billedTokens(countTokens, body)
 
 const aeonAnswer = (prompt: string, user: string): unknown => {
   switch (prompt) {
@@ -46,51 +37,28 @@ const aeonAnswer = (prompt: string, user: string): unknown => {
       const notes = /Notes so far \(may be none\): ([\s\S]*?)\n\nConversation to add/.exec(user)?.[1] ?? ""
       return { summary: [...(notes === "(none)" ? [] : [notes]), ...said.map((s) => s.slice(0, 120))].join("\n") }
     }
-    case "validation_semantic_user":
-      return { issues: [] }
-    case "convergence_assessment_user":
-      return {
-        converged: true,
-        completenessScore: 1,
-        coherenceScore: 1,
-        consistencyAlignment: {},
-        reasoning: "ok",
-        confidence: 1
-      }
     case "answer_synthesis_user":
       return { answerText: REPLY, confidence: 0.9, usedStepIds: ["s1"] }
     default:
-      return {}
+      // the reviews as a converging run's (test/support/stubAnswers)
+      return byPrompt[prompt] ?? {}
   }
 }
 
-const startStub = async () => {
-  const requests: Array<{ prompt: string; tokens: number }> = []
-  let answered = 0
-  const server = createServer(async (req, res) => {
-    const body = JSON.parse(await readBody(req))
-    const prompt: string = body.response_format?.json_schema?.name ?? "react"
-    const user: string = body.messages?.at(-1)?.content ?? ""
-    const content = prompt === "react" ? REPLY : JSON.stringify(aeonAnswer(prompt, user))
-    const usage = { prompt_tokens: billed(body), completion_tokens: countTokens(content) }
-    requests.push({ prompt, tokens: usage.prompt_tokens })
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
-      // unique across turns: LangGraph's messages state keeps one message per id
-      id: `c${++answered}`,
-      object: "chat.completion",
-      created: 0,
-      model: body.model,
-      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
-    }))
-  })
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())))
-  }
-}
+/** Which prompt a request is for (ReAct's requests ask no format). */
+const promptOf = (body: any): string => body.response_format?.json_schema?.name ?? "react"
+
+const startStub = () =>
+  billingStub(
+    (body) => (promptOf(body) === "react"
+      ? REPLY
+      : JSON.stringify(aeonAnswer(promptOf(body), body.messages?.at(-1)?.content ?? ""))),
+    billed,
+    countTokens
+  )
+
+/** A turn's requests: the prompt each was for and what it billed. */
+const billedOf = (requests: ReadonlyArray<any>) => requests.map((b) => ({ prompt: promptOf(b), tokens: billed(b) }))
 
 export interface TurnFigures {
   readonly turn: number
@@ -126,7 +94,7 @@ const aeonTurns = async (stub: Awaited<ReturnType<typeof startStub>>, turns: num
     for (let i = 1; i <= turns; i++) {
       stub.requests.length = 0
       await runtime.runPromise(runTask({ task: taskOf(i), threadId: "bench", memory: false }))
-      out.push(turnOf(i, stub.requests))
+      out.push(turnOf(i, billedOf(stub.requests)))
     }
   } finally {
     await runtime.dispose()
@@ -141,7 +109,7 @@ const reactTurns = async (stub: Awaited<ReturnType<typeof startStub>>, turns: nu
   for (let i = 1; i <= turns; i++) {
     stub.requests.length = 0
     await agent.invoke({ messages: [{ role: "user", content: taskOf(i) }] }, { configurable: { thread_id: "bench" } })
-    out.push(turnOf(i, stub.requests))
+    out.push(turnOf(i, billedOf(stub.requests)))
   }
   return out
 }

@@ -132,3 +132,47 @@ export const takeTurns = async (
 }
 
 export const fmt = (n: number, digits = 3) => (Number.isFinite(n) ? n.toFixed(digits) : String(n))
+
+/** What a provider bills for a request: cl100k over its messages, tools and response_format, plus the reply's framing. */
+export const billedTokens = (countTokens: (text: string) => number, body: any) =>
+  countTokens(JSON.stringify(body.messages)) + (body.tools ? countTokens(JSON.stringify(body.tools)) : 0) +
+  (body.response_format ? countTokens(JSON.stringify(body.response_format)) : 0) + 3
+
+/**
+ * A local OpenAI-compatible endpoint answering each request with `answer(body)`, billing it as a provider does
+ * (`billed`), the requests kept. Each completion has its own id (LangGraph's messages state keeps one message per id).
+ */
+export const billingStub = async (
+  answer: (body: any) => string,
+  billed: (body: any) => number,
+  count: (text: string) => number
+) => {
+  const { createServer } = await import("node:http")
+  const requests: Array<any> = []
+  let answered = 0
+  const server = createServer((req, res) => {
+    let data = ""
+    req.on("data", (c) => (data += c))
+    req.on("end", () => {
+      const body = JSON.parse(data)
+      requests.push(body)
+      const content = answer(body)
+      const usage = { prompt_tokens: billed(body), completion_tokens: count(content) }
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+        id: `c${++answered}`,
+        object: "chat.completion",
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
+      }))
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  const { port } = server.address() as { port: number }
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())))
+  }
+}

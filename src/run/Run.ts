@@ -275,21 +275,21 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
     return { runId, input }
   })
 
-/** Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. */
-export const prepare = (
-  rawInput: unknown,
-  options: RegisterOptions = {}
-): Effect.Effect<
-  PreparedRun,
+/** Why a new run is refused: its input, its id taken, its user busy or out of quota, its thread's turn under way, the store. */
+export type StartError =
   | InvalidRunInputError
   | InvalidOutputSchemaError
   | StoreError
   | UserBusyError
   | RunIdTakenError
   | QuotaExceededError
-  | ThreadBusyError,
-  Effect.Effect.Context<typeof capabilities>
-> =>
+  | ThreadBusyError
+
+/** Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. */
+export const prepare = (
+  rawInput: unknown,
+  options: RegisterOptions = {}
+): Effect.Effect<PreparedRun, StartError, Effect.Effect.Context<typeof capabilities>> =>
   Effect.gen(function*() {
     const caps = yield* capabilities
     const { input, runId } = yield* register(rawInput, options)

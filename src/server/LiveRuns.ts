@@ -1,13 +1,7 @@
 import { Cause, Clock, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import type {
-  InvalidOutputSchemaError,
-  InvalidRunInputError,
-  QuotaExceededError,
-  RunNotFoundError,
-  ThreadBusyError
-} from "../domain/Errors.js"
+import type { RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
 import { resultOf } from "../record/RunResult.js"
 import * as Answers from "../run/Answers.js"
@@ -20,12 +14,12 @@ import {
   prepareResume,
   register,
   RunLifecycle,
+  type StartError,
   takeUnfinished
 } from "../run/Run.js"
 import { AnswerInbox, LEASE_MS } from "../store/AnswerInbox.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
-import type { RunIdTakenError, UserBusyError } from "../store/StoreValues.js"
 import { RunAdmission } from "./Admission.js"
 import { type PersonAnswer, RunPlacement } from "./Placement.js"
 
@@ -39,15 +33,8 @@ export interface LiveRun {
   cancelled?: boolean
 }
 
-/** Why a new run is refused: its input, its id taken, its user busy, its thread's turn under way, the store. */
-export type StartError =
-  | InvalidRunInputError
-  | InvalidOutputSchemaError
-  | StoreError
-  | UserBusyError
-  | RunIdTakenError
-  | QuotaExceededError
-  | ThreadBusyError
+/** Why a new run is refused (run/Run). */
+export type { StartError }
 
 /** The runs this process executes: started, resumed, answered, cancelled, handed over, stopped with the server. */
 export interface Execution {

@@ -3,20 +3,14 @@ import { HttpAgent } from "@ag-ui/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from "ai"
-import { Effect, Layer } from "effect"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as Aeon from "../../src/Aeon.js"
-import { serve } from "../../src/launch/App.js"
-import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import { countTokens } from "../../src/llm/Tokenizer.js"
 import { DEFAULT_THREAD_CONTEXT_TOKENS } from "../../src/memory/Conversation.js"
-import * as Database from "../../src/store/Database.js"
 import { userMessage } from "../support/a2a.js"
 import { conversationReply, PLAN_PROMPTS, requestsFor, SUMMARY, userText } from "../support/conversation.js"
-import { freshDatabase } from "../support/database.js"
 import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
-import { gql } from "../support/server.js"
+import { gql, startServer, type TestServer } from "../support/server.js"
 
 /**
  * Conversations through each protocol's own client (#56 item 2): A2A's contextId, AG-UI's threadId and messages, the
@@ -24,17 +18,12 @@ import { gql } from "../support/server.js"
  * endpoint, what reached the model read from the stub's requests.
  */
 let stub: OpenAiStub
-let app: Awaited<ReturnType<typeof serve>>
+let app: TestServer
 
 beforeAll(async () => {
   stub = await startOpenAiStub()
   stub.replyWith(conversationReply)
-  const db = freshDatabase()
-  await Effect.runPromise(db.setup)
-  app = await serve({ port: 0, host: "127.0.0.1" }, {
-    engine: Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, stubModel(stub))),
-    database: Database.layer(db)
-  })
+  app = await startServer({ model: stubModel(stub) })
 })
 afterAll(async () => {
   await app?.stop()

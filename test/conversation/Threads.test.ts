@@ -1,37 +1,27 @@
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as Aeon from "../../src/Aeon.js"
-import { serve } from "../../src/launch/App.js"
-import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import { countTokens } from "../../src/llm/Tokenizer.js"
 import { DEFAULT_THREAD_CONTEXT_TOKENS } from "../../src/memory/Conversation.js"
-import * as Database from "../../src/store/Database.js"
 import { conversationReply, PLAN_PROMPTS, requestsFor, SUMMARY, userText } from "../support/conversation.js"
-import { freshDatabase } from "../support/database.js"
 import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
-import { awaitRun, gql } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
 
 /**
  * Threads through GraphQL (#56): a real OpenAI provider against a stub endpoint; what reached the model is read from
  * the stub's requests. Two users (API keys) for isolation.
  */
 let stub: OpenAiStub
-let app: Awaited<ReturnType<typeof serve>>
+let app: TestServer
 const ALICE = { authorization: "Bearer key-alice" }
 const BOB = { authorization: "Bearer key-bob" }
 
 beforeAll(async () => {
   stub = await startOpenAiStub()
   stub.replyWith(conversationReply)
-  const db = freshDatabase()
-  await Effect.runPromise(db.setup)
-  app = await serve(
-    { port: 0, host: "127.0.0.1", apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) },
-    {
-      engine: Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, stubModel(stub))),
-      database: Database.layer(db)
-    }
-  )
+  app = await startServer({
+    model: stubModel(stub),
+    config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) }
+  })
 })
 afterAll(async () => {
   await app?.stop()

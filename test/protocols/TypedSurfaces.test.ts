@@ -4,18 +4,12 @@ import type { BaseEvent } from "@ag-ui/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from "ai"
-import { Effect, Layer } from "effect"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as Aeon from "../../src/Aeon.js"
-import { serve } from "../../src/launch/App.js"
-import { LanguageModel } from "../../src/llm/LanguageModel.js"
-import * as Database from "../../src/store/Database.js"
 import { userMessage } from "../support/a2a.js"
-import { freshDatabase } from "../support/database.js"
 import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
 import { ORDER } from "../support/schemas.js"
-import { awaitRun, gql } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
 import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
 
 /**
@@ -25,7 +19,7 @@ import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
  * AG-UI's HttpAgent and the AI SDK's transport.
  */
 let stub: OpenAiStub
-let app: Awaited<ReturnType<typeof serve>>
+let app: TestServer
 /** What the stub answers the typed prompt, in order (the last repeats). */
 let values: Array<unknown> = []
 let typedAsked = 0
@@ -44,12 +38,7 @@ beforeAll(async () => {
     // written as a model writes: in pieces, a little apart (the stream carries them as they come)
     return { content: JSON.stringify(value), chunkChars: 8, chunkDelayMs: 15 }
   })
-  const db = freshDatabase()
-  await Effect.runPromise(db.setup)
-  app = await serve({ port: 0, host: "127.0.0.1" }, {
-    engine: Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, stubModel(stub))),
-    database: Database.layer(db)
-  })
+  app = await startServer({ model: stubModel(stub) })
 })
 afterAll(async () => {
   await app?.stop()

@@ -3,6 +3,7 @@ import { createClient } from "graphql-sse"
 import * as Aeon from "../../src/Aeon.js"
 import { serve, type ServerConfig } from "../../src/launch/App.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import type * as LM from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import * as Database from "../../src/store/Database.js"
@@ -14,6 +15,8 @@ export type TestServer = Awaited<ReturnType<typeof serve>>
 export const startServer = async (
   options: {
     script?: Scripted.Script
+    /** The model (a provider pointed at a stub, say); else the script's, else the offline one. */
+    model?: LM.Service
     config?: Partial<ServerConfig>
     db?: ReturnType<typeof freshDatabase>
     /** The store layer, when a test needs more of it than the server (test/support/database's storeLayer exposes SQL). */
@@ -22,7 +25,8 @@ export const startServer = async (
 ) => {
   const db = options.db ?? freshDatabase()
   await import("effect").then(({ Effect }) => Effect.runPromise(db.setup))
-  const model = options.script ? Scripted.make(options.script, Offline.service).service : Offline.service
+  const model = options.model ??
+    (options.script ? Scripted.make(options.script, Offline.service).service : Offline.service)
   const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))
   const server = await serve({ port: 0, host: "127.0.0.1", ...options.config }, {
     engine,
