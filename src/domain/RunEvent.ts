@@ -147,6 +147,8 @@ export const LlmCalled = Schema.TaggedStruct("LlmCalled", {
   outputTokens: Schema.Int,
   /** Of the input tokens, those read from the provider's prompt cache. */
   cachedTokens: Schema.optional(Schema.Int),
+  /** Of the input tokens, those written to the provider's prompt cache (priced at its cache-write rate). */
+  cacheWriteTokens: Schema.optional(Schema.Int),
   costUsd: Schema.Number,
   latencyMs: Schema.Number,
   error: Schema.optional(Schema.String),

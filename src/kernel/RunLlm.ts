@@ -141,6 +141,7 @@ const llmCalled = (
   inputTokens: usage.inputTokens,
   outputTokens: usage.outputTokens,
   ...(usage.cachedTokens ? { cachedTokens: usage.cachedTokens } : {}),
+  ...(usage.cacheWriteTokens ? { cacheWriteTokens: usage.cacheWriteTokens } : {}),
   costUsd: usage.costUsd,
   latencyMs: usage.latencyMs,
   ...(usage.requests !== undefined && usage.requests !== 1 ? { requests: usage.requests } : {}),

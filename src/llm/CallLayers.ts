@@ -48,7 +48,14 @@ const admitted = <I, O, E>(call: Call<I, O>, cap: number, budget: CallBudget<E>)
     promptId: call.contract.id,
     inputTokens: tokens,
     maxOutputTokens: cap,
-    maxCostUsd: costOf(call.model.price, tokens, cap)
+    // a provider that writes its prompt cache may bill the whole input at its cache-write rate
+    maxCostUsd: costOf(
+      call.model.price,
+      tokens,
+      cap,
+      0,
+      (call.model.price.cacheWritePerMillion ?? 0) > call.model.price.inputPerMillion ? tokens : 0
+    )
   })
   return budget.admit(estimate(billedBound(call))).pipe(
     Effect.catchAll(() => budget.admit(estimate(call.billedInputTokens())))

@@ -15,6 +15,8 @@ export interface CallUsage {
   readonly outputTokens: number
   /** Of the input tokens, those read from the provider's prompt cache. */
   readonly cachedTokens?: number | undefined
+  /** Of the input tokens, those written to the provider's prompt cache. */
+  readonly cacheWriteTokens?: number | undefined
   readonly costUsd: number
   readonly latencyMs: number
   /** Models of a fallback chain that failed before the one that answered. */
@@ -139,13 +141,15 @@ const usageFrom = <O>(
 ): CallUsage => {
   const [usedInput, usedOutput] = [tokens.input, tokens.output]
   const cached = response.cachedInputTokens ?? 0
+  const written = response.cacheWriteInputTokens ?? 0
   return {
     model: response.replayed?.model ?? response.answeredBy?.label ?? call.model.label,
     inputTokens: usedInput,
     outputTokens: usedOutput,
     ...(cached > 0 ? { cachedTokens: cached } : {}),
+    ...(written > 0 ? { cacheWriteTokens: written } : {}),
     costUsd: response.replayed?.costUsd ??
-      costOf(response.answeredBy?.price ?? call.model.price, usedInput, usedOutput, cached),
+      costOf(response.answeredBy?.price ?? call.model.price, usedInput, usedOutput, cached, written),
     ...(response.replayed ? { replayed: true } : {}),
     ...(response.replayed?.repeats !== undefined ? { repeats: response.replayed.repeats } : {}),
     latencyMs: measured.latencyMs,

@@ -47,6 +47,8 @@ export interface CompletionResponse {
   readonly outputTokens?: number | undefined
   /** Of the input tokens, those the provider read from its prompt cache (billed at the cached rate). */
   readonly cachedInputTokens?: number | undefined
+  /** Of the input tokens, those the provider wrote to its prompt cache (billed at the cache-write rate). */
+  readonly cacheWriteInputTokens?: number | undefined
   /** A fallback chain's model that answered (its label and price), when it is not the service's first. */
   readonly answeredBy?: { readonly label: string; readonly price: ModelPrice } | undefined
   /** Models of a fallback chain that failed before the one that answered ("label: why"). */

@@ -6,13 +6,13 @@ import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /** One model of AEON_MODELS: `openai:gpt-4o-mini`, `openai@http://127.0.0.1:11434/v1:qwen2.5`, or `offline`. */
 export interface ModelSpec {
-  readonly provider: "openai" | "offline"
+  readonly provider: "openai" | "anthropic" | "offline"
   readonly baseURL?: string | undefined
   readonly model: string
 }
 
 // provider, then @ and a URL whose path holds no colon, then : and the model (which may hold colons: qwen2.5:7b)
-const SPEC = /^(openai)(?:@(https?:\/\/[^/\s]+?(?::\d+)?(?:\/[^:\s]*)?))?:(\S+)$/
+const SPEC = /^(openai|anthropic)(?:@(https?:\/\/[^/\s]+?(?::\d+)?(?:\/[^:\s]*)?))?:(\S+)$/
 
 /** Reads AEON_MODELS' list: models in order, each as a ModelSpec; a bad entry is refused, named. */
 export const parseModels = (list: string): Either.Either<Arr.NonEmptyReadonlyArray<ModelSpec>, string> => {
@@ -26,10 +26,10 @@ export const parseModels = (list: string): Either.Either<Arr.NonEmptyReadonlyArr
     const m = SPEC.exec(entry)
     if (!m) {
       return Either.left(
-        `"${entry}" is not a model: write provider:model or provider@baseURL:model (openai:gpt-4o-mini, openai@http://127.0.0.1:11434/v1:qwen2.5) or offline`
+        `"${entry}" is not a model: write provider:model or provider@baseURL:model (openai:gpt-4o-mini, openai@http://127.0.0.1:11434/v1:qwen2.5, anthropic:claude-sonnet-4-5) or offline`
       )
     }
-    specs.push({ provider: "openai", baseURL: m[2], model: m[3]! })
+    specs.push({ provider: m[1] as "openai" | "anthropic", baseURL: m[2], model: m[3]! })
   }
   return Arr.isNonEmptyReadonlyArray(specs) ? Either.right(specs) : Either.left("lists no model")
 }
@@ -48,7 +48,8 @@ const why = (e: ModelError) => (e._tag === "ModelHttpError" ? `HTTP ${e.status}`
 const dearest = (models: ReadonlyArray<LanguageModel.Service>): ModelPrice => ({
   inputPerMillion: Math.max(...models.map((m) => m.price.inputPerMillion)),
   outputPerMillion: Math.max(...models.map((m) => m.price.outputPerMillion)),
-  cachedInputPerMillion: Math.max(...models.map((m) => m.price.cachedInputPerMillion ?? m.price.inputPerMillion))
+  cachedInputPerMillion: Math.max(...models.map((m) => m.price.cachedInputPerMillion ?? m.price.inputPerMillion)),
+  cacheWritePerMillion: Math.max(...models.map((m) => m.price.cacheWritePerMillion ?? m.price.inputPerMillion))
 })
 
 /**
@@ -114,15 +115,26 @@ export const servicesOf = (specs: Arr.NonEmptyReadonlyArray<ModelSpec>) =>
     const OpenAi = yield* Effect.promise(() => import("./OpenAi.js"))
     const shared = yield* OpenAi.config
     const prices = yield* loadPriceTable
+    // Anthropic's client loaded only when the list names it
+    const claude = specs.some((s) => s.provider === "anthropic")
+      ? yield* Effect.promise(() => import("./Anthropic.js"))
+      : undefined
+    const claudeShared = claude ? yield* claude.config : undefined
     return yield* Effect.forEach(specs, (spec, i) =>
       spec.provider === "offline"
         ? Effect.succeed(Offline.service)
         : Effect.map(Config.option(Config.redacted(`AEON_LLM_API_KEY_${i + 1}`)), (own) =>
-          OpenAi.fromConfig(shared, prices, {
-            model: spec.model,
-            baseURL: spec.baseURL,
-            apiKey: Option.orElse(own, () => shared.apiKey)
-          })))
+          spec.provider === "anthropic" && claude && claudeShared
+            ? claude.fromConfig(claudeShared, prices, {
+              model: spec.model,
+              baseURL: spec.baseURL,
+              apiKey: Option.orElse(own, () => claudeShared.apiKey)
+            })
+            : OpenAi.fromConfig(shared, prices, {
+              model: spec.model,
+              baseURL: spec.baseURL,
+              apiKey: Option.orElse(own, () => shared.apiKey)
+            })))
   }).pipe(Effect.map((services) => services as unknown as Arr.NonEmptyReadonlyArray<LanguageModel.Service>))
 
 /** The model of AEON_MODELS: its list, in order, with fallback. */

@@ -150,6 +150,11 @@ export interface Model {
    * from then on its calls are admitted on the high side.
    */
   readonly usage: { readonly provider: boolean; unreported: boolean }
+  /**
+   * Output tokens the provider spends before the answer (a model's extended thinking): added to every call's output
+   * cap, so the budget admits them and the answer keeps its own.
+   */
+  readonly outputReserve?: number | undefined
 }
 
 /**
@@ -223,7 +228,7 @@ const callOf = <I, O>(
       input: inputDecoded.right,
       recording,
       attempt: 1,
-      maxOutputTokens: options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      maxOutputTokens: (options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) + (model.outputReserve ?? 0),
       inputTokens,
       billedInputTokens: () => {
         const billed = countTokens(messagesAsSent(system, user)) + CHAT_FRAMING_TOKENS + SCHEMA_IN_PROMPT_TOKENS +
@@ -356,7 +361,9 @@ export const make = (
   label: string,
   price: ModelPrice,
   complete: Service["complete"],
-  notice?: string | undefined
+  notice?: string | undefined,
+  /** Output tokens the provider spends before each answer (Model.outputReserve). */
+  outputReserve?: number | undefined
 ): Service => {
   // "openai:gpt-4o-mini" is the model gpt-4o-mini of the provider openai; the built-in models are Aeon's own
   const [provider, model] = label.includes(":") ?
@@ -368,7 +375,8 @@ export const make = (
     model,
     price,
     complete,
-    usage: { provider: label.includes(":"), unreported: false }
+    usage: { provider: label.includes(":"), unreported: false },
+    ...(outputReserve ? { outputReserve } : {})
   }
   const generating = <E>(sending: Send<E>, recording: boolean): Generate<E> => (contract, input, options) =>
     Effect.flatMap(callOf(target, contract, input, options, recording), (call) => answered(call, sending)).pipe(

@@ -3,14 +3,16 @@ import * as LanguageModel from "./LanguageModel.js"
 import * as Offline from "./Offline.js"
 import * as Scripted from "./Scripted.js"
 
-const providers = ["openai", "offline", "scripted"] as const
+const providers = ["openai", "anthropic", "offline", "scripted"] as const
 
 /** AEON_MODEL_PROVIDER set to something else: one line that names the variable and the choices. */
 export class ModelConfigError extends Data.TaggedError("ModelConfigError")<{ readonly message: string }> {}
 
 export const providerConfig = Config.option(
   Config.string("AEON_MODEL_PROVIDER").pipe(
-    Config.withDescription("openai | offline | scripted; default openai when a key or base URL is set, else offline")
+    Config.withDescription(
+      "openai | anthropic | offline | scripted; default openai when a key or base URL is set, anthropic when only ANTHROPIC_API_KEY is, else offline"
+    )
   )
 ).pipe(Effect.flatMap(Option.match({
   onNone: () => Effect.succeed(Option.none<(typeof providers)[number]>()),
@@ -39,7 +41,13 @@ export const layerConfig = Layer.unwrapEffect(
     const url = yield* Config.option(
       Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("OPENAI_BASE_URL")))
     )
-    const provider = Option.getOrElse(chosen, () => (Option.isSome(key) || Option.isSome(url) ? "openai" : "offline"))
+    const anthropicKey = yield* Config.option(Config.string("ANTHROPIC_API_KEY"))
+    const provider = Option.getOrElse(
+      chosen,
+      () => Option.isSome(key) || Option.isSome(url) ? "openai" : Option.isSome(anthropicKey) ? "anthropic" : "offline"
+    )
+    // each provider's client is loaded only for that provider
+    if (provider === "anthropic") return (yield* Effect.promise(() => import("./Anthropic.js"))).layerConfig
     // the openai client is loaded only for that provider
     if (provider === "openai") return (yield* Effect.promise(() => import("./OpenAi.js"))).layerConfig
     if (provider === "offline") return Offline.layer

@@ -7,6 +7,8 @@ export interface ModelPrice {
   readonly outputPerMillion: number
   /** Input tokens read from the provider's prompt cache; the input rate when not given. */
   readonly cachedInputPerMillion?: number | undefined
+  /** Input tokens written to the provider's prompt cache (Anthropic's 5-minute cache); the input rate when not given. */
+  readonly cacheWritePerMillion?: number | undefined
 }
 
 export const FREE: ModelPrice = { inputPerMillion: 0, outputPerMillion: 0 }
@@ -19,7 +21,26 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   "gpt-4.1-nano": { inputPerMillion: 0.1, outputPerMillion: 0.4, cachedInputPerMillion: 0.025 },
   "gpt-5": { inputPerMillion: 1.25, outputPerMillion: 10, cachedInputPerMillion: 0.125 },
   "gpt-5-mini": { inputPerMillion: 0.25, outputPerMillion: 2, cachedInputPerMillion: 0.025 },
-  "o4-mini": { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.275 }
+  "o4-mini": { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.275 },
+  // Anthropic: a cache read at 0.1× the input rate, a write to the 5-minute cache at 1.25×
+  "claude-opus-4-1": {
+    inputPerMillion: 15,
+    outputPerMillion: 75,
+    cachedInputPerMillion: 1.5,
+    cacheWritePerMillion: 18.75
+  },
+  "claude-sonnet-4-5": {
+    inputPerMillion: 3,
+    outputPerMillion: 15,
+    cachedInputPerMillion: 0.3,
+    cacheWritePerMillion: 3.75
+  },
+  "claude-haiku-4-5": {
+    inputPerMillion: 1,
+    outputPerMillion: 5,
+    cachedInputPerMillion: 0.1,
+    cacheWritePerMillion: 1.25
+  }
 }
 
 const PriceTable = Schema.parseJson(
@@ -28,7 +49,8 @@ const PriceTable = Schema.parseJson(
     value: Schema.Struct({
       inputPerMillion: Schema.Number,
       outputPerMillion: Schema.Number,
-      cachedInputPerMillion: Schema.optional(Schema.Number)
+      cachedInputPerMillion: Schema.optional(Schema.Number),
+      cacheWritePerMillion: Schema.optional(Schema.Number)
     })
   })
 )
@@ -79,12 +101,23 @@ export const unenforceableCostCap = (models: ReadonlyArray<string>) =>
   `AEON_PRICE_TABLE='{"${models[0]}":{"inputPerMillion":0.15,"outputPerMillion":0.6}}' (USD per million tokens), ` +
   `or leave maxCostUsd out`
 
-/** What a call costs: `cachedTokens` of its input at the cached rate, the rest of it at the input rate. */
-export const costOf = (price: ModelPrice, inputTokens: number, outputTokens: number, cachedTokens = 0): number => {
+/**
+ * What a call costs: `cachedTokens` of its input at the cached rate, `writtenTokens` (written to the cache) at the
+ * cache-write rate, the rest of it at the input rate.
+ */
+export const costOf = (
+  price: ModelPrice,
+  inputTokens: number,
+  outputTokens: number,
+  cachedTokens = 0,
+  writtenTokens = 0
+): number => {
   const cached = Math.min(cachedTokens, inputTokens)
+  const written = Math.min(writtenTokens, inputTokens - cached)
   return roundUsd(
-    ((inputTokens - cached) * price.inputPerMillion +
+    ((inputTokens - cached - written) * price.inputPerMillion +
       cached * (price.cachedInputPerMillion ?? price.inputPerMillion) +
+      written * (price.cacheWritePerMillion ?? price.inputPerMillion) +
       outputTokens * price.outputPerMillion) / 1_000_000
   )
 }

@@ -38,3 +38,12 @@ export const promptOfRequest = (body: any): string | undefined => {
   const system: string = body.messages?.[0]?.content ?? ""
   return Object.values(Contracts).find((c) => system.startsWith(c.system.template))?.id
 }
+
+/** The prompt a Messages API request is for: its system text, and the opening of its user text before a placeholder. */
+export const promptOfMessages = (body: any): string | undefined => {
+  const system: string = body.system?.[0]?.text ?? ""
+  const user: string = body.messages?.[0]?.content?.[0]?.text ?? ""
+  return Object.values(Contracts).find((c) =>
+    system.startsWith(c.system.template) && user.startsWith(c.user.template.split("{{")[0]!)
+  )?.id
+}

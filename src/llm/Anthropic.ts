@@ -1,0 +1,251 @@
+import Anthropic from "@anthropic-ai/sdk"
+import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import * as LanguageModel from "./LanguageModel.js"
+import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
+import { Retryable, retrySchedule } from "./OpenAiFailures.js"
+import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
+
+/**
+ * Claude through Anthropic's own Messages API (`@anthropic-ai/sdk`), streamed: the answer as the API's JSON output
+ * format (`output_config.format`, the schema with every object closed), usage exactly as billed (input = input +
+ * cache writes + cache reads; output from message_delta, cumulative), the system prompt and the user prompt marked
+ * as cache breakpoints, extended thinking as a setting (its tokens reserved in every call's cap: the budget admits
+ * them), the SDK's own retries off so that every request is Aeon's to count and admit.
+ */
+export interface AnthropicOptions {
+  readonly apiKey?: string | undefined
+  readonly baseURL?: string | undefined
+  readonly model: string
+  readonly timeoutMs: number
+  readonly maxRetries: number
+  readonly retryBaseMs?: number
+  /** Extended thinking's budget a call (≥ 1,024): absent, no thinking. */
+  readonly thinkingTokens?: number | undefined
+}
+
+/** The schema as the API's JSON output format takes it: every object closed (additionalProperties false). */
+export const closedSchema = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(closedSchema)
+  if (schema === null || typeof schema !== "object") return schema
+  const entries = Object.entries(schema as Record<string, unknown>).map(([k, v]) =>
+    [
+      k,
+      (k === "properties" || k === "$defs" || k === "definitions") && v !== null && typeof v === "object"
+        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([n, s]) => [n, closedSchema(s)]))
+        : closedSchema(v)
+    ] as const
+  )
+  const o = Object.fromEntries(entries)
+  return o.type === "object" && o.additionalProperties === undefined ? { ...o, additionalProperties: false } : o
+}
+
+/** The request: the system prompt and the user prompt each a cache breakpoint (tools → system → messages). */
+export const bodyOf = (options: AnthropicOptions, request: LanguageModel.CompletionRequest) => ({
+  model: options.model,
+  max_tokens: request.maxOutputTokens,
+  system: [{ type: "text" as const, text: request.system, cache_control: { type: "ephemeral" as const } }],
+  messages: [{
+    role: "user" as const,
+    content: [{ type: "text" as const, text: request.user, cache_control: { type: "ephemeral" as const } }]
+  }],
+  output_config: {
+    format: { type: "json_schema" as const, schema: closedSchema(request.jsonSchema) as Record<string, unknown> }
+  },
+  ...(options.thinkingTokens ? { thinking: { type: "enabled" as const, budget_tokens: options.thinkingTokens } } : {})
+})
+
+/** What the stream said: the answer's text, the thinking (never the answer), usage as billed, why it stopped. */
+interface Read {
+  text: string
+  thinking: string
+  model?: string
+  input: number
+  cacheRead: number
+  cacheWrite: number
+  output: number
+  stop?: string
+}
+
+const readStream = async (
+  stream: AsyncIterable<Anthropic.RawMessageStreamEvent>,
+  onText: (text: string) => Promise<void>
+): Promise<Read> => {
+  const read: Read = { text: "", thinking: "", input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
+  for await (const event of stream) {
+    if (event.type === "message_start") {
+      const u = event.message.usage
+      read.model = event.message.model
+      read.input = u.input_tokens ?? 0
+      read.cacheRead = u.cache_read_input_tokens ?? 0
+      read.cacheWrite = u.cache_creation_input_tokens ?? 0
+    } else if (event.type === "content_block_delta") {
+      if (event.delta.type === "text_delta") {
+        read.text += event.delta.text
+        await onText(event.delta.text)
+      } else if (event.delta.type === "thinking_delta") read.thinking += event.delta.thinking
+    } else if (event.type === "message_delta") {
+      // cumulative: the last one holds the call's output (message_start's is a placeholder)
+      read.output = event.usage.output_tokens ?? read.output
+      read.stop = event.delta.stop_reason ?? read.stop
+    }
+  }
+  return read
+}
+
+const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
+  text: read.text,
+  ...(read.model ? { model: read.model } : {}),
+  finishReason: read.stop,
+  truncated: read.stop === "max_tokens",
+  inputTokens: read.input + read.cacheRead + read.cacheWrite,
+  outputTokens: read.output,
+  ...(read.cacheRead > 0 ? { cachedInputTokens: read.cacheRead } : {}),
+  ...(read.cacheWrite > 0 ? { cacheWriteInputTokens: read.cacheWrite } : {})
+})
+
+const retryAfterMs = (headers: Headers | undefined) => {
+  const after = headers?.get("retry-after")
+  return after && !Number.isNaN(Number(after)) ? Number(after) * 1000 : undefined
+}
+
+/**
+ * A failed request: a refused key (401, 403) or an unknown model (404) ends the run at once, named; 429 waits what
+ * retry-after says; 529 (overloaded) and 5xx are retried, then the next model of AEON_MODELS takes over.
+ */
+const failureOf = (url: string, options: AnthropicOptions) => (e: unknown): ModelError | Retryable => {
+  if (e instanceof Anthropic.APIError && typeof e.status === "number") {
+    const lasting = e.status === 401 || e.status === 403 || e.status === 404
+    const message = e.status === 401 || e.status === 403
+      ? `${url} refused the API key (AEON_LLM_API_KEY or ANTHROPIC_API_KEY${
+        options.apiKey ? "" : ": none is set"
+      }): ${e.message}`
+      : e.status === 404
+      ? `${url} does not serve model ${options.model} (AEON_MODEL): ${e.message}`
+      : e.message
+    const error = new ModelHttpError({ status: e.status, message, lasting })
+    return e.status === 429 || e.status >= 500
+      ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined))
+      : error
+  }
+  const unavailable = new ModelUnavailableError({
+    message: `cannot reach ${url} (AEON_LLM_BASE_URL or ANTHROPIC_BASE_URL): ${
+      e instanceof Error ? e.message : String(e)
+    }`
+  })
+  return e instanceof Anthropic.APIConnectionError && !(e instanceof Anthropic.APIUserAbortError)
+    ? new Retryable(unavailable, undefined, 1)
+    : unavailable
+}
+
+const once = (client: Anthropic, url: string, options: AnthropicOptions, request: LanguageModel.CompletionRequest) =>
+  Effect.zipRight(
+    Effect.sync(() => request.onRequest?.()),
+    Effect.tryPromise({
+      try: async (signal) => {
+        const stream = await client.messages.create({ ...bodyOf(options, request), stream: true }, { signal })
+        return responseOf(
+          await readStream(
+            stream,
+            (text) => (request.onText ? Effect.runPromise(request.onText(text)) : Promise.resolve())
+          )
+        )
+      },
+      catch: failureOf(url, options)
+    })
+  )
+
+/** The call with its retries, each request counted against the run's call budget. */
+const withRetries = (
+  client: Anthropic,
+  url: string,
+  options: AnthropicOptions,
+  request: LanguageModel.CompletionRequest
+) =>
+  Effect.suspend(() => {
+    let sent = 0
+    const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
+    return once(client, url, options, counted).pipe(
+      Effect.retry({
+        schedule: retrySchedule(options),
+        while: (e) =>
+          e instanceof Retryable && sent < (request.maxRequests?.() ?? Number.POSITIVE_INFINITY) &&
+          (e.atMost === undefined || sent <= e.atMost)
+      }),
+      Effect.mapError((e): ModelError => (e instanceof Retryable ? e.error : e))
+    )
+  })
+
+/** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
+export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
+  const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
+  const notice = priced === undefined ? unpricedNotice(DEFAULT_PRICES, options.model) : pricedNotice
+  const url = options.baseURL ?? "https://api.anthropic.com"
+  const client = new Anthropic({
+    apiKey: options.apiKey ?? "not-set",
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    maxRetries: 0,
+    timeout: options.timeoutMs + 1_000
+  })
+  const service = LanguageModel.make(
+    `anthropic:${options.model}`,
+    price,
+    (request) =>
+      withRetries(client, url, options, request).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(options.timeoutMs),
+          onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
+        })
+      ),
+    notice,
+    options.thinkingTokens
+  )
+  return { ...service, unpriced: notice === undefined ? [] : [options.model] }
+}
+
+export const config = Config.all({
+  apiKey: Config.option(
+    Config.redacted("AEON_LLM_API_KEY").pipe(Config.orElse(() => Config.redacted("ANTHROPIC_API_KEY")))
+  ),
+  baseURL: Config.option(
+    Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("ANTHROPIC_BASE_URL")))
+  ),
+  model: Config.string("AEON_MODEL").pipe(Config.withDefault("claude-sonnet-4-5")),
+  timeoutMs: Config.integer("AEON_LLM_TIMEOUT_MS").pipe(Config.withDefault(60_000)),
+  maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
+  thinkingTokens: Config.option(
+    Config.integer("AEON_THINKING_TOKENS").pipe(
+      Config.withDescription("Extended thinking's budget a call (Anthropic, ≥ 1024): reserved in every call's cap"),
+      Config.validate({ message: "AEON_THINKING_TOKENS must be at least 1024", validation: (n) => n >= 1024 })
+    )
+  )
+})
+
+/** The service the settings describe, priced by the table; `over` gives one model of a list its own model and URL. */
+export const fromConfig = (
+  c: Config.Config.Success<typeof config>,
+  prices: Readonly<Record<string, ModelPrice>>,
+  over: {
+    readonly model?: string | undefined
+    readonly baseURL?: string | undefined
+    readonly apiKey?: Option.Option<Redacted.Redacted> | undefined
+  } = {}
+) => {
+  const model = over.model ?? c.model
+  return make(
+    {
+      apiKey: Option.getOrUndefined(Option.map(over.apiKey ?? c.apiKey, Redacted.value)),
+      baseURL: over.baseURL ?? Option.getOrUndefined(c.baseURL),
+      model,
+      timeoutMs: c.timeoutMs,
+      maxRetries: c.maxRetries,
+      thinkingTokens: Option.getOrUndefined(c.thinkingTokens)
+    },
+    priceOf(prices, model),
+    unpricedNotice(prices, model)
+  )
+}
+
+export const layerConfig = Layer.effect(
+  LanguageModel.LanguageModel,
+  Effect.zipWith(config, loadPriceTable, (c, prices) => fromConfig(c, prices))
+)

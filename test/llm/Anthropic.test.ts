@@ -1,0 +1,131 @@
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import * as Aeon from "../../src/Aeon.js"
+import * as Anthropic from "../../src/llm/Anthropic.js"
+import * as Fallback from "../../src/llm/Fallback.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import type * as LM from "../../src/llm/LanguageModel.js"
+import * as Offline from "../../src/llm/Offline.js"
+import { costOf, DEFAULT_PRICES } from "../../src/llm/Pricing.js"
+import { prepare } from "../../src/run/Run.js"
+import { type AnthropicStub, startAnthropicStub } from "../support/AnthropicStub.js"
+import { byPrompt, promptOfMessages } from "../support/stubAnswers.js"
+
+/**
+ * Claude natively (#57 item 1): Aeon's Anthropic provider through `@anthropic-ai/sdk` against a local server of the
+ * Messages API (test/support/AnthropicStub: its stream, its usage fields, its caching, its errors). The usage and cost
+ * of a run are checked against what the stub billed, by its own count.
+ */
+let stub: AnthropicStub
+beforeAll(async () => {
+  // a small model's minimum cacheable prefix, scaled down to Aeon's short prompts
+  stub = await startAnthropicStub({ minCacheTokens: 40 })
+})
+afterAll(() => stub?.close())
+beforeEach(() => {
+  stub.requests.length = 0
+  stub.bills.length = 0
+  stub.replyWith((body) => ({ text: JSON.stringify(byPrompt[promptOfMessages(body) ?? ""] ?? {}) }))
+})
+
+const MODEL = "claude-sonnet-4-5"
+const claude = (over: Partial<Anthropic.AnthropicOptions> = {}) =>
+  Anthropic.make({
+    baseURL: stub.baseURL,
+    apiKey: "k",
+    model: MODEL,
+    timeoutMs: 10_000,
+    maxRetries: 2,
+    retryBaseMs: 10,
+    ...over
+  })
+
+const run = (model: LM.Service, input: object) =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const p = yield* prepare({ memory: false, ...input })
+      const result = yield* p.execute
+      return { result, events: yield* p.events.log }
+    }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))))
+  )
+
+const calledOf = (events: ReadonlyArray<any>) => events.filter((e) => e._tag === "LlmCalled")
+
+describe("Claude through the Messages API", () => {
+  it("a FULL run converges; each request cache-marked, its schema closed; usage and cost are the stub's bill", async () => {
+    const { events, result } = await run(claude(), { task: "Compute 6 * 7", mode: "FULL" })
+    expect(result.status).toBe("CONVERGED")
+    const first = stub.requests[0]
+    expect(first.stream).toBe(true)
+    expect(first.system[0].cache_control).toEqual({ type: "ephemeral" })
+    expect(first.messages[0].content[0].cache_control).toEqual({ type: "ephemeral" })
+    expect(first.output_config.format.type).toBe("json_schema")
+    expect(JSON.stringify(first.output_config.format.schema)).toContain(`"additionalProperties":false`)
+    expect(first.thinking).toBeUndefined()
+    // usage exactly as billed: input = after the cache + written + read; output from message_delta
+    const billedIn = stub.bills.reduce((n, b) => n + b.input + b.cacheRead + b.cacheWrite, 0)
+    const billedOut = stub.bills.reduce((n, b) => n + b.output, 0)
+    expect([result.usage.inputTokens, result.usage.outputTokens]).toEqual([billedIn, billedOut])
+    const price = DEFAULT_PRICES[MODEL]!
+    const billedCost = stub.bills.reduce(
+      (n, b) => n + costOf(price, b.input + b.cacheRead + b.cacheWrite, b.output, b.cacheRead, b.cacheWrite),
+      0
+    )
+    expect(result.usage.costUsd).toBeCloseTo(billedCost, 6)
+    // later calls read what earlier ones wrote, and cost less than their tokens at the input rate
+    const calls = calledOf(events)
+    expect(calls.some((c) => (c.cacheWriteTokens ?? 0) > 0)).toBe(true)
+    const reading = calls.filter((c) => (c.cachedTokens ?? 0) > 0)
+    expect(reading.length).toBeGreaterThan(0)
+    for (const c of reading) expect(c.costUsd).toBeLessThan(costOf(price, c.inputTokens, c.outputTokens))
+    expect(calls.every((c) => c.model === `anthropic:${MODEL}`)).toBe(true)
+  })
+
+  it("a refused key ends the run at once, in at most 2 requests, naming where the key comes from", async () => {
+    stub.replyWith(() => ({ status: 401, errorType: "authentication_error", message: "invalid x-api-key" }))
+    const { result } = await run(claude(), { task: "Compute 6 * 7" })
+    expect(result.status).toBe("FAILED")
+    expect(stub.requests.length).toBeLessThanOrEqual(2)
+    expect(JSON.stringify(result)).toContain("ANTHROPIC_API_KEY")
+  })
+
+  it("an unknown model ends the run at once, naming the model", async () => {
+    stub.replyWith(() => ({ status: 404, errorType: "not_found_error", message: "model: claude-nope" }))
+    const { result } = await run(claude({ model: "claude-nope" }), { task: "Compute 6 * 7" })
+    expect(result.status).toBe("FAILED")
+    expect(stub.requests.length).toBeLessThanOrEqual(2)
+    expect(JSON.stringify(result)).toContain("claude-nope")
+  })
+
+  it("overloaded (529) is retried, then the next model of the list answers", async () => {
+    stub.replyWith(() => ({ status: 529, errorType: "overloaded_error", message: "Overloaded" }))
+    const chain = Fallback.make([claude(), Offline.service])
+    const { events, result } = await run(chain, { task: "Compute 6 * 7" })
+    expect(result.status).toBe("CONVERGED")
+    // retried (maxRetries 2) before the next model took over
+    expect(stub.requests.length).toBeGreaterThanOrEqual(3)
+    expect(calledOf(events)[0].failedModels?.[0]).toMatch(/^anthropic:claude-sonnet-4-5: HTTP 529/)
+  })
+
+  it("extended thinking: reserved in each call's cap (admitted), kept out of the answer, counted as output", async () => {
+    stub.replyWith((body) => ({
+      thinking: "Let me think about six sevens. ".repeat(20),
+      text: JSON.stringify(byPrompt[promptOfMessages(body) ?? ""] ?? {})
+    }))
+    const { result } = await run(claude({ thinkingTokens: 2048 }), { task: "Compute 6 * 7", mode: "FULL" })
+    expect(result.status).toBe("CONVERGED")
+    for (const r of stub.requests) {
+      expect(r.thinking).toEqual({ type: "enabled", budget_tokens: 2048 })
+      expect(r.max_tokens).toBeGreaterThan(2048)
+    }
+    expect(JSON.stringify(result.finalAnswer)).not.toContain("six sevens")
+    expect(result.usage.outputTokens).toBe(stub.bills.reduce((n, b) => n + b.output, 0))
+    // a token cap too small for a call's thinking reserve is never crossed: the run stops at it
+    stub.requests.length = 0
+    stub.bills.length = 0
+    const capped = await run(claude({ thinkingTokens: 2048 }), { task: "Compute 6 * 7", budget: { maxTokens: 3000 } })
+    const billed = stub.bills.reduce((n, b) => n + b.input + b.cacheRead + b.cacheWrite + b.output, 0)
+    expect(billed).toBeLessThanOrEqual(3000)
+    expect(capped.result.usage.inputTokens + capped.result.usage.outputTokens).toBeLessThanOrEqual(3000)
+  })
+})
