@@ -400,6 +400,33 @@ const threadRows = async () => {
   )
 }
 
+/** Claude's prompt caching (#57): a FULL run's input cost with caching against without. */
+const cachingRows = async () => {
+  const t = await measure("caching")
+  for (const [name, r] of Object.entries(t) as Array<[string, any]>) {
+    const top = Object.entries(r.cached.byPromptRead as Record<string, number>).filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1]).slice(0, 3).map(([p, n]) => `${p} ${n}`).join(", ")
+    row(
+      `57. ${
+        name === "one" ? "one FULL run" : "five FULL runs in a row"
+      } on Claude (stub), 30 tools: cached / uncached`,
+      `$${fmt(r.cached.costUsd, 5)} / $${fmt(r.uncached.costUsd, 5)} (${
+        fmt(r.cached.costUsd / r.uncached.costUsd, 2)
+      }×); ${r.cached.calls} calls, ${r.cached.cacheRead} of ${r.cached.input} input tokens read, ${r.cached.cacheWrite} written${
+        top ? `; read by ${top}` : ""
+      }`,
+      "",
+      undefined
+    )
+  }
+}
+
+if (process.argv.slice(2).includes("caching")) {
+  await cachingRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("threads")) {
   await threadRows()
   printTable()

@@ -1,4 +1,5 @@
 import { breakdown } from "./Breakdown.js"
+import { caching } from "./Caching.js"
 import { catalogSizes } from "./Catalog.js"
 import { cluster } from "./Cluster.js"
 import { concurrency } from "./Concurrency.js"
@@ -67,6 +68,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   traffic: () => traffic(quick ? 0.1 : 1),
   typedTraffic: () => typedTraffic(quick ? 0.1 : 1),
   catalogSizes: () => catalogSizes(),
+  caching: () => caching(),
   threadTurns: () => threadTurns(quick ? 20 : 50),
   forecastError: () => forecastError(),
   quotaCheck: () => quotaCheck(quick ? 300 : 3_000),

@@ -78,7 +78,7 @@ const breakpointsOf = (body: any) => {
 const sse = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 
 export const startAnthropicStub = async (
-  options: { readonly minCacheTokens?: number } = {}
+  options: { readonly minCacheTokens?: number; readonly caching?: boolean } = {}
 ): Promise<AnthropicStub> => {
   const requests: Array<any> = []
   const bills: Array<Bill> = []
@@ -95,7 +95,9 @@ export const startAnthropicStub = async (
       }))
       return
     }
-    const { points, total } = breakpointsOf(body)
+    const { points: marked, total } = breakpointsOf(body)
+    // a server without prompt caching: every token at the input rate
+    const points = options.caching === false ? [] : marked
     const min = options.minCacheTokens ?? 1024
     const read = [...points].reverse().find((p) => cached.has(p.hash))?.tokens ?? 0
     const last = points.at(-1)
