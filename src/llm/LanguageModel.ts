@@ -115,6 +115,8 @@ export interface Service {
   readonly condition?: (() => string | undefined) | undefined
   /** The models of a fallback chain, in order (llm/Fallback); absent for a single model. */
   readonly members?: ReadonlyArray<Service> | undefined
+  /** The price a call of this prompt is made at, when it depends on the prompt (a model per phase: llm/ByPhase). */
+  readonly priceFor?: ((promptId: string) => ModelPrice) | undefined
 }
 
 /**

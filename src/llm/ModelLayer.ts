@@ -30,31 +30,38 @@ export const providerConfig = Config.option(
  */
 export const layerConfig = Layer.unwrapEffect(
   Effect.gen(function*() {
-    // a list of models in order, with fallback, when AEON_MODELS is set
-    if (Option.isSome(yield* Config.option(Config.string("AEON_MODELS")))) {
-      return (yield* Effect.promise(() => import("./Fallback.js"))).layerConfig
-    }
-    const chosen = yield* providerConfig
-    const key = yield* Config.option(
-      Config.string("AEON_LLM_API_KEY").pipe(Config.orElse(() => Config.string("OPENAI_API_KEY")))
-    )
-    const url = yield* Config.option(
-      Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("OPENAI_BASE_URL")))
-    )
-    const anthropicKey = yield* Config.option(Config.string("ANTHROPIC_API_KEY"))
-    const provider = Option.getOrElse(
-      chosen,
-      () => Option.isSome(key) || Option.isSome(url) ? "openai" : Option.isSome(anthropicKey) ? "anthropic" : "offline"
-    )
-    // each provider's client is loaded only for that provider
-    if (provider === "anthropic") return (yield* Effect.promise(() => import("./Anthropic.js"))).layerConfig
-    // the openai client is loaded only for that provider
-    if (provider === "openai") return (yield* Effect.promise(() => import("./OpenAi.js"))).layerConfig
-    if (provider === "offline") return Offline.layer
-    const path = yield* Scripted.scriptPathConfig
-    const { script, fallback } = yield* Scripted.loadScript(path)
-    return Scripted.layer(script, fallback === "offline" ? Offline.service : undefined)
+    const chosen = yield* chosenLayer
+    // a model per phase around it, when AEON_MODELS_BY_PHASE is set
+    if (Option.isNone(yield* Config.option(Config.string("AEON_MODELS_BY_PHASE")))) return chosen
+    return (yield* Effect.promise(() => import("./ByPhase.js"))).layerAround(chosen)
   })
 )
+
+const chosenLayer = Effect.gen(function*() {
+  // a list of models in order, with fallback, when AEON_MODELS is set
+  if (Option.isSome(yield* Config.option(Config.string("AEON_MODELS")))) {
+    return (yield* Effect.promise(() => import("./Fallback.js"))).layerConfig
+  }
+  const chosen = yield* providerConfig
+  const key = yield* Config.option(
+    Config.string("AEON_LLM_API_KEY").pipe(Config.orElse(() => Config.string("OPENAI_API_KEY")))
+  )
+  const url = yield* Config.option(
+    Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("OPENAI_BASE_URL")))
+  )
+  const anthropicKey = yield* Config.option(Config.string("ANTHROPIC_API_KEY"))
+  const provider = Option.getOrElse(
+    chosen,
+    () => Option.isSome(key) || Option.isSome(url) ? "openai" : Option.isSome(anthropicKey) ? "anthropic" : "offline"
+  )
+  // each provider's client is loaded only for that provider
+  if (provider === "anthropic") return (yield* Effect.promise(() => import("./Anthropic.js"))).layerConfig
+  // the openai client is loaded only for that provider
+  if (provider === "openai") return (yield* Effect.promise(() => import("./OpenAi.js"))).layerConfig
+  if (provider === "offline") return Offline.layer
+  const path = yield* Scripted.scriptPathConfig
+  const { script, fallback } = yield* Scripted.loadScript(path)
+  return Scripted.layer(script, fallback === "offline" ? Offline.service : undefined)
+})
 
 export { LanguageModel }

@@ -41,6 +41,8 @@ export interface ForecastInput {
   /** A typed run's output schema, as JSON text: its answer call carries it as its format (and its repair does too). */
   readonly outputSchema?: string | undefined
   readonly price: ModelPrice
+  /** A call's price by its prompt, when the model depends on it (a model per phase: llm/ByPhase). */
+  readonly priceFor?: ((promptId: string) => ModelPrice) | undefined
   readonly calibration?: Calibration | undefined
   /**
    * The plan runs as a simple iteration (AUTO, SIMPLE): its expected calls are the economy's — a tool step that asks no
@@ -118,13 +120,14 @@ export const forecastOf = (input: ForecastInput): Forecast => {
     (planning.length > 0 ? median(planning.map((c) => c.latencyMs)) : 0)
   const expectedPasses = Math.max(1, Math.min(input.passesLeft, Math.round(calibration?.executionPasses ?? 1)))
   const worstPasses = Math.max(1, input.passesLeft)
-  const figures = (call: CallShape, requests = 1, ms = msPerCall): ForecastFigures => ({
+  const figures = (prompt: string, call: CallShape, requests = 1, ms = msPerCall): ForecastFigures => ({
     llmCalls: requests,
     tokens: requests * call.input + call.output,
-    costUsd: costOf(price, requests * call.input, call.output),
+    costUsd: costOf(input.priceFor?.(prompt) ?? price, requests * call.input, call.output),
     wallMs: requests * ms
   })
-  const worst = (input: number) => figures({ input, output: WORST_OUTPUT_PER_CALL }, WORST_REQUESTS_PER_CALL)
+  const worst = (prompt: string) => (tokens: number) =>
+    figures(prompt, { input: tokens, output: WORST_OUTPUT_PER_CALL }, WORST_REQUESTS_PER_CALL)
   const stepData = (step: PlanStep, out: number) =>
     input.request.length + plan.goal.length + step.description.length + JSON.stringify(step.toolInput ?? "").length +
     step.dependencies.length * out * 4 + 400
@@ -134,18 +137,27 @@ export const forecastOf = (input: ForecastInput): Forecast => {
   const perStep = plan.steps.map((step) => ({
     stepId: step.stepId,
     expected: economy.reasons(step)
-      ? times(figures({ input: reasoning(step, answerTokens), output: answerTokens }), expectedPasses)
+      ? times(
+        figures(PromptId.REASONING_STEP_USER, { input: reasoning(step, answerTokens), output: answerTokens }),
+        expectedPasses
+      )
       : zero,
-    worstCase: times(worst(reasoning(step, WORST_OUTPUT_PER_CALL)), worstPasses)
+    worstCase: times(worst(PromptId.REASONING_STEP_USER)(reasoning(step, WORST_OUTPUT_PER_CALL)), worstPasses)
   }))
   // the plan as validation, convergence, refinement and synthesis see it: its steps with their outputs
   const planChars = (out: number, steps: number) =>
     input.request.length + plan.goal.length +
     plan.steps.reduce((n, s) => n + s.description.length + 200, 0) * (steps / Math.max(1, plan.steps.length)) +
     steps * out * 4
-  const reviews = (out: number, steps: number): ReadonlyArray<number> => [
-    promptTokens(PromptId.VALIDATION_SEMANTIC_SYSTEM, PromptId.VALIDATION_SEMANTIC_USER, planChars(out, steps)),
-    promptTokens(PromptId.CONVERGENCE_ASSESSMENT_SYSTEM, PromptId.CONVERGENCE_ASSESSMENT_USER, planChars(out, steps))
+  const reviews = (out: number, steps: number): ReadonlyArray<readonly [string, number]> => [
+    [
+      PromptId.VALIDATION_SEMANTIC_USER,
+      promptTokens(PromptId.VALIDATION_SEMANTIC_SYSTEM, PromptId.VALIDATION_SEMANTIC_USER, planChars(out, steps))
+    ],
+    [
+      PromptId.CONVERGENCE_ASSESSMENT_USER,
+      promptTokens(PromptId.CONVERGENCE_ASSESSMENT_SYSTEM, PromptId.CONVERGENCE_ASSESSMENT_USER, planChars(out, steps))
+    ]
   ]
   const refinement = (out: number, steps: number) =>
     promptTokens(PromptId.RECURSIVE_REFINEMENT_SYSTEM, PromptId.RECURSIVE_REFINEMENT_USER, planChars(out, steps))
@@ -159,26 +171,35 @@ export const forecastOf = (input: ForecastInput): Forecast => {
         planChars(out, steps) + input.outputSchema.length
       )
   const n = plan.steps.length
+  const answerPrompt = input.outputSchema === undefined ? PromptId.ANSWER_SYNTHESIS_USER : PromptId.ANSWER_TYPED_USER
   const expectedPass = economy.reviewed
-    ? reviews(answerTokens, n).map((t) => figures({ input: t, output: answerTokens })).reduce(add, zero)
+    ? reviews(answerTokens, n).map(([p, t]) => figures(p, { input: t, output: answerTokens })).reduce(add, zero)
     : zero
   const expected = [
     ...perStep.map((s) => s.expected),
     times(expectedPass, expectedPasses),
-    times(figures({ input: refinement(answerTokens, n), output: answerTokens }), expectedPasses - 1),
-    economy.synthesized ? figures({ input: synthesis(answerTokens, n), output: answerTokens }) : zero
+    times(
+      figures(PromptId.RECURSIVE_REFINEMENT_USER, { input: refinement(answerTokens, n), output: answerTokens }),
+      expectedPasses - 1
+    ),
+    economy.synthesized ? figures(answerPrompt, { input: synthesis(answerTokens, n), output: answerTokens }) : zero
   ].reduce(add, zero)
   // refinements may add steps (up to their limit), each run in every pass after it
   const added = Math.min(REFINEMENT_LIMITS.total, Math.max(0, budget.maxSteps - n))
   const most = n + added
-  const worstAdded = times(worst(reasoning(plan.steps[0] ?? emptyStep, WORST_OUTPUT_PER_CALL)), added * worstPasses)
-  const worstPass = [...reviews(WORST_OUTPUT_PER_CALL, most), refinement(WORST_OUTPUT_PER_CALL, most)].map(worst)
-    .reduce(add, zero)
+  const worstAdded = times(
+    worst(PromptId.REASONING_STEP_USER)(reasoning(plan.steps[0] ?? emptyStep, WORST_OUTPUT_PER_CALL)),
+    added * worstPasses
+  )
+  const worstPass = [
+    ...reviews(WORST_OUTPUT_PER_CALL, most),
+    [PromptId.RECURSIVE_REFINEMENT_USER, refinement(WORST_OUTPUT_PER_CALL, most)] as const
+  ].map(([p, t]) => worst(p)(t)).reduce(add, zero)
   const structural = [
     ...perStep.map((s) => s.worstCase),
     worstAdded,
     times(worstPass, worstPasses),
-    worst(synthesis(WORST_OUTPUT_PER_CALL, most))
+    worst(answerPrompt)(synthesis(WORST_OUTPUT_PER_CALL, most))
   ].reduce(add, zero)
   const spent: ForecastFigures = {
     llmCalls: input.spent.llmCalls,

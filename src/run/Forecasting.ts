@@ -85,6 +85,7 @@ export const forecaster = (
       passesLeft,
       ...(input.outputSchema !== undefined ? { outputSchema: JSON.stringify(input.outputSchema) } : {}),
       price: model.price,
+      ...(model.priceFor ? { priceFor: model.priceFor } : {}),
       calibration: calibrationFor(events.record().started?.mode ?? input.mode, plan, yield* figures)
     })
   })
