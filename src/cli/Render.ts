@@ -271,7 +271,9 @@ export const callsText = (calls: ReadonlyArray<LlmCall>): string => {
     return [
       pc.bold(`#${c.seq} ${c.promptId}`) +
       ` · ${c.model}${c.attempt > 1 ? ` · attempt ${c.attempt}` : ""}${where ? ` · ${where}` : ""}` +
-      ` · ${c.inputTokens}+${c.outputTokens} tokens · ${c.latencyMs} ms`,
+      ` · ${c.inputTokens}+${c.outputTokens} tokens${
+        c.cachedTokens > 0 ? ` (${c.cachedTokens} read from the cache)` : ""
+      }${c.cacheWriteTokens > 0 ? ` (${c.cacheWriteTokens} written to it)` : ""} · ${c.latencyMs} ms`,
       `── system\n${c.system}`,
       `── user\n${c.user}`,
       c.error ? pc.red(`── error\n${c.error}`) : `── response (${c.finishReason ?? "stop"})\n${c.response ?? ""}`,

@@ -10,6 +10,7 @@ export interface LlmCall extends RecordedCall {
   readonly inputTokens: number
   readonly outputTokens: number
   readonly cachedTokens: number
+  readonly cacheWriteTokens: number
   readonly costUsd: number
   readonly latencyMs: number
   readonly failedModels: ReadonlyArray<string>
@@ -33,6 +34,7 @@ export const llmCallsOf = (events: ReadonlyArray<RunEvent>): Array<LlmCall> =>
         inputTokens: e.inputTokens,
         outputTokens: e.outputTokens,
         cachedTokens: e.cachedTokens ?? 0,
+        cacheWriteTokens: e.cacheWriteTokens ?? 0,
         costUsd: e.costUsd,
         latencyMs: e.latencyMs,
         failedModels: e.failedModels ?? [],

@@ -31,7 +31,8 @@ export interface PlanShown {
 // the list (its summary), then one call's prompt and answer when it is opened: both within the server's query cost
 const CALLS =
   /* GraphQL */ `query RunViewCalls($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 50, after: $after) {
-  edges { cursor node { seq promptId attempt phase stepId inputTokens outputTokens latencyMs replayed estimated } }
+  edges { cursor node { seq promptId model attempt phase stepId inputTokens outputTokens cachedTokens cacheWriteTokens
+    latencyMs replayed estimated } }
   pageInfo { hasNextPage endCursor } } } }`
 const CALL =
   /* GraphQL */ `query RunViewCall($id: ID!, $after: String) { run(id: $id) { llmCalls(first: 1, after: $after) {
@@ -314,9 +315,12 @@ export const Calls = ({ runId }: { runId: string }) => {
             <button type="button" data-testid="call" onClick={() => void show(c)}>
               {[
                 `#${c.seq} ${c.promptId}`,
+                c.model,
                 c.phase,
                 c.stepId,
                 `${c.inputTokens}+${c.outputTokens} tokens`,
+                c.cachedTokens > 0 ? `${c.cachedTokens} read from the cache` : undefined,
+                c.cacheWriteTokens > 0 ? `${c.cacheWriteTokens} written to it` : undefined,
                 `${c.latencyMs} ms`,
                 c.attempt > 1 ? `attempt ${c.attempt}` : undefined,
                 c.replayed ? "replayed from the source (not paid)" : undefined,

@@ -424,6 +424,8 @@ export type LlmCall = {
   at: Scalars['DateTime']['output'];
   /** 1, or 2 for the call made again with a larger output cap after a truncated answer. */
   attempt: Scalars['Int']['output'];
+  /** Of inputTokens, those written to the provider's prompt cache (Anthropic: priced at its cache-write rate). */
+  cacheWriteTokens: Scalars['Int']['output'];
   /** Of inputTokens, those read from the provider's prompt cache. */
   cachedTokens: Scalars['Int']['output'];
   costUsd: Scalars['Float']['output'];
@@ -2178,6 +2180,7 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 export type LlmCallResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LlmCall'] = ResolversParentTypes['LlmCall']> = {
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   attempt?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  cacheWriteTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   cachedTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   costUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   decodeError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;

@@ -245,7 +245,7 @@ export type RunViewCallsQueryVariables = Exact<{
 }>;
 
 
-export type RunViewCallsQuery = { run: { llmCalls: { edges: Array<{ cursor: string, node: { seq: number, promptId: string, attempt: number, phase: string | null, stepId: string | null, inputTokens: number, outputTokens: number, latencyMs: number, replayed: boolean, estimated: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+export type RunViewCallsQuery = { run: { llmCalls: { edges: Array<{ cursor: string, node: { seq: number, promptId: string, model: string, attempt: number, phase: string | null, stepId: string | null, inputTokens: number, outputTokens: number, cachedTokens: number, cacheWriteTokens: number, latencyMs: number, replayed: boolean, estimated: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type RunViewCallQueryVariables = Exact<{
   id: string | number;
