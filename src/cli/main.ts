@@ -17,7 +17,7 @@ import { budgetOptions, runInputOptions } from "./RunFlags.js"
 
 /** The model, as `aeon run` and `aeon fork` take it. */
 const modelOptions = {
-  provider: Options.choice("provider", ["openai", "anthropic", "offline", "scripted"]).pipe(
+  provider: Options.choice("provider", ["openai", "anthropic", "google", "offline", "scripted"]).pipe(
     Options.withDescription(
       "the model's provider (env AEON_MODEL_PROVIDER; default: openai when a key is set, anthropic when only ANTHROPIC_API_KEY is, else offline)"
     ),
@@ -245,7 +245,7 @@ const evalCommand = Command.make(
       ),
       Options.optional
     ),
-    provider: Options.choice("provider", ["openai", "anthropic", "offline", "scripted"]).pipe(
+    provider: Options.choice("provider", ["openai", "anthropic", "google", "offline", "scripted"]).pipe(
       Options.withDescription("the model's provider (env AEON_MODEL_PROVIDER)"),
       Options.optional
     ),

@@ -6,13 +6,13 @@ import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /** One model of AEON_MODELS: `openai:gpt-4o-mini`, `openai@http://127.0.0.1:11434/v1:qwen2.5`, or `offline`. */
 export interface ModelSpec {
-  readonly provider: "openai" | "anthropic" | "offline"
+  readonly provider: "openai" | "anthropic" | "google" | "offline"
   readonly baseURL?: string | undefined
   readonly model: string
 }
 
 // provider, then @ and a URL whose path holds no colon, then : and the model (which may hold colons: qwen2.5:7b)
-const SPEC = /^(openai|anthropic)(?:@(https?:\/\/[^/\s]+?(?::\d+)?(?:\/[^:\s]*)?))?:(\S+)$/
+const SPEC = /^(openai|anthropic|google)(?:@(https?:\/\/[^/\s]+?(?::\d+)?(?:\/[^:\s]*)?))?:(\S+)$/
 
 /** Reads AEON_MODELS' list: models in order, each as a ModelSpec; a bad entry is refused, named. */
 export const parseModels = (list: string): Either.Either<Arr.NonEmptyReadonlyArray<ModelSpec>, string> => {
@@ -29,7 +29,7 @@ export const parseModels = (list: string): Either.Either<Arr.NonEmptyReadonlyArr
         `"${entry}" is not a model: write provider:model or provider@baseURL:model (openai:gpt-4o-mini, openai@http://127.0.0.1:11434/v1:qwen2.5, anthropic:claude-sonnet-4-5) or offline`
       )
     }
-    specs.push({ provider: m[1] as "openai" | "anthropic", baseURL: m[2], model: m[3]! })
+    specs.push({ provider: m[1] as "openai" | "anthropic" | "google", baseURL: m[2], model: m[3]! })
   }
   return Arr.isNonEmptyReadonlyArray(specs) ? Either.right(specs) : Either.left("lists no model")
 }
@@ -120,6 +120,10 @@ export const servicesOf = (specs: Arr.NonEmptyReadonlyArray<ModelSpec>) =>
       ? yield* Effect.promise(() => import("./Anthropic.js"))
       : undefined
     const claudeShared = claude ? yield* claude.config : undefined
+    const gemini = specs.some((s) => s.provider === "google")
+      ? yield* Effect.promise(() => import("./Gemini.js"))
+      : undefined
+    const geminiShared = gemini ? yield* gemini.config : undefined
     return yield* Effect.forEach(specs, (spec, i) =>
       spec.provider === "offline"
         ? Effect.succeed(Offline.service)
@@ -129,6 +133,12 @@ export const servicesOf = (specs: Arr.NonEmptyReadonlyArray<ModelSpec>) =>
               model: spec.model,
               baseURL: spec.baseURL,
               apiKey: Option.orElse(own, () => claudeShared.apiKey)
+            })
+            : spec.provider === "google" && gemini && geminiShared
+            ? gemini.fromConfig(geminiShared, prices, {
+              model: spec.model,
+              baseURL: spec.baseURL,
+              apiKey: Option.orElse(own, () => geminiShared.apiKey)
             })
             : OpenAi.fromConfig(shared, prices, {
               model: spec.model,

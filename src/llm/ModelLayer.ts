@@ -3,7 +3,7 @@ import * as LanguageModel from "./LanguageModel.js"
 import * as Offline from "./Offline.js"
 import * as Scripted from "./Scripted.js"
 
-const providers = ["openai", "anthropic", "offline", "scripted"] as const
+const providers = ["openai", "anthropic", "google", "offline", "scripted"] as const
 
 /** AEON_MODEL_PROVIDER set to something else: one line that names the variable and the choices. */
 export class ModelConfigError extends Data.TaggedError("ModelConfigError")<{ readonly message: string }> {}
@@ -11,7 +11,7 @@ export class ModelConfigError extends Data.TaggedError("ModelConfigError")<{ rea
 export const providerConfig = Config.option(
   Config.string("AEON_MODEL_PROVIDER").pipe(
     Config.withDescription(
-      "openai | anthropic | offline | scripted; default openai when a key or base URL is set, anthropic when only ANTHROPIC_API_KEY is, else offline"
+      "openai | anthropic | google | offline | scripted; default openai when a key or base URL is set, anthropic or google when only ANTHROPIC_API_KEY or GEMINI_API_KEY/GOOGLE_API_KEY is, else offline"
     )
   )
 ).pipe(Effect.flatMap(Option.match({
@@ -50,10 +50,21 @@ const chosenLayer = Effect.gen(function*() {
     Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("OPENAI_BASE_URL")))
   )
   const anthropicKey = yield* Config.option(Config.string("ANTHROPIC_API_KEY"))
+  const googleKey = yield* Config.option(
+    Config.string("GEMINI_API_KEY").pipe(Config.orElse(() => Config.string("GOOGLE_API_KEY")))
+  )
   const provider = Option.getOrElse(
     chosen,
-    () => Option.isSome(key) || Option.isSome(url) ? "openai" : Option.isSome(anthropicKey) ? "anthropic" : "offline"
+    () =>
+      Option.isSome(key) || Option.isSome(url)
+        ? "openai"
+        : Option.isSome(anthropicKey)
+        ? "anthropic"
+        : Option.isSome(googleKey)
+        ? "google"
+        : "offline"
   )
+  if (provider === "google") return (yield* Effect.promise(() => import("./Gemini.js"))).layerConfig
   // each provider's client is loaded only for that provider
   if (provider === "anthropic") return (yield* Effect.promise(() => import("./Anthropic.js"))).layerConfig
   // the openai client is loaded only for that provider

@@ -40,7 +40,11 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
     outputPerMillion: 5,
     cachedInputPerMillion: 0.1,
     cacheWritePerMillion: 1.25
-  }
+  },
+  // Google: prompts up to 200k tokens; cached content at its context-caching rate
+  "gemini-2.5-pro": { inputPerMillion: 1.25, outputPerMillion: 10, cachedInputPerMillion: 0.31 },
+  "gemini-2.5-flash": { inputPerMillion: 0.3, outputPerMillion: 2.5, cachedInputPerMillion: 0.075 },
+  "gemini-2.5-flash-lite": { inputPerMillion: 0.1, outputPerMillion: 0.4, cachedInputPerMillion: 0.025 }
 }
 
 const PriceTable = Schema.parseJson(

@@ -335,7 +335,9 @@ describe(`the aeon binary (${backend})`, () => {
       task
     ])
     expect(bogus.code).toBe(1)
-    expect(bogus.stderr.trim()).toBe("aeon: AEON_MODEL_PROVIDER must be one of openai, anthropic, offline, scripted (got bogus)")
+    expect(bogus.stderr.trim()).toBe(
+      "aeon: AEON_MODEL_PROVIDER must be one of openai, anthropic, google, offline, scripted (got bogus)"
+    )
   })
 
   it("OPENAI_BASE_URL and OPENAI_API_KEY choose the openai provider, as for every OpenAI-compatible tool", async () => {

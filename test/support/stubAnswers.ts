@@ -47,3 +47,12 @@ export const promptOfMessages = (body: any): string | undefined => {
     system.startsWith(c.system.template) && user.startsWith(c.user.template.split("{{")[0]!)
   )?.id
 }
+
+/** The prompt a Gemini request is for: its system instruction and the opening of its user text. */
+export const promptOfGemini = (body: any): string | undefined => {
+  const system: string = body.systemInstruction?.parts?.[0]?.text ?? ""
+  const user: string = body.contents?.[0]?.parts?.[0]?.text ?? ""
+  return Object.values(Contracts).find((c) =>
+    system.startsWith(c.system.template) && user.startsWith(c.user.template.split("{{")[0]!)
+  )?.id
+}

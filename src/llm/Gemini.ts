@@ -1,0 +1,223 @@
+import { ApiError, type GenerateContentResponse, GoogleGenAI } from "@google/genai"
+import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import * as LanguageModel from "./LanguageModel.js"
+import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
+import { Retryable, retrySchedule } from "./OpenAiFailures.js"
+import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
+
+/**
+ * Gemini through Google's own API (`@google/genai` 2.x), streamed (`generateContentStream`): the answer as JSON under
+ * `responseMimeType: application/json` and `responseJsonSchema` (its `responseSchema` refuses `$defs`/`$ref`), usage
+ * from `usageMetadata` — each chunk's a running total: the last is the call's; thoughts count as output, cached
+ * content is priced as cached —, thinking's budget as a setting reserved in every call's cap, the SDK's own retries
+ * off so that every request is Aeon's to count and admit.
+ */
+export interface GeminiOptions {
+  readonly apiKey?: string | undefined
+  readonly baseURL?: string | undefined
+  readonly model: string
+  readonly timeoutMs: number
+  readonly maxRetries: number
+  readonly retryBaseMs?: number
+  readonly thinkingTokens?: number | undefined
+}
+
+interface Read {
+  text: string
+  model?: string | undefined
+  finish?: string | undefined
+  prompt: number
+  cached: number
+  output: number
+}
+
+const readStream = async (
+  stream: AsyncIterable<GenerateContentResponse>,
+  onText: (text: string) => Promise<void>
+): Promise<Read> => {
+  const read: Read = { text: "", prompt: 0, cached: 0, output: 0 }
+  for await (const chunk of stream) {
+    // the answer's text, never a thought
+    const parts = chunk.candidates?.[0]?.content?.parts ?? []
+    const text = parts.filter((p) => p.thought !== true && typeof p.text === "string").map((p) => p.text).join("")
+    if (text !== "") {
+      read.text += text
+      await onText(text)
+    }
+    read.finish = chunk.candidates?.[0]?.finishReason ?? read.finish
+    read.model = chunk.modelVersion ?? read.model
+    const u = chunk.usageMetadata
+    if (u) {
+      // a running total: the last chunk's is the call's
+      read.prompt = u.promptTokenCount ?? read.prompt
+      read.cached = u.cachedContentTokenCount ?? 0
+      read.output = (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0)
+    }
+  }
+  return read
+}
+
+const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
+  text: read.text,
+  ...(read.model ? { model: read.model } : {}),
+  finishReason: read.finish,
+  truncated: read.finish === "MAX_TOKENS",
+  inputTokens: read.prompt,
+  outputTokens: read.output,
+  ...(read.cached > 0 ? { cachedInputTokens: read.cached } : {})
+})
+
+/**
+ * A failed request: a refused key (400 API_KEY_INVALID, 401, 403) or an unknown model (404) ends the run at once,
+ * named; 429 and 5xx (503: overloaded) are retried, then the next model of AEON_MODELS takes over.
+ */
+const failureOf = (url: string, options: GeminiOptions) => (e: unknown): ModelError | Retryable => {
+  if (e instanceof ApiError) {
+    const badKey = /API_KEY_INVALID|API key not valid/i.test(e.message) || e.status === 401 || e.status === 403
+    const lasting = badKey || e.status === 404
+    const message = badKey
+      ? `${url} refused the API key (AEON_LLM_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY${
+        options.apiKey ? "" : ": none is set"
+      }): ${e.message}`
+      : e.status === 404
+      ? `${url} does not serve model ${options.model} (AEON_MODEL): ${e.message}`
+      : e.message
+    const error = new ModelHttpError({ status: e.status, message, lasting })
+    return e.status === 429 || e.status >= 500 ? new Retryable(error, undefined) : error
+  }
+  const unavailable = new ModelUnavailableError({
+    message: `cannot reach ${url} (AEON_LLM_BASE_URL or GOOGLE_GEMINI_BASE_URL): ${
+      e instanceof Error ? e.message : String(e)
+    }`
+  })
+  return e instanceof Error && e.name !== "AbortError" ? new Retryable(unavailable, undefined, 1) : unavailable
+}
+
+const once = (
+  client: GoogleGenAI,
+  url: string,
+  options: GeminiOptions,
+  request: LanguageModel.CompletionRequest
+) =>
+  Effect.zipRight(
+    Effect.sync(() => request.onRequest?.()),
+    Effect.tryPromise({
+      try: async (signal) => {
+        const stream = await client.models.generateContentStream({
+          model: options.model,
+          contents: [{ role: "user", parts: [{ text: request.user }] }],
+          config: {
+            abortSignal: signal,
+            systemInstruction: request.system,
+            maxOutputTokens: request.maxOutputTokens,
+            responseMimeType: "application/json",
+            responseJsonSchema: request.jsonSchema,
+            ...(options.thinkingTokens ? { thinkingConfig: { thinkingBudget: options.thinkingTokens } } : {})
+          }
+        })
+        return responseOf(
+          await readStream(
+            stream,
+            (text) => (request.onText ? Effect.runPromise(request.onText(text)) : Promise.resolve())
+          )
+        )
+      },
+      catch: failureOf(url, options)
+    })
+  )
+
+const withRetries = (
+  client: GoogleGenAI,
+  url: string,
+  options: GeminiOptions,
+  request: LanguageModel.CompletionRequest
+) =>
+  Effect.suspend(() => {
+    let sent = 0
+    const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
+    return once(client, url, options, counted).pipe(
+      Effect.retry({
+        schedule: retrySchedule(options),
+        while: (e) =>
+          e instanceof Retryable && sent < (request.maxRequests?.() ?? Number.POSITIVE_INFINITY) &&
+          (e.atMost === undefined || sent <= e.atMost)
+      }),
+      Effect.mapError((e): ModelError => (e instanceof Retryable ? e.error : e))
+    )
+  })
+
+/** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
+export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
+  const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
+  const notice = priced === undefined ? unpricedNotice(DEFAULT_PRICES, options.model) : pricedNotice
+  const url = options.baseURL ?? "https://generativelanguage.googleapis.com"
+  const client = new GoogleGenAI({
+    apiKey: options.apiKey ?? "not-set",
+    httpOptions: {
+      ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
+      // the SDK's own retries off: each request is Aeon's to count
+      retryOptions: { attempts: 1 },
+      timeout: options.timeoutMs + 1_000
+    }
+  })
+  const service = LanguageModel.make(
+    `google:${options.model}`,
+    price,
+    (request) =>
+      withRetries(client, url, options, request).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(options.timeoutMs),
+          onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
+        })
+      ),
+    notice,
+    options.thinkingTokens
+  )
+  return { ...service, unpriced: notice === undefined ? [] : [options.model] }
+}
+
+export const config = Config.all({
+  apiKey: Config.option(
+    Config.redacted("AEON_LLM_API_KEY").pipe(
+      Config.orElse(() => Config.redacted("GOOGLE_API_KEY")),
+      Config.orElse(() => Config.redacted("GEMINI_API_KEY"))
+    )
+  ),
+  baseURL: Config.option(
+    Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("GOOGLE_GEMINI_BASE_URL")))
+  ),
+  model: Config.string("AEON_MODEL").pipe(Config.withDefault("gemini-2.5-flash")),
+  timeoutMs: Config.integer("AEON_LLM_TIMEOUT_MS").pipe(Config.withDefault(60_000)),
+  maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
+  thinkingTokens: Config.option(Config.integer("AEON_THINKING_TOKENS"))
+})
+
+/** The service the settings describe, priced by the table; `over` gives one model of a list its own model and URL. */
+export const fromConfig = (
+  c: Config.Config.Success<typeof config>,
+  prices: Readonly<Record<string, ModelPrice>>,
+  over: {
+    readonly model?: string | undefined
+    readonly baseURL?: string | undefined
+    readonly apiKey?: Option.Option<Redacted.Redacted> | undefined
+  } = {}
+) => {
+  const model = over.model ?? c.model
+  return make(
+    {
+      apiKey: Option.getOrUndefined(Option.map(over.apiKey ?? c.apiKey, Redacted.value)),
+      baseURL: over.baseURL ?? Option.getOrUndefined(c.baseURL),
+      model,
+      timeoutMs: c.timeoutMs,
+      maxRetries: c.maxRetries,
+      thinkingTokens: Option.getOrUndefined(c.thinkingTokens)
+    },
+    priceOf(prices, model),
+    unpricedNotice(prices, model)
+  )
+}
+
+export const layerConfig = Layer.effect(
+  LanguageModel.LanguageModel,
+  Effect.zipWith(config, loadPriceTable, (c, prices) => fromConfig(c, prices))
+)
