@@ -64,6 +64,33 @@ const readJsonFile = (flag: string, path: string): unknown => {
   }
 }
 
+const MEDIA_TYPES: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  pdf: "application/pdf",
+  txt: "text/plain",
+  md: "text/plain"
+}
+
+/** `--file PATH`: its media type by its extension, its bytes (base64); one Aeon cannot type is refused, named. */
+const attachmentOf = (path: string) => {
+  const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase()
+  const mediaType = MEDIA_TYPES[ext]
+  if (mediaType === undefined) {
+    throw new CliError(`--file ${path}: unknown kind of file (${Object.keys(MEDIA_TYPES).join(", ")})`)
+  }
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(path)
+  } catch (e) {
+    throw new CliError(`cannot read --file ${path}: ${fileProblem(e)}`)
+  }
+  return { mediaType, data: bytes.toString("base64"), name: path.slice(path.lastIndexOf("/") + 1) }
+}
+
 /** The engine with the model chosen by flags first, then the environment. */
 export const engineLayer = (flags: Record<string, string>, mcpFile?: string) =>
   Layer.mergeAll(
@@ -93,6 +120,7 @@ export interface RunOptions {
   readonly script: Option.Option<string>
   readonly criteria: Option.Option<string>
   readonly outputSchemaFile?: Option.Option<string>
+  readonly files?: ReadonlyArray<string>
   readonly mcp: Option.Option<string>
   readonly json: boolean
   /** The flags that set a field of the run's input (cli/RunFlags: keyed by flag, read by `inputOf`). */
@@ -115,9 +143,11 @@ export const run = (o: RunOptions) =>
     const outputSchema = o.outputSchemaFile && Option.isSome(o.outputSchemaFile)
       ? readJsonFile("--output-schema", o.outputSchemaFile.value)
       : undefined
+    const attachments = (o.files ?? []).map(attachmentOf)
     const input = {
       ...fields,
       ...(outputSchema !== undefined ? { outputSchema } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
       task: opt(o.task),
       mode: o.full ? "FULL" : fields.mode ?? "AUTO",
       ...(Object.keys(criteria).length > 0 ? { criteria } : {})

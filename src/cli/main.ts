@@ -47,6 +47,10 @@ const runCommand = Command.make(
       Options.withDescription("convergence criteria as a JSON file"),
       Options.optional
     ),
+    files: Options.text("file").pipe(
+      Options.withDescription("a file or an image for the task (png, jpeg, gif, webp, pdf, txt, md); repeat for more"),
+      Options.repeated
+    ),
     outputSchemaFile: Options.text("output-schema").pipe(
       Options.withDescription(
         "a JSON Schema file the answer must meet: its value is printed as JSON (--json: .finalAnswer.data)"

@@ -103,6 +103,11 @@ export class ThreadBusyError extends Schema.TaggedError<ThreadBusyError>()("Thre
   }
 }
 
+/** A task's file or image the run's model cannot read (its media type, or by URL): refused before the run starts. */
+export class AttachmentRefusedError extends Schema.TaggedError<AttachmentRefusedError>()("AttachmentRefusedError", {
+  message: Schema.String
+}) {}
+
 /** A run that cannot be replayed from its recordings (its model calls were not recorded). */
 export class NotReplayableError extends Schema.TaggedError<NotReplayableError>()("NotReplayableError", {
   runId: Schema.String,

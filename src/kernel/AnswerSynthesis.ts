@@ -1,6 +1,7 @@
 import { Effect, Either, Schema } from "effect"
 import { failedAnswerPredicates } from "../convergence/AnswerPredicates.js"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
+import type { Attached } from "../domain/Attachment.js"
 import type { RunHalt } from "../domain/Errors.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import { FinalAnswer, PhaseEInput } from "../domain/Result.js"
@@ -26,6 +27,8 @@ export interface SynthesisInput {
   readonly answerRequirements?: string | undefined
   /** The conversation the run is a turn of, as memory/Conversation quotes it (ConversationQuoted). */
   readonly conversation?: string | undefined
+  /** The task's files and images: the answer's call carries them. */
+  readonly attachments?: ReadonlyArray<Attached> | undefined
 }
 
 /** Without a model call: the completed steps' outputs, said to be exactly that. */
@@ -146,7 +149,7 @@ export const synthesize = (input: SynthesisInput): Effect.Effect<FinalAnswer, Ru
     ttlRemaining: phaseE.ttlRemaining,
     answerRequirements: input.answerRequirements,
     ...(input.conversation ? { conversation: input.conversation } : {})
-  }).pipe(
+  }, input.attachments?.length ? { attachments: input.attachments } : {}).pipe(
     Effect.map(({ output }): FinalAnswer => {
       const unknown = output.usedStepIds.filter((id) => !stepIds.includes(id))
       const answer = {

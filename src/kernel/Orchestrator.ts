@@ -309,7 +309,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       label: labelOf(stop),
       totalPasses: st.passNumber - firstPass + 1,
       ttlRemaining: Math.max(0, st.ttlRemaining),
-      conversation: ctx.events.record().conversation?.text || undefined
+      conversation: ctx.events.record().conversation?.text || undefined,
+      attachments: ctx.attachments
     }
     const remaining = (yield* ctx.guard.remaining).deadlineMs
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)

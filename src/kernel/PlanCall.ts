@@ -25,6 +25,9 @@ const offerQuery = (ctx: RunContext) => {
   return before === undefined ? ctx.request : `${ctx.request}\n${before}`
 }
 
+/** The task's files and images, for a call that carries them (the plan's and the answer's). */
+export const attachedTo = (ctx: RunContext) => (ctx.attachments.length > 0 ? { attachments: ctx.attachments } : {})
+
 /** The plan could not be produced, even after repair: the run fails with this message. */
 export class PlanFailedError
   extends Schema.TaggedError<PlanFailedError>()("PlanFailedError", { message: Schema.String })
@@ -73,7 +76,7 @@ export const generatePlan = (
           toolList: catalogText(tools),
           reasoningMode,
           ...(ctx.escalationContext ? { escalationContext: ctx.escalationContext } : {})
-        }),
+        }, attachedTo(ctx)),
         (r): PlanOutput => r.output
       )
     const asked: Effect.Effect<PlanOutput, LlmError> = offer.noTool
@@ -132,7 +135,7 @@ const direct = (
     ctx.llm.generate(Contracts.planDirect, {
       ...shared,
       ...(ctx.escalationContext ? { escalationContext: `\nEarlier attempts failed: ${ctx.escalationContext}` } : {})
-    }),
+    }, attachedTo(ctx)),
     (r): PlanOutput => r.output
   )
 

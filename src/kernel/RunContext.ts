@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { ConvergenceCriteria } from "../convergence/Criteria.js"
 import type { PreparedOutputSchema } from "../convergence/OutputSchema.js"
+import type { Attached } from "../domain/Attachment.js"
 import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
@@ -52,6 +53,8 @@ export interface RunContext extends RunOptions {
   readonly llm: Llm
   readonly tools: ToolRegistry
   readonly toolInfos: ReadonlyArray<ToolInfo>
+  /** The task's files and images: the plan and the answer calls carry them. */
+  readonly attachments: ReadonlyArray<Attached>
   /** The conversation the run is a turn of (its thread, or its client's history); absent for a run on its own. */
   readonly conversation?: ConversationSource | undefined
   /** The user's memory across runs (recall, plan reuse, notes); absent when the run's memory is off. */

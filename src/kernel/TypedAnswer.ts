@@ -77,7 +77,7 @@ const write = (input: SynthesisInput, schema: PreparedOutputSchema, requirements
       ...(requirements !== undefined ? { answerRequirements: `\nThe answer must also: ${requirements}` } : {}),
       ...(repair !== undefined ? { repair } : {}),
       ...(input.conversation ? { conversation: input.conversation } : {})
-    }).pipe(
+    }, input.attachments?.length ? { attachments: input.attachments } : {}).pipe(
       Effect.map(({ output, text }): Written => {
         const value = valueOf(schema, output)
         // the text as the model wrote it is the answer's text (what was streamed), unless it is the value's wrapper

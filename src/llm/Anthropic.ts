@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import type { Attached } from "../domain/Attachment.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { Retryable, retrySchedule } from "./OpenAiFailures.js"
@@ -47,7 +48,25 @@ const CACHED = { type: "ephemeral" as const }
  * whole prompt would write every call to the cache at 1.25× the input rate to be read by almost none (bench row 57:
  * a FULL run cost 1.10× with it); a prefix under the model's minimum is simply not cached.
  */
-const userBlocks = (request: LanguageModel.CompletionRequest) => {
+const userBlocks = (request: LanguageModel.CompletionRequest): Array<Anthropic.ContentBlockParam> => [
+  ...(request.attachments ?? []).map(blockOf),
+  ...textBlocks(request)
+]
+
+/** A task's file or image as Anthropic takes it: an image block, a document block (PDF, plain text). */
+const blockOf = (a: Attached): Anthropic.ContentBlockParam => {
+  const source = a.data === undefined
+    ? { type: "url" as const, url: a.url! }
+    : a.mediaType === "text/plain"
+    ? { type: "text" as const, media_type: "text/plain" as const, data: Buffer.from(a.data, "base64").toString("utf8") }
+    : { type: "base64" as const, media_type: a.mediaType, data: a.data }
+  // the API checks the media types it takes (run/Attachments refused the others before the run)
+  return (a.mediaType.startsWith("image/")
+    ? { type: "image", source }
+    : { type: "document", source, ...(a.name ? { title: a.name } : {}) }) as Anthropic.ContentBlockParam
+}
+
+const textBlocks = (request: LanguageModel.CompletionRequest) => {
   const task = (request.input as { readonly request?: unknown } | null)?.request
   const at = typeof task === "string" && task !== "" ? request.user.indexOf(task) : -1
   return at > 0
@@ -191,6 +210,11 @@ const withRetries = (
     )
   })
 
+/** Images and PDFs by URL or bytes, plain text by its bytes (image and document blocks). */
+const anthropicAccepts = (mediaType: string, byUrl: boolean) =>
+  /^image\/(png|jpeg|gif|webp)$/.test(mediaType) || mediaType === "application/pdf" ||
+  (mediaType === "text/plain" && !byUrl)
+
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
   const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
@@ -215,7 +239,7 @@ export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotic
     notice,
     options.thinkingTokens
   )
-  return { ...service, unpriced: notice === undefined ? [] : [options.model] }
+  return { ...service, unpriced: notice === undefined ? [] : [options.model], accepts: anthropicAccepts }
 }
 
 export const config = Config.all({

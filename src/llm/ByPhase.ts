@@ -63,6 +63,9 @@ export const make = (
     members: all.flatMap((m) => [m, ...(m.members ?? [])]),
     unpriced: [...new Set(all.flatMap((m) => m.unpriced ?? []))],
     priceFor: (promptId) => pick(promptId).price,
+    // the plan's and the answer's models read a task's attachments
+    accepts: (mediaType, byUrl) =>
+      [routes.plan ?? base, routes.answer ?? base].every((m) => m.accepts?.(mediaType, byUrl) ?? true),
     notice: all.flatMap((m) => (m.notice ? [m.notice] : [])).join("; ") || undefined
   }
 }

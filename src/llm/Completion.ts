@@ -1,4 +1,5 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
+import type { Attached } from "../domain/Attachment.js"
 import type { PromptId } from "../prompts/PromptId.js"
 import type { PromptContract } from "../prompts/PromptRegistry.js"
 import { ModelDecodeError } from "./ModelErrors.js"
@@ -23,6 +24,8 @@ export interface CompletionRequest {
   /** Structured output in strict mode (the caller's schema can have it). */
   readonly strict?: boolean | undefined
   readonly maxOutputTokens: number
+  /** Files and images the call carries, each provider sending them in its own form. */
+  readonly attachments?: ReadonlyArray<Attached> | undefined
   /**
    * The most requests this call may send the provider, retries included (what is left of the call budget), asked as
    * each retry is weighed: calls made at once share what is left.

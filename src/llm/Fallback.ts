@@ -94,7 +94,13 @@ export const make = (models: Arr.NonEmptyReadonlyArray<LanguageModel.Service>): 
     complete,
     notices.length > 0 ? notices.join("; ") : undefined
   )
-  return { ...chain, members: models, unpriced: models.flatMap((m) => m.unpriced ?? []) }
+  return {
+    ...chain,
+    members: models,
+    unpriced: models.flatMap((m) => m.unpriced ?? []),
+    // any of them may answer: each must read what the call carries
+    accepts: (mediaType, byUrl) => models.every((m) => m.accepts?.(mediaType, byUrl) ?? true)
+  }
 }
 
 export const modelsConfig = Config.string("AEON_MODELS").pipe(

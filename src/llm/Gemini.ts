@@ -105,7 +105,17 @@ const once = (
       try: async (signal) => {
         const stream = await client.models.generateContentStream({
           model: options.model,
-          contents: [{ role: "user", parts: [{ text: request.user }] }],
+          contents: [{
+            role: "user",
+            parts: [
+              ...(request.attachments ?? []).map((a) =>
+                a.data !== undefined
+                  ? { inlineData: { mimeType: a.mediaType, data: a.data } }
+                  : { fileData: { mimeType: a.mediaType, fileUri: a.url! } }
+              ),
+              { text: request.user }
+            ]
+          }],
           config: {
             abortSignal: signal,
             systemInstruction: request.system,
@@ -146,6 +156,11 @@ const withRetries = (
     )
   })
 
+/** Images, PDFs, text, audio and video, inline or by URL (inlineData, fileData). */
+const geminiAccepts = (mediaType: string) =>
+  /^(image|audio|video)\//.test(mediaType) ||
+  mediaType === "application/pdf" || mediaType === "text/plain"
+
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
   const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
@@ -173,7 +188,7 @@ export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?:
     notice,
     options.thinkingTokens
   )
-  return { ...service, unpriced: notice === undefined ? [] : [options.model] }
+  return { ...service, unpriced: notice === undefined ? [] : [options.model], accepts: geminiAccepts }
 }
 
 export const config = Config.all({

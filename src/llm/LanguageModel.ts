@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Either, Option, ParseResult, Schema, Tracer } from "effect"
+import { type Attached, attachmentTokens } from "../domain/Attachment.js"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate } from "../prompts/Templates.js"
@@ -26,6 +27,8 @@ export interface CallEstimate {
 
 export interface GenerateOptions {
   readonly maxOutputTokens?: number
+  /** Files and images the call carries (a task's attachments: the plan and answer calls). */
+  readonly attachments?: ReadonlyArray<Attached> | undefined
 }
 
 /**
@@ -45,6 +48,7 @@ export interface Call<I = unknown, O = unknown> {
   readonly maxOutputTokens: number
   /** The call made again: the cap the cut answer had (only a larger one is worth sending). */
   readonly cutAt?: number | undefined
+  readonly attachments?: ReadonlyArray<Attached> | undefined
   readonly onText?: ((text: string) => Effect.Effect<void>) | undefined
   /** How many requests the call may send, retries included, asked as it goes. */
   readonly maxRequests?: (() => number) | undefined
@@ -115,6 +119,11 @@ export interface Service {
   readonly condition?: (() => string | undefined) | undefined
   /** The models of a fallback chain, in order (llm/Fallback); absent for a single model. */
   readonly members?: ReadonlyArray<Service> | undefined
+  /**
+   * Whether the provider takes an attachment of this media type (by URL, or its bytes); absent: it takes any (the
+   * scripted model, a replay's recordings).
+   */
+  readonly accepts?: ((mediaType: string, byUrl: boolean) => boolean) | undefined
   /** The price a call of this prompt is made at, when it depends on the prompt (a model per phase: llm/ByPhase). */
   readonly priceFor?: ((promptId: string) => ModelPrice) | undefined
 }
@@ -231,10 +240,11 @@ const callOf = <I, O>(
       recording,
       attempt: 1,
       maxOutputTokens: (options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) + (model.outputReserve ?? 0),
+      ...(options?.attachments?.length ? { attachments: options.attachments } : {}),
       inputTokens,
       billedInputTokens: () => {
         const billed = countTokens(messagesAsSent(system, user)) + CHAT_FRAMING_TOKENS + SCHEMA_IN_PROMPT_TOKENS +
-          schemaTokensOf(contract)
+          schemaTokensOf(contract) + (options?.attachments ?? []).reduce((n, a) => n + attachmentTokens(a), 0)
         return Math.ceil(billed * marginOf(model))
       }
     }
@@ -308,6 +318,7 @@ const send: Send = (call) =>
       jsonSchema: outputJsonSchema(call.contract),
       ...(call.contract.jsonSchema !== undefined ? { callerSchema: true, strict: call.contract.strict === true } : {}),
       maxOutputTokens: call.maxOutputTokens,
+      ...(call.attachments ? { attachments: call.attachments } : {}),
       maxRequests: call.maxRequests,
       onRequest: () => void (sent++, call.onRequest?.()),
       onText: call.onText

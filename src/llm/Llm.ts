@@ -16,7 +16,10 @@ export interface Llm {
   readonly generate: <I, O>(
     contract: PromptContract<I, O>,
     input: I,
-    options?: { readonly maxOutputTokens?: number }
+    options?: {
+      readonly maxOutputTokens?: number
+      readonly attachments?: ReadonlyArray<import("../domain/Attachment.js").Attached> | undefined
+    }
   ) => Effect.Effect<Generated<O>, LlmError>
 }
 

@@ -339,7 +339,7 @@ const answer = (promptId: string, input: unknown, jsonSchema: object): unknown =
  */
 const estimatedTokens = (text: string) => Math.ceil(text.length / 4)
 
-export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (request) =>
+const made: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (request) =>
   Effect.try({
     try: () => {
       const full = JSON.stringify(answer(request.promptId, request.input, request.jsonSchema))
@@ -353,5 +353,8 @@ export const service: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (r
     },
     catch: (e) => e as Error
   }).pipe(Effect.orDie, Effect.tap((r) => LanguageModel.streamText(r.text, request.onText))))
+
+/** The stand-in reads no file or image: a task carrying one is refused before it starts (it says so). */
+export const service: LanguageModel.Service = { ...made, accepts: () => false }
 
 export const layer = Layer.succeed(LanguageModel.LanguageModel, service)

@@ -63,6 +63,20 @@ type Attempt = Effect.Effect<LanguageModel.CompletionResponse, ModelError | Retr
 const refused = (pattern: RegExp) => (e: unknown): e is ModelHttpError =>
   e instanceof ModelHttpError && e.status === 400 && pattern.test(e.message)
 
+/** The user message: its text, then the task's images (`image_url`) and PDFs (`file`) in OpenAI's parts. */
+const userContent = (request: LanguageModel.CompletionRequest) =>
+  !request.attachments?.length ? request.user : [
+    { type: "text" as const, text: request.user },
+    ...request.attachments.map((a) =>
+      a.mediaType.startsWith("image/")
+        ? { type: "image_url" as const, image_url: { url: a.data ? `data:${a.mediaType};base64,${a.data}` : a.url! } }
+        : {
+          type: "file" as const,
+          file: { filename: a.name ?? "attachment.pdf", file_data: `data:${a.mediaType};base64,${a.data ?? ""}` }
+        }
+    )
+  ]
+
 /** The request's body with the output format `asked` for. */
 const bodyOf = (at: Endpoint, request: LanguageModel.CompletionRequest, asked: OutputFormat) => ({
   model: at.options.model,
@@ -74,7 +88,7 @@ const bodyOf = (at: Endpoint, request: LanguageModel.CompletionRequest, asked: O
         ? withSchemaInPrompt(request)
         : request.system
     },
-    { role: "user" as const, content: request.user }
+    { role: "user" as const, content: userContent(request) }
   ],
   ...(at.learned.completionTokensParam
     ? { max_completion_tokens: request.maxOutputTokens }
@@ -255,6 +269,10 @@ const withRetries = (at: Endpoint, request: LanguageModel.CompletionRequest) =>
     )
   })
 
+/** Images by URL or bytes (`image_url`), PDFs by their bytes (a `file` part). */
+const openAiAccepts = (mediaType: string, byUrl: boolean) =>
+  /^image\/(png|jpeg|gif|webp)$/.test(mediaType) || (mediaType === "application/pdf" && !byUrl)
+
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
   const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
@@ -284,7 +302,12 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
         onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
       })
     ), notice)
-  return { ...service, unpriced: notice === undefined ? [] : [options.model], condition: () => formatCondition(at) }
+  return {
+    ...service,
+    unpriced: notice === undefined ? [] : [options.model],
+    condition: () => formatCondition(at),
+    accepts: openAiAccepts
+  }
 }
 
 export const config = Config.all({

@@ -1,6 +1,7 @@
 import { Effect, Option, Schedule, Schema } from "effect"
 import type { Usage } from "../domain/Budget.js"
 import {
+  type AttachmentRefusedError,
   type InvalidOutputSchemaError,
   InvalidRunInputError,
   type QuotaExceededError,
@@ -31,6 +32,7 @@ import {
 } from "../store/RunStore.js"
 import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
+import { attachedOf, refuseUnreadable, storedAttachments } from "./Attachments.js"
 import { replayFor } from "./ForkModel.js"
 import { asLogged } from "./MemoryReplay.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
@@ -241,8 +243,11 @@ const THREAD_BUSY_WAIT = Schedule.spaced("50 millis").pipe(Schedule.upTo("1 seco
 export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
   Effect.gen(function*() {
     const tools = yield* ToolRegistry.ToolRegistry
-    const input = yield* decodeRunInput(rawInput, tools.names)
+    const decoded = yield* decodeRunInput(rawInput, tools.names)
     yield* refuseUnenforceableCostCap(rawInput)
+    yield* refuseUnreadable(decoded)
+    // a file sent with the task is stored once, by its hash: the run's input names it
+    const input = yield* storedAttachments(decoded)
     const runId = input.runId === undefined
       ? crypto.randomUUID()
       : options.idScope !== undefined
@@ -277,6 +282,7 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
 
 /** Why a new run is refused: its input, its id taken, its user busy or out of quota, its thread's turn under way, the store. */
 export type StartError =
+  | AttachmentRefusedError
   | InvalidRunInputError
   | InvalidOutputSchemaError
   | StoreError
@@ -291,8 +297,9 @@ export const prepare = (
   options: RegisterOptions = {}
 ): Effect.Effect<PreparedRun, StartError, Effect.Effect.Context<typeof capabilities>> =>
   Effect.gen(function*() {
-    const caps = yield* capabilities
+    const known = yield* capabilities
     const { input, runId } = yield* register(rawInput, options)
+    const caps = { ...known, attached: yield* attachedOf(input) }
     const events = yield* RunJournal.make(runId, caps.sink, [], {
       outputIntervalMs: caps.outputIntervalMs,
       storeWaits: caps.storeWaits
@@ -334,8 +341,11 @@ export const prepareResume = (
     const withMemory = replaying.memories ? { ...replaying, memories: asLogged(logged, replaying.memories) } : replaying
     // a fork's or a replay's conversation as its source quoted it, not as the thread is now
     const quoted = forkedFrom ? logged.find((e) => e._tag === "ConversationQuoted") : undefined
-    const caps = quoted?._tag === "ConversationQuoted" ? { ...withMemory, loggedConversation: quoted } : withMemory
-    const input = yield* decodeRunInput(stored.value.input, caps.tools.names)
+    const quotedCaps = quoted?._tag === "ConversationQuoted"
+      ? { ...withMemory, loggedConversation: quoted }
+      : withMemory
+    const input = yield* decodeRunInput(stored.value.input, quotedCaps.tools.names)
+    const caps = { ...quotedCaps, attached: yield* attachedOf(input) }
     const events = yield* RunJournal.make(runId, sink, past, {
       outputIntervalMs: caps.outputIntervalMs,
       storeWaits: caps.storeWaits

@@ -2,6 +2,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { compileSchema } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
 import { prepareOutputSchema } from "../convergence/OutputSchema.js"
+import { AttachmentInput, MAX_ATTACHMENTS } from "../domain/Attachment.js"
 import { Budget } from "../domain/Budget.js"
 import { ConversationMessage, ThreadId } from "../domain/Conversation.js"
 import { InvalidOutputSchemaError, InvalidRunInputError } from "../domain/Errors.js"
@@ -163,6 +164,12 @@ export const RunTaskInput = Schema.Struct({
       description:
         "the conversation before the task, oldest first, as your client holds it (wins over the thread's turns)"
     })
+  ),
+  /** Files and images the task carries: the plan and the answer calls see them (stored once, by their hash). */
+  attachments: Schema.optional(
+    Schema.Array(AttachmentInput).pipe(
+      Schema.filter((as) => as.length <= MAX_ATTACHMENTS || `at most ${MAX_ATTACHMENTS} attachments (was ${as.length})`)
+    ).annotations({ description: "files and images for the task: { mediaType, data (base64) or url, name? }" })
   ),
   /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */
   tags: Schema.optional(

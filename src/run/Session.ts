@@ -1,6 +1,7 @@
 /** A run's session: the services it needs, the context its attempts run in, its budget guard, its last event. */
 import { Clock, Config, Effect, Option } from "effect"
 import { prepareOutputSchema } from "../convergence/OutputSchema.js"
+import type { Attached } from "../domain/Attachment.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { ApprovalPolicy } from "../kernel/Approval.js"
@@ -55,6 +56,8 @@ export const capabilities = Effect.all({
   quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined)),
   threads: Effect.serviceOption(Threads).pipe(Effect.map(Option.getOrUndefined)),
   threadContextTokens: threadContextTokensConfig,
+  /** The task's files and images, their bytes read back (run/Attachments; set by run/Run for its run). */
+  attached: Effect.succeed<ReadonlyArray<Attached>>([]),
   /** A replay's or a fork's conversation, as its source's log quoted it (run/Run prepareResume). */
   loggedConversation: Effect.succeed<Extract<RunEvent, { _tag: "ConversationQuoted" }> | undefined>(undefined),
   // memory across runs: none without the store's Memories, or with AEON_MEMORY=off
@@ -146,6 +149,7 @@ export const contextOf = (
     toolInfos: toolInfos(registry.tools),
     sideEffects,
     conversation: conversationSource(caps.threads, input, runId, caps.threadContextTokens, caps.loggedConversation),
+    attachments: caps.attached,
     memory: memoryOn && caps.memories
       ? runMemory(caps.memories, input, runId, registry.names, caps.model.label)
       : undefined

@@ -46,7 +46,8 @@ const TASK_FIELDS = [
   "interactive",
   "outputSchema",
   "outputStrict",
-  "threadId"
+  "threadId",
+  "attachments"
 ] as const
 /** run_task's input schema: derived from RunTaskInput (its constraints and descriptions), which decodes it. */
 const runTaskSchema = plainJsonSchema(Schema.encodedBoundSchema(RunTaskInput.pipe(Schema.pick(...TASK_FIELDS))))

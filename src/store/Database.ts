@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { memoizeWeak } from "../support/Memoize.js"
 import * as AnswerInbox from "./AnswerInbox.js"
+import * as Attachments from "./Attachments.js"
 import * as Memories from "./Memories.js"
 import { migrate } from "./Migrations.js"
 import * as QuotaLedger from "./QuotaLedger.js"
@@ -103,6 +104,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     Memories.layerConfig.pipe(Layer.provide(store)),
     // after the store: its migrations made the tables
     Threads.layer.pipe(Layer.provide(store)),
+    Attachments.layer.pipe(Layer.provide(store)),
     AnswerInbox.layer,
     StoreOutages.layer
   ).pipe(

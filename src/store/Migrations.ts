@@ -313,6 +313,17 @@ const threads = (d: Dialect) => [
   )`
 ]
 
+/** The files and images tasks carry, once by their bytes' hash (store/Attachments); base64 text on both stores. */
+const attachments = (d: Dialect) => [
+  `CREATE TABLE IF NOT EXISTS attachments (
+    sha256 text PRIMARY KEY,
+    media_type text NOT NULL,
+    data text NOT NULL,
+    size integer NOT NULL,
+    created_at ${d.time} NOT NULL
+  )`
+]
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -335,7 +346,8 @@ export const migrations = {
   "0009_runs_figures": statements({ pg: runFigures(pg), sqlite: runFigures(sqlite) }),
   "0010_memories": statements(memories),
   "0011_answer_inbox": statements({ pg: answerInbox(pg), sqlite: answerInbox(sqlite) }),
-  "0012_threads": statements({ pg: threads(pg), sqlite: threads(sqlite) })
+  "0012_threads": statements({ pg: threads(pg), sqlite: threads(sqlite) }),
+  "0013_attachments": statements({ pg: attachments(pg), sqlite: attachments(sqlite) })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

@@ -42,7 +42,7 @@ export const promptOfRequest = (body: any): string | undefined => {
 /** The prompt a Messages API request is for: its system text, and the opening of its user text before a placeholder. */
 export const promptOfMessages = (body: any): string | undefined => {
   const system: string = body.system?.[0]?.text ?? ""
-  const user: string = body.messages?.[0]?.content?.[0]?.text ?? ""
+  const user: string = body.messages?.[0]?.content?.find((b: any) => b.type === "text")?.text ?? ""
   return Object.values(Contracts).find((c) =>
     system.startsWith(c.system.template) && user.startsWith(c.user.template.split("{{")[0]!)
   )?.id
@@ -51,7 +51,7 @@ export const promptOfMessages = (body: any): string | undefined => {
 /** The prompt a Gemini request is for: its system instruction and the opening of its user text. */
 export const promptOfGemini = (body: any): string | undefined => {
   const system: string = body.systemInstruction?.parts?.[0]?.text ?? ""
-  const user: string = body.contents?.[0]?.parts?.[0]?.text ?? ""
+  const user: string = body.contents?.[0]?.parts?.find((p: any) => typeof p.text === "string")?.text ?? ""
   return Object.values(Contracts).find((c) =>
     system.startsWith(c.system.template) && user.startsWith(c.user.template.split("{{")[0]!)
   )?.id

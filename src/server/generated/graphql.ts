@@ -77,6 +77,16 @@ export type ApprovalRequestedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+export type AttachmentInput = {
+  /** The bytes, base64. */
+  data?: InputMaybe<Scalars['String']['input']>;
+  /** image/png, image/jpeg, application/pdf, text/plain, … */
+  mediaType: Scalars['String']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Where the provider fetches it, instead of the bytes. */
+  url?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** An interactive run stopped by a cap asks for more: APPROVE gives proposed, or the caps given as input ({maxLlmCalls, maxTokens, maxCostUsd, maxSteps, ttl}; the refused one above limit). */
 export type BudgetExtensionRequest = {
   __typename?: 'BudgetExtensionRequest';
@@ -1173,6 +1183,12 @@ export type RunTaskInput = {
   approvalTools?: InputMaybe<Array<Scalars['String']['input']>>;
   /** The validated plan waits, with its forecast, for a person's approval before it executes (Run.pendingPlanApproval; respondToApproval answers). Also AEON_APPROVE_PLAN for every run. Not with mode SIMPLE (AUTO runs FULL). */
   approvePlan?: InputMaybe<Scalars['Boolean']['input']>;
+  /**
+   * Files and images for the task (at most 10, 5 MB each): the plan and the answer calls carry them, each provider in
+   * its own form. A model that cannot read one (its media type, or by URL) refuses the run before it starts
+   * (AttachmentRefusedError); the offline stand-in reads none. Stored once by their hash, for replay and fork.
+   */
+  attachments?: InputMaybe<Array<AttachmentInput>>;
   budget?: InputMaybe<BudgetInput>;
   criteria?: InputMaybe<ConvergenceCriteriaInput>;
   /** Plan and forecast only: the run stops before executing anything (CANCELLED, terminationReason dry_run); only the planning calls are paid. Not with mode SIMPLE (AUTO runs FULL). */
@@ -1638,6 +1654,7 @@ export type ResolversTypes = {
   ApprovalDecision: ApprovalDecision;
   ApprovalRequest: ResolverTypeWrapper<ApprovalRequest>;
   ApprovalRequestedEvent: ResolverTypeWrapper<ApprovalRequestedEvent>;
+  AttachmentInput: AttachmentInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   BudgetExtensionRequest: ResolverTypeWrapper<BudgetExtensionRequest>;
   BudgetExtensionRequestedEvent: ResolverTypeWrapper<BudgetExtensionRequestedEvent>;
@@ -1763,6 +1780,7 @@ export type ResolversParentTypes = {
   ApprovalAnsweredEvent: ApprovalAnsweredEvent;
   ApprovalRequest: ApprovalRequest;
   ApprovalRequestedEvent: ApprovalRequestedEvent;
+  AttachmentInput: AttachmentInput;
   Boolean: Scalars['Boolean']['output'];
   BudgetExtensionRequest: BudgetExtensionRequest;
   BudgetExtensionRequestedEvent: BudgetExtensionRequestedEvent;

@@ -23,7 +23,15 @@ import { ownRun } from "../RunAccess.js"
 import { RunManager } from "../RunManager.js"
 import type { RunModel } from "../RunModel.js"
 import { answerRequest, type RequestAnswer } from "./Answering.js"
-import { callerOf, conversationTag, type ProtocolContext, publicFailure, sendJson, threadOf } from "./Http.js"
+import {
+  attachmentFromUrl,
+  callerOf,
+  conversationTag,
+  type ProtocolContext,
+  publicFailure,
+  sendJson,
+  threadOf
+} from "./Http.js"
 import { pausesOrEnds, runItems } from "./RunItems.js"
 
 /**
@@ -136,6 +144,22 @@ const userOf = (context: ServerCallContext) => context.user?.userName || undefin
 const textOfMessage = (m: Message | undefined) =>
   (m?.parts ?? []).flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : [])).join("")
 
+/** The message's file parts (bytes or a URL): the task's attachments. */
+const filesOf = (m: Message | undefined) => {
+  const attachments = (m?.parts ?? []).flatMap((p) =>
+    p.content?.$case === "raw"
+      ? [{
+        mediaType: p.mediaType || "application/octet-stream",
+        data: Buffer.from(p.content.value).toString("base64"),
+        ...(p.filename ? { name: p.filename } : {})
+      }]
+      : p.content?.$case === "url"
+      ? [attachmentFromUrl(p.content.value, p.mediaType || undefined, p.filename || undefined)]
+      : []
+  )
+  return attachments.length > 0 ? { attachments } : {}
+}
+
 /** A message on a waiting task as the answer to its request: a data part's `{ action, … }`, else its words. */
 const answerOf = (m: Message | undefined, guidance: boolean): RequestAnswer => {
   const data = (m?.parts ?? []).find((p) => p.content?.$case === "data")?.content
@@ -190,6 +214,7 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
       ...options,
       ...(outputSchema !== undefined ? { outputSchema } : {}),
       task: textOfMessage(message),
+      ...filesOf(message),
       // the context is the thread: the next message on it continues the conversation
       ...threadOf(contextId),
       tags: ["a2a", conversationTag("context", contextId)],

@@ -18,6 +18,7 @@ import { RunManager } from "../RunManager.js"
 import type { RunModel } from "../RunModel.js"
 import { answerRequest, type RequestAnswer } from "./Answering.js"
 import {
+  attachmentsOf,
   callerAndBody,
   conversationOf,
   conversationTag,
@@ -256,6 +257,7 @@ const runOf = (input: RunAgentInput, userId: string | undefined) =>
       ...options,
       ...runId,
       task: chat?.task ?? "",
+      ...attachedOfLast(input.messages),
       ...(chat && chat.history.length > 0 ? { history: chat.history } : {}),
       ...threadOf(input.threadId),
       tags: ["ag-ui", conversationTag("thread", input.threadId)],
@@ -263,6 +265,12 @@ const runOf = (input: RunAgentInput, userId: string | undefined) =>
     }, userId)
     return { run: started, fromSeq: 0 }
   })
+
+/** The binary parts of the last user message: the run's attachments. */
+const attachedOfLast = (messages: ReadonlyArray<{ readonly role: string; readonly content?: unknown }>) => {
+  const attachments = attachmentsOf([...messages].reverse().find((m) => m.role === "user")?.content)
+  return attachments.length > 0 ? { attachments } : {}
+}
 
 const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
   const read = await callerAndBody(ctx, req)

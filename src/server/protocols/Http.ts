@@ -159,3 +159,44 @@ export const conversationOf = (
 /** A protocol's conversation id as a thread id, when it can be one (else the run keeps it as a tag only). */
 export const threadOf = (id: unknown): { readonly threadId?: string } =>
   typeof id === "string" && THREAD_ID_PATTERN.test(id) ? { threadId: id } : {}
+
+/** A data URL's media type and base64 bytes. */
+const dataUrl = (url: string) => /^data:([^;,]+);base64,(.*)$/s.exec(url)
+
+/** An image's media type by its URL's extension (jpeg when it has none Aeon knows). */
+const imageTypeOf = (url: string) => {
+  const ext = /\.(png|gif|webp|jpe?g)(?:\?|#|$)/i.exec(url)?.[1]?.toLowerCase()
+  return ext === "png" ? "image/png" : ext === "gif" ? "image/gif" : ext === "webp" ? "image/webp" : "image/jpeg"
+}
+
+/** An attachment from a URL a chat part gives (a data URL: its bytes; else the URL itself). */
+export const attachmentFromUrl = (url: string, mediaType?: string, name?: string) => {
+  const inline = dataUrl(url)
+  return {
+    mediaType: inline?.[1] ?? mediaType ?? imageTypeOf(url),
+    ...(inline ? { data: inline[2]! } : { url }),
+    ...(name ? { name } : {})
+  }
+}
+
+/**
+ * The files and images of a chat message's parts, in the shapes the chat protocols give them: OpenAI's `image_url`
+ * and `file` (`/v1`), the AI SDK's `file` (`url`, `mediaType`), AG-UI's `binary` (`mimeType`, `data` or `url`).
+ */
+export const attachmentsOf = (content: unknown) =>
+  (Array.isArray(content) ? content : []).flatMap((p: any) => {
+    if (p?.type === "image_url" && typeof p.image_url?.url === "string") return [attachmentFromUrl(p.image_url.url)]
+    if (p?.type === "file" && typeof p.file?.file_data === "string") {
+      return [attachmentFromUrl(p.file.file_data, undefined, p.file.filename)]
+    }
+    if (p?.type === "file" && typeof p.url === "string") return [attachmentFromUrl(p.url, p.mediaType, p.filename)]
+    if (p?.type === "binary" && typeof p.mimeType === "string") {
+      if (typeof p.data === "string") {
+        return [{ mediaType: p.mimeType, data: p.data, ...(p.filename ? { name: p.filename } : {}) }]
+      }
+      if (typeof p.url === "string") {
+        return [attachmentFromUrl(p.url, p.mimeType, p.filename)]
+      }
+    }
+    return []
+  })

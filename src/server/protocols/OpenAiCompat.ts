@@ -9,6 +9,7 @@ import { asks } from "../../record/Requests.js"
 import { requestMessage } from "../McpAsking.js"
 import { RunManager } from "../RunManager.js"
 import {
+  attachmentsOf,
   callerAndBody,
   callerOf,
   conversationOf,
@@ -104,6 +105,10 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
     role: String(m?.role ?? ""),
     text: textOf(m?.content)
   })))
+  const lastUser = [...messages].reverse().find((m: { role?: unknown }) => m?.role === "user") as
+    | { content?: unknown }
+    | undefined
+  const attachments = attachmentsOf(lastUser?.content)
   if (chat === undefined) {
     return {
       status: 400,
@@ -125,6 +130,7 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
     input: {
       task: chat.task,
       ...(chat.history.length > 0 ? { history: chat.history } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
       mode,
       budget,
       tags: ["openai"],

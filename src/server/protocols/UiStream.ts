@@ -6,6 +6,7 @@ import { ownRun } from "../RunAccess.js"
 import { RunManager } from "../RunManager.js"
 import type { RunModel } from "../RunModel.js"
 import {
+  attachmentsOf,
   callerAndBody,
   callerOf,
   conversationOf,
@@ -159,9 +160,12 @@ const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: Server
     return refuseJson(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
   }
   const tags = ["ui-chat", ...(typeof chat.id === "string" ? [conversationTag("chat", chat.id)] : [])]
+  const lastUser = [...(Array.isArray(chat.messages) ? chat.messages : [])].reverse().find((m) => m?.role === "user")
+  const attachments = attachmentsOf(lastUser?.parts)
   const input = {
     ...chat.aeon,
     task: conversation.task,
+    ...(attachments.length > 0 ? { attachments } : {}),
     ...(conversation.history.length > 0 ? { history: conversation.history } : {}),
     ...threadOf(chat.id),
     tags,

@@ -8,6 +8,16 @@ export type ApprovalDecision =
   | 'EDIT'
   | 'REJECT';
 
+export type AttachmentInput = {
+  /** The bytes, base64. */
+  data: string | null | undefined;
+  /** image/png, image/jpeg, application/pdf, text/plain, … */
+  mediaType: string;
+  name: string | null | undefined;
+  /** Where the provider fetches it, instead of the bytes. */
+  url: string | null | undefined;
+};
+
 /** Limits of one run. Every field is optional; defaults apply. */
 export type BudgetInput = {
   /** Wall-time deadline in milliseconds. */
@@ -84,6 +94,12 @@ export type RunTaskInput = {
   approvalTools: Array<string> | null | undefined;
   /** The validated plan waits, with its forecast, for a person's approval before it executes (Run.pendingPlanApproval; respondToApproval answers). Also AEON_APPROVE_PLAN for every run. Not with mode SIMPLE (AUTO runs FULL). */
   approvePlan: boolean | null | undefined;
+  /**
+   * Files and images for the task (at most 10, 5 MB each): the plan and the answer calls carry them, each provider in
+   * its own form. A model that cannot read one (its media type, or by URL) refuses the run before it starts
+   * (AttachmentRefusedError); the offline stand-in reads none. Stored once by their hash, for replay and fork.
+   */
+  attachments: Array<AttachmentInput> | null | undefined;
   budget: BudgetInput | null | undefined;
   criteria: ConvergenceCriteriaInput | null | undefined;
   /** Plan and forecast only: the run stops before executing anything (CANCELLED, terminationReason dry_run); only the planning calls are paid. Not with mode SIMPLE (AUTO runs FULL). */
