@@ -89,13 +89,14 @@ const reuse = (ctx: RunContext, passNumber: number) =>
   })
 
 /**
- * The conversation first (a turn's task means what it means in its conversation: a turn reuses no earlier run's
- * plan), then memory.
+ * The conversation first (a turn's task means what it means in its conversation, a task's words with its files what
+ * they mean with those files: neither reuses an earlier run's plan), then memory.
  */
 export const planningStart = (ctx: RunContext, passNumber: number): Effect.Effect<PlanningStart, RunHalt> =>
   Effect.gen(function*() {
     const conversation = yield* conversationSection(ctx, passNumber)
-    const remembered = yield* fromMemory(ctx, passNumber, conversation === undefined && !ctx.conversation)
+    const mayReuse = conversation === undefined && !ctx.conversation && ctx.attachments.length === 0
+    const remembered = yield* fromMemory(ctx, passNumber, mayReuse)
     return conversation === undefined ? remembered : { ...remembered, conversation }
   })
 

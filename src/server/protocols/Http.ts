@@ -181,7 +181,8 @@ export const attachmentFromUrl = (url: string, mediaType?: string, name?: string
 
 /**
  * The files and images of a chat message's parts, in the shapes the chat protocols give them: OpenAI's `image_url`
- * and `file` (`/v1`), the AI SDK's `file` (`url`, `mediaType`), AG-UI's `binary` (`mimeType`, `data` or `url`).
+ * and `file` (`/v1`), the AI SDK's `file` (`url`, `mediaType`), AG-UI 1.0's `image`/`audio`/`video`/`document` parts
+ * (a `source` of data or a URL) and its earlier `binary` part (`mimeType`, `data` or `url`).
  */
 export const attachmentsOf = (content: unknown) =>
   (Array.isArray(content) ? content : []).flatMap((p: any) => {
@@ -190,6 +191,11 @@ export const attachmentsOf = (content: unknown) =>
       return [attachmentFromUrl(p.file.file_data, undefined, p.file.filename)]
     }
     if (p?.type === "file" && typeof p.url === "string") return [attachmentFromUrl(p.url, p.mediaType, p.filename)]
+    if (["image", "audio", "video", "document"].includes(p?.type) && typeof p.source?.value === "string") {
+      const s = p.source
+      if (s.type === "data" && typeof s.mimeType === "string") return [{ mediaType: s.mimeType, data: s.value }]
+      if (s.type === "url") return [attachmentFromUrl(s.value, s.mimeType)]
+    }
     if (p?.type === "binary" && typeof p.mimeType === "string") {
       if (typeof p.data === "string") {
         return [{ mediaType: p.mimeType, data: p.data, ...(p.filename ? { name: p.filename } : {}) }]
