@@ -3,12 +3,27 @@ import { NotReplayableError, RunNotFoundError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { beginsRun, reachesEnd } from "../record/RunRecord.js"
 import type { RunResult } from "../record/RunResult.js"
+import { Attachments } from "../store/Attachments.js"
 import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { RunStore } from "../store/RunStore.js"
 import { create } from "./Fork.js"
 import { recordedMemories } from "./MemoryReplay.js"
 import { prepareResume } from "./Run.js"
+
+/** A stored run's attachments with their bytes (those its input names by hash). */
+const filesOf = (input: unknown) =>
+  Effect.gen(function*() {
+    const named = ((input as { attachments?: ReadonlyArray<{ mediaType: string; sha256?: string }> } | null)
+      ?.attachments ?? []).filter((a) => a.sha256 !== undefined)
+    const store = yield* Effect.serviceOption(Attachments)
+    if (Option.isNone(store) || named.length === 0) return []
+    return yield* Effect.forEach(named, (a) =>
+      Effect.map(store.value.get(a.sha256!), (data) => ({
+        mediaType: a.mediaType,
+        data: Option.getOrElse(data, () => "")
+      })))
+  })
 
 /** Where a replay first departs from its recording: the recorded event (its seq) and what came instead. */
 export interface Divergence {
@@ -95,8 +110,12 @@ export const replay = (sourceId: string) =>
           `run ${sourceId} cannot be replayed: its model calls were not recorded (AEON_RECORD_PROMPTS was off when it ran)`
       })
     }
+    // the task's files, read from the store they are in, for the store of the replay's own
+    const files = yield* filesOf(row.value.input)
     const replayed = yield* Effect.gen(function*() {
       const memory = yield* RunStore
+      const own = yield* Effect.serviceOption(Attachments)
+      if (Option.isSome(own)) yield* Effect.forEach(files, (f) => own.value.put(f.mediaType, f.data), { discard: true })
       const { input, mode, task, userId } = row.value
       yield* memory.createRun({
         id: sourceId,

@@ -7,6 +7,7 @@ import * as Gemini from "../../src/llm/Gemini.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import type * as LM from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
+import * as Replaying from "../../src/run/Replaying.js"
 import { prepare } from "../../src/run/Run.js"
 import * as Database from "../../src/store/Database.js"
 import { RunStore } from "../../src/store/RunStore.js"
@@ -155,6 +156,11 @@ describe("stored once, by their hash", () => {
         expect(input).toContain(rows[0].sha256)
         expect(input).not.toContain(PNG)
       }
+      // a replay reads the same bytes (copied into its own store) and departs nowhere, asking no model
+      const replayed = await app.runPromise(
+        Replaying.replay(ids[0]!).pipe(Effect.provideService(LanguageModel, Offline.service)) as Effect.Effect<any>
+      )
+      expect(replayed.divergence).toBeUndefined()
     } finally {
       await app.dispose()
     }
