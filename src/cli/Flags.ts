@@ -101,7 +101,10 @@ export const compactHelp = (text: string): string => {
       // a usage line (the command's, or each subcommand's in the list): its flags folded, the arguments kept
       out.push(
         section === "USAGE" || /^\s+- /.test(line)
-          ? line.replace(/ ?\[--?[^\]]*\]/g, "").replace(/^(\$ \S+|aeon \S+|\s+- \S+)/, "$1 [flags]")
+          ? line.replace(/ ?\[--?[^\]]*\]/g, "").replace(/ --[\w-]+ \w+\.\.\./g, "").replace(
+            /^(\$ \S+|aeon \S+|\s+- \S+)/,
+            "$1 [flags]"
+          )
           : line
       )
       continue

@@ -132,6 +132,8 @@ export const RecordedCall = Schema.Struct({
   system: Schema.String,
   user: Schema.String,
   response: Schema.optional(Schema.String),
+  /** What the model thought before it answered (extended thinking), kept with the call and never in an answer. */
+  thinking: Schema.optional(Schema.String),
   finishReason: Schema.optional(Schema.String),
   output: Schema.optional(Schema.Unknown),
   decodeError: Schema.optional(Schema.String),

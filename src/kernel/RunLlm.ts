@@ -50,7 +50,9 @@ export const make = (
   model: LanguageModel.Service,
   guard: BudgetGuard,
   events: RunJournal,
-  recordPrompts = true
+  recordPrompts = true,
+  /** The run's thinking budget a call (its input's thinkingTokens), reserved in every call's cap. */
+  thinkingTokens?: number | undefined
 ): Llm => {
   const live = CallLayers.liveText((promptId) =>
     Effect.flatMap(
@@ -103,7 +105,7 @@ export const make = (
   const llm: Llm = {
     label: model.label,
     generate: (contract, input, options) =>
-      runModel.generate(contract, input, options).pipe(
+      runModel.generate(contract, input, thinkingTokens ? { ...options, thinkingTokens } : options).pipe(
         // a failure retrying cannot fix halts the run: asking the same provider again would fail the same way
         Effect.catchIf(isLasting, (e) => Effect.fail(new ProviderFailedError({ message: e.message }))),
         Effect.catchTag("ModelDecodeError", (error) =>

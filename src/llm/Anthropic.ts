@@ -86,7 +86,7 @@ export const bodyOf = (options: AnthropicOptions, request: LanguageModel.Complet
   output_config: {
     format: { type: "json_schema" as const, schema: closedSchema(request.jsonSchema) as Record<string, unknown> }
   },
-  ...(options.thinkingTokens ? { thinking: { type: "enabled" as const, budget_tokens: options.thinkingTokens } } : {})
+  ...(request.thinkingTokens ? { thinking: { type: "enabled" as const, budget_tokens: request.thinkingTokens } } : {})
 })
 
 /** What the stream said: the answer's text, the thinking (never the answer), usage as billed, why it stopped. */
@@ -129,6 +129,7 @@ const readStream = async (
 
 const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
   text: read.text,
+  ...(read.thinking ? { thinking: read.thinking } : {}),
   ...(read.model ? { model: read.model } : {}),
   finishReason: read.stop,
   truncated: read.stop === "max_tokens",

@@ -44,6 +44,7 @@ export interface Exchange {
   readonly system: string
   readonly user: string
   readonly response?: string | undefined
+  readonly thinking?: string | undefined
   readonly finishReason?: string | undefined
   readonly output?: unknown
   readonly decodeError?: string | undefined
@@ -164,6 +165,7 @@ const usageFrom = <O>(
           system: call.system,
           user: call.user,
           response: response.text,
+          ...(response.thinking ? { thinking: response.thinking } : {}),
           finishReason: finishReasonOf(response),
           ...(decoded === undefined ?
             {}

@@ -24,6 +24,8 @@ export interface CompletionRequest {
   /** Structured output in strict mode (the caller's schema can have it). */
   readonly strict?: boolean | undefined
   readonly maxOutputTokens: number
+  /** Output tokens the model may think with before it answers (within maxOutputTokens): Claude's and Gemini's budget. */
+  readonly thinkingTokens?: number | undefined
   /** Files and images the call carries, each provider sending them in its own form. */
   readonly attachments?: ReadonlyArray<Attached> | undefined
   /**
@@ -39,6 +41,8 @@ export interface CompletionRequest {
 
 export interface CompletionResponse {
   readonly text: string
+  /** What the model thought before it answered (extended thinking): recorded with the call, never the answer. */
+  readonly thinking?: string | undefined
   /** The model that answered, as the provider names it (it may differ from the one asked for). */
   readonly model?: string | undefined
   /** Why the answer ended, as the provider says it ("stop", "length", …). */

@@ -24,6 +24,7 @@ export interface GeminiOptions {
 
 interface Read {
   text: string
+  thinking: string
   model?: string | undefined
   finish?: string | undefined
   prompt: number
@@ -35,11 +36,12 @@ const readStream = async (
   stream: AsyncIterable<GenerateContentResponse>,
   onText: (text: string) => Promise<void>
 ): Promise<Read> => {
-  const read: Read = { text: "", prompt: 0, cached: 0, output: 0 }
+  const read: Read = { text: "", thinking: "", prompt: 0, cached: 0, output: 0 }
   for await (const chunk of stream) {
     // the answer's text, never a thought
     const parts = chunk.candidates?.[0]?.content?.parts ?? []
     const text = parts.filter((p) => p.thought !== true && typeof p.text === "string").map((p) => p.text).join("")
+    read.thinking += parts.filter((p) => p.thought === true && typeof p.text === "string").map((p) => p.text).join("")
     if (text !== "") {
       read.text += text
       await onText(text)
@@ -59,6 +61,7 @@ const readStream = async (
 
 const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
   text: read.text,
+  ...(read.thinking ? { thinking: read.thinking } : {}),
   ...(read.model ? { model: read.model } : {}),
   finishReason: read.finish,
   truncated: read.finish === "MAX_TOKENS",
@@ -122,7 +125,7 @@ const once = (
             maxOutputTokens: request.maxOutputTokens,
             responseMimeType: "application/json",
             responseJsonSchema: request.jsonSchema,
-            ...(options.thinkingTokens ? { thinkingConfig: { thinkingBudget: options.thinkingTokens } } : {})
+            ...(request.thinkingTokens ? { thinkingConfig: { thinkingBudget: request.thinkingTokens } } : {})
           }
         })
         return responseOf(

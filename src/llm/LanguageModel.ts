@@ -29,6 +29,8 @@ export interface GenerateOptions {
   readonly maxOutputTokens?: number
   /** Files and images the call carries (a task's attachments: the plan and answer calls). */
   readonly attachments?: ReadonlyArray<Attached> | undefined
+  /** A thinking budget for this call (a run's `thinkingTokens`): reserved in its output cap. */
+  readonly thinkingTokens?: number | undefined
 }
 
 /**
@@ -49,6 +51,7 @@ export interface Call<I = unknown, O = unknown> {
   /** The call made again: the cap the cut answer had (only a larger one is worth sending). */
   readonly cutAt?: number | undefined
   readonly attachments?: ReadonlyArray<Attached> | undefined
+  readonly thinkingTokens?: number | undefined
   readonly onText?: ((text: string) => Effect.Effect<void>) | undefined
   /** How many requests the call may send, retries included, asked as it goes. */
   readonly maxRequests?: (() => number) | undefined
@@ -149,6 +152,10 @@ export type Generate<E> = <I, O>(
 
 export class LanguageModel extends Context.Tag("aeon/LanguageModel")<LanguageModel, Service>() {}
 
+/** A call's thinking budget: the run's, else the provider's setting (AEON_THINKING_TOKENS); reserved in its cap. */
+const thinkingOf = (model: Model, options: GenerateOptions | undefined) =>
+  options?.thinkingTokens ?? model.outputReserve ?? 0
+
 /** The model a call goes to, as `make` was given it. */
 export interface Model {
   readonly label: string
@@ -239,8 +246,9 @@ const callOf = <I, O>(
       input: inputDecoded.right,
       recording,
       attempt: 1,
-      maxOutputTokens: (options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) + (model.outputReserve ?? 0),
+      maxOutputTokens: (options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) + thinkingOf(model, options),
       ...(options?.attachments?.length ? { attachments: options.attachments } : {}),
+      ...(thinkingOf(model, options) > 0 ? { thinkingTokens: thinkingOf(model, options) } : {}),
       inputTokens,
       billedInputTokens: () => {
         const billed = countTokens(messagesAsSent(system, user)) + CHAT_FRAMING_TOKENS + SCHEMA_IN_PROMPT_TOKENS +
@@ -319,6 +327,7 @@ const send: Send = (call) =>
       ...(call.contract.jsonSchema !== undefined ? { callerSchema: true, strict: call.contract.strict === true } : {}),
       maxOutputTokens: call.maxOutputTokens,
       ...(call.attachments ? { attachments: call.attachments } : {}),
+      ...(call.thinkingTokens ? { thinkingTokens: call.thinkingTokens } : {}),
       maxRequests: call.maxRequests,
       onRequest: () => void (sent++, call.onRequest?.()),
       onText: call.onText

@@ -19,6 +19,7 @@ export interface Llm {
     options?: {
       readonly maxOutputTokens?: number
       readonly attachments?: ReadonlyArray<import("../domain/Attachment.js").Attached> | undefined
+      readonly thinkingTokens?: number | undefined
     }
   ) => Effect.Effect<Generated<O>, LlmError>
 }

@@ -165,6 +165,16 @@ export const RunTaskInput = Schema.Struct({
         "the conversation before the task, oldest first, as your client holds it (wins over the thread's turns)"
     })
   ),
+  /** A thinking budget for each model call (Claude's extended thinking, Gemini's thinkingBudget). */
+  thinkingTokens: Schema.optional(
+    Schema.Int.pipe(
+      Schema.filter((n) => (n >= 1024 && n <= 64_000) || `thinkingTokens must be 1024 to 64000 (was ${n})`)
+    )
+      .annotations({
+        description: "a thinking budget for each model call (Claude, Gemini): reserved in the call's output cap, " +
+          "so the budget admits it; the thinking is recorded with the call, never in the answer"
+      })
+  ),
   /** Files and images the task carries: the plan and the answer calls see them (stored once, by their hash). */
   attachments: Schema.optional(
     Schema.Array(AttachmentInput).pipe(

@@ -120,7 +120,7 @@ export const contextOf = (
   const registry = tools.tools.every(offered)
     ? tools
     : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
-  const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts)
+  const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts, input.thinkingTokens)
   const sideEffects = Effect.unsafeMakeSemaphore(1)
   // checked when the run was registered (run/RunInput): prepared here once for the run's attempts
   const checked = input.outputSchema === undefined

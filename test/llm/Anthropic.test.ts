@@ -107,6 +107,26 @@ describe("Claude through the Messages API", () => {
     expect(calledOf(events)[0].failedModels?.[0]).toMatch(/^anthropic:claude-sonnet-4-5: HTTP 529/)
   })
 
+  it("thinking as an option of the run: each request's budget, the thinking recorded with its call", async () => {
+    stub.replyWith((body) => ({
+      thinking: "Six sevens are forty-two. ",
+      text: JSON.stringify(byPrompt[promptOfMessages(body) ?? ""] ?? {})
+    }))
+    const { events, result } = await run(claude(), { task: "Compute 6 * 7", mode: "FULL", thinkingTokens: 1500 })
+    expect(result.status).toBe("CONVERGED")
+    for (const r of stub.requests) {
+      expect(r.thinking).toEqual({ type: "enabled", budget_tokens: 1500 })
+      expect(r.max_tokens).toBeGreaterThan(1500)
+    }
+    const calls = calledOf(events)
+    expect(calls.every((c) => c.call?.thinking === "Six sevens are forty-two. ")).toBe(true)
+    expect(JSON.stringify(result.finalAnswer)).not.toContain("Six sevens")
+    // without it, no thinking is asked
+    stub.requests.length = 0
+    await run(claude(), { task: "Compute 6 * 7" })
+    expect(stub.requests.every((r) => r.thinking === undefined)).toBe(true)
+  })
+
   it("extended thinking: reserved in each call's cap (admitted), kept out of the answer, counted as output", async () => {
     stub.replyWith((body) => ({
       thinking: "Let me think about six sevens. ".repeat(20),

@@ -63,6 +63,7 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
       [
         "approvalTools",
         "approvePlan",
+        "attachments",
         "budget",
         "interactive",
         "mode",

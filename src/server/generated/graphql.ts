@@ -463,6 +463,8 @@ export type LlmCall = {
   seq: Scalars['Int']['output'];
   stepId?: Maybe<Scalars['String']['output']>;
   system: Scalars['String']['output'];
+  /** What the model thought before it answered (Claude's and Gemini's thinking), never part of an answer. */
+  thinking?: Maybe<Scalars['String']['output']>;
   user: Scalars['String']['output'];
 };
 
@@ -1220,6 +1222,12 @@ export type RunTaskInput = {
   /** Labels kept with the run (at most 10 of 1-100 characters; an eval's runs carry eval:ID and case:ID). */
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   task: Scalars['String']['input'];
+  /**
+   * A thinking budget for each model call (1024–64000; Claude's extended thinking, Gemini's thinkingBudget): reserved
+   * in each call's output cap, so the budget admits it; the thinking is recorded with the call (LlmCall.thinking), never
+   * in the answer. Default: AEON_THINKING_TOKENS.
+   */
+  thinkingTokens?: InputMaybe<Scalars['Int']['input']>;
   /**
    * The thread (conversation) this run is the next turn of: its plan and answer see the thread's earlier turns, quoted as
    * data and compacted past AEON_THREAD_CONTEXT_TOKENS. A new id starts a thread (ids are yours: another user's thread
@@ -2219,6 +2227,7 @@ export type LlmCallResolvers<ContextType = GraphQLContext, ParentType extends Re
   seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   stepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   system?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  thinking?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   user?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 

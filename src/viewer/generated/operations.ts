@@ -132,6 +132,12 @@ export type RunTaskInput = {
   tags: Array<string> | null | undefined;
   task: string;
   /**
+   * A thinking budget for each model call (1024–64000; Claude's extended thinking, Gemini's thinkingBudget): reserved
+   * in each call's output cap, so the budget admits it; the thinking is recorded with the call (LlmCall.thinking), never
+   * in the answer. Default: AEON_THINKING_TOKENS.
+   */
+  thinkingTokens: number | null | undefined;
+  /**
    * The thread (conversation) this run is the next turn of: its plan and answer see the thread's earlier turns, quoted as
    * data and compacted past AEON_THREAD_CONTEXT_TOKENS. A new id starts a thread (ids are yours: another user's thread
    * is never found). Refused (ThreadBusyError) while a turn of the thread is under way.
