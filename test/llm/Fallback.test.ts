@@ -41,8 +41,15 @@ describe("fallback across providers: AEON_MODELS (#33 item 4)", () => {
         { provider: "offline", model: "offline" }
       ])
     )
-    expect(Either.getLeft(Fallback.parseModels("anthropic:claude"))).toEqual(
-      expect.objectContaining({ _tag: "Some", value: expect.stringContaining("\"anthropic:claude\" is not a model") })
+    // the native providers are entries too (#57)
+    expect(Fallback.parseModels("anthropic:claude-sonnet-4-5,google@http://127.0.0.1:9:gemini-2.5-flash")).toEqual(
+      Either.right([
+        { provider: "anthropic", model: "claude-sonnet-4-5" },
+        { provider: "google", baseURL: "http://127.0.0.1:9", model: "gemini-2.5-flash" }
+      ])
+    )
+    expect(Either.getLeft(Fallback.parseModels("mistral:large"))).toEqual(
+      expect.objectContaining({ _tag: "Some", value: expect.stringContaining("\"mistral:large\" is not a model") })
     )
     expect(Either.isLeft(Fallback.parseModels(" , "))).toBe(true)
   })
