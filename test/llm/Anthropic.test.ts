@@ -148,4 +148,18 @@ describe("Claude through the Messages API", () => {
     expect(billed).toBeLessThanOrEqual(3000)
     expect(capped.result.usage.inputTokens + capped.result.usage.outputTokens).toBeLessThanOrEqual(3000)
   })
+
+  it("429 waits what retry-after says, then the call goes on", async () => {
+    let refused = 0
+    stub.replyWith((body) =>
+      refused++ === 0
+        ? { status: 429, errorType: "rate_limit_error", message: "rate limited", headers: { "retry-after": "1" } }
+        : { text: JSON.stringify(byPrompt[promptOfMessages(body) ?? ""] ?? {}) }
+    )
+    const started = Date.now()
+    const { result } = await run(claude(), { task: "Compute 6 * 7" })
+    expect(result.status).toBe("CONVERGED")
+    // the backoff alone would have waited 10 ms: the server's second was honoured
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+  })
 })

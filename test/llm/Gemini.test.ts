@@ -99,4 +99,27 @@ describe("Gemini through its own API", () => {
     expect(stub.requests.length).toBeGreaterThanOrEqual(3)
     expect(events.find((e) => e._tag === "LlmCalled")!.failedModels?.[0]).toMatch(/^google:gemini-2.5-flash: HTTP 503/)
   })
+
+  it("an unknown model ends the run at once, naming it; a token cap is never crossed by what the stub bills", async () => {
+    stub.replyWith(() => ({ status: 404, message: "models/gemini-nope is not found for API version v1beta" }))
+    const { result } = await run(gemini({ model: "gemini-nope" }), { task: "Compute 6 * 7" })
+    expect(result.status).toBe("FAILED")
+    expect(stub.requests.length).toBeLessThanOrEqual(2)
+    expect(JSON.stringify(result)).toContain("gemini-nope")
+    stub.requests.length = 0
+    stub.bills.length = 0
+    stub.replyWith((body) => ({
+      thoughts: "Weighing it. ".repeat(40),
+      text: JSON.stringify(byPrompt[promptOfGemini(body) ?? ""] ?? {})
+    }))
+    const capped = await run(gemini(), {
+      task: "Compute 6 * 7",
+      mode: "FULL",
+      thinkingTokens: 1024,
+      budget: { maxTokens: 2500 }
+    })
+    const billed = stub.bills.reduce((n, b) => n + b.prompt + b.output + b.thoughts, 0)
+    expect(billed).toBeLessThanOrEqual(2500)
+    expect(capped.result.usage.inputTokens + capped.result.usage.outputTokens).toBeLessThanOrEqual(2500)
+  })
 })
