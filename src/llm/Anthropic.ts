@@ -1,9 +1,10 @@
 import Anthropic from "@anthropic-ai/sdk"
-import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import type { Attached } from "../domain/Attachment.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
-import { Retryable, retrySchedule } from "./OpenAiFailures.js"
+import { fromNativeConfig, nativeConfig, type NativeOptions, withRetries } from "./NativeProvider.js"
+import { Retryable } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
 /**
@@ -13,16 +14,7 @@ import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotic
  * as cache breakpoints, extended thinking as a setting (its tokens reserved in every call's cap: the budget admits
  * them), the SDK's own retries off so that every request is Aeon's to count and admit.
  */
-export interface AnthropicOptions {
-  readonly apiKey?: string | undefined
-  readonly baseURL?: string | undefined
-  readonly model: string
-  readonly timeoutMs: number
-  readonly maxRetries: number
-  readonly retryBaseMs?: number
-  /** Extended thinking's budget a call (≥ 1,024): absent, no thinking. */
-  readonly thinkingTokens?: number | undefined
-}
+export type AnthropicOptions = NativeOptions
 
 /** The schema as the API's JSON output format takes it: every object closed (additionalProperties false). */
 export const closedSchema = (schema: unknown): unknown => {
@@ -190,27 +182,6 @@ const once = (client: Anthropic, url: string, options: AnthropicOptions, request
     })
   )
 
-/** The call with its retries, each request counted against the run's call budget. */
-const withRetries = (
-  client: Anthropic,
-  url: string,
-  options: AnthropicOptions,
-  request: LanguageModel.CompletionRequest
-) =>
-  Effect.suspend(() => {
-    let sent = 0
-    const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
-    return once(client, url, options, counted).pipe(
-      Effect.retry({
-        schedule: retrySchedule(options),
-        while: (e) =>
-          e instanceof Retryable && sent < (request.maxRequests?.() ?? Number.POSITIVE_INFINITY) &&
-          (e.atMost === undefined || sent <= e.atMost)
-      }),
-      Effect.mapError((e): ModelError => (e instanceof Retryable ? e.error : e))
-    )
-  })
-
 /** Images and PDFs by URL or bytes, plain text by its bytes (image and document blocks). */
 const anthropicAccepts = (mediaType: string, byUrl: boolean) =>
   /^image\/(png|jpeg|gif|webp)$/.test(mediaType) || mediaType === "application/pdf" ||
@@ -231,7 +202,7 @@ export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotic
     `anthropic:${options.model}`,
     price,
     (request) =>
-      withRetries(client, url, options, request).pipe(
+      withRetries(options, request, (r) => once(client, url, options, r)).pipe(
         Effect.timeoutFail({
           duration: Duration.millis(options.timeoutMs),
           onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
@@ -243,48 +214,10 @@ export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotic
   return { ...service, unpriced: notice === undefined ? [] : [options.model], accepts: anthropicAccepts }
 }
 
-export const config = Config.all({
-  apiKey: Config.option(
-    Config.redacted("AEON_LLM_API_KEY").pipe(Config.orElse(() => Config.redacted("ANTHROPIC_API_KEY")))
-  ),
-  baseURL: Config.option(
-    Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("ANTHROPIC_BASE_URL")))
-  ),
-  model: Config.string("AEON_MODEL").pipe(Config.withDefault("claude-sonnet-4-5")),
-  timeoutMs: Config.integer("AEON_LLM_TIMEOUT_MS").pipe(Config.withDefault(60_000)),
-  maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
-  thinkingTokens: Config.option(
-    Config.integer("AEON_THINKING_TOKENS").pipe(
-      Config.withDescription("Extended thinking's budget a call (Anthropic, ≥ 1024): reserved in every call's cap"),
-      Config.validate({ message: "AEON_THINKING_TOKENS must be at least 1024", validation: (n) => n >= 1024 })
-    )
-  )
-})
+export const config = nativeConfig(["ANTHROPIC_API_KEY"], "ANTHROPIC_BASE_URL", "claude-sonnet-4-5")
 
 /** The service the settings describe, priced by the table; `over` gives one model of a list its own model and URL. */
-export const fromConfig = (
-  c: Config.Config.Success<typeof config>,
-  prices: Readonly<Record<string, ModelPrice>>,
-  over: {
-    readonly model?: string | undefined
-    readonly baseURL?: string | undefined
-    readonly apiKey?: Option.Option<Redacted.Redacted> | undefined
-  } = {}
-) => {
-  const model = over.model ?? c.model
-  return make(
-    {
-      apiKey: Option.getOrUndefined(Option.map(over.apiKey ?? c.apiKey, Redacted.value)),
-      baseURL: over.baseURL ?? Option.getOrUndefined(c.baseURL),
-      model,
-      timeoutMs: c.timeoutMs,
-      maxRetries: c.maxRetries,
-      thinkingTokens: Option.getOrUndefined(c.thinkingTokens)
-    },
-    priceOf(prices, model),
-    unpricedNotice(prices, model)
-  )
-}
+export const fromConfig = fromNativeConfig(make)
 
 export const layerConfig = Layer.effect(
   LanguageModel.LanguageModel,

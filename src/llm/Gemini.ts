@@ -1,8 +1,9 @@
 import { ApiError, type GenerateContentResponse, GoogleGenAI } from "@google/genai"
-import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
-import { Retryable, retrySchedule } from "./OpenAiFailures.js"
+import { fromNativeConfig, nativeConfig, type NativeOptions, withRetries } from "./NativeProvider.js"
+import { Retryable } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
 /**
@@ -12,15 +13,7 @@ import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotic
  * content is priced as cached —, thinking's budget as a setting reserved in every call's cap, the SDK's own retries
  * off so that every request is Aeon's to count and admit.
  */
-export interface GeminiOptions {
-  readonly apiKey?: string | undefined
-  readonly baseURL?: string | undefined
-  readonly model: string
-  readonly timeoutMs: number
-  readonly maxRetries: number
-  readonly retryBaseMs?: number
-  readonly thinkingTokens?: number | undefined
-}
+export type GeminiOptions = NativeOptions
 
 interface Read {
   text: string
@@ -139,26 +132,6 @@ const once = (
     })
   )
 
-const withRetries = (
-  client: GoogleGenAI,
-  url: string,
-  options: GeminiOptions,
-  request: LanguageModel.CompletionRequest
-) =>
-  Effect.suspend(() => {
-    let sent = 0
-    const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
-    return once(client, url, options, counted).pipe(
-      Effect.retry({
-        schedule: retrySchedule(options),
-        while: (e) =>
-          e instanceof Retryable && sent < (request.maxRequests?.() ?? Number.POSITIVE_INFINITY) &&
-          (e.atMost === undefined || sent <= e.atMost)
-      }),
-      Effect.mapError((e): ModelError => (e instanceof Retryable ? e.error : e))
-    )
-  })
-
 /** Images, PDFs, text, audio and video, inline or by URL (inlineData, fileData). */
 const geminiAccepts = (mediaType: string) =>
   /^(image|audio|video)\//.test(mediaType) ||
@@ -182,7 +155,7 @@ export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?:
     `google:${options.model}`,
     price,
     (request) =>
-      withRetries(client, url, options, request).pipe(
+      withRetries(options, request, (r) => once(client, url, options, r)).pipe(
         Effect.timeoutFail({
           duration: Duration.millis(options.timeoutMs),
           onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
@@ -194,46 +167,10 @@ export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?:
   return { ...service, unpriced: notice === undefined ? [] : [options.model], accepts: geminiAccepts }
 }
 
-export const config = Config.all({
-  apiKey: Config.option(
-    Config.redacted("AEON_LLM_API_KEY").pipe(
-      Config.orElse(() => Config.redacted("GOOGLE_API_KEY")),
-      Config.orElse(() => Config.redacted("GEMINI_API_KEY"))
-    )
-  ),
-  baseURL: Config.option(
-    Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string("GOOGLE_GEMINI_BASE_URL")))
-  ),
-  model: Config.string("AEON_MODEL").pipe(Config.withDefault("gemini-2.5-flash")),
-  timeoutMs: Config.integer("AEON_LLM_TIMEOUT_MS").pipe(Config.withDefault(60_000)),
-  maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
-  thinkingTokens: Config.option(Config.integer("AEON_THINKING_TOKENS"))
-})
+export const config = nativeConfig(["GOOGLE_API_KEY", "GEMINI_API_KEY"], "GOOGLE_GEMINI_BASE_URL", "gemini-2.5-flash")
 
 /** The service the settings describe, priced by the table; `over` gives one model of a list its own model and URL. */
-export const fromConfig = (
-  c: Config.Config.Success<typeof config>,
-  prices: Readonly<Record<string, ModelPrice>>,
-  over: {
-    readonly model?: string | undefined
-    readonly baseURL?: string | undefined
-    readonly apiKey?: Option.Option<Redacted.Redacted> | undefined
-  } = {}
-) => {
-  const model = over.model ?? c.model
-  return make(
-    {
-      apiKey: Option.getOrUndefined(Option.map(over.apiKey ?? c.apiKey, Redacted.value)),
-      baseURL: over.baseURL ?? Option.getOrUndefined(c.baseURL),
-      model,
-      timeoutMs: c.timeoutMs,
-      maxRetries: c.maxRetries,
-      thinkingTokens: Option.getOrUndefined(c.thinkingTokens)
-    },
-    priceOf(prices, model),
-    unpricedNotice(prices, model)
-  )
-}
+export const fromConfig = fromNativeConfig(make)
 
 export const layerConfig = Layer.effect(
   LanguageModel.LanguageModel,

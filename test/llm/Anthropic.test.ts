@@ -1,14 +1,10 @@
-import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as Aeon from "../../src/Aeon.js"
 import * as Anthropic from "../../src/llm/Anthropic.js"
 import * as Fallback from "../../src/llm/Fallback.js"
-import { LanguageModel } from "../../src/llm/LanguageModel.js"
-import type * as LM from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import { costOf, DEFAULT_PRICES } from "../../src/llm/Pricing.js"
-import { prepare } from "../../src/run/Run.js"
 import { type AnthropicStub, startAnthropicStub } from "../support/AnthropicStub.js"
+import { runOn } from "../support/engine.js"
 import { byPrompt, promptOfMessages } from "../support/stubAnswers.js"
 
 /**
@@ -40,14 +36,7 @@ const claude = (over: Partial<Anthropic.AnthropicOptions> = {}) =>
     ...over
   })
 
-const run = (model: LM.Service, input: object) =>
-  Effect.runPromise(
-    Effect.gen(function*() {
-      const p = yield* prepare({ memory: false, ...input })
-      const result = yield* p.execute
-      return { result, events: yield* p.events.log }
-    }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))))
-  )
+const run = runOn
 
 const calledOf = (events: ReadonlyArray<any>) => events.filter((e) => e._tag === "LlmCalled")
 

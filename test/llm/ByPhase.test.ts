@@ -1,12 +1,11 @@
 import { ConfigProvider, Effect, Layer } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as Aeon from "../../src/Aeon.js"
 import * as ByPhase from "../../src/llm/ByPhase.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import type * as LM from "../../src/llm/LanguageModel.js"
 import * as ModelLayer from "../../src/llm/ModelLayer.js"
 import { costOf, DEFAULT_PRICES } from "../../src/llm/Pricing.js"
-import { prepare } from "../../src/run/Run.js"
+import { runOn } from "../support/engine.js"
 import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
 import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
 
@@ -24,14 +23,7 @@ beforeEach(() => {
   stub.replyWith((body) => ({ content: JSON.stringify(byPrompt[promptOfRequest(body) ?? ""] ?? {}), report: "billed" }))
 })
 
-const run = (model: LM.Service, input: object) =>
-  Effect.runPromise(
-    Effect.gen(function*() {
-      const p = yield* prepare({ memory: false, ...input })
-      const result = yield* p.execute
-      return { result, events: yield* p.events.log }
-    }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))))
-  )
+const run = runOn
 
 describe("a model per phase", () => {
   it("plans go to the plan's model, the rest to the run's; each call priced and recorded as its model's", async () => {

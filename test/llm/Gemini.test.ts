@@ -1,13 +1,9 @@
-import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as Aeon from "../../src/Aeon.js"
 import * as Fallback from "../../src/llm/Fallback.js"
 import * as Gemini from "../../src/llm/Gemini.js"
-import { LanguageModel } from "../../src/llm/LanguageModel.js"
-import type * as LM from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import { costOf, DEFAULT_PRICES } from "../../src/llm/Pricing.js"
-import { prepare } from "../../src/run/Run.js"
+import { runOn } from "../support/engine.js"
 import { type GeminiStub, startGeminiStub } from "../support/GeminiStub.js"
 import { byPrompt, promptOfGemini } from "../support/stubAnswers.js"
 
@@ -39,14 +35,7 @@ const gemini = (over: Partial<Gemini.GeminiOptions> = {}) =>
     ...over
   })
 
-const run = (model: LM.Service, input: object) =>
-  Effect.runPromise(
-    Effect.gen(function*() {
-      const p = yield* prepare({ memory: false, ...input })
-      const result = yield* p.execute
-      return { result, events: yield* p.events.log }
-    }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))))
-  )
+const run = runOn
 
 describe("Gemini through its own API", () => {
   it("a FULL run converges; JSON under responseJsonSchema; usage the stub's bill (the last chunk's totals)", async () => {

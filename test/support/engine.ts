@@ -1,8 +1,9 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as Aeon from "../../src/Aeon.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
+import { prepare } from "../../src/run/Run.js"
 import type { Tool } from "../../src/tools/ToolRegistry.js"
 
 /** The engine with a scripted model; prompts the script leaves out are answered by the offline model unless fallback is false. */
@@ -18,3 +19,13 @@ export const scripted = (
 }
 
 export const offline = Layer.mergeAll(Aeon.layerWithTools(), Offline.layer)
+
+/** A run of `input` (memory off unless it says) on `model` with the built-in tools: its result and its events. */
+export const runOn = (model: LanguageModel["Type"], input: object) =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const p = yield* prepare({ memory: false, ...input })
+      const result = yield* p.execute
+      return { result, events: yield* p.events.log }
+    }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))))
+  )

@@ -1,0 +1,95 @@
+import { Config, Effect, Option, Redacted } from "effect"
+import type * as LanguageModel from "./LanguageModel.js"
+import type { ModelError } from "./ModelErrors.js"
+import { Retryable, retrySchedule } from "./OpenAiFailures.js"
+import { type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
+
+/**
+ * What the providers with an API of their own (Anthropic, Gemini) share: a call's retries, each request counted
+ * against the run's call budget, and their settings read the same way (each with its own key and URL names).
+ */
+
+/** The call with its retries: every request counted, none sent past the call's budget, a rare failure retried once. */
+export const withRetries = (
+  options: { readonly model: string; readonly maxRetries: number; readonly retryBaseMs?: number | undefined },
+  request: LanguageModel.CompletionRequest,
+  once: (
+    request: LanguageModel.CompletionRequest
+  ) => Effect.Effect<LanguageModel.CompletionResponse, ModelError | Retryable>
+) =>
+  Effect.suspend(() => {
+    let sent = 0
+    const counted = { ...request, onRequest: () => void (sent++, request.onRequest?.()) }
+    return once(counted).pipe(
+      Effect.retry({
+        schedule: retrySchedule(options),
+        while: (e) =>
+          e instanceof Retryable && sent < (request.maxRequests?.() ?? Number.POSITIVE_INFINITY) &&
+          (e.atMost === undefined || sent <= e.atMost)
+      }),
+      Effect.mapError((e): ModelError => (e instanceof Retryable ? e.error : e))
+    )
+  })
+
+/** A native provider's options, as its settings give them. */
+export interface NativeOptions {
+  readonly apiKey?: string | undefined
+  readonly baseURL?: string | undefined
+  readonly model: string
+  readonly timeoutMs: number
+  readonly maxRetries: number
+  readonly retryBaseMs?: number
+  readonly thinkingTokens?: number | undefined
+}
+
+/** The settings: AEON_LLM_API_KEY then the provider's key names, AEON_LLM_BASE_URL then its URL name, its model. */
+export const nativeConfig = (keys: ReadonlyArray<string>, urlName: string, defaultModel: string) =>
+  Config.all({
+    apiKey: Config.option(
+      keys.reduce(
+        (c: Config.Config<Redacted.Redacted>, name) => Config.orElse(c, () => Config.redacted(name)),
+        Config.redacted("AEON_LLM_API_KEY")
+      )
+    ),
+    baseURL: Config.option(Config.string("AEON_LLM_BASE_URL").pipe(Config.orElse(() => Config.string(urlName)))),
+    model: Config.string("AEON_MODEL").pipe(Config.withDefault(defaultModel)),
+    timeoutMs: Config.integer("AEON_LLM_TIMEOUT_MS").pipe(Config.withDefault(60_000)),
+    maxRetries: Config.integer("AEON_LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
+    thinkingTokens: Config.option(
+      Config.integer("AEON_THINKING_TOKENS").pipe(
+        Config.withDescription("A thinking budget for each call (Claude, Gemini), reserved in the call's cap"),
+        Config.validate({
+          message: "AEON_THINKING_TOKENS must be 1024 to 64000",
+          validation: (n) => n >= 1024 && n <= 64_000
+        })
+      )
+    )
+  })
+export type NativeConfig = Config.Config.Success<ReturnType<typeof nativeConfig>>
+
+/** The service the settings describe, priced by the table; `over` gives one model of a list its own model and URL. */
+export const fromNativeConfig =
+  (make: (o: NativeOptions, price: ModelPrice, notice?: string) => LanguageModel.Service) =>
+  (
+    c: NativeConfig,
+    prices: Readonly<Record<string, ModelPrice>>,
+    over: {
+      readonly model?: string | undefined
+      readonly baseURL?: string | undefined
+      readonly apiKey?: Option.Option<Redacted.Redacted> | undefined
+    } = {}
+  ) => {
+    const model = over.model ?? c.model
+    return make(
+      {
+        apiKey: Option.getOrUndefined(Option.map(over.apiKey ?? c.apiKey, Redacted.value)),
+        baseURL: over.baseURL ?? Option.getOrUndefined(c.baseURL),
+        model,
+        timeoutMs: c.timeoutMs,
+        maxRetries: c.maxRetries,
+        thinkingTokens: Option.getOrUndefined(c.thinkingTokens)
+      },
+      priceOf(prices, model),
+      unpricedNotice(prices, model)
+    )
+  }
