@@ -1,11 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk"
-import { Duration, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { Attached } from "../domain/Attachment.js"
 import * as LanguageModel from "./LanguageModel.js"
-import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
-import { fromNativeConfig, nativeConfig, type NativeOptions, withRetries } from "./NativeProvider.js"
+import { type ModelError, ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
+import { fromNativeConfig, nativeConfig, type NativeOptions, nativeService } from "./NativeProvider.js"
 import { Retryable } from "./OpenAiFailures.js"
-import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
+import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /**
  * Claude through Anthropic's own Messages API (`@anthropic-ai/sdk`), streamed: the answer as the API's JSON output
@@ -189,8 +189,6 @@ const anthropicAccepts = (mediaType: string, byUrl: boolean) =>
 
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
-  const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
-  const notice = priced === undefined ? unpricedNotice(DEFAULT_PRICES, options.model) : pricedNotice
   const url = options.baseURL ?? "https://api.anthropic.com"
   const client = new Anthropic({
     apiKey: options.apiKey ?? "not-set",
@@ -198,20 +196,14 @@ export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotic
     maxRetries: 0,
     timeout: options.timeoutMs + 1_000
   })
-  const service = LanguageModel.make(
-    `anthropic:${options.model}`,
-    price,
-    (request) =>
-      withRetries(options, request, (r) => once(client, url, options, r)).pipe(
-        Effect.timeoutFail({
-          duration: Duration.millis(options.timeoutMs),
-          onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
-        })
-      ),
-    notice,
-    options.thinkingTokens
+  return nativeService(
+    "anthropic",
+    options,
+    (r) => once(client, url, options, r),
+    anthropicAccepts,
+    priced,
+    pricedNotice
   )
-  return { ...service, unpriced: notice === undefined ? [] : [options.model], accepts: anthropicAccepts }
 }
 
 export const config = nativeConfig(["ANTHROPIC_API_KEY"], "ANTHROPIC_BASE_URL", "claude-sonnet-4-5")

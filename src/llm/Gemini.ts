@@ -1,10 +1,10 @@
 import { ApiError, type GenerateContentResponse, GoogleGenAI } from "@google/genai"
-import { Duration, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as LanguageModel from "./LanguageModel.js"
-import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
-import { fromNativeConfig, nativeConfig, type NativeOptions, withRetries } from "./NativeProvider.js"
+import { type ModelError, ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
+import { fromNativeConfig, nativeConfig, type NativeOptions, nativeService } from "./NativeProvider.js"
 import { Retryable } from "./OpenAiFailures.js"
-import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
+import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /**
  * Gemini through Google's own API (`@google/genai` 2.x), streamed (`generateContentStream`): the answer as JSON under
@@ -139,8 +139,6 @@ const geminiAccepts = (mediaType: string) =>
 
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
-  const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
-  const notice = priced === undefined ? unpricedNotice(DEFAULT_PRICES, options.model) : pricedNotice
   const url = options.baseURL ?? "https://generativelanguage.googleapis.com"
   const client = new GoogleGenAI({
     apiKey: options.apiKey ?? "not-set",
@@ -151,20 +149,7 @@ export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?:
       timeout: options.timeoutMs + 1_000
     }
   })
-  const service = LanguageModel.make(
-    `google:${options.model}`,
-    price,
-    (request) =>
-      withRetries(options, request, (r) => once(client, url, options, r)).pipe(
-        Effect.timeoutFail({
-          duration: Duration.millis(options.timeoutMs),
-          onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
-        })
-      ),
-    notice,
-    options.thinkingTokens
-  )
-  return { ...service, unpriced: notice === undefined ? [] : [options.model], accepts: geminiAccepts }
+  return nativeService("google", options, (r) => once(client, url, options, r), geminiAccepts, priced, pricedNotice)
 }
 
 export const config = nativeConfig(["GOOGLE_API_KEY", "GEMINI_API_KEY"], "GOOGLE_GEMINI_BASE_URL", "gemini-2.5-flash")

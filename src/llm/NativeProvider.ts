@@ -1,8 +1,10 @@
-import { Config, Effect, Option, Redacted } from "effect"
-import type * as LanguageModel from "./LanguageModel.js"
-import type { ModelError } from "./ModelErrors.js"
+import { Config, Duration, Effect, Option, Redacted } from "effect"
+import * as LanguageModel from "./LanguageModel.js"
+import { type ModelError, ModelTimeoutError } from "./ModelErrors.js"
 import { Retryable, retrySchedule } from "./OpenAiFailures.js"
-import { type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
+import { DEFAULT_PRICES, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
+
+const makeService = LanguageModel.make
 
 /**
  * What the providers with an API of their own (Anthropic, Gemini) share: a call's retries, each request counted
@@ -93,3 +95,35 @@ export const fromNativeConfig =
       unpricedNotice(prices, model)
     )
   }
+
+/**
+ * A native provider's service: its label (`provider:model`), its price (the built-in table's when none is given, and
+ * the notice of a model it lacks), each call with its retries within the call's timeout, the attachments it reads.
+ */
+export const nativeService = (
+  provider: string,
+  options: NativeOptions,
+  once: (
+    request: LanguageModel.CompletionRequest
+  ) => Effect.Effect<LanguageModel.CompletionResponse, ModelError | Retryable>,
+  accepts: (mediaType: string, byUrl: boolean) => boolean,
+  priced?: ModelPrice,
+  pricedNotice?: string
+): LanguageModel.Service => {
+  const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
+  const notice = priced === undefined ? unpricedNotice(DEFAULT_PRICES, options.model) : pricedNotice
+  const service = makeService(
+    `${provider}:${options.model}`,
+    price,
+    (request) =>
+      withRetries(options, request, once).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(options.timeoutMs),
+          onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
+        })
+      ),
+    notice,
+    options.thinkingTokens
+  )
+  return { ...service, unpriced: notice === undefined ? [] : [options.model], accepts }
+}
