@@ -213,10 +213,25 @@ export const memoriesTable = (memories: ReadonlyArray<Memory & { readonly covera
     ])
   )
 
-/** What a run took from earlier runs, as `aeon inspect` says it: the plan it started from, the memories it quoted. */
+/** What a turn quoted of its conversation, as `aeon inspect` says it. */
+const conversationLine = (e: Extract<RunEvent, { _tag: "ConversationQuoted" }>) => {
+  const summary = e.summary ?? e.prior
+  return `${
+    e.threadId ? `turn ${e.turn ?? "?"} of thread ${e.threadId}: ` : "conversation: "
+  }${e.total} earlier message${e.total === 1 ? "" : "s"} quoted in ${e.tokens} tokens${
+    summary ? `, the first ${summary.covers} as a summary${e.summary ? " this run made" : ""}` : ""
+  }${e.threadId ? ` — aeon threads ${e.threadId}` : ""}`
+}
+
+/**
+ * What a run took from before it, as `aeon inspect` says it: its conversation, the plan it started from, the memories
+ * it quoted.
+ */
 export const memoryLines = (events: ReadonlyArray<RunEvent>): Array<string> =>
   events.flatMap((e) =>
-    e._tag === "PlanReused"
+    e._tag === "ConversationQuoted"
+      ? [conversationLine(e)]
+      : e._tag === "PlanReused"
       ? [`plan reused from run ${e.fromRun} (${e.match} task: ${e.task}) — aeon inspect ${e.fromRun}`]
       : e._tag === "MemoryRecalled"
       ? [

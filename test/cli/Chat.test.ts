@@ -102,6 +102,10 @@ describe("aeon chat (#56): a conversation in the terminal", () => {
       { promptId: string; user: string }
     >
     expect(last.find((c) => c.promptId.startsWith("plan_"))?.user).toContain("Saltire")
+    // aeon inspect says what a turn quoted
+    expect((await aeon("inspect", turns[1]!.runId)).stdout).toContain(
+      "turn 2 of thread boat: 2 earlier messages quoted in"
+    )
     const listed = await aeon("threads")
     expect(listed.stdout).toMatch(/boat\s+4 turns/)
   })
