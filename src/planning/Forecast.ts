@@ -128,11 +128,7 @@ export const forecastOf = (input: ForecastInput): Forecast => {
   })
   const worst = (prompt: string) => (tokens: number) =>
     figures(prompt, { input: tokens, output: WORST_OUTPUT_PER_CALL }, WORST_REQUESTS_PER_CALL)
-  const stepData = (step: PlanStep, out: number) =>
-    input.request.length + plan.goal.length + step.description.length + JSON.stringify(step.toolInput ?? "").length +
-    step.dependencies.length * out * 4 + 400
-  const reasoning = (step: PlanStep, out: number) =>
-    promptTokens(PromptId.REASONING_STEP_SYSTEM, PromptId.REASONING_STEP_USER, stepData(step, out))
+  const { reasoning, reviews, refinement, synthesis } = callSizes(input, promptTokens)
   const economy = economyOf(input)
   const perStep = plan.steps.map((step) => ({
     stepId: step.stepId,
@@ -144,32 +140,6 @@ export const forecastOf = (input: ForecastInput): Forecast => {
       : zero,
     worstCase: times(worst(PromptId.REASONING_STEP_USER)(reasoning(step, WORST_OUTPUT_PER_CALL)), worstPasses)
   }))
-  // the plan as validation, convergence, refinement and synthesis see it: its steps with their outputs
-  const planChars = (out: number, steps: number) =>
-    input.request.length + plan.goal.length +
-    plan.steps.reduce((n, s) => n + s.description.length + 200, 0) * (steps / Math.max(1, plan.steps.length)) +
-    steps * out * 4
-  const reviews = (out: number, steps: number): ReadonlyArray<readonly [string, number]> => [
-    [
-      PromptId.VALIDATION_SEMANTIC_USER,
-      promptTokens(PromptId.VALIDATION_SEMANTIC_SYSTEM, PromptId.VALIDATION_SEMANTIC_USER, planChars(out, steps))
-    ],
-    [
-      PromptId.CONVERGENCE_ASSESSMENT_USER,
-      promptTokens(PromptId.CONVERGENCE_ASSESSMENT_SYSTEM, PromptId.CONVERGENCE_ASSESSMENT_USER, planChars(out, steps))
-    ]
-  ]
-  const refinement = (out: number, steps: number) =>
-    promptTokens(PromptId.RECURSIVE_REFINEMENT_SYSTEM, PromptId.RECURSIVE_REFINEMENT_USER, planChars(out, steps))
-  // a typed run's answer call (kernel/TypedAnswer): its prompt and its schema as the format
-  const synthesis = (out: number, steps: number) =>
-    input.outputSchema === undefined
-      ? promptTokens(PromptId.ANSWER_SYNTHESIS_SYSTEM, PromptId.ANSWER_SYNTHESIS_USER, planChars(out, steps))
-      : promptTokens(
-        PromptId.ANSWER_TYPED_SYSTEM,
-        PromptId.ANSWER_TYPED_USER,
-        planChars(out, steps) + input.outputSchema.length
-      )
   const n = plan.steps.length
   const answerPrompt = input.outputSchema === undefined ? PromptId.ANSWER_SYNTHESIS_USER : PromptId.ANSWER_TYPED_USER
   const expectedPass = economy.reviewed
@@ -207,7 +177,60 @@ export const forecastOf = (input: ForecastInput): Forecast => {
     costUsd: input.spent.costUsd,
     wallMs: input.elapsedMs
   }
-  const total = add(spent, expected)
+  const { clamp, worstCase } = withinBudget(spent, structural, budget)
+  return {
+    expected: clamp(add(spent, expected)),
+    worstCase,
+    perStep: perStep.map((s) => ({ ...s, worstCase: clamp(s.worstCase), expected: clamp(s.expected) })),
+    passes: { expected: expectedPasses, worstCase: worstPasses },
+    spent,
+    basis: calibration
+      ? `the prompts' sizes, and the passes, answer size and latency of ${calibration.runs} stored run(s) like this one`
+      : `the prompts' sizes, one pass, and the planning's own ${planning.length} call(s) for answer size and latency (no stored run like this one)`,
+    similarRuns: calibration?.runs ?? 0
+  }
+}
+
+/** The prompt of each call of a pass, in tokens: a step's reasoning, the reviews, a refinement, the answer. */
+const callSizes = (input: ForecastInput, promptTokens: ReturnType<typeof promptSizer>) => {
+  const stepData = (step: PlanStep, out: number) =>
+    input.request.length + input.plan.goal.length + step.description.length +
+    JSON.stringify(step.toolInput ?? "").length +
+    step.dependencies.length * out * 4 + 400
+  const reasoning = (step: PlanStep, out: number) =>
+    promptTokens(PromptId.REASONING_STEP_SYSTEM, PromptId.REASONING_STEP_USER, stepData(step, out))
+  // the plan as validation, convergence, refinement and synthesis see it: its steps with their outputs
+  const planChars = (out: number, steps: number) =>
+    input.request.length + input.plan.goal.length +
+    input.plan.steps.reduce((n, s) => n + s.description.length + 200, 0) *
+      (steps / Math.max(1, input.plan.steps.length)) +
+    steps * out * 4
+  const reviews = (out: number, steps: number): ReadonlyArray<readonly [string, number]> => [
+    [
+      PromptId.VALIDATION_SEMANTIC_USER,
+      promptTokens(PromptId.VALIDATION_SEMANTIC_SYSTEM, PromptId.VALIDATION_SEMANTIC_USER, planChars(out, steps))
+    ],
+    [
+      PromptId.CONVERGENCE_ASSESSMENT_USER,
+      promptTokens(PromptId.CONVERGENCE_ASSESSMENT_SYSTEM, PromptId.CONVERGENCE_ASSESSMENT_USER, planChars(out, steps))
+    ]
+  ]
+  const refinement = (out: number, steps: number) =>
+    promptTokens(PromptId.RECURSIVE_REFINEMENT_SYSTEM, PromptId.RECURSIVE_REFINEMENT_USER, planChars(out, steps))
+  // a typed run's answer call (kernel/TypedAnswer): its prompt and its schema as the format
+  const synthesis = (out: number, steps: number) =>
+    input.outputSchema === undefined
+      ? promptTokens(PromptId.ANSWER_SYNTHESIS_SYSTEM, PromptId.ANSWER_SYNTHESIS_USER, planChars(out, steps))
+      : promptTokens(
+        PromptId.ANSWER_TYPED_SYSTEM,
+        PromptId.ANSWER_TYPED_USER,
+        planChars(out, steps) + input.outputSchema.length
+      )
+  return { reasoning, reviews, refinement, synthesis }
+}
+
+/** The worst case the budget allows (the guard never lets a run cross it), and a figure held within it. */
+const withinBudget = (spent: ForecastFigures, structural: ForecastFigures, budget: ForecastInput["budget"]) => {
   const ceiling = add(spent, structural)
   const worstCase: ForecastFigures = {
     llmCalls: Math.min(ceiling.llmCalls, Math.max(spent.llmCalls, budget.maxLlmCalls)),
@@ -221,17 +244,7 @@ export const forecastOf = (input: ForecastInput): Forecast => {
     costUsd: Math.min(f.costUsd, worstCase.costUsd),
     wallMs: Math.min(f.wallMs, worstCase.wallMs)
   })
-  return {
-    expected: clamp(total),
-    worstCase,
-    perStep: perStep.map((s) => ({ ...s, worstCase: clamp(s.worstCase), expected: clamp(s.expected) })),
-    passes: { expected: expectedPasses, worstCase: worstPasses },
-    spent,
-    basis: calibration
-      ? `the prompts' sizes, and the passes, answer size and latency of ${calibration.runs} stored run(s) like this one`
-      : `the prompts' sizes, one pass, and the planning's own ${planning.length} call(s) for answer size and latency (no stored run like this one)`,
-    similarRuns: calibration?.runs ?? 0
-  }
+  return { worstCase, clamp }
 }
 
 /** Which calls a run of the plan is expected to make (FULL: all of them; a simple iteration: where they pay). */
