@@ -2,9 +2,16 @@ import Anthropic from "@anthropic-ai/sdk"
 import { Effect, Layer } from "effect"
 import type { Attached } from "../domain/Attachment.js"
 import * as LanguageModel from "./LanguageModel.js"
-import { type ModelError, ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
-import { fromNativeConfig, nativeConfig, type NativeOptions, nativeService } from "./NativeProvider.js"
-import { Retryable } from "./OpenAiFailures.js"
+import type { ModelError } from "./ModelErrors.js"
+import {
+  fromNativeConfig,
+  nativeConfig,
+  type NativeOptions,
+  nativeService,
+  refusalOf,
+  unreachable
+} from "./NativeProvider.js"
+import { type Retryable, retryAfterMs } from "./OpenAiFailures.js"
 import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /**
@@ -131,39 +138,24 @@ const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
   ...(read.cacheWrite > 0 ? { cacheWriteInputTokens: read.cacheWrite } : {})
 })
 
-const retryAfterMs = (headers: Headers | undefined) => {
-  const after = headers?.get("retry-after")
-  return after && !Number.isNaN(Number(after)) ? Number(after) * 1000 : undefined
-}
-
 /**
  * A failed request: a refused key (401, 403) or an unknown model (404) ends the run at once, named; 429 waits what
  * retry-after says; 529 (overloaded) and 5xx are retried, then the next model of AEON_MODELS takes over.
  */
-const failureOf = (url: string, options: AnthropicOptions) => (e: unknown): ModelError | Retryable => {
-  if (e instanceof Anthropic.APIError && typeof e.status === "number") {
-    const lasting = e.status === 401 || e.status === 403 || e.status === 404
-    const message = e.status === 401 || e.status === 403
-      ? `${url} refused the API key (AEON_LLM_API_KEY or ANTHROPIC_API_KEY${
-        options.apiKey ? "" : ": none is set"
-      }): ${e.message}`
-      : e.status === 404
-      ? `${url} does not serve model ${options.model} (AEON_MODEL): ${e.message}`
-      : e.message
-    const error = new ModelHttpError({ status: e.status, message, lasting })
-    return e.status === 429 || e.status >= 500
-      ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined))
-      : error
-  }
-  const unavailable = new ModelUnavailableError({
-    message: `cannot reach ${url} (AEON_LLM_BASE_URL or ANTHROPIC_BASE_URL): ${
-      e instanceof Error ? e.message : String(e)
-    }`
-  })
-  return e instanceof Anthropic.APIConnectionError && !(e instanceof Anthropic.APIUserAbortError)
-    ? new Retryable(unavailable, undefined, 1)
-    : unavailable
-}
+const failureOf = (url: string, options: AnthropicOptions) => (e: unknown): ModelError | Retryable =>
+  e instanceof Anthropic.APIError && typeof e.status === "number"
+    ? refusalOf(url, options, "AEON_LLM_API_KEY or ANTHROPIC_API_KEY", {
+      status: e.status,
+      message: e.message,
+      badKey: e.status === 401 || e.status === 403,
+      waitMs: retryAfterMs(e.headers as Headers | undefined)
+    })
+    : unreachable(
+      url,
+      "AEON_LLM_BASE_URL or ANTHROPIC_BASE_URL",
+      e,
+      e instanceof Anthropic.APIConnectionError && !(e instanceof Anthropic.APIUserAbortError)
+    )
 
 const once = (client: Anthropic, url: string, options: AnthropicOptions, request: LanguageModel.CompletionRequest) =>
   Effect.zipRight(

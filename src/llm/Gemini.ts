@@ -1,9 +1,16 @@
 import { ApiError, type GenerateContentResponse, GoogleGenAI } from "@google/genai"
 import { Effect, Layer } from "effect"
 import * as LanguageModel from "./LanguageModel.js"
-import { type ModelError, ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
-import { fromNativeConfig, nativeConfig, type NativeOptions, nativeService } from "./NativeProvider.js"
-import { Retryable } from "./OpenAiFailures.js"
+import type { ModelError } from "./ModelErrors.js"
+import {
+  fromNativeConfig,
+  nativeConfig,
+  type NativeOptions,
+  nativeService,
+  refusalOf,
+  unreachable
+} from "./NativeProvider.js"
+import type { Retryable } from "./OpenAiFailures.js"
 import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /**
@@ -67,27 +74,14 @@ const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
  * A failed request: a refused key (400 API_KEY_INVALID, 401, 403) or an unknown model (404) ends the run at once,
  * named; 429 and 5xx (503: overloaded) are retried, then the next model of AEON_MODELS takes over.
  */
-const failureOf = (url: string, options: GeminiOptions) => (e: unknown): ModelError | Retryable => {
-  if (e instanceof ApiError) {
-    const badKey = /API_KEY_INVALID|API key not valid/i.test(e.message) || e.status === 401 || e.status === 403
-    const lasting = badKey || e.status === 404
-    const message = badKey
-      ? `${url} refused the API key (AEON_LLM_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY${
-        options.apiKey ? "" : ": none is set"
-      }): ${e.message}`
-      : e.status === 404
-      ? `${url} does not serve model ${options.model} (AEON_MODEL): ${e.message}`
-      : e.message
-    const error = new ModelHttpError({ status: e.status, message, lasting })
-    return e.status === 429 || e.status >= 500 ? new Retryable(error, undefined) : error
-  }
-  const unavailable = new ModelUnavailableError({
-    message: `cannot reach ${url} (AEON_LLM_BASE_URL or GOOGLE_GEMINI_BASE_URL): ${
-      e instanceof Error ? e.message : String(e)
-    }`
-  })
-  return e instanceof Error && e.name !== "AbortError" ? new Retryable(unavailable, undefined, 1) : unavailable
-}
+const failureOf = (url: string, options: GeminiOptions) => (e: unknown): ModelError | Retryable =>
+  e instanceof ApiError
+    ? refusalOf(url, options, "AEON_LLM_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY", {
+      status: e.status,
+      message: e.message,
+      badKey: /API_KEY_INVALID|API key not valid/i.test(e.message) || e.status === 401 || e.status === 403
+    })
+    : unreachable(url, "AEON_LLM_BASE_URL or GOOGLE_GEMINI_BASE_URL", e, e instanceof Error && e.name !== "AbortError")
 
 const once = (
   client: GoogleGenAI,

@@ -1,6 +1,6 @@
 import { Config, Duration, Effect, Option, Redacted } from "effect"
 import * as LanguageModel from "./LanguageModel.js"
-import { type ModelError, ModelTimeoutError } from "./ModelErrors.js"
+import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { Retryable, retrySchedule } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
@@ -126,4 +126,40 @@ export const nativeService = (
     options.thinkingTokens
   )
   return { ...service, unpriced: notice === undefined ? [] : [options.model], accepts }
+}
+
+/**
+ * What a native provider's refusal means: a refused key or an unknown model (404) ends the run at once, naming the
+ * settings; 429 (waiting what the server said) and 5xx are retried; anything else is the provider's words.
+ */
+export const refusalOf = (
+  url: string,
+  options: NativeOptions,
+  keyNames: string,
+  refusal: {
+    readonly status: number
+    readonly message: string
+    readonly badKey: boolean
+    readonly waitMs?: number | undefined
+  }
+): ModelError | Retryable => {
+  const message = refusal.badKey
+    ? `${url} refused the API key (${keyNames}${options.apiKey ? "" : ": none is set"}): ${refusal.message}`
+    : refusal.status === 404
+    ? `${url} does not serve model ${options.model} (AEON_MODEL): ${refusal.message}`
+    : refusal.message
+  const error = new ModelHttpError({
+    status: refusal.status,
+    message,
+    lasting: refusal.badKey || refusal.status === 404
+  })
+  return refusal.status === 429 || refusal.status >= 500 ? new Retryable(error, refusal.waitMs) : error
+}
+
+/** A provider out of reach (no answer at all): retried once, named with where its URL comes from. */
+export const unreachable = (url: string, urlNames: string, e: unknown, retry: boolean): ModelError | Retryable => {
+  const unavailable = new ModelUnavailableError({
+    message: `cannot reach ${url} (${urlNames}): ${e instanceof Error ? e.message : String(e)}`
+  })
+  return retry ? new Retryable(unavailable, undefined, 1) : unavailable
 }

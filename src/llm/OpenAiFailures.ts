@@ -19,7 +19,7 @@ interface OpenAiOptions {
 export const retryable = (status: number) => status === 429 || status >= 500
 
 /** Milliseconds the server asked us to wait (retry-after-ms, or retry-after in seconds or as a date). */
-const retryAfterMs = (headers: Headers | undefined): number | undefined => {
+export const retryAfterMs = (headers: Headers | undefined): number | undefined => {
   const ms = headers?.get("retry-after-ms")
   if (ms && !Number.isNaN(Number(ms))) return Number(ms)
   const after = headers?.get("retry-after")
