@@ -146,16 +146,18 @@ export const joinThread = (sql: SqlClient.SqlClient, owner: string, id: string, 
       )
   })
 
+/** A thread's row with how many turns it has and its last turn's task. */
+const THREAD_COLUMNS = `(SELECT COUNT(*) FROM thread_turns t WHERE t.owner = th.owner AND t.thread_id = th.id) AS turns,
+  (SELECT r.task FROM thread_turns t JOIN runs r ON r.id = t.run_id WHERE t.owner = th.owner
+    AND t.thread_id = th.id ORDER BY t.turn DESC LIMIT 1) AS last_task`
+
 const turnColumns = "t.turn, t.run_id, r.task, r.status, r.awaiting_input, r.result, r.created_at"
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { time } = sqlValues(sql)
   const get: Service["get"] = (owner, id) =>
-    sql`SELECT th.*, (SELECT COUNT(*) FROM thread_turns t WHERE t.owner = th.owner AND t.thread_id = th.id) AS turns,
-        (SELECT r.task FROM thread_turns t JOIN runs r ON r.id = t.run_id WHERE t.owner = th.owner
-          AND t.thread_id = th.id ORDER BY t.turn DESC LIMIT 1) AS last_task
-      FROM threads th WHERE th.owner = ${owner} AND th.id = ${id}`.pipe(
+    sql`SELECT th.*, ${sql.unsafe(THREAD_COLUMNS)} FROM threads th WHERE th.owner = ${owner} AND th.id = ${id}`.pipe(
       Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toThread))),
       Effect.mapError(storeError(`reading thread ${id}`))
     )
@@ -165,11 +167,7 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const limit = Math.max(1, Math.min(100, first))
         const [at, id] = partsOf(after) ?? []
-        const rows = yield* sql`SELECT th.*,
-            (SELECT COUNT(*) FROM thread_turns t WHERE t.owner = th.owner AND t.thread_id = th.id) AS turns,
-            (SELECT r.task FROM thread_turns t JOIN runs r ON r.id = t.run_id WHERE t.owner = th.owner
-              AND t.thread_id = th.id ORDER BY t.turn DESC LIMIT 1) AS last_task
-          FROM threads th WHERE th.owner = ${owner} ${
+        const rows = yield* sql`SELECT th.*, ${sql.unsafe(THREAD_COLUMNS)} FROM threads th WHERE th.owner = ${owner} ${
           at && id ? sql`AND (th.updated_at, th.id) < (${time(Date.parse(at))}, ${id})` : sql``
         } ORDER BY th.updated_at DESC, th.id DESC LIMIT ${limit + 1}`
         const items = rows.slice(0, limit).map(toThread)
