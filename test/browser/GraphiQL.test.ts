@@ -47,6 +47,15 @@ describe("GraphiQL in a browser", () => {
         timeout: 60_000
       }
     ).toBe("CONVERGED")
+    // and stored as ended: the runs list reads the store, written with RunFinished in one transaction (a run's status
+    // in memory leads its store by its last write)
+    await expect.poll(
+      async () =>
+        JSON.stringify(
+          (await gql(server.url, `{ runs(status: CONVERGED, first: 20) { edges { node { id } } } }`)).body
+        ),
+      { timeout: 60_000 }
+    ).toContain(runId)
     await runOperation("subscription Follow")
     await expect.poll(() => textOf(response), { timeout: 60_000 }).toContain("RunStarted")
     // the whole run comes in one message, shown whole, not only its last event (#60 item 9): a burst is one message
