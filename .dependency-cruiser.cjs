@@ -17,14 +17,16 @@ const layers = [
   ["planning"],
   ["convergence"],
   ["memory"], // memory across runs as a run sees it: relevance, plan reuse (the store keeps the memories)
+  ["journal"], // a run's log as it is written and followed: the writer, the replay-then-live journal, live output
   ["kernel"], // the pass loop and one step
   ["simple"],
   ["store"], // the record stored: it implements the kernel's event sink
   ["run"], // a run prepared, executed, registered in the store, resumed
   ["Aeon.ts"], // the default engine's layers
   ["viewer"], // the browser page (bundled apart; the server only serves it)
-  ["server"],
-  ["cluster"],
+  ["runs"], // the runs a process owns and follows: their execution, journals, answers, admission, placement
+  ["cluster"], // runs placed across servers (an owner of runs: below the HTTP edge)
+  ["server"], // the HTTP edge: graphql/, mcp/, protocols/ over one listener
   ["launch"], // the whole server as one Layer, npm start
   ["cli"],
   ["index.ts"] // the library's surface
@@ -63,6 +65,15 @@ module.exports = {
       from: { path: "^src/cli/" },
       to: { path: "^src/kernel/" }
     },
+    ...["graphql", "mcp", "protocols"].map((room) => ({
+      name: `edge-room-${room}`,
+      comment:
+        "the HTTP edge's rooms serve one kind of client each: they share the edge's root and the floors below, " +
+        "never each other",
+      severity: "error",
+      from: { path: `^src/server/${room}/` },
+      to: { path: `^src/server/(?!${room}/)[a-z]+/` }
+    })),
     {
       name: "no-circular",
       comment: "no module imports itself through others",
@@ -96,7 +107,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^src/(server|viewer)/generated/" },
+    exclude: { path: "^src/(server/graphql|viewer)/generated/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs"] }

@@ -4,14 +4,14 @@ import type { CodegenConfig } from "@graphql-codegen/cli"
 const config: CodegenConfig = {
   schema: "schema.graphql",
   generates: {
-    "src/server/generated/graphql.ts": {
+    "src/server/graphql/generated/graphql.ts": {
       plugins: ["typescript", "typescript-resolvers"],
       config: {
         useTypeImports: true,
         enumsAsTypes: true,
         contextType: "../GraphQLContext.js#GraphQLContext",
         mappers: {
-          Run: "../RunModel.js#RunModel",
+          Run: "../../../runs/RunModel.js#RunModel",
           RunEvent: "../GraphQLViews.js#EventView",
           Thread: "../ThreadResolvers.js#ThreadModel"
         },

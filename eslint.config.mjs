@@ -5,7 +5,7 @@ import eslint from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "src/server/generated/**", "src/viewer/generated/**", ".aeon/**"] },
+  { ignores: ["dist/**", "node_modules/**", "src/server/graphql/generated/**", "src/viewer/generated/**", ".aeon/**"] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   ...effectEslint.configs.dprint,

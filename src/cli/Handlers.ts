@@ -15,7 +15,7 @@ import { resultFromEvents, type RunStatus } from "../record/RunResult.js"
 import * as Answers from "../run/Answers.js"
 import type { PersonAnswer } from "../run/Answers.js"
 import { prepare, prepareResume } from "../run/Run.js"
-import type { RunManager } from "../server/RunManager.js"
+import type { RunManager } from "../runs/RunManager.js"
 import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
@@ -414,7 +414,7 @@ const printOffer = (task: string, all: ReadonlyArray<CatalogTool>, json: boolean
 export const mcpServe = (o: { readonly mcp: Option.Option<string> }) =>
   Effect.gen(function*() {
     const [{ StdioServerTransport }, AeonMcp] = yield* Effect.promise(() =>
-      Promise.all([import("@modelcontextprotocol/sdk/server/stdio.js"), import("../server/AeonMcp.js")])
+      Promise.all([import("@modelcontextprotocol/sdk/server/stdio.js"), import("../server/mcp/AeonMcp.js")])
     )
     const server = AeonMcp.make(yield* Effect.runtime<RunManager>(), undefined)
     const closed = yield* Deferred.make<void>()

@@ -3,8 +3,8 @@ import { Clock, Duration, Effect, Exit, Fiber, FiberSet, Layer, Schedule, Stream
 import { randomUUID } from "node:crypto"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { reachesEnd } from "../record/RunRecord.js"
-import type { FeedSource } from "../server/EventFeed.js"
-import { JournalsElsewhere } from "../server/RunJournals.js"
+import type { FeedSource } from "../runs/EventFeed.js"
+import { JournalsElsewhere } from "../runs/RunJournals.js"
 import { eventsChannel, RunStore } from "../store/RunStore.js"
 import * as Fanout from "../support/Fanout.js"
 
@@ -98,7 +98,7 @@ const listenForWakes = (
   })
 
 /**
- * Runs executing on other servers of a cluster, followed here (server/RunJournals' implementation for them): their
+ * Runs executing on other servers of a cluster, followed here (runs/RunJournals' implementation for them): their
  * fenced appends `pg_notify` `runId:lastSeq` at commit (in commit order); one LISTEN connection per process wakes the
  * run's mirror, whose one store read past the last event it handed out goes to all its followers here, each taking
  * what is past its own (no gap, no duplicate: events are read by seq, never taken from the notification). A periodic

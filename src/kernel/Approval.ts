@@ -7,6 +7,7 @@ import {
 } from "../domain/Errors.js"
 import type { Plan, PlanStep, ToolStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
+import type { RunJournal } from "../journal/RunJournal.js"
 import { editPlan } from "../planning/PlanEdit.js"
 import { toolCallInput } from "../record/Attempt.js"
 import { capsRefusal } from "../record/Requests.js"
@@ -14,7 +15,6 @@ import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord }
 import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
 import type { RunContext } from "./RunContext.js"
-import type { RunJournal } from "./RunJournal.js"
 
 /**
  * Tools whose calls wait for a person's approval in every run: names, or `*` for every tool with side effects (not

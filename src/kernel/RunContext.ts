@@ -5,13 +5,13 @@ import type { Attached } from "../domain/Attachment.js"
 import type { Budget } from "../domain/Budget.js"
 import type { Forecast } from "../domain/Forecast.js"
 import type { Plan } from "../domain/Plan.js"
+import type { RunJournal } from "../journal/RunJournal.js"
 import type { Llm } from "../llm/Llm.js"
 import type { ConversationSource } from "../memory/Conversation.js"
 import type { RunMemory } from "../memory/RunMemory.js"
 import type { Service as ToolRegistry } from "../tools/ToolRegistry.js"
 import type { ToolInfo } from "../validation/DeterministicChecks.js"
 import type { BudgetGuard } from "./BudgetGuard.js"
-import type { RunJournal } from "./RunJournal.js"
 
 export interface RunOptions {
   readonly runId: string

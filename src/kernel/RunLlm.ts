@@ -1,6 +1,7 @@
 import { Config, Context, Effect, FiberRef, Layer } from "effect"
 import { type BudgetExhaustedError, ProviderFailedError } from "../domain/Errors.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
+import type { RunJournal } from "../journal/RunJournal.js"
 import * as CallLayers from "../llm/CallLayers.js"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import type { Llm } from "../llm/Llm.js"
@@ -9,7 +10,6 @@ import { PromptId } from "../prompts/PromptId.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import type { BudgetGuard, CallHold, Reserved } from "./BudgetGuard.js"
-import type { RunJournal } from "./RunJournal.js"
 
 const REPAIR_PROMPTS: ReadonlyArray<string> = [
   PromptId.SUPERVISOR_REPAIR_JSON_USER,

@@ -2,7 +2,7 @@ import { Config, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from
 import * as Aeon from "../Aeon.js"
 import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
 import type { LanguageModel } from "../llm/LanguageModel.js"
-import * as RunManager from "../server/RunManager.js"
+import * as RunManager from "../runs/RunManager.js"
 import { parseKeys } from "../server/Security.js"
 import * as Server from "../server/Server.js"
 import * as Database from "../store/Database.js"

@@ -1,6 +1,7 @@
 /** What a run asked a person and what it was told: the projections of its record's requests. */
 import { Either, ParseResult, Schema } from "effect"
 import { type Budget, BudgetCaps } from "../domain/Budget.js"
+import type { Forecast } from "../domain/Forecast.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 
 type Event<T extends RunEvent["_tag"]> = Extract<RunEvent, { _tag: T }>
@@ -196,4 +197,30 @@ export const answerText = (
       : `approved ${what} with your input`
   }
   return `approved ${what}`
+}
+
+const expected = (f: Forecast) =>
+  `${Math.round(f.expected.llmCalls)} model calls, $${f.expected.costUsd.toFixed(4)} expected (at most $${
+    f.worstCase.costUsd.toFixed(4)
+  })`
+
+/** What the run asks, in the words the client's user reads. */
+export const requestMessage = (r: AskedEvent): string => {
+  switch (r._tag) {
+    case "ApprovalRequested":
+      return `Aeon run ${r.runId} asks to call ${r.tool} with ${
+        JSON.stringify(r.input)
+      } (step ${r.stepId}: ${r.description}).`
+    case "PlanApprovalRequested":
+      return [
+        `Aeon run ${r.runId} waits for approval of its plan: ${r.plan.goal}`,
+        ...r.plan.steps.map((s) => `${s.stepId}. ${s.description}${s.tool ? ` [${s.tool}]` : ""}`),
+        `Forecast: ${expected(r.forecast)}.`
+      ].join("\n")
+    case "BudgetExtensionRequested":
+      return `Aeon run ${r.runId} ${spentText(r)} and asks for more: ${r.needs}. ` +
+        `Approving gives it ${JSON.stringify(r.proposed)}${r.forecast ? `; the rest: ${expected(r.forecast)}` : ""}.`
+    case "GuidanceRequested":
+      return `Aeon run ${r.runId} asks for guidance on step ${r.stepId}: ${r.reason}`
+  }
 }

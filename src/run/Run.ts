@@ -12,9 +12,9 @@ import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
+import * as RunJournal from "../journal/RunJournal.js"
 import { type Outcome } from "../kernel/Orchestrator.js"
 import { RunLifecycle } from "../kernel/RunContext.js"
-import * as RunJournal from "../kernel/RunJournal.js"
 import { initialState } from "../kernel/RunState.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { unenforceableCostCap } from "../llm/Pricing.js"
@@ -399,7 +399,7 @@ export const takeUnfinished = <A, E, R>(
   })
 
 /** A piece of a model call's output as it is written (a run's live output: `events.output`). */
-export type { LlmOutputDelta } from "../kernel/RunOutput.js"
+export type { LlmOutputDelta } from "../journal/RunOutput.js"
 
 /** Every run a dead process left unfinished, resumed to its end (those that cannot resume logged and left). */
 export const resumeUnfinished = takeUnfinished((prepared) => prepared.execute, 4)

@@ -1,17 +1,6 @@
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { GraphQLError } from "graphql"
-
-/**
- * A failure a client may read: a coded error's tag and its own message (a store error's words for people; the
- * database's own stay in its `detail`, for the log); anything else — a defect — is "internal", said in the log only.
- * Every surface says failures by this rule: GraphQL, MCP, the protocols, an answer posted to another process.
- */
-export const publicFailure = (cause: Cause.Cause<unknown>): { readonly code: string; readonly message: string } => {
-  const e = Option.getOrUndefined(Cause.failureOption(cause)) as { _tag?: string; message?: string } | undefined
-  return e && typeof e === "object" && typeof e._tag === "string"
-    ? { code: e._tag, message: e.message || e._tag }
-    : { code: "INTERNAL", message: "internal error (see the server's log)" }
-}
+import { publicFailure } from "../runs/PublicFailure.js"
 
 /** Errors that cross the API carry a `_tag`; it becomes `extensions.code`. Anything else is masked. */
 export const toGraphQLError = (cause: Cause.Cause<unknown>): GraphQLError => {

@@ -10,13 +10,13 @@ import { WebSocketServer } from "ws"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { viewerPage } from "../viewer/page.js"
 import * as EffectAdapter from "./EffectAdapter.js"
-import type { GraphQLContext } from "./GraphQLContext.js"
-import * as McpEndpoint from "./McpEndpoint.js"
+import type { GraphQLContext } from "./graphql/GraphQLContext.js"
+import * as QueryLimits from "./graphql/QueryLimits.js"
+import * as Resolvers from "./graphql/Resolvers.js"
+import { sseResults } from "./graphql/SseResults.js"
+import * as McpEndpoint from "./mcp/McpEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
-import * as QueryLimits from "./QueryLimits.js"
-import * as Resolvers from "./Resolvers.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
-import { sseResults } from "./SseResults.js"
 
 export interface ServerOptions {
   readonly port: number

@@ -10,7 +10,7 @@ import {
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { EventSink, type EventSinkService } from "../kernel/RunJournal.js"
+import { EventSink, type EventSinkService } from "../journal/RunJournal.js"
 import { foldHistory } from "../record/History.js"
 import type { RunFigures } from "../record/RunFigures.js"
 import type { RunRecord } from "../record/RunRecord.js"

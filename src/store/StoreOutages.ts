@@ -1,5 +1,5 @@
 import { Clock, Config, Context, Effect, Layer, SubscriptionRef } from "effect"
-import { DEFAULT_STORE_OUTAGE_MS, type StoreWaits, type WaitOutcome } from "../kernel/RunJournal.js"
+import { DEFAULT_STORE_OUTAGE_MS, type StoreWaits, type WaitOutcome } from "../journal/RunJournal.js"
 
 /** A run whose events wait for a store that fails: since when, and why. */
 export interface WaitingRun {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
-import { feed } from "../../src/server/EventFeed.js"
+import { feed } from "../../src/runs/EventFeed.js"
 
 const event = (seq: number): RunEvent =>
   ({ _tag: "PhaseEntered", runId: "r", seq, at: seq, passNumber: 1, phase: "EXECUTE" }) as RunEvent

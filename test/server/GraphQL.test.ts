@@ -46,7 +46,7 @@ const finished = (id: string) => awaitRun(server.url, id).then((r) => r.status a
 describe("schema-first", () => {
   it("the generated resolver types and the viewer's operation types are up to date with schema.graphql", async () => {
     const outputs = await generate({ ...config, cwd: process.cwd() }, false)
-    for (const path of ["src/server/generated/graphql.ts", "src/viewer/generated/operations.ts"]) {
+    for (const path of ["src/server/graphql/generated/graphql.ts", "src/viewer/generated/operations.ts"]) {
       const file = outputs.find((o: { filename: string }) => o.filename.endsWith(path))
       expect(file?.content, path).toBe(readFileSync(path, "utf8"))
     }

@@ -135,7 +135,7 @@ describe("runOutput: a run's model output as it is written (#33)", () => {
 
 describe("runOutput's feed: a slow subscriber (#33)", () => {
   it("loses the oldest pieces, never holds the run back: pieces are handed over at once, the buffer is bounded", async () => {
-    const { outputFeed } = await import("../../src/server/OutputFeed.js")
+    const { outputFeed } = await import("../../src/runs/OutputFeed.js")
     let push: (d: any) => void = () => {}
     let end: () => void = () => {}
     let closed = false

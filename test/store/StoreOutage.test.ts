@@ -3,7 +3,7 @@ import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Stream } from "effe
 import { describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
-import { EventSink } from "../../src/kernel/RunJournal.js"
+import { EventSink } from "../../src/journal/RunJournal.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"

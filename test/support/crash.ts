@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
-import type { EventSinkService } from "../../src/kernel/RunJournal.js"
+import type { EventSinkService } from "../../src/journal/RunJournal.js"
 import type { Service as RunStoreService } from "../../src/store/RunStore.js"
 
 /**

@@ -1,6 +1,6 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
-import { EventSink } from "../../src/kernel/RunJournal.js"
+import { EventSink } from "../../src/journal/RunJournal.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import * as Database from "../../src/store/Database.js"
 import { RunStore, sinkOf } from "../../src/store/RunStore.js"

@@ -18,11 +18,11 @@ import express from "express"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { openRequests } from "../../record/Requests.js"
-import { requestMessage } from "../McpAsking.js"
-import { ownRun } from "../RunAccess.js"
-import { RunManager } from "../RunManager.js"
-import type { RunModel } from "../RunModel.js"
-import { answerRequest, type RequestAnswer } from "./Answering.js"
+import { requestMessage } from "../../record/Requests.js"
+import { answerRequest, type RequestAnswer } from "../../runs/Answering.js"
+import { ownRun } from "../../runs/RunAccess.js"
+import { RunManager } from "../../runs/RunManager.js"
+import type { RunModel } from "../../runs/RunModel.js"
 import {
   attachmentFromUrl,
   callerOf,

@@ -12,11 +12,11 @@ import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { RunEvent } from "../../domain/RunEvent.js"
 import { type AskedEvent, asks } from "../../record/Requests.js"
-import { requestMessage } from "../McpAsking.js"
-import { ownRun } from "../RunAccess.js"
-import { RunManager } from "../RunManager.js"
-import type { RunModel } from "../RunModel.js"
-import { answerRequest, type RequestAnswer } from "./Answering.js"
+import { requestMessage } from "../../record/Requests.js"
+import { answerRequest, type RequestAnswer } from "../../runs/Answering.js"
+import { ownRun } from "../../runs/RunAccess.js"
+import { RunManager } from "../../runs/RunManager.js"
+import type { RunModel } from "../../runs/RunModel.js"
 import {
   attachmentsOf,
   callerAndBody,

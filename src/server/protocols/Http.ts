@@ -2,8 +2,9 @@ import { Effect, Exit, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type ConversationMessage, THREAD_ID_PATTERN } from "../../domain/Conversation.js"
 import { MAX_TAG_LENGTH, MAX_TASK_LENGTH } from "../../run/RunInput.js"
-import { publicFailure } from "../EffectAdapter.js"
-import type { RunManager } from "../RunManager.js"
+import { publicFailure } from "../../runs/PublicFailure.js"
+import type { RunManager } from "../../runs/RunManager.js"
+import { readJson } from "../Body.js"
 import { type AuthConfig, authenticate } from "../Security.js"
 
 /** What a protocol's handler is given: the server's runtime, its keys and its body limit. */
@@ -12,31 +13,6 @@ export interface ProtocolContext {
   readonly auth: AuthConfig
   readonly maxBodyBytes: number
 }
-
-/** A request's body read as JSON within a limit. */
-export type Body = { readonly _tag: "json"; readonly value: unknown } | { readonly _tag: "tooLarge" | "notJson" }
-
-export const readJson = (req: IncomingMessage, maxBytes: number) =>
-  new Promise<Body>((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= maxBytes) return void chunks.push(chunk)
-      req.removeAllListeners("data")
-      req.resume()
-      resolve({ _tag: "tooLarge" })
-    })
-    req.on("end", () => {
-      if (size > maxBytes) return
-      try {
-        resolve({ _tag: "json", value: JSON.parse(Buffer.concat(chunks).toString("utf8")) })
-      } catch {
-        resolve({ _tag: "notJson" })
-      }
-    })
-    req.on("error", () => resolve({ _tag: "notJson" }))
-  })
 
 /** The caller the request's bearer key names (`{}` on a server without keys), or undefined: refuse it. */
 export const callerOf = (auth: AuthConfig, req: IncomingMessage) => authenticate(auth, req.headers.authorization)

@@ -6,8 +6,8 @@ import type { Usage } from "../../domain/Budget.js"
 import type { RunEvent } from "../../domain/RunEvent.js"
 import type { RunMode } from "../../domain/SimpleIteration.js"
 import { asks } from "../../record/Requests.js"
-import { requestMessage } from "../McpAsking.js"
-import { RunManager } from "../RunManager.js"
+import { requestMessage } from "../../record/Requests.js"
+import { RunManager } from "../../runs/RunManager.js"
 import {
   attachmentsOf,
   callerAndBody,

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { RunEvent } from "../../domain/RunEvent.js"
 import { ANSWER_PROMPTS } from "../../prompts/PromptId.js"
 import { asks } from "../../record/Requests.js"
-import { RunManager } from "../RunManager.js"
+import { RunManager } from "../../runs/RunManager.js"
 
 /**
  * What every protocol adapter reads of a run: its events from an offset (the log), and its answer's text as it is

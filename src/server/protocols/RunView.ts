@@ -1,8 +1,8 @@
 import type { RunEvent } from "../../domain/RunEvent.js"
 import { openRequests } from "../../record/Requests.js"
+import { requestMessage } from "../../record/Requests.js"
 import { applyEvent, emptyRecord, type RunRecord } from "../../record/RunRecord.js"
 import { planOf, statusOf } from "../../record/RunResult.js"
-import { requestMessage } from "../McpAsking.js"
 
 /**
  * What a protocol shows of a run as state (AG-UI's STATE_SNAPSHOT / STATE_DELTA, the UI stream's `data-*` parts): a

@@ -2,9 +2,9 @@ import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from "ai"
 import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { RunEvent } from "../../domain/RunEvent.js"
-import { ownRun } from "../RunAccess.js"
-import { RunManager } from "../RunManager.js"
-import type { RunModel } from "../RunModel.js"
+import { ownRun } from "../../runs/RunAccess.js"
+import { RunManager } from "../../runs/RunManager.js"
+import type { RunModel } from "../../runs/RunModel.js"
 import {
   attachmentsOf,
   callerAndBody,

@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
-import { InvalidRunInputError } from "../domain/Errors.js"
-import { Memories } from "../store/Memories.js"
+import { InvalidRunInputError } from "../../domain/Errors.js"
+import { Memories } from "../../store/Memories.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import { memoryView } from "./GraphQLViews.js"

@@ -1,5 +1,5 @@
-import type { OutputFollowing } from "../kernel/RunOutput.js"
-import type { LlmOutputDelta } from "../kernel/RunOutput.js"
+import type { OutputFollowing } from "../journal/RunOutput.js"
+import type { LlmOutputDelta } from "../journal/RunOutput.js"
 
 /** Where a subscription's pieces come from: the calls in progress now, then each piece until the run ends or `stop`. */
 export type OutputSource = (onDelta: (delta: LlmOutputDelta) => void, onEnd: () => void) => OutputFollowing

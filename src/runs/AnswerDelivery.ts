@@ -3,8 +3,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Duration, Effect, Exit, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { PersonAnswerSchema } from "../run/Answers.js"
 import { AnswerInbox, type AnswerOutcome, answersChannel, LEASE_MS } from "../store/AnswerInbox.js"
-import { publicFailure } from "./EffectAdapter.js"
 import { LiveRuns } from "./LiveRuns.js"
+import { publicFailure } from "./PublicFailure.js"
 
 const decodeAnswer = Schema.decodeUnknown(PersonAnswerSchema)
 

@@ -160,7 +160,7 @@ const resumeHere = (
 
 /**
  * The store's holds of the runs this process executes (store/AnswerInbox), for LEASE_MS: a store that fails only
- * delays one (server/AnswerDelivery's renewal takes it again).
+ * delays one (runs/AnswerDelivery's renewal takes it again).
  */
 const holdsOf = (inbox: Option.Option<AnswerInbox["Type"]>, holder: string) => ({
   hold: (ids: ReadonlyArray<string>) =>
@@ -199,7 +199,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const entry: LiveRun = { prepared, userId, createdAt }
       live.set(prepared.runId, entry)
-      // held before it runs: an answer given in another process comes here (server/AnswerDelivery renews the hold)
+      // held before it runs: an answer given in another process comes here (runs/AnswerDelivery renews the hold)
       yield* hold([prepared.runId])
       const started = yield* Deferred.make<void>()
       const run = Deferred.await(started).pipe(

@@ -14,7 +14,7 @@ export type FollowError = RunNotFoundError | RunRecordDamagedError | StoreError
 /**
  * A run's journal as its followers read it, wherever the run executes: its events from an offset — what is stored
  * now, then each event as it is stored, until the run ends (no gap, no duplicate). One interface, an implementation
- * per place: a run executing in this process (its kernel/RunJournal, through its attempts), a run of a cluster
+ * per place: a run executing in this process (its journal/RunJournal, through its attempts), a run of a cluster
  * executing on another server (cluster/EventNotifications: the store, woken by PostgreSQL's notifications), a run
  * executing nowhere (its stored events are all there is).
  */

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { ApprovalInputError } from "../../domain/Errors.js"
-import { RunManager } from "../RunManager.js"
+import { ApprovalInputError } from "../domain/Errors.js"
+import { RunManager } from "./RunManager.js"
 
 /**
  * A person's answer to a run's request as every protocol gives it: an `action` (approve, reject, edit, extend, guide)

@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
-import { InvalidRunInputError } from "../domain/Errors.js"
-import { isThreadCursor, isTurnCursor, type ThreadRow, Threads } from "../store/Threads.js"
+import { InvalidRunInputError } from "../../domain/Errors.js"
+import { isThreadCursor, isTurnCursor, type ThreadRow, Threads } from "../../store/Threads.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import { pageRefusal } from "./QueryLimits.js"

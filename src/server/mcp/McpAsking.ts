@@ -1,9 +1,8 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit } from "effect"
-import type { Forecast } from "../domain/Forecast.js"
-import { type AskedEvent, spentText } from "../record/Requests.js"
-import { RunManager } from "./RunManager.js"
+import { type AskedEvent, requestMessage } from "../../record/Requests.js"
+import { RunManager } from "../../runs/RunManager.js"
 
 /**
  * A run started by `run_task` that asks a person something (a tool call's approval, its plan's, more budget, guidance)
@@ -15,32 +14,6 @@ import { RunManager } from "./RunManager.js"
 const DAY_MS = 24 * 3_600_000
 
 type Runner = <A, E>(effect: Effect.Effect<A, E, RunManager>) => Promise<Exit.Exit<A, E>>
-
-const expected = (f: Forecast) =>
-  `${Math.round(f.expected.llmCalls)} model calls, $${f.expected.costUsd.toFixed(4)} expected (at most $${
-    f.worstCase.costUsd.toFixed(4)
-  })`
-
-/** What the run asks, in the words the client's user reads. */
-export const requestMessage = (r: AskedEvent): string => {
-  switch (r._tag) {
-    case "ApprovalRequested":
-      return `Aeon run ${r.runId} asks to call ${r.tool} with ${
-        JSON.stringify(r.input)
-      } (step ${r.stepId}: ${r.description}).`
-    case "PlanApprovalRequested":
-      return [
-        `Aeon run ${r.runId} waits for approval of its plan: ${r.plan.goal}`,
-        ...r.plan.steps.map((s) => `${s.stepId}. ${s.description}${s.tool ? ` [${s.tool}]` : ""}`),
-        `Forecast: ${expected(r.forecast)}.`
-      ].join("\n")
-    case "BudgetExtensionRequested":
-      return `Aeon run ${r.runId} ${spentText(r)} and asks for more: ${r.needs}. ` +
-        `Approving gives it ${JSON.stringify(r.proposed)}${r.forecast ? `; the rest: ${expected(r.forecast)}` : ""}.`
-    case "GuidanceRequested":
-      return `Aeon run ${r.runId} asks for guidance on step ${r.stepId}: ${r.reason}`
-  }
-}
 
 const decisionForm: ElicitRequestFormParams["requestedSchema"] = {
   type: "object",

@@ -9,9 +9,10 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { type Cause, Effect, Exit, type Runtime, Schema } from "effect"
-import { RunNotFoundError } from "../domain/Errors.js"
-import type { RunEvent } from "../domain/RunEvent.js"
-import type { AskedEvent } from "../record/Requests.js"
+import { RunNotFoundError } from "../../domain/Errors.js"
+import type { RunEvent } from "../../domain/RunEvent.js"
+import type { AskedEvent } from "../../record/Requests.js"
+import { requestMessage } from "../../record/Requests.js"
 import {
   asks,
   openRequests,
@@ -19,16 +20,16 @@ import {
   pendingBudgetExtensions,
   pendingGuidance,
   pendingPlanApprovals
-} from "../record/RunRecord.js"
-import { endsRun } from "../record/RunRecord.js"
-import { RunTaskInput } from "../run/RunInput.js"
-import { plainJsonSchema } from "../support/JsonSchemas.js"
-import { version } from "../support/PackageFiles.js"
-import { publicFailure } from "./EffectAdapter.js"
-import { askClient, requestMessage } from "./McpAsking.js"
-import { responseOf } from "./protocols/Answering.js"
-import { RunManager } from "./RunManager.js"
-import type { RunModel } from "./RunModel.js"
+} from "../../record/RunRecord.js"
+import { endsRun } from "../../record/RunRecord.js"
+import { RunTaskInput } from "../../run/RunInput.js"
+import { responseOf } from "../../runs/Answering.js"
+import { publicFailure } from "../../runs/PublicFailure.js"
+import { RunManager } from "../../runs/RunManager.js"
+import type { RunModel } from "../../runs/RunModel.js"
+import { plainJsonSchema } from "../../support/JsonSchemas.js"
+import { version } from "../../support/PackageFiles.js"
+import { askClient } from "./McpAsking.js"
 
 /**
  * Aeon as an MCP server, for other agents and editors: tools `run_task`, `get_run`, `respond` and `cancel_run`, and each run as a

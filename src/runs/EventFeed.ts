@@ -1,6 +1,6 @@
 import { GraphQLError } from "graphql"
 import type { RunEvent } from "../domain/RunEvent.js"
-import type { Following } from "../kernel/RunJournal.js"
+import type { Following } from "../journal/RunJournal.js"
 import { reachesEnd } from "../record/RunRecord.js"
 
 /** Where a feed's events come from: what is stored now, then a push per new event until stopped. */

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { RunModel } from '../RunModel.js';
+import type { RunModel } from '../../../runs/RunModel.js';
 import type { EventView } from '../GraphQLViews.js';
 import type { ThreadModel } from '../ThreadResolvers.js';
 import type { GraphQLContext } from '../GraphQLContext.js';

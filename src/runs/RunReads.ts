@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
 import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import type { LlmOutputDelta } from "../kernel/RunOutput.js"
+import type { LlmOutputDelta } from "../journal/RunOutput.js"
 import { foldEvents } from "../record/RunRecord.js"
 import { resultOf, type RunStatus } from "../record/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"

@@ -1,27 +1,27 @@
-import type { Usage } from "../domain/Budget.js"
-import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
-import type { ExecutionHistory, RefinementAction } from "../domain/Execution.js"
-import type { Forecast } from "../domain/Forecast.js"
-import type { Memory, RecalledMemory } from "../domain/Memory.js"
-import type { Plan } from "../domain/Plan.js"
-import type { AdaptiveDepthConfiguration, TaskProfile } from "../domain/Profile.js"
-import type { RunEvent } from "../domain/RunEvent.js"
-import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
-import type { LlmOutputDelta } from "../kernel/RunOutput.js"
-import { llmCallsOf } from "../record/LlmCalls.js"
+import type { Usage } from "../../domain/Budget.js"
+import type { ConvergenceAssessment, SemanticValidationReport } from "../../domain/Evaluation.js"
+import type { ExecutionHistory, RefinementAction } from "../../domain/Execution.js"
+import type { Forecast } from "../../domain/Forecast.js"
+import type { Memory, RecalledMemory } from "../../domain/Memory.js"
+import type { Plan } from "../../domain/Plan.js"
+import type { AdaptiveDepthConfiguration, TaskProfile } from "../../domain/Profile.js"
+import type { RunEvent } from "../../domain/RunEvent.js"
+import type { SimpleIterationRecord } from "../../domain/SimpleIteration.js"
+import type { LlmOutputDelta } from "../../journal/RunOutput.js"
+import { llmCallsOf } from "../../record/LlmCalls.js"
 import {
   pendingApprovals,
   pendingBudgetExtensions,
   pendingGuidance,
   pendingPlanApprovals,
   type RunRecord
-} from "../record/RunRecord.js"
-import type { ForecastError, RunResult } from "../record/RunResult.js"
-import { type TimedSpan, timelineOf } from "../record/Timeline.js"
-import { executionMetadata, prioritizedPlan } from "../store/SessionRecords.js"
-import { memoizeWeak } from "../support/Memoize.js"
+} from "../../record/RunRecord.js"
+import type { ForecastError, RunResult } from "../../record/RunResult.js"
+import { type TimedSpan, timelineOf } from "../../record/Timeline.js"
+import type { StoreWaitView } from "../../runs/StoreWaitFeed.js"
+import { executionMetadata, prioritizedPlan } from "../../store/SessionRecords.js"
+import { memoizeWeak } from "../../support/Memoize.js"
 import type * as G from "./generated/graphql.js"
-import type { StoreWaitView } from "./StoreWaitFeed.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

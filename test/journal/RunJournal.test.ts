@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
 import type { RunEvent, RunEventBody } from "../../src/domain/RunEvent.js"
-import * as RunJournal from "../../src/kernel/RunJournal.js"
+import * as RunJournal from "../../src/journal/RunJournal.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { runTask } from "../../src/run/Run.js"
 import { tool } from "../../src/tools/ToolRegistry.js"

@@ -3,10 +3,10 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import type { Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import type { RunManager } from "../../runs/RunManager.js"
+import { readJson } from "../Body.js"
+import { type AuthConfig, authenticate, hostAllowed } from "../Security.js"
 import * as AeonMcp from "./AeonMcp.js"
-import { readJson } from "./protocols/Http.js"
-import type { RunManager } from "./RunManager.js"
-import { type AuthConfig, authenticate, hostAllowed } from "./Security.js"
 
 const refuse = (
   res: ServerResponse,
