@@ -6,14 +6,13 @@ import * as SqlMessageStorage from "@effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as Rpc from "@effect/rpc/Rpc"
-import type * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
 import { PersonAnswerSchema } from "../run/Answers.js"
 import { ClusterUnavailableError, ForwardedError, type PersonAnswer, RunPlacement } from "../runs/Placement.js"
 import * as QueuedSweep from "../runs/QueuedSweep.js"
 import { RunManager } from "../runs/RunManager.js"
 import { oneServerAtATime } from "../store/Database.js"
+import { Notifications } from "../store/Notifications.js"
 import { type ClusterConfig, ClusterNeedsPostgresError } from "./ClusterConfig.js"
 import * as EventNotifications from "./EventNotifications.js"
 import * as SerializedReserve from "./SerializedReserve.js"
@@ -131,13 +130,11 @@ export const storageTables = (c: ClusterConfig) =>
  */
 export const layer = <A, E, R>(c: ClusterConfig, withManager: Layer.Layer<A | RunManager, E, R>) =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    // PostgreSQL's client is the SqlClient itself (registered under both tags); SQLite's has no LISTEN
-    const sql: unknown = yield* SqlClient.SqlClient
-    if (typeof (sql as Partial<PgClient.PgClient>).listen !== "function") return yield* new ClusterNeedsPostgresError()
-    const pg = sql as PgClient.PgClient
+    // runs elsewhere are followed on PostgreSQL's notifications; SQLite has none
+    if (!(yield* Notifications).listening) return yield* new ClusterNeedsPostgresError()
     const base = Layer.merge(
       placement(`${c.runnerHost}:${c.runnerPort}`),
-      EventNotifications.layer(pg, { catchUp: Duration.seconds(2), watch: Duration.seconds(5) })
+      EventNotifications.layer({ catchUp: Duration.seconds(2) })
     ).pipe(Layer.provideMerge(sharding(c).pipe(Layer.provide(storageTables(c)))))
     // runs left QUEUED with no runner (their Start never went): sent again
     const sweep = QueuedSweep.layer({ every: Duration.seconds(10), after: Duration.seconds(30) })

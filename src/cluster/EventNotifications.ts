@@ -1,11 +1,10 @@
-import type * as PgClient from "@effect/sql-pg/PgClient"
-import { Clock, Duration, Effect, Exit, Fiber, FiberSet, Layer, Schedule, Stream } from "effect"
-import { randomUUID } from "node:crypto"
+import { type Duration, Effect, Exit, FiberSet, Layer, Schedule, Stream } from "effect"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { reachesEnd } from "../record/RunRecord.js"
 import type { FeedSource } from "../runs/EventFeed.js"
 import { JournalsElsewhere } from "../runs/RunJournals.js"
-import { eventsChannel, RunStore } from "../store/RunStore.js"
+import { Notifications } from "../store/Notifications.js"
+import { RunStore } from "../store/RunStore.js"
 import * as Fanout from "../support/Fanout.js"
 
 /**
@@ -26,8 +25,6 @@ interface Mirror {
 export interface NotificationOptions {
   /** How often every follower reads the store anyway (a notification lost while the connection was down). */
   readonly catchUp: Duration.DurationInput
-  /** How often the LISTEN connection is checked with a ping of its own; silent for three, it is opened again. */
-  readonly watch: Duration.DurationInput
   /**
    * The longest a store read for followers may take (default 10 s). A read that never returns would otherwise keep
    * its run's reader busy for good: every later wake, the catch-up's included, would wait behind it, and a follower
@@ -37,63 +34,17 @@ export interface NotificationOptions {
 }
 
 /**
- * Every `every`, the LISTEN connection is pinged (a notification of its own); heard from last more than three
- * periods ago, it is reopened. On the Clock: tests drive it with TestClock.
+ * The process's LISTEN connection (store/Notifications) wakes each run whose event is announced, and every run when it
+ * was opened again (what came meanwhile was not heard), as it does every `catchUp` anyway.
  */
-export const watchdog = (options: {
-  readonly every: Duration.DurationInput
-  readonly lastHeard: Effect.Effect<number>
-  readonly ping: Effect.Effect<void>
-  readonly reopen: Effect.Effect<void>
-}) => {
-  const silentMs = 3 * Duration.toMillis(options.every)
-  const check = Effect.gen(function*() {
-    if ((yield* Clock.currentTimeMillis) - (yield* options.lastHeard) > silentMs) {
-      yield* Effect.logWarning("the LISTEN connection is silent; opening it again")
-      yield* options.reopen
-    }
-    yield* options.ping
-  })
-  return Effect.schedule(check, Schedule.spaced(options.every))
-}
-
-/**
- * The LISTEN connection: each notification wakes its run; opened again after a failure or when the watchdog finds it
- * silent, and then every run is woken (what came meanwhile was not heard), as it is every `catchUp` anyway.
- */
-const listenForWakes = (
-  pg: PgClient.PgClient,
-  options: NotificationOptions,
-  wake: (runId: string) => void,
-  wakeAll: () => void
-) =>
+const listenForWakes = (options: NotificationOptions, wake: (runId: string) => void, wakeAll: () => void) =>
   Effect.gen(function*() {
-    const token = `ping:${randomUUID()}`
-    let heard = yield* Clock.currentTimeMillis
-    const listenOnce = Stream.runForEach(pg.listen(eventsChannel), (payload) => {
-      if (!payload.startsWith("ping:")) return Effect.sync(() => wake(payload.slice(0, payload.lastIndexOf(":"))))
-      return payload === token ? Effect.map(Clock.currentTimeMillis, (now) => void (heard = now)) : Effect.void
-    })
-    // opened again after a failure; every follower reads the store once it is (what came meanwhile was not heard)
-    const listening = listenOnce.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("the LISTEN connection failed; opening it again", cause)),
-      Effect.zipRight(Effect.sleep(Duration.seconds(1))),
-      Effect.zipRight(Effect.sync(wakeAll)),
-      Effect.forever
-    )
-    const scope = yield* Effect.scope
-    let listener = yield* Effect.forkIn(listening, scope)
-    yield* Effect.forkScoped(watchdog({
-      every: options.watch,
-      lastHeard: Effect.sync(() => heard),
-      ping: Effect.ignore(pg`SELECT pg_notify(${eventsChannel}, ${token})`),
-      reopen: Effect.gen(function*() {
-        yield* Fiber.interrupt(listener)
-        listener = yield* Effect.forkIn(listening, scope)
-        heard = yield* Clock.currentTimeMillis
-        wakeAll()
-      })
-    }))
+    const notices = yield* (yield* Notifications).notices("events")
+    yield* Effect.forkScoped(Stream.runForEach(notices, (notice) =>
+      Effect.sync(() => {
+        if (notice._tag === "Reopened") return wakeAll()
+        wake(notice.payload.slice(0, notice.payload.lastIndexOf(":")))
+      })))
     yield* Effect.forkScoped(Effect.schedule(Effect.sync(wakeAll), Schedule.spaced(options.catchUp)))
   })
 
@@ -105,7 +56,7 @@ const listenForWakes = (
  * catch-up read is the safety net for notifications missed while the connection was down, and a connection that
  * fails or goes silent (its errors are swallowed, Effect-TS/effect#3775) is opened again.
  */
-export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
+export const make = (options: NotificationOptions) =>
   Effect.gen(function*() {
     const store = yield* RunStore
     // the store reads a wake starts (from a notification's callback): fibers of this service's scope
@@ -153,7 +104,7 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
       if (reachesEnd(events) && mirrors.get(runId) === mirror) mirrors.delete(runId)
     }
 
-    yield* listenForWakes(pg, options, wake, wakeAll)
+    yield* listenForWakes(options, wake, wakeAll)
 
     /**
      * A follower joins its run's mirror before its replay is read: what the mirror hands out meanwhile waits, and is
@@ -215,5 +166,4 @@ export const make = (pg: PgClient.PgClient, options: NotificationOptions) =>
   })
 
 /** The process's follower of runs executing elsewhere, on the cluster's PostgreSQL. */
-export const layer = (pg: PgClient.PgClient, options: NotificationOptions) =>
-  Layer.scoped(JournalsElsewhere, make(pg, options))
+export const layer = (options: NotificationOptions) => Layer.scoped(JournalsElsewhere, make(options))

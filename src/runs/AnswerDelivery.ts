@@ -1,8 +1,7 @@
-import type * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Duration, Effect, Exit, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { PersonAnswerSchema } from "../run/Answers.js"
-import { AnswerInbox, type AnswerOutcome, answersChannel, LEASE_MS } from "../store/AnswerInbox.js"
+import { AnswerInbox, type AnswerOutcome, LEASE_MS } from "../store/AnswerInbox.js"
+import { Notifications } from "../store/Notifications.js"
 import { LiveRuns } from "./LiveRuns.js"
 import { publicFailure } from "./PublicFailure.js"
 
@@ -40,14 +39,7 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     Effect.catchAllCause((cause) => Effect.logWarning("posted answers not delivered this time", cause))
   )
   yield* Effect.forkScoped(Effect.schedule(round, Schedule.spaced(Duration.millis(LEASE_MS / 3))))
-  // on PostgreSQL, an answer posted is announced: delivered at once
-  const sql = Option.getOrUndefined(yield* Effect.serviceOption(SqlClient.SqlClient))
-  if (sql && "listen" in sql && typeof sql.listen === "function") {
-    yield* Effect.forkScoped(
-      (sql as unknown as PgClient.PgClient).listen(answersChannel).pipe(
-        Stream.runForEach(() => round),
-        Effect.catchAllCause((cause) => Effect.logWarning("the answers' LISTEN connection ended", cause))
-      )
-    )
-  }
+  // on PostgreSQL, an answer posted is announced (on the process's one LISTEN connection): delivered at once
+  const announced = yield* (yield* Notifications).notices("answers")
+  yield* Effect.forkScoped(Stream.runForEach(announced, () => round))
 }))

@@ -1,10 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { isoTime, json, parse, type StoreError, storeError } from "./StoreValues.js"
-
-/** Where a person's answer posted for a run held elsewhere is announced (PostgreSQL: `pg_notify` with its id). */
-export const answersChannel = "aeon_run_answers"
+import { announcement, isoTime, json, noticesChannel, parse, type StoreError, storeError } from "./StoreValues.js"
 
 /** How long a hold lasts unless renewed: a process that dies lets its runs go within it. */
 export const LEASE_MS = 15_000
@@ -77,7 +74,7 @@ const make = Effect.gen(function*() {
         const value = isPg ? sql`${json(answer)}::jsonb` : sql`${json(answer)}`
         const at = isPg ? sql`${isoTime(Date.now())}::timestamptz` : sql`${isoTime(Date.now())}`
         yield* sql`INSERT INTO run_answers (id, run_id, answer, created_at) VALUES (${id}, ${runId}, ${value}, ${at})`
-        if (isPg) yield* sql`SELECT pg_notify(${answersChannel}, ${id})`
+        if (isPg) yield* sql`SELECT pg_notify(${noticesChannel}, ${announcement("answers", id)})`
         return id
       }).pipe(failing(`posting an answer for run ${runId}`)),
     pending: (runIds) =>

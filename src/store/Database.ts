@@ -5,6 +5,7 @@ import * as AnswerInbox from "./AnswerInbox.js"
 import * as Attachments from "./Attachments.js"
 import * as Memories from "./Memories.js"
 import { migrate } from "./Migrations.js"
+import * as Notifications from "./Notifications.js"
 import * as QuotaLedger from "./QuotaLedger.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
@@ -106,6 +107,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     Threads.layer.pipe(Layer.provide(store)),
     Attachments.layer.pipe(Layer.provide(store)),
     AnswerInbox.layer,
+    Notifications.layer(),
     StoreOutages.layer
   ).pipe(
     Layer.provideMerge(clientLayer(options))

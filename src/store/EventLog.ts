@@ -34,10 +34,11 @@ import {
   type Value
 } from "./Statements.js"
 import {
-  eventsChannel,
+  announcement,
   type Fence,
   isoTime,
   json,
+  noticesChannel,
   parse,
   RunFencedError,
   StoreError,
@@ -227,7 +228,10 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
         RETURNING id`
       if (held.length === 0) return yield* new RunFencedError({ runId, epoch: fence.epoch })
       yield* sql.onDialectOrElse({
-        pg: () => sql`SELECT pg_notify(${eventsChannel}, ${`${runId}:${Arr.lastNonEmpty(events).seq}`})`,
+        pg: () =>
+          sql`SELECT pg_notify(${noticesChannel}, ${
+            announcement("events", `${runId}:${Arr.lastNonEmpty(events).seq}`)
+          })`,
         orElse: () => Effect.void
       })
     })

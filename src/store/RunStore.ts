@@ -33,7 +33,6 @@ import { joinThread } from "./Threads.js"
 
 export { sessionUser } from "./EventLog.js"
 export {
-  eventsChannel,
   type Fence,
   RunFencedError,
   RunIdTakenError,

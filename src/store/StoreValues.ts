@@ -50,8 +50,21 @@ export class RunFencedError extends Schema.TaggedError<RunFencedError>()("RunFen
   }
 }
 
-/** Where a fenced append announces new events: `pg_notify` at commit, with `runId:lastSeq`. */
-export const eventsChannel = "aeon_run_events"
+/**
+ * The one channel Aeon announces on (PostgreSQL's NOTIFY): a process hears all of it on its one LISTEN connection
+ * (store/Notifications). Several channels on one connection would LISTEN on it several times at once, which
+ * node-postgres queues with a deprecation warning.
+ */
+export const noticesChannel = "aeon_notices"
+
+/**
+ * What an announcement is about: a fenced append's new events (`runId:lastSeq`, at commit), an answer posted for a run
+ * executing elsewhere (its id), a process's ping of its own connection.
+ */
+export type Topic = "events" | "answers" | "ping"
+
+/** An announcement's payload: its topic, a space, what it says. */
+export const announcement = (topic: Topic, payload: string) => `${topic} ${payload}`
 
 export interface StoredRun {
   readonly id: string

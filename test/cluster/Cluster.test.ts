@@ -206,6 +206,16 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)
   })
 
+  it("each runner hears its cluster's notifications (events, answers, its pings) on one LISTEN connection", async () => {
+    const listening = async () =>
+      (await inCluster(`SELECT pid AS address FROM pg_stat_activity
+        WHERE datname = current_database() AND query ILIKE 'LISTEN%'`)).length
+    await waitFor(async () => ((await listening()) >= runners.length ? true : undefined), 30_000)
+    // once every runner is up and following, still one each (a channel or a follower does not open its own)
+    await submit(runners[0]!.url)
+    expect(await listening()).toBe(runners.length)
+  })
+
   it(
     "a runner killed mid-way: every run finishes exactly once, followers see every event once, no completed step runs twice",
     async () => {

@@ -1,10 +1,9 @@
-import type * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import * as EventNotifications from "../../src/cluster/EventNotifications.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { register } from "../../src/run/Run.js"
+import * as Notifications from "../../src/store/Notifications.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { backend, storeLayer } from "../support/database.js"
 import { scripted } from "../support/engine.js"
@@ -18,6 +17,8 @@ import { convergingScript } from "../support/scripts.js"
 if (backend !== "postgres") console.log("EventNotifications test skipped: it needs PostgreSQL (AEON_TEST_DATABASE_URL)")
 
 const FOLLOWERS = 20
+/** The store and the process's LISTEN connection over it (in the test's scope: it listens for the whole test). */
+const withNotifications = Layer.provideMerge(Notifications.layer({ watch: Duration.hours(1) }), storeLayer())
 const reads: Array<number> = []
 /** The store, with its reads of events counted. */
 const counted = Layer.effect(
@@ -57,12 +58,10 @@ const finished = (runId: string, seq: number): RunEvent => ({ ...convergedEnd, r
 const followedElsewhere = (storeAs: Layer.Layer<RunStore, never, RunStore>) =>
   Effect.gen(function*() {
     const store = yield* RunStore
-    const pg = (yield* SqlClient.SqlClient) as PgClient.PgClient
     const { runId } = yield* register({ task: "Compute 6 * 7", mode: "FULL" })
     const fence = yield* store.claim(runId, "elsewhere")
-    const notifications = yield* EventNotifications.make(pg, {
-      catchUp: Duration.hours(1), // no catch-up read during the test: only notifications wake the followers
-      watch: Duration.hours(1)
+    const notifications = yield* EventNotifications.make({
+      catchUp: Duration.hours(1) // no catch-up read during the test: only notifications wake the followers
     }).pipe(Effect.provide(storeAs))
     return { store, runId, fence, notifications }
   })
@@ -126,7 +125,7 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
         expect(reads.length).toBeLessThanOrEqual(2)
         expect(reads.length).toBeGreaterThanOrEqual(1)
       }).pipe(
-        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
+        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, withNotifications))
       ),
     30_000
   )
@@ -153,7 +152,7 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
         yield* Deferred.await(all).pipe(Effect.timeout("5 seconds"), Effect.ignore)
         expect(received).toEqual([[1, 2, 3, 4], [1, 2, 3, 4]])
       }).pipe(
-        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
+        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, withNotifications))
       ),
     30_000
   )
@@ -192,7 +191,7 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
           expect(got, `from ${from}`).toEqual(Array.from({ length: LAST - from + 1 }, (_, i) => from + i))
         }
       }).pipe(
-        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
+        Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, withNotifications))
       ),
     30_000
   )
@@ -238,7 +237,7 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
       expect(late).toEqual(all)
       expect(prompt).toEqual(all)
     }).pipe(
-      Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, storeLayer()))
+      Effect.provide(Layer.provideMerge(scripted(convergingScript(), { fallback: false }).layer, withNotifications))
     )
 
   it.scopedLive(

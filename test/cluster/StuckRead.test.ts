@@ -1,8 +1,8 @@
-import type * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Layer, Stream } from "effect"
 import * as EventNotifications from "../../src/cluster/EventNotifications.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
+import { Notifications } from "../../src/store/Notifications.js"
 import { RunStore } from "../../src/store/RunStore.js"
 
 /**
@@ -14,7 +14,7 @@ const started = { _tag: "PassStarted", runId, seq: 1, at: 0, passNumber: 1, ttlR
 const finished = { _tag: "RunFinished", runId, seq: 2, at: 0, status: "CONVERGED" } as unknown as RunEvent
 
 // no notification ever comes (the LISTEN connection is silent): only the catch-up wakes the follower
-const silentPg = Object.assign(() => Effect.void, { listen: () => Stream.never }) as unknown as PgClient.PgClient
+const silent = Layer.succeed(Notifications, { listening: true, notices: () => Effect.succeed(Stream.never) })
 
 const storeWith = (reads: Array<Effect.Effect<ReadonlyArray<RunEvent>>>) =>
   Layer.succeed(
@@ -27,11 +27,9 @@ const storeWith = (reads: Array<Effect.Effect<ReadonlyArray<RunEvent>>>) =>
 describe("a follower whose store read is stuck", () => {
   it.scopedLive("gets RunFinished once a later read answers", () =>
     Effect.gen(function*() {
-      const notifications = yield* EventNotifications.make(silentPg, {
-        catchUp: "50 millis",
-        watch: "1 hour",
-        readTimeout: "200 millis"
-      })
+      const notifications = yield* EventNotifications.make({ catchUp: "50 millis", readTimeout: "200 millis" }).pipe(
+        Effect.provide(silent)
+      )
       const ended = yield* Deferred.make<number>()
       const source = yield* notifications.events(runId, 1)
       source((event) => void (event._tag === "RunFinished" && Deferred.unsafeDone(ended, Effect.succeed(event.seq))))

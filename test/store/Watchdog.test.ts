@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, TestClock } from "effect"
-import { watchdog } from "../../src/cluster/EventNotifications.js"
+import { watchdog } from "../../src/store/Notifications.js"
 
 /** The LISTEN connection's watchdog, on the test's clock: pinged every period, reopened once silent for three. */
 const watched = (answers: boolean) =>
