@@ -1,6 +1,7 @@
 import { type Message, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client"
 import { Option, Redacted } from "effect"
+import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { userMessage } from "../support/a2a.js"
 import { gql, startServer, type TestServer } from "../support/server.js"
@@ -55,6 +56,29 @@ const lastStatus = (rs: Array<StreamResponse>) =>
   rs.flatMap((r) => (r.payload?.$case === "statusUpdate" ? [r.payload.value.status?.state] : [])).at(-1)
 
 describe("A2A", () => {
+  it("the agent card names the host each caller asked for, also when callers ask at once (no shared last Host)", async () => {
+    const { port } = new URL(base())
+    const cardFor = (host: string, path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const req = httpRequest(
+          { host: "127.0.0.1", port, path, headers: { host, authorization: "Bearer key-alice" } },
+          (res) => {
+            let body = ""
+            res.on("data", (c: Buffer) => (body += c.toString()))
+            res.on("end", () => resolve(body))
+          }
+        )
+        req.on("error", reject)
+        req.end()
+      })
+    const hosts = Array.from({ length: 40 }, (_, i) => (i % 2 ? `localhost:${port}` : `127.0.0.1:${port}`))
+    const cards = await Promise.all(hosts.map((h) => cardFor(h, "/.well-known/agent-card.json")))
+    cards.forEach((card, i) => {
+      const urls = (JSON.parse(card) as { supportedInterfaces: Array<{ url: string }> }).supportedInterfaces
+      for (const { url } of urls) expect(url, `caller ${i}`).toBe(`http://${hosts[i]}/a2a`)
+    })
+  })
+
   it("serves an agent card: a skill to run a task within a budget, streaming, no push notifications", async () => {
     const client = await clientOf()
     const card = await client.getAgentCard()

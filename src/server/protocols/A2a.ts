@@ -15,6 +15,7 @@ import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express"
 import { Effect, Exit, Runtime } from "effect"
 import express from "express"
+import { AsyncLocalStorage } from "node:async_hooks"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { openRequests } from "../../record/Requests.js"
@@ -370,9 +371,12 @@ export const cardAt = (base: string, version: string): AgentCard => ({
 
 /** The routes: true when the request was one of them. */
 export const make = (ctx: ProtocolContext & { readonly version: string }) => {
-  const baseOf = (req: IncomingMessage) => `http://${req.headers.host ?? "localhost"}`
-  let base = "http://localhost"
-  const requestHandler = handlerOf(ctx.runtime, () => cardAt(base, ctx.version))
+  // the address each request was made at, for the card it is answered with (never one shared by all requests)
+  const askedAt = new AsyncLocalStorage<string>()
+  const card = () => cardAt(askedAt.getStore() ?? "http://localhost", ctx.version)
+  // the caller of each /a2a request, for the SDK's userBuilder (which is given the request)
+  const callers = new WeakMap<object, string>()
+  const requestHandler = handlerOf(ctx.runtime, card)
   const app = express()
   app.disable("x-powered-by")
   app.use(
@@ -380,23 +384,19 @@ export const make = (ctx: ProtocolContext & { readonly version: string }) => {
     jsonRpcHandler({
       requestHandler,
       legacyCompat: { enabled: true },
-      userBuilder: (req) => {
-        const userName = (req as unknown as { aeonUser?: string }).aeonUser ?? ""
-        return Promise.resolve({ isAuthenticated: true, userName })
-      }
+      userBuilder: (req) => Promise.resolve({ isAuthenticated: true, userName: callers.get(req) ?? "" })
     })
   )
   app.use(
     "/.well-known/agent-card.json",
     agentCardHandler({
       legacyCompat: { enabled: true },
-      agentCardProvider: () => Promise.resolve(cardAt(base, ctx.version)),
+      agentCardProvider: () => Promise.resolve(card()),
       cache: { maxAge: 0 }
     })
   )
   return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
     if (path !== "/a2a" && path !== "/.well-known/agent-card.json") return false
-    base = baseOf(req)
     if (path === "/a2a") {
       const caller = callerOf(ctx.auth, req)
       if (!caller) {
@@ -419,9 +419,9 @@ export const make = (ctx: ProtocolContext & { readonly version: string }) => {
         })
         return true
       }
-      ;(req as unknown as { aeonUser?: string }).aeonUser = caller.userId ?? ""
+      callers.set(req, caller.userId ?? "")
     }
-    app(req as Parameters<typeof app>[0], res as Parameters<typeof app>[1])
+    askedAt.run(`http://${req.headers.host ?? "localhost"}`, () => app(req, res))
     return true
   }
 }
