@@ -222,16 +222,14 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
    */
   const fenced = (events: Batch, fence: Fence) => {
     const runId = events[0].runId
+    const announced = announcement("events", `${runId}:${Arr.lastNonEmpty(events).seq}`)
     return Effect.gen(function*() {
       const held =
         yield* sql`UPDATE runs SET owner_epoch = owner_epoch WHERE id = ${runId} AND owner_epoch = ${fence.epoch}
         RETURNING id`
       if (held.length === 0) return yield* new RunFencedError({ runId, epoch: fence.epoch })
       yield* sql.onDialectOrElse({
-        pg: () =>
-          sql`SELECT pg_notify(${noticesChannel}, ${
-            announcement("events", `${runId}:${Arr.lastNonEmpty(events).seq}`)
-          })`,
+        pg: () => sql`SELECT pg_notify(${noticesChannel}, ${announced})`,
         orElse: () => Effect.void
       })
     })
