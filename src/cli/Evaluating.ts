@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs"
 import * as Eval from "../run/Eval.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
+import { messageOf } from "../support/Thrown.js"
 import { CliError } from "./CliError.js"
 import { engineLayer, readText } from "./Handlers.js"
 import { table } from "./Render.js"
@@ -26,7 +27,7 @@ const reportFile = (flag: string, path: string): Eval.EvalReport => {
     return report
   } catch (e) {
     if (e instanceof CliError) throw e
-    throw new CliError(`${flag}: ${path} is not an aeon eval --json report: ${(e as Error).message}`)
+    throw new CliError(`${flag}: ${path} is not an aeon eval --json report: ${messageOf(e)}`)
   }
 }
 

@@ -20,6 +20,7 @@ import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
+import { messageOf } from "../support/Thrown.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
 import { CliError } from "./CliError.js"
@@ -241,7 +242,7 @@ export const approve = (o: {
       try {
         return JSON.parse(text) as unknown
       } catch (e) {
-        throw new CliError(`--input is not JSON: ${(e as Error).message}`)
+        throw new CliError(`--input is not JSON: ${messageOf(e)}`)
       }
     }).pipe(opt)
     const decision = o.reject ? "REJECT" : input !== undefined ? "EDIT" : "APPROVE"

@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import { RE2JS } from "re2js"
 import { memoize } from "../support/Memoize.js"
+import { messageOf } from "../support/Thrown.js"
 
 /**
  * A user's `answerMatches` pattern, run by RE2's linear-time engine (re2js, a pure-JS port): a pattern cannot
@@ -13,7 +14,7 @@ const compile = memoize((source: string): Either.Either<AnswerPattern, string> =
   try {
     return Either.right(RE2JS.compile(source))
   } catch (e) {
-    const reason = (e as Error).message.replace(/^error parsing regexp: /, "")
+    const reason = messageOf(e).replace(/^error parsing regexp: /, "")
     return Either.left(
       `answerMatches is not a pattern the linear-time engine (RE2 syntax) accepts: ${reason}` +
         (/\(\?[=!<]|\\[1-9k]/.test(source) ? " (look-around and back-references are not supported)" : "")

@@ -1,3 +1,4 @@
+import { messageOf } from "../support/Thrown.js"
 import { admitsMissingInformation } from "./Abstention.js"
 import { answerMatches } from "./AnswerPattern.js"
 import type { ConvergenceCriteria } from "./Criteria.js"
@@ -11,7 +12,7 @@ export const compileSchema = (
     const validate = ajv.compile(schema)
     return { ok: true, validate: (v) => validate(v) as boolean, errors: () => ajv.errorsText(validate.errors) }
   } catch (e) {
-    return { ok: false, message: (e as Error).message }
+    return { ok: false, message: messageOf(e) }
   }
 }
 

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 import { answerOf } from "../llm/Completion.js"
 import { isRecord } from "../prompts/ModelShapes.js"
+import { messageOf as thrownMessage } from "../support/Thrown.js"
 
 /**
  * A run's output schema (run input `outputSchema`): the JSON Schema its answer's value must meet. Checked before the
@@ -229,7 +230,7 @@ export const prepareOutputSchema = (
   } catch (e) {
     return {
       ok: false,
-      refusal: refusal("invalid_schema", `outputSchema is not a valid JSON Schema: ${(e as Error).message}`)
+      refusal: refusal("invalid_schema", `outputSchema is not a valid JSON Schema: ${thrownMessage(e)}`)
     }
   }
   const obstacle = strictObstacle(schema)

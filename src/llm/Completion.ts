@@ -2,6 +2,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import type { Attached } from "../domain/Attachment.js"
 import type { PromptId } from "../prompts/PromptId.js"
 import type { PromptContract } from "../prompts/PromptRegistry.js"
+import { messageOf } from "../support/Thrown.js"
 import { ModelDecodeError } from "./ModelErrors.js"
 import type { ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
@@ -122,7 +123,7 @@ export const decodeAnswer = <I, O>(contract: PromptContract<I, O>, text: string)
       json = parseJson(text)
     } catch (e) {
       return Effect.fail(
-        new ModelDecodeError({ promptId: contract.id, raw: text, message: `not JSON: ${(e as Error).message}` })
+        new ModelDecodeError({ promptId: contract.id, raw: text, message: `not JSON: ${messageOf(e)}` })
       )
     }
     // decoded synchronously (the schemas have no effects): no fiber work per answer

@@ -1,4 +1,5 @@
 import { Config, Duration, Effect, Option, Redacted } from "effect"
+import { messageOf } from "../support/Thrown.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { Retryable, retrySchedule } from "./OpenAiFailures.js"
@@ -159,7 +160,7 @@ export const refusalOf = (
 /** A provider out of reach (no answer at all): retried once, named with where its URL comes from. */
 export const unreachable = (url: string, urlNames: string, e: unknown, retry: boolean): ModelError | Retryable => {
   const unavailable = new ModelUnavailableError({
-    message: `cannot reach ${url} (${urlNames}): ${e instanceof Error ? e.message : String(e)}`
+    message: `cannot reach ${url} (${urlNames}): ${messageOf(e)}`
   })
   return retry ? new Retryable(unavailable, undefined, 1) : unavailable
 }

@@ -340,19 +340,16 @@ const answer = (promptId: string, input: unknown, jsonSchema: object): unknown =
 const estimatedTokens = (text: string) => Math.ceil(text.length / 4)
 
 const made: LanguageModel.Service = LanguageModel.make(LABEL, FREE, (request) =>
-  Effect.try({
-    try: () => {
-      const full = JSON.stringify(answer(request.promptId, request.input, request.jsonSchema))
-      const text = LanguageModel.capOutput(full, request.maxOutputTokens, estimatedTokens)
-      return {
-        text,
-        truncated: text.length < full.length,
-        inputTokens: estimatedTokens(request.system) + estimatedTokens(request.user),
-        outputTokens: estimatedTokens(text)
-      }
-    },
-    catch: (e) => e as Error
-  }).pipe(Effect.orDie, Effect.tap((r) => LanguageModel.streamText(r.text, request.onText))))
+  Effect.sync(() => {
+    const full = JSON.stringify(answer(request.promptId, request.input, request.jsonSchema))
+    const text = LanguageModel.capOutput(full, request.maxOutputTokens, estimatedTokens)
+    return {
+      text,
+      truncated: text.length < full.length,
+      inputTokens: estimatedTokens(request.system) + estimatedTokens(request.user),
+      outputTokens: estimatedTokens(text)
+    }
+  }).pipe(Effect.tap((r) => LanguageModel.streamText(r.text, request.onText))))
 
 /** The stand-in reads no file or image: a task carrying one is refused before it starts (it says so). */
 export const service: LanguageModel.Service = { ...made, accepts: () => false }

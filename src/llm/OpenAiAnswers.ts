@@ -1,6 +1,7 @@
 import { Effect, Runtime } from "effect"
 import type OpenAI from "openai"
 import { Stream } from "openai/core/streaming"
+import { messageOf } from "../support/Thrown.js"
 import type * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelUnavailableError } from "./ModelErrors.js"
 
@@ -74,7 +75,7 @@ const assembled = (
       },
       catch: (e) =>
         new ModelUnavailableError({
-          message: `${endpoint} broke off its answer: ${e instanceof Error ? e.message : String(e)}`
+          message: `${endpoint} broke off its answer: ${messageOf(e)}`
         })
     })
   })
@@ -94,7 +95,7 @@ export const readAnswer = (
       try: () => response.json() as Promise<OpenAI.Chat.ChatCompletion>,
       catch: (e) =>
         new ModelUnavailableError({
-          message: `${endpoint} sent a body that is not JSON: ${e instanceof Error ? e.message : String(e)}`
+          message: `${endpoint} sent a body that is not JSON: ${messageOf(e)}`
         })
     }).pipe(
       Effect.map(responseOf),

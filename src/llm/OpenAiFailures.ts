@@ -1,5 +1,6 @@
 import { Duration, Schedule } from "effect"
 import OpenAI from "openai"
+import { messageOf } from "../support/Thrown.js"
 import { type ModelError, ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
 
 /**
@@ -122,7 +123,7 @@ export const failureOf = (endpoint: string, options: OpenAiOptions) => (e: unkno
   const cause = code ? CONNECTION_CAUSES[code] : undefined
   const unavailable = new ModelUnavailableError({
     message: `cannot reach ${endpoint} (AEON_LLM_BASE_URL or OPENAI_BASE_URL): ${
-      cause ? `${cause.words} (${code})` : e instanceof Error ? e.message : String(e)
+      cause ? `${cause.words} (${code})` : messageOf(e)
     }`,
     ...(cause?.lasting ? { lasting: true } : {})
   })

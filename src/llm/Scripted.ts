@@ -1,6 +1,7 @@
 import { Config, Effect, Layer, ParseResult, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { ALL_PROMPT_IDS, PromptId } from "../prompts/PromptId.js"
+import { messageOf } from "../support/Thrown.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
 import { FREE } from "./Pricing.js"
@@ -127,11 +128,11 @@ export const loadScript = (path: string) =>
   Effect.gen(function*() {
     const text = yield* Effect.try({
       try: () => readFileSync(path, "utf8"),
-      catch: (e) => new ScriptLoadError({ path, message: `cannot read the script ${path}: ${(e as Error).message}` })
+      catch: (e) => new ScriptLoadError({ path, message: `cannot read the script ${path}: ${messageOf(e)}` })
     })
     const json = yield* Effect.try({
       try: () => JSON.parse(text) as unknown,
-      catch: (e) => new ScriptLoadError({ path, message: `the script ${path} is not JSON: ${(e as Error).message}` })
+      catch: (e) => new ScriptLoadError({ path, message: `the script ${path} is not JSON: ${messageOf(e)}` })
     })
     const file = yield* Schema.decodeUnknown(ScriptFile)(json).pipe(
       Effect.mapError((e) => new ScriptLoadError({ path, message: `${path} is not a script: ${oneLine(e)}` }))

@@ -1,6 +1,7 @@
 import { Config, Data, Effect, Option, ParseResult, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
+import { messageOf } from "../support/Thrown.js"
 
 /**
  * The MCP servers a run's tools may come from, in the format Claude Desktop, Cursor and VS Code write:
@@ -128,7 +129,7 @@ export const load = (file: string, env?: Record<string, string | undefined>) =>
     })
     const raw = yield* Effect.try({
       try: () => JSON.parse(text) as unknown,
-      catch: (e) => new McpConfigError({ message: `MCP configuration ${file} is not JSON: ${(e as Error).message}` })
+      catch: (e) => new McpConfigError({ message: `MCP configuration ${file} is not JSON: ${messageOf(e)}` })
     })
     return yield* decode(raw, { ...(env ? { env } : {}), baseDir: dirname(resolve(file)) })
   })

@@ -12,6 +12,7 @@ import { Contracts } from "../prompts/PromptRegistry.js"
 import { beginsRun } from "../record/RunRecord.js"
 import { executionPasses, type RunResult } from "../record/RunResult.js"
 import { RunStore } from "../store/RunStore.js"
+import { messageOf } from "../support/Thrown.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { fork } from "./Fork.js"
 import { prepare } from "./Run.js"
@@ -116,7 +117,7 @@ export const parseCases = (text: string): Either.Either<ReadonlyArray<EvalCase>,
     try {
       all = JSON.parse(trimmed)
     } catch (e) {
-      return Either.left(`not JSON: ${(e as Error).message}`)
+      return Either.left(`not JSON: ${messageOf(e)}`)
     }
     entries = (all as Array<unknown>).map((c, i) => ({ where: `case ${i + 1}`, json: JSON.stringify(c) }))
   } else {
@@ -131,7 +132,7 @@ export const parseCases = (text: string): Either.Either<ReadonlyArray<EvalCase>,
     try {
       value = JSON.parse(json)
     } catch (e) {
-      return Either.left(`${where} is not JSON: ${(e as Error).message}`)
+      return Either.left(`${where} is not JSON: ${messageOf(e)}`)
     }
     const decoded = Schema.decodeUnknownEither(EvalCase)(value, { onExcessProperty: "error" })
     if (Either.isLeft(decoded)) return Either.left(`${where}: ${oneLine(decoded.left)}`)

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import { WebSocketServer } from "ws"
 import { readPackageFile } from "../support/PackageFiles.js"
+import { messageOf } from "../support/Thrown.js"
 import { viewerPage } from "../viewer/page.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./graphql/GraphQLContext.js"
@@ -407,7 +408,7 @@ export const layer = (options: ServerOptions) =>
           catch: (e) =>
             new ListenError({
               address: `${options.host}:${options.port}`,
-              reason: e instanceof Error ? e.message : String(e)
+              reason: messageOf(e)
             })
         })),
       (server) => Effect.promise(server.close)

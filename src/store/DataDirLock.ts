@@ -3,6 +3,7 @@ import Sqlite from "better-sqlite3"
 import { Effect } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { messageOf } from "../support/Thrown.js"
 import { serverHolding } from "./ServerAddress.js"
 import { retain } from "./SqliteClient.js"
 import { storeCauseInWords } from "./StoreCause.js"
@@ -99,7 +100,7 @@ export const acquire = (dataDir: string) =>
         const words = storeCauseInWords(cause)
         return new SqlError({
           cause,
-          message: words ? `cannot open the embedded database at ${dataDir}: ${words}` : (cause as Error).message
+          message: words ? `cannot open the embedded database at ${dataDir}: ${words}` : messageOf(cause)
         })
       }
     }),

@@ -5,6 +5,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import Sqlite from "better-sqlite3"
 import { Chunk, Context, Effect, Layer, Scope, Stream } from "effect"
+import { messageOf } from "../support/Thrown.js"
 import { type RawStatement, SqliteWriter } from "./SqliteWriter.js"
 import { storeCauseInWords } from "./StoreCause.js"
 
@@ -32,7 +33,7 @@ export const retain = (...objects: Array<unknown>) => {
 
 const failure = (message: string) => (cause: unknown) => {
   const words = storeCauseInWords(cause)
-  return new SqlError({ cause, message: `${message}: ${words ?? (cause as Error)?.message ?? cause}` })
+  return new SqlError({ cause, message: `${message}: ${words ?? messageOf(cause) ?? cause}` })
 }
 
 const open = (filename: string) =>

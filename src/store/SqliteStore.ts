@@ -3,6 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
+import { messageOf } from "../support/Thrown.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as SqliteClient from "./SqliteClient.js"
 
@@ -27,7 +28,7 @@ const ensureDir = (dataDir: string) =>
       new SqlError({
         cause,
         message: `cannot create the data directory ${dataDir} (AEON_DATA_DIR): ${
-          (cause as NodeJS.ErrnoException).code ?? (cause as Error).message
+          (cause as NodeJS.ErrnoException).code ?? messageOf(cause)
         }`
       })
   })

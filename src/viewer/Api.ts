@@ -1,3 +1,4 @@
+import { messageOf } from "../support/Thrown.js"
 /** The viewer's GraphQL access: the same endpoint and subscription as every client, with the key the user gave. */
 const KEY = "aeon-api-key"
 
@@ -74,7 +75,7 @@ export const subscribe = <T>(
       }
       onEnd()
     } catch (e) {
-      if (!abort.signal.aborted) onEnd((e as Error).message)
+      if (!abort.signal.aborted) onEnd(messageOf(e))
     }
   })()
   return () => abort.abort()

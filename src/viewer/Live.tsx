@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks"
+import { messageOf } from "../support/Thrown.js"
 import { gql, subscribe } from "./Api.js"
 import type { RunViewStoreWaitsSubscription, StartRunInViewerMutation } from "./generated/operations.js"
 
@@ -109,7 +110,7 @@ export const NewRunForm = () => {
       )
       location.href = `/runs/${encodeURIComponent(d.runTask.id)}`
     } catch (e) {
-      setError((e as Error).message)
+      setError(messageOf(e))
     }
   }
   return (

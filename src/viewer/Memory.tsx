@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks"
+import { messageOf } from "../support/Thrown.js"
 import { gql, Unauthorized } from "./Api.js"
 import type { MemoryPageQuery, RunViewEventsSubscription } from "./generated/operations.js"
 
@@ -19,7 +20,7 @@ export const MemoryPage = ({ locked }: { locked: () => void }) => {
   const [user, setUser] = useState("")
   const [memories, setMemories] = useState<Array<Memory>>()
   const [error, setError] = useState<string>()
-  const failed = (e: unknown) => (e instanceof Unauthorized ? locked() : setError((e as Error).message))
+  const failed = (e: unknown) => (e instanceof Unauthorized ? locked() : setError(messageOf(e)))
   const load = () =>
     gql<MemoryPageQuery>(MEMORIES, { query: query || null, userId: user || null }).then(
       (d) => (setMemories(d.memories.edges.map((e) => e.node)), setError(undefined)),

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks"
+import { messageOf } from "../support/Thrown.js"
 import { gql, Unauthorized } from "./Api.js"
 import type { ThreadPageQuery } from "./generated/operations.js"
 
@@ -20,7 +21,7 @@ export const ThreadPage = ({ id, locked }: { id: string; locked: () => void }) =
       const page = d.thread.turns
       setTurns((before) => [...(after ? before ?? [] : []), ...page.edges.map((e) => e.node)])
       setNext(page.pageInfo.hasNextPage ? page.pageInfo.endCursor ?? null : null)
-    }, (e) => (e instanceof Unauthorized ? locked() : setError((e as Error).message)))
+    }, (e) => (e instanceof Unauthorized ? locked() : setError(messageOf(e))))
   useEffect(() => void load(), [id])
   return (
     <main>

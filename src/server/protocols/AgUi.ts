@@ -1,5 +1,5 @@
 import {
-  type BaseEvent,
+  type AGUIEvent,
   EventType,
   type Interrupt,
   PROTOCOL_VERSION,
@@ -94,10 +94,10 @@ const answerOfEntry = (entry: ResumeEntry): RequestAnswer =>
  * A run that finished (not failed): RUN_FINISHED with its result; a typed run's value (its output schema's) before it
  * as a custom event a client can take as data, and in the result's data.
  */
-const finishedEvents = (input: RunAgentInput, e: Extract<RunEvent, { _tag: "RunFinished" }>): Array<BaseEvent> => {
+const finishedEvents = (input: RunAgentInput, e: Extract<RunEvent, { _tag: "RunFinished" }>): Array<AGUIEvent> => {
   const data = e.finalAnswer?.data
   return [
-    ...(data !== undefined ? [{ type: EventType.CUSTOM, name: "aeon.data", value: data } as BaseEvent] : []),
+    ...(data !== undefined ? [{ type: EventType.CUSTOM, name: "aeon.data", value: data } satisfies AGUIEvent] : []),
     {
       type: EventType.RUN_FINISHED,
       threadId: input.threadId,
@@ -113,7 +113,7 @@ const finishedEvents = (input: RunAgentInput, e: Extract<RunEvent, { _tag: "RunF
           }
         }
         : {})
-    } as BaseEvent
+    }
   ]
 }
 
@@ -127,26 +127,26 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
   const open = new Set<string>()
   let message: string | undefined
   let messages = 0
-  const start = (name: string): Array<BaseEvent> => {
+  const start = (name: string): Array<AGUIEvent> => {
     open.add(name)
-    return [{ type: EventType.STEP_STARTED, stepName: name } as BaseEvent]
+    return [{ type: EventType.STEP_STARTED, stepName: name }]
   }
-  const finish = (name: string): Array<BaseEvent> =>
-    open.delete(name) ? [{ type: EventType.STEP_FINISHED, stepName: name } as BaseEvent] : []
-  const closeAll = (): Array<BaseEvent> => [
-    ...(message ? [{ type: EventType.TEXT_MESSAGE_END, messageId: message } as BaseEvent] : []),
+  const finish = (name: string): Array<AGUIEvent> =>
+    open.delete(name) ? [{ type: EventType.STEP_FINISHED, stepName: name }] : []
+  const closeAll = (): Array<AGUIEvent> => [
+    ...(message ? [{ type: EventType.TEXT_MESSAGE_END, messageId: message } satisfies AGUIEvent] : []),
     ...[...open].reverse().flatMap(finish)
   ]
-  const text = (delta: string): Array<BaseEvent> => {
-    const started: Array<BaseEvent> = []
+  const text = (delta: string): Array<AGUIEvent> => {
+    const started: Array<AGUIEvent> = []
     if (!message) {
       message = `${run.id}-answer-${++messages}`
-      started.push({ type: EventType.TEXT_MESSAGE_START, messageId: message, role: "assistant" } as BaseEvent)
+      started.push({ type: EventType.TEXT_MESSAGE_START, messageId: message, role: "assistant" })
     }
-    return [...started, { type: EventType.TEXT_MESSAGE_CONTENT, messageId: message, delta } as BaseEvent]
+    return [...started, { type: EventType.TEXT_MESSAGE_CONTENT, messageId: message, delta }]
   }
   const phaseName = (e: Extract<RunEvent, { _tag: "PhaseEntered" }>) => `pass ${e.passNumber}: ${e.phase}`
-  const ofEvent = (e: RunEvent): Array<BaseEvent> => {
+  const ofEvent = (e: RunEvent): Array<AGUIEvent> => {
     switch (e._tag) {
       case "PhaseEntered":
         return [
@@ -173,25 +173,25 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
             role: "tool",
             content: e.error !== undefined ? `error: ${e.error}` : JSON.stringify(e.output ?? null)
           }
-        ] as Array<BaseEvent>
+        ] as Array<AGUIEvent>
       }
       default:
         return []
     }
   }
-  const delta = (e: RunEvent): Array<BaseEvent> => {
+  const delta = (e: RunEvent): Array<AGUIEvent> => {
     const changed = fold.next(e)
-    const ops = Object.entries(changed).map(([key, value]) => ({ op: "add", path: `/${key}`, value }))
-    return ops.length > 0 ? [{ type: EventType.STATE_DELTA, delta: ops } as BaseEvent] : []
+    const ops = Object.entries(changed).map(([key, value]) => ({ op: "add" as const, path: `/${key}`, value }))
+    return ops.length > 0 ? [{ type: EventType.STATE_DELTA, delta: ops }] : []
   }
-  const end = (e: RunEvent): Array<BaseEvent> => {
+  const end = (e: RunEvent): Array<AGUIEvent> => {
     if (asks(e)) {
       return [...closeAll(), {
         type: EventType.RUN_FINISHED,
         threadId: input.threadId,
         runId: input.runId,
         outcome: { type: "interrupt", interrupts: [interruptOf(e)] }
-      } as BaseEvent]
+      }]
     }
     if (e._tag !== "RunFinished") return []
     if (e.status === "FAILED") {
@@ -201,24 +201,24 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
           type: EventType.RUN_ERROR,
           message: e.error ?? "the run failed",
           code: e.errorCode ?? "RUN_FAILED"
-        } as BaseEvent
+        }
       ]
     }
     return [...closeAll(), ...finishedEvents(input, e)]
   }
-  const head: Array<BaseEvent> = [
+  const head: Array<AGUIEvent> = [
     {
       type: EventType.RUN_STARTED,
       threadId: input.threadId,
       runId: input.runId,
       protocolVersion: PROTOCOL_VERSION
-    } as BaseEvent,
-    { type: EventType.STATE_SNAPSHOT, snapshot: fold.view() } as BaseEvent
+    },
+    { type: EventType.STATE_SNAPSHOT, snapshot: fold.view() }
   ]
-  const ofItem = (item: RunItem): Array<BaseEvent> => {
+  const ofItem = (item: RunItem): Array<AGUIEvent> => {
     if (item._tag === "Text") return text(item.delta)
     if (item._tag === "TextRestarted") {
-      const ended = message ? [{ type: EventType.TEXT_MESSAGE_END, messageId: message } as BaseEvent] : []
+      const ended = message ? [{ type: EventType.TEXT_MESSAGE_END, messageId: message } satisfies AGUIEvent] : []
       message = undefined
       return [...ended, ...text(item.text)]
     }
@@ -304,7 +304,7 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
       // an item's events in one write
       for await (const item of items.value) yield ofItem(item).map((event) => encoder.encode(event)).join("")
     },
-    (f) => encoder.encode({ type: EventType.RUN_ERROR, message: f.message, code: f.code } as BaseEvent)
+    (f) => encoder.encode({ type: EventType.RUN_ERROR, message: f.message, code: f.code })
   )
 }
 
