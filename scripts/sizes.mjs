@@ -53,9 +53,11 @@ for (const f of files("src")) {
   for (const long of found.long) problems.push(`function over ${FUNCTION_MAX} lines: ${long}`)
   casts.push(...found.casts)
 }
-if (process.argv.includes("--casts")) for (const c of casts) console.log(c)
+if (process.argv.includes("--casts")) { for (const c of casts) console.log(c) }
 if (casts.length > CASTS_MAX) {
-  problems.push(`${casts.length} type assertions in src/ (ceiling ${CASTS_MAX}; \`node scripts/sizes.mjs --casts\` lists them)`)
+  problems.push(
+    `${casts.length} type assertions in src/ (ceiling ${CASTS_MAX}; \`node scripts/sizes.mjs --casts\` lists them)`
+  )
 }
 if (problems.length > 0) {
   for (const p of problems) console.error(p)
