@@ -142,7 +142,7 @@ const answerInline = (terminal: Terminal, p: PreparedRun, r: Requested): Effect.
     if (choice.startsWith("e")) {
       const text = yield* question(terminal, d.edit)
       const input = yield* Effect.try({
-        try: () => JSON.parse(text) as unknown,
+        try: (): unknown => JSON.parse(text),
         catch: () => new ApprovalInputError({ message: `not JSON: ${text}` })
       })
       return yield* approval(p, r, { decision: "EDIT", input, by: "terminal" })

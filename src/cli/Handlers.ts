@@ -238,9 +238,9 @@ export const approve = (o: {
 }) =>
   Effect.suspend(() => {
     if (o.reject && Option.isSome(o.input)) throw new CliError("--reject and --input contradict each other")
-    const input = Option.map(o.input, (text) => {
+    const input = Option.map(o.input, (text): unknown => {
       try {
-        return JSON.parse(text) as unknown
+        return JSON.parse(text)
       } catch (e) {
         throw new CliError(`--input is not JSON: ${messageOf(e)}`)
       }

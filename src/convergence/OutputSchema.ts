@@ -289,7 +289,7 @@ export const jsonValueOf = (text: string): unknown => {
   const trimmed = answerOf(text)
   if (!/^[[{"]|^-?\d|^(true|false|null)$/.test(trimmed)) return undefined
   try {
-    return JSON.parse(trimmed) as unknown
+    return JSON.parse(trimmed)
   } catch {
     return undefined
   }

@@ -91,7 +91,8 @@ const namedToolCall = (text: string, tools: ReadonlyArray<ToolSeen>) => {
   const json = after.match(/\{.*\}/s)?.[0]
   if (json) {
     try {
-      return { tool: tool.name, toolInput: JSON.parse(json) as unknown }
+      const toolInput: unknown = JSON.parse(json)
+      return { tool: tool.name, toolInput }
     } catch {
       // not JSON after all: read as text below
     }

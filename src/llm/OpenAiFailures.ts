@@ -1,4 +1,4 @@
-import { Duration, Schedule } from "effect"
+import { Duration, Predicate, Schedule } from "effect"
 import OpenAI from "openai"
 import { messageOf } from "../support/Thrown.js"
 import { type ModelError, ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
@@ -151,7 +151,7 @@ export const withOpenAiErrorBodies =
         return undefined
       }
     })()
-    const top = body !== null && typeof body === "object" ? body as Record<string, unknown> : undefined
+    const top = Predicate.isRecord(body) ? body : undefined
     const reshaped = top && top.error === undefined && typeof top.message === "string"
       ? JSON.stringify({ error: { message: top.message, type: top.type, code: top.code } })
       : text

@@ -131,7 +131,7 @@ export const loadScript = (path: string) =>
       catch: (e) => new ScriptLoadError({ path, message: `cannot read the script ${path}: ${messageOf(e)}` })
     })
     const json = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
+      try: (): unknown => JSON.parse(text),
       catch: (e) => new ScriptLoadError({ path, message: `the script ${path} is not JSON: ${messageOf(e)}` })
     })
     const file = yield* Schema.decodeUnknown(ScriptFile)(json).pipe(

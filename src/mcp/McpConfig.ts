@@ -128,7 +128,7 @@ export const load = (file: string, env?: Record<string, string | undefined>) =>
         })
     })
     const raw = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
+      try: (): unknown => JSON.parse(text),
       catch: (e) => new McpConfigError({ message: `MCP configuration ${file} is not JSON: ${messageOf(e)}` })
     })
     return yield* decode(raw, { ...(env ? { env } : {}), baseDir: dirname(resolve(file)) })

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 
 /**
  * References to earlier results in a step's tool input: `{{s1}}` is step s1's result, `{{s1.a.b}}` a field of the
@@ -93,10 +93,10 @@ export const resolveReferences = (
     }
     let v: unknown = output
     for (const key of ref.field) {
-      if (v === null || typeof v !== "object" || !(key in v)) {
+      if (!Predicate.hasProperty(v, key)) {
         return Either.left(`{{${path}}}: the output of step ${step.stepId} has no field ${ref.field.join(".")}`)
       }
-      v = (v as Record<string, unknown>)[key]
+      v = v[key]
     }
     return Either.right(v)
   }

@@ -1,3 +1,4 @@
+import { Predicate } from "effect"
 import type { IssueType, Severity, ValidationIssue } from "../domain/Evaluation.js"
 import type { PlanStep } from "../domain/Plan.js"
 import { referencesIn, splitReference, transitiveDependencies } from "../record/References.js"
@@ -186,9 +187,7 @@ const hallucination = (s: PlanLike["steps"][number], tools: ReadonlyMap<string, 
       )
     ]
   }
-  const operation = typeof s.toolInput === "object" && s.toolInput !== null
-    ? (s.toolInput as Record<string, unknown>).operation
-    : undefined
+  const operation = Predicate.hasProperty(s.toolInput, "operation") ? s.toolInput.operation : undefined
   if (typeof operation === "string" && !(tool.operations ?? []).includes(operation)) {
     return [
       issue(

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions"
 import type { Model } from "openai/resources/models"
@@ -77,7 +77,7 @@ const objectOf = (v: unknown): Record<string, unknown> | undefined => {
       return undefined
     }
   }
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+  return Predicate.isRecord(v) ? v : undefined
 }
 
 interface ChatRequest {
