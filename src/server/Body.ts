@@ -1,10 +1,14 @@
 import type { IncomingMessage } from "node:http"
 
-/** A request's body read as JSON within a limit. */
-export type Body = { readonly _tag: "json"; readonly value: unknown } | { readonly _tag: "tooLarge" | "notJson" }
+/** A request's body read within a limit: its bytes, or over the limit (the rest drained), or broken off. */
+export type Bytes =
+  | { readonly _tag: "bytes"; readonly value: Buffer }
+  | { readonly _tag: "tooLarge" }
+  | { readonly _tag: "broken" }
 
-export const readJson = (req: IncomingMessage, maxBytes: number) =>
-  new Promise<Body>((resolve) => {
+/** The one reader of request bodies on the edge (GraphQL's, /mcp's and the protocols' JSON). */
+export const readBytes = (req: IncomingMessage, maxBytes: number) =>
+  new Promise<Bytes>((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
     req.on("data", (chunk: Buffer) => {
@@ -14,13 +18,20 @@ export const readJson = (req: IncomingMessage, maxBytes: number) =>
       req.resume()
       resolve({ _tag: "tooLarge" })
     })
-    req.on("end", () => {
-      if (size > maxBytes) return
-      try {
-        resolve({ _tag: "json", value: JSON.parse(Buffer.concat(chunks).toString("utf8")) })
-      } catch {
-        resolve({ _tag: "notJson" })
-      }
-    })
-    req.on("error", () => resolve({ _tag: "notJson" }))
+    req.on("end", () => size <= maxBytes && resolve({ _tag: "bytes", value: Buffer.concat(chunks) }))
+    req.on("error", () => resolve({ _tag: "broken" }))
   })
+
+/** A request's body read as JSON within a limit. */
+export type Body = { readonly _tag: "json"; readonly value: unknown } | { readonly _tag: "tooLarge" | "notJson" }
+
+export const readJson = async (req: IncomingMessage, maxBytes: number): Promise<Body> => {
+  const read = await readBytes(req, maxBytes)
+  if (read._tag === "tooLarge") return { _tag: "tooLarge" }
+  if (read._tag === "broken") return { _tag: "notJson" }
+  try {
+    return { _tag: "json", value: JSON.parse(read.value.toString("utf8")) }
+  } catch {
+    return { _tag: "notJson" }
+  }
+}

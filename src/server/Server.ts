@@ -10,6 +10,7 @@ import { WebSocketServer } from "ws"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { messageOf } from "../support/Thrown.js"
 import { viewerPage } from "../viewer/page.js"
+import { readBytes } from "./Body.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./graphql/GraphQLContext.js"
 import * as QueryLimits from "./graphql/QueryLimits.js"
@@ -294,17 +295,10 @@ const withBodyLimit = (maxBodyBytes: number, handle: (req: IncomingMessage, res:
       return Number(req.headers["content-length"]) > maxBodyBytes ? tooLarge(req, res) : handle(req, res)
     }
     if (req.method === "GET" || req.method === "HEAD") return handle(req, res)
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= maxBodyBytes) return void chunks.push(chunk)
-      req.removeAllListeners("data")
-      req.removeAllListeners("end")
-      tooLarge(req, res)
-    })
-    req.on("end", () => {
-      ;(req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks)
+    void readBytes(req, maxBodyBytes).then((read) => {
+      if (read._tag === "tooLarge") return tooLarge(req, res)
+      if (read._tag === "broken") return void res.destroy() // yoga reads a body already read from `req.body`
+      ;(req as IncomingMessage & { body?: Buffer }).body = read.value
       handle(req, res)
     })
   }

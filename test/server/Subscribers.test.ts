@@ -5,7 +5,7 @@ import type { Readable } from "node:stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { PromptId } from "../../src/prompts/PromptId.js"
-import { sseBody } from "../../src/server/graphql/SseResults.js"
+import { resultsBody as sseBody } from "../../src/server/graphql/SseResults.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
 import { gql, startServer, type TestServer } from "../support/server.js"
 

@@ -2,6 +2,7 @@ import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base"
 import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
+import { cutTokens } from "./tokens.js"
 
 /**
  * A local server of Anthropic's Messages API as its reference publishes it, for `@anthropic-ai/sdk`: POST /v1/messages
@@ -103,8 +104,11 @@ export const startAnthropicStub = async (
     const last = points.at(-1)
     const write = last && last.tokens >= min && !cached.has(last.hash) ? last.tokens - read : 0
     for (const p of points) if (p.tokens >= min) cached.add(p.hash)
-    const text = reply.text ?? "{}"
-    const thinking = reply.thinking ?? ""
+    // max_tokens bounds thinking and answer together: thinking first, the answer cut after
+    const limit: number = body.max_tokens ?? Number.POSITIVE_INFINITY
+    const thinking = cutTokens(reply.thinking ?? "", limit)
+    const full = reply.text ?? "{}"
+    const text = cutTokens(full, limit - (thinking ? cl100k(thinking) : 0))
     const bill = {
       input: total - read - write,
       cacheRead: read,
@@ -144,7 +148,10 @@ export const startAnthropicStub = async (
     }
     res.write(sse("content_block_stop", { index }))
     res.write(sse("message_delta", {
-      delta: { stop_reason: reply.stopReason ?? "end_turn", stop_sequence: null },
+      delta: {
+        stop_reason: text.length < full.length ? "max_tokens" : reply.stopReason ?? "end_turn",
+        stop_sequence: null
+      },
       usage: { output_tokens: bill.output }
     }))
     res.end(sse("message_stop", {}))

@@ -1,6 +1,7 @@
 import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
+import { cutTokens } from "./tokens.js"
 
 /**
  * A local server of Gemini's API as Google's reference publishes it, for `@google/genai`: POST
@@ -64,8 +65,12 @@ export const startGeminiStub = async (): Promise<GeminiStub> => {
       return
     }
     const prompt = cl100k(JSON.stringify(body.contents ?? [])) + cl100k(JSON.stringify(body.systemInstruction ?? ""))
-    const text = reply.text ?? "{}"
-    const thoughts = reply.thoughts ?? ""
+    // maxOutputTokens bounds thoughts and answer together (Gemini 2.5 and later): thinking first, the answer cut after
+    const limit: number = body.generationConfig?.maxOutputTokens ?? Number.POSITIVE_INFINITY
+    const thoughts = cutTokens(reply.thoughts ?? "", limit)
+    const full = reply.text ?? "{}"
+    const text = cutTokens(full, limit - (thoughts ? cl100k(thoughts) : 0))
+    const stopped = text.length < full.length ? "MAX_TOKENS" : undefined
     const bill = { prompt, cached: reply.cached ?? 0, output: cl100k(text), thoughts: thoughts ? cl100k(thoughts) : 0 }
     bills.push(bill)
     res.writeHead(200, { "content-type": "text/event-stream" })
@@ -90,7 +95,7 @@ export const startGeminiStub = async (): Promise<GeminiStub> => {
         [{ text: piece }],
         i === pieces.length - 1 ? bill.output : cl100k(pieces.slice(0, i + 1).join("")),
         bill.thoughts,
-        i === pieces.length - 1 ? reply.finishReason ?? "STOP" : undefined
+        i === pieces.length - 1 ? stopped ?? reply.finishReason ?? "STOP" : undefined
       )
     )
     res.end()

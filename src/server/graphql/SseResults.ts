@@ -1,12 +1,9 @@
 import { type ExecutionResult, GraphQLError } from "graphql"
 import { type getSSEProcessor, isAsyncIterable, type Plugin } from "graphql-yoga"
-import { Readable } from "node:stream"
+import type { Readable } from "node:stream"
+import { sseBody } from "../Sse.js"
 
 type ResultProcessor = ReturnType<typeof getSSEProcessor>
-
-/** An SSE keep-alive comment, as graphql-yoga sends every 12 s. */
-const PING = ":\n\n"
-const PING_INTERVAL_MS = 12_000
 
 /** A result as its JSON; errors without their internal extensions (as yoga does). */
 const resultJson = (result: ExecutionResult): string => {
@@ -23,67 +20,30 @@ const resultJson = (result: ExecutionResult): string => {
   })
 }
 
+/** Each result as an SSE frame (`event: next`), the iterator's `return` passed on at once (the feed closes). */
+const framesOf = (results: AsyncIterator<ExecutionResult>): AsyncIterator<string> => ({
+  next: () =>
+    results.next().then((r): IteratorResult<string> =>
+      r.done
+        ? { done: true, value: undefined }
+        : { done: false, value: `event: next\ndata: ${resultJson(r.value)}\n\n` }
+    ),
+  return: () =>
+    results.return?.().then(() => ({ done: true, value: undefined })) ??
+      Promise.resolve({ done: true, value: undefined })
+})
+
 /**
  * A subscription's results as an SSE body (graphql-sse's distinct connections mode, the format yoga writes:
- * `event: next` per result, then `event: complete`), the results of a burst in one chunk: one write per burst instead
- * of one per event. Reads the results only as fast as the client takes them (a slow client holds back its own feed,
- * which closes it when it falls too far behind). A failure of the feed (SUBSCRIBER_TOO_SLOW) is sent as a result with
- * its coded error, then the stream completes.
+ * `event: next` per result, then `event: complete`) through the edge's one SSE writer. A failure of the feed
+ * (SUBSCRIBER_TOO_SLOW) is sent as a result with its coded error, then the stream completes.
  */
-export const sseBody = (iterator: AsyncIterator<ExecutionResult>): Readable => {
-  let pending = PING
-  let flushing = false
-  let room: (() => void) | undefined
-  let closed = false
-  const body = new Readable({
-    read: () => {
-      room?.()
-      room = undefined
-    },
-    destroy: (error, callback) => {
-      closed = true
-      clearInterval(ping)
-      room?.()
-      void iterator.return?.()
-      callback(error)
-    }
+export const resultsBody = (results: AsyncIterator<ExecutionResult>): Readable =>
+  sseBody(framesOf(results), {
+    keepAlive: true,
+    end: "event: complete\ndata:\n\n",
+    onFailure: (e) => `event: next\ndata: ${resultJson({ errors: [asGraphQLError(e)] })}\n\n`
   })
-  const flush = () => {
-    flushing = false
-    if (pending.length === 0 || closed) return
-    body.push(pending)
-    pending = ""
-  }
-  const write = (text: string) => {
-    pending += text
-    if (!flushing) {
-      flushing = true
-      process.nextTick(flush)
-    }
-  }
-  const ping = setInterval(() => write(PING), PING_INTERVAL_MS)
-  const pump = async () => {
-    try {
-      for (;;) {
-        const next = await iterator.next()
-        if (closed) return
-        if (next.done) break
-        write(`event: next\ndata: ${resultJson(next.value)}\n\n`)
-        if (body.readableLength > body.readableHighWaterMark) await new Promise<void>((resolve) => (room = resolve))
-      }
-    } catch (e) {
-      if (closed) return
-      write(`event: next\ndata: ${resultJson({ errors: [asGraphQLError(e)] })}\n\n`)
-    } finally {
-      clearInterval(ping)
-    }
-    write("event: complete\ndata:\n\n")
-    // after the flush that write scheduled: the stream ends once its last chunk is in
-    process.nextTick(() => closed || body.push(null))
-  }
-  void pump()
-  return body
-}
 
 /** An error of the feed as the client may see it: a coded GraphQLError as it is, anything else masked. */
 const asGraphQLError = (e: unknown): GraphQLError =>
@@ -95,7 +55,7 @@ const asGraphQLError = (e: unknown): GraphQLError =>
 export const sseResponse: ResultProcessor = (result, fetchAPI) =>
   // yoga's Response (@whatwg-node/fetch on Node) takes a Node stream as its body; the DOM's BodyInit type does not say so
   new fetchAPI.Response(
-    sseBody((result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]()) as unknown as BodyInit,
+    resultsBody((result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]()) as unknown as BodyInit,
     {
       status: 200,
       headers: {

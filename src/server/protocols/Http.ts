@@ -6,6 +6,7 @@ import { publicFailure } from "../../runs/PublicFailure.js"
 import type { RunManager } from "../../runs/RunManager.js"
 import { readJson } from "../Body.js"
 import { type AuthConfig, authenticate } from "../Security.js"
+import { pipeSse } from "../Sse.js"
 
 /** What a protocol's handler is given: the server's runtime, its keys and its body limit. */
 export interface ProtocolContext {
@@ -76,29 +77,17 @@ export const thrownFailure = (e: unknown): { readonly code: string; readonly mes
 }
 
 /**
- * Writes frames to the response as they come (the headers first), ending it when they end; the client going away
- * aborts `signal` (the run's followers stop at once). A failure mid-stream becomes `onFailure`'s frame. Plain async
- * iteration, no fiber per follower (bench row 44a).
+ * A protocol's frames through the edge's one SSE writer (server/Sse): the headers first, a burst's frames in one write,
+ * the response ended when they end; the client going away aborts `signal` (the run's followers stop at once). A failure
+ * mid-stream becomes `onFailure`'s frame, in the protocol's words. Plain async iteration, no fiber per follower (bench
+ * row 44a).
  */
-export const pipeFrames = async (
+export const pipeFrames = (
   res: ServerResponse,
   headers: Record<string, string>,
   frames: (signal: AbortSignal) => AsyncIterable<string>,
   onFailure: (f: ReturnType<typeof thrownFailure>) => string | undefined
-) => {
-  const gone = new AbortController()
-  res.on("close", () => gone.abort())
-  res.writeHead(200, { "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no", ...headers })
-  res.flushHeaders()
-  try {
-    for await (const frame of frames(gone.signal)) if (frame !== "") res.write(frame)
-  } catch (e) {
-    const frame = onFailure(thrownFailure(e))
-    if (frame !== undefined && !gone.signal.aborted) res.write(frame)
-  } finally {
-    res.end()
-  }
-}
+) => pipeSse(res, headers, frames, (e) => onFailure(thrownFailure(e)))
 
 /** A JSON response. */
 export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
