@@ -1,3 +1,5 @@
+import { isOneOf } from "../support/OneOf.js"
+
 /**
  * A run's status, the one list: read by the record (RunResult), the CLI's `--status`, the viewer's filter; GraphQL's
  * enum and the store's constraint say the same (a test checks GraphQL's against this list).
@@ -21,5 +23,4 @@ export const FINAL_STATUSES = ["CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLE
 export type FinalStatus = (typeof FINAL_STATUSES)[number]
 
 /** Whether a run with this status has ended. */
-export const isFinal = (status: string): status is FinalStatus =>
-  (FINAL_STATUSES as ReadonlyArray<string>).includes(status)
+export const isFinal = (status: string): status is FinalStatus => isOneOf(FINAL_STATUSES, status)

@@ -1,5 +1,6 @@
 import { Array as Arr, Config, ConfigError, Effect, Either, Layer } from "effect"
 import { PromptId } from "../prompts/PromptId.js"
+import { isOneOf } from "../support/OneOf.js"
 import * as Fallback from "./Fallback.js"
 import * as LanguageModel from "./LanguageModel.js"
 import type { ModelPrice } from "./Pricing.js"
@@ -75,14 +76,14 @@ export const parsePhases = (text: string): Either.Either<Partial<Record<ModelPha
   const routes: Partial<Record<ModelPhase, string>> = {}
   for (const part of text.split(";").map((p) => p.trim()).filter((p) => p !== "")) {
     const [phase, list] = [part.slice(0, part.indexOf("=")).trim(), part.slice(part.indexOf("=") + 1).trim()]
-    if (!part.includes("=") || !(PHASES as ReadonlyArray<string>).includes(phase) || list === "") {
+    if (!part.includes("=") || !isOneOf(PHASES, phase) || list === "") {
       return Either.left(
         `"${part}" is not phase=models (phases: ${PHASES.join(", ")}; models as AEON_MODELS lists them)`
       )
     }
     const checked = Fallback.parseModels(list)
     if (Either.isLeft(checked)) return Either.left(`${phase}: ${checked.left}`)
-    routes[phase as ModelPhase] = list
+    routes[phase] = list
   }
   return Either.right(routes)
 }

@@ -1,4 +1,5 @@
 import { Config, Data, Effect, Layer, Option } from "effect"
+import { isOneOf } from "../support/OneOf.js"
 import * as LanguageModel from "./LanguageModel.js"
 import * as Offline from "./Offline.js"
 import * as Scripted from "./Scripted.js"
@@ -17,8 +18,8 @@ export const providerConfig = Config.option(
 ).pipe(Effect.flatMap(Option.match({
   onNone: () => Effect.succeed(Option.none<(typeof providers)[number]>()),
   onSome: (p) =>
-    (providers as ReadonlyArray<string>).includes(p)
-      ? Effect.succeed(Option.some(p as (typeof providers)[number]))
+    isOneOf(providers, p)
+      ? Effect.succeed(Option.some(p))
       : Effect.fail(
         new ModelConfigError({ message: `AEON_MODEL_PROVIDER must be one of ${providers.join(", ")} (got ${p})` })
       )

@@ -48,7 +48,7 @@ export const capabilities = Effect.all({
   outputIntervalMs: outputIntervalConfig,
   storeWaits: Effect.serviceOption(StoreOutages).pipe(Effect.map(Option.getOrUndefined)),
   approvalTools: Effect.serviceOption(ApprovalPolicy).pipe(
-    Effect.map(Option.match({ onNone: () => [] as ReadonlyArray<string>, onSome: (p) => p.tools }))
+    Effect.map(Option.match({ onNone: (): ReadonlyArray<string> => [], onSome: (p) => p.tools }))
   ),
   approvePlan: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({ onNone: () => false, onSome: (p) => p.plans === true }))
