@@ -2,6 +2,7 @@ import { Config, Duration, Effect, Option, Redacted } from "effect"
 import { messageOf } from "../support/Thrown.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
+import { connectionOf, type ModelOverride } from "./ModelOverride.js"
 import { Retryable, retrySchedule } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
@@ -76,24 +77,13 @@ export const fromNativeConfig =
   (
     c: NativeConfig,
     prices: Readonly<Record<string, ModelPrice>>,
-    over: {
-      readonly model?: string | undefined
-      readonly baseURL?: string | undefined
-      readonly apiKey?: Option.Option<Redacted.Redacted> | undefined
-    } = {}
+    over: ModelOverride = {}
   ) => {
-    const model = over.model ?? c.model
+    const connection = connectionOf(c, over)
     return make(
-      {
-        apiKey: Option.getOrUndefined(Option.map(over.apiKey ?? c.apiKey, Redacted.value)),
-        baseURL: over.baseURL ?? Option.getOrUndefined(c.baseURL),
-        model,
-        timeoutMs: c.timeoutMs,
-        maxRetries: c.maxRetries,
-        thinkingTokens: Option.getOrUndefined(c.thinkingTokens)
-      },
-      priceOf(prices, model),
-      unpricedNotice(prices, model)
+      { ...connection, thinkingTokens: Option.getOrUndefined(c.thinkingTokens) },
+      priceOf(prices, connection.model),
+      unpricedNotice(prices, connection.model)
     )
   }
 

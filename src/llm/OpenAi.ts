@@ -1,7 +1,8 @@
-import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Duration, Effect, Layer } from "effect"
 import OpenAI from "openai"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
+import { connectionOf, type ModelOverride } from "./ModelOverride.js"
 import { isEmpty, readAnswer } from "./OpenAiAnswers.js"
 import { failureOf, REFUSES_FORMAT, Retryable, retrySchedule, withOpenAiErrorBodies } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
@@ -353,25 +354,13 @@ export const config = Config.all({
 export const fromConfig = (
   c: Config.Config.Success<typeof config>,
   prices: Readonly<Record<string, ModelPrice>>,
-  over: {
-    readonly model?: string | undefined
-    readonly baseURL?: string | undefined
-    readonly apiKey?: Option.Option<Redacted.Redacted> | undefined
-  } = {}
+  over: ModelOverride = {}
 ) => {
-  const model = over.model ?? c.model
+  const connection = connectionOf(c, over)
   return make(
-    {
-      apiKey: Option.getOrUndefined(Option.map(over.apiKey ?? c.apiKey, Redacted.value)),
-      baseURL: over.baseURL ?? Option.getOrUndefined(c.baseURL),
-      model,
-      timeoutMs: c.timeoutMs,
-      maxRetries: c.maxRetries,
-      stream: c.stream,
-      formatRetryMs: c.formatRetryMs
-    },
-    priceOf(prices, model),
-    unpricedNotice(prices, model)
+    { ...connection, stream: c.stream, formatRetryMs: c.formatRetryMs },
+    priceOf(prices, connection.model),
+    unpricedNotice(prices, connection.model)
   )
 }
 
