@@ -1,6 +1,22 @@
 import type { SqlConnection } from "@effect/sql"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Fiber, Layer, Stream } from "effect"
+
+/**
+ * One query at a time on the connection, until PostgreSQL has ended it. A caller that gives a query up (the cluster's
+ * storage times its lock queries out after 2 s) returns at once, but the query goes on to its end holding the
+ * connection: interrupting it would only ask PostgreSQL to cancel it (on another connection, which a loaded pool may
+ * not give for seconds) and free the connection before the query has left it. Not cancelled, a lock query still ends
+ * soon: they are short.
+ */
+const oneAtATime = (lock: Effect.Semaphore) => <A, E>(query: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.zipRight(
+      restore(lock.take(1)),
+      Effect.flatMap(Effect.forkDaemon(Effect.ensuring(query, lock.release(1))), (running) =>
+        restore(Fiber.join(running)))
+    )
+  )
 
 /**
  * A reserved connection that takes its queries one at a time. @effect/cluster's SQL runner storage keeps one reserved
@@ -9,11 +25,10 @@ import { Effect, Layer, Stream } from "effect"
  * executing a query", on every runner after a failover; pg 9 removes that path). Queued here instead, in order.
  */
 const serialized = (c: SqlConnection.Connection, lock: Effect.Semaphore): SqlConnection.Connection => ({
-  execute: (sql, params, transformRows) => lock.withPermits(1)(c.execute(sql, params, transformRows)),
-  executeRaw: (sql, params) => lock.withPermits(1)(c.executeRaw(sql, params)),
-  executeValues: (sql, params) => lock.withPermits(1)(c.executeValues(sql, params)),
-  executeUnprepared: (sql, params, transformRows) =>
-    lock.withPermits(1)(c.executeUnprepared(sql, params, transformRows)),
+  execute: (sql, params, transformRows) => oneAtATime(lock)(c.execute(sql, params, transformRows)),
+  executeRaw: (sql, params) => oneAtATime(lock)(c.executeRaw(sql, params)),
+  executeValues: (sql, params) => oneAtATime(lock)(c.executeValues(sql, params)),
+  executeUnprepared: (sql, params, transformRows) => oneAtATime(lock)(c.executeUnprepared(sql, params, transformRows)),
   executeStream: (sql, params, transformRows) =>
     Stream.unwrapScoped(
       Effect.as(
