@@ -8,6 +8,7 @@ import { prepare, prepareResume } from "../run/Run.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
 import { type ThreadRow, Threads, type ThreadTurn } from "../store/Threads.js"
+import { fieldOf, stringField } from "../support/Fields.js"
 import { CliError } from "./CliError.js"
 import { engineLayer, opt } from "./Handlers.js"
 import { personLogger } from "./Reporting.js"
@@ -43,7 +44,7 @@ const finishLeftTurns = (threadId: string, owner: string) =>
     const config = yield* Effect.orDie(Database.databaseConfig)
     if (Option.isSome(config.url)) return
     const left = (yield* (yield* RunStore).unfinished).filter((r) =>
-      (r.userId ?? "") === owner && (r.input as { threadId?: unknown } | null)?.threadId === threadId
+      (r.userId ?? "") === owner && fieldOf(r.input, "threadId") === threadId
     )
     for (const row of left) {
       say(`(finishing the turn left unfinished: ${row.task.slice(0, 60)})\n`)
@@ -125,7 +126,7 @@ const failureText = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit)
     ? Option.match(Cause.failureOption(exit.cause), {
       onNone: () => "see the log",
-      onSome: (e) => (e as { message?: string }).message ?? String(e)
+      onSome: (e) => stringField(e, "message") ?? String(e)
     })
     : ""
 

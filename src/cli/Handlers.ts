@@ -20,6 +20,7 @@ import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
+import { codeOf } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
@@ -33,7 +34,7 @@ import { eventsOnServer, runsOnServer, runThroughServer, serverHoldingDataDir } 
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
-  const code = (e as { code?: unknown }).code
+  const code = codeOf(e)
   return code === "ENOENT"
     ? "no such file"
     : code === "EACCES" || code === "EPERM"

@@ -1,13 +1,12 @@
 import { Cause, Effect, Logger, Option } from "effect"
 import { StoreOutageError } from "../domain/Errors.js"
+import { stringField } from "../support/Fields.js"
 
 /** What a command says to a person: its failure, once, without a stack; what a run says while it goes. */
 
 export const fail = (e: unknown) =>
   Effect.sync(() => {
-    const message = e instanceof Error || (typeof e === "object" && e !== null && "message" in e)
-      ? (e as { message: string }).message
-      : String(e)
+    const message = stringField(e, "message") ?? String(e)
     process.stderr.write(`aeon: ${message}\n`)
     process.exitCode = 1
   })

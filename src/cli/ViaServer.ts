@@ -1,11 +1,13 @@
 import { Effect, Option, Schema } from "effect"
 import { createClient } from "graphql-sse"
 import { RunEvent } from "../domain/RunEvent.js"
+import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { openRequests } from "../record/Requests.js"
 import { foldEvents } from "../record/RunRecord.js"
 import { resultFromEvents, type RunResult } from "../record/RunResult.js"
 import * as Database from "../store/Database.js"
 import { serverHolding } from "../store/ServerAddress.js"
+import { fieldOf, stringField } from "../support/Fields.js"
 import { CliError } from "./CliError.js"
 import { printResult } from "./Printing.js"
 import { makeProgress } from "./Progress.js"
@@ -21,28 +23,59 @@ const headers = (): Record<string, string> => {
   return { "x-graphql-yoga-csrf": "1", ...(key ? { authorization: `Bearer ${key}` } : {}) }
 }
 
-/** One GraphQL operation on the server; its errors as the CLI's (their words, no stack). */
-const operation = (url: string, query: string, variables: Record<string, unknown>) =>
+/** The words of a GraphQL answer's errors, when it has any. */
+const errorsOf = (body: unknown): string | undefined => {
+  const errors = fieldOf(body, "errors")
+  return Array.isArray(errors) && errors.length > 0
+    ? errors.map((e: unknown) => stringField(e, "message") ?? "error").join("; ")
+    : undefined
+}
+
+/**
+ * One GraphQL operation on the server, its data decoded by `data` (a server of another version answering in another
+ * shape is said so, not read wrong); its errors as the CLI's (their words, no stack).
+ */
+const operation = <A, I>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  data: Schema.Schema<A, I>
+) =>
   Effect.tryPromise({
-    try: async () => {
+    try: async (): Promise<unknown> => {
       const res = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", ...headers() },
         body: JSON.stringify({ query, variables })
       })
-      return await res.json() as { data?: any; errors?: Array<{ readonly message: string }> }
+      return await res.json()
     },
     catch: () => new CliError(`cannot reach the Aeon server at ${url}, which holds this data directory`)
   }).pipe(
-    Effect.flatMap((r) =>
-      r.errors?.length ? Effect.fail(new CliError(r.errors.map((e) => e.message).join("; "))) : Effect.succeed(r.data)
+    Effect.flatMap((body) => {
+      const errors = errorsOf(body)
+      return errors !== undefined ? Effect.fail(new CliError(errors)) : Effect.succeed(fieldOf(body, "data"))
+    }),
+    Effect.flatMap((d) =>
+      Schema.decodeUnknown(data)(d).pipe(
+        Effect.mapError(() => new CliError(`the Aeon server at ${url} answered in a shape this CLI does not read`))
+      )
     )
   )
+
+/** A server's event as GraphQL gives it (its payload the event's content). */
+const ServedEvent = Schema.Struct({
+  type: Schema.String,
+  runId: Schema.String,
+  seq: Schema.Number,
+  at: Schema.String,
+  payload: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
 
 const decodeEvent = Schema.decodeUnknownSync(RunEvent)
 
 /** A runEvents message as the run's event (its payload is the event's content). */
-const eventOf = (e: { type: string; runId: string; seq: number; at: string; payload: Record<string, unknown> }) =>
+const eventOf = (e: typeof ServedEvent.Type) =>
   decodeEvent({ ...e.payload, _tag: e.type, runId: e.runId, seq: e.seq, at: Date.parse(e.at) })
 
 /**
@@ -81,21 +114,30 @@ export type ViaServer =
 /** Starts `input` on the server at `url` and follows it to its end, or to a person's turn. */
 export const runOnServer = (url: string, input: Record<string, unknown>, onEvent: (e: RunEvent) => void) =>
   Effect.gen(function*() {
-    const started = yield* operation(url, `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`, {
-      input
-    })
-    const runId = started.runTask.id as string
+    const started = yield* operation(
+      url,
+      `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`,
+      { input },
+      Schema.Struct({ runTask: Schema.Struct({ id: Schema.String }) })
+    )
+    const runId = started.runTask.id
     const events = yield* followed(url, runId, onEvent)
     const viewer = `${url.replace(/\/graphql$/, "/runs")}/${encodeURIComponent(runId)}`
-    return events.some((e) => e._tag === "RunFinished")
-      ? { _tag: "done", result: resultFromEvents(events) } satisfies ViaServer as ViaServer
-      : { _tag: "waiting", runId, viewer } satisfies ViaServer as ViaServer
+    const outcome: ViaServer = events.some((e) => e._tag === "RunFinished")
+      ? { _tag: "done", result: resultFromEvents(events) }
+      : { _tag: "waiting", runId, viewer }
+    return outcome
   })
 
 /** A run's stored events, read from the server (`aeon inspect` beside it); undefined when it has no such run. */
 export const eventsOnServer = (url: string, runId: string) =>
   Effect.map(
-    operation(url, `query($id: ID!) { run(id: $id) { events { type runId seq at payload } } }`, { id: runId }),
+    operation(
+      url,
+      `query($id: ID!) { run(id: $id) { events { type runId seq at payload } } }`,
+      { id: runId },
+      Schema.Struct({ run: Schema.NullOr(Schema.Struct({ events: Schema.Array(ServedEvent) })) })
+    ),
     (d): ReadonlyArray<RunEvent> | undefined => d.run?.events.map(eventOf)
   )
 
@@ -109,13 +151,19 @@ export const runsOnServer = (
       url,
       `query($userId: ID, $status: RunStatus, $first: Int) { runs(userId: $userId, status: $status, first: $first) {
         edges { node { id task status mode userId createdAt } } } }`,
-      filters
+      filters,
+      Schema.Struct({
+        runs: Connection(Schema.Struct({
+          id: Schema.String,
+          task: Schema.String,
+          status: Schema.String,
+          mode: Schema.String,
+          userId: Schema.NullOr(Schema.String),
+          createdAt: Schema.String
+        }))
+      })
     ),
-    (d) =>
-      (d.runs.edges as Array<
-        { node: { id: string; task: string; status: string; mode: string; userId: string | null; createdAt: string } }
-      >)
-        .map(({ node }) => ({ ...node, createdAt: new Date(node.createdAt) }))
+    (d) => d.runs.edges.map(({ node }) => ({ ...node, createdAt: new Date(node.createdAt) }))
   )
 
 /** The server holding the embedded data directory this CLI would open, if one serves from it now. */
@@ -151,6 +199,28 @@ export const runThroughServer = (
     yield* printResult(outcome.result, json)
   })
 
+/** `{ edges: [{ node }] }`: a GraphQL connection of `node`s. */
+const Connection = <A, I>(node: Schema.Schema<A, I>) => Schema.Struct({ edges: Schema.Array(Schema.Struct({ node })) })
+
+const ServedTurn = Schema.Struct({
+  turn: Schema.Number,
+  runId: Schema.String,
+  task: Schema.String,
+  status: Schema.Literal(...RUN_STATUSES),
+  answer: Schema.NullOr(Schema.String),
+  data: Schema.Unknown,
+  createdAt: Schema.String
+})
+
+const ServedThread = Schema.Struct({
+  id: Schema.String,
+  userId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  turnCount: Schema.Number,
+  lastTask: Schema.NullOr(Schema.String)
+})
+
 /** `aeon threads` beside the server holding the data directory: its threads, a thread's turns, or one erased. */
 export const threadsOnServer = (
   url: string,
@@ -163,22 +233,28 @@ export const threadsOnServer = (
 ) =>
   q.id !== undefined && q.forget
     ? Effect.map(
-      operation(url, `mutation($id: ID!, $userId: ID) { forgetThread(id: $id, userId: $userId) }`, q),
-      (d) => ({ _tag: "forgotten" as const, gone: d.forgetThread as boolean })
+      operation(
+        url,
+        `mutation($id: ID!, $userId: ID) { forgetThread(id: $id, userId: $userId) }`,
+        q,
+        Schema.Struct({ forgetThread: Schema.Boolean })
+      ),
+      (d) => ({ _tag: "forgotten" as const, gone: d.forgetThread })
     )
     : q.id !== undefined
     ? Effect.map(
       operation(
         url,
         `query($id: ID!, $userId: ID, $first: Int) { thread(id: $id, userId: $userId) {
-          turns(first: $first) { edges { node { turn runId task status answer createdAt } } } } }`,
-        q
+          turns(first: $first) { edges { node { turn runId task status answer data createdAt } } } } }`,
+        q,
+        Schema.Struct({ thread: Schema.NullOr(Schema.Struct({ turns: Connection(ServedTurn) })) })
       ),
       (d) => ({
         _tag: "turns" as const,
         turns: d.thread === null
           ? undefined
-          : (d.thread.turns.edges as Array<{ node: any }>).map(({ node }) => ({
+          : d.thread.turns.edges.map(({ node }) => ({
             ...node,
             createdAt: new Date(node.createdAt)
           }))
@@ -189,11 +265,12 @@ export const threadsOnServer = (
         url,
         `query($userId: ID, $first: Int) { threads(userId: $userId, first: $first) {
           edges { node { id userId createdAt updatedAt turnCount lastTask } } } }`,
-        q
+        q,
+        Schema.Struct({ threads: Connection(ServedThread) })
       ),
       (d) => ({
         _tag: "threads" as const,
-        threads: (d.threads.edges as Array<{ node: any }>).map(({ node }) => ({
+        threads: d.threads.edges.map(({ node }) => ({
           id: node.id,
           owner: node.userId ?? "",
           createdAt: new Date(node.createdAt),

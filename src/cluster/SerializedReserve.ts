@@ -38,12 +38,10 @@ const serialized = (c: SqlConnection.Connection, lock: Effect.Semaphore): SqlCon
     )
 })
 
-/** The client as it is, its reserved connections serialized (the client stays callable: `sql\`…\``). */
+/** The client as it is (still callable: `sql\`…\``), its reserved connections serialized. */
 export const serializedReserve = (sql: SqlClient.SqlClient): SqlClient.SqlClient => {
   const reserve = Effect.flatMap(sql.reserve, (c) => Effect.map(Effect.makeSemaphore(1), (lock) => serialized(c, lock)))
-  const client =
-    ((...args: Array<unknown>) => (sql as unknown as (...a: Array<unknown>) => unknown)(...args)) as unknown
-  return Object.assign(client as object, sql, { reserve }) as SqlClient.SqlClient
+  return new Proxy(sql, { get: (client, key) => key === "reserve" ? reserve : Reflect.get(client, key) })
 }
 
 /** What the cluster's storage reads as its SqlClient. */

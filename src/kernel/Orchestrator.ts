@@ -170,6 +170,9 @@ const evaluate = (ctx: RunContext, passNumber: number, executed: Plan) =>
     return { report, assessment }
   })
 
+/** Why the run stops, typed as such where it is decided (its `reason` a literal of Stop's, not a string). */
+const stopped = (stop: Stop): Stop => stop
+
 /** One execution pass: EXECUTE → EVALUATE → (converged? stop) → REFINE → pass boundary. */
 const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resumed = false) =>
   Effect.gen(function*() {
@@ -180,9 +183,9 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       const phase = first ? "EXECUTE" : "RE_EXECUTE"
       yield* executePass(ctx, passNumber, phase).pipe(Effect.locally(callSite, { passNumber, phase }))
     } else {
-      if (st.ttlRemaining <= 0) return { reason: "ttl_expired", point: "phase_boundary" } satisfies Stop as Stop
+      if (st.ttlRemaining <= 0) return stopped({ reason: "ttl_expired", point: "phase_boundary" })
       if (readySteps(st.plan).length === 0) {
-        return { reason: "stalled", error: "nothing left to execute and no refinement possible" } satisfies Stop as Stop
+        return stopped({ reason: "stalled", error: "nothing left to execute and no refinement possible" })
       }
       yield* ctx.events.emit({ _tag: "PassStarted", passNumber, ttlRemaining: st.ttlRemaining, plan: st.plan })
       const phase = first ? "EXECUTE" : "RE_EXECUTE"
@@ -192,21 +195,16 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
     // a tool failure retrying cannot fix, and no other tool to do its work: no model is asked to judge or refine it
     const outage = toolOutageIn(executed, ctx.toolInfos)
     if (outage) {
-      return {
-        reason: "failed",
-        error: outage.message,
-        unrecoverable: true,
-        toolOutage: outage.message
-      } satisfies Stop as Stop
+      return stopped({ reason: "failed", error: outage.message, unrecoverable: true, toolOutage: outage.message })
     }
     const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))
     if (assessment.converged) {
       yield* passFinished(ctx, passNumber)
-      return { reason: "converged" } satisfies Stop as Stop
+      return stopped({ reason: "converged" })
     }
     // the same failures as the pass before (a tool refusing the same input): no refinement, no further pass
     const repeated = ctx.singlePass ? undefined : repeatedFailures(ctx.events.record(), passNumber)
-    if (repeated) return { reason: "stalled", error: repeated } satisfies Stop as Stop
+    if (repeated) return stopped({ reason: "stalled", error: repeated })
     // no refinement when no pass is left to use it: the TTL is spent (an interactive run asks for more passes)
     if (!ctx.singlePass && (ttlRemainingNow(ctx) > 0 || (yield* morePasses(ctx, passNumber)))) {
       yield* inPhase(
@@ -232,7 +230,7 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       )
     }
     yield* endPass(ctx, passNumber)
-    return undefined as Stop | undefined
+    return undefined
   })
 
 /** Where a run restarted after a crash picks up: the PLAN pass, a pass in progress, or the next pass. */
@@ -248,7 +246,7 @@ export type ResumePoint =
 const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
   Effect.gen(function*() {
     let pass = firstPass + 1
-    if (resume?.stage === "converged") return { reason: "converged" } satisfies Stop as Stop
+    if (resume?.stage === "converged") return stopped({ reason: "converged" })
     if (!resume || resume.stage === "plan") yield* planPass(ctx, firstPass, resume !== undefined)
     else if (resume.stage === "boundary") pass = resume.nextPass
     else if (resume.stage === "refined") {

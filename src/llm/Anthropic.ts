@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { Effect, Layer } from "effect"
 import type { Attached } from "../domain/Attachment.js"
+import { fieldOf } from "../support/Fields.js"
 import * as LanguageModel from "./LanguageModel.js"
 import type { ModelError } from "./ModelErrors.js"
 import {
@@ -66,7 +67,7 @@ const blockOf = (a: Attached): Anthropic.ContentBlockParam => {
 }
 
 const textBlocks = (request: LanguageModel.CompletionRequest) => {
-  const task = (request.input as { readonly request?: unknown } | null)?.request
+  const task = fieldOf(request.input, "request")
   const at = typeof task === "string" && task !== "" ? request.user.indexOf(task) : -1
   return at > 0
     ? [

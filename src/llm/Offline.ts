@@ -3,6 +3,7 @@ import { jsonrepair } from "jsonrepair"
 import { textSignals } from "../domain/TextSignals.js"
 import { PromptId } from "../prompts/PromptId.js"
 import { Contracts, type PromptContract } from "../prompts/PromptRegistry.js"
+import { fieldOf, stringField } from "../support/Fields.js"
 import { findExpression } from "../tools/Calculator.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { offlineValue } from "./OfflineValue.js"
@@ -70,8 +71,8 @@ interface ToolSeen {
 
 /** The one field a tool's input is named by: its only required field, else its first property. */
 const inputField = (inputSchema: unknown): string | undefined => {
-  if (typeof inputSchema !== "object" || inputSchema === null) return undefined
-  const { properties, required } = inputSchema as { readonly properties?: unknown; readonly required?: unknown }
+  const properties = fieldOf(inputSchema, "properties")
+  const required = fieldOf(inputSchema, "required")
   if (Array.isArray(required) && required.length === 1 && typeof required[0] === "string") return required[0]
   return typeof properties === "object" && properties !== null ? Object.keys(properties)[0] : undefined
 }
@@ -210,8 +211,8 @@ const rubricVerdict = (rubric: string, answerText: string) => {
 const extractiveSummary = (notes: string | undefined, messages: string) => {
   const said = messages.split("\n").flatMap((l) => {
     try {
-      const m = JSON.parse(l) as { user?: unknown }
-      return typeof m.user === "string" ? [m.user] : []
+      const user = stringField(JSON.parse(l), "user")
+      return user === undefined ? [] : [user]
     } catch {
       return []
     }

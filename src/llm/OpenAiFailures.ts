@@ -1,5 +1,6 @@
 import { Duration, Predicate, Schedule } from "effect"
 import OpenAI from "openai"
+import { codeOf } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import { type ModelError, ModelHttpError, ModelUnavailableError } from "./ModelErrors.js"
 
@@ -64,8 +65,8 @@ export const retrySchedule = (options: OpenAiOptions) =>
  */
 const errorCode = (e: unknown): string | undefined => {
   for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
-    const code = (c as { code?: unknown }).code
-    if (typeof code === "string") return code
+    const code = codeOf(c)
+    if (code !== undefined) return code
     if (/^(bad port|invalid url)/i.test(c.message)) return "BAD_URL"
   }
   return undefined

@@ -1,6 +1,7 @@
 import { Config, Data, Effect, Option, ParseResult, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
+import { codeOf, fieldOf } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 
 /**
@@ -71,7 +72,7 @@ export const expandVariables = (value: unknown, env: Record<string, string | und
 
 /** What is wrong with the file's shape before its fields are read: no mcpServers, a bad name, neither command nor url. */
 const entryShapeError = (raw: unknown): string | undefined => {
-  const servers = (raw as { mcpServers?: unknown } | null)?.mcpServers
+  const servers = fieldOf(raw, "mcpServers")
   if (servers === null || typeof servers !== "object" || Array.isArray(servers)) {
     return "the file needs an object mcpServers: { name: { command | url, … } }"
   }
@@ -124,7 +125,7 @@ export const load = (file: string, env?: Record<string, string | undefined>) =>
       try: () => readFileSync(file, "utf8"),
       catch: (e) =>
         new McpConfigError({
-          message: `cannot read MCP configuration ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`
+          message: `cannot read MCP configuration ${file}: ${codeOf(e) ?? String(e)}`
         })
     })
     const raw = yield* Effect.try({

@@ -57,7 +57,7 @@ export const resultOf = (step: ReferencedStep, toolOutput: unknown): unknown => 
   if (toolOutput === undefined) return step.stepOutput
   if (isScalar(toolOutput)) return toolOutput
   if (toolOutput !== null && typeof toolOutput === "object" && "value" in toolOutput) {
-    return (toolOutput as { value: unknown }).value
+    return toolOutput.value
   }
   return toolOutput
 }

@@ -7,6 +7,7 @@ import { Attachments } from "../store/Attachments.js"
 import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { RunStore } from "../store/RunStore.js"
+import { fieldOf, stringField } from "../support/Fields.js"
 import { create } from "./Fork.js"
 import { recordedMemories } from "./MemoryReplay.js"
 import { prepareResume } from "./Run.js"
@@ -14,12 +15,16 @@ import { prepareResume } from "./Run.js"
 /** A stored run's attachments with their bytes (those its input names by hash). */
 const filesOf = (input: unknown) =>
   Effect.gen(function*() {
-    const named = ((input as { attachments?: ReadonlyArray<{ mediaType: string; sha256?: string }> } | null)
-      ?.attachments ?? []).filter((a) => a.sha256 !== undefined)
+    const listed = fieldOf(input, "attachments")
+    const named = (Array.isArray(listed) ? listed : []).flatMap((a: unknown) => {
+      const sha256 = stringField(a, "sha256")
+      const mediaType = stringField(a, "mediaType")
+      return sha256 !== undefined && mediaType !== undefined ? [{ sha256, mediaType }] : []
+    })
     const store = yield* Effect.serviceOption(Attachments)
     if (Option.isNone(store) || named.length === 0) return []
     return yield* Effect.forEach(named, (a) =>
-      Effect.map(store.value.get(a.sha256!), (data) => ({
+      Effect.map(store.value.get(a.sha256), (data) => ({
         mediaType: a.mediaType,
         data: Option.getOrElse(data, () => "")
       })))

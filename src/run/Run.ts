@@ -37,6 +37,7 @@ import { replayFor } from "./ForkModel.js"
 import { asLogged } from "./MemoryReplay.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
+import { fieldOf } from "../support/Fields.js"
 import { type Capabilities, capabilities, outputIntervalConfig, remembers, type Session, sessionOf } from "./Session.js"
 
 export { RunLifecycle }
@@ -229,9 +230,9 @@ export interface RegisterOptions {
  */
 const refuseUnenforceableCostCap = (rawInput: unknown) =>
   Effect.flatMap(Effect.serviceOption(LanguageModel), (model) => {
-    const budget = (rawInput as { readonly budget?: { readonly maxCostUsd?: unknown } } | null)?.budget
+    const costCap = fieldOf(fieldOf(rawInput, "budget"), "maxCostUsd")
     const unpriced = Option.isSome(model) ? model.value.unpriced ?? [] : []
-    return budget?.maxCostUsd !== undefined && budget.maxCostUsd !== null && unpriced.length > 0
+    return costCap !== undefined && costCap !== null && unpriced.length > 0
       ? Effect.fail(new InvalidRunInputError({ message: unenforceableCostCap(unpriced) }))
       : Effect.void
   })

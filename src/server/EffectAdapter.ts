@@ -1,6 +1,7 @@
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { GraphQLError } from "graphql"
 import { publicFailure } from "../runs/PublicFailure.js"
+import { stringField } from "../support/Fields.js"
 
 /** Errors that cross the API carry a `_tag`; it becomes `extensions.code`. Anything else is masked. */
 export const toGraphQLError = (cause: Cause.Cause<unknown>): GraphQLError => {
@@ -24,8 +25,8 @@ export const make = <R>(runtime: Runtime.Runtime<R>) => {
       fork(Effect.logError("resolver failed", exit.cause))
     }
     // what the client is not told (the database's own words) goes to the server's log
-    const detail = Option.getOrUndefined(Cause.failureOption(exit.cause)) as { detail?: unknown } | undefined
-    if (typeof detail?.detail === "string") fork(Effect.logError(`${error.message}: ${detail.detail}`))
+    const detail = stringField(Option.getOrUndefined(Cause.failureOption(exit.cause)), "detail")
+    if (detail !== undefined) fork(Effect.logError(`${error.message}: ${detail}`))
     throw error
   }
   const run = async <A, E>(effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Promise<A> =>

@@ -2,6 +2,7 @@ import { type ExecutionResult, GraphQLError } from "graphql"
 import type { Plugin } from "graphql-yoga"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage } from "node:http"
+import { fieldOf } from "../support/Fields.js"
 
 export interface AuthConfig {
   /** A single key for everyone (no user binding). */
@@ -44,8 +45,8 @@ const codeOf = (e: GraphQLError): string | undefined => {
     return "BAD_USER_INPUT"
   }
   if (/CSRF/.test(e.message)) return "CSRF_BLOCKED"
-  const status = (e.extensions?.http as { status?: number } | undefined)?.status
-  return status !== undefined && status >= 400 && status < 500 ? "BAD_REQUEST" : undefined
+  const status = fieldOf(e.extensions?.http, "status")
+  return typeof status === "number" && status >= 400 && status < 500 ? "BAD_REQUEST" : undefined
 }
 
 /**

@@ -5,8 +5,8 @@ import { useServer } from "graphql-ws/use/ws"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { WebSocketServer } from "ws"
+import { stringField } from "../support/Fields.js"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { messageOf } from "../support/Thrown.js"
 import { viewerPage } from "../viewer/page.js"
@@ -298,7 +298,7 @@ const withBodyLimit = (maxBodyBytes: number, handle: (req: IncomingMessage, res:
     void readBytes(req, maxBodyBytes).then((read) => {
       if (read._tag === "tooLarge") return tooLarge(req, res)
       if (read._tag === "broken") return void res.destroy() // yoga reads a body already read from `req.body`
-      ;(req as IncomingMessage & { body?: Buffer }).body = read.value
+      Object.assign(req, { body: read.value })
       handle(req, res)
     })
   }
@@ -309,7 +309,8 @@ const listen = (server: Server, port: number, host: string) =>
     server.once("error", reject) // the port is taken, the host is not this machine's, …
     server.listen(port, host, () => {
       server.off("error", reject)
-      const address = server.address() as AddressInfo
+      const address = server.address()
+      if (address === null || typeof address === "string") return reject(new Error(`not listening on TCP: ${address}`))
       const shown = address.address.includes(":") ? `[${address.address}]` : address.address
       resolve(`http://${shown}:${address.port}/graphql`)
     })
@@ -320,14 +321,14 @@ const listen = (server: Server, port: number, host: string) =>
  * server without API keys answers only a Host and Origin naming this machine or AEON_ALLOWED_HOSTS (DNS rebinding),
  * on every route and the WebSocket upgrade.
  */
-export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptions) => {
-  const adapter = EffectAdapter.make(runtime as Runtime.Runtime<any>)
+export const start = async (runtime: Runtime.Runtime<Resolvers.R>, options: ServerOptions) => {
+  const adapter = EffectAdapter.make(runtime)
   const yoga = yogaOf(adapter, options)
   const allowed = options.allowedHosts ?? []
-  const mcp = McpEndpoint.make(runtime as Runtime.Runtime<any>, options.auth, allowed)
+  const mcp = McpEndpoint.make(runtime, options.auth, allowed)
   const graphql = withBodyLimit(options.maxBodyBytes, (req, res) => void yoga.handle(req, res))
   const protocols = Protocols.make({
-    runtime: runtime as Runtime.Runtime<any>,
+    runtime,
     auth: options.auth,
     maxBodyBytes: options.maxBodyBytes,
     version: options.info.version
@@ -351,7 +352,7 @@ export const start = async <R>(runtime: Runtime.Runtime<R>, options: ServerOptio
     authenticate: (connectionParams, request) =>
       authenticate(
         options.auth,
-        (connectionParams?.authorization as string | undefined) ?? request.headers.authorization
+        stringField(connectionParams, "authorization") ?? request.headers.authorization
       ),
     context: (user) =>
       ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext

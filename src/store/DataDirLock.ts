@@ -3,6 +3,7 @@ import Sqlite from "better-sqlite3"
 import { Effect } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { codeOf } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import { serverHolding } from "./ServerAddress.js"
 import { retain } from "./SqliteClient.js"
@@ -49,8 +50,6 @@ const lockFile = (path: string) => {
   }
 }
 
-const code = (e: unknown) => (e as { readonly code?: string }).code
-
 /**
  * The lock, tried a few times a few milliseconds apart while it is BUSY: two processes starting at the same instant
  * can each take a shared lock and both be refused the exclusive one (SQLite's deadlock avoidance), and then neither
@@ -62,7 +61,7 @@ const lockFileContended = (path: string) => {
     try {
       return lockFile(path)
     } catch (e) {
-      if (attempt >= 6 || (code(e) !== "SQLITE_BUSY" && code(e) !== "SQLITE_LOCKED")) throw e
+      if (attempt >= 6 || (codeOf(e) !== "SQLITE_BUSY" && codeOf(e) !== "SQLITE_LOCKED")) throw e
       Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 30)) // a short synchronous pause, jittered
     }
   }
@@ -86,8 +85,8 @@ export const acquire = (dataDir: string) =>
         try {
           db = lockFileContended(path)
         } catch (e) {
-          if (code(e) === "SQLITE_BUSY" || code(e) === "SQLITE_LOCKED") throw inUse(dataDir)
-          if (code(e) !== "SQLITE_NOTADB") throw e
+          if (codeOf(e) === "SQLITE_BUSY" || codeOf(e) === "SQLITE_LOCKED") throw inUse(dataDir)
+          if (codeOf(e) !== "SQLITE_NOTADB") throw e
           rmSync(path, { force: true }) // a text lock an earlier version left: its pid proves nothing
           db = lockFile(path)
         }

@@ -4,6 +4,7 @@ import type { Memory, MemoryKind } from "../domain/Memory.js"
 import { Plan } from "../domain/Plan.js"
 import { type ReusablePlan, startingPlan } from "../memory/PlanReuse.js"
 import { similarTasks, taskKey, termsOf } from "../memory/Relevance.js"
+import { fieldOf } from "../support/Fields.js"
 import { parse } from "./StoreValues.js"
 
 /**
@@ -64,7 +65,7 @@ const firstReusable = (
 ): Option.Option<ReusablePlan> => {
   for (const c of candidates) {
     const plan = Option.flatMap(
-      decodePlan((parse(c.result) as { plan?: unknown } | null)?.plan),
+      decodePlan(fieldOf(parse(c.result), "plan")),
       (p) => Option.fromNullable(startingPlan(p, match, tools))
     )
     if (Option.isSome(plan)) return Option.some({ runId: c.runId, task: c.task, plan: plan.value, match })

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { codeOf, fieldOf } from "../support/Fields.js"
 
 /**
  * Where the server holding an embedded data directory listens: written beside its lock (`server.json`: its URL and
@@ -21,14 +22,16 @@ const alive = (pid: number) => {
     process.kill(pid, 0)
     return true
   } catch (e) {
-    return (e as { readonly code?: string }).code === "EPERM"
+    return codeOf(e) === "EPERM"
   }
 }
 
 /** The URL of the server serving from `dataDir` now (its process alive), if one published it. */
 export const serverHolding = (dataDir: string): string | undefined => {
   try {
-    const { pid, url } = JSON.parse(readFileSync(join(dataDir, FILE), "utf8")) as { url?: unknown; pid?: unknown }
+    const published: unknown = JSON.parse(readFileSync(join(dataDir, FILE), "utf8"))
+    const pid = fieldOf(published, "pid")
+    const url = fieldOf(published, "url")
     return typeof url === "string" && typeof pid === "number" && pid !== process.pid && alive(pid) ? url : undefined
   } catch {
     return undefined

@@ -3,6 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
+import { codeOf } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as SqliteClient from "./SqliteClient.js"
@@ -27,9 +28,7 @@ const ensureDir = (dataDir: string) =>
     catch: (cause) =>
       new SqlError({
         cause,
-        message: `cannot create the data directory ${dataDir} (AEON_DATA_DIR): ${
-          (cause as NodeJS.ErrnoException).code ?? messageOf(cause)
-        }`
+        message: `cannot create the data directory ${dataDir} (AEON_DATA_DIR): ${codeOf(cause) ?? messageOf(cause)}`
       })
   })
 

@@ -1,3 +1,5 @@
+import { codeOf, fieldOf, stringField } from "../support/Fields.js"
+
 /**
  * Why the store failed, in words a person can act on — the disk full, an I/O error, a read-only directory, a database
  * that refuses connections — read from the error codes along a failure's causes (SQLite's, PostgreSQL's SQLSTATE,
@@ -57,27 +59,28 @@ const LOST =
 /** The cause, if one of the known codes is among the failure's causes. */
 export const storeCauseOf = (failure: unknown): StoreCause | undefined => {
   for (let c: unknown = failure, depth = 0; c !== null && typeof c === "object" && depth < 6; depth++) {
-    const e = c as { code?: unknown; address?: unknown; port?: unknown; cause?: unknown; errors?: unknown }
-    if (typeof e.code === "string") {
-      const sqlite = SQLITE.find(([code]) => code.test(e.code as string))
+    const errorCode = codeOf(c)
+    if (errorCode !== undefined) {
+      const sqlite = SQLITE.find(([code]) => code.test(errorCode))
       if (sqlite) return { words: sqlite[1], passes: sqlite[2] }
-      const pg = POSTGRES[e.code]
+      const pg = POSTGRES[errorCode]
       if (pg) return { words: pg[0], passes: pg[1] }
-      const where = typeof e.address === "string"
-        ? ` at ${e.address}${typeof e.port === "number" ? `:${e.port}` : ""}`
-        : ""
-      const system = SYSTEM[e.code]
+      const address = fieldOf(c, "address")
+      const port = fieldOf(c, "port")
+      const where = typeof address === "string" ? ` at ${address}${typeof port === "number" ? `:${port}` : ""}` : ""
+      const system = SYSTEM[errorCode]
       if (system) return { words: system[0](where), passes: system[1] }
     }
     // node-postgres says a connection it lost in words only (no code): the server closed it, or it was cut
-    if (typeof (c as { message?: unknown }).message === "string" && LOST.test((c as { message: string }).message)) {
+    if (LOST.test(stringField(c, "message") ?? "")) {
       return {
         words: "the connection to PostgreSQL was cut (a restart, a failover, or its backends terminated)",
         passes: true
       }
     }
     // an AggregateError (a host with several addresses) holds the attempts in `errors`
-    c = e.cause ?? (Array.isArray(e.errors) ? e.errors[0] : undefined)
+    const errors = fieldOf(c, "errors")
+    c = fieldOf(c, "cause") ?? (Array.isArray(errors) ? errors[0] : undefined)
   }
   return undefined
 }

@@ -5,6 +5,7 @@ import type { Plan } from "../domain/Plan.js"
 import { isModelFailure, type Llm } from "../llm/Llm.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { promptPlan } from "../prompts/PromptViews.js"
+import { fieldOf } from "../support/Fields.js"
 import { memoizeWeak } from "../support/Memoize.js"
 import { traced } from "../telemetry/Span.js"
 import type { Tool } from "../tools/ToolRegistry.js"
@@ -181,7 +182,7 @@ export const crossPhaseChecks = (input: CrossPhaseInput): Array<Omit<ValidationI
   }
   if (input.memory) {
     for (const s of input.plan.steps) {
-      const k = (s.toolInput as { key?: unknown } | undefined)?.key
+      const k = fieldOf(s.toolInput, "key")
       if (s.tool === "memory.write" && s.status === "complete" && typeof k === "string" && !input.memory.has(k)) {
         found.push({
           type: "consistency",

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks"
+import { fieldOf } from "../support/Fields.js"
 import { gql } from "./Api.js"
 import type {
   ForkInViewerMutation,
@@ -78,7 +79,7 @@ const spanOf = (
 
 /** How many substeps a step's subplan has (its JSON, as the API gives it). */
 const substepsOf = (subplan: unknown) => {
-  const substeps = typeof subplan === "object" && subplan !== null ? (subplan as { substeps?: unknown }).substeps : []
+  const substeps = fieldOf(subplan, "substeps")
   return Array.isArray(substeps) ? substeps.length : 0
 }
 

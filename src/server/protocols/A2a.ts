@@ -24,6 +24,7 @@ import { answerRequest, type RequestAnswer } from "../../runs/Answering.js"
 import { ownRun } from "../../runs/RunAccess.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
+import { fieldOf, recordField } from "../../support/Fields.js"
 import {
   attachmentFromUrl,
   callerOf,
@@ -179,9 +180,8 @@ const answerOf = (m: Message | undefined, guidance: boolean): RequestAnswer => {
 /** A JSON Schema as a data part carries it: the part's media type says it is one, or its value is `{ outputSchema }`. */
 const schemaOfPart = (p: Part): unknown => {
   if (p.content?.$case !== "data") return undefined
-  const value = p.content.value as { outputSchema?: unknown } | null | undefined
-  if (p.mediaType === "application/schema+json") return value
-  return value !== null && typeof value === "object" && "outputSchema" in value ? value.outputSchema : undefined
+  const value: unknown = p.content.value
+  return p.mediaType === "application/schema+json" ? value : fieldOf(value, "outputSchema")
 }
 
 /**
@@ -189,7 +189,7 @@ const schemaOfPart = (p: Part): unknown => {
  * part (`application/schema+json`, or `{ "outputSchema": … }`); the request's `metadata.aeon.outputSchema` otherwise.
  */
 const schemaOfMessage = (m: Message | undefined): unknown =>
-  (m?.metadata as { outputSchema?: unknown } | undefined)?.outputSchema ??
+  fieldOf(m?.metadata, "outputSchema") ??
     (m?.parts ?? []).map(schemaOfPart).find((s) => s !== undefined)
 
 /** Starts the message's task, or answers the request its task waits for: the run and the log's offset to follow. */
@@ -208,7 +208,7 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
       )
       return { run: found, fromSeq: asked.seq + 1 }
     }
-    const options = (params.metadata as { aeon?: Record<string, unknown> } | undefined)?.aeon ?? {}
+    const options = recordField(params.metadata, "aeon") ?? {}
     const contextId = message?.contextId || randomUUID()
     const outputSchema = schemaOfMessage(message)
     const started = yield* (yield* RunManager).start({

@@ -17,6 +17,7 @@ import { answerRequest, type RequestAnswer } from "../../runs/Answering.js"
 import { ownRun } from "../../runs/RunAccess.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
+import { recordField } from "../../support/Fields.js"
 import {
   attachmentsOf,
   callerAndBody,
@@ -251,7 +252,7 @@ const runOf = (input: RunAgentInput, userId: string | undefined) =>
     const existing = yield* Effect.either(ownRun(userId, input.runId))
     if (existing._tag === "Right") return { run: existing.right, fromSeq: 0 }
     const chat = conversationOf(input.messages.map((m) => ({ role: m.role, text: textOf(m.content) })))
-    const options = (input.forwardedProps as { aeon?: Record<string, unknown> } | undefined)?.aeon ?? {}
+    const options = recordField(input.forwardedProps, "aeon") ?? {}
     const runId = /^[A-Za-z0-9_-]{1,64}$/.test(input.runId) ? { runId: input.runId } : {}
     const started = yield* manager.start({
       ...options,

@@ -4,6 +4,7 @@ import { type ConversationMessage, THREAD_ID_PATTERN } from "../../domain/Conver
 import { MAX_TAG_LENGTH, MAX_TASK_LENGTH } from "../../run/RunInput.js"
 import { publicFailure } from "../../runs/PublicFailure.js"
 import type { RunManager } from "../../runs/RunManager.js"
+import { fieldOf } from "../../support/Fields.js"
 import { readJson } from "../Body.js"
 import { type AuthConfig, authenticate } from "../Security.js"
 import { pipeSse } from "../Sse.js"
@@ -70,7 +71,7 @@ export const settled = <A, E>(exit: Exit.Exit<A, E>, refuse: (f: ReturnType<type
 
 /** What a feed's failure tells a client: a subscription's coded error (a follower too slow), else "internal". */
 export const thrownFailure = (e: unknown): { readonly code: string; readonly message: string } => {
-  const code = (e as { extensions?: { code?: unknown } } | undefined)?.extensions?.code
+  const code = fieldOf(fieldOf(e, "extensions"), "code")
   return typeof code === "string" && e instanceof Error
     ? { code, message: e.message }
     : { code: "INTERNAL", message: "internal error (see the server's log)" }
@@ -98,8 +99,9 @@ export const textOf = (content: unknown): string => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
   return content.flatMap((p: unknown) => {
-    const part = p as { type?: unknown; text?: unknown }
-    return typeof part?.text === "string" && (part.type === undefined || part.type === "text") ? [part.text] : []
+    const text = fieldOf(p, "text")
+    const type = fieldOf(p, "type")
+    return typeof text === "string" && (type === undefined || type === "text") ? [text] : []
   }).join("")
 }
 

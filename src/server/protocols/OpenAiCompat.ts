@@ -8,6 +8,7 @@ import type { RunMode } from "../../domain/SimpleIteration.js"
 import { asks } from "../../record/Requests.js"
 import { requestMessage } from "../../record/Requests.js"
 import { RunManager } from "../../runs/RunManager.js"
+import { fieldOf } from "../../support/Fields.js"
 import {
   attachmentsOf,
   callerAndBody,
@@ -105,10 +106,8 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
     role: String(m?.role ?? ""),
     text: textOf(m?.content)
   })))
-  const lastUser = [...messages].reverse().find((m: { role?: unknown }) => m?.role === "user") as
-    | { content?: unknown }
-    | undefined
-  const attachments = attachmentsOf(lastUser?.content)
+  const lastUser: unknown = [...messages].reverse().find((m: unknown) => fieldOf(m, "role") === "user")
+  const attachments = attachmentsOf(fieldOf(lastUser, "content"))
   if (chat === undefined) {
     return {
       status: 400,
