@@ -8,7 +8,7 @@ import { prepare, prepareResume } from "../run/Run.js"
 import * as Database from "../store/Database.js"
 import { RunStore } from "../store/RunStore.js"
 import { type ThreadRow, Threads, type ThreadTurn } from "../store/Threads.js"
-import { fieldOf, stringField } from "../support/Fields.js"
+import { definedOnly, fieldOf, stringField } from "../support/Fields.js"
 import { CliError } from "./CliError.js"
 import { engineLayer, opt } from "./Handlers.js"
 import { personLogger } from "./Reporting.js"
@@ -141,14 +141,12 @@ export const chat = (o: ChatOptions) =>
       const runtime = yield* Effect.runtime<never>()
       return yield* Effect.promise(() => converse(runtime, threadId, (task) => serverTurn(server, { ...fields, task })))
     }
-    const flags = Object.fromEntries(
-      Object.entries({
-        AEON_MODEL_PROVIDER: opt(o.provider) ?? (Option.isSome(o.script) ? "scripted" : undefined),
-        AEON_MODEL: opt(o.model),
-        AEON_LLM_BASE_URL: opt(o.baseUrl),
-        AEON_SCRIPT: opt(o.script)
-      }).filter(([, v]) => v !== undefined)
-    ) as Record<string, string>
+    const flags = definedOnly({
+      AEON_MODEL_PROVIDER: opt(o.provider) ?? (Option.isSome(o.script) ? "scripted" : undefined),
+      AEON_MODEL: opt(o.model),
+      AEON_LLM_BASE_URL: opt(o.baseUrl),
+      AEON_SCRIPT: opt(o.script)
+    })
     yield* Effect.flatMap(
       Effect.runtime<Effect.Effect.Context<ReturnType<typeof localTurn>>>(),
       (runtime) => Effect.promise(() => converse(runtime, threadId, (task) => localTurn({ ...fields, task })))

@@ -20,7 +20,7 @@ import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
-import { codeOf } from "../support/Fields.js"
+import { codeOf, definedOnly, recordOf } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
@@ -138,10 +138,8 @@ export const run = (o: RunOptions) =>
     if (Option.isSome(o.task) === Option.isSome(o.resume)) {
       throw new CliError("give a task, or --resume RUN to go on with a run (not both)")
     }
-    const criteriaFile = Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt) as
-      | Record<string, unknown>
-      | undefined
-    const criteria = { ...criteriaFile, ...(fields.criteria as Record<string, unknown> | undefined) }
+    const criteriaFile = recordOf(Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt))
+    const criteria = { ...criteriaFile, ...recordOf(fields.criteria) }
     const outputSchema = o.outputSchemaFile && Option.isSome(o.outputSchemaFile)
       ? readJsonFile("--output-schema", o.outputSchemaFile.value)
       : undefined
@@ -154,14 +152,12 @@ export const run = (o: RunOptions) =>
       mode: o.full ? "FULL" : fields.mode ?? "AUTO",
       ...(Object.keys(criteria).length > 0 ? { criteria } : {})
     }
-    const flags: Record<string, string> = Object.fromEntries(
-      Object.entries({
-        AEON_MODEL_PROVIDER: opt(o.provider),
-        AEON_MODEL: opt(o.model),
-        AEON_LLM_BASE_URL: opt(o.baseUrl),
-        AEON_SCRIPT: opt(o.script)
-      }).filter(([, v]) => v !== undefined)
-    ) as Record<string, string>
+    const flags = definedOnly({
+      AEON_MODEL_PROVIDER: opt(o.provider),
+      AEON_MODEL: opt(o.model),
+      AEON_LLM_BASE_URL: opt(o.baseUrl),
+      AEON_SCRIPT: opt(o.script)
+    })
     if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
     const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
     // a server holds the embedded data directory: it runs the task (its model, its viewer), the CLI follows
@@ -317,13 +313,13 @@ export const inspect = (
 export const runs = (
   o: {
     readonly user: Option.Option<string>
-    readonly status: Option.Option<string>
+    readonly status: Option.Option<RunStatus>
     readonly limit: number
     readonly json: boolean
   }
 ) =>
   Effect.gen(function*() {
-    const filters = { userId: opt(o.user), status: opt(o.status) as RunStatus | undefined, first: o.limit }
+    const filters = { userId: opt(o.user), status: opt(o.status), first: o.limit }
     const server = yield* serverHoldingDataDir
     // beside the server holding the data directory, its list (the same rows)
     const listed = server !== undefined

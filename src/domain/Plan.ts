@@ -3,6 +3,7 @@ import { extend } from "../support/Extend.js"
 
 export const ClarityState = Schema.Literal("CLEAR", "PARTIALLY_CLEAR", "BLOCKED")
 export type ClarityState = typeof ClarityState.Type
+const isClarityState = Schema.is(ClarityState)
 
 export const StepStatus = Schema.Literal("pending", "running", "complete", "failed", "invalid")
 export type StepStatus = typeof StepStatus.Type
@@ -179,7 +180,7 @@ export const finishStep = (
     stepOutput: f.stepOutput,
     handoffToNext: f.handoffToNext,
     executed: true,
-    ...(f.clarityState ? { clarityState: f.clarityState as PlanStep["clarityState"] } : {}),
+    ...(isClarityState(f.clarityState) ? { clarityState: f.clarityState } : {}),
     ...(f.error ? { error: f.error } : {})
   })
 

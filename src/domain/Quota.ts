@@ -1,9 +1,12 @@
 import { Either } from "effect"
+import { isOneOf } from "../support/OneOf.js"
 
 /** What a quota bounds: USD spent on model calls, tokens, runs started. */
-export type QuotaMetric = "cost" | "tokens" | "runs"
+const METRICS = ["cost", "tokens", "runs"] as const
+export type QuotaMetric = (typeof METRICS)[number]
 /** The window a quota counts in: a UTC day or a UTC month. */
-export type QuotaPeriod = "day" | "month"
+const PERIODS = ["day", "month"] as const
+export type QuotaPeriod = (typeof PERIODS)[number]
 
 export interface QuotaLimit {
   readonly metric: QuotaMetric
@@ -40,7 +43,9 @@ export const parseQuotas = (text: string): Either.Either<QuotaRules, string> => 
     for (const part of entry.slice(colon + 1).split(",").map((p) => p.trim())) {
       const m = part.match(LIMIT)
       if (!m) return Either.left(`"${part}" (for ${user}): expected cost=USD/day, tokens=N/month or runs=N/day`)
-      const limit = { metric: m[1] as QuotaMetric, amount: Number(m[2]), period: m[3] as QuotaPeriod }
+      const [, metric = "", amount, period = ""] = m
+      if (!isOneOf(METRICS, metric) || !isOneOf(PERIODS, period)) return Either.left(`"${part}": not a quota`)
+      const limit = { metric, amount: Number(amount), period }
       if (limit.metric !== "cost" && !Number.isInteger(limit.amount)) {
         return Either.left(`"${part}" (for ${user}): ${limit.metric} is a whole number`)
       }

@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { Effect, Layer } from "effect"
 import type { Attached } from "../domain/Attachment.js"
-import { fieldOf } from "../support/Fields.js"
+import { fieldOf, recordOf } from "../support/Fields.js"
 import * as LanguageModel from "./LanguageModel.js"
 import type { ModelError } from "./ModelErrors.js"
 import {
@@ -28,11 +28,11 @@ export type AnthropicOptions = NativeOptions
 export const closedSchema = (schema: unknown): unknown => {
   if (Array.isArray(schema)) return schema.map(closedSchema)
   if (schema === null || typeof schema !== "object") return schema
-  const entries = Object.entries(schema as Record<string, unknown>).map(([k, v]) =>
+  const entries = Object.entries(schema).map(([k, v]) =>
     [
       k,
       (k === "properties" || k === "$defs" || k === "definitions") && v !== null && typeof v === "object"
-        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([n, s]) => [n, closedSchema(s)]))
+        ? Object.fromEntries(Object.entries(v).map(([n, s]) => [n, closedSchema(s)]))
         : closedSchema(v)
     ] as const
   )
@@ -84,7 +84,7 @@ export const bodyOf = (options: AnthropicOptions, request: LanguageModel.Complet
   system: [{ type: "text" as const, text: request.system, cache_control: CACHED }],
   messages: [{ role: "user" as const, content: userBlocks(request) }],
   output_config: {
-    format: { type: "json_schema" as const, schema: closedSchema(request.jsonSchema) as Record<string, unknown> }
+    format: { type: "json_schema" as const, schema: recordOf(closedSchema(request.jsonSchema)) ?? {} }
   },
   ...(request.thinkingTokens ? { thinking: { type: "enabled" as const, budget_tokens: request.thinkingTokens } } : {})
 })

@@ -1,4 +1,4 @@
-import { Array as Arr, Config, ConfigError, Effect, Either, Layer } from "effect"
+import { Config, ConfigError, Effect, Either, Layer } from "effect"
 import { PromptId } from "../prompts/PromptId.js"
 import { isOneOf } from "../support/OneOf.js"
 import * as Fallback from "./Fallback.js"
@@ -106,11 +106,10 @@ export const layerAround = <E, R>(base: Layer.Layer<LanguageModel.LanguageModel,
       const model = yield* LanguageModel.LanguageModel
       const routes = yield* phasesConfig
       const services: Partial<Record<ModelPhase, LanguageModel.Service>> = {}
-      for (const [phase, list] of Object.entries(routes) as Array<[ModelPhase, string]>) {
-        const specs = Either.getOrThrow(Fallback.parseModels(list))
-        services[phase] = Fallback.make(
-          yield* Fallback.servicesOf(specs) as Effect.Effect<Arr.NonEmptyReadonlyArray<LanguageModel.Service>>
-        )
+      for (const phase of PHASES) {
+        const list = routes[phase]
+        if (list === undefined) continue
+        services[phase] = Fallback.make(yield* Fallback.servicesOf(Either.getOrThrow(Fallback.parseModels(list))))
       }
       return make(model, services)
     })

@@ -1,4 +1,5 @@
 import { Array as Arr, Config, ConfigError, Context, Effect, Either, ExecutionPlan, Layer, Option } from "effect"
+import { isOneOf } from "../support/OneOf.js"
 import * as LanguageModel from "./LanguageModel.js"
 import type { ModelError } from "./ModelErrors.js"
 import * as Offline from "./Offline.js"
@@ -10,6 +11,8 @@ export interface ModelSpec {
   readonly baseURL?: string | undefined
   readonly model: string
 }
+
+const NAMED_PROVIDERS = ["openai", "anthropic", "google"] as const
 
 // provider, then @ and a URL whose path holds no colon, then : and the model (which may hold colons: qwen2.5:7b)
 const SPEC = /^(openai|anthropic|google)(?:@(https?:\/\/[^/\s]+?(?::\d+)?(?:\/[^:\s]*)?))?:(\S+)$/
@@ -29,7 +32,9 @@ export const parseModels = (list: string): Either.Either<Arr.NonEmptyReadonlyArr
         `"${entry}" is not a model: write provider:model or provider@baseURL:model (openai:gpt-4o-mini, openai@http://127.0.0.1:11434/v1:qwen2.5, anthropic:claude-sonnet-4-5) or offline`
       )
     }
-    specs.push({ provider: m[1] as "openai" | "anthropic" | "google", baseURL: m[2], model: m[3]! })
+    const [, provider = "", baseURL, model = ""] = m
+    if (!isOneOf(NAMED_PROVIDERS, provider)) return Either.left(`"${entry}" names no provider`)
+    specs.push({ provider, baseURL, model })
   }
   return Arr.isNonEmptyReadonlyArray(specs) ? Either.right(specs) : Either.left("lists no model")
 }
@@ -130,7 +135,7 @@ export const servicesOf = (specs: Arr.NonEmptyReadonlyArray<ModelSpec>) =>
       ? yield* Effect.promise(() => import("./Gemini.js"))
       : undefined
     const geminiShared = gemini ? yield* gemini.config : undefined
-    return yield* Effect.forEach(specs, (spec, i) =>
+    const serviceOf = (spec: ModelSpec, i: number): Effect.Effect<LanguageModel.Service, ConfigError.ConfigError> =>
       spec.provider === "offline"
         ? Effect.succeed(Offline.service)
         : Effect.map(Config.option(Config.redacted(`AEON_LLM_API_KEY_${i + 1}`)), (own) =>
@@ -138,7 +143,8 @@ export const servicesOf = (specs: Arr.NonEmptyReadonlyArray<ModelSpec>) =>
             ? claude.fromConfig(claudeShared, prices, {
               model: spec.model,
               baseURL: spec.baseURL,
-              apiKey: Option.orElse(own, () => claudeShared.apiKey)
+              apiKey: Option.orElse(own, () =>
+                claudeShared.apiKey)
             })
             : spec.provider === "google" && gemini && geminiShared
             ? gemini.fromConfig(geminiShared, prices, {
@@ -150,8 +156,14 @@ export const servicesOf = (specs: Arr.NonEmptyReadonlyArray<ModelSpec>) =>
               model: spec.model,
               baseURL: spec.baseURL,
               apiKey: Option.orElse(own, () => shared.apiKey)
-            })))
-  }).pipe(Effect.map((services) => services as unknown as Arr.NonEmptyReadonlyArray<LanguageModel.Service>))
+            }))
+    return yield* Effect.zipWith(
+      serviceOf(Arr.headNonEmpty(specs), 0),
+      Effect.forEach(Arr.tailNonEmpty(specs), (spec, i) =>
+        serviceOf(spec, i + 1)),
+      (first, rest) => Arr.prepend(rest, first)
+    )
+  })
 
 /** The model of AEON_MODELS: its list, in order, with fallback. */
 export const layerConfig = Layer.effect(

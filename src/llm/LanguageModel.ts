@@ -8,6 +8,7 @@ import { type ModelDecodeError, type ModelError, ModelTruncatedError } from "./M
 import type { ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
 
+import { recordOf } from "../support/Fields.js"
 import { type CallUsage, ESTIMATE_MARGIN, failedUsage, finishReasonOf, reportsUsage, usageOf } from "./CallUsage.js"
 import { type CompletionRequest, type CompletionResponse, decodeAnswer } from "./Completion.js"
 
@@ -235,7 +236,7 @@ const callOf = <I, O>(
       )
     }
     const system = contract.system.template
-    const user = renderTemplate(contract.user.template, inputDecoded.right as Record<string, unknown>)
+    const user = renderTemplate(contract.user.template, recordOf(inputDecoded.right) ?? {})
     let counted: number | undefined
     const inputTokens = () => (counted ??= countTokens(system) + countTokens(user))
     const call: Call<I, O> = {

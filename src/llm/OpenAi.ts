@@ -1,5 +1,6 @@
 import { Config, Duration, Effect, Layer } from "effect"
 import OpenAI from "openai"
+import { recordOf } from "../support/Fields.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { connectionOf, type ModelOverride } from "./ModelOverride.js"
@@ -100,7 +101,7 @@ const bodyOf = (at: Endpoint, request: LanguageModel.CompletionRequest, asked: O
         type: "json_schema" as const,
         json_schema: {
           name: request.promptId,
-          schema: request.jsonSchema as Record<string, unknown>,
+          schema: recordOf(request.jsonSchema) ?? {},
           strict: request.strict === true
         }
       }

@@ -56,12 +56,10 @@ const assembled = (
     return Effect.tryPromise({
       try: async (signal) => {
         signal.addEventListener("abort", () => controller.abort())
-        let [text, finish, model, usage] = [
-          "",
-          undefined as string | undefined,
-          undefined as string | undefined,
-          undefined as OpenAI.CompletionUsage | undefined
-        ]
+        let text = ""
+        let finish: string | undefined
+        let model: string | undefined
+        let usage: OpenAI.CompletionUsage | undefined
         for await (const chunk of chunks) {
           const choice = chunk.choices?.[0]
           const piece = choice?.delta?.content ?? ""

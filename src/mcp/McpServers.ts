@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Data, Deferred, Duration, Effect, Fiber, Layer, Ref, Schedule } from "effect"
+import { recordOf } from "../support/Fields.js"
 import { memoizeWeak } from "../support/Memoize.js"
 import { version } from "../support/PackageFiles.js"
 import { McpServerUnavailableError, type Tool, ToolFailedError, ToolTimeoutError } from "../tools/ToolRegistry.js"
@@ -106,7 +107,7 @@ const callWith = (client: Client | undefined, server: string, timeoutMs: number)
   }
   return Effect.tryPromise({
     try: () =>
-      client.callTool({ name: toolName, arguments: (input ?? {}) as Record<string, unknown> }, undefined, {
+      client.callTool({ name: toolName, arguments: recordOf(input) ?? {} }, undefined, {
         signal,
         timeout: timeoutMs
       }) as Promise<McpCallResult>,

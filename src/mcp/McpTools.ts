@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 import { Effect, ParseResult, Schema } from "effect"
+import { recordOf } from "../support/Fields.js"
 import { McpServerUnavailableError, type Tool, ToolFailedError, type ToolTimeoutError } from "../tools/ToolRegistry.js"
 
 /** What Aeon reads of a tool an MCP server lists (`tools/list`). */
@@ -115,7 +116,7 @@ const blockText = (block: Record<string, unknown>): string => {
         typeof block.data === "string" ? Math.floor(block.data.length * 3 / 4) : 0
       } bytes, not inlined]`
     case "resource": {
-      const r = (block.resource ?? {}) as Record<string, unknown>
+      const r = recordOf(block.resource) ?? {}
       return typeof r.text === "string" && r.text.length > 0
         ? `[resource ${String(r.uri)}]\n${r.text}`
         : `[resource ${String(r.uri)}${r.mimeType ? `, ${String(r.mimeType)}` : ""}, not inlined]`

@@ -1,4 +1,5 @@
 import { Effect, ParseResult, Schema } from "effect"
+import { recordOf } from "../support/Fields.js"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { ALL_PROMPT_IDS, PromptId } from "./PromptId.js"
 import * as S from "./Schemas.js"
@@ -112,7 +113,7 @@ export const render = (id: PromptId, input: unknown): Effect.Effect<string, Prom
     Effect.mapError((e) =>
       new PromptInputError({ promptId: id, message: ParseResult.TreeFormatter.formatErrorSync(e) })
     ),
-    Effect.map((decoded) => renderTemplate(definition.template, decoded as Record<string, unknown>))
+    Effect.map((decoded) => renderTemplate(definition.template, recordOf(decoded) ?? {}))
   )
 }
 

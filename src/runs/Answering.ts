@@ -15,7 +15,7 @@ export interface RequestAnswer {
 
 /** respond's arguments as an answer through the run manager, or what is wrong with them. */
 export const responseOf = (
-  args: Record<string, unknown>,
+  args: RequestAnswer,
   by: string
 ): string | ((m: RunManager["Type"], runId: string, requestId: string) => ReturnType<RunManager["Type"]["guide"]>) => {
   switch (args.action) {
@@ -47,7 +47,7 @@ export const responseOf = (
 /** Answers a run's request through the run manager; an answer that is not one is an ApprovalInputError. */
 export const answerRequest = (runId: string, requestId: string, answer: RequestAnswer, by: string) =>
   Effect.gen(function*() {
-    const respond = responseOf(answer as Record<string, unknown>, by)
+    const respond = responseOf(answer, by)
     if (typeof respond === "string") return yield* new ApprovalInputError({ message: respond })
     return yield* respond(yield* RunManager, runId, requestId)
   })

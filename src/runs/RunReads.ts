@@ -1,6 +1,7 @@
-import { Context, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, Option, Schema, Stream, SubscriptionRef } from "effect"
 import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { RunMode } from "../domain/SimpleIteration.js"
 import type { LlmOutputDelta } from "../journal/RunOutput.js"
 import { foldEvents } from "../record/RunRecord.js"
 import { resultOf, type RunStatus } from "../record/RunResult.js"
@@ -77,11 +78,13 @@ const modelOf = (runner: string | null) =>
   }
 }
 
+const isRunMode = Schema.is(RunMode)
+
 /** A run whose stored events do not decode, served from its row; what needs its events fails, coded. */
 const damagedModel = (m: RunModel, row: StoredRun, damaged: RunRecordDamagedError): RunModel => ({
   ...m,
   status: row.status,
-  result: { ...m.result, mode: row.mode as RunModel["result"]["mode"] },
+  result: { ...m.result, mode: isRunMode(row.mode) ? row.mode : m.result.mode },
   damaged
 })
 

@@ -163,7 +163,7 @@ export const make = (rules: QuotaRules) =>
         return Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           // nothing left of what calls spend: refused before anything is counted
-          const spent = (yield* usageOf(user, now)).find((u) => SPENT.includes(u.metric as "cost") && u.left <= 0)
+          const spent = (yield* usageOf(user, now)).find((u) => SPENT.some((m) => m === u.metric) && u.left <= 0)
           if (spent) return yield* new NoRoom({ usage: spent })
           yield* take(user, { runs: 1 })
         }).pipe(

@@ -27,3 +27,7 @@ export const recordOf = (value: unknown): Record<string, unknown> | undefined =>
 
 /** The `code` of what was thrown (a Node errno code, a driver's error code), when it is a string. */
 export const codeOf = (thrown: unknown): string | undefined => stringField(thrown, "code")
+
+/** An object's fields that are not undefined (flags a person gave, say), typed as such. */
+export const definedOnly = <A>(fields: Readonly<Record<string, A | undefined>>): Record<string, A> =>
+  Object.fromEntries(Object.entries(fields).flatMap(([k, v]) => v === undefined ? [] : [[k, v] as const]))

@@ -1,4 +1,5 @@
 import { JSONSchema, type Schema } from "effect"
+import { recordOf } from "./Fields.js"
 
 const MARKS = new Set(["$schema", "$id", "title"])
 
@@ -21,4 +22,4 @@ const withoutMarks = (v: unknown, names = false): unknown =>
  * needs, without the draft's URL, an identifier's `$id` and `title` (what a client cannot use, and a provider bills).
  */
 export const plainJsonSchema = <A, I, R>(schema: Schema.Schema<A, I, R>): Record<string, unknown> =>
-  withoutMarks(JSONSchema.make(schema)) as Record<string, unknown>
+  recordOf(withoutMarks(JSONSchema.make(schema))) ?? {}

@@ -99,9 +99,9 @@ export const NewRunForm = () => {
   const [maxLlmCalls, setMaxLlmCalls] = useState("")
   const [error, setError] = useState<string>()
   const start = async () => {
+    const given: Record<string, string> = { maxCostUsd, ttl, maxLlmCalls }
     const budget = Object.fromEntries(
-      Object.entries({ maxCostUsd: Number(maxCostUsd), ttl: Number(ttl), maxLlmCalls: Number(maxLlmCalls) })
-        .filter(([k, v]) => ({ maxCostUsd, ttl, maxLlmCalls } as Record<string, string>)[k] !== "" && !isNaN(v))
+      Object.entries(given).map(([k, v]) => [k, Number(v)] as const).filter(([k, v]) => given[k] !== "" && !isNaN(v))
     )
     try {
       const d = await gql<StartRunInViewerMutation>(

@@ -1,6 +1,7 @@
 import { type ExecutionResult, GraphQLError } from "graphql"
 import { type getSSEProcessor, isAsyncIterable, type Plugin } from "graphql-yoga"
 import type { Readable } from "node:stream"
+import { recordOf } from "../../support/Fields.js"
 import { sseBody } from "../Sse.js"
 
 type ResultProcessor = ReturnType<typeof getSSEProcessor>
@@ -8,7 +9,7 @@ type ResultProcessor = ReturnType<typeof getSSEProcessor>
 /** A result as its JSON; errors without their internal extensions (as yoga does). */
 const resultJson = (result: ExecutionResult): string => {
   if (result.errors === undefined && result.extensions === undefined) return JSON.stringify(result)
-  const { http: _http, ...extensions } = (result.extensions ?? {}) as Record<string, unknown>
+  const { http: _http, ...extensions } = recordOf(result.extensions) ?? {}
   return JSON.stringify({
     ...result,
     errors: result.errors?.map((e) => {

@@ -27,6 +27,7 @@ import { responseOf } from "../../runs/Answering.js"
 import { publicFailure } from "../../runs/PublicFailure.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
+import { recordOf } from "../../support/Fields.js"
 import { plainJsonSchema } from "../../support/JsonSchemas.js"
 import { version } from "../../support/PackageFiles.js"
 import { askClient } from "./McpAsking.js"
@@ -221,9 +222,7 @@ const toolResult = (exit: Exit.Exit<RunModel, unknown>): CallToolResult => {
     ? { content: [{ type: "text", text }], structuredContent: view }
     : {
       content: [{ type: "text", text: JSON.stringify(data) }],
-      structuredContent: data !== null && typeof data === "object" && !Array.isArray(data)
-        ? data as Record<string, unknown>
-        : { value: data },
+      structuredContent: recordOf(data) ?? { value: data },
       _meta: { "aeon/run": view }
     }
 }
@@ -251,7 +250,7 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as unknown as Array<any> }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>
+    const args = recordOf(request.params.arguments) ?? {}
     const answer = toolResult
     switch (request.params.name) {
       case "get_run":

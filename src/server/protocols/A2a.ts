@@ -166,7 +166,7 @@ const filesOf = (m: Message | undefined) => {
 const answerOf = (m: Message | undefined, guidance: boolean): RequestAnswer => {
   const data = (m?.parts ?? []).find((p) => p.content?.$case === "data")?.content
   if (data?.$case === "data" && typeof data.value === "object" && data.value !== null) {
-    return data.value as RequestAnswer
+    return data.value
   }
   const text = textOfMessage(m).trim()
   if (guidance) return { action: "guide", text }
