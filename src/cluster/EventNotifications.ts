@@ -1,24 +1,23 @@
 import { type Duration, Effect, Exit, FiberSet, Layer, Schedule, Stream } from "effect"
 import type { RunEvent } from "../domain/RunEvent.js"
+import * as RunTail from "../journal/RunTail.js"
 import { reachesEnd } from "../record/RunRecord.js"
 import type { FeedSource } from "../runs/EventFeed.js"
 import { JournalsElsewhere } from "../runs/RunJournals.js"
 import { Notifications } from "../store/Notifications.js"
 import { RunStore } from "../store/RunStore.js"
-import * as Fanout from "../support/Fanout.js"
 
 /**
- * A run executing elsewhere, mirrored here for its followers: one store read at a time past the last event handed
- * out, and the events read handed to every follower through a Fanout (the same follower mechanism as a run executing
- * here). Each follower takes what is past its own last event.
+ * A run executing elsewhere, mirrored here for its followers: its tail (journal/RunTail, the one replay-then-live core
+ * a run executing here has too), fed by one store read at a time past the last event every follower has.
  */
 interface Mirror {
-  readonly followers: Fanout.Fanout<RunEvent>
-  /** The events handed out so far end here (undefined until a first follower's replay is read). */
-  last: number | undefined
+  readonly tail: RunTail.RunTail
+  /** The highest event a follower has: one whose replay ends below it has the mirror read again from there. */
+  highest: number
   reading: boolean
   again: boolean
-  /** Woken before any replay was read: read once one is. */
+  /** Woken while a follower's replay was being read: read once it has started. */
   missed: boolean
 }
 
@@ -70,7 +69,8 @@ export const make = (options: NotificationOptions) =>
 
     /** One store read per run and wake for all its followers here; a wake during the read reads again after it. */
     const pump = (runId: string, mirror: Mirror) => {
-      if (mirror.last === undefined) {
+      const behind = mirror.tail.behind()
+      if (behind === undefined) {
         mirror.missed = true
         return
       }
@@ -80,84 +80,56 @@ export const make = (options: NotificationOptions) =>
       }
       mirror.reading = true
       mirror.again = false
-      const from = mirror.last + 1
-      runFork(Effect.timeout(store.events(runId, from), options.readTimeout ?? "10 seconds")).addObserver((exit) => {
+      const read = Effect.timeout(store.events(runId, behind + 1), options.readTimeout ?? "10 seconds")
+      runFork(read).addObserver((exit) => {
         mirror.reading = false
-        if (Exit.isSuccess(exit)) handOut(runId, mirror, from, exit.value)
+        if (Exit.isSuccess(exit)) handOut(runId, mirror, exit.value)
         if (mirror.again && mirrors.get(runId) === mirror) pump(runId, mirror)
       })
     }
-    const handOut = (runId: string, mirror: Mirror, from: number, read: ReadonlyArray<RunEvent>) => {
-      // a follower joined meanwhile behind where this read began: nothing handed out (it would leave that follower a
-      // gap), read again from its point
-      if ((mirror.last ?? 0) < from - 1) {
-        mirror.again = true
-        return
-      }
-      const events = read.filter((e) => e.seq >= from)
-      const lastRead = events.at(-1)
-      if (!lastRead) return
-      mirror.last = lastRead.seq
-      mirror.followers.publish(events)
-      // the run's end: no more wakes for it. Its followers stay on the mirror until they stop (each ends with the
-      // RunFinished it takes): one whose replay is still being read may yet lower it and have it read again.
-      if (reachesEnd(events) && mirrors.get(runId) === mirror) mirrors.delete(runId)
+    const handOut = (runId: string, mirror: Mirror, read: ReadonlyArray<RunEvent>) => {
+      const last = read.at(-1)
+      if (!last) return
+      mirror.highest = Math.max(mirror.highest, last.seq)
+      // each follower takes what follows its own last event (the tail's cursors): none twice, none skipped
+      mirror.tail.publish(read)
+      // the run's end: no more wakes for it. Its followers stay on the tail until they stop (each ends with the
+      // RunFinished it takes)
+      if (reachesEnd(read) && mirrors.get(runId) === mirror) mirrors.delete(runId)
     }
 
     yield* listenForWakes(options, wake, wakeAll)
 
     /**
-     * A follower joins its run's mirror before its replay is read: what the mirror hands out meanwhile waits, and is
-     * given after the replay, past its last event (no gap, no duplicate).
+     * A follower joins its run's tail before its replay is read: what the mirror hands out meanwhile waits in it, and
+     * is given after the replay, past its last event (no gap, no duplicate).
      */
     const events = (runId: string, fromSeq: number) =>
       Effect.gen(function*() {
         let mirror = mirrors.get(runId)
         if (!mirror) {
-          mirror = { followers: Fanout.make(), last: undefined, reading: false, again: false, missed: false }
-          mirrors.set(runId, mirror)
+          const made: Mirror = { tail: RunTail.make(), highest: 0, reading: false, again: false, missed: false }
+          mirrors.set(runId, made)
+          mirror = made
         }
         const joined = mirror
-        // seqs start at 1: a follower from 0 (a subscription's default) waits for seq 1, also when nothing is stored
-        let last = Math.max(fromSeq, 1) - 1
-        let push: ((event: RunEvent) => void) | undefined
-        // handed out while the replay is read, by seq (a read again from a lowered point hands some out twice)
-        const early = new Map<number, RunEvent>()
-        const leave = joined.followers.add((event) => {
-          if (!push) {
-            if (event.seq > last) early.set(event.seq, event)
-            return
-          }
-          // the next event only: one past it comes from a read that began above this follower, read again below
-          if (event.seq !== last + 1) return
-          last = event.seq
-          push(event)
-        })
+        const joining = joined.tail.join(fromSeq)
         const stop = () => {
-          leave()
-          if (joined.followers.size() === 0 && mirrors.get(runId) === joined) mirrors.delete(runId)
+          joining.stop()
+          if (joined.tail.size() === 0 && mirrors.get(runId) === joined) mirrors.delete(runId)
         }
         const replay = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(stop)))
-        last = replay.at(-1)?.seq ?? last
-        // the mirror reads from the earliest last event of its followers (the others skip what they have): lowered,
-        // it reads again at once from this follower's point
-        const lowered = joined.last !== undefined && last < joined.last
-        joined.last = Math.min(joined.last ?? last, last)
-        if (joined.missed || lowered) {
-          joined.missed = false
-          queueMicrotask(() => pump(runId, joined))
-        }
         const source: FeedSource = (onEvent) => {
-          const past = [...replay]
-          for (let next = early.get(last + 1); next; next = early.get(last + 1)) {
-            past.push(next)
-            last = next.seq
+          const following = joining.start(replay, onEvent)
+          if (following.finished) stop()
+          const lowered = (following.past.at(-1)?.seq ?? 0) < joined.highest
+          joined.highest = Math.max(joined.highest, following.past.at(-1)?.seq ?? 0)
+          // woken while no follower had started, or the replay ends below what another follower has: read again at once
+          if (joined.missed || lowered) {
+            joined.missed = false
+            queueMicrotask(() => pump(runId, joined))
           }
-          early.clear()
-          push = onEvent
-          const finished = reachesEnd(past)
-          if (finished) stop()
-          return { past, finished, stop }
+          return { ...following, stop }
         }
         return source
       })

@@ -1,9 +1,23 @@
-import { Array as Arr, Clock, Context, Deferred, Effect, Either, Exit, FiberId, Layer, Scope, Stream } from "effect"
+import {
+  Array as Arr,
+  Clock,
+  Context,
+  Deferred,
+  Effect,
+  Either,
+  Exit,
+  FiberId,
+  Layer,
+  Option,
+  Scope,
+  Stream
+} from "effect"
 import type { RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import { applyEvent, endsRun, foldEvents, reachesEnd, type RunRecord } from "../record/RunRecord.js"
 import { extend } from "../support/Extend.js"
-import * as Fanout from "../support/Fanout.js"
 import * as RunOutput from "./RunOutput.js"
+import * as RunTail from "./RunTail.js"
+import type { Following } from "./RunTail.js"
 import { type EventSinkService, type LogState, makeWriter, type StoreWaits } from "./RunWriter.js"
 
 export {
@@ -66,11 +80,7 @@ export interface RunJournal {
   readonly openOutput: RunOutput.RunOutput["open"]
 }
 
-export interface Following {
-  readonly past: ReadonlyArray<RunEvent>
-  readonly finished: boolean
-  readonly stop: () => void
-}
+export type { Following } from "./RunTail.js"
 
 /**
  * A turn of the event loop. Effect runs fibers in microtasks, and a socket is written in the process.nextTick and
@@ -87,17 +97,18 @@ const eventLoopTurn = Effect.interruptible(Effect.async<void>((resume) => {
 }))
 
 /**
- * The run's followers (support/Fanout: callbacks the writer calls). Not PubSub subscriptions: besides their cost (bench
- * row 9), a PubSub's bounded strategies either hold back the publisher (the run) or drop events, where a too slow
- * subscriber should be closed with the point to resume from (EventFeed does that, with its own bounded buffer).
+ * The run's followers, on its tail (journal/RunTail: callbacks the writer calls as it stores). Not PubSub subscriptions:
+ * besides their cost (bench row 9), a PubSub's bounded strategies either hold back the publisher (the run) or drop
+ * events, where a too slow subscriber should be closed with the point to resume from (EventFeed does that, with its
+ * own bounded buffer). A follower's replay is the journal's own log, read in the step it joins.
  */
 const makeFollowers = (
   state: LogState,
   events: ReadonlyArray<RunEvent>,
   firstSeq: number,
-  ended: () => void
+  ended: () => void,
+  tail: RunTail.RunTail
 ) => {
-  const followers = Fanout.make<RunEvent>()
   /** Marks events stored and hands them to the followers, in one synchronous step (no follower sees one twice). */
   const published = (batch: Arr.NonEmptyReadonlyArray<RunEvent>) => {
     state.storedSeq = Arr.lastNonEmpty(batch).seq
@@ -105,18 +116,14 @@ const makeFollowers = (
       state.finished = true
       ended()
     }
-    followers.publish(batch)
+    tail.publish(batch)
   }
   const follow = (fromSeq: number, onEvent: (event: RunEvent) => void): Following => {
     const past = events.slice(Math.max(0, fromSeq - firstSeq), Math.max(0, state.storedSeq - firstSeq + 1))
     if (state.finished) return { past, finished: true, stop: () => {} }
-    const from = Math.max(fromSeq, state.storedSeq + 1)
-    const stop = followers.add((e) => {
-      if (e.seq >= from) onEvent(e)
-    })
-    return { past, finished: false, stop }
+    return tail.follow(fromSeq, past, onEvent)
   }
-  return { published, follow, followed: () => followers.size() > 0 }
+  return { published, follow, followed: () => tail.size() > 0 }
 }
 
 /** Fibers waiting for an event (a person's answer): settled as the event is emitted. */
@@ -193,7 +200,17 @@ export const make = (
     })
     if (state.finished) output.end()
     const firstSeq = history[0]?.seq ?? 1
-    const { follow, followed, published } = makeFollowers(state, events, firstSeq, output.end)
+    // the run's tail outlives this attempt when a process keeps its runs' tails (runs/LiveRuns): followers of the
+    // attempt before it (one that ended waiting for its store) take what they lack from its history, then go on
+    const tails = yield* Effect.serviceOption(RunTail.RunTails)
+    const tail = Option.isSome(tails) ? tails.value.attach(runId) : RunTail.make()
+    if (tail.size() > 0 && history.length > 0) tail.publish(history)
+    let detached = false
+    const detach = Effect.sync(() => {
+      if (Option.isSome(tails) && !detached) tails.value.detach(runId, state.finished)
+      detached = true
+    })
+    const { follow, followed, published } = makeFollowers(state, events, firstSeq, output.end, tail)
     // (the run's record says it waited: an advisory once its events are stored again — not after its end)
     const waited = (cause: string, waitedMs: number): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (at) =>
@@ -274,6 +291,7 @@ export const make = (
       flushed: Effect.suspend(() => waitStored(state.lastSeq)),
       close: Effect.suspend(() => Effect.exit(waitStored(state.lastSeq))).pipe(
         Effect.zipRight(Effect.sync(output.end)),
+        Effect.zipRight(detach),
         Effect.zipRight(Scope.close(scope, Exit.void))
       ),
       changes: changesOf(follow),

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import type { RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
+import { makeTails, type RunTail, RunTails } from "../journal/RunTail.js"
 import { resultOf } from "../record/RunResult.js"
 import * as Answers from "../run/Answers.js"
 import * as Fork from "../run/Fork.js"
@@ -29,6 +30,8 @@ export interface LiveRun {
   readonly userId: string | null
   readonly createdAt: Date
   fiber?: Fiber.RuntimeFiber<unknown, unknown>
+  /** Done when this attempt has ended: the run finished, stopped here, or was taken up again by the next attempt. */
+  readonly done: Deferred.Deferred<void>
   /** Cancelled by a person (on a cluster, any other interruption hands the run over: it stays unfinished). */
   cancelled?: boolean
 }
@@ -39,6 +42,11 @@ export type { StartError }
 /** The runs this process executes: started, resumed, answered, cancelled, handed over, stopped with the server. */
 export interface Execution {
   readonly live: (runId: string) => LiveRun | undefined
+  /**
+   * The run's tail (journal/RunTail) while an attempt runs here, or while someone follows a run waiting here to be
+   * taken up again: every attempt publishes into it.
+   */
+  readonly tail: (runId: string) => RunTail | undefined
   /** The runs going on here (or waiting to be admitted). */
   readonly liveIds: () => ReadonlyArray<string>
   /** This process, as the holder of the runs it executes (store/AnswerInbox). */
@@ -184,7 +192,9 @@ const lifecycle = (shuttingDown: Ref.Ref<boolean>, clustered: boolean) => (entry
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
-  const needs = yield* Effect.context<RunNeeds>()
+  const tails = makeTails()
+  // every attempt's journal made here publishes into its run's one tail
+  const needs = Context.add(yield* Effect.context<RunNeeds>(), RunTails, tails)
   const placement = yield* Effect.serviceOption(RunPlacement)
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()
@@ -197,7 +207,7 @@ const make = Effect.gen(function*() {
 
   const launch = (prepared: PreparedRun, userId: string | null, createdAt: Date) =>
     Effect.gen(function*() {
-      const entry: LiveRun = { prepared, userId, createdAt }
+      const entry: LiveRun = { prepared, userId, createdAt, done: yield* Deferred.make<void>() }
       live.set(prepared.runId, entry)
       // held before it runs: an answer given in another process comes here (runs/AnswerDelivery renews the hold)
       yield* hold([prepared.runId])
@@ -217,7 +227,9 @@ const make = Effect.gen(function*() {
         // any other defect: said in the log (the run stays as its record left it; a restart resumes it)
         Effect.tapDefect((cause) =>
           Effect.logError(`run ${prepared.runId} stopped here, unfinished: ${Cause.pretty(cause)}`)
-        )
+        ),
+        // (after a retake: the attempt taking the run up again is live by then)
+        Effect.ensuring(Deferred.succeed(entry.done, undefined))
       )
       // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
       // interruption off): cancel, a budget's timeout and shutdown interrupt it
@@ -270,6 +282,7 @@ const make = Effect.gen(function*() {
 
   return LiveRuns.of({
     live: (id) => live.get(id),
+    tail: tails.get,
     liveIds: () => [...live.keys()],
     holder,
     accepting: Effect.map(Ref.get(shuttingDown), (down) => !down),

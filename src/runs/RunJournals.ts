@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
 import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
 import { endsRun } from "../record/RunRecord.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
@@ -6,8 +6,6 @@ import { StoreOutages } from "../store/StoreOutages.js"
 import type { FeedSource } from "./EventFeed.js"
 import { LiveRuns } from "./LiveRuns.js"
 import type { OutputSource } from "./OutputFeed.js"
-import * as RunAttempts from "./RunAttempts.js"
-import { outputEnd } from "./RunAttempts.js"
 
 export type FollowError = RunNotFoundError | RunRecordDamagedError | StoreError
 
@@ -47,17 +45,39 @@ const outputOfEvents = (source: FeedSource): OutputSource => (_, onEnd) => {
   return { past: [], finished, stop: following.stop }
 }
 
+/** When a run's live output ends (the run, or its attempt here, has ended). */
+const outputEnd = (source: OutputSource) =>
+  Effect.async<void>((resume) => {
+    const following = source(() => {}, () => resume(Effect.void))
+    if (following.finished) resume(Effect.void)
+    return Effect.sync(following.stop)
+  })
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const runs = yield* LiveRuns
   const elsewhere = yield* Effect.serviceOption(JournalsElsewhere)
   const outages = Option.getOrUndefined(yield* Effect.serviceOption(StoreOutages))
-  const attempts = RunAttempts.make(runs, outages, yield* Effect.runtime<never>())
 
+  /** The run waits here to be taken up again once its store answers (its attempt ended waiting): until it is. */
+  const untilTakenUp = (id: string) =>
+    outages ? Stream.runDrain(Stream.takeWhile(outages.waiting.changes, (m) => m.has(id))) : Effect.void
+
+  /**
+   * A run's events from fromSeq: of a run executing here, its tail — whatever attempt publishes into it, the one
+   * running now or the one that takes up a run waiting for its store — with the replay from the attempt's memory or,
+   * between attempts, from the store; of a run executing elsewhere, the cluster's mirror; else what is stored.
+   */
   const events = (id: string, fromSeq: number): Effect.Effect<FeedSource, FollowError> =>
     Effect.gen(function*() {
       const entry = runs.live(id)
-      if (entry) return attempts.throughAttempts(id, fromSeq, entry)
+      if (entry) return (push) => entry.prepared.events.follow(fromSeq, push)
+      const tail = runs.tail(id)
+      if (tail) {
+        const joining = tail.join(fromSeq)
+        const replay = yield* store.events(id, fromSeq).pipe(Effect.onError(() => Effect.sync(joining.stop)))
+        return (push) => joining.start(replay, push)
+      }
       if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
       if (Option.isSome(elsewhere)) return yield* elsewhere.value.events(id, fromSeq)
       const past = yield* store.events(id, fromSeq)
@@ -70,11 +90,35 @@ const make = Effect.gen(function*() {
     return Effect.map(events(id, 0), outputOfEvents)
   }
 
-  return RunJournals.of({
-    events,
-    output,
-    ended: (id) => attempts.endOf(id, (other) => output(other).pipe(Effect.flatMap(outputEnd), Effect.ignore))
-  })
+  /**
+   * Completes when the run has ended: its attempts here one after another (one that ended waiting for its store is
+   * followed by the one taking the run up again), else (not running here) as its output says — its stored events, or
+   * another server of a cluster.
+   */
+  const ended = (id: string): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const entry = runs.live(id)
+      if (entry) {
+        return Effect.zipRight(
+          Deferred.await(entry.done),
+          Effect.suspend(() => {
+            const next = runs.live(id)
+            return entry.prepared.events.record().finished || next === undefined || next === entry
+              ? Effect.void
+              : ended(id)
+          })
+        )
+      }
+      return Effect.flatMap(
+        outages ? SubscriptionRef.get(outages.waiting) : Effect.succeed(new Map()),
+        (waiting) =>
+          waiting.has(id)
+            ? Effect.zipRight(untilTakenUp(id), ended(id))
+            : output(id).pipe(Effect.flatMap(outputEnd), Effect.ignore)
+      )
+    })
+
+  return RunJournals.of({ events, output, ended })
 })
 
 export const layer = Layer.effect(RunJournals, make)
