@@ -193,17 +193,20 @@ export const make = (
       storeWaiting: false
     }
     const direct = sink === noSink
+    // the run's tail outlives this attempt when a process keeps its runs' tails (runs/LiveRuns): followers of the
+    // attempt before it (one that ended waiting for its store) take what they lack from its history, then go on; so
+    // do the followers of its live output
+    const tails = yield* Effect.serviceOption(RunTail.RunTails)
+    const attached = Option.isSome(tails) ? tails.value.attach(runId) : undefined
+    const tail = attached?.tail ?? RunTail.make()
     const output = RunOutput.make(runId, {
       intervalMs: options.outputIntervalMs ?? RunOutput.DEFAULT_INTERVAL_MS,
       lastSeq: () => state.lastSeq,
-      scope
+      scope,
+      followers: attached?.output
     })
     if (state.finished) output.end()
     const firstSeq = history[0]?.seq ?? 1
-    // the run's tail outlives this attempt when a process keeps its runs' tails (runs/LiveRuns): followers of the
-    // attempt before it (one that ended waiting for its store) take what they lack from its history, then go on
-    const tails = yield* Effect.serviceOption(RunTail.RunTails)
-    const tail = Option.isSome(tails) ? tails.value.attach(runId) : RunTail.make()
     if (tail.size() > 0 && history.length > 0) tail.publish(history)
     let detached = false
     const detach = Effect.sync(() => {
@@ -290,7 +293,7 @@ export const make = (
       size: () => events.length,
       flushed: Effect.suspend(() => waitStored(state.lastSeq)),
       close: Effect.suspend(() => Effect.exit(waitStored(state.lastSeq))).pipe(
-        Effect.zipRight(Effect.sync(output.end)),
+        Effect.zipRight(Effect.sync(() => output.end(state.finished))),
         Effect.zipRight(detach),
         Effect.zipRight(Scope.close(scope, Exit.void))
       ),

@@ -46,8 +46,11 @@ export interface RunOutput {
   readonly follow: (onDelta: (delta: LlmOutputDelta) => void, onEnd: () => void) => OutputFollowing
   /** The same as a Stream, ending with the run. */
   readonly stream: Stream.Stream<LlmOutputDelta>
-  /** The run has ended: followers are told, and later ones get nothing. */
-  readonly end: () => void
+  /**
+   * This attempt's output has ended: the run's (its followers are told; later ones get nothing), or only this attempt's
+   * when the run goes on in another (its calls cut short end, its followers stay for the next attempt's calls).
+   */
+  readonly end: (runEnded?: boolean) => void
 }
 
 /** The field whose text a person reads in a structured answer, per prompt; `""`: the whole text (a typed answer's JSON). */
@@ -77,10 +80,16 @@ interface CallState {
  */
 export const make = (
   runId: string,
-  options: { readonly intervalMs: number; readonly lastSeq: () => number; readonly scope: Scope.Scope }
+  options: {
+    readonly intervalMs: number
+    readonly lastSeq: () => number
+    readonly scope: Scope.Scope
+    /** The run's followers, when they outlive this attempt (journal/RunTail's Tails). */
+    readonly followers?: Fanout.Fanout<LlmOutputDelta> | undefined
+  }
 ): RunOutput => {
   const calls = new Map<string, CallState>()
-  const followers = Fanout.make<LlmOutputDelta>()
+  const followers = options.followers ?? Fanout.make<LlmOutputDelta>()
   let finished = false
   let next = 0
 
@@ -163,10 +172,11 @@ export const make = (
       if (ended) void emit.end()
       return Effect.sync(stop)
     }, { bufferSize: 1_024, strategy: "sliding" }),
-    end: () => {
+    end: (runEnded = true) => {
       if (finished) return
       finished = true
-      followers.end()
+      if (runEnded) followers.end()
+      else for (const call of calls.values()) flush(call, call.lastSentAt, true)
       calls.clear()
     }
   }

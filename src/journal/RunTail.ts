@@ -1,6 +1,8 @@
 import { Context } from "effect"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { endsRun, reachesEnd } from "../record/RunRecord.js"
+import * as Fanout from "../support/Fanout.js"
+import type { LlmOutputDelta } from "./RunOutput.js"
 
 /** A follower's events: its replay now, then `onEvent` with each later one until `stop` (or the run's end). */
 export interface Following {
@@ -143,7 +145,15 @@ export const make = (options: TailOptions = {}): RunTail => {
 
 interface Held {
   readonly tail: RunTail
+  /** The followers of the run's live output, from one attempt to the next. */
+  readonly output: Fanout.Fanout<LlmOutputDelta>
   attempts: number
+}
+
+/** What an attempt beginning here publishes into: its run's tail and its live output's followers. */
+export interface Attached {
+  readonly tail: RunTail
+  readonly output: Fanout.Fanout<LlmOutputDelta>
 }
 
 /**
@@ -153,7 +163,7 @@ interface Held {
  */
 export interface Tails {
   /** The run's tail for an attempt beginning here: the one its followers follow already, or a new one. */
-  readonly attach: (runId: string) => RunTail
+  readonly attach: (runId: string) => Attached
   /** The attempt has ended: the tail goes once the run has, or once nobody follows it. */
   readonly detach: (runId: string, finished: boolean) => void
   /** The run's tail, while an attempt runs here or someone follows a run waiting to be taken up again here. */
@@ -168,10 +178,11 @@ export const makeTails = (): Tails => {
     const found = held.get(runId)
     if (found) {
       found.attempts++
-      return found.tail
+      return found
     }
     const entry: Held = {
       attempts: 1,
+      output: Fanout.make(),
       tail: make({
         onEmpty: () => {
           if (entry.attempts === 0 && held.get(runId) === entry) held.delete(runId)
@@ -179,7 +190,7 @@ export const makeTails = (): Tails => {
       })
     }
     held.set(runId, entry)
-    return entry.tail
+    return entry
   }
   return {
     attach,

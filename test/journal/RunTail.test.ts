@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
+import * as RunJournal from "../../src/journal/RunJournal.js"
 import * as RunTail from "../../src/journal/RunTail.js"
 import { convergedEnd } from "../support/fixtures.js"
 
@@ -84,13 +86,13 @@ describe("a run's tail", () => {
 describe("the tails of a process's runs", () => {
   it("the attempt taking a run up again publishes into the tail its followers are on; it goes once the run has ended", () => {
     const tails = RunTail.makeTails()
-    const first = tails.attach("r")
+    const first = tails.attach("r").tail
     const a = follower()
     first.follow(1, [], a.onEvent)
     first.publish(events(1, 2))
     tails.detach("r", false) // the attempt ended waiting for its store: the follower stays
     expect(tails.get("r")).toBe(first)
-    const second = tails.attach("r")
+    const second = tails.attach("r").tail
     expect(second).toBe(first)
     second.publish([...events(1, 4), end(5)]) // its history (3 was stored, never published), then on
     expect(a.got).toEqual([1, 2, 3, 4, 5])
@@ -103,10 +105,41 @@ describe("the tails of a process's runs", () => {
     tails.attach("r")
     tails.detach("r", false)
     expect(tails.get("r")).toBeUndefined()
-    const { stop } = tails.attach("s").follow(1, [], () => {})
+    const { stop } = tails.attach("s").tail.follow(1, [], () => {})
     tails.detach("s", false)
     expect(tails.get("s")).toBeDefined()
     stop()
     expect(tails.get("s")).toBeUndefined()
   })
+})
+
+describe("a run's followers across its attempts", () => {
+  it.effect("its events' and its live output's followers go from an attempt to the one taking the run up again", () =>
+    Effect.gen(function*() {
+      const tails = RunTail.makeTails()
+      const attempt = (history: ReadonlyArray<RunEvent>) =>
+        RunJournal.make("r", RunJournal.noSink, history).pipe(Effect.provideService(RunTail.RunTails, tails))
+      const advisory = { _tag: "AdvisoryRaised", passNumber: 0, advisory: "a" } as const
+      const seqs: Array<number> = []
+      const pieces: Array<string> = []
+      let outputEnded = false
+      const first = yield* attempt([])
+      first.follow(1, (e) => void seqs.push(e.seq))
+      first.followOutput((d) => void pieces.push(d.text), () => void (outputEnded = true))
+      yield* first.emit(advisory)
+      yield* (yield* first.openOutput({ promptId: "p" })).push("one")
+      yield* first.close // the attempt ends, the run unfinished (its store away, say)
+      expect(outputEnded).toBe(false)
+      const second = yield* attempt(yield* first.log)
+      yield* second.emit(advisory)
+      const call = yield* second.openOutput({ promptId: "p" })
+      yield* call.push("two")
+      yield* call.done
+      yield* second.emit({ ...convergedEnd })
+      yield* second.close
+      expect(seqs).toEqual([1, 2, 3])
+      expect(pieces).toEqual(["one", "", "two", ""]) // each call's pieces, then its end
+      expect(outputEnded).toBe(true)
+      expect(tails.get("r")).toBeUndefined()
+    }))
 })
