@@ -2,9 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { depthFor, stabilize, textSignals } from "../../src/adaptive/AdaptiveDepth.js"
 import * as adaptive from "../../src/adaptive/AdaptiveDepth.js"
-import type { Llm } from "../../src/llm/Llm.js"
-import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
+import { scriptedLlm } from "../support/engine.js"
 
 const dims = (reasoningDepth: number, informationSufficiency: number) => ({
   reasoningDepth,
@@ -14,10 +13,7 @@ const dims = (reasoningDepth: number, informationSufficiency: number) => ({
   confidenceRequirement: "low",
   rawInference: "r"
 } as const)
-const llmOf = (script: Scripted.Script): Llm => {
-  const m = Scripted.make(script)
-  return { label: "s", generate: (c, i, o) => m.service.generate(c, i, o) }
-}
+const llmOf = scriptedLlm
 
 describe("AdaptiveDepth", () => {
   it("the profile → TTL table: deeper or less sufficient gets more cycles and deep mode; capped by the budget", () => {

@@ -3,9 +3,9 @@ import { Effect, Schema } from "effect"
 import * as engine from "../../src/convergence/ConvergenceEngine.js"
 import { ConvergenceCriteria } from "../../src/convergence/Criteria.js"
 import { ConvergenceAssessment, makeReport } from "../../src/domain/Evaluation.js"
-import type { Llm } from "../../src/llm/Llm.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
+import { scriptedLlm } from "../support/engine.js"
 import { step } from "../support/fixtures.js"
 
 const criteria = (c: object = {}) => Schema.decodeUnknownSync(ConvergenceCriteria)(c)
@@ -16,10 +16,7 @@ const done = (over: object = {}) => ({
     step("s2", 2, 2, { status: "complete", stepOutput: "the sum is 5", ...over })
   ]
 })
-const llmOf = (output: object): Llm => {
-  const m = Scripted.make({ [PromptId.CONVERGENCE_ASSESSMENT_USER]: [{ output }] })
-  return { label: "scripted", generate: (c, i, o) => m.service.generate(c, i, o) }
-}
+const llmOf = (output: object) => scriptedLlm({ [PromptId.CONVERGENCE_ASSESSMENT_USER]: [{ output }] })
 const assess = (input: Partial<Parameters<typeof engine.assess>[0]>) =>
   engine.assess({
     request: "Compute 2 + 3",

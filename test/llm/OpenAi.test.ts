@@ -308,14 +308,10 @@ describe("OpenAi layer against an OpenAI-compatible stub", () => {
     Effect.gen(function*() {
       fresh({ content: goodAnswer, delayMs: 2_000 })
       const fiber = yield* Effect.fork(model().generate(Contracts.answerSynthesis, synthesisInput))
-      yield* Effect.promise(async () => {
-        while (stub.requests.length === 0) await new Promise((r) => setTimeout(r, 5))
-      })
+      yield* Effect.promise(() => stub.until(() => stub.requests.length > 0))
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
-      yield* Effect.promise(async () => {
-        for (let i = 0; i < 100 && stub.disconnects.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
-      })
+      yield* Effect.promise(() => stub.until(() => stub.disconnects.length > 0))
       expect(stub.disconnects.length).toBe(1)
     }))
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
@@ -115,21 +115,20 @@ describe("answers streamed from an OpenAI-compatible endpoint (#33)", () => {
         Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model())))
       )
       const pieces: Array<string> = []
-      yield* Effect.fork(Stream.runForEach(prepared.events.output, (d) => Effect.sync(() => pieces.push(d.text))))
-      const fiber = yield* Effect.fork(prepared.execute)
       // the synthesis's three chunks sent (then it stalls), and shown live (the last one once the output's interval
       // has passed): then cancelled
-      yield* Effect.promise(async () => {
-        const sent = () => stub.sentChunks.map((c) => c.text).join("")
-        const stalled = () => stub.sentChunks.filter((c) => c.prompt === "answer_synthesis_user").length >= 3
-        while (!stalled() || !pieces.join("").endsWith(sent())) {
-          await new Promise((r) => setTimeout(r, 5))
-        }
-      })
+      const sent = () => stub.sentChunks.map((c) => c.text).join("")
+      const stalled = () => stub.sentChunks.filter((c) => c.prompt === "answer_synthesis_user").length >= 3
+      const shown = yield* Deferred.make<void>()
+      yield* Effect.fork(Stream.runForEach(prepared.events.output, (d) =>
+        Effect.sync(() => {
+          pieces.push(d.text)
+          if (stalled() && pieces.join("").endsWith(sent())) Deferred.unsafeDone(shown, Exit.void)
+        })))
+      const fiber = yield* Effect.fork(prepared.execute)
+      yield* Deferred.await(shown)
       yield* Fiber.interrupt(fiber)
-      yield* Effect.promise(async () => {
-        for (let i = 0; i < 100 && stub.disconnects.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
-      })
+      yield* Effect.promise(() => stub.until(() => stub.disconnects.length > 0))
       expect(stub.disconnects.map((b) => b.response_format.json_schema.name)).toEqual(["answer_synthesis_user"])
       const received = stub.sentChunks.map((c) => c.text).join("")
       // what the endpoint sent is what the live output showed: every call's text, the cancelled one's three chunks

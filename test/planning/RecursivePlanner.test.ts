@@ -3,19 +3,16 @@ import { Effect } from "effect"
 import { makeReport } from "../../src/domain/Evaluation.js"
 import type { Plan } from "../../src/domain/Plan.js"
 import type { Llm } from "../../src/llm/Llm.js"
-import * as Scripted from "../../src/llm/Scripted.js"
 import { emptyLedger, REFINEMENT_LIMITS } from "../../src/planning/RecursivePlanner.js"
 import * as planner from "../../src/planning/RecursivePlanner.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { builtinTools } from "../../src/tools/ToolRegistry.js"
 import { toolInfos } from "../../src/validation/SemanticValidator.js"
+import { scriptedLlm } from "../support/engine.js"
 import { plan as fixturePlan, step } from "../support/fixtures.js"
 
 const tools = toolInfos(builtinTools)
-const llmOf = (script: Scripted.Script): Llm & { calls: Array<any> } => {
-  const m = Scripted.make(script)
-  return { label: "scripted", generate: (c, i, o) => m.service.generate(c, i, o), calls: m.calls }
-}
+const llmOf = scriptedLlm
 const refinements = (...responses: Array<unknown>) => ({
   [PromptId.RECURSIVE_REFINEMENT_USER]: responses.map((output) => ({ output }))
 })

@@ -179,14 +179,14 @@ const shared = ManagedRuntime.make(db)
 /** A process's runtime over the shared store; `crashAfter` makes it die once that event is stored. */
 const processRuntime = async (seed: number, runIds: ReadonlyArray<string>, crashAfter?: number) => {
   const store = await shared.runPromise(RunStore)
-  const { sink, isCrashed } = dyingSink(store, crashAfter === undefined ? undefined : (e) => e.seq >= crashAfter)
+  const { death, isCrashed, sink } = dyingSink(store, crashAfter === undefined ? undefined : (e) => e.seq >= crashAfter)
   const layer = Layer.mergeAll(
     Aeon.layerWithTools(),
     Layer.succeed(LanguageModel, model(seed, runIds).service),
     Layer.succeed(RunStore, store),
     Layer.succeed(EventSink, sink)
   )
-  return { rt: ManagedRuntime.make(layer), isCrashed }
+  return { rt: ManagedRuntime.make(layer), isCrashed, death }
 }
 
 let runCount = 0
@@ -237,7 +237,7 @@ const killAndResume = async (
     const fiber = await dying.rt.runPromise(
       prepare(input(crashedId)).pipe(Effect.flatMap((p) => Effect.forkDaemon(p.execute)))
     )
-    for (let i = 0; i < 1_000 && !dying.isCrashed(); i++) await new Promise((r) => setTimeout(r, 1))
+    await dying.death
     expect(dying.isCrashed()).toBe(true)
     await dying.rt.runPromise(Fiber.interrupt(fiber).pipe(Effect.timeout("50 millis"), Effect.ignore))
     await dying.rt.dispose()

@@ -50,7 +50,13 @@ const runtime = (
     Layer.provide(store)
   )
   const layer = Layer.mergeAll(Aeon.layerWithTools([ledger]), Layer.succeed(LanguageModel, model.service), store, sink)
-  return { rt: ManagedRuntime.make(layer), isCrashed: () => dying?.isCrashed() ?? false }
+  const rt = ManagedRuntime.make(layer)
+  return {
+    rt,
+    isCrashed: () => dying?.isCrashed() ?? false,
+    /** Settles when the process "dies" (its sink is made with the runtime's layer). */
+    death: () => rt.runtime().then(() => dying?.death)
+  }
 }
 
 describe(`recovery on ${backend}`, () => {
@@ -70,7 +76,7 @@ describe(`recovery on ${backend}`, () => {
           return p.runId
         }))
       )
-      for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+      await one.death()
       expect(one.isCrashed()).toBe(true)
       expect(executions).toEqual(["debit", "credit"])
       await one.rt.dispose()
@@ -113,7 +119,7 @@ describe(`recovery on ${backend}`, () => {
           return p.runId
         }))
       )
-      for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+      await one.death()
       await one.rt.dispose()
 
       // the next process has a provider configured: the same answers under another label
@@ -171,7 +177,7 @@ describe(`recovery on ${backend}`, () => {
         Effect.runFork(p.execute)
       }))
     )
-    for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+    await one.death()
     expect(one.isCrashed()).toBe(true)
     await one.rt.dispose()
 
@@ -209,7 +215,7 @@ const crashAndResume = async (
   const makeScript = world()
   const one = runtime(db, Scripted.make(makeScript()), crashAfter)
   await one.rt.runPromise(prepare(input).pipe(Effect.map((p) => void Effect.runFork(p.execute))))
-  for (let i = 0; i < 500 && !one.isCrashed(); i++) await new Promise((r) => setTimeout(r, 10))
+  await one.death()
   expect(one.isCrashed()).toBe(true)
   await one.rt.dispose()
   const two = runtime(db, Scripted.make(makeScript()))

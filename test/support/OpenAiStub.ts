@@ -57,6 +57,8 @@ export interface OpenAiStub {
   readonly reply: (...replies: Array<StubReply>) => void
   /** Answers each request by what it asks (its body): a reply, or undefined for the queue's next one. */
   readonly replyWith: (answer: (body: any) => StubReply | undefined) => void
+  /** Settles once `holds` is true of what the stub has seen (checked as each request comes and each client leaves). */
+  readonly until: (holds: () => boolean) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -134,6 +136,12 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
   const disconnects: Array<any> = []
   const billed: Array<{ prompt_tokens: number; completion_tokens: number }> = []
   let answerer: ((body: any) => StubReply | undefined) | undefined
+  let waiting: Array<{ readonly holds: () => boolean; readonly resolve: () => void }> = []
+  const changed = () => {
+    waiting = waiting.filter((w) => (w.holds() ? (w.resolve(), false) : true))
+  }
+  const until = (holds: () => boolean) =>
+    new Promise<void>((resolve) => (holds() ? resolve() : waiting.push({ holds, resolve })))
   const server: Server = createServer(async (req, res) => {
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
       res.writeHead(404).end()
@@ -141,10 +149,12 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
     }
     const body = JSON.parse(await readBody(req))
     requests.push(body)
+    changed()
     const reply = answerer?.(body) ?? (queue.length > 1 ? queue.shift()! : queue[0] ?? { content: "{}" })
     let answered = false
     res.on("close", () => {
       if (!answered) disconnects.push(body)
+      changed()
     })
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
     if (reply.reset) {
@@ -195,6 +205,7 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
     disconnects,
     sentChunks,
     billed,
+    until,
     replyWith: (answer) => {
       answerer = answer
       requests.length = 0

@@ -9,6 +9,9 @@ import type { Service as RunStoreService } from "../../src/store/RunStore.js"
  */
 export const dyingSink = (store: RunStoreService, crashAfter?: (e: RunEvent) => boolean) => {
   let crashed = false
+  let died = () => {}
+  /** Settles when the process "dies": what a test waits on (not a poll). */
+  const death = new Promise<void>((resolve) => (died = resolve))
   const sink: EventSinkService = {
     append: (events) => {
       if (crashed) return Effect.never
@@ -16,9 +19,14 @@ export const dyingSink = (store: RunStoreService, crashAfter?: (e: RunEvent) => 
       const stored = cut < 0 ? events : events.slice(0, cut + 1)
       return store.append(stored).pipe(
         Effect.orDie,
-        Effect.zipRight(cut < 0 ? Effect.void : Effect.sync(() => (crashed = true)).pipe(Effect.zipRight(Effect.never)))
+        Effect.zipRight(
+          cut < 0 ? Effect.void : Effect.sync(() => {
+            crashed = true
+            died()
+          }).pipe(Effect.zipRight(Effect.never))
+        )
       )
     }
   }
-  return { sink, isCrashed: () => crashed }
+  return { sink, isCrashed: () => crashed, death }
 }

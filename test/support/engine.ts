@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import * as Aeon from "../../src/Aeon.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import type { Llm } from "../../src/llm/Llm.js"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { prepare } from "../../src/run/Run.js"
@@ -29,3 +30,9 @@ export const runOn = (model: LanguageModel["Type"], input: object) =>
       return { result, events: yield* p.events.log }
     }).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))))
   )
+
+/** A phase's model over a script (what the planner, validator and engines are handed), with the calls it was asked. */
+export const scriptedLlm = (script: Scripted.Script): Llm & { readonly calls: Scripted.ScriptedModel["calls"] } => {
+  const m = Scripted.make(script)
+  return { label: "scripted", generate: (c, i, o) => m.service.generate(c, i, o), calls: m.calls }
+}

@@ -1,19 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Llm } from "../../src/llm/Llm.js"
-import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { builtinTools } from "../../src/tools/ToolRegistry.js"
 import { checkPlan } from "../../src/validation/DeterministicChecks.js"
 import { toolInfos } from "../../src/validation/SemanticValidator.js"
 import * as validator from "../../src/validation/SemanticValidator.js"
+import { scriptedLlm } from "../support/engine.js"
 import { step } from "../support/fixtures.js"
 
 const tools = toolInfos(builtinTools)
-const llmOf = (script: Scripted.Script): Llm => {
-  const m = Scripted.make(script)
-  return { label: "scripted", generate: (c, i, o) => m.service.generate(c, i, o) }
-}
+const llmOf = scriptedLlm
 const plan = {
   goal: "Compute 2 + 3 and explain the sum",
   steps: [
