@@ -13,8 +13,17 @@ export const toGraphQLError = (cause: Cause.Cause<unknown>): GraphQLError => {
   return new GraphQLError("Unexpected error.", { extensions: { code: "INTERNAL_SERVER_ERROR" } })
 }
 
+/** How resolvers run Effects. */
+export interface Adapter<R> {
+  /** Runs `effect` for a request, cancelled with `signal`; a failure thrown as its GraphQLError (masked if internal). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, R>, signal?: AbortSignal) => Promise<A>
+  /** Reads what the built runtime holds in memory (its services), synchronously: no fiber of its own. */
+  readonly read: <A>(effect: Effect.Effect<A, never, R>) => A
+  readonly runtime: Runtime.Runtime<R>
+}
+
 /** The one place resolvers run Effects: through the server's runtime (its Layer's), cancelled with the request. */
-export const make = <R>(runtime: Runtime.Runtime<R>) => {
+export const make = <R>(runtime: Runtime.Runtime<R>): Adapter<R> => {
   const fork = Runtime.runFork(runtime)
   const runExit = Runtime.runPromiseExit(runtime)
   const runSync = Runtime.runSync(runtime)
@@ -31,9 +40,6 @@ export const make = <R>(runtime: Runtime.Runtime<R>) => {
   }
   const run = async <A, E>(effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Promise<A> =>
     settle(await runExit(effect, signal ? { signal } : undefined))
-  /** Reads what the built runtime holds in memory (its services), synchronously: no fiber of its own. */
   const read = <A>(effect: Effect.Effect<A, never, R>): A => runSync(effect)
   return { run, read, runtime }
 }
-
-export type Adapter<R> = ReturnType<typeof make<R>>

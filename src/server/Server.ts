@@ -247,6 +247,8 @@ const authPlugin = (auth: AuthConfig): Plugin => ({
   }
 })
 
+type Yoga = ReturnType<typeof yogaOf>
+
 const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOptions) =>
   createYoga<{ req?: IncomingMessage }, GraphQLContext>({
     schema: createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) }),
@@ -321,7 +323,7 @@ const listen = (server: Server, port: number, host: string) =>
  * server without API keys answers only a Host and Origin naming this machine or AEON_ALLOWED_HOSTS (DNS rebinding),
  * on every route and the WebSocket upgrade.
  */
-export const start = async (runtime: Runtime.Runtime<Resolvers.R>, options: ServerOptions) => {
+export const start = async (runtime: Runtime.Runtime<Resolvers.R>, options: ServerOptions): Promise<Listening> => {
   const adapter = EffectAdapter.make(runtime)
   const yoga = yogaOf(adapter, options)
   const allowed = options.allowedHosts ?? []
@@ -382,7 +384,15 @@ export class ListenError
   }
 }
 
-export type Listening = Awaited<ReturnType<typeof start>>
+/** The server listening. */
+export interface Listening {
+  /** Its GraphQL endpoint's URL. */
+  readonly url: string
+  readonly server: Server
+  readonly yoga: Yoga
+  /** Stops it: its sessions, its sockets, its connections. */
+  readonly close: () => Promise<void>
+}
 
 /** The server listening: its URL, the Node server, yoga. */
 export class GraphQLServer extends Context.Tag("aeon/GraphQLServer")<GraphQLServer, Listening>() {}

@@ -70,11 +70,20 @@ const makeSessions = () => {
   }
 }
 
+/** `/mcp`: the MCP endpoint over HTTP, its sessions in this process. */
+export interface McpEndpoint {
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => Promise<unknown>
+  /** Ends every session (the server stops). */
+  readonly close: () => void
+  /** Sessions open now. */
+  readonly sessions: () => number
+}
+
 export const make = (
   runtime: Runtime.Runtime<RunManager>,
   auth: AuthConfig,
   allowedHosts: ReadonlyArray<string>
-) => {
+): McpEndpoint => {
   const sessions = makeSessions()
   /** A request of an open session, to its transport. */
   const inSession = async (session: Session, req: IncomingMessage, res: ServerResponse) => {
@@ -157,11 +166,5 @@ export const make = (
       if (!res.headersSent) refuse(res, 500, "INTERNAL", "internal error")
     }
   }
-  return {
-    handle,
-    /** Ends every session (the server stops). */
-    close: sessions.endAll,
-    /** Sessions open now. */
-    sessions: sessions.size
-  }
+  return { handle, close: sessions.endAll, sessions: sessions.size }
 }
