@@ -134,20 +134,13 @@ describe("A2A", () => {
     }) as Task
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED])
       .toContain(sent.status?.state)
-    // followed from the start; answered on the task once the stream says it waits for its plan's approval
-    const followed: Array<StreamResponse> = []
-    let approved = false
-    for await (const r of client.resubscribeTask({ tenant: "", id: sent.id })) {
-      followed.push(r)
-      const state = r.payload?.$case === "task" || r.payload?.$case === "statusUpdate"
-        ? r.payload.value.status?.state
-        : undefined
-      if (!approved && state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-        approved = true
-        await client.sendMessage(request(message("approve", { taskId: sent.id, contextId: sent.contextId })))
-      }
+    // followed while it waits for its plan's approval; answered on the task meanwhile
+    while ((await client.getTask({ tenant: "", id: sent.id })).status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+      await new Promise((r) => setTimeout(r, 10))
     }
-    expect(approved).toBe(true)
+    const following = collect(client.resubscribeTask({ tenant: "", id: sent.id }))
+    await client.sendMessage(request(message("approve", { taskId: sent.id, contextId: sent.contextId })))
+    const followed = await following
     expect(followed[0]!.payload?.$case).toBe("task")
     expect(lastStatus(followed)).toBe(TaskState.TASK_STATE_COMPLETED)
     const artifacts = followed.flatMap((r) => (r.payload?.$case === "artifactUpdate" ? [r.payload.value] : []))
