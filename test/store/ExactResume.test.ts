@@ -1,6 +1,6 @@
 import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
 import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { EventSink } from "../../src/journal/RunJournal.js"
@@ -295,5 +295,5 @@ describe(`a run killed at any event and resumed ends as it would have (${backend
     expect(boundaries).toBeGreaterThan(40)
   }, 900_000)
 
-  it("closes the shared store", () => shared.dispose())
+  afterAll(() => shared.dispose())
 })
