@@ -171,6 +171,37 @@ export interface Options {
   readonly storeWaits?: StoreWaits | undefined
 }
 
+/**
+ * The run's tail and live output, on the process's tails when it keeps them (runs/LiveRuns): the followers of the
+ * attempt before this one (one that ended waiting for its store) take what they lack from its history, then go on; so
+ * do the followers of its live output. `detach` once the attempt has ended.
+ */
+const attachFollowers = (
+  runId: string,
+  history: ReadonlyArray<RunEvent>,
+  state: LogState,
+  scope: Scope.Scope,
+  options: Options
+) =>
+  Effect.map(Effect.serviceOption(RunTail.RunTails), (tails) => {
+    const attached = Option.isSome(tails) ? tails.value.attach(runId) : undefined
+    const tail = attached?.tail ?? RunTail.make()
+    const output = RunOutput.make(runId, {
+      intervalMs: options.outputIntervalMs ?? RunOutput.DEFAULT_INTERVAL_MS,
+      lastSeq: () => state.lastSeq,
+      scope,
+      followers: attached?.output
+    })
+    if (state.finished) output.end()
+    if (tail.size() > 0 && history.length > 0) tail.publish(history)
+    let detached = false
+    const detach = Effect.sync(() => {
+      if (Option.isSome(tails) && !detached) tails.value.detach(runId, state.finished)
+      detached = true
+    })
+    return { tail, output, detach }
+  })
+
 export const make = (
   runId: string,
   sink: EventSinkService,
@@ -193,26 +224,8 @@ export const make = (
       storeWaiting: false
     }
     const direct = sink === noSink
-    // the run's tail outlives this attempt when a process keeps its runs' tails (runs/LiveRuns): followers of the
-    // attempt before it (one that ended waiting for its store) take what they lack from its history, then go on; so
-    // do the followers of its live output
-    const tails = yield* Effect.serviceOption(RunTail.RunTails)
-    const attached = Option.isSome(tails) ? tails.value.attach(runId) : undefined
-    const tail = attached?.tail ?? RunTail.make()
-    const output = RunOutput.make(runId, {
-      intervalMs: options.outputIntervalMs ?? RunOutput.DEFAULT_INTERVAL_MS,
-      lastSeq: () => state.lastSeq,
-      scope,
-      followers: attached?.output
-    })
-    if (state.finished) output.end()
+    const { detach, output, tail } = yield* attachFollowers(runId, history, state, scope, options)
     const firstSeq = history[0]?.seq ?? 1
-    if (tail.size() > 0 && history.length > 0) tail.publish(history)
-    let detached = false
-    const detach = Effect.sync(() => {
-      if (Option.isSome(tails) && !detached) tails.value.detach(runId, state.finished)
-      detached = true
-    })
     const { follow, followed, published } = makeFollowers(state, events, firstSeq, output.end, tail)
     // (the run's record says it waited: an advisory once its events are stored again — not after its end)
     const waited = (cause: string, waitedMs: number): Effect.Effect<void> =>

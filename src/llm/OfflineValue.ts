@@ -23,7 +23,7 @@ const resolved = (schema: Json, root: Json): Json => {
 const typeOf = (schema: Json): string | undefined => {
   const t = schema.type
   if (typeof t === "string") return t
-  if (Array.isArray(t)) return t.find((x) => x !== "null") as string | undefined
+  if (Array.isArray(t)) return t.find((x): x is string => typeof x === "string" && x !== "null")
   if (isRecord(schema.properties)) return "object"
   if (schema.items !== undefined) return "array"
   return undefined

@@ -28,7 +28,7 @@ export const ScriptResponse = Schema.Struct({
 )
 export type ScriptResponse = typeof ScriptResponse.Type
 
-const userPromptIds = ALL_PROMPT_IDS.filter((id) => id.endsWith("_user")) as Array<string>
+const userPromptIds: ReadonlyArray<string> = ALL_PROMPT_IDS.filter((id) => id.endsWith("_user"))
 
 /** The file format: for each user PromptId value, the responses in order (the last repeats). */
 export const ScriptFile = Schema.Struct({

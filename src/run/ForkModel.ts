@@ -22,7 +22,7 @@ export const replayFor = (
     const forked = past[0]?._tag === "RunForked" ? past[0] : undefined
     if (!forked) return live
     const source = options.source ??
-      (yield* Effect.orElseSucceed((yield* RunStore).events(forked.from), () => [] as Array<RunEvent>))
+      (yield* Effect.orElseSucceed((yield* RunStore).events(forked.from), (): ReadonlyArray<RunEvent> => []))
     const own = past.filter((e) => e.seq > forked.copied + 1)
     // the model the fork changed to, while this server is still configured with it
     const liveModel = forked.model === undefined

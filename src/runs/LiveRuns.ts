@@ -189,6 +189,25 @@ const lifecycle = (shuttingDown: Ref.Ref<boolean>, clustered: boolean) => (entry
   shuttingDown: Effect.map(Ref.get(shuttingDown), (down) => down || (clustered && !entry.cancelled))
 })
 
+/**
+ * How an attempt ends: one whose store stayed away past the bound is taken up again here once it answers (on a
+ * cluster too: the run is still this runner's; runHere follows the attempt that takes it up); any other defect is
+ * said in the log (the run stays as its record left it; a restart resumes it). `done` once all that is over.
+ */
+const attemptEnd =
+  (entry: LiveRun, retake: (outage: StoreOutageError) => Effect.Effect<unknown>) =>
+  <A, E, R>(attempt: Effect.Effect<A, E, R>) =>
+    attempt.pipe(
+      Effect.catchSomeDefect((d) =>
+        d instanceof StoreOutageError ? Option.some(Effect.asVoid(retake(d))) : Option.none()
+      ),
+      Effect.tapDefect((cause) =>
+        Effect.logError(`run ${entry.prepared.runId} stopped here, unfinished: ${Cause.pretty(cause)}`)
+      ),
+      // (after a retake: the attempt taking the run up again is live by then)
+      Effect.ensuring(Deferred.succeed(entry.done, undefined))
+    )
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
@@ -219,17 +238,7 @@ const make = Effect.gen(function*() {
           live.delete(prepared.runId)
           return release([prepared.runId])
         })),
-        // its store stayed away past the bound: taken up again here once it answers (on a cluster too: the run is
-        // still this runner's; runHere follows the attempt that takes it up)
-        Effect.catchSomeDefect((d) =>
-          d instanceof StoreOutageError ? Option.some(Effect.asVoid(retake(d))) : Option.none()
-        ),
-        // any other defect: said in the log (the run stays as its record left it; a restart resumes it)
-        Effect.tapDefect((cause) =>
-          Effect.logError(`run ${prepared.runId} stopped here, unfinished: ${Cause.pretty(cause)}`)
-        ),
-        // (after a retake: the attempt taking the run up again is live by then)
-        Effect.ensuring(Deferred.succeed(entry.done, undefined))
+        attemptEnd(entry, retake)
       )
       // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
       // interruption off): cancel, a budget's timeout and shutdown interrupt it

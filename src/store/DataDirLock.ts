@@ -3,14 +3,14 @@ import Sqlite from "better-sqlite3"
 import { Effect } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { codeOf } from "../support/Fields.js"
+import { codeOf, processWide } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import { serverHolding } from "./ServerAddress.js"
 import { retain } from "./SqliteClient.js"
 import { storeCauseInWords } from "./StoreCause.js"
 
 /** The data directories this process holds (on globalThis: a module evaluated again must see the same). */
-const held: Set<string> = ((globalThis as Record<symbol, Set<string>>)[Symbol.for("aeon/sqlite/locks")] ??= new Set())
+const held: Set<string> = processWide(Symbol.for("aeon/sqlite/locks"), (v) => v instanceof Set, () => new Set())
 
 const inUse = (dataDir: string) => {
   let owner = ""

@@ -5,6 +5,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import Sqlite from "better-sqlite3"
 import { Chunk, Context, Effect, Layer, Scope, Stream } from "effect"
+import { processWide } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import { type RawStatement, SqliteWriter } from "./SqliteWriter.js"
 import { storeCauseInWords } from "./StoreCause.js"
@@ -23,8 +24,7 @@ import { storeCauseInWords } from "./StoreCause.js"
  * drop the objects an earlier evaluation made.
  */
 const retainForever = Number(process.versions.node.split(".")[0]) >= 24
-const retained: Array<unknown> =
-  ((globalThis as Record<symbol, Array<unknown>>)[Symbol.for("aeon/sqlite/retained")] ??= [])
+const retained: Array<unknown> = processWide(Symbol.for("aeon/sqlite/retained"), Array.isArray, () => [])
 
 /** Keeps a better-sqlite3 object reachable for the process's life where its finalizer could abort it (above). */
 export const retain = (...objects: Array<unknown>) => {

@@ -31,3 +31,15 @@ export const codeOf = (thrown: unknown): string | undefined => stringField(throw
 /** An object's fields that are not undefined (flags a person gave, say), typed as such. */
 export const definedOnly = <A>(fields: Readonly<Record<string, A | undefined>>): Record<string, A> =>
   Object.fromEntries(Object.entries(fields).flatMap(([k, v]) => v === undefined ? [] : [[k, v] as const]))
+
+/**
+ * A value kept on globalThis under `key`, made once per process: a module evaluated again (a test's fresh module
+ * graph) finds the same. `is` checks what is found there.
+ */
+export const processWide = <A>(key: symbol, is: (found: unknown) => found is A, make: () => A): A => {
+  const found: unknown = Reflect.get(globalThis, key)
+  if (is(found)) return found
+  const made = make()
+  Reflect.set(globalThis, key, made)
+  return made
+}
