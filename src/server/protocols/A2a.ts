@@ -31,6 +31,7 @@ import {
   conversationTag,
   type ProtocolContext,
   publicFailure,
+  type Route,
   sendJson,
   threadOf
 } from "./Http.js"
@@ -370,7 +371,7 @@ export const cardAt = (base: string, version: string): AgentCard => ({
 })
 
 /** The routes: true when the request was one of them. */
-export const make = (ctx: ProtocolContext & { readonly version: string }) => {
+export const routes = (ctx: ProtocolContext & { readonly version: string }): ReadonlyArray<Route> => {
   // the address each request was made at, for the card it is answered with (never one shared by all requests)
   const askedAt = new AsyncLocalStorage<string>()
   const card = () => cardAt(askedAt.getStore() ?? "http://localhost", ctx.version)
@@ -395,33 +396,23 @@ export const make = (ctx: ProtocolContext & { readonly version: string }) => {
       cache: { maxAge: 0 }
     })
   )
-  return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-    if (path !== "/a2a" && path !== "/.well-known/agent-card.json") return false
-    if (path === "/a2a") {
-      const caller = callerOf(ctx.auth, req)
-      if (!caller) {
-        sendJson(
-          res,
-          401,
-          { jsonrpc: "2.0", id: null, error: { code: -32001, message: "missing or invalid API key" } },
-          {
-            "www-authenticate": "Bearer"
-          }
-        )
-        return true
-      }
-      const declared = Number(req.headers["content-length"] ?? 0)
-      if (declared > ctx.maxBodyBytes) {
-        sendJson(res, 413, {
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: -32600, message: `request body over ${ctx.maxBodyBytes} bytes` }
-        })
-        return true
-      }
-      callers.set(req, caller.userId ?? "")
-    }
+  const served = (req: IncomingMessage, res: ServerResponse) =>
     askedAt.run(`http://${req.headers.host ?? "localhost"}`, () => app(req, res))
-    return true
+  const jsonRpc = (req: IncomingMessage, res: ServerResponse) => {
+    const caller = callerOf(ctx.auth, req)
+    if (!caller) {
+      const refused = { jsonrpc: "2.0", id: null, error: { code: -32001, message: "missing or invalid API key" } }
+      return sendJson(res, 401, refused, { "www-authenticate": "Bearer" })
+    }
+    if (Number(req.headers["content-length"] ?? 0) > ctx.maxBodyBytes) {
+      const message = `request body over ${ctx.maxBodyBytes} bytes`
+      return sendJson(res, 413, { jsonrpc: "2.0", id: null, error: { code: -32600, message } })
+    }
+    callers.set(req, caller.userId ?? "")
+    served(req, res)
   }
+  return [
+    { method: "*", path: "/a2a", handle: jsonRpc },
+    { method: "*", path: "/.well-known/agent-card.json", handle: served }
+  ]
 }

@@ -27,6 +27,7 @@ import {
   type ProtocolContext,
   publicFailure,
   refuseJson,
+  type Route,
   runExit,
   textOf,
   threadOf
@@ -310,9 +311,11 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
 }
 
 /** The route: true when the request was `/ag-ui`. */
-export const handle = (ctx: ProtocolContext) => (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-  if (path !== "/ag-ui") return false
-  if (req.method !== "POST") refuseJson(res, 405, "METHOD_NOT_ALLOWED", "POST a RunAgentInput")
-  else void run(ctx, req, res).catch(() => !res.headersSent && refuseJson(res, 500, "INTERNAL", "internal error"))
-  return true
-}
+export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [{
+  method: "*",
+  path: "/ag-ui",
+  handle: (req, res) =>
+    req.method !== "POST"
+      ? refuseJson(res, 405, "METHOD_NOT_ALLOWED", "POST a RunAgentInput")
+      : void run(ctx, req, res).catch(() => !res.headersSent && refuseJson(res, 500, "INTERNAL", "internal error"))
+}]

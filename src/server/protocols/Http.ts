@@ -16,6 +16,20 @@ export interface ProtocolContext {
   readonly maxBodyBytes: number
 }
 
+/**
+ * A protocol's route, as data: its method (or every one) and path on the edge's router (server/protocols/Protocols), and
+ * the handler that writes its response — a refusal in the protocol's words, or its frames through the one SSE writer.
+ */
+export interface Route {
+  readonly method: "GET" | "POST" | "*"
+  readonly path: `/${string}`
+  readonly handle: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    params: Readonly<Record<string, string | undefined>>
+  ) => void
+}
+
 /** The caller the request's bearer key names (`{}` on a server without keys), or undefined: refuse it. */
 export const callerOf = (auth: AuthConfig, req: IncomingMessage) => authenticate(auth, req.headers.authorization)
 

@@ -17,6 +17,7 @@ import {
   pipeFrames,
   type ProtocolContext,
   publicFailure,
+  type Route,
   runExit,
   sendJson,
   settled,
@@ -296,20 +297,23 @@ const models = (res: ServerResponse) =>
   })
 
 /** The routes: true when the request was one of them. */
-export const handle = (ctx: ProtocolContext) => (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-  if (path === "/v1/models" && req.method === "GET") {
-    if (!callerOf(ctx.auth, req)) {
-      refuse(res, { status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
-    } else models(res)
-    return true
+export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [
+  {
+    method: "GET",
+    path: "/v1/models",
+    handle: (req, res) =>
+      callerOf(ctx.auth, req)
+        ? models(res)
+        : refuse(res, { status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
+  },
+  {
+    method: "*",
+    path: "/v1/chat/completions",
+    handle: (req, res) =>
+      req.method !== "POST"
+        ? refuse(res, { status: 405, code: "method_not_allowed", message: "POST a chat completion request" })
+        : void completions(ctx, req, res).catch(() =>
+          !res.headersSent && refuse(res, { status: 500, code: "internal", message: "internal error" })
+        )
   }
-  if (path === "/v1/chat/completions") {
-    if (req.method !== "POST") {
-      refuse(res, { status: 405, code: "method_not_allowed", message: "POST a chat completion request" })
-    } else {void completions(ctx, req, res).catch(() =>
-        !res.headersSent && refuse(res, { status: 500, code: "internal", message: "internal error" })
-      )}
-    return true
-  }
-  return false
-}
+]

@@ -1,7 +1,13 @@
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as A2a from "./A2a.js"
 import * as AgUi from "./AgUi.js"
-import type { ProtocolContext } from "./Http.js"
+import type { ProtocolContext, Route } from "./Http.js"
 import * as OpenAiCompat from "./OpenAiCompat.js"
 import * as UiStream from "./UiStream.js"
 
@@ -34,15 +40,38 @@ const cors = (req: IncomingMessage, res: ServerResponse): boolean => {
 }
 
 /**
+ * A route on the platform's router: its handler writes the Node response itself (a refusal, or its frames through
+ * the edge's one SSE writer, server/Sse); the route is done when that response is (a client going away ends it too).
+ */
+const routed = (route: Route) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const params = yield* HttpRouter.params
+    const req = NodeHttpServerRequest.toIncomingMessage(request)
+    const res = NodeHttpServerRequest.toServerResponse(request)
+    yield* Effect.async<void>((resume) => {
+      res.once("close", () => resume(Effect.void))
+      if (!cors(req, res)) route.handle(req, res, params)
+    })
+    return HttpServerResponse.empty()
+  })
+
+/**
  * The protocols other front-ends and agents speak, mounted beside /graphql (the same keys, Host checks and body
- * limit): each an adapter over the run manager and the run's log, keeping no state of its own.
+ * limit): each an adapter over the run manager and the run's log, keeping no state of its own, its routes data on
+ * @effect/platform's HttpRouter.
  */
 export const make = (ctx: ProtocolContext & { readonly version: string }) => {
-  const routes = [OpenAiCompat.handle(ctx), AgUi.handle(ctx), UiStream.handle(ctx), A2a.make(ctx)]
+  const routes = [...OpenAiCompat.routes(ctx), ...AgUi.routes(ctx), ...UiStream.routes(ctx), ...A2a.routes(ctx)]
+  const router = routes.reduce(
+    (router, route) => HttpRouter.route(route.method)(router, route.path, routed(route)),
+    HttpRouter.empty
+  )
+  const handler = Runtime.runSync(ctx.runtime)(NodeHttpServer.makeHandler(router))
   /** True when the request was one of theirs (it is answered). */
   return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
     if (!PROTOCOL_PATH.test(path)) return false
-    if (cors(req, res)) return true
-    return routes.some((route) => route(req, res, path))
+    handler(req, res)
+    return true
   }
 }

@@ -15,6 +15,7 @@ import {
   type ProtocolContext,
   publicFailure,
   refuseJson,
+  type Route,
   runExit,
   textOf,
   threadOf,
@@ -179,8 +180,6 @@ const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: Server
   await send(ctx, res, started.value, 0, 0)
 }
 
-const RESUME = /^\/api\/chat\/([^/]+)\/stream$/
-
 /** A non-negative integer query parameter, or undefined. */
 const count = (url: URL, name: string) => {
   const v = url.searchParams.get(name)
@@ -198,17 +197,24 @@ const resume = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRes
   await send(ctx, res, found.value, fromSeq ?? 0, count(url, "textFrom") ?? 0)
 }
 
-/** The routes: true when the request was one of them. */
-export const handle = (ctx: ProtocolContext) => (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-  const failed = () => !res.headersSent && refuseJson(res, 500, "INTERNAL", "internal error")
-  if (path === "/api/chat") {
-    if (req.method !== "POST") refuseJson(res, 405, "METHOD_NOT_ALLOWED", "POST the chat's messages")
-    else void startChat(ctx, req, res).catch(failed)
-    return true
+const failed = (res: ServerResponse) => () => !res.headersSent && refuseJson(res, 500, "INTERNAL", "internal error")
+
+/** The chat's routes: a new turn, and a run's stream resumed. */
+export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [
+  {
+    method: "*",
+    path: "/api/chat",
+    handle: (req, res) =>
+      req.method !== "POST"
+        ? refuseJson(res, 405, "METHOD_NOT_ALLOWED", "POST the chat's messages")
+        : void startChat(ctx, req, res).catch(failed(res))
+  },
+  {
+    method: "*",
+    path: "/api/chat/:runId/stream",
+    handle: (req, res, params) =>
+      req.method !== "GET"
+        ? refuseJson(res, 405, "METHOD_NOT_ALLOWED", "GET resumes a run's stream")
+        : void resume(ctx, req, res, params.runId ?? "").catch(failed(res))
   }
-  const resumed = RESUME.exec(path)
-  if (!resumed?.[1]) return false
-  if (req.method !== "GET") refuseJson(res, 405, "METHOD_NOT_ALLOWED", "GET resumes a run's stream")
-  else void resume(ctx, req, res, decodeURIComponent(resumed[1])).catch(failed)
-  return true
-}
+]

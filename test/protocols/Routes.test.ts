@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startServer, type TestServer } from "../support/server.js"
+
+/**
+ * The protocols' routes on the edge's router: a browser page of another origin on this machine calls them as it calls
+ * /graphql (a preflight answered, the response readable, the run's id exposed), a path no protocol has is not found,
+ * a route's method is the protocol's to refuse, in its words.
+ */
+let server: TestServer
+const base = () => server.url.replace(/\/graphql$/, "")
+beforeAll(async () => {
+  server = await startServer({})
+})
+afterAll(() => server?.stop())
+
+describe("the protocols' routes", () => {
+  it("a preflight from a page of another origin is answered, and the response says it may read it", async () => {
+    const origin = "http://localhost:5173"
+    const preflight = await fetch(`${base()}/api/chat`, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" }
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(origin)
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("POST")
+    expect(preflight.headers.get("access-control-allow-credentials")).toBe("true")
+    const models = await fetch(`${base()}/v1/models`, { headers: { origin } })
+    expect(models.status).toBe(200)
+    expect(models.headers.get("access-control-allow-origin")).toBe(origin)
+    expect(models.headers.get("access-control-expose-headers")).toBe("x-aeon-run-id")
+  })
+
+  it("a path no protocol has is not found; a route's other method is refused in the protocol's words", async () => {
+    expect((await fetch(`${base()}/v1/embeddings`, { method: "POST" })).status).toBe(404)
+    const get = await fetch(`${base()}/v1/chat/completions`)
+    expect(get.status).toBe(405)
+    expect((await get.json()).error.code).toBe("method_not_allowed")
+    const agUi = await fetch(`${base()}/ag-ui`)
+    expect(agUi.status).toBe(405)
+    expect((await agUi.json()).error.code).toBe("METHOD_NOT_ALLOWED")
+  })
+
+  it("a run's stream is resumed by its id, encoded in the path (204: nothing of the caller's to resume)", async () => {
+    const res = await fetch(`${base()}/api/chat/${encodeURIComponent("no such run")}/stream`)
+    expect(res.status).toBe(204)
+  })
+})
