@@ -1,10 +1,8 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Runtime } from "effect"
+import { Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { nodeRoute } from "../NodeRoute.js"
 import * as A2a from "./A2a.js"
 import * as AgUi from "./AgUi.js"
 import type { ProtocolContext, Route } from "./Http.js"
@@ -39,21 +37,10 @@ const cors = (req: IncomingMessage, res: ServerResponse): boolean => {
   return true
 }
 
-/**
- * A route on the platform's router: its handler writes the Node response itself (a refusal, or its frames through
- * the edge's one SSE writer, server/Sse); the route is done when that response is (a client going away ends it too).
- */
+/** A protocol's route: its CORS first (a preflight is answered there), then its handler. */
 const routed = (route: Route) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const params = yield* HttpRouter.params
-    const req = NodeHttpServerRequest.toIncomingMessage(request)
-    const res = NodeHttpServerRequest.toServerResponse(request)
-    yield* Effect.async<void>((resume) => {
-      res.once("close", () => resume(Effect.void))
-      if (!cors(req, res)) route.handle(req, res, params)
-    })
-    return HttpServerResponse.empty()
+  nodeRoute((req, res, params) => {
+    if (!cors(req, res)) route.handle(req, res, params)
   })
 
 /**
