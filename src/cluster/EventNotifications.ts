@@ -13,8 +13,6 @@ import { RunStore } from "../store/RunStore.js"
  */
 interface Mirror {
   readonly tail: RunTail.RunTail
-  /** The highest event a follower has: one whose replay ends below it has the mirror read again from there. */
-  highest: number
   reading: boolean
   again: boolean
   /** Woken while a follower's replay was being read: read once it has started. */
@@ -88,9 +86,7 @@ export const make = (options: NotificationOptions) =>
       })
     }
     const handOut = (runId: string, mirror: Mirror, read: ReadonlyArray<RunEvent>) => {
-      const last = read.at(-1)
-      if (!last) return
-      mirror.highest = Math.max(mirror.highest, last.seq)
+      if (read.length === 0) return
       // each follower takes what follows its own last event (the tail's cursors): none twice, none skipped
       mirror.tail.publish(read)
       // the run's end: no more wakes for it. Its followers stay on the tail until they stop (each ends with the
@@ -108,7 +104,7 @@ export const make = (options: NotificationOptions) =>
       Effect.gen(function*() {
         let mirror = mirrors.get(runId)
         if (!mirror) {
-          const made: Mirror = { tail: RunTail.make(), highest: 0, reading: false, again: false, missed: false }
+          const made: Mirror = { tail: RunTail.make(), reading: false, again: false, missed: false }
           mirrors.set(runId, made)
           mirror = made
         }
@@ -120,10 +116,11 @@ export const make = (options: NotificationOptions) =>
         }
         const replay = yield* store.events(runId, fromSeq).pipe(Effect.onError(() => Effect.sync(stop)))
         const source: FeedSource = (onEvent) => {
+          // (the furthest follower before this one joins in)
+          const ahead = joined.tail.ahead() ?? 0
           const following = joining.start(replay, onEvent)
           if (following.finished) stop()
-          const lowered = (following.past.at(-1)?.seq ?? 0) < joined.highest
-          joined.highest = Math.max(joined.highest, following.past.at(-1)?.seq ?? 0)
+          const lowered = (following.past.at(-1)?.seq ?? Math.max(fromSeq, 1) - 1) < ahead
           // woken while no follower had started, or the replay ends below what another follower has: read again at once
           if (joined.missed || lowered) {
             joined.missed = false

@@ -40,6 +40,8 @@ export interface RunTail {
    * what is published meanwhile after it); undefined while none has.
    */
   readonly behind: () => number | undefined
+  /** The last event the furthest follower that has started has; undefined while none has. */
+  readonly ahead: () => number | undefined
   readonly size: () => number
 }
 
@@ -52,7 +54,7 @@ interface Cursor {
 }
 
 /** The events of `from` that follow `taken` by seq (each once), and the last of them. */
-const following = (from: Iterable<RunEvent>, taken: number) => {
+const following = (from: Iterable<RunEvent>, taken: number): { taking: ReadonlyArray<RunEvent>; taken: number } => {
   const taking: Array<RunEvent> = []
   for (const e of from) {
     if (e.seq === taken + 1) {
@@ -91,6 +93,15 @@ export const make = (options: TailOptions = {}): RunTail => {
     }
   }
 
+  /** The least or the greatest last event of the followers that have started. */
+  const extreme = (pick: (a: number, b: number) => number) => {
+    let found: number | undefined
+    for (const c of cursors) {
+      if (!c.early) found = found === undefined ? c.taken : pick(found, c.taken)
+    }
+    return found
+  }
+
   const join = (fromSeq: number): Joining => {
     // a follower from 0 (a subscription's default) waits for seq 1
     const cursor: Cursor = { taken: Math.max(fromSeq, 1) - 1, early: new Map(), onEvent: () => {} }
@@ -100,13 +111,18 @@ export const make = (options: TailOptions = {}): RunTail => {
       stop,
       start: (past, onEvent) => {
         const early = cursor.early ?? new Map<number, RunEvent>()
-        const replay = following(past, cursor.taken)
+        // a replay read from memory is already the events that follow (one copy, not two, per follower)
+        const from = cursor.taken
+        const replay = past.length === 0 || (past[0]!.seq === from + 1 && past.at(-1)!.seq === from + past.length)
+          ? { taking: past, taken: past.at(-1)?.seq ?? from }
+          : following(past, from)
         let taken = replay.taken
-        const pastEvents = replay.taking
+        const meanwhile: Array<RunEvent> = []
         for (let next = early.get(taken + 1); next; next = early.get(taken + 1)) {
-          pastEvents.push(next)
+          meanwhile.push(next)
           taken = next.seq
         }
+        const pastEvents = meanwhile.length === 0 ? replay.taking : [...replay.taking, ...meanwhile]
         cursor.taken = taken
         cursor.early = undefined
         cursor.onEvent = onEvent
@@ -132,13 +148,8 @@ export const make = (options: TailOptions = {}): RunTail => {
     },
     join,
     follow: (fromSeq, past, onEvent) => join(fromSeq).start(past, onEvent),
-    behind: () => {
-      let least: number | undefined
-      for (const c of cursors) {
-        if (!c.early) least = least === undefined ? c.taken : Math.min(least, c.taken)
-      }
-      return least
-    },
+    behind: () => extreme(Math.min),
+    ahead: () => extreme(Math.max),
     size: () => cursors.size
   }
 }

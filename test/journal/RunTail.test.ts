@@ -50,6 +50,14 @@ describe("a run's tail", () => {
     expect(a.got).toEqual([3, 4, 5, 6, 7])
   })
 
+  it("a replay holding events before the follower's point gives only those from it", () => {
+    const tail = RunTail.make()
+    const a = follower()
+    a.replayed(tail.follow(3, events(1, 5), a.onEvent))
+    tail.publish(events(6, 6))
+    expect(a.got).toEqual([3, 4, 5, 6])
+  })
+
   it("behind: the last event every started follower has; a follower still reading its replay holds nobody back", () => {
     const tail = RunTail.make()
     expect(tail.behind()).toBeUndefined()
@@ -57,6 +65,7 @@ describe("a run's tail", () => {
     tail.follow(1, events(1, 3), () => {})
     tail.join(1)
     expect(tail.behind()).toBe(3)
+    expect(tail.ahead()).toBe(5)
   })
 
   it("a follower whose replay reaches the run's end is finished; one past the end published is finished too", () => {

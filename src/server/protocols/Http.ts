@@ -6,6 +6,7 @@ import { publicFailure } from "../../runs/PublicFailure.js"
 import type { RunManager } from "../../runs/RunManager.js"
 import { fieldOf } from "../../support/Fields.js"
 import { readJson } from "../Body.js"
+import type { NodeHandler } from "../NodeRoute.js"
 import { type AuthConfig, authenticate } from "../Security.js"
 import { pipeSse } from "../Sse.js"
 
@@ -23,11 +24,7 @@ export interface ProtocolContext {
 export interface Route {
   readonly method: "GET" | "POST" | "*"
   readonly path: `/${string}`
-  readonly handle: (
-    req: IncomingMessage,
-    res: ServerResponse,
-    params: Readonly<Record<string, string | undefined>>
-  ) => void
+  readonly handle: NodeHandler
 }
 
 /** The caller the request's bearer key names (`{}` on a server without keys), or undefined: refuse it. */

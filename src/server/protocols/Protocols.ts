@@ -9,9 +9,6 @@ import type { ProtocolContext, Route } from "./Http.js"
 import * as OpenAiCompat from "./OpenAiCompat.js"
 import * as UiStream from "./UiStream.js"
 
-/** The paths the protocols answer. */
-const PROTOCOL_PATH = /^\/(v1\/|ag-ui$|api\/chat(\/|$)|a2a$|\.well-known\/agent-card\.json$)/
-
 /**
  * A browser page of another origin may call the protocols as it calls /graphql (graphql-yoga's CORS: the request's
  * origin allowed, with credentials): a preflight answered, the response readable, its run id header exposed. Origins
@@ -55,9 +52,13 @@ export const make = (ctx: ProtocolContext & { readonly version: string }) => {
     HttpRouter.empty
   )
   const handler = Runtime.runSync(ctx.runtime)(NodeHttpServer.makeHandler(router))
+  /** The paths the routes answer, read from them (a `:param` is one segment). */
+  const answered = new RegExp(
+    `^(${routes.map((r) => r.path.replace(/[.]/g, "\\.").replace(/:[^/]+/g, "[^/]+")).join("|")})$`
+  )
   /** True when the request was one of theirs (it is answered). */
   return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-    if (!PROTOCOL_PATH.test(path)) return false
+    if (!answered.test(path)) return false
     handler(req, res)
     return true
   }
