@@ -25,6 +25,8 @@ export { prepareResume, resumeUnfinished } from "./run/Run.js"
 export type { RunTaskInput, RunTaskInputEncoded } from "./run/RunInput.js"
 export { runTask } from "./run/TypedRun.js"
 export type { TypedRunInput, TypedRunResult } from "./run/TypedRun.js"
+/** A person's answer to a run wherever it runs: sent to the process holding it, else on its stored log. */
+export { answerWhereHeld, OwnerRefused, OwnerUnreachableError } from "./runs/RunOwners.js"
 export * as Database from "./store/Database.js"
 export * as Memories from "./store/Memories.js"
 export * as QuotaLedger from "./store/QuotaLedger.js"

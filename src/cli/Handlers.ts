@@ -12,10 +12,10 @@ import { llmCallsOf } from "../record/LlmCalls.js"
 import { answerText, type AskedEvent } from "../record/Requests.js"
 import { openRequests } from "../record/RunRecord.js"
 import { resultFromEvents, type RunStatus } from "../record/RunResult.js"
-import * as Answers from "../run/Answers.js"
 import type { PersonAnswer } from "../run/Answers.js"
 import { prepare, prepareResume } from "../run/Run.js"
 import type { RunManager } from "../runs/RunManager.js"
+import * as RunOwners from "../runs/RunOwners.js"
 import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
@@ -204,7 +204,7 @@ export const run = (o: RunOptions) =>
   )
 
 /**
- * Answers a run's request (Answers.answerAnywhere): through the process running it — a server — when one holds it (the
+ * Answers a run's request (RunOwners.answerWhereHeld): through the process running it — a server — when one holds it (the
  * run goes on there: its log has one writer), else on its stored log, and says how to go on (`aeon run --resume`).
  */
 const answerStored = (
@@ -212,9 +212,12 @@ const answerStored = (
   answer: PersonAnswer,
   said: (request: AskedEvent | undefined) => string
 ) =>
-  Answers.answerAnywhere(runId, answer).pipe(
+  RunOwners.answerWhereHeld(runId, answer).pipe(
     Effect.catchTag("RunNotFoundError", () => Effect.die(new CliError(`run ${runId} does not exist`))),
-    Effect.catchTag("AnswerRefusedError", (e) => Effect.die(new CliError(e.message))),
+    Effect.catchTags({
+      OwnerRefused: (e) => Effect.die(new CliError(e.message)),
+      OwnerUnreachableError: (e) => Effect.die(new CliError(e.message))
+    }),
     Effect.map(({ heldBy, request }) =>
       process.stdout.write(
         `${said(request)} (${answer.requestId} of run ${runId}); ${

@@ -7,10 +7,10 @@ import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as Rpc from "@effect/rpc/Rpc"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
-import { PersonAnswerSchema } from "../run/Answers.js"
 import { ClusterUnavailableError, ForwardedError, type PersonAnswer, RunPlacement } from "../runs/Placement.js"
 import * as QueuedSweep from "../runs/QueuedSweep.js"
 import { RunManager } from "../runs/RunManager.js"
+import { AnswerRpc, OwnerRefused } from "../runs/RunOwners.js"
 import { oneServerAtATime } from "../store/Database.js"
 import { Notifications } from "../store/Notifications.js"
 import { type ClusterConfig, ClusterNeedsPostgresError } from "./ClusterConfig.js"
@@ -22,12 +22,6 @@ import * as SerializedReserve from "./SerializedReserve.js"
  * (a runner that dies has them delivered again to the one that takes its shards up), keyed by the run (sent twice,
  * kept once). `Answer` carries a person's answer (approval, guidance) to the runner the run waits on.
  */
-/** A refusal of the runner holding the run, as its code and message. */
-class AnswerRefused extends Schema.TaggedError<AnswerRefused>()("AnswerRefused", {
-  code: Schema.String,
-  text: Schema.String
-}) {}
-
 export const RunEntity = Entity.make("AeonRun", [
   Rpc.make("Start", { payload: { runId: Schema.String }, primaryKey: (p) => p.runId }).annotate(
     ClusterSchema.Persisted,
@@ -38,7 +32,7 @@ export const RunEntity = Entity.make("AeonRun", [
     true
   ),
   // a person waits for the answer: sent to the runner holding the run now, not persisted (retried by the person)
-  Rpc.make("Answer", { payload: { runId: Schema.String, answer: PersonAnswerSchema }, error: AnswerRefused })
+  AnswerRpc
 ])
 
 /**
@@ -57,7 +51,7 @@ const handlers = RunEntity.toLayer(
       Cancel: ({ payload }) => manager.cancelHere(payload.runId).pipe(Effect.orDie),
       Answer: ({ payload }) =>
         manager.answerHere(payload.runId, payload.answer).pipe(
-          Effect.mapError((e) => new AnswerRefused({ code: e._tag, text: e.message }))
+          Effect.mapError((e) => new OwnerRefused({ code: e._tag, text: e.message }))
         )
     })),
   { concurrency: "unbounded" }
@@ -78,7 +72,7 @@ const placement = (runner: string) =>
         answer: (runId: string, answer: PersonAnswer) =>
           client(runId).Answer({ runId, answer }).pipe(
             Effect.mapError((e) =>
-              e._tag === "AnswerRefused" ? new ForwardedError({ _tag: e.code, message: e.text }) : unavailable(runId)(e)
+              e._tag === "OwnerRefused" ? new ForwardedError({ _tag: e.code, message: e.text }) : unavailable(runId)(e)
             )
           )
       }

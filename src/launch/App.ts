@@ -62,6 +62,13 @@ export const serverConfig = Config.all({
     Config.withDefault(""),
     Config.map((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))
   ),
+  advertisedUrl: Config.string("AEON_ADVERTISED_URL").pipe(
+    Config.withDescription(
+      "How the other processes sharing the PostgreSQL store reach this server (answers and cancellations of the runs " +
+        "it executes): its base URL; default: where it listens (an address of all interfaces: 127.0.0.1)"
+    ),
+    Config.option
+  ),
   shutdownTimeoutMs: Config.integer("AEON_SHUTDOWN_TIMEOUT_MS").pipe(
     Config.withDescription("How long a shutdown waits for tool calls in progress"),
     Config.withDefault(10_000)
@@ -151,6 +158,7 @@ export const layer = (
       },
       maxBodyBytes: config.maxBodyBytes,
       allowedHosts: config.allowedHosts,
+      advertisedUrl: Option.getOrUndefined(config.advertisedUrl),
       info: { version, database: Option.isSome(dbUrl.url) ? "postgresql" : `sqlite:${dbUrl.dataDir}` }
     })
     // built after the server, so released before it: runs stop while their subscribers are still connected

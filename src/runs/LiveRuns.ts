@@ -1,6 +1,17 @@
-import { Cause, Clock, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref, Schedule } from "effect"
-import { randomUUID } from "node:crypto"
-import { hostname } from "node:os"
+import {
+  Cause,
+  Clock,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Fiber,
+  FiberSet,
+  Layer,
+  Option,
+  Ref,
+  Schedule
+} from "effect"
 import type { RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
 import { makeTails, type RunTail, RunTails } from "../journal/RunTail.js"
@@ -18,11 +29,12 @@ import {
   type StartError,
   takeUnfinished
 } from "../run/Run.js"
-import { AnswerInbox, LEASE_MS } from "../store/AnswerInbox.js"
+import { LEASE_MS, RunHolds } from "../store/RunHolds.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import { RunAdmission } from "./Admission.js"
 import { type PersonAnswer, RunPlacement } from "./Placement.js"
+import { OwnerAddress } from "./RunOwners.js"
 
 /** A run going on (or waiting to be admitted) in this process. */
 export interface LiveRun {
@@ -49,8 +61,6 @@ export interface Execution {
   readonly tail: (runId: string) => RunTail | undefined
   /** The runs going on here (or waiting to be admitted). */
   readonly liveIds: () => ReadonlyArray<string>
-  /** This process, as the holder of the runs it executes (store/AnswerInbox). */
-  readonly holder: string
   /** False once the server stops: no new runs. */
   readonly accepting: Effect.Effect<boolean>
   /** A new run set up here (its input decoded, stored), ready to launch. */
@@ -167,19 +177,50 @@ const resumeHere = (
   )
 
 /**
- * The store's holds of the runs this process executes (store/AnswerInbox), for LEASE_MS: a store that fails only
- * delays one (runs/AnswerDelivery's renewal takes it again).
+ * The owner's lease on the runs this process executes (store/RunHolds), for LEASE_MS with where it is reached
+ * (runs/RunOwners): taken as a run starts here, renewed every LEASE_MS / 3, let go as it ends. Only on a shared store
+ * and in a process that is reached (a server, once it listens); a store that fails only delays a hold (the next
+ * renewal takes it).
  */
-const holdsOf = (inbox: Option.Option<AnswerInbox["Type"]>, holder: string) => ({
-  hold: (ids: ReadonlyArray<string>) =>
-    Option.match(inbox, {
+const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option<OwnerAddress["Type"]>) => {
+  const shared = Option.filter(holds, (h) => h.shared)
+  const holding = (ids: ReadonlyArray<string>, url: string) =>
+    Option.match(Option.all([shared, address]), {
       onNone: () => Effect.void,
-      onSome: (i) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => i.hold(ids, holder, now + LEASE_MS)).pipe(Effect.ignore)
-    }),
-  release: (ids: ReadonlyArray<string>) =>
-    Option.match(inbox, { onNone: () => Effect.void, onSome: (i) => Effect.ignore(i.release(ids, holder)) })
-})
+      onSome: ([h, a]) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => h.hold(ids, { url, key: a.key }, now + LEASE_MS))
+    })
+  return {
+    hold: (ids: ReadonlyArray<string>) =>
+      Option.match(address, {
+        onNone: () => Effect.void,
+        onSome: (a) =>
+          Effect.flatMap(Deferred.poll(a.url), (known) =>
+            // before this process is reached, nobody could send here: the first renewal holds its runs
+            Option.isSome(known) ? Effect.flatMap(known.value, (url) => holding(ids, url)) : Effect.void).pipe(
+              Effect.ignore
+            )
+      }),
+    release: (ids: ReadonlyArray<string>) =>
+      Option.match(Option.all([shared, address]), {
+        onNone: () => Effect.void,
+        onSome: ([h, a]) => Effect.ignore(h.release(ids, { url: "", key: a.key }))
+      }),
+    /** Renews the holds of `liveIds()` for ever, from the moment this process is reached. */
+    renew: (liveIds: () => ReadonlyArray<string>) =>
+      Option.match(Option.all([shared, address]), {
+        onNone: () => Effect.void,
+        onSome: ([_, a]) =>
+          Effect.flatMap(Deferred.await(a.url), (url) =>
+            Effect.schedule(
+              Effect.suspend(() => holding(liveIds(), url)).pipe(
+                Effect.catchAllCause((cause) => Effect.logWarning("the runs' holds not renewed this time", cause))
+              ),
+              Schedule.spaced(Duration.millis(LEASE_MS / 3))
+            ))
+      })
+  }
+}
 
 /**
  * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
@@ -218,8 +259,9 @@ const make = Effect.gen(function*() {
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()
   const live = new Map<string, LiveRun>()
-  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
-  const { hold, release } = holdsOf(yield* Effect.serviceOption(AnswerInbox), holder)
+  const leases = leasesOf(yield* Effect.serviceOption(RunHolds), yield* Effect.serviceOption(OwnerAddress))
+  const { hold, release } = leases
+  yield* Effect.forkScoped(leases.renew(() => [...live.keys()]))
   const shuttingDown = yield* Ref.make(false)
 
   const lifecycleOf = lifecycle(shuttingDown, clustered)
@@ -228,7 +270,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const entry: LiveRun = { prepared, userId, createdAt, done: yield* Deferred.make<void>() }
       live.set(prepared.runId, entry)
-      // held before it runs: an answer given in another process comes here (runs/AnswerDelivery renews the hold)
+      // held before it runs: an answer or a cancellation given in another process is sent here (runs/RunOwners)
       yield* hold([prepared.runId])
       const started = yield* Deferred.make<void>()
       const run = Deferred.await(started).pipe(
@@ -293,7 +335,6 @@ const make = Effect.gen(function*() {
     live: (id) => live.get(id),
     tail: tails.get,
     liveIds: () => [...live.keys()],
-    holder,
     accepting: Effect.map(Ref.get(shuttingDown), (down) => !down),
     prepare: (input, idScope) =>
       Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),

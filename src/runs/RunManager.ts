@@ -4,11 +4,11 @@ import type { AnswerError, ApprovalAnswer } from "../kernel/Approval.js"
 import type * as Fork from "../run/Fork.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import * as Admission from "./Admission.js"
-import * as AnswerDelivery from "./AnswerDelivery.js"
 import * as LiveRuns from "./LiveRuns.js"
 import type { StartError } from "./LiveRuns.js"
-import { type ClusterUnavailableError, type ForwardedError, type PersonAnswer, RunPlacement } from "./Placement.js"
+import { type ClusterUnavailableError, ForwardedError, type PersonAnswer, RunPlacement } from "./Placement.js"
 import type { RunModel } from "./RunModel.js"
+import * as RunOwners from "./RunOwners.js"
 import * as RunReads from "./RunReads.js"
 
 /** The server is stopping: no new runs. */
@@ -20,6 +20,49 @@ export class ShuttingDownError extends Schema.TaggedError<ShuttingDownError>()("
 
 /** A Start the cluster could not take is sent again three times, 100, 200 and 400 ms apart. */
 const START_RETRIES = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+
+/** The run's owner's refusal, as the manager says a refusal forwarded (its code and words as the owner said them). */
+const forwarded = <A, E, R>(sent: Effect.Effect<A, E | RunOwners.OwnerRefused, R>) =>
+  Effect.catchIf(
+    sent,
+    (e): e is RunOwners.OwnerRefused => e instanceof RunOwners.OwnerRefused,
+    (e) => Effect.fail(new ForwardedError({ _tag: e.code, message: e.text }))
+  )
+
+/**
+ * A run's commands where it executes, outside a cluster: here, or at the process holding it on the shared store
+ * (runs/RunOwners); a run nobody holds is not waiting for an answer, and a cancellation ends it here.
+ */
+const owners = (runs: LiveRuns.Execution, reads: RunReads.Reads) => {
+  /** Records a person's answer on a run going on here (a run that is not is not waiting for anything here). */
+  const answerHere = (id: string, a: PersonAnswer) =>
+    Effect.gen(function*() {
+      const entry = runs.live(id)
+      if (entry) return yield* runs.answer(entry, a)
+      const found = yield* reads.getOrFail(id)
+      return yield* new RunNotWaitingError({ runId: id, status: found.status })
+    })
+  return {
+    answerHere,
+    /** A run not going on here: its answer sent to the process holding it, if one does (else: it is not waiting). */
+    answerHolder: (id: string, a: PersonAnswer) =>
+      Effect.flatMap(
+        RunOwners.holderOf(id),
+        (holder) => Option.isNone(holder) ? answerHere(id, a) : forwarded(RunOwners.answerAt(holder.value, id, a))
+      ),
+    /** Cancels a run here, or at the process holding it (one going on there); one nobody runs ends CANCELLED here. */
+    cancelHere: (id: string): Effect.Effect<void, StoreError | ForwardedError | RunOwners.OwnerUnreachableError> =>
+      runs.live(id) ?
+        runs.cancelHere(id) :
+        Effect.flatMap(
+          RunOwners.holderOf(id),
+          (holder) =>
+            Option.isNone(holder) ? runs.cancelHere(id) : forwarded(RunOwners.cancelAt(holder.value, id)).pipe(
+              Effect.flatMap((cancelled) => cancelled ? Effect.void : runs.cancelHere(id))
+            )
+        )
+  }
+}
 
 /**
  * What the API, the CLI's server and the cluster ask of runs: the commands (start, cancel, answer) sent to where the
@@ -36,19 +79,15 @@ const make: Effect.Effect<
   const admission = yield* Admission.RunAdmission
   const placement = Option.getOrUndefined(yield* Effect.serviceOption(RunPlacement))
 
-  /** Records a person's answer on a run going on here (a run that is not is not waiting for anything here). */
-  const answerHere = (id: string, a: PersonAnswer) =>
-    Effect.gen(function*() {
-      const entry = runs.live(id)
-      if (entry) return yield* runs.answer(entry, a)
-      const found = yield* reads.getOrFail(id)
-      return yield* new RunNotWaitingError({ runId: id, status: found.status })
-    })
+  const { answerHere, answerHolder, cancelHere } = owners(runs, reads)
 
-  /** A person's answer, to the run going on here or, on a cluster, sent to its runner; then the run as it is. */
+  /**
+   * A person's answer, to the run going on here or sent to its owner: on a cluster its runner (the run entity's
+   * message), else the process holding it on the shared store (runs/RunOwners); then the run as it is.
+   */
   const answerAnywhere = (id: string, a: PersonAnswer) =>
     Effect.zipRight(
-      !placement || runs.live(id) ? answerHere(id, a) : placement.answer(id, a),
+      runs.live(id) ? answerHere(id, a) : placement ? placement.answer(id, a) : answerHolder(id, a),
       reads.getOrFail(id)
     )
 
@@ -84,7 +123,7 @@ const make: Effect.Effect<
     cancel: (id: string) =>
       Effect.gen(function*() {
         if (!placement) {
-          yield* runs.cancelHere(id)
+          yield* cancelHere(id)
           return yield* reads.getOrFail(id)
         }
         const found = yield* reads.getOrFail(id)
@@ -102,6 +141,7 @@ const make: Effect.Effect<
       }),
     runHere: runs.runHere,
     cancelHere: runs.cancelHere,
+    cancelIfHere: (id: string) => runs.live(id) ? Effect.as(runs.cancelHere(id), true) : Effect.succeed(false),
     /** Answers an approval request of a run (on a cluster, wherever it runs). */
     respond: (id: string, requestId: string, answer: ApprovalAnswer) =>
       answerAnywhere(id, { _tag: "Approval", requestId, answer }),
@@ -125,7 +165,12 @@ const make: Effect.Effect<
   }
 })
 
-type AnswerFailure = AnswerError | ApprovalInputError | ClusterUnavailableError | ForwardedError
+type AnswerFailure =
+  | AnswerError
+  | ApprovalInputError
+  | ClusterUnavailableError
+  | ForwardedError
+  | RunOwners.OwnerUnreachableError
 type Found<E> = Effect.Effect<RunModel, E | StoreError | RunNotFoundError>
 
 export interface Service extends
@@ -143,7 +188,7 @@ export interface Service extends
   Pick<LiveRuns.Execution, "runHere" | "cancelHere" | "resumeUnfinished" | "shutdown">
 {
   readonly start: (input: unknown, idScope?: string) => Found<ShuttingDownError | StartError | ClusterUnavailableError>
-  readonly cancel: (runId: string) => Found<ClusterUnavailableError>
+  readonly cancel: (runId: string) => Found<ClusterUnavailableError | ForwardedError | RunOwners.OwnerUnreachableError>
   readonly fork: (
     runId: string,
     atSeq: number,
@@ -152,6 +197,8 @@ export interface Service extends
   ) => Found<ShuttingDownError | Fork.ForkError | ClusterUnavailableError>
   readonly respond: (runId: string, requestId: string, answer: ApprovalAnswer) => Found<AnswerFailure>
   readonly guide: (runId: string, requestId: string, text: string, by?: string) => Found<AnswerFailure>
+  /** Sent here by the process a cancellation came to (runs/RunOwners): false when the run does not go on here. */
+  readonly cancelIfHere: (runId: string) => Effect.Effect<boolean, StoreError>
   readonly answerHere: (
     runId: string,
     answer: PersonAnswer
@@ -169,7 +216,7 @@ export class RunManager extends Context.Tag("aeon/RunManager")<RunManager, Servi
 export const layer = (maxConcurrent: number) =>
   Layer.effect(RunManager, make).pipe(
     Layer.provideMerge(RunReads.layer),
-    Layer.provideMerge(AnswerDelivery.layer),
     Layer.provideMerge(LiveRuns.layer),
+    Layer.provideMerge(RunOwners.addressLayer),
     Layer.provideMerge(Admission.layer(maxConcurrent))
   )

@@ -1,11 +1,12 @@
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
-import { Context, Data, Effect, Layer, type Runtime } from "effect"
+import { Context, Data, Effect, Layer, Option, type Runtime } from "effect"
 import { type DocumentNode, GraphQLError } from "graphql"
 import { useServer } from "graphql-ws/use/ws"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { WebSocketServer } from "ws"
+import { OWNER_PATH } from "../runs/RunOwners.js"
 import { stringField } from "../support/Fields.js"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { messageOf } from "../support/Thrown.js"
@@ -17,6 +18,8 @@ import * as QueryLimits from "./graphql/QueryLimits.js"
 import * as Resolvers from "./graphql/Resolvers.js"
 import { sseResults } from "./graphql/SseResults.js"
 import * as McpEndpoint from "./mcp/McpEndpoint.js"
+import type { NodeHandler } from "./NodeRoute.js"
+import * as OwnerEndpoint from "./OwnerEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
 
@@ -29,6 +32,8 @@ export interface ServerOptions {
   readonly info: Resolvers.ServerInfo
   /** Host names besides this machine's that a server without API keys answers (DNS rebinding). */
   readonly allowedHosts?: ReadonlyArray<string>
+  /** How the other processes sharing the store reach this one (its runs' owner endpoint); default: where it listens. */
+  readonly advertisedUrl?: string | undefined
 }
 
 export const typeDefs = readPackageFile("schema.graphql")
@@ -323,7 +328,11 @@ const listen = (server: Server, port: number, host: string) =>
  * server without API keys answers only a Host and Origin naming this machine or AEON_ALLOWED_HOSTS (DNS rebinding),
  * on every route and the WebSocket upgrade.
  */
-export const start = async (runtime: Runtime.Runtime<Resolvers.R>, options: ServerOptions): Promise<Listening> => {
+export const start = async (
+  runtime: Runtime.Runtime<Resolvers.R>,
+  options: ServerOptions,
+  owner?: NodeHandler
+): Promise<Listening> => {
   const adapter = EffectAdapter.make(runtime)
   const yoga = yogaOf(adapter, options)
   const allowed = options.allowedHosts ?? []
@@ -338,6 +347,8 @@ export const start = async (runtime: Runtime.Runtime<Resolvers.R>, options: Serv
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0] ?? ""
     if (path === "/mcp") return void mcp.handle(req, res)
+    // the processes sharing the store, with this one's owner key (not an API key): runs/RunOwners
+    if (path === OWNER_PATH && owner) return void owner(req, res, {})
     if (!hostAllowed(req, options.auth, allowed)) return void jsonError(res, 403, "HOST_NOT_ALLOWED", HOST_REFUSED)
     if (serveViewer(req, res) || protocols(req, res, path)) return
     graphql(req, res)
@@ -407,15 +418,17 @@ export const layer = (options: ServerOptions) =>
     Effect.acquireRelease(
       // interruptible: a layer is built with interruption off, and a runtime taken there would keep it off for every
       // resolver and every run they start (a run's timeouts and races could not interrupt their losers)
-      Effect.flatMap(Effect.interruptible(Effect.runtime<Resolvers.R>()), (runtime) =>
-        Effect.tryPromise({
-          try: () => start(runtime, options),
-          catch: (e) =>
-            new ListenError({
-              address: `${options.host}:${options.port}`,
-              reason: messageOf(e)
-            })
-        })),
+      Effect.gen(function*() {
+        const runtime = yield* Effect.interruptible(Effect.runtime<Resolvers.R>())
+        const owner = yield* OwnerEndpoint.make
+        const listening = yield* Effect.tryPromise({
+          try: () => start(runtime, options, owner),
+          catch: (e) => new ListenError({ address: `${options.host}:${options.port}`, reason: messageOf(e) })
+        })
+        // the runs executing here are held from now on: other processes reach them here
+        yield* OwnerEndpoint.advertise(listening.url, Option.fromNullable(options.advertisedUrl))
+        return listening
+      }),
       (server) => Effect.promise(server.close)
     )
   )

@@ -1,12 +1,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { memoizeWeak } from "../support/Memoize.js"
-import * as AnswerInbox from "./AnswerInbox.js"
 import * as Attachments from "./Attachments.js"
 import * as Memories from "./Memories.js"
 import { migrate } from "./Migrations.js"
 import * as Notifications from "./Notifications.js"
 import * as QuotaLedger from "./QuotaLedger.js"
+import * as RunHolds from "./RunHolds.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
 import * as StoreOutages from "./StoreOutages.js"
@@ -106,7 +106,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     // after the store: its migrations made the tables
     Threads.layer.pipe(Layer.provide(store)),
     Attachments.layer.pipe(Layer.provide(store)),
-    AnswerInbox.layer,
+    RunHolds.layer,
     Notifications.layer(),
     StoreOutages.layer
   ).pipe(

@@ -259,7 +259,7 @@ const memories = {
 }
 
 /**
- * Who executes a run now (store/AnswerInbox): a process holds the runs it executes for a lease it renews (`holder`,
+ * Who executes a run now (0014 replaced the inbox by messages to the holder): a process holds the runs it executes for a lease it renews (`holder`,
  * `held_until` in ms since the epoch); a person's answer given elsewhere — the CLI while a server runs it — goes to
  * `run_answers`, which the holder takes and records through its own run manager: a run's log has one writer.
  */
@@ -275,6 +275,16 @@ const answerInbox = (d: Dialect) => [
     outcome ${d.json}
   )`,
   `CREATE INDEX IF NOT EXISTS run_answers_open ON run_answers (run_id) WHERE taken_by IS NULL`
+]
+
+/**
+ * Where a run's owner is reached (store/RunHolds): `holder` is now its HTTP edge's URL and `holder_key` the key its
+ * owner endpoint asks; answers given elsewhere are sent there (runs/RunOwners), so the answer inbox is gone.
+ */
+const ownerAddress = [
+  "ALTER TABLE runs ADD COLUMN holder_key text",
+  "UPDATE runs SET holder = NULL, held_until = NULL",
+  "DROP TABLE IF EXISTS run_answers"
 ]
 
 /**
@@ -347,7 +357,8 @@ export const migrations = {
   "0010_memories": statements(memories),
   "0011_answer_inbox": statements({ pg: answerInbox(pg), sqlite: answerInbox(sqlite) }),
   "0012_threads": statements({ pg: threads(pg), sqlite: threads(sqlite) }),
-  "0013_attachments": statements({ pg: attachments(pg), sqlite: attachments(sqlite) })
+  "0013_attachments": statements({ pg: attachments(pg), sqlite: attachments(sqlite) }),
+  "0014_run_owner_address": statements({ pg: ownerAddress, sqlite: ownerAddress })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

@@ -65,7 +65,7 @@ const listenOn = (pg: PgClient.PgClient, notices: PubSub.PubSub<Notice>, watch: 
       if (said === ping) return heardAt
       const space = said.indexOf(" ")
       const topic = said.slice(0, space)
-      if (topic !== "events" && topic !== "answers") return Effect.void // another process's ping
+      if (topic !== "events") return Effect.void // another process's ping
       return PubSub.publish(notices, { _tag: "Notified", topic, payload: said.slice(space + 1) })
     })
     const reopened = PubSub.publish(notices, { _tag: "Reopened" })

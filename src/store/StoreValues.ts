@@ -58,10 +58,10 @@ export class RunFencedError extends Schema.TaggedError<RunFencedError>()("RunFen
 export const noticesChannel = "aeon_notices"
 
 /**
- * What an announcement is about: a fenced append's new events (`runId:lastSeq`, at commit), an answer posted for a run
- * executing elsewhere (its id), a process's ping of its own connection.
+ * What an announcement is about: a fenced append's new events (`runId:lastSeq`, at commit), or a process's ping of its
+ * own connection.
  */
-export type Topic = "events" | "answers" | "ping"
+export type Topic = "events" | "ping"
 
 /** An announcement's payload: its topic, a space, what it says. */
 export const announcement = (topic: Topic, payload: string) => `${topic} ${payload}`
