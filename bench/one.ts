@@ -3,6 +3,7 @@ import { caching } from "./Caching.js"
 import { catalogSizes } from "./Catalog.js"
 import { cluster } from "./Cluster.js"
 import { concurrency } from "./Concurrency.js"
+import { entityPath } from "./EntityPath.js"
 import { fanOut } from "./FanOut.js"
 import { fanOutPeer } from "./FanOutPeer.js"
 import { forecastError } from "./Forecast.js"
@@ -79,6 +80,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   cluster3: () => cluster(3, quick ? 60 : 300),
   cluster1Light: () => cluster(1, quick ? 40 : 150, 8),
   cluster3Light: () => cluster(3, quick ? 40 : 150, 8),
+  entityPath: () => entityPath(quick ? 200 : 1000),
   peerSizes: () => peerSizes(quick),
   fanOutPeerSse: () => fanOutPeer("sse", 100, quick ? 1 : 3),
   fanOutPeerWs: () => fanOutPeer("ws", 100, quick ? 1 : 3),
