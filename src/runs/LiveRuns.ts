@@ -59,8 +59,6 @@ export interface Execution {
    * taken up again: every attempt publishes into it.
    */
   readonly tail: (runId: string) => RunTail | undefined
-  /** The runs going on here (or waiting to be admitted). */
-  readonly liveIds: () => ReadonlyArray<string>
   /** False once the server stops: no new runs. */
   readonly accepting: Effect.Effect<boolean>
   /** A new run set up here (its input decoded, stored), ready to launch. */
@@ -334,7 +332,6 @@ const make = Effect.gen(function*() {
   return LiveRuns.of({
     live: (id) => live.get(id),
     tail: tails.get,
-    liveIds: () => [...live.keys()],
     accepting: Effect.map(Ref.get(shuttingDown), (down) => !down),
     prepare: (input, idScope) =>
       Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
