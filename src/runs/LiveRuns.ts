@@ -176,39 +176,29 @@ const resumeHere = (
 
 /**
  * The owner's lease on the runs this process executes (store/RunHolds), for LEASE_MS with where it is reached
- * (runs/RunOwners): taken as a run starts here, renewed every LEASE_MS / 3, let go as it ends. Only on a shared store
- * and in a process that is reached (a server, once it listens); a store that fails only delays a hold (the next
- * renewal takes it).
+ * (runs/RunOwners): taken as a run starts here, renewed every LEASE_MS / 3, let go as it ends. Only in a process that
+ * is reached (a server, once it listens; the store holds nothing unless it is shared); a store that fails only delays a
+ * hold (the next renewal takes it).
  */
-const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option<OwnerAddress["Type"]>) => {
-  const shared = Option.filter(holds, (h) => h.shared)
-  const holding = (ids: ReadonlyArray<string>, url: string) =>
-    Option.match(Option.all([shared, address]), {
-      onNone: () => Effect.void,
-      onSome: ([h, a]) =>
+const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option<OwnerAddress["Type"]>) =>
+  Option.match(Option.all([holds, address]), {
+    onNone: () => ({ hold: () => Effect.void, release: () => Effect.void, renew: () => Effect.void }),
+    onSome: ([h, a]) => {
+      const holding = (ids: ReadonlyArray<string>, url: string) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => h.hold(ids, { url, key: a.key }, now + LEASE_MS))
-    })
-  return {
-    hold: (ids: ReadonlyArray<string>) =>
-      Option.match(address, {
-        onNone: () => Effect.void,
-        onSome: (a) =>
-          Effect.flatMap(Deferred.poll(a.url), (known) =>
-            // before this process is reached, nobody could send here: the first renewal holds its runs
-            Option.isSome(known) ? Effect.flatMap(known.value, (url) => holding(ids, url)) : Effect.void).pipe(
-              Effect.ignore
-            )
-      }),
-    release: (ids: ReadonlyArray<string>) =>
-      Option.match(Option.all([shared, address]), {
-        onNone: () => Effect.void,
-        onSome: ([h, a]) => Effect.ignore(h.release(ids, { url: "", key: a.key }))
-      }),
-    /** Renews the holds of `liveIds()` for ever, from the moment this process is reached. */
-    renew: (liveIds: () => ReadonlyArray<string>) =>
-      Option.match(Option.all([shared, address]), {
-        onNone: () => Effect.void,
-        onSome: ([_, a]) =>
+      return {
+        // before this process is reached, nobody could send here: the first renewal holds its runs
+        hold: (ids: ReadonlyArray<string>) =>
+          Effect.flatMap(
+            Deferred.poll(a.url),
+            Option.match({
+              onNone: () => Effect.void,
+              onSome: (url) => Effect.flatMap(url, (u) => Effect.ignore(holding(ids, u)))
+            })
+          ),
+        release: (ids: ReadonlyArray<string>) => Effect.ignore(h.release(ids, a.key)),
+        /** Renews the holds of `liveIds()` for ever, from the moment this process is reached. */
+        renew: (liveIds: () => ReadonlyArray<string>) =>
           Effect.flatMap(Deferred.await(a.url), (url) =>
             Effect.schedule(
               Effect.suspend(() => holding(liveIds(), url)).pipe(
@@ -216,9 +206,9 @@ const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option
               ),
               Schedule.spaced(Duration.millis(LEASE_MS / 3))
             ))
-      })
-  }
-}
+      }
+    }
+  })
 
 /**
  * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server

@@ -55,34 +55,36 @@ const forwarded = <A, E, R>(sent: Effect.Effect<A, E | RunOwners.OwnerRefused, R
   )
 
 /**
- * In one process: a new run prepared and launched here (no store read back: the fast path of bench row 3); a run
+ * In one process: a new run prepared and launched here (not read back from the store it was just written to); a run
  * another process holds on the shared store is answered and cancelled there; one nobody holds is not waiting for an
  * answer, and a cancellation ends it here.
  */
-export const here = (runs: Execution, reads: Reads): RunCommands => ({
-  place: (input, idScope) =>
-    Effect.gen(function*() {
-      const prepared = yield* runs.prepare(input, idScope)
-      yield* runs.launch(prepared, prepared.input.userId ?? null, new Date())
-      return { runId: prepared.runId }
-    }),
-  start: runs.resume,
-  cancel: (id) =>
-    runs.live(id) ?
-      runs.cancelHere(id) :
-      Effect.flatMap(RunOwners.holderOf(id), (holder) =>
-        Option.isNone(holder) ? runs.cancelHere(id) : forwarded(RunOwners.cancelAt(holder.value, id)).pipe(
-          Effect.flatMap((cancelled) =>
-            cancelled ? Effect.void : runs.cancelHere(id)
-          )
-        )),
-  answer: (id, a) =>
-    Effect.flatMap(
-      RunOwners.holderOf(id),
-      (holder) =>
-        Option.isNone(holder) ? answerHere(runs, reads)(id, a) : forwarded(RunOwners.answerAt(holder.value, id, a))
-    )
-})
+export const here = (runs: Execution, reads: Reads): RunCommands => {
+  const answeredHere = answerHere(runs, reads)
+  return {
+    place: (input, idScope) =>
+      Effect.gen(function*() {
+        const prepared = yield* runs.prepare(input, idScope)
+        yield* runs.launch(prepared, prepared.input.userId ?? null, new Date())
+        return { runId: prepared.runId }
+      }),
+    start: runs.resume,
+    cancel: (id) =>
+      runs.live(id) ?
+        runs.cancelHere(id) :
+        Effect.flatMap(RunOwners.holderOf(id), (holder) =>
+          Option.isNone(holder) ? runs.cancelHere(id) : forwarded(RunOwners.cancelAt(holder.value, id)).pipe(
+            Effect.flatMap((cancelled) =>
+              cancelled ? Effect.void : runs.cancelHere(id)
+            )
+          )),
+    answer: (id, a) =>
+      Effect.flatMap(
+        RunOwners.holderOf(id),
+        (holder) => Option.isNone(holder) ? answeredHere(id, a) : forwarded(RunOwners.answerAt(holder.value, id, a))
+      )
+  }
+}
 
 /**
  * On a cluster: a new run is stored and its entity's Start message sent (persisted and keyed by the run: sending it

@@ -3,6 +3,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Rpc from "@effect/rpc/Rpc"
 import * as RpcClient from "@effect/rpc/RpcClient"
+import { RpcClientError } from "@effect/rpc/RpcClientError"
 import * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import { Clock, Context, Deferred, Effect, Layer, Option, Schema } from "effect"
@@ -78,31 +79,36 @@ export const addressLayer = Layer.effect(
 export const holderOf = (runId: string) =>
   Effect.gen(function*() {
     const holds = yield* Effect.serviceOption(RunHolds)
-    if (Option.isNone(holds) || !holds.value.shared) return Option.none<Holder>()
+    if (Option.isNone(holds)) return Option.none<Holder>()
     return yield* holds.value.holderOf(runId, yield* Clock.currentTimeMillis)
   })
 
-/** The owner's client, for the scope's life. */
-const ownerClient = (holder: Holder) =>
-  RpcClient.make(OwnerRpcs).pipe(
+const ownerClient = RpcClient.make(OwnerRpcs)
+
+/** One message to the run's owner, over a client made for it; its transport failing is OwnerUnreachableError. */
+const sendTo = <A, E>(
+  holder: Holder,
+  runId: string,
+  message: (client: Effect.Effect.Success<typeof ownerClient>) => Effect.Effect<A, E | RpcClientError>
+) =>
+  Effect.scoped(Effect.flatMap(ownerClient, message)).pipe(
     Effect.provide(RpcClient.layerProtocolHttp({
       url: `${holder.url}${OWNER_PATH}`,
       transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(holder.key))
     })),
-    Effect.provide([RpcSerialization.layerJson, FetchHttpClient.layer])
+    Effect.provide([RpcSerialization.layerJson, FetchHttpClient.layer]),
+    Effect.catchIf(
+      (e): e is RpcClientError => e instanceof RpcClientError,
+      () => new OwnerUnreachableError({ runId, url: holder.url })
+    )
   )
 
 /** A person's answer sent to the run's owner: recorded there, or its refusal. */
 export const answerAt = (holder: Holder, runId: string, answer: PersonAnswer) =>
-  Effect.scoped(Effect.flatMap(ownerClient(holder), (client) => client.Answer({ runId, answer }))).pipe(
-    Effect.catchTag("RpcClientError", () => new OwnerUnreachableError({ runId, url: holder.url }))
-  )
+  sendTo(holder, runId, (client) => client.Answer({ runId, answer }))
 
 /** A cancellation sent to the run's owner: false when the run is not going on there (any more). */
-export const cancelAt = (holder: Holder, runId: string) =>
-  Effect.scoped(Effect.flatMap(ownerClient(holder), (client) => client.Cancel({ runId }))).pipe(
-    Effect.catchTag("RpcClientError", () => new OwnerUnreachableError({ runId, url: holder.url }))
-  )
+export const cancelAt = (holder: Holder, runId: string) => sendTo(holder, runId, (client) => client.Cancel({ runId }))
 
 /**
  * A person's answer given in a process that does not execute the run (the CLI): sent to the process holding it, which

@@ -9,6 +9,7 @@ import { publicFailure } from "../runs/PublicFailure.js"
 import { RunManager } from "../runs/RunManager.js"
 import { OWNER_PATH, OwnerAddress, OwnerRefused, OwnerRpcs } from "../runs/RunOwners.js"
 import type { NodeHandler } from "./NodeRoute.js"
+import { authenticate } from "./Security.js"
 
 /** A failure said as the owner's refusal: its code and its own words (a defect's or the database's stay in the log). */
 const refused = <A, E, R>(handled: Effect.Effect<A, E, R>) =>
@@ -41,10 +42,12 @@ export const make = Effect.gen(function*() {
   const guarded = Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
     (request) =>
-      request.headers.authorization === `Bearer ${address.key}` ? app : HttpServerResponse.unsafeJson(
-        { code: "OWNER_KEY_REFUSED", message: "the owner endpoint answers the processes sharing its store only" },
-        { status: 401 }
-      )
+      authenticate({ apiKey: address.key, keys: new Map() }, request.headers.authorization) ?
+        app :
+        HttpServerResponse.unsafeJson(
+          { code: "OWNER_KEY_REFUSED", message: "the owner endpoint answers the processes sharing its store only" },
+          { status: 401 }
+        )
   )
   const handler: NodeHandler = yield* NodeHttpServer.makeHandler(
     HttpRouter.empty.pipe(HttpRouter.post(OWNER_PATH, guarded))

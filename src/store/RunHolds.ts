@@ -18,15 +18,10 @@ export interface Holder {
  * writer it is. A run no process holds (stopped, or its holder died) is answered on its stored log.
  */
 export interface Service {
-  /**
-   * Whether other processes share this store (PostgreSQL). The embedded database is one process's (its data
-   * directory is locked): nobody else can reach a run there, so nothing is held.
-   */
-  readonly shared: boolean
   /** Holds these runs for `holder` until `until` (ms since the epoch): taken, or renewed. */
   readonly hold: (runIds: ReadonlyArray<string>, holder: Holder, until: number) => Effect.Effect<void, StoreError>
-  /** Lets these runs go (those `holder` holds). */
-  readonly release: (runIds: ReadonlyArray<string>, holder: Holder) => Effect.Effect<void, StoreError>
+  /** Lets these runs go (those held with `key`). */
+  readonly release: (runIds: ReadonlyArray<string>, key: string) => Effect.Effect<void, StoreError>
   /** The process holding the run at `now`, if one does. */
   readonly holderOf: (runId: string, now: number) => Effect.Effect<Option.Option<Holder>, StoreError>
 }
@@ -37,17 +32,18 @@ const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const failing = (what: string) => Effect.mapError(storeError(what))
+  // only PostgreSQL is shared: the embedded database is one process's (its data directory is locked), so nobody else
+  // could reach a run there and nothing is held
   return RunHolds.of({
-    shared: isPg,
     hold: (runIds, holder, until) =>
       runIds.length === 0 || !isPg ? Effect.void : sql`UPDATE runs SET holder = ${holder.url},
         holder_key = ${holder.key}, held_until = ${until} WHERE ${sql.in("id", runIds)}`.pipe(
         Effect.asVoid,
         failing("holding runs")
       ),
-    release: (runIds, holder) =>
+    release: (runIds, key) =>
       runIds.length === 0 || !isPg ? Effect.void : sql`UPDATE runs SET holder = NULL, holder_key = NULL,
-        held_until = NULL WHERE ${sql.in("id", runIds)} AND holder_key = ${holder.key}`.pipe(
+        held_until = NULL WHERE ${sql.in("id", runIds)} AND holder_key = ${key}`.pipe(
         Effect.asVoid,
         failing("letting runs go")
       ),
