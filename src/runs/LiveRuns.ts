@@ -197,18 +197,52 @@ const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option
             })
           ),
         release: (ids: ReadonlyArray<string>) => Effect.ignore(h.release(ids, a.key)),
-        /** Renews the holds of `liveIds()` for ever, from the moment this process is reached. */
-        renew: (liveIds: () => ReadonlyArray<string>) =>
-          Effect.flatMap(Deferred.await(a.url), (url) =>
-            Effect.schedule(
-              Effect.suspend(() => holding(liveIds(), url)).pipe(
+        /**
+         * Renews the holds of `liveIds()` for ever, from the moment this process is reached; and, unless a cluster
+         * brings runs back, takes the runs whose holder died (their hold lapsed) and hands them to `takeUp`.
+         */
+        renew: (
+          liveIds: () => ReadonlyArray<string>,
+          takeUp: Option.Option<(ids: ReadonlyArray<string>) => Effect.Effect<void>>
+        ) =>
+          Effect.flatMap(Deferred.await(a.url), (url) => {
+            const lapsed = Option.match(takeUp, {
+              onNone: () => Effect.void,
+              onSome: (take) =>
+                Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                  Effect.flatMap(h.takeLapsed({ url, key: a.key }, now, now + LEASE_MS), take))
+            })
+            return Effect.schedule(
+              Effect.suspend(() =>
+                holding(liveIds(), url)
+              ).pipe(
+                Effect.zipRight(lapsed),
                 Effect.catchAllCause((cause) => Effect.logWarning("the runs' holds not renewed this time", cause))
               ),
               Schedule.spaced(Duration.millis(LEASE_MS / 3))
-            ))
+            )
+          })
       }
     }
   })
+
+/** Runs whose holder died, taken here (those this process still runs were only its own holds renewed late). */
+const takeUpLapsed = (here: {
+  readonly live: ReadonlyMap<string, LiveRun>
+  readonly shuttingDown: Ref.Ref<boolean>
+  readonly launchStored: (id: string) => Effect.Effect<LiveRun | undefined, StoreError>
+  readonly release: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+}) =>
+(ids: ReadonlyArray<string>) =>
+  Effect.forEach(ids.filter((id) => !here.live.has(id)), (id) =>
+    Effect.gen(function*() {
+      const launched = (yield* Ref.get(here.shuttingDown)) ? undefined : yield* Effect.option(here.launchStored(id))
+      if (launched === undefined || Option.isNone(launched) || launched.value === undefined) {
+        // not run here (finished meanwhile, damaged, or this server stops): held by nobody, not taken again
+        return yield* here.release([id])
+      }
+      yield* Effect.logWarning(`run ${id}: the process that held it stopped renewing its hold; it goes on here`)
+    }), { discard: true })
 
 /**
  * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
@@ -249,7 +283,6 @@ const make = Effect.gen(function*() {
   const live = new Map<string, LiveRun>()
   const leases = leasesOf(yield* Effect.serviceOption(RunHolds), yield* Effect.serviceOption(OwnerAddress))
   const { hold, release } = leases
-  yield* Effect.forkScoped(leases.renew(() => [...live.keys()]))
   const shuttingDown = yield* Ref.make(false)
 
   const lifecycleOf = lifecycle(shuttingDown, clustered)
@@ -289,6 +322,13 @@ const make = Effect.gen(function*() {
       yield* launch(prepared, row.value.userId, row.value.createdAt)
       return live.get(id)
     }).pipe(Effect.catchTags({ ...cannotResume(id), RunNotFoundError: () => Effect.succeed(undefined) }))
+
+  yield* Effect.forkScoped(
+    leases.renew(
+      () => [...live.keys()],
+      clustered ? Option.none() : Option.some(takeUpLapsed({ live, shuttingDown, launchStored, release }))
+    )
+  )
 
   const runHere = (id: string) =>
     Effect.gen(function*() {

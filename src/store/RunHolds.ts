@@ -22,6 +22,11 @@ export interface Service {
   readonly hold: (runIds: ReadonlyArray<string>, holder: Holder, until: number) => Effect.Effect<void, StoreError>
   /** Lets these runs go (those held with `key`). */
   readonly release: (runIds: ReadonlyArray<string>, key: string) => Effect.Effect<void, StoreError>
+  /**
+   * Takes for `holder` the unfinished runs whose hold lapsed by `now` (their process died: it renews every LEASE_MS / 3),
+   * held until `until`; the ids it took. One statement: of processes sweeping at once, each run goes to one.
+   */
+  readonly takeLapsed: (holder: Holder, now: number, until: number) => Effect.Effect<ReadonlyArray<string>, StoreError>
   /** The process holding the run at `now`, if one does. */
   readonly holderOf: (runId: string, now: number) => Effect.Effect<Option.Option<Holder>, StoreError>
 }
@@ -46,6 +51,13 @@ const make = Effect.gen(function*() {
         held_until = NULL WHERE ${sql.in("id", runIds)} AND holder_key = ${key}`.pipe(
         Effect.asVoid,
         failing("letting runs go")
+      ),
+    takeLapsed: (holder, now, until) =>
+      !isPg ? Effect.succeed([]) : sql<{ id: string }>`UPDATE runs SET holder = ${holder.url},
+        holder_key = ${holder.key}, held_until = ${until} WHERE status IN ('RUNNING', 'QUEUED')
+        AND holder IS NOT NULL AND held_until <= ${now} RETURNING id`.pipe(
+        Effect.map((rows) => rows.map((r) => r.id)),
+        failing("taking up the runs whose holder died")
       ),
     holderOf: (runId, now) =>
       !isPg ? Effect.succeed(Option.none()) : sql<{ holder: string | null; holder_key: string | null }>`

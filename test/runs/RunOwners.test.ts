@@ -3,7 +3,7 @@ import { Effect, Redacted } from "effect"
 import { execFile } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backend, freshDatabase, storeLayer } from "../support/database.js"
-import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
 // A run's owner reached from another process (#59): the process executing a run holds it, with where it is reached,
 // and an answer or a cancellation given elsewhere — `aeon approve` in a process of its own, another server on the
@@ -157,11 +157,57 @@ describe.skipIf(backend !== "postgres")("a run's owner reached from another proc
     expect(unreachable.code).not.toBe(0)
     expect(unreachable.stderr).toContain(`the process running run ${id} (at http://127.0.0.1:9) could not be reached`)
     expect(await count()).toBe(before)
-    // the hold lapsed: nobody runs it, the answer is recorded on its stored log, and it goes on when resumed
-    await sql((s) => s`UPDATE runs SET held_until = ${Date.now() - 1} WHERE id = ${id}`)
+    // nobody holds it (as a server that stops leaves it): the answer is recorded on its stored log, and it goes on
+    // when resumed
+    await sql((s) => s`UPDATE runs SET holder = NULL, holder_key = NULL, held_until = NULL WHERE id = ${id}`)
     const stored = await aeon("approve", id, requestId)
     expect(stored.stderr).toBe("")
     expect(stored.stdout).toContain(`go on with: aeon run --resume ${id}`)
     expect(await count()).toBe(before! + 1)
+  })
+
+  it("a server that starts leaves the runs another server executes to it (its start-up recovery skips held runs)", async () => {
+    const { id, requestId } = await waitingRun()
+    const late = await startServer({ db })
+    try {
+      const holder = await sql((s) => s<{ holder: string }>`SELECT holder FROM runs WHERE id = ${id}`)
+      expect(holder[0]?.holder).toBe(new URL(owner.url).origin)
+      expect((await aeon("approve", id, requestId)).code).toBe(0)
+      const run = await endedOnce(id)
+      expect(run.status).toBe("CONVERGED")
+      // executed by its owner alone, never taken up by the server that started
+      expect(run.events.filter((e: { type: string }) => e.type === "RunResumed")).toEqual([])
+    } finally {
+      await late.stop()
+    }
+  })
+
+  it("a run whose holder died (its hold lapsed) is taken up by one of the servers sharing the store and goes on", async () => {
+    const third = await startServer({ db })
+    const { id, requestId } = await waitingRun(third.url)
+    await third.stop()
+    // held by a process that died: it stopped renewing, the hold lapsed
+    await sql((s) =>
+      s`UPDATE runs SET holder = 'http://127.0.0.1:9', holder_key = 'k', held_until = ${Date.now() - 1}
+        WHERE id = ${id}`
+    )
+    const live = [new URL(owner.url).origin, new URL(other.url).origin]
+    const takenBy = await waitFor(async () => {
+      const row = await sql((s) => s<{ holder: string | null }>`SELECT holder FROM runs WHERE id = ${id}`)
+      return row[0]?.holder && live.includes(row[0].holder) ? row[0].holder : undefined
+    }, 30_000)
+    const approved = await aeon("approve", id, requestId)
+    expect(approved.code).toBe(0)
+    expect(approved.stdout).toContain(`the run goes on where it runs (${takenBy})`)
+    const run = await awaitRun([owner.url, other.url].find((u) => new URL(u).origin === takenBy)!, id, {
+      query: `query($id: ID!) { run(id: $id) { status events(fromSeq: 0) { seq type } } }`
+    })
+    expect(run.status).toBe("CONVERGED")
+    // taken up once, by one server: one resumption, one end, seqs in a row
+    const types = run.events.map((e: { type: string }) => e.type)
+    expect(types.filter((t: string) => t === "RunResumed")).toHaveLength(1)
+    expect(types.filter((t: string) => t === "RunFinished")).toHaveLength(1)
+    const seqs = run.events.map((e: { seq: number }) => e.seq)
+    expect(seqs).toEqual(seqs.map((_: number, i: number) => seqs[0] + i))
   })
 })
