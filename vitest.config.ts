@@ -1,8 +1,14 @@
 import { createRequire } from "node:module"
+import { resolve } from "node:path"
+import type { Plugin } from "vite"
 import { defineConfig } from "vitest/config"
+import { configDefaults } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 const require = createRequire(import.meta.url)
+
+/** Run by `npm run test:long` only (AEON_TEST_LONG). */
+const LONG_ONLY = ["test/package/Pack.test.ts"]
 
 /**
  * The files that take minutes, started first on every machine. Vitest starts the files that ran longest last time
@@ -11,9 +17,10 @@ const require = createRequire(import.meta.url)
  */
 const LONG_FIRST = [
   "test/package/Pack.test.ts",
+  "test/cli/Cli.test.ts",
   "test/store/ExactResume.test.ts",
   "test/cluster/Cluster.test.ts",
-  "test/cli/Cli.test.ts",
+  "test/cli/PlanCli.test.ts",
   "test/kernel/Properties.test.ts"
 ]
 
@@ -28,11 +35,37 @@ class LongFirst extends BaseSequencer {
   }
 }
 
+const SRC = resolve("src") + "/"
+const DIST = resolve("dist") + "/"
+
+/**
+ * `npm test` (its pretest builds dist/) loads the library as Node loads it — dist/, compiled by tsc from src/ file by
+ * file — not src/ through Vite's module runner, which made importing it ~5 s per test file (collect 720 s of the suite's
+ * CPU). A test file still names src/; `npx vitest` alone (no AEON_TEST_FROM) loads src/ as before.
+ */
+const fromDist: Plugin = {
+  name: "aeon-tests-load-dist",
+  enforce: "pre",
+  async resolveId(source, importer, options) {
+    if (!importer || importer.startsWith(DIST)) return null
+    const resolved = await this.resolve(source, importer, { ...options, skipSelf: true })
+    if (!resolved || !resolved.id.startsWith(SRC) || !resolved.id.endsWith(".ts")) return null
+    if (resolved.id.startsWith(`${SRC}viewer/`)) return null
+    return resolved.id.replace(SRC, DIST).replace(/\.ts$/, ".js")
+  }
+}
+const loadDist = process.env.AEON_TEST_FROM === "dist"
+
 export default defineConfig({
+  plugins: loadDist ? [fromDist] : [],
   // one graphql instance: Node (and graphql-yoga) load its CommonJS entry; Vite would otherwise pick the .mjs one
   resolve: { alias: { graphql: require.resolve("graphql") } },
   test: {
     include: ["test/**/*.test.ts"],
+    // what must run long is `npm run test:long`'s (CI runs it after the suite): the published package installed in a
+    // new project (~270 s of npm install)
+    exclude: [...configDefaults.exclude, ...(process.env.AEON_TEST_LONG ? [] : LONG_ONLY)],
+    server: { deps: { external: loadDist ? [new RegExp(`^${DIST.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`)] : [] } },
     globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

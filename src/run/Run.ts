@@ -385,17 +385,20 @@ export const cannotResume = (id: string) => ({
  * Every run a dead process left unfinished (RUNNING or QUEUED), prepared to resume and handed to `take` (a run that
  * cannot resume is logged and left): what start-up recovery does, in a library (resumeUnfinished) and a server.
  */
-export const takeUnfinished = <A, E, R>(
+export const takeUnfinished = <A, E, R, EL = never, RL = never>(
   take: (prepared: PreparedRun, row: StoredRun) => Effect.Effect<A, E, R>,
-  concurrency = 1
+  concurrency = 1,
+  /** Whether to leave a run to the live process executing it (a server sharing PostgreSQL): asked before it is taken. */
+  leave: (runId: string) => Effect.Effect<boolean, EL, RL> = () => Effect.succeed(false)
 ) =>
   Effect.gen(function*() {
     const store = yield* RunStore
     const results = yield* Effect.forEach(yield* store.unfinished, (row) =>
-      prepareResume(row.id).pipe(
-        Effect.catchTags(cannotResume(row.id)),
-        Effect.flatMap((prepared) => (prepared ? take(prepared, row) : Effect.succeed(undefined)))
-      ), { concurrency })
+      Effect.flatMap(leave(row.id), (left) =>
+        left ? Effect.succeed(undefined) : prepareResume(row.id).pipe(
+          Effect.catchTags(cannotResume(row.id)),
+          Effect.flatMap((prepared) => (prepared ? take(prepared, row) : Effect.succeed(undefined)))
+        )), { concurrency })
     return results.flatMap((r) => (r === undefined ? [] : [r]))
   })
 

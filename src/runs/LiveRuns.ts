@@ -34,7 +34,7 @@ import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import { RunAdmission } from "./Admission.js"
 import { type PersonAnswer, RunPlacement } from "./Placement.js"
-import { OwnerAddress } from "./RunOwners.js"
+import { OwnerAddress, runsElsewhere } from "./RunOwners.js"
 
 /** A run going on (or waiting to be admitted) in this process. */
 export interface LiveRun {
@@ -164,11 +164,26 @@ const countsOf = (live: ReadonlyMap<string, LiveRun>) => {
 /** Start-up recovery: the runs a dead process left unfinished, launched here; how many. */
 const resumeHere = (
   needs: Context.Context<RunNeeds>,
-  launch: (prepared: PreparedRun, userId: string | null, createdAt: Date) => Effect.Effect<void>
+  launch: (prepared: PreparedRun, userId: string | null, createdAt: Date) => Effect.Effect<void>,
+  holds: Option.Option<RunHolds["Type"]>
 ) =>
   Effect.provide(
     Effect.map(
-      takeUnfinished((prepared, row) => Effect.as(launch(prepared, row.userId, row.createdAt), true)),
+      takeUnfinished(
+        (prepared, row) => Effect.as(launch(prepared, row.userId, row.createdAt), true),
+        1,
+        // a run another server on the same PostgreSQL executes now is its own (asked: a restarted process's old
+        // holds do not answer)
+        (id) =>
+          Option.match(holds, {
+            onNone: () => Effect.succeed(false),
+            onSome: (h) =>
+              Effect.tap(
+                Effect.provideService(runsElsewhere(id), RunHolds, h),
+                (left) => left ? Effect.logInfo(`run ${id} goes on in the process holding it: left to it`) : Effect.void
+              )
+          })
+      ),
       (launched) => launched.length
     ),
     needs
@@ -281,7 +296,8 @@ const make = Effect.gen(function*() {
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()
   const live = new Map<string, LiveRun>()
-  const leases = leasesOf(yield* Effect.serviceOption(RunHolds), yield* Effect.serviceOption(OwnerAddress))
+  const holds = yield* Effect.serviceOption(RunHolds)
+  const leases = leasesOf(holds, yield* Effect.serviceOption(OwnerAddress))
   const { hold, release } = leases
   const shuttingDown = yield* Ref.make(false)
 
@@ -379,7 +395,7 @@ const make = Effect.gen(function*() {
     cancelHere,
     answer: answerLive(needs),
     // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
-    resumeUnfinished: clustered ? Effect.succeed(0) : resumeHere(needs, launch),
+    resumeUnfinished: clustered ? Effect.succeed(0) : resumeHere(needs, launch, holds),
     shutdown: (timeoutMs) =>
       Ref.set(shuttingDown, true).pipe(
         Effect.zipRight(FiberSet.clear(fibers).pipe(Effect.timeout(timeoutMs))),

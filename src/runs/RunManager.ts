@@ -70,6 +70,7 @@ const make: Effect.Effect<
     runHere: runs.runHere,
     cancelHere: runs.cancelHere,
     cancelIfHere: (id: string) => runs.live(id) ? Effect.as(runs.cancelHere(id), true) : Effect.succeed(false),
+    runsHere: (id: string) => runs.live(id) !== undefined,
     /** Answers an approval request of a run (on a cluster, wherever it runs). */
     respond: (id: string, requestId: string, answer: ApprovalAnswer) =>
       answerAnywhere(id, { _tag: "Approval", requestId, answer }),
@@ -121,6 +122,8 @@ export interface Service extends
   readonly guide: (runId: string, requestId: string, text: string, by?: string) => Found<RunCommands.AnswerFailure>
   /** Sent here by the process a cancellation came to (runs/RunOwners): false when the run does not go on here. */
   readonly cancelIfHere: (runId: string) => Effect.Effect<boolean, StoreError>
+  /** Whether the run executes in this process now (or waits here for admission). */
+  readonly runsHere: (runId: string) => boolean
   readonly answerHere: (
     runId: string,
     answer: PersonAnswer

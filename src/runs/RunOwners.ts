@@ -47,8 +47,14 @@ export const CancelRpc = Rpc.make("Cancel", {
   error: OwnerRefused
 })
 
+/** Which of these runs the owner executes now (a process starting asks before it takes a held run up). */
+export const RunningRpc = Rpc.make("Running", {
+  payload: { runIds: Schema.Array(Schema.String) },
+  success: Schema.Array(Schema.String)
+})
+
 /** What a run's owner answers to. */
-export class OwnerRpcs extends RpcGroup.make(AnswerRpc, CancelRpc) {}
+export class OwnerRpcs extends RpcGroup.make(AnswerRpc, CancelRpc, RunningRpc) {}
 
 /** The process holding a run did not answer (it stopped: its hold lapses within LEASE_MS; or it is not reachable). */
 export class OwnerUnreachableError extends Schema.TaggedError<OwnerUnreachableError>()("OwnerUnreachableError", {
@@ -109,6 +115,28 @@ export const answerAt = (holder: Holder, runId: string, answer: PersonAnswer) =>
 
 /** A cancellation sent to the run's owner: false when the run is not going on there (any more). */
 export const cancelAt = (holder: Holder, runId: string) => sendTo(holder, runId, (client) => client.Cancel({ runId }))
+
+/** How long a process starting waits for a holder to say it still runs a run: past it, the holder counts as dead. */
+const ASK_HOLDER_MS = 3_000
+
+/**
+ * Whether a live process executes `runId` now (start-up recovery leaves it to it): its hold has not lapsed and its
+ * holder, asked, says so. A holder that does not answer — the process this one restarts (kill -9 leaves its holds
+ * until they lapse), or one that died — does not: the run is taken up here (fenced appends keep one writer if it lives).
+ */
+export const runsElsewhere = (runId: string) =>
+  Effect.flatMap(
+    holderOf(runId),
+    Option.match({
+      onNone: () => Effect.succeed(false),
+      onSome: (holder) =>
+        sendTo(holder, runId, (client) => client.Running({ runIds: [runId] })).pipe(
+          Effect.timeout(ASK_HOLDER_MS),
+          Effect.map((running) => running.includes(runId)),
+          Effect.orElseSucceed(() => false)
+        )
+    })
+  )
 
 /**
  * A person's answer given in a process that does not execute the run (the CLI): sent to the process holding it, which

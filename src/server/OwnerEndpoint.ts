@@ -26,7 +26,8 @@ const refused = <A, E, R>(handled: Effect.Effect<A, E, R>) =>
 const handlers = OwnerRpcs.toLayer(Effect.map(RunManager, (manager) =>
   OwnerRpcs.of({
     Answer: ({ answer, runId }) => refused(Effect.asVoid(manager.answerHere(runId, answer))),
-    Cancel: ({ runId }) => refused(manager.cancelIfHere(runId))
+    Cancel: ({ runId }) => refused(manager.cancelIfHere(runId)),
+    Running: ({ runIds }) => Effect.succeed(runIds.filter(manager.runsHere))
   })))
 
 /**

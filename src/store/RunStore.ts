@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import {
   RunNotFoundError,
   type RunRecordDamagedError,
@@ -102,10 +102,7 @@ export interface Service {
   ) => Effect.Effect<RunPage, StoreError>
   /** The figures of the last `limit` finished runs that have them, newest first (the forecast's calibration). */
   readonly recentFigures: (limit: number) => Effect.Effect<ReadonlyArray<RunFigures>, StoreError>
-  /**
-   * Runs a process left RUNNING or QUEUED that no live process holds (store/RunHolds: a server sharing PostgreSQL
-   * executing them now): resumed at start-up.
-   */
+  /** Runs a process left RUNNING or QUEUED: resumed at start-up. */
   readonly unfinished: Effect.Effect<ReadonlyArray<StoredRun>, StoreError>
   /** On a cluster: runs QUEUED since before `before` that no runner has taken up (their Start may never have gone). */
   readonly queuedUnowned: (before: number) => Effect.Effect<ReadonlyArray<string>, StoreError>
@@ -282,12 +279,7 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => rows.map((r) => r.id)),
         Effect.mapError(storeError("listing queued runs no runner took up"))
       ),
-    unfinished: Effect.flatMap(
-      Clock.currentTimeMillis,
-      (now) =>
-        sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED')
-        AND (held_until IS NULL OR held_until <= ${now}) ORDER BY created_at, id`
-    ).pipe(
+    unfinished: sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED') ORDER BY created_at, id`.pipe(
       Effect.map((rows) => rows.map(toRun)),
       Effect.mapError(storeError("listing unfinished runs"))
     ),

@@ -11,7 +11,7 @@ import { gql, startServer, type TestServer, waitFor } from "../support/server.js
 
 /**
  * PostgreSQL away mid-run (#46): a database of the test's own refuses connections (ALLOW_CONNECTIONS false, its
- * backends terminated) for longer than the pool's retries, then takes them again. Needs PostgreSQL
+ * backends terminated) while a run's write waits, then takes them again. Needs PostgreSQL
  * (AEON_TEST_DATABASE_URL); never the shared database itself.
  */
 const base = process.env.AEON_TEST_DATABASE_URL
@@ -96,7 +96,8 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
       })
       expect(waiting.storeFailure).toMatch(/PostgreSQL/)
       expect(waiting.runsWaitingForStore).toBe(1)
-      await new Promise((r) => setTimeout(r, 12_000))
+      // a write failed and waits: the database takes connections again (how the writer's retries go on the clock —
+      // backing off to every 2 s through a 12 s outage, the bound — is test/journal/StoreRetries', on TestClock)
       await allow()
       const finished = await waitFor(async () => {
         const r = (await gql(url, `query($id: ID!) { run(id: $id) { status events { seq } } }`, { id })).body.data?.run
