@@ -1,6 +1,4 @@
 import { createRequire } from "node:module"
-import { resolve } from "node:path"
-import type { Plugin } from "vite"
 import { defineConfig } from "vitest/config"
 import { configDefaults } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
@@ -35,37 +33,27 @@ class LongFirst extends BaseSequencer {
   }
 }
 
-const SRC = resolve("src") + "/"
-const DIST = resolve("dist") + "/"
-
 /**
- * `npm test` (its pretest builds dist/) loads the library as Node loads it — dist/, compiled by tsc from src/ file by
- * file — not src/ through Vite's module runner, which made importing it ~5 s per test file (collect 720 s of the suite's
- * CPU). A test file still names src/; `npx vitest` alone (no AEON_TEST_FROM) loads src/ as before.
+ * Files that need a process of their own: what they check is the process's (the tokenizer loaded once per process).
+ * The others share their worker's process, one file after another (isolate: false): a fresh process per file spent
+ * 720 of the suite's 2,360 s of file time importing Aeon again (vitest's "collect"), 80 s shared.
  */
-const fromDist: Plugin = {
-  name: "aeon-tests-load-dist",
-  enforce: "pre",
-  async resolveId(source, importer, options) {
-    if (!importer || importer.startsWith(DIST)) return null
-    const resolved = await this.resolve(source, importer, { ...options, skipSelf: true })
-    if (!resolved || !resolved.id.startsWith(SRC) || !resolved.id.endsWith(".ts")) return null
-    if (resolved.id.startsWith(`${SRC}viewer/`)) return null
-    return resolved.id.replace(SRC, DIST).replace(/\.ts$/, ".js")
-  }
-}
-const loadDist = process.env.AEON_TEST_FROM === "dist"
+const OWN_PROCESS = ["test/llm/TokenizerLoad.test.ts"]
+const excluded = [...configDefaults.exclude, ...(process.env.AEON_TEST_LONG ? [] : LONG_ONLY)]
 
 export default defineConfig({
-  plugins: loadDist ? [fromDist] : [],
   // one graphql instance: Node (and graphql-yoga) load its CommonJS entry; Vite would otherwise pick the .mjs one
   resolve: { alias: { graphql: require.resolve("graphql") } },
   test: {
-    include: ["test/**/*.test.ts"],
     // what must run long is `npm run test:long`'s (CI runs it after the suite): the published package installed in a
-    // new project (~270 s of npm install)
-    exclude: [...configDefaults.exclude, ...(process.env.AEON_TEST_LONG ? [] : LONG_ONLY)],
-    server: { deps: { external: loadDist ? [new RegExp(`^${DIST.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`)] : [] } },
+    // new project (~270 s of npm install). (Each project names its files: a project's lists add to the root's.)
+    projects: [
+      {
+        extends: true,
+        test: { name: "shared", isolate: false, include: ["test/**/*.test.ts"], exclude: [...excluded, ...OWN_PROCESS] }
+      },
+      { extends: true, test: { name: "own-process", isolate: true, include: OWN_PROCESS } }
+    ],
     globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -73,6 +61,9 @@ export default defineConfig({
     sequence: { sequencer: LongFirst },
     // the suite waits on processes, servers, sockets and timers more than it computes: four files at once on the
     // 2-core machine ran it in 309 s against 688 s with two (Node 20, PostgreSQL, the same 706 tests green)
-    maxWorkers: 4
+    maxWorkers: 4,
+    // every worker kept to the end: vitest 3.2 lets idle ones go, and a non-isolated worker let go mid-run rejects
+    // with "Terminating worker thread" (vitest-dev/vitest#8133)
+    minWorkers: 4
   }
 })
