@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -16,7 +16,7 @@ import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
  */
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-failing-tool-")))
 const server = fileURLToPath(new URL("../support/mcp-servers/ledger.mjs", import.meta.url))
-const configFor = (mode: string) => {
+const configFor = (mode: string, calls: string) => {
   const file = join(dir, `${mode}.json`)
   writeFileSync(
     file,
@@ -25,7 +25,7 @@ const configFor = (mode: string) => {
         ledger: {
           command: process.execPath,
           args: [server],
-          env: { LEDGER_FILE: join(dir, "ledger.txt"), LEDGER_MODE: mode },
+          env: { LEDGER_FILE: join(dir, "ledger.txt"), LEDGER_MODE: mode, LEDGER_CALLS: calls },
           timeoutMs: 3_000
         }
       }
@@ -62,18 +62,17 @@ describe("a tool that cannot answer (#54.5)", () => {
   ) {
     for (const runMode of ["auto", "full"]) {
       it(
-        `${mode}, --mode ${runMode}: FAILED in at most 3 model calls and 12 s, the answer saying what failed`,
+        `${mode}, --mode ${runMode}: FAILED in at most 3 model calls and one try of the tool, the answer saying what failed`,
         async () => {
           const c = cliIn("aeon-failing-tool-")
+          const calls = join(dir, `${mode}-${runMode}.calls`)
           Object.assign(c.env, {
             AEON_LLM_BASE_URL: stub.baseURL,
             AEON_LLM_API_KEY: "k",
-            AEON_MCP_CONFIG: configFor(mode)
+            AEON_MCP_CONFIG: configFor(mode, calls)
           })
           stub.requests.length = 0
-          const started = Date.now()
           const r = await c.aeon("run", "Append the record 'rent' to the ledger", "--mode", runMode, "--json")
-          const seconds = (Date.now() - started) / 1000
           const result = JSON.parse(r.stdout)
           expect(result.status).toBe("FAILED")
           expect(result.usage.llmCalls).toBeLessThanOrEqual(3)
@@ -82,7 +81,9 @@ describe("a tool that cannot answer (#54.5)", () => {
           expect(result.finalAnswer.answerText).toMatch(words)
           expect(result.finalAnswer.answerText).toMatch(/^Not done: step s1 could not be done/)
           expect(result.error).toMatch(/Retrying the same plan cannot fix this/)
-          expect(seconds).toBeLessThan(12)
+          // the tool tried once: no second try of a server that crashed, nor a second 3 s timeout (the time the run
+          // takes follows from the tries; the suite asserts no wall-clock figure)
+          expect(readFileSync(calls, "utf8").split("\n").filter(Boolean)).toEqual(["rent"])
         },
         60_000
       )
