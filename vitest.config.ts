@@ -4,6 +4,7 @@ import { configDefaults } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 const require = createRequire(import.meta.url)
+const nodeMajor = Number(process.versions.node.split(".")[0])
 
 /** Run by `npm run test:long` only (AEON_TEST_LONG). */
 const LONG_ONLY = ["test/package/Pack.test.ts"]
@@ -59,8 +60,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     // a project's files share a worker's process; each project starts on fresh ones (vitest recycles the workers
-    // between projects when isolate is off): TokenizerLoad gets a process of its own
-    isolate: false,
+    // between projects when isolate is off): TokenizerLoad gets a process of its own. Not on Node 24+: there
+    // better-sqlite3's destructors, run by the garbage collector, abort a process that has opened and dropped many
+    // databases ("Assertion failed: (env) != nullptr", WiseLibs/better-sqlite3#1515): a process per file, as before
+    isolate: nodeMajor < 24,
     sequence: { sequencer: LongFirst },
     // the suite waits on processes, servers, sockets and timers more than it computes: four files at once on the
     // 2-core machine ran it in 309 s against 688 s with two (Node 20, PostgreSQL, the same 706 tests green)
