@@ -63,7 +63,7 @@ export default defineConfig({
     // between projects when isolate is off): TokenizerLoad gets a process of its own. Not on Node 24+: there
     // better-sqlite3's destructors, run by the garbage collector, abort a process that has opened and dropped many
     // databases ("Assertion failed: (env) != nullptr", WiseLibs/better-sqlite3#1515): a process per file, as before
-    isolate: nodeMajor < 24,
+    isolate: nodeMajor >= 24,
     sequence: { sequencer: LongFirst },
     // the suite waits on processes, servers, sockets and timers more than it computes: four files at once on the
     // 2-core machine ran it in 309 s against 688 s with two (Node 20, PostgreSQL, the same 706 tests green)
