@@ -251,11 +251,10 @@ const takeUpLapsed = (here: {
 (ids: ReadonlyArray<string>) =>
   Effect.forEach(ids.filter((id) => !here.live.has(id)), (id) =>
     Effect.gen(function*() {
-      const launched = (yield* Ref.get(here.shuttingDown)) ? undefined : yield* Effect.option(here.launchStored(id))
-      if (launched === undefined || Option.isNone(launched) || launched.value === undefined) {
-        // not run here (finished meanwhile, damaged, or this server stops): held by nobody, not taken again
-        return yield* here.release([id])
-      }
+      const launched = !(yield* Ref.get(here.shuttingDown)) &&
+        (yield* Effect.orElseSucceed(here.launchStored(id), () => undefined)) !== undefined
+      // not run here (finished meanwhile, damaged, or this server stops): held by nobody, not taken again
+      if (!launched) return yield* here.release([id])
       yield* Effect.logWarning(`run ${id}: the process that held it stopped renewing its hold; it goes on here`)
     }), { discard: true })
 

@@ -47,10 +47,10 @@ export const CancelRpc = Rpc.make("Cancel", {
   error: OwnerRefused
 })
 
-/** Which of these runs the owner executes now (a process starting asks before it takes a held run up). */
+/** Whether the owner executes the run now (a process starting asks before it takes a held run up). */
 export const RunningRpc = Rpc.make("Running", {
-  payload: { runIds: Schema.Array(Schema.String) },
-  success: Schema.Array(Schema.String)
+  payload: { runId: Schema.String },
+  success: Schema.Boolean
 })
 
 /** What a run's owner answers to. */
@@ -130,9 +130,8 @@ export const runsElsewhere = (runId: string) =>
     Option.match({
       onNone: () => Effect.succeed(false),
       onSome: (holder) =>
-        sendTo(holder, runId, (client) => client.Running({ runIds: [runId] })).pipe(
+        sendTo(holder, runId, (client) => client.Running({ runId })).pipe(
           Effect.timeout(ASK_HOLDER_MS),
-          Effect.map((running) => running.includes(runId)),
           Effect.orElseSucceed(() => false)
         )
     })

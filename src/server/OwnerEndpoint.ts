@@ -27,7 +27,7 @@ const handlers = OwnerRpcs.toLayer(Effect.map(RunManager, (manager) =>
   OwnerRpcs.of({
     Answer: ({ answer, runId }) => refused(Effect.asVoid(manager.answerHere(runId, answer))),
     Cancel: ({ runId }) => refused(manager.cancelIfHere(runId)),
-    Running: ({ runIds }) => Effect.succeed(runIds.filter(manager.runsHere))
+    Running: ({ runId }) => Effect.succeed(manager.runsHere(runId))
   })))
 
 /**
