@@ -39,11 +39,7 @@ class LongFirst extends BaseSequencer {
  * The others share their worker's process, one file after another (isolate: false): a fresh process per file spent
  * 720 of the suite's 2,360 s of file time importing Aeon again (vitest's "collect"), 80 s shared.
  */
-const OWN_PROCESS = [
-  "test/llm/TokenizerLoad.test.ts",
-  // timed out once in a shared worker (passes alone): the process's one LISTEN connection is a per-process singleton
-  "test/cluster/EventNotifications.test.ts"
-]
+const OWN_PROCESS = ["test/llm/TokenizerLoad.test.ts"]
 const excluded = [...configDefaults.exclude, ...(process.env.AEON_TEST_LONG ? [] : LONG_ONLY)]
 
 export default defineConfig({
