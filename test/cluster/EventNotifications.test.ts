@@ -81,20 +81,26 @@ const listening = (notifications: Effect.Effect.Success<ReturnType<typeof EventN
   })
 
 /**
- * The store, the next read of a run's events held while `held` names that run, until its gate is released (what it
- * read stays as read).
+ * The store, the next read of a run's events *made* while `held` names that run (taken when the read is asked, not
+ * when it answers: under load another follower's later read can answer first) held until its gate is released, what
+ * it read staying as read; `read` is done once it has read.
  */
-let held: { readonly runId: string; readonly gate: Deferred.Deferred<void> } | undefined
+let held:
+  | { readonly runId: string; readonly gate: Deferred.Deferred<void>; readonly read: Deferred.Deferred<void> }
+  | undefined
 const heldAnswers = Layer.effect(
   RunStore,
   Effect.map(RunStore, (store) => ({
     ...store,
     events: (id: string, fromSeq?: number) =>
-      Effect.flatMap(store.events(id, fromSeq), (events) => {
-        if (held?.runId !== id) return Effect.succeed(events)
-        const gate = held.gate
+      Effect.suspend(() => {
+        if (held?.runId !== id) return store.events(id, fromSeq)
+        const { gate, read } = held
         held = undefined
-        return Effect.as(Deferred.await(gate), events)
+        return store.events(id, fromSeq).pipe(
+          Effect.tap(() => Deferred.succeed(read, undefined)),
+          Effect.zipLeft(Deferred.await(gate))
+        )
       })
   }))
 )
@@ -218,10 +224,13 @@ describe.skipIf(backend !== "postgres")("followers of a run executing elsewhere"
       const lastSeq = handedOut ? 9 : 6
       yield* appended(1, 3)
       const gate = yield* Deferred.make<void>()
-      held = { runId, gate }
+      const read = yield* Deferred.make<void>()
+      held = { runId, gate, read }
       const late: Array<number> = []
       const lateDone = yield* Deferred.make<void>()
       const lateJoined = yield* Effect.forkScoped(follow(late, lateDone, lastSeq))
+      // F1's replay has read 1–3 before 4–6 are appended (it is answered after them)
+      yield* Deferred.await(read)
       yield* appended(4, 6)
       const prompt: Array<number> = []
       const promptDone = yield* Deferred.make<void>()
