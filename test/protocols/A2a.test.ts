@@ -156,6 +156,59 @@ describe("A2A", () => {
     expect(artifactText(task)).toContain("42")
   })
 
+  it("a v0.3 client streams a task to completed and follows it again (resubscribe, always a stream in 0.3)", async () => {
+    const client = await clientOf("key-alice", true)
+    const streamed = await collect(client.sendMessageStream(request(message("Compute 6 * 7"))))
+    expect(streamed[0]!.payload?.$case).toBe("task")
+    expect(lastStatus(streamed)).toBe(TaskState.TASK_STATE_COMPLETED)
+    const id = (streamed[0]!.payload!.value as Task).id
+    const again = await collect(client.resubscribeTask({ tenant: "", id }))
+    expect(again[0]!.payload?.$case).toBe("task")
+    expect((again[0]!.payload!.value as Task).status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
+  })
+
+  it("refuses in JSON-RPC's words what it cannot read: over the body limit, not JSON, another content type, an unknown task", async () => {
+    const post = async (body: string, contentType = "application/json", version?: string) => {
+      const r = await fetch(`${base()}/a2a`, {
+        method: "POST",
+        headers: {
+          authorization: "Bearer key-alice",
+          "content-type": contentType,
+          ...(version ? { "a2a-version": version } : {})
+        },
+        body
+      })
+      return { status: r.status, body: await r.json() as { id: unknown; error?: { code: number; message: string } } }
+    }
+    const large = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x".repeat(2_000_000) } })
+    )
+    expect(large.status).toBe(413)
+    expect(large.body.error).toMatchObject({ code: -32600, message: expect.stringContaining("request body over") })
+    const notJson = await post("{ not json")
+    expect(notJson.status).toBe(200)
+    expect(notJson.body.error?.code).toBe(-32700)
+    const notRequest = await post("[1, 2]", "application/json", "1.0")
+    expect(notRequest.body.error?.code).toBe(-32600)
+    const text = await post("{}", "text/plain")
+    expect(text.body.error?.code).toBe(-32005)
+    expect(text.body.error?.message).toContain("text/plain")
+    const unknown = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "GetTask", params: { id: "no-such-task" } }),
+      "application/json",
+      "1.0"
+    )
+    expect(unknown.status).toBe(200)
+    expect(unknown.body).toMatchObject({ id: 7, error: { code: -32001 } })
+    // 0.3's method names with no version header: the compatibility layer answers, in 0.3's error codes
+    const legacyUnknown = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tasks/get", params: { id: "no-such-task" } })
+    )
+    expect(legacyUnknown.body).toMatchObject({ id: 8, error: { code: -32001 } })
+    const nothingLeaks = JSON.stringify([large, notJson, text, unknown, legacyUnknown])
+    expect(nothingLeaks).not.toMatch(/at \/|node_modules|SELECT/)
+  })
+
   it("cancels a task, and refuses a wrong key", async () => {
     const client = await clientOf()
     const sent = await client.sendMessage(

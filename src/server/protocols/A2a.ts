@@ -9,10 +9,27 @@ import {
   type Task,
   TaskState
 } from "@a2a-js/sdk"
-import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
-import { PushNotificationNotSupportedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors"
-import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server"
-import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express"
+import {
+  A2A_LEGACY_PROTOCOL_VERSION,
+  duplicateInterfacesForLegacy,
+  LEGACY_METHOD_TASKS_RESUBSCRIBE
+} from "@a2a-js/sdk/compat/v0_3"
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server"
+import {
+  A2A_ERROR_CODE,
+  ContentTypeNotSupportedError,
+  PushNotificationNotSupportedError,
+  TaskNotFoundError,
+  UnsupportedOperationError
+} from "@a2a-js/sdk/errors"
+import {
+  type A2ARequestHandler,
+  defaultServerCallContextBuilder,
+  JsonRpcTransportHandler,
+  type ServerCallContext,
+  validateVersion
+} from "@a2a-js/sdk/server"
+import { agentCardHandler } from "@a2a-js/sdk/server/express"
 import { Effect, Exit, Runtime } from "effect"
 import express from "express"
 import { AsyncLocalStorage } from "node:async_hooks"
@@ -24,10 +41,11 @@ import { answerRequest, type RequestAnswer } from "../../runs/Answering.js"
 import { ownRun } from "../../runs/RunAccess.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
-import { fieldOf, recordField } from "../../support/Fields.js"
+import { fieldOf, recordField, recordOf } from "../../support/Fields.js"
+import { pipeSse } from "../Sse.js"
 import {
   attachmentFromUrl,
-  callerOf,
+  callerAndBody,
   conversationTag,
   type ProtocolContext,
   publicFailure,
@@ -370,49 +388,149 @@ export const cardAt = (base: string, version: string): AgentCard => ({
   signatures: []
 })
 
-/** The routes: true when the request was one of them. */
-export const routes = (ctx: ProtocolContext & { readonly version: string }): ReadonlyArray<Route> => {
-  // the address each request was made at, for the card it is answered with (never one shared by all requests)
-  const askedAt = new AsyncLocalStorage<string>()
-  const card = () => cardAt(askedAt.getStore() ?? "http://localhost", ctx.version)
-  // the caller of each /a2a request, for the SDK's userBuilder (which is given the request)
-  const callers = new WeakMap<object, string>()
-  const requestHandler = handlerOf(ctx.runtime, card)
-  const app = express()
-  app.disable("x-powered-by")
-  app.use(
-    "/a2a",
-    jsonRpcHandler({
-      requestHandler,
-      legacyCompat: { enabled: true },
-      userBuilder: (req) => Promise.resolve({ isAuthenticated: true, userName: callers.get(req) ?? "" })
+/** The A2A version a request asks for (absent: 0.3, the protocol's version before the header existed). */
+const askedVersion = (req: IncomingMessage) => {
+  const header = req.headers["a2a-version"]
+  return (Array.isArray(header) ? header[0] : header) || undefined
+}
+
+/** A JSON-RPC error response to a request whose id is not known (it was not read, or not JSON). */
+const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", id: null, error: { code, message } })
+
+/** The JSON-RPC id of a request read, for the error that answers it. */
+const idOf = (body: unknown) => fieldOf(body, "id") ?? null
+
+/**
+ * A JSON-RPC request's body, or the error response refusing it (a key, the size limit, JSON, not an object): its
+ * status and body.
+ */
+const rpcBody = async (
+  ctx: ProtocolContext,
+  req: IncomingMessage
+): Promise<
+  | { readonly caller: { readonly userId?: string }; readonly body: Record<string, unknown> }
+  | { readonly status: number; readonly body: ReturnType<typeof rpcError> }
+> => {
+  const read = await callerAndBody(ctx, req)
+  if (!("status" in read)) {
+    const request = recordOf(read.body)
+    return request
+      ? { caller: read.caller, body: request }
+      : { status: 200, body: rpcError(A2A_ERROR_CODE.INVALID_REQUEST, "the body is not a JSON-RPC request object") }
+  }
+  if (read.status === 401) return { status: 401, body: rpcError(-32001, read.message) }
+  return read.status === 413
+    ? { status: 413, body: rpcError(A2A_ERROR_CODE.INVALID_REQUEST, read.message) }
+    : { status: 200, body: rpcError(A2A_ERROR_CODE.PARSE_ERROR, "Invalid JSON payload.") }
+}
+
+/**
+ * A stream's responses as SSE frames through the edge's one writer (server/Sse); a failure mid-stream is the
+ * JSON-RPC error frame the SDK's own server sends (`event: error`).
+ */
+const streamed = (
+  res: ServerResponse,
+  responses: AsyncIterator<unknown>,
+  first: IteratorResult<unknown> | undefined,
+  failure: (e: unknown) => unknown
+) =>
+  pipeSse(res, { "content-type": "text/event-stream" }, async function*() {
+    if (first && !first.done) yield `data: ${JSON.stringify(first.value)}\n\n`
+    for (let next = await responses.next(); !next.done; next = await responses.next()) {
+      yield `data: ${JSON.stringify(next.value)}\n\n`
+    }
+  }, (e) => `event: error\ndata: ${JSON.stringify(failure(e))}\n\n`)
+
+/**
+ * `/a2a`: JSON-RPC through the SDK's own transport handlers — 1.0's, or its 0.3 compatibility layer's for a request
+ * asking for 0.3 (or for no version) — on the edge's router: the request read by the edge's body reader within its
+ * limit, its caller from its key, a stream's responses framed by the edge's one SSE writer. As the SDK's server does,
+ * a stream's first response is awaited before the headers (a failure there is a JSON-RPC error, not a stream), except
+ * 0.3's resubscribe, which always streams.
+ */
+const jsonRpcRoute = (ctx: ProtocolContext & { readonly version: string }) => {
+  const card = (req: IncomingMessage) => cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version)
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const mediaType = req.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase()
+    if (mediaType !== undefined && mediaType !== "application/json") {
+      const error = JsonRpcTransportHandler.mapToJSONRPCError(
+        new ContentTypeNotSupportedError(`Unsupported Content-Type "${mediaType}"; expected application/json.`)
+      )
+      return sendJson(res, 200, { jsonrpc: "2.0", id: null, error })
+    }
+    const read = await rpcBody(ctx, req)
+    if ("status" in read) {
+      return sendJson(res, read.status, read.body, read.status === 401 ? { "www-authenticate": "Bearer" } : {})
+    }
+    const requestedVersion = askedVersion(req)
+    const legacy = (requestedVersion ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION
+    const failure = (e: unknown) => ({
+      jsonrpc: "2.0",
+      id: idOf(read.body),
+      error: legacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(e)
+        : JsonRpcTransportHandler.mapToJSONRPCError(e)
     })
-  )
-  app.use(
+    try {
+      const agentCard = card(req)
+      const requestHandler = handlerOf(ctx.runtime, () => agentCard)
+      const context = defaultServerCallContextBuilder({
+        extensions: undefined,
+        user: { isAuthenticated: true, userName: read.caller.userId ?? "" },
+        headers: req.headers,
+        requestedVersion
+      })
+      validateVersion(context.requestedVersion, agentCard, "JSONRPC")
+      const transport = legacy
+        ? new LegacyJsonRpcTransportHandler(requestHandler)
+        : new JsonRpcTransportHandler(requestHandler)
+      const answer = await transport.handle(read.body, context)
+      if (!isAsyncIterable(answer)) return sendJson(res, 200, answer)
+      const responses = answer[Symbol.asyncIterator]()
+      if (legacy && fieldOf(read.body, "method") === LEGACY_METHOD_TASKS_RESUBSCRIBE) {
+        return await streamed(res, responses, undefined, failure)
+      }
+      const first = await responses.next()
+      await streamed(res, responses, first, failure)
+    } catch (e) {
+      const error = failure(e)
+      if (res.headersSent) return void res.end()
+      sendJson(res, error.error.code === A2A_ERROR_CODE.INTERNAL_ERROR ? 500 : 200, error)
+    }
+  }
+}
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === "object" && value !== null && Symbol.asyncIterator in value
+
+/**
+ * The routes. The agent card is the SDK's own handler (`agentCardHandler`, the one part of the SDK still on express):
+ * it alone turns the card into 0.3's shape for a client asking for 0.3, and the SDK exports that conversion only
+ * through it.
+ */
+export const routes = (ctx: ProtocolContext & { readonly version: string }): ReadonlyArray<Route> => {
+  // the address each card request was made at, for the card it is answered with (never one shared by all requests)
+  const askedAt = new AsyncLocalStorage<string>()
+  const cardApp = express()
+  cardApp.disable("x-powered-by")
+  cardApp.use(
     "/.well-known/agent-card.json",
     agentCardHandler({
       legacyCompat: { enabled: true },
-      agentCardProvider: () => Promise.resolve(card()),
+      agentCardProvider: () => Promise.resolve(cardAt(askedAt.getStore() ?? "http://localhost", ctx.version)),
       cache: { maxAge: 0 }
     })
   )
-  const served = (req: IncomingMessage, res: ServerResponse) =>
-    askedAt.run(`http://${req.headers.host ?? "localhost"}`, () => app(req, res))
-  const jsonRpc = (req: IncomingMessage, res: ServerResponse) => {
-    const caller = callerOf(ctx.auth, req)
-    if (!caller) {
-      const refused = { jsonrpc: "2.0", id: null, error: { code: -32001, message: "missing or invalid API key" } }
-      return sendJson(res, 401, refused, { "www-authenticate": "Bearer" })
-    }
-    if (Number(req.headers["content-length"] ?? 0) > ctx.maxBodyBytes) {
-      const message = `request body over ${ctx.maxBodyBytes} bytes`
-      return sendJson(res, 413, { jsonrpc: "2.0", id: null, error: { code: -32600, message } })
-    }
-    callers.set(req, caller.userId ?? "")
-    served(req, res)
-  }
+  const cardRoute = (req: IncomingMessage, res: ServerResponse) =>
+    askedAt.run(`http://${req.headers.host ?? "localhost"}`, () => cardApp(req, res))
+  const jsonRpc = jsonRpcRoute(ctx)
   return [
-    { method: "*", path: "/a2a", handle: jsonRpc },
-    { method: "*", path: "/.well-known/agent-card.json", handle: served }
+    {
+      method: "POST",
+      path: "/a2a",
+      handle: (req, res) =>
+        void jsonRpc(req, res).catch(() => !res.headersSent && sendJson(res, 500, rpcError(-32603, "internal error")))
+    },
+    { method: "*", path: "/.well-known/agent-card.json", handle: cardRoute }
   ]
 }
