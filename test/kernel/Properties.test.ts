@@ -11,7 +11,7 @@ import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { prepare } from "../../src/run/Run.js"
 
-const RUNS = Number(process.env.AEON_PROPERTY_RUNS ?? 2000)
+const RUNS = Number(process.env.AEON_PROPERTY_RUNS ?? 1000) // `npm run test:long`: 10,000
 
 const stepIds = ["s1", "s2", "s3", "s4", "s5", "x1"]
 const id = fc.constantFrom(...stepIds)

@@ -13,8 +13,8 @@ import { RunStore } from "../../src/store/RunStore.js"
 import { dyingSink } from "../support/crash.js"
 import { backend, storeLayer } from "../support/database.js"
 
-// 200 in `npm test`; `npm run test:long` draws 5,000 (CI: 1,000)
-const RUNS = Number(process.env.AEON_RESUME_RUNS ?? 200)
+// 100 in `npm test`; `npm run test:long` draws 5,000 (CI: 1,000)
+const RUNS = Number(process.env.AEON_RESUME_RUNS ?? 100)
 const task = "Compute 2 + 3, store the sum, read it back and explain it"
 
 const profile = (reasoningDepth: number) => ({
