@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Readable } from "node:stream"
 
 /** An SSE keep-alive comment, as graphql-yoga sends every 12 s. */
@@ -76,28 +76,22 @@ export const sseBody = (frames: AsyncIterator<string>, options: SseOptions): Rea
   return body
 }
 
+/** The headers of every SSE response of the edge's (a proxy must not buffer it). */
+const SSE_HEADERS = { "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" }
+
 /**
- * A protocol's stream answered over SSE on a Node response: its headers, then `sseBody` of its frames; the frames are
- * given a signal aborted when the client goes away. Resolves once the response has ended.
+ * A protocol's stream as the router's response: `sseBody` of its frames, under its headers; the frames are given a
+ * signal aborted when the body closes (ended, or the client gone: the platform's server then destroys it).
  */
-export const pipeSse = (
-  res: ServerResponse,
-  headers: Record<string, string>,
+export const sseResponse = (
+  headers: Readonly<Record<string, string>>,
   frames: (signal: AbortSignal) => AsyncIterable<string>,
   onFailure: (thrown: unknown) => string | undefined
-) =>
-  new Promise<void>((resolve) => {
-    const gone = new AbortController()
-    res.writeHead(200, { "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no", ...headers })
-    res.flushHeaders()
-    const body = sseBody(frames(gone.signal)[Symbol.asyncIterator](), {
-      onFailure: (e) => (gone.signal.aborted ? undefined : onFailure(e))
-    })
-    // ended (its last frame written), or the client gone: the frames stop either way
-    res.on("close", () => {
-      gone.abort()
-      body.destroy()
-      resolve()
-    })
-    body.pipe(res)
+) => {
+  const gone = new AbortController()
+  const body = sseBody(frames(gone.signal)[Symbol.asyncIterator](), {
+    onFailure: (e) => (gone.signal.aborted ? undefined : onFailure(e))
   })
+  body.once("close", () => gone.abort())
+  return HttpServerResponse.raw(body, { status: 200, headers: { ...SSE_HEADERS, ...headers } })
+}

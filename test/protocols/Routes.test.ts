@@ -28,6 +28,16 @@ describe("the protocols' routes", () => {
     expect(models.status).toBe(200)
     expect(models.headers.get("access-control-allow-origin")).toBe(origin)
     expect(models.headers.get("access-control-expose-headers")).toBe("x-aeon-run-id")
+    // a streamed reply carries them too, with the run's id
+    const streamed = await fetch(`${base()}/v1/chat/completions`, {
+      method: "POST",
+      headers: { origin, "content-type": "application/json" },
+      body: JSON.stringify({ model: "aeon", stream: true, messages: [{ role: "user", content: "Compute 6 * 7" }] })
+    })
+    expect(streamed.headers.get("content-type")).toBe("text/event-stream")
+    expect(streamed.headers.get("access-control-allow-origin")).toBe(origin)
+    expect(streamed.headers.get("x-aeon-run-id")).toBeTruthy()
+    expect(await streamed.text()).toMatch(/42[\s\S]*data: \[DONE\]\n\n$/)
   })
 
   it("a path no protocol has is not found; a route's other method is refused in the protocol's words", async () => {
@@ -38,6 +48,9 @@ describe("the protocols' routes", () => {
     const agUi = await fetch(`${base()}/ag-ui`)
     expect(agUi.status).toBe(405)
     expect((await agUi.json()).error.code).toBe("METHOD_NOT_ALLOWED")
+    const a2a = await fetch(`${base()}/a2a`)
+    expect(a2a.status).toBe(405)
+    expect((await a2a.json()).error.code).toBe(-32600)
   })
 
   it("a run's stream is resumed by its id, encoded in the path (204: nothing of the caller's to resume)", async () => {

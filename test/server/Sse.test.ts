@@ -1,7 +1,10 @@
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import { Effect } from "effect"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
-import { pipeSse } from "../../src/server/Sse.js"
+import { sseResponse } from "../../src/server/Sse.js"
 
 /**
  * The edge's one SSE writer as a protocol uses it: frames written as they come, a failure told in the protocol's
@@ -15,9 +18,11 @@ const serve = (
   onFailure = (_: unknown) => "event: error\n\n"
 ) =>
   new Promise<number>((resolve) => {
-    const server = createServer((_, res) =>
-      void pipeSse(res, { "content-type": "text/event-stream" }, frames, onFailure)
+    // as the protocols answer: a response of the platform's router, written by its Node server
+    const router = HttpRouter.empty.pipe(
+      HttpRouter.get("/", Effect.sync(() => sseResponse({ "content-type": "text/event-stream" }, frames, onFailure)))
     )
+    const server = createServer(Effect.runSync(NodeHttpServer.makeHandler(router)))
     close = () => server.close()
     server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
   })

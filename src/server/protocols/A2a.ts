@@ -42,15 +42,15 @@ import { ownRun } from "../../runs/RunAccess.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
 import { fieldOf, recordField, recordOf } from "../../support/Fields.js"
-import { pipeSse } from "../Sse.js"
 import {
   attachmentFromUrl,
   callerAndBody,
   conversationTag,
+  json,
   type ProtocolContext,
   publicFailure,
+  type Reply,
   type Route,
-  sendJson,
   threadOf
 } from "./Http.js"
 import { pausesOrEnds, runItems } from "./RunItems.js"
@@ -429,17 +429,20 @@ const rpcBody = async (
  * JSON-RPC error frame the SDK's own server sends (`event: error`).
  */
 const streamed = (
-  res: ServerResponse,
   responses: AsyncIterator<unknown>,
   first: IteratorResult<unknown> | undefined,
   failure: (e: unknown) => unknown
-) =>
-  pipeSse(res, { "content-type": "text/event-stream" }, async function*() {
+): Reply => ({
+  _tag: "Frames",
+  headers: { "content-type": "text/event-stream" },
+  frames: async function*() {
     if (first && !first.done) yield `data: ${JSON.stringify(first.value)}\n\n`
     for (let next = await responses.next(); !next.done; next = await responses.next()) {
       yield `data: ${JSON.stringify(next.value)}\n\n`
     }
-  }, (e) => `event: error\ndata: ${JSON.stringify(failure(e))}\n\n`)
+  },
+  onFailure: (e) => `event: error\ndata: ${JSON.stringify(failure(e))}\n\n`
+})
 
 /**
  * `/a2a`: JSON-RPC through the SDK's own transport handlers — 1.0's, or its 0.3 compatibility layer's for a request
@@ -448,55 +451,48 @@ const streamed = (
  * a stream's first response is awaited before the headers (a failure there is a JSON-RPC error, not a stream), except
  * 0.3's resubscribe, which always streams.
  */
-const jsonRpcRoute = (ctx: ProtocolContext & { readonly version: string }) => {
-  const card = (req: IncomingMessage) => cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version)
-  return async (req: IncomingMessage, res: ServerResponse) => {
-    const mediaType = req.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase()
-    if (mediaType !== undefined && mediaType !== "application/json") {
-      const error = JsonRpcTransportHandler.mapToJSONRPCError(
-        new ContentTypeNotSupportedError(`Unsupported Content-Type "${mediaType}"; expected application/json.`)
-      )
-      return sendJson(res, 200, { jsonrpc: "2.0", id: null, error })
-    }
-    const read = await rpcBody(ctx, req)
-    if ("status" in read) {
-      return sendJson(res, read.status, read.body, read.status === 401 ? { "www-authenticate": "Bearer" } : {})
-    }
-    const requestedVersion = askedVersion(req)
-    const legacy = (requestedVersion ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION
-    const failure = (e: unknown) => ({
-      jsonrpc: "2.0",
-      id: idOf(read.body),
-      error: legacy
-        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(e)
-        : JsonRpcTransportHandler.mapToJSONRPCError(e)
+const jsonRpc = async (ctx: ProtocolContext & { readonly version: string }, req: IncomingMessage): Promise<Reply> => {
+  const mediaType = req.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase()
+  if (mediaType !== undefined && mediaType !== "application/json") {
+    const error = JsonRpcTransportHandler.mapToJSONRPCError(
+      new ContentTypeNotSupportedError(`Unsupported Content-Type "${mediaType}"; expected application/json.`)
+    )
+    return json(200, { jsonrpc: "2.0", id: null, error })
+  }
+  const read = await rpcBody(ctx, req)
+  if ("status" in read) return json(read.status, read.body, read.status === 401 ? { "www-authenticate": "Bearer" } : {})
+  const requestedVersion = askedVersion(req)
+  const legacy = (requestedVersion ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION
+  const failure = (e: unknown) => ({
+    jsonrpc: "2.0",
+    id: idOf(read.body),
+    error: legacy
+      ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(e)
+      : JsonRpcTransportHandler.mapToJSONRPCError(e)
+  })
+  try {
+    const agentCard = cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version)
+    const requestHandler = handlerOf(ctx.runtime, () => agentCard)
+    const context = defaultServerCallContextBuilder({
+      extensions: undefined,
+      user: { isAuthenticated: true, userName: read.caller.userId ?? "" },
+      headers: req.headers,
+      requestedVersion
     })
-    try {
-      const agentCard = card(req)
-      const requestHandler = handlerOf(ctx.runtime, () => agentCard)
-      const context = defaultServerCallContextBuilder({
-        extensions: undefined,
-        user: { isAuthenticated: true, userName: read.caller.userId ?? "" },
-        headers: req.headers,
-        requestedVersion
-      })
-      validateVersion(context.requestedVersion, agentCard, "JSONRPC")
-      const transport = legacy
-        ? new LegacyJsonRpcTransportHandler(requestHandler)
-        : new JsonRpcTransportHandler(requestHandler)
-      const answer = await transport.handle(read.body, context)
-      if (!isAsyncIterable(answer)) return sendJson(res, 200, answer)
-      const responses = answer[Symbol.asyncIterator]()
-      if (legacy && fieldOf(read.body, "method") === LEGACY_METHOD_TASKS_RESUBSCRIBE) {
-        return await streamed(res, responses, undefined, failure)
-      }
-      const first = await responses.next()
-      await streamed(res, responses, first, failure)
-    } catch (e) {
-      const error = failure(e)
-      if (res.headersSent) return void res.end()
-      sendJson(res, error.error.code === A2A_ERROR_CODE.INTERNAL_ERROR ? 500 : 200, error)
+    validateVersion(context.requestedVersion, agentCard, "JSONRPC")
+    const transport = legacy
+      ? new LegacyJsonRpcTransportHandler(requestHandler)
+      : new JsonRpcTransportHandler(requestHandler)
+    const answer = await transport.handle(read.body, context)
+    if (!isAsyncIterable(answer)) return json(200, answer)
+    const responses = answer[Symbol.asyncIterator]()
+    if (legacy && fieldOf(read.body, "method") === LEGACY_METHOD_TASKS_RESUBSCRIBE) {
+      return streamed(responses, undefined, failure)
     }
+    return streamed(responses, await responses.next(), failure)
+  } catch (e) {
+    const error = failure(e)
+    return json(error.error.code === A2A_ERROR_CODE.INTERNAL_ERROR ? 500 : 200, error)
   }
 }
 
@@ -523,14 +519,14 @@ export const routes = (ctx: ProtocolContext & { readonly version: string }): Rea
   )
   const cardRoute = (req: IncomingMessage, res: ServerResponse) =>
     askedAt.run(`http://${req.headers.host ?? "localhost"}`, () => cardApp(req, res))
-  const jsonRpc = jsonRpcRoute(ctx)
   return [
     {
       method: "POST",
       path: "/a2a",
-      handle: (req, res) =>
-        void jsonRpc(req, res).catch(() => !res.headersSent && sendJson(res, 500, rpcError(-32603, "internal error")))
+      handle: ({ req }) => jsonRpc(ctx, req),
+      refuse: (status, _code, message) =>
+        json(status, rpcError(status === 405 ? A2A_ERROR_CODE.INVALID_REQUEST : A2A_ERROR_CODE.INTERNAL_ERROR, message))
     },
-    { method: "*", path: "/.well-known/agent-card.json", handle: cardRoute }
+    { method: "GET", path: "/.well-known/agent-card.json", node: cardRoute }
   ]
 }

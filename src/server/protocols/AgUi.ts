@@ -9,7 +9,6 @@ import {
 import { RunAgentInputSchema } from "@ag-ui/core/schemas"
 import { EventEncoder } from "@ag-ui/encoder"
 import { Effect } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import type { RunEvent } from "../../domain/RunEvent.js"
 import { type AskedEvent, asks } from "../../record/Requests.js"
 import { requestMessage } from "../../record/Requests.js"
@@ -23,10 +22,12 @@ import {
   callerAndBody,
   conversationOf,
   conversationTag,
-  pipeFrames,
+  frames,
   type ProtocolContext,
+  type ProtocolRequest,
   publicFailure,
   refuseJson,
+  type Reply,
   type Route,
   runExit,
   textOf,
@@ -274,14 +275,13 @@ const attachedOfLast = (messages: ReadonlyArray<{ readonly role: string; readonl
   return attachments.length > 0 ? { attachments } : {}
 }
 
-const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
+const run = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promise<Reply> => {
   const read = await callerAndBody(ctx, req)
-  if ("status" in read) return refuseJson(res, read.status, read.code, read.message)
+  if ("status" in read) return refuseJson(read.status, read.code, read.message)
   const { body: value, caller } = read
   const parsed = RunAgentInputSchema.safeParse(value)
   if (!parsed.success) {
     return refuseJson(
-      res,
       400,
       "BAD_REQUEST",
       `not a RunAgentInput: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`
@@ -291,13 +291,12 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
   const found = await runExit(ctx.runtime, runOf(input, caller.userId))
   if (found._tag === "Failure") {
     const f = publicFailure(found.cause)
-    return refuseJson(res, f.code === "RunNotFoundError" ? 404 : f.code === "INTERNAL" ? 500 : 400, f.code, f.message)
+    return refuseJson(f.code === "RunNotFoundError" ? 404 : f.code === "INTERNAL" ? 500 : 400, f.code, f.message)
   }
   const { fromSeq, run: model } = found.value
   const encoder = new EventEncoder({ accept: "text/event-stream" })
   const { head, ofItem } = eventsOf(input, model, fromSeq)
-  await pipeFrames(
-    res,
+  return frames(
     { "content-type": encoder.getContentType(), "x-aeon-run-id": model.id },
     async function*(signal) {
       yield head.map((event) => encoder.encode(event)).join("")
@@ -310,12 +309,10 @@ const run = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerRespon
   )
 }
 
-/** The route: true when the request was `/ag-ui`. */
+/** The route. */
 export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [{
-  method: "*",
+  method: "POST",
   path: "/ag-ui",
-  handle: (req, res) =>
-    req.method !== "POST"
-      ? refuseJson(res, 405, "METHOD_NOT_ALLOWED", "POST a RunAgentInput")
-      : void run(ctx, req, res).catch(() => !res.headersSent && refuseJson(res, 500, "INTERNAL", "internal error"))
+  handle: (request) => run(ctx, request),
+  refuse: refuseJson
 }]

@@ -1,5 +1,5 @@
 import { Effect, Exit, Runtime } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import type { IncomingMessage } from "node:http"
 import { type ConversationMessage, THREAD_ID_PATTERN } from "../../domain/Conversation.js"
 import { MAX_TAG_LENGTH, MAX_TASK_LENGTH } from "../../run/RunInput.js"
 import { publicFailure } from "../../runs/PublicFailure.js"
@@ -8,7 +8,6 @@ import { fieldOf } from "../../support/Fields.js"
 import { readJson } from "../Body.js"
 import type { NodeHandler } from "../NodeRoute.js"
 import { type AuthConfig, authenticate } from "../Security.js"
-import { pipeSse } from "../Sse.js"
 
 /** What a protocol's handler is given: the server's runtime, its keys and its body limit. */
 export interface ProtocolContext {
@@ -18,14 +17,58 @@ export interface ProtocolContext {
 }
 
 /**
- * A protocol's route, as data: its method (or every one) and path on the edge's router (server/protocols/Protocols), and
- * the handler that writes its response — a refusal in the protocol's words, or its frames through the one SSE writer.
+ * What a protocol answers a request with, as data — the edge's runner (server/protocols/Protocols) writes it: a JSON
+ * body, nothing, or frames through the edge's one SSE writer (server/Sse), whose failure mid-stream becomes
+ * `onFailure`'s frame in the protocol's words. The frames are given a signal aborted when the client goes away.
  */
-export interface Route {
-  readonly method: "GET" | "POST" | "*"
-  readonly path: `/${string}`
-  readonly handle: NodeHandler
+export type Reply =
+  | {
+    readonly _tag: "Json"
+    readonly status: number
+    readonly body: unknown
+    readonly headers: Readonly<Record<string, string>>
+  }
+  | { readonly _tag: "Empty"; readonly status: number }
+  | {
+    readonly _tag: "Frames"
+    readonly headers: Readonly<Record<string, string>>
+    readonly frames: (signal: AbortSignal) => AsyncIterable<string>
+    readonly onFailure: (thrown: unknown) => string | undefined
+  }
+
+/** A JSON reply. */
+export const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => ({
+  _tag: "Json",
+  status,
+  body,
+  headers
+})
+
+/** A reply with no body (204: nothing to stream). */
+export const empty = (status: number): Reply => ({ _tag: "Empty", status })
+
+/** A request as a protocol's handler is given it: the Node request, the route's path parameters, a signal aborted when
+ * the client goes away before the reply is made. */
+export interface ProtocolRequest {
+  readonly req: IncomingMessage
+  readonly params: Readonly<Record<string, string | undefined>>
+  readonly signal: AbortSignal
 }
+
+/**
+ * A protocol's route, as data: its method and path on the edge's router (server/protocols/Protocols), the handler that
+ * makes its reply, and its refusals in the protocol's words — the runner answers another method (405) and a handler
+ * that failed (500) with them. A route whose handler writes its Node response itself (`node`: the A2A agent card, the
+ * SDK's express handler) is the exception.
+ */
+export type Route =
+  | {
+    readonly method: "GET" | "POST"
+    readonly path: `/${string}`
+    readonly handle: (request: ProtocolRequest) => Promise<Reply>
+    readonly refuse: (status: number, code: string, message: string) => Reply
+  }
+  | { readonly method: "GET"; readonly path: `/${string}`; readonly node: NodeHandler }
 
 /** The caller the request's bearer key names (`{}` on a server without keys), or undefined: refuse it. */
 export const callerOf = (auth: AuthConfig, req: IncomingMessage) => authenticate(auth, req.headers.authorization)
@@ -55,8 +98,8 @@ export const callerAndBody = async (
 }
 
 /** A refusal as `{ error: { code, message } }` (AG-UI's and the UI stream's routes; a 401 says Bearer). */
-export const refuseJson = (res: ServerResponse, status: number, code: string, message: string) =>
-  sendJson(res, status, { error: { code, message } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
+export const refuseJson = (status: number, code: string, message: string): Reply =>
+  json(status, { error: { code, message } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
 
 /** The run's tag for a protocol's conversation (`thread:`, `chat:`, `context:`), within a tag's length. */
 export const conversationTag = (kind: string, id: string) => `${kind}:${id}`.slice(0, MAX_TAG_LENGTH)
@@ -89,21 +132,15 @@ export const thrownFailure = (e: unknown): { readonly code: string; readonly mes
 }
 
 /**
- * A protocol's frames through the edge's one SSE writer (server/Sse): the headers first, a burst's frames in one write,
- * the response ended when they end; the client going away aborts `signal` (the run's followers stop at once). A failure
- * mid-stream becomes `onFailure`'s frame, in the protocol's words. Plain async iteration, no fiber per follower (bench
- * row 44a).
+ * A protocol's frames through the edge's one SSE writer (server/Sse): a burst's frames in one write, the response ended
+ * when they end; the client going away aborts `signal` (the run's followers stop at once). A failure mid-stream becomes
+ * `onFailure`'s frame, in the protocol's words. Plain async iteration, no fiber per follower (bench row 44a).
  */
-export const pipeFrames = (
-  res: ServerResponse,
+export const frames = (
   headers: Record<string, string>,
-  frames: (signal: AbortSignal) => AsyncIterable<string>,
+  framesOf: (signal: AbortSignal) => AsyncIterable<string>,
   onFailure: (f: ReturnType<typeof thrownFailure>) => string | undefined
-) => pipeSse(res, headers, frames, (e) => onFailure(thrownFailure(e)))
-
-/** A JSON response. */
-export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body))
+): Reply => ({ _tag: "Frames", headers, frames: framesOf, onFailure: (e) => onFailure(thrownFailure(e)) })
 
 /** The text of a chat message's content: a string, or the text parts of a list of parts. */
 export const textOf = (content: unknown): string => {

@@ -1,5 +1,4 @@
 import { Effect, Predicate } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions"
 import type { Model } from "openai/resources/models"
 import type { Usage } from "../../domain/Budget.js"
@@ -14,13 +13,14 @@ import {
   callerAndBody,
   callerOf,
   conversationOf,
-  pipeFrames,
+  frames,
+  json,
   type ProtocolContext,
+  type ProtocolRequest,
   publicFailure,
+  type Reply,
   type Route,
   runExit,
-  sendJson,
-  settled,
   textOf
 } from "./Http.js"
 import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
@@ -45,14 +45,16 @@ const errorBody = (r: Omit<Refusal, "status">) => ({
     code: r.code
   }
 })
-const refuse = (res: ServerResponse, r: Refusal) =>
-  sendJson(res, r.status, errorBody(r), r.status === 401 ? { "www-authenticate": "Bearer" } : {})
+const refuse = (r: Refusal): Reply =>
+  json(r.status, errorBody(r), r.status === 401 ? { "www-authenticate": "Bearer" } : {})
 
 /** A refused request's code in OpenAI's words. */
 const OPENAI_CODES: Readonly<Record<string, string>> = {
   UNAUTHENTICATED: "invalid_api_key",
   PAYLOAD_TOO_LARGE: "request_too_large",
-  BAD_REQUEST: "invalid_json"
+  BAD_REQUEST: "invalid_json",
+  METHOD_NOT_ALLOWED: "method_not_allowed",
+  INTERNAL: "internal"
 }
 
 /** What Aeon's coded failures are in OpenAI's words. */
@@ -258,62 +260,56 @@ async function* chunkFrames(items: AsyncIterable<RunItem>, runId: string, reques
   for await (const item of items) yield* framesOf(item)
 }
 
-const completions = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
+const completions = async (ctx: ProtocolContext, { req, signal }: ProtocolRequest): Promise<Reply> => {
   const read = await callerAndBody(ctx, req)
-  if ("status" in read) return refuse(res, { ...read, code: OPENAI_CODES[read.code] ?? read.code })
+  if ("status" in read) return refuse({ ...read, code: OPENAI_CODES[read.code] ?? read.code })
   const { body, caller } = read
   const request = chatRequest(body, caller.userId)
-  if ("status" in request) return refuse(res, request)
-  const started = settled(
-    await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(request.input, caller.userId))),
-    (f) => refuse(res, failureRefusal(f))
-  )
-  if (!started) return
-  const created = Math.floor(started.createdAt.getTime() / 1000)
-  const headers = { "x-aeon-run-id": started.id }
-  const following = (signal: AbortSignal) => runExit(ctx.runtime, runItems(started.id, { until: pausesOrEnds, signal }))
+  if ("status" in request) return refuse(request)
+  const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(request.input, caller.userId)))
+  if (started._tag === "Failure") return refuse(failureRefusal(publicFailure(started.cause)))
+  const run = started.value
+  const created = Math.floor(run.createdAt.getTime() / 1000)
+  const headers = { "x-aeon-run-id": run.id }
+  const following = (signal: AbortSignal) => runExit(ctx.runtime, runItems(run.id, { until: pausesOrEnds, signal }))
   if (request.stream) {
-    return void await pipeFrames(res, { "content-type": "text/event-stream", ...headers }, async function*(signal) {
+    return frames({ "content-type": "text/event-stream", ...headers }, async function*(signal) {
       const items = await following(signal)
       if (items._tag === "Failure") throw new Error("the run cannot be followed")
-      yield* chunkFrames(items.value, started.id, request, created)
+      yield* chunkFrames(items.value, run.id, request, created)
     }, (f) => `data: ${JSON.stringify(errorBody(failureRefusal(f)))}\n\n`)
   }
-  const gone = new AbortController()
-  res.on("close", () => gone.abort())
-  const items = settled(await following(gone.signal), (f) => refuse(res, failureRefusal(f)))
-  if (!items) return
-  const collected = await collect(items)
+  const items = await following(signal)
+  if (items._tag === "Failure") return refuse(failureRefusal(publicFailure(items.cause)))
+  const collected = await collect(items.value)
   if (collected.finished && failedRun(collected.finished)) {
-    return refuse(res, { status: 502, ...runFailure(collected.finished) })
+    return refuse({ status: 502, ...runFailure(collected.finished) })
   }
-  sendJson(res, 200, completion(started.id, request.model, created, collected), headers)
+  return json(200, completion(run.id, request.model, created, collected), headers)
 }
 
-const models = (res: ServerResponse) =>
-  sendJson(res, 200, {
+const models = () =>
+  json(200, {
     object: "list",
     data: Object.keys(MODELS).map((id): Model => ({ id, object: "model", created: 0, owned_by: "aeon" }))
   })
 
-/** The routes: true when the request was one of them. */
+/** A refusal in OpenAI's words, its code mapped where OpenAI has a word of its own. */
+const refused = (status: number, code: string, message: string) =>
+  refuse({ status, code: OPENAI_CODES[code] ?? code, message })
+
+/** The routes. */
 export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [
   {
     method: "GET",
     path: "/v1/models",
-    handle: (req, res) =>
-      callerOf(ctx.auth, req)
-        ? models(res)
-        : refuse(res, { status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
+    handle: ({ req }) =>
+      Promise.resolve(
+        callerOf(ctx.auth, req)
+          ? models()
+          : refuse({ status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
+      ),
+    refuse: refused
   },
-  {
-    method: "*",
-    path: "/v1/chat/completions",
-    handle: (req, res) =>
-      req.method !== "POST"
-        ? refuse(res, { status: 405, code: "method_not_allowed", message: "POST a chat completion request" })
-        : void completions(ctx, req, res).catch(() =>
-          !res.headersSent && refuse(res, { status: 500, code: "internal", message: "internal error" })
-        )
-  }
+  { method: "POST", path: "/v1/chat/completions", handle: (request) => completions(ctx, request), refuse: refused }
 ]

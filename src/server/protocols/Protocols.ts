@@ -1,11 +1,15 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as HttpRouter from "@effect/platform/HttpRouter"
-import { Runtime } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { nodeRoute } from "../NodeRoute.js"
+import { sseResponse } from "../Sse.js"
 import * as A2a from "./A2a.js"
 import * as AgUi from "./AgUi.js"
-import type { ProtocolContext, Route } from "./Http.js"
+import type { ProtocolContext, Reply, Route } from "./Http.js"
 import * as OpenAiCompat from "./OpenAiCompat.js"
 import * as UiStream from "./UiStream.js"
 
@@ -14,31 +18,71 @@ import * as UiStream from "./UiStream.js"
  * origin allowed, with credentials): a preflight answered, the response readable, its run id header exposed. Origins
  * are checked before this, as on every route: a server without API keys answers only this machine's.
  */
-const cors = (req: IncomingMessage, res: ServerResponse): boolean => {
+const corsOf = (req: IncomingMessage) => {
   const origin = req.headers.origin
-  if (origin === undefined) return false
-  res.setHeader("access-control-allow-origin", origin)
-  res.setHeader("access-control-allow-credentials", "true")
-  res.setHeader("vary", "Origin")
+  if (origin === undefined) return { headers: {}, preflight: false }
+  const allowed = { "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin" }
   if (req.method !== "OPTIONS") {
-    res.setHeader("access-control-expose-headers", "x-aeon-run-id")
-    return false
+    return { headers: { ...allowed, "access-control-expose-headers": "x-aeon-run-id" }, preflight: false }
   }
-  res.writeHead(204, {
-    "access-control-allow-methods": String(req.headers["access-control-request-method"] ?? "GET, POST"),
-    "access-control-allow-headers": String(
-      req.headers["access-control-request-headers"] ?? "content-type, authorization"
-    ),
-    "access-control-max-age": "600"
-  }).end()
-  return true
+  return {
+    headers: {
+      ...allowed,
+      "access-control-allow-methods": String(req.headers["access-control-request-method"] ?? "GET, POST"),
+      "access-control-allow-headers": String(
+        req.headers["access-control-request-headers"] ?? "content-type, authorization"
+      ),
+      "access-control-max-age": "600"
+    },
+    preflight: true
+  }
 }
 
-/** A protocol's route: its CORS first (a preflight is answered there), then its handler. */
-const routed = (route: Route) =>
-  nodeRoute((req, res, params) => {
-    if (!cors(req, res)) route.handle(req, res, params)
+/** A reply as the router's response, with the CORS headers. */
+const responseOf = (reply: Reply, cors: Record<string, string>) => {
+  switch (reply._tag) {
+    case "Json":
+      return HttpServerResponse.text(JSON.stringify(reply.body), {
+        status: reply.status,
+        contentType: "application/json",
+        headers: { ...cors, ...reply.headers }
+      })
+    case "Empty":
+      return HttpServerResponse.empty({ status: reply.status, headers: cors })
+    case "Frames":
+      return sseResponse({ ...cors, ...reply.headers }, reply.frames, reply.onFailure)
+  }
+}
+
+/**
+ * A protocol's route run: its CORS first (a preflight is answered there), another method refused and a handler that
+ * failed answered in the protocol's words; the handler's signal is aborted when the client goes away (the platform
+ * interrupts the request's fiber).
+ */
+const routed = (route: Route) => {
+  if ("node" in route) {
+    return nodeRoute((req, res, params) => {
+      const cors = corsOf(req)
+      for (const [name, value] of Object.entries(cors.headers)) res.setHeader(name, value)
+      if (cors.preflight) return void res.writeHead(204).end()
+      route.node(req, res, params)
+    })
+  }
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const params = yield* HttpRouter.params
+    const req = NodeHttpServerRequest.toIncomingMessage(request)
+    const cors = corsOf(req)
+    if (cors.preflight) return HttpServerResponse.empty({ status: 204, headers: cors.headers })
+    if (req.method !== route.method) {
+      return responseOf(route.refuse(405, "METHOD_NOT_ALLOWED", `${route.method} only`), cors.headers)
+    }
+    const reply = yield* Effect.tryPromise((signal) => route.handle({ req, params, signal })).pipe(
+      Effect.orElseSucceed(() => route.refuse(500, "INTERNAL", "internal error"))
+    )
+    return responseOf(reply, cors.headers)
   })
+}
 
 /**
  * The protocols other front-ends and agents speak, mounted beside /graphql (the same keys, Host checks and body
@@ -48,7 +92,7 @@ const routed = (route: Route) =>
 export const make = (ctx: ProtocolContext & { readonly version: string }) => {
   const routes = [...OpenAiCompat.routes(ctx), ...AgUi.routes(ctx), ...UiStream.routes(ctx), ...A2a.routes(ctx)]
   const router = routes.reduce(
-    (router, route) => HttpRouter.route(route.method)(router, route.path, routed(route)),
+    (router, route) => HttpRouter.route("*")(router, route.path, routed(route)),
     HttpRouter.empty
   )
   const handler = Runtime.runSync(ctx.runtime)(NodeHttpServer.makeHandler(router))

@@ -1,6 +1,5 @@
 import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from "ai"
 import { Effect } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import type { RunEvent } from "../../domain/RunEvent.js"
 import { ownRun } from "../../runs/RunAccess.js"
 import { RunManager } from "../../runs/RunManager.js"
@@ -11,10 +10,13 @@ import {
   callerOf,
   conversationOf,
   conversationTag,
-  pipeFrames,
+  empty,
+  frames,
   type ProtocolContext,
+  type ProtocolRequest,
   publicFailure,
   refuseJson,
+  type Reply,
   type Route,
   runExit,
   textOf,
@@ -133,8 +135,8 @@ async function* chunksOf(
  * each chunk through its web streams put bench row 44a's followers past their target; written directly, as the other
  * protocols are, they meet it (bench/RESULTS.md).
  */
-const send = (ctx: ProtocolContext, res: ServerResponse, run: RunModel, fromSeq: number, textFrom: number) =>
-  pipeFrames(res, { ...UI_MESSAGE_STREAM_HEADERS, "x-aeon-run-id": run.id }, async function*(signal) {
+const send = (ctx: ProtocolContext, run: RunModel, fromSeq: number, textFrom: number) =>
+  frames({ ...UI_MESSAGE_STREAM_HEADERS, "x-aeon-run-id": run.id }, async function*(signal) {
     // an event's chunks in one write
     for await (const chunks of chunksOf(ctx, run, fromSeq, textFrom, signal)) {
       yield chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")
@@ -148,9 +150,9 @@ interface ChatBody {
   readonly id?: unknown
 }
 
-const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse) => {
+const startChat = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promise<Reply> => {
   const read = await callerAndBody(ctx, req)
-  if ("status" in read) return refuseJson(res, read.status, read.code, read.message)
+  if ("status" in read) return refuseJson(read.status, read.code, read.message)
   const { body: value, caller } = read
   const chat = (value ?? {}) as ChatBody
   const conversation = conversationOf((Array.isArray(chat.messages) ? chat.messages : []).map((m) => ({
@@ -158,7 +160,7 @@ const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: Server
     text: textOf(m?.parts ?? m?.content)
   })))
   if (conversation === undefined) {
-    return refuseJson(res, 400, "BAD_REQUEST", "messages must hold a user message with text")
+    return refuseJson(400, "BAD_REQUEST", "messages must hold a user message with text")
   }
   const tags = ["ui-chat", ...(typeof chat.id === "string" ? [conversationTag("chat", chat.id)] : [])]
   const lastUser = [...(Array.isArray(chat.messages) ? chat.messages : [])].reverse().find((m) => m?.role === "user")
@@ -175,9 +177,9 @@ const startChat = async (ctx: ProtocolContext, req: IncomingMessage, res: Server
   const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(input, caller.userId)))
   if (started._tag === "Failure") {
     const f = publicFailure(started.cause)
-    return refuseJson(res, f.code === "INTERNAL" ? 500 : f.code === "QuotaExceededError" ? 429 : 400, f.code, f.message)
+    return refuseJson(f.code === "INTERNAL" ? 500 : f.code === "QuotaExceededError" ? 429 : 400, f.code, f.message)
   }
-  await send(ctx, res, started.value, 0, 0)
+  return send(ctx, started.value, 0, 0)
 }
 
 /** A non-negative integer query parameter, or undefined. */
@@ -186,35 +188,19 @@ const count = (url: URL, name: string) => {
   return v !== null && /^\d+$/.test(v) ? Number(v) : undefined
 }
 
-const resume = async (ctx: ProtocolContext, req: IncomingMessage, res: ServerResponse, runId: string) => {
+const resume = async (ctx: ProtocolContext, { params, req }: ProtocolRequest): Promise<Reply> => {
   const caller = callerOf(ctx.auth, req)
-  if (!caller) return refuseJson(res, 401, "UNAUTHENTICATED", "missing or invalid API key")
-  const found = await runExit(ctx.runtime, ownRun(caller.userId, runId))
-  if (found._tag === "Failure") return void res.writeHead(204).end() // no stream of the caller's to resume
+  if (!caller) return refuseJson(401, "UNAUTHENTICATED", "missing or invalid API key")
+  const found = await runExit(ctx.runtime, ownRun(caller.userId, params.runId ?? ""))
+  if (found._tag === "Failure") return empty(204) // no stream of the caller's to resume
   const url = new URL(req.url ?? "", "http://localhost")
   const fromSeq = count(url, "fromSeq")
-  if (fromSeq === undefined && found.value.record.finished) return void res.writeHead(204).end()
-  await send(ctx, res, found.value, fromSeq ?? 0, count(url, "textFrom") ?? 0)
+  if (fromSeq === undefined && found.value.record.finished) return empty(204)
+  return send(ctx, found.value, fromSeq ?? 0, count(url, "textFrom") ?? 0)
 }
-
-const failed = (res: ServerResponse) => () => !res.headersSent && refuseJson(res, 500, "INTERNAL", "internal error")
 
 /** The chat's routes: a new turn, and a run's stream resumed. */
 export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [
-  {
-    method: "*",
-    path: "/api/chat",
-    handle: (req, res) =>
-      req.method !== "POST"
-        ? refuseJson(res, 405, "METHOD_NOT_ALLOWED", "POST the chat's messages")
-        : void startChat(ctx, req, res).catch(failed(res))
-  },
-  {
-    method: "*",
-    path: "/api/chat/:runId/stream",
-    handle: (req, res, params) =>
-      req.method !== "GET"
-        ? refuseJson(res, 405, "METHOD_NOT_ALLOWED", "GET resumes a run's stream")
-        : void resume(ctx, req, res, params.runId ?? "").catch(failed(res))
-  }
+  { method: "POST", path: "/api/chat", handle: (request) => startChat(ctx, request), refuse: refuseJson },
+  { method: "GET", path: "/api/chat/:runId/stream", handle: (request) => resume(ctx, request), refuse: refuseJson }
 ]
