@@ -197,7 +197,12 @@ const resumeHere = (
  */
 const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option<OwnerAddress["Type"]>) =>
   Option.match(Option.all([holds, address]), {
-    onNone: () => ({ hold: () => Effect.void, release: () => Effect.void, renew: () => Effect.void }),
+    onNone: () => ({
+      hold: () => Effect.void,
+      release: () => Effect.void,
+      handOver: () => Effect.void,
+      renew: () => Effect.void
+    }),
     onSome: ([h, a]) => {
       const holding = (ids: ReadonlyArray<string>, url: string) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => h.hold(ids, { url, key: a.key }, now + LEASE_MS))
@@ -212,6 +217,8 @@ const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option
             })
           ),
         release: (ids: ReadonlyArray<string>) => Effect.ignore(h.release(ids, a.key)),
+        handOver: (ids: ReadonlyArray<string>) =>
+          Effect.ignore(Effect.flatMap(Clock.currentTimeMillis, (now) => h.handOver(ids, a.key, now))),
         /**
          * Renews the holds of `liveIds()` for ever, from the moment this process is reached; and, unless a cluster
          * brings runs back, takes the runs whose holder died (their hold lapsed) and hands them to `takeUp`.
@@ -241,20 +248,25 @@ const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option
     }
   })
 
+/** Runs that stop here, let go — handed over when this server stops: another one sharing the store goes on. */
+const letGoOf = (leases: ReturnType<typeof leasesOf>, shuttingDown: Ref.Ref<boolean>) => (ids: ReadonlyArray<string>) =>
+  Effect.flatMap(Ref.get(shuttingDown), (down) => (down ? leases.handOver(ids) : leases.release(ids)))
+
 /** Runs whose holder died, taken here (those this process still runs were only its own holds renewed late). */
 const takeUpLapsed = (here: {
   readonly live: ReadonlyMap<string, LiveRun>
   readonly shuttingDown: Ref.Ref<boolean>
   readonly launchStored: (id: string) => Effect.Effect<LiveRun | undefined, StoreError>
-  readonly release: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+  readonly letGo: (ids: ReadonlyArray<string>) => Effect.Effect<void>
 }) =>
 (ids: ReadonlyArray<string>) =>
   Effect.forEach(ids.filter((id) => !here.live.has(id)), (id) =>
     Effect.gen(function*() {
       const launched = !(yield* Ref.get(here.shuttingDown)) &&
         (yield* Effect.orElseSucceed(here.launchStored(id), () => undefined)) !== undefined
-      // not run here (finished meanwhile, damaged, or this server stops): held by nobody, not taken again
-      if (!launched) return yield* here.release([id])
+      // not run here: finished meanwhile or damaged (held by nobody, not taken again), or this server stops (handed
+      // over to the next sweep of another)
+      if (!launched) return yield* here.letGo([id])
       yield* Effect.logWarning(`run ${id}: the process that held it stopped renewing its hold; it goes on here`)
     }), { discard: true })
 
@@ -297,8 +309,9 @@ const make = Effect.gen(function*() {
   const live = new Map<string, LiveRun>()
   const holds = yield* Effect.serviceOption(RunHolds)
   const leases = leasesOf(holds, yield* Effect.serviceOption(OwnerAddress))
-  const { hold, release } = leases
+  const { hold } = leases
   const shuttingDown = yield* Ref.make(false)
+  const letGo = letGoOf(leases, shuttingDown)
 
   const lifecycleOf = lifecycle(shuttingDown, clustered)
 
@@ -314,7 +327,7 @@ const make = Effect.gen(function*() {
         Effect.provideService(RunLifecycle, lifecycleOf(entry)),
         Effect.ensuring(Effect.suspend(() => {
           live.delete(prepared.runId)
-          return release([prepared.runId])
+          return letGo([prepared.runId])
         })),
         attemptEnd(entry, retake)
       )
@@ -341,7 +354,7 @@ const make = Effect.gen(function*() {
   yield* Effect.forkScoped(
     leases.renew(
       () => [...live.keys()],
-      clustered ? Option.none() : Option.some(takeUpLapsed({ live, shuttingDown, launchStored, release }))
+      clustered ? Option.none() : Option.some(takeUpLapsed({ live, shuttingDown, launchStored, letGo }))
     )
   )
 

@@ -20,8 +20,13 @@ export interface Holder {
 export interface Service {
   /** Holds these runs for `holder` until `until` (ms since the epoch): taken, or renewed. */
   readonly hold: (runIds: ReadonlyArray<string>, holder: Holder, until: number) => Effect.Effect<void, StoreError>
-  /** Lets these runs go (those held with `key`). */
+  /** Lets these runs go (those held with `key`): nobody holds them, no other process takes them up. */
   readonly release: (runIds: ReadonlyArray<string>, key: string) => Effect.Effect<void, StoreError>
+  /**
+   * Hands these runs over (those held with `key`; the process stops): their hold lapses at `now`, so another process
+   * sharing the store takes them up at its next sweep (`takeLapsed`), and meanwhile nobody holds them.
+   */
+  readonly handOver: (runIds: ReadonlyArray<string>, key: string, now: number) => Effect.Effect<void, StoreError>
   /**
    * Takes for `holder` the unfinished runs whose hold lapsed by `now` (their process died: it renews every LEASE_MS / 3),
    * held until `until`; the ids it took. One statement: of processes sweeping at once, each run goes to one.
@@ -52,6 +57,9 @@ const make = Effect.gen(function*() {
         Effect.asVoid,
         failing("letting runs go")
       ),
+    handOver: (runIds, key, now) =>
+      runIds.length === 0 || !isPg ? Effect.void : sql`UPDATE runs SET held_until = ${now}
+        WHERE ${sql.in("id", runIds)} AND holder_key = ${key}`.pipe(Effect.asVoid, failing("handing runs over")),
     takeLapsed: (holder, now, until) =>
       !isPg ? Effect.succeed([]) : sql<{ id: string }>`UPDATE runs SET holder = ${holder.url},
         holder_key = ${holder.key}, held_until = ${until} WHERE status IN ('RUNNING', 'QUEUED')

@@ -137,13 +137,11 @@ describe.skipIf(backend !== "postgres")("a run's owner reached from another proc
   })
 
   it("a holder that cannot be reached is said so, coded, nothing recorded; a run nobody holds is answered in the store", async () => {
-    // a server that stops leaves its waiting run unfinished, held by nobody
-    const third = await startServer({ db })
-    const { id, requestId } = await waitingRun(third.url)
-    const held = await sql((s) => s<{ holder: string }>`SELECT holder FROM runs WHERE id = ${id}`)
-    expect(held[0]?.holder).toBe(new URL(third.url).origin)
-    await third.stop()
-    expect((await sql((s) => s<{ holder: string | null }>`SELECT holder FROM runs WHERE id = ${id}`))[0]?.holder)
+    // a run no process executes: `aeon run` stops at its plan's approval (a CLI holds nothing: no sweep takes it)
+    const first = await aeon("run", "Compute 17 + 25", "--full", "--approve-plan")
+    expect(first.code).toBe(3)
+    const [, id, requestId] = first.stdout.match(/aeon approve (\S+) (\S+)/) ?? []
+    expect((await sql((s) => s<{ holder: string | null }>`SELECT holder FROM runs WHERE id = ${id!}`))[0]?.holder)
       .toBeNull()
     // its hold as a process that died a moment ago leaves it: not lapsed, nobody answers there
     await sql((s) =>
@@ -153,14 +151,13 @@ describe.skipIf(backend !== "postgres")("a run's owner reached from another proc
     const count = () =>
       sql((s) => s<{ n: number }>`SELECT count(*)::int AS n FROM run_events WHERE run_id = ${id}`).then((r) => r[0]?.n)
     const before = await count()
-    const unreachable = await aeon("approve", id, requestId)
+    const unreachable = await aeon("approve", id!, requestId!)
     expect(unreachable.code).not.toBe(0)
     expect(unreachable.stderr).toContain(`the process running run ${id} (at http://127.0.0.1:9) could not be reached`)
     expect(await count()).toBe(before)
-    // nobody holds it (as a server that stops leaves it): the answer is recorded on its stored log, and it goes on
-    // when resumed
-    await sql((s) => s`UPDATE runs SET holder = NULL, holder_key = NULL, held_until = NULL WHERE id = ${id}`)
-    const stored = await aeon("approve", id, requestId)
+    // nobody holds it (as the CLI left it): the answer is recorded on its stored log, and it goes on when resumed
+    await sql((s) => s`UPDATE runs SET holder = NULL, holder_key = NULL, held_until = NULL WHERE id = ${id!}`)
+    const stored = await aeon("approve", id!, requestId!)
     expect(stored.stderr).toBe("")
     expect(stored.stdout).toContain(`go on with: aeon run --resume ${id}`)
     expect(await count()).toBe(before! + 1)
@@ -182,15 +179,11 @@ describe.skipIf(backend !== "postgres")("a run's owner reached from another proc
     }
   })
 
-  it("a run whose holder died (its hold lapsed) is taken up by one of the servers sharing the store and goes on", async () => {
-    const third = await startServer({ db })
-    const { id, requestId } = await waitingRun(third.url)
-    await third.stop()
-    // held by a process that died: it stopped renewing, the hold lapsed
-    await sql((s) =>
-      s`UPDATE runs SET holder = 'http://127.0.0.1:9', holder_key = 'k', held_until = ${Date.now() - 1}
-        WHERE id = ${id}`
-    )
+  /**
+   * The waiting run `id`, let go by its server, taken up by one of the two live servers at its sweep: `aeon approve`
+   * reaches it there, and it goes on to its end once — one resumption, one end, seqs in a row.
+   */
+  const takenUpOnce = async (id: string, requestId: string) => {
     const live = [new URL(owner.url).origin, new URL(other.url).origin]
     const takenBy = await waitFor(async () => {
       const row = await sql((s) => s<{ holder: string | null }>`SELECT holder FROM runs WHERE id = ${id}`)
@@ -203,11 +196,29 @@ describe.skipIf(backend !== "postgres")("a run's owner reached from another proc
       query: `query($id: ID!) { run(id: $id) { status events(fromSeq: 0) { seq type } } }`
     })
     expect(run.status).toBe("CONVERGED")
-    // taken up once, by one server: one resumption, one end, seqs in a row
     const types = run.events.map((e: { type: string }) => e.type)
     expect(types.filter((t: string) => t === "RunResumed")).toHaveLength(1)
     expect(types.filter((t: string) => t === "RunFinished")).toHaveLength(1)
     const seqs = run.events.map((e: { seq: number }) => e.seq)
     expect(seqs).toEqual(seqs.map((_: number, i: number) => seqs[0] + i))
+  }
+
+  it("a run whose holder died (its hold lapsed) is taken up by one of the servers sharing the store and goes on", async () => {
+    const third = await startServer({ db })
+    const { id, requestId } = await waitingRun(third.url)
+    await third.stop()
+    // held by a process that died: it stopped renewing, the hold lapsed
+    await sql((s) =>
+      s`UPDATE runs SET holder = 'http://127.0.0.1:9', holder_key = 'k', held_until = ${Date.now() - 1}
+        WHERE id = ${id}`
+    )
+    await takenUpOnce(id, requestId)
+  })
+
+  it("a server that stops cleanly hands its runs over: one of the servers sharing the store goes on with them", async () => {
+    const third = await startServer({ db })
+    const { id, requestId } = await waitingRun(third.url)
+    await third.stop()
+    await takenUpOnce(id, requestId)
   })
 })
