@@ -3,7 +3,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Runtime } from "effect"
+import { Cause, Effect, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { nodeRoute } from "../NodeRoute.js"
 import { sseResponse } from "../Sse.js"
@@ -59,7 +59,7 @@ const responseOf = (reply: Reply, cors: Record<string, string>) => {
  * failed answered in the protocol's words; the handler's signal is aborted when the client goes away (the platform
  * interrupts the request's fiber).
  */
-const routed = (route: Route) => {
+export const routed = (route: Route) => {
   if ("node" in route) {
     return nodeRoute((req, res, params) => {
       const cors = corsOf(req)
@@ -78,6 +78,10 @@ const routed = (route: Route) => {
       return responseOf(route.refuse(405, "METHOD_NOT_ALLOWED", `${route.method} only`), cors.headers)
     }
     const reply = yield* Effect.tryPromise((signal) => route.handle({ req, params, signal })).pipe(
+      // what failed stays in the server's log; the client is told "internal error" in the protocol's words
+      Effect.tapErrorCause((cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(`${route.path}: the request failed`, cause)
+      ),
       Effect.orElseSucceed(() => route.refuse(500, "INTERNAL", "internal error"))
     )
     return responseOf(reply, cors.headers)
