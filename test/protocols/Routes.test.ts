@@ -1,3 +1,4 @@
+import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type TestServer } from "../support/server.js"
 
@@ -56,5 +57,46 @@ describe("the protocols' routes", () => {
   it("a run's stream is resumed by its id, encoded in the path (204: nothing of the caller's to resume)", async () => {
     const res = await fetch(`${base()}/api/chat/${encodeURIComponent("no such run")}/stream`)
     expect(res.status).toBe(204)
+  })
+})
+
+describe("a coded failure on every protocol", () => {
+  it("is the same HTTP status on each (a user past their runs per day: 429), said in each protocol's words", async () => {
+    process.env.AEON_QUOTAS = "quinn:runs=1/day"
+    const quota = await startServer({ config: { apiKeys: Option.some(Redacted.make("key-quinn:quinn")) } })
+      .finally(() => delete process.env.AEON_QUOTAS)
+    try {
+      const at = quota.url.replace(/\/graphql$/, "")
+      const post = (path: string, body: unknown) =>
+        fetch(`${at}${path}`, {
+          method: "POST",
+          headers: { authorization: "Bearer key-quinn", "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })
+      const user = (text: string) => [{ role: "user", content: text }]
+      // the one run of the day
+      expect((await post("/v1/chat/completions", { model: "aeon", messages: user("Compute 6 * 7") })).status).toBe(200)
+      const openai = await post("/v1/chat/completions", { model: "aeon", messages: user("Compute 6 * 8") })
+      expect(openai.status).toBe(429)
+      expect((await openai.json()).error.code).toBe("QuotaExceededError")
+      const agUi = await post("/ag-ui", {
+        threadId: "t-quota",
+        runId: "r-quota",
+        messages: [{ id: "m1", role: "user", content: "Compute 6 * 9" }],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {}
+      })
+      expect(agUi.status).toBe(429)
+      expect((await agUi.json()).error.code).toBe("QuotaExceededError")
+      const chat = await post("/api/chat", {
+        messages: [{ role: "user", parts: [{ type: "text", text: "Compute 7 * 7" }] }]
+      })
+      expect(chat.status).toBe(429)
+      expect((await chat.json()).error.code).toBe("QuotaExceededError")
+    } finally {
+      await quota.stop()
+    }
   })
 })

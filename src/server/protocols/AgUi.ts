@@ -30,6 +30,7 @@ import {
   type Reply,
   type Route,
   runExit,
+  statusOf,
   textOf,
   threadOf
 } from "./Http.js"
@@ -291,7 +292,7 @@ const run = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promise<Repl
   const found = await runExit(ctx.runtime, runOf(input, caller.userId))
   if (found._tag === "Failure") {
     const f = publicFailure(found.cause)
-    return refuseJson(f.code === "RunNotFoundError" ? 404 : f.code === "INTERNAL" ? 500 : 400, f.code, f.message)
+    return refuseJson(statusOf(f.code), f.code, f.message)
   }
   const { fromSeq, run: model } = found.value
   const encoder = new EventEncoder({ accept: "text/event-stream" })

@@ -1,4 +1,4 @@
-import { Effect, Exit, Runtime } from "effect"
+import { Effect, Runtime } from "effect"
 import type { IncomingMessage } from "node:http"
 import { type ConversationMessage, THREAD_ID_PATTERN } from "../../domain/Conversation.js"
 import { MAX_TAG_LENGTH, MAX_TASK_LENGTH } from "../../run/RunInput.js"
@@ -116,12 +116,16 @@ export const runExit = <A, E>(runtime: Runtime.Runtime<RunManager>, effect: Effe
     )
   )
 
-/** The value of a successful exit, or undefined after `refuse` answered its failure. */
-export const settled = <A, E>(exit: Exit.Exit<A, E>, refuse: (f: ReturnType<typeof publicFailure>) => void) => {
-  if (Exit.isSuccess(exit)) return exit.value
-  refuse(publicFailure(exit.cause))
-  return undefined
+/** The HTTP status of a coded failure, the same on every protocol (what a protocol says with it is its own). */
+const STATUS_OF: Readonly<Record<string, number>> = {
+  RunNotFoundError: 404,
+  RunIdTakenError: 409,
+  QuotaExceededError: 429,
+  ShuttingDownError: 503,
+  ClusterUnavailableError: 503,
+  INTERNAL: 500
 }
+export const statusOf = (code: string) => STATUS_OF[code] ?? 400
 
 /** What a feed's failure tells a client: a subscription's coded error (a follower too slow), else "internal". */
 export const thrownFailure = (e: unknown): { readonly code: string; readonly message: string } => {

@@ -21,6 +21,7 @@ import {
   type Reply,
   type Route,
   runExit,
+  statusOf,
   textOf
 } from "./Http.js"
 import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
@@ -57,17 +58,8 @@ const OPENAI_CODES: Readonly<Record<string, string>> = {
   INTERNAL: "internal"
 }
 
-/** What Aeon's coded failures are in OpenAI's words. */
-const STATUS_OF: Readonly<Record<string, number>> = {
-  InvalidRunInputError: 400,
-  InvalidOutputSchemaError: 400,
-  RunIdTakenError: 409,
-  QuotaExceededError: 429,
-  ShuttingDownError: 503,
-  ClusterUnavailableError: 503
-}
 const failureRefusal = (f: ReturnType<typeof publicFailure>): Refusal => ({
-  status: STATUS_OF[f.code] ?? (f.code === "INTERNAL" ? 500 : 400),
+  status: statusOf(f.code),
   code: f.code === "INTERNAL" ? "internal" : f.code,
   message: f.message
 })

@@ -19,6 +19,7 @@ import {
   type Reply,
   type Route,
   runExit,
+  statusOf,
   textOf,
   threadOf,
   thrownFailure
@@ -177,7 +178,7 @@ const startChat = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promis
   const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(input, caller.userId)))
   if (started._tag === "Failure") {
     const f = publicFailure(started.cause)
-    return refuseJson(f.code === "INTERNAL" ? 500 : f.code === "QuotaExceededError" ? 429 : 400, f.code, f.message)
+    return refuseJson(statusOf(f.code), f.code, f.message)
   }
   return send(ctx, started.value, 0, 0)
 }
