@@ -72,4 +72,18 @@ describe("the edge's SSE writer", () => {
     await expect(Promise.race([stop.then(() => "stopped"), new Promise((r) => setTimeout(() => r("still"), 2_000))]))
       .resolves.toBe("stopped")
   })
+
+  it("a client that goes away aborts the frames' signal: a follower waiting for its next item stops at once", async () => {
+    let aborted: (() => void) | undefined
+    const abort = new Promise<void>((resolve) => (aborted = resolve))
+    const port = await serve(async function*(signal) {
+      yield "data: 1\n\n"
+      // waiting for a next item that never comes (a run waiting for a person): only the signal ends the wait
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()))
+      aborted!()
+    })
+    await read(port, (text) => text.includes("data: 1"))
+    await expect(Promise.race([abort.then(() => "aborted"), new Promise((r) => setTimeout(() => r("still"), 2_000))]))
+      .resolves.toBe("aborted")
+  })
 })
