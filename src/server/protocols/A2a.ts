@@ -13,7 +13,7 @@ import { AsyncLocalStorage } from "node:async_hooks"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { fieldOf, recordOf } from "../../support/Fields.js"
 import { handlerOf } from "./A2aTasks.js"
-import { callerAndBody, json, type ProtocolContext, type Reply, type Route } from "./Http.js"
+import { callerAndBody, json, type ProtocolContext, type ProtocolRequest, type Reply, type Route } from "./Http.js"
 
 /**
  * A2A's edge (`@a2a-js/sdk`'s server side: protocol 1.0, and 0.3 through its compatibility layer): the agent card at
@@ -97,11 +97,14 @@ const rpcBody = async (
 const streamed = (
   responses: AsyncIterator<unknown>,
   first: IteratorResult<unknown> | undefined,
-  failure: (e: unknown) => unknown
+  failure: (e: unknown) => unknown,
+  leaving: AbortController
 ): Reply => ({
   _tag: "Frames",
   headers: { "content-type": "text/event-stream" },
-  frames: async function*() {
+  frames: async function*(signal) {
+    // the client going away ends the task's updates (their follower) at once, not at the run's next item
+    signal.addEventListener("abort", () => leaving.abort(), { once: true })
     if (first && !first.done) yield `data: ${JSON.stringify(first.value)}\n\n`
     for (let next = await responses.next(); !next.done; next = await responses.next()) {
       yield `data: ${JSON.stringify(next.value)}\n\n`
@@ -117,7 +120,10 @@ const streamed = (
  * a stream's first response is awaited before the headers (a failure there is a JSON-RPC error, not a stream), except
  * 0.3's resubscribe, which always streams.
  */
-const jsonRpc = async (ctx: ProtocolContext & { readonly version: string }, req: IncomingMessage): Promise<Reply> => {
+const jsonRpc = async (
+  ctx: ProtocolContext & { readonly version: string },
+  { req, signal }: ProtocolRequest
+): Promise<Reply> => {
   const mediaType = req.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase()
   if (mediaType !== undefined && mediaType !== "application/json") {
     const error = JsonRpcTransportHandler.mapToJSONRPCError(
@@ -138,7 +144,10 @@ const jsonRpc = async (ctx: ProtocolContext & { readonly version: string }, req:
   })
   try {
     const agentCard = cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version)
-    const requestHandler = handlerOf(ctx.runtime, () => agentCard)
+    // aborted when the client goes away: before the reply, the request's signal; after, its frames'
+    const leaving = new AbortController()
+    signal.addEventListener("abort", () => leaving.abort(), { once: true })
+    const requestHandler = handlerOf(ctx.runtime, () => agentCard, leaving.signal)
     const context = defaultServerCallContextBuilder({
       extensions: undefined,
       user: { isAuthenticated: true, userName: read.caller.userId ?? "" },
@@ -153,9 +162,9 @@ const jsonRpc = async (ctx: ProtocolContext & { readonly version: string }, req:
     if (!isAsyncIterable(answer)) return json(200, answer)
     const responses = answer[Symbol.asyncIterator]()
     if (legacy && fieldOf(read.body, "method") === LEGACY_METHOD_TASKS_RESUBSCRIBE) {
-      return streamed(responses, undefined, failure)
+      return streamed(responses, undefined, failure, leaving)
     }
-    return streamed(responses, await responses.next(), failure)
+    return streamed(responses, await responses.next(), failure, leaving)
   } catch (e) {
     const error = failure(e)
     return json(error.error.code === A2A_ERROR_CODE.INTERNAL_ERROR ? 500 : 200, error)
@@ -189,7 +198,7 @@ export const routes = (ctx: ProtocolContext & { readonly version: string }): Rea
     {
       method: "POST",
       path: "/a2a",
-      handle: ({ req }) => jsonRpc(ctx, req),
+      handle: (request) => jsonRpc(ctx, request),
       refuse: (status, _code, message) =>
         json(status, rpcError(status === 405 ? A2A_ERROR_CODE.INVALID_REQUEST : A2A_ERROR_CODE.INTERNAL_ERROR, message))
     },

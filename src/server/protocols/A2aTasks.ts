@@ -231,10 +231,11 @@ async function* taskUpdates(
   runtime: Runtime.Runtime<RunManager>,
   first: RunModel,
   fromSeq: number,
-  userId: string | undefined
+  userId: string | undefined,
+  signal: AbortSignal
 ): AsyncGenerator<StreamResponse> {
   const ids: Ids = { taskId: first.id, contextId: contextOf(first) }
-  const items = await Runtime.runPromise(runtime)(runItems(first.id, { fromSeq, until: pausesOrEnds }))
+  const items = await Runtime.runPromise(runtime)(runItems(first.id, { fromSeq, until: pausesOrEnds, signal }))
   let streamed = false
   for await (const item of items) {
     if (item._tag !== "Event") {
@@ -262,11 +263,16 @@ async function* taskUpdates(
   }
 }
 
-/** Aeon's A2A request handler: every method over the run manager, as the caller's user. */
 /**
- * Aeon's A2A request handler: the SDK's task calls over the run manager, each answering from the run's log.
+ * Aeon's A2A request handler: the SDK's task calls over the run manager, as the caller's user, each answering from
+ * the run's log. A stream ends when `leaving` is aborted (its client went away): the SDK gives its handler no signal
+ * of its own, and the run's follower must not outlive the client.
  */
-export const handlerOf = (runtime: Runtime.Runtime<RunManager>, card: () => AgentCard): A2ARequestHandler => {
+export const handlerOf = (
+  runtime: Runtime.Runtime<RunManager>,
+  card: () => AgentCard,
+  leaving: AbortSignal
+): A2ARequestHandler => {
   const run = async <A, E>(effect: Effect.Effect<A, E, RunManager>): Promise<A> => {
     const exit = await Runtime.runPromiseExit(runtime)(effect)
     if (Exit.isSuccess(exit)) return exit.value
@@ -282,7 +288,7 @@ export const handlerOf = (runtime: Runtime.Runtime<RunManager>, card: () => Agen
     userId: string | undefined
   ): AsyncGenerator<StreamResponse> {
     yield { payload: { $case: "task", value: taskOf(first) } }
-    yield* taskUpdates(runtime, first, fromSeq, userId)
+    yield* taskUpdates(runtime, first, fromSeq, userId, leaving)
   }
 
   return {
@@ -292,7 +298,9 @@ export const handlerOf = (runtime: Runtime.Runtime<RunManager>, card: () => Agen
       const userId = userOf(context)
       const { fromSeq, run: started } = await run(beginTask(params, userId))
       if (!params.configuration?.returnImmediately) {
-        for await (const _ of await run(runItems(started.id, { fromSeq, until: pausesOrEnds }))) continue
+        for await (const _ of await run(runItems(started.id, { fromSeq, until: pausesOrEnds, signal: leaving }))) {
+          continue
+        }
       }
       return task(started.id, userId)
     },
