@@ -264,8 +264,10 @@ describe(`the aeon binary (${backend})`, () => {
 
   it("help: every flag says what it does and names its environment variable; usage reads aeon …; no colour piped (#15.10)", async () => {
     const commands = ["run", "inspect", "runs", "approve", "guide", "serve"]
+    const helps = new Map<string, string>()
     for (const command of commands) {
       const help = await aeon(command, "--help")
+      helps.set(command, help.stdout)
       expect(help.code).toBe(0)
       expect(help.stdout).not.toContain("\u001b[")
       expect(help.stdout).toMatch(new RegExp(`^aeon ${command}( |$)`, "m"))
@@ -281,15 +283,15 @@ describe(`the aeon binary (${backend})`, () => {
       }
       expect(help.stdout).not.toMatch(/^\s*(This setting is optional\.|A floating point number\.)$/m)
     }
-    const run = (await aeon("run", "--help")).stdout
+    const run = helps.get("run")!
     const described = (flag: string) => run.split("\n").find((l) => l.startsWith(`  --${flag} `)) ?? ""
     expect(described("provider")).toContain("AEON_MODEL_PROVIDER")
     expect(described("model")).toContain("AEON_MODEL")
     expect(described("base-url")).toContain("OPENAI_BASE_URL")
     expect(described("script")).toContain("AEON_SCRIPT")
     expect(described("approve-tools")).toContain("AEON_APPROVAL_TOOLS")
-    expect((await aeon("serve", "--help")).stdout).toContain("AEON_PORT")
-    expect((await aeon("serve", "--help")).stdout).toContain("AEON_RUNNER_PORT")
+    expect(helps.get("serve")).toContain("AEON_PORT")
+    expect(helps.get("serve")).toContain("AEON_RUNNER_PORT")
     // a cluster shares PostgreSQL: without it, a clear refusal before anything is opened
     const { AEON_DATABASE_URL: _url, ...noDatabase } = env
     const alone = await execWith(noDatabase, process.execPath, ["bin/aeon.mjs", "serve", "--cluster", "--port", "0"])
