@@ -79,6 +79,42 @@ describe("A2A", () => {
     })
   })
 
+  it("the agent card in the version asked for (0.3 when none is), with an ETag answered 304 and CORS", async () => {
+    const get = (headers: Record<string, string>) =>
+      fetch(`${base()}/.well-known/agent-card.json`, { headers: { origin: "http://app.example", ...headers } })
+    const legacy = await get({})
+    expect(legacy.status).toBe(200)
+    expect(legacy.headers.get("content-type")).toMatch(/^application\/json/)
+    expect(legacy.headers.get("vary")).toMatch(/A2A-Version/i)
+    expect(legacy.headers.get("cache-control")).toBe("no-cache")
+    expect(legacy.headers.get("access-control-allow-origin")).not.toBeNull()
+    const old = await legacy.json()
+    // 0.3's shape: one url and its transport at the top, the 1.0 interfaces kept beside them
+    expect(old).toMatchObject({
+      name: "Aeon",
+      protocolVersion: "0.3",
+      url: `${base()}/a2a`,
+      preferredTransport: "JSONRPC",
+      capabilities: { streaming: true, pushNotifications: false }
+    })
+    expect(old.supportedInterfaces.map((i: { protocolVersion: string }) => i.protocolVersion).sort()).toEqual(
+      ["0.3", "1.0"]
+    )
+    expect(await (await get({ "a2a-version": "0.3" })).json()).toEqual(old)
+    const current = await get({ "a2a-version": "1.0" })
+    const card = await current.json()
+    expect(card.url).toBeUndefined()
+    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false, extendedAgentCard: false })
+    expect(card.supportedInterfaces.map((i: { url: string }) => i.url)).toEqual([`${base()}/a2a`, `${base()}/a2a`])
+    // a client holding the card asks again with its ETag: nothing new (each version its own tag)
+    const tag = current.headers.get("etag")!
+    expect(tag).toMatch(/^W\/"/)
+    expect(legacy.headers.get("etag")).not.toBe(tag)
+    expect((await get({ "a2a-version": "1.0", "if-none-match": tag })).status).toBe(304)
+    expect((await get({ "if-none-match": legacy.headers.get("etag")! })).status).toBe(304)
+    expect((await get({ "if-none-match": tag })).status).toBe(200)
+  })
+
   it("serves an agent card: a skill to run a task within a budget, streaming, no push notifications", async () => {
     const client = await clientOf()
     const card = await client.getAgentCard()

@@ -4,16 +4,22 @@ import {
   duplicateInterfacesForLegacy,
   LEGACY_METHOD_TASKS_RESUBSCRIBE
 } from "@a2a-js/sdk/compat/v0_3"
-import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server"
+import { LegacyJsonRpcTransportHandler, LegacyRestTransportHandler } from "@a2a-js/sdk/compat/v0_3/server"
 import { A2A_ERROR_CODE, ContentTypeNotSupportedError } from "@a2a-js/sdk/errors"
 import { defaultServerCallContextBuilder, JsonRpcTransportHandler, validateVersion } from "@a2a-js/sdk/server"
-import { agentCardHandler } from "@a2a-js/sdk/server/express"
-import express from "express"
-import { AsyncLocalStorage } from "node:async_hooks"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { createHash } from "node:crypto"
+import type { IncomingMessage } from "node:http"
 import { fieldOf, recordOf } from "../../support/Fields.js"
 import { handlerOf } from "./A2aTasks.js"
-import { callerAndBody, json, type ProtocolContext, type ProtocolRequest, type Reply, type Route } from "./Http.js"
+import {
+  callerAndBody,
+  empty,
+  json,
+  type ProtocolContext,
+  type ProtocolRequest,
+  type Reply,
+  type Route
+} from "./Http.js"
 
 /**
  * A2A's edge (`@a2a-js/sdk`'s server side: protocol 1.0, and 0.3 through its compatibility layer): the agent card at
@@ -59,6 +65,10 @@ const askedVersion = (req: IncomingMessage) => {
   const header = req.headers["a2a-version"]
   return (Array.isArray(header) ? header[0] : header) || undefined
 }
+
+/** Whether a request is answered in 0.3's words: it asks for 0.3, or for no version (as the SDK's server decides). */
+const asksForLegacy = (req: IncomingMessage) =>
+  (askedVersion(req) ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION
 
 /** A JSON-RPC error response to a request whose id is not known (it was not read, or not JSON). */
 const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", id: null, error: { code, message } })
@@ -134,7 +144,7 @@ const jsonRpc = async (
   const read = await rpcBody(ctx, req)
   if ("status" in read) return json(read.status, read.body, read.status === 401 ? { "www-authenticate": "Bearer" } : {})
   const requestedVersion = askedVersion(req)
-  const legacy = (requestedVersion ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION
+  const legacy = asksForLegacy(req)
   const failure = (e: unknown) => ({
     jsonrpc: "2.0",
     id: idOf(read.body),
@@ -175,33 +185,50 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === "object" && value !== null && Symbol.asyncIterator in value
 
 /**
- * The routes. The agent card is the SDK's own handler (`agentCardHandler`, the one part of the SDK still on express):
- * it alone turns the card into 0.3's shape for a client asking for 0.3, and the SDK exports that conversion only
- * through it.
+ * The agent card at the address the request was made at, in the version it asks for. 0.3's is made by the SDK's own
+ * 0.3 layer (the card answer of its `LegacyRestTransportHandler`: the SDK exports its card conversion nowhere else but
+ * in its express handler), with the 1.0 interfaces kept beside it as the SDK's card handler keeps them. A weak ETag
+ * of the body answers a client that has the card already with 304; `Vary: A2A-Version`, never cached unchecked.
  */
-export const routes = (ctx: ProtocolContext & { readonly version: string }): ReadonlyArray<Route> => {
-  // the address each card request was made at, for the card it is answered with (never one shared by all requests)
-  const askedAt = new AsyncLocalStorage<string>()
-  const cardApp = express()
-  cardApp.disable("x-powered-by")
-  cardApp.use(
-    "/.well-known/agent-card.json",
-    agentCardHandler({
-      legacyCompat: { enabled: true },
-      agentCardProvider: () => Promise.resolve(cardAt(askedAt.getStore() ?? "http://localhost", ctx.version)),
-      cache: { maxAge: 0 }
-    })
-  )
-  const cardRoute = (req: IncomingMessage, res: ServerResponse) =>
-    askedAt.run(`http://${req.headers.host ?? "localhost"}`, () => cardApp(req, res))
-  return [
-    {
-      method: "POST",
-      path: "/a2a",
-      handle: (request) => jsonRpc(ctx, request),
-      refuse: (status, _code, message) =>
-        json(status, rpcError(status === 405 ? A2A_ERROR_CODE.INVALID_REQUEST : A2A_ERROR_CODE.INTERNAL_ERROR, message))
-    },
-    { method: "GET", path: "/.well-known/agent-card.json", node: cardRoute }
-  ]
+const agentCard = async (
+  ctx: ProtocolContext & { readonly version: string },
+  { req, signal }: ProtocolRequest
+): Promise<Reply> => {
+  const card = cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version)
+  const body = asksForLegacy(req) ? await legacyCard(ctx, card, signal) : card
+  const etag = `W/"${createHash("sha256").update(JSON.stringify(body)).digest("hex").slice(0, 16)}"`
+  const headers = { etag, vary: "A2A-Version", "cache-control": "no-cache" }
+  return req.headers["if-none-match"] === etag ? empty(304, headers) : json(200, body, headers)
 }
+
+const legacyCard = async (ctx: ProtocolContext, card: AgentCard, signal: AbortSignal) => {
+  const cardAnswering = {
+    ...handlerOf(ctx.runtime, () => card, signal),
+    getAuthenticatedExtendedAgentCard: () => Promise.resolve(card)
+  }
+  const context = defaultServerCallContextBuilder({
+    extensions: undefined,
+    user: undefined,
+    headers: {},
+    requestedVersion: A2A_LEGACY_PROTOCOL_VERSION
+  })
+  const legacy = await new LegacyRestTransportHandler(cardAnswering).getAuthenticatedExtendedAgentCard(context)
+  return { ...legacy, supportedInterfaces: structuredClone(card.supportedInterfaces) }
+}
+
+/** The routes: JSON-RPC and the agent card. */
+export const routes = (ctx: ProtocolContext & { readonly version: string }): ReadonlyArray<Route> => [
+  {
+    method: "POST",
+    path: "/a2a",
+    handle: (request) => jsonRpc(ctx, request),
+    refuse: (status, _code, message) =>
+      json(status, rpcError(status === 405 ? A2A_ERROR_CODE.INVALID_REQUEST : A2A_ERROR_CODE.INTERNAL_ERROR, message))
+  },
+  {
+    method: "GET",
+    path: "/.well-known/agent-card.json",
+    handle: (request) => agentCard(ctx, request),
+    refuse: (status, _code, message) => json(status, { error: message })
+  }
+]

@@ -6,7 +6,6 @@ import { publicFailure } from "../../runs/PublicFailure.js"
 import type { RunManager } from "../../runs/RunManager.js"
 import { fieldOf } from "../../support/Fields.js"
 import { readJson } from "../Body.js"
-import type { NodeHandler } from "../NodeRoute.js"
 import { type AuthConfig, authenticate } from "../Security.js"
 
 /** What a protocol's handler is given: the server's runtime, its keys and its body limit. */
@@ -28,7 +27,7 @@ export type Reply =
     readonly body: unknown
     readonly headers: Readonly<Record<string, string>>
   }
-  | { readonly _tag: "Empty"; readonly status: number }
+  | { readonly _tag: "Empty"; readonly status: number; readonly headers: Readonly<Record<string, string>> }
   | {
     readonly _tag: "Frames"
     readonly headers: Readonly<Record<string, string>>
@@ -44,8 +43,12 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
   headers
 })
 
-/** A reply with no body (204: nothing to stream). */
-export const empty = (status: number): Reply => ({ _tag: "Empty", status })
+/** A reply with no body (204: nothing to stream; 304: the client has it). */
+export const empty = (status: number, headers: Record<string, string> = {}): Reply => ({
+  _tag: "Empty",
+  status,
+  headers
+})
 
 /** A request as a protocol's handler is given it: the Node request, the route's path parameters, a signal aborted when
  * the client goes away before the reply is made. */
@@ -58,17 +61,14 @@ export interface ProtocolRequest {
 /**
  * A protocol's route, as data: its method and path on the edge's router (server/protocols/Protocols), the handler that
  * makes its reply, and its refusals in the protocol's words — the runner answers another method (405) and a handler
- * that failed (500) with them. A route whose handler writes its Node response itself (`node`: the A2A agent card, the
- * SDK's express handler) is the exception.
+ * that failed (500) with them.
  */
-export type Route =
-  | {
-    readonly method: "GET" | "POST"
-    readonly path: `/${string}`
-    readonly handle: (request: ProtocolRequest) => Promise<Reply>
-    readonly refuse: (status: number, code: string, message: string) => Reply
-  }
-  | { readonly method: "GET"; readonly path: `/${string}`; readonly node: NodeHandler }
+export interface Route {
+  readonly method: "GET" | "POST"
+  readonly path: `/${string}`
+  readonly handle: (request: ProtocolRequest) => Promise<Reply>
+  readonly refuse: (status: number, code: string, message: string) => Reply
+}
 
 /** The caller the request's bearer key names (`{}` on a server without keys), or undefined: refuse it. */
 export const callerOf = (auth: AuthConfig, req: IncomingMessage) => authenticate(auth, req.headers.authorization)

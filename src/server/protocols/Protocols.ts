@@ -5,7 +5,6 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { nodeRoute } from "../NodeRoute.js"
 import { sseResponse } from "../Sse.js"
 import * as A2a from "./A2a.js"
 import * as AgUi from "./AgUi.js"
@@ -48,7 +47,7 @@ const responseOf = (reply: Reply, cors: Record<string, string>) => {
         headers: { ...cors, ...reply.headers }
       })
     case "Empty":
-      return HttpServerResponse.empty({ status: reply.status, headers: cors })
+      return HttpServerResponse.empty({ status: reply.status, headers: { ...cors, ...reply.headers } })
     case "Frames":
       return sseResponse({ ...cors, ...reply.headers }, reply.frames, reply.onFailure)
   }
@@ -60,14 +59,6 @@ const responseOf = (reply: Reply, cors: Record<string, string>) => {
  * interrupts the request's fiber).
  */
 export const routed = (route: Route) => {
-  if ("node" in route) {
-    return nodeRoute((req, res, params) => {
-      const cors = corsOf(req)
-      for (const [name, value] of Object.entries(cors.headers)) res.setHeader(name, value)
-      if (cors.preflight) return void res.writeHead(204).end()
-      route.node(req, res, params)
-    })
-  }
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const params = yield* HttpRouter.params
