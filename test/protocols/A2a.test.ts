@@ -113,6 +113,7 @@ describe("A2A", () => {
     expect((await get({ "a2a-version": "1.0", "if-none-match": tag })).status).toBe(304)
     expect((await get({ "if-none-match": legacy.headers.get("etag")! })).status).toBe(304)
     expect((await get({ "if-none-match": tag })).status).toBe(200)
+    expect((await get({ "if-none-match": `W/"0000", ${legacy.headers.get("etag")}` })).status).toBe(304)
   })
 
   it("serves an agent card: a skill to run a task within a budget, streaming, no push notifications", async () => {

@@ -198,7 +198,8 @@ const agentCard = async (
   const body = asksForLegacy(req) ? await legacyCard(ctx, card, signal) : card
   const etag = `W/"${createHash("sha256").update(JSON.stringify(body)).digest("hex").slice(0, 16)}"`
   const headers = { etag, vary: "A2A-Version", "cache-control": "no-cache" }
-  return req.headers["if-none-match"] === etag ? empty(304, headers) : json(200, body, headers)
+  const held = req.headers["if-none-match"]?.split(",").map((tag) => tag.trim()) ?? []
+  return held.includes(etag) || held.includes("*") ? empty(304, headers) : json(200, body, headers)
 }
 
 const legacyCard = async (ctx: ProtocolContext, card: AgentCard, signal: AbortSignal) => {
