@@ -2,6 +2,7 @@
 // The `aeon` command: the bundled CLI that `npm install` builds (scripts/build.mjs). Each command starts by compiling
 // the code it runs, unless a compile cache spares it: on Node 22.1+ Node's own (module.enableCompileCache, the split
 // ESM bundle); before it, the V8 code cache the build made for this Node, beside the CLI's one-file CommonJS build.
+import { isAscii } from "node:buffer"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import module from "node:module"
 import { dirname } from "node:path"
@@ -24,7 +25,9 @@ const startedFromCodeCache = () => {
   const cacheFile = file.replace(/\.cjs$/, `-${process.versions.v8}.cache`)
   const writing = process.env.AEON_CLI_CODE_CACHE === "write"
   if (!existsSync(file) || !(writing || existsSync(cacheFile))) return false
-  const script = new vm.Script(module.wrap(readFileSync(file, "utf8")), {
+  const bytes = readFileSync(file)
+  // an ASCII file (the build keeps it so) is read as Latin-1: the same text, without UTF-8's decoding
+  const script = new vm.Script(module.wrap(bytes.toString(isAscii(bytes) ? "latin1" : "utf8")), {
     filename: file,
     ...(writing ? {} : { cachedData: readFileSync(cacheFile) }),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER

@@ -140,6 +140,8 @@ await build({
   outdir: "dist/app",
   outExtension: { ".js": ".cjs" },
   format: "cjs",
+  // the packages' licence comments in cli.cjs.LEGAL.txt: the file stays ASCII, which bin/aeon.mjs reads without decoding
+  legalComments: "external",
   define: { "import.meta.url": "__aeonModuleUrl" },
   banner: { js: "const __aeonModuleUrl = require('node:url').pathToFileURL(__filename).href;" }
 })

@@ -15,7 +15,7 @@ const MISSING = /\b(it|this|that|them|those)\b(?!\s+\w+\s+(is|are|of))|\b(tbd|to
 export const textSignals = (text: string): TextSignals => {
   const vagueTerms = (text.match(VAGUE) ?? []).length
   const questionMarks = (text.match(/\?/g) ?? []).length
-  const requirements = (text.match(/(^|\n)\s*(?:[-*•]|\d+[.)])\s+/g) ?? []).length +
+  const requirements = (text.match(/(^|\n)\s*(?:[-*\u2022]|\d+[.)])\s+/g) ?? []).length +
     (text.match(/\b(must|should|shall|need to|required)\b/gi) ?? []).length
   const missingDetails = text.trim().split(/\s+/).length < 4 ? 2 : (text.match(MISSING) ?? []).length > 3 ? 1 : 0
   const sufficiency = Math.max(
