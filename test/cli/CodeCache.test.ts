@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import module from "node:module"
@@ -10,8 +11,9 @@ const file = "dist/app/cli.cjs"
 const cacheFile = `dist/app/cli-${process.versions.v8}.cache`
 
 describe.skipIf("enableCompileCache" in module)("the CLI's code cache (Node 20)", () => {
-  it("the build made one for this Node, and V8 takes it for the CLI's code", () => {
+  it("the build made one for this Node, and V8 takes it for the CLI's code (an ASCII file: read without decoding)", () => {
     expect(existsSync(cacheFile)).toBe(true)
+    expect(isAscii(readFileSync(file))).toBe(true)
     const script = new vm.Script(module.wrap(readFileSync(file, "utf8")), {
       filename: file,
       cachedData: readFileSync(cacheFile),
