@@ -38,9 +38,5 @@ const startedFromCodeCache = () => {
   return true
 }
 
-if (module.enableCompileCache) {
-  module.enableCompileCache()
-  await import("../dist/app/cli.js")
-} else if (!startedFromCodeCache()) {
-  await import("../dist/app/cli.js")
-}
+module.enableCompileCache?.()
+if (module.enableCompileCache || !startedFromCodeCache()) await import("../dist/app/cli.js")

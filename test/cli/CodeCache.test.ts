@@ -1,7 +1,9 @@
 import { isAscii } from "node:buffer"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import module from "node:module"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 import vm from "node:vm"
 import { describe, expect, it } from "vitest"
 
@@ -22,8 +24,18 @@ describe.skipIf("enableCompileCache" in module)("the CLI's code cache (Node 20)"
     expect(script.cachedDataRejected).toBe(false)
   })
 
-  it("a command runs from it", () => {
-    const version = JSON.parse(readFileSync("package.json", "utf8")).version
-    expect(execFileSync(process.execPath, ["bin/aeon.mjs", "--version"], { encoding: "utf8" }).trim()).toBe(version)
+  it("a command runs from it: the split ESM bundle is not needed", () => {
+    // a copy of the package holding the command, the one-file build and its cache, but not the ESM bundle
+    const copy = mkdtempSync(join(tmpdir(), "aeon-code-cache-"))
+    try {
+      mkdirSync(join(copy, "dist/app"), { recursive: true })
+      for (const f of ["bin/aeon.mjs", "package.json", file, cacheFile]) cpSync(f, join(copy, f))
+      symlinkSync(resolve("node_modules"), join(copy, "node_modules"))
+      const version = JSON.parse(readFileSync("package.json", "utf8")).version
+      const said = execFileSync(process.execPath, [join(copy, "bin/aeon.mjs"), "--version"], { encoding: "utf8" })
+      expect(said.trim()).toBe(version)
+    } finally {
+      rmSync(copy, { recursive: true, force: true })
+    }
   })
 })
