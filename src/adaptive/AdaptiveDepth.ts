@@ -99,7 +99,7 @@ export const infer: Service["infer"] = (request, ttlCap, llm, previousInPass) =>
     const inferred = yield* llm.generate(Contracts.profileInference, { request }).pipe(
       Effect.map((r) => r.output as TaskProfileDimensions),
       Effect.catchIf(isModelFailure, (e) => {
-        advisories.push(`profile inference failed (${e._tag}: ${e.message}); using text signals`)
+        advisories.push(`profile inference failed (${e.message}); using text signals`)
         return Effect.succeed(fallbackProfile(signals))
       })
     )
@@ -131,7 +131,7 @@ export const revise: Service["revise"] = (request, current, signals, ttlCap, llm
       refinementsNeeded: signals.refinementsNeeded
     }).pipe(
       Effect.map((r) => r.output),
-      Effect.catchIf(isModelFailure, (e) => Effect.succeed({ error: `${e._tag}: ${e.message}` } as const))
+      Effect.catchIf(isModelFailure, (e) => Effect.succeed({ error: e.message } as const))
     )
     if ("error" in revised) {
       return { ...current, advisories: [`profile revision failed (${revised.error}); profile kept`], changed: false }

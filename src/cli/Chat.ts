@@ -90,12 +90,12 @@ const serverTurn = (url: string, input: Record<string, unknown>) =>
 const converse = async <R>(
   runtime: Runtime.Runtime<R>,
   threadId: string,
-  turn: (task: string) => Effect.Effect<void, unknown, R>
+  turn: (task: string) => Effect.Effect<void, unknown, R>,
+  turns: { current?: Fiber.RuntimeFiber<void, unknown> | undefined }
 ) => {
   const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: "you> " })
-  let current: Fiber.RuntimeFiber<void, unknown> | undefined
   const stop = () => {
-    if (current) Runtime.runFork(runtime)(Fiber.interrupt(current))
+    if (turns.current) Runtime.runFork(runtime)(Fiber.interrupt(turns.current))
     else say("\n(/exit to leave)\n")
   }
   rl.on("SIGINT", stop)
@@ -107,9 +107,9 @@ const converse = async <R>(
       if (task === "/exit") break
       if (task !== "") {
         say("aeon> ")
-        current = Runtime.runFork(runtime)(turn(task))
-        const exit = await Runtime.runPromise(runtime)(Fiber.await(current))
-        current = undefined
+        turns.current = Runtime.runFork(runtime)(turn(task))
+        const exit = await Runtime.runPromise(runtime)(Fiber.await(turns.current))
+        turns.current = undefined
         if (Exit.isInterrupted(exit)) say("\n(turn stopped)\n")
         else if (Exit.isFailure(exit)) say(`(the turn failed: ${failureText(exit)})\n`)
       }
@@ -121,6 +121,18 @@ const converse = async <R>(
     say(`\nthread ${threadId} (go on with: aeon chat --thread ${threadId})\n`)
   }
 }
+
+/**
+ * The conversation as an effect: interrupted (a SIGINT the terminal did not turn into a key, which ends the process),
+ * the turn under way is stopped first — its run ends CANCELLED, here or on the server — before the process leaves.
+ */
+const conversing = <R>(threadId: string, turn: (task: string) => Effect.Effect<void, unknown, R>) =>
+  Effect.flatMap(Effect.runtime<R>(), (runtime) =>
+    Effect.async<void>((resume) => {
+      const turns: { current?: Fiber.RuntimeFiber<void, unknown> | undefined } = {}
+      void converse(runtime, threadId, turn, turns).then(() => resume(Effect.void))
+      return Effect.suspend(() => (turns.current ? Fiber.interrupt(turns.current) : Effect.void))
+    }))
 
 const failureText = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit)
@@ -137,20 +149,16 @@ export const chat = (o: ChatOptions) =>
     const fields = { ...inputOf(o), threadId }
     say(`aeon chat — thread ${threadId}. /exit to leave; Ctrl-C stops a turn.\n`)
     const server = yield* serverHoldingDataDir
-    if (server !== undefined) {
-      const runtime = yield* Effect.runtime<never>()
-      return yield* Effect.promise(() => converse(runtime, threadId, (task) => serverTurn(server, { ...fields, task })))
-    }
+    if (server !== undefined) return yield* conversing(threadId, (task) => serverTurn(server, { ...fields, task }))
     const flags = definedOnly({
       AEON_MODEL_PROVIDER: opt(o.provider) ?? (Option.isSome(o.script) ? "scripted" : undefined),
       AEON_MODEL: opt(o.model),
       AEON_LLM_BASE_URL: opt(o.baseUrl),
       AEON_SCRIPT: opt(o.script)
     })
-    yield* Effect.flatMap(
-      Effect.runtime<Effect.Effect.Context<ReturnType<typeof localTurn>>>(),
-      (runtime) => Effect.promise(() => converse(runtime, threadId, (task) => localTurn({ ...fields, task })))
-    ).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig)))
+    yield* conversing(threadId, (task) => localTurn({ ...fields, task })).pipe(
+      Effect.provide(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig))
+    )
   }).pipe(Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger)))
 
 const threadsTable = (rows: ReadonlyArray<ThreadRow>) =>

@@ -30,7 +30,7 @@ import { makeProgress } from "./Progress.js"
 import { callsText, historyTree, jsonResult, memoriesTable, memoryLines, runsTable, toolsTable } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { eventsOnServer, runsOnServer, runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
+import { cancelOnServer, eventsOnServer, runsOnServer, runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
@@ -250,6 +250,31 @@ export const approve = (o: {
       o.runId,
       { _tag: "Approval", requestId: o.requestId, answer: { decision, input, reason: opt(o.reason), by: "cli" } },
       (request) => answerText(request, { decision, input, reason: opt(o.reason) })
+    )
+  })
+
+/**
+ * `aeon cancel RUN`: stops a run — through the server holding the data directory, through the process running it on a
+ * shared store, or on its stored log when nobody runs it. It ends CANCELLED (a tool call under way finishes first);
+ * a run that has ended is left as it was, and said so.
+ */
+export const cancel = (o: { readonly runId: string }) =>
+  Effect.gen(function*() {
+    const server = yield* serverHoldingDataDir
+    const { status, ended } = server !== undefined
+      ? yield* cancelOnServer(server, o.runId)
+      : yield* RunOwners.cancelWhereHeld(o.runId).pipe(
+        Effect.catchTag("RunNotFoundError", () => Effect.die(new CliError(`run ${o.runId} does not exist`))),
+        Effect.catchTags({
+          OwnerRefused: (e) => Effect.die(new CliError(e.message)),
+          OwnerUnreachableError: (e) => Effect.die(new CliError(e.message))
+        }),
+        Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig))
+      )
+    process.stdout.write(
+      ended
+        ? `cancelled run ${o.runId}\n`
+        : `run ${o.runId} had already ended (${status.toLowerCase().replace("_", " ")}): nothing to cancel\n`
     )
   })
 

@@ -1,7 +1,7 @@
 import { Effect, Option, Schema } from "effect"
 import { createClient } from "graphql-sse"
 import { RunEvent } from "../domain/RunEvent.js"
-import { RUN_STATUSES } from "../domain/RunStatus.js"
+import { isFinal, RUN_STATUSES } from "../domain/RunStatus.js"
 import { openRequests } from "../record/Requests.js"
 import { foldEvents } from "../record/RunRecord.js"
 import { resultFromEvents, type RunResult } from "../record/RunResult.js"
@@ -84,9 +84,11 @@ const eventOf = (e: typeof ServedEvent.Type) =>
  */
 const followed = (url: string, runId: string, onEvent: (e: RunEvent) => void) =>
   Effect.tryPromise({
-    try: async () => {
+    try: async (signal) => {
       const client = createClient({ url, headers, retryAttempts: 0 })
       const events: Array<RunEvent> = []
+      // interrupted (Ctrl-C): the subscription ends at once, not at the run's next event
+      signal.addEventListener("abort", () => client.dispose(), { once: true })
       try {
         for await (
           const r of client.iterate<{ runEvents: Parameters<typeof eventOf>[0] }>({
@@ -113,20 +115,58 @@ export type ViaServer =
 
 /** Starts `input` on the server at `url` and follows it to its end, or to a person's turn. */
 export const runOnServer = (url: string, input: Record<string, unknown>, onEvent: (e: RunEvent) => void) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      // the start is not cut off unanswered: a Ctrl-C while it is sent still learns the run's id, and cancels it
+      const started = yield* operation(
+        url,
+        `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`,
+        { input },
+        Schema.Struct({ runTask: Schema.Struct({ id: Schema.String }) })
+      )
+      const runId = started.runTask.id
+      // the client going away on purpose (Ctrl-C, a chat's turn stopped) cancels the run it started on the server
+      const events = yield* restore(followed(url, runId, onEvent)).pipe(
+        Effect.onInterrupt(() =>
+          Effect.ignore(cancelOnServer(url, runId)).pipe(
+            Effect.zipRight(Effect.sync(() => process.stderr.write(`aeon: cancelled run ${runId} on the server\n`)))
+          )
+        )
+      )
+      const viewer = `${url.replace(/\/graphql$/, "/runs")}/${encodeURIComponent(runId)}`
+      const outcome: ViaServer = events.some((e) => e._tag === "RunFinished")
+        ? { _tag: "done", result: resultFromEvents(events) }
+        : { _tag: "waiting", runId, viewer }
+      return outcome
+    })
+  )
+
+/**
+ * Cancels a run on the server (`aeon cancel`, a Ctrl-C of a run it started): its status after, and whether this call
+ * ended it (a run that had ended is as it was).
+ */
+export const cancelOnServer = (url: string, runId: string) =>
   Effect.gen(function*() {
-    const started = yield* operation(
+    const status = Schema.Struct({ status: Schema.String })
+    const before = yield* operation(
       url,
-      `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`,
-      { input },
-      Schema.Struct({ runTask: Schema.Struct({ id: Schema.String }) })
+      `query($id: ID!) { run(id: $id) { status } }`,
+      { id: runId },
+      Schema.Struct({
+        run: Schema.NullOr(status)
+      })
     )
-    const runId = started.runTask.id
-    const events = yield* followed(url, runId, onEvent)
-    const viewer = `${url.replace(/\/graphql$/, "/runs")}/${encodeURIComponent(runId)}`
-    const outcome: ViaServer = events.some((e) => e._tag === "RunFinished")
-      ? { _tag: "done", result: resultFromEvents(events) }
-      : { _tag: "waiting", runId, viewer }
-    return outcome
+    if (before.run === null) return yield* Effect.fail(new CliError(`run ${runId} does not exist`))
+    if (isFinal(before.run.status)) return { status: before.run.status, ended: false }
+    const after = yield* operation(
+      url,
+      `mutation($id: ID!) { cancelRun(id: $id) { status } }`,
+      { id: runId },
+      Schema.Struct({
+        cancelRun: status
+      })
+    )
+    return { status: after.cancelRun.status, ended: after.cancelRun.status === "CANCELLED" }
   })
 
 /** A run's stored events, read from the server (`aeon inspect` beside it); undefined when it has no such run. */

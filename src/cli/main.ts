@@ -182,6 +182,16 @@ const guideCommand = Command.make(
   (o) => handle((h) => h.guideRun(o))
 ).pipe(Command.withDescription("give guidance to a run that asked for it"))
 
+const cancelCommand = Command.make(
+  "cancel",
+  noted("cancel", { runId: runIdArg }),
+  (o) => handle((h) => h.cancel(o))
+).pipe(
+  Command.withDescription(
+    "stop a run where it runs (beside a server, on the server): it ends cancelled, a tool call under way finishing first"
+  )
+)
+
 const forking = Effect.promise(() => import("./Forking.js"))
 const handleForking = (f: (h: typeof import("./Forking.js")) => Effect.Effect<void, unknown>) =>
   Effect.flatMap(Effect.zip(handlers, forking), ([h, k]) => f(k).pipe(Effect.catchAllCause(h.report)))
@@ -356,6 +366,7 @@ const aeon = Command.make("aeon").pipe(
     quotaCommand,
     approveCommand,
     guideCommand,
+    cancelCommand,
     forkCommand,
     replayCommand,
     evalCommand,

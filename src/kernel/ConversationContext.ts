@@ -93,7 +93,7 @@ const compaction = (
         ctx.events.emit({
           _tag: "AdvisoryRaised",
           passNumber,
-          advisory: `the conversation's oldest turns could not be summarised (${e._tag}): only the newest are quoted`
+          advisory: `the conversation's oldest turns could not be summarised (${e.message}): only the newest are quoted`
         }),
         { ...compacted(plan, loaded.prior?.text ?? ""), summary: undefined }
       ))

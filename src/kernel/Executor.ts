@@ -253,7 +253,7 @@ const reason = (
         status: "failed",
         stepOutput: "",
         handoffToNext: "",
-        error: `reasoning failed: ${e._tag}: ${e.message}`
+        error: `reasoning failed: ${e.message}`
       } as const
     }
     const o = answer.right.output

@@ -92,7 +92,7 @@ export const generatePlan = (
                 total: ctx.tools.tools.length,
                 selected: false
               }),
-              advise(ctx, passNumber, [`the short plan prompt failed (${e._tag}): planned again with the tools`])
+              advise(ctx, passNumber, [`the short plan prompt failed (${e.message}): planned again with the tools`])
             ),
             withCatalog(ctx.tools.tools)
           ))
@@ -103,7 +103,7 @@ export const generatePlan = (
       Effect.map((r): PlanOutput => ({ ...r, goal: r.goal?.trim() ? r.goal : ctx.request })),
       Effect.catchIf(
         isModelFailure,
-        (e) => Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e._tag}: ${e.message}` }))
+        (e) => Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e.message}` }))
       )
     )
     const violation = structuralViolation(output)

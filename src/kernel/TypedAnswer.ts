@@ -93,7 +93,7 @@ const write = (input: SynthesisInput, schema: PreparedOutputSchema, requirements
           violations: [
             e._tag === "ModelDecodeError"
               ? "/: the model wrote no JSON value"
-              : `/: no value (the answer call failed: ${e._tag})`
+              : `/: no value (the answer call failed: ${e.message})`
           ]
         }))
     )

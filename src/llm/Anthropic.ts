@@ -6,6 +6,7 @@ import * as LanguageModel from "./LanguageModel.js"
 import type { ModelError } from "./ModelErrors.js"
 import {
   fromNativeConfig,
+  keyed,
   nativeConfig,
   type NativeOptions,
   nativeService,
@@ -143,9 +144,11 @@ const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
  * A failed request: a refused key (401, 403) or an unknown model (404) ends the run at once, named; 429 waits what
  * retry-after says; 529 (overloaded) and 5xx are retried, then the next model of AEON_MODELS takes over.
  */
+const KEY_NAMES = "AEON_LLM_API_KEY or ANTHROPIC_API_KEY"
+
 const failureOf = (url: string, options: AnthropicOptions) => (e: unknown): ModelError | Retryable =>
   e instanceof Anthropic.APIError && typeof e.status === "number"
-    ? refusalOf(url, options, "AEON_LLM_API_KEY or ANTHROPIC_API_KEY", {
+    ? refusalOf(url, options, KEY_NAMES, {
       status: e.status,
       message: e.message,
       badKey: e.status === 401 || e.status === 403,
@@ -192,7 +195,7 @@ export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotic
   return nativeService(
     "anthropic",
     options,
-    (r) => once(client, url, options, r),
+    keyed("anthropic", KEY_NAMES, options, (r) => once(client, url, options, r)),
     anthropicAccepts,
     priced,
     pricedNotice

@@ -4,6 +4,7 @@ import * as LanguageModel from "./LanguageModel.js"
 import type { ModelError } from "./ModelErrors.js"
 import {
   fromNativeConfig,
+  keyed,
   nativeConfig,
   type NativeOptions,
   nativeService,
@@ -74,9 +75,11 @@ const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
  * A failed request: a refused key (400 API_KEY_INVALID, 401, 403) or an unknown model (404) ends the run at once,
  * named; 429 and 5xx (503: overloaded) are retried, then the next model of AEON_MODELS takes over.
  */
+const KEY_NAMES = "AEON_LLM_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY"
+
 const failureOf = (url: string, options: GeminiOptions) => (e: unknown): ModelError | Retryable =>
   e instanceof ApiError
-    ? refusalOf(url, options, "AEON_LLM_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY", {
+    ? refusalOf(url, options, KEY_NAMES, {
       status: e.status,
       message: e.message,
       badKey: /API_KEY_INVALID|API key not valid/i.test(e.message) || e.status === 401 || e.status === 403
@@ -143,7 +146,14 @@ export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?:
       timeout: options.timeoutMs + 1_000
     }
   })
-  return nativeService("google", options, (r) => once(client, url, options, r), geminiAccepts, priced, pricedNotice)
+  return nativeService(
+    "google",
+    options,
+    keyed("google", KEY_NAMES, options, (r) => once(client, url, options, r)),
+    geminiAccepts,
+    priced,
+    pricedNotice
+  )
 }
 
 export const config = nativeConfig(["GOOGLE_API_KEY", "GEMINI_API_KEY"], "GOOGLE_GEMINI_BASE_URL", "gemini-2.5-flash")

@@ -12,7 +12,11 @@ export class ModelHttpError extends Schema.TaggedError<ModelHttpError>()("ModelH
 export class ModelTimeoutError extends Schema.TaggedError<ModelTimeoutError>()("ModelTimeoutError", {
   promptId: Schema.String,
   timeoutMs: Schema.Number
-}) {}
+}) {
+  override get message() {
+    return `the model did not answer within ${this.timeoutMs} ms (AEON_LLM_TIMEOUT_MS)`
+  }
+}
 
 /** The endpoint could not be reached. */
 export class ModelUnavailableError extends Schema.TaggedError<ModelUnavailableError>()("ModelUnavailableError", {

@@ -1,9 +1,8 @@
 import { Config, Duration, Effect, Option, Redacted } from "effect"
-import { messageOf } from "../support/Thrown.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { connectionOf, type ModelOverride } from "./ModelOverride.js"
-import { Retryable, retrySchedule } from "./OpenAiFailures.js"
+import { connectionFailure, Retryable, retrySchedule } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
 const makeService = LanguageModel.make
@@ -147,10 +146,27 @@ export const refusalOf = (
   return refusal.status === 429 || refusal.status >= 500 ? new Retryable(error, refusal.waitMs) : error
 }
 
-/** A provider out of reach (no answer at all): retried once, named with where its URL comes from. */
-export const unreachable = (url: string, urlNames: string, e: unknown, retry: boolean): ModelError | Retryable => {
-  const unavailable = new ModelUnavailableError({
-    message: `cannot reach ${url} (${urlNames}): ${messageOf(e)}`
-  })
-  return retry ? new Retryable(unavailable, undefined, 1) : unavailable
-}
+/**
+ * A provider's calls without a key for its own endpoint: refused at once, before any request, naming where the key
+ * comes from (a provider asked for with no key goes nowhere; a server of one's own, AEON_LLM_BASE_URL, may need none).
+ */
+export const keyed = <A, E>(
+  provider: string,
+  keyNames: string,
+  options: { readonly apiKey?: string | undefined; readonly baseURL?: string | undefined },
+  call: (request: LanguageModel.CompletionRequest) => Effect.Effect<A, E | ModelError>
+) =>
+(request: LanguageModel.CompletionRequest): Effect.Effect<A, E | ModelError> =>
+  options.apiKey !== undefined || options.baseURL !== undefined
+    ? call(request)
+    : Effect.fail(
+      new ModelUnavailableError({
+        message:
+          `no API key is set for ${provider} (${keyNames}): set one, or choose another provider (AEON_MODEL_PROVIDER)`,
+        lasting: true
+      })
+    )
+
+/** A provider out of reach (no answer at all): OpenAI's rule and words (OpenAiFailures.connectionFailure). */
+export const unreachable = (url: string, urlNames: string, e: unknown, retry: boolean): ModelError | Retryable =>
+  connectionFailure(url, urlNames, e, retry)

@@ -4,6 +4,7 @@ import { recordOf } from "../support/Fields.js"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { connectionOf, type ModelOverride } from "./ModelOverride.js"
+import { keyed } from "./NativeProvider.js"
 import { isEmpty, readAnswer } from "./OpenAiAnswers.js"
 import { failureOf, REFUSES_FORMAT, Retryable, retrySchedule, withOpenAiErrorBodies } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, loadPriceTable, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
@@ -275,6 +276,8 @@ const withRetries = (at: Endpoint, request: LanguageModel.CompletionRequest) =>
 const openAiAccepts = (mediaType: string, byUrl: boolean) =>
   /^image\/(png|jpeg|gif|webp)$/.test(mediaType) || (mediaType === "application/pdf" && !byUrl)
 
+const KEY_NAMES = "AEON_LLM_API_KEY or OPENAI_API_KEY"
+
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
   const price = priced ?? priceOf(DEFAULT_PRICES, options.model)
@@ -296,14 +299,19 @@ export const make = (options: OpenAiOptions, priced?: ModelPrice, pricedNotice?:
       schemaFormats: new WeakMap()
     }
   }
-  const service = LanguageModel.make(`openai:${options.model}`, price, (request) =>
-    withRetries(at, request).pipe(
-      // The timeout covers one call including its retries; interrupting aborts the HTTP request through the signal.
-      Effect.timeoutFail({
-        duration: Duration.millis(options.timeoutMs),
-        onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
-      })
-    ), notice)
+  const service = LanguageModel.make(
+    `openai:${options.model}`,
+    price,
+    keyed("openai", KEY_NAMES, options, (request) =>
+      withRetries(at, request).pipe(
+        // The timeout covers one call including its retries; interrupting aborts the HTTP request through the signal.
+        Effect.timeoutFail({
+          duration: Duration.millis(options.timeoutMs),
+          onTimeout: () => new ModelTimeoutError({ promptId: request.promptId, timeoutMs: options.timeoutMs })
+        })
+      )),
+    notice
+  )
   return {
     ...service,
     unpriced: notice === undefined ? [] : [options.model],

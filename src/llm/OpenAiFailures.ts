@@ -82,7 +82,15 @@ const CONNECTION_CAUSES: Record<string, { readonly words: string; readonly lasti
   ENETUNREACH: { words: "network unreachable", lasting: true },
   ECONNRESET: { words: "connection reset", lasting: false },
   ETIMEDOUT: { words: "connection timed out", lasting: false },
-  UND_ERR_SOCKET: { words: "connection closed by the server", lasting: false }
+  UND_ERR_SOCKET: { words: "connection closed by the server", lasting: false },
+  UND_ERR_CONNECT_TIMEOUT: { words: "connection timed out", lasting: false },
+  EPROTO: { words: "TLS handshake failed (is it https on an http port?)", lasting: true },
+  ERR_SSL_WRONG_VERSION_NUMBER: { words: "TLS handshake failed (is it https on an http port?)", lasting: true },
+  CERT_HAS_EXPIRED: { words: "its TLS certificate has expired", lasting: true },
+  DEPTH_ZERO_SELF_SIGNED_CERT: { words: "its TLS certificate is self-signed", lasting: true },
+  SELF_SIGNED_CERT_IN_CHAIN: { words: "its TLS certificate is not trusted (self-signed chain)", lasting: true },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { words: "its TLS certificate cannot be verified", lasting: true },
+  ERR_TLS_CERT_ALTNAME_INVALID: { words: "its TLS certificate names another host", lasting: true }
 }
 
 /**
@@ -120,19 +128,42 @@ export const failureOf = (endpoint: string, options: OpenAiOptions) => (e: unkno
     const error = new ModelHttpError({ status: e.status, message, lasting: lastingRefusal(e.status, e.message) })
     return retryable(e.status) ? new Retryable(error, retryAfterMs(e.headers as Headers | undefined)) : error
   }
+  return connectionFailure(
+    endpoint,
+    "AEON_LLM_BASE_URL or OPENAI_BASE_URL",
+    e,
+    e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
+  )
+}
+
+/**
+ * A request that got no answer at all, named the same way for every provider: where the URL comes from and why
+ * (refused, host not found, TLS, …, with its code). A dropped connection may be gone on the next try (an aborted
+ * request is not retried); one that found nothing listening, or no such host, gets one more try only and then ends
+ * the run (lasting): asking again in this run would fail the same way.
+ */
+export const connectionFailure = (
+  endpoint: string,
+  urlNames: string,
+  e: unknown,
+  retry: boolean
+): ModelError | Retryable => {
   const code = errorCode(e)
   const cause = code ? CONNECTION_CAUSES[code] : undefined
   const unavailable = new ModelUnavailableError({
-    message: `cannot reach ${endpoint} (AEON_LLM_BASE_URL or OPENAI_BASE_URL): ${
-      cause ? `${cause.words} (${code})` : messageOf(e)
-    }`,
+    message: `cannot reach ${endpoint} (${urlNames}): ${cause ? `${cause.words} (${code})` : causeText(e)}`,
     ...(cause?.lasting ? { lasting: true } : {})
   })
-  // a dropped or refused connection may be gone on the next try (an aborted request is not retried); one that
-  // found nothing listening, or no such host, gets one more try only
-  return e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIUserAbortError)
-    ? new Retryable(unavailable, undefined, cause?.lasting ? 1 : undefined)
-    : unavailable
+  return retry ? new Retryable(unavailable, undefined, cause?.lasting ? 1 : undefined) : unavailable
+}
+
+/** The deepest message under a failure ("fetch failed" says nothing; its cause says what failed). */
+const causeText = (e: unknown): string => {
+  let text = messageOf(e)
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
+    if (c.message && !/^(fetch failed|connection error\.?|request failed)$/i.test(c.message.trim())) text = c.message
+  }
+  return text
 }
 
 /**

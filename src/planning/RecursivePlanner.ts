@@ -93,7 +93,7 @@ const askRefinement = (input: RefineInput, r: Refining) => {
   }).pipe(
     Effect.map((answer) => answer.output as RefinementOutput),
     Effect.catchIf(isModelFailure, (e) => {
-      r.advisories.push(`refinement failed (${e._tag}: ${e.message}); continuing with the current plan`)
+      r.advisories.push(`refinement failed (${e.message}); continuing with the current plan`)
       return Effect.succeed(undefined)
     })
   )

@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import type { RefinementAction } from "../domain/Execution.js"
 import { isExecuted, MAX_SUBPLAN_DEPTH, type Plan, type PlanStep, renumber } from "../domain/Plan.js"
+import { renameReferences } from "./References.js"
 
 /** Applies one refinement action to a plan as pure data; Left says why it was rejected. Executed steps are never rewritten. */
 export type Edit = Either.Either<
@@ -42,6 +43,13 @@ const pendingCopy = (step: PlanStep, over: Partial<PlanStep>): PlanStep => ({
   ...over
 })
 
+/** A step that reads renamed steps: its dependencies and its tool input's references renamed alike. */
+const renamedIn = (s: PlanStep, renamed: ReadonlyMap<string, string>, ids: ReadonlySet<string>): PlanStep => ({
+  ...s,
+  dependencies: s.dependencies.map((d) => renamed.get(d) ?? d),
+  ...(s.toolInput !== undefined ? { toolInput: renameReferences(s.toolInput, renamed, (id) => ids.has(id)) } : {})
+})
+
 /**
  * FR-069: an executed step that a rewrite conflicts with is marked invalid and kept as it ran;
  * a pending successor takes its place, and executed steps that consumed it are re-run the same way.
@@ -71,9 +79,9 @@ const supersede = (
         if (!queue.some(([q]) => q === s.stepId)) queue.push([s.stepId, {}])
       }
     }
-    steps = steps.map((
-      s
-    ) => (s.supersededBy || isExecuted(s) ? s : { ...s, dependencies: s.dependencies.map((d) => renamed.get(d) ?? d) }))
+    const ids = new Set(allIds(steps))
+    // what still runs reads the successors: its dependencies and its tool input's references ({{s2}}) alike
+    steps = steps.map((s) => (s.supersededBy || isExecuted(s) ? s : renamedIn(s, renamed, ids)))
   }
   return { plan: { goal: plan.goal, steps: renumber(steps) }, touched }
 }
@@ -218,10 +226,15 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
       if (isExecuted(found.step)) {
         return Either.left(`SUBPLAN_CREATE on ${found.step.stepId} refused: the step already ran`)
       }
+      // a substep's id is its parent's and its own (s2.s1): what its siblings' inputs name by its own id reads it
+      const local = new Map((action.substeps ?? []).map((s) => [s.stepId, `${found.step.stepId}.${s.stepId}`]))
       const substeps = renumber(
-        (action.substeps ?? []).map((s) =>
-          pendingCopy(s, { stepId: `${found.step.stepId}.${s.stepId}`, dependencies: [] })
-        )
+        (action.substeps ?? []).map((s) => ({
+          ...pendingCopy(s, { stepId: local.get(s.stepId)!, dependencies: [] }),
+          ...(s.toolInput !== undefined
+            ? { toolInput: renameReferences(s.toolInput, local, (id) => local.has(id)) }
+            : {})
+        }))
       )
       const subplan = {
         parentStepId: found.step.stepId,

@@ -16,7 +16,12 @@ export interface ReferencedStep {
   readonly stepOutput: string
   readonly tool?: string | undefined
   readonly supersededBy?: string | undefined
+  readonly subplan?: { readonly substeps: ReadonlyArray<ReferencedStep> } | undefined
 }
+
+/** The steps and, at any depth, their substeps (a substep's sibling reads it by its full id, s2.s1). */
+const withSubsteps = (steps: ReadonlyArray<ReferencedStep>): Array<ReferencedStep> =>
+  steps.flatMap((s) => [s, ...(s.subplan ? withSubsteps(s.subplan.substeps) : [])])
 
 /** Every `{{…}}` path in the string values of a tool input (nested objects and arrays included). */
 export const referencesIn = (input: unknown): Array<string> => {
@@ -44,6 +49,32 @@ export const splitReference = (
     if (isStep(stepId)) return { stepId, field: parts.slice(n) }
   }
   return undefined
+}
+
+/**
+ * The tool input with its references to renamed steps rewritten to their new ids (`{{s2}}` → `{{s2.r2}}`,
+ * `{{s2.value}}` → `{{s2.r2.value}}`): what an edit that renames a step (its successor, a substep's full id) does to
+ * the inputs that read it, as it does to their dependencies. `isStep` says which ids a path may start with.
+ */
+export const renameReferences = (
+  input: unknown,
+  renamed: ReadonlyMap<string, string>,
+  isStep: (id: string) => boolean
+): unknown => {
+  if (renamed.size === 0 || referencesIn(input).length === 0) return input
+  const walk = (v: unknown): unknown =>
+    typeof v === "string"
+      ? v.replace(REFERENCE, (whole, path: string) => {
+        const ref = splitReference(path, isStep)
+        const to = ref === undefined ? undefined : renamed.get(ref.stepId)
+        return to === undefined ? whole : `{{${[to, ...ref!.field].join(".")}}}`
+      })
+      : Array.isArray(v)
+      ? v.map(walk)
+      : v !== null && typeof v === "object"
+      ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+      : v
+  return walk(input)
 }
 
 const isScalar = (v: unknown) => typeof v === "string" || typeof v === "number" || typeof v === "boolean"
@@ -74,7 +105,7 @@ export const resolveReferences = (
   toolOutputs: Readonly<Record<string, unknown>>
 ): Either.Either<unknown, string> => {
   if (referencesIn(input).length === 0) return Either.right(input)
-  const byId = new Map(steps.map((s) => [s.stepId, s]))
+  const byId = new Map(withSubsteps(steps).map((s) => [s.stepId, s]))
   const value = (path: string): Either.Either<unknown, string> => {
     const ref = splitReference(path, (id) => byId.has(id))
     if (!ref) return Either.left(`{{${path}}} names no step of the plan`)

@@ -12,6 +12,7 @@ import type { AskedEvent } from "../record/Requests.js"
 import { foldEvents } from "../record/RunRecord.js"
 import * as Answers from "../run/Answers.js"
 import { type PersonAnswer, PersonAnswerSchema } from "../run/Answers.js"
+import { cancelStored } from "../run/Cancel.js"
 import { type Holder, RunHolds } from "../store/RunHolds.js"
 import { RunStore } from "../store/RunStore.js"
 
@@ -115,6 +116,20 @@ export const answerAt = (holder: Holder, runId: string, answer: PersonAnswer) =>
 
 /** A cancellation sent to the run's owner: false when the run is not going on there (any more). */
 export const cancelAt = (holder: Holder, runId: string) => sendTo(holder, runId, (client) => client.Cancel({ runId }))
+
+/**
+ * A cancellation given in a process that does not execute the run (the CLI): sent to the process holding it, which
+ * interrupts it there (it ends CANCELLED, tool calls finish first); a run no process executes ends CANCELLED on its
+ * stored log. The run's status after, whether this call ended it, and where it ran (the holder's URL) if a process did.
+ */
+export const cancelWhereHeld = (runId: string) =>
+  Effect.gen(function*() {
+    const holder = yield* holderOf(runId)
+    const heldBy = Option.isSome(holder) && (yield* cancelAt(holder.value, runId)) ? holder.value.url : undefined
+    return heldBy !== undefined
+      ? { status: "CANCELLED", ended: true, heldBy }
+      : { ...(yield* cancelStored(runId)), heldBy }
+  })
 
 /** How long a process starting waits for a holder to say it still runs a run: past it, the holder counts as dead. */
 const ASK_HOLDER_MS = 3_000

@@ -1,8 +1,13 @@
 import { render } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
-import { RUN_STATUSES } from "../domain/RunStatus.js"
+import { isFinal, RUN_STATUSES } from "../domain/RunStatus.js"
 import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
-import type { RunListQuery, RunViewEventsSubscription, RunViewQuery } from "./generated/operations.js"
+import type {
+  CancelInViewerMutation,
+  RunListQuery,
+  RunViewEventsSubscription,
+  RunViewQuery
+} from "./generated/operations.js"
 import { LiveOutput, NewRunForm, StoreWait } from "./Live.js"
 import { FromEarlierRuns, MemoryPage } from "./Memory.js"
 import { Outcome } from "./Outcome.js"
@@ -35,6 +40,7 @@ const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
 fragment F on ForecastFigures { llmCalls tokens costUsd wallMs }`
 const EVENTS =
   /* GraphQL */ `subscription RunViewEvents($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
+const CANCEL = /* GraphQL */ `mutation CancelInViewer($id: ID!) { cancelRun(id: $id) { id status } }`
 const RUNS = /* GraphQL */ `query RunList($status: RunStatus, $userId: ID, $after: String) {
   runs(first: 50, status: $status, userId: $userId, after: $after) {
     edges { node { id task status userId createdAt usage { costUsd } timeline { elapsedMs passes { passNumber } } } }
@@ -154,6 +160,41 @@ const RunList = () => {
   )
 }
 
+/** A person's stop for a run that has not ended: it ends CANCELLED (a tool call under way finishes first). */
+const CancelButton = ({ runId, refresh }: { runId: string; refresh: () => Promise<void> }) => {
+  const [busy, setBusy] = useState(false)
+  const [failed, setFailed] = useState<string>()
+  const cancel = () => {
+    setBusy(true)
+    gql<CancelInViewerMutation>(CANCEL, { id: runId }).then(
+      () => refresh(),
+      (e: Error) => (setFailed(e.message), setBusy(false))
+    )
+  }
+  return (
+    <span class="cancel">
+      <button type="button" data-testid="cancel-run" disabled={busy} onClick={cancel}>
+        {busy ? "cancelling…" : "Cancel run"}
+      </button>
+      {failed && <span class="error">{failed}</span>}
+    </span>
+  )
+}
+
+/** Its status, model, id, owner and events so far; a run that has not ended can be cancelled from here. */
+const RunMeta = ({ events, refresh, run }: { run: Run; events: number; refresh: () => Promise<void> }) => (
+  <p class="meta">
+    <span class={`status ${run.status}`} data-testid="run-status">{run.status}</span> ·{" "}
+    {run.models.length > 1 ? run.models.join(" → ") : run.model} · run {run.id}
+    {run.userId ? ` · ${run.userId}` : ""} · {events} events
+    {!isFinal(run.status) && (
+      <>
+        {" "}· <CancelButton runId={run.id} refresh={refresh} />
+      </>
+    )}
+  </p>
+)
+
 const RunView = ({ runId }: { runId: string }) => {
   const [events, setEvents] = useState<Array<RunViewEventsSubscription["runEvents"]>>([])
   const [run, setRun] = useState<Run>()
@@ -197,11 +238,7 @@ const RunView = ({ runId }: { runId: string }) => {
         <a href="/runs">← runs</a> · <a href="/graphql">GraphiQL</a>
       </p>
       <h1>{run.task}</h1>
-      <p class="meta">
-        <span class={`status ${run.status}`} data-testid="run-status">{run.status}</span> ·{" "}
-        {run.models.length > 1 ? run.models.join(" → ") : run.model} · run {run.id}
-        {run.userId ? ` · ${run.userId}` : ""} · {events.length} events
-      </p>
+      <RunMeta run={run} events={events.length} refresh={refresh} />
       <ConversationLine threadId={run.threadId} conversation={run.conversation} />
       {run.forkedFrom && (
         <p class="fork-origin" data-testid="fork-origin">

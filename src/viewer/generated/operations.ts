@@ -197,6 +197,13 @@ export type RunViewEventsSubscription = { runEvents:
     | { seq: number, type: string, at: string, payload: unknown }
    };
 
+export type CancelInViewerMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelInViewerMutation = { cancelRun: { id: string, status: RunStatus } };
+
 export type RunListQueryVariables = Exact<{
   status: RunStatus | null | undefined;
   userId: string | number | null | undefined;

@@ -1,0 +1,47 @@
+import type { Browser } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PromptId } from "../../src/prompts/PromptId.js"
+import { launchBrowser } from "../support/browser.js"
+import { reasoned } from "../support/scripts.js"
+import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+
+/** A stop where a person looks (#69 item 1): a running run's page has a Cancel button; pressed, the run ends CANCELLED. */
+let server: TestServer
+let browser: Browser
+beforeAll(async () => {
+  // each reasoning step takes 20 s: the run is running while the page is looked at
+  server = await startServer({
+    script: { [PromptId.REASONING_STEP_USER]: [{ ...reasoned("6 * 7 = 42"), delayMs: 20_000 }] }
+  })
+  browser = await launchBrowser()
+}, 16 * 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+describe("the viewer's Cancel (#69.1)", () => {
+  it(
+    "a running run's page cancels it: the run ends CANCELLED and the button is gone; an ended run has none",
+    async () => {
+      const id = (await gql(server.url, `mutation { runTask(input: { task: "Explain 6 * 7", mode: FULL }) { id } }`))
+        .body.data.runTask.id as string
+      const base = server.url.replace(/\/graphql$/, "")
+      const page = await browser.newPage()
+      await page.goto(`${base}/runs/${id}`, { waitUntil: "load" })
+      await page.getByTestId("run-status").filter({ hasText: "RUNNING" }).waitFor()
+      await page.getByTestId("cancel-run").click()
+      await page.getByTestId("run-status").filter({ hasText: "CANCELLED" }).waitFor({ timeout: 15_000 })
+      expect(await page.getByTestId("cancel-run").count()).toBe(0)
+      const stored = await waitFor(async () => {
+        const r = (await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })).body.data.run
+        return r.status === "RUNNING" ? undefined : r.status as string
+      })
+      expect(stored).toBe("CANCELLED")
+      await page.reload({ waitUntil: "load" })
+      await page.getByTestId("run-status").filter({ hasText: "CANCELLED" }).waitFor()
+      expect(await page.getByTestId("cancel-run").count()).toBe(0)
+    },
+    120_000
+  )
+})
