@@ -40,6 +40,24 @@ const VAGUE =
   /\b(etc\.?|and so on|as needed|as necessary|as appropriate|if needed|something|somehow|stuff|things|whatever|various|misc|some way|appropriately|relevant items?)\b/i
 const PLACEHOLDER = /(\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b|<[^>]*>|\[[^\]]*\]|\?\?+|\.\.\.|\bplaceholder\b|\blorem\b)/i
 
+/**
+ * What a description names rather than says: quoted values, URLs, paths, dotted and file names, identifiers
+ * (snake_case, camelCase, kebab-case). A placeholder word inside one is a name (`/docs/todo.txt`, `todo_items`,
+ * "TBD"), not a placeholder.
+ */
+const NAMES = [
+  /"[^"]*"|`[^`]*`|(?<=^|[\s(])'[^']*'(?=$|[\s).,;:!?])/g,
+  /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi,
+  /\b[A-Za-z]:\\\S+/g,
+  /(?:~|\.{1,2})?(?:\/[\w.@~-]+)+\/?/g,
+  /@?[\w.-]+(?:\/[\w.@~-]+)+/g,
+  /\b\w[\w-]*(?:\.\w[\w-]*)+/g,
+  /\b\w*_\w*|\b[a-z]+[A-Z]\w*|\b\w+(?:-\w+)+/g
+]
+
+/** The description with what it names masked: the words left are the ones that could stand for something unsaid. */
+const withoutNames = (description: string) => NAMES.reduce((d, name) => d.replace(name, " NAME "), description)
+
 /** Words that stand for something unnamed, or for the step's own motion, rather than for a thing to act on. */
 const EMPTY = new Set(
   ("it them this that these those everything anything something whatever rest remaining remainder left bits bit " +
@@ -63,7 +81,7 @@ const specificity = (s: PlanLike["steps"][number]): Array<Found> => {
   const d = s.description.trim()
   const found: Array<Found> = []
   const content = words(d)
-  if (PLACEHOLDER.test(d)) {
+  if (PLACEHOLDER.test(withoutNames(d))) {
     found.push(
       issue(
         "specificity",
