@@ -12,7 +12,7 @@ const corpus = JSON.parse(readFileSync("test/validation/placeholders.json", "utf
 }
 
 const placeholderIssues = (description: string) =>
-  checkPlan({ goal: description, steps: [{ stepId: "s1", description, dependencies: [] }] }, []).filter((i) =>
+  checkPlan({ goal: description, steps: [{ stepId: "s1", stepIndex: 1, description, dependencies: [] }] }, []).filter((i) =>
     /placeholder/.test(i.description)
   )
 
