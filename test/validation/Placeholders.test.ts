@@ -12,9 +12,9 @@ const corpus = JSON.parse(readFileSync("test/validation/placeholders.json", "utf
 }
 
 const placeholderIssues = (description: string) =>
-  checkPlan({ goal: description, steps: [{ stepId: "s1", stepIndex: 1, description, dependencies: [] }] }, []).filter((i) =>
-    /placeholder/.test(i.description)
-  )
+  checkPlan({ goal: description, steps: [{ stepId: "s1", stepIndex: 1, description, dependencies: [] }] }, []).filter((
+    i
+  ) => /placeholder/.test(i.description))
 
 describe("placeholders and names (#69.4)", () => {
   it("a placeholder word inside a path, URL, identifier, file name or quoted value is not a placeholder", () => {
