@@ -197,7 +197,7 @@ export const run = (o: RunOptions) =>
       const open = outcome.open.length > 0 ? outcome.open : [outcome.request]
       return yield* (o.json ? waitingAsJson(open) : waitingForApproval(outcome.request))
     }
-    yield* printResult(outcome.result, o.json)
+    yield* printResult(outcome.result, o.json, outputSchema !== undefined)
   }).pipe(
     // the only logger of the run: not the runtime's (stdout)
     Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger))

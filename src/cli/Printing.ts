@@ -5,12 +5,17 @@ import { answerShown, jsonResult, planForecastLines, problemLines, standInLabel,
 /** How `aeon run` ends: the run's result printed (or its --json document), and the exit code it says. */
 
 /** A run's result as `aeon run` prints it, and its exit code. */
-export const printResult = (result: RunResult, json: boolean) =>
+export const printResult = (result: RunResult, json: boolean, typed = false) =>
   Effect.gen(function*() {
     if (result.terminationReason === "dry_run") return yield* dryRunDone(result, json)
     const answer = result.finalAnswer
     if (json) process.stdout.write(`${JSON.stringify(jsonResult(result), null, 2)}\n`)
-    else if (answer?.data !== undefined) {
+    else if (typed && answer?.data === undefined) {
+      // a typed run without a value (no convergence): stdout stays empty — a script reads no value — and why is said
+      if (answer) process.stderr.write(`${answer.answerText}\n`)
+      for (const line of problemLines(result)) process.stderr.write(`${line}\n`)
+      process.stderr.write(`${summaryLine(result, false)}\n`)
+    } else if (answer?.data !== undefined) {
       // a typed run: stdout is the value's JSON (what a script pipes on), the rest is said to a person on stderr
       process.stdout.write(`${answerShown(answer)}\n`)
       process.stderr.write(standInLabel(result))

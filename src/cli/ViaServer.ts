@@ -236,7 +236,7 @@ export const runThroughServer = (
       process.exitCode = 3
       return
     }
-    yield* printResult(outcome.result, json)
+    yield* printResult(outcome.result, json, input.outputSchema !== undefined)
   })
 
 /** `{ edges: [{ node }] }`: a GraphQL connection of `node`s. */

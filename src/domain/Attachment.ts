@@ -7,6 +7,17 @@ import { Schema } from "effect"
 export const MAX_ATTACHMENTS = 10
 /** An attachment's most bytes (decoded). */
 export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
+/**
+ * The request body a server takes by default (AEON_MAX_BODY_BYTES): the most attachments, each at its largest as
+ * base64 (a third more), and 1 MB for the rest of the request — what docs/files.md promises fits through every surface.
+ */
+export const DEFAULT_MAX_BODY_BYTES = MAX_ATTACHMENTS * Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4 + 1_000_000
+
+/** How many bytes base64 text decodes to (its padding is not data). */
+const decodedBytes = (base64: string) => {
+  const text = base64.replace(/\s/g, "")
+  return Math.floor((text.length * 3) / 4) - (text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0)
+}
 
 const MediaType = Schema.String.pipe(
   Schema.filter((s) => /^[a-z]+\/[a-z0-9.+-]+$/i.test(s) || `mediaType must be a media type like image/png (was ${s})`)
@@ -19,7 +30,7 @@ export const AttachmentInput = Schema.Struct({
     Schema.String.pipe(
       Schema.filter((s) => /^[A-Za-z0-9+/=\s]*$/.test(s) || "data must be base64"),
       Schema.filter((s) =>
-        Math.floor((s.replace(/\s/g, "").length * 3) / 4) <= MAX_ATTACHMENT_BYTES ||
+        decodedBytes(s) <= MAX_ATTACHMENT_BYTES ||
         `an attachment is at most ${MAX_ATTACHMENT_BYTES} bytes`
       )
     )

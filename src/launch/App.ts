@@ -1,6 +1,7 @@
 import { Config, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
 import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
+import { DEFAULT_MAX_BODY_BYTES } from "../domain/Attachment.js"
 import type { LanguageModel } from "../llm/LanguageModel.js"
 import * as RunManager from "../runs/RunManager.js"
 import { parseKeys } from "../server/Security.js"
@@ -52,8 +53,8 @@ export const serverConfig = Config.all({
     Config.withDefault(10_000)
   ),
   maxBodyBytes: Config.integer("AEON_MAX_BODY_BYTES").pipe(
-    Config.withDescription("Largest request body accepted"),
-    Config.withDefault(1_000_000)
+    Config.withDescription("Largest request body accepted (the default takes 10 attachments of 5 MB, as base64)"),
+    Config.withDefault(DEFAULT_MAX_BODY_BYTES)
   ),
   allowedHosts: Config.string("AEON_ALLOWED_HOSTS").pipe(
     Config.withDescription(

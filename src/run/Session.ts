@@ -2,6 +2,7 @@
 import { Clock, Config, Effect, Option } from "effect"
 import { prepareOutputSchema } from "../convergence/OutputSchema.js"
 import type { Attached } from "../domain/Attachment.js"
+import type { FinalAnswer } from "../domain/Result.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as RunJournal from "../journal/RunJournal.js"
@@ -180,24 +181,48 @@ const runMemory = (
 }
 
 /** The run's last event, from an attempt's outcome (and what the caller adds). */
-export const finishWith =
-  (caps: Capabilities, events: RunJournal.RunJournal, guard: BudgetGuard.BudgetGuard): Finish => (o, extra = {}) =>
-    Effect.flatMap(guard.usage, (usage) =>
-      events.emit({
-        _tag: "RunFinished",
-        status: statusOf(o),
-        terminationReason: o.stop.reason,
-        usage,
-        plan: o.state.plan,
-        advisories: caps.model.notice ? [caps.model.notice, ...o.state.advisories] : o.state.advisories,
-        followUpQuestions: o.state.followUpQuestions,
-        manualInterventions: o.state.manualInterventions,
-        ...(o.finalAnswer ? { finalAnswer: o.finalAnswer } : {}),
-        ...(o.ttlExpiration ? { ttlExpiration: o.ttlExpiration } : {}),
-        ...(o.stop.error ? { error: o.stop.error } : {}),
-        ...(o.stop.errorCode ? { errorCode: o.stop.errorCode } : {}),
-        ...extra
-      }))
+export const finishWith = (
+  caps: Capabilities,
+  events: RunJournal.RunJournal,
+  guard: BudgetGuard.BudgetGuard,
+  typed: boolean
+): Finish =>
+(o, extra = {}) =>
+  Effect.flatMap(guard.usage, (usage) => {
+    const status = statusOf(o)
+    const finalAnswer = typed && status !== "CONVERGED" && o.finalAnswer ? noValue(o, status) : o.finalAnswer
+    return events.emit({
+      _tag: "RunFinished",
+      status,
+      terminationReason: o.stop.reason,
+      usage,
+      plan: o.state.plan,
+      advisories: caps.model.notice ? [caps.model.notice, ...o.state.advisories] : o.state.advisories,
+      followUpQuestions: o.state.followUpQuestions,
+      manualInterventions: o.state.manualInterventions,
+      ...(finalAnswer ? { finalAnswer } : {}),
+      ...(o.ttlExpiration ? { ttlExpiration: o.ttlExpiration } : {}),
+      ...(o.stop.error ? { error: o.stop.error } : {}),
+      ...(o.stop.errorCode ? { errorCode: o.stop.errorCode } : {}),
+      ...extra
+    })
+  })
+
+/**
+ * No value without convergence (docs/typed-results.md): a typed run that did not converge ends with no `data` and an
+ * answer saying why — never a value a script would read as the run's (an empty or half-filled object).
+ */
+const noValue = (o: Outcome, status: string): FinalAnswer => {
+  const { data: _data, ...answer } = o.finalAnswer!
+  const why = o.stop.error ??
+    (o.stop.reason === "ttl_expired" ? "its passes ran out" : o.stop.reason.replace(/_/g, " "))
+  return {
+    ...answer,
+    answerText: `No value: the run ended ${status.toLowerCase().replace("_", " ")} (${why}).`,
+    converged: false,
+    notes: `No value of the output schema: the run did not converge (${why}).`
+  }
+}
 
 export const sessionOf = (
   caps: Capabilities,
@@ -245,7 +270,7 @@ export const sessionOf = (
         )
       ),
       firstFree: progress?.nextPass ?? 0,
-      finish: finishWith(caps, events, guard)
+      finish: finishWith(caps, events, guard, input.outputSchema !== undefined)
     }
     return session
   })

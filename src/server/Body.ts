@@ -35,3 +35,7 @@ export const readJson = async (req: IncomingMessage, maxBytes: number): Promise<
     return { _tag: "notJson" }
   }
 }
+
+/** What a request over the body limit is told, on every surface: the limit and the setting that raises it. */
+export const tooLargeMessage = (maxBytes: number) =>
+  `request body over ${maxBytes} bytes (the server's AEON_MAX_BODY_BYTES)`

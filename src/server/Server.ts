@@ -11,7 +11,7 @@ import { stringField } from "../support/Fields.js"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { messageOf } from "../support/Thrown.js"
 import { viewerPage } from "../viewer/page.js"
-import { readBytes } from "./Body.js"
+import { readBytes, tooLargeMessage } from "./Body.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import type { GraphQLContext } from "./graphql/GraphQLContext.js"
 import * as QueryLimits from "./graphql/QueryLimits.js"
@@ -294,7 +294,7 @@ const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOpti
 /** Hands a request to GraphQL within the body limit: a declared length checked first, a chunked body counted. */
 const withBodyLimit = (maxBodyBytes: number, handle: (req: IncomingMessage, res: ServerResponse) => void) => {
   const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
-    jsonError(res, 413, "PAYLOAD_TOO_LARGE", `request body over ${maxBodyBytes} bytes`, true)
+    jsonError(res, 413, "PAYLOAD_TOO_LARGE", tooLargeMessage(maxBodyBytes), true)
     req.resume()
   }
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -336,7 +336,7 @@ export const start = async (
   const adapter = EffectAdapter.make(runtime)
   const yoga = yogaOf(adapter, options)
   const allowed = options.allowedHosts ?? []
-  const mcp = McpEndpoint.make(runtime, options.auth, allowed)
+  const mcp = McpEndpoint.make(runtime, options.auth, allowed, options.maxBodyBytes)
   const graphql = withBodyLimit(options.maxBodyBytes, (req, res) => void yoga.handle(req, res))
   const protocols = Protocols.make({
     runtime,

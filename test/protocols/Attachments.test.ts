@@ -3,6 +3,7 @@ import { HttpAgent } from "@ag-ui/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from "ai"
+import { execFile } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import OpenAI from "openai"
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { userMessage } from "../support/a2a.js"
 import { cliIn } from "../support/cli.js"
 import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
+import { exited, startProcess } from "../support/process.js"
 import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
 import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
 
@@ -147,3 +149,145 @@ describe("an image from every surface", () => {
     expect(unknown.stderr).toContain("unknown kind of file")
   })
 })
+
+/**
+ * The largest attachment docs/files.md promises (5 MB) through every surface that takes one (#69 item 6): once
+ * refused past ~740 KB by a body limit of 1 MB ("request body over 1000000 bytes"). The server's default body limit
+ * takes the promised attachments; past a limit, the refusal names AEON_MAX_BODY_BYTES.
+ */
+describe("a 5 MB attachment through every surface (#69.6)", () => {
+  const BIG = Buffer.concat([Buffer.from(PNG, "base64"), Buffer.alloc(5 * 1024 * 1024 - 29, 7)])
+  const BIG64 = BIG.toString("base64")
+  const BIG_URL = `data:image/png;base64,${BIG64}`
+  /** Whether the plan call carried the whole 5 MB image. */
+  const planSawBig = () =>
+    stub.requests.some((b) =>
+      /^plan_/.test(promptOfRequest(b) ?? "") && Array.isArray(b.messages[1].content) &&
+      b.messages[1].content.some((p: any) => p.type === "image_url" && p.image_url.url === BIG_URL)
+    )
+
+  it("is 5 MB, the most an attachment may be", () => {
+    expect(BIG.length).toBe(5 * 1024 * 1024)
+  })
+
+  it("/v1", async () => {
+    const client = new OpenAI({ baseURL: `${base()}/v1`, apiKey: "none", maxRetries: 0 })
+    await client.chat.completions.create({
+      model: "aeon",
+      messages: [{
+        role: "user",
+        content: [{ type: "text", text: "Compute 6 * 7" }, { type: "image_url", image_url: { url: BIG_URL } }]
+      }]
+    })
+    expect(planSawBig()).toBe(true)
+  }, 60_000)
+
+  it("A2A", async () => {
+    const client = await new ClientFactory().createFromUrl(base())
+    const m = userMessage("Compute 6 * 7")
+    await client.sendMessage({
+      tenant: "",
+      message: {
+        ...m,
+        parts: [...m.parts, {
+          content: { $case: "raw", value: BIG },
+          metadata: undefined,
+          filename: "big.png",
+          mediaType: "image/png"
+        }]
+      },
+      configuration: undefined,
+      metadata: undefined
+    })
+    expect(planSawBig()).toBe(true)
+  }, 60_000)
+
+  it("AG-UI", async () => {
+    const agent = new HttpAgent({ url: `${base()}/ag-ui` })
+    agent.addMessage({
+      id: "m1",
+      role: "user",
+      content: [{ type: "text", text: "Compute 6 * 7" }, {
+        type: "image",
+        source: { type: "data", value: BIG64, mimeType: "image/png" }
+      }]
+    })
+    await agent.runAgent({})
+    expect(planSawBig()).toBe(true)
+  }, 60_000)
+
+  it("GraphQL and MCP", async () => {
+    const started = await gql(
+      app.url,
+      `mutation($a: [AttachmentInput!]) { runTask(input: { task: "Compute 6 * 7", memory: false, attachments: $a }) { id } }`,
+      { a: [{ mediaType: "image/png", data: BIG64, name: "big.png" }] }
+    )
+    expect((await awaitRun(app.url, started.body.data.runTask.id)).status).toBe("CONVERGED")
+    expect(planSawBig()).toBe(true)
+    stub.requests.length = 0
+    const client = new Client({ name: "test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`)))
+    try {
+      await client.callTool({
+        name: "run_task",
+        arguments: { task: "Compute 6 * 7", attachments: [{ mediaType: "image/png", data: BIG64 }] }
+      })
+      expect(planSawBig()).toBe(true)
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
+  it("aeon run --file beside a server (the quick start's set-up): the server runs it with the file", async () => {
+    const { dir, env } = cliIn("aeon-big-file-")
+    const server = startProcess({
+      AEON_PORT: "0",
+      AEON_DATA_DIR: join(dir, "data"),
+      AEON_LLM_BASE_URL: stub.baseURL,
+      AEON_LLM_API_KEY: "k"
+    })
+    try {
+      const url = await server.url
+      const file = join(dir, "big.png")
+      writeFileSync(file, BIG)
+      const done = await execAeon(env, "run", "--file", file, "--json", "Compute 6 * 7")
+      const result = JSON.parse(done.stdout)
+      expect(result.status).toBe("CONVERGED")
+      // the server's run (the CLI's own model is the offline one, which reads no file)
+      const run = (await gql(url, `query($id: ID!) { run(id: $id) { status model } }`, { id: result.runId })).body
+      expect(run.data.run).toEqual({ status: "CONVERGED", model: "openai:gpt-4o-mini" })
+      expect(planSawBig()).toBe(true)
+    } finally {
+      server.child.kill("SIGINT")
+      await exited(server.child)
+    }
+  }, 90_000)
+
+  it("past the server's limit: 413 naming AEON_MAX_BODY_BYTES", async () => {
+    const small = await startServer({ model: stubModel(stub), config: { maxBodyBytes: 100_000 } })
+    try {
+      const client = new OpenAI({ baseURL: small.url.replace(/\/graphql$/, "/v1"), apiKey: "none", maxRetries: 0 })
+      const refused = await client.chat.completions.create({
+        model: "aeon",
+        messages: [{
+          role: "user",
+          content: [{ type: "text", text: "Compute 6 * 7" }, { type: "image_url", image_url: { url: BIG_URL } }]
+        }]
+      }).then(() => undefined, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>)
+      expect(refused?.status).toBe(413)
+      expect(refused?.message).toContain("request body over 100000 bytes (the server's AEON_MAX_BODY_BYTES)")
+    } finally {
+      await small.stop()
+    }
+  }, 60_000)
+})
+
+const execAeon = (env: Record<string, string>, ...args: Array<string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(
+      process.execPath,
+      ["bin/aeon.mjs", ...args],
+      { env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+      (e, stdout, stderr) => resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
+    )
+  )

@@ -34,11 +34,17 @@ export interface StubReply {
   readonly report?: "billed" | "absent" | "zero" | "nan"
 }
 
+/** A file's bytes (a data URL) are billed as a file, not tokenized as text (a 5 MB file would overflow the tokenizer). */
+const FILE_TOKENS = 1_600
+const withoutFileBytes = (_key: string, v: unknown) => (typeof v === "string" && v.startsWith("data:") ? "" : v)
+const filesIn = (messages: unknown) => (JSON.stringify(messages).match(/"data:/g) ?? []).length
+
 /** What a provider bills for a request and its answer: one tokenizer over the whole request (messages, format). */
 export const billOf = (body: any, content: string) => ({
-  prompt_tokens: cl100k(JSON.stringify(body.messages)) + (body.response_format
-    ? cl100k(JSON.stringify(body.response_format))
-    : 0) +
+  prompt_tokens: cl100k(JSON.stringify(body.messages, withoutFileBytes)) + filesIn(body.messages) * FILE_TOKENS +
+    (body.response_format
+      ? cl100k(JSON.stringify(body.response_format))
+      : 0) +
     3,
   completion_tokens: cl100k(content)
 })

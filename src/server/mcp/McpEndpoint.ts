@@ -4,7 +4,7 @@ import type { Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { RunManager } from "../../runs/RunManager.js"
-import { readJson } from "../Body.js"
+import { readJson, tooLargeMessage } from "../Body.js"
 import { type AuthConfig, authenticate, hostAllowed } from "../Security.js"
 import * as AeonMcp from "./AeonMcp.js"
 
@@ -25,7 +25,6 @@ const SESSION_IDLE_MS = 30 * 60_000
 /** At most this many sessions at once; an initialize beyond them is refused (503) until some end. */
 const MAX_SESSIONS = 1_000
 /** The largest message /mcp reads (the SDK's own limit). */
-const MAX_BODY_BYTES = 4 * 1024 * 1024
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport
@@ -82,7 +81,8 @@ export interface McpEndpoint {
 export const make = (
   runtime: Runtime.Runtime<RunManager>,
   auth: AuthConfig,
-  allowedHosts: ReadonlyArray<string>
+  allowedHosts: ReadonlyArray<string>,
+  maxBodyBytes: number
 ): McpEndpoint => {
   const sessions = makeSessions()
   /** A request of an open session, to its transport. */
@@ -103,6 +103,8 @@ export const make = (
     const server = AeonMcp.make(runtime, userId)
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // the session's later messages are read by the SDK: within the server's limit, not its own 4 MiB
+      maxRequestBodySize: maxBodyBytes,
       onsessioninitialized: (id) => sessions.add(id, { transport, server, userId, lastSeen: Date.now(), active: 0 }),
       onsessionclosed: (id) => sessions.end(id)
     })
@@ -113,7 +115,10 @@ export const make = (
   /** A message without a session: answered by an MCP server made for it alone. */
   const once = async (userId: string | undefined, body: unknown, req: IncomingMessage, res: ServerResponse) => {
     const server = AeonMcp.make(runtime, userId)
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      maxRequestBodySize: maxBodyBytes
+    })
     res.on("close", () => {
       void transport.close()
       void server.close()
@@ -155,10 +160,10 @@ export const make = (
           }
         )
       }
-      const body = await readJson(req, MAX_BODY_BYTES)
+      const body = await readJson(req, maxBodyBytes)
       if (body._tag !== "json") {
         return body._tag === "tooLarge"
-          ? refuse(res, 413, "PAYLOAD_TOO_LARGE", `message over ${MAX_BODY_BYTES} bytes`)
+          ? refuse(res, 413, "PAYLOAD_TOO_LARGE", tooLargeMessage(maxBodyBytes))
           : refuse(res, 400, "PARSE_ERROR", "the body is not JSON", {}, -32700)
       }
       return await (isInitializeRequest(body.value) ? open : once)(caller.userId, body.value, req, res)

@@ -5,7 +5,7 @@ import { MAX_TAG_LENGTH, MAX_TASK_LENGTH } from "../../run/RunInput.js"
 import { publicFailure } from "../../runs/PublicFailure.js"
 import type { RunManager } from "../../runs/RunManager.js"
 import { fieldOf } from "../../support/Fields.js"
-import { readJson } from "../Body.js"
+import { readJson, tooLargeMessage } from "../Body.js"
 import { type AuthConfig, authenticate } from "../Security.js"
 
 /** What a protocol's handler is given: the server's runtime, its keys and its body limit. */
@@ -93,7 +93,7 @@ export const callerAndBody = async (
   const body = await readJson(req, ctx.maxBodyBytes)
   if (body._tag === "json") return { caller, body: body.value }
   return body._tag === "tooLarge"
-    ? { status: 413, code: "PAYLOAD_TOO_LARGE", message: `request body over ${ctx.maxBodyBytes} bytes` }
+    ? { status: 413, code: "PAYLOAD_TOO_LARGE", message: tooLargeMessage(ctx.maxBodyBytes) }
     : { status: 400, code: "BAD_REQUEST", message: "the body is not JSON" }
 }
 

@@ -180,14 +180,24 @@ const waitingNote = (item: RunItem) =>
     } The run waits: answer it through /graphql (respondToApproval, provideGuidance) or \`aeon approve\`.]`
     : ""
 
+/**
+ * Whether the run answered: converged, or ended with a best answer made of what its steps produced (a budget ran
+ * out); a typed run (response_format), only with its value — no value without convergence.
+ */
+const answered = (f: Finished, typed: boolean) =>
+  f.finalAnswer !== undefined && f.errorCode !== "OUTPUT_SCHEMA" &&
+  (typed ? f.finalAnswer.data !== undefined : f.status === "CONVERGED" || f.finalAnswer.usedStepIds.length > 0)
+
 /** A run that ended with no answer, or with no value of its response_format's schema: an error, not a completion. */
-const failedRun = (f: Finished | undefined) =>
-  f !== undefined && ((!f.finalAnswer && f.status !== "CONVERGED") || f.errorCode === "OUTPUT_SCHEMA")
+const failedRun = (f: Finished | undefined, request: ChatRequest) =>
+  f !== undefined && !answered(f, request.input.outputSchema !== undefined)
 
 /** A run that ended with no answer is an error in OpenAI's shape. */
 const runFailure = (f: Finished) => ({
   code: f.errorCode !== undefined ? f.errorCode.toLowerCase() : `run_${f.status.toLowerCase()}`,
-  message: `the run ended ${f.status}${f.error ? `: ${f.error}` : ""} (run ${f.runId})`
+  message: `the run ended ${f.status} (${f.terminationReason})${
+    f.error ? `: ${f.error}` : f.finalAnswer ? `: ${f.finalAnswer.answerText.slice(0, 300)}` : ""
+  } (run ${f.runId})`
 })
 
 interface Collected {
@@ -239,7 +249,7 @@ async function* chunkFrames(items: AsyncIterable<RunItem>, runId: string, reques
     const event = item.event
     if (asks(event)) return [frame(chunk({ content: waitingNote(item) }, "stop")), "data: [DONE]\n\n"]
     if (event._tag !== "RunFinished") return []
-    if (failedRun(event)) {
+    if (failedRun(event, request)) {
       return [frame(errorBody(runFailure(event))), "data: [DONE]\n\n"]
     }
     return [
@@ -274,7 +284,7 @@ const completions = async (ctx: ProtocolContext, { req, signal }: ProtocolReques
   const items = await following(signal)
   if (items._tag === "Failure") return refuse(failureRefusal(publicFailure(items.cause)))
   const collected = await collect(items.value)
-  if (collected.finished && failedRun(collected.finished)) {
+  if (collected.finished && failedRun(collected.finished, request)) {
     return refuse({ status: 502, ...runFailure(collected.finished) })
   }
   return json(200, completion(run.id, request.model, created, collected), headers)
