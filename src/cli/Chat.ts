@@ -13,7 +13,7 @@ import { CliError } from "./CliError.js"
 import { engineLayer, opt } from "./Handlers.js"
 import { personLogger } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { runOnServer, serverHoldingDataDir, threadsOnServer } from "./ViaServer.js"
+import { runOnServer, sayDroppedSettings, serverHoldingDataDir, threadsOnServer } from "./ViaServer.js"
 
 export interface ChatOptions {
   readonly thread: Option.Option<string>
@@ -149,7 +149,10 @@ export const chat = (o: ChatOptions) =>
     const fields = { ...inputOf(o), threadId }
     say(`aeon chat — thread ${threadId}. /exit to leave; Ctrl-C stops a turn.\n`)
     const server = yield* serverHoldingDataDir
-    if (server !== undefined) return yield* conversing(threadId, (task) => serverTurn(server, { ...fields, task }))
+    if (server !== undefined) {
+      yield* sayDroppedSettings(server)
+      return yield* conversing(threadId, (task) => serverTurn(server, { ...fields, task }))
+    }
     const flags = definedOnly({
       AEON_MODEL_PROVIDER: opt(o.provider) ?? (Option.isSome(o.script) ? "scripted" : undefined),
       AEON_MODEL: opt(o.model),

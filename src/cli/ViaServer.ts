@@ -212,6 +212,48 @@ export const serverHoldingDataDir = Effect.map(
   (c) => (Option.isNone(c.url) && c.dataDir !== "memory" ? serverHolding(c.dataDir) : undefined)
 )
 
+/** The settings of a model and its tools a CLI beside a server does not use: the server runs with its own. */
+const MODEL_SETTINGS = [
+  "AEON_MODEL_PROVIDER",
+  "AEON_MODEL",
+  "AEON_MODELS",
+  "AEON_LLM_API_KEY",
+  "AEON_LLM_BASE_URL",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "GOOGLE_API_KEY",
+  "GEMINI_API_KEY",
+  "GOOGLE_GEMINI_BASE_URL",
+  "AEON_SCRIPT",
+  "AEON_MCP_CONFIG"
+]
+
+/**
+ * Said in one line before a run starts through a server (on stderr, also with --json): the model and tool settings
+ * of this shell that the server does not take — its own model runs the task (`OPENAI_API_KEY=… aeon run` beside
+ * `npm start` once ran offline on the server without a word).
+ */
+export const sayDroppedSettings = (url: string) =>
+  Effect.gen(function*() {
+    const set = MODEL_SETTINGS.filter((name) => (process.env[name] ?? "") !== "")
+    if (set.length === 0) return
+    const model = yield* operation(
+      url,
+      `{ health { model } }`,
+      {},
+      Schema.Struct({
+        health: Schema.Struct({ model: Schema.String })
+      })
+    ).pipe(Effect.map((d) => d.health.model), Effect.orElseSucceed(() => "its own"))
+    process.stderr.write(
+      `aeon: ${set.join(", ")} ${set.length === 1 ? "is" : "are"} not used: the server at ${url} runs the task ` +
+        `with its model (${model}); to use ${set.length === 1 ? "it" : "them"}, stop the server or set AEON_DATA_DIR ` +
+        `to another directory\n`
+    )
+  })
+
 /** `aeon run` through the server at `url` (runOnServer): its progress, then its result printed as a run of ours. */
 export const runThroughServer = (
   url: string,
@@ -228,6 +270,7 @@ export const runThroughServer = (
       )
     }
     if (!json) process.stderr.write(`aeon: running on the server at ${url} (it holds this data directory)\n`)
+    yield* sayDroppedSettings(url)
     const progress = live ? makeProgress("the server's model") : undefined
     const outcome = yield* runOnServer(url, input, (e) => progress?.onEvent(e))
     progress?.done()

@@ -27,15 +27,17 @@ afterAll(async () => {
   await exited(server)
 })
 
-const aeon = (...args: Array<string>) =>
+const aeonWith = (more: Record<string, string>, ...args: Array<string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
     execFile(
       process.execPath,
       [join(repo, "bin/aeon.mjs"), ...args],
-      { cwd: dir, env, encoding: "utf8" },
+      { cwd: dir, env: { ...env, ...more }, encoding: "utf8" },
       (e, stdout, stderr) => done({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
     )
   )
+
+const aeon = (...args: Array<string>) => aeonWith({}, ...args)
 
 describe("the quick start with `npm start` running (#60.1)", () => {
   it("aeon run in another terminal runs through the server, and its run shows in the server's list", async () => {
@@ -71,4 +73,22 @@ describe("the quick start with `npm start` running (#60.1)", () => {
     expect(memory.stderr).toContain(`is held by the Aeon server at ${url}`)
     expect(memory.stderr).toContain(url.replace(/\/graphql$/, "/runs"))
   }, 120_000)
+
+  it(
+    "the README's 'a real model' line beside the server says, before the run, that its key is not used (#69.7)",
+    async () => {
+      const url = await waitFor(async () => out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1], 60_000)
+      const r = await aeonWith({ OPENAI_API_KEY: "sk-test", AEON_MODEL: "gpt-4o" }, "run", "What is 6 * 7 plus 3?")
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toContain(
+        `aeon: AEON_MODEL, OPENAI_API_KEY are not used: the server at ${url} runs the task with its model (offline)`
+      )
+      const json = await aeonWith({ ANTHROPIC_API_KEY: "sk-ant" }, "run", "What is 6 * 7 plus 3?", "--json")
+      expect(JSON.parse(json.stdout).model).toBe("offline")
+      expect(json.stderr).toContain("aeon: ANTHROPIC_API_KEY is not used")
+      // nothing set: nothing said
+      expect((await aeon("run", "What is 6 * 7 plus 3?")).stderr).not.toContain("not used")
+    },
+    120_000
+  )
 })
