@@ -105,6 +105,9 @@ const fromMemory = (ctx: RunContext, passNumber: number, mayReuse: boolean): Eff
     if (!ctx.memory) return {}
     const reused = mayReuse ? yield* reuse(ctx, passNumber) : undefined
     if (reused) return { reused }
+    // recalled once a run: a later attempt (an iteration, the escalation) quotes what the first recalled
+    const earlier = ctx.events.record().recalled
+    if (earlier) return { earlierRuns: earlierRunsSection(earlier.memories) }
     const memories = withinShare(ctx, yield* ctx.memory.recall(ctx.request))
     if (memories.length === 0) return {}
     yield* ctx.events.emit({ _tag: "MemoryRecalled", passNumber, memories })

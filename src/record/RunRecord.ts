@@ -92,6 +92,8 @@ export interface RunRecord {
   planReusedFrom?: string | undefined
   /** The conversation the run is a turn of, as its prompts quote it (ConversationQuoted). */
   conversation?: Event<"ConversationQuoted"> | undefined
+  /** What the run recalled of earlier runs (its first MemoryRecalled): recalled once, quoted by each attempt. */
+  recalled?: Event<"MemoryRecalled"> | undefined
   /** The models the run's calls went to, in order: its start's, then each a resume changed to. */
   readonly models: Array<string>
   firstAt?: number | undefined
@@ -317,6 +319,9 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       break
     case "PlanReused":
       r.planReusedFrom = e.fromRun
+      break
+    case "MemoryRecalled":
+      r.recalled ??= e
       break
     case "ConversationQuoted":
       r.conversation = e

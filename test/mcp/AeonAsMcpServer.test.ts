@@ -44,7 +44,9 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
     expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ status: "CONVERGED" })
     const missing = await client.callTool({ name: "get_run", arguments: { runId: "no-such-run" } })
     expect(missing.isError).toBe(true)
-    expect(answerText(missing)).toMatch(/^RunNotFoundError/)
+    // the words, with the code apart (_meta): a host's model reads what happened, never a class name
+    expect(answerText(missing)).toBe("run no-such-run does not exist")
+    expect(missing._meta).toEqual({ "aeon/code": "RunNotFoundError" })
     await client.close()
   })
 
@@ -84,7 +86,7 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
       arguments: { task: "Compute 1 + 1", budget: { maxLlmCalls: 0 } }
     })
     expect(refused.isError).toBe(true)
-    expect(answerText(refused)).toMatch(/^InvalidRunInputError: .*maxLlmCalls must be a positive integer \(was 0\)/)
+    expect(answerText(refused)).toMatch(/^.*maxLlmCalls must be a positive integer \(was 0\)/)
     await client.close()
   })
 
@@ -307,7 +309,10 @@ describe("/mcp sessions: what a run_task run asks, asked over HTTP; a client wit
     expect(view.pendingPlanApproval.requestId).toEqual(expect.any(String))
     expect(answerText(result)).toMatch(/AWAITING_INPUT\nAeon run .* waits for approval of its plan/)
     expect(answerText(result)).toMatch(/respondToApproval/)
-    expect(answerText(result)).toMatch(/call the tool respond with its runId and requestId/)
+    // the text a host gives its model holds the exact call: the run's id and the request's id written out (#69.12)
+    expect(answerText(result)).toContain(
+      `call the tool respond with {"runId": "${view.runId}", "requestId": "${view.pendingPlanApproval.requestId}", "action": …}`
+    )
     await gql(
       server.url,
       `mutation($id: ID!, $r: ID!) { respondToApproval(runId: $id, requestId: $r, decision: APPROVE) { id } }`,
@@ -334,12 +339,24 @@ describe("/mcp sessions: what a run_task run asks, asked over HTTP; a client wit
       arguments: { runId: view.runId, requestId: view.pendingPlanApproval.requestId, action: "extend" }
     })
     expect(bad.isError).toBe(true)
-    expect(answerText(bad)).toContain("ApprovalInputError: extend needs input")
+    expect(answerText(bad)).toContain("extend needs input")
     const unknown = await client.callTool({
       name: "respond",
       arguments: { runId: view.runId, requestId: "nope", action: "approve" }
     })
     expect(unknown.isError).toBe(true)
+    expect(answerText(unknown)).not.toMatch(/[A-Z][a-z]+Error\b|undefined/)
+    // a required field left out is named, with what to give (never a class name, never `undefined`) (#69.12)
+    const missing = await client.callTool({ name: "respond", arguments: { runId: view.runId, action: "approve" } })
+    expect(missing.isError).toBe(true)
+    expect(answerText(missing)).toMatch(/^respond needs requestId: the id of what the run asks/)
+    const wrongAction = await client.callTool({
+      name: "respond",
+      arguments: { runId: view.runId, requestId: view.pendingPlanApproval.requestId, action: "yes" }
+    })
+    expect(answerText(wrongAction)).toBe(
+      `respond's action must be one of approve, reject, edit, extend, guide (was "yes")`
+    )
     const answered = await client.callTool({
       name: "respond",
       arguments: { runId: view.runId, requestId: view.pendingPlanApproval.requestId, action: "approve" }

@@ -271,3 +271,57 @@ describe("memory across runs", () => {
     }).pipe(Effect.provide(withMemory(engine.layer)))
   })
 })
+
+describe("recall: once a run, by what the words say (#69.8)", () => {
+  it.effect("a run of two simple iterations and its escalation recalls once; each attempt quotes what it recalled", () => {
+    // a registry that refuses the code: each attempt's plan fails, and the run goes on to another
+    const lookup = ToolRegistry.tool({
+      name: "lookup",
+      description: "Looks a code up in the registry.",
+      input: Schema.Struct({ code: Schema.String }),
+      output: Schema.Struct({ value: Schema.String }),
+      timeoutMs: 1_000,
+      idempotent: true,
+      run: ({ code }) => Effect.fail(new ToolRegistry.ToolFailedError({ tool: "lookup", message: `no code ${code}` }))
+    })
+    const plan = {
+      output: { steps: [{ stepId: "s1", tool: "lookup", toolInput: { code: "Z9" } }], answer: "{{s1.value}}" }
+    }
+    const engine = scripted({ [PromptId.PLAN_GENERATION_USER]: [plan] }, { tools: [lookup] })
+    return Effect.gen(function*() {
+      const memories = yield* Memories.Memories
+      const kept = yield* memories.remember("eve", { text: "Code Z9 was retired in 2024.", task: "Look up code Z9" })
+      const later = yield* Run.runTask({
+        task: "Look up registry code Z9",
+        userId: "eve",
+        reusePlans: false,
+        simpleIterations: 2
+      })
+      const events = yield* eventsOf(later.runId)
+      expect(ofTag(events, "SimpleIterationFinished")).toHaveLength(2)
+      const recalled = ofTag(events, "MemoryRecalled")
+      expect(recalled).toHaveLength(1)
+      expect(recalled[0]!.memories.map((m) => m.text)).toEqual([kept.text])
+      // every plan call of the run quoted it, the first attempt's and the later ones'
+      const quoting = planPrompts(engine.calls).filter((c) => c.user.includes("retired in 2024"))
+      expect(quoting.length).toBe(planPrompts(engine.calls).length)
+      expect(quoting.length).toBeGreaterThanOrEqual(2)
+    }).pipe(Effect.provide(withMemory(engine.layer)))
+  })
+
+  it.effect("a memory sharing only a small number or a word of arithmetic is not recalled", () =>
+    Effect.gen(function*() {
+      const memories = yield* Memories.Memories
+      for (const task of ["Compute (17 + 25) * 3", "Multiply 4 by 5", "Compute 2 * 8 and explain the product"]) {
+        expect((yield* Run.runTask({ task, userId: "fay" })).status).toBe("CONVERGED")
+      }
+      const recall = (q: string) =>
+        Effect.map(memories.recall("fay", q, { model: "offline" }), (ms) => ms.map((m) => m.task))
+      expect(yield* recall("Compute 2 + 3")).toEqual([])
+      expect(yield* recall("Multiply 6 by 7")).toEqual([])
+      expect(yield* recall("What is the product of 9 and 3?")).toEqual([])
+      // what says which task it is still recalls: the same figures, a subject word
+      expect(yield* recall("What is 17 + 25 plus 8?")).toContain("Compute (17 + 25) * 3")
+      expect(yield* recall("Multiply 4 by 5, then add 1")).toContain("Multiply 4 by 5")
+    }).pipe(Effect.provide(withMemory(offline))))
+})

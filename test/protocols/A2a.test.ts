@@ -10,7 +10,10 @@ import { gql, startServer, type TestServer } from "../support/server.js"
 // the offline model answers (a labeled stand-in).
 let server: TestServer
 beforeAll(async () => {
-  server = await startServer({ config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) } })
+  // a body limit of 1 MB (AEON_MAX_BODY_BYTES), to refuse past it without sending 71 MB
+  server = await startServer({
+    config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")), maxBodyBytes: 1_000_000 }
+  })
 })
 afterAll(() => server?.stop())
 

@@ -35,7 +35,8 @@ const slowScript = () => ({
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startServer({ script: slowScript() })
+  // a body limit of 1 MB (AEON_MAX_BODY_BYTES), to refuse past it without sending 71 MB
+  server = await startServer({ script: slowScript(), config: { maxBodyBytes: 1_000_000 } })
 }, 60_000)
 afterAll(() => server?.stop())
 

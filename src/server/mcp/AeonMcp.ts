@@ -142,20 +142,74 @@ export const runView = (run: RunModel) => {
   }
 }
 
-/** How a run left waiting is answered (the client could not ask its user). */
-const WAITING_HINT =
-  "It waits for an answer: call the tool respond with its runId and requestId (approve, reject, edit, extend, " +
-  "guide), or GraphQL respondToApproval / provideGuidance; a client with elicitation is asked directly."
+/** The respond actions that answer each kind of request. */
+const ACTIONS: Record<AskedEvent["_tag"], string> = {
+  ApprovalRequested: "approve, reject or edit (input: the call's input)",
+  PlanApprovalRequested: "approve, reject or edit (input: refinement actions)",
+  BudgetExtensionRequested: "approve, reject or extend (input: the caps)",
+  GuidanceRequested: "guide (text: the guidance)"
+}
+
+/**
+ * How a run left waiting is answered (the client could not ask its user), in the text a host gives its model: each
+ * request with the exact respond call that answers it — its runId and requestId written out.
+ */
+const waitingHint = (runId: string, asked: ReadonlyArray<AskedEvent>) =>
+  asked.map((r) =>
+    `To answer it, call the tool respond with {"runId": ${JSON.stringify(runId)}, "requestId": ${
+      JSON.stringify(r.requestId)
+    }, "action": …} — action ${ACTIONS[r._tag]}.`
+  ).concat("Or answer through GraphQL (respondToApproval, provideGuidance); a client with forms is asked directly.")
+    .join("\n")
+
+/** Tool arguments' shape as the tools declare it (run_task's is its run input's, decoded by the run itself). */
+interface ArgumentsSchema {
+  readonly properties: Readonly<
+    Record<string, { readonly type?: string; readonly enum?: ReadonlyArray<string>; readonly description?: string }>
+  >
+  readonly required: ReadonlyArray<string>
+}
+
+const FIELD_HINTS: Readonly<Record<string, string>> = {
+  runId: "the run's id (run_task and get_run give it)",
+  requestId: "the id of what the run asks (run_task's text and get_run's pending requests name it)",
+  action: "approve, reject, edit, extend or guide"
+}
+
+/** What is wrong with a tool call's arguments, said as what to do (a field named, never a class); or nothing. */
+const argumentProblem = (name: string, args: Record<string, unknown>): string | undefined => {
+  const schema: ArgumentsSchema | undefined = tools.find((
+    t
+  ): t is Exclude<(typeof tools)[number], { name: "run_task" }> => t.name === name && t.name !== "run_task")
+    ?.inputSchema
+  if (schema === undefined) return undefined
+  for (const field of schema.required) {
+    if (args[field] === undefined || args[field] === "") return `${name} needs ${field}: ${FIELD_HINTS[field] ?? field}`
+  }
+  for (const [field, value] of Object.entries(args)) {
+    const p = schema.properties[field]
+    if (p === undefined) return `${name} takes no ${field} (it takes ${Object.keys(schema.properties).join(", ")})`
+    if (p.type === "string" && typeof value !== "string") return `${name}'s ${field} must be a string`
+    if (p.enum !== undefined && !p.enum.includes(String(value))) {
+      return `${name}'s ${field} must be one of ${p.enum.join(", ")} (was ${JSON.stringify(value)})`
+    }
+  }
+  return undefined
+}
 
 const URI = /^aeon:\/\/runs\/(.+)$/
 
-/** A failure a client may read: a coded error's own message; anything else stays in the server's log. */
-const failureText = (cause: Cause.Cause<unknown>) => {
+/** A failure a client may read, as its words (its code in `_meta`, never in the text); a defect stays in the log. */
+const failureResult = (cause: Cause.Cause<unknown>): CallToolResult => {
   const f = publicFailure(cause)
-  return f.code === "INTERNAL" ? f.message : `${f.code}: ${f.message}`
+  return errorResult(f.message, f.code)
 }
 
-const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
+const errorResult = (text: string, code = "INVALID_ARGUMENTS"): CallToolResult => ({
+  content: [{ type: "text", text }],
+  isError: true,
+  _meta: { "aeon/code": code }
+})
 
 type Runner = <A, E>(effect: Effect.Effect<A, E, RunManager>) => Promise<Exit.Exit<A, E>>
 
@@ -178,7 +232,7 @@ const followUntilDone = async (
   ask: (r: AskedEvent, signal: AbortSignal) => Promise<boolean>
 ): Promise<CallToolResult | undefined> => {
   const followed = await run(Effect.flatMap(RunManager, (m) => m.follow(runId, 0, (e) => e)))
-  if (Exit.isFailure(followed)) return errorResult(failureText(followed.cause))
+  if (Exit.isFailure(followed)) return failureResult(followed.cause)
   const events = followed.value
   // the client gave up on the call: the run is cancelled, not left working for nobody
   const onAbort = () => void run(Effect.flatMap(RunManager, (m) => m.cancel(runId)))
@@ -207,13 +261,13 @@ const followUntilDone = async (
 
 /** What a tool call returns of a run: its answer (a typed run's value as structured content), or what it waits for. */
 const toolResult = (exit: Exit.Exit<RunModel, unknown>): CallToolResult => {
-  if (Exit.isFailure(exit)) return errorResult(failureText(exit.cause))
+  if (Exit.isFailure(exit)) return failureResult(exit.cause)
   const view = runView(exit.value)
   const asked = openRequests(exit.value.record)
   const text = view.answer ?? [
     `run ${view.runId}: ${view.status}${view.error ? ` — ${view.error}` : ""}`,
     ...asked.map(requestMessage),
-    ...(asked.length > 0 ? [WAITING_HINT] : [])
+    ...(asked.length > 0 ? [waitingHint(view.runId, asked)] : [])
   ].join("\n")
   const data = exit.value.result.finalAnswer?.data
   // a typed run's value is its structured content (an object as it is, another value as { value }); the run's view
@@ -252,6 +306,8 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = recordOf(request.params.arguments) ?? {}
     const answer = toolResult
+    const problem = argumentProblem(request.params.name, args)
+    if (problem !== undefined) return errorResult(problem)
     switch (request.params.name) {
       case "get_run":
         return answer(await run(own(String(args.runId))))
@@ -278,11 +334,11 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
       case "respond": {
         const runId = String(args.runId)
         const respond = responseOf(args, `mcp:${server.getClientVersion()?.name ?? "client"}`)
-        if (typeof respond === "string") return errorResult(`ApprovalInputError: ${respond}`)
+        if (typeof respond === "string") return errorResult(respond)
         const answered = await run(
           Effect.zipRight(own(runId), Effect.flatMap(RunManager, (m) => respond(m, runId, String(args.requestId))))
         )
-        if (Exit.isFailure(answered)) return errorResult(failureText(answered.cause))
+        if (Exit.isFailure(answered)) return failureResult(answered.cause)
         const followed = await followUntilDone(
           run,
           runId,
@@ -307,7 +363,7 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
   }))
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const listed = await run(Effect.flatMap(RunManager, (m) => m.list({ userId, first: 50 })))
-    if (Exit.isFailure(listed)) throw new McpError(-32603, failureText(listed.cause))
+    if (Exit.isFailure(listed)) throw new McpError(-32603, publicFailure(listed.cause).message)
     return {
       resources: listed.value.runs.map((r) => ({
         uri: `aeon://runs/${r.id}`,
@@ -321,7 +377,7 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
     const id = request.params.uri.match(URI)?.[1]
     if (!id) throw new McpError(-32602, `not an Aeon run: ${request.params.uri} (aeon://runs/{id})`)
     const found = await run(own(decodeURIComponent(id)))
-    if (Exit.isFailure(found)) throw new McpError(-32002, failureText(found.cause))
+    if (Exit.isFailure(found)) throw new McpError(-32002, publicFailure(found.cause).message)
     return {
       contents: [{
         uri: request.params.uri,
