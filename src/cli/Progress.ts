@@ -5,6 +5,7 @@ import { attemptPlan } from "../record/Attempt.js"
 import { applyEvent, emptyRecord, type RunRecord } from "../record/RunRecord.js"
 import type { LlmOutputDelta } from "../run/Run.js"
 import { pc } from "./Colors.js"
+import { reusedLine } from "./Render.js"
 
 const icon = (s: string) =>
   s === "complete"
@@ -70,7 +71,13 @@ export const makeProgress = (model: string) => {
   const onEvent = (e: RunEvent) => {
     applyEvent(record, e)
     if (e._tag === "ToolInvoked") {
-      lines.push(pc.dim(`tool ${e.tool} ${e.error ? pc.red(e.error) : "ok"} (${Math.round(e.durationMs)} ms)`))
+      lines.push(
+        pc.dim(
+          e.reusedFrom
+            ? reusedLine(e.stepId, e.tool, e.reusedFrom)
+            : `tool ${e.tool} ${e.error ? pc.red(e.error) : "ok"} (${Math.round(e.durationMs)} ms)`
+        )
+      )
     }
     if (e._tag === "RefinementApplied") {
       const changes = e.actions.map((a) => `${a.actionType} ${a.targetStepId ?? a.newStep?.stepId ?? ""}`).join(", ")

@@ -223,6 +223,15 @@ const conversationLine = (e: Extract<RunEvent, { _tag: "ConversationQuoted" }>) 
   }${e.threadId ? ` — aeon threads ${e.threadId}` : ""}`
 }
 
+/** A call with side effects not made again: whose result the step took instead. */
+export const reusedLine = (
+  stepId: string,
+  tool: string,
+  from: { readonly passNumber: number; readonly stepId: string }
+) =>
+  `step ${stepId}: ${tool} not called again — the same call (side effects) was made in pass ${from.passNumber} ` +
+  `(step ${from.stepId}); its result reused`
+
 /**
  * What a run took from before it, as `aeon inspect` says it: its conversation, the plan it started from, the memories
  * it quoted.
@@ -233,6 +242,8 @@ export const memoryLines = (events: ReadonlyArray<RunEvent>): Array<string> =>
       ? [conversationLine(e)]
       : e._tag === "PlanReused"
       ? [`plan reused from run ${e.fromRun} (${e.match} task: ${e.task}) — aeon inspect ${e.fromRun}`]
+      : e._tag === "ToolInvoked" && e.reusedFrom
+      ? [reusedLine(e.stepId, e.tool, e.reusedFrom)]
       : e._tag === "MemoryRecalled"
       ? [
         `recalled ${e.memories.length} memor${e.memories.length === 1 ? "y" : "ies"} of earlier runs:`,

@@ -120,7 +120,12 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
   /** What the call wrote to the run's short-term memory (any tool may): a resumed run's memory is rebuilt from these. */
   memoryWrites: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   /** A fork's call answered by its source's recording of the same call: the tool was not called again. */
-  replayed: Schema.optional(Schema.Boolean)
+  replayed: Schema.optional(Schema.Boolean),
+  /**
+   * A call with side effects this run had already made with the same input, in an earlier pass (another iteration,
+   * the escalation, a refinement): its result reused, the tool not called again — the call that was made.
+   */
+  reusedFrom: Schema.optional(Schema.Struct({ seq: Schema.Int, passNumber: Schema.Int, stepId: Schema.String }))
 })
 /** A model call as recorded (AEON_RECORD_PROMPTS, on by default): who asked, what was sent, what came back. */
 export const RecordedCall = Schema.Struct({

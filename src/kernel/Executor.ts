@@ -5,6 +5,7 @@ import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { notesAt } from "../memory/RunMemory.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
 import { toolCallInput } from "../record/Attempt.js"
+import { callKey } from "../record/RunRecord.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import { traced } from "../telemetry/Span.js"
@@ -70,8 +71,10 @@ const invokeTool = (
     const definition = ctx.tools.get(step.tool)
 
     const started = yield* Clock.currentTimeMillis
-    // a fork's recording of this call stands for it: the tool is not called again
-    const recorded = ctx.tools.recorded?.(step.tool, input)
+    // a fork's recording of this call stands for it, and so does this run's own call with side effects made in an
+    // earlier pass (another iteration, the escalation, a refinement): the tool is not called again
+    const made = definition?.idempotent === false ? madeBefore(ctx, passNumber, step.tool, input) : undefined
+    const recorded = made ?? ctx.tools.recorded?.(step.tool, input)
     // the tool works on the memory as the run's events left it; what it writes goes into its ToolInvoked event
     const memoryBefore = memoryNow(ctx)
     const memory = yield* Ref.make(memoryBefore)
@@ -109,13 +112,27 @@ const invokeTool = (
       durationMs,
       ...(definition?.server === undefined ? {} : { server: definition.server }),
       ...(resultBytes !== undefined ? { resultBytes } : {}),
-      ...(recorded ? { replayed: true } : {}),
+      ...(made ? { reusedFrom: made.from } : recorded ? { replayed: true } : {}),
       ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
     })
     // last: an interruption pending since the tool started takes effect here, with the result recorded
     if (definition?.idempotent === false) yield* restore(ctx.events.flushed)
     return result
   })
+
+/**
+ * A call with side effects this run already made with the same input in an earlier pass, and succeeded: its result,
+ * to be reused — "at most once" holds across attempts, not only across crashes. Two steps of one pass that make the
+ * same call both make it (the plan asked for it twice).
+ */
+const madeBefore = (ctx: RunContext, passNumber: number, tool: string, input: unknown) => {
+  const earlier = ctx.events.record().callsMade.get(callKey(tool, input))
+  return earlier === undefined || earlier.passNumber >= passNumber ? undefined : {
+    output: earlier.output,
+    memoryWrites: earlier.memoryWrites,
+    from: { seq: earlier.seq, passNumber: earlier.passNumber, stepId: earlier.stepId }
+  }
+}
 
 /**
  * A tool call: in its own fiber, awaited in an uninterruptible region. An interruption of the run

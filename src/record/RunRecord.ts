@@ -92,6 +92,11 @@ export interface RunRecord {
   planReusedFrom?: string | undefined
   /** The conversation the run is a turn of, as its prompts quote it (ConversationQuoted). */
   conversation?: Event<"ConversationQuoted"> | undefined
+  /**
+   * The tool calls the run made that succeeded, by tool and input (`callKey`), the first of each: a call with side
+   * effects is not made again by a later pass (record/SideEffects).
+   */
+  readonly callsMade: Map<string, Event<"ToolInvoked">>
   /** What the run recalled of earlier runs (its first MemoryRecalled): recalled once, quoted by each attempt. */
   recalled?: Event<"MemoryRecalled"> | undefined
   /** The models the run's calls went to, in order: its start's, then each a resume changed to. */
@@ -151,6 +156,7 @@ export const emptyRecord = (): RunRecord => ({
   trace: [],
   descriptions: new Map(),
   toolCallCounts: {},
+  callsMade: new Map(),
   thinkingMs: 0,
   toolMs: 0,
   stepsFinished: 0,
@@ -271,10 +277,27 @@ const applyToPasses = (r: RunRecord, e: RunEvent) => {
   }
 }
 
+/** A tool call's identity within a run: the tool and its input, the input's keys in order (a plan may reorder them). */
+export const callKey = (tool: string, input: unknown) => `${tool}\u0000${canonicalJson(input ?? null)}`
+
+const canonicalJson = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonicalJson).join(",")}]`
+    : v !== null && typeof v === "object"
+    ? `{${
+      Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`)
+        .join(",")
+    }}`
+    : JSON.stringify(v) ?? "null"
+
 /** The trace and the execution metadata's counters. */
 const applyToTrace = (r: RunRecord, e: RunEvent) => {
   if (e._tag === "LlmCalled") r.thinkingMs += e.latencyMs
   if (e._tag === "ToolInvoked") {
+    if (e.error === undefined && e.reusedFrom === undefined) {
+      const key = callKey(e.tool, e.input)
+      if (!r.callsMade.has(key)) r.callsMade.set(key, e)
+    }
     r.toolCallCounts[e.tool] = (r.toolCallCounts[e.tool] ?? 0) + 1
     r.toolMs += e.durationMs
     r.trace.push({
