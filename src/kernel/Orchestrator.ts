@@ -28,7 +28,7 @@ import type { RunContext } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
 import { currentState as state, memoryNow, planNow, ttlRemainingNow } from "./RunState.js"
 import { expiration, labelOf, type Outcome, type Stop, withinDeadline } from "./Stop.js"
-import { toolOutageIn } from "./ToolOutage.js"
+import { lastingFailureIn, repeatedOutage, toolOutageIn } from "./ToolOutage.js"
 import { brokenValue, directValue, synthesizeTyped, typedStop } from "./TypedAnswer.js"
 
 export type { Outcome, Stop } from "./Stop.js"
@@ -107,6 +107,8 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
         yield* generatePlan(ctx, passNumber, profiled.depth.reasoningMode, start)
       ))
     yield* ctx.events.emit({ _tag: "PlanCreated", passNumber, plan })
+    // a plan repeating a call that timed out or lost its server will not run (executionPass ends the run): not reviewed
+    if (repeatedOutage(plan, ctx.events.record(), passNumber)) return
     const report = yield* SemanticValidator.validatePlan(plan, {
       request: ctx.request,
       validationId: `${ctx.runId}-v${passNumber}`,
@@ -187,6 +189,11 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
       if (readySteps(st.plan).length === 0) {
         return stopped({ reason: "stalled", error: "nothing left to execute and no refinement possible" })
       }
+      // a plan that repeats a call which just timed out or lost its server is not executed again
+      const repeat = repeatedOutage(st.plan, ctx.events.record(), passNumber)
+      if (repeat) {
+        return stopped({ reason: "failed", error: repeat.message, unrecoverable: true, toolOutage: repeat.message })
+      }
       yield* ctx.events.emit({ _tag: "PassStarted", passNumber, ttlRemaining: st.ttlRemaining, plan: st.plan })
       const phase = first ? "EXECUTE" : "RE_EXECUTE"
       yield* inPhase(ctx, passNumber, phase, executePass(ctx, passNumber, phase))
@@ -197,6 +204,11 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
     if (outage) {
       return stopped({ reason: "failed", error: outage.message, unrecoverable: true, toolOutage: outage.message })
     }
+    // a simple iteration whose tool timed out or lost its server did not pass: no model is asked to judge it
+    const lasting = ctx.singlePass ? lastingFailureIn(executed) : undefined
+    if (lasting) {
+      return stopped({ reason: "stalled", error: lasting, toolFailed: lasting })
+    }
     const { report, assessment } = yield* inPhase(ctx, passNumber, "EVALUATE", evaluate(ctx, passNumber, executed))
     if (assessment.converged) {
       yield* passFinished(ctx, passNumber)
@@ -204,7 +216,9 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
     }
     // the same failures as the pass before (a tool refusing the same input): no refinement, no further pass
     const repeated = ctx.singlePass ? undefined : repeatedFailures(ctx.events.record(), passNumber)
-    if (repeated) return stopped({ reason: "stalled", error: repeated })
+    if (repeated) {
+      return stopped({ reason: "stalled", error: repeated })
+    }
     // no refinement when no pass is left to use it: the TTL is spent (an interactive run asks for more passes)
     if (!ctx.singlePass && (ttlRemainingNow(ctx) > 0 || (yield* morePasses(ctx, passNumber)))) {
       yield* inPhase(
@@ -327,8 +341,8 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       ? undefined
       : stop.exhausted === "deadline"
       ? checked(extractive(synthesisInput, "the deadline has passed"))
-      : stop.toolOutage
-      ? checked(outageAnswer(synthesisInput, stop.toolOutage))
+      : stop.toolOutage ?? stop.toolFailed
+      ? checked(outageAnswer(synthesisInput, (stop.toolOutage ?? stop.toolFailed)!))
       : stop.unrecoverable
       ? checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
       : direct

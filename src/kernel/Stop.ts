@@ -17,6 +17,11 @@ export interface Stop {
   readonly unrecoverable?: boolean | undefined
   /** A tool failed so that retrying cannot fix it, and no other tool does its work (kernel/ToolOutage): in words. */
   readonly toolOutage?: string | undefined
+  /**
+   * A simple iteration stopped by a tool that timed out or lost its server, another tool able to do its work: answered
+   * without a model call (what failed), and the next iteration may plan around it.
+   */
+  readonly toolFailed?: string | undefined
 }
 
 export interface Outcome {

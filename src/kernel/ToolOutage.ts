@@ -1,5 +1,8 @@
-import { liveSteps, type Plan } from "../domain/Plan.js"
+import { Either } from "effect"
+import { isExecuted, liveSteps, type Plan } from "../domain/Plan.js"
 import { termsOf } from "../memory/Relevance.js"
+import { toolCallInput } from "../record/Attempt.js"
+import { callKey, type RunRecord } from "../record/RunRecord.js"
 import type { ToolError } from "../tools/ToolRegistry.js"
 import type { ToolInfo } from "../validation/ToolInfo.js"
 
@@ -71,4 +74,34 @@ export const toolOutageIn = (plan: Plan, tools: ReadonlyArray<ToolInfo>): ToolOu
     }
   }
   return undefined
+}
+
+/**
+ * A plan about to run that repeats a call which failed so in an earlier pass (the same tool, the same input): it would
+ * wait out the same timeout, or meet the same gone server, again. The run ends before it runs — whatever other tool
+ * exists, a plan that does not change the failing call does not use it. Undefined when the plan changed that call.
+ */
+export const repeatedOutage = (plan: Plan, record: RunRecord, passNumber: number): ToolOutage | undefined => {
+  for (const s of liveSteps(plan.steps)) {
+    if (s.tool === undefined || isExecuted(s)) continue
+    const input = toolCallInput(record.attempt, s)
+    if (Either.isLeft(input)) continue
+    const failed = record.callsFailed.get(callKey(s.tool, input.right))
+    if (failed?.error === undefined || failed.passNumber >= passNumber || !isLastingToolError(failed.error)) continue
+    return {
+      stepId: s.stepId,
+      tool: s.tool,
+      message: `step ${s.stepId} would call ${s.tool} again with the input that failed in pass ${failed.passNumber} ` +
+        `(${failed.error}). Retrying the same call cannot fix this; the plan did not change it`
+    }
+  }
+  return undefined
+}
+
+/** The error of a step of the plan whose tool failed so that retrying cannot fix it (another tool may do its work). */
+export const lastingFailureIn = (plan: Plan): string | undefined => {
+  const failed = liveSteps(plan.steps).find((s) =>
+    s.status === "failed" && s.tool !== undefined && s.error !== undefined && isLastingToolError(s.error)
+  )
+  return failed ? `step ${failed.stepId} could not be done: ${failed.error}` : undefined
 }

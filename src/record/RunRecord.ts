@@ -97,6 +97,8 @@ export interface RunRecord {
    * effects is not made again by a later pass (record/SideEffects).
    */
   readonly callsMade: Map<string, Event<"ToolInvoked">>
+  /** The tool calls that failed, by `callKey`, the last failure of each (a later plan repeating one: ToolOutage). */
+  readonly callsFailed: Map<string, Event<"ToolInvoked">>
   /** What the run recalled of earlier runs (its first MemoryRecalled): recalled once, quoted by each attempt. */
   recalled?: Event<"MemoryRecalled"> | undefined
   /** The models the run's calls went to, in order: its start's, then each a resume changed to. */
@@ -157,6 +159,7 @@ export const emptyRecord = (): RunRecord => ({
   descriptions: new Map(),
   toolCallCounts: {},
   callsMade: new Map(),
+  callsFailed: new Map(),
   thinkingMs: 0,
   toolMs: 0,
   stepsFinished: 0,
@@ -294,10 +297,9 @@ const canonicalJson = (v: unknown): string =>
 const applyToTrace = (r: RunRecord, e: RunEvent) => {
   if (e._tag === "LlmCalled") r.thinkingMs += e.latencyMs
   if (e._tag === "ToolInvoked") {
-    if (e.error === undefined && e.reusedFrom === undefined) {
-      const key = callKey(e.tool, e.input)
-      if (!r.callsMade.has(key)) r.callsMade.set(key, e)
-    }
+    const key = callKey(e.tool, e.input)
+    if (e.error !== undefined) r.callsFailed.set(key, e)
+    else if (e.reusedFrom === undefined && !r.callsMade.has(key)) r.callsMade.set(key, e)
     r.toolCallCounts[e.tool] = (r.toolCallCounts[e.tool] ?? 0) + 1
     r.toolMs += e.durationMs
     r.trace.push({

@@ -80,3 +80,64 @@ describe("a tool failure retrying cannot fix (#54.5)", () => {
     expect(routed.error ?? "").not.toMatch(/Retrying the same plan cannot fix this/)
   })
 })
+
+/**
+ * A hanging tool with siblings on its server (#69 item 10): another tool could do its work, so the run went on — and
+ * the next simple iteration and the escalation ran the same plan, the same hanging call, again (14 calls, 16 s). A
+ * plan that repeats a call that timed out or lost its server is not executed again: the run ends, naming the tool.
+ */
+describe("a plan repeating a call that just timed out (#69.10)", () => {
+  let hangs = 0
+  const hang = tool({
+    name: "bad.hang",
+    description: "Looks up a value by key",
+    input: Schema.Struct({ key: Schema.String }),
+    output: Schema.Unknown,
+    timeoutMs: 100,
+    idempotent: true,
+    run: () => Effect.sync(() => hangs++).pipe(Effect.zipRight(Effect.never))
+  })
+  const lookup = tool({
+    name: "good.lookup",
+    description: "Looks up a value by key, slowly",
+    input: Schema.Struct({ key: Schema.String }),
+    output: Schema.Unknown,
+    timeoutMs: 1_000,
+    idempotent: true,
+    run: ({ key }) => Effect.succeed({ value: `value of ${key}` })
+  })
+  const runWith = (plans: ReadonlyArray<{ tool: string }>) => {
+    const model = Scripted.make({
+      [PromptId.PLAN_GENERATION_USER]: plans.map((p) =>
+        planOut([{ id: "s1", d: "Look up the value of key alpha", tool: p.tool, input: { key: "alpha" } }])
+      )
+    }, Offline.service)
+    const layer = Layer.mergeAll(Aeon.layerWithTools([hang, lookup]), Layer.succeed(LanguageModel, model.service))
+    return Effect.runPromise(
+      Effect.gen(function*() {
+        const p = yield* prepare({ task: "Use bad.hang with key alpha", memory: false })
+        const result = yield* p.execute
+        const log = yield* p.events.log
+        return { result, calls: log.filter((e) => e._tag === "LlmCalled").length }
+      }).pipe(Effect.provide(layer))
+    )
+  }
+
+  it("the same plan again: not executed; the run ends in at most 3 calls, naming the tool", async () => {
+    hangs = 0
+    const { calls, result } = await runWith([{ tool: "bad.hang" }])
+    expect(hangs).toBe(1)
+    expect(calls).toBeLessThanOrEqual(3)
+    expect(result.status).toBe("FAILED")
+    expect(result.error).toMatch(
+      /would call bad\.hang again with the input that failed in pass \d+ \(tool bad\.hang timed out/
+    )
+  })
+
+  it("a next plan that changes the failing call runs", async () => {
+    hangs = 0
+    const { result } = await runWith([{ tool: "bad.hang" }, { tool: "good.lookup" }])
+    expect(hangs).toBe(1)
+    expect(result.status).toBe("CONVERGED")
+  })
+})
