@@ -263,7 +263,7 @@ const answer = (promptId: string, input: unknown, jsonSchema: object): unknown =
         converged,
         completenessScore,
         coherenceScore,
-        consistencyAlignment: { planSteps: done === steps.length },
+        consistencyAlignment: [{ name: "planSteps", aligned: done === steps.length }],
         reasoning: `${MARK} ${done}/${steps.length} steps complete, ${blocked} blocked or failed.`,
         confidence: 0.5,
         reasonCodes: converged

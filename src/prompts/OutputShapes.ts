@@ -161,10 +161,17 @@ export const normalizeConvergence = (answer: unknown) => {
     completenessScore: unitScore(field(o, "completenessScore", "completeness")),
     coherenceScore: unitScore(field(o, "coherenceScore", "coherence")),
     consistencyAlignment: isRecord(alignment) ?
-      Object.fromEntries(Object.entries(alignment).map(([k, v]) => [k, bool(v) ?? Boolean(v)]))
+      Object.entries(alignment).map(([name, v]) => ({ name, aligned: bool(v) ?? Boolean(v) }))
       : Array.isArray(alignment) ?
-      Object.fromEntries(alignment.map((k) => [text(k) ?? "", true]))
-      : {},
+      alignment.map((a) =>
+        isRecord(a)
+          ? {
+            name: text(field(a, "name", "aspect", "key")) ?? "",
+            aligned: bool(field(a, "aligned", "ok", "value", "consistent")) ?? false
+          }
+          : { name: text(a) ?? "", aligned: true }
+      )
+      : [],
     reasoning: text(field(o, "reasoning", "explanation", "rationale", "reason")),
     confidence: unitScore(field(o, "confidence", "certainty")),
     reasonCodes: texts(field(o, "reasonCodes", "reasons", "codes")),

@@ -164,7 +164,8 @@ export const ConvergenceOutput = lenient(
     converged: Schema.Boolean,
     completenessScore: Schema.Number,
     coherenceScore: Schema.Number,
-    consistencyAlignment: Schema.Record({ key: Schema.String, value: Schema.Boolean }),
+    // a list of pairs, not a map: an open object is refused by Claude's structured output (every object closed)
+    consistencyAlignment: Schema.Array(Schema.Struct({ name: Schema.String, aligned: Schema.Boolean })),
     reasoning: Schema.String,
     confidence: Schema.Number,
     reasonCodes: Schema.optional(Schema.Array(Schema.String)),

@@ -40,7 +40,7 @@ export const templates: Record<PromptId, string> = {
     "You decide whether a task is finished: complete (every part of the goal addressed), coherent (no contradictions), and " +
     "consistent (plan, executed steps and results agree). Answer with JSON only.",
   [PromptId.CONVERGENCE_ASSESSMENT_USER]:
-    "Return {\"converged\", \"completenessScore\", \"coherenceScore\", \"consistencyAlignment\": {name: bool}, \"reasoning\", \"confidence\", \"reasonCodes\"?, \"detectedIssues\"?}.\n" +
+    "Return {\"converged\", \"completenessScore\", \"coherenceScore\", \"consistencyAlignment\": [{\"name\", \"aligned\": bool}], \"reasoning\", \"confidence\", \"reasonCodes\"?, \"detectedIssues\"?}.\n" +
     "\nTask: {{request}}\nPlan and step outputs:\n{{plan}}\nValidation: {{validationSummary}}\n" +
     "Thresholds: completeness {{completenessThreshold}}, coherence {{coherenceThreshold}}",
   [PromptId.TASKPROFILE_INFERENCE_SYSTEM]:

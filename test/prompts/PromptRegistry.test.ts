@@ -210,7 +210,7 @@ describe("outputs in the shapes models produce (#14.3)", () => {
         converged: true,
         completenessScore: 0.85,
         coherenceScore: 0.9,
-        consistencyAlignment: { planSteps: true },
+        consistencyAlignment: [{ name: "planSteps", aligned: true }],
         reasoning: "all parts answered",
         confidence: 0.7,
         reasonCodes: ["complete"]

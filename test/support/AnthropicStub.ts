@@ -78,6 +78,20 @@ const breakpointsOf = (body: any) => {
 
 const sse = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 
+/** The first object of a schema whose additionalProperties is not false, by its path (Claude refuses the format). */
+const openObjectIn = (schema: unknown, path = ""): string | undefined => {
+  if (schema === null || typeof schema !== "object") return undefined
+  const o = schema as Record<string, unknown>
+  if (o.type === "object" && o.additionalProperties !== false) return path || "/"
+  for (const [k, v] of Object.entries(o)) {
+    const inner = Array.isArray(v)
+      ? v.map((x, i) => openObjectIn(x, `${path}/${k}/${i}`)).find((x) => x !== undefined)
+      : openObjectIn(v, k === "properties" ? path : `${path}/${k}`)
+    if (inner !== undefined) return inner
+  }
+  return undefined
+}
+
 export const startAnthropicStub = async (
   options: { readonly minCacheTokens?: number; readonly caching?: boolean } = {}
 ): Promise<AnthropicStub> => {
@@ -88,7 +102,16 @@ export const startAnthropicStub = async (
   const server = createServer(async (req, res) => {
     const body = JSON.parse(await readBody(req))
     requests.push(body)
-    const reply = answer(body)
+    // the Messages API's published rule for output_config.format: every object closed
+    const open = openObjectIn(body.output_config?.format?.schema)
+    const reply: AnthropicReply = open !== undefined
+      ? {
+        status: 400,
+        errorType: "invalid_request_error",
+        message: `output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to ` +
+          `false (at ${open})`
+      }
+      : answer(body)
     if (reply.status && reply.status !== 200) {
       res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers }).end(JSON.stringify({
         type: "error",
