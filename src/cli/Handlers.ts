@@ -20,6 +20,7 @@ import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { RunStore } from "../store/RunStore.js"
+import { Threads } from "../store/Threads.js"
 import { codeOf, definedOnly, recordOf } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
@@ -30,7 +31,14 @@ import { makeProgress } from "./Progress.js"
 import { callsText, historyTree, jsonResult, memoriesTable, memoryLines, runsTable, toolsTable } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { cancelOnServer, eventsOnServer, runsOnServer, runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
+import {
+  cancelOnServer,
+  eventsOnServer,
+  forgetOnServer,
+  runsOnServer,
+  runThroughServer,
+  serverHoldingDataDir
+} from "./ViaServer.js"
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
@@ -275,6 +283,26 @@ export const cancel = (o: { readonly runId: string }) =>
       ended
         ? `cancelled run ${o.runId}\n`
         : `run ${o.runId} had already ended (${status.toLowerCase().replace("_", " ")}): nothing to cancel\n`
+    )
+  })
+
+/**
+ * `aeon forget RUN [--user ID]`: erases a run that has ended — its events and recorded prompts, memories, thread
+ * turn, the conversation summaries it made, the files no other run carries — through the server holding the data
+ * directory, or in the store.
+ */
+export const forget = (o: { readonly runId: string; readonly user: Option.Option<string> }) =>
+  Effect.gen(function*() {
+    const server = yield* serverHoldingDataDir
+    const gone = server !== undefined
+      ? yield* forgetOnServer(server, o.runId, opt(o.user))
+      : yield* Effect.flatMap(Threads, (t) => t.forgetRun(opt(o.user) ?? "", o.runId)).pipe(
+        Effect.catchTag("RunUnfinishedError", (e) => Effect.die(new CliError(e.message))),
+        Effect.provide(Database.layerConfig)
+      )
+    if (!gone) throw new CliError(`run ${o.runId} does not exist${Option.isSome(o.user) ? ` for ${o.user.value}` : ""}`)
+    process.stdout.write(
+      `run ${o.runId} forgotten: its events and prompts, memories, summaries and the files only it carried are erased\n`
     )
   })
 

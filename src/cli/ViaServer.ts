@@ -169,6 +169,18 @@ export const cancelOnServer = (url: string, runId: string) =>
     return { status: after.cancelRun.status, ended: after.cancelRun.status === "CANCELLED" }
   })
 
+/** Erases a run on the server (`aeon forget` beside it): whether there was one. */
+export const forgetOnServer = (url: string, runId: string, userId: string | undefined) =>
+  Effect.map(
+    operation(
+      url,
+      `mutation($id: ID!, $userId: ID) { forgetRun(id: $id, userId: $userId) }`,
+      { id: runId, userId },
+      Schema.Struct({ forgetRun: Schema.Boolean })
+    ),
+    (d) => d.forgetRun
+  )
+
 /** A run's stored events, read from the server (`aeon inspect` beside it); undefined when it has no such run. */
 export const eventsOnServer = (url: string, runId: string) =>
   Effect.map(

@@ -192,6 +192,22 @@ const cancelCommand = Command.make(
   )
 )
 
+const forgetCommand = Command.make(
+  "forget",
+  noted("forget", {
+    runId: runIdArg,
+    user: Options.text("user").pipe(
+      Options.withDescription("whose run (default: runs without a user)"),
+      Options.optional
+    )
+  }),
+  (o) => handle((h) => h.forget(o))
+).pipe(
+  Command.withDescription(
+    "erase a run that has ended: its events and prompts, memories, summaries, and the files only it carried"
+  )
+)
+
 const forking = Effect.promise(() => import("./Forking.js"))
 const handleForking = (f: (h: typeof import("./Forking.js")) => Effect.Effect<void, unknown>) =>
   Effect.flatMap(Effect.zip(handlers, forking), ([h, k]) => f(k).pipe(Effect.catchAllCause(h.report)))
@@ -367,6 +383,7 @@ const aeon = Command.make("aeon").pipe(
     approveCommand,
     guideCommand,
     cancelCommand,
+    forgetCommand,
     forkCommand,
     replayCommand,
     evalCommand,

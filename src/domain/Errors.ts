@@ -92,6 +92,16 @@ export class ThreadNotFoundError extends Schema.TaggedError<ThreadNotFoundError>
  * A turn of the thread is under way (queued, running or waiting for a person): the next turn is refused until it ends,
  * so that every turn sees the one before it — on one server or across a cluster.
  */
+/** A run that has not ended cannot be erased: it is cancelled first. */
+export class RunUnfinishedError extends Schema.TaggedError<RunUnfinishedError>()("RunUnfinishedError", {
+  runId: Schema.String,
+  status: Schema.String
+}) {
+  override get message() {
+    return `run ${this.runId} has not ended (${this.status}): cancel it first (cancelRun, aeon cancel ${this.runId})`
+  }
+}
+
 export class ThreadBusyError extends Schema.TaggedError<ThreadBusyError>()("ThreadBusyError", {
   threadId: Schema.String,
   runId: Schema.optional(Schema.String)

@@ -7,12 +7,13 @@ import { foldEvents } from "../record/RunRecord.js"
 import { resultOf, type RunStatus } from "../record/RunResult.js"
 import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
+import { fieldOf, stringField } from "../support/Fields.js"
 import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
 import { type LiveRun, LiveRuns } from "./LiveRuns.js"
 import { outputFeed } from "./OutputFeed.js"
 import { RunPlacement } from "./Placement.js"
 import { type FollowError, layer as journalsLayer, RunJournals } from "./RunJournals.js"
-import type { RunModel } from "./RunModel.js"
+import type { RunFile, RunModel } from "./RunModel.js"
 import { storeWaitChanges, storeWaitOf, type StoreWaitView } from "./StoreWaitFeed.js"
 
 /** The API's read model: runs as resolvers see them (live here, or as stored), listed, followed. */
@@ -73,10 +74,21 @@ const modelOf = (runner: string | null) =>
       task: result.task || live?.prepared.input.task || row?.task || "",
       mode: started ? result.mode : live?.prepared.input.mode ?? result.mode
     },
+    files: filesOf(live?.prepared.input.attachments ?? fieldOf(row?.input, "attachments")),
     events,
     record
   }
 }
+
+/** The files an input names, read as far as they are files (no bytes: a stored input names their hash). */
+const filesOf = (attachments: unknown): ReadonlyArray<RunFile> =>
+  Array.isArray(attachments)
+    ? attachments.flatMap((a): Array<RunFile> => {
+      const mediaType = stringField(a, "mediaType")
+      if (mediaType === undefined) return []
+      return [{ mediaType, name: stringField(a, "name"), sha256: stringField(a, "sha256"), url: stringField(a, "url") }]
+    })
+    : []
 
 const isRunMode = Schema.is(RunMode)
 

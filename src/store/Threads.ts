@@ -1,7 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Option } from "effect"
 import type { ConversationMessage, ConversationSummary } from "../domain/Conversation.js"
-import { ThreadBusyError, ThreadNotFoundError } from "../domain/Errors.js"
+import { RunUnfinishedError, ThreadBusyError, ThreadNotFoundError } from "../domain/Errors.js"
+import { isFinal } from "../domain/RunStatus.js"
 import type { RunStatus } from "../record/RunResult.js"
 import { parse, sqlValues, type StoreError, storeError } from "./StoreValues.js"
 
@@ -74,6 +75,12 @@ export interface Service {
    * summaries. Refused while a turn is under way; false when there is no such thread.
    */
   readonly forget: (owner: string, id: string) => Effect.Effect<boolean, StoreError | ThreadBusyError>
+  /**
+   * Erases one run of its owner: its events, recorded calls, memories, thread turn, the conversation summaries it
+   * made (a client history's, kept under its first message), and the files no other run carries. Refused while it
+   * runs; false when the owner has no such run.
+   */
+  readonly forgetRun: (owner: string, id: string) => Effect.Effect<boolean, StoreError | RunUnfinishedError>
 }
 
 export class Threads extends Context.Tag("aeon/Threads")<Threads, Service>() {}
@@ -215,7 +222,8 @@ export const make = Effect.gen(function*() {
         Effect.asVoid,
         Effect.mapError(storeError(`storing a summary of ${key}`))
       ),
-    forget: (owner, id) => forgetThread(sql, owner, id)
+    forget: (owner, id) => forgetThread(sql, owner, id),
+    forgetRun: (owner, id) => forgetRun(sql, owner, id)
   }
   return service
 })
@@ -238,7 +246,27 @@ const forgetThread = (sql: SqlClient.SqlClient, owner: string, id: string) =>
     yield* sql`DELETE FROM runs WHERE id IN (${runs})`
     yield* sql`DELETE FROM thread_summaries WHERE owner = ${owner} AND thread_key = ${id}`
     yield* sql`DELETE FROM threads WHERE owner = ${owner} AND id = ${id}`
+    yield* dropUnusedAttachments(sql)
     return true
   })).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`forgetting thread ${id}`)(e))))
+
+const forgetRun = (sql: SqlClient.SqlClient, owner: string, id: string) =>
+  sql.withTransaction(Effect.gen(function*() {
+    const found = yield* sql<{ status: string }>`SELECT status FROM runs WHERE id = ${id}
+      AND COALESCE(user_id, '') = ${owner}`
+    if (found.length === 0) return false
+    const status = found[0]!.status
+    if (!isFinal(status)) return yield* new RunUnfinishedError({ runId: id, status })
+    yield* sql`DELETE FROM memories WHERE run_id = ${id}`
+    yield* sql`DELETE FROM thread_summaries WHERE owner = ${owner} AND run_id = ${id}`
+    yield* sql`DELETE FROM runs WHERE id = ${id}`
+    yield* dropUnusedAttachments(sql)
+    return true
+  })).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(storeError(`forgetting run ${id}`)(e))))
+
+/** The files no run's input names any more (they are kept once by hash, for every run that carries them). */
+const dropUnusedAttachments = (sql: SqlClient.SqlClient) =>
+  sql`DELETE FROM attachments WHERE NOT EXISTS (
+    SELECT 1 FROM runs WHERE CAST(runs.input AS text) LIKE ${"%"} || attachments.sha256 || ${"%"})`
 
 export const layer = Layer.effect(Threads, make)

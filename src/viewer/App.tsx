@@ -17,7 +17,7 @@ import { ConversationLine, ThreadPage } from "./Thread.js"
 import { ToolsOffered } from "./ToolsOffered.js"
 
 const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
-  id task status model models userId createdAt threadId
+  id task status model models userId createdAt threadId files { name mediaType sha256 url }
   conversation { turn messages summarised compacted tokens }
   forkedFrom { runId atSeq changed }
   finalAnswer { answerText label data }
@@ -240,6 +240,12 @@ const RunView = ({ runId }: { runId: string }) => {
       <h1>{run.task}</h1>
       <RunMeta run={run} events={events.length} refresh={refresh} />
       <ConversationLine threadId={run.threadId} conversation={run.conversation} />
+      {run.files.length > 0 && (
+        <p class="meta" data-testid="run-files">
+          files:{" "}
+          {run.files.map((f) => `${f.name ?? f.url ?? f.sha256?.slice(0, 12) ?? "file"} (${f.mediaType})`).join(", ")}
+        </p>
+      )}
       {run.forkedFrom && (
         <p class="fork-origin" data-testid="fork-origin">
           forked from <a href={`/runs/${encodeURIComponent(run.forkedFrom.runId)}`}>{run.forkedFrom.runId}</a>{" "}

@@ -44,4 +44,20 @@ describe("the viewer's Cancel (#69.1)", () => {
     },
     120_000
   )
+
+  it("a run's page shows the files its task carried (#69.14)", async () => {
+    const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex").toString("base64")
+    const id = (await gql(
+      server.url,
+      `mutation($a: [AttachmentInput!]) {
+      runTask(input: { task: "Describe the chart", mode: SIMPLE, attachments: $a }) { id } }`,
+      {
+        a: [{ mediaType: "image/png", data: png, name: "chart.png" }]
+      }
+    )).body.data.runTask.id as string
+    const page = await browser.newPage()
+    await page.goto(`${server.url.replace(/\/graphql$/, "")}/runs/${id}`, { waitUntil: "load" })
+    await page.getByTestId("run-files").waitFor()
+    expect(await page.getByTestId("run-files").textContent()).toBe("files: chart.png (image/png)")
+  }, 60_000)
 })

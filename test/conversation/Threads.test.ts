@@ -46,6 +46,30 @@ const turn = async (task: string, threadId: string, headers = ALICE) => {
   return { id, run: await awaitRun(app.url, id, { query: RUN, headers }) }
 }
 
+describe("a typed turn of a thread (#69.13)", () => {
+  it("the typed answer prompt quotes the turns before it, as the untyped one does", async () => {
+    await turn("Remember this: my hotel budget is 180 euros a night.", "typed-trip")
+    stub.requests.length = 0
+    const started = await gql(
+      app.url,
+      `mutation($i: RunTaskInput!) { runTask(input: $i) { id } }`,
+      {
+        i: {
+          task: "Give my hotel budget as a number.",
+          threadId: "typed-trip",
+          memory: false,
+          outputSchema: { type: "object", properties: { euros: { type: "integer" } }, required: ["euros"] }
+        }
+      },
+      ALICE
+    )
+    await awaitRun(app.url, started.body.data.runTask.id, { headers: ALICE })
+    const typed = requestsFor(stub.requests, ["answer_typed_user"])
+    expect(typed.length).toBeGreaterThan(0)
+    for (const r of typed) expect(userText(r)).toContain("my hotel budget is 180 euros a night")
+  })
+})
+
 describe("a thread through GraphQL", () => {
   it("the second turn's plan and answer prompts quote the first turn; thread(id) lists both turns", async () => {
     const first = await turn("Remember this: my travel budget is 420 euros.", "trip")

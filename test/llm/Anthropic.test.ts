@@ -48,6 +48,21 @@ describe("Claude through the Messages API", () => {
     expect(first.stream).toBe(true)
     expect(first.system[0].cache_control).toEqual({ type: "ephemeral" })
     expect(first.messages[0].content[0].cache_control).toEqual({ type: "ephemeral" })
+    // the breakpoint is the prompt's stable prefix, up to the task: the task and what follows it are never marked (a
+    // whole prompt marked is written to the cache at 1.25x on every call, and never read again) (#69.13)
+    const split = stub.requests.filter((r) => r.messages[0].content.length === 2)
+    expect(split.length).toBeGreaterThan(0)
+    for (const r of split) {
+      const [prefix, rest] = r.messages[0].content
+      expect(prefix.cache_control).toEqual({ type: "ephemeral" })
+      expect(prefix.text).not.toContain("Compute 6 * 7")
+      expect(rest.cache_control).toBeUndefined()
+      expect(rest.text.startsWith("Compute 6 * 7")).toBe(true)
+    }
+    for (const r of stub.requests) {
+      const marked = r.messages[0].content.filter((b: any) => b.cache_control !== undefined)
+      for (const b of marked) expect(b.text).not.toContain("Compute 6 * 7")
+    }
     expect(first.output_config.format.type).toBe("json_schema")
     expect(JSON.stringify(first.output_config.format.schema)).toContain(`"additionalProperties":false`)
     expect(first.thinking).toBeUndefined()

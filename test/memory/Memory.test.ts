@@ -325,3 +325,24 @@ describe("recall: once a run, by what the words say (#69.8)", () => {
       expect(yield* recall("Multiply 4 by 5, then add 1")).toContain("Multiply 4 by 5")
     }).pipe(Effect.provide(withMemory(offline))))
 })
+
+describe("a task with files never starts from an earlier run's plan (#69.13)", () => {
+  it.effect("the same words with an image: planned afresh (no PlanReused), the plan prompt asked", () => {
+    const engine = scripted({ [PromptId.PLAN_GENERATION_USER]: [planner({ "Describe the chart": "A rising line." })] })
+    const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex").toString("base64")
+    return Effect.gen(function*() {
+      const first = yield* Run.runTask({ task: "Describe the chart", userId: "gus" })
+      expect(first.status).toBe("CONVERGED")
+      const again = yield* Run.runTask({ task: "Describe the chart", userId: "gus" })
+      expect(ofTag(yield* eventsOf(again.runId), "PlanReused")).toHaveLength(1)
+      const planned = planPrompts(engine.calls).length
+      const withFile = yield* Run.runTask({
+        task: "Describe the chart",
+        userId: "gus",
+        attachments: [{ mediaType: "image/png", data: PNG, name: "chart.png" }]
+      })
+      expect(ofTag(yield* eventsOf(withFile.runId), "PlanReused")).toEqual([])
+      expect(planPrompts(engine.calls).length).toBe(planned + 1)
+    }).pipe(Effect.provide(withMemory(engine.layer)))
+  })
+})

@@ -50,6 +50,17 @@ describe("the offer", () => {
     expect(offer.tools.map((t) => t.name)).toEqual(tools.map((t) => t.name))
   })
 
+  it("past the bound, an arithmetic task is offered the calculator, though no word of it names it (#69.13)", () => {
+    const tools = [...builtins, ...server(300)]
+    const names = offerFor("What is (1234 + 4321) * 3 for batch 17?", tools).tools.map((t) => t.name)
+    expect(offerFor("What is (1234 + 4321) * 3 for batch 17?", tools).selected).toBe(true)
+    expect(names).toContain("calculator")
+    // a task with no expression is not offered it for its numbers alone
+    expect(offerFor("Synchronize resource 17 of the fleet, batch 3", tools).tools.map((t) => t.name)).not.toContain(
+      "calculator"
+    )
+  })
+
   it("past the bound: the tools the task's words rank, and the ones it names, in the registry's order", () => {
     const tools = [...server(200), weather, ...server(200).map((t) => ({ ...t, name: `${t.name}_b` }))]
     const offer = offerFor("Get the weather forecast for Lisbon, then run ops.resource_7_sync_b for batch 3", tools)

@@ -49,8 +49,10 @@ export const threadQueries = (run: Run): Pick<G.QueryResolvers, "thread" | "thre
 
 const cursorOfThread = (t: ThreadRow) => Buffer.from(`${t.updatedAt.toISOString()}|${t.id}`).toString("base64url")
 
-export const threadMutations = (run: Run): Pick<G.MutationResolvers, "forgetThread"> => ({
-  forgetThread: (_, { id, userId }, ctx) => run(ctx, Effect.flatMap(threads, (t) => t.forget(ownerOf(ctx, userId), id)))
+export const threadMutations = (run: Run): Pick<G.MutationResolvers, "forgetThread" | "forgetRun"> => ({
+  forgetThread: (_, { id, userId }, ctx) =>
+    run(ctx, Effect.flatMap(threads, (t) => t.forget(ownerOf(ctx, userId), id))),
+  forgetRun: (_, { id, userId }, ctx) => run(ctx, Effect.flatMap(threads, (t) => t.forgetRun(ownerOf(ctx, userId), id)))
 })
 
 export const threadFields = (run: Run): G.ThreadResolvers => ({

@@ -608,6 +608,12 @@ export type Mutation = {
   /** Forgets one memory (its row and full-text entry): whether there was one (memories' owner rule). */
   forgetMemory: Scalars['Boolean']['output'];
   /**
+   * Erases one run: its events, recorded calls (prompts), memories, thread turn, the conversation summaries it made (a
+   * /v1 or AG-UI history's, kept under its first message), and the files no other run carries. Refused
+   * (RunUnfinishedError) until it has ended: cancel it first. Whether there was one (the run's owner rule).
+   */
+  forgetRun: Scalars['Boolean']['output'];
+  /**
    * Erases a thread: its turns (their runs, events, recorded calls and memories), its forks, its summaries. Refused
    * (ThreadBusyError) while a turn is under way. Whether there was one (thread's owner rule).
    */
@@ -644,6 +650,12 @@ export type MutationForgetMemoriesArgs = {
 
 
 export type MutationForgetMemoryArgs = {
+  id: Scalars['ID']['input'];
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type MutationForgetRunArgs = {
   id: Scalars['ID']['input'];
   userId?: InputMaybe<Scalars['ID']['input']>;
 };
@@ -1000,6 +1012,8 @@ export type Run = {
    * AEON_MAX_EVENTS_PER_QUERY events over all its Run.events fields (QUERY_TOO_MANY_EVENTS beyond).
    */
   events: Array<RunEvent>;
+  /** The files and images its task carried. */
+  files: Array<RunFile>;
   finalAnswer?: Maybe<FinalAnswer>;
   /** What the run was expected to spend, from its validated plan before execution (null before that; a simple iteration forecasts its single pass, an escalated run its full plan: the last one made). */
   forecast?: Maybe<Forecast>;
@@ -1098,6 +1112,15 @@ export type RunEvent = {
   runId: Scalars['ID']['output'];
   seq: Scalars['Int']['output'];
   type: Scalars['String']['output'];
+};
+
+/** A file or an image a run's task carried (its bytes stay in the store, by their hash). */
+export type RunFile = {
+  __typename?: 'RunFile';
+  mediaType: Scalars['String']['output'];
+  name?: Maybe<Scalars['String']['output']>;
+  sha256?: Maybe<Scalars['String']['output']>;
+  url?: Maybe<Scalars['String']['output']>;
 };
 
 export type RunFinishedEvent = RunEvent & {
@@ -1743,6 +1766,7 @@ export type ResolversTypes = {
   RunConversation: ResolverTypeWrapper<RunConversation>;
   RunEdge: ResolverTypeWrapper<Omit<RunEdge, 'node'> & { node: ResolversTypes['Run'] }>;
   RunEvent: ResolverTypeWrapper<EventView>;
+  RunFile: ResolverTypeWrapper<RunFile>;
   RunFinishedEvent: ResolverTypeWrapper<RunFinishedEvent>;
   RunForkedEvent: ResolverTypeWrapper<RunForkedEvent>;
   RunMode: RunMode;
@@ -1865,6 +1889,7 @@ export type ResolversParentTypes = {
   RunConversation: RunConversation;
   RunEdge: Omit<RunEdge, 'node'> & { node: ResolversParentTypes['Run'] };
   RunEvent: EventView;
+  RunFile: RunFile;
   RunFinishedEvent: RunFinishedEvent;
   RunForkedEvent: RunForkedEvent;
   RunOutcome: RunOutcome;
@@ -2331,6 +2356,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
   forgetMemories?: Resolver<ResolversTypes['Int'], ParentType, ContextType, Partial<MutationForgetMemoriesArgs>>;
   forgetMemory?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetMemoryArgs, 'id'>>;
+  forgetRun?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetRunArgs, 'id'>>;
   forgetThread?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetThreadArgs, 'id'>>;
   forkRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationForkRunArgs, 'atSeq' | 'runId'>>;
   provideGuidance?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationProvideGuidanceArgs, 'requestId' | 'runId' | 'text'>>;
@@ -2552,6 +2578,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   escalation?: Resolver<Maybe<ResolversTypes['Escalation']>, ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['RunEvent']>, ParentType, ContextType, RequireFields<RunEventsArgs, 'fromSeq'>>;
+  files?: Resolver<Array<ResolversTypes['RunFile']>, ParentType, ContextType>;
   finalAnswer?: Resolver<Maybe<ResolversTypes['FinalAnswer']>, ParentType, ContextType>;
   forecast?: Resolver<Maybe<ResolversTypes['Forecast']>, ParentType, ContextType>;
   forecastError?: Resolver<Maybe<ResolversTypes['ForecastError']>, ParentType, ContextType>;
@@ -2606,6 +2633,13 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
   __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'ConversationQuotedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'MemoryRecalledEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'PlanReusedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ToolsOfferedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+};
+
+export type RunFileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFile'] = ResolversParentTypes['RunFile']> = {
+  mediaType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sha256?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type RunFinishedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFinishedEvent'] = ResolversParentTypes['RunFinishedEvent']> = {
@@ -2996,6 +3030,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RunConversation?: RunConversationResolvers<ContextType>;
   RunEdge?: RunEdgeResolvers<ContextType>;
   RunEvent?: RunEventResolvers<ContextType>;
+  RunFile?: RunFileResolvers<ContextType>;
   RunFinishedEvent?: RunFinishedEventResolvers<ContextType>;
   RunForkedEvent?: RunForkedEventResolvers<ContextType>;
   RunOutcome?: RunOutcomeResolvers<ContextType>;
