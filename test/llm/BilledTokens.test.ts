@@ -130,3 +130,59 @@ describe("maxTokens against a provider that bills the request as sent, with its 
       expect(stopped).toBeGreaterThanOrEqual(50)
     }), 300_000)
 })
+
+/**
+ * The same provider, its answers long enough to fill whatever output cap they are given (#69 item 13): near the end of
+ * the budget the output cap is lowered to what is left after the input as admitted, so the cap holds only when the
+ * input is admitted as billed — the request as sent, with another tokenizer's margin — not as the bare texts (the
+ * short answers above leave the lowered cap unused, and so did not tell the two apart).
+ */
+const PADDING = "The product of six and seven is forty-two, as the calculator confirmed. ".repeat(120)
+let billedFilling = 0
+const billFilling = (body: any) => {
+  // a tokenizer of another family, counting 8 % more than cl100k: within what TOKENIZER_MARGIN allows for
+  const prompt = Math.ceil(
+    1.08 * (cl100k(JSON.stringify(body.messages)) +
+      (body.response_format ? cl100k(JSON.stringify(body.response_format)) : 0) + 3)
+  )
+  const answer = JSON.parse(answerFor(body.response_format?.json_schema?.name ?? ""))
+  const content = JSON.stringify({ ...answer, notes: PADDING })
+  const written = cl100k(content)
+  const cap = body.max_tokens ?? body.max_completion_tokens ?? Number.POSITIVE_INFINITY
+  const completion = Math.min(written, cap)
+  billedFilling += prompt + completion
+  return {
+    content: written > cap ? content.slice(0, cap * 3) : content,
+    finishReason: written > cap ? "length" : "stop",
+    usage: { prompt_tokens: prompt, completion_tokens: completion }
+  }
+}
+
+describe("maxTokens against answers that fill their cap, billed by another tokenizer (#69.13)", () => {
+  it.live(
+    "every cap from 4,000 to 9,000 in steps of 200 holds, on a task of some length",
+    () =>
+      Effect.gen(function*() {
+        const crossed: Array<string> = []
+        // a long task, in lines with quotes (each escaped in the request's JSON): every prompt quotes it, so what the
+        // JSON adds and a margin of a few per cent are tens of tokens of each call
+        const task = `Compute 6 * 7 and state the product. For the record, the readings of the week were:\n${
+          Array.from({ length: 300 }, (_, i) => `"sensor-${i}": "${(i * 37) % 101}"`).join("\n")
+        }`
+        for (let cap = 4_000; cap <= 9_000; cap += 200) {
+          stub.replyWith(billFilling)
+          billedFilling = 0
+          const result = yield* runTask({
+            task,
+            mode: "FULL",
+            memory: false,
+            budget: { maxTokens: cap, ttl: 6 }
+          }).pipe(Effect.provide(engineOnStub()))
+          expect(result.usage.inputTokens + result.usage.outputTokens).toBe(billedFilling)
+          if (billedFilling > cap) crossed.push(`${cap}: billed ${billedFilling}`)
+        }
+        expect(crossed).toEqual([])
+      }),
+    300_000
+  )
+})
