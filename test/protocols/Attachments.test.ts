@@ -20,7 +20,6 @@ import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
  * provider on a stub endpoint) as an image_url part of the plan call.
  */
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex").toString("base64")
-const DATA_URL = `data:image/png;base64,${PNG}`
 
 let stub: OpenAiStub
 let app: TestServer
@@ -38,37 +37,41 @@ beforeEach(() => {
 })
 
 const base = () => app.url.replace(/\/graphql$/, "")
-/** Whether the plan call carried the image. */
-const planSawImage = () =>
+/** Whether the plan call carried the image whose bytes are `data` (base64), whole. */
+const planSaw = (data: string) =>
   stub.requests.some((b) =>
     /^plan_/.test(promptOfRequest(b) ?? "") && Array.isArray(b.messages[1].content) &&
-    b.messages[1].content.some((p: any) => p.type === "image_url" && p.image_url.url === DATA_URL)
+    b.messages[1].content.some((p: any) =>
+      p.type === "image_url" && p.image_url.url === `data:image/png;base64,${data}`
+    )
   )
+const planSawImage = () => planSaw(PNG)
 
-describe("an image from every surface", () => {
-  it("GraphQL: RunTaskInput.attachments", async () => {
+/** A PNG's bytes (base64) sent with "Compute 6 * 7" through each surface, by its own client. */
+const SURFACES: ReadonlyArray<readonly [string, (data: string) => Promise<unknown>]> = [
+  ["GraphQL: RunTaskInput.attachments", async (data) => {
     const started = await gql(
       app.url,
       `mutation($a: [AttachmentInput!]) { runTask(input: { task: "Compute 6 * 7", memory: false, attachments: $a }) { id } }`,
-      { a: [{ mediaType: "image/png", data: PNG, name: "dot.png" }] }
+      { a: [{ mediaType: "image/png", data, name: "dot.png" }] }
     )
     expect((await awaitRun(app.url, started.body.data.runTask.id)).status).toBe("CONVERGED")
-    expect(planSawImage()).toBe(true)
-  })
-
-  it("/v1: an image_url part of the last user message", async () => {
-    const client = new OpenAI({ baseURL: `${base()}/v1`, apiKey: "none" })
-    await client.chat.completions.create({
-      model: "aeon",
-      messages: [{
-        role: "user",
-        content: [{ type: "text", text: "Compute 6 * 7" }, { type: "image_url", image_url: { url: DATA_URL } }]
-      }]
-    })
-    expect(planSawImage()).toBe(true)
-  })
-
-  it("A2A: a file part of the message (raw bytes)", async () => {
+  }],
+  [
+    "/v1: an image_url part of the last user message",
+    (data) =>
+      new OpenAI({ baseURL: `${base()}/v1`, apiKey: "none", maxRetries: 0 }).chat.completions.create({
+        model: "aeon",
+        messages: [{
+          role: "user",
+          content: [{ type: "text", text: "Compute 6 * 7" }, {
+            type: "image_url",
+            image_url: { url: `data:image/png;base64,${data}` }
+          }]
+        }]
+      })
+  ],
+  ["A2A: a file part of the message (raw bytes)", async (data) => {
     const client = await new ClientFactory().createFromUrl(base())
     const m = userMessage("Compute 6 * 7")
     await client.sendMessage({
@@ -76,7 +79,7 @@ describe("an image from every surface", () => {
       message: {
         ...m,
         parts: [...m.parts, {
-          content: { $case: "raw", value: Buffer.from(PNG, "base64") },
+          content: { $case: "raw", value: Buffer.from(data, "base64") },
           metadata: undefined,
           filename: "dot.png",
           mediaType: "image/png"
@@ -85,53 +88,59 @@ describe("an image from every surface", () => {
       configuration: undefined,
       metadata: undefined
     })
-    expect(planSawImage()).toBe(true)
-  })
-
-  it("the AI SDK's chat: a file part", async () => {
+  }],
+  ["the AI SDK's chat: a file part", async (data) => {
     const transport = new DefaultChatTransport<UIMessage>({ api: `${base()}/api/chat` })
     const stream = await transport.sendMessages({
       trigger: "submit-message",
-      chatId: "files-1",
+      chatId: `files-${data.length}`,
       messageId: undefined,
       messages: [{
         id: "u1",
         role: "user",
-        parts: [{ type: "text", text: "Compute 6 * 7" }, { type: "file", mediaType: "image/png", url: DATA_URL }]
+        parts: [{ type: "text", text: "Compute 6 * 7" }, {
+          type: "file",
+          mediaType: "image/png",
+          url: `data:image/png;base64,${data}`
+        }]
       }],
       abortSignal: undefined
     })
     for await (const _ of readUIMessageStream({ stream })) void _
-    expect(planSawImage()).toBe(true)
-  })
-
-  it("AG-UI: an image part of the user message (its source the bytes)", async () => {
+  }],
+  ["AG-UI: an image part of the user message (its source the bytes)", async (data) => {
     const agent = new HttpAgent({ url: `${base()}/ag-ui` })
     agent.addMessage({
       id: "m1",
       role: "user",
       content: [{ type: "text", text: "Compute 6 * 7" }, {
         type: "image",
-        source: { type: "data", value: PNG, mimeType: "image/png" }
+        source: { type: "data", value: data, mimeType: "image/png" }
       }]
     })
     await agent.runAgent({})
-    expect(planSawImage()).toBe(true)
-  })
-
-  it("MCP: run_task's attachments", async () => {
+  }],
+  ["MCP: run_task's attachments", async (data) => {
     const client = new Client({ name: "test", version: "1.0.0" })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`)))
     try {
       await client.callTool({
         name: "run_task",
-        arguments: { task: "Compute 6 * 7", attachments: [{ mediaType: "image/png", data: PNG }] }
+        arguments: { task: "Compute 6 * 7", attachments: [{ mediaType: "image/png", data }] }
       })
-      expect(planSawImage()).toBe(true)
     } finally {
       await client.close()
     }
-  })
+  }]
+]
+
+describe("an image from every surface", () => {
+  for (const [surface, send] of SURFACES) {
+    it(surface, async () => {
+      await send(PNG)
+      expect(planSawImage()).toBe(true)
+    })
+  }
 
   it("the CLI: aeon run --file, with the offline stand-in refused before anything runs", async () => {
     const { aeon, dir, env } = cliIn("aeon-files-")
@@ -159,84 +168,17 @@ describe("a 5 MB attachment through every surface (#69.6)", () => {
   const BIG = Buffer.concat([Buffer.from(PNG, "base64"), Buffer.alloc(5 * 1024 * 1024 - 29, 7)])
   const BIG64 = BIG.toString("base64")
   const BIG_URL = `data:image/png;base64,${BIG64}`
-  /** Whether the plan call carried the whole 5 MB image. */
-  const planSawBig = () =>
-    stub.requests.some((b) =>
-      /^plan_/.test(promptOfRequest(b) ?? "") && Array.isArray(b.messages[1].content) &&
-      b.messages[1].content.some((p: any) => p.type === "image_url" && p.image_url.url === BIG_URL)
-    )
-
+  const planSawBig = () => planSaw(BIG64)
   it("is 5 MB, the most an attachment may be", () => {
     expect(BIG.length).toBe(5 * 1024 * 1024)
   })
 
-  it("/v1", async () => {
-    const client = new OpenAI({ baseURL: `${base()}/v1`, apiKey: "none", maxRetries: 0 })
-    await client.chat.completions.create({
-      model: "aeon",
-      messages: [{
-        role: "user",
-        content: [{ type: "text", text: "Compute 6 * 7" }, { type: "image_url", image_url: { url: BIG_URL } }]
-      }]
-    })
-    expect(planSawBig()).toBe(true)
-  }, 60_000)
-
-  it("A2A", async () => {
-    const client = await new ClientFactory().createFromUrl(base())
-    const m = userMessage("Compute 6 * 7")
-    await client.sendMessage({
-      tenant: "",
-      message: {
-        ...m,
-        parts: [...m.parts, {
-          content: { $case: "raw", value: BIG },
-          metadata: undefined,
-          filename: "big.png",
-          mediaType: "image/png"
-        }]
-      },
-      configuration: undefined,
-      metadata: undefined
-    })
-    expect(planSawBig()).toBe(true)
-  }, 60_000)
-
-  it("AG-UI", async () => {
-    const agent = new HttpAgent({ url: `${base()}/ag-ui` })
-    agent.addMessage({
-      id: "m1",
-      role: "user",
-      content: [{ type: "text", text: "Compute 6 * 7" }, {
-        type: "image",
-        source: { type: "data", value: BIG64, mimeType: "image/png" }
-      }]
-    })
-    await agent.runAgent({})
-    expect(planSawBig()).toBe(true)
-  }, 60_000)
-
-  it("GraphQL and MCP", async () => {
-    const started = await gql(
-      app.url,
-      `mutation($a: [AttachmentInput!]) { runTask(input: { task: "Compute 6 * 7", memory: false, attachments: $a }) { id } }`,
-      { a: [{ mediaType: "image/png", data: BIG64, name: "big.png" }] }
-    )
-    expect((await awaitRun(app.url, started.body.data.runTask.id)).status).toBe("CONVERGED")
-    expect(planSawBig()).toBe(true)
-    stub.requests.length = 0
-    const client = new Client({ name: "test", version: "1.0.0" })
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`)))
-    try {
-      await client.callTool({
-        name: "run_task",
-        arguments: { task: "Compute 6 * 7", attachments: [{ mediaType: "image/png", data: BIG64 }] }
-      })
-      expect(planSawBig()).toBe(true)
-    } finally {
-      await client.close()
-    }
-  }, 60_000)
+  for (const [surface, send] of SURFACES) {
+    it(surface, async () => {
+      await send(BIG64)
+      expect(planSaw(BIG64)).toBe(true)
+    }, 60_000)
+  }
 
   it("aeon run --file beside a server (the quick start's set-up): the server runs it with the file", async () => {
     const { dir, env } = cliIn("aeon-big-file-")
