@@ -16,21 +16,17 @@ import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
  */
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-failing-tool-")))
 const server = fileURLToPath(new URL("../support/mcp-servers/ledger.mjs", import.meta.url))
-const configFor = (mode: string, calls: string) => {
-  const file = join(dir, `${mode}.json`)
-  writeFileSync(
-    file,
-    JSON.stringify({
-      mcpServers: {
-        ledger: {
-          command: process.execPath,
-          args: [server],
-          env: { LEDGER_FILE: join(dir, "ledger.txt"), LEDGER_MODE: mode, LEDGER_CALLS: calls },
-          timeoutMs: 3_000
-        }
-      }
-    })
-  )
+const configFor = (mode: string, calls: string, sibling = false) => {
+  const file = join(dir, `${mode}${sibling ? "-sibling" : ""}.json`)
+  const ledger = (m: string, c: string) => ({
+    command: process.execPath,
+    args: [server],
+    env: { LEDGER_FILE: join(dir, "ledger.txt"), LEDGER_MODE: m, LEDGER_CALLS: c },
+    timeoutMs: 3_000
+  })
+  // a second server whose tool could do the work (the run goes on to plan again, and plans the same call)
+  const journal = sibling ? { journal: ledger("ok", join(dir, "journal.calls")) } : {}
+  writeFileSync(file, JSON.stringify({ mcpServers: { ledger: ledger(mode, calls), ...journal } }))
   return file
 }
 
@@ -89,4 +85,25 @@ describe("a tool that cannot answer (#54.5)", () => {
       )
     }
   }
+
+  it(
+    "hang, another server's tool able to do the work, the next plan the same call: not tried again, at most 3 calls (#69.10)",
+    async () => {
+      const c = cliIn("aeon-failing-tool-")
+      const calls = join(dir, "hang-sibling.calls")
+      Object.assign(c.env, {
+        AEON_LLM_BASE_URL: stub.baseURL,
+        AEON_LLM_API_KEY: "k",
+        AEON_MCP_CONFIG: configFor("hang", calls, true)
+      })
+      stub.requests.length = 0
+      const r = await c.aeon("run", "Append the record 'rent' to the ledger", "--json")
+      const result = JSON.parse(r.stdout)
+      expect(result.status).toBe("FAILED")
+      expect(result.usage.llmCalls).toBeLessThanOrEqual(3)
+      expect(result.error).toMatch(/would call ledger\.append again with the input that failed in pass \d+/)
+      expect(readFileSync(calls, "utf8").split("\n").filter(Boolean)).toEqual(["rent"])
+    },
+    60_000
+  )
 })
