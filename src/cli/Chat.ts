@@ -130,7 +130,7 @@ const conversing = <R>(threadId: string, turn: (task: string) => Effect.Effect<v
   Effect.flatMap(Effect.runtime<R>(), (runtime) =>
     Effect.async<void>((resume) => {
       const turns: { current?: Fiber.RuntimeFiber<void, unknown> | undefined } = {}
-      void converse(runtime, threadId, turn, turns).then(() => resume(Effect.void))
+      void converse(runtime, threadId, turn, turns).then(() => resume(Effect.void), (e) => resume(Effect.die(e)))
       return Effect.suspend(() => (turns.current ? Fiber.interrupt(turns.current) : Effect.void))
     }))
 
