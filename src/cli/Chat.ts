@@ -167,11 +167,14 @@ export const chat = (o: ChatOptions) =>
 const threadsTable = (rows: ReadonlyArray<ThreadRow>) =>
   rows.length === 0
     ? "no threads"
-    : rows.map((t) =>
-      `${t.id.padEnd(24)} ${String(t.turns).padStart(3)} turn${t.turns === 1 ? " " : "s"}  ${
-        t.updatedAt.toISOString().slice(0, 19).replace("T", " ")
-      }  ${(t.lastTask ?? "").replace(/\s+/g, " ").slice(0, 60)}`
-    ).join("\n")
+    : [
+      `${"THREAD".padEnd(24)} ${"TURNS".padEnd(9)}  ${"UPDATED".padEnd(19)}  LAST TASK`,
+      ...rows.map((t) =>
+        `${t.id.padEnd(24)} ${`${t.turns} turn${t.turns === 1 ? "" : "s"}`.padEnd(9)}  ${
+          t.updatedAt.toISOString().slice(0, 19).replace("T", " ")
+        }  ${(t.lastTask ?? "").replace(/\s+/g, " ").slice(0, 60)}`
+      )
+    ].join("\n")
 
 const turnsText = (id: string, turns: ReadonlyArray<ThreadTurn>) =>
   [

@@ -1,6 +1,6 @@
 import { Options } from "@effect/cli"
 import { Effect } from "effect"
-import { flagNames } from "./Flags.js"
+import { flagNames, valueFlagNames } from "./Flags.js"
 
 /** What every command of `aeon` shares: its handlers loaded on demand, its flags noted, the common flags. */
 
@@ -11,10 +11,21 @@ export const handle = (f: (h: typeof import("./Handlers.js")) => Effect.Effect<v
 
 /** Each command's flags, for the unknown-flag check (cli/Flags). */
 export const flagsOf = new Map<string, Array<string>>()
+/** Each command's flags that take a value (one given without it is named: cli/Flags `missingValue`). */
+export const valueFlagsOf = new Map<string, Array<string>>()
 /** A command's configuration, its flags noted. */
 export const noted = <C extends Record<string, unknown>>(name: string, config: C): C => {
   flagsOf.set(name, [...new Set([...(flagsOf.get(name) ?? []), ...flagNames(config)])])
+  valueFlagsOf.set(name, [...new Set([...(valueFlagsOf.get(name) ?? []), ...valueFlagNames(config)])])
   return config
+}
+
+/** Each flag's choices, as @effect/cli takes them: a value is read in any case (`--mode FULL`, `--status converged`). */
+export const choicesOf = new Map<string, ReadonlyArray<string>>()
+/** A flag of a few values, its choices noted for the case rule (cli/Flags `canonicalChoices`). */
+export const choice = <A extends string>(flag: string, values: ReadonlyArray<A>) => {
+  choicesOf.set(flag, [...new Set([...(choicesOf.get(flag) ?? []), ...values])])
+  return Options.choice(flag, values)
 }
 
 /** Each command's subcommands by name, for the unknown-subcommand check (@effect/cli lists the top-level ones). */

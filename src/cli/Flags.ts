@@ -1,5 +1,5 @@
 import { Options } from "@effect/cli"
-import { Option } from "effect"
+import { Option, Predicate } from "effect"
 
 /**
  * What the CLI adds to @effect/cli's parsing and help: an unknown flag named wherever it stands (with the nearest
@@ -16,6 +16,49 @@ export const flagNames = (config: Record<string, unknown>): Array<string> =>
       ? Option.match(Options.getIdentifier(v), { onNone: () => [], onSome: (id) => [id.replace(/^-+/, "")] })
       : []
   )
+
+/** The option under its wrappers (a default, a map, optional, repeated): the one that names a flag and its type. */
+const singleOf = (o: unknown, depth = 0): unknown => {
+  if (depth > 8 || !Predicate.isRecord(o)) return undefined
+  if (o._tag === "Single") return o
+  for (const key of ["options", "argumentOption", "left"]) {
+    const inner = singleOf(o[key], depth + 1)
+    if (inner !== undefined) return inner
+  }
+  return undefined
+}
+
+/** The flags of a command's configuration that take a value (all but the true-or-false ones). */
+export const valueFlagNames = (config: Record<string, unknown>): Array<string> =>
+  Object.values(config).flatMap((v) => {
+    if (!Options.isOptions(v)) return []
+    const single = singleOf(v)
+    const bool = Predicate.isRecord(single) && Predicate.isRecord(single.primitiveType) &&
+      single.primitiveType._tag === "Bool"
+    return single === undefined || bool ? [] : flagNames({ v })
+  })
+
+/**
+ * A flag given without its value (the last word, or another flag after it), named: @effect/cli would say "unknown
+ * argument", or take nothing and go on.
+ */
+export const missingValue = (
+  command: string,
+  args: ReadonlyArray<string>,
+  valued: ReadonlyArray<string>
+): string | undefined => {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") return undefined
+    const name = /^--([\w-]+)$/.exec(arg)?.[1]
+    if (name === undefined || !valued.includes(name)) continue
+    const next = args[i + 1]
+    if (next === undefined || (next.startsWith("-") && !/^-\d/.test(next))) {
+      return `aeon ${command}: --${name} needs a value (aeon ${command} --help says what it takes)`
+    }
+  }
+  return undefined
+}
 
 /** Edit distance (insertions, deletions, substitutions) between two short strings. */
 const distance = (a: string, b: string): number => {
@@ -119,4 +162,47 @@ export const compactHelp = (text: string): string => {
   }
   flush()
   return out.join("\n").replace(/\n{3,}/g, "\n\n")
+}
+
+/**
+ * The command line with each choice flag's value written as its choice is (`--mode FULL` → `--mode full`,
+ * `--status converged` → `--status CONVERGED`): enum values in any case, as GraphQL's words are read.
+ */
+export const canonicalChoices = (
+  argv: ReadonlyArray<string>,
+  choices: ReadonlyMap<string, ReadonlyArray<string>>
+): Array<string> => {
+  const canonical = (flag: string, value: string) =>
+    choices.get(flag)?.find((c) => c.toLowerCase() === value.toLowerCase()) ?? value
+  return argv.map((arg, i) => {
+    const joined = /^--([\w-]+)=(.*)$/.exec(arg)
+    if (joined) return `--${joined[1]}=${canonical(joined[1]!, joined[2]!)}`
+    const flag = /^--([\w-]+)$/.exec(argv[i - 1] ?? "")?.[1]
+    return flag !== undefined && !arg.startsWith("-") ? canonical(flag, arg) : arg
+  })
+}
+
+/**
+ * A task written without quotes (`aeon run What is 6 * 7`): the shell splits it into words, and the command takes one
+ * task. Said, with the line to write instead.
+ */
+export const unquotedTask = (
+  command: string,
+  args: ReadonlyArray<string>,
+  valued: ReadonlyArray<string>
+): string | undefined => {
+  const words: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") break
+    const name = /^--?([\w-]+)$/.exec(arg)?.[1]
+    if (name !== undefined && !/^-\d/.test(arg)) {
+      if (valued.includes(name)) i++
+      continue
+    }
+    if (!arg.startsWith("-") || /^-\d/.test(arg)) words.push(arg)
+  }
+  return words.length > 1
+    ? `aeon ${command}: the task is one argument: quote it (aeon ${command} "${words.join(" ")}")`
+    : undefined
 }

@@ -151,6 +151,9 @@ export const run = (o: RunOptions) =>
     const outputSchema = o.outputSchemaFile && Option.isSome(o.outputSchemaFile)
       ? readJsonFile("--output-schema", o.outputSchemaFile.value)
       : undefined
+    if (fields.outputStrict === true && outputSchema === undefined) {
+      throw new CliError("--output-strict needs --output-schema FILE: it asks that the schema's value be strict")
+    }
     const attachments = (o.files ?? []).map(attachmentOf)
     const input = {
       ...fields,

@@ -3,6 +3,7 @@ import { Option, Schema } from "effect"
 import { RunTaskInput } from "../run/RunInput.js"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { parseDuration } from "./CliError.js"
+import { choice } from "./CommandParts.js"
 
 /**
  * The flags of `aeon run` (and `aeon fork`) that set a field of the run's input. A flag's name is the CLI's (kept
@@ -94,7 +95,7 @@ const optionOf = (row: FieldFlag): Options.Options<unknown> => {
   const f = fieldAt(row.field)
   const described = Options.withDescription(describe(row, f))
   if (f.type === "boolean") return described(Options.boolean(row.flag))
-  if (f.enum) return Options.optional(described(Options.choice(row.flag, f.enum.map((v) => v.toLowerCase()))))
+  if (f.enum) return Options.optional(described(choice(row.flag, f.enum.map((v) => v.toLowerCase()))))
   if (isDuration(row.field) || f.type === "string" || f.type === "array") {
     return Options.optional(described(Options.text(row.flag)))
   }

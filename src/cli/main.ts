@@ -4,8 +4,20 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Option } from "effect"
 import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { version } from "../support/PackageFiles.js"
-import { flagsOf, handle, handlers, json, mcpOption, noted, store, subcommandsOf } from "./CommandParts.js"
-import { nearest, unknownFlag } from "./Flags.js"
+import {
+  choice,
+  choicesOf,
+  flagsOf,
+  handle,
+  handlers,
+  json,
+  mcpOption,
+  noted,
+  store,
+  subcommandsOf,
+  valueFlagsOf
+} from "./CommandParts.js"
+import { canonicalChoices, missingValue, nearest, unknownFlag, unquotedTask } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
 import { memoryCommand } from "./MemoryCommand.js"
 import { budgetOptions, runInputOptions } from "./RunFlags.js"
@@ -17,7 +29,7 @@ import { budgetOptions, runInputOptions } from "./RunFlags.js"
 
 /** The model, as `aeon run` and `aeon fork` take it. */
 const modelOptions = {
-  provider: Options.choice("provider", ["openai", "anthropic", "google", "offline", "scripted"]).pipe(
+  provider: choice("provider", ["openai", "anthropic", "google", "offline", "scripted"]).pipe(
     Options.withDescription(
       "the model's provider (env AEON_MODEL_PROVIDER; default: openai when a key is set, anthropic when only ANTHROPIC_API_KEY is, else offline)"
     ),
@@ -90,7 +102,7 @@ const runsCommand = Command.make(
   "runs",
   noted("runs", {
     user: Options.text("user").pipe(Options.withDescription("only this user's runs"), Options.optional),
-    status: Options.choice("status", RUN_STATUSES).pipe(
+    status: choice("status", RUN_STATUSES).pipe(
       Options.withDescription("only runs in this status"),
       Options.optional
     ),
@@ -275,7 +287,7 @@ const evalCommand = Command.make(
       ),
       Options.optional
     ),
-    provider: Options.choice("provider", ["openai", "anthropic", "google", "offline", "scripted"]).pipe(
+    provider: choice("provider", ["openai", "anthropic", "google", "offline", "scripted"]).pipe(
       Options.withDescription("the model's provider (env AEON_MODEL_PROVIDER)"),
       Options.optional
     ),
@@ -374,28 +386,29 @@ const mcpCommand = Command.make("mcp", noted("mcp", { mcp: mcpOption }), (o) => 
   )
 )
 
-const aeon = Command.make("aeon").pipe(
-  Command.withSubcommands([
-    runCommand,
-    inspectCommand,
-    runsCommand,
-    quotaCommand,
-    approveCommand,
-    guideCommand,
-    cancelCommand,
-    forgetCommand,
-    forkCommand,
-    replayCommand,
-    evalCommand,
-    exportCommand,
-    memoryCommand,
-    chatCommand,
-    threadsCommand,
-    serveCommand,
-    toolsCommand,
-    mcpCommand
-  ])
-)
+const SUBCOMMANDS = [
+  runCommand,
+  inspectCommand,
+  runsCommand,
+  quotaCommand,
+  approveCommand,
+  guideCommand,
+  cancelCommand,
+  forgetCommand,
+  forkCommand,
+  replayCommand,
+  evalCommand,
+  exportCommand,
+  memoryCommand,
+  chatCommand,
+  threadsCommand,
+  serveCommand,
+  toolsCommand,
+  mcpCommand
+] as const
+const aeon = Command.make("aeon").pipe(Command.withSubcommands(SUBCOMMANDS))
+/** The commands' names (every command notes its flags): an unknown one is answered with the nearest. */
+const COMMANDS: ReadonlyArray<string> = [...flagsOf.keys()]
 
 /** A flag the command does not take, named before @effect/cli reads the line (it names what follows it instead). */
 const refusal = (() => {
@@ -407,16 +420,27 @@ const refusal = (() => {
     return `aeon ${command}: unknown command ${sub}${near ? ` (did you mean ${near}?)` : ""}; ` +
       `aeon ${command} takes ${subs.join(", ")}`
   }
+  if (command !== undefined && !command.startsWith("-") && !COMMANDS.includes(command)) {
+    const near = nearest(command, COMMANDS)
+    return `aeon: unknown command ${command}${near ? ` (did you mean ${near}?)` : ""}; aeon --help lists the commands`
+  }
   const known = command === undefined ? undefined : flagsOf.get(command)
-  return known === undefined ? undefined : unknownFlag(command!, rest, known)
+  const valued = valueFlagsOf.get(command!) ?? []
+  return known === undefined
+    ? undefined
+    : unknownFlag(command!, rest, known) ?? missingValue(command!, rest, valued) ??
+      (command === "run" ? unquotedTask(command, rest, valued) : undefined)
 })()
 
-if (refusal !== undefined) {
+if (process.argv.length === 3 && process.argv[2] === "--version") {
+  // the version alone, on one line (@effect/cli's own adds a blank line)
+  process.stdout.write(`${version}\n`)
+} else if (refusal !== undefined) {
   // exit 1, as @effect/cli's other usage errors (a missing argument, a value of the wrong type)
   process.stderr.write(`${refusal}\n`)
   process.exitCode = 1
 } else {
-  Command.run(aeon, { name: "aeon", version })(process.argv).pipe(
+  Command.run(aeon, { name: "aeon", version })(canonicalChoices(process.argv, choicesOf)).pipe(
     Effect.provide(Layer.merge(NodeContext.layer, HelpConsole.layer)),
     NodeRuntime.runMain({ disableErrorReporting: true })
   )

@@ -98,4 +98,41 @@ describe("the CLI's messages (#42)", () => {
     const again = await aeon("run", "Compute 19 + 23")
     expect(again.stdout).toMatch(/0 LLM calls \(plan reused from run [0-9a-f-]{36}\)/)
   })
+
+  it(
+    "words on the command line (#76.5): enums in any case, a flag without its value, an unquoted task, a mistyped command",
+    async () => {
+      // an enum value in any case, as GraphQL writes it
+      const full = await aeon("run", "--mode", "FULL", "--json", "What is 6 * 7 plus 3?")
+      expect(full.code, full.stderr).toBe(0)
+      expect(JSON.parse(full.stdout).mode).toBe("FULL")
+      expect((await aeon("runs", "--status", "converged")).stdout).toContain("CONVERGED")
+      // a flag given without its value is named (not "unknown argument", not ignored)
+      const schema = await aeon("run", "Compute 1+1", "--output-schema")
+      expect(schema.stderr).toBe("aeon run: --output-schema needs a value (aeon run --help says what it takes)\n")
+      const file = await aeon("run", "--file", "--json", "Compute 1+1")
+      expect(file.code).toBe(1)
+      expect(file.stderr).toContain("aeon run: --file needs a value")
+      expect((await aeon("tools", "--for")).stderr).toContain("aeon tools: --for needs a value")
+      // a task the shell split into words
+      const unquoted = await aeon("run", "What", "is", "6", "*", "7")
+      expect(unquoted.stderr).toBe(`aeon run: the task is one argument: quote it (aeon run "What is 6 * 7")\n`)
+      // --output-strict alone
+      expect((await aeon("run", "Compute 1+1", "--output-strict")).stderr).toBe(
+        "aeon: --output-strict needs --output-schema FILE: it asks that the schema's value be strict\n"
+      )
+      // a mistyped command, with the aeon: prefix
+      const rn = await aeon("rn", "Compute 1+1")
+      expect(rn.code).toBe(1)
+      expect(rn.stderr).toBe("aeon: unknown command rn (did you mean run?); aeon --help lists the commands\n")
+      // aeon threads with a header over its rows
+      await aeon("run", "What is 6 * 7 plus 3?", "--thread", "words-1")
+      const threads = (await aeon("threads")).stdout.split("\n")
+      expect(threads[0]).toMatch(/^THREAD +TURNS +UPDATED +LAST TASK$/)
+      expect(threads[1]).toMatch(/^words-1 +1 turn +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +What is 6 \* 7 plus 3\?$/)
+      // the version alone on its line
+      expect((await aeon("--version")).stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
+    },
+    60_000
+  )
 })
