@@ -20,14 +20,6 @@ export const noted = <C extends Record<string, unknown>>(name: string, config: C
   return config
 }
 
-/** Each flag's choices, as @effect/cli takes them: a value is read in any case (`--mode FULL`, `--status converged`). */
-export const choicesOf = new Map<string, ReadonlyArray<string>>()
-/** A flag of a few values, its choices noted for the case rule (cli/Flags `canonicalChoices`). */
-export const choice = <A extends string>(flag: string, values: ReadonlyArray<A>) => {
-  choicesOf.set(flag, [...new Set([...(choicesOf.get(flag) ?? []), ...values])])
-  return Options.choice(flag, values)
-}
-
 /** Each command's subcommands by name, for the unknown-subcommand check (@effect/cli lists the top-level ones). */
 export const subcommandsOf = new Map<string, ReadonlyArray<string>>()
 /** A command's subcommands' names, noted (they are the names its Command.make calls give). */

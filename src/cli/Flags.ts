@@ -60,6 +60,14 @@ export const missingValue = (
   return undefined
 }
 
+/** Each flag's choices, as @effect/cli takes them: a value is read in any case (`--mode FULL`, `--status converged`). */
+export const choicesOf = new Map<string, ReadonlyArray<string>>()
+/** A flag of a few values, its choices noted for the case rule (`canonicalChoices`). */
+export const choice = <A extends string>(flag: string, values: ReadonlyArray<A>) => {
+  choicesOf.set(flag, [...new Set([...(choicesOf.get(flag) ?? []), ...values])])
+  return Options.choice(flag, values)
+}
+
 /** Edit distance (insertions, deletions, substitutions) between two short strings. */
 const distance = (a: string, b: string): number => {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j)

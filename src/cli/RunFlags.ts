@@ -3,7 +3,7 @@ import { Option, Schema } from "effect"
 import { RunTaskInput } from "../run/RunInput.js"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { parseDuration } from "./CliError.js"
-import { choice } from "./CommandParts.js"
+import { choice } from "./Flags.js"
 
 /**
  * The flags of `aeon run` (and `aeon fork`) that set a field of the run's input. A flag's name is the CLI's (kept

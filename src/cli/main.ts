@@ -5,8 +5,6 @@ import { Effect, Layer, Option } from "effect"
 import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { version } from "../support/PackageFiles.js"
 import {
-  choice,
-  choicesOf,
   flagsOf,
   handle,
   handlers,
@@ -17,7 +15,7 @@ import {
   subcommandsOf,
   valueFlagsOf
 } from "./CommandParts.js"
-import { canonicalChoices, missingValue, nearest, unknownFlag, unquotedTask } from "./Flags.js"
+import { canonicalChoices, choice, choicesOf, missingValue, nearest, unknownFlag, unquotedTask } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
 import { memoryCommand } from "./MemoryCommand.js"
 import { budgetOptions, runInputOptions } from "./RunFlags.js"
