@@ -195,6 +195,16 @@ const RunMeta = ({ events, refresh, run }: { run: Run; events: number; refresh: 
   </p>
 )
 
+/** A run's page before its run is read, or when there is none: the way back to the list either way. */
+const NotLoaded = ({ error }: { error: string | undefined }) => (
+  <main>
+    <p>
+      <a href="/runs">← runs</a>
+    </p>
+    {error ? <p class="error">{error}</p> : <p>loading…</p>}
+  </main>
+)
+
 const RunView = ({ runId }: { runId: string }) => {
   const [events, setEvents] = useState<Array<RunViewEventsSubscription["runEvents"]>>([])
   const [run, setRun] = useState<Run>()
@@ -229,7 +239,7 @@ const RunView = ({ runId }: { runId: string }) => {
     return stop
   }, [runId, attempt])
   if (locked) return <KeyForm onKey={() => (setLocked(false), setEvents([]), setAttempt((n) => n + 1))} />
-  if (!run) return <main>{error ? <p class="error">{error}</p> : <p>loading…</p>}</main>
+  if (!run) return <NotLoaded error={error} />
   const passes = run.history?.passes ?? []
   const plan = run.plan
   return (

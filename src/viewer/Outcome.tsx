@@ -29,6 +29,15 @@ export const stopInWords = (run: Run): string | undefined => {
 export const Outcome = ({ run }: { run: Run }) => {
   const why = stopInWords(run)
   if (why === undefined) return null
+  // a run waiting for a person has not ended: said as what it waits for, not as an error
+  if (run.status === "AWAITING_INPUT") {
+    return (
+      <section class="outcome waiting" data-testid="outcome">
+        <h2>Waiting</h2>
+        <p class="meta">{why}</p>
+      </section>
+    )
+  }
   const steps = (run.plan?.steps ?? []).filter((s) =>
     s.supersededBy == null && (s.status === "failed" || s.status === "invalid")
   )

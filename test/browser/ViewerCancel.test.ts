@@ -60,4 +60,27 @@ describe("the viewer's Cancel (#69.1)", () => {
     await page.getByTestId("run-files").waitFor()
     expect(await page.getByTestId("run-files").textContent()).toBe("files: chart.png (image/png)")
   }, 60_000)
+
+  it(
+    "a run waiting for a person is shown waiting, not as an error; a run that does not exist links back (#76.6)",
+    async () => {
+      const id = (await gql(
+        server.url,
+        `mutation { runTask(input: { task: "Explain 6 * 7", mode: FULL, approvePlan: true }) {
+      id } }`
+      )).body.data.runTask.id as string
+      const base = server.url.replace(/\/graphql$/, "")
+      const page = await browser.newPage()
+      await page.goto(`${base}/runs/${id}`, { waitUntil: "load" })
+      await page.getByTestId("run-status").filter({ hasText: "AWAITING_INPUT" }).waitFor({ timeout: 30_000 })
+      const outcome = page.getByTestId("outcome")
+      await outcome.waitFor()
+      expect(await outcome.locator("h2").textContent()).toBe("Waiting")
+      expect(await outcome.locator(".error").count()).toBe(0)
+      await page.goto(`${base}/runs/nope`, { waitUntil: "load" })
+      await page.getByText("run nope does not exist").waitFor()
+      expect(await page.getByRole("link", { name: "← runs" }).getAttribute("href")).toBe("/runs")
+    },
+    60_000
+  )
 })
