@@ -11,6 +11,7 @@ import { type ThreadRow, Threads, type ThreadTurn } from "../store/Threads.js"
 import { definedOnly, fieldOf, stringField } from "../support/Fields.js"
 import { CliError } from "./CliError.js"
 import { engineLayer, opt } from "./Handlers.js"
+import { problemLines } from "./Render.js"
 import { personLogger } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
 import { runOnServer, sayDroppedSettings, serverHoldingDataDir, threadsOnServer } from "./ViaServer.js"
@@ -27,13 +28,15 @@ export interface ChatOptions {
 
 const say = (text: string) => void process.stdout.write(text)
 
-/** How a turn ended, when it did not simply answer. */
+/** How a turn ended, when it did not simply answer: its status and why, as `aeon run` says it (cli/Render). */
 const ending = (r: RunResult) =>
   r.status === "CONVERGED"
     ? ""
     : r.status === "CANCELLED"
     ? "(turn stopped)\n"
-    : `(${r.status.toLowerCase().replace("_", " ")}${r.error ? `: ${r.error}` : ""})\n`
+    : `(${r.status.toLowerCase().replace("_", " ")}${r.terminationReason ? `: ${r.terminationReason}` : ""})\n${
+      problemLines(r).map((l) => `${l}\n`).join("")
+    }`
 
 /**
  * A turn of the thread a dead process left unfinished (this process holds the embedded store: no other runs it),

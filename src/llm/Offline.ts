@@ -33,14 +33,15 @@ const WORDED: ReadonlyArray<readonly [RegExp, (a: string, b: string) => string]>
 ]
 
 /**
- * Arithmetic a clause states in words ("add 17 and 25", "multiply the result by 3"); the previous step's result is a
- * reference to it (`{{s1}}`), which the engine resolves when the step runs.
+ * Arithmetic a clause states in words ("add 17 and 25", "multiply the result by 3"); `previous` stands for "the
+ * result", "it", "that": the previous step's result as a reference (`{{s1}}`, resolved when the step runs), or, for a
+ * turn's first clause, the number the conversation's last answer ended with.
  */
 const wordedExpression = (text: string, previous: string | undefined): string | undefined => {
   for (const [pattern, build] of WORDED) {
     const m = text.match(pattern)
     if (!m) continue
-    const operand = (o: string) => (/\d/.test(o) ? o : previous === undefined ? undefined : `{{${previous}}}`)
+    const operand = (o: string) => (/\d/.test(o) ? o : previous)
     const [a, b] = [operand(m[1] ?? ""), operand(m[2] ?? "")]
     if (a !== undefined && b !== undefined) return build(a, b)
   }
@@ -112,7 +113,23 @@ const OPERATOR_WORDS: ReadonlyArray<readonly [RegExp, string]> = [
 ]
 const symbolic = (text: string) => OPERATOR_WORDS.reduce((t, [word, symbol]) => t.replace(word, symbol), text)
 
-const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>) => {
+/**
+ * The number the conversation's last answer ended with ("45" of "… 45"): what "that" means in a follow-up ("Multiply
+ * that by 2"). The conversation as memory/Conversation quotes it, a JSON line a message.
+ */
+const lastAnswerNumber = (conversation: string | undefined): string | undefined => {
+  const answers = (conversation ?? "").split("\n").flatMap((l) => {
+    try {
+      const said = fieldOf(JSON.parse(l), "assistant")
+      return typeof said === "string" ? [said] : []
+    } catch {
+      return [] // the heading, a summary: not a message
+    }
+  })
+  return answers.at(-1)?.match(/-?\d+(?:\.\d+)?(?=\D*$)/)?.[0]
+}
+
+const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>, conversation?: string) => {
   const toolsSeen = seen.map((t) => (typeof t === "string" ? { name: t } : t))
   const tools = toolsSeen.map((t) => t.name)
   const parts = clauses(request)
@@ -128,7 +145,8 @@ const planFor = (request: string, seen: ReadonlyArray<ToolSeen | string>) => {
         provides: [`result_${i + 1}`]
       }
     }
-    const expression = findExpression(symbolic(text)) ?? wordedExpression(text, i > 0 ? `s${i}` : undefined)
+    const expression = findExpression(symbolic(text)) ??
+      wordedExpression(text, i > 0 ? `{{s${i}}}` : lastAnswerNumber(conversation))
     const useCalculator = expression !== undefined && tools.includes("calculator")
     const memory = useCalculator ? undefined : memoryCall(text, lastKey)
     if (memory) lastKey = memory.toolInput.key
@@ -226,10 +244,12 @@ const answer = (promptId: string, input: unknown, jsonSchema: object): unknown =
   switch (promptId) {
     case PromptId.PLAN_GENERATION_USER: {
       const i = inputOf(Contracts.planGeneration)
-      return planFor(i.request, i.tools)
+      return planFor(i.request, i.tools, i.conversation)
     }
-    case PromptId.PLAN_DIRECT_USER:
-      return planFor(inputOf(Contracts.planDirect).request, [])
+    case PromptId.PLAN_DIRECT_USER: {
+      const i = inputOf(Contracts.planDirect)
+      return planFor(i.request, [], i.conversation)
+    }
     case PromptId.RECURSIVE_PLAN_GENERATION_USER: {
       const i = inputOf(Contracts.recursivePlan)
       return planFor(i.goal, i.tools)

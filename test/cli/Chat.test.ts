@@ -129,4 +129,25 @@ describe("aeon chat (#56): a conversation in the terminal", () => {
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain("threadId must be")
   })
+
+  it(
+    "offline, a follow-up takes the number of the turn before it (#76.4): 45, then 90; a turn that does not converge says why",
+    async () => {
+      const { env } = cliIn("aeon-chat-offline-")
+      const r = await typedAt(env, "chat --thread sums-offline", [
+        { after: "you> ", count: 1, type: "What is 6 * 7 plus 3?\r" },
+        { after: "you> ", count: 2, type: "Multiply that by 2\r" },
+        { after: "you> ", count: 3, type: "What is the population of Zembla?\r" },
+        { after: "you> ", count: 4, type: "/exit\r" }
+      ])
+      expect(r.typed).toBe(4)
+      // eslint-disable-next-line no-control-regex -- the terminal's colour codes, taken out
+      const screen = r.out.replace(/\r/g, "").replace(/\x1b\[[0-9;]*m/g, "")
+      expect(screen).toMatch(/aeon> (?:\[offline rule-based stand-in\]\n)?45\n/)
+      expect(screen).toMatch(/aeon> (?:\[offline rule-based stand-in\]\n)?90\n/)
+      // not "(not converged)" alone: how it ended and why, as aeon run says it
+      expect(screen).toMatch(/\(not converged: \w+\)\nstep s1 blocked: .*cannot do/)
+    },
+    120_000
+  )
 })
