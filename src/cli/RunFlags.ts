@@ -1,5 +1,5 @@
 import { Options } from "@effect/cli"
-import { Option, Schema } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 import { RunTaskInput } from "../run/RunInput.js"
 import { plainJsonSchema } from "../support/JsonSchemas.js"
 import { parseDuration } from "./CliError.js"
@@ -79,8 +79,22 @@ const keyOf = (flag: string) => flag.replace(/-(\w)/g, (_, c: string) => c.toUpp
 /** A field whose value is a duration in milliseconds: the flag takes `30s`, `2m`, … */
 const isDuration = (field: string) => field.endsWith("Ms")
 
+/**
+ * A top-level field's own description, from its schema (the JSON Schema of a refined or branded field gives its base
+ * type's words instead: "an integer", or none).
+ */
+const ownDescription = (field: string): string | undefined => {
+  const ast = Schema.typeSchema(RunTaskInput).ast
+  const type = SchemaAST.isTypeLiteral(ast) ? ast.propertySignatures.find((p) => p.name === field)?.type : undefined
+  const inner = type !== undefined && SchemaAST.isUnion(type)
+    ? type.types.find((t) => !SchemaAST.isUndefinedKeyword(t))
+    : type
+  return inner === undefined ? undefined : Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(inner))
+}
+
 const describe = ({ field, flag, note }: FieldFlag, f: JsonField) => {
-  const said = f.description ?? field
+  const plain = f.description === undefined || /^an? (integer|number|string)$/.test(f.description)
+  const said = (plain ? ownDescription(field) : undefined) ?? f.description ?? field
   const text = isDuration(field)
     ? `${said.replace(" (milliseconds)", "")} (30s, 2m, …)`
     : f.type === "array"

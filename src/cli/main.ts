@@ -29,13 +29,15 @@ import { budgetOptions, runInputOptions } from "./RunFlags.js"
 const modelOptions = {
   provider: choice("provider", ["openai", "anthropic", "google", "offline", "scripted"]).pipe(
     Options.withDescription(
-      "the model's provider (env AEON_MODEL_PROVIDER; default: openai when a key is set, anthropic when only ANTHROPIC_API_KEY is, else offline)"
+      "the model's provider (env AEON_MODEL_PROVIDER; default: openai when OPENAI_API_KEY or AEON_LLM_API_KEY is set, anthropic when only ANTHROPIC_API_KEY is, google when only GOOGLE_API_KEY or GEMINI_API_KEY is, else offline)"
     ),
     Options.optional
   ),
   model: Options.text("model").pipe(Options.withDescription("the model's name (env AEON_MODEL)"), Options.optional),
   baseUrl: Options.text("base-url").pipe(
-    Options.withDescription("an OpenAI-compatible endpoint (env AEON_LLM_BASE_URL or OPENAI_BASE_URL)"),
+    Options.withDescription(
+      "the provider's endpoint (env AEON_LLM_BASE_URL; or OPENAI_BASE_URL for openai and OpenAI-compatible servers, ANTHROPIC_BASE_URL for anthropic, GOOGLE_GEMINI_BASE_URL for google)"
+    ),
     Options.optional
   ),
   script: Options.text("script").pipe(
