@@ -131,13 +131,13 @@ describe("the CLI's messages (#42)", () => {
       expect(threads[0]).toMatch(/^THREAD +TURNS +UPDATED +LAST TASK$/)
       expect(threads[1]).toMatch(/^words-1 +1 turn +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +What is 6 \* 7 plus 3\?$/)
       // help without placeholders: each flag says what it is; the model's flags name every provider
-    const help = (await aeon("run", "--help")).stdout
-    expect(help).not.toMatch(/threadId \(threadId\)|an integer \(thinkingTokens\)/)
-    expect(help).toMatch(/--thread text +the thread \(conversation\) this run is the next turn of/)
-    expect(help).toMatch(/--thinking-tokens integer +a thinking budget for each model call/)
-    expect(help).toMatch(/--base-url .*ANTHROPIC_BASE_URL for anthropic, GOOGLE_GEMINI_BASE_URL for google/)
-    expect(help).toMatch(/--provider .*google when only GOOGLE_API_KEY or GEMINI_API_KEY is/)
-    // the version alone on its line
+      const help = (await aeon("run", "--help")).stdout
+      expect(help).not.toMatch(/threadId \(threadId\)|an integer \(thinkingTokens\)/)
+      expect(help).toMatch(/--thread text +the thread \(conversation\) this run is the next turn of/)
+      expect(help).toMatch(/--thinking-tokens integer +a thinking budget for each model call/)
+      expect(help).toMatch(/--base-url .*ANTHROPIC_BASE_URL for anthropic, GOOGLE_GEMINI_BASE_URL for google/)
+      expect(help).toMatch(/--provider .*google when only GOOGLE_API_KEY or GEMINI_API_KEY is/)
+      // the version alone on its line
       expect((await aeon("--version")).stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
     },
     60_000
