@@ -46,8 +46,10 @@ const ToolApprovals = ({ answer, run }: { run: Run; answer: Answer }) =>
       <p>
         {a.stepId}: {a.description} — <code>{a.tool}</code> <code>{JSON.stringify(a.input)}</code>
       </p>
-      <button type="button" onClick={() => answer(a.requestId, "APPROVE")}>Approve</button>
-      <button type="button" onClick={() => answer(a.requestId, "REJECT")}>Reject</button>
+      <p class="answers">
+        <button type="button" onClick={() => answer(a.requestId, "APPROVE")}>Approve</button>
+        <button type="button" class="secondary" onClick={() => answer(a.requestId, "REJECT")}>Reject</button>
+      </p>
     </div>
   ))
 
@@ -91,8 +93,10 @@ const PlanApproval = ({ answer, request }: { request: PlanRequest; answer: Answe
       <p>The plan waits for your approval before it runs.</p>
       <PlanGraph plan={request.plan} />
       {request.forecast && <PlanForecast forecast={request.forecast} />}
-      <button type="button" onClick={() => answer(request.requestId, "APPROVE")}>Approve plan</button>
-      <button type="button" onClick={() => answer(request.requestId, "REJECT")}>Reject plan</button>
+      <p class="answers">
+        <button type="button" onClick={() => answer(request.requestId, "APPROVE")}>Approve plan</button>
+        <button type="button" class="secondary" onClick={() => answer(request.requestId, "REJECT")}>Reject plan</button>
+      </p>
       <p>
         <textarea
           rows={3}

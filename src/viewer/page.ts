@@ -36,6 +36,7 @@ button, select, input, textarea { font: inherit; color: inherit; border: 1px sol
 button:not([data-testid=call]):not(.fork):not(.secondary) { background: #1f5fbf; border-color: #1f5fbf; color: #fff; font-weight: 600; }
 button:not([data-testid=call]):not(.fork):not(.secondary):hover { background: #184c99; } [data-testid=call]:hover { text-decoration: underline; }
 button:disabled { background: #9aa3af; border-color: #9aa3af; cursor: default; }
+.answers { display: flex; gap: 16px; align-items: center; margin: 8px 0; }
 button.secondary, button.fork { background: #fff; color: #1f5fbf; border-color: #c5d3ee; font-weight: 400; }
 select:focus, input:focus, textarea:focus, button:focus-visible { outline: 2px solid #9db4e8; outline-offset: 1px; }
 .legend { display: flex; gap: 14px; font-size: 12px; color: #556; margin: 4px 0; } .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
