@@ -132,7 +132,7 @@ const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
   }
   if (
     path === "/runs" || path === "/runs/" || /^\/runs\/[^/]+$/.test(path) || /^\/threads\/[^/]+$/.test(path) ||
-    path === "/memory"
+    path === "/threads" || path === "/memory"
   ) {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(viewerPage("/viewer/viewer.js"))
     return true

@@ -13,7 +13,7 @@ import { FromEarlierRuns, MemoryPage } from "./Memory.js"
 import { Outcome } from "./Outcome.js"
 import { ForecastLine, Requests } from "./Requests.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
-import { ConversationLine, ThreadPage } from "./Thread.js"
+import { ConversationLine, ThreadPage, ThreadsPage } from "./Thread.js"
 import { ToolsOffered } from "./ToolsOffered.js"
 
 const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
@@ -105,7 +105,7 @@ const RunList = () => {
     <main>
       <h1>Runs</h1>
       <p>
-        <a href="/memory">memory across runs</a>
+        <a href="/threads">conversations</a> · <a href="/memory">memory across runs</a>
       </p>
       <NewRunForm />
       <div class="filters">
@@ -329,8 +329,16 @@ const App = () => {
   const path = location.pathname.replace(/\/+$/, "")
   const id = path.startsWith("/runs/") ? decodeURIComponent(path.slice("/runs/".length)) : undefined
   if (path === "/memory") return <MemoryGate />
+  if (path === "/threads") return <ThreadsGate />
   if (path.startsWith("/threads/")) return <ThreadGate id={decodeURIComponent(path.slice("/threads/".length))} />
   return id ? <RunView runId={id} /> : <RunList />
+}
+
+const ThreadsGate = () => {
+  const [locked, setLocked] = useState(false)
+  const [attempt, setAttempt] = useState(0)
+  if (locked) return <KeyForm onKey={() => (setLocked(false), setAttempt((n) => n + 1))} />
+  return <ThreadsPage key={attempt} locked={() => setLocked(true)} />
 }
 
 const ThreadGate = ({ id }: { id: string }) => {

@@ -5,7 +5,7 @@ import { launchBrowser } from "../support/browser.js"
 import { reasoned } from "../support/scripts.js"
 import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
-/** A stop where a person looks (#69 item 1): a running run's page has a Cancel button; pressed, the run ends CANCELLED. */
+/** The run viewer's pages: a stop where a person looks (#69.1), the files a run carried (#69.14), a waiting run and the conversations (#76.6). */
 let server: TestServer
 let browser: Browser
 beforeAll(async () => {
@@ -20,7 +20,7 @@ afterAll(async () => {
   await server?.stop()
 })
 
-describe("the viewer's Cancel (#69.1)", () => {
+describe("the viewer: Cancel (#69.1), a run's files (#69.14), waiting, conversations (#76.6)", () => {
   it(
     "a running run's page cancels it: the run ends CANCELLED and the button is gone; an ended run has none",
     async () => {
@@ -89,4 +89,24 @@ describe("the viewer's Cancel (#69.1)", () => {
     },
     60_000
   )
+
+  it("/threads lists the conversations, and the runs list links to it (#76.6)", async () => {
+    const id = (await gql(
+      server.url,
+      `mutation { runTask(input: { task: "What is 6 * 7 plus 3?", threadId: "talk-1" }) {
+      id } }`
+    )).body.data.runTask.id as string
+    await waitFor(async () => {
+      const r = (await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })).body.data.run
+      return r.status === "CONVERGED" ? true : undefined
+    })
+    const page = await browser.newPage()
+    await page.goto(`${server.url.replace(/\/graphql$/, "")}/runs`, { waitUntil: "load" })
+    await page.getByRole("link", { name: "conversations" }).click()
+    await page.getByTestId("threads").getByRole("link", { name: "talk-1" }).waitFor()
+    expect(page.url()).toMatch(/\/threads$/)
+    expect(await page.getByTestId("threads").innerText()).toMatch(/talk-1\s+1 turn\s+–\s+.*What is 6 \* 7 plus 3\?/)
+    await page.getByTestId("threads").getByRole("link", { name: "talk-1" }).click()
+    await page.getByTestId("thread-turns").getByText("What is 6 * 7 plus 3?").waitFor()
+  }, 60_000)
 })

@@ -304,3 +304,10 @@ export type ThreadPageQueryVariables = Exact<{
 
 
 export type ThreadPageQuery = { thread: { id: string, userId: string | null, createdAt: string, updatedAt: string, turnCount: number, turns: { edges: Array<{ node: { turn: number, runId: string, task: string, status: RunStatus, answer: string | null, createdAt: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } } | null };
+
+export type ThreadListQueryVariables = Exact<{
+  after: string | null | undefined;
+}>;
+
+
+export type ThreadListQuery = { threads: { edges: Array<{ node: { id: string, userId: string | null, updatedAt: string, turnCount: number, lastTask: string | null } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
