@@ -1,5 +1,5 @@
 import { render } from "preact"
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { isFinal, RUN_STATUSES } from "../domain/RunStatus.js"
 import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
 import type {
@@ -195,6 +195,34 @@ const RunMeta = ({ events, refresh, run }: { run: Run; events: number; refresh: 
   </p>
 )
 
+/** The run's budget gauges; while it runs, the deadline's moves with the clock between the server's readings. */
+const BudgetGauges = ({ run }: { run: Run }) => {
+  const readAt = useMemo(() => Date.now(), [run])
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (run.status !== "RUNNING") return
+    const tick = window.setInterval(() => setNow(Date.now()), 500)
+    return () => window.clearInterval(tick)
+  }, [run.status])
+  const since = run.status === "RUNNING" ? Math.max(0, now - readAt) : 0
+  return (
+    <>
+      {(run.timeline?.budget ?? []).map((g) => (
+        <Gauge
+          name={g.name}
+          used={g.name === "deadline" ? g.used + since : g.used}
+          cap={g.cap ?? undefined}
+          show={g.name === "cost"
+            ? (n) => `$${n.toFixed(4)}`
+            : g.name === "deadline"
+            ? (n) => `${(n / 1000).toFixed(1)} s`
+            : String}
+        />
+      ))}
+    </>
+  )
+}
+
 /** A run's page before its run is read, or when there is none: the way back to the list either way. */
 const NotLoaded = ({ error }: { error: string | undefined }) => (
   <main>
@@ -270,18 +298,7 @@ const RunView = ({ runId }: { runId: string }) => {
       <Outcome run={run} />
       <section class="gauges" data-testid="gauges">
         <h2>Budget</h2>
-        {(run.timeline?.budget ?? []).map((g) => (
-          <Gauge
-            name={g.name}
-            used={g.used}
-            cap={g.cap ?? undefined}
-            show={g.name === "cost"
-              ? (n) => `$${n.toFixed(4)}`
-              : g.name === "deadline"
-              ? (n) => `${(n / 1000).toFixed(1)} s`
-              : String}
-          />
-        ))}
+        <BudgetGauges run={run} />
         <ForecastLine run={run} />
         {run.usage && (
           <p class="tokens" data-testid="token-usage">
