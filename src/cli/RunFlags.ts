@@ -121,6 +121,13 @@ const optionsOf = (rows: ReadonlyArray<FieldFlag>) =>
 
 /** The options of the run input's fields, keyed as @effect/cli hands their values to the command. */
 export const runInputOptions = optionsOf(FIELD_FLAGS)
+/**
+ * What `aeon chat` takes of them: a turn that only plans (`--dry-run`) is no conversation, and strict output needs an
+ * output schema, which a chat's turns do not take; its `--thread` is its own.
+ */
+export const chatInputOptions = optionsOf(
+  FIELD_FLAGS.filter((row) => !["dry-run", "output-strict", "thread"].includes(row.flag))
+)
 /** The budget's caps, as `aeon fork` takes them. */
 export const budgetOptions = optionsOf(BUDGET_FLAGS)
 

@@ -18,7 +18,7 @@ import {
 import { canonicalChoices, choice, choicesOf, missingValue, nearest, unknownFlag, unquotedTask } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
 import { memoryCommand } from "./MemoryCommand.js"
-import { budgetOptions, runInputOptions } from "./RunFlags.js"
+import { budgetOptions, chatInputOptions, runInputOptions } from "./RunFlags.js"
 
 /**
  * The `aeon` command: its commands and flags. What a command does lives in Handlers (and the server in
@@ -352,7 +352,7 @@ const chatCommand = Command.make(
       Options.withDescription("take up this thread again (default: a new one; its id is printed)"),
       Options.optional
     ),
-    ...runInputOptions,
+    ...chatInputOptions,
     ...modelOptions,
     mcp: mcpOption
   }),

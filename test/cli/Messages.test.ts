@@ -137,6 +137,11 @@ describe("the CLI's messages (#42)", () => {
       expect(help).toMatch(/--thinking-tokens integer +a thinking budget for each model call/)
       expect(help).toMatch(/--base-url .*ANTHROPIC_BASE_URL for anthropic, GOOGLE_GEMINI_BASE_URL for google/)
       expect(help).toMatch(/--provider .*google when only GOOGLE_API_KEY or GEMINI_API_KEY is/)
+      // chat's help lists only what a conversation takes
+      const chatHelp = (await aeon("chat", "--help")).stdout
+      expect(chatHelp).toMatch(/--thread text +take up this thread again/)
+      expect(chatHelp).not.toMatch(/--dry-run|--output-strict/)
+      expect((await aeon("chat", "--dry-run")).stderr).toContain("aeon chat: unknown flag --dry-run")
       // the version alone on its line
       expect((await aeon("--version")).stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
     },
