@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 import { answerOf } from "../llm/Completion.js"
 import { isRecord } from "../prompts/ModelShapes.js"
+import { sortedKeys } from "../support/SortedKeys.js"
 import { messageOf as thrownMessage } from "../support/Thrown.js"
 
 /**
@@ -182,17 +183,6 @@ const wrap = (s: Json): Json => {
 export const ajv = new Ajv({ allErrors: true, strict: false })
 
 /**
- * The schema with every object's keys in one order (sorted): what a store hands back of a run's input may reorder them
- * (PostgreSQL's jsonb does), and the prompts made of the schema must be the same text on every resume, fork and replay.
- */
-const canonical = (v: unknown): unknown =>
-  Array.isArray(v)
-    ? v.map(canonical)
-    : isRecord(v)
-    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]))
-    : v
-
-/**
  * The schema checked and prepared, or the rule it breaks. `strict`: true asks strict mode (refused where the schema
  * cannot have it), false never, undefined whenever the schema can have it.
  */
@@ -212,7 +202,9 @@ export const prepareOutputSchema = (
       )
     }
   }
-  const schema = canonical(given) as Json
+  // keys in one order: a store may hand the input back reordered (jsonb), and the prompts made of the schema must be
+  // the same text on every resume, fork and replay
+  const schema = sortedKeys(given) as Json
   const shape = shapeRefusal(schema)
   if (shape) return { ok: false, refusal: shape }
   if (!ajv.validateSchema(schema)) {

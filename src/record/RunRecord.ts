@@ -7,6 +7,7 @@ import type { ReasoningStep } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { applyToAttempt, type AttemptRecord } from "./Attempt.js"
+import { type CallsMade, noteCall } from "./Calls.js"
 import { passesGranted, passesRequestId, type PersonRequest } from "./Requests.js"
 
 export {
@@ -76,7 +77,8 @@ export interface StepSpan {
  * execution history, the recovery point, the stored session and trace, the CLI's live view and the API's views are
  * projections of it.
  */
-export interface RunRecord {
+/** (`callsMade`, `callsFailed`: the calls it made, record/Calls: a later pass reuses or refuses to repeat them.) */
+export interface RunRecord extends CallsMade {
   runId: string
   started?: Event<"RunStarted"> | undefined
   finished?: Event<"RunFinished"> | undefined
@@ -92,13 +94,6 @@ export interface RunRecord {
   planReusedFrom?: string | undefined
   /** The conversation the run is a turn of, as its prompts quote it (ConversationQuoted). */
   conversation?: Event<"ConversationQuoted"> | undefined
-  /**
-   * The tool calls the run made that succeeded, by tool and input (`callKey`), the first of each: a call with side
-   * effects is not made again by a later pass (record/SideEffects).
-   */
-  readonly callsMade: Map<string, Event<"ToolInvoked">>
-  /** The tool calls that failed, by `callKey`, the last failure of each (a later plan repeating one: ToolOutage). */
-  readonly callsFailed: Map<string, Event<"ToolInvoked">>
   /** What the run recalled of earlier runs (its first MemoryRecalled): recalled once, quoted by each attempt. */
   recalled?: Event<"MemoryRecalled"> | undefined
   /** The models the run's calls went to, in order: its start's, then each a resume changed to. */
@@ -280,26 +275,11 @@ const applyToPasses = (r: RunRecord, e: RunEvent) => {
   }
 }
 
-/** A tool call's identity within a run: the tool and its input, the input's keys in order (a plan may reorder them). */
-export const callKey = (tool: string, input: unknown) => `${tool}\u0000${canonicalJson(input ?? null)}`
-
-const canonicalJson = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(canonicalJson).join(",")}]`
-    : v !== null && typeof v === "object"
-    ? `{${
-      Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`)
-        .join(",")
-    }}`
-    : JSON.stringify(v) ?? "null"
-
 /** The trace and the execution metadata's counters. */
 const applyToTrace = (r: RunRecord, e: RunEvent) => {
   if (e._tag === "LlmCalled") r.thinkingMs += e.latencyMs
   if (e._tag === "ToolInvoked") {
-    const key = callKey(e.tool, e.input)
-    if (e.error !== undefined) r.callsFailed.set(key, e)
-    else if (e.reusedFrom === undefined && !r.callsMade.has(key)) r.callsMade.set(key, e)
+    noteCall(r, e)
     r.toolCallCounts[e.tool] = (r.toolCallCounts[e.tool] ?? 0) + 1
     r.toolMs += e.durationMs
     r.trace.push({
