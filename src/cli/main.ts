@@ -15,6 +15,7 @@ import {
   subcommandsOf,
   valueFlagsOf
 } from "./CommandParts.js"
+import { approveCommand, cancelCommand, forgetCommand, guideCommand, runIdArg } from "./ControlCommands.js"
 import { canonicalChoices, choice, choicesOf, missingValue, nearest, unknownFlag, unquotedTask } from "./Flags.js"
 import * as HelpConsole from "./HelpConsole.js"
 import { memoryCommand } from "./MemoryCommand.js"
@@ -80,8 +81,6 @@ const runCommand = Command.make(
     "plan, execute, validate and refine a task until it converges or a budget runs out (exit 0 converged, 1 failed, 2 not converged, 3 waiting for approval)"
   )
 )
-
-const runIdArg = Args.text({ name: "runId" }).pipe(Args.withDescription("the run's id"))
 
 const inspectCommand = Command.make(
   "inspect",
@@ -162,63 +161,6 @@ const serveCommand = Command.make(
       Effect.zipRight(Effect.never)
     )
 ).pipe(Command.withDescription("the GraphQL server and GraphiQL (configured by the AEON_ variables in the README)"))
-
-const approveCommand = Command.make(
-  "approve",
-  noted("approve", {
-    runId: runIdArg,
-    requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
-    reject: Options.boolean("reject").pipe(
-      Options.withDescription("refuse the call (its step fails with --reason) or the plan (the run ends cancelled)")
-    ),
-    reason: Options.text("reason").pipe(Options.withDescription("why the call is refused"), Options.optional),
-    input: Options.text("input").pipe(
-      Options.withDescription(
-        "run the call with this input instead (JSON; it must fit the tool's input); for a plan, its edits (a JSON list of refinement actions)"
-      ),
-      Options.optional
-    )
-  }),
-  (o) => handle((h) => h.approve(o))
-).pipe(
-  Command.withDescription("answer a tool call or a plan waiting for approval; then aeon run --resume RUN goes on")
-)
-
-const guideCommand = Command.make(
-  "guide",
-  noted("guide", {
-    runId: runIdArg,
-    requestId: Args.text({ name: "requestId" }).pipe(Args.withDescription("the request's id (aeon run printed it)")),
-    text: Args.text({ name: "guidance" }).pipe(Args.withDescription("what the run should do"))
-  }),
-  (o) => handle((h) => h.guideRun(o))
-).pipe(Command.withDescription("give guidance to a run that asked for it"))
-
-const cancelCommand = Command.make(
-  "cancel",
-  noted("cancel", { runId: runIdArg }),
-  (o) => handle((h) => h.cancel(o))
-).pipe(
-  Command.withDescription(
-    "stop a run where it runs (beside a server, on the server): it ends cancelled, a tool call under way finishing first"
-  )
-)
-
-const forgetCommand = Command.make(
-  "forget",
-  noted("forget", {
-    runId: runIdArg,
-    user: Options.text("user").pipe(
-      Options.withDescription("whose run (default: runs without a user)"),
-      Options.optional
-    )
-  }),
-  (o) => handle((h) => h.forget(o))
-).pipe(
-  Command.withDescription(
-    "erase a run that has ended: its events and prompts, memories, summaries, and the files only it carried"
-  )
-)
 
 const forking = Effect.promise(() => import("./Forking.js"))
 const handleForking = (f: (h: typeof import("./Forking.js")) => Effect.Effect<void, unknown>) =>
