@@ -335,14 +335,16 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
     const direct = typed
       ? directValue(typed, planned) ?? directValue(typed, stepAnswer(answerInput, single))
       : stepAnswer(answerInput, single) ?? planAnswer(answerInput, single, toolOutputs)
+    // a tool that failed so that retrying cannot fix it: answered with what failed, no call
+    const outage = stop.toolOutage ?? stop.toolFailed
     // no answer without an execution: a failed planning, a dry run, a rejected plan
     const synthesized = (stop.reason === "failed" && st.plan.steps.length === 0) || stop.reason === "dry_run" ||
         stop.reason === "cancelled"
       ? undefined
       : stop.exhausted === "deadline"
       ? checked(extractive(synthesisInput, "the deadline has passed"))
-      : stop.toolOutage ?? stop.toolFailed
-      ? checked(outageAnswer(synthesisInput, (stop.toolOutage ?? stop.toolFailed)!))
+      : outage !== undefined
+      ? checked(outageAnswer(synthesisInput, outage))
       : stop.unrecoverable
       ? checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
       : direct

@@ -10,10 +10,9 @@ import {
   nativeConfig,
   type NativeOptions,
   nativeService,
-  refusalOf,
-  unreachable
+  refusalOf
 } from "./NativeProvider.js"
-import { type Retryable, retryAfterMs } from "./OpenAiFailures.js"
+import { connectionFailure, type Retryable, retryAfterMs } from "./OpenAiFailures.js"
 import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /**
@@ -154,7 +153,7 @@ const failureOf = (url: string, options: AnthropicOptions) => (e: unknown): Mode
       badKey: e.status === 401 || e.status === 403,
       waitMs: retryAfterMs(e.headers as Headers | undefined)
     })
-    : unreachable(
+    : connectionFailure(
       url,
       "AEON_LLM_BASE_URL or ANTHROPIC_BASE_URL",
       e,

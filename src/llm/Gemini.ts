@@ -8,10 +8,9 @@ import {
   nativeConfig,
   type NativeOptions,
   nativeService,
-  refusalOf,
-  unreachable
+  refusalOf
 } from "./NativeProvider.js"
-import type { Retryable } from "./OpenAiFailures.js"
+import { connectionFailure, type Retryable } from "./OpenAiFailures.js"
 import { loadPriceTable, type ModelPrice } from "./Pricing.js"
 
 /**
@@ -84,7 +83,12 @@ const failureOf = (url: string, options: GeminiOptions) => (e: unknown): ModelEr
       message: e.message,
       badKey: /API_KEY_INVALID|API key not valid/i.test(e.message) || e.status === 401 || e.status === 403
     })
-    : unreachable(url, "AEON_LLM_BASE_URL or GOOGLE_GEMINI_BASE_URL", e, e instanceof Error && e.name !== "AbortError")
+    : connectionFailure(
+      url,
+      "AEON_LLM_BASE_URL or GOOGLE_GEMINI_BASE_URL",
+      e,
+      e instanceof Error && e.name !== "AbortError"
+    )
 
 const once = (
   client: GoogleGenAI,

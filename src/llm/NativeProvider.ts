@@ -2,7 +2,7 @@ import { Config, Duration, Effect, Option, Redacted } from "effect"
 import * as LanguageModel from "./LanguageModel.js"
 import { type ModelError, ModelHttpError, ModelTimeoutError, ModelUnavailableError } from "./ModelErrors.js"
 import { connectionOf, type ModelOverride } from "./ModelOverride.js"
-import { connectionFailure, Retryable, retrySchedule } from "./OpenAiFailures.js"
+import { Retryable, retrySchedule } from "./OpenAiFailures.js"
 import { DEFAULT_PRICES, type ModelPrice, priceOf, unpricedNotice } from "./Pricing.js"
 
 const makeService = LanguageModel.make
@@ -166,7 +166,3 @@ export const keyed = <A, E>(
         lasting: true
       })
     )
-
-/** A provider out of reach (no answer at all): OpenAI's rule and words (OpenAiFailures.connectionFailure). */
-export const unreachable = (url: string, urlNames: string, e: unknown, retry: boolean): ModelError | Retryable =>
-  connectionFailure(url, urlNames, e, retry)

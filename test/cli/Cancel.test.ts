@@ -146,7 +146,7 @@ const cliWith = (environment: Record<string, string>, ...args: Array<string>) =>
 
 describe("aeon cancel without a server (#69.1)", () => {
   it(
-    "a run stopped to wait for a person ends CANCELLED on its stored log; a resume then has nothing to do",
+    "a run stopped to wait for a person ends CANCELLED on its stored log, and is said to have ended after",
     async () => {
       const own = cliIn("aeon-cancel-own-")
       const waitingScript = seedScriptFile(join(own.dir, "approval.json"), {
