@@ -67,64 +67,80 @@ export const assess: Service["assess"] = (input) =>
     return { ...(yield* assessWith(input)), decidedBy: input.llm ? "model" as const : "checks" as const }
   }).pipe(traced("ConvergenceEngine.assess", { captureStackTrace: false }))
 
+/** What the model judged of the run, when it could be asked (its failure is a note: the checks then decide alone). */
+interface ModelJudgement {
+  readonly completenessScore: number
+  readonly coherenceScore: number
+  readonly converged: boolean
+  readonly reasonCodes: ReadonlyArray<string>
+  readonly detectedIssues: ReadonlyArray<string>
+  readonly reasoning: string
+}
+
+const modelJudgement = (input: AssessInput, notes: Array<string>) =>
+  input.llm === undefined
+    ? Effect.succeed(undefined)
+    : input.llm.generate(Contracts.convergence, {
+      request: input.request,
+      plan: promptPlan(input.plan),
+      validationSummary: input.report.issues.length === 0
+        ? "no issues"
+        : input.report.issues.map((i) => `${i.severity} ${i.type} ${i.location?.stepId ?? ""}: ${i.description}`)
+          .join("\n"),
+      completenessThreshold: input.criteria.completenessThreshold,
+      coherenceThreshold: input.criteria.coherenceThreshold
+    }).pipe(
+      Effect.map(({ output }): ModelJudgement | undefined => ({
+        completenessScore: clamp(output.completenessScore),
+        coherenceScore: clamp(output.coherenceScore),
+        converged: output.converged,
+        reasonCodes: output.reasonCodes ?? [],
+        detectedIssues: output.detectedIssues ?? [],
+        reasoning: output.reasoning
+      })),
+      Effect.catchIf(isModelFailure, (e) => {
+        notes.push(`model assessment unavailable (${e.message}); deterministic scores only`)
+        return Effect.succeed(undefined)
+      })
+    )
+
+/** The criteria the run fails, on the stricter of the checks' and the model's scores. */
+const failedCriteria = (
+  input: AssessInput,
+  det: ReturnType<typeof deterministicScores>,
+  scores: { readonly completenessScore: number; readonly coherenceScore: number },
+  model: ModelJudgement | undefined
+) => {
+  const failed: Array<string> = []
+  if (scores.completenessScore < input.criteria.completenessThreshold) failed.push("incomplete")
+  if (scores.coherenceScore < input.criteria.coherenceThreshold) failed.push("incoherent")
+  if (input.criteria.requireConsistency && Object.values(det.consistencyStatus).some((ok) => !ok)) {
+    failed.push("inconsistent")
+  }
+  if (!det.consistencyStatus.noFailedSteps) failed.push("failed_steps")
+  if (liveSteps(input.plan.steps).some((s) => s.status === "pending")) failed.push("missing_step")
+  if (input.report.issues.some((i) => i.type === "consistency" && i.severity === "CRITICAL")) {
+    failed.push("contradiction_detected")
+  }
+  failed.push(...failedAnswerPredicates(input.criteria, input.candidateAnswer))
+  if (model && !model.converged) {
+    failed.push(
+      ...(model.reasonCodes.length > 0 ? model.reasonCodes.map((c) => `model:${c}`) : ["model_not_converged"])
+    )
+  }
+  return failed
+}
+
 /** The assessment on the engine's criteria, the model's too when `llm` is given (the stricter of the two wins). */
 const assessWith = (input: AssessInput) =>
   Effect.gen(function*() {
     const det = deterministicScores(input.plan, input.report, input.candidateAnswer)
     const notes: Array<string> = []
-    let model: {
-      completenessScore: number
-      coherenceScore: number
-      converged: boolean
-      reasonCodes: ReadonlyArray<string>
-      detectedIssues: ReadonlyArray<string>
-      reasoning: string
-    } | undefined
-    if (input.llm) {
-      model = yield* input.llm.generate(Contracts.convergence, {
-        request: input.request,
-        plan: promptPlan(input.plan),
-        validationSummary: input.report.issues.length === 0
-          ? "no issues"
-          : input.report.issues.map((i) => `${i.severity} ${i.type} ${i.location?.stepId ?? ""}: ${i.description}`)
-            .join("\n"),
-        completenessThreshold: input.criteria.completenessThreshold,
-        coherenceThreshold: input.criteria.coherenceThreshold
-      }).pipe(
-        Effect.map(({ output }) => ({
-          completenessScore: clamp(output.completenessScore),
-          coherenceScore: clamp(output.coherenceScore),
-          converged: output.converged,
-          reasonCodes: output.reasonCodes ?? [],
-          detectedIssues: output.detectedIssues ?? [],
-          reasoning: output.reasoning
-        })),
-        Effect.catchIf(isModelFailure, (e) => {
-          notes.push(`model assessment unavailable (${e._tag}); deterministic scores only`)
-          return Effect.succeed(undefined)
-        })
-      )
-    }
+    const model = yield* modelJudgement(input, notes)
     // the stricter of the two judgements wins: a model cannot talk a failing run into converging
     const completenessScore = Math.min(det.completenessScore, model?.completenessScore ?? 1)
     const coherenceScore = Math.min(det.coherenceScore, model?.coherenceScore ?? 1)
-    const failed: Array<string> = []
-    if (completenessScore < input.criteria.completenessThreshold) failed.push("incomplete")
-    if (coherenceScore < input.criteria.coherenceThreshold) failed.push("incoherent")
-    if (input.criteria.requireConsistency && Object.values(det.consistencyStatus).some((ok) => !ok)) {
-      failed.push("inconsistent")
-    }
-    if (!det.consistencyStatus.noFailedSteps) failed.push("failed_steps")
-    if (liveSteps(input.plan.steps).some((s) => s.status === "pending")) failed.push("missing_step")
-    if (input.report.issues.some((i) => i.type === "consistency" && i.severity === "CRITICAL")) {
-      failed.push("contradiction_detected")
-    }
-    failed.push(...failedAnswerPredicates(input.criteria, input.candidateAnswer))
-    if (model && !model.converged) {
-      failed.push(
-        ...(model.reasonCodes.length > 0 ? model.reasonCodes.map((c) => `model:${c}`) : ["model_not_converged"])
-      )
-    }
+    const failed = failedCriteria(input, det, { completenessScore, coherenceScore }, model)
     const reasonCodes = failed.length === 0
       ? ["complete", ...(model?.reasonCodes ?? []).filter((c) => c !== "complete")]
       : failed
