@@ -2,10 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
 import type { RefinementAction } from "../../src/domain/Execution.js"
-import { isExecuted, type Plan, type PlanStep } from "../../src/domain/Plan.js"
+import { isExecuted, type Plan } from "../../src/domain/Plan.js"
 import { applyAction } from "../../src/record/PlanEdits.js"
 import { referencesIn, resolveReferences, splitReference, transitiveDependencies } from "../../src/record/References.js"
 import { checkPlan } from "../../src/validation/DeterministicChecks.js"
+import { step } from "../support/fixtures.js"
 
 /**
  * An edit renames what it renames everywhere (#69 item 3): a refinement that rewrites an executed step which a later
@@ -14,20 +15,6 @@ import { checkPlan } from "../../src/validation/DeterministicChecks.js"
  * STEP_MARK_INVALID) and for a subplan's substeps reading each other.
  */
 const runs = Number(process.env.AEON_PROPERTY_RUNS ?? 300)
-
-const step = (id: string, i: number, n: number, over: Partial<PlanStep>): PlanStep => ({
-  stepId: id,
-  stepIndex: i,
-  totalSteps: n,
-  description: `Compute the value of ${id} with the calculator`,
-  dependencies: [],
-  provides: [],
-  incomingContext: "",
-  handoffToNext: "",
-  stepOutput: "",
-  status: "pending",
-  ...over
-})
 
 /** How a tool input names an earlier result: whole, inside text, or a field of it. */
 const reference = (id: string, form: number) =>
