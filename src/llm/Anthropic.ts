@@ -160,12 +160,40 @@ const failureOf = (url: string, options: AnthropicOptions) => (e: unknown): Mode
       e instanceof Anthropic.APIConnectionError && !(e instanceof Anthropic.APIUserAbortError)
     )
 
+/** The models whose end of life this process has told of. */
+const toldOf = new Set<string>()
+
+/**
+ * The SDK's own word on a deprecated model (its list, its end-of-life date), said once per process rather than twice
+ * per call: the SDK warns synchronously as a request is made, before anything is sent, so its warnings are taken
+ * while the request is made and the first of each model is passed on (a server's log then holds it once).
+ */
+export const deprecationSaidOnce = <A>(create: () => A): A => {
+  const warn = console.warn
+  const heard: Array<string> = []
+  console.warn = (...parts: Array<unknown>) => heard.push(parts.map(String).join(" "))
+  try {
+    return create()
+  } finally {
+    console.warn = warn
+    for (const line of heard) {
+      const model = /The model '([^']+)' is deprecated/.exec(line)?.[1] ?? line
+      if (!toldOf.has(model)) {
+        toldOf.add(model)
+        warn(`aeon: ${line.split("\n")[0]} (Anthropic's SDK); set AEON_MODEL to a current model`)
+      }
+    }
+  }
+}
+
 const once = (client: Anthropic, url: string, options: AnthropicOptions, request: LanguageModel.CompletionRequest) =>
   Effect.zipRight(
     Effect.sync(() => request.onRequest?.()),
     Effect.tryPromise({
       try: async (signal) => {
-        const stream = await client.messages.create({ ...bodyOf(options, request), stream: true }, { signal })
+        const stream = await deprecationSaidOnce(() =>
+          client.messages.create({ ...bodyOf(options, request), stream: true }, { signal })
+        )
         return responseOf(
           await readStream(
             stream,
@@ -201,7 +229,10 @@ export const make = (options: AnthropicOptions, priced?: ModelPrice, pricedNotic
   )
 }
 
-export const config = nativeConfig(["ANTHROPIC_API_KEY"], "ANTHROPIC_BASE_URL", "claude-sonnet-4-5")
+/** A current Claude (not in the SDK's deprecated list; a test checks it against the installed SDK). */
+export const DEFAULT_MODEL = "claude-sonnet-5-5"
+
+export const config = nativeConfig(["ANTHROPIC_API_KEY"], "ANTHROPIC_BASE_URL", DEFAULT_MODEL)
 
 /** The service the settings describe, priced by the table; `over` gives one model of a list its own model and URL. */
 export const fromConfig = fromNativeConfig(make)

@@ -29,7 +29,7 @@ export const parseModels = (list: string): Either.Either<Arr.NonEmptyReadonlyArr
     const m = SPEC.exec(entry)
     if (!m) {
       return Either.left(
-        `"${entry}" is not a model: write provider:model or provider@baseURL:model (openai:gpt-4o-mini, openai@http://127.0.0.1:11434/v1:qwen2.5, anthropic:claude-sonnet-4-5) or offline`
+        `"${entry}" is not a model: write provider:model or provider@baseURL:model (openai:gpt-4o-mini, openai@http://127.0.0.1:11434/v1:qwen2.5, anthropic:claude-sonnet-5-5) or offline`
       )
     }
     const [, provider = "", baseURL, model = ""] = m

@@ -22,7 +22,33 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   "gpt-5": { inputPerMillion: 1.25, outputPerMillion: 10, cachedInputPerMillion: 0.125 },
   "gpt-5-mini": { inputPerMillion: 0.25, outputPerMillion: 2, cachedInputPerMillion: 0.025 },
   "o4-mini": { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.275 },
-  // Anthropic: a cache read at 0.1× the input rate, a write to the 5-minute cache at 1.25×
+  // Anthropic's published rates (platform.claude.com's model pages): a cache read and a write to the 5-minute cache
+  // at the rates each page gives (0.1× and 1.25× the input rate, but 0.05× and 1.25× for Opus 5.5). Models whose
+  // page gives no cache rates (Fable) or a rate by tier (Haiku 5.5) are not priced: AEON_PRICE_TABLE can price them.
+  "claude-opus-5-5": {
+    inputPerMillion: 4,
+    outputPerMillion: 20,
+    cachedInputPerMillion: 0.2,
+    cacheWritePerMillion: 5
+  },
+  "claude-opus-5": {
+    inputPerMillion: 5,
+    outputPerMillion: 25,
+    cachedInputPerMillion: 0.5,
+    cacheWritePerMillion: 6.25
+  },
+  "claude-sonnet-5-5": {
+    inputPerMillion: 2,
+    outputPerMillion: 10,
+    cachedInputPerMillion: 0.2,
+    cacheWritePerMillion: 2.5
+  },
+  "claude-sonnet-5": {
+    inputPerMillion: 2,
+    outputPerMillion: 10,
+    cachedInputPerMillion: 0.2,
+    cacheWritePerMillion: 2.5
+  },
   "claude-opus-4-1": {
     inputPerMillion: 15,
     outputPerMillion: 75,

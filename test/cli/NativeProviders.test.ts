@@ -28,12 +28,12 @@ describe("aeon run on Claude and Gemini (#57)", () => {
     expect(done.code).toBe(0)
     const result = JSON.parse(done.stdout)
     expect(result.status).toBe("CONVERGED")
-    expect(result.model).toBe("anthropic:claude-sonnet-4-5")
+    expect(result.model).toBe("anthropic:claude-sonnet-5-5")
     expect(stub.requests.length).toBeGreaterThan(0)
     // only ANTHROPIC_API_KEY set: Claude is chosen without --provider
     stub.requests.length = 0
     const chosen = await aeon("run", "--json", "Compute 6 * 7")
-    expect(JSON.parse(chosen.stdout).model).toBe("anthropic:claude-sonnet-4-5")
+    expect(JSON.parse(chosen.stdout).model).toBe("anthropic:claude-sonnet-5-5")
   })
 
   it("Gemini: GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL choose google; converged, the model named", async () => {

@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { readdirSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import * as Anthropic from "../../src/llm/Anthropic.js"
 import * as Fallback from "../../src/llm/Fallback.js"
 import * as Offline from "../../src/llm/Offline.js"
-import { costOf, DEFAULT_PRICES } from "../../src/llm/Pricing.js"
+import { costOf, DEFAULT_PRICES, findPrice } from "../../src/llm/Pricing.js"
 import { type AnthropicStub, startAnthropicStub } from "../support/AnthropicStub.js"
 import { runOn } from "../support/engine.js"
 import { byPrompt, promptOfMessages } from "../support/stubAnswers.js"
@@ -24,7 +27,7 @@ beforeEach(() => {
   stub.replyWith((body) => ({ text: JSON.stringify(byPrompt[promptOfMessages(body) ?? ""] ?? {}) }))
 })
 
-const MODEL = "claude-sonnet-4-5"
+const MODEL = Anthropic.DEFAULT_MODEL
 const claude = (over: Partial<Anthropic.AnthropicOptions> = {}) =>
   Anthropic.make({
     baseURL: stub.baseURL,
@@ -108,7 +111,7 @@ describe("Claude through the Messages API", () => {
     expect(result.status).toBe("CONVERGED")
     // retried (maxRetries 2) before the next model took over
     expect(stub.requests.length).toBeGreaterThanOrEqual(3)
-    expect(calledOf(events)[0].failedModels?.[0]).toMatch(/^anthropic:claude-sonnet-4-5: HTTP 529/)
+    expect(calledOf(events)[0].failedModels?.[0]).toMatch(new RegExp(`^anthropic:${MODEL}: HTTP 529`))
   })
 
   it("thinking as an option of the run: each request's budget, the thinking recorded with its call", async () => {
@@ -165,5 +168,52 @@ describe("Claude through the Messages API", () => {
     expect(result.status).toBe("CONVERGED")
     // the backoff alone would have waited 10 ms: the server's second was honoured
     expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+  })
+})
+
+/**
+ * A current Claude (#76 item 2): the default model is not one the installed SDK marks deprecated, every Claude and
+ * Gemini model the docs name has a price (so a cost cap holds on it), and a deprecated model's end of life is said
+ * once per process, not on every call.
+ */
+describe("Claude's models: current, priced, a deprecation said once", () => {
+  const sdkDir = dirname(createRequire(import.meta.url).resolve("@anthropic-ai/sdk"))
+  const { DEPRECATED_MODELS } = createRequire(import.meta.url)(join(sdkDir, "internal/data/deprecated-models.js"))
+
+  it("the default model is not in the SDK's deprecated list, and it is priced", () => {
+    expect(Object.keys(DEPRECATED_MODELS).length).toBeGreaterThan(0)
+    expect(DEPRECATED_MODELS).not.toHaveProperty(Anthropic.DEFAULT_MODEL)
+    expect(findPrice(DEFAULT_PRICES, Anthropic.DEFAULT_MODEL)).toBeDefined()
+  })
+
+  it("every Claude and Gemini model named in the README and docs/ has a price", () => {
+    const files = ["README.md", ...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => join("docs", f))]
+    const named = new Set(
+      files.flatMap((
+        f
+      ) => [
+        ...readFileSync(f, "utf8").matchAll(/\b(claude-[a-z]+-[0-9][0-9a-z-]*|gemini-[0-9][0-9a-z.-]*[a-z0-9])\b/g)
+      ])
+        .map((m) => m[1])
+    )
+    expect(named.size).toBeGreaterThan(3)
+    expect([...named].filter((model) => findPrice(DEFAULT_PRICES, model) === undefined)).toEqual([])
+  })
+
+  it("a deprecated model: the SDK's end of life said once in two calls, not twice per call", async () => {
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined)
+    try {
+      await run(claude({ model: "claude-sonnet-4-5" }), { task: "Compute 6 * 7" })
+      await run(claude({ model: "claude-sonnet-4-5" }), { task: "Compute 6 * 7" })
+      expect(stub.requests.length).toBeGreaterThan(2)
+      const lines = warned.mock.calls.map((c) => String(c[0]))
+      expect(lines.filter((l) => l.includes("claude-sonnet-4-5"))).toEqual([
+        expect.stringMatching(
+          /^aeon: The model 'claude-sonnet-4-5' is deprecated and will reach end-of-life on November 30th, 2026/
+        )
+      ])
+    } finally {
+      warned.mockRestore()
+    }
   })
 })
