@@ -194,7 +194,7 @@ describe("Claude's models: current, priced, a deprecation said once", () => {
       ) => [
         ...readFileSync(f, "utf8").matchAll(/\b(claude-[a-z]+-[0-9][0-9a-z-]*|gemini-[0-9][0-9a-z.-]*[a-z0-9])\b/g)
       ])
-        .map((m) => m[1])
+        .map((m) => m[1] ?? "")
     )
     expect(named.size).toBeGreaterThan(3)
     expect([...named].filter((model) => findPrice(DEFAULT_PRICES, model) === undefined)).toEqual([])
