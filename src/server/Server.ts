@@ -142,20 +142,30 @@ const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
 
 /**
  * A script that puts this page's demo run id in place of an earlier one in GraphiQL's stored tabs, and gives each ▶
- * of a Start operation after the first a run id of its own (the id written, with -1, -2, …, as the request leaves:
- * a second Start would otherwise be refused, the id taken), the other operations following the latest.
+ * of a Start operation whose run id was already started from this page a run id of its own (the id with -1, -2, …:
+ * a second Start would otherwise be refused, the id taken). The new id is written into the editor's text as the
+ * request leaves (Monaco's models, reached through its global API), so the editor always shows the id it sent, and
+ * Follow, Output and Inspect — sent as the editor reads — go to that run.
  */
 const freshDemoId = (defaultQuery: string) => {
   const id = defaultQuery.match(/demo-[0-9a-f]{8}/)?.[0]
   if (!id) return ""
   return `<script>(() => { try { for (const k of Object.keys(localStorage)) { if (!k.startsWith("graphiql:")) continue;
-const v = localStorage.getItem(k); if (v && /demo-[0-9a-f]{8}/.test(v)) localStorage.setItem(k, v.replace(/demo-[0-9a-f]{8}/g, "${id}")) } }
+const v = localStorage.getItem(k); if (v && /demo-[0-9a-f]{8}/.test(v)) localStorage.setItem(k, v.replace(/demo-[0-9a-f]{8}(-[0-9]+)?/g, "${id}")) } }
 catch (e) {}
-const demo = "${id}"; let current = demo, starts = 0;
+const demo = "${id}"; const started = new Set(); let n = 0;
+const quoted = (s) => JSON.stringify(s);
+const show = (from, to) => { const api = window.monaco; if (!api) return;
+  for (const model of api.editor.getModels()) { const v = model.getValue();
+    if (v.includes(quoted(from))) model.setValue(v.split(quoted(from)).join(quoted(to))) } };
 const rewrite = (raw) => { try { const m = JSON.parse(raw); const p = m.payload || m;
-  if (typeof p.query !== "string" || !p.query.includes(demo)) return raw;
-  if (/^Start/.test(p.operationName || "") && starts++ > 0) current = demo + "-" + (starts - 1);
-  p.query = p.query.split(demo).join(current); return JSON.stringify(m) } catch (e) { return raw } };
+  if (typeof p.query !== "string" || !/^Start/.test(p.operationName || "")) return raw;
+  const used = (p.query.match(/runId:\\s*"([^"]+)"/) || [])[1];
+  if (!used || !used.startsWith(demo)) return raw;
+  if (!started.has(used)) { started.add(used); return raw }
+  let next; do { next = demo + "-" + (++n) } while (started.has(next));
+  started.add(next); show(used, next); p.query = p.query.split(quoted(used)).join(quoted(next));
+  return JSON.stringify(m) } catch (e) { return raw } };
 const fetch0 = window.fetch; window.fetch = (input, init) =>
   fetch0(input, init && typeof init.body === "string" ? { ...init, body: rewrite(init.body) } : init);
 const send0 = WebSocket.prototype.send;
@@ -265,7 +275,10 @@ const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOpti
     // reload would run Start again with an id already taken)
     renderGraphiQL: (options) =>
       import("@graphql-yoga/render-graphiql").then((m) =>
-        m.renderGraphiQL(options).replace("<head>", `<head>${freshDemoId(options?.defaultQuery ?? "")}`)
+        m.renderGraphiQL(options)
+          .replace("<head>", `<head>${freshDemoId(options?.defaultQuery ?? "")}`)
+          // Monaco's global API (window.monaco): the demo script writes a new run id into the editor through it
+          .replace("globalAPI: false", "globalAPI: true")
       ),
     // subscriptions from GraphiQL over graphql-ws: its SSE mode uses GET (EventSource), which CSRF prevention refuses
     graphiql: () => ({

@@ -71,6 +71,13 @@ describe("GraphiQL in a browser", () => {
     await runOperation("mutation Start")
     await expect.poll(() => textOf(response), { timeout: 30_000 }).toContain(`${runId}-1`)
     expect(await textOf(response)).not.toContain("RunIdTakenError")
+    // the editor shows the id that was sent (#76 item 6), in Start and in the operations that follow it
+    const shown = await textOf(editor)
+    expect(shown).toContain(
+      `runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL, runId: "${runId}-1" })`
+    )
+    expect(shown).toContain(`runEventBatches(runId: "${runId}-1"`)
+    expect(shown).not.toContain(`"${runId}"`)
     received.length = 0
     await runOperation("subscription Follow")
     await expect.poll(() => sent.some((f) => f.includes(`${runId}-1`) && f.includes("runEventBatches")), {
