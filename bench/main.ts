@@ -505,6 +505,20 @@ if (process.argv.slice(2).includes("breakdown")) {
   process.exit(0)
 }
 
+if (process.argv.slice(2).includes("install")) {
+  // `npm run bench -- install`: the packages a library user's install adds (the registry must be reachable)
+  const { installSizes } = await import("./InstallSize.js")
+  const s = await installSizes(process.cwd())
+  row(
+    "59. packages a library install adds (npm install --dry-run, a new project)",
+    `aeon-engine + effect ${s.aeon}; ai ${s.ai}; @langchain/langgraph + core ${s.langgraph}; @openai/agents + zod ${s.openaiAgents}`,
+    "≤ 60",
+    s.aeon <= 60
+  )
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("startup")) {
   // `npm run bench -- startup`: the start-up measurements only (the built CLI and server, `npm install` builds them)
   const { startup } = await import("./Startup.js")

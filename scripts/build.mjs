@@ -1,6 +1,6 @@
 /* global console */
 // The build (`npm run build`, run by `npm install` through `prepare`):
-//  - dist/: the library, compiled by tsc (ESM JavaScript and .d.ts), what `import ... from "aeon"` loads;
+//  - dist/: the library, compiled by tsc (ESM JavaScript and .d.ts), what `import ... from "aeon-engine"` loads;
 //  - dist/viewer/: the run viewer's page script (Preact, bundled for the browser: served by the server, no CDN);
 //  - dist/app/: the CLI (`bin/aeon.mjs`) and the server (`npm start`) bundled by esbuild with code splitting, so a
 //    command loads only what it runs and only the parts of `effect` it uses (`aeon --help`: 2.0 s from the
@@ -35,7 +35,27 @@ const oneGraphql = {
 }
 
 /**
- * `npm install`'s own rebuild (`prepare`, also run when `npx aeon` installs this folder) never replaces dist/ under a
+ * The CLI's CommonJS build loads the packages left outside the bundle through require(), also where the sources
+ * import them lazily (`import("better-sqlite3")`): run from a V8 code cache (bin/aeon.mjs), a script's functions lose
+ * its dynamic-import callback on Node 20 ("A dynamic import callback was not specified"). Each such import becomes a
+ * one-line module of the bundle that requires the package.
+ */
+const requiredExternals = {
+  name: "required-externals",
+  setup(b) {
+    b.onResolve(
+      { filter: /^(better-sqlite3|@graphql-yoga\/render-graphiql)$/ },
+      (args) => args.kind === "dynamic-import" ? { path: args.path, namespace: "required-external" } : undefined
+    )
+    b.onLoad({ filter: /.*/, namespace: "required-external" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)})`,
+      loader: "js"
+    }))
+  }
+}
+
+/**
+ * `npm install`'s own rebuild (`prepare`, also run when `npm install` installs this folder as a dependency) never replaces dist/ under a
  * server serving from it: a server that published its address beside this checkout's data directory and is alive
  * keeps the dist/ it started with (`npm run build` still rebuilds on purpose).
  */
@@ -142,6 +162,7 @@ await build({
   outdir: "dist/app",
   outExtension: { ".js": ".cjs" },
   format: "cjs",
+  plugins: [oneGraphql, requiredExternals],
   // the packages' licence comments in cli.cjs.LEGAL.txt: the file stays ASCII, which bin/aeon.mjs reads without decoding
   legalComments: "external",
   define: { "import.meta.url": "__aeonModuleUrl" },

@@ -1,6 +1,6 @@
 /**
  * The library's API: what the README documents. Everything else in src/ is internal — package.json's `exports` map
- * reaches this file only, so nothing else can be imported from "aeon".
+ * reaches this file only, so nothing else can be imported from "aeon-engine".
  */
 export * as Aeon from "./Aeon.js"
 export * as Domain from "./domain/index.js"

@@ -1,7 +1,8 @@
-import { ApiError, type GenerateContentResponse, GoogleGenAI } from "@google/genai"
+import type { GenerateContentResponse, GoogleGenAI } from "@google/genai"
 import { Effect, Layer } from "effect"
+import { optionalPackage } from "../support/OptionalPackage.js"
 import * as LanguageModel from "./LanguageModel.js"
-import type { ModelError } from "./ModelErrors.js"
+import { type ModelError, ModelUnavailableError } from "./ModelErrors.js"
 import {
   fromNativeConfig,
   keyed,
@@ -76,8 +77,35 @@ const responseOf = (read: Read): LanguageModel.CompletionResponse => ({
  */
 const KEY_NAMES = "AEON_LLM_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY"
 
-const failureOf = (url: string, options: GeminiOptions) => (e: unknown): ModelError | Retryable =>
-  e instanceof ApiError
+/**
+ * Google's SDK, loaded on the first call: an optional peer of the published package (a library user on another
+ * provider installs none of it); its absence ends the run at once, naming the package.
+ */
+type Sdk = typeof import("@google/genai")
+const loadSdk = optionalPackage("@google/genai", "The google provider (Gemini)", () => import("@google/genai")).pipe(
+  Effect.mapError((e) => new ModelUnavailableError({ message: e.message, lasting: true }))
+)
+
+/** One client per service, made with the SDK on its first call. */
+const clientOf = (options: GeminiOptions) => {
+  let made: { readonly sdk: Sdk; readonly client: GoogleGenAI } | undefined
+  return Effect.map(loadSdk, (sdk) =>
+    made ??= {
+      sdk,
+      client: new sdk.GoogleGenAI({
+        apiKey: options.apiKey ?? "not-set",
+        httpOptions: {
+          ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
+          // the SDK's own retries off: each request is Aeon's to count
+          retryOptions: { attempts: 1 },
+          timeout: options.timeoutMs + 1_000
+        }
+      })
+    })
+}
+
+const failureOf = (sdk: Sdk, url: string, options: GeminiOptions) => (e: unknown): ModelError | Retryable =>
+  e instanceof sdk.ApiError
     ? refusalOf(url, options, KEY_NAMES, {
       status: e.status,
       message: e.message,
@@ -91,7 +119,7 @@ const failureOf = (url: string, options: GeminiOptions) => (e: unknown): ModelEr
     )
 
 const once = (
-  client: GoogleGenAI,
+  { client, sdk }: { readonly sdk: Sdk; readonly client: GoogleGenAI },
   url: string,
   options: GeminiOptions,
   request: LanguageModel.CompletionRequest
@@ -129,7 +157,7 @@ const once = (
           )
         )
       },
-      catch: failureOf(url, options)
+      catch: failureOf(sdk, url, options)
     })
   )
 
@@ -141,19 +169,11 @@ const geminiAccepts = (mediaType: string) =>
 /** The service for `options`; without a price, the built-in table's (and its notice when the model is not in it). */
 export const make = (options: GeminiOptions, priced?: ModelPrice, pricedNotice?: string): LanguageModel.Service => {
   const url = options.baseURL ?? "https://generativelanguage.googleapis.com"
-  const client = new GoogleGenAI({
-    apiKey: options.apiKey ?? "not-set",
-    httpOptions: {
-      ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
-      // the SDK's own retries off: each request is Aeon's to count
-      retryOptions: { attempts: 1 },
-      timeout: options.timeoutMs + 1_000
-    }
-  })
+  const client = clientOf(options)
   return nativeService(
     "google",
     options,
-    keyed("google", KEY_NAMES, options, (r) => once(client, url, options, r)),
+    keyed("google", KEY_NAMES, options, (r) => Effect.flatMap(client, (made) => once(made, url, options, r))),
     geminiAccepts,
     priced,
     pricedNotice

@@ -1,12 +1,9 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Data, Deferred, Duration, Effect, Fiber, Layer, Ref, Schedule } from "effect"
 import { recordOf } from "../support/Fields.js"
 import { memoizeWeak } from "../support/Memoize.js"
+import { optionalPackage } from "../support/OptionalPackage.js"
 import { version } from "../support/PackageFiles.js"
 import { McpServerUnavailableError, type Tool, ToolFailedError, ToolTimeoutError } from "../tools/ToolRegistry.js"
 import { isStdio, type McpConfig, type ServerEntry, type Settings } from "./McpConfig.js"
@@ -23,18 +20,29 @@ type States = Readonly<Record<string, ServerState>>
 
 class ConnectError extends Data.TaggedError("ConnectError")<{ readonly message: string }> {}
 
+/** MCP's SDK, loaded when a configuration names a server: an optional peer of the published package. */
+type Sdk = typeof import("./McpSdk.js")
+const loadSdk = optionalPackage(
+  "@modelcontextprotocol/sdk",
+  "MCP servers (--mcp, AEON_MCP_CONFIG)",
+  () => import("./McpSdk.js")
+)
+
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** The transports to try, in order: stdio for a command; Streamable HTTP, then the older SSE, for a URL. */
-const transports = (entry: ServerEntry): ReadonlyArray<readonly [ServerHealth["transport"], () => Transport]> => {
+const transports = (
+  sdk: Sdk,
+  entry: ServerEntry
+): ReadonlyArray<readonly [ServerHealth["transport"], () => Transport]> => {
   if (isStdio(entry)) {
     return [[
       "stdio",
       () =>
-        new StdioClientTransport({
+        new sdk.StdioClientTransport({
           command: entry.command,
           args: [...entry.args],
-          env: { ...getDefaultEnvironment(), ...entry.env },
+          env: { ...sdk.getDefaultEnvironment(), ...entry.env },
           ...(entry.cwd ? { cwd: entry.cwd } : {}),
           // the child's stderr is its log: kept out of Aeon's own output
           stderr: "ignore"
@@ -44,8 +52,8 @@ const transports = (entry: ServerEntry): ReadonlyArray<readonly [ServerHealth["t
   const url = new URL(entry.url)
   const requestInit = entry.headers ? { headers: { ...entry.headers } } : undefined
   return [
-    ["streamable-http", () => new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : undefined)],
-    ["sse", () => new SSEClientTransport(url, requestInit ? { requestInit } : undefined)]
+    ["streamable-http", () => new sdk.StreamableHTTPClientTransport(url, requestInit ? { requestInit } : undefined)],
+    ["sse", () => new sdk.SSEClientTransport(url, requestInit ? { requestInit } : undefined)]
   ]
 }
 
@@ -62,11 +70,11 @@ const listTools = async (client: Client): Promise<Array<McpToolDefinition>> => {
 }
 
 /** One connection attempt, transport after transport; the client, how it connected, and a signal of its end. */
-const connectOnce = (name: string, entry: ServerEntry, startTimeoutMs: number) =>
+const connectOnce = (sdk: Sdk, entry: ServerEntry, startTimeoutMs: number) =>
   Effect.gen(function*() {
     let lastError = "no transport"
-    for (const [kind, make] of transports(entry)) {
-      const client = new Client({ name: "aeon", version }, { capabilities: {} })
+    for (const [kind, make] of transports(sdk, entry)) {
+      const client = new sdk.Client({ name: "aeon", version }, { capabilities: {} })
       const closed = yield* Deferred.make<void>()
       const attempt = yield* Effect.tryPromise({
         // interrupted by the timeout below: the half-made connection is closed
@@ -93,7 +101,7 @@ const connectOnce = (name: string, entry: ServerEntry, startTimeoutMs: number) =
     return yield* new ConnectError({ message: lastError })
   })
 
-const callWith = (client: Client | undefined, server: string, timeoutMs: number) =>
+const callWith = (sdk: Sdk, client: Client | undefined, server: string, timeoutMs: number) =>
 (
   toolName: string,
   input: unknown,
@@ -115,10 +123,12 @@ const callWith = (client: Client | undefined, server: string, timeoutMs: number)
       const text = message(e)
       // the SDK rejects a call in flight with ConnectionClosed when the server goes; a transport that cannot reach it
       // fails with the network's own error
-      const dropped = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) ||
+      const dropped = (e instanceof sdk.McpError && e.code === sdk.ErrorCode.ConnectionClosed) ||
         /^Not connected$|ECONNREFUSED|fetch failed|EPIPE/.test(text)
       // the SDK's own timeout of the request is the tool's timeout, said as Aeon's own is
-      if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return new ToolTimeoutError({ tool, timeoutMs })
+      if (e instanceof sdk.McpError && e.code === sdk.ErrorCode.RequestTimeout) {
+        return new ToolTimeoutError({ tool, timeoutMs })
+      }
       return dropped
         ? new McpServerUnavailableError({ tool, server, message: `MCP server ${server} dropped the call: ${text}` })
         : new ToolFailedError({ tool, message: text })
@@ -131,7 +141,7 @@ const callWith = (client: Client | undefined, server: string, timeoutMs: number)
  * tools), its list kept fresh on `notifications/tools/list_changed`, reconnected with backoff when it exits or
  * drops its connection; closed with the scope (a stdio child is ended).
  */
-const supervise = (name: string, entry: ServerEntry, settings: Settings, states: Ref.Ref<States>) =>
+const supervise = (sdk: Sdk, name: string, entry: ServerEntry, settings: Settings, states: Ref.Ref<States>) =>
   Effect.gen(function*() {
     const timeoutMs = entry.timeoutMs ?? settings.timeoutMs
     const startTimeoutMs = entry.startTimeoutMs ?? settings.startTimeoutMs
@@ -145,7 +155,7 @@ const supervise = (name: string, entry: ServerEntry, settings: Settings, states:
               server: name,
               timeoutMs,
               maxResultBytes: settings.maxResultBytes,
-              call: callWith(client, name, timeoutMs)
+              call: callWith(sdk, client, name, timeoutMs)
             })
           )
         ),
@@ -156,9 +166,9 @@ const supervise = (name: string, entry: ServerEntry, settings: Settings, states:
     const firstDone = yield* Deferred.make<void>()
     /** Connected, listed, then waiting until the connection ends; fails when it cannot connect. */
     const session = Effect.gen(function*() {
-      const { client, closed, kind } = yield* connectOnce(name, entry, startTimeoutMs)
+      const { client, closed, kind } = yield* connectOnce(sdk, entry, startTimeoutMs)
       yield* Effect.addFinalizer(() => Effect.promise(() => client.close().catch(() => {})))
-      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
         await Effect.runPromiseExit(refresh(client).pipe(Effect.provide(runtime)))
       })
       yield* refresh(client).pipe(Effect.mapError((e) => new ConnectError({ message: message(e.error) })))
@@ -199,13 +209,22 @@ export const make = (config: McpConfig, settings: Settings) =>
     // in the configuration's order, each connecting
     const states = yield* Ref.make<States>(Object.fromEntries(
       Object.entries(config.mcpServers).map(([name, entry]) => [name, {
-        health: { name, transport: transports(entry)[0]![0], status: "connecting", toolCount: 0, lastError: undefined },
+        health: {
+          name,
+          transport: isStdio(entry) ? "stdio" : "streamable-http",
+          status: "connecting",
+          toolCount: 0,
+          lastError: undefined
+        },
         tools: []
       }])
     ))
-    const fibers = yield* Effect.forEach(
-      Object.entries(config.mcpServers),
-      ([name, entry]) => supervise(name, entry, settings, states),
+    const servers = Object.entries(config.mcpServers)
+    // the SDK only when a server is named: a library user without MCP installs none of it
+    const sdk = servers.length === 0 ? undefined : yield* Effect.orDie(loadSdk)
+    const fibers = sdk === undefined ? [] : yield* Effect.forEach(
+      servers,
+      ([name, entry]) => supervise(sdk, name, entry, settings, states),
       { concurrency: "unbounded" }
     )
     yield* Effect.addFinalizer(() => Fiber.interruptAll(fibers))

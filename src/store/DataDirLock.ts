@@ -1,12 +1,12 @@
 import { SqlError } from "@effect/sql/SqlError"
-import Sqlite from "better-sqlite3"
+import type Sqlite from "better-sqlite3"
 import { Effect } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { codeOf, processWide } from "../support/Fields.js"
 import { messageOf } from "../support/Thrown.js"
 import { serverHolding } from "./ServerAddress.js"
-import { retain } from "./SqliteClient.js"
+import { driver, retain } from "./SqliteClient.js"
 import { storeCauseInWords } from "./StoreCause.js"
 
 /** The data directories this process holds (on globalThis: a module evaluated again must see the same). */
@@ -32,8 +32,8 @@ const inUse = (dataDir: string) => {
 }
 
 /** The lock: an exclusive lock on the SQLite file `aeon.lock`, held by an open connection (BUSY: another holds it). */
-const lockFile = (path: string) => {
-  const db = new Sqlite(path, { timeout: 0 })
+const lockFile = (Driver: typeof Sqlite, path: string) => {
+  const db = new Driver(path, { timeout: 0 })
   retain(db)
   try {
     // exclusive locking mode keeps the lock the first write takes until the connection closes; no journal file
@@ -55,11 +55,11 @@ const lockFile = (path: string) => {
  * can each take a shared lock and both be refused the exclusive one (SQLite's deadlock avoidance), and then neither
  * would hold it. A lock another process holds stays BUSY through the tries (about 150 ms in all).
  */
-const lockFileContended = (path: string) => {
+const lockFileContended = (Driver: typeof Sqlite, path: string) => {
   const pause = new Int32Array(new SharedArrayBuffer(4))
   for (let attempt = 1;; attempt++) {
     try {
-      return lockFile(path)
+      return lockFile(Driver, path)
     } catch (e) {
       if (attempt >= 6 || (codeOf(e) !== "SQLITE_BUSY" && codeOf(e) !== "SQLITE_LOCKED")) throw e
       Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 30)) // a short synchronous pause, jittered
@@ -75,7 +75,9 @@ const lockFileContended = (path: string) => {
  * racing a dying process cannot keep it. `aeon.pid` names the owner for the refusal's message only. Released when
  * the scope closes.
  */
-export const acquire = (dataDir: string) =>
+export const acquire = (dataDir: string) => Effect.flatMap(driver, (Driver) => acquireWith(Driver, dataDir))
+
+const acquireWith = (Driver: typeof Sqlite, dataDir: string) =>
   Effect.acquireRelease(
     Effect.try({
       try: () => {
@@ -83,12 +85,12 @@ export const acquire = (dataDir: string) =>
         if (held.has(dataDir)) throw new Error(`the embedded database at ${dataDir} is already open in this process`)
         let db: Sqlite.Database
         try {
-          db = lockFileContended(path)
+          db = lockFileContended(Driver, path)
         } catch (e) {
           if (codeOf(e) === "SQLITE_BUSY" || codeOf(e) === "SQLITE_LOCKED") throw inUse(dataDir)
           if (codeOf(e) !== "SQLITE_NOTADB") throw e
           rmSync(path, { force: true }) // a text lock an earlier version left: its pid proves nothing
-          db = lockFile(path)
+          db = lockFile(Driver, path)
         }
         held.add(dataDir)
         writeFileSync(join(dataDir, "aeon.pid"), String(process.pid))

@@ -3,9 +3,10 @@ import * as Client from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
-import Sqlite from "better-sqlite3"
+import type Sqlite from "better-sqlite3"
 import { Chunk, Context, Effect, Layer, Scope, Stream } from "effect"
 import { processWide } from "../support/Fields.js"
+import { optionalPackage } from "../support/OptionalPackage.js"
 import { messageOf } from "../support/Thrown.js"
 import { type RawStatement, SqliteWriter } from "./SqliteWriter.js"
 import { storeCauseInWords } from "./StoreCause.js"
@@ -36,10 +37,27 @@ const failure = (message: string) => (cause: unknown) => {
   return new SqlError({ cause, message: `${message}: ${words ?? messageOf(cause) ?? cause}` })
 }
 
-const open = (filename: string) =>
+/**
+ * better-sqlite3, loaded when the embedded store is first opened: an optional peer of the published package (a library
+ * user on PostgreSQL, or with no store, installs no native addon).
+ */
+export const driver: Effect.Effect<typeof Sqlite, SqlError> = optionalPackage(
+  "better-sqlite3",
+  "The embedded store",
+  () => import("better-sqlite3")
+).pipe(
+  Effect.map((m) => m.default),
+  Effect.mapError((e) =>
+    new SqlError({ cause: e, message: `${e.message} (or set AEON_DATABASE_URL to use PostgreSQL)` })
+  )
+)
+
+const open = (filename: string) => Effect.flatMap(driver, (Driver) => openWith(Driver, filename))
+
+const openWith = (Driver: typeof Sqlite, filename: string) =>
   Effect.try({
     try: () => {
-      const db = new Sqlite(filename)
+      const db = new Driver(filename)
       // exec, not db.pragma: pragma() prepares a statement of its own and drops it at once (see `retained`)
       db.exec(`${filename === ":memory:" ? "" : "PRAGMA journal_mode = WAL; "}PRAGMA foreign_keys = ON`)
       return db

@@ -17,7 +17,7 @@ const libraryBlock = (from: number) => {
 /** Runs README code as written, its package import pointed at the sources: what it logged. */
 const runExample = async (name: string, code: string): Promise<Array<unknown>> => {
   const file = join("test", "docs", `.readme-${name}-${process.pid}.ts`)
-  writeFileSync(file, code.replace(/from "aeon"/g, `from "../../src/index.js"`))
+  writeFileSync(file, code.replace(/from "aeon-engine"/g, `from "../../src/index.js"`))
   const printed: Array<unknown> = []
   const log = vi.spyOn(console, "log").mockImplementation((...args) => void printed.push(args))
   try {

@@ -4,7 +4,7 @@ import { cliIn } from "../support/cli.js"
 import { documentation } from "../support/docs.js"
 
 /**
- * The README's command blocks marked `<!-- readme-check -->`: each `$ npx aeon …` line is run with the built CLI on
+ * The README's command blocks marked `<!-- readme-check -->`: each `$ aeon …` line is run with the built CLI on
  * the offline default, in a data directory of the block's own, and every line the README shows after it must be in
  * what it prints. Run ids, durations, dates and counts of three digits or more are masked on both sides (they differ
  * from run to run); a line ending with … is a prefix; a line that is only … stands for lines left out. An id in a
@@ -31,7 +31,7 @@ const markedBlocks = (readme: string): Array<Array<Command>> =>
   [...readme.matchAll(/<!-- readme-check -->\n```[a-z]*\n([\s\S]*?)\n```/g)].map((m) => {
     const commands: Array<Command> = []
     for (const line of m[1]!.split("\n")) {
-      const command = line.match(/^\$ (?:npx aeon|\.\/bin\/aeon\.mjs) (.*)$/)
+      const command = line.match(/^\$ (?:aeon|\.\/bin\/aeon\.mjs) (.*)$/)
       if (command) commands.push({ args: argsOf(command[1]!), expected: [] })
       else commands.at(-1)?.expected.push(line)
     }
