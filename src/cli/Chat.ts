@@ -14,7 +14,7 @@ import { engineLayer, opt } from "./Handlers.js"
 import { problemLines } from "./Render.js"
 import { personLogger } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { runOnServer, sayDroppedSettings, serverHoldingDataDir, threadsOnServer } from "./ViaServer.js"
+import { runOnServer, sayDroppedSettings, serverHoldingDataDir, startOnServer, threadsOnServer } from "./ViaServer.js"
 
 export interface ChatOptions {
   readonly thread: Option.Option<string>
@@ -80,7 +80,7 @@ const localTurn = (input: Record<string, unknown> & { readonly threadId: string 
 
 /** One turn on the server holding the data directory: its answer printed when it has ended. */
 const serverTurn = (url: string, input: Record<string, unknown>) =>
-  Effect.map(runOnServer(url, input, () => undefined), (outcome) => {
+  Effect.map(runOnServer(url, startOnServer(url, input), () => undefined), (outcome) => {
     if (outcome._tag === "waiting") return say(`(the turn waits for a person: answer it at ${outcome.viewer})\n`)
     say(`${outcome.result.finalAnswer?.answerText ?? ""}\n${ending(outcome.result)}`)
   })

@@ -1,11 +1,12 @@
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option, Schema } from "effect"
 import { writeFileSync } from "node:fs"
+import { Budget } from "../domain/Budget.js"
+import { resultFromEvents } from "../record/RunResult.js"
 import * as Eval from "../run/Eval.js"
 import * as Database from "../store/Database.js"
-import { RunStore } from "../store/RunStore.js"
 import { messageOf } from "../support/Thrown.js"
 import { CliError } from "./CliError.js"
-import { engineLayer, readText } from "./Handlers.js"
+import { engineLayer, eventsOf, readText } from "./Handlers.js"
 import { table } from "./Render.js"
 
 export interface EvalOptions {
@@ -113,16 +114,17 @@ export const exportRun = (o: {
 }) =>
   Effect.gen(function*() {
     if (!o.asCase) throw new CliError("say what to export the run as: --as-case (an eval case)")
-    const store = yield* RunStore
-    const row = yield* store.getRun(o.runId)
-    if (Option.isNone(row)) throw new CliError(`run ${o.runId} does not exist`)
-    const input = row.value.input as { task: string; mode?: string; budget?: unknown }
+    // the run's events (through the server holding the data directory, else the store): the case is what it ran
+    const events = yield* eventsOf(o.runId)
+    const started = events?.find((e) => e._tag === "RunStarted")
+    if (events === undefined || started === undefined) throw new CliError(`run ${o.runId} does not exist`)
+    const status = resultFromEvents(events).status
     const id = `run-${o.runId.slice(0, 8)}`
     const line = JSON.stringify({
       id,
-      task: input.task,
-      ...(input.mode ? { mode: input.mode } : {}),
-      ...(input.budget !== undefined ? { budget: input.budget } : {}),
+      task: started.task,
+      mode: started.mode,
+      budget: Schema.encodeSync(Budget)(started.budget),
       expect: { status: "CONVERGED" }
     })
     // the case goes to stdout, or to --out with a line saying so (on stderr: stdout stays the case's when piped)
@@ -131,15 +133,15 @@ export const exportRun = (o: {
       process.stderr.write(`wrote eval case ${id} (run ${o.runId}) to ${o.out.value}\n`)
     } else process.stdout.write(`${line}\n`)
     if (Option.isSome(o.report)) {
-      const passed = row.value.status === "CONVERGED"
+      const passed = status === "CONVERGED"
       const report: Eval.EvalReport = {
         evalId: `export-${id}`,
         cases: [{
           id,
           runId: o.runId,
-          status: row.value.status,
+          status,
           passed,
-          why: passed ? [] : [`status ${row.value.status}, expected CONVERGED`],
+          why: passed ? [] : [`status ${status}, expected CONVERGED`],
           passes: 0,
           llmCalls: 0,
           replayedCalls: 0,
@@ -156,4 +158,4 @@ export const exportRun = (o: {
         } --replay ${o.report.value} replays the run\n`
       )
     }
-  }).pipe(Effect.provide(Database.layerConfig))
+  })

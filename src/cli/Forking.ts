@@ -7,7 +7,9 @@ import * as Replaying from "../run/Replaying.js"
 import * as Database from "../store/Database.js"
 import { CliError } from "./CliError.js"
 import { fail, run, type RunOptions } from "./Handlers.js"
+import { forkOnServer, replayOnServer } from "./OnServer.js"
 import { budgetOf } from "./RunFlags.js"
+import { runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
 
 export interface ForkOptions {
   readonly runId: string
@@ -76,6 +78,8 @@ const parseEdit = (text: string, i: number): unknown => {
 export const fork = (o: ForkOptions) =>
   Effect.gen(function*() {
     const changes = changesOf(o)
+    const server = yield* serverHoldingDataDir
+    if (server !== undefined) return yield* forkThroughServer(server, o, changes)
     const { runId } = yield* Fork.create(o.runId, o.at, changes).pipe(
       Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig))
     )
@@ -83,14 +87,35 @@ export const fork = (o: ForkOptions) =>
     return yield* run(resumeOptions(o, runId))
   })
 
+/**
+ * A fork beside the server holding the data directory: made and run there (its model and tools the server's),
+ * followed and printed as `aeon run` prints a run through it. Model flags cannot apply there, and say so.
+ */
+const forkThroughServer = (server: string, o: ForkOptions, changes: Fork.ForkChanges) => {
+  const flags = { "--provider": o.provider, "--model": o.model, "--base-url": o.baseUrl, "--script": o.script }
+  const own = Object.entries(flags).flatMap(([flag, v]) => (Option.isSome(v) ? [flag] : []))
+  const start = Effect.tap(
+    forkOnServer(server, o.runId, o.at, changes),
+    (runId) => Effect.sync(() => o.json || process.stderr.write(`fork ${runId} of run ${o.runId} at seq ${o.at}\n`))
+  )
+  const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
+  return runThroughServer(server, start, { own, json: o.json, live, typed: false })
+}
+
+/** The replay where the run is stored: on the server holding the data directory, else here. */
+const replayed = (runId: string) =>
+  Effect.flatMap(serverHoldingDataDir, (server) =>
+    server !== undefined
+      ? replayOnServer(server, runId)
+      : Replaying.replay(runId).pipe(
+        Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Offline.layer, Database.layerConfig))
+      ))
+
 /** `aeon replay RUN`: RUN again with today's code and its recordings only; the first divergence, or "identical". */
 export const replay = (o: { readonly runId: string; readonly json: boolean }) =>
   Effect.gen(function*() {
     // no model is asked: the recordings answer, or the call fails (the offline model only fills the slot)
-    const r = yield* Replaying.replay(o.runId).pipe(
-      Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Offline.layer, Database.layerConfig)),
-      Effect.either
-    )
+    const r = yield* Effect.either(replayed(o.runId))
     // exit 2: it cannot be replayed (no such run, no recordings, no store), told apart from a divergence (1)
     if (r._tag === "Left") {
       yield* fail(r.left)
@@ -102,7 +127,7 @@ export const replay = (o: { readonly runId: string; readonly json: boolean }) =>
 
 const reportReplay = (
   o: { readonly runId: string; readonly json: boolean },
-  r: Effect.Effect.Success<ReturnType<typeof Replaying.replay>>
+  r: { readonly events: number; readonly divergence?: Replaying.Divergence | undefined }
 ) =>
   Effect.sync(() => {
     if (o.json) {

@@ -16,17 +16,18 @@ import type { RunManager } from "../runs/RunManager.js"
 import * as Database from "../store/Database.js"
 import { Memories } from "../store/Memories.js"
 import { Quotas } from "../store/QuotaLedger.js"
-import { RunStore } from "../store/RunStore.js"
+import { RunStore, type StoreError } from "../store/RunStore.js"
 import { codeOf, definedOnly, recordOf } from "../support/Fields.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
 import { CliError } from "./CliError.js"
+import { callsOnServer, forgetMemoriesOnServer, memoriesOnServer, quotaOnServer } from "./OnServer.js"
 import { printResult } from "./Printing.js"
 import { makeProgress } from "./Progress.js"
 import { callsText, historyTree, jsonResult, memoriesTable, memoryLines, runsTable, toolsTable } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { eventsOnServer, runsOnServer, runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
+import { eventsOnServer, runsOnServer, runThroughServer, serverHoldingDataDir, startOnServer } from "./ViaServer.js"
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
@@ -170,7 +171,12 @@ export const run = (o: RunOptions) =>
         mcp: o.mcp
       })
         .flatMap(([flag, v]) => (Option.isSome(v) ? [`--${flag}`] : []))
-      return yield* runThroughServer(server, input, own, o.json, live)
+      return yield* runThroughServer(server, startOnServer(server, input), {
+        own,
+        json: o.json,
+        live,
+        typed: input.outputSchema !== undefined
+      })
     }
     // on a terminal a person is there to answer: asked inline; otherwise the run stops and says how to answer
     const inline = live && process.stdin.isTTY
@@ -218,10 +224,10 @@ const eventLine = (e: RunEvent) => {
   return `${String(e.seq).padStart(4)}  ${e._tag}${where.length > 0 ? `  (${where.join(", ")})` : ""}`
 }
 
-/** A run's stored events: from the server holding the data directory (its calls' prompts stay there), else the store. */
-const eventsOf = (runId: string, calls: boolean) =>
+/** A run's stored events: from the server holding the data directory, else the store. */
+export const eventsOf = (runId: string) =>
   Effect.flatMap(serverHoldingDataDir, (server) =>
-    server !== undefined && !calls
+    server !== undefined
       ? eventsOnServer(server, runId)
       : withStore((store) =>
         Effect.flatMap(
@@ -230,19 +236,27 @@ const eventsOf = (runId: string, calls: boolean) =>
         )
       ))
 
+/** A run's recorded model calls: from the server holding the data directory (the prompts are kept there), else the store. */
+const callsOf = (runId: string) =>
+  Effect.flatMap(serverHoldingDataDir, (server) =>
+    server !== undefined
+      ? callsOnServer(server, runId)
+      : Effect.map(eventsOf(runId), (events) => (events === undefined ? undefined : llmCallsOf(events))))
+
+const inspectCalls = (o: { readonly runId: string; readonly json: boolean }) =>
+  Effect.map(callsOf(o.runId), (calls) => {
+    if (calls === undefined) throw new CliError(`run ${o.runId} does not exist`)
+    process.stdout.write(o.json ? `${JSON.stringify(calls, null, 2)}\n` : `${callsText(calls)}\n`)
+  })
+
 export const inspect = (
   o: { readonly runId: string; readonly json: boolean; readonly calls: boolean; readonly events: boolean }
 ) =>
-  Effect.flatMap(eventsOf(o.runId, o.calls), (events) =>
+  o.calls ? inspectCalls(o) : Effect.flatMap(eventsOf(o.runId), (events) =>
     Effect.sync(() => {
       if (events === undefined) throw new CliError(`run ${o.runId} does not exist`)
       if (o.events) {
         process.stdout.write(o.json ? `${JSON.stringify(events, null, 2)}\n` : `${events.map(eventLine).join("\n")}\n`)
-        return
-      }
-      if (o.calls) {
-        const calls = llmCallsOf(events)
-        process.stdout.write(o.json ? `${JSON.stringify(calls, null, 2)}\n` : `${callsText(calls)}\n`)
         return
       }
       const result = resultFromEvents(events)
@@ -283,10 +297,14 @@ export const memoryList = (
 ) =>
   Effect.gen(function*() {
     if (o.limit < 1 || o.limit > 1000) throw new CliError(`--limit must be between 1 and 1000 (was ${o.limit})`)
-    const page = yield* (yield* Memories).list(opt(o.user) ?? "", { first: o.limit, query: opt(o.query) })
-    if (o.json) return process.stdout.write(`${JSON.stringify(page.memories, null, 2)}\n`)
-    process.stdout.write(`${memoriesTable(page.memories)}\n`)
-  }).pipe(Effect.provide(Database.layerConfig))
+    const server = yield* serverHoldingDataDir
+    const memories = server !== undefined
+      ? yield* memoriesOnServer(server, { userId: opt(o.user), query: opt(o.query), first: o.limit })
+      : (yield* Effect.flatMap(Memories, (m) => m.list(opt(o.user) ?? "", { first: o.limit, query: opt(o.query) }))
+        .pipe(Effect.provide(Database.layerConfig))).memories
+    if (o.json) return process.stdout.write(`${JSON.stringify(memories, null, 2)}\n`)
+    process.stdout.write(`${memoriesTable(memories)}\n`)
+  })
 
 /** `aeon memory forget ID | --all`: gone, with its full-text entry. */
 export const memoryForget = (
@@ -294,22 +312,35 @@ export const memoryForget = (
 ) =>
   Effect.gen(function*() {
     if (o.all === Option.isSome(o.id)) throw new CliError("give a memory's id, or --all to forget every one (not both)")
-    const memories = yield* Memories
     const owner = opt(o.user) ?? ""
-    if (o.all) return process.stdout.write(`forgot ${yield* memories.forgetAll(owner)} memories\n`)
-    const id = Option.getOrThrow(o.id)
-    if (!(yield* memories.forget(owner, id))) throw new CliError(`no memory ${id}${owner ? ` of user ${owner}` : ""}`)
+    const id = opt(o.id)
+    const server = yield* serverHoldingDataDir
+    const forgotten = server !== undefined
+      ? yield* forgetMemoriesOnServer(server, opt(o.user), id)
+      : yield* Effect.flatMap(
+        Memories,
+        (m): Effect.Effect<number, StoreError> =>
+          id === undefined ? m.forgetAll(owner) : Effect.map(m.forget(owner, id), Number)
+      ).pipe(Effect.provide(Database.layerConfig))
+    if (id === undefined) {
+      process.stdout.write(`forgot ${forgotten} memories\n`)
+      return
+    }
+    if (forgotten === 0) throw new CliError(`no memory ${id}${owner ? ` of user ${owner}` : ""}`)
     process.stdout.write(`forgot ${id}\n`)
-  }).pipe(Effect.provide(Database.layerConfig))
+  })
 
 /** `aeon quota [--user U]`: used and left of each of the user's quotas, and when each resets. */
 export const quota = (o: { readonly user: Option.Option<string>; readonly json: boolean }) =>
   Effect.gen(function*() {
-    const usages = yield* (yield* Quotas).usage(opt(o.user))
+    const server = yield* serverHoldingDataDir
+    const usages = server !== undefined
+      ? yield* quotaOnServer(server, opt(o.user))
+      : yield* Effect.flatMap(Quotas, (q) => q.usage(opt(o.user))).pipe(Effect.provide(Database.layerConfig))
     if (o.json) return process.stdout.write(`${JSON.stringify(usages, null, 2)}\n`)
     if (usages.length === 0) return process.stdout.write("no quota applies (AEON_QUOTAS)\n")
     for (const u of usages) process.stdout.write(`${u.metric} per ${u.period}: ${describeLeft(u)}; used ${u.used}\n`)
-  }).pipe(Effect.provide(Database.layerConfig))
+  })
 
 /** `aeon tools`: every tool a run may call — Aeon's own and the MCP servers' — with what a call of it may do. */
 export const tools = (
@@ -354,6 +385,18 @@ const printOffer = (task: string, all: ReadonlyArray<CatalogTool>, json: boolean
  * store as `aeon serve`, without the HTTP server. stdout carries the protocol; logs go to stderr. Ends when stdin does.
  */
 export const mcpServe = (o: { readonly mcp: Option.Option<string> }) =>
+  Effect.flatMap(serverHoldingDataDir, (server) => {
+    if (server === undefined) return mcpServeHere(o)
+    if (Option.isSome(o.mcp)) {
+      throw new CliError(
+        `the Aeon server at ${server} holds this data directory and serves its own tools: --mcp cannot be used ` +
+          "(stop the server, or set AEON_DATA_DIR to another directory)"
+      )
+    }
+    return Effect.flatMap(Effect.promise(() => import("./McpBridge.js")), (b) => b.bridgeToServer(server))
+  })
+
+const mcpServeHere = (o: { readonly mcp: Option.Option<string> }) =>
   Effect.gen(function*() {
     const [{ StdioServerTransport }, AeonMcp] = yield* Effect.promise(() =>
       Promise.all([import("@modelcontextprotocol/sdk/server/stdio.js"), import("../server/mcp/AeonMcp.js")])

@@ -13,6 +13,7 @@ import { Threads } from "../store/Threads.js"
 import { messageOf } from "../support/Thrown.js"
 import { CliError } from "./CliError.js"
 import { opt } from "./Handlers.js"
+import { answerOnServer } from "./OnServer.js"
 import { cancelOnServer, forgetOnServer, serverHoldingDataDir } from "./ViaServer.js"
 
 /**
@@ -20,6 +21,23 @@ import { cancelOnServer, forgetOnServer, serverHoldingDataDir } from "./ViaServe
  * run goes on there: its log has one writer), else on its stored log, and says how to go on (`aeon run --resume`).
  */
 const answerStored = (
+  runId: string,
+  answer: PersonAnswer,
+  said: (request: AskedEvent | undefined) => string
+) =>
+  Effect.flatMap(
+    serverHoldingDataDir,
+    (server) =>
+      server === undefined ? answerInStore(runId, answer, said) : Effect.map(
+        answerOnServer(server, runId, answer),
+        (request) =>
+          process.stdout.write(
+            `${said(request)} (${answer.requestId} of run ${runId}); the run goes on on the server at ${server}\n`
+          )
+      )
+  )
+
+const answerInStore = (
   runId: string,
   answer: PersonAnswer,
   said: (request: AskedEvent | undefined) => string

@@ -35,7 +35,7 @@ const errorsOf = (body: unknown): string | undefined => {
  * One GraphQL operation on the server, its data decoded by `data` (a server of another version answering in another
  * shape is said so, not read wrong); its errors as the CLI's (their words, no stack).
  */
-const operation = <A, I>(
+export const operation = <A, I>(
   url: string,
   query: string,
   variables: Record<string, unknown>,
@@ -109,22 +109,44 @@ const followed = (url: string, runId: string, onEvent: (e: RunEvent) => void) =>
     catch: (e) => new CliError(`lost the run ${runId} on the server at ${url}: ${e instanceof Error ? e.message : e}`)
   })
 
+/** The CLI's answer to each request a run has open: `aeon approve` or `aeon guide`, with the request's id. */
+const answerCommands = (runId: string, events: ReadonlyArray<RunEvent>) =>
+  openRequests(foldEvents(events)).map((r) =>
+    r._tag === "GuidanceRequested"
+      ? `aeon guide ${runId} ${r.requestId} "TEXT"`
+      : `aeon approve ${runId} ${r.requestId} [--reject --reason "…"]`
+  )
+
 export type ViaServer =
   | { readonly _tag: "done"; readonly result: RunResult }
-  | { readonly _tag: "waiting"; readonly runId: string; readonly viewer: string }
+  | {
+    readonly _tag: "waiting"
+    readonly runId: string
+    readonly viewer: string
+    /** How to answer each open request from the command line (it goes on on the server once answered). */
+    readonly commands: ReadonlyArray<string>
+  }
 
-/** Starts `input` on the server at `url` and follows it to its end, or to a person's turn. */
-export const runOnServer = (url: string, input: Record<string, unknown>, onEvent: (e: RunEvent) => void) =>
+/** Starts `input` on the server at `url`: the run's id. */
+export const startOnServer = (url: string, input: Record<string, unknown>) =>
+  Effect.map(
+    operation(
+      url,
+      `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`,
+      { input },
+      Schema.Struct({ runTask: Schema.Struct({ id: Schema.String }) })
+    ),
+    (d) => d.runTask.id
+  )
+
+/**
+ * Starts a run on the server at `url` (`start`: a task, a fork) and follows it to its end, or to a person's turn.
+ */
+export const runOnServer = <E>(url: string, start: Effect.Effect<string, E>, onEvent: (e: RunEvent) => void) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       // the start is not cut off unanswered: a Ctrl-C while it is sent still learns the run's id, and cancels it
-      const started = yield* operation(
-        url,
-        `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }`,
-        { input },
-        Schema.Struct({ runTask: Schema.Struct({ id: Schema.String }) })
-      )
-      const runId = started.runTask.id
+      const runId = yield* start
       // the client going away on purpose (Ctrl-C, a chat's turn stopped) cancels the run it started on the server
       const events = yield* restore(followed(url, runId, onEvent)).pipe(
         Effect.onInterrupt(() =>
@@ -136,7 +158,7 @@ export const runOnServer = (url: string, input: Record<string, unknown>, onEvent
       const viewer = `${url.replace(/\/graphql$/, "/runs")}/${encodeURIComponent(runId)}`
       const outcome: ViaServer = events.some((e) => e._tag === "RunFinished")
         ? { _tag: "done", result: resultFromEvents(events) }
-        : { _tag: "waiting", runId, viewer }
+        : { _tag: "waiting", runId, viewer, commands: answerCommands(runId, events) }
       return outcome
     })
   )
@@ -267,35 +289,38 @@ export const sayDroppedSettings = (url: string) =>
   })
 
 /** `aeon run` through the server at `url` (runOnServer): its progress, then its result printed as a run of ours. */
-export const runThroughServer = (
+export const runThroughServer = <E>(
   url: string,
-  input: Record<string, unknown>,
-  own: ReadonlyArray<string>,
-  json: boolean,
-  live: boolean
+  start: Effect.Effect<string, E>,
+  o: { readonly own: ReadonlyArray<string>; readonly json: boolean; readonly live: boolean; readonly typed: boolean }
 ) =>
   Effect.gen(function*() {
-    if (own.length > 0) {
+    if (o.own.length > 0) {
       throw new CliError(
         `the Aeon server at ${url} holds this data directory and runs with its own model and tools: ` +
-          `${own.join(", ")} cannot be used (stop the server, or set AEON_DATA_DIR to another directory)`
+          `${o.own.join(", ")} cannot be used (stop the server, or set AEON_DATA_DIR to another directory)`
       )
     }
-    if (!json) process.stderr.write(`aeon: running on the server at ${url} (it holds this data directory)\n`)
+    if (!o.json) process.stderr.write(`aeon: running on the server at ${url} (it holds this data directory)\n`)
     yield* sayDroppedSettings(url)
-    const progress = live ? makeProgress("the server's model") : undefined
-    const outcome = yield* runOnServer(url, input, (e) => progress?.onEvent(e))
+    const progress = o.live ? makeProgress("the server's model") : undefined
+    const outcome = yield* runOnServer(url, start, (e) => progress?.onEvent(e))
     progress?.done()
     if (outcome._tag === "waiting") {
-      process.stdout.write(`run ${outcome.runId} waits for a person: answer it at ${outcome.viewer}\n`)
+      process.stdout.write(
+        `run ${outcome.runId} waits for a person: ${
+          [...outcome.commands, `or at ${outcome.viewer}`].join(", ")
+        } (it goes on on the server)\n`
+      )
       process.exitCode = 3
       return
     }
-    yield* printResult(outcome.result, json, input.outputSchema !== undefined)
+    yield* printResult(outcome.result, o.json, o.typed)
   })
 
 /** `{ edges: [{ node }] }`: a GraphQL connection of `node`s. */
-const Connection = <A, I>(node: Schema.Schema<A, I>) => Schema.Struct({ edges: Schema.Array(Schema.Struct({ node })) })
+export const Connection = <A, I>(node: Schema.Schema<A, I>) =>
+  Schema.Struct({ edges: Schema.Array(Schema.Struct({ node })) })
 
 const ServedTurn = Schema.Struct({
   turn: Schema.Number,

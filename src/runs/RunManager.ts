@@ -1,8 +1,11 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { RunNotFoundError } from "../domain/Errors.js"
 import type { ApprovalAnswer } from "../kernel/Approval.js"
+import * as Offline from "../llm/Offline.js"
 import type * as Fork from "../run/Fork.js"
+import * as Replaying from "../run/Replaying.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
+import type { ToolRegistry } from "../tools/ToolRegistry.js"
 import * as Admission from "./Admission.js"
 import * as LiveRuns from "./LiveRuns.js"
 import type { StartError } from "./LiveRuns.js"
@@ -27,9 +30,10 @@ export class ShuttingDownError extends Schema.TaggedError<ShuttingDownError>()("
 const make: Effect.Effect<
   Service,
   never,
-  RunStore | LiveRuns.LiveRuns | RunReads.RunReads | Admission.RunAdmission
+  RunStore | ToolRegistry | LiveRuns.LiveRuns | RunReads.RunReads | Admission.RunAdmission
 > = Effect.gen(function*() {
   const store = yield* RunStore
+  const engine = yield* Effect.context<RunStore | ToolRegistry>()
   const runs = yield* LiveRuns.LiveRuns
   const reads = yield* RunReads.RunReads
   const admission = yield* Admission.RunAdmission
@@ -67,6 +71,12 @@ const make: Effect.Effect<
         yield* commands.start(runId)
         return yield* reads.getOrFail(runId)
       }),
+    /**
+     * Runs a run again from its recordings (run/Replaying): its calls answered by them alone — the offline model
+     * only fills the slot, none is asked —, in a store of its own in memory; the first divergence, or none.
+     */
+    replay: (id: string) =>
+      Effect.provide(Replaying.replay(id), Layer.merge(Offline.layer, Layer.succeedContext(engine))),
     runHere: runs.runHere,
     cancelHere: runs.cancelHere,
     cancelIfHere: (id: string) => runs.live(id) ? Effect.as(runs.cancelHere(id), true) : Effect.succeed(false),
@@ -118,6 +128,12 @@ export interface Service extends
     changes: Fork.ForkChanges,
     userId: string | undefined
   ) => Found<ShuttingDownError | Fork.ForkError | ClusterUnavailableError>
+  readonly replay: (
+    runId: string
+  ) => Effect.Effect<
+    Effect.Effect.Success<ReturnType<typeof Replaying.replay>>,
+    Effect.Effect.Error<ReturnType<typeof Replaying.replay>>
+  >
   readonly respond: (runId: string, requestId: string, answer: ApprovalAnswer) => Found<RunCommands.AnswerFailure>
   readonly guide: (runId: string, requestId: string, text: string, by?: string) => Found<RunCommands.AnswerFailure>
   /** Sent here by the process a cancellation came to (runs/RunOwners): false when the run does not go on here. */

@@ -21,10 +21,9 @@ const inUse = (dataDir: string) => {
   const who = /^\d+$/.test(owner) ? `process ${owner}` : "another process"
   return new Error(
     server
-      ? `the embedded database at ${dataDir} is held by the Aeon server at ${server} (${who}): \`aeon run\`, ` +
-        `\`aeon runs\` and \`aeon inspect\` go through it; for this command open ${
-          server.replace(/\/graphql$/, "/runs")
-        } or stop the server`
+      ? `the embedded database at ${dataDir} is held by the Aeon server at ${server} (${who}), and this command ` +
+        "runs in its own process (it cannot go through the server): stop the server, or set AEON_DATA_DIR to " +
+        "another directory"
       : `the embedded database at ${dataDir} is in use by ${who} ` +
         "(an aeon server or CLI); stop it, or set AEON_DATA_DIR to another directory, or share a PostgreSQL server " +
         "through AEON_DATABASE_URL"

@@ -68,10 +68,10 @@ describe("the quick start with `npm start` running (#60.1)", () => {
     const inspected = await aeon("inspect", runId)
     expect(inspected.stdout).toContain(`run ${runId} · AUTO · CONVERGED · offline`)
     expect(inspected.stdout).toMatch(/\n45\n/)
-    // a command that needs the store itself says which server holds it and where its viewer is
-    const memory = await aeon("memory", "list")
-    expect(memory.stderr).toContain(`is held by the Aeon server at ${url}`)
-    expect(memory.stderr).toContain(url.replace(/\/graphql$/, "/runs"))
+    // every other command goes through it too (#76 item 3): the memory the run left, read from the server
+    const memory = await aeon("memory", "search", "6 * 7 plus 3")
+    expect(memory.code, memory.stderr).toBe(0)
+    expect(memory.stdout).toContain(`${runId}:answer  answer  answer of run ${runId}`)
   }, 120_000)
 
   it(

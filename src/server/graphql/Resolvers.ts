@@ -203,7 +203,15 @@ const mutations = ({ run, withOwnRun }: Access): G.MutationResolvers => ({
   provideGuidance: (_, { requestId, runId, text }, ctx) =>
     withOwnRun(ctx, runId, (m, id) => m.guide(id, requestId, text, ctx.userId)),
   forkRun: (_, { atSeq, changes, runId }, ctx) =>
-    withOwnRun(ctx, runId, (m, id) => m.fork(id, atSeq, forkChanges(changes), ctx.userId))
+    withOwnRun(ctx, runId, (m, id) => m.fork(id, atSeq, forkChanges(changes), ctx.userId)),
+  replayRun: (_, { runId }, ctx) =>
+    withOwnRun(ctx, runId, (m, id) =>
+      Effect.map(m.replay(id), (r) => ({
+        runId,
+        identical: r.divergence === undefined,
+        events: r.events,
+        divergence: r.divergence ?? null
+      })))
 })
 
 /** A fork's changes as the library takes them (GraphQL's nulls left out). */

@@ -627,6 +627,12 @@ export type Mutation = {
   /** Gives guidance to an interactive run that asked for it; the text enters the refinement prompts from then on. */
   provideGuidance: Run;
   /**
+   * Runs runId again with today's code, its model calls answered from its recordings only (no model is asked, nothing
+   * is stored), and compares the events: identical, or the first divergence. NotReplayableError when its calls were not
+   * recorded. What `aeon replay` asks.
+   */
+  replayRun: ReplayReport;
+  /**
    * Answers a run's approval request (only once). A tool call's: EDIT's input must fit the tool's input schema. A
    * plan's (Run.pendingPlanApproval): EDIT's input is a list of plan edits (PlanEditInput's shape), validated as the
    * planner's refinements are — a refused edit leaves the request open and says why; REJECT ends the run CANCELLED.
@@ -678,6 +684,11 @@ export type MutationProvideGuidanceArgs = {
   requestId: Scalars['ID']['input'];
   runId: Scalars['ID']['input'];
   text: Scalars['String']['input'];
+};
+
+
+export type MutationReplayRunArgs = {
+  runId: Scalars['ID']['input'];
 };
 
 
@@ -992,6 +1003,24 @@ export type RefinementAppliedEvent = RunEvent & {
   runId: Scalars['ID']['output'];
   seq: Scalars['Int']['output'];
   type: Scalars['String']['output'];
+};
+
+/** The recorded event (its seq) and what the replay produced instead; each { type, event }, or null for nothing. */
+export type ReplayDivergence = {
+  __typename?: 'ReplayDivergence';
+  expected?: Maybe<Scalars['JSON']['output']>;
+  got?: Maybe<Scalars['JSON']['output']>;
+  seq: Scalars['Int']['output'];
+};
+
+/** A replay's outcome: identical to its recording, or where it first departed from it. */
+export type ReplayReport = {
+  __typename?: 'ReplayReport';
+  divergence?: Maybe<ReplayDivergence>;
+  /** The recorded run's events compared. */
+  events: Scalars['Int']['output'];
+  identical: Scalars['Boolean']['output'];
+  runId: Scalars['ID']['output'];
 };
 
 /** Of a run's usage, the calls answered from recordings (a fork): counted like the others, not sent, not paid (costUsd: what they would have cost). */
@@ -1760,6 +1789,8 @@ export type ResolversTypes = {
   RecalledMemory: ResolverTypeWrapper<RecalledMemory>;
   RefinementAction: ResolverTypeWrapper<RefinementAction>;
   RefinementAppliedEvent: ResolverTypeWrapper<RefinementAppliedEvent>;
+  ReplayDivergence: ResolverTypeWrapper<ReplayDivergence>;
+  ReplayReport: ResolverTypeWrapper<ReplayReport>;
   ReplayedUsage: ResolverTypeWrapper<ReplayedUsage>;
   Run: ResolverTypeWrapper<RunModel>;
   RunConnection: ResolverTypeWrapper<Omit<RunConnection, 'edges'> & { edges: Array<ResolversTypes['RunEdge']> }>;
@@ -1883,6 +1914,8 @@ export type ResolversParentTypes = {
   RecalledMemory: RecalledMemory;
   RefinementAction: RefinementAction;
   RefinementAppliedEvent: RefinementAppliedEvent;
+  ReplayDivergence: ReplayDivergence;
+  ReplayReport: ReplayReport;
   ReplayedUsage: ReplayedUsage;
   Run: RunModel;
   RunConnection: Omit<RunConnection, 'edges'> & { edges: Array<ResolversParentTypes['RunEdge']> };
@@ -2360,6 +2393,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   forgetThread?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetThreadArgs, 'id'>>;
   forkRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationForkRunArgs, 'atSeq' | 'runId'>>;
   provideGuidance?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationProvideGuidanceArgs, 'requestId' | 'runId' | 'text'>>;
+  replayRun?: Resolver<ResolversTypes['ReplayReport'], ParentType, ContextType, RequireFields<MutationReplayRunArgs, 'runId'>>;
   respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
   runTask?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRunTaskArgs, 'input'>>;
 };
@@ -2566,6 +2600,19 @@ export type RefinementAppliedEventResolvers<ContextType = GraphQLContext, Parent
   seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ReplayDivergenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReplayDivergence'] = ResolversParentTypes['ReplayDivergence']> = {
+  expected?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  got?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ReplayReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReplayReport'] = ResolversParentTypes['ReplayReport']> = {
+  divergence?: Resolver<Maybe<ResolversTypes['ReplayDivergence']>, ParentType, ContextType>;
+  events?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  identical?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type ReplayedUsageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReplayedUsage'] = ResolversParentTypes['ReplayedUsage']> = {
@@ -3024,6 +3071,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RecalledMemory?: RecalledMemoryResolvers<ContextType>;
   RefinementAction?: RefinementActionResolvers<ContextType>;
   RefinementAppliedEvent?: RefinementAppliedEventResolvers<ContextType>;
+  ReplayDivergence?: ReplayDivergenceResolvers<ContextType>;
+  ReplayReport?: ReplayReportResolvers<ContextType>;
   ReplayedUsage?: ReplayedUsageResolvers<ContextType>;
   Run?: RunResolvers<ContextType>;
   RunConnection?: RunConnectionResolvers<ContextType>;
