@@ -65,6 +65,15 @@ module.exports = {
       from: { path: "^src/cli/" },
       to: { path: "^src/kernel/" }
     },
+    {
+      name: "cli-reads-no-store-table",
+      comment:
+        "the CLI asks the run API — in process (runs/StoredRuns, run/) or the server's beside one — and reads no " +
+        "store table itself (#76 item 3): of store/ it takes the layer (Database) and where a server is (ServerAddress)",
+      severity: "error",
+      from: { path: "^src/cli/" },
+      to: { path: "^src/store/", pathNot: "^src/store/(Database|ServerAddress)\\.ts$" }
+    },
     ...["graphql", "mcp", "protocols"].map((room) => ({
       name: `edge-room-${room}`,
       comment:

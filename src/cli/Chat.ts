@@ -5,9 +5,9 @@ import { createInterface } from "node:readline"
 import { ANSWER_PROMPTS } from "../prompts/PromptId.js"
 import type { RunResult } from "../record/RunResult.js"
 import { prepare, prepareResume } from "../run/Run.js"
+import * as StoredRuns from "../runs/StoredRuns.js"
+import type { ThreadRow, ThreadTurn } from "../runs/StoredRuns.js"
 import * as Database from "../store/Database.js"
-import { RunStore } from "../store/RunStore.js"
-import { type ThreadRow, Threads, type ThreadTurn } from "../store/Threads.js"
 import { definedOnly, fieldOf, stringField } from "../support/Fields.js"
 import { CliError } from "./CliError.js"
 import { engineLayer, opt } from "./Handlers.js"
@@ -46,7 +46,7 @@ const finishLeftTurns = (threadId: string, owner: string) =>
   Effect.gen(function*() {
     const config = yield* Effect.orDie(Database.databaseConfig)
     if (Option.isSome(config.url)) return
-    const left = (yield* (yield* RunStore).unfinished).filter((r) =>
+    const left = (yield* StoredRuns.unfinishedRuns).filter((r) =>
       (r.userId ?? "") === owner && fieldOf(r.input, "threadId") === threadId
     )
     for (const row of left) {
@@ -197,13 +197,13 @@ type Shown =
 
 const fromStore = (owner: string, id: string | undefined, first: number, forget: boolean) =>
   Effect.gen(function*() {
-    const store = yield* Threads
-    if (id !== undefined && forget) return { _tag: "forgotten", gone: yield* store.forget(owner, id) } satisfies Shown
-    if (id !== undefined) {
-      const page = yield* Effect.option(store.turns(owner, id, { first }))
-      return { _tag: "turns", turns: Option.getOrUndefined(page)?.items } satisfies Shown
+    if (id !== undefined && forget) {
+      return { _tag: "forgotten", gone: yield* StoredRuns.threads.forget(owner, id) } satisfies Shown
     }
-    return { _tag: "threads", threads: (yield* store.list(owner, { first })).items } satisfies Shown
+    if (id !== undefined) {
+      return { _tag: "turns", turns: yield* StoredRuns.threads.turns(owner, id, first) } satisfies Shown
+    }
+    return { _tag: "threads", threads: yield* StoredRuns.threads.list(owner, first) } satisfies Shown
   }).pipe(Effect.provide(Database.layerConfig))
 
 /** `aeon threads [ID] [--forget]`: the threads (of --user), a thread's turns, or a thread erased. */

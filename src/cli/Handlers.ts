@@ -13,10 +13,8 @@ import { openRequests } from "../record/RunRecord.js"
 import { resultFromEvents, type RunStatus } from "../record/RunResult.js"
 import { prepare, prepareResume } from "../run/Run.js"
 import type { RunManager } from "../runs/RunManager.js"
+import * as StoredRuns from "../runs/StoredRuns.js"
 import * as Database from "../store/Database.js"
-import { Memories } from "../store/Memories.js"
-import { Quotas } from "../store/QuotaLedger.js"
-import { RunStore, type StoreError } from "../store/RunStore.js"
 import { codeOf, definedOnly, recordOf } from "../support/Fields.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
@@ -208,9 +206,6 @@ export const run = (o: RunOptions) =>
     Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger))
   )
 
-const withStore = <A, E>(f: (store: RunStore["Type"]) => Effect.Effect<A, E>) =>
-  Effect.flatMap(RunStore, f).pipe(Effect.provide(Database.layerConfig))
-
 /** An event in a line: its seq, its type, and where in the run it happened. */
 const eventLine = (e: RunEvent) => {
   const where = [
@@ -229,12 +224,7 @@ export const eventsOf = (runId: string) =>
   Effect.flatMap(serverHoldingDataDir, (server) =>
     server !== undefined
       ? eventsOnServer(server, runId)
-      : withStore((store) =>
-        Effect.flatMap(
-          store.getRun(runId),
-          (run) => Option.isNone(run) ? Effect.succeed(undefined) : store.events(runId)
-        )
-      ))
+      : Effect.provide(StoredRuns.runEvents(runId), Database.layerConfig))
 
 /** A run's recorded model calls: from the server holding the data directory (the prompts are kept there), else the store. */
 const callsOf = (runId: string) =>
@@ -282,7 +272,7 @@ export const runs = (
     // beside the server holding the data directory, its list (the same rows)
     const listed = server !== undefined
       ? yield* runsOnServer(server, filters)
-      : (yield* withStore((store) => store.listRuns(filters))).runs
+      : yield* Effect.provide(StoredRuns.listRuns(filters), Database.layerConfig)
     process.stdout.write(o.json ? `${JSON.stringify(listed, null, 2)}\n` : `${runsTable(listed)}\n`)
   })
 
@@ -300,8 +290,8 @@ export const memoryList = (
     const server = yield* serverHoldingDataDir
     const memories = server !== undefined
       ? yield* memoriesOnServer(server, { userId: opt(o.user), query: opt(o.query), first: o.limit })
-      : (yield* Effect.flatMap(Memories, (m) => m.list(opt(o.user) ?? "", { first: o.limit, query: opt(o.query) }))
-        .pipe(Effect.provide(Database.layerConfig))).memories
+      : yield* StoredRuns.memories(opt(o.user), { first: o.limit, query: opt(o.query) })
+        .pipe(Effect.provide(Database.layerConfig))
     if (o.json) return process.stdout.write(`${JSON.stringify(memories, null, 2)}\n`)
     process.stdout.write(`${memoriesTable(memories)}\n`)
   })
@@ -317,11 +307,7 @@ export const memoryForget = (
     const server = yield* serverHoldingDataDir
     const forgotten = server !== undefined
       ? yield* forgetMemoriesOnServer(server, opt(o.user), id)
-      : yield* Effect.flatMap(
-        Memories,
-        (m): Effect.Effect<number, StoreError> =>
-          id === undefined ? m.forgetAll(owner) : Effect.map(m.forget(owner, id), Number)
-      ).pipe(Effect.provide(Database.layerConfig))
+      : yield* Effect.provide(StoredRuns.forgetMemories(opt(o.user), id), Database.layerConfig)
     if (id === undefined) {
       process.stdout.write(`forgot ${forgotten} memories\n`)
       return
@@ -336,7 +322,7 @@ export const quota = (o: { readonly user: Option.Option<string>; readonly json: 
     const server = yield* serverHoldingDataDir
     const usages = server !== undefined
       ? yield* quotaOnServer(server, opt(o.user))
-      : yield* Effect.flatMap(Quotas, (q) => q.usage(opt(o.user))).pipe(Effect.provide(Database.layerConfig))
+      : yield* Effect.provide(StoredRuns.quotaUsage(opt(o.user)), Database.layerConfig)
     if (o.json) return process.stdout.write(`${JSON.stringify(usages, null, 2)}\n`)
     if (usages.length === 0) return process.stdout.write("no quota applies (AEON_QUOTAS)\n")
     for (const u of usages) process.stdout.write(`${u.metric} per ${u.period}: ${describeLeft(u)}; used ${u.used}\n`)

@@ -8,7 +8,7 @@ import type { ServerHealth } from "../mcp/Servers.js"
 import { memorySource } from "../prompts/PromptViews.js"
 import type { LlmCall } from "../record/LlmCalls.js"
 import { executionPasses, type RunResult } from "../record/RunResult.js"
-import type { StoredRun } from "../store/RunStore.js"
+import type { StoredRun } from "../runs/StoredRuns.js"
 import { pc } from "./Colors.js"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`

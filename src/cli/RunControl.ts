@@ -8,8 +8,8 @@ import * as Aeon from "../Aeon.js"
 import { answerText, type AskedEvent } from "../record/Requests.js"
 import type { PersonAnswer } from "../run/Answers.js"
 import * as RunOwners from "../runs/RunOwners.js"
+import * as StoredRuns from "../runs/StoredRuns.js"
 import * as Database from "../store/Database.js"
-import { Threads } from "../store/Threads.js"
 import { messageOf } from "../support/Thrown.js"
 import { CliError } from "./CliError.js"
 import { opt } from "./Handlers.js"
@@ -118,7 +118,7 @@ export const forget = (o: { readonly runId: string; readonly user: Option.Option
     const server = yield* serverHoldingDataDir
     const gone = server !== undefined
       ? yield* forgetOnServer(server, o.runId, opt(o.user))
-      : yield* Effect.flatMap(Threads, (t) => t.forgetRun(opt(o.user) ?? "", o.runId)).pipe(
+      : yield* StoredRuns.forgetRun(opt(o.user), o.runId).pipe(
         Effect.catchTag("RunUnfinishedError", (e) => Effect.die(new CliError(e.message))),
         Effect.provide(Database.layerConfig)
       )
