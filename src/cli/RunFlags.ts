@@ -41,6 +41,7 @@ export const FIELD_FLAGS: ReadonlyArray<FieldFlag> = [
   { flag: "approve-tools", field: "approvalTools", note: "adds to env AEON_APPROVAL_TOOLS" },
   { flag: "user", field: "userId" },
   { flag: "thread", field: "threadId" },
+  { flag: "instructions", field: "instructions" },
   { flag: "thinking-tokens", field: "thinkingTokens" },
   { flag: "tools", field: "tools" },
   { flag: "parallelism", field: "parallelism" },

@@ -2,6 +2,7 @@ import { Config, Context, Effect, FiberRef, Layer } from "effect"
 import { type BudgetExhaustedError, ProviderFailedError } from "../domain/Errors.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunJournal } from "../journal/RunJournal.js"
+import { phaseOf } from "../llm/ByPhase.js"
 import * as CallLayers from "../llm/CallLayers.js"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import type { Llm } from "../llm/Llm.js"
@@ -51,8 +52,12 @@ export const make = (
   guard: BudgetGuard,
   events: RunJournal,
   recordPrompts = true,
-  /** The run's thinking budget a call (its input's thinkingTokens), reserved in every call's cap. */
-  thinkingTokens?: number | undefined
+  run: {
+    /** The run's thinking budget a call (its input's thinkingTokens), reserved in every call's cap. */
+    readonly thinkingTokens?: number | undefined
+    /** The operator's instructions (its input's), in the system prompt of the plan and answer calls. */
+    readonly instructions?: string | undefined
+  } = {}
 ): Llm => {
   const live = CallLayers.liveText((promptId) =>
     Effect.flatMap(
@@ -102,10 +107,21 @@ export const make = (
       Effect.zipRight(guard.overrun)
     )
   const runModel = model.wrapped(around, { recordExchanges: recordPrompts })
+  /** A call's options with the run's own: its thinking budget; its instructions for a plan or answer call. */
+  const callOptions = (promptId: string, options: LanguageModel.GenerateOptions | undefined) => {
+    const phase = phaseOf(promptId)
+    const instructed = run.instructions !== undefined && (phase === "plan" || phase === "answer")
+    if (!run.thinkingTokens && !instructed) return options
+    return {
+      ...options,
+      ...(run.thinkingTokens ? { thinkingTokens: run.thinkingTokens } : {}),
+      ...(instructed ? { instructions: run.instructions } : {})
+    }
+  }
   const llm: Llm = {
     label: model.label,
     generate: (contract, input, options) =>
-      runModel.generate(contract, input, thinkingTokens ? { ...options, thinkingTokens } : options).pipe(
+      runModel.generate(contract, input, callOptions(contract.id, options)).pipe(
         // a failure retrying cannot fix halts the run: asking the same provider again would fail the same way
         Effect.catchIf(isLasting, (e) => Effect.fail(new ProviderFailedError({ message: e.message }))),
         Effect.catchTag("ModelDecodeError", (error) =>

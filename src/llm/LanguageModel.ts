@@ -32,7 +32,15 @@ export interface GenerateOptions {
   readonly attachments?: ReadonlyArray<Attached> | undefined
   /** A thinking budget for this call (a run's `thinkingTokens`): reserved in its output cap. */
   readonly thinkingTokens?: number | undefined
+  /** The operator's instructions for the run (its input's `instructions`), after the prompt's own system text. */
+  readonly instructions?: string | undefined
 }
+
+/** The system prompt of a call: the prompt's own, then the operator's instructions for the run when it has any. */
+export const systemPrompt = (template: string, instructions: string | undefined) =>
+  instructions === undefined || instructions.trim() === ""
+    ? template
+    : `${template}\n\nThe operator's instructions for this run (trusted; follow them where they apply):\n${instructions.trim()}`
 
 /**
  * One call as the layers around it see it (llm/CallLayers: a run's admission, recording, live text): its prompt
@@ -235,7 +243,7 @@ const callOf = <I, O>(
         })
       )
     }
-    const system = contract.system.template
+    const system = systemPrompt(contract.system.template, options?.instructions)
     const user = renderTemplate(contract.user.template, recordOf(inputDecoded.right) ?? {})
     let counted: number | undefined
     const inputTokens = () => (counted ??= countTokens(system) + countTokens(user))

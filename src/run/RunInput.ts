@@ -141,6 +141,18 @@ export const RunTaskInput = Schema.Struct({
       description: "strict structured output for outputSchema (default: whenever the schema can have it)"
     })
   ),
+  /**
+   * The operator's instructions for this run (trusted, like the task): added to the system prompt of its plan and
+   * answer calls — a house style, a language, a rule the answer keeps. A client's system message, a Responses API
+   * request's `instructions`.
+   */
+  instructions: Schema.optional(
+    Schema.String.pipe(
+      Schema.filter((s) => s.length <= 8000 || `instructions must be at most 8000 characters (was ${s.length})`)
+    ).annotations({
+      description: "the operator's instructions: added to the system prompt of the run's plan and answer calls"
+    })
+  ),
   /** The conversation the run is a turn of: it sees the thread's earlier turns (a new id starts a thread). */
   threadId: Schema.optional(
     ThreadId.annotations({

@@ -121,7 +121,10 @@ export const contextOf = (
   const registry = tools.tools.every(offered)
     ? tools
     : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
-  const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts, input.thinkingTokens)
+  const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts, {
+    thinkingTokens: input.thinkingTokens,
+    instructions: input.instructions
+  })
   const sideEffects = Effect.unsafeMakeSemaphore(1)
   // checked when the run was registered (run/RunInput): prepared here once for the run's attempts
   const checked = input.outputSchema === undefined

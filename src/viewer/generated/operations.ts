@@ -110,6 +110,8 @@ export type RunTaskInput = {
    * compacted by the same rule. When given, it is the context (it wins over the thread's stored turns).
    */
   history: Array<ConversationMessageInput> | null | undefined;
+  /** The operator's instructions for this run (trusted, at most 8000 characters): added to the system prompt of its plan and answer calls. */
+  instructions: string | null | undefined;
   /** Where the run would need manual intervention, it asks for guidance (Run.pendingGuidance) and waits for it. */
   interactive: boolean | null | undefined;
   /** Memory across runs (default true): recall what your earlier runs established before planning, and remember this run's answer if it converges. Off for every run with AEON_MEMORY=off. */
