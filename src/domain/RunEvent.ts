@@ -25,7 +25,9 @@ export const RunStarted = Schema.TaggedStruct("RunStarted", {
   /** The labels its input gave (an eval's, a protocol's conversation): kept with the run. */
   tags: Schema.optional(Schema.Array(Schema.String)),
   /** The thread the run is a turn of (its input's threadId). */
-  threadId: Schema.optional(Schema.String)
+  threadId: Schema.optional(Schema.String),
+  /** The operator's instructions it was given (its input's): in its plan and answer calls' system prompt. */
+  instructions: Schema.optional(Schema.String)
 })
 export const PassStarted = Schema.TaggedStruct("PassStarted", {
   ...base,

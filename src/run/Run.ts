@@ -175,7 +175,8 @@ const execute = (
           model: caps.model.label,
           ...(remembers(caps, input) ? {} : { memory: false }),
           ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
-          ...(input.threadId !== undefined ? { threadId: input.threadId } : {})
+          ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
+          ...(input.instructions !== undefined ? { instructions: input.instructions } : {})
         }
     )
     if (changed) {

@@ -63,8 +63,11 @@ export interface ProtocolRequest {
  * makes its reply, and its refusals in the protocol's words — the runner answers another method (405) and a handler
  * that failed (500) with them.
  */
+export type Method = "GET" | "POST" | "DELETE"
+
 export interface Route {
-  readonly method: "GET" | "POST"
+  /** The method it answers, or the methods (one path, a handler that reads `req.method`). */
+  readonly method: Method | ReadonlyArray<Method>
   readonly path: `/${string}`
   readonly handle: (request: ProtocolRequest) => Promise<Reply>
   readonly refuse: (status: number, code: string, message: string) => Reply

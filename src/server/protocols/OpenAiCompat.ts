@@ -33,10 +33,15 @@ import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
  */
 export const MODELS: Readonly<Record<string, RunMode>> = { aeon: "AUTO", "aeon-simple": "SIMPLE", "aeon-full": "FULL" }
 
-type Refusal = { readonly status: number; readonly code: string; readonly message: string; readonly param?: string }
+export type Refusal = {
+  readonly status: number
+  readonly code: string
+  readonly message: string
+  readonly param?: string
+}
 
 /** An error as OpenAI answers one (`{ error: { message, type, param, code } }`). */
-const errorBody = (r: Omit<Refusal, "status">) => ({
+export const errorBody = (r: Omit<Refusal, "status">) => ({
   error: {
     message: r.message,
     type: r.code === "invalid_api_key" ? "authentication_error" : r.code.startsWith("run_") || r.code === "internal"
@@ -46,11 +51,11 @@ const errorBody = (r: Omit<Refusal, "status">) => ({
     code: r.code
   }
 })
-const refuse = (r: Refusal): Reply =>
+export const refuse = (r: Refusal): Reply =>
   json(r.status, errorBody(r), r.status === 401 ? { "www-authenticate": "Bearer" } : {})
 
 /** A refused request's code in OpenAI's words. */
-const OPENAI_CODES: Readonly<Record<string, string>> = {
+export const OPENAI_CODES: Readonly<Record<string, string>> = {
   UNAUTHENTICATED: "invalid_api_key",
   PAYLOAD_TOO_LARGE: "request_too_large",
   BAD_REQUEST: "invalid_json",
@@ -58,14 +63,14 @@ const OPENAI_CODES: Readonly<Record<string, string>> = {
   INTERNAL: "internal"
 }
 
-const failureRefusal = (f: ReturnType<typeof publicFailure>): Refusal => ({
+export const failureRefusal = (f: ReturnType<typeof publicFailure>): Refusal => ({
   status: statusOf(f.code),
   code: f.code === "INTERNAL" ? "internal" : f.code,
   message: f.message
 })
 
 /** A JSON object, or JSON text of one (OpenAI's metadata values are strings). */
-const objectOf = (v: unknown): Record<string, unknown> | undefined => {
+export const objectOf = (v: unknown): Record<string, unknown> | undefined => {
   if (typeof v === "string") {
     try {
       return objectOf(JSON.parse(v))
@@ -297,7 +302,7 @@ const models = () =>
   })
 
 /** A refusal in OpenAI's words, its code mapped where OpenAI has a word of its own. */
-const refused = (status: number, code: string, message: string) =>
+export const refused = (status: number, code: string, message: string) =>
   refuse({ status, code: OPENAI_CODES[code] ?? code, message })
 
 /** The routes. */

@@ -10,6 +10,7 @@ import * as A2a from "./A2a.js"
 import * as AgUi from "./AgUi.js"
 import type { ProtocolContext, Reply, Route } from "./Http.js"
 import * as OpenAiCompat from "./OpenAiCompat.js"
+import * as Responses from "./Responses.js"
 import * as UiStream from "./UiStream.js"
 
 /**
@@ -65,8 +66,9 @@ export const routed = (route: Route) => {
     const req = NodeHttpServerRequest.toIncomingMessage(request)
     const cors = corsOf(req)
     if (cors.preflight) return HttpServerResponse.empty({ status: 204, headers: cors.headers })
-    if (req.method !== route.method) {
-      return responseOf(route.refuse(405, "METHOD_NOT_ALLOWED", `${route.method} only`), cors.headers)
+    const methods: ReadonlyArray<string> = typeof route.method === "string" ? [route.method] : route.method
+    if (!methods.includes(req.method ?? "")) {
+      return responseOf(route.refuse(405, "METHOD_NOT_ALLOWED", `${methods.join(" or ")} only`), cors.headers)
     }
     const reply = yield* Effect.tryPromise((signal) => route.handle({ req, params, signal })).pipe(
       // what failed stays in the server's log; the client is told "internal error" in the protocol's words
@@ -85,7 +87,13 @@ export const routed = (route: Route) => {
  * @effect/platform's HttpRouter.
  */
 export const make = (ctx: ProtocolContext & { readonly version: string }) => {
-  const routes = [...OpenAiCompat.routes(ctx), ...AgUi.routes(ctx), ...UiStream.routes(ctx), ...A2a.routes(ctx)]
+  const routes = [
+    ...OpenAiCompat.routes(ctx),
+    ...Responses.routes(ctx),
+    ...AgUi.routes(ctx),
+    ...UiStream.routes(ctx),
+    ...A2a.routes(ctx)
+  ]
   const router = routes.reduce(
     (router, route) => HttpRouter.route("*")(router, route.path, routed(route)),
     HttpRouter.empty
