@@ -38,6 +38,11 @@ const run = async (name: string) => {
 }
 
 describe("the README's protocol snippets run as written", () => {
+  it("OpenAI Responses: a response, then the next turn of its conversation", async () => {
+    const out = await run("responses")
+    expect(out).toMatch(/45[^]*90 \d+/)
+  }, 90_000)
+
   it("OpenAI: the streamed answer, then the run's usage", async () => {
     const out = await run("openai")
     expect(out).toContain("42")
