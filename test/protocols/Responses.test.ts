@@ -88,14 +88,9 @@ describe("POST /v1/responses", () => {
 
     // resumed after a sequence number: the events after it, numbered alike
     const cut = numbers[5]!
-    const resumed = await fetch(
-      `${server.url.replace(/\/graphql$/, "")}/v1/responses/${completed.response.id}?stream=true&starting_after=${cut}`,
-      { headers: { authorization: "Bearer key-alice" } }
-    )
-    const frames = (await resumed.text()).split("\n\n").filter((f) => f.includes("data: "))
-    const later = frames.map((f) =>
-      JSON.parse(f.slice(f.indexOf("data: ") + 6)) as { sequence_number: number; type: string; delta?: string }
-    )
+    const resumed = await client().responses.retrieve(completed.response.id, { stream: true, starting_after: cut })
+    const later: Array<{ type: string; sequence_number: number; delta?: string }> = []
+    for await (const e of resumed) later.push(e)
     expect(later[0]!.sequence_number).toBeGreaterThan(cut)
     expect(later.at(-1)!.type).toBe("response.completed")
     const before = events.filter((e) => e.sequence_number <= cut && e.type === "response.output_text.delta").map((e) =>
