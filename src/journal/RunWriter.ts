@@ -1,4 +1,4 @@
-import { Array as Arr, type Cause, Chunk, Clock, Deferred, Effect, Exit, Queue, Schedule, type Scope } from "effect"
+import { Array as Arr, type Cause, Chunk, Clock, Deferred, Effect, Exit, Queue, Schedule, Scope } from "effect"
 import { StoreOutageError, type StoreUnavailableError } from "../domain/Errors.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { beginsRun, endsRun, type RunRecord } from "../record/RunRecord.js"
@@ -122,8 +122,21 @@ export const makeWriter = (
           return Deferred.await(done)
         })
       })
+    // the run's scope closed (its attempt ended, a cancelled run that never began): what is emitted after is stored
+    // by its emitter, at once (the writer fiber is gone with the scope)
+    let closed = false
+    yield* Scope.addFinalizer(scope, Effect.sync(() => void (closed = true)))
+    const storedNow = Effect.gen(function*() {
+      const batch = Chunk.toReadonlyArray(yield* Queue.takeAll(queue))
+      if (!Arr.isNonEmptyReadonlyArray(batch)) return
+      const exit = yield* Effect.exit(stored(batch))
+      if (Exit.isFailure(exit)) state.failure = exit.cause
+      else published(batch)
+      yield* release(Exit.isFailure(exit))
+    })
     const toStore = (made: ReadonlyArray<RunEvent>) => {
       for (const event of made) queue.unsafeOffer(event)
+      if (closed) return storedNow
       let next: Effect.Effect<unknown> = Effect.void
       if (!writing) {
         writing = true

@@ -5,27 +5,17 @@ import { gql, startServer, type TestServer } from "../support/server.js"
 
 /**
  * Aeon behind OpenAI's Responses API (#74), driven by the official `openai` client (the offline model answers: a
- * labeled stand-in; a scripted slow step for the background run that is cancelled).
+ * labeled stand-in). Background responses: ResponsesBackground.test.ts.
  */
 let server: TestServer
-let slow: TestServer
 beforeAll(async () => {
   server = await startServer({ config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) } })
-  slow = await startServer({
-    script: {
-      reasoning_step_user: [{
-        delayMs: 4000,
-        output: { stepOutput: "(17 + 25) * 3 = 126", clarityState: "CLEAR", handoffToNext: "126" }
-      }]
-    }
-  })
 })
 afterAll(async () => {
   await server?.stop()
-  await slow?.stop()
 })
 
-const client = (s = server, key = "key-alice") =>
+const client = (s: TestServer = server, key = "key-alice") =>
   new OpenAI({ baseURL: s.url.replace(/\/graphql$/, "/v1"), apiKey: key, maxRetries: 0 })
 
 const systemsOf = async (runId: string) =>
@@ -165,25 +155,6 @@ describe("POST /v1/responses", () => {
     })).body.data.runs.edges.length
     expect(after).toBe(before)
   })
-
-  it("background: answers at once; retrieved later; cancelled; deleted", async () => {
-    const c = client(slow)
-    const started = await c.responses.create({
-      model: "aeon-full",
-      input: "Compute (17 + 25) * 3 and explain the result",
-      background: true
-    })
-    expect(["queued", "in_progress"]).toContain(started.status)
-    expect(started.background).toBe(true)
-    const cancelled = await c.responses.cancel(started.id)
-    expect(cancelled.status).toBe("cancelled")
-    expect((await c.responses.retrieve(started.id)).status).toBe("cancelled")
-
-    const done = await c.responses.create({ model: "aeon", input: "Compute 2 + 2", background: true })
-    await expect.poll(async () => (await c.responses.retrieve(done.id)).status, { timeout: 30_000 }).toBe("completed")
-    await c.responses.delete(done.id)
-    await expect(c.responses.retrieve(done.id)).rejects.toMatchObject({ status: 404 })
-  }, 60_000)
 
   it("store: false — answered, then erased: it cannot be read back", async () => {
     const response = await client().responses.create({ model: "aeon", input: "Compute 17 + 25", store: false })

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { asks, requestMessage } from "../../record/Requests.js"
 import * as RunAccess from "../../runs/RunAccess.js"
@@ -245,15 +245,25 @@ const ownResponse = (ctx: ProtocolContext, userId: string | undefined, id: strin
 const notFound = (id: string, param?: string) =>
   refuse({ status: 404, code: "not_found", message: `No response found with id '${id}'.`, ...(param ? { param } : {}) })
 
-/** The run erased once it has ended (`store: false`), as forgetRun erases it; a run still waiting is kept. */
-const forget = (ctx: ProtocolContext, userId: string | undefined, runId: string) =>
-  runExit(
-    ctx.runtime,
-    Effect.flatMap(Effect.serviceOption(Threads), (threads) =>
-      Option.isNone(threads) ? Effect.void : Effect.ignore(threads.value.forgetRun(userId ?? "", runId)))
-  ).then(() =>
-    undefined
+/**
+ * A run erased as forgetRun erases it: whether there was one. A run that has ended here may not be stored as ended
+ * yet (its last events are written a moment after they are applied): its erasure waits that moment (up to 3 s).
+ */
+const forgetEnded = (userId: string | undefined, runId: string) =>
+  Effect.flatMap(
+    Effect.serviceOption(Threads),
+    (threads) =>
+      Option.isNone(threads) ? Effect.succeed(false) : threads.value.forgetRun(userId ?? "", runId).pipe(
+        Effect.retry({
+          while: (e) => e._tag === "RunUnfinishedError",
+          schedule: Schedule.spaced("50 millis").pipe(Schedule.upTo("3 seconds"))
+        })
+      )
   )
+
+/** The run erased once it has ended (`store: false`); a run still waiting for a person is kept. */
+const forget = (ctx: ProtocolContext, userId: string | undefined, runId: string) =>
+  runExit(ctx.runtime, Effect.ignore(forgetEnded(userId, runId))).then(() => undefined)
 
 /** The thread a response continues: its run's thread, or a new one (every stored response can be continued). */
 const threadFor = async (
@@ -292,7 +302,7 @@ const create = async (ctx: ProtocolContext, { req, signal }: ProtocolRequest): P
   for await (const _ of items.value) { /* to its end, or a person's turn */ }
   const now = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.getOrFail(run.id)))
   if (now._tag === "Failure") return refuse(failureRefusal(publicFailure(now.cause)))
-  await erase?.()
+  if (now.value.status !== "AWAITING_INPUT") await erase?.()
   return json(200, responseObject(now.value, shown), { "x-aeon-run-id": run.id })
 }
 
@@ -307,14 +317,7 @@ const one = async (ctx: ProtocolContext, { params, req }: ProtocolRequest): Prom
   if (found._tag === "Failure") return notFound(id)
   const run = found.value
   if (req.method === "DELETE") {
-    const gone = await runExit(
-      ctx.runtime,
-      Effect.flatMap(
-        Effect.serviceOption(Threads),
-        (threads) =>
-          Option.isNone(threads) ? Effect.succeed(false) : threads.value.forgetRun(caller.userId ?? "", run.id)
-      )
-    )
+    const gone = await runExit(ctx.runtime, forgetEnded(caller.userId, run.id))
     if (gone._tag === "Failure") return refuse(failureRefusal(publicFailure(gone.cause)))
     return json(200, { id: run.id, object: "response", deleted: gone.value })
   }
