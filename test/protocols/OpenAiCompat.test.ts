@@ -94,6 +94,22 @@ describe("POST /v1/chat/completions", () => {
     )
   })
 
+  it("the client's system messages are the run's instructions: in its plan call's system prompt, not its conversation", async () => {
+    const done = await client().chat.completions.create({
+      model: "aeon-full",
+      messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Compute 19 * 23" }]
+    })
+    const run = await gql(
+      server.url,
+      `query($id: ID!) { run(id: $id) { conversation { messages } llmCalls(first: 50) { edges { node { promptId system } } } } }`,
+      { id: done.id },
+      { authorization: "Bearer key-alice" }
+    )
+    const calls = run.body.data.run.llmCalls.edges.map((e: { node: { promptId: string; system: string } }) => e.node)
+    expect(calls.find((c: { promptId: string }) => c.promptId.startsWith("plan_")).system).toMatch(/You are terse\.$/)
+    expect(run.body.data.run.conversation).toBeNull()
+  })
+
   it("maps max_tokens and metadata.budget to the run's budget; a budget that cannot be is a 400 in OpenAI's shape", async () => {
     const done = await client().chat.completions.create({
       model: "aeon",

@@ -28,7 +28,8 @@ import { pausesOrEnds, type RunItem, runItems } from "./RunItems.js"
 
 /**
  * Aeon as an OpenAI model: `POST /v1/chat/completions` and `GET /v1/models`, for chat UIs and OpenAI clients. The
- * last user message is the run's task, the conversation before it its context; the model names the run's mode; the
+ * last user message is the run's task, the conversation before it its context, the system messages its instructions
+ * (the run's `instructions`: the plan and answer calls' system prompt); the model names the run's mode; the
  * run's id is the completion's id (and `x-aeon-run-id`). Shapes are the `openai` package's own types.
  */
 export const MODELS: Readonly<Record<string, RunMode>> = { aeon: "AUTO", "aeon-simple": "SIMPLE", "aeon-full": "FULL" }
@@ -118,6 +119,12 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
   }
   const format = outputFormat(b.response_format)
   if ("status" in format) return format
+  // the client's system (or developer) messages: the run's instructions, as the Responses API's `instructions`
+  const instructions = messages
+    .filter((m: { role?: unknown }) => m?.role === "system" || m?.role === "developer")
+    .map((m: { content?: unknown }) => textOf(m?.content))
+    .filter((t: string) => t.trim() !== "")
+    .join("\n\n")
   const metadata = objectOf(b.metadata)
   const budget = { ...objectOf(metadata?.budget) }
   const maxTokens = b.max_completion_tokens ?? b.max_tokens
@@ -130,6 +137,7 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
       task: chat.task,
       ...(chat.history.length > 0 ? { history: chat.history } : {}),
       ...(attachments.length > 0 ? { attachments } : {}),
+      ...(instructions !== "" ? { instructions } : {}),
       mode,
       budget,
       tags: ["openai"],
