@@ -176,13 +176,14 @@ export const answeringInline = (p: PreparedRun, progress: ReturnType<typeof make
     (terminal) => Effect.sync(() => terminal.close())
   )
 
-/** The commands that answer a request, then the one that lets the run go on. */
-const answerCommands = (r: Requested) => ({
-  answer: r._tag === "GuidanceRequested"
+/** The command that answers a request (`aeon guide` or `aeon approve`), wherever the run goes on. */
+export const answerCommand = (r: Requested) =>
+  r._tag === "GuidanceRequested"
     ? `aeon guide ${r.runId} ${r.requestId} "<what to do>"`
-    : `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '${decisionOf(r).inputHint}']`,
-  then: `aeon run --resume ${r.runId}`
-})
+    : `aeon approve ${r.runId} ${r.requestId}   [--reject --reason "…"] [--input '${decisionOf(r).inputHint}']`
+
+/** The commands that answer a request, then the one that lets the run go on. */
+const answerCommands = (r: Requested) => ({ answer: answerCommand(r), then: `aeon run --resume ${r.runId}` })
 
 /** What a run waiting for a person needs from you, and exit code 3. */
 export const waitingForApproval = (r: Requested) =>

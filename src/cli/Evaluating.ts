@@ -6,7 +6,8 @@ import * as Eval from "../run/Eval.js"
 import * as Database from "../store/Database.js"
 import { messageOf } from "../support/Thrown.js"
 import { CliError } from "./CliError.js"
-import { engineLayer, eventsOf, readText } from "./Handlers.js"
+import { engineLayer, readText } from "./Handlers.js"
+import { eventsOf } from "./Inspecting.js"
 import { table } from "./Render.js"
 
 export interface EvalOptions {

@@ -9,7 +9,7 @@ import { CliError } from "./CliError.js"
 import { fail, run, type RunOptions } from "./Handlers.js"
 import { forkOnServer, replayOnServer } from "./OnServer.js"
 import { budgetOf } from "./RunFlags.js"
-import { runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
+import { liveOutput, ownModelFlags, runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
 
 export interface ForkOptions {
   readonly runId: string
@@ -92,14 +92,16 @@ export const fork = (o: ForkOptions) =>
  * followed and printed as `aeon run` prints a run through it. Model flags cannot apply there, and say so.
  */
 const forkThroughServer = (server: string, o: ForkOptions, changes: Fork.ForkChanges) => {
-  const flags = { "--provider": o.provider, "--model": o.model, "--base-url": o.baseUrl, "--script": o.script }
-  const own = Object.entries(flags).flatMap(([flag, v]) => (Option.isSome(v) ? [flag] : []))
   const start = Effect.tap(
     forkOnServer(server, o.runId, o.at, changes),
     (runId) => Effect.sync(() => o.json || process.stderr.write(`fork ${runId} of run ${o.runId} at seq ${o.at}\n`))
   )
-  const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
-  return runThroughServer(server, start, { own, json: o.json, live, typed: false })
+  return runThroughServer(server, start, {
+    own: ownModelFlags(o),
+    json: o.json,
+    live: liveOutput(o.json),
+    typed: false
+  })
 }
 
 /** The replay where the run is stored: on the server holding the data directory, else here. */

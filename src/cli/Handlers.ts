@@ -3,14 +3,12 @@ import { ConfigProvider, Deferred, Effect, Exit, Fiber, FiberRef, HashSet, Layer
 import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
 import { describeLeft } from "../domain/Quota.js"
-import type { RunEvent } from "../domain/RunEvent.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { McpServers } from "../mcp/Servers.js"
 import { CATALOG_BOUND, type CatalogTool, entryOf, offerFor } from "../planning/ToolCatalog.js"
-import { llmCallsOf } from "../record/LlmCalls.js"
 import { openRequests } from "../record/RunRecord.js"
-import { resultFromEvents, type RunStatus } from "../record/RunResult.js"
+import type { RunStatus } from "../record/RunResult.js"
 import { prepare, prepareResume } from "../run/Run.js"
 import type { RunManager } from "../runs/RunManager.js"
 import * as StoredRuns from "../runs/StoredRuns.js"
@@ -19,13 +17,13 @@ import { codeOf, definedOnly, recordOf } from "../support/Fields.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
 import { CliError } from "./CliError.js"
-import { callsOnServer, forgetMemoriesOnServer, memoriesOnServer, quotaOnServer } from "./OnServer.js"
+import { forgetMemoriesOnServer, memoriesOnServer, quotaOnServer, runsOnServer } from "./OnServer.js"
 import { printResult } from "./Printing.js"
 import { makeProgress } from "./Progress.js"
-import { callsText, historyTree, jsonResult, memoriesTable, memoryLines, runsTable, toolsTable } from "./Render.js"
+import { memoriesTable, runsTable, toolsTable } from "./Render.js"
 import { fail, personLogger, report } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
-import { eventsOnServer, runsOnServer, runThroughServer, serverHoldingDataDir, startOnServer } from "./ViaServer.js"
+import { liveOutput, ownModelFlags, runThroughServer, serverHoldingDataDir, startOnServer } from "./ViaServer.js"
 
 /** Why a file could not be read, in words (no errno text): missing, not allowed, a directory, not JSON. */
 const fileProblem = (e: unknown): string => {
@@ -157,23 +155,16 @@ export const run = (o: RunOptions) =>
       AEON_SCRIPT: opt(o.script)
     })
     if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
-    const live = process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !o.json
+    const live = liveOutput(o.json)
     // a server holds the embedded data directory: it runs the task (its model, its viewer), the CLI follows
     const server = Option.isNone(o.resume) ? yield* serverHoldingDataDir : undefined
     if (server !== undefined) {
-      const own = Object.entries({
-        provider: o.provider,
-        model: o.model,
-        "base-url": o.baseUrl,
-        script: o.script,
-        mcp: o.mcp
-      })
-        .flatMap(([flag, v]) => (Option.isSome(v) ? [`--${flag}`] : []))
+      const typed = input.outputSchema !== undefined
       return yield* runThroughServer(server, startOnServer(server, input), {
-        own,
+        own: ownModelFlags(o),
         json: o.json,
         live,
-        typed: input.outputSchema !== undefined
+        typed
       })
     }
     // on a terminal a person is there to answer: asked inline; otherwise the run stops and says how to answer
@@ -206,57 +197,7 @@ export const run = (o: RunOptions) =>
     Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger))
   )
 
-/** An event in a line: its seq, its type, and where in the run it happened. */
-const eventLine = (e: RunEvent) => {
-  const where = [
-    "passNumber" in e ? `pass ${e.passNumber}` : undefined,
-    "phase" in e ? e.phase : undefined,
-    "stepId" in e ? `step ${e.stepId}` : undefined,
-    "promptId" in e ? e.promptId : undefined,
-    "tool" in e ? e.tool : undefined,
-    e._tag === "RunFinished" ? e.status : undefined
-  ].filter((x) => x !== undefined)
-  return `${String(e.seq).padStart(4)}  ${e._tag}${where.length > 0 ? `  (${where.join(", ")})` : ""}`
-}
-
-/** A run's stored events: from the server holding the data directory, else the store. */
-export const eventsOf = (runId: string) =>
-  Effect.flatMap(serverHoldingDataDir, (server) =>
-    server !== undefined
-      ? eventsOnServer(server, runId)
-      : Effect.provide(StoredRuns.runEvents(runId), Database.layerConfig))
-
-/** A run's recorded model calls: from the server holding the data directory (the prompts are kept there), else the store. */
-const callsOf = (runId: string) =>
-  Effect.flatMap(serverHoldingDataDir, (server) =>
-    server !== undefined
-      ? callsOnServer(server, runId)
-      : Effect.map(eventsOf(runId), (events) => (events === undefined ? undefined : llmCallsOf(events))))
-
-const inspectCalls = (o: { readonly runId: string; readonly json: boolean }) =>
-  Effect.map(callsOf(o.runId), (calls) => {
-    if (calls === undefined) throw new CliError(`run ${o.runId} does not exist`)
-    process.stdout.write(o.json ? `${JSON.stringify(calls, null, 2)}\n` : `${callsText(calls)}\n`)
-  })
-
-export const inspect = (
-  o: { readonly runId: string; readonly json: boolean; readonly calls: boolean; readonly events: boolean }
-) =>
-  o.calls ? inspectCalls(o) : Effect.flatMap(eventsOf(o.runId), (events) =>
-    Effect.sync(() => {
-      if (events === undefined) throw new CliError(`run ${o.runId} does not exist`)
-      if (o.events) {
-        process.stdout.write(o.json ? `${JSON.stringify(events, null, 2)}\n` : `${events.map(eventLine).join("\n")}\n`)
-        return
-      }
-      const result = resultFromEvents(events)
-      const recalled = memoryLines(events)
-      process.stdout.write(
-        o.json
-          ? `${JSON.stringify(jsonResult(result), null, 2)}\n`
-          : `${[historyTree(result), ...recalled].join("\n")}\n`
-      )
-    }))
+export { eventsOf, inspect } from "./Inspecting.js"
 
 export const runs = (
   o: {

@@ -276,3 +276,40 @@ export const replayOnServer = (url: string, runId: string) =>
       }
     })
   )
+
+/** Erases a run on the server (`aeon forget` beside it): whether there was one. */
+export const forgetOnServer = (url: string, runId: string, userId: string | undefined) =>
+  Effect.map(
+    operation(
+      url,
+      `mutation($id: ID!, $userId: ID) { forgetRun(id: $id, userId: $userId) }`,
+      { id: runId, userId },
+      Schema.Struct({ forgetRun: Schema.Boolean })
+    ),
+    (d) => d.forgetRun
+  )
+
+/** The newest runs as the server lists them (`aeon runs` beside it), in the store's shape. */
+export const runsOnServer = (
+  url: string,
+  filters: { readonly userId?: string | undefined; readonly status?: string | undefined; readonly first: number }
+) =>
+  Effect.map(
+    operation(
+      url,
+      `query($userId: ID, $status: RunStatus, $first: Int) { runs(userId: $userId, status: $status, first: $first) {
+        edges { node { id task status mode userId createdAt } } } }`,
+      filters,
+      Schema.Struct({
+        runs: Connection(Schema.Struct({
+          id: Schema.String,
+          task: Schema.String,
+          status: Schema.String,
+          mode: Schema.String,
+          userId: Schema.NullOr(Schema.String),
+          createdAt: Schema.String
+        }))
+      })
+    ),
+    (d) => d.runs.edges.map(({ node }) => ({ ...node, createdAt: new Date(node.createdAt) }))
+  )

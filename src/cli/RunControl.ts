@@ -13,8 +13,8 @@ import * as Database from "../store/Database.js"
 import { messageOf } from "../support/Thrown.js"
 import { CliError } from "./CliError.js"
 import { opt } from "./Handlers.js"
-import { answerOnServer } from "./OnServer.js"
-import { cancelOnServer, forgetOnServer, serverHoldingDataDir } from "./ViaServer.js"
+import { answerOnServer, forgetOnServer } from "./OnServer.js"
+import { cancelOnServer, serverHoldingDataDir } from "./ViaServer.js"
 
 /**
  * Answers a run's request (RunOwners.answerWhereHeld): through the process running it — a server — when one holds it (the

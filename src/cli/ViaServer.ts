@@ -8,6 +8,7 @@ import { resultFromEvents, type RunResult } from "../record/RunResult.js"
 import * as Database from "../store/Database.js"
 import { serverHolding } from "../store/ServerAddress.js"
 import { fieldOf, stringField } from "../support/Fields.js"
+import { answerCommand } from "./Asking.js"
 import { CliError } from "./CliError.js"
 import { printResult } from "./Printing.js"
 import { makeProgress } from "./Progress.js"
@@ -109,14 +110,6 @@ const followed = (url: string, runId: string, onEvent: (e: RunEvent) => void) =>
     catch: (e) => new CliError(`lost the run ${runId} on the server at ${url}: ${e instanceof Error ? e.message : e}`)
   })
 
-/** The CLI's answer to each request a run has open: `aeon approve` or `aeon guide`, with the request's id. */
-const answerCommands = (runId: string, events: ReadonlyArray<RunEvent>) =>
-  openRequests(foldEvents(events)).map((r) =>
-    r._tag === "GuidanceRequested"
-      ? `aeon guide ${runId} ${r.requestId} "TEXT"`
-      : `aeon approve ${runId} ${r.requestId} [--reject --reason "…"]`
-  )
-
 export type ViaServer =
   | { readonly _tag: "done"; readonly result: RunResult }
   | {
@@ -158,7 +151,7 @@ export const runOnServer = <E>(url: string, start: Effect.Effect<string, E>, onE
       const viewer = `${url.replace(/\/graphql$/, "/runs")}/${encodeURIComponent(runId)}`
       const outcome: ViaServer = events.some((e) => e._tag === "RunFinished")
         ? { _tag: "done", result: resultFromEvents(events) }
-        : { _tag: "waiting", runId, viewer, commands: answerCommands(runId, events) }
+        : { _tag: "waiting", runId, viewer, commands: openRequests(foldEvents(events)).map(answerCommand) }
       return outcome
     })
   )
@@ -191,18 +184,6 @@ export const cancelOnServer = (url: string, runId: string) =>
     return { status: after.cancelRun.status, ended: after.cancelRun.status === "CANCELLED" }
   })
 
-/** Erases a run on the server (`aeon forget` beside it): whether there was one. */
-export const forgetOnServer = (url: string, runId: string, userId: string | undefined) =>
-  Effect.map(
-    operation(
-      url,
-      `mutation($id: ID!, $userId: ID) { forgetRun(id: $id, userId: $userId) }`,
-      { id: runId, userId },
-      Schema.Struct({ forgetRun: Schema.Boolean })
-    ),
-    (d) => d.forgetRun
-  )
-
 /** A run's stored events, read from the server (`aeon inspect` beside it); undefined when it has no such run. */
 export const eventsOnServer = (url: string, runId: string) =>
   Effect.map(
@@ -213,31 +194,6 @@ export const eventsOnServer = (url: string, runId: string) =>
       Schema.Struct({ run: Schema.NullOr(Schema.Struct({ events: Schema.Array(ServedEvent) })) })
     ),
     (d): ReadonlyArray<RunEvent> | undefined => d.run?.events.map(eventOf)
-  )
-
-/** The newest runs as the server lists them (`aeon runs` beside it), in the store's shape. */
-export const runsOnServer = (
-  url: string,
-  filters: { readonly userId?: string | undefined; readonly status?: string | undefined; readonly first: number }
-) =>
-  Effect.map(
-    operation(
-      url,
-      `query($userId: ID, $status: RunStatus, $first: Int) { runs(userId: $userId, status: $status, first: $first) {
-        edges { node { id task status mode userId createdAt } } } }`,
-      filters,
-      Schema.Struct({
-        runs: Connection(Schema.Struct({
-          id: Schema.String,
-          task: Schema.String,
-          status: Schema.String,
-          mode: Schema.String,
-          userId: Schema.NullOr(Schema.String),
-          createdAt: Schema.String
-        }))
-      })
-    ),
-    (d) => d.runs.edges.map(({ node }) => ({ ...node, createdAt: new Date(node.createdAt) }))
   )
 
 /** The server holding the embedded data directory this CLI would open, if one serves from it now. */
@@ -287,6 +243,20 @@ export const sayDroppedSettings = (url: string) =>
         `to another directory\n`
     )
   })
+
+/** The flags naming a model or tools of the CLI's own, which a server beside it cannot use (it runs with its own). */
+export const ownModelFlags = (o: {
+  readonly provider: Option.Option<string>
+  readonly model: Option.Option<string>
+  readonly baseUrl: Option.Option<string>
+  readonly script: Option.Option<string>
+  readonly mcp?: Option.Option<string> | undefined
+}) =>
+  Object.entries({ provider: o.provider, model: o.model, "base-url": o.baseUrl, script: o.script, mcp: o.mcp })
+    .flatMap(([flag, v]) => (v !== undefined && Option.isSome(v) ? [`--${flag}`] : []))
+
+/** Whether a command's progress is redrawn in place: on a terminal, without --json. */
+export const liveOutput = (json: boolean) => process.stdout.isTTY && (process.stdout.columns ?? 0) > 0 && !json
 
 /** `aeon run` through the server at `url` (runOnServer): its progress, then its result printed as a run of ours. */
 export const runThroughServer = <E>(

@@ -89,6 +89,50 @@ interface ChatRequest {
   readonly input: Record<string, unknown>
 }
 
+/**
+ * The run's instructions from a request: what it gives as such (the Responses API's `instructions`), then its system
+ * or developer messages — the caller's words, trusted as its task is.
+ */
+export const instructionsOf = (
+  messages: ReadonlyArray<{ readonly role: string; readonly text: string }>,
+  given?: unknown
+) =>
+  [
+    typeof given === "string" ? given : "",
+    ...messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => m.text)
+  ]
+    .filter((t) => t.trim() !== "")
+    .join("\n\n")
+
+/** The run's budget: `metadata.budget` (JSON text, as OpenAI's metadata values are strings), `maxTokens` its tokens. */
+export const budgetOf = (metadata: unknown, maxTokens: unknown) => {
+  const budget: Record<string, unknown> = { ...objectOf(objectOf(metadata)?.budget) }
+  if (maxTokens !== undefined && maxTokens !== null) budget.maxTokens = maxTokens
+  return budget
+}
+
+/** An OpenAI request's run input: its conversation, files, instructions, mode, budget, labels and output format. */
+export const runInputOf = (r: {
+  readonly chat: { readonly task: string; readonly history: ReadonlyArray<unknown> }
+  readonly attachments: ReadonlyArray<unknown>
+  readonly instructions: string
+  readonly mode: RunMode
+  readonly budget: Record<string, unknown>
+  readonly tags: ReadonlyArray<string>
+  readonly format: object
+  readonly userId: string | undefined
+}): Record<string, unknown> => ({
+  task: r.chat.task,
+  ...(r.chat.history.length > 0 ? { history: r.chat.history } : {}),
+  ...(r.attachments.length > 0 ? { attachments: r.attachments } : {}),
+  ...(r.instructions !== "" ? { instructions: r.instructions } : {}),
+  mode: r.mode,
+  budget: r.budget,
+  tags: r.tags,
+  ...r.format,
+  ...(r.userId !== undefined ? { userId: r.userId } : {})
+})
+
 /** The request as a run's input (checked by the run's own schema when it starts), or why it cannot be one. */
 export const chatRequest = (body: unknown, userId: string | undefined): ChatRequest | Refusal => {
   const b = objectOf(body) ?? {}
@@ -119,31 +163,18 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
   }
   const format = outputFormat(b.response_format)
   if ("status" in format) return format
-  // the client's system (or developer) messages: the run's instructions, as the Responses API's `instructions`
-  const instructions = messages
-    .filter((m: { role?: unknown }) => m?.role === "system" || m?.role === "developer")
-    .map((m: { content?: unknown }) => textOf(m?.content))
-    .filter((t: string) => t.trim() !== "")
-    .join("\n\n")
-  const metadata = objectOf(b.metadata)
-  const budget = { ...objectOf(metadata?.budget) }
-  const maxTokens = b.max_completion_tokens ?? b.max_tokens
-  if (maxTokens !== undefined && maxTokens !== null) budget.maxTokens = maxTokens
+  const instructions = instructionsOf(
+    messages.map((m: { role?: unknown; content?: unknown }) => ({
+      role: String(m?.role ?? ""),
+      text: textOf(m?.content)
+    }))
+  )
+  const budget = budgetOf(b.metadata, b.max_completion_tokens ?? b.max_tokens)
   return {
     model,
     stream: b.stream === true,
     includeUsage: objectOf(b.stream_options)?.include_usage === true,
-    input: {
-      task: chat.task,
-      ...(chat.history.length > 0 ? { history: chat.history } : {}),
-      ...(attachments.length > 0 ? { attachments } : {}),
-      ...(instructions !== "" ? { instructions } : {}),
-      mode,
-      budget,
-      tags: ["openai"],
-      ...format,
-      ...(userId !== undefined ? { userId } : {})
-    }
+    input: runInputOf({ chat, attachments, instructions, mode, budget, tags: ["openai"], format, userId })
   }
 }
 

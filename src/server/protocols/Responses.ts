@@ -306,41 +306,43 @@ const create = async (ctx: ProtocolContext, { req, signal }: ProtocolRequest): P
   return json(200, responseObject(now.value, shown), { "x-aeon-run-id": run.id })
 }
 
-/** GET (the response, or its stream from after `starting_after`), DELETE (forgotten) of `/v1/responses/{id}`. */
-const one = async (ctx: ProtocolContext, { params, req }: ProtocolRequest): Promise<Reply> => {
+/** The caller's response the path names, handed to `f`: 401 without a valid key, 404 when it is not the caller's. */
+const withResponse = async (
+  ctx: ProtocolContext,
+  { params, req }: ProtocolRequest,
+  f: (run: RunModel, userId: string | undefined) => Promise<Reply>
+): Promise<Reply> => {
   const caller = callerOf(ctx.auth, req)
   if (caller === undefined) {
     return refuse({ status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
   }
   const id = params.id ?? ""
   const found = await ownResponse(ctx, caller.userId, id)
-  if (found._tag === "Failure") return notFound(id)
-  const run = found.value
-  if (req.method === "DELETE") {
-    const gone = await runExit(ctx.runtime, forgetEnded(caller.userId, run.id))
-    if (gone._tag === "Failure") return refuse(failureRefusal(publicFailure(gone.cause)))
-    return json(200, { id: run.id, object: "response", deleted: gone.value })
-  }
-  const query = new URL(req.url ?? "/", "http://aeon").searchParams
-  if (query.get("stream") === "true") {
-    const after = Number(query.get("starting_after") ?? "-1")
-    return streamed(ctx, run, {}, Number.isInteger(after) ? after : -1)
-  }
-  return json(200, responseObject(run))
+  return found._tag === "Failure" ? notFound(id) : f(found.value, caller.userId)
 }
 
-const cancel = async (ctx: ProtocolContext, { params, req }: ProtocolRequest): Promise<Reply> => {
-  const caller = callerOf(ctx.auth, req)
-  if (caller === undefined) {
-    return refuse({ status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
-  }
-  const id = params.id ?? ""
-  const found = await ownResponse(ctx, caller.userId, id)
-  if (found._tag === "Failure") return notFound(id)
-  const cancelled = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.cancel(found.value.id)))
-  if (cancelled._tag === "Failure") return refuse(failureRefusal(publicFailure(cancelled.cause)))
-  return json(200, responseObject(cancelled.value, { background: true }))
-}
+/** GET (the response, or its stream from after `starting_after`), DELETE (forgotten) of `/v1/responses/{id}`. */
+const one = (ctx: ProtocolContext, request: ProtocolRequest) =>
+  withResponse(ctx, request, async (run, userId) => {
+    if (request.req.method === "DELETE") {
+      const gone = await runExit(ctx.runtime, forgetEnded(userId, run.id))
+      if (gone._tag === "Failure") return refuse(failureRefusal(publicFailure(gone.cause)))
+      return json(200, { id: run.id, object: "response", deleted: gone.value })
+    }
+    const query = new URL(request.req.url ?? "/", "http://aeon").searchParams
+    if (query.get("stream") === "true") {
+      const after = Number(query.get("starting_after") ?? "-1")
+      return streamed(ctx, run, {}, Number.isInteger(after) ? after : -1)
+    }
+    return json(200, responseObject(run))
+  })
+
+const cancel = (ctx: ProtocolContext, request: ProtocolRequest) =>
+  withResponse(ctx, request, async (run) => {
+    const cancelled = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.cancel(run.id)))
+    if (cancelled._tag === "Failure") return refuse(failureRefusal(publicFailure(cancelled.cause)))
+    return json(200, responseObject(cancelled.value, { background: true }))
+  })
 
 /** The routes. */
 export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [

@@ -2,7 +2,7 @@ import { Predicate } from "effect"
 import { MAX_TAG_LENGTH } from "../../run/RunInput.js"
 import { fieldOf } from "../../support/Fields.js"
 import { attachmentFromUrl, conversationOf } from "./Http.js"
-import { MODELS, objectOf, type Refusal } from "./OpenAiCompat.js"
+import { budgetOf, instructionsOf, MODELS, objectOf, type Refusal, runInputOf } from "./OpenAiCompat.js"
 
 /**
  * A Responses API request (`POST /v1/responses`) as a run's input, or why it cannot be one. The last user message of
@@ -136,7 +136,8 @@ export const responsesRequest = (body: unknown, userId: string | undefined): Res
   }
   const messages = messagesOf(b.input)
   if ("status" in messages) return messages
-  const chat = conversationOf(messages.map((m) => ({ role: m.role, text: textOfParts(m.content) })))
+  const texts = messages.map((m) => ({ role: m.role, text: textOfParts(m.content) }))
+  const chat = conversationOf(texts)
   if (chat === undefined) return refusal("input", "input must hold a user message with text")
   const lastUser = messages.findLast((m) => m.role === "user" && textOfParts(m.content).trim() !== "")
   const attachments = attachmentsOfParts(lastUser?.content)
@@ -145,12 +146,8 @@ export const responsesRequest = (body: unknown, userId: string | undefined): Res
   if ("status" in format) return format
   const tags = metadataTags(b.metadata)
   if ("status" in tags) return tags
-  const instructions = [
-    typeof b.instructions === "string" ? b.instructions : "",
-    ...messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => textOfParts(m.content))
-  ].filter((t) => t.trim() !== "").join("\n\n")
-  const budget = { ...objectOf(objectOf(b.metadata)?.budget) }
-  if (typeof b.max_output_tokens === "number") budget.maxTokens = b.max_output_tokens
+  const instructions = instructionsOf(texts, b.instructions)
+  const budget = budgetOf(b.metadata, b.max_output_tokens)
   const background = b.background === true
   const store = b.store !== false
   if (background && !store) {
@@ -162,16 +159,6 @@ export const responsesRequest = (body: unknown, userId: string | undefined): Res
     background,
     store,
     previousResponseId: typeof b.previous_response_id === "string" ? b.previous_response_id : undefined,
-    input: {
-      task: chat.task,
-      ...(chat.history.length > 0 ? { history: chat.history } : {}),
-      ...(attachments.length > 0 ? { attachments } : {}),
-      ...(instructions !== "" ? { instructions } : {}),
-      mode,
-      budget,
-      tags: ["responses", ...tags],
-      ...format,
-      ...(userId !== undefined ? { userId } : {})
-    }
+    input: runInputOf({ chat, attachments, instructions, mode, budget, tags: ["responses", ...tags], format, userId })
   }
 }
