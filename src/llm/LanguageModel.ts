@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Either, Option, ParseResult, Schema, Tracer } f
 import { type Attached, attachmentTokens } from "../domain/Attachment.js"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
-import { renderTemplate } from "../prompts/Templates.js"
+import { renderTemplate, systemPrompt } from "../prompts/Templates.js"
 import { traced } from "../telemetry/Span.js"
 import { type ModelDecodeError, type ModelError, ModelTruncatedError } from "./ModelErrors.js"
 import type { ModelPrice } from "./Pricing.js"
@@ -35,12 +35,6 @@ export interface GenerateOptions {
   /** The operator's instructions for the run (its input's `instructions`), after the prompt's own system text. */
   readonly instructions?: string | undefined
 }
-
-/** The system prompt of a call: the prompt's own, then the operator's instructions for the run when it has any. */
-export const systemPrompt = (template: string, instructions: string | undefined) =>
-  instructions === undefined || instructions.trim() === ""
-    ? template
-    : `${template}\n\nThe operator's instructions for this run (trusted; follow them where they apply):\n${instructions.trim()}`
 
 /**
  * One call as the layers around it see it (llm/CallLayers: a run's admission, recording, live text): its prompt

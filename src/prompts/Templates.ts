@@ -133,3 +133,9 @@ export const renderTemplate = (template: string, input: Readonly<Record<string, 
     placeholder,
     (_, optional: string, name: string) => (optional && input[name] === undefined ? "" : show(input[name]))
   )
+
+/** The system prompt of a call: the prompt's own, then the operator's instructions for the run when it has any. */
+export const systemPrompt = (template: string, instructions: string | undefined) =>
+  instructions === undefined || instructions.trim() === ""
+    ? template
+    : `${template}\n\nThe operator's instructions for this run (trusted; follow them where they apply):\n${instructions.trim()}`
