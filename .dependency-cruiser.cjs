@@ -16,6 +16,7 @@ const layers = [
   ["validation"],
   ["planning"],
   ["convergence"],
+  ["guardrails"], // checks at a run's input, tool calls, tool results and output (redact, block)
   ["memory"], // memory across runs as a run sees it: relevance, plan reuse (the store keeps the memories)
   ["journal"], // a run's log as it is written and followed: the writer, the replay-then-live journal, live output
   ["kernel"], // the pass loop and one step

@@ -1,0 +1,125 @@
+/**
+ * Where a text holds what a built-in guardrail looks for. Deterministic, no model, no network. A loose pattern finds
+ * candidates in linear time; a well-kept library decides: validator (emails, Luhn for cards, IBAN checksums, IP
+ * addresses, JWTs) and libphonenumber-js (Google's phone number rules per country). Secrets are the vendors'
+ * published key formats.
+ */
+import { isValidPhoneNumber } from "libphonenumber-js/min"
+import { RE2JS } from "re2js"
+import validator from "validator"
+import { memoize } from "../support/Memoize.js"
+import type { GuardrailSpec, PiiKind } from "./GuardrailSpec.js"
+import { PII_KINDS } from "./GuardrailSpec.js"
+
+/** A span of the text a guardrail matched, and its kind (`email`, `api_key`, `word`, …). */
+export interface Match {
+  readonly start: number
+  readonly end: number
+  readonly kind: string
+}
+
+type Finder = (text: string) => Array<Match>
+
+/** Every match of a pattern whose text `accept` confirms (the pattern's global flag is set here). */
+const confirmed = (kind: string, pattern: RegExp, accept: (candidate: string) => boolean): Finder => (text) => {
+  const out: Array<Match> = []
+  for (const m of text.matchAll(pattern)) {
+    if (accept(m[0])) out.push({ start: m.index, end: m.index + m[0].length, kind })
+  }
+  return out
+}
+
+const digitsOf = (s: string) => s.replace(/\D/g, "")
+
+// US social security numbers: no 000, 666 or 9xx area, no 00 group, no 0000 serial (the SSA's rules)
+const SSN = /\b(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}\b/g
+
+const piiFinders = (region: string): Record<PiiKind, Finder> => ({
+  email: confirmed("email", /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g, (c) => validator.isEmail(c)),
+  card: confirmed("card", /\b\d(?:[ -]?\d){12,18}\b/g, (c) => validator.isLuhnNumber(digitsOf(c))),
+  iban: confirmed("iban", /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g, (c) => validator.isIBAN(c.replace(/ /g, ""))),
+  ssn: confirmed("ssn", SSN, () => true),
+  ip: (text) => [
+    ...confirmed("ip", /\b(?:\d{1,3}\.){3}\d{1,3}\b/g, (c) => validator.isIP(c, 4))(text),
+    ...confirmed("ip", /(?<![\w:])(?:[A-Fa-f0-9]{1,4}:|:){2,7}[A-Fa-f0-9]{0,4}(?![\w:])/g, (c) => validator.isIP(c, 6))(
+      text
+    )
+  ],
+  phone: confirmed(
+    "phone",
+    /(?<![\w+])\+?\(?\d[\d ().-]{5,18}\d(?![\w])/g,
+    (c) => {
+      const n = digitsOf(c).length
+      // libphonenumber-js is the judge; a loose pattern keeps it to what could be a number (7 to 15 digits)
+      return n >= 7 && n <= 15 && isValidPhoneNumber(c, region as Parameters<typeof isValidPhoneNumber>[1])
+    }
+  )
+})
+
+const SECRET_PATTERNS: ReadonlyArray<readonly [kind: string, pattern: RegExp, accept?: (c: string) => boolean]> = [
+  ["api_key", /\bsk-ant-[A-Za-z0-9_-]{20,}/g],
+  ["api_key", /\bsk-(?!ant-)[A-Za-z0-9_-]{20,}/g],
+  ["api_key", /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g],
+  ["api_key", /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g],
+  ["api_key", /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g],
+  ["api_key", /\bxox[abposr]-[A-Za-z0-9-]{10,}/g],
+  ["private_key", /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g],
+  ["jwt", /\beyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, (c) => validator.isJWT(c)]
+]
+
+const secretFinder: Finder = (text) =>
+  SECRET_PATTERNS.flatMap(([kind, pattern, accept]) => confirmed(kind, pattern, accept ?? (() => true))(text))
+
+const escapeRe2 = (word: string) => word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")
+
+/** One RE2 program for a denylist's words (whole words, any case), compiled once per list. */
+const wordsProgram = memoize(
+  (joined: string) => RE2JS.compile(`(?i)\\b(?:${joined.split("\n").map(escapeRe2).join("|")})\\b`),
+  { limit: 200 }
+)
+const patternProgram = memoize((source: string) => RE2JS.compile(source), { limit: 1_000 })
+
+const re2Matches = (kind: string, program: RE2JS, text: string): Array<Match> => {
+  const out: Array<Match> = []
+  const m = program.matcher(text)
+  while (m.find()) {
+    // an empty match marks nothing (and would not advance)
+    if (m.end() > m.start()) out.push({ start: m.start(), end: m.end(), kind })
+  }
+  return out
+}
+
+const denylistFinder = (spec: Extract<GuardrailSpec, { type: "denylist" }>): Finder => (text) => [
+  ...(spec.words && spec.words.length > 0 ? re2Matches("word", wordsProgram(spec.words.join("\n")), text) : []),
+  ...(spec.patterns ?? []).flatMap((p) => re2Matches("pattern", patternProgram(p), text))
+]
+
+/** Where the text holds what the guardrail looks for, first to last, no two overlapping (the longer wins). */
+export const findMatches = (spec: GuardrailSpec, text: string): Array<Match> => {
+  switch (spec.type) {
+    case "pii": {
+      const finders = piiFinders(spec.region ?? "US")
+      return disjoint((spec.kinds ?? PII_KINDS).flatMap((k) => finders[k](text)))
+    }
+    case "secrets":
+      return disjoint(secretFinder(text))
+    case "denylist":
+      return disjoint(denylistFinder(spec)(text))
+    case "maxLength":
+      return text.length > spec.chars ? [{ start: spec.chars, end: text.length, kind: "length" }] : []
+  }
+}
+
+/** The matches sorted by where they start, an overlapped one dropped (the one found first, or the longer, stays). */
+const disjoint = (matches: Array<Match>): Array<Match> => {
+  const sorted = matches
+    .map((m, order) => ({ m, order }))
+    .sort((a, b) => a.m.start - b.m.start || (b.m.end - b.m.start) - (a.m.end - a.m.start) || a.order - b.order)
+  const out: Array<Match> = []
+  for (const { m } of sorted) {
+    const last = out.at(-1)
+    if (last && m.start < last.end) continue
+    out.push(m)
+  }
+  return out
+}
