@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import * as Guardrails from "./guardrails/Guardrails.js"
 import * as Approval from "./kernel/Approval.js"
 import * as RunLlm from "./kernel/RunLlm.js"
 import * as ModelLayer from "./llm/ModelLayer.js"
@@ -17,11 +18,15 @@ export const layerWithTools = (tools: ReadonlyArray<ToolRegistry.Tool> = [], mcp
 /** The built-in tools with yours; no MCP server, whatever the environment says. */
 export const layerWithOwnTools = (tools: ReadonlyArray<ToolRegistry.Tool> = []) => Mcp.layerNone(tools)
 
-/** How runs treat their calls, from the environment: tracing (OTLP), the approval policy, prompt recording. */
+/**
+ * How runs treat their calls, from the environment: tracing (OTLP), the approval policy, prompt recording, the
+ * operator's guardrails (AEON_GUARDRAILS).
+ */
 export const runPolicyLayerConfig = Layer.mergeAll(
   Tracing.layerConfig,
   Approval.layerConfig,
-  RunLlm.recordingLayerConfig
+  RunLlm.recordingLayerConfig,
+  Guardrails.layerConfig
 )
 
 /**

@@ -214,6 +214,20 @@ export const AdvisoryRaised = Schema.TaggedStruct("AdvisoryRaised", {
   passNumber: Schema.Int,
   advisory: Schema.String
 })
+/**
+ * A guardrail matched (guardrails/): at which point, which one, what it did, the kinds it found and the placeholders
+ * it put in — never the matched text.
+ */
+export const GuardrailTriggered = Schema.TaggedStruct("GuardrailTriggered", {
+  ...base,
+  point: Schema.Literal("input", "tool_call", "tool_result", "output"),
+  guardrail: Schema.String,
+  action: Schema.Literal("redact", "block"),
+  kinds: Schema.Array(Schema.String),
+  placeholders: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  passNumber: Schema.optional(Schema.Int),
+  stepId: Schema.optional(Schema.String)
+})
 export const ApprovalDecision = Schema.Literal("APPROVE", "REJECT", "EDIT")
 export type ApprovalDecision = typeof ApprovalDecision.Type
 /** A step's tool call waits for a person's decision (the run is AWAITING_INPUT until it is answered). */
@@ -375,6 +389,7 @@ export const RunEvent = Schema.Union(
   RefinementApplied,
   ManualInterventionRequired,
   AdvisoryRaised,
+  GuardrailTriggered,
   RunResumed,
   RunForked,
   ForecastMade,
@@ -411,6 +426,7 @@ export const RUN_EVENT_TAGS: ReadonlyArray<RunEventTag> = [
   "RefinementApplied",
   "ManualInterventionRequired",
   "AdvisoryRaised",
+  "GuardrailTriggered",
   "RunResumed",
   "RunForked",
   "ForecastMade",

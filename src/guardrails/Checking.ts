@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { findMatches } from "./Detectors.js"
-import { type GuardrailContext, type GuardrailEntry, isCustom, type Verdict } from "./Guardrails.js"
+import { type GuardrailContext, type GuardrailEntry, isCustom, type Verdict } from "./Guardrail.js"
 import { type GuardrailAction, type GuardrailPoint, type GuardrailSpec, specName } from "./GuardrailSpec.js"
 
 export interface Trigger {
@@ -22,7 +22,7 @@ export interface Trigger {
 export interface Checked<A> {
   readonly value: A
   readonly triggers: ReadonlyArray<Trigger>
-  /** The trigger that blocked: the value must go no further. */
+  /** The trigger that blocked: the value must go no further (what of it is kept holds no built-in's match). */
   readonly blocked?: Trigger | undefined
 }
 
@@ -57,7 +57,10 @@ export const makePlaceholders = (seen: Iterable<string> = []): Placeholders => {
 
 const unique = (xs: ReadonlyArray<string>) => [...new Set(xs)].sort()
 
-/** A built-in guardrail on a text: unchanged (undefined), redacted, or blocked. */
+/**
+ * A built-in guardrail on a text: unchanged (undefined), or its matches replaced — a block's too, so that what a
+ * caller keeps of a blocked text holds no match.
+ */
 const builtIn = (
   spec: GuardrailSpec,
   point: GuardrailPoint,
@@ -68,15 +71,14 @@ const builtIn = (
   if (matches.length === 0) return undefined
   const kinds = unique(matches.map((m) => m.kind))
   const guardrail = specName(spec)
-  if (spec.action === "block") {
-    const what = spec.type === "maxLength" ? `is longer than ${spec.chars} characters` : `holds ${kinds.join(", ")}`
-    const reason = `guardrail ${guardrail} blocked the ${point.replace("_", " ")}: it ${what}`
-    return { text, trigger: { point, guardrail, action: "block", kinds, placeholders: [], reason } }
-  }
+  const what = spec.type === "maxLength" ? `is longer than ${spec.chars} characters` : `holds ${kinds.join(", ")}`
+  const reason = spec.action === "block"
+    ? `guardrail ${guardrail} blocked the ${point.replace("_", " ")}: it ${what}`
+    : undefined
   if (spec.type === "maxLength") {
     return {
       text: `${text.slice(0, spec.chars)}…`,
-      trigger: { point, guardrail, action: "redact", kinds, placeholders: [] }
+      trigger: { point, guardrail, action: spec.action, kinds, placeholders: [], reason }
     }
   }
   let out = ""
@@ -88,7 +90,10 @@ const builtIn = (
     out += text.slice(from, m.start) + placeholder
     from = m.end
   }
-  return { text: out + text.slice(from), trigger: { point, guardrail, action: "redact", kinds, placeholders: unique(put) } }
+  return {
+    text: out + text.slice(from),
+    trigger: { point, guardrail, action: spec.action, kinds, placeholders: unique(put), reason }
+  }
 }
 
 const fromVerdict = (
@@ -136,8 +141,8 @@ export const checkText = (
         : builtIn(entry, context.point, current, placeholders)
       if (!outcome) continue
       triggers.push(outcome.trigger)
-      if (outcome.trigger.action === "block") return { value: current, triggers, blocked: outcome.trigger }
       current = outcome.text
+      if (outcome.trigger.action === "block") return { value: current, triggers, blocked: outcome.trigger }
     }
     return { value: current, triggers }
   })
@@ -165,7 +170,7 @@ export const checkValue = (
         }))
         : leafwise(entry, current, placeholders, context.point)
       triggers.push(...checked.triggers)
-      if (checked.blocked) return { value: current, triggers, blocked: checked.blocked }
+      if (checked.blocked) return { value: checked.value, triggers, blocked: checked.blocked }
       current = checked.value
     }
     return { value: current, triggers }
@@ -191,7 +196,7 @@ const leafwise = (
     const outcome = builtIn(spec, point, text, placeholders)
     if (!outcome) return { value, triggers: [] }
     if (outcome.trigger.action === "block") return { value, triggers: [outcome.trigger], blocked: outcome.trigger }
-    return { value: outcome.text, triggers: [outcome.trigger] }
+    return { value: parsedOr(outcome.text), triggers: [outcome.trigger] }
   }
   const found: Array<Trigger> = []
   const walk = (v: unknown): unknown => {
@@ -215,6 +220,25 @@ const leafwise = (
     placeholders: unique(found.flatMap((t) => t.placeholders))
   }
   return merged.action === "block"
-    ? { value, triggers: [merged], blocked: merged }
+    ? { value: walked, triggers: [merged], blocked: merged }
     : { value: walked, triggers: [merged] }
+}
+
+/**
+ * What a record may keep of a text or a value the guardrails check elsewhere: every built-in guardrail's matches
+ * replaced by the run's placeholders, blocking ones too (a length is no secret: not cut). One's own guardrails are
+ * not asked again here (a model-based one would be a second call).
+ */
+export function scrub<A>(entries: ReadonlyArray<GuardrailEntry>, value: A, placeholders: Placeholders): A
+export function scrub(entries: ReadonlyArray<GuardrailEntry>, value: unknown, placeholders: Placeholders): unknown {
+  const specs = entries.filter((e): e is GuardrailSpec => !isCustom(e) && e.type !== "maxLength")
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      return specs.reduce((text, spec) => builtIn(spec, "output", text, placeholders)?.text ?? text, v)
+    }
+    if (Array.isArray(v)) return v.map(walk)
+    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+    return v
+  }
+  return specs.length === 0 ? value : walk(value)
 }

@@ -4,7 +4,7 @@
  * addresses, JWTs) and libphonenumber-js (Google's phone number rules per country). Secrets are the vendors'
  * published key formats.
  */
-import { isValidPhoneNumber } from "libphonenumber-js/min"
+import { isSupportedCountry, isValidPhoneNumber } from "libphonenumber-js/min"
 import { RE2JS } from "re2js"
 import validator from "validator"
 import { memoize } from "../support/Memoize.js"
@@ -51,7 +51,7 @@ const piiFinders = (region: string): Record<PiiKind, Finder> => ({
     (c) => {
       const n = digitsOf(c).length
       // libphonenumber-js is the judge; a loose pattern keeps it to what could be a number (7 to 15 digits)
-      return n >= 7 && n <= 15 && isValidPhoneNumber(c, region as Parameters<typeof isValidPhoneNumber>[1])
+      return n >= 7 && n <= 15 && (isSupportedCountry(region) ? isValidPhoneNumber(c, region) : isValidPhoneNumber(c))
     }
   )
 })

@@ -4,6 +4,7 @@
  * (AEON_GUARDRAILS), a run's input (`guardrails`) and the library.
  */
 import { Schema } from "effect"
+import { isSupportedCountry } from "libphonenumber-js/min"
 import { compileAnswerPattern } from "../convergence/AnswerPattern.js"
 
 export const GUARDRAIL_POINTS = ["input", "tool_call", "tool_result", "output"] as const
@@ -31,9 +32,11 @@ const Pii = Schema.Struct({
   /** The kinds looked for (default: all). */
   kinds: Schema.optional(Schema.Array(PiiKind).pipe(Schema.minItems(1))),
   /** Where a phone number without a country code is read as dialled (ISO 3166 code; default US). */
-  region: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Z]{2}$/, {
-    message: () => "region is a two-letter country code like US or DE"
-  })))
+  region: Schema.optional(
+    Schema.String.pipe(
+      Schema.filter((r) => isSupportedCountry(r) || `region must be a two-letter country code like US or DE (was ${r})`)
+    )
+  )
 })
 
 const Secrets = Schema.Struct({ type: Schema.Literal("secrets"), name, action: GuardrailAction })
@@ -51,9 +54,9 @@ const Denylist = Schema.Struct({
       return compiled._tag === "Right" || compiled.left.replace("answerMatches", "a denylist pattern")
     }))
   ))
-}).pipe(Schema.filter((d) =>
-  (d.words?.length ?? 0) + (d.patterns?.length ?? 0) > 0 || "a denylist needs words or patterns"
-))
+}).pipe(
+  Schema.filter((d) => (d.words?.length ?? 0) + (d.patterns?.length ?? 0) > 0 || "a denylist needs words or patterns")
+)
 
 const MaxLength = Schema.Struct({
   type: Schema.Literal("maxLength"),

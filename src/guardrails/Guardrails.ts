@@ -6,59 +6,63 @@
  */
 import { Config, Context, Data, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import { readFileSync } from "node:fs"
-import type { Llm } from "../llm/Llm.js"
 import { messageOf } from "../support/Thrown.js"
-import { type GuardrailPoint, type GuardrailSpec, GuardrailsSpec, specName } from "./GuardrailSpec.js"
+import { makePlaceholders, type Placeholders, type Trigger } from "./Checking.js"
+import type { GuardrailSet } from "./Guardrail.js"
+import { GuardrailsSpec } from "./GuardrailSpec.js"
 
-export type Verdict =
-  | { readonly _tag: "allow" }
-  | { readonly _tag: "redact"; readonly text: string }
-  | { readonly _tag: "block"; readonly reason: string }
+export * from "./Guardrail.js"
 
-export const allow: Verdict = { _tag: "allow" }
-export const redact = (text: string): Verdict => ({ _tag: "redact", text })
-export const block = (reason: string): Verdict => ({ _tag: "block", reason })
+/** How often a guardrail triggered in this process (health). */
+export interface TriggerCount {
+  readonly point: string
+  readonly guardrail: string
+  readonly action: string
+  readonly count: number
+}
 
-/** What a guardrail is told besides the text: where in the run it is, and the run's model (from `tool_call` on). */
-export interface GuardrailContext {
-  readonly point: GuardrailPoint
-  readonly runId: string
-  readonly stepId?: string | undefined
+export interface Service {
+  /** The server's (the operator's) guardrails: every run's. */
+  readonly set: GuardrailSet
   /**
-   * The run's model: a call made through it is admitted by the run's budget, counted and recorded like the run's
-   * own. Absent at `input`, which is checked before anything of the run exists.
+   * A run's placeholders, one set per run in this process, so that a value redacted in the task and met again in a
+   * tool's result gets the same one; a run resumed elsewhere goes on numbering after those its log holds.
    */
-  readonly llm?: Llm | undefined
+  readonly placeholdersOf: (runId: string, seen?: Iterable<string>) => Placeholders
+  readonly counted: (t: Trigger) => void
+  readonly counts: () => ReadonlyArray<TriggerCount>
 }
 
-/** A guardrail of one's own: a name (in its events) and its check. */
-export interface Guardrail {
-  readonly name: string
-  readonly check: (text: string, context: GuardrailContext) => Effect.Effect<Verdict>
-}
+/** The server's guardrails, with the process's placeholders and counts. */
+export class Guardrails extends Context.Tag("aeon/Guardrails")<Guardrails, Service>() {}
 
-export type GuardrailEntry = GuardrailSpec | Guardrail
-export type GuardrailSet = { readonly [P in GuardrailPoint]?: ReadonlyArray<GuardrailEntry> }
+/** Runs whose placeholders a process keeps (the oldest forgotten past it: their values get new ones). */
+const KEPT_RUNS = 10_000
 
-export const isCustom = (g: GuardrailEntry): g is Guardrail => "check" in g
-export const entryName = (g: GuardrailEntry) => (isCustom(g) ? g.name : specName(g))
-
-/** The sets one after the other at each point: a run's checks add to the server's, never take any away. */
-export const combine = (...sets: ReadonlyArray<GuardrailSet | undefined>): GuardrailSet => {
-  const out: { [P in GuardrailPoint]?: Array<GuardrailEntry> } = {}
-  for (const set of sets) {
-    for (const [point, entries] of Object.entries(set ?? {}) as Array<[GuardrailPoint, Array<GuardrailEntry>]>) {
-      if (entries.length > 0) out[point] = [...out[point] ?? [], ...entries]
-    }
+export const make = (set: GuardrailSet): Service => {
+  const runs = new Map<string, Placeholders>()
+  const tally = new Map<string, TriggerCount>()
+  return {
+    set,
+    placeholdersOf: (runId, seen) => {
+      const known = runs.get(runId)
+      if (known) return known
+      if (runs.size >= KEPT_RUNS) runs.delete(runs.keys().next().value!)
+      const made = makePlaceholders(seen)
+      runs.set(runId, made)
+      return made
+    },
+    counted: (t) => {
+      const key = `${t.point}\u0000${t.guardrail}\u0000${t.action}`
+      const was = tally.get(key)
+      tally.set(key, { point: t.point, guardrail: t.guardrail, action: t.action, count: (was?.count ?? 0) + 1 })
+    },
+    counts: () => [...tally.values()]
   }
-  return out
 }
-
-/** The server's (the operator's) guardrails. */
-export class Guardrails extends Context.Tag("aeon/Guardrails")<Guardrails, { readonly set: GuardrailSet }>() {}
 
 /** The operator's guardrails, given in code (built-in specs and one's own checks mixed). */
-export const layer = (set: GuardrailSet) => Layer.succeed(Guardrails, { set })
+export const layer = (set: GuardrailSet) => Layer.sync(Guardrails, () => make(set))
 
 export class GuardrailsConfigError extends Data.TaggedError("GuardrailsConfigError")<{ readonly message: string }> {}
 
@@ -100,6 +104,6 @@ export const layerConfig = Layer.effect(
         Config.withDescription("A JSON file of guardrails per point (input, tool_call, tool_result, output)")
       )
     )
-    return { set: Option.isSome(file) ? yield* load(file.value) : {} }
+    return make(Option.isSome(file) ? yield* load(file.value) : {})
   })
 )

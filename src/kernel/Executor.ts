@@ -1,6 +1,7 @@
 import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import { isRunHalt, type RunHalt } from "../domain/Errors.js"
 import { isToolStep, type Plan, type PlanStep, type ToolStep, transitionStep } from "../domain/Plan.js"
+import type { Trigger } from "../guardrails/Checking.js"
 import { isModelFailure, type LlmError } from "../llm/Llm.js"
 import { notesAt } from "../memory/RunMemory.js"
 import { Contracts } from "../prompts/PromptRegistry.js"
@@ -9,9 +10,10 @@ import { callKey } from "../record/Calls.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import { traced } from "../telemetry/Span.js"
-import { type ToolError, ToolInputError } from "../tools/ToolRegistry.js"
+import { type ToolError, ToolFailedError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve } from "./Approval.js"
 import { resultText, toolSuffices } from "./Economy.js"
+import type { GuardSite } from "./Guarding.js"
 import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { callSite } from "./RunLlm.js"
 import { memoryNow, planNow, ttlRemainingNow, unfinishedToolResultNow } from "./RunState.js"
@@ -64,11 +66,15 @@ const invokeTool = (
   ctx: RunContext,
   passNumber: number,
   step: ToolStep,
-  input: unknown,
+  asked: unknown,
   restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 ) =>
   Effect.gen(function*() {
     const definition = ctx.tools.get(step.tool)
+    const site = { passNumber, stepId: step.stepId }
+    // the tool_call guardrails first: the input the tool gets, the run records and a recording is found by
+    const call = yield* ctx.guardrails.value("tool_call", asked, site)
+    const input = call.value
 
     const started = yield* Clock.currentTimeMillis
     // a fork's recording of this call stands for it, and so does this run's own call with side effects made in an
@@ -83,13 +89,20 @@ const invokeTool = (
     // a synchronous tool runs right here; a read-only one that may be cut off, interruptibly with the run (its MCP
     // request cancelled); any other in a fiber of its own, so that its timeout can interrupt it.
     // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
-    const result: Either.Either<unknown, ToolError> = recorded ? Either.right(recorded.output) : yield* Effect.either(
-      definition?.synchronous
-        ? invoke
-        : definition?.interruptible
-        ? restore(invoke)
-        : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
-    )
+    const result: Either.Either<unknown, ToolError> = call.blocked
+      ? Either.left(blockedBy(step, call.blocked))
+      : recorded
+      ? Either.right(recorded.output)
+      : yield* Effect.flatMap(
+        Effect.either(
+          definition?.synchronous
+            ? invoke
+            : definition?.interruptible
+            ? restore(invoke)
+            : Fiber.join(yield* Effect.forkDaemon(Effect.interruptible(invoke)))
+        ),
+        (r) => guardResult(ctx, step, r, site)
+      )
     const durationMs = (yield* Clock.currentTimeMillis) - started
     const memoryWrites = recorded ? recorded.memoryWrites : writesBetween(memoryBefore, yield* Ref.get(memory))
     // an MCP tool's server and result size, in its event and span
@@ -119,6 +132,22 @@ const invokeTool = (
     if (definition?.idempotent === false) yield* restore(ctx.events.flushed)
     return result
   })
+
+/** A guardrail stopped the call or its result: the step fails, saying which guardrail (never the text). */
+const blockedBy = (step: ToolStep, t: Trigger) =>
+  new ToolFailedError({ tool: step.tool, message: t.reason ?? `guardrail ${t.guardrail} blocked the ${t.point}` })
+
+/** The tool_result guardrails on what the tool returned, before the run sees it: redacted, or the step fails. */
+const guardResult = (
+  ctx: RunContext,
+  step: ToolStep,
+  result: Either.Either<unknown, ToolError>,
+  site: GuardSite
+): Effect.Effect<Either.Either<unknown, ToolError>> =>
+  Either.isLeft(result) ? Effect.succeed(result) : Effect.map(
+    ctx.guardrails.value("tool_result", result.right, site),
+    (checked) => (checked.blocked ? Either.left(blockedBy(step, checked.blocked)) : Either.right(checked.value))
+  )
 
 /**
  * A call with side effects this run already made with the same input in an earlier pass, and succeeded: its result,

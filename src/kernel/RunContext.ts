@@ -12,6 +12,7 @@ import type { RunMemory } from "../memory/RunMemory.js"
 import type { Service as ToolRegistry } from "../tools/ToolRegistry.js"
 import type { ToolInfo } from "../validation/DeterministicChecks.js"
 import type { BudgetGuard } from "./BudgetGuard.js"
+import type { RunGuardrails } from "./Guarding.js"
 
 export interface RunOptions {
   readonly runId: string
@@ -64,6 +65,8 @@ export interface RunContext extends RunOptions {
    * its steps run at once — a crash then finds at most one such call in flight, the one a resume may repeat.
    */
   readonly sideEffects: Effect.Semaphore
+  /** The run's guardrails at its tool calls, tool results and answer (kernel/Guarding; Guarding.none without any). */
+  readonly guardrails: RunGuardrails
 }
 
 /** Tells a run interrupted by a server shutdown not to end as CANCELLED (it resumes on the next start). */

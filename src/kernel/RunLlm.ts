@@ -7,7 +7,7 @@ import * as CallLayers from "../llm/CallLayers.js"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import type { Llm } from "../llm/Llm.js"
 import { isLasting, ModelDecodeError } from "../llm/ModelErrors.js"
-import { PromptId } from "../prompts/PromptId.js"
+import { ANSWER_PROMPTS, PromptId } from "../prompts/PromptId.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import type { BudgetGuard, CallHold, Reserved } from "./BudgetGuard.js"
@@ -18,6 +18,9 @@ const REPAIR_PROMPTS: ReadonlyArray<string> = [
   PromptId.SUPERVISOR_REPAIR_TOOLCALL_USER,
   PromptId.SUPERVISOR_REPAIR_MISSINGTOOL_USER
 ]
+
+/** Where an answer call's text goes while the run's output guardrails hold it back: nowhere (it is recorded). */
+const HELD_BACK = { push: () => Effect.void, done: Effect.void }
 
 /** Whether runs record each model call's prompt and answer (AEON_RECORD_PROMPTS; on when the service is absent). */
 export class PromptRecording extends Context.Tag("aeon/PromptRecording")<PromptRecording, {
@@ -57,13 +60,22 @@ export const make = (
     readonly thinkingTokens?: number | undefined
     /** The operator's instructions (its input's), in the system prompt of the plan and answer calls. */
     readonly instructions?: string | undefined
+    /**
+     * The run's output guardrails on its answer calls: their text is not streamed live (the answer comes whole once
+     * it passed), and their record holds what the guardrails would not let out (guardrails/).
+     */
+    readonly answerGuard?: {
+      readonly recorded: (exchange: LanguageModel.CallUsage["exchange"] & object) => LanguageModel.CallUsage["exchange"]
+    } | undefined
   } = {}
 ): Llm => {
   const live = CallLayers.liveText((promptId) =>
-    Effect.flatMap(
-      FiberRef.get(callSite),
-      (site) => events.openOutput({ promptId, passNumber: site.passNumber, stepId: site.stepId })
-    )
+    run.answerGuard && ANSWER_PROMPTS.includes(promptId)
+      ? Effect.succeed(HELD_BACK)
+      : Effect.flatMap(
+        FiberRef.get(callSite),
+        (site) => events.openOutput({ promptId, passNumber: site.passNumber, stepId: site.stepId })
+      )
   )
   const around: LanguageModel.Around<BudgetExhaustedError> = (send) => (call) => {
     // what the call could use, held from its admission to its record beside the calls made at once; what it
@@ -88,7 +100,7 @@ export const make = (
     FiberRef.get(callSite).pipe(
       Effect.flatMap((site) =>
         Effect.zipRight(
-          events.emit(llmCalled(promptId, usage, site)),
+          events.emit(llmCalled(promptId, guardedRecord(promptId, usage), site)),
           usage.notice
             ? events.emit({ _tag: "AdvisoryRaised", passNumber: site.passNumber ?? 0, advisory: usage.notice })
             : Effect.void
@@ -106,6 +118,11 @@ export const make = (
       // usage reported above what was admitted: recorded (above), and the run stops at its budget
       Effect.zipRight(guard.overrun)
     )
+  /** An answer call's record as the run's output guardrails let it be kept. */
+  const guardedRecord = (promptId: string, usage: LanguageModel.CallUsage): LanguageModel.CallUsage =>
+    run.answerGuard && usage.exchange && ANSWER_PROMPTS.includes(promptId)
+      ? { ...usage, exchange: run.answerGuard.recorded(usage.exchange) }
+      : usage
   const runModel = model.wrapped(around, { recordExchanges: recordPrompts })
   /** A call's options with the run's own: its thinking budget; its instructions for a plan or answer call. */
   const callOptions = (promptId: string, options: LanguageModel.GenerateOptions | undefined) => {

@@ -18,6 +18,7 @@ import { RunStore } from "../store/RunStore.js"
 import { extend } from "../support/Extend.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
+import { withoutTriggers } from "./InputGuard.js"
 import { progressOf } from "./Recovery.js"
 import { prepareResume } from "./Run.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
@@ -162,7 +163,7 @@ export const create = (
     if (reachesEnd(prefix) && changed.length > 0) {
       return yield* refused(`run ${sourceId} ended at seq ${atSeq}: fork before its RunFinished to change it`)
     }
-    const source = yield* decodeRunInput(row.value.input, tools.names)
+    const source = yield* decodeRunInput(withoutTriggers(row.value.input), tools.names)
     const encoded = Schema.encodeSync(RunTaskInput)(source)
     const input = yield* decodeRunInput({
       ...encoded,

@@ -12,7 +12,9 @@ import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../domain/SimpleIteration.js"
+import type { Trigger } from "../guardrails/Checking.js"
 import * as RunJournal from "../journal/RunJournal.js"
+import { triggeredEvent } from "../kernel/Guarding.js"
 import { type Outcome } from "../kernel/Orchestrator.js"
 import { RunLifecycle } from "../kernel/RunContext.js"
 import { initialState } from "../kernel/RunState.js"
@@ -34,6 +36,7 @@ import { traced } from "../telemetry/Span.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { attachedOf, refuseUnreadable, storedAttachments } from "./Attachments.js"
 import { replayFor } from "./ForkModel.js"
+import { guardInput, INPUT_TRIGGERS_KEY, storedTriggers, withoutTriggers } from "./InputGuard.js"
 import { asLogged } from "./MemoryReplay.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
@@ -72,7 +75,8 @@ const simpleMode = (s: Session) =>
           record,
           terminationReason: outcome.stop.reason,
           ...(outcome.stop.error ? { error: outcome.stop.error } : {}),
-          ...(outcome.finalAnswer ? { finalAnswer: outcome.finalAnswer } : {}),
+          // an iteration's answer is a record: kept as the output guardrails let it be (the run's end is gated)
+          ...(outcome.finalAnswer ? { finalAnswer: s.guardrails.recorded("output", outcome.finalAnswer) } : {}),
           ...(outcome.ttlExpiration ? { ttlExpiration: outcome.ttlExpiration } : {})
         }).pipe(Effect.asVoid),
       {
@@ -152,12 +156,24 @@ const execute = (
   input: RunTaskInput,
   runId: string,
   events: RunJournal.RunJournal,
-  past?: ReadonlyArray<RunEvent>,
-  /** A resume whose calls go to the live model (not answered from recordings: a fork, a replay). */
-  live = false
+  options: {
+    readonly past?: ReadonlyArray<RunEvent> | undefined
+    /** A resume whose calls go to the live model (not answered from recordings: a fork, a replay). */
+    readonly live?: boolean | undefined
+    /** What the input guardrails did when the run was registered (said in its log after RunStarted). */
+    readonly inputTriggers?: ReadonlyArray<Trigger> | undefined
+  } = {}
 ): Effect.Effect<RunResult> =>
   Effect.gen(function*() {
-    const s = yield* sessionOf(caps, input, runId, events, past)
+    const { live = false, past } = options
+    const s = yield* sessionOf(
+      caps,
+      input,
+      runId,
+      events,
+      past,
+      (options.inputTriggers ?? []).flatMap((t) => t.placeholders)
+    )
     const before = past && live ? events.record().models.at(-1) : undefined
     const changed = before !== undefined && before !== caps.model.label
     yield* events.emit(
@@ -179,6 +195,13 @@ const execute = (
           ...(input.instructions !== undefined ? { instructions: input.instructions } : {})
         }
     )
+    if (!past) {
+      const inputTriggers = options.inputTriggers ?? []
+      yield* Effect.forEach(inputTriggers, (t) => events.emit(triggeredEvent(t)), { discard: true })
+      const blocked = inputTriggers.find((t) => t.action === "block")
+      // blocked at the input: the run ends before any model call
+      if (blocked) return yield* blockedEnd(s, blocked)
+    }
     if (changed) {
       yield* events.emit({
         _tag: "AdvisoryRaised",
@@ -200,6 +223,23 @@ const execute = (
     Effect.ensuring(events.close),
     traced("Aeon.run", { captureStackTrace: false, attributes: { "aeon.run_id": runId } })
   )
+
+/** A guardrail blocked what the run would take or give: it ends FAILED, coded GUARDRAIL, saying which and where. */
+const blockedEnd = (s: Session, blocked: Trigger) =>
+  Effect.gen(function*() {
+    yield* s.events.emit({
+      _tag: "RunFinished",
+      status: "FAILED",
+      terminationReason: "failed",
+      usage: yield* s.guard.usage,
+      error: blocked.reason ?? `guardrail ${blocked.guardrail} blocked the ${blocked.point}`,
+      errorCode: "GUARDRAIL",
+      advisories: [],
+      followUpQuestions: [],
+      manualInterventions: []
+    })
+    return resultOf(s.events.record())
+  })
 
 /** How a cancelled run's log ends: no synthesis, the run ends with what it had. */
 export const cancelledEnd = (usage: Usage): RunEventBody => ({
@@ -248,13 +288,15 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
     const decoded = yield* decodeRunInput(rawInput, tools.names)
     yield* refuseUnenforceableCostCap(rawInput)
     yield* refuseUnreadable(decoded)
-    // a file sent with the task is stored once, by its hash: the run's input names it
-    const input = yield* storedAttachments(decoded)
-    const runId = input.runId === undefined
+    const runId = decoded.runId === undefined
       ? crypto.randomUUID()
       : options.idScope !== undefined
-      ? scopedRunId(options.idScope, input.runId)
-      : input.runId
+      ? scopedRunId(options.idScope, decoded.runId)
+      : decoded.runId
+    // the input guardrails before anything is stored or sent: the run keeps the checked input
+    const guarded = yield* guardInput(decoded, runId)
+    // a file sent with the task is stored once, by its hash: the run's input names it
+    const input = yield* storedAttachments(guarded.input)
     // the user's quota counts the run (refused, coded, when it has no room: nothing is stored)
     const quotas = yield* Effect.serviceOption(Quotas)
     if (Option.isSome(quotas)) yield* quotas.value.admitRun(input.userId)
@@ -265,7 +307,10 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
         userId: input.userId,
         task: input.task,
         mode: input.mode,
-        input: Schema.encodeSync(RunTaskInput)(input),
+        input: {
+          ...Schema.encodeSync(RunTaskInput)(input),
+          ...(guarded.triggers.length > 0 ? { [INPUT_TRIGGERS_KEY]: guarded.triggers } : {})
+        },
         status: options.status ?? "RUNNING",
         allowBusyUser: options.queueBehindUser ?? false,
         thread: input.threadId === undefined ? undefined : { owner: input.userId ?? "", id: input.threadId }
@@ -279,7 +324,7 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
         message: "threadId needs a store to keep the thread in (the library: give it a database layer)"
       })
     }
-    return { runId, input }
+    return { runId, input, inputTriggers: guarded.triggers }
   })
 
 /** Why a new run is refused: its input, its id taken, its user busy or out of quota, its thread's turn under way, the store. */
@@ -300,13 +345,13 @@ export const prepare = (
 ): Effect.Effect<PreparedRun, StartError, Effect.Effect.Context<typeof capabilities>> =>
   Effect.gen(function*() {
     const known = yield* capabilities
-    const { input, runId } = yield* register(rawInput, options)
+    const { input, inputTriggers, runId } = yield* register(rawInput, options)
     const caps = { ...known, attached: yield* attachedOf(input) }
     const events = yield* RunJournal.make(runId, caps.sink, [], {
       outputIntervalMs: caps.outputIntervalMs,
       storeWaits: caps.storeWaits
     })
-    return { runId, input, events, execute: execute(caps, input, runId, events) }
+    return { runId, input, events, execute: execute(caps, input, runId, events, { inputTriggers }) }
   })
 
 /** Runs a task to its end and returns the result. */
@@ -346,7 +391,7 @@ export const prepareResume = (
     const quotedCaps = quoted?._tag === "ConversationQuoted"
       ? { ...withMemory, loggedConversation: quoted }
       : withMemory
-    const input = yield* decodeRunInput(stored.value.input, quotedCaps.tools.names)
+    const input = yield* decodeRunInput(withoutTriggers(stored.value.input), quotedCaps.tools.names)
     const caps = { ...quotedCaps, attached: yield* attachedOf(input) }
     const events = yield* RunJournal.make(runId, sink, past, {
       outputIntervalMs: caps.outputIntervalMs,
@@ -359,7 +404,11 @@ export const prepareResume = (
       events,
       execute: finished
         ? Effect.succeed(resultFromEvents(past))
-        : execute(caps, input, runId, events, past.length > 0 ? past : undefined, replaying === known)
+        : execute(caps, input, runId, events, {
+          past: past.length > 0 ? past : undefined,
+          live: replaying === known,
+          inputTriggers: storedTriggers(stored.value.input)
+        })
     }
     return run
   })

@@ -7,6 +7,7 @@ import { Budget } from "../domain/Budget.js"
 import { ConversationMessage, ThreadId } from "../domain/Conversation.js"
 import { InvalidOutputSchemaError, InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleIteration.js"
+import { GuardrailsSpec } from "../guardrails/GuardrailSpec.js"
 
 export const MAX_TASK_LENGTH = 20_000
 /** A client-sent history's most messages. */
@@ -151,6 +152,13 @@ export const RunTaskInput = Schema.Struct({
       Schema.filter((s) => s.length <= 8000 || `instructions must be at most 8000 characters (was ${s.length})`)
     ).annotations({
       description: "the operator's instructions: added to the system prompt of the run's plan and answer calls"
+    })
+  ),
+  /** More guardrails for this run (the server's and an agent's stay: a run adds checks, never removes one). */
+  guardrails: Schema.optional(
+    GuardrailsSpec.annotations({
+      description: "more guardrails for this run, per point (input, tool_call, tool_result, output): " +
+        "{ type: pii|secrets|denylist|maxLength, action: redact|block, … } — added to the server's"
     })
   ),
   /** The conversation the run is a turn of: it sees the thread's earlier turns (a new id starts a thread). */

@@ -5,12 +5,15 @@ import type { Attached } from "../domain/Attachment.js"
 import type { FinalAnswer } from "../domain/Result.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { makePlaceholders, type Trigger } from "../guardrails/Checking.js"
+import { combine, Guardrails } from "../guardrails/Guardrails.js"
 import * as RunJournal from "../journal/RunJournal.js"
 import * as RunOutput from "../journal/RunOutput.js"
 import { ApprovalPolicy } from "../kernel/Approval.js"
 import { askBudgetExtension } from "../kernel/BudgetExtension.js"
 import * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { threadContextTokensConfig } from "../kernel/ConversationContext.js"
+import * as Guarding from "../kernel/Guarding.js"
 import { orchestrate, type Outcome } from "../kernel/Orchestrator.js"
 import { type RunContext } from "../kernel/RunContext.js"
 import * as RunLlm from "../kernel/RunLlm.js"
@@ -55,6 +58,7 @@ export const capabilities = Effect.all({
     Effect.map(Option.match({ onNone: () => false, onSome: (p) => p.plans === true }))
   ),
   quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined)),
+  guardrails: Effect.serviceOption(Guardrails).pipe(Effect.map(Option.getOrUndefined)),
   threads: Effect.serviceOption(Threads).pipe(Effect.map(Option.getOrUndefined)),
   threadContextTokens: threadContextTokensConfig,
   /** The task's files and images, their bytes read back (run/Attachments; set by run/Run for its run). */
@@ -98,6 +102,8 @@ export interface Session {
   /** The first pass number no attempt has used. */
   readonly firstFree: number
   readonly finish: Finish
+  /** The run's guardrails (none: Guarding.none). */
+  readonly guardrails: Guarding.RunGuardrails
 }
 
 /** The context an attempt runs in: the run's input, services, tools (as they were when it started), guard. */
@@ -107,7 +113,9 @@ export const contextOf = (
   runId: string,
   events: RunJournal.RunJournal,
   guard: BudgetGuard.BudgetGuard,
-  startedAt: number
+  startedAt: number,
+  /** The placeholders the run's log (and its input's check) already holds. */
+  seen: ReadonlyArray<string>
 ) => {
   // the tools as they are when the run starts (an MCP server's list may change while it runs)
   const tools = caps.tools.snapshot()
@@ -121,17 +129,33 @@ export const contextOf = (
   const registry = tools.tools.every(offered)
     ? tools
     : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
+  const set = combine(caps.guardrails?.set, input.guardrails)
+  let guardrails = Guarding.none
   const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts, {
     thinkingTokens: input.thinkingTokens,
-    instructions: input.instructions
+    instructions: input.instructions,
+    answerGuard: (set.output ?? []).length > 0
+      ? {
+        recorded: (x) => ({
+          ...x,
+          ...(x.response !== undefined ? { response: guardrails.recorded("output", x.response) } : {}),
+          ...(x.thinking !== undefined ? { thinking: guardrails.recorded("output", x.thinking) } : {}),
+          ...(x.output !== undefined ? { output: guardrails.recorded("output", x.output) } : {})
+        })
+      }
+      : undefined
   })
+  if (Object.keys(set).length > 0) {
+    const placeholders = caps.guardrails?.placeholdersOf(runId, seen) ?? makePlaceholders(seen)
+    guardrails = Guarding.make(set, placeholders, events, { llm, counted: caps.guardrails?.counted })
+  }
   const sideEffects = Effect.unsafeMakeSemaphore(1)
   // checked when the run was registered (run/RunInput): prepared here once for the run's attempts
   const checked = input.outputSchema === undefined
     ? undefined
     : prepareOutputSchema(input.outputSchema, input.outputStrict)
   const outputSchema = checked?.ok ? checked.prepared : undefined
-  return (firstPass: number, extra: AttemptOptions): RunContext => ({
+  const context = (firstPass: number, extra: AttemptOptions): RunContext => ({
     runId,
     firstPass,
     request: input.task,
@@ -156,8 +180,10 @@ export const contextOf = (
     attachments: caps.attached,
     memory: memoryOn && caps.memories
       ? runMemory(caps.memories, input, runId, registry.names, caps.model.label)
-      : undefined
+      : undefined,
+    guardrails
   })
+  return { context, guardrails }
 }
 
 /** Whether a run recalls and is remembered: its input's `memory`, with the store's Memories and AEON_MEMORY on. */
@@ -183,18 +209,21 @@ const runMemory = (
   }
 }
 
-/** The run's last event, from an attempt's outcome (and what the caller adds). */
+/** The run's last event, from an attempt's outcome (and what the caller adds), its answer through the output gate. */
 export const finishWith = (
   caps: Capabilities,
   events: RunJournal.RunJournal,
   guard: BudgetGuard.BudgetGuard,
-  typed: boolean
+  typed: boolean,
+  guardrails: Guarding.RunGuardrails
 ): Finish =>
 (o, extra = {}) =>
-  Effect.flatMap(guard.usage, (usage) => {
+  Effect.gen(function*() {
+    const usage = yield* guard.usage
     const status = statusOf(o)
-    const finalAnswer = typed && status !== "CONVERGED" && o.finalAnswer ? noValue(o, status) : o.finalAnswer
-    return events.emit({
+    const answer = typed && status !== "CONVERGED" && o.finalAnswer ? noValue(o, status) : o.finalAnswer
+    const gated = answer ? yield* gateAnswer(guardrails, answer) : {}
+    return yield* events.emit({
       _tag: "RunFinished",
       status,
       terminationReason: o.stop.reason,
@@ -203,12 +232,35 @@ export const finishWith = (
       advisories: caps.model.notice ? [caps.model.notice, ...o.state.advisories] : o.state.advisories,
       followUpQuestions: o.state.followUpQuestions,
       manualInterventions: o.state.manualInterventions,
-      ...(finalAnswer ? { finalAnswer } : {}),
+      ...(gated.answer ? { finalAnswer: gated.answer } : {}),
       ...(o.ttlExpiration ? { ttlExpiration: o.ttlExpiration } : {}),
       ...(o.stop.error ? { error: o.stop.error } : {}),
       ...(o.stop.errorCode ? { errorCode: o.stop.errorCode } : {}),
-      ...extra
+      ...extra,
+      // an answer the output guardrails block is withheld: the run fails, saying which guardrail, never the text
+      ...(gated.blocked
+        ? {
+          status: "FAILED" as const,
+          terminationReason: "failed" as const,
+          error: gated.blocked.reason ?? `guardrail ${gated.blocked.guardrail} blocked the output`,
+          errorCode: "GUARDRAIL"
+        }
+        : {})
     })
+  })
+
+/** The answer through the run's output guardrails: its text and its value, redacted, or blocked. */
+export const gateAnswer = (
+  guardrails: Guarding.RunGuardrails,
+  answer: FinalAnswer
+): Effect.Effect<{ readonly answer?: FinalAnswer; readonly blocked?: Trigger }> =>
+  Effect.gen(function*() {
+    if (!guardrails.at("output")) return { answer }
+    const text = yield* guardrails.text("output", answer.answerText)
+    if (text.blocked) return { blocked: text.blocked }
+    const data = answer.data === undefined ? undefined : yield* guardrails.value("output", answer.data)
+    if (data?.blocked) return { blocked: data.blocked }
+    return { answer: { ...answer, answerText: text.value, ...(data ? { data: data.value } : {}) } }
   })
 
 /**
@@ -232,7 +284,9 @@ export const sessionOf = (
   input: RunTaskInput,
   runId: string,
   events: RunJournal.RunJournal,
-  past?: ReadonlyArray<RunEvent>
+  past?: ReadonlyArray<RunEvent>,
+  /** The placeholders the run's input check put in (its log says them once it has begun). */
+  inputPlaceholders: ReadonlyArray<string> = []
 ) =>
   Effect.gen(function*() {
     const progress = past ? progressOf(events.record(), input.mode) : undefined
@@ -256,7 +310,11 @@ export const sessionOf = (
           )
         : undefined
     })
-    const context = contextOf(caps, input, runId, events, guard, startedAt)
+    const seen = [
+      ...inputPlaceholders,
+      ...(past ?? []).flatMap((e) => (e._tag === "GuardrailTriggered" ? e.placeholders : []))
+    ]
+    const { context, guardrails } = contextOf(caps, input, runId, events, guard, startedAt, seen)
     const current = progress?.attempt
     const session: Session = {
       input,
@@ -273,7 +331,8 @@ export const sessionOf = (
         )
       ),
       firstFree: progress?.nextPass ?? 0,
-      finish: finishWith(caps, events, guard, input.outputSchema !== undefined)
+      finish: finishWith(caps, events, guard, input.outputSchema !== undefined, guardrails),
+      guardrails
     }
     return session
   })

@@ -1,6 +1,7 @@
 import { type Context, Effect, JSONSchema, Option, Schema, SubscriptionRef } from "effect"
 import { GraphQLError } from "graphql"
 import { InvalidRunInputError } from "../../domain/Errors.js"
+import * as Guardrails from "../../guardrails/Guardrails.js"
 import { LanguageModel } from "../../llm/LanguageModel.js"
 import * as Servers from "../../mcp/Servers.js"
 import { registry } from "../../prompts/PromptRegistry.js"
@@ -61,13 +62,15 @@ const accessOf = (adapter: Adapter<R>) => {
     readonly tools: Context.Tag.Service<typeof ToolRegistry>
     readonly mcp: Servers.Service
     readonly outages: StoreOutages.Service | undefined
+    readonly guardrails: Guardrails.Service | undefined
   } | undefined
   const inMemory = () => (services ??= adapter.read(Effect.all({
     manager: RunManager,
     model: LanguageModel,
     tools: ToolRegistry,
     mcp: Effect.map(Effect.serviceOption(Servers.McpServers), Option.getOrElse(() => Servers.none)),
-    outages: Effect.map(Effect.serviceOption(StoreOutages.StoreOutages), Option.getOrUndefined)
+    outages: Effect.map(Effect.serviceOption(StoreOutages.StoreOutages), Option.getOrUndefined),
+    guardrails: Effect.map(Effect.serviceOption(Guardrails.Guardrails), Option.getOrUndefined)
   })))
   /**
    * The caller's run by id: the id as given (a generated one, or a full `user:runId`), else for a user the id they
@@ -153,7 +156,7 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
       outputSchema: d.output ? JSONSchema.make(Schema.typeSchema(d.output)) : null
     })),
   health: () => {
-    const { manager, mcp, model, outages } = inMemory()
+    const { guardrails, manager, mcp, model, outages } = inMemory()
     const stats = manager.stats()
     const waiting = outages ? [...Effect.runSync(SubscriptionRef.get(outages.waiting)).values()] : []
     return {
@@ -167,6 +170,7 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
       activeRuns: stats.active,
       queuedRuns: stats.queued,
       subscriptions: stats.subscriptions,
+      guardrailTriggers: [...guardrails?.counts() ?? []],
       mcpServers: mcp.health().map((h) => ({
         ...h,
         status: h.status.toUpperCase() as Uppercase<typeof h.status>,

@@ -106,6 +106,12 @@ export type RunTaskInput = {
   dryRun: boolean | null | undefined;
   escalate: boolean | null | undefined;
   /**
+   * More guardrails for this run, per point — { "input": [...], "tool_call": [...], "tool_result": [...], "output": [...] },
+   * each { "type": "pii" | "secrets" | "denylist" | "maxLength", "action": "redact" | "block", … } (docs/guardrails.md).
+   * They add to the server's (AEON_GUARDRAILS): a run never removes one.
+   */
+  guardrails: unknown;
+  /**
    * The conversation before the task as your client holds it, oldest first (a chat UI's messages): quoted as data,
    * compacted by the same rule. When given, it is the context (it wins over the thread's stored turns).
    */
@@ -165,6 +171,7 @@ export type RunViewEventsSubscriptionVariables = Exact<{
 
 
 export type RunViewEventsSubscription = { runEvents:
+    | { seq: number, type: string, at: string, payload: unknown }
     | { seq: number, type: string, at: string, payload: unknown }
     | { seq: number, type: string, at: string, payload: unknown }
     | { seq: number, type: string, at: string, payload: unknown }

@@ -373,6 +373,30 @@ export type ForkOrigin = {
   runId: Scalars['ID']['output'];
 };
 
+/** A guardrail's triggers at one point with one action (health). */
+export type GuardrailCount = {
+  __typename?: 'GuardrailCount';
+  action: Scalars['String']['output'];
+  count: Scalars['Int']['output'];
+  guardrail: Scalars['String']['output'];
+  point: Scalars['String']['output'];
+};
+
+/** A guardrail matched at a point of the run (input, tool_call, tool_result, output): what it did (redact, block), the kinds it found and the placeholders it put in — never the matched text. */
+export type GuardrailTriggeredEvent = RunEvent & {
+  __typename?: 'GuardrailTriggeredEvent';
+  action: Scalars['String']['output'];
+  at: Scalars['DateTime']['output'];
+  guardrail: Scalars['String']['output'];
+  kinds: Array<Scalars['String']['output']>;
+  payload: Scalars['JSON']['output'];
+  point: Scalars['String']['output'];
+  runId: Scalars['ID']['output'];
+  seq: Scalars['Int']['output'];
+  stepId?: Maybe<Scalars['String']['output']>;
+  type: Scalars['String']['output'];
+};
+
 export type GuidanceProvidedEvent = RunEvent & {
   __typename?: 'GuidanceProvidedEvent';
   at: Scalars['DateTime']['output'];
@@ -414,6 +438,8 @@ export type Health = {
   __typename?: 'Health';
   activeRuns: Scalars['Int']['output'];
   database: Scalars['String']['output'];
+  /** How often each guardrail triggered in this process since it started, by point and action (never what it matched). */
+  guardrailTriggers: Array<GuardrailCount>;
   mcpServers: Array<McpServerHealth>;
   model: Scalars['String']['output'];
   /** Where a model is asked otherwise than first configured, in words: an output format stepped down (when, why, when the stronger one is tried again). */
@@ -1249,6 +1275,12 @@ export type RunTaskInput = {
   dryRun?: InputMaybe<Scalars['Boolean']['input']>;
   escalate?: InputMaybe<Scalars['Boolean']['input']>;
   /**
+   * More guardrails for this run, per point — { "input": [...], "tool_call": [...], "tool_result": [...], "output": [...] },
+   * each { "type": "pii" | "secrets" | "denylist" | "maxLength", "action": "redact" | "block", … } (docs/guardrails.md).
+   * They add to the server's (AEON_GUARDRAILS): a run never removes one.
+   */
+  guardrails?: InputMaybe<Scalars['JSON']['input']>;
+  /**
    * The conversation before the task as your client holds it, oldest first (a chat UI's messages): quoted as data,
    * compacted by the same rule. When given, it is the context (it wins over the thread's stored turns).
    */
@@ -1746,6 +1778,8 @@ export type ResolversTypes = {
   ForkApproval: ForkApproval;
   ForkChanges: ForkChanges;
   ForkOrigin: ResolverTypeWrapper<ForkOrigin>;
+  GuardrailCount: ResolverTypeWrapper<GuardrailCount>;
+  GuardrailTriggeredEvent: ResolverTypeWrapper<GuardrailTriggeredEvent>;
   GuidanceProvidedEvent: ResolverTypeWrapper<GuidanceProvidedEvent>;
   GuidanceRequest: ResolverTypeWrapper<GuidanceRequest>;
   GuidanceRequestedEvent: ResolverTypeWrapper<GuidanceRequestedEvent>;
@@ -1874,6 +1908,8 @@ export type ResolversParentTypes = {
   ForkApproval: ForkApproval;
   ForkChanges: ForkChanges;
   ForkOrigin: ForkOrigin;
+  GuardrailCount: GuardrailCount;
+  GuardrailTriggeredEvent: GuardrailTriggeredEvent;
   GuidanceProvidedEvent: GuidanceProvidedEvent;
   GuidanceRequest: GuidanceRequest;
   GuidanceRequestedEvent: GuidanceRequestedEvent;
@@ -2213,6 +2249,27 @@ export type ForkOriginResolvers<ContextType = GraphQLContext, ParentType extends
   runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
+export type GuardrailCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GuardrailCount'] = ResolversParentTypes['GuardrailCount']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  guardrail?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  point?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type GuardrailTriggeredEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GuardrailTriggeredEvent'] = ResolversParentTypes['GuardrailTriggeredEvent']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  guardrail?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kinds?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  point?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type GuidanceProvidedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GuidanceProvidedEvent'] = ResolversParentTypes['GuidanceProvidedEvent']> = {
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
@@ -2248,6 +2305,7 @@ export type GuidanceRequestedEventResolvers<ContextType = GraphQLContext, Parent
 export type HealthResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Health'] = ResolversParentTypes['Health']> = {
   activeRuns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   database?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  guardrailTriggers?: Resolver<Array<ResolversTypes['GuardrailCount']>, ParentType, ContextType>;
   mcpServers?: Resolver<Array<ResolversTypes['McpServerHealth']>, ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   modelConditions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2681,7 +2739,7 @@ export type RunEdgeResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type RunEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunEvent'] = ResolversParentTypes['RunEvent']> = {
-  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'ConversationQuotedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'MemoryRecalledEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'PlanReusedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ToolsOfferedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'AdvisoryRaisedEvent' | 'ApprovalAnsweredEvent' | 'ApprovalRequestedEvent' | 'BudgetExtensionRequestedEvent' | 'ConvergenceAssessedEvent' | 'ConversationQuotedEvent' | 'EscalatedEvent' | 'ForecastMadeEvent' | 'GuardrailTriggeredEvent' | 'GuidanceProvidedEvent' | 'GuidanceRequestedEvent' | 'LlmCalledEvent' | 'ManualInterventionRequiredEvent' | 'MemoryRecalledEvent' | 'PassFinishedEvent' | 'PassStartedEvent' | 'PhaseEnteredEvent' | 'PlanApprovalRequestedEvent' | 'PlanCreatedEvent' | 'PlanReusedEvent' | 'ProfileInferredEvent' | 'RefinementAppliedEvent' | 'RunFinishedEvent' | 'RunForkedEvent' | 'RunResumedEvent' | 'RunStartedEvent' | 'SimpleIterationFinishedEvent' | 'StepAbandonedEvent' | 'StepFinishedEvent' | 'StepStartedEvent' | 'ToolInvokedEvent' | 'ToolsOfferedEvent' | 'ValidationReportedEvent', ParentType, ContextType>;
 };
 
 export type RunFileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunFile'] = ResolversParentTypes['RunFile']> = {
@@ -3035,6 +3093,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ForecastFigures?: ForecastFiguresResolvers<ContextType>;
   ForecastMadeEvent?: ForecastMadeEventResolvers<ContextType>;
   ForkOrigin?: ForkOriginResolvers<ContextType>;
+  GuardrailCount?: GuardrailCountResolvers<ContextType>;
+  GuardrailTriggeredEvent?: GuardrailTriggeredEventResolvers<ContextType>;
   GuidanceProvidedEvent?: GuidanceProvidedEventResolvers<ContextType>;
   GuidanceRequest?: GuidanceRequestResolvers<ContextType>;
   GuidanceRequestedEvent?: GuidanceRequestedEventResolvers<ContextType>;

@@ -1,0 +1,91 @@
+import { Effect, Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import * as Aeon from "../../src/Aeon.js"
+import * as Guardrails from "../../src/guardrails/Guardrails.js"
+import { LanguageModel } from "../../src/llm/LanguageModel.js"
+import * as Offline from "../../src/llm/Offline.js"
+import { prepare } from "../../src/run/Run.js"
+
+const EMAIL = "ines.duarte@example.org"
+const CARD = "4111 1111 1111 1111"
+
+const runWith = (input: object, set: Guardrails.GuardrailSet = {}) =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const p = yield* prepare({ memory: false, ...input })
+      const result = yield* p.execute
+      return { result, events: yield* p.events.log, input: p.input }
+    }).pipe(
+      Effect.provide(
+        Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, Offline.service), Guardrails.layer(set))
+      )
+    )
+  )
+
+describe("guardrails on a run (the library)", () => {
+  it("input redaction: the model never sees the values, the log holds placeholders and kinds only", async () => {
+    const { events, input, result } = await runWith(
+      { task: `Compute 6 * 7 for ${EMAIL}, card ${CARD}`, mode: "FULL" },
+      { input: [{ type: "pii", action: "redact", kinds: ["email", "card"] }] }
+    )
+    expect(result.status).toBe("CONVERGED")
+    expect(input.task).toBe("Compute 6 * 7 for <EMAIL_1>, card <CARD_1>")
+    const log = JSON.stringify(events)
+    expect(log).not.toContain(EMAIL)
+    expect(log).not.toContain("4111")
+    const triggered = events.filter((e) => e._tag === "GuardrailTriggered")
+    expect(triggered).toMatchObject([{ point: "input", guardrail: "pii", action: "redact", kinds: ["card", "email"] }])
+    expect(events.some((e) => e._tag === "LlmCalled" && e.call?.user.includes("<EMAIL_1>"))).toBe(true)
+  })
+
+  it("input block: FAILED, coded GUARDRAIL, no model call, the reason names the guardrail not the text", async () => {
+    const { events, result } = await runWith(
+      { task: "Compute 6 * 7 for project falcon", mode: "FULL" },
+      { input: [{ type: "denylist", name: "codenames", action: "block", words: ["Project Falcon"] }] }
+    )
+    expect(result.status).toBe("FAILED")
+    expect(events.filter((e) => e._tag === "LlmCalled")).toEqual([])
+    const end = events.at(-1)
+    expect(end).toMatchObject({ _tag: "RunFinished", errorCode: "GUARDRAIL" })
+    expect(end?._tag === "RunFinished" && end.error).toBe("guardrail codenames blocked the input: it holds word")
+    expect(JSON.stringify(events).toLowerCase()).not.toContain("falcon")
+  })
+
+  it("a run's own guardrails add to the server's and cannot remove them", async () => {
+    const { events } = await runWith(
+      {
+        task: `Compute 6 * 7 for ${EMAIL} at 192.168.1.20`,
+        mode: "FULL",
+        guardrails: { input: [{ type: "pii", action: "redact", kinds: ["ip"] }] }
+      },
+      { input: [{ type: "pii", action: "redact", kinds: ["email"] }] }
+    )
+    const started = events.find((e) => e._tag === "RunStarted")
+    expect(started?._tag === "RunStarted" && started.task).toBe("Compute 6 * 7 for <EMAIL_1> at <IP_1>")
+  })
+
+  it("output block: the answer is withheld, FAILED GUARDRAIL", async () => {
+    const { events, result } = await runWith(
+      { task: "Compute 6 * 7", mode: "FULL" },
+      { output: [{ type: "denylist", action: "block", words: ["42"] }] }
+    )
+    expect(result.status).toBe("FAILED")
+    expect(result.finalAnswer).toBeUndefined()
+    const end = events.at(-1)
+    expect(end).toMatchObject({ _tag: "RunFinished", errorCode: "GUARDRAIL" })
+    // the answer call's record keeps no match either
+    const answerCalls = events.filter((e) => e._tag === "LlmCalled" && e.promptId.startsWith("answer_"))
+    expect(answerCalls.length).toBeGreaterThan(0)
+    expect(JSON.stringify(answerCalls.map((e) => e._tag === "LlmCalled" && e.call?.response))).not.toMatch(/\b42\b/)
+  })
+
+  it("a library guardrail (an Effect) that blocks the output", async () => {
+    const noDigits: Guardrails.Guardrail = {
+      name: "no-digits",
+      check: (text) => Effect.succeed(/\d/.test(text) ? Guardrails.block("the answer has digits") : Guardrails.allow)
+    }
+    const { result } = await runWith({ task: "Compute 6 * 7", mode: "FULL" }, { output: [noDigits] })
+    expect(result.status).toBe("FAILED")
+    expect(result.error).toBe("guardrail no-digits blocked the output: the answer has digits")
+  })
+})
