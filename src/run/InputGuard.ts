@@ -64,6 +64,7 @@ export const guardInput = (input: RunTaskInput, runId: string): Effect.Effect<Gu
     const history = input.history &&
       (yield* Effect.forEach(input.history, (m) => Effect.map(check(m.text), (text) => ({ ...m, text }))))
     const attachments = input.attachments && (yield* Effect.forEach(input.attachments, (a) => checkFile(a, check)))
+    for (const t of triggers) server?.counted(t)
     return {
       input: {
         ...input,

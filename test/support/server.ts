@@ -1,12 +1,14 @@
 import { Layer } from "effect"
 import { createClient } from "graphql-sse"
 import * as Aeon from "../../src/Aeon.js"
+import * as Guardrails from "../../src/guardrails/Guardrails.js"
 import { serve, type ServerConfig } from "../../src/launch/App.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import type * as LM from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import * as Database from "../../src/store/Database.js"
+import type * as ToolRegistry from "../../src/tools/ToolRegistry.js"
 import { freshDatabase } from "./database.js"
 
 export type TestServer = Awaited<ReturnType<typeof serve>>
@@ -21,13 +23,21 @@ export const startServer = async (
     db?: ReturnType<typeof freshDatabase>
     /** The store layer, when a test needs more of it than the server (test/support/database's storeLayer exposes SQL). */
     database?: Layer.Layer<any, any>
+    /** The operator's guardrails (AEON_GUARDRAILS's, in code). */
+    guardrails?: Guardrails.GuardrailSet
+    /** Tools beside the built-in ones. */
+    tools?: ReadonlyArray<ToolRegistry.Tool>
   } = {}
 ) => {
   const db = options.db ?? freshDatabase()
   await import("effect").then(({ Effect }) => Effect.runPromise(db.setup))
   const model = options.model ??
     (options.script ? Scripted.make(options.script, Offline.service).service : Offline.service)
-  const engine = Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, model))
+  const engine = Layer.mergeAll(
+    Aeon.layerWithTools(options.tools),
+    Layer.succeed(LanguageModel, model),
+    Guardrails.layer(options.guardrails ?? {})
+  )
   const server = await serve({ port: 0, host: "127.0.0.1", ...options.config }, {
     engine,
     database: options.database ?? Database.layer(db)
