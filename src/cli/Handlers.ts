@@ -115,6 +115,7 @@ export interface RunOptions {
   readonly script: Option.Option<string>
   readonly criteria: Option.Option<string>
   readonly outputSchemaFile?: Option.Option<string>
+  readonly guardrailsFile?: Option.Option<string>
   readonly files?: ReadonlyArray<string>
   readonly mcp: Option.Option<string>
   readonly json: boolean
@@ -140,9 +141,13 @@ export const run = (o: RunOptions) =>
       throw new CliError("--output-strict needs --output-schema FILE: it asks that the schema's value be strict")
     }
     const attachments = (o.files ?? []).map(attachmentOf)
+    const guardrails = o.guardrailsFile && Option.isSome(o.guardrailsFile)
+      ? readJsonFile("--guardrails", o.guardrailsFile.value)
+      : undefined
     const input = {
       ...fields,
       ...(outputSchema !== undefined ? { outputSchema } : {}),
+      ...(guardrails !== undefined ? { guardrails } : {}),
       ...(attachments.length > 0 ? { attachments } : {}),
       task: opt(o.task),
       mode: o.full ? "FULL" : fields.mode ?? "AUTO",

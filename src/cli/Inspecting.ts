@@ -7,7 +7,7 @@ import * as StoredRuns from "../runs/StoredRuns.js"
 import * as Database from "../store/Database.js"
 import { CliError } from "./CliError.js"
 import { callsOnServer } from "./OnServer.js"
-import { callsText, historyTree, jsonResult, memoryLines } from "./Render.js"
+import { callsText, guardrailLines, historyTree, jsonResult, memoryLines } from "./Render.js"
 import { eventsOnServer, serverHoldingDataDir } from "./ViaServer.js"
 
 /** An event in a line: its seq, its type, and where in the run it happened. */
@@ -43,6 +43,14 @@ const inspectCalls = (o: { readonly runId: string; readonly json: boolean }) =>
     process.stdout.write(o.json ? `${JSON.stringify(calls, null, 2)}\n` : `${callsText(calls)}\n`)
   })
 
+/** The run's guardrail triggers as `aeon inspect --json` gives them. */
+const guardrailsOf = (events: ReadonlyArray<RunEvent>) =>
+  events.flatMap((e) => {
+    if (e._tag !== "GuardrailTriggered") return []
+    const { at: _at, runId: _runId, seq: _seq, _tag, ...trigger } = e
+    return [trigger]
+  })
+
 export const inspect = (
   o: { readonly runId: string; readonly json: boolean; readonly calls: boolean; readonly events: boolean }
 ) =>
@@ -54,10 +62,10 @@ export const inspect = (
         return
       }
       const result = resultFromEvents(events)
-      const recalled = memoryLines(events)
+      const recalled = [...memoryLines(events), ...guardrailLines(events)]
       process.stdout.write(
         o.json
-          ? `${JSON.stringify(jsonResult(result), null, 2)}\n`
+          ? `${JSON.stringify({ ...jsonResult(result), guardrails: guardrailsOf(events) }, null, 2)}\n`
           : `${[historyTree(result), ...recalled].join("\n")}\n`
       )
     }))

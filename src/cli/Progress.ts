@@ -5,7 +5,7 @@ import { attemptPlan } from "../record/Attempt.js"
 import { applyEvent, emptyRecord, type RunRecord } from "../record/RunRecord.js"
 import type { LlmOutputDelta } from "../run/Run.js"
 import { pc } from "./Colors.js"
-import { reusedLine } from "./Render.js"
+import { guardrailLine, reusedLine } from "./Render.js"
 
 const icon = (s: string) =>
   s === "complete"
@@ -79,6 +79,7 @@ export const makeProgress = (model: string) => {
         )
       )
     }
+    if (e._tag === "GuardrailTriggered") lines.push(pc.yellow(guardrailLine(e)))
     if (e._tag === "RefinementApplied") {
       const changes = e.actions.map((a) => `${a.actionType} ${a.targetStepId ?? a.newStep?.stepId ?? ""}`).join(", ")
       lines.push(`refined: ${changes || "no change"}`)

@@ -256,6 +256,17 @@ export const memoryLines = (events: ReadonlyArray<RunEvent>): Array<string> =>
       : []
   )
 
+/** A guardrail's trigger as `aeon inspect` and `aeon run` say it: which, where, what it did — never the text. */
+export const guardrailLine = (e: Extract<RunEvent, { _tag: "GuardrailTriggered" }>) =>
+  `guardrail ${e.guardrail} ${e.action === "block" ? "blocked" : "redacted"} ${e.kinds.join(", ")} at the ` +
+  `${e.point.replace("_", " ")}${e.stepId ? ` (step ${e.stepId})` : ""}${
+    e.placeholders.length > 0 ? `: ${e.placeholders.join(", ")}` : ""
+  }`
+
+/** The run's guardrail triggers, one line each. */
+export const guardrailLines = (events: ReadonlyArray<RunEvent>): Array<string> =>
+  events.flatMap((e) => (e._tag === "GuardrailTriggered" ? [guardrailLine(e)] : []))
+
 /** `aeon tools`: the tools, then each MCP server's state. */
 export const toolsTable = (
   tools: ReadonlyArray<

@@ -70,6 +70,12 @@ const runCommand = Command.make(
       ),
       Options.optional
     ),
+    guardrailsFile: Options.text("guardrails").pipe(
+      Options.withDescription(
+        "a JSON file of more guardrails for this run (input, tool_call, tool_result, output): added to AEON_GUARDRAILS'"
+      ),
+      Options.optional
+    ),
     ...runInputOptions,
     ...modelOptions,
     mcp: mcpOption,
