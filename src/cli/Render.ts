@@ -3,6 +3,7 @@ import type { Forecast, ForecastFigures } from "../domain/Forecast.js"
 import type { Memory } from "../domain/Memory.js"
 import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { RunEvent } from "../domain/RunEvent.js"
+import { triggerInWords } from "../guardrails/Words.js"
 import { costUnknown } from "../llm/Pricing.js"
 import type { ServerHealth } from "../mcp/Servers.js"
 import { memorySource } from "../prompts/PromptViews.js"
@@ -256,16 +257,11 @@ export const memoryLines = (events: ReadonlyArray<RunEvent>): Array<string> =>
       : []
   )
 
-/** A guardrail's trigger as `aeon inspect` and `aeon run` say it: which, where, what it did — never the text. */
-export const guardrailLine = (e: Extract<RunEvent, { _tag: "GuardrailTriggered" }>) =>
-  `guardrail ${e.guardrail} ${e.action === "block" ? "blocked" : "redacted"} ${e.kinds.join(", ")} at the ` +
-  `${e.point.replace("_", " ")}${e.stepId ? ` (step ${e.stepId})` : ""}${
-    e.placeholders.length > 0 ? `: ${e.placeholders.join(", ")}` : ""
-  }`
+export { triggerInWords as guardrailLine }
 
 /** The run's guardrail triggers, one line each. */
 export const guardrailLines = (events: ReadonlyArray<RunEvent>): Array<string> =>
-  events.flatMap((e) => (e._tag === "GuardrailTriggered" ? [guardrailLine(e)] : []))
+  events.flatMap((e) => (e._tag === "GuardrailTriggered" ? [triggerInWords(e)] : []))
 
 /** `aeon tools`: the tools, then each MCP server's state. */
 export const toolsTable = (

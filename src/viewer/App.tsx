@@ -8,6 +8,7 @@ import type {
   RunViewEventsSubscription,
   RunViewQuery
 } from "./generated/operations.js"
+import { Guardrails } from "./Guardrails.js"
 import { LiveOutput, NewRunForm, StoreWait } from "./Live.js"
 import { FromEarlierRuns, MemoryPage } from "./Memory.js"
 import { Outcome } from "./Outcome.js"
@@ -332,6 +333,7 @@ const RunView = ({ runId }: { runId: string }) => {
       )}
       <FromEarlierRuns events={events} />
       <ToolsOffered events={events} />
+      <Guardrails events={events} />
       {/* while the plan waits for approval, it is shown once: in the request */}
       {plan && !run.pendingPlanApproval && <PlanGraph plan={plan} />}
       {run.timeline && <Timeline runId={runId} timeline={run.timeline} />}

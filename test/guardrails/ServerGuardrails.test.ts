@@ -91,7 +91,13 @@ describe("guardrails through the server (#71)", () => {
     expect(stored).not.toContain("4111")
     const triggered = run.events.filter((e: any) => e.type === "GuardrailTriggered")
     expect(triggered.map((e: any) => e.payload)).toEqual([
-      { point: "input", guardrail: "pii", action: "redact", kinds: ["card", "email"], placeholders: ["<CARD_1>", "<EMAIL_1>"] }
+      {
+        point: "input",
+        guardrail: "pii",
+        action: "redact",
+        kinds: ["card", "email"],
+        placeholders: ["<CARD_1>", "<EMAIL_1>"]
+      }
     ])
   })
 
@@ -99,7 +105,10 @@ describe("guardrails through the server (#71)", () => {
     stub.requests.length = 0
     const { run } = await start({ task: "What is the budget of Project Falcon?", memory: false })
     expect(run.status).toBe("FAILED")
-    expect(run.result).toEqual({ errorCode: "GUARDRAIL", error: "guardrail codenames blocked the input: it holds word" })
+    expect(run.result).toEqual({
+      errorCode: "GUARDRAIL",
+      error: "guardrail codenames blocked the input: it holds word"
+    })
     expect(stub.requests).toEqual([])
     expect(JSON.stringify(run).toLowerCase()).not.toContain("falcon")
   })
@@ -140,7 +149,10 @@ describe("guardrails through the server (#71)", () => {
     answerText = `Use the key ${KEY} to call the API.`
     const { run } = await start({ task: "Compute 6 * 7", mode: "FULL", memory: false })
     expect(run.status).toBe("FAILED")
-    expect(run.result).toEqual({ errorCode: "GUARDRAIL", error: "guardrail secrets blocked the output: it holds api_key" })
+    expect(run.result).toEqual({
+      errorCode: "GUARDRAIL",
+      error: "guardrail secrets blocked the output: it holds api_key"
+    })
     expect(run.finalAnswer).toBeNull()
     expect(JSON.stringify(run)).not.toContain(KEY)
   })

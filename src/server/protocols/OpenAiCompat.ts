@@ -330,7 +330,10 @@ const completions = async (ctx: ProtocolContext, { req, signal }: ProtocolReques
   const collected = await collect(items.value)
   if (collected.finished && failedRun(collected.finished, request)) {
     // a guardrail's block is the request's own (asking again is blocked again): a 400, which clients do not retry
-    return refuse({ status: collected.finished.errorCode === "GUARDRAIL" ? 400 : 502, ...runFailure(collected.finished) })
+    return refuse({
+      status: collected.finished.errorCode === "GUARDRAIL" ? 400 : 502,
+      ...runFailure(collected.finished)
+    })
   }
   return json(200, completion(run.id, request.model, created, collected), headers)
 }
