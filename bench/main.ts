@@ -505,6 +505,25 @@ if (process.argv.slice(2).includes("breakdown")) {
   process.exit(0)
 }
 
+/** Row 60: the deterministic guardrails on 10 KB, beside a run's own cost per step (also alone: `-- guardrails`). */
+const guardrailRows = async () => {
+  const g = await measure("guardrails")
+  const said = (t: { p50: number; p99: number; found: number }) =>
+    `p50 ${fmt(t.p50)} ms, p99 ${fmt(t.p99)} ms (${t.found} values)`
+  row(
+    "60. every built-in guardrail on 10 KB: a support ticket; dense with numbers",
+    `${said(g.ticket)}; ${said(g.dense)} — a run's own cost per step ${fmt(g.perStepMs)} ms`,
+    "p99 < 1 ms per 10 KB",
+    g.ticket.p99 < 1
+  )
+}
+
+if (process.argv.slice(2).includes("guardrails")) {
+  await guardrailRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("install")) {
   // `npm run bench -- install`: the packages a library user's install adds (the registry must be reachable)
   const { installSizes } = await import("./InstallSize.js")
@@ -676,6 +695,7 @@ for (const [transport, name] of [["sse", "fanOutPeerSse"], ["ws", "fanOutPeerWs"
   )
 }
 await validationRows()
+await guardrailRows()
 for (const name of ["load", "loadReported"] as const) {
   const l = await measure(name)
   const target = name === "load"

@@ -8,6 +8,7 @@ import { fanOut } from "./FanOut.js"
 import { fanOutPeer } from "./FanOutPeer.js"
 import { forecastError } from "./Forecast.js"
 import { forkReplay } from "./ForkReplay.js"
+import { guardrailsCost } from "./Guardrails.js"
 import { load } from "./Load.js"
 import { mcpCall } from "./McpCall.js"
 import { memoryRecall } from "./MemoryRecall.js"
@@ -33,6 +34,7 @@ const [name, mode] = process.argv.slice(2)
 const quick = mode === "quick"
 const measurements: Record<string, () => Promise<unknown>> = {
   overhead: () => overhead({ store: false, iterations: quick ? 5 : 50, warmup: quick ? 3 : 30 }),
+  guardrails: () => guardrailsCost(quick),
   overheadStore: () => overhead({ store: true, iterations: quick ? 3 : 20, warmup: quick ? 3 : 10 }),
   share: async () => {
     await overhead({ store: false, iterations: 1, warmup: quick ? 3 : 20 }) // the JIT warm, as in a running server

@@ -26,6 +26,7 @@ export type { RunTaskInput, RunTaskInputEncoded } from "./run/RunInput.js"
 export { runTask } from "./run/TypedRun.js"
 export type { TypedRunInput, TypedRunResult } from "./run/TypedRun.js"
 /** A person's answer to a run wherever it runs: sent to the process holding it, else on its stored log. */
+export * as Guardrails from "./guardrails/Guardrails.js"
 export { answerWhereHeld, OwnerRefused, OwnerUnreachableError } from "./runs/RunOwners.js"
 export * as Database from "./store/Database.js"
 export * as Memories from "./store/Memories.js"

@@ -6,7 +6,13 @@
  */
 import { isSupportedCountry, isValidPhoneNumber } from "libphonenumber-js/min"
 import { RE2JS } from "re2js"
-import validator from "validator"
+// one module per check (the whole of validator carries every locale's alphabets): CommonJS modules, whose function
+// a loader hands as the module or as its `default`
+import email from "validator/lib/isEmail.js"
+import iban from "validator/lib/isIBAN.js"
+import ip from "validator/lib/isIP.js"
+import jwt from "validator/lib/isJWT.js"
+import luhn from "validator/lib/isLuhnNumber.js"
 import { memoize } from "../support/Memoize.js"
 import type { GuardrailSpec, PiiKind } from "./GuardrailSpec.js"
 import { PII_KINDS } from "./GuardrailSpec.js"
@@ -29,19 +35,29 @@ const confirmed = (kind: string, pattern: RegExp, accept: (candidate: string) =>
   return out
 }
 
+const callable = <F extends (...args: Array<any>) => unknown>(m: { readonly default: F } | F): F =>
+  typeof m === "function" ? m : m.default
+const [isEmail, isIBAN, isIP, isJWT, isLuhnNumber] = [
+  callable(email),
+  callable(iban),
+  callable(ip),
+  callable(jwt),
+  callable(luhn)
+]
+
 const digitsOf = (s: string) => s.replace(/\D/g, "")
 
 // US social security numbers: no 000, 666 or 9xx area, no 00 group, no 0000 serial (the SSA's rules)
 const SSN = /\b(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}\b/g
 
 const piiFinders = (region: string): Record<PiiKind, Finder> => ({
-  email: confirmed("email", /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g, (c) => validator.isEmail(c)),
-  card: confirmed("card", /\b\d(?:[ -]?\d){12,18}\b/g, (c) => validator.isLuhnNumber(digitsOf(c))),
-  iban: confirmed("iban", /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g, (c) => validator.isIBAN(c.replace(/ /g, ""))),
+  email: confirmed("email", /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g, (c) => isEmail(c)),
+  card: confirmed("card", /\b\d(?:[ -]?\d){12,18}\b/g, (c) => isLuhnNumber(digitsOf(c))),
+  iban: confirmed("iban", /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g, (c) => isIBAN(c.replace(/ /g, ""))),
   ssn: confirmed("ssn", SSN, () => true),
   ip: (text) => [
-    ...confirmed("ip", /\b(?:\d{1,3}\.){3}\d{1,3}\b/g, (c) => validator.isIP(c, 4))(text),
-    ...confirmed("ip", /(?<![\w:])(?:[A-Fa-f0-9]{1,4}:|:){2,7}[A-Fa-f0-9]{0,4}(?![\w:])/g, (c) => validator.isIP(c, 6))(
+    ...confirmed("ip", /\b(?:\d{1,3}\.){3}\d{1,3}\b/g, (c) => isIP(c, 4))(text),
+    ...confirmed("ip", /(?<![\w:])(?:[A-Fa-f0-9]{1,4}:|:){2,7}[A-Fa-f0-9]{0,4}(?![\w:])/g, (c) => isIP(c, 6))(
       text
     )
   ],
@@ -64,7 +80,7 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [kind: string, pattern: RegExp, ac
   ["api_key", /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g],
   ["api_key", /\bxox[abposr]-[A-Za-z0-9-]{10,}/g],
   ["private_key", /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g],
-  ["jwt", /\beyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, (c) => validator.isJWT(c)]
+  ["jwt", /\beyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, (c) => isJWT(c)]
 ]
 
 const secretFinder: Finder = (text) =>

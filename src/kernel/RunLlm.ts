@@ -64,9 +64,7 @@ export const make = (
      * The run's output guardrails on its answer calls: their text is not streamed live (the answer comes whole once
      * it passed), and their record holds what the guardrails would not let out (guardrails/).
      */
-    readonly answerGuard?: {
-      readonly recorded: (exchange: LanguageModel.CallUsage["exchange"] & object) => LanguageModel.CallUsage["exchange"]
-    } | undefined
+    readonly answerGuard?: { readonly kept: <A>(value: A) => A } | undefined
   } = {}
 ): Llm => {
   const live = CallLayers.liveText((promptId) =>
@@ -100,7 +98,7 @@ export const make = (
     FiberRef.get(callSite).pipe(
       Effect.flatMap((site) =>
         Effect.zipRight(
-          events.emit(llmCalled(promptId, guardedRecord(promptId, usage), site)),
+          events.emit(llmCalled(promptId, usage, site)),
           usage.notice
             ? events.emit({ _tag: "AdvisoryRaised", passNumber: site.passNumber ?? 0, advisory: usage.notice })
             : Effect.void
@@ -118,12 +116,11 @@ export const make = (
       // usage reported above what was admitted: recorded (above), and the run stops at its budget
       Effect.zipRight(guard.overrun)
     )
-  /** An answer call's record as the run's output guardrails let it be kept. */
-  const guardedRecord = (promptId: string, usage: LanguageModel.CallUsage): LanguageModel.CallUsage =>
-    run.answerGuard && usage.exchange && ANSWER_PROMPTS.includes(promptId)
-      ? { ...usage, exchange: run.answerGuard.recorded(usage.exchange) }
-      : usage
-  const runModel = model.wrapped(around, { recordExchanges: recordPrompts })
+  const answerGuard = run.answerGuard
+  const runModel = model.wrapped(around, {
+    recordExchanges: recordPrompts,
+    keptOf: answerGuard && ((promptId) => (ANSWER_PROMPTS.includes(promptId) ? answerGuard.kept : undefined))
+  })
   /** A call's options with the run's own: its thinking budget; its instructions for a plan or answer call. */
   const callOptions = (promptId: string, options: LanguageModel.GenerateOptions | undefined) => {
     const phase = phaseOf(promptId)

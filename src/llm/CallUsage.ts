@@ -66,6 +66,8 @@ export interface UsageCall {
   readonly system: string
   readonly user: string
   readonly recording: boolean
+  /** What the record keeps of the model's answer (a run's output guardrails scrub its answer calls'); as is when absent. */
+  readonly kept?: (<A>(value: A) => A) | undefined
   readonly inputTokens: () => number
   readonly billedInputTokens: () => number
 }
@@ -83,6 +85,8 @@ const reported = (n: number | undefined): number | undefined =>
 /** Whether the response says what the call used. */
 export const reportsUsage = (response: CompletionResponse) =>
   response.replayed !== undefined || reported(response.inputTokens) !== undefined
+
+const kept = <A>(call: UsageCall, value: A): A => (call.kept ? call.kept(value) : value)
 
 /** What a call that failed used: no tokens, its requests and its time (and its exchange, when recorded). */
 export const failedUsage = (
@@ -164,13 +168,13 @@ const usageFrom = <O>(
           attempt: measured.attempt,
           system: call.system,
           user: call.user,
-          response: response.text,
-          ...(response.thinking ? { thinking: response.thinking } : {}),
+          response: kept(call, response.text),
+          ...(response.thinking ? { thinking: kept(call, response.thinking) } : {}),
           finishReason: finishReasonOf(response),
           ...(decoded === undefined ?
             {}
             : Either.isRight(decoded) ?
-            { output: decoded.right }
+            { output: kept(call, decoded.right) }
             : { decodeError: decoded.left.message })
         }
       } :

@@ -48,6 +48,8 @@ export interface Call<I = unknown, O = unknown> {
   readonly input: unknown
   /** The prompt and the answer go into the usage (its exchange) and the span. */
   readonly recording: boolean
+  /** What the record and the span keep of the answer (a run's output guardrails on its answer calls). */
+  readonly kept?: (<A>(value: A) => A) | undefined
   /** 1, then 2 for the call made again with a larger cap after an answer cut at its cap. */
   readonly attempt: number
   readonly maxOutputTokens: number
@@ -90,6 +92,13 @@ export interface Around<E> {
   <E0>(send: Send<E0>): Send<E0 | E>
 }
 
+export interface WrapOptions {
+  /** Each call's prompt and answer in its usage (its exchange) and its span. */
+  readonly recordExchanges?: boolean | undefined
+  /** What the record and the span keep of a prompt's answers (as they are when it gives none). */
+  readonly keptOf?: ((promptId: string) => (<A>(value: A) => A) | undefined) | undefined
+}
+
 /** No layer: a model's calls as they are (`wrapped(asIs, { recordExchanges: true })` records their exchanges). */
 export const asIs: Around<never> = (send) => send
 
@@ -116,7 +125,7 @@ export interface Service {
    * This model with `around` around each of its calls: a run's model (admitted against its budget, recorded, its text
    * live) is its provider wrapped once. `recordExchanges`: each call's prompt and answer in its usage and span.
    */
-  readonly wrapped: <E>(around: Around<E>, options?: { readonly recordExchanges?: boolean }) => {
+  readonly wrapped: <E>(around: Around<E>, options?: WrapOptions) => {
     readonly generate: Generate<E>
   }
   /** Models of this service with no price: a cost cap cannot be enforced on their calls (a run asking one is refused). */
@@ -225,7 +234,7 @@ const callOf = <I, O>(
   contract: PromptContract<I, O>,
   input: I,
   options: GenerateOptions | undefined,
-  recording: boolean
+  recording: WrapOptions
 ) =>
   Effect.suspend(() => {
     const inputDecoded = Schema.decodeUnknownEither(contract.user.input)(input)
@@ -247,7 +256,8 @@ const callOf = <I, O>(
       system,
       user,
       input: inputDecoded.right,
-      recording,
+      recording: recording.recordExchanges === true,
+      kept: recording.keptOf?.(contract.id),
       attempt: 1,
       maxOutputTokens: (options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) + thinkingOf(model, options),
       ...(options?.attachments?.length ? { attachments: options.attachments } : {}),
@@ -296,7 +306,7 @@ const annotateSpan = <I, O>(
         "gen_ai.system": system,
         index: 0,
         finish_reason: finishReason,
-        message: response.text
+        message: call.kept ? call.kept(response.text) : response.text
       })
     })
   })
@@ -403,7 +413,7 @@ export const make = (
     usage: { provider: label.includes(":"), unreported: false },
     ...(outputReserve ? { outputReserve } : {})
   }
-  const generating = <E>(sending: Send<E>, recording: boolean): Generate<E> => (contract, input, options) =>
+  const generating = <E>(sending: Send<E>, recording: WrapOptions): Generate<E> => (contract, input, options) =>
     Effect.flatMap(callOf(target, contract, input, options, recording), (call) => answered(call, sending)).pipe(
       // the OpenTelemetry GenAI conventions: a span per model call, named "chat {model}"
       traced(`chat ${model}`, {
@@ -424,8 +434,8 @@ export const make = (
     model,
     price,
     complete,
-    generate: generating(send, false),
-    wrapped: (around, options) => ({ generate: generating(around(send), options?.recordExchanges === true) }),
+    generate: generating(send, {}),
+    wrapped: (around, options) => ({ generate: generating(around(send), options ?? {}) }),
     notice
   }
 }

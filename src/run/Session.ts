@@ -135,14 +135,7 @@ export const contextOf = (
     thinkingTokens: input.thinkingTokens,
     instructions: input.instructions,
     answerGuard: (set.output ?? []).length > 0
-      ? {
-        recorded: (x) => ({
-          ...x,
-          ...(x.response !== undefined ? { response: guardrails.recorded("output", x.response) } : {}),
-          ...(x.thinking !== undefined ? { thinking: guardrails.recorded("output", x.thinking) } : {}),
-          ...(x.output !== undefined ? { output: guardrails.recorded("output", x.output) } : {})
-        })
-      }
+      ? { kept: (value) => guardrails.recorded("output", value) }
       : undefined
   })
   if (Object.keys(set).length > 0) {

@@ -12,10 +12,10 @@ const fields = Object.entries(schema.properties).flatMap(([name, f]) =>
   name === "budget" ? Object.keys(f.properties ?? {}).map((k) => `budget.${k}`) : [name]
 )
 /** Fields `aeon run` takes another way: the task its argument, the criteria a file (--criteria), the rest not at all. */
-// criteria and outputSchema come from files (--criteria FILE, --output-schema FILE)
+// criteria, outputSchema and guardrails come from files (--criteria FILE, --output-schema FILE, --guardrails FILE)
 // history: a chat client's message list; on the command line a conversation is a thread (--thread, aeon chat)
 // attachments: --file PATH (a path read, not a field's value)
-const NOT_FLAGS = ["task", "criteria", "outputSchema", "runId", "tags", "history", "attachments"]
+const NOT_FLAGS = ["task", "criteria", "outputSchema", "guardrails", "runId", "tags", "history", "attachments"]
 
 describe("aeon run's flags, from the run input's schema", () => {
   it("every field of the run input a person sets has a flag (a new field without one fails here)", () => {

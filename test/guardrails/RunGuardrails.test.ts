@@ -89,3 +89,18 @@ describe("guardrails on a run (the library)", () => {
     expect(result.error).toBe("guardrail no-digits blocked the output: the answer has digits")
   })
 })
+
+describe("the library's layer", () => {
+  it("Guardrails.layer beside Aeon.layer (whose AEON_GUARDRAILS gives none) is the one the runs use", async () => {
+    const { Guardrails: Exported } = await import("../../src/index.js")
+    const layer = Layer.mergeAll(Aeon.layer, Exported.layer({ input: [{ type: "pii", action: "redact" }] })).pipe(
+      Layer.provide(Layer.succeed(LanguageModel, Offline.service))
+    )
+    const started = await Effect.runPromise(
+      Effect.map(prepare({ task: "Compute 6 * 7 for ana@example.org", memory: false }), (p) => p.input.task).pipe(
+        Effect.provide(Layer.mergeAll(layer, Layer.succeed(LanguageModel, Offline.service)))
+      )
+    )
+    expect(started).toBe("Compute 6 * 7 for <EMAIL_1>")
+  })
+})
