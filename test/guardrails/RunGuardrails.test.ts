@@ -1,10 +1,13 @@
 import { Effect, Layer } from "effect"
+import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import * as Guardrails from "../../src/guardrails/Guardrails.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
+import * as Scripted from "../../src/llm/Scripted.js"
 import { prepare } from "../../src/run/Run.js"
+import * as ToolRegistry from "../../src/tools/ToolRegistry.js"
 
 const EMAIL = "ines.duarte@example.org"
 const CARD = "4111 1111 1111 1111"
@@ -102,5 +105,66 @@ describe("the library's layer", () => {
       )
     )
     expect(started).toBe("Compute 6 * 7 for <EMAIL_1>")
+  })
+})
+
+describe("the tool_call point", () => {
+  const sent: Array<unknown> = []
+  const NOTE = "Call back on +1 415 555 2671 about Project Falcon"
+  /** A tool with side effects that keeps what it was given. */
+  const send = ToolRegistry.tool({
+    name: "ticket.post",
+    description: "Posts a note to a ticket.",
+    input: Schema.Struct({ note: Schema.String }),
+    output: Schema.String,
+    timeoutMs: 1_000,
+    idempotent: false,
+    run: (input) => Effect.sync(() => (sent.push(input), "posted"))
+  })
+  const plan = {
+    plan_generation_user: [{
+      output: {
+        goal: "Post the note",
+        steps: [{ stepId: "s1", description: "Post the note", tool: "ticket.post", toolInput: { note: NOTE } }]
+      }
+    }]
+  }
+  const run = (set: Guardrails.GuardrailSet) =>
+    Effect.runPromise(
+      Effect.gen(function*() {
+        const p = yield* prepare({ task: "Post the note to the ticket", mode: "FULL", memory: false })
+        const result = yield* p.execute
+        return { result, events: yield* p.events.log }
+      }).pipe(Effect.provide(Layer.mergeAll(
+        Aeon.layerWithTools([send]),
+        Layer.succeed(LanguageModel, Scripted.make(plan, Offline.service).service),
+        Guardrails.layer(set)
+      )))
+    )
+
+  it("redact: the tool is given placeholders, and the log records what it was given", async () => {
+    sent.length = 0
+    const { events } = await run({ tool_call: [{ type: "pii", action: "redact", kinds: ["phone"] }] })
+    expect(sent).toEqual([{ note: "Call back on <PHONE_1> about Project Falcon" }])
+    const invoked = events.find((e) => e._tag === "ToolInvoked")
+    expect(invoked?._tag === "ToolInvoked" && invoked.input).toEqual({
+      note: "Call back on <PHONE_1> about Project Falcon"
+    })
+    expect(events.filter((e) => e._tag === "GuardrailTriggered")).toMatchObject([
+      { point: "tool_call", action: "redact", kinds: ["phone"], stepId: "s1" }
+    ])
+  })
+
+  it("block: the tool never runs, the step fails saying which guardrail", async () => {
+    sent.length = 0
+    const { events } = await run({ tool_call: [{ type: "denylist", action: "block", words: ["project falcon"] }] })
+    expect(sent).toEqual([])
+    const invoked = events.filter((e) => e._tag === "ToolInvoked")
+    expect(invoked.length).toBeGreaterThan(0)
+    for (const e of invoked) {
+      expect(e._tag === "ToolInvoked" && e.error).toContain("guardrail denylist blocked the tool call: it holds word")
+    }
+    // the call's record keeps no match (the plan, as the model wrote it, is the plan's)
+    expect(JSON.stringify(invoked).toLowerCase()).not.toContain("falcon")
   })
 })
