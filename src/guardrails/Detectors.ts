@@ -70,7 +70,7 @@ const emails: Finder = (text) => {
 // IPv6 is looked for only where hex digits meet a colon twice (most texts have none)
 const MAYBE_IPV6 = /[0-9A-Fa-f]?:[0-9A-Fa-f]*:/
 
-const piiFinders: Record<Exclude<PiiKind, "phone">, Finder> = ({
+const piiFinders: Record<Exclude<PiiKind, "phone">, Finder> = {
   email: emails,
   card: confirmed("card", /\b\d(?:[ -]?\d){12,18}\b/g, (c) => isLuhnNumber(digitsOf(c))),
   iban: confirmed("iban", /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g, (c) => isIBAN(c.replace(/ /g, ""))),
@@ -80,8 +80,8 @@ const piiFinders: Record<Exclude<PiiKind, "phone">, Finder> = ({
     ...(MAYBE_IPV6.test(text)
       ? confirmed("ip", /(?<![\w:])(?:[A-Fa-f0-9]{1,4}:|:){2,7}[A-Fa-f0-9]{0,4}(?![\w:])/g, (c) => isIP(c, 6))(text)
       : [])
-  ],
-})
+  ]
+}
 
 const PHONE_CANDIDATE = /(?<![\w+])\+?\(?\d[\d ().-]{5,18}\d(?![\w])/g
 

@@ -212,10 +212,11 @@ export const finishWith = (
 ): Finish =>
 (o, extra = {}) =>
   Effect.gen(function*() {
-    const usage = yield* guard.usage
     const status = statusOf(o)
     const answer = typed && status !== "CONVERGED" && o.finalAnswer ? noValue(o, status) : o.finalAnswer
     const gated = answer ? yield* gateAnswer(guardrails, answer) : {}
+    // read after the gate: a model-based guardrail's calls are the run's
+    const usage = yield* guard.usage
     return yield* events.emit({
       _tag: "RunFinished",
       status,

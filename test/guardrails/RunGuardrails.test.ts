@@ -168,3 +168,50 @@ describe("the tool_call point", () => {
     expect(JSON.stringify(invoked).toLowerCase()).not.toContain("falcon")
   })
 })
+
+describe("a model-based guardrail", () => {
+  it("asks the run's model: its call admitted, counted and recorded like the run's own", async () => {
+    const { Contracts } = await import("../../src/prompts/PromptRegistry.js")
+    const judge: Guardrails.Guardrail = {
+      name: "judge",
+      check: (text, context) =>
+        context.llm === undefined ? Effect.succeed(Guardrails.allow) : context.llm.generate(Contracts.reasoningStep, {
+          request: "Does this answer give medical advice? Answer yes or no.",
+          planGoal: "judge the answer",
+          stepId: "judge",
+          stepDescription: "Judge whether the answer gives medical advice",
+          stepIndex: 1,
+          totalSteps: 1,
+          passNumber: 0,
+          phase: "ANSWER",
+          ttlRemaining: 1,
+          correlationId: context.runId,
+          incomingContext: text
+        }).pipe(
+          Effect.map((r) => (/yes/i.test(r.output.stepOutput) ? Guardrails.block("medical advice") : Guardrails.allow)),
+          Effect.orElseSucceed(() => Guardrails.block("the judge could not be asked"))
+        )
+    }
+    const script = {
+      fallback: "offline",
+      reasoning_step_user: [{ output: { stepOutput: "yes", clarityState: "CLEAR", handoffToNext: "" } }]
+    }
+    const { events, result } = await Effect.runPromise(
+      Effect.gen(function*() {
+        const p = yield* prepare({ task: "Compute 6 * 7", mode: "FULL", memory: false })
+        const result = yield* p.execute
+        return { result, events: yield* p.events.log }
+      }).pipe(Effect.provide(Layer.mergeAll(
+        Aeon.layerWithTools(),
+        Layer.succeed(LanguageModel, Scripted.make(script as Scripted.Script, Offline.service).service),
+        Guardrails.layer({ output: [judge] })
+      )))
+    )
+    expect(result.status).toBe("FAILED")
+    expect(result.error).toBe("guardrail judge blocked the output: medical advice")
+    const calls = events.filter((e) => e._tag === "LlmCalled")
+    // the judge's call is the run's last call, recorded with its prompt, and counted in the run's usage
+    expect(calls.at(-1)).toMatchObject({ _tag: "LlmCalled", promptId: "reasoning_step_user" })
+    expect(result.usage.llmCalls).toBe(calls.length)
+  })
+})
