@@ -1,7 +1,12 @@
+import { TaskState } from "@a2a-js/sdk"
+import { ClientFactory } from "@a2a-js/sdk/client"
+import { HttpAgent } from "@ag-ui/client"
+import type { BaseEvent } from "@ag-ui/core"
 import { Effect, Schema } from "effect"
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as ToolRegistry from "../../src/tools/ToolRegistry.js"
+import { userMessage } from "../support/a2a.js"
 import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
 import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
 import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
@@ -180,6 +185,35 @@ describe("guardrails through the server (#71)", () => {
     expect(plain).toMatchObject({ code: "guardrail" })
   })
 
+  it("A2A and AG-UI end a blocked run in their own words: failed with the reason, RUN_ERROR coded GUARDRAIL", async () => {
+    answerText = `Use the key ${KEY} to call the API.`
+    const base = app.url.replace(/\/graphql$/, "")
+    const client = await new ClientFactory().createFromUrl(base)
+    const sent = await client.sendMessage({
+      tenant: "",
+      message: userMessage("Compute 6 * 7"),
+      configuration: undefined,
+      metadata: { aeon: { mode: "FULL" } }
+    })
+    const task = "artifacts" in sent ? sent : undefined
+    expect(task?.status?.state).toBe(TaskState.TASK_STATE_FAILED)
+    const said = task?.status?.message?.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("")
+    expect(said).toContain("guardrail secrets blocked the output")
+    expect(JSON.stringify(sent)).not.toContain("sk-ant")
+    const agent = new HttpAgent({ url: `${base}/ag-ui` })
+    agent.addMessage({ id: "m1", role: "user", content: "Compute 6 * 7" })
+    const events: Array<BaseEvent> = []
+    await agent.runAgent({ forwardedProps: { aeon: { mode: "FULL" } } }, {
+      onEvent: ({ event }) => void events.push(event)
+    })
+      .catch(() => undefined) // the client rejects a run that ended in RUN_ERROR
+    expect(events.find((e) => e.type === "RUN_ERROR")).toMatchObject({
+      code: "GUARDRAIL",
+      message: "guardrail secrets blocked the output: it holds api_key"
+    })
+    expect(JSON.stringify(events)).not.toContain("sk-ant")
+  })
+
   it("a run's guardrails add to the server's and cannot remove them", async () => {
     stub.requests.length = 0
     answerText = "Forty-two."
@@ -207,7 +241,7 @@ describe("guardrails through the server (#71)", () => {
     const counts = health.body.data.health.guardrailTriggers
     expect(counts).toEqual(expect.arrayContaining([
       { point: "input", guardrail: "codenames", action: "block", count: 1 },
-      { point: "output", guardrail: "secrets", action: "block", count: 3 }
+      { point: "output", guardrail: "secrets", action: "block", count: 5 }
     ]))
   })
 })
