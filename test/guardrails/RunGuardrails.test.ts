@@ -215,3 +215,48 @@ describe("a model-based guardrail", () => {
     expect(result.usage.llmCalls).toBe(calls.length)
   })
 })
+
+describe("a run registered, then started elsewhere (a cluster's entity, a queued run)", () => {
+  it("says what its input guardrails did, and a blocked input still ends it before any model call", async () => {
+    const { storeLayer } = await import("../support/database.js")
+    const { register, prepareResume } = await import("../../src/run/Run.js")
+    const layer = Layer.mergeAll(
+      Aeon.layerWithTools(),
+      Layer.succeed(LanguageModel, Offline.service),
+      Guardrails.layer({
+        input: [{ type: "pii", action: "redact", kinds: ["email"] }, {
+          type: "denylist",
+          action: "block",
+          words: ["falcon"]
+        }]
+      }),
+      storeLayer()
+    )
+    const { blocked, redacted } = await Effect.runPromise(
+      Effect.gen(function*() {
+        const start = (task: string) =>
+          Effect.flatMap(
+            register({ task, memory: false }, { status: "QUEUED" }),
+            ({ runId }) => Effect.flatMap(prepareResume(runId), (p) => Effect.zip(p.execute, p.events.log))
+          )
+        return {
+          redacted: yield* start(`Compute 6 * 7 for ${EMAIL}`),
+          blocked: yield* start(`Compute 6 * 7 for ${EMAIL} about Falcon`)
+        }
+      }).pipe(Effect.provide(layer))
+    )
+    const [done, log] = redacted
+    expect(done.status).toBe("CONVERGED")
+    expect(log[0]).toMatchObject({ _tag: "RunStarted", task: "Compute 6 * 7 for <EMAIL_1>" })
+    expect(log[1]).toMatchObject({ _tag: "GuardrailTriggered", point: "input", kinds: ["email"] })
+    const [failed, blockedLog] = blocked
+    expect(failed.status).toBe("FAILED")
+    expect(blockedLog.map((e) => e._tag)).toEqual([
+      "RunStarted",
+      "GuardrailTriggered",
+      "GuardrailTriggered",
+      "RunFinished"
+    ])
+    expect(JSON.stringify(blockedLog)).not.toContain(EMAIL)
+  })
+})
