@@ -27,7 +27,9 @@ export const RunStarted = Schema.TaggedStruct("RunStarted", {
   /** The thread the run is a turn of (its input's threadId). */
   threadId: Schema.optional(Schema.String),
   /** The operator's instructions it was given (its input's): in its plan and answer calls' system prompt. */
-  instructions: Schema.optional(Schema.String)
+  instructions: Schema.optional(Schema.String),
+  /** TRUSTED: the run takes its tools' outputs as trusted (no call is held for them; docs/untrusted-data.md). */
+  toolOutputs: Schema.optional(Schema.Literal("TRUSTED", "UNTRUSTED"))
 })
 export const PassStarted = Schema.TaggedStruct("PassStarted", {
   ...base,
@@ -127,7 +129,9 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
    * A call with side effects this run had already made with the same input, in an earlier pass (another iteration,
    * the escalation, a refinement): its result reused, the tool not called again — the call that was made.
    */
-  reusedFrom: Schema.optional(Schema.Struct({ seq: Schema.Int, passNumber: Schema.Int, stepId: Schema.String }))
+  reusedFrom: Schema.optional(Schema.Struct({ seq: Schema.Int, passNumber: Schema.Int, stepId: Schema.String })),
+  /** The tool reads the outside world: its result is untrusted data (record/Provenance). */
+  untrusted: Schema.optional(Schema.Boolean)
 })
 /** A model call as recorded (AEON_RECORD_PROMPTS, on by default): who asked, what was sent, what came back. */
 export const RecordedCall = Schema.Struct({
@@ -240,7 +244,10 @@ export const ApprovalRequested = Schema.TaggedStruct("ApprovalRequested", {
   input: Schema.Unknown,
   description: Schema.String,
   /** When the request is rejected unless answered (epoch ms), from the run's approvalTimeoutMs. */
-  expiresAt: Schema.optional(Schema.Number)
+  expiresAt: Schema.optional(Schema.Number),
+  /** Why it is asked when it is not the tool's or the run's list: untrusted input, and the steps it came from. */
+  reason: Schema.optional(Schema.String),
+  untrustedSources: Schema.optional(Schema.Array(Schema.String))
 })
 /** The answer to an approval request: the call runs as asked (APPROVE), with `input` (EDIT), or not (REJECT). */
 export const ApprovalAnswered = Schema.TaggedStruct("ApprovalAnswered", {

@@ -9,10 +9,11 @@ import type { Plan, PlanStep, ToolStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
 import type { RunJournal } from "../journal/RunJournal.js"
 import { editPlan } from "../planning/PlanEdit.js"
-import { toolCallInput } from "../record/Attempt.js"
+import { attemptPlan, toolCallInput } from "../record/Attempt.js"
+import { type Steering, steering } from "../record/Provenance.js"
 import { capsRefusal } from "../record/Requests.js"
 import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord } from "../record/RunRecord.js"
-import { type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
+import { actsOutside, type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
 import type { RunContext } from "./RunContext.js"
 
@@ -24,16 +25,36 @@ export class ApprovalPolicy extends Context.Tag("aeon/ApprovalPolicy")<ApprovalP
   readonly tools: ReadonlyArray<string>
   /** Every run's validated plan waits for a person's approval before it executes. */
   readonly plans?: boolean | undefined
+  /** A call untrusted data steered waits for a person (approve, the default) or fails its step (fail). */
+  readonly untrustedCalls?: "approve" | "fail" | undefined
+  /** Every run takes its tools' outputs as trusted (the opt-out; a run's input may say so for itself). */
+  readonly toolOutputs?: "trusted" | "untrusted" | undefined
 }>() {}
 
-/** `AEON_APPROVAL_TOOLS` (comma-separated; empty: none) and `AEON_APPROVE_PLAN` (true: every run's plan). */
+/**
+ * `AEON_APPROVAL_TOOLS` (comma-separated; empty: none), `AEON_APPROVE_PLAN` (true: every run's plan),
+ * `AEON_UNTRUSTED_CALLS` (approve | fail) and `AEON_TOOL_OUTPUTS` (untrusted | trusted).
+ */
 export const layerConfig = Layer.effect(
   ApprovalPolicy,
   Config.all({
     tools: Config.string("AEON_APPROVAL_TOOLS").pipe(Config.withDefault("")),
-    plans: Config.boolean("AEON_APPROVE_PLAN").pipe(Config.withDefault(false))
+    plans: Config.boolean("AEON_APPROVE_PLAN").pipe(Config.withDefault(false)),
+    untrustedCalls: Config.literal("approve", "fail")("AEON_UNTRUSTED_CALLS").pipe(
+      Config.withDescription(
+        "A call with side effects that untrusted data steered: approve (wait for a person) or fail"
+      ),
+      Config.withDefault("approve" as const)
+    ),
+    toolOutputs: Config.literal("untrusted", "trusted")("AEON_TOOL_OUTPUTS").pipe(
+      Config.withDescription("trusted: runs take their tools' outputs as trusted (no call is held for them)"),
+      Config.withDefault("untrusted" as const)
+    )
   }).pipe(
-    Effect.map(({ plans, tools }) => ({ tools: tools.split(",").map((t) => t.trim()).filter((t) => t !== ""), plans })),
+    Effect.map(({ tools, ...rest }) => ({
+      tools: tools.split(",").map((t) => t.trim()).filter((t) => t !== ""),
+      ...rest
+    })),
     Effect.orDie
   )
 )
@@ -58,11 +79,26 @@ const approvalFor = (r: RunRecord, passNumber: number, stepId: string, input: un
   )
 }
 
-/** The tool of a call that asks a person first (a call whose input the tool refuses fails without asking). */
-const gatedTool = (ctx: RunContext, toolName: string | undefined, input: unknown) => {
-  const tool = toolName ? ctx.tools.get(toolName) : undefined
-  if (!tool || !needsApproval(tool, input, ctx.approvalTools)) return undefined
-  return Either.isRight(Schema.decodeUnknownEither(tool.input)(input ?? {})) ? tool : undefined
+/**
+ * Whether untrusted data steered the call (record/Provenance): only a call with side effects outside the run is
+ * judged (a read-only call never waits for it), and none of a run that trusts its tools' outputs.
+ */
+const steeredCall = (ctx: RunContext, tool: Tool, step: PlanStep) => {
+  const r = ctx.events.record()
+  if (!actsOutside(tool) || r.attempt === undefined) return undefined
+  return steering(r.provenance, step, attemptPlan(r.attempt).steps, r.attempt.toolOutputs)
+}
+
+/**
+ * The tool of a call that asks a person first, and the untrusted data that steered it if that is why (a call whose
+ * input the tool refuses fails without asking).
+ */
+const gatedTool = (ctx: RunContext, step: PlanStep, input: unknown) => {
+  const tool = step.tool ? ctx.tools.get(step.tool) : undefined
+  if (!tool) return undefined
+  const steered = steeredCall(ctx, tool, step)
+  if (!steered && !needsApproval(tool, input, ctx.approvalTools)) return undefined
+  return Either.isRight(Schema.decodeUnknownEither(tool.input)(input ?? {})) ? { tool, steered } : undefined
 }
 
 /** Whether the step's tool call would wait for a person now: it needs approval and no answer is on record yet. */
@@ -70,7 +106,8 @@ export const wouldWait = (ctx: RunContext, passNumber: number, step: PlanStep) =
   const r = ctx.events.record()
   // the input the call would get (an unresolvable reference fails the step before any approval is asked)
   const input = Either.getOrElse(toolCallInput(r.attempt, step), () => step.toolInput)
-  if (!gatedTool(ctx, step.tool, input)) return false
+  const gated = gatedTool(ctx, step, input)
+  if (!gated || (gated.steered && ctx.untrustedCalls === "fail")) return false
   if (r.attempt?.toolResults[step.stepId] !== undefined) return false // its call completed before a restart
   return approvalFor(r, passNumber, step.stepId, input)?.answer === undefined
 }
@@ -149,7 +186,7 @@ export const expiresAt = (ctx: Asker, now: number) =>
   ctx.approvalTimeoutMs !== undefined ? { expiresAt: now + ctx.approvalTimeoutMs } : {}
 
 /** Asks for approval of a call and waits for the answer; unanswered in time, a rejection. */
-const ask = (ctx: RunContext, passNumber: number, step: ToolStep, input: unknown) =>
+const ask = (ctx: RunContext, passNumber: number, step: ToolStep, input: unknown, steered?: Steering) =>
   askOnce(
     ctx,
     (r) =>
@@ -167,6 +204,7 @@ const ask = (ctx: RunContext, passNumber: number, step: ToolStep, input: unknown
       tool: step.tool,
       input,
       description: step.description,
+      ...(steered ? { reason: steered.reason, untrustedSources: steered.sources } : {}),
       ...expiresAt(ctx, now)
     }),
     rejectedAfter(ctx)
@@ -179,9 +217,14 @@ const ask = (ctx: RunContext, passNumber: number, step: ToolStep, input: unknown
  */
 export const approve = (ctx: RunContext, passNumber: number, step: ToolStep, input: unknown) =>
   Effect.gen(function*() {
-    const tool = gatedTool(ctx, step.tool, input)
-    if (!tool) return Either.right(input)
-    const answer = yield* ask(ctx, passNumber, step, input)
+    const gated = gatedTool(ctx, step, input)
+    if (!gated) return Either.right(input)
+    const { steered, tool } = gated
+    // unattended runs (AEON_UNTRUSTED_CALLS=fail): the step fails, coded, instead of waiting for a person
+    if (steered && ctx.untrustedCalls === "fail") {
+      return Either.left(new ToolFailedError({ tool: tool.name, message: `UNTRUSTED_CALL: ${steered.reason}` }))
+    }
+    const answer = yield* ask(ctx, passNumber, step, input, steered)
     if (answer.decision === "REJECT") {
       const who = answer.by === "timeout" ? "" : " by the run's owner"
       return Either.left(

@@ -10,7 +10,7 @@ import { callKey } from "../record/Calls.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import { traced } from "../telemetry/Span.js"
-import { type ToolError, ToolFailedError, ToolInputError } from "../tools/ToolRegistry.js"
+import { readsOutside, type ToolError, ToolFailedError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve } from "./Approval.js"
 import { resultText, toolSuffices } from "./Economy.js"
 import type { GuardSite } from "./Guarding.js"
@@ -125,6 +125,7 @@ const invokeTool = (
       durationMs,
       ...(definition?.server === undefined ? {} : { server: definition.server }),
       ...(resultBytes !== undefined ? { resultBytes } : {}),
+      ...(definition && readsOutside(definition) ? { untrusted: true } : {}),
       ...(made ? { reusedFrom: made.from } : recorded ? { replayed: true } : {}),
       ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
     })

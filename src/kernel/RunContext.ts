@@ -29,6 +29,8 @@ export interface RunOptions {
   readonly singlePass?: boolean | undefined
   /** Tools whose calls wait for a person's approval (names, `*`: every tool with side effects). */
   readonly approvalTools: ReadonlyArray<string>
+  /** A call untrusted data steered: waits for a person's approval, or fails its step (AEON_UNTRUSTED_CALLS). */
+  readonly untrustedCalls?: "approve" | "fail" | undefined
   /** Ask for guidance (and wait) where the run would need manual intervention. */
   readonly interactive?: boolean | undefined
   /** An approval request not answered in this time is rejected. */

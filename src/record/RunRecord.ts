@@ -8,6 +8,7 @@ import type { RunEvent } from "../domain/RunEvent.js"
 import type { EscalationEvent, SimpleIterationRecord } from "../domain/SimpleIteration.js"
 import { applyToAttempt, type AttemptRecord } from "./Attempt.js"
 import { type CallsMade, noteCall } from "./Calls.js"
+import { applyProvenance, emptyProvenance, type Provenance } from "./Provenance.js"
 import { passesGranted, passesRequestId, type PersonRequest } from "./Requests.js"
 
 export {
@@ -128,6 +129,8 @@ export interface RunRecord extends CallsMade {
   readonly requests: Map<string, PersonRequest>
   /** The forecast made from the validated plan before execution (the last one, for a run of several attempts). */
   forecast?: Event<"ForecastMade"> | undefined
+  /** Where its values come from: trusted words, untrusted tool results, when each step was written. */
+  readonly provenance: Provenance
 }
 
 /** Whether the event begins its run (a run with none has not begun: it waits for admission). */
@@ -158,7 +161,8 @@ export const emptyRecord = (): RunRecord => ({
   thinkingMs: 0,
   toolMs: 0,
   stepsFinished: 0,
-  requests: new Map()
+  requests: new Map(),
+  provenance: emptyProvenance()
 })
 
 const rememberDescriptions = (r: RunRecord, plan: Plan) => {
@@ -317,6 +321,7 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
   r.firstAt ??= e.at
   r.lastAt = e.at
   r.eventCount++
+  applyProvenance(r.provenance, e)
   switch (e._tag) {
     case "RunStarted":
       r.started = e

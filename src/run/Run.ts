@@ -41,7 +41,15 @@ import { asLogged } from "./MemoryReplay.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
 import { fieldOf } from "../support/Fields.js"
-import { type Capabilities, capabilities, outputIntervalConfig, remembers, type Session, sessionOf } from "./Session.js"
+import {
+  type Capabilities,
+  capabilities,
+  outputIntervalConfig,
+  remembers,
+  type Session,
+  sessionOf,
+  trustsToolOutputs
+} from "./Session.js"
 
 export { RunLifecycle }
 export { type Capabilities, capabilities, outputIntervalConfig }
@@ -192,7 +200,8 @@ const execute = (
           ...(remembers(caps, input) ? {} : { memory: false }),
           ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
           ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
-          ...(input.instructions !== undefined ? { instructions: input.instructions } : {})
+          ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
+          ...(trustsToolOutputs(caps, input) ? { toolOutputs: "TRUSTED" as const } : {})
         }
     )
     if (!past) {

@@ -154,6 +154,13 @@ export const RunTaskInput = Schema.Struct({
       description: "the operator's instructions: added to the system prompt of the run's plan and answer calls"
     })
   ),
+  /** TRUSTED: this run takes its tools' outputs as trusted — no call it makes is held for them (docs/untrusted-data.md). */
+  toolOutputs: Schema.optional(
+    Schema.Literal("TRUSTED", "UNTRUSTED").annotations({
+      description: "UNTRUSTED (default, or AEON_TOOL_OUTPUTS): a call with side effects that a tool's output steered " +
+        "waits for your approval; TRUSTED: the run takes its tools' outputs as trusted"
+    })
+  ),
   /** More guardrails for this run (the server's and an agent's stay: a run adds checks, never removes one). */
   guardrails: Schema.optional(
     GuardrailsSpec.annotations({

@@ -57,6 +57,12 @@ export const capabilities = Effect.all({
   approvePlan: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({ onNone: () => false, onSome: (p) => p.plans === true }))
   ),
+  untrusted: Effect.serviceOption(ApprovalPolicy).pipe(
+    Effect.map(Option.match({
+      onNone: () => ({ calls: "approve" as const, outputs: "untrusted" as const }),
+      onSome: (p) => ({ calls: p.untrustedCalls ?? "approve", outputs: p.toolOutputs ?? "untrusted" })
+    }))
+  ),
   quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined)),
   guardrails: Effect.serviceOption(Guardrails).pipe(Effect.map(Option.getOrUndefined)),
   threads: Effect.serviceOption(Threads).pipe(Effect.map(Option.getOrUndefined)),
@@ -157,6 +163,7 @@ export const contextOf = (
     outputSchema,
     parallelism: input.parallelism,
     approvalTools: [...caps.approvalTools, ...input.approvalTools ?? []],
+    untrustedCalls: caps.untrusted.calls,
     approvalTimeoutMs: input.approvalTimeoutMs,
     interactive: input.interactive,
     dryRun: input.dryRun,
@@ -178,6 +185,10 @@ export const contextOf = (
   })
   return { context, guardrails }
 }
+
+/** Whether the run takes its tools' outputs as trusted: its input says so, else the server (AEON_TOOL_OUTPUTS). */
+export const trustsToolOutputs = (caps: Capabilities, input: RunTaskInput) =>
+  (input.toolOutputs ?? (caps.untrusted.outputs === "trusted" ? "TRUSTED" : "UNTRUSTED")) === "TRUSTED"
 
 /** Whether a run recalls and is remembered: its input's `memory`, with the store's Memories and AEON_MEMORY on. */
 export const remembers = (caps: Capabilities, input: RunTaskInput) => caps.memories !== undefined && input.memory

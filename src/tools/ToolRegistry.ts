@@ -71,6 +71,16 @@ export interface Tool<I = any, O = any> {
   readonly interruptible?: boolean
   /** May destroy or overwrite something: it waits for approval when the approval list holds `*`. */
   readonly destructive?: boolean
+  /**
+   * Its result is written by others (a mail, a page, a file): untrusted data that may not steer a call with side
+   * effects (docs/untrusted-data.md). Default: a tool of an MCP server does; a tool written in TypeScript does not.
+   */
+  readonly readsOutside?: boolean
+  /**
+   * Its call changes something outside the run (sends, pays, deletes). Default: an MCP tool not marked read-only; a
+   * tool written in TypeScript that is not idempotent or is destructive.
+   */
+  readonly actsOutside?: boolean
   /** The MCP server the tool comes from (its name is `server.tool`); absent for tools written in TypeScript. */
   readonly server?: string
   /** The input's JSON Schema as its server gave it: prompts show it so that a model can fill the input. */
@@ -82,6 +92,13 @@ export interface Tool<I = any, O = any> {
 }
 
 export const tool = <I, O>(t: Tool<I, O>): Tool<I, O> => t
+
+/** Whether the tool's result is untrusted data (it reads the outside world). */
+export const readsOutside = (t: Tool) => t.readsOutside ?? t.server !== undefined
+
+/** Whether the tool's call has side effects outside the run (what untrusted data may not steer). */
+export const actsOutside = (t: Tool) =>
+  t.actsOutside ?? (t.server !== undefined ? t.interruptible !== true : !t.idempotent || t.destructive === true)
 
 export const calculator = tool({
   name: "calculator",
@@ -178,6 +195,8 @@ export const memoryRecall = tool({
   timeoutMs: 5_000,
   idempotent: true,
   interruptible: true,
+  // earlier runs' notes and results: what their tools read of the outside world among them
+  readsOutside: true,
   run: ({ limit, query }, ctx) =>
     notesOf(ctx, "memory.recall").pipe(
       Effect.flatMap((notes) => Effect.mapError(notes.recall(query, limit), unavailable("memory.recall"))),

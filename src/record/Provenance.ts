@@ -1,0 +1,140 @@
+/**
+ * Where a run's values come from, as its log says it (issue 70): what a person or the operator gave (trusted: the
+ * task, the instructions, guidance, a person's edits), which tool results came from outside the run (untrusted: a
+ * tool that reads the outside world), and when each step was last defined. The rule that holds a call steered by
+ * untrusted data (`steering`) is decided from this fold alone, so a replay or another process decides it the same.
+ */
+import { Either } from "effect"
+import type { PlanStep } from "../domain/Plan.js"
+import type { RunEvent } from "../domain/RunEvent.js"
+import { referencesIn, resolveReferences, splitReference } from "./References.js"
+
+export interface Provenance {
+  /** The seq of the first tool result that came from outside the run. */
+  untrustedSince?: number | undefined
+  /** Tool steps whose latest result came from outside the run. */
+  readonly fromOutside: Set<string>
+  /** When each step was last written: the seq of the plan or refinement that wrote it (a person's edit: 0, trusted). */
+  readonly definedAt: Map<string, number>
+  /** When each step last started. */
+  readonly startedAt: Map<string, number>
+  /** Each step of the plan as last stated, as its definition's text (what a refinement changed is what differs). */
+  definitions: Map<string, string>
+  /** What a person or the operator said, lower-cased: an argument found in it is theirs, whatever carried it. */
+  readonly trusted: Array<string>
+  /** The run's tool outputs are trusted (its input's `toolOutputs: TRUSTED`, AEON_TOOL_OUTPUTS=trusted). */
+  trustsToolOutputs: boolean
+}
+
+export const emptyProvenance = (): Provenance => ({
+  fromOutside: new Set(),
+  definedAt: new Map(),
+  startedAt: new Map(),
+  definitions: new Map(),
+  trusted: [],
+  trustsToolOutputs: false
+})
+
+const definitionOf = (s: PlanStep) =>
+  JSON.stringify([s.description, s.tool ?? null, s.toolInput ?? null, s.dependencies])
+
+/** The steps a plan states, each marked defined at `seq` when it is new or differs from what was stated before. */
+const restate = (p: Provenance, steps: ReadonlyArray<PlanStep>, seq: number) => {
+  const next = new Map<string, string>()
+  for (const s of steps) {
+    const text = definitionOf(s)
+    next.set(s.stepId, text)
+    if (p.definitions.get(s.stepId) !== text) p.definedAt.set(s.stepId, seq)
+  }
+  p.definitions = next
+}
+
+export const applyProvenance = (p: Provenance, e: RunEvent): void => {
+  switch (e._tag) {
+    case "RunStarted":
+      p.trusted.push(e.task.toLowerCase())
+      if (e.instructions) p.trusted.push(e.instructions.toLowerCase())
+      p.trustsToolOutputs = e.toolOutputs === "TRUSTED"
+      return
+    case "GuidanceProvided":
+      p.trusted.push(e.text.toLowerCase())
+      return
+    case "ApprovalAnswered":
+      if (e.input !== undefined) p.trusted.push(JSON.stringify(e.input).toLowerCase())
+      return
+    case "PlanCreated":
+      // a new attempt's plan: every step is written anew (after untrusted data, it was planned having read it)
+      p.definitions = new Map()
+      return restate(p, e.plan.steps, e.seq)
+    case "RefinementApplied":
+      // a person's edit of the plan is theirs (trusted); the planner's refinement is written at its seq
+      return restate(p, e.plan.steps, e.requestId !== undefined ? 0 : e.seq)
+    case "StepStarted":
+      p.startedAt.set(e.stepId, e.seq)
+      return
+    case "ToolInvoked":
+      if (e.untrusted === true && e.output !== undefined) {
+        p.untrustedSince ??= e.seq
+        p.fromOutside.add(e.stepId)
+      } else if (e.output !== undefined) p.fromOutside.delete(e.stepId)
+      return
+  }
+}
+
+/** Whether a step's result carries untrusted data: a tool's from outside, or a step that ran after such data came. */
+const untrustedStep = (p: Provenance, step: PlanStep | undefined) =>
+  step !== undefined && p.untrustedSince !== undefined &&
+  (p.fromOutside.has(step.stepId) ||
+    (step.tool === undefined && (p.startedAt.get(step.stepId) ?? 0) > p.untrustedSince))
+
+/** Whether a value is what a person or the operator said (found in their words). */
+const saidByPerson = (p: Provenance, value: unknown) => {
+  const text = (typeof value === "string" ? value : JSON.stringify(value) ?? "").trim().toLowerCase()
+  return text.length > 0 && p.trusted.some((t) => t.includes(text))
+}
+
+export interface Steering {
+  /** Why the call is held, in words. */
+  readonly reason: string
+  /** The steps whose untrusted results steered it. */
+  readonly sources: ReadonlyArray<string>
+}
+
+/**
+ * Whether a call with side effects was steered by untrusted data: (a) its step was written by the planner after
+ * untrusted data entered the run, or (b) an argument's value comes from an untrusted step's result and is nowhere in
+ * what a person or the operator said. Undefined: the call is the task's own.
+ */
+export const steering = (
+  p: Provenance,
+  step: PlanStep,
+  steps: ReadonlyArray<PlanStep>,
+  toolOutputs: Readonly<Record<string, unknown>>
+): Steering | undefined => {
+  if (p.trustsToolOutputs || p.untrustedSince === undefined) return undefined
+  const outside = [...p.fromOutside].sort()
+  if ((p.definedAt.get(step.stepId) ?? 0) > p.untrustedSince) {
+    return {
+      reason: `untrusted input: step ${step.stepId} was planned after the results of ${outside.join(", ")} came ` +
+        "from outside the run",
+      sources: outside
+    }
+  }
+  const byId = new Map(steps.map((s) => [s.stepId, s]))
+  const sources = new Set<string>()
+  for (const path of referencesIn(step.toolInput)) {
+    const ref = splitReference(path, (id) => byId.has(id))
+    if (!ref || !untrustedStep(p, byId.get(ref.stepId))) continue
+    const value = resolveReferences(`{{${path}}}`, steps, toolOutputs)
+    if (Either.isRight(value) && saidByPerson(p, value.right)) continue
+    sources.add(ref.stepId)
+  }
+  if (sources.size === 0) return undefined
+  const from = [...sources].sort()
+  return {
+    reason: `untrusted input: an argument of step ${step.stepId} comes from ${
+      from.join(", ")
+    }, whose result came from outside the run, and is not in the task`,
+    sources: from
+  }
+}
