@@ -66,12 +66,19 @@ const decisionOf = (r: Exclude<Requested, { _tag: "GuidanceRequested" }>): Decis
         kind: "APPROVAL",
         lines: [
           `run ${r.runId} waits for your approval of ${r.requestId}: ${r.tool} ${JSON.stringify(r.input)}`,
-          `  (step ${r.stepId}: ${r.description})`
+          `  (step ${r.stepId}: ${r.description})`,
+          ...(r.reason ? [`  held: ${r.reason}`] : [])
         ],
         question: `Approve ${r.tool} ${JSON.stringify(r.input)} (step ${r.stepId}: ${r.description})?`,
         edit: "Input as JSON: ",
         inputHint: "<JSON>",
-        json: { stepId: r.stepId, tool: r.tool, input: r.input, description: r.description }
+        json: {
+          stepId: r.stepId,
+          tool: r.tool,
+          input: r.input,
+          description: r.description,
+          ...(r.reason ? { reason: r.reason, untrustedSources: r.untrustedSources ?? [] } : {})
+        }
       }
   }
 }

@@ -42,6 +42,7 @@ export const FIELD_FLAGS: ReadonlyArray<FieldFlag> = [
   { flag: "user", field: "userId" },
   { flag: "thread", field: "threadId" },
   { flag: "instructions", field: "instructions" },
+  { flag: "tool-outputs", field: "toolOutputs", note: "env AEON_TOOL_OUTPUTS" },
   { flag: "thinking-tokens", field: "thinkingTokens" },
   { flag: "tools", field: "tools" },
   { flag: "parallelism", field: "parallelism" },

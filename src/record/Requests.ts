@@ -210,7 +210,7 @@ export const requestMessage = (r: AskedEvent): string => {
     case "ApprovalRequested":
       return `Aeon run ${r.runId} asks to call ${r.tool} with ${
         JSON.stringify(r.input)
-      } (step ${r.stepId}: ${r.description}).`
+      } (step ${r.stepId}: ${r.description}).${r.reason ? ` Held: ${r.reason}.` : ""}`
     case "PlanApprovalRequested":
       return [
         `Aeon run ${r.runId} waits for approval of its plan: ${r.plan.goal}`,

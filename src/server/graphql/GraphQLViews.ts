@@ -197,7 +197,9 @@ export const pendingApprovalsView = (record: RunRecord): Array<G.ApprovalRequest
     input: r.input ?? null,
     description: r.description,
     requestedAt: iso(r.at),
-    expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null
+    expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null,
+    reason: r.reason ?? null,
+    untrustedSources: r.untrustedSources ? [...r.untrustedSources] : null
   }))
 
 export const forecastView = (f: Forecast): G.Forecast => ({

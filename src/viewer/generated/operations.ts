@@ -151,10 +151,20 @@ export type RunTaskInput = {
    * is never found). Refused (ThreadBusyError) while a turn of the thread is under way.
    */
   threadId: string | number | null | undefined;
+  /**
+   * UNTRUSTED (the default, or AEON_TOOL_OUTPUTS): a call with side effects that a tool's output steered waits for your
+   * approval. TRUSTED: the run takes its tools' outputs as trusted — the opt-out (docs/untrusted-data.md says what it costs).
+   */
+  toolOutputs: ToolOutputs | null | undefined;
   /** Restrict the run to these tools (names from Query.tools). */
   tools: Array<string> | null | undefined;
   userId: string | number | null | undefined;
 };
+
+/** Whether a run takes its tools' outputs as trusted (docs/untrusted-data.md). */
+export type ToolOutputs =
+  | 'TRUSTED'
+  | 'UNTRUSTED';
 
 export type RunViewQueryVariables = Exact<{
   id: string | number;

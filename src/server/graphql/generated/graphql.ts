@@ -56,10 +56,14 @@ export type ApprovalRequest = {
   /** When the request is rejected unless answered (the run's approvalTimeoutMs). */
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
   input?: Maybe<Scalars['JSON']['output']>;
+  /** Why it is asked, when it is not the tool's or the run's approval list: untrusted input steered the call (docs/untrusted-data.md). */
+  reason?: Maybe<Scalars['String']['output']>;
   requestId: Scalars['ID']['output'];
   requestedAt: Scalars['DateTime']['output'];
   stepId: Scalars['String']['output'];
   tool: Scalars['String']['output'];
+  /** The steps whose results, from outside the run, steered the call. */
+  untrustedSources?: Maybe<Array<Scalars['String']['output']>>;
 };
 
 export type ApprovalRequestedEvent = RunEvent & {
@@ -1320,6 +1324,11 @@ export type RunTaskInput = {
    * is never found). Refused (ThreadBusyError) while a turn of the thread is under way.
    */
   threadId?: InputMaybe<Scalars['ID']['input']>;
+  /**
+   * UNTRUSTED (the default, or AEON_TOOL_OUTPUTS): a call with side effects that a tool's output steered waits for your
+   * approval. TRUSTED: the run takes its tools' outputs as trusted — the opt-out (docs/untrusted-data.md says what it costs).
+   */
+  toolOutputs?: InputMaybe<ToolOutputs>;
   /** Restrict the run to these tools (names from Query.tools). */
   tools?: InputMaybe<Array<Scalars['String']['input']>>;
   userId?: InputMaybe<Scalars['ID']['input']>;
@@ -1608,6 +1617,11 @@ export type ToolInvokedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** Whether a run takes its tools' outputs as trusted (docs/untrusted-data.md). */
+export type ToolOutputs =
+  | 'TRUSTED'
+  | 'UNTRUSTED';
+
 /** What a plan call was offered of the run's tools: their names (empty: a task needing no tool, planned without the catalog), how many the run has, and whether they were chosen by the task (a catalog past the bound). */
 export type ToolsOfferedEvent = RunEvent & {
   __typename?: 'ToolsOfferedEvent';
@@ -1866,6 +1880,7 @@ export type ResolversTypes = {
   TimelineStep: ResolverTypeWrapper<TimelineStep>;
   Tool: ResolverTypeWrapper<Tool>;
   ToolInvokedEvent: ResolverTypeWrapper<ToolInvokedEvent>;
+  ToolOutputs: ToolOutputs;
   ToolsOfferedEvent: ResolverTypeWrapper<ToolsOfferedEvent>;
   Usage: ResolverTypeWrapper<Usage>;
   ValidationIssue: ResolverTypeWrapper<ValidationIssue>;
@@ -2026,10 +2041,12 @@ export type ApprovalRequestResolvers<ContextType = GraphQLContext, ParentType ex
   description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   input?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   requestedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  untrustedSources?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
 };
 
 export type ApprovalRequestedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApprovalRequestedEvent'] = ResolversParentTypes['ApprovalRequestedEvent']> = {
