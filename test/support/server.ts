@@ -27,6 +27,8 @@ export const startServer = async (
     guardrails?: Guardrails.GuardrailSet
     /** Tools beside the built-in ones. */
     tools?: ReadonlyArray<ToolRegistry.Tool>
+    /** An MCP configuration file: its servers' tools join the run's. */
+    mcpConfig?: string
   } = {}
 ) => {
   const db = options.db ?? freshDatabase()
@@ -34,7 +36,7 @@ export const startServer = async (
   const model = options.model ??
     (options.script ? Scripted.make(options.script, Offline.service).service : Offline.service)
   const engine = Layer.mergeAll(
-    Aeon.layerWithTools(options.tools),
+    Aeon.layerWithTools(options.tools, options.mcpConfig),
     Layer.succeed(LanguageModel, model),
     Guardrails.layer(options.guardrails ?? {})
   )
