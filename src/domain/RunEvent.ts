@@ -10,6 +10,7 @@ import { AdaptiveDepthConfiguration, TaskProfile } from "./Profile.js"
 import { FinalAnswerFields, TerminationReason, TTLExpirationResponse } from "./Result.js"
 import { FINAL_STATUSES } from "./RunStatus.js"
 import { EscalationEvent, FailureSummary, RunMode, SimpleIterationRecord } from "./SimpleIteration.js"
+import { UntrustedPolicy } from "./UntrustedPolicy.js"
 
 const base = { runId: Schema.String, seq: Schema.Int, at: Schema.Number }
 
@@ -29,7 +30,9 @@ export const RunStarted = Schema.TaggedStruct("RunStarted", {
   /** The operator's instructions it was given (its input's): in its plan and answer calls' system prompt. */
   instructions: Schema.optional(Schema.String),
   /** TRUSTED: the run takes its tools' outputs as trusted (no call is held for them; docs/untrusted-data.md). */
-  toolOutputs: Schema.optional(Schema.Literal("TRUSTED", "UNTRUSTED"))
+  toolOutputs: Schema.optional(Schema.Literal("TRUSTED", "UNTRUSTED")),
+  /** What the operator allowed arguments to take from untrusted data (AEON_UNTRUSTED_POLICY), as the run began. */
+  untrustedPolicy: Schema.optional(UntrustedPolicy)
 })
 export const PassStarted = Schema.TaggedStruct("PassStarted", {
   ...base,

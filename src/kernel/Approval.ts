@@ -1,4 +1,4 @@
-import { Clock, Config, Context, Duration, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import { Clock, Config, Context, Duration, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import {
   ApprovalAlreadyAnsweredError,
   ApprovalInputError,
@@ -7,6 +7,7 @@ import {
 } from "../domain/Errors.js"
 import type { Plan, PlanStep, ToolStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
+import type { UntrustedPolicy } from "../domain/UntrustedPolicy.js"
 import type { RunJournal } from "../journal/RunJournal.js"
 import { editPlan } from "../planning/PlanEdit.js"
 import { attemptPlan, toolCallInput } from "../record/Attempt.js"
@@ -15,6 +16,7 @@ import { capsRefusal } from "../record/Requests.js"
 import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord } from "../record/RunRecord.js"
 import { actsOutside, type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
+import { loadPolicy } from "./PolicyFile.js"
 import type { RunContext } from "./RunContext.js"
 
 /**
@@ -29,6 +31,8 @@ export class ApprovalPolicy extends Context.Tag("aeon/ApprovalPolicy")<ApprovalP
   readonly untrustedCalls?: "approve" | "fail" | undefined
   /** Every run takes its tools' outputs as trusted (the opt-out; a run's input may say so for itself). */
   readonly toolOutputs?: "trusted" | "untrusted" | undefined
+  /** What arguments may take from untrusted data (AEON_UNTRUSTED_POLICY), recorded in each run's first event. */
+  readonly untrustedPolicy?: UntrustedPolicy | undefined
 }>() {}
 
 /**
@@ -49,13 +53,22 @@ export const layerConfig = Layer.effect(
     toolOutputs: Config.literal("untrusted", "trusted")("AEON_TOOL_OUTPUTS").pipe(
       Config.withDescription("trusted: runs take their tools' outputs as trusted (no call is held for them)"),
       Config.withDefault("untrusted" as const)
-    )
+    ),
+    policyFile: Config.option(Config.string("AEON_UNTRUSTED_POLICY").pipe(
+      Config.withDescription("A JSON file: per tool and argument, what may come from untrusted data")
+    ))
   }).pipe(
-    Effect.map(({ tools, ...rest }) => ({
-      tools: tools.split(",").map((t) => t.trim()).filter((t) => t !== ""),
-      ...rest
-    })),
-    Effect.orDie
+    Effect.orDie,
+    Effect.flatMap(({ policyFile, tools, ...rest }) =>
+      Effect.map(
+        Option.match(policyFile, { onNone: () => Effect.succeed(undefined), onSome: loadPolicy }),
+        (untrustedPolicy) => ({
+          tools: tools.split(",").map((t) => t.trim()).filter((t) => t !== ""),
+          ...rest,
+          ...(untrustedPolicy ? { untrustedPolicy } : {})
+        })
+      )
+    )
   )
 )
 
@@ -83,10 +96,10 @@ const approvalFor = (r: RunRecord, passNumber: number, stepId: string, input: un
  * Whether untrusted data steered the call (record/Provenance): only a call with side effects outside the run is
  * judged (a read-only call never waits for it), and none of a run that trusts its tools' outputs.
  */
-const steeredCall = (ctx: RunContext, tool: Tool, step: PlanStep) => {
+const steeredCall = (ctx: RunContext, tool: Tool, step: PlanStep, input: unknown) => {
   const r = ctx.events.record()
   if (!actsOutside(tool) || r.attempt === undefined) return undefined
-  return steering(r.provenance, step, attemptPlan(r.attempt).steps, r.attempt.toolOutputs)
+  return steering(r.provenance, step, attemptPlan(r.attempt).steps, r.attempt.toolOutputs, input)
 }
 
 /**
@@ -96,7 +109,7 @@ const steeredCall = (ctx: RunContext, tool: Tool, step: PlanStep) => {
 const gatedTool = (ctx: RunContext, step: PlanStep, input: unknown) => {
   const tool = step.tool ? ctx.tools.get(step.tool) : undefined
   if (!tool) return undefined
-  const steered = steeredCall(ctx, tool, step)
+  const steered = steeredCall(ctx, tool, step, input)
   if (!steered && !needsApproval(tool, input, ctx.approvalTools)) return undefined
   return Either.isRight(Schema.decodeUnknownEither(tool.input)(input ?? {})) ? { tool, steered } : undefined
 }

@@ -4,10 +4,11 @@
  * tool that reads the outside world), and when each step was last defined. The rule that holds a call steered by
  * untrusted data (`steering`) is decided from this fold alone, so a replay or another process decides it the same.
  */
-import { Either } from "effect"
 import type { PlanStep } from "../domain/Plan.js"
 import type { RunEvent } from "../domain/RunEvent.js"
-import { referencesIn, resolveReferences, splitReference } from "./References.js"
+import { allows, type UntrustedPolicy } from "../domain/UntrustedPolicy.js"
+import { fieldOf } from "../support/Fields.js"
+import { referencesIn, splitReference } from "./References.js"
 
 export interface Provenance {
   /** The seq of the first tool result that came from outside the run. */
@@ -24,6 +25,8 @@ export interface Provenance {
   readonly trusted: Array<string>
   /** The run's tool outputs are trusted (its input's `toolOutputs: TRUSTED`, AEON_TOOL_OUTPUTS=trusted). */
   trustsToolOutputs: boolean
+  /** What the operator allows arguments to take from untrusted data (the run's first event says it). */
+  policy?: UntrustedPolicy | undefined
 }
 
 export const emptyProvenance = (): Provenance => ({
@@ -55,6 +58,7 @@ export const applyProvenance = (p: Provenance, e: RunEvent): void => {
       p.trusted.push(e.task.toLowerCase())
       if (e.instructions) p.trusted.push(e.instructions.toLowerCase())
       p.trustsToolOutputs = e.toolOutputs === "TRUSTED"
+      p.policy = e.untrustedPolicy
       return
     case "GuidanceProvided":
       p.trusted.push(e.text.toLowerCase())
@@ -100,34 +104,49 @@ export interface Steering {
   readonly sources: ReadonlyArray<string>
 }
 
+/** The call's arguments: each top-level field of its input with the template it came from (the whole, if no object). */
+const argumentsOf = (template: unknown, input: unknown): Array<readonly [string, unknown, unknown]> =>
+  template !== null && typeof template === "object" && !Array.isArray(template) &&
+    input !== null && typeof input === "object" && !Array.isArray(input)
+    ? Object.entries(template).map(([name, t]) => [name, t, fieldOf(input, name)] as const)
+    : [["", template, input] as const]
+
 /**
  * Whether a call with side effects was steered by untrusted data: (a) its step was written by the planner after
  * untrusted data entered the run, or (b) an argument's value comes from an untrusted step's result and is nowhere in
- * what a person or the operator said. Undefined: the call is the task's own.
+ * what a person or the operator said. An argument the run's policy allows to come from untrusted data steers nothing
+ * (a call planned after untrusted data is held unless the policy allows every argument). Undefined: the task's own.
  */
 export const steering = (
   p: Provenance,
   step: PlanStep,
   steps: ReadonlyArray<PlanStep>,
-  toolOutputs: Readonly<Record<string, unknown>>
+  toolOutputs: Readonly<Record<string, unknown>>,
+  input: unknown
 ): Steering | undefined => {
   if (p.trustsToolOutputs || p.untrustedSince === undefined) return undefined
+  const tool = step.tool ?? ""
+  const byId = new Map(steps.map((s) => [s.stepId, s]))
   const outside = [...p.fromOutside].sort()
+  const allowed = (name: string, value: unknown) => allows(p.policy, tool, name, value)
+  const args = argumentsOf(step.toolInput, input)
   if ((p.definedAt.get(step.stepId) ?? 0) > p.untrustedSince) {
+    const held = args.filter(([name, , value]) => !allowed(name, value)).map(([name]) => name)
+    if (args.length > 0 && held.length === 0) return undefined
     return {
       reason: `untrusted input: step ${step.stepId} was planned after the results of ${outside.join(", ")} came ` +
         "from outside the run",
       sources: outside
     }
   }
-  const byId = new Map(steps.map((s) => [s.stepId, s]))
   const sources = new Set<string>()
-  for (const path of referencesIn(step.toolInput)) {
-    const ref = splitReference(path, (id) => byId.has(id))
-    if (!ref || !untrustedStep(p, byId.get(ref.stepId))) continue
-    const value = resolveReferences(`{{${path}}}`, steps, toolOutputs)
-    if (Either.isRight(value) && saidByPerson(p, value.right)) continue
-    sources.add(ref.stepId)
+  for (const [name, template, value] of args) {
+    const tainted = referencesIn(template).flatMap((path) => {
+      const ref = splitReference(path, (id) => byId.has(id))
+      return ref && untrustedStep(p, byId.get(ref.stepId)) ? [ref.stepId] : []
+    })
+    if (tainted.length === 0 || saidByPerson(p, value) || allowed(name, value)) continue
+    for (const id of tainted) sources.add(id)
   }
   if (sources.size === 0) return undefined
   const from = [...sources].sort()

@@ -201,7 +201,11 @@ const execute = (
           ...(input.tags && input.tags.length > 0 ? { tags: input.tags } : {}),
           ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
           ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
-          ...(trustsToolOutputs(caps, input) ? { toolOutputs: "TRUSTED" as const } : {})
+          ...(trustsToolOutputs(caps, input)
+            ? { toolOutputs: "TRUSTED" as const }
+            : caps.untrusted.policy
+            ? { untrustedPolicy: caps.untrusted.policy }
+            : {})
         }
     )
     if (!past) {

@@ -59,8 +59,12 @@ export const capabilities = Effect.all({
   ),
   untrusted: Effect.serviceOption(ApprovalPolicy).pipe(
     Effect.map(Option.match({
-      onNone: () => ({ calls: "approve" as const, outputs: "untrusted" as const }),
-      onSome: (p) => ({ calls: p.untrustedCalls ?? "approve", outputs: p.toolOutputs ?? "untrusted" })
+      onNone: () => ({ calls: "approve" as const, outputs: "untrusted" as const, policy: undefined }),
+      onSome: (p) => ({
+        calls: p.untrustedCalls ?? "approve",
+        outputs: p.toolOutputs ?? "untrusted",
+        policy: p.untrustedPolicy
+      })
     }))
   ),
   quotas: Effect.serviceOption(Quotas).pipe(Effect.map(Option.getOrUndefined)),

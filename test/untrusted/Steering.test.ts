@@ -1,6 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
+import type { UntrustedPolicy } from "../../src/domain/UntrustedPolicy.js"
 import { ApprovalPolicy } from "../../src/kernel/Approval.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
@@ -50,7 +51,7 @@ const plan = (steps: Array<Step>) => ({ output: { goal: "Handle the inbox", step
 const run = (
   task: string,
   script: Record<string, unknown>,
-  options: { readonly calls?: "approve" | "fail"; readonly input?: object } = {}
+  options: { readonly calls?: "approve" | "fail"; readonly input?: object; readonly policy?: UntrustedPolicy } = {}
 ) =>
   Effect.runPromise(
     Effect.gen(function*() {
@@ -63,7 +64,11 @@ const run = (
         LanguageModel,
         Scripted.make({ fallback: "offline", ...script } as Scripted.Script, Offline.service).service
       ),
-      Layer.succeed(ApprovalPolicy, { tools: [], untrustedCalls: options.calls ?? "fail" })
+      Layer.succeed(ApprovalPolicy, {
+        tools: [],
+        untrustedCalls: options.calls ?? "fail",
+        ...(options.policy ? { untrustedPolicy: options.policy } : {})
+      })
     )))
   )
 
@@ -195,5 +200,44 @@ describe("a call with side effects steered by untrusted data", () => {
     }, { input: { toolOutputs: "TRUSTED" } })
     expect(payments).toEqual([{ recipient: ATTACKER, amount: 120 }])
     expect(events[0]).toMatchObject({ _tag: "RunStarted", toolOutputs: "TRUSTED" })
+  })
+})
+
+describe("the operator's policy", () => {
+  const payInvoice = {
+    plan_generation_user: [plan([READ, {
+      stepId: "s2",
+      description: "Pay the invoice",
+      tool: "bank.send_money",
+      toolInput: { recipient: "{{s1.iban}}", amount: 120 },
+      dependencies: ["s1"]
+    }])]
+  }
+
+  it("allows what it names (a payee list): the call runs; the run's first event holds the policy", async () => {
+    payments.length = 0
+    const policy = { allow: { "bank.send_money": { recipient: { values: [ATTACKER] } } } }
+    const { events } = await run("Pay the invoice in my latest email", payInvoice, { policy })
+    expect(payments).toEqual([{ recipient: ATTACKER, amount: 120 }])
+    expect(events[0]).toMatchObject({ _tag: "RunStarted", untrustedPolicy: policy })
+  })
+
+  it("and nothing more: another payee, or another argument, is held", async () => {
+    payments.length = 0
+    const { events } = await run("Pay the invoice in my latest email", payInvoice, {
+      policy: { allow: { "bank.send_money": { recipient: { values: [BOB] }, amount: { any: true } } } }
+    })
+    expect(payments).toEqual([])
+    expect(failureOf(events, "s2")).toMatch(/UNTRUSTED_CALL/)
+  })
+
+  it("email domains: an address within a listed domain is allowed, one outside is not", async () => {
+    const { allows } = await import("../../src/domain/UntrustedPolicy.js")
+    const policy = { allow: { "mail.send_email": { to: { domains: ["acme.com"] } } } }
+    expect(allows(policy, "mail.send_email", "to", "ana@acme.com")).toBe(true)
+    expect(allows(policy, "mail.send_email", "to", "ana@eu.acme.com")).toBe(true)
+    expect(allows(policy, "mail.send_email", "to", "eve@acme.com.evil.test")).toBe(false)
+    expect(allows(policy, "mail.send_email", "cc", "ana@acme.com")).toBe(false)
+    expect(allows(policy, "bank.send_money", "to", "ana@acme.com")).toBe(false)
   })
 })
