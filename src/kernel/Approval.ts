@@ -54,9 +54,11 @@ export const layerConfig = Layer.effect(
       Config.withDescription("trusted: runs take their tools' outputs as trusted (no call is held for them)"),
       Config.withDefault("untrusted" as const)
     ),
-    policyFile: Config.option(Config.string("AEON_UNTRUSTED_POLICY").pipe(
-      Config.withDescription("A JSON file: per tool and argument, what may come from untrusted data")
-    ))
+    policyFile: Config.option(
+      Config.string("AEON_UNTRUSTED_POLICY").pipe(
+        Config.withDescription("A JSON file: per tool and argument, what may come from untrusted data")
+      )
+    )
   }).pipe(
     Effect.orDie,
     Effect.flatMap(({ policyFile, tools, ...rest }) =>
