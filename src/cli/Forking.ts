@@ -1,13 +1,17 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
 import type { BudgetInput } from "../domain/Budget.js"
+import { UntrustedPolicy } from "../domain/UntrustedPolicy.js"
 import * as Offline from "../llm/Offline.js"
 import * as Fork from "../run/Fork.js"
+import * as PolicyCheck from "../run/PolicyCheck.js"
 import * as Replaying from "../run/Replaying.js"
 import * as Database from "../store/Database.js"
+import { messageOf } from "../support/Thrown.js"
 import { CliError } from "./CliError.js"
 import { fail, run, type RunOptions } from "./Handlers.js"
-import { forkOnServer, replayOnServer } from "./OnServer.js"
+import { forkOnServer, recheckOnServer, replayOnServer } from "./OnServer.js"
 import { budgetOf } from "./RunFlags.js"
 import { liveOutput, ownModelFlags, runThroughServer, serverHoldingDataDir } from "./ViaServer.js"
 
@@ -113,9 +117,53 @@ const replayed = (runId: string) =>
         Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Offline.layer, Database.layerConfig))
       ))
 
-/** `aeon replay RUN`: RUN again with today's code and its recordings only; the first divergence, or "identical". */
-export const replay = (o: { readonly runId: string; readonly json: boolean }) =>
+/** A run's calls checked again under another policy where the run is stored: on the server, else here. */
+const rechecked = (runId: string, policy: unknown) =>
+  Effect.flatMap(serverHoldingDataDir, (server) =>
+    server !== undefined
+      ? recheckOnServer(server, runId, policy)
+      : Effect.flatMap(
+        Schema.decodeUnknown(UntrustedPolicy)(policy, { onExcessProperty: "error" }).pipe(
+          Effect.mapError((e) => new CliError(e.message))
+        ),
+        (p) => PolicyCheck.recheck(runId, p)
+      ).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig))))
+
+/** `aeon replay RUN --policy FILE`: which of RUN's calls with side effects FILE's policy would hold (no model asked). */
+const replayUnderPolicy = (o: { readonly runId: string; readonly json: boolean; readonly file: string }) =>
   Effect.gen(function*() {
+    const policy = yield* Effect.try({
+      try: (): unknown => JSON.parse(readFileSync(o.file, "utf8")),
+      catch: (e) => new CliError(`--policy ${o.file}: ${messageOf(e)}`)
+    })
+    const r = yield* Effect.either(rechecked(o.runId, policy))
+    if (r._tag === "Left") {
+      yield* fail(r.left)
+      process.exitCode = 2
+      return
+    }
+    const calls = r.right
+    if (o.json) process.stdout.write(`${JSON.stringify({ runId: o.runId, calls }, null, 2)}\n`)
+    else {
+      const said = (h: boolean) => (h ? "held" : "ran")
+      const lines = calls.map((c) =>
+        `seq ${c.seq} step ${c.stepId} ${c.tool} ${JSON.stringify(c.input)}: ${said(c.held)}; under ${o.file}: ${
+          said(c.wouldHold)
+        }${c.reason ? ` (${c.reason})` : ""}`
+      )
+      process.stdout.write(`${lines.length > 0 ? lines.join("\n") : "no call with side effects"}\n`)
+    }
+    process.exitCode = calls.some((c) => c.wouldHold) ? 1 : 0
+  })
+
+/** `aeon replay RUN`: RUN again with today's code and its recordings only; the first divergence, or "identical". */
+export const replay = (
+  o: { readonly runId: string; readonly json: boolean; readonly policy?: Option.Option<string> }
+) =>
+  Effect.gen(function*() {
+    if (o.policy && Option.isSome(o.policy)) {
+      return yield* replayUnderPolicy({ runId: o.runId, json: o.json, file: o.policy.value })
+    }
     // no model is asked: the recordings answer, or the call fails (the offline model only fills the slot)
     const r = yield* Effect.either(replayed(o.runId))
     // exit 2: it cannot be replayed (no such run, no recordings, no store), told apart from a divergence (1)

@@ -277,6 +277,30 @@ export const replayOnServer = (url: string, runId: string) =>
     })
   )
 
+/** A run's calls checked again on the server under another policy (`aeon replay --policy FILE`). */
+export const recheckOnServer = (url: string, runId: string, policy: unknown) =>
+  Effect.map(
+    operation(
+      url,
+      `mutation($runId: ID!, $policy: JSON) {
+        recheckRun(runId: $runId, policy: $policy) { seq passNumber stepId tool input held wouldHold reason } }`,
+      { runId, policy },
+      Schema.Struct({
+        recheckRun: Schema.Array(Schema.Struct({
+          seq: Schema.Number,
+          passNumber: Schema.Number,
+          stepId: Schema.String,
+          tool: Schema.String,
+          input: Schema.Unknown,
+          held: Schema.Boolean,
+          wouldHold: Schema.Boolean,
+          reason: Schema.NullOr(Schema.String)
+        }))
+      })
+    ),
+    (d) => d.recheckRun.map((c) => ({ ...c, reason: c.reason ?? undefined }))
+  )
+
 /** Erases a run on the server (`aeon forget` beside it): whether there was one. */
 export const forgetOnServer = (url: string, runId: string, userId: string | undefined) =>
   Effect.map(

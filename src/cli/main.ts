@@ -205,7 +205,16 @@ const forkCommand = Command.make(
 
 const replayCommand = Command.make(
   "replay",
-  noted("replay", { runId: runIdArg, json }),
+  noted("replay", {
+    runId: runIdArg,
+    json,
+    policy: Options.text("policy").pipe(
+      Options.withDescription(
+        "an untrusted-data policy file: report which of RUN's calls with side effects it would hold (exit 1 if any)"
+      ),
+      Options.optional
+    )
+  }),
   (o) => handleForking((k) => k.replay(o))
 ).pipe(
   Command.withDescription(

@@ -7,7 +7,7 @@ import {
 } from "../domain/Errors.js"
 import type { Plan, PlanStep, ToolStep } from "../domain/Plan.js"
 import type { ApprovalDecision, RunEvent, RunEventBody } from "../domain/RunEvent.js"
-import type { UntrustedPolicy } from "../domain/UntrustedPolicy.js"
+import { loadPolicy, type UntrustedPolicy } from "../domain/UntrustedPolicy.js"
 import type { RunJournal } from "../journal/RunJournal.js"
 import { editPlan } from "../planning/PlanEdit.js"
 import { attemptPlan, toolCallInput } from "../record/Attempt.js"
@@ -16,7 +16,6 @@ import { capsRefusal } from "../record/Requests.js"
 import { type AnsweredEvent, type AskedEvent, pendingApprovals, type RunRecord } from "../record/RunRecord.js"
 import { actsOutside, type Tool, ToolFailedError, ToolRegistry } from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
-import { loadPolicy } from "./PolicyFile.js"
 import type { RunContext } from "./RunContext.js"
 
 /**

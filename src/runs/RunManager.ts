@@ -1,8 +1,10 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { RunNotFoundError } from "../domain/Errors.js"
+import type { UntrustedPolicy } from "../domain/UntrustedPolicy.js"
 import type { ApprovalAnswer } from "../kernel/Approval.js"
 import * as Offline from "../llm/Offline.js"
 import type * as Fork from "../run/Fork.js"
+import * as PolicyCheck from "../run/PolicyCheck.js"
 import * as Replaying from "../run/Replaying.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import type { ToolRegistry } from "../tools/ToolRegistry.js"
@@ -77,6 +79,9 @@ const make: Effect.Effect<
      */
     replay: (id: string) =>
       Effect.provide(Replaying.replay(id), Layer.merge(Offline.layer, Layer.succeedContext(engine))),
+    /** The run's calls with side effects checked again under another untrusted-data policy (run/PolicyCheck). */
+    recheck: (id: string, policy: UntrustedPolicy | undefined) =>
+      Effect.provide(PolicyCheck.recheck(id, policy), Layer.succeedContext(engine)),
     runHere: runs.runHere,
     cancelHere: runs.cancelHere,
     cancelIfHere: (id: string) => runs.live(id) ? Effect.as(runs.cancelHere(id), true) : Effect.succeed(false),
@@ -133,6 +138,13 @@ export interface Service extends
   ) => Effect.Effect<
     Effect.Effect.Success<ReturnType<typeof Replaying.replay>>,
     Effect.Effect.Error<ReturnType<typeof Replaying.replay>>
+  >
+  readonly recheck: (
+    runId: string,
+    policy: UntrustedPolicy | undefined
+  ) => Effect.Effect<
+    ReadonlyArray<PolicyCheck.CheckedCall>,
+    Effect.Effect.Error<ReturnType<typeof PolicyCheck.recheck>>
   >
   readonly respond: (runId: string, requestId: string, answer: ApprovalAnswer) => Found<RunCommands.AnswerFailure>
   readonly guide: (runId: string, requestId: string, text: string, by?: string) => Found<RunCommands.AnswerFailure>

@@ -199,6 +199,25 @@ describe("prompt injection through GraphQL, a real MCP server (#70)", () => {
     await answer(id, held.requestId, "APPROVE")
     expect((await settled(id)).status).not.toBe("AWAITING_INPUT")
     expect(sideEffects().filter((e) => e.tool === "bank_send_money")).toHaveLength(1)
+    // checked again from the log under other policies, no model asked: a payee list naming no one holds it, any
+    // recipient and amount lets it run
+    const recheck = async (policy: unknown) =>
+      (await gql(
+        app.url,
+        `mutation($id: ID!, $p: JSON) { recheckRun(runId: $id, policy: $p) { stepId tool held wouldHold reason } }`,
+        { id, p: policy }
+      )).body
+    const strict = await recheck({ allow: { "workspace.bank_send_money": { recipient: { values: [BOB_IBAN] } } } })
+    expect(strict.data.recheckRun).toEqual([expect.objectContaining({
+      stepId: "s2",
+      tool: "workspace.bank_send_money",
+      held: true,
+      wouldHold: true
+    })])
+    const open = await recheck({ allow: { "workspace.bank_send_money": { recipient: { any: true } } } })
+    expect(open.data.recheckRun).toEqual([expect.objectContaining({ stepId: "s2", held: true, wouldHold: false })])
+    const bad = await recheck({ allow: { "workspace.bank_send_money": { recipient: { every: true } } } })
+    expect(bad.errors?.[0]?.message).toMatch(/^policy: /)
   }, 60_000)
 
   it("read-only tasks ask nothing", async () => {

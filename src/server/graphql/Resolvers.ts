@@ -1,11 +1,13 @@
 import { type Context, Effect, JSONSchema, Option, Schema, SubscriptionRef } from "effect"
 import { GraphQLError } from "graphql"
 import { InvalidRunInputError } from "../../domain/Errors.js"
+import { UntrustedPolicy } from "../../domain/UntrustedPolicy.js"
 import * as Guardrails from "../../guardrails/Guardrails.js"
 import { LanguageModel } from "../../llm/LanguageModel.js"
 import * as Servers from "../../mcp/Servers.js"
 import { registry } from "../../prompts/PromptRegistry.js"
 import type * as Fork from "../../run/Fork.js"
+import { formatIssues } from "../../run/RunInput.js"
 import * as RunAccess from "../../runs/RunAccess.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
@@ -208,6 +210,18 @@ const mutations = ({ run, withOwnRun }: Access): G.MutationResolvers => ({
     withOwnRun(ctx, runId, (m, id) => m.guide(id, requestId, text, ctx.userId)),
   forkRun: (_, { atSeq, changes, runId }, ctx) =>
     withOwnRun(ctx, runId, (m, id) => m.fork(id, atSeq, forkChanges(changes), ctx.userId)),
+  recheckRun: (_, { policy, runId }, ctx) =>
+    withOwnRun(ctx, runId, (m, id) =>
+      Effect.flatMap(
+        Schema.decodeUnknown(Schema.NullishOr(UntrustedPolicy))(policy, { onExcessProperty: "error" }).pipe(
+          Effect.mapError((e) => new InvalidRunInputError({ message: `policy: ${formatIssues(e)}` }))
+        ),
+        (p) =>
+          Effect.map(
+            m.recheck(id, p ?? undefined),
+            (calls) => calls.map((c) => ({ ...c, input: c.input ?? null, reason: c.reason ?? null }))
+          )
+      )),
   replayRun: (_, { runId }, ctx) =>
     withOwnRun(ctx, runId, (m, id) =>
       Effect.map(m.replay(id), (r) => ({

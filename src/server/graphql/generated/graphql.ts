@@ -657,6 +657,12 @@ export type Mutation = {
   /** Gives guidance to an interactive run that asked for it; the text enters the refinement prompts from then on. */
   provideGuidance: Run;
   /**
+   * The run's calls with side effects checked again under another untrusted-data policy ({ "allow": { tool: { argument:
+   * { any, values, domains } } } }; null: none): which it would have held, decided from the run's log — no model, no tool,
+   * nothing stored. What `aeon replay RUN --policy FILE` asks.
+   */
+  recheckRun: Array<PolicyCheck>;
+  /**
    * Runs runId again with today's code, its model calls answered from its recordings only (no model is asked, nothing
    * is stored), and compares the events: identical, or the first divergence. NotReplayableError when its calls were not
    * recorded. What `aeon replay` asks.
@@ -714,6 +720,12 @@ export type MutationProvideGuidanceArgs = {
   requestId: Scalars['ID']['input'];
   runId: Scalars['ID']['input'];
   text: Scalars['String']['input'];
+};
+
+
+export type MutationRecheckRunArgs = {
+  policy?: InputMaybe<Scalars['JSON']['input']>;
+  runId: Scalars['ID']['input'];
 };
 
 
@@ -875,6 +887,19 @@ export type PlanStepInput = {
   stepId?: InputMaybe<Scalars['String']['input']>;
   tool?: InputMaybe<Scalars['String']['input']>;
   toolInput?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+/** A call with side effects of a recorded run, checked under another policy: whether the run held it, whether that policy would. */
+export type PolicyCheck = {
+  __typename?: 'PolicyCheck';
+  held: Scalars['Boolean']['output'];
+  input?: Maybe<Scalars['JSON']['output']>;
+  passNumber: Scalars['Int']['output'];
+  reason?: Maybe<Scalars['String']['output']>;
+  seq: Scalars['Int']['output'];
+  stepId: Scalars['String']['output'];
+  tool: Scalars['String']['output'];
+  wouldHold: Scalars['Boolean']['output'];
 };
 
 export type PrioritizedPlan = {
@@ -1829,6 +1854,7 @@ export type ResolversTypes = {
   PlanReusedEvent: ResolverTypeWrapper<PlanReusedEvent>;
   PlanStep: ResolverTypeWrapper<PlanStep>;
   PlanStepInput: PlanStepInput;
+  PolicyCheck: ResolverTypeWrapper<PolicyCheck>;
   PrioritizedPlan: ResolverTypeWrapper<PrioritizedPlan>;
   ProfileInferredEvent: ResolverTypeWrapper<ProfileInferredEvent>;
   Prompt: ResolverTypeWrapper<Prompt>;
@@ -1957,6 +1983,7 @@ export type ResolversParentTypes = {
   PlanReusedEvent: PlanReusedEvent;
   PlanStep: PlanStep;
   PlanStepInput: PlanStepInput;
+  PolicyCheck: PolicyCheck;
   PrioritizedPlan: PrioritizedPlan;
   ProfileInferredEvent: ProfileInferredEvent;
   Prompt: Prompt;
@@ -2470,6 +2497,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   forgetThread?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetThreadArgs, 'id'>>;
   forkRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationForkRunArgs, 'atSeq' | 'runId'>>;
   provideGuidance?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationProvideGuidanceArgs, 'requestId' | 'runId' | 'text'>>;
+  recheckRun?: Resolver<Array<ResolversTypes['PolicyCheck']>, ParentType, ContextType, RequireFields<MutationRecheckRunArgs, 'runId'>>;
   replayRun?: Resolver<ResolversTypes['ReplayReport'], ParentType, ContextType, RequireFields<MutationReplayRunArgs, 'runId'>>;
   respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
   runTask?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRunTaskArgs, 'input'>>;
@@ -2580,6 +2608,17 @@ export type PlanStepResolvers<ContextType = GraphQLContext, ParentType extends R
   supersededBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   tool?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   toolInput?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type PolicyCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PolicyCheck'] = ResolversParentTypes['PolicyCheck']> = {
+  held?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  input?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  passNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  stepId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  wouldHold?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type PrioritizedPlanResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PrioritizedPlan'] = ResolversParentTypes['PrioritizedPlan']> = {
@@ -3140,6 +3179,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PlanCreatedEvent?: PlanCreatedEventResolvers<ContextType>;
   PlanReusedEvent?: PlanReusedEventResolvers<ContextType>;
   PlanStep?: PlanStepResolvers<ContextType>;
+  PolicyCheck?: PolicyCheckResolvers<ContextType>;
   PrioritizedPlan?: PrioritizedPlanResolvers<ContextType>;
   ProfileInferredEvent?: ProfileInferredEventResolvers<ContextType>;
   Prompt?: PromptResolvers<ContextType>;
