@@ -127,7 +127,7 @@ const rechecked = (runId: string, policy: unknown) =>
           Effect.mapError((e) => new CliError(e.message))
         ),
         (p) => PolicyCheck.recheck(runId, p)
-      ).pipe(Effect.provide(Layer.mergeAll(Aeon.layerWithTools(), Database.layerConfig))))
+      ).pipe(Effect.provide(Database.layerConfig)))
 
 /** `aeon replay RUN --policy FILE`: which of RUN's calls with side effects FILE's policy would hold (no model asked). */
 const replayUnderPolicy = (o: { readonly runId: string; readonly json: boolean; readonly file: string }) =>

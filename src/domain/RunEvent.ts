@@ -134,7 +134,9 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
    */
   reusedFrom: Schema.optional(Schema.Struct({ seq: Schema.Int, passNumber: Schema.Int, stepId: Schema.String })),
   /** The tool reads the outside world: its result is untrusted data (record/Provenance). */
-  untrusted: Schema.optional(Schema.Boolean)
+  untrusted: Schema.optional(Schema.Boolean),
+  /** The call changes something outside the run (what untrusted data may not steer; run/PolicyCheck reads it). */
+  actsOutside: Schema.optional(Schema.Boolean)
 })
 /** A model call as recorded (AEON_RECORD_PROMPTS, on by default): who asked, what was sent, what came back. */
 export const RecordedCall = Schema.Struct({

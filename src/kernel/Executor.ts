@@ -10,7 +10,7 @@ import { callKey } from "../record/Calls.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
 import { extend } from "../support/Extend.js"
 import { traced } from "../telemetry/Span.js"
-import { readsOutside, type ToolError, ToolFailedError, ToolInputError } from "../tools/ToolRegistry.js"
+import { actsOutside, readsOutside, type ToolError, ToolFailedError, ToolInputError } from "../tools/ToolRegistry.js"
 import { approve } from "./Approval.js"
 import { resultText, toolSuffices } from "./Economy.js"
 import type { GuardSite } from "./Guarding.js"
@@ -126,6 +126,7 @@ const invokeTool = (
       ...(definition?.server === undefined ? {} : { server: definition.server }),
       ...(resultBytes !== undefined ? { resultBytes } : {}),
       ...(definition && readsOutside(definition) ? { untrusted: true } : {}),
+      ...(definition && actsOutside(definition) ? { actsOutside: true } : {}),
       ...(made ? { reusedFrom: made.from } : recorded ? { replayed: true } : {}),
       ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
     })

@@ -11,7 +11,6 @@ import { attemptPlan, toolCallInput } from "../record/Attempt.js"
 import { steering } from "../record/Provenance.js"
 import { applyEvent, emptyRecord } from "../record/RunRecord.js"
 import { RunStore } from "../store/RunStore.js"
-import { actsOutside, ToolRegistry } from "../tools/ToolRegistry.js"
 
 export interface CheckedCall {
   /** The event that decided the call: its request for approval, its failure, or the call made. */
@@ -30,16 +29,21 @@ export interface CheckedCall {
 /** The step and pass an event decides a call of, and the input it was decided on. */
 const decision = (e: RunEvent) =>
   e._tag === "ApprovalRequested" || e._tag === "ToolInvoked"
-    ? { passNumber: e.passNumber, stepId: e.stepId, input: e.input }
+    ? {
+      passNumber: e.passNumber,
+      stepId: e.stepId,
+      input: e.input,
+      // a request for approval is of a call with side effects; a call made says whether it had any
+      sideEffects: e._tag === "ApprovalRequested" || e.actsOutside === true
+    }
     : e._tag === "StepFinished" && e.error?.includes("UNTRUSTED_CALL:")
-    ? { passNumber: e.passNumber, stepId: e.stepId, input: undefined }
+    ? { passNumber: e.passNumber, stepId: e.stepId, input: undefined, sideEffects: true }
     : undefined
 
 /** Each call with side effects the run decided, checked under `policy` (the run's own held or not, as logged). */
 export const checkCalls = (
   events: ReadonlyArray<RunEvent>,
-  policy: UntrustedPolicy | undefined,
-  sideEffects: (tool: string) => boolean
+  policy: UntrustedPolicy | undefined
 ): Array<CheckedCall> => {
   const r = emptyRecord()
   const seen = new Set<string>()
@@ -48,7 +52,7 @@ export const checkCalls = (
     const d = decision(e)
     const step = d && r.attempt ? attemptPlan(r.attempt).steps.find((s) => s.stepId === d.stepId) : undefined
     const key = d && `${d.passNumber}:${d.stepId}`
-    if (d && key && step?.tool && r.attempt && !seen.has(key) && sideEffects(step.tool)) {
+    if (d && key && step?.tool && r.attempt && !seen.has(key) && d.sideEffects) {
       seen.add(key)
       const input = d.input ?? Either.getOrElse(toolCallInput(r.attempt, step), () => step.toolInput)
       const steered = steering(
@@ -74,15 +78,10 @@ export const checkCalls = (
   return out
 }
 
-/** A stored run's calls checked under `policy` (a tool no longer known is taken to have side effects). */
+/** A stored run's calls checked under `policy`. */
 export const recheck = (runId: string, policy: UntrustedPolicy | undefined) =>
   Effect.gen(function*() {
     const store = yield* RunStore
     if (Option.isNone(yield* store.getRun(runId))) return yield* new RunNotFoundError({ runId })
-    const tools = yield* ToolRegistry
-    const events = yield* store.events(runId)
-    return checkCalls(events, policy, (name) => {
-      const tool = tools.get(name)
-      return tool === undefined || actsOutside(tool)
-    })
+    return checkCalls(yield* store.events(runId), policy)
   })
