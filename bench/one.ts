@@ -9,6 +9,7 @@ import { fanOutPeer } from "./FanOutPeer.js"
 import { forecastError } from "./Forecast.js"
 import { forkReplay } from "./ForkReplay.js"
 import { guardrailsCost } from "./Guardrails.js"
+import { injection } from "./Injection.js"
 import { load } from "./Load.js"
 import { mcpCall } from "./McpCall.js"
 import { memoryRecall } from "./MemoryRecall.js"
@@ -35,6 +36,7 @@ const quick = mode === "quick"
 const measurements: Record<string, () => Promise<unknown>> = {
   overhead: () => overhead({ store: false, iterations: quick ? 5 : 50, warmup: quick ? 3 : 30 }),
   guardrails: () => guardrailsCost(quick),
+  injection: () => injection(),
   overheadStore: () => overhead({ store: true, iterations: quick ? 3 : 20, warmup: quick ? 3 : 10 }),
   share: async () => {
     await overhead({ store: false, iterations: 1, warmup: quick ? 3 : 20 }) // the JIT warm, as in a running server
