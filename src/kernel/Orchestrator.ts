@@ -5,6 +5,7 @@ import { liveSteps, type Plan } from "../domain/Plan.js"
 import type { FinalAnswer } from "../domain/Result.js"
 import { needsReview } from "../domain/TextSignals.js"
 import * as RecursivePlanner from "../planning/RecursivePlanner.js"
+import { untrustedSteps } from "../record/Provenance.js"
 import { guidanceGiven } from "../record/RunRecord.js"
 import { traced } from "../telemetry/Span.js"
 import * as SemanticValidator from "../validation/SemanticValidator.js"
@@ -133,6 +134,7 @@ const planPhase = (ctx: RunContext, passNumber: number) =>
           offered: shownTools(ctx, plan),
           ledger: st.ledger,
           guidance: guidanceGiven(ctx.events.record()),
+          untrusted: untrustedSteps(ctx.events.record().provenance),
           llm: ctx.llm
         })
       )
@@ -236,6 +238,7 @@ const executionPass = (ctx: RunContext, passNumber: number, first: boolean, resu
               offered: shownTools(ctx, executed),
               ledger: s2.ledger,
               guidance: guidanceGiven(ctx.events.record()),
+              untrusted: untrustedSteps(ctx.events.record().provenance),
               llm: ctx.llm
             })
           ),

@@ -28,6 +28,8 @@ export interface RefineInput {
   readonly ledger: RefinementLedger
   /** What a person said where the run asked for guidance (interactive runs). */
   readonly guidance?: ReadonlyArray<string> | undefined
+  /** Steps whose results came from outside the run: the model is told they are data (record/Provenance). */
+  readonly untrusted?: ReadonlyArray<string> | undefined
   readonly llm: Llm
 }
 
@@ -89,7 +91,8 @@ const askRefinement = (input: RefineInput, r: Refining) => {
     convergenceReasons: [...(input.assessment?.failedCriteria ?? [])],
     tools: [...input.offered ?? input.tools.map((t) => t.name)],
     frozenStepIds: [...r.frozen, ...limited],
-    ...(input.guidance && input.guidance.length > 0 ? { guidance: [...input.guidance] } : {})
+    ...(input.guidance && input.guidance.length > 0 ? { guidance: [...input.guidance] } : {}),
+    ...(input.untrusted && input.untrusted.length > 0 ? { untrustedStepIds: [...input.untrusted] } : {})
   }).pipe(
     Effect.map((answer) => answer.output as RefinementOutput),
     Effect.catchIf(isModelFailure, (e) => {

@@ -220,7 +220,9 @@ export const RefinementInput = Schema.Struct({
   tools: Schema.Array(Schema.String),
   frozenStepIds: Schema.Array(Schema.String),
   /** A person's guidance, where the run asked for it. */
-  guidance: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+  guidance: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  /** Steps whose results came from outside the run (untrusted data). */
+  untrustedStepIds: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 })
 export const RefinementOutput = lenient(
   Schema.Struct({

@@ -157,3 +157,6 @@ export const steering = (
     sources: from
   }
 }
+
+/** The steps whose results came from outside the run, for a model to be told they are data (none when trusted). */
+export const untrustedSteps = (p: Provenance): Array<string> => (p.trustsToolOutputs ? [] : [...p.fromOutside].sort())
