@@ -1,13 +1,6 @@
-import { Effect, Option, Schedule, Schema } from "effect"
+import { Effect, Option } from "effect"
 import type { Usage } from "../domain/Budget.js"
-import {
-  type AttachmentRefusedError,
-  type InvalidOutputSchemaError,
-  InvalidRunInputError,
-  type QuotaExceededError,
-  RunNotFoundError,
-  type ThreadBusyError
-} from "../domain/Errors.js"
+import { type InvalidOutputSchemaError, type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
 import type { Plan } from "../domain/Plan.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -18,29 +11,18 @@ import { triggeredEvent } from "../kernel/Guarding.js"
 import { type Outcome } from "../kernel/Orchestrator.js"
 import { RunLifecycle } from "../kernel/RunContext.js"
 import { initialState } from "../kernel/RunState.js"
-import { LanguageModel } from "../llm/LanguageModel.js"
-import { unenforceableCostCap } from "../llm/Pricing.js"
 import { reachesEnd } from "../record/RunRecord.js"
 import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.js"
 import { endsIterations, iterate, summarizeFailures } from "../simple/SimpleMode.js"
-import { Quotas } from "../store/QuotaLedger.js"
-import {
-  type RunIdTakenError,
-  RunStore,
-  sinkOf,
-  type StoredRun,
-  type StoreError,
-  type UserBusyError
-} from "../store/RunStore.js"
+import { RunStore, sinkOf, type StoredRun } from "../store/RunStore.js"
 import { traced } from "../telemetry/Span.js"
-import * as ToolRegistry from "../tools/ToolRegistry.js"
-import { attachedOf, refuseUnreadable, storedAttachments } from "./Attachments.js"
+import { attachedOf } from "./Attachments.js"
 import { replayFor } from "./ForkModel.js"
-import { guardInput, INPUT_TRIGGERS_KEY, storedTriggers, withoutTriggers } from "./InputGuard.js"
+import { storedTriggers, withoutTriggers } from "./InputGuard.js"
 import { asLogged } from "./MemoryReplay.js"
+import { register, type RegisterOptions, scopedRunId, type StartError } from "./Registration.js"
 import { decodeRunInput, RunTaskInput } from "./RunInput.js"
 
-import { fieldOf } from "../support/Fields.js"
 import {
   type Capabilities,
   capabilities,
@@ -52,6 +34,7 @@ import {
 } from "./Session.js"
 
 export { RunLifecycle }
+export { register, type RegisterOptions, scopedRunId, type StartError }
 export { type Capabilities, capabilities, outputIntervalConfig }
 
 export interface PreparedRun {
@@ -264,92 +247,6 @@ export const cancelledEnd = (usage: Usage): RunEventBody => ({
   followUpQuestions: [],
   manualInterventions: []
 })
-
-/**
- * A client-chosen run id within a user's own namespace: two users choosing the same id get two runs, and no
- * answer tells one of them that the other's run exists. (A chosen id cannot hold ":", so it never collides.)
- */
-export const scopedRunId = (userId: string, runId: string) => `${userId}:${runId}`
-
-export interface RegisterOptions {
-  readonly status?: "QUEUED" | "RUNNING"
-  readonly queueBehindUser?: boolean
-  /** The user a client-chosen runId belongs to: the run's id is `scope:runId` (ids are per user). */
-  readonly idScope?: string | undefined
-}
-
-/**
- * A cost cap asked for (not the default) on a model without a price would count every call as $0: refused, coded,
- * naming how to price the model, before anything is stored.
- */
-const refuseUnenforceableCostCap = (rawInput: unknown) =>
-  Effect.flatMap(Effect.serviceOption(LanguageModel), (model) => {
-    const costCap = fieldOf(fieldOf(rawInput, "budget"), "maxCostUsd")
-    const unpriced = Option.isSome(model) ? model.value.unpriced ?? [] : []
-    return costCap !== undefined && costCap !== null && unpriced.length > 0
-      ? Effect.fail(new InvalidRunInputError({ message: unenforceableCostCap(unpriced) }))
-      : Effect.void
-  })
-
-/** How long a turn sent while the thread's last turn is ending waits for its end to be stored, before it is refused. */
-const THREAD_BUSY_WAIT = Schedule.spaced("50 millis").pipe(Schedule.upTo("1 second"))
-
-/** Decodes the input (bad input: a clear error, nothing stored) and stores the run, when there is a store. */
-export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
-  Effect.gen(function*() {
-    const tools = yield* ToolRegistry.ToolRegistry
-    const decoded = yield* decodeRunInput(rawInput, tools.names)
-    yield* refuseUnenforceableCostCap(rawInput)
-    yield* refuseUnreadable(decoded)
-    const runId = decoded.runId === undefined
-      ? crypto.randomUUID()
-      : options.idScope !== undefined
-      ? scopedRunId(options.idScope, decoded.runId)
-      : decoded.runId
-    // the input guardrails before anything is stored or sent: the run keeps the checked input
-    const guarded = yield* guardInput(decoded, runId)
-    // a file sent with the task is stored once, by its hash: the run's input names it
-    const input = yield* storedAttachments(guarded.input)
-    // the user's quota counts the run (refused, coded, when it has no room: nothing is stored)
-    const quotas = yield* Effect.serviceOption(Quotas)
-    if (Option.isSome(quotas)) yield* quotas.value.admitRun(input.userId)
-    const store = yield* Effect.serviceOption(RunStore)
-    if (Option.isSome(store)) {
-      yield* store.value.createRun({
-        id: runId,
-        userId: input.userId,
-        task: input.task,
-        mode: input.mode,
-        input: {
-          ...Schema.encodeSync(RunTaskInput)(input),
-          ...(guarded.triggers.length > 0 ? { [INPUT_TRIGGERS_KEY]: guarded.triggers } : {})
-        },
-        status: options.status ?? "RUNNING",
-        allowBusyUser: options.queueBehindUser ?? false,
-        thread: input.threadId === undefined ? undefined : { owner: input.userId ?? "", id: input.threadId }
-      }).pipe(
-        // a turn whose end its client has just seen may not be stored as ended yet (its last events are written
-        // a moment after they are applied): the next turn waits that moment before it is refused
-        Effect.retry({ while: (e) => e._tag === "ThreadBusyError", schedule: THREAD_BUSY_WAIT })
-      )
-    } else if (input.threadId !== undefined) {
-      return yield* new InvalidRunInputError({
-        message: "threadId needs a store to keep the thread in (the library: give it a database layer)"
-      })
-    }
-    return { runId, input, inputTriggers: guarded.triggers }
-  })
-
-/** Why a new run is refused: its input, its id taken, its user busy or out of quota, its thread's turn under way, the store. */
-export type StartError =
-  | AttachmentRefusedError
-  | InvalidRunInputError
-  | InvalidOutputSchemaError
-  | StoreError
-  | UserBusyError
-  | RunIdTakenError
-  | QuotaExceededError
-  | ThreadBusyError
 
 /** Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. */
 export const prepare = (
