@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Either, Option, ParseResult, Schema, Tracer } from "effect"
+import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
 import { type Attached, attachmentTokens } from "../domain/Attachment.js"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
@@ -9,7 +9,8 @@ import type { ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
 
 import { recordOf } from "../support/Fields.js"
-import { type CallUsage, ESTIMATE_MARGIN, failedUsage, finishReasonOf, reportsUsage, usageOf } from "./CallUsage.js"
+import { annotateSpan } from "./CallSpan.js"
+import { type CallUsage, ESTIMATE_MARGIN, failedUsage, reportsUsage, usageOf } from "./CallUsage.js"
 import { type CompletionRequest, type CompletionResponse, decodeAnswer } from "./Completion.js"
 
 /** The provider contract (requests, answers, their text) stays reachable as LanguageModel.* for providers and users. */
@@ -270,45 +271,6 @@ const callOf = <I, O>(
       }
     }
     return Effect.succeed(call)
-  })
-
-/**
- * The call's span after the answer: the GenAI conventions' usage and response, the content when recorded. Set on
- * the span directly, in one step: `Effect.annotateCurrentSpan` per attribute in an `Effect.gen` added about a
- * quarter to a model call's own cost in Aeon (measured in rounds of 20,000 calls). The span is looked up, not asked for with
- * `Effect.currentSpan`, which fails with a new NoSuchElementException (an Error and its stack) when there is none,
- * as there is none when no tracer keeps spans (telemetry/Span).
- */
-const annotateSpan = <I, O>(
-  call: Call<I, O>,
-  response: CompletionResponse,
-  inputTokens: number,
-  outputTokens: number
-) =>
-  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (parent) => {
-    if (Option.isNone(parent) || parent.value._tag !== "Span") return Effect.void
-    const span = parent.value
-    const finishReason = finishReasonOf(response)
-    span.attribute("gen_ai.response.model", response.model ?? call.model.model)
-    span.attribute("gen_ai.usage.input_tokens", inputTokens)
-    span.attribute("gen_ai.usage.output_tokens", outputTokens)
-    span.attribute("gen_ai.response.finish_reasons", [finishReason])
-    // the conventions want a string[]; @effect/opentelemetry writes arrays as text, so the OTel span is given it
-    const otel = (span as { span?: { setAttribute?: (k: string, v: Array<string>) => void } }).span
-    otel?.setAttribute?.("gen_ai.response.finish_reasons", [finishReason])
-    if (!call.recording) return Effect.void
-    const system = call.model.provider
-    return Effect.map(Clock.currentTimeNanos, (nanos) => {
-      const now = BigInt(nanos)
-      span.event("gen_ai.system.message", now, { "gen_ai.system": system, content: call.system })
-      span.event("gen_ai.user.message", now, { "gen_ai.system": system, content: call.user })
-      span.event("gen_ai.choice", now, {
-        "gen_ai.system": system,
-        index: 0,
-        finish_reason: finishReason,
-        message: call.kept ? call.kept(response.text) : response.text
-      })
-    })
   })
 
 /**
