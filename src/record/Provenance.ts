@@ -4,11 +4,13 @@
  * tool that reads the outside world), and when each step was last defined. The rule that holds a call steered by
  * untrusted data (`steering`) is decided from this fold alone, so a replay or another process decides it the same.
  */
+import { Either } from "effect"
 import type { PlanStep } from "../domain/Plan.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { allows, type UntrustedPolicy } from "../domain/UntrustedPolicy.js"
 import { fieldOf } from "../support/Fields.js"
-import { referencesIn, splitReference } from "./References.js"
+import { callKey } from "./Calls.js"
+import { referencesIn, resolveReferences, splitReference } from "./References.js"
 
 export interface Provenance {
   /** The seq of the first tool result that came from outside the run. */
@@ -130,12 +132,17 @@ export const steering = (
   const outside = [...p.fromOutside].sort()
   const allowed = (name: string, value: unknown) => allows(p.policy, tool, name, value)
   const args = argumentsOf(step.toolInput, input)
-  if ((p.definedAt.get(step.stepId) ?? 0) > p.untrustedSince) {
+  // an input a model rewrote (a repair of a refused input) after untrusted data came is as if planned then
+  const template = resolveReferences(step.toolInput, steps, toolOutputs)
+  const rewritten = Either.isRight(template) && callKey("", template.right) !== callKey("", input) &&
+    !saidByPerson(p, input)
+  if (rewritten || (p.definedAt.get(step.stepId) ?? 0) > p.untrustedSince) {
     const held = args.filter(([name, , value]) => !allowed(name, value)).map(([name]) => name)
     if (args.length > 0 && held.length === 0) return undefined
     return {
-      reason: `untrusted input: step ${step.stepId} was planned after the results of ${outside.join(", ")} came ` +
-        "from outside the run",
+      reason: `untrusted input: step ${step.stepId} was ${rewritten ? "rewritten" : "planned"} after the results of ${
+        outside.join(", ")
+      } came from outside the run`,
       sources: outside
     }
   }
