@@ -1,5 +1,6 @@
-import { Data, Effect, Either, ParseResult, Schema } from "effect"
+import { Data, Effect, Either, Schema } from "effect"
 import { readFileSync } from "node:fs"
+import { formatIssues } from "../support/ParseIssues.js"
 import { messageOf } from "../support/Thrown.js"
 
 /**
@@ -53,9 +54,7 @@ export const loadPolicy = (file: string) =>
     })
     const decoded = Schema.decodeUnknownEither(UntrustedPolicy)(raw, { onExcessProperty: "error", errors: "all" })
     if (Either.isLeft(decoded)) {
-      const why = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).slice(0, 5)
-        .map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")
-      return yield* new PolicyFileError({ message: `untrusted-data policy ${file}: ${why}` })
+      return yield* new PolicyFileError({ message: `untrusted-data policy ${file}: ${formatIssues(decoded.left, 5)}` })
     }
     return decoded.right
   })

@@ -4,8 +4,9 @@
  * `<EMAIL_1>`: the same value, the same placeholder within a run) or blocks it. The built-in ones are data
  * (GuardrailSpec); a library's own is a function returning an Effect of a verdict — a model-based check is written so.
  */
-import { Config, Context, Data, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { Config, Context, Data, Effect, Either, Layer, Option, Schema } from "effect"
 import { readFileSync } from "node:fs"
+import { formatIssues } from "../support/ParseIssues.js"
 import { messageOf } from "../support/Thrown.js"
 import { makePlaceholders, type Placeholders, type Trigger } from "./Checking.js"
 import type { GuardrailSet } from "./Guardrail.js"
@@ -69,13 +70,7 @@ export class GuardrailsConfigError extends Data.TaggedError("GuardrailsConfigErr
 /** "output.0.words: …": a guardrails JSON value's first faults, each with its path. */
 export const decodeSpec = (raw: unknown): Either.Either<GuardrailsSpec, string> =>
   Schema.decodeUnknownEither(GuardrailsSpec)(raw, { onExcessProperty: "error", errors: "all" }).pipe(
-    Either.mapLeft((e) =>
-      ParseResult.ArrayFormatter.formatErrorSync(e)
-        .filter((i, _, all) => !(i.message.startsWith("Expected undefined") && all.length > 1))
-        .slice(0, 5)
-        .map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`)
-        .join("; ")
-    )
+    Either.mapLeft((e) => formatIssues(e, 5))
   )
 
 /** Reads and checks the operator's file. */

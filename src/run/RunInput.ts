@@ -1,4 +1,4 @@
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { compileSchema } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
 import { prepareOutputSchema } from "../convergence/OutputSchema.js"
@@ -8,6 +8,7 @@ import { ConversationMessage, ThreadId } from "../domain/Conversation.js"
 import { InvalidOutputSchemaError, InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleIteration.js"
 import { GuardrailsSpec } from "../guardrails/GuardrailSpec.js"
+import { formatIssues } from "../support/ParseIssues.js"
 
 export const MAX_TASK_LENGTH = 20_000
 /** A client-sent history's most messages. */
@@ -220,13 +221,7 @@ export const RunTaskInput = Schema.Struct({
 export type RunTaskInput = typeof RunTaskInput.Type
 export type RunTaskInputEncoded = typeof RunTaskInput.Encoded
 
-/** "budget.ttl: ttl must be a positive integer (was -1); task: task must not be empty" */
-export const formatIssues = (e: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(e)
-    // an optional field's "or absent" branch adds nothing to the real reason
-    .filter((i, _, all) => !(i.message.startsWith("Expected undefined") && all.length > 1))
-    .map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`)
-    .join("; ")
+export { formatIssues }
 
 /** Decodes and checks a run's input against the tools available; a clear error and nothing started. */
 export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<string>) =>
