@@ -176,6 +176,19 @@ export const checkValue = (
     return { value: current, triggers }
   })
 
+/** The value with `f` applied to every string in it, at any depth (its shape kept). */
+const mapStrings = (value: unknown, f: (text: string) => string): unknown => {
+  const walk = (v: unknown): unknown =>
+    typeof v === "string"
+      ? f(v)
+      : Array.isArray(v)
+      ? v.map(walk)
+      : v !== null && typeof v === "object"
+      ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+      : v
+  return walk(value)
+}
+
 const parsedOr = (text: string): unknown => {
   try {
     return JSON.parse(text)
@@ -199,20 +212,12 @@ const leafwise = (
     return { value: parsedOr(outcome.text), triggers: [outcome.trigger] }
   }
   const found: Array<Trigger> = []
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") {
-      const outcome = builtIn(spec, point, v, placeholders)
-      if (!outcome) return v
-      found.push(outcome.trigger)
-      return outcome.text
-    }
-    if (Array.isArray(v)) return v.map(walk)
-    if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
-    }
-    return v
-  }
-  const walked = walk(value)
+  const walked = mapStrings(value, (v) => {
+    const outcome = builtIn(spec, point, v, placeholders)
+    if (!outcome) return v
+    found.push(outcome.trigger)
+    return outcome.text
+  })
   if (found.length === 0) return { value, triggers: [] }
   const merged: Trigger = {
     ...found[0]!,
@@ -232,13 +237,7 @@ const leafwise = (
 export function scrub<A>(entries: ReadonlyArray<GuardrailEntry>, value: A, placeholders: Placeholders): A
 export function scrub(entries: ReadonlyArray<GuardrailEntry>, value: unknown, placeholders: Placeholders): unknown {
   const specs = entries.filter((e): e is GuardrailSpec => !isCustom(e) && e.type !== "maxLength")
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") {
-      return specs.reduce((text, spec) => builtIn(spec, "output", text, placeholders)?.text ?? text, v)
-    }
-    if (Array.isArray(v)) return v.map(walk)
-    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
-    return v
-  }
-  return specs.length === 0 ? value : walk(value)
+  return specs.length === 0 ?
+    value :
+    mapStrings(value, (v) => specs.reduce((text, spec) => builtIn(spec, "output", text, placeholders)?.text ?? text, v))
 }
