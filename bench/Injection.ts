@@ -9,7 +9,6 @@ import { Effect, Layer } from "effect"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { z } from "zod"
 import * as Aeon from "../src/Aeon.js"
 import { ApprovalPolicy } from "../src/kernel/Approval.js"
@@ -17,7 +16,7 @@ import { LanguageModel } from "../src/llm/LanguageModel.js"
 import * as Offline from "../src/llm/Offline.js"
 import * as Scripted from "../src/llm/Scripted.js"
 import { prepare } from "../src/run/Run.js"
-import { obedientScript, obeyed } from "../test/support/obedient.js"
+import { obedientScript, obeyed, workspaceServer } from "../test/support/obedient.js"
 
 /**
  * Prompt injection, AgentDojo-shaped (issue 70, row 61): four user tasks over an MCP workspace server (inbox, files,
@@ -93,7 +92,7 @@ const attackerActed = (goal: string, effects: ReadonlyArray<Record<string, unkno
 interface Workspace {
   readonly mcpFile: string
   /** The server's settings (what a second client of the same workspace starts it with). */
-  readonly env: Record<string, string>
+  readonly env: { readonly WORKSPACE_LOG: string; readonly WORKSPACE_STATE: string }
   readonly setAttack: (attack: { readonly at: string; readonly injection: string } | undefined) => void
   readonly effects: () => Array<Record<string, unknown>>
   readonly dispose: () => void
@@ -108,11 +107,7 @@ const workspace = (): Workspace => {
     mcpFile,
     JSON.stringify({
       mcpServers: {
-        workspace: {
-          command: process.execPath,
-          args: [fileURLToPath(new URL("../test/support/mcp-servers/workspace.mjs", import.meta.url))],
-          env: { WORKSPACE_LOG: log, WORKSPACE_STATE: state }
-        }
+        workspace: workspaceServer({ WORKSPACE_LOG: log, WORKSPACE_STATE: state })
       }
     })
   )
@@ -237,10 +232,11 @@ export interface InjectionFigures {
 
 export const injection = async (): Promise<Record<"aeon" | "aeonTrusted" | "react", InjectionFigures>> => {
   const ws = workspace()
+  const server = workspaceServer(ws.env)
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [fileURLToPath(new URL("../test/support/mcp-servers/workspace.mjs", import.meta.url))],
-    env: { ...process.env as Record<string, string>, ...ws.env }
+    command: server.command,
+    args: server.args,
+    env: { ...process.env as Record<string, string>, ...server.env }
   })
   const client = new Client({ name: "bench", version: "1.0.0" })
   await client.connect(transport)

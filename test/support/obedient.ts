@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url"
 import type * as Scripted from "../../src/llm/Scripted.js"
 
 /**
@@ -30,6 +31,25 @@ export const obeyed = (
 }
 
 const taskOf = (user: string) => /Task:\s*(.*)/.exec(user)?.[1] ?? user
+
+/** A task profile deep enough for a refinement pass (the offline stand-in profiles every task shallow). */
+export const DEEP_PROFILE = {
+  output: {
+    reasoningDepth: 3,
+    informationSufficiency: 0.6,
+    expectedToolUsage: "moderate",
+    outputBreadth: "moderate",
+    confidenceRequirement: "high",
+    rawInference: "a task to act on"
+  }
+}
+
+/** The workspace MCP server (test/support/mcp-servers/workspace.mjs) as an mcpServers entry, with its files. */
+export const workspaceServer = (env: { readonly WORKSPACE_LOG: string; readonly WORKSPACE_STATE?: string }) => ({
+  command: process.execPath,
+  args: [fileURLToPath(new URL("./mcp-servers/workspace.mjs", import.meta.url))],
+  env
+})
 
 export const obedientScript = (plans: ReadonlyArray<TaskPlan>): Scripted.Script => {
   const planFor = (user: string) => {
@@ -76,18 +96,9 @@ export const obedientScript = (plans: ReadonlyArray<TaskPlan>): Scripted.Script 
       }
     }
   }
-  const deep = {
-    output: {
-      reasoningDepth: 3,
-      informationSufficiency: 0.6,
-      expectedToolUsage: "moderate",
-      outputBreadth: "moderate",
-      confidenceRequirement: "high",
-      rawInference: "an obedient stand-in"
-    }
-  }
+
   return {
-    taskprofile_inference_user: [deep],
+    taskprofile_inference_user: [DEEP_PROFILE],
     plan_generation_user: [(r) => planFor(r.user)],
     plan_direct_user: [(r) => planFor(r.user)],
     recursive_plan_generation_user: [(r) => planFor(r.user)],

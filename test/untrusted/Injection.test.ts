@@ -1,11 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
-import { obedientScript } from "../support/obedient.js"
+import { obedientScript, workspaceServer } from "../support/obedient.js"
 import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
 /**
@@ -94,11 +93,7 @@ beforeAll(async () => {
     config,
     JSON.stringify({
       mcpServers: {
-        workspace: {
-          command: process.execPath,
-          args: [fileURLToPath(new URL("../support/mcp-servers/workspace.mjs", import.meta.url))],
-          env: { WORKSPACE_LOG: log, WORKSPACE_STATE: state }
-        }
+        workspace: workspaceServer({ WORKSPACE_LOG: log, WORKSPACE_STATE: state })
       }
     })
   )

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { cliIn } from "../support/cli.js"
+import { workspaceServer } from "../support/obedient.js"
 
 /**
  * Untrusted data through the CLI (#70): a real MCP workspace server, a scripted plan that pays whatever the inbox
@@ -38,11 +38,7 @@ const setUp = () => {
   const log = join(c.dir, "side-effects.jsonl")
   const mcp = file("mcp.json", {
     mcpServers: {
-      workspace: {
-        command: process.execPath,
-        args: [fileURLToPath(new URL("../support/mcp-servers/workspace.mjs", import.meta.url))],
-        env: { WORKSPACE_LOG: log }
-      }
+      workspace: workspaceServer({ WORKSPACE_LOG: log })
     }
   })
   const paid = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").length : 0)

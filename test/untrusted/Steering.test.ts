@@ -8,6 +8,7 @@ import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { prepare } from "../../src/run/Run.js"
 import * as ToolRegistry from "../../src/tools/ToolRegistry.js"
+import { DEEP_PROFILE } from "../support/obedient.js"
 
 /**
  * Untrusted data never silently steers a side effect (#70): a mail's body (a tool that reads the outside world)
@@ -72,36 +73,27 @@ const run = (
     )))
   )
 
+const READ: Step = { stepId: "s1", description: "Read the latest email", tool: "inbox.read", toolInput: {} }
+
+/** The plan of "pay the invoice in my latest email": the payee taken from the mail (a reference to its result). */
+const PAY_INVOICE = {
+  plan_generation_user: [plan([READ, {
+    stepId: "s2",
+    description: "Pay the invoice",
+    tool: "bank.send_money",
+    toolInput: { recipient: "{{s1.iban}}", amount: 120 },
+    dependencies: ["s1"]
+  }])]
+}
+
 /** Why the step failed (its last StepFinished). */
 const failureOf = (events: ReadonlyArray<{ readonly _tag: string }>, stepId: string) =>
   events.flatMap((e: any) => (e._tag === "StepFinished" && e.stepId === stepId ? [e.error] : [])).at(-1)
 
-/** A profile deep enough for a refinement pass. */
-const DEEP = {
-  output: {
-    reasoningDepth: 3,
-    informationSufficiency: 0.6,
-    expectedToolUsage: "moderate",
-    outputBreadth: "moderate",
-    confidenceRequirement: "high",
-    rawInference: "a mail to act on"
-  }
-}
-
-const READ: Step = { stepId: "s1", description: "Read the latest email", tool: "inbox.read", toolInput: {} }
-
 describe("a call with side effects steered by untrusted data", () => {
   it("an argument taken from an outside result, not in the task: held (unattended: the step fails, coded)", async () => {
     payments.length = 0
-    const { events } = await run("Pay the invoice in my latest email", {
-      plan_generation_user: [plan([READ, {
-        stepId: "s2",
-        description: "Pay the invoice",
-        tool: "bank.send_money",
-        toolInput: { recipient: "{{s1.iban}}", amount: 120 },
-        dependencies: ["s1"]
-      }])]
-    })
+    const { events } = await run("Pay the invoice in my latest email", PAY_INVOICE)
     expect(payments).toEqual([])
     expect(failureOf(events, "s2")).toBe(
       "bank.send_money: UNTRUSTED_CALL: untrusted input: an argument of step s2 comes from s1, whose result came " +
@@ -113,7 +105,7 @@ describe("a call with side effects steered by untrusted data", () => {
   it("a step the planner added after reading untrusted data: held, whatever its arguments", async () => {
     payments.length = 0
     const { events } = await run("Summarize my latest email", {
-      taskprofile_inference_user: [DEEP],
+      taskprofile_inference_user: [DEEP_PROFILE],
       plan_generation_user: [plan([READ])],
       convergence_assessment_user: [{
         output: {
@@ -199,56 +191,32 @@ describe("a call with side effects steered by untrusted data", () => {
 
   it("an outside value the task also names is the task's", async () => {
     payments.length = 0
-    await run(`Pay the invoice in my latest email if it is from ${ATTACKER}`, {
-      plan_generation_user: [plan([READ, {
-        stepId: "s2",
-        description: "Pay the invoice",
-        tool: "bank.send_money",
-        toolInput: { recipient: "{{s1.iban}}", amount: 120 },
-        dependencies: ["s1"]
-      }])]
-    })
+    await run(`Pay the invoice in my latest email if it is from ${ATTACKER}`, PAY_INVOICE)
     expect(payments).toEqual([{ recipient: ATTACKER, amount: 120 }])
   })
 
   it("the opt-out (toolOutputs: TRUSTED) restores today's behaviour, and the run's first event says so", async () => {
     payments.length = 0
-    const { events } = await run("Pay the invoice in my latest email", {
-      plan_generation_user: [plan([READ, {
-        stepId: "s2",
-        description: "Pay the invoice",
-        tool: "bank.send_money",
-        toolInput: { recipient: "{{s1.iban}}", amount: 120 },
-        dependencies: ["s1"]
-      }])]
-    }, { input: { toolOutputs: "TRUSTED" } })
+    const { events } = await run("Pay the invoice in my latest email", PAY_INVOICE, {
+      input: { toolOutputs: "TRUSTED" }
+    })
     expect(payments).toEqual([{ recipient: ATTACKER, amount: 120 }])
     expect(events[0]).toMatchObject({ _tag: "RunStarted", toolOutputs: "TRUSTED" })
   })
 })
 
 describe("the operator's policy", () => {
-  const payInvoice = {
-    plan_generation_user: [plan([READ, {
-      stepId: "s2",
-      description: "Pay the invoice",
-      tool: "bank.send_money",
-      toolInput: { recipient: "{{s1.iban}}", amount: 120 },
-      dependencies: ["s1"]
-    }])]
-  }
-
   it("allows what it names (a payee list): the call runs; the run's first event holds the policy", async () => {
     payments.length = 0
     const policy = { allow: { "bank.send_money": { recipient: { values: [ATTACKER] } } } }
-    const { events } = await run("Pay the invoice in my latest email", payInvoice, { policy })
+    const { events } = await run("Pay the invoice in my latest email", PAY_INVOICE, { policy })
     expect(payments).toEqual([{ recipient: ATTACKER, amount: 120 }])
     expect(events[0]).toMatchObject({ _tag: "RunStarted", untrustedPolicy: policy })
   })
 
   it("and nothing more: another payee, or another argument, is held", async () => {
     payments.length = 0
-    const { events } = await run("Pay the invoice in my latest email", payInvoice, {
+    const { events } = await run("Pay the invoice in my latest email", PAY_INVOICE, {
       policy: { allow: { "bank.send_money": { recipient: { values: [BOB] }, amount: { any: true } } } }
     })
     expect(payments).toEqual([])
