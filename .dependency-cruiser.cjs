@@ -22,6 +22,7 @@ const layers = [
   ["kernel"], // the pass loop and one step
   ["simple"],
   ["store"], // the record stored: it implements the kernel's event sink
+  ["agents"], // named, versioned configurations of runs: their definitions, file, store and models
   ["run"], // a run prepared, executed, registered in the store, resumed
   ["Aeon.ts"], // the default engine's layers
   ["viewer"], // the browser page (bundled apart; the server only serves it)

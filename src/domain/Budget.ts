@@ -78,6 +78,16 @@ export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, 
  */
 export const roundUsd = (usd: number): number => Math.round(usd * 1e10) / 1e10
 
+/** Usage with a child run's (an agent called as a tool): its calls, tokens, cost and steps count in the parent's. */
+export const addChild = (u: Usage, child: Usage): Usage => ({
+  ...u,
+  inputTokens: u.inputTokens + child.inputTokens,
+  outputTokens: u.outputTokens + child.outputTokens,
+  costUsd: roundUsd(u.costUsd + child.costUsd),
+  llmCalls: u.llmCalls + child.llmCalls,
+  steps: u.steps + child.steps
+})
+
 /** Usage after one model call (the budget guard while the run goes, the run's record from its LlmCalled events). */
 export const addCall = (
   u: Usage,

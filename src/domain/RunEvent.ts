@@ -25,6 +25,24 @@ const base = EventBase
 
 export * from "./RequestEvents.js"
 
+/** An agent as its run recorded it (the definition's schema is the agents room's: agents/Agent). */
+export const RunAgent = Schema.Struct({
+  name: Schema.String,
+  version: Schema.optional(Schema.Int),
+  definition: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+export type RunAgent = typeof RunAgent.Type
+
+/** A run of an agent a step called as a tool: its id, the agent, how it ended and what it used (the parent's too). */
+export const ChildRun = Schema.Struct({
+  runId: Schema.String,
+  agent: Schema.String,
+  version: Schema.optional(Schema.Int),
+  status: Schema.String,
+  usage: Usage
+})
+export type ChildRun = typeof ChildRun.Type
+
 export const RunStarted = Schema.TaggedStruct("RunStarted", {
   ...base,
   task: Schema.String,
@@ -43,7 +61,11 @@ export const RunStarted = Schema.TaggedStruct("RunStarted", {
   /** TRUSTED: the run takes its tools' outputs as trusted (no call is held for them; docs/untrusted-data.md). */
   toolOutputs: Schema.optional(Schema.Literal("TRUSTED", "UNTRUSTED")),
   /** What the operator allowed arguments to take from untrusted data (AEON_UNTRUSTED_POLICY), as the run began. */
-  untrustedPolicy: Schema.optional(UntrustedPolicy)
+  untrustedPolicy: Schema.optional(UntrustedPolicy),
+  /** The agent it is a run of: its name, version and the whole definition it ran with (agents/Agent). */
+  agent: Schema.optional(RunAgent),
+  /** The run that called this one's agent as a tool. */
+  parentRunId: Schema.optional(Schema.String)
 })
 export const PassStarted = Schema.TaggedStruct("PassStarted", {
   ...base,
@@ -147,7 +169,11 @@ export const ToolInvoked = Schema.TaggedStruct("ToolInvoked", {
   /** The tool reads the outside world: its result is untrusted data (record/Provenance). */
   untrusted: Schema.optional(Schema.Boolean),
   /** The call changes something outside the run (what untrusted data may not steer; run/PolicyCheck reads it). */
-  actsOutside: Schema.optional(Schema.Boolean)
+  actsOutside: Schema.optional(Schema.Boolean),
+  /** The call was a run of an agent (agents as tools): its usage counts in this run's. */
+  childRun: Schema.optional(ChildRun),
+  /** The call went to a remote A2A agent: the remote task's id. */
+  remoteTaskId: Schema.optional(Schema.String)
 })
 /** A model call as recorded (AEON_RECORD_PROMPTS, on by default): who asked, what was sent, what came back. */
 export const RecordedCall = Schema.Struct({

@@ -12,7 +12,14 @@ import { toolCallInput } from "../record/Attempt.js"
 import { callKey } from "../record/Calls.js"
 import * as Supervisor from "../supervisor/Supervisor.js"
 import { traced } from "../telemetry/Span.js"
-import { actsOutside, readsOutside, type ToolError, ToolFailedError, ToolInputError } from "../tools/ToolRegistry.js"
+import {
+  actsOutside,
+  type CallReport,
+  readsOutside,
+  type ToolError,
+  ToolFailedError,
+  ToolInputError
+} from "../tools/ToolRegistry.js"
 import { approve } from "./Approval.js"
 import type { GuardSite } from "./Guarding.js"
 import type { RunContext } from "./RunContext.js"
@@ -54,7 +61,16 @@ const invokeTool = (
     const memoryBefore = memoryNow(ctx)
     const memory = yield* Ref.make(memoryBefore)
     const notes = ctx.memory && notesAt(ctx.memory, step.stepId, passNumber)
-    const invoke = ctx.tools.invoke(step.tool, input, { runId: ctx.runId, memory, notes })
+    let report: CallReport = {}
+    const invoke = ctx.tools.invoke(step.tool, input, {
+      runId: ctx.runId,
+      memory,
+      notes,
+      step: site,
+      report: (said) => {
+        report = { ...report, ...said }
+      }
+    })
     // a synchronous tool runs right here; a read-only one that may be cut off, interruptibly with the run (its MCP
     // request cancelled); any other in a fiber of its own, so that its timeout can interrupt it.
     // A daemon: a fiber passes an interruption on to its children at once, even while itself uninterruptible
@@ -97,8 +113,11 @@ const invokeTool = (
       ...(definition && readsOutside(definition) ? { untrusted: true } : {}),
       ...(definition && actsOutside(definition) ? { actsOutside: true } : {}),
       ...(made ? { reusedFrom: made.from } : recorded ? { replayed: true } : {}),
+      ...(report.childRun ? { childRun: report.childRun } : {}),
+      ...(report.remoteTaskId !== undefined ? { remoteTaskId: report.remoteTaskId } : {}),
       ...(Either.isRight(result) ? { output: result.right } : { error: describeToolError(result.left) })
     })
+    report.onRecorded?.()
     // last: an interruption pending since the tool started takes effect here, with the result recorded
     if (definition?.idempotent === false) yield* restore(ctx.events.flushed)
     return result

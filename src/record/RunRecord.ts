@@ -1,4 +1,4 @@
-import { addCall, addStep, emptyUsage, type Usage } from "../domain/Budget.js"
+import { addCall, addChild, addStep, emptyUsage, type Usage } from "../domain/Budget.js"
 import type { ConvergenceAssessment, SemanticValidationReport } from "../domain/Evaluation.js"
 import type { Phase, RefinementAction } from "../domain/Execution.js"
 import type { Plan } from "../domain/Plan.js"
@@ -359,6 +359,10 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
     case "StepStarted":
       if (r.inFlightAtFork?.delete(e.stepId)) break
       if (!r.finished) r.usage = addStep(r.usage)
+      break
+    case "ToolInvoked":
+      // a child run's usage (an agent called as a tool) is the parent's too: together they meet its caps
+      if (!r.finished && e.childRun && !e.replayed && !e.reusedFrom) r.usage = addChild(r.usage, e.childRun.usage)
       break
     case "SimpleIterationFinished":
       r.simpleRecords.push(e.record)

@@ -10,6 +10,9 @@ import {
   type QuotaExceededError,
   type ThreadBusyError
 } from "../domain/Errors.js"
+import { type AgentNotFoundError, type AgentOverrideError, type InvalidAgentError } from "../agents/Agent.js"
+import { agentRequest, runToolNames } from "../agents/AgentRequest.js"
+import { Agents } from "../agents/Agents.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { unenforceableCostCap } from "../llm/Pricing.js"
 import { Quotas } from "../store/QuotaLedger.js"
@@ -18,7 +21,7 @@ import { fieldOf } from "../support/Fields.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { refuseUnreadable, storedAttachments } from "./Attachments.js"
 import { guardInput, INPUT_TRIGGERS_KEY } from "./InputGuard.js"
-import { decodeRunInput, RunTaskInput } from "./RunInput.js"
+import { decodeRunInput, resolvedAgentOf, RunTaskInput } from "./RunInput.js"
 
 /**
  * A client-chosen run id within a user's own namespace: two users choosing the same id get two runs, and no
@@ -31,6 +34,9 @@ export interface RegisterOptions {
   readonly queueBehindUser?: boolean
   /** The user a client-chosen runId belongs to: the run's id is `scope:runId` (ids are per user). */
   readonly idScope?: string | undefined
+  /** A run of an agent called as a tool: the run that called it (its parent), and the id it gave the run. */
+  readonly parentRunId?: string | undefined
+  readonly runId?: string | undefined
 }
 
 /**
@@ -53,10 +59,15 @@ const THREAD_BUSY_WAIT = Schedule.spaced("50 millis").pipe(Schedule.upTo("1 seco
 export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
   Effect.gen(function*() {
     const tools = yield* ToolRegistry.ToolRegistry
-    const decoded = yield* decodeRunInput(rawInput, tools.names)
-    yield* refuseUnenforceableCostCap(rawInput)
+    const agents = Option.getOrUndefined(yield* Effect.serviceOption(Agents))
+    // a run of an agent: the agent's definition gives what the request leaves out and bounds what it gives
+    const request = yield* agentRequest(rawInput, agents, tools.names)
+    const decoded = yield* decodeRunInput(request, runToolNames(tools.names, agents))
+    yield* refuseUnenforceableCostCap(request)
     yield* refuseUnreadable(decoded)
-    const runId = decoded.runId === undefined
+    const runId = options.runId !== undefined
+      ? options.runId
+      : decoded.runId === undefined
       ? crypto.randomUUID()
       : options.idScope !== undefined
       ? scopedRunId(options.idScope, decoded.runId)
@@ -80,6 +91,8 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
           ...(guarded.triggers.length > 0 ? { [INPUT_TRIGGERS_KEY]: guarded.triggers } : {})
         },
         status: options.status ?? "RUNNING",
+        agent: resolvedAgentOf(input)?.name,
+        parentRunId: options.parentRunId,
         allowBusyUser: options.queueBehindUser ?? false,
         thread: input.threadId === undefined ? undefined : { owner: input.userId ?? "", id: input.threadId }
       }).pipe(
@@ -105,3 +118,6 @@ export type StartError =
   | RunIdTakenError
   | QuotaExceededError
   | ThreadBusyError
+  | AgentNotFoundError
+  | AgentOverrideError
+  | InvalidAgentError

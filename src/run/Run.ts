@@ -1,4 +1,6 @@
-import { Effect, Option } from "effect"
+import { type Context, Effect, Option, Schema } from "effect"
+import { AgentDefinition } from "../agents/Agent.js"
+import { runToolNames } from "../agents/AgentRequest.js"
 import type { Usage } from "../domain/Budget.js"
 import { type InvalidOutputSchemaError, type InvalidRunInputError, RunNotFoundError } from "../domain/Errors.js"
 import type { Plan } from "../domain/Plan.js"
@@ -16,12 +18,14 @@ import { resultFromEvents, resultOf, type RunResult } from "../record/RunResult.
 import { endsIterations, iterate, summarizeFailures } from "../simple/SimpleMode.js"
 import { RunStore, sinkOf, type StoredRun } from "../store/RunStore.js"
 import { traced } from "../telemetry/Span.js"
+import { agentCaps } from "./AgentRuns.js"
 import { attachedOf } from "./Attachments.js"
+import type { ChildRunner, Lineage } from "./ChildRuns.js"
 import { replayFor } from "./ForkModel.js"
 import { storedTriggers, withoutTriggers } from "./InputGuard.js"
 import { asLogged } from "./MemoryReplay.js"
 import { register, type RegisterOptions, scopedRunId, type StartError } from "./Registration.js"
-import { decodeRunInput, RunTaskInput } from "./RunInput.js"
+import { decodeRunInput, resolvedAgentOf, RunTaskInput } from "./RunInput.js"
 
 import {
   type Capabilities,
@@ -188,7 +192,8 @@ const execute = (
             ? { toolOutputs: "TRUSTED" as const }
             : caps.untrusted.policy
             ? { untrustedPolicy: caps.untrusted.policy }
-            : {})
+            : {}),
+          ...startedAgent(input, caps.lineage)
         }
     )
     if (!past) {
@@ -251,18 +256,60 @@ export const cancelledEnd = (usage: Usage): RunEventBody => ({
 /** Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. */
 export const prepare = (
   rawInput: unknown,
-  options: RegisterOptions = {}
+  options: RegisterOptions & { readonly lineage?: Lineage | undefined } = {}
 ): Effect.Effect<PreparedRun, StartError, Effect.Effect.Context<typeof capabilities>> =>
   Effect.gen(function*() {
     const known = yield* capabilities
     const { input, inputTriggers, runId } = yield* register(rawInput, options)
-    const caps = { ...known, attached: yield* attachedOf(input) }
+    const agent = yield* agentCaps(known, input, {
+      runId,
+      lineage: options.lineage ?? { depth: 0 },
+      children: childRunner(yield* Effect.context<Effect.Effect.Context<typeof capabilities>>())
+    })
+    const caps = { ...known, ...agent, attached: yield* attachedOf(input) }
     const events = yield* RunJournal.make(runId, caps.sink, [], {
       outputIntervalMs: caps.outputIntervalMs,
       storeWaits: caps.storeWaits
     })
     return { runId, input, events, execute: execute(caps, input, runId, events, { inputTriggers }) }
   })
+
+/** What RunStarted says of the agent the run is a run of, and of the run that called it. */
+const startedAgent = (input: RunTaskInput, lineage: Lineage) => {
+  const agent = resolvedAgentOf(input)
+  return {
+    ...(agent
+      ? {
+        agent: {
+          name: agent.name,
+          ...(agent.version !== undefined ? { version: agent.version } : {}),
+          definition: Schema.encodeSync(AgentDefinition)(agent.definition) as Record<string, unknown>
+        }
+      }
+      : {}),
+    ...(lineage.parentRunId !== undefined ? { parentRunId: lineage.parentRunId } : {})
+  }
+}
+
+/**
+ * A child run (an agent called as a tool) run to its end in the parent's services: started, or — when the parent's
+ * step is reopened after a crash — resumed from its log (a finished one answers with its result).
+ */
+const childRunner = (context: Context.Context<Effect.Effect.Context<typeof capabilities>>): ChildRunner =>
+(request, { depth, parentRunId, runId }) =>
+  Effect.gen(function*() {
+    const store = yield* Effect.serviceOption(RunStore)
+    const existing = Option.isSome(store)
+      ? yield* Effect.orElseSucceed(store.value.getRun(runId), () => Option.none())
+      : Option.none()
+    const prepared = Option.isSome(store) && Option.isSome(existing)
+      ? yield* Effect.provideService(prepareResume(runId, { lineage: { parentRunId, depth } }), RunStore, store.value)
+      : yield* prepare(request, { runId, parentRunId, queueBehindUser: true, lineage: { parentRunId, depth } })
+    return yield* prepared.execute
+  }).pipe(
+    Effect.provide(context),
+    Effect.mapError((e) => ({ message: "message" in e && typeof e.message === "string" ? e.message : e._tag }))
+  )
 
 /** Runs a task to its end and returns the result. */
 export const runTask = (input: unknown) => prepare(input).pipe(Effect.flatMap((p) => p.execute))
@@ -279,13 +326,25 @@ export const prepareResume = (
     readonly pureReplay?: boolean | undefined
     /** The run's events and (a fork's) its source's, when the caller has just read or written them. */
     readonly known?: { readonly past: ReadonlyArray<RunEvent>; readonly source?: ReadonlyArray<RunEvent> } | undefined
+    /** A child run resumed by its parent's call. */
+    readonly lineage?: Lineage | undefined
   } = {}
 ) =>
   Effect.gen(function*() {
     const store = yield* RunStore
-    const known = yield* capabilities
+    const base = yield* capabilities
     const stored = yield* store.getRun(runId)
     if (Option.isNone(stored)) return yield* new RunNotFoundError({ runId })
+    const input = yield* decodeRunInput(withoutTriggers(stored.value.input), runToolNames(base.tools.names, base.agents))
+    // a run of an agent runs with the definition it recorded (its model, its tools), not the agent as it is now
+    const known = {
+      ...base,
+      ...(yield* agentCaps(base, input, {
+        runId,
+        lineage: options.lineage ?? { depth: 0, parentRunId: stored.value.parentRunId ?? undefined },
+        children: childRunner(yield* Effect.context<Effect.Effect.Context<typeof capabilities>>())
+      }))
+    }
     const sink = options.claim !== undefined ? sinkOf(store, yield* store.claim(runId, options.claim)) : known.sink
     const past = options.known?.past ?? (yield* store.events(runId))
     // a fork's calls are answered from its source's recordings until one differs
@@ -301,7 +360,6 @@ export const prepareResume = (
     const quotedCaps = quoted?._tag === "ConversationQuoted"
       ? { ...withMemory, loggedConversation: quoted }
       : withMemory
-    const input = yield* decodeRunInput(withoutTriggers(stored.value.input), quotedCaps.tools.names)
     const caps = { ...quotedCaps, attached: yield* attachedOf(input) }
     const events = yield* RunJournal.make(runId, sink, past, {
       outputIntervalMs: caps.outputIntervalMs,

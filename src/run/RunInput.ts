@@ -1,4 +1,6 @@
 import { Effect, Either, Schema } from "effect"
+import { agentToolName, ResolvedAgent } from "../agents/Agent.js"
+import { calledAgents } from "../agents/AgentChecks.js"
 import { compileSchema } from "../convergence/AnswerPredicates.js"
 import { ConvergenceCriteria } from "../convergence/Criteria.js"
 import { prepareOutputSchema } from "../convergence/OutputSchema.js"
@@ -209,6 +211,15 @@ export const RunTaskInput = Schema.Struct({
       Schema.filter((as) => as.length <= MAX_ATTACHMENTS || `at most ${MAX_ATTACHMENTS} attachments (was ${as.length})`)
     ).annotations({ description: "files and images for the task: { mediaType, data (base64) or url, name? }" })
   ),
+  /**
+   * The agent the run is a run of: `math` (its latest version) or `math@2` — a named configuration whose
+   * definition gives what the request leaves out and bounds what it gives. A run holds the whole definition it ran.
+   */
+  agent: Schema.optional(
+    Schema.Union(Schema.String, ResolvedAgent).annotations({
+      description: "the agent to run: its name (the latest version) or name@version"
+    })
+  ),
   /** Labels kept with the run (an eval's id and its case's: `eval:…`, `case:…`). */
   tags: Schema.optional(
     Schema.Array(
@@ -223,19 +234,26 @@ export type RunTaskInputEncoded = typeof RunTaskInput.Encoded
 
 export { formatIssues }
 
+/** The agent a registered run is a run of (its whole definition), if any: a name is resolved at registration. */
+export const resolvedAgentOf = (input: { readonly agent?: string | ResolvedAgent | undefined }) =>
+  typeof input.agent === "object" ? input.agent : undefined
+
 /** Decodes and checks a run's input against the tools available; a clear error and nothing started. */
 export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const result = Schema.decodeUnknownEither(RunTaskInput)(input, { onExcessProperty: "error", errors: "all" })
     if (Either.isLeft(result)) return yield* new InvalidRunInputError({ message: formatIssues(result.left) })
     const decoded = result.right
+    // the agents the run's agent calls are tools of its own
+    const agent = resolvedAgentOf(decoded)
+    const known = [...availableTools, ...calledAgents(agent?.definition.tools).map(agentToolName)]
     const unknown = [...decoded.tools ?? [], ...(decoded.approvalTools ?? []).filter((t) => t !== "*")].filter((t) =>
-      !availableTools.includes(t)
+      !known.includes(t)
     )
     if (unknown.length > 0) {
       return yield* new InvalidRunInputError({
         message: `unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (available: ${
-          availableTools.join(", ")
+          known.join(", ")
         })`
       })
     }

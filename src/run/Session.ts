@@ -1,5 +1,6 @@
 /** A run's session: the services it needs, the context its attempts run in, its budget guard, its last event. */
 import { Clock, Config, Effect, Option } from "effect"
+import { Agents } from "../agents/Agents.js"
 import { prepareOutputSchema } from "../convergence/OutputSchema.js"
 import type { Attached } from "../domain/Attachment.js"
 import type { FinalAnswer } from "../domain/Result.js"
@@ -28,6 +29,7 @@ import type { StoreError } from "../store/StoreValues.js"
 import { Threads } from "../store/Threads.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { toolInfos } from "../validation/SemanticValidator.js"
+import type { Lineage } from "./ChildRuns.js"
 import { conversationSource } from "./Conversations.js"
 import { forecaster, forecastLeft } from "./Forecasting.js"
 import { progressOf } from "./Recovery.js"
@@ -73,6 +75,12 @@ export const capabilities = Effect.all({
   threadContextTokens: threadContextTokensConfig,
   /** The task's files and images, their bytes read back (run/Attachments; set by run/Run for its run). */
   attached: Effect.succeed<ReadonlyArray<Attached>>([]),
+  /** The agents a run may name (agents/Agents), when the layer has them. */
+  agents: Effect.serviceOption(Agents).pipe(Effect.map(Option.getOrUndefined)),
+  /** Where the run stands among runs calling agents (set by run/Run for a child run). */
+  lineage: Effect.succeed<Lineage>({ depth: 0 }),
+  /** The tools the run adds to the registry's: remote A2A agents, the agents its agent calls (run/AgentRuns). */
+  runTools: Effect.succeed((_guard: BudgetGuard.BudgetGuard): ReadonlyArray<ToolRegistry.Tool> => []),
   /** A replay's or a fork's conversation, as its source's log quoted it (run/Run prepareResume). */
   loggedConversation: Effect.succeed<Extract<RunEvent, { _tag: "ConversationQuoted" }> | undefined>(undefined),
   // memory across runs: none without the store's Memories, or with AEON_MEMORY=off
@@ -127,8 +135,8 @@ export const contextOf = (
   /** The placeholders the run's log (and its input's check) already holds. */
   seen: ReadonlyArray<string>
 ) => {
-  // the tools as they are when the run starts (an MCP server's list may change while it runs)
-  const tools = caps.tools.snapshot()
+  // the tools as they are when the run starts (an MCP server's list may change while it runs), with the run's own
+  const tools = withRunTools(caps.tools.snapshot(), caps.runTools(guard))
   // whether the run has memory across runs is settled at its start (RunStarted): a resumed, forked or replayed run
   // keeps what its start said
   const memoryOn = remembers(caps, input) && events.record().started?.memory !== false
@@ -189,6 +197,12 @@ export const contextOf = (
   })
   return { context, guardrails }
 }
+
+/** The registry with the run's own tools beside its tools (a fork's recordings kept). */
+const withRunTools = (tools: ToolRegistry.Service, own: ReadonlyArray<ToolRegistry.Tool>): ToolRegistry.Service =>
+  own.length === 0
+    ? tools
+    : { ...ToolRegistry.make([...tools.tools.filter((t) => !own.some((o) => o.name === t.name)), ...own]), recorded: tools.recorded }
 
 /** Whether the run takes its tools' outputs as trusted: its input says so, else the server (AEON_TOOL_OUTPUTS). */
 export const trustsToolOutputs = (caps: Capabilities, input: RunTaskInput) =>

@@ -10,6 +10,7 @@ import * as RunHolds from "./RunHolds.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
 import * as StoreOutages from "./StoreOutages.js"
+import * as AgentStore from "./AgentStore.js"
 import * as Threads from "./Threads.js"
 
 export const databaseConfig = Config.all({
@@ -105,6 +106,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     Memories.layerConfig.pipe(Layer.provide(store)),
     // after the store: its migrations made the tables
     Threads.layer.pipe(Layer.provide(store)),
+    AgentStore.layer.pipe(Layer.provide(store)),
     Attachments.layer.pipe(Layer.provide(store)),
     RunHolds.layer,
     Notifications.layer(),

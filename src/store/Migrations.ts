@@ -334,6 +334,24 @@ const attachments = (d: Dialect) => [
   )`
 ]
 
+/**
+ * Agents (agents/Agents): each saved version of a definition, per owner (the user id, '' for the operator's and a
+ * server without users); a run of an agent keeps its name and its parent run (an agent called as a tool).
+ */
+const agents = (d: Dialect) => [
+  `CREATE TABLE IF NOT EXISTS agents (
+    owner text NOT NULL,
+    name text NOT NULL,
+    version integer NOT NULL CHECK (version >= 1),
+    definition text NOT NULL,
+    created_at ${d.time} NOT NULL,
+    PRIMARY KEY (owner, name, version)
+  )`,
+  "ALTER TABLE runs ADD COLUMN agent text",
+  "ALTER TABLE runs ADD COLUMN parent_run_id text",
+  "CREATE INDEX IF NOT EXISTS runs_parent ON runs (parent_run_id)"
+]
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -358,7 +376,8 @@ export const migrations = {
   "0011_answer_inbox": statements({ pg: answerInbox(pg), sqlite: answerInbox(sqlite) }),
   "0012_threads": statements({ pg: threads(pg), sqlite: threads(sqlite) }),
   "0013_attachments": statements({ pg: attachments(pg), sqlite: attachments(sqlite) }),
-  "0014_run_owner_address": statements({ pg: ownerAddress, sqlite: ownerAddress })
+  "0014_run_owner_address": statements({ pg: ownerAddress, sqlite: ownerAddress }),
+  "0015_agents": statements({ pg: agents(pg), sqlite: agents(sqlite) })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

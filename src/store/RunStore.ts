@@ -55,6 +55,9 @@ export interface Service {
       allowBusyUser?: boolean
       /** The thread the run is the next turn of (store/Threads), made when new; refused while a turn is under way. */
       thread?: { readonly owner: string; readonly id: string } | undefined
+      /** The agent it is a run of, and the run that called that agent as a tool. */
+      agent?: string | undefined
+      parentRunId?: string | undefined
     }
   ) => Effect.Effect<void, StoreError | UserBusyError | RunIdTakenError | ThreadBusyError>
   readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
@@ -96,6 +99,9 @@ export interface Service {
     q: {
       userId?: string | undefined
       status?: RunStatus | undefined
+      agent?: string | undefined
+      /** The runs a run called as tools (its children), oldest first. */
+      parentRunId?: string | undefined
       first?: number | undefined
       after?: string | undefined
     }
@@ -124,7 +130,9 @@ const toRun = (r: any): StoredRun => ({
   usage: parse(r.usage),
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
-  runner: r.runner ?? null
+  runner: r.runner ?? null,
+  agent: r.agent ?? null,
+  parentRunId: r.parent_run_id ?? null
 })
 
 /** The opaque cursor of a run in a list: its creation time (milliseconds, as stored) and id, exact on both stores. */
@@ -173,10 +181,10 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
       const thread = run.thread
       const turn = thread ? yield* joinThread(sql, thread.owner, thread.id, run.id) : undefined
       const now = time(Date.now())
-      yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at)
+      yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at, agent, parent_run_id)
         VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${
         jsonValue(run.input)
-      }, ${now}, ${now})`.pipe(
+      }, ${now}, ${now}, ${run.agent ?? null}, ${run.parentRunId ?? null})`.pipe(
         // another request took the id between the check and the insert
         Effect.catchTag("SqlError", (e) =>
           Effect.flatMap(
@@ -240,7 +248,7 @@ export const make = Effect.gen(function*() {
       ),
     events: loadEvents,
     history: (id) => loadEvents(id).pipe(Effect.map((events) => foldHistory(events))),
-    listRuns: ({ userId, status, first = 20, after }) =>
+    listRuns: ({ agent, after, first = 20, parentRunId, status, userId }) =>
       Effect.gen(function*() {
         // a run waiting for a person is RUNNING with awaiting_input set; RUNNING lists those that are not waiting
         const statusIs = (s: RunStatus) =>
@@ -254,6 +262,8 @@ export const make = Effect.gen(function*() {
         const conditions = [
           ...(userId ? [sql`user_id = ${userId}`] : []),
           ...(status ? [statusIs(status)] : []),
+          ...(agent ? [sql`agent = ${agent}`] : []),
+          ...(parentRunId ? [sql`parent_run_id = ${parentRunId}`] : []),
           ...(cursor ? [sql`(created_at, id) < (${time(Date.parse(cursor.at))}, ${cursor.id})`] : [])
         ]
         const rows = yield* sql`SELECT * FROM runs ${
@@ -279,7 +289,7 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => rows.map((r) => r.id)),
         Effect.mapError(storeError("listing queued runs no runner took up"))
       ),
-    unfinished: sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED') ORDER BY created_at, id`.pipe(
+    unfinished: sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED') AND parent_run_id IS NULL ORDER BY created_at, id`.pipe(
       Effect.map((rows) => rows.map(toRun)),
       Effect.mapError(storeError("listing unfinished runs"))
     ),

@@ -79,6 +79,9 @@ export interface StoredRun {
   readonly updatedAt: Date
   /** On a cluster: the runner that took the run up last. */
   readonly runner: string | null
+  /** The agent it is a run of (its name), and the run that called it as a tool. */
+  readonly agent: string | null
+  readonly parentRunId: string | null
 }
 
 export interface RunPage {

@@ -48,6 +48,30 @@ export interface ToolContext {
   readonly runId: string
   readonly memory: Ref.Ref<ReadonlyMap<string, unknown>>
   readonly notes?: Notes | undefined
+  /** The step that makes the call (absent outside a run's step). */
+  readonly step?: { readonly stepId: string; readonly passNumber: number } | undefined
+  /** What the call says of itself in its ToolInvoked event: a child run it made, a remote task's id. */
+  readonly report?: ((said: CallReport) => void) | undefined
+}
+
+/** What a call tells its event about itself (agents as tools, remote A2A agents). */
+export interface CallReport {
+  readonly childRun?: {
+    readonly runId: string
+    readonly agent: string
+    readonly version?: number | undefined
+    readonly status: string
+    readonly usage: {
+      readonly inputTokens: number
+      readonly outputTokens: number
+      readonly costUsd: number
+      readonly llmCalls: number
+      readonly steps: number
+    }
+  }
+  readonly remoteTaskId?: string
+  /** Called once the call's event is recorded (a child run's hold on the budget let go then). */
+  readonly onRecorded?: () => void
 }
 
 export interface Tool<I = any, O = any> {
