@@ -1,5 +1,6 @@
 import { Config, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
+import * as Agents from "../agents/Agents.js"
 import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
 import { DEFAULT_MAX_BODY_BYTES } from "../domain/Attachment.js"
 import type { LanguageModel } from "../llm/LanguageModel.js"
@@ -109,7 +110,8 @@ export const appLayer = (
       Effect.map(Effect.promise(() => import("../cluster/Cluster.js")), (c) => c.layer(cluster, manager))
     ) :
     manager
-  return runs.pipe(Layer.provideMerge(Layer.mergeAll(engine, database)))
+  // the agents after the engine's tools and the store's versions (agents/Agents reads AEON_AGENTS)
+  return runs.pipe(Layer.provideMerge(Agents.layerConfig), Layer.provideMerge(Layer.mergeAll(engine, database)))
 }
 
 /** What a test or an embedding program puts in place of the configured engine, store or cluster settings. */

@@ -1,5 +1,6 @@
 import { type Context, Effect, JSONSchema, Option, Schema, SubscriptionRef } from "effect"
 import { GraphQLError } from "graphql"
+import type { Agents } from "../../agents/Agents.js"
 import { InvalidRunInputError } from "../../domain/Errors.js"
 import { UntrustedPolicy } from "../../domain/UntrustedPolicy.js"
 import * as Guardrails from "../../guardrails/Guardrails.js"
@@ -19,6 +20,7 @@ import type { Adapter } from "../EffectAdapter.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 import * as V from "./GraphQLViews.js"
+import { agentMutations, agentQueries, runAgentFields } from "./AgentResolvers.js"
 import { memoryMutations, memoryQueries } from "./MemoryResolvers.js"
 import { pageRefusal, takeEvents } from "./QueryLimits.js"
 import { threadFields, threadMutations, threadQueries } from "./ThreadResolvers.js"
@@ -39,7 +41,7 @@ const withoutNulls = (value: unknown): unknown =>
     : value
 
 /** What resolvers run on. */
-export type R = RunManager | ToolRegistry | LanguageModel
+export type R = RunManager | ToolRegistry | LanguageModel | Agents
 
 /**
  * The run, when its stored events decode. A damaged run is listed from its row; each field that needs its events
@@ -108,6 +110,7 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
         const page = yield* manager.list({
           userId: ctx.userId ?? args.userId ?? undefined,
           status: args.status ?? undefined,
+          agent: args.filter?.agent ?? undefined,
           first: args.first ?? 20,
           after: args.after ?? undefined
         })
@@ -329,11 +332,21 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
 export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
   const access = accessOf(adapter)
   return {
-    Query: { ...queries(access, info), ...memoryQueries(access.run), ...threadQueries(access.run) },
-    Mutation: { ...mutations(access), ...memoryMutations(access.run), ...threadMutations(access.run) },
+    Query: {
+      ...queries(access, info),
+      ...memoryQueries(access.run),
+      ...threadQueries(access.run),
+      ...agentQueries(access.run)
+    },
+    Mutation: {
+      ...mutations(access),
+      ...memoryMutations(access.run),
+      ...threadMutations(access.run),
+      ...agentMutations(access.run)
+    },
     Thread: threadFields(access.run),
     Subscription: subscriptions(access),
-    Run: runFields(access),
+    Run: { ...runFields(access), ...runAgentFields(access.run) },
     RunEvent: { __resolveType: (e: V.EventView) => e.__typename }
   } as G.Resolvers
 }

@@ -52,7 +52,15 @@ const TASK_FIELDS = [
   "attachments"
 ] as const
 /** run_task's input schema: derived from RunTaskInput (its constraints and descriptions), which decodes it. */
-const runTaskSchema = plainJsonSchema(Schema.encodedBoundSchema(RunTaskInput.pipe(Schema.pick(...TASK_FIELDS))))
+const runTaskSchema = plainJsonSchema(
+  Schema.encodedBoundSchema(RunTaskInput.pipe(Schema.pick(...TASK_FIELDS))).pipe(
+    Schema.extend(Schema.Struct({
+      agent: Schema.optional(
+        Schema.String.annotations({ description: "the agent to run: its name (the latest version) or name@version" })
+      )
+    }))
+  )
+)
 
 const tools = [
   {
@@ -216,6 +224,8 @@ type Runner = <A, E>(effect: Effect.Effect<A, E, RunManager>) => Promise<Exit.Ex
 /** run_task's arguments as a run's input (decoded, and refused with the decode's words, as every run's input is). */
 const taskInput = (args: Record<string, unknown>, userId: string | undefined): Record<string, unknown> => ({
   ...Object.fromEntries(TASK_FIELDS.flatMap((k) => (args[k] === undefined ? [] : [[k, args[k]]]))),
+  // an agent by name only (an agent's value is the library's)
+  ...(typeof args.agent === "string" ? { agent: args.agent } : {}),
   ...(userId !== undefined ? { userId } : {})
 })
 

@@ -7,12 +7,16 @@ import {
 import { LegacyJsonRpcTransportHandler, LegacyRestTransportHandler } from "@a2a-js/sdk/compat/v0_3/server"
 import { A2A_ERROR_CODE, ContentTypeNotSupportedError } from "@a2a-js/sdk/errors"
 import { defaultServerCallContextBuilder, JsonRpcTransportHandler, validateVersion } from "@a2a-js/sdk/server"
+import { Effect, Option, Runtime } from "effect"
 import { createHash } from "node:crypto"
 import type { IncomingMessage } from "node:http"
+import type { AgentVersion } from "../../agents/Agent.js"
+import { Agents } from "../../agents/Agents.js"
 import { fieldOf, recordOf } from "../../support/Fields.js"
 import { handlerOf } from "./A2aTasks.js"
 import {
   callerAndBody,
+  callerOf,
   empty,
   json,
   type ProtocolContext,
@@ -27,8 +31,37 @@ import {
  * (A2aTasks: a run is a task).
  */
 
-/** The agent card, its interface at `base`/a2a (1.0, and 0.3 through the SDK's compatibility layer). */
-export const cardAt = (base: string, version: string): AgentCard => ({
+/** An agent's own card: its name and description, a skill per tool (or its one skill), its interface under it. */
+const agentCardOf = (card: AgentCard, base: string, agent: AgentVersion): AgentCard => ({
+  ...card,
+  name: agent.name,
+  description: agent.definition.description ?? `The Aeon agent ${agent.name} (version ${agent.version}).`,
+  supportedInterfaces: duplicateInterfacesForLegacy(
+    [{ url: `${base}/a2a/agents/${agent.name}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+    ["JSONRPC"]
+  ),
+  skills: (agent.definition.tools ?? []).length === 0 ? card.skills : (agent.definition.tools ?? []).map((t) => ({
+    id: t.replace(/[^A-Za-z0-9_.-]/g, "-"),
+    name: t,
+    description: `${agent.name} works with ${t}`,
+    tags: ["tool"],
+    examples: [],
+    inputModes: ["text/plain"],
+    outputModes: ["text/plain", "application/json"],
+    securityRequirements: []
+  }))
+})
+
+/**
+ * The agent card, its interface at `base`/a2a (1.0, and 0.3 through the SDK's compatibility layer); an agent's, its
+ * own at `base`/a2a/agents/<name>.
+ */
+export const cardAt = (base: string, version: string, agent?: AgentVersion): AgentCard => {
+  const card = serverCard(base, version)
+  return agent === undefined ? card : agentCardOf(card, base, agent)
+}
+
+const serverCard = (base: string, version: string): AgentCard => ({
   name: "Aeon",
   description: "An adaptive reasoning engine: it plans a task, executes the plan's steps with a model and tools, " +
     "checks what it got and refines the plan until the answer converges or its budget runs out.",
@@ -132,7 +165,7 @@ const streamed = (
  */
 const jsonRpc = async (
   ctx: ProtocolContext & { readonly version: string },
-  { req, signal }: ProtocolRequest
+  { params, req, signal }: ProtocolRequest
 ): Promise<Reply> => {
   const mediaType = req.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase()
   if (mediaType !== undefined && mediaType !== "application/json") {
@@ -153,11 +186,13 @@ const jsonRpc = async (
       : JsonRpcTransportHandler.mapToJSONRPCError(e)
   })
   try {
-    const agentCard = cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version)
+    const agent = await agentNamed(ctx, params.name, read.caller.userId)
+    if (agent === null) return json(404, rpcError(-32001, `no agent ${params.name ?? ""}`))
+    const agentCard = cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version, agent)
     // aborted when the client goes away: before the reply, the request's signal; after, its frames'
     const leaving = new AbortController()
     signal.addEventListener("abort", () => leaving.abort(), { once: true })
-    const requestHandler = handlerOf(ctx.runtime, () => agentCard, leaving.signal)
+    const requestHandler = handlerOf(ctx.runtime, () => agentCard, leaving.signal, agent?.name)
     const context = defaultServerCallContextBuilder({
       extensions: undefined,
       user: { isAuthenticated: true, userName: read.caller.userId ?? "" },
@@ -192,9 +227,14 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
  */
 const agentCard = async (
   ctx: ProtocolContext & { readonly version: string },
-  { req, signal }: ProtocolRequest
+  { params, req, signal }: ProtocolRequest
 ): Promise<Reply> => {
-  const card = cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version)
+  const caller = callerOf(ctx.auth, req)
+  const agent = params.name === undefined ? undefined : await agentNamed(ctx, params.name, caller?.userId)
+  if (agent === null || (params.name !== undefined && caller === undefined)) {
+    return json(404, { error: `no agent ${params.name ?? ""}` })
+  }
+  const card = cardAt(`http://${req.headers.host ?? "localhost"}`, ctx.version, agent)
   const body = asksForLegacy(req) ? await legacyCard(ctx, card, signal) : card
   const etag = `W/"${createHash("sha256").update(JSON.stringify(body)).digest("hex").slice(0, 16)}"`
   const headers = { etag, vary: "A2A-Version", "cache-control": "no-cache" }
@@ -217,18 +257,37 @@ const legacyCard = async (ctx: ProtocolContext, card: AgentCard, signal: AbortSi
   return { ...legacy, supportedInterfaces: structuredClone(card.supportedInterfaces) }
 }
 
-/** The routes: JSON-RPC and the agent card. */
+/**
+ * The agent `name` as the caller sees it: undefined when no name is asked (the server's own card), null when the
+ * caller has no such agent.
+ */
+const agentNamed = async (ctx: ProtocolContext, name: string | undefined, userId: string | undefined) => {
+  if (name === undefined) return undefined
+  const found = await Runtime.runPromise(ctx.runtime)(
+    Effect.flatMap(Effect.serviceOption(Agents), (a) =>
+      Option.isSome(a) ? a.value.get(userId, name) : Effect.succeed(Option.none())).pipe(
+        Effect.orElseSucceed(() => Option.none())
+      )
+  )
+  return Option.getOrNull(found)
+}
+
+const rpcRefusal = (status: number, _code: string, message: string) =>
+  json(status, rpcError(status === 405 ? A2A_ERROR_CODE.INVALID_REQUEST : A2A_ERROR_CODE.INTERNAL_ERROR, message))
+
+/** The routes: JSON-RPC and the agent card, the server's and each agent's. */
 export const routes = (ctx: ProtocolContext & { readonly version: string }): ReadonlyArray<Route> => [
-  {
-    method: "POST",
-    path: "/a2a",
-    handle: (request) => jsonRpc(ctx, request),
-    refuse: (status, _code, message) =>
-      json(status, rpcError(status === 405 ? A2A_ERROR_CODE.INVALID_REQUEST : A2A_ERROR_CODE.INTERNAL_ERROR, message))
-  },
+  { method: "POST", path: "/a2a", handle: (request) => jsonRpc(ctx, request), refuse: rpcRefusal },
+  { method: "POST", path: "/a2a/agents/:name", handle: (request) => jsonRpc(ctx, request), refuse: rpcRefusal },
   {
     method: "GET",
     path: "/.well-known/agent-card.json",
+    handle: (request) => agentCard(ctx, request),
+    refuse: (status, _code, message) => json(status, { error: message })
+  },
+  {
+    method: "GET",
+    path: "/a2a/agents/:name/.well-known/agent-card.json",
     handle: (request) => agentCard(ctx, request),
     refuse: (status, _code, message) => json(status, { error: message })
   }

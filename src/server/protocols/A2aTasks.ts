@@ -179,7 +179,7 @@ const schemaOfMessage = (m: Message | undefined): unknown =>
     (m?.parts ?? []).map(schemaOfPart).find((s) => s !== undefined)
 
 /** Starts the message's task, or answers the request its task waits for: the run and the log's offset to follow. */
-const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
+const beginTask = (params: SendMessageRequest, userId: string | undefined, agent: string | undefined) =>
   Effect.gen(function*() {
     const message = params.message
     if (message?.taskId) {
@@ -205,6 +205,7 @@ const beginTask = (params: SendMessageRequest, userId: string | undefined) =>
       // the context is the thread: the next message on it continues the conversation
       ...threadOf(contextId),
       tags: ["a2a", conversationTag("context", contextId)],
+      ...(agent !== undefined ? { agent } : {}),
       ...(userId !== undefined ? { userId } : {})
     }, userId)
     return { run: started, fromSeq: 0 }
@@ -271,7 +272,9 @@ async function* taskUpdates(
 export const handlerOf = (
   runtime: Runtime.Runtime<RunManager>,
   card: () => AgentCard,
-  leaving: AbortSignal
+  leaving: AbortSignal,
+  /** The agent whose A2A endpoint it is (its tasks are its runs); none: the server's own. */
+  agent?: string
 ): A2ARequestHandler => {
   const run = async <A, E>(effect: Effect.Effect<A, E, RunManager>): Promise<A> => {
     const exit = await Runtime.runPromiseExit(runtime)(effect)
@@ -296,7 +299,7 @@ export const handlerOf = (
     getAuthenticatedExtendedAgentCard: () => Promise.reject(new UnsupportedOperationError("no extended agent card")),
     sendMessage: async (params, context) => {
       const userId = userOf(context)
-      const { fromSeq, run: started } = await run(beginTask(params, userId))
+      const { fromSeq, run: started } = await run(beginTask(params, userId, agent))
       if (!params.configuration?.returnImmediately) {
         for await (const _ of await run(runItems(started.id, { fromSeq, until: pausesOrEnds, signal: leaving }))) {
           continue
@@ -306,7 +309,7 @@ export const handlerOf = (
     },
     sendMessageStream: async function*(params, context) {
       const userId = userOf(context)
-      const { fromSeq, run: started } = await run(beginTask(params, userId))
+      const { fromSeq, run: started } = await run(beginTask(params, userId, agent))
       yield* streamOf(started, fromSeq, userId)
     },
     getTask: (params, context) => task(params.id, userOf(context)),

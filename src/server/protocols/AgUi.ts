@@ -234,7 +234,7 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
 }
 
 /** The run this request follows, and from where: a resume answers its interrupts first; else an existing or new run. */
-const runOf = (input: RunAgentInput, userId: string | undefined) =>
+const runOf = (input: RunAgentInput, userId: string | undefined, agent: string | undefined) =>
   Effect.gen(function*() {
     const manager = yield* RunManager
     const resume = input.resume ?? []
@@ -265,6 +265,7 @@ const runOf = (input: RunAgentInput, userId: string | undefined) =>
       ...(chat && chat.history.length > 0 ? { history: chat.history } : {}),
       ...threadOf(input.threadId),
       tags: ["ag-ui", conversationTag("thread", input.threadId)],
+      ...(agent !== undefined ? { agent } : {}),
       ...(userId !== undefined ? { userId } : {})
     }, userId)
     return { run: started, fromSeq: 0 }
@@ -276,7 +277,7 @@ const attachedOfLast = (messages: ReadonlyArray<{ readonly role: string; readonl
   return attachments.length > 0 ? { attachments } : {}
 }
 
-const run = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promise<Reply> => {
+const run = async (ctx: ProtocolContext, { params, req }: ProtocolRequest): Promise<Reply> => {
   const read = await callerAndBody(ctx, req)
   if ("status" in read) return refuseJson(read.status, read.code, read.message)
   const { body: value, caller } = read
@@ -289,7 +290,7 @@ const run = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promise<Repl
     )
   }
   const input = parsed.data as RunAgentInput
-  const found = await runExit(ctx.runtime, runOf(input, caller.userId))
+  const found = await runExit(ctx.runtime, runOf(input, caller.userId, params.name))
   if (found._tag === "Failure") {
     const f = publicFailure(found.cause)
     return refuseJson(statusOf(f.code), f.code, f.message)
@@ -310,10 +311,8 @@ const run = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promise<Repl
   )
 }
 
-/** The route. */
-export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [{
-  method: "POST",
-  path: "/ag-ui",
-  handle: (request) => run(ctx, request),
-  refuse: refuseJson
-}]
+/** The routes: the server's agent, and each named agent's (its runs are runs of that agent). */
+export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [
+  { method: "POST", path: "/ag-ui", handle: (request) => run(ctx, request), refuse: refuseJson },
+  { method: "POST", path: "/ag-ui/agents/:name", handle: (request) => run(ctx, request), refuse: refuseJson }
+]

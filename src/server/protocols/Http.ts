@@ -122,6 +122,7 @@ export const runExit = <A, E>(runtime: Runtime.Runtime<RunManager>, effect: Effe
 /** The HTTP status of a coded failure, the same on every protocol (what a protocol says with it is its own). */
 const STATUS_OF: Readonly<Record<string, number>> = {
   RunNotFoundError: 404,
+  AGENT_NOT_FOUND: 404,
   RunIdTakenError: 409,
   QuotaExceededError: 429,
   ShuttingDownError: 503,

@@ -1,6 +1,8 @@
-import { Effect, Predicate } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions"
 import type { Model } from "openai/resources/models"
+import { parseAgentRef } from "../../agents/Agent.js"
+import { Agents } from "../../agents/Agents.js"
 import type { Usage } from "../../domain/Budget.js"
 import type { RunEvent } from "../../domain/RunEvent.js"
 import type { RunMode } from "../../domain/SimpleIteration.js"
@@ -58,6 +60,7 @@ export const refuse = (r: Refusal): Reply =>
 /** A refused request's code in OpenAI's words. */
 export const OPENAI_CODES: Readonly<Record<string, string>> = {
   UNAUTHENTICATED: "invalid_api_key",
+  AGENT_NOT_FOUND: "model_not_found",
   PAYLOAD_TOO_LARGE: "request_too_large",
   BAD_REQUEST: "invalid_json",
   METHOD_NOT_ALLOWED: "method_not_allowed",
@@ -116,7 +119,8 @@ export const runInputOf = (r: {
   readonly chat: { readonly task: string; readonly history: ReadonlyArray<unknown> }
   readonly attachments: ReadonlyArray<unknown>
   readonly instructions: string
-  readonly mode: RunMode
+  /** None: the agent's. */
+  readonly mode: RunMode | undefined
   readonly budget: Record<string, unknown>
   readonly tags: ReadonlyArray<string>
   readonly format: object
@@ -126,8 +130,8 @@ export const runInputOf = (r: {
   ...(r.chat.history.length > 0 ? { history: r.chat.history } : {}),
   ...(r.attachments.length > 0 ? { attachments: r.attachments } : {}),
   ...(r.instructions !== "" ? { instructions: r.instructions } : {}),
-  mode: r.mode,
-  budget: r.budget,
+  ...(r.mode !== undefined ? { mode: r.mode } : {}),
+  ...(Object.keys(r.budget).length > 0 ? { budget: r.budget } : {}),
   tags: r.tags,
   ...r.format,
   ...(r.userId !== undefined ? { userId: r.userId } : {})
@@ -138,7 +142,9 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
   const b = objectOf(body) ?? {}
   const model = typeof b.model === "string" ? b.model : ""
   const mode = MODELS[model]
-  if (mode === undefined) {
+  // any other model names an agent (its mode is the agent's): one the caller has not is model_not_found at the start
+  const agent = mode === undefined && parseAgentRef(model) !== undefined ? model : undefined
+  if (mode === undefined && agent === undefined) {
     return {
       status: 404,
       code: "model_not_found",
@@ -174,7 +180,10 @@ export const chatRequest = (body: unknown, userId: string | undefined): ChatRequ
     model,
     stream: b.stream === true,
     includeUsage: objectOf(b.stream_options)?.include_usage === true,
-    input: runInputOf({ chat, attachments, instructions, mode, budget, tags: ["openai"], format, userId })
+    input: {
+      ...runInputOf({ chat, attachments, instructions, mode, budget, tags: ["openai"], format, userId }),
+      ...(agent !== undefined ? { agent } : {})
+    }
   }
 }
 
@@ -313,7 +322,14 @@ const completions = async (ctx: ProtocolContext, { req, signal }: ProtocolReques
   const request = chatRequest(body, caller.userId)
   if ("status" in request) return refuse(request)
   const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(request.input, caller.userId)))
-  if (started._tag === "Failure") return refuse(failureRefusal(publicFailure(started.cause)))
+  if (started._tag === "Failure") {
+    const failure = failureRefusal(publicFailure(started.cause))
+    return refuse(
+      failure.code === "AGENT_NOT_FOUND"
+        ? { status: 404, code: "model_not_found", param: "model", message: `The model '${request.model}' does not exist` }
+        : failure
+    )
+  }
   const run = started.value
   const created = Math.floor(run.createdAt.getTime() / 1000)
   const headers = { "x-aeon-run-id": run.id }
@@ -338,11 +354,26 @@ const completions = async (ctx: ProtocolContext, { req, signal }: ProtocolReques
   return json(200, completion(run.id, request.model, created, collected), headers)
 }
 
-const models = () =>
-  json(200, {
+/** The modes as models, then each agent the caller may run (its name: `model: "<agent>"` runs it). */
+const models = async (ctx: ProtocolContext, userId: string | undefined) => {
+  const agents = await runExit(
+    ctx.runtime,
+    Effect.flatMap(Effect.serviceOption(Agents), (a) => (Option.isSome(a) ? a.value.list(userId) : Effect.succeed([])))
+  )
+  if (agents._tag === "Failure") return refuse(failureRefusal(publicFailure(agents.cause)))
+  return json(200, {
     object: "list",
-    data: Object.keys(MODELS).map((id): Model => ({ id, object: "model", created: 0, owned_by: "aeon" }))
+    data: [
+      ...Object.keys(MODELS).map((id): Model => ({ id, object: "model", created: 0, owned_by: "aeon" })),
+      ...agents.value.map((a): Model => ({
+        id: a.name,
+        object: "model",
+        created: Math.floor(a.createdAt.getTime() / 1000),
+        owned_by: a.owner === "" ? "aeon" : a.owner
+      }))
+    ]
   })
+}
 
 /** A refusal in OpenAI's words, its code mapped where OpenAI has a word of its own. */
 export const refused = (status: number, code: string, message: string) =>
@@ -353,12 +384,12 @@ export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [
   {
     method: "GET",
     path: "/v1/models",
-    handle: ({ req }) =>
-      Promise.resolve(
-        callerOf(ctx.auth, req)
-          ? models()
-          : refuse({ status: 401, code: "invalid_api_key", message: "missing or invalid API key" })
-      ),
+    handle: ({ req }) => {
+      const caller = callerOf(ctx.auth, req)
+      return caller
+        ? models(ctx, caller.userId)
+        : Promise.resolve(refuse({ status: 401, code: "invalid_api_key", message: "missing or invalid API key" }))
+    },
     refuse: refused
   },
   { method: "POST", path: "/v1/chat/completions", handle: (request) => completions(ctx, request), refuse: refused }

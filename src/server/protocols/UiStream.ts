@@ -151,7 +151,7 @@ interface ChatBody {
   readonly id?: unknown
 }
 
-const startChat = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promise<Reply> => {
+const startChat = async (ctx: ProtocolContext, { params, req }: ProtocolRequest): Promise<Reply> => {
   const read = await callerAndBody(ctx, req)
   if ("status" in read) return refuseJson(read.status, read.code, read.message)
   const { body: value, caller } = read
@@ -173,6 +173,7 @@ const startChat = async (ctx: ProtocolContext, { req }: ProtocolRequest): Promis
     ...(conversation.history.length > 0 ? { history: conversation.history } : {}),
     ...threadOf(chat.id),
     tags,
+    ...(params.name !== undefined ? { agent: params.name } : {}),
     ...(caller.userId !== undefined ? { userId: caller.userId } : {})
   }
   const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(input, caller.userId)))
@@ -203,5 +204,6 @@ const resume = async (ctx: ProtocolContext, { params, req }: ProtocolRequest): P
 /** The chat's routes: a new turn, and a run's stream resumed. */
 export const routes = (ctx: ProtocolContext): ReadonlyArray<Route> => [
   { method: "POST", path: "/api/chat", handle: (request) => startChat(ctx, request), refuse: refuseJson },
+  { method: "POST", path: "/api/chat/agents/:name", handle: (request) => startChat(ctx, request), refuse: refuseJson },
   { method: "GET", path: "/api/chat/:runId/stream", handle: (request) => resume(ctx, request), refuse: refuseJson }
 ]

@@ -88,6 +88,11 @@ export type RunStatus =
   | 'RUNNING';
 
 export type RunTaskInput = {
+  /**
+   * The agent to run: its name (the latest version) or name@version (Query.agents). Its definition gives what the
+   * input leaves out and bounds what it gives: AGENT_NOT_FOUND, AGENT_OVERRIDE (a tool outside its tools, a larger cap).
+   */
+  agent: string | null | undefined;
   /** An approval request not answered within this many milliseconds is rejected. */
   approvalTimeoutMs: number | null | undefined;
   /** More tools whose calls wait for approval in this run (besides AEON_APPROVAL_TOOLS; * for every tool with side effects). */

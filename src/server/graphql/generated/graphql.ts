@@ -31,6 +31,69 @@ export type AdvisoryRaisedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** A named, versioned configuration of runs: its latest version's definition (or the version a run ran). */
+export type Agent = {
+  __typename?: 'Agent';
+  approvalTools?: Maybe<Array<Scalars['String']['output']>>;
+  budget?: Maybe<Scalars['JSON']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  guardrails?: Maybe<Scalars['JSON']['output']>;
+  instructions?: Maybe<Scalars['String']['output']>;
+  memory?: Maybe<Scalars['Boolean']['output']>;
+  mode?: Maybe<RunMode>;
+  model?: Maybe<AgentModel>;
+  name: Scalars['String']['output'];
+  outputSchema?: Maybe<Scalars['JSON']['output']>;
+  /** Whose it is: null for the operator's (everyone's), else the user's. */
+  owner?: Maybe<Scalars['ID']['output']>;
+  tools?: Maybe<Array<Scalars['String']['output']>>;
+  version: Scalars['Int']['output'];
+  /** Every version, oldest first. */
+  versions: Array<AgentVersion>;
+};
+
+/** An agent's whole definition (every field but the name optional). */
+export type AgentInput = {
+  approvalTools?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Its caps: a request may lower them, never raise them. */
+  budget?: InputMaybe<BudgetInput>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Guardrails per point (input, tool_call, tool_result, output), as RunTaskInput.guardrails. */
+  guardrails?: InputMaybe<Scalars['JSON']['input']>;
+  /** Operator text added to the system prompt of every plan and answer call of its runs (trusted). */
+  instructions?: InputMaybe<Scalars['String']['input']>;
+  /** false: its runs recall nothing and leave no memory. */
+  memory?: InputMaybe<Scalars['Boolean']['input']>;
+  mode?: InputMaybe<RunMode>;
+  model?: InputMaybe<AgentModelInput>;
+  /** [a-z0-9][a-z0-9_-]{0,62} */
+  name: Scalars['String']['input'];
+  outputSchema?: InputMaybe<Scalars['JSON']['input']>;
+  /** Tool names or globs (fs.*), and agent:<name> to call another agent as a tool; absent: every tool. */
+  tools?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type AgentModel = {
+  __typename?: 'AgentModel';
+  byPhase?: Maybe<Scalars['JSON']['output']>;
+  model: Scalars['String']['output'];
+  provider: Scalars['String']['output'];
+};
+
+/** A model as AEON_MODELS names one; byPhase as AEON_MODELS_BY_PHASE ({ plan: "openai:gpt-4.1", … }). */
+export type AgentModelInput = {
+  byPhase?: InputMaybe<Scalars['JSON']['input']>;
+  model: Scalars['String']['input'];
+  provider: Scalars['String']['input'];
+};
+
+export type AgentVersion = {
+  __typename?: 'AgentVersion';
+  createdAt: Scalars['DateTime']['output'];
+  version: Scalars['Int']['output'];
+};
+
 export type ApprovalAnsweredEvent = RunEvent & {
   __typename?: 'ApprovalAnsweredEvent';
   at: Scalars['DateTime']['output'];
@@ -143,6 +206,14 @@ export type BudgetInput = {
   maxTokens?: InputMaybe<Scalars['Int']['input']>;
   /** Cycles (execution passes). */
   ttl?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A run of an agent a step of this run called as a tool. */
+export type ChildRunRef = {
+  __typename?: 'ChildRunRef';
+  agent?: Maybe<RunAgent>;
+  id: Scalars['ID']['output'];
+  status: RunStatus;
 };
 
 export type ConvergenceAssessedEvent = RunEvent & {
@@ -633,6 +704,8 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Interrupts a run; a tool call in progress completes first. */
   cancelRun: Run;
+  /** Deletes the caller's agent, every version (its runs keep the definition they ran). Whether there was one. */
+  deleteAgent: Scalars['Boolean']['output'];
   /** Forgets every memory of the caller (or userId's, as memories reads them): erasure. How many there were. */
   forgetMemories: Scalars['Int']['output'];
   /** Forgets one memory (its row and full-text entry): whether there was one (memories' owner rule). */
@@ -678,11 +751,21 @@ export type Mutation = {
   respondToApproval: Run;
   /** Starts a run and returns at once (QUEUED or RUNNING). */
   runTask: Run;
+  /**
+   * Saves a whole agent definition as the agent's next version (1 for a new name); INVALID_AGENT names a bad field. With
+   * API keys bound to users the agent is the caller's own.
+   */
+  saveAgent: Agent;
 };
 
 
 export type MutationCancelRunArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationDeleteAgentArgs = {
+  name: Scalars['String']['input'];
 };
 
 
@@ -745,6 +828,11 @@ export type MutationRespondToApprovalArgs = {
 
 export type MutationRunTaskArgs = {
   input: RunTaskInput;
+};
+
+
+export type MutationSaveAgentArgs = {
+  input: AgentInput;
 };
 
 export type PageInfo = {
@@ -931,6 +1019,10 @@ export type Prompt = {
 
 export type Query = {
   __typename?: 'Query';
+  /** An agent by name, with its versions (null: the caller has none of that name). */
+  agent?: Maybe<Agent>;
+  /** The agents the caller may run: the operator's (AEON_AGENTS) and, with API keys bound to users, their own. */
+  agents: Array<Agent>;
   health: Health;
   /**
    * Memories across runs: the caller's own with API keys bound to users; else userId's (absent: runs without a user).
@@ -950,6 +1042,11 @@ export type Query = {
   /** The caller's threads (as thread reads them), the latest used first. */
   threads: ThreadConnection;
   tools: Array<Tool>;
+};
+
+
+export type QueryAgentArgs = {
+  name: Scalars['String']['input'];
 };
 
 
@@ -973,6 +1070,7 @@ export type QueryRunArgs = {
 
 export type QueryRunsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RunFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<RunStatus>;
   userId?: InputMaybe<Scalars['ID']['input']>;
@@ -1087,6 +1185,10 @@ export type ReplayedUsage = {
 
 export type Run = {
   __typename?: 'Run';
+  /** The agent it is a run of (null: none). */
+  agent?: Maybe<RunAgent>;
+  /** The runs of agents its steps called as tools, oldest first. */
+  children: Array<ChildRunRef>;
   /** What the run quoted of its conversation (null: none). */
   conversation?: Maybe<RunConversation>;
   createdAt: Scalars['DateTime']['output'];
@@ -1115,6 +1217,8 @@ export type Run = {
   model?: Maybe<Scalars['String']['output']>;
   /** Every model the run's calls went to, in order: more than one when it was resumed on another (RunResumed says when). */
   models: Array<Scalars['String']['output']>;
+  /** The run whose step called this run's agent as a tool (null: none). */
+  parentRunId?: Maybe<Scalars['ID']['output']>;
   /** Tool calls waiting for a person's decision (respondToApproval answers them). */
   pendingApprovals: Array<ApprovalRequest>;
   /** Where an interactive run the budget would stop asks for more instead (respondToApproval answers: APPROVE with caps as input, or REJECT). */
@@ -1155,6 +1259,13 @@ export type RunEventsArgs = {
 export type RunLlmCallsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** The agent a run is a run of, as it ran (version null: an agent given inline). */
+export type RunAgent = {
+  __typename?: 'RunAgent';
+  name: Scalars['String']['output'];
+  version?: Maybe<Scalars['Int']['output']>;
 };
 
 export type RunConnection = {
@@ -1205,6 +1316,12 @@ export type RunFile = {
   name?: Maybe<Scalars['String']['output']>;
   sha256?: Maybe<Scalars['String']['output']>;
   url?: Maybe<Scalars['String']['output']>;
+};
+
+/** Which runs a list holds. */
+export type RunFilter = {
+  /** Runs of this agent (its name). */
+  agent?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type RunFinishedEvent = RunEvent & {
@@ -1286,6 +1403,11 @@ export type RunStatus =
   | 'RUNNING';
 
 export type RunTaskInput = {
+  /**
+   * The agent to run: its name (the latest version) or name@version (Query.agents). Its definition gives what the
+   * input leaves out and bounds what it gives: AGENT_NOT_FOUND, AGENT_OVERRIDE (a tool outside its tools, a larger cap).
+   */
+  agent?: InputMaybe<Scalars['String']['input']>;
   /** An approval request not answered within this many milliseconds is rejected. */
   approvalTimeoutMs?: InputMaybe<Scalars['Int']['input']>;
   /** More tools whose calls wait for approval in this run (besides AEON_APPROVAL_TOOLS; * for every tool with side effects). */
@@ -1783,6 +1905,11 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   AdvisoryRaisedEvent: ResolverTypeWrapper<AdvisoryRaisedEvent>;
+  Agent: ResolverTypeWrapper<Agent>;
+  AgentInput: AgentInput;
+  AgentModel: ResolverTypeWrapper<AgentModel>;
+  AgentModelInput: AgentModelInput;
+  AgentVersion: ResolverTypeWrapper<AgentVersion>;
   ApprovalAnsweredEvent: ResolverTypeWrapper<ApprovalAnsweredEvent>;
   ApprovalDecision: ApprovalDecision;
   ApprovalRequest: ResolverTypeWrapper<ApprovalRequest>;
@@ -1793,6 +1920,7 @@ export type ResolversTypes = {
   BudgetExtensionRequestedEvent: ResolverTypeWrapper<BudgetExtensionRequestedEvent>;
   BudgetGauge: ResolverTypeWrapper<BudgetGauge>;
   BudgetInput: BudgetInput;
+  ChildRunRef: ResolverTypeWrapper<ChildRunRef>;
   ConvergenceAssessedEvent: ResolverTypeWrapper<ConvergenceAssessedEvent>;
   ConvergenceAssessment: ResolverTypeWrapper<ConvergenceAssessment>;
   ConvergenceCriteriaInput: ConvergenceCriteriaInput;
@@ -1869,11 +1997,13 @@ export type ResolversTypes = {
   ReplayReport: ResolverTypeWrapper<ReplayReport>;
   ReplayedUsage: ResolverTypeWrapper<ReplayedUsage>;
   Run: ResolverTypeWrapper<RunModel>;
+  RunAgent: ResolverTypeWrapper<RunAgent>;
   RunConnection: ResolverTypeWrapper<Omit<RunConnection, 'edges'> & { edges: Array<ResolversTypes['RunEdge']> }>;
   RunConversation: ResolverTypeWrapper<RunConversation>;
   RunEdge: ResolverTypeWrapper<Omit<RunEdge, 'node'> & { node: ResolversTypes['Run'] }>;
   RunEvent: ResolverTypeWrapper<EventView>;
   RunFile: ResolverTypeWrapper<RunFile>;
+  RunFilter: RunFilter;
   RunFinishedEvent: ResolverTypeWrapper<RunFinishedEvent>;
   RunForkedEvent: ResolverTypeWrapper<RunForkedEvent>;
   RunMode: RunMode;
@@ -1917,6 +2047,11 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   AdvisoryRaisedEvent: AdvisoryRaisedEvent;
+  Agent: Agent;
+  AgentInput: AgentInput;
+  AgentModel: AgentModel;
+  AgentModelInput: AgentModelInput;
+  AgentVersion: AgentVersion;
   ApprovalAnsweredEvent: ApprovalAnsweredEvent;
   ApprovalRequest: ApprovalRequest;
   ApprovalRequestedEvent: ApprovalRequestedEvent;
@@ -1926,6 +2061,7 @@ export type ResolversParentTypes = {
   BudgetExtensionRequestedEvent: BudgetExtensionRequestedEvent;
   BudgetGauge: BudgetGauge;
   BudgetInput: BudgetInput;
+  ChildRunRef: ChildRunRef;
   ConvergenceAssessedEvent: ConvergenceAssessedEvent;
   ConvergenceAssessment: ConvergenceAssessment;
   ConvergenceCriteriaInput: ConvergenceCriteriaInput;
@@ -1998,11 +2134,13 @@ export type ResolversParentTypes = {
   ReplayReport: ReplayReport;
   ReplayedUsage: ReplayedUsage;
   Run: RunModel;
+  RunAgent: RunAgent;
   RunConnection: Omit<RunConnection, 'edges'> & { edges: Array<ResolversParentTypes['RunEdge']> };
   RunConversation: RunConversation;
   RunEdge: Omit<RunEdge, 'node'> & { node: ResolversParentTypes['Run'] };
   RunEvent: EventView;
   RunFile: RunFile;
+  RunFilter: RunFilter;
   RunFinishedEvent: RunFinishedEvent;
   RunForkedEvent: RunForkedEvent;
   RunOutcome: RunOutcome;
@@ -2049,6 +2187,35 @@ export type AdvisoryRaisedEventResolvers<ContextType = GraphQLContext, ParentTyp
   seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type AgentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Agent'] = ResolversParentTypes['Agent']> = {
+  approvalTools?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  budget?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  guardrails?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  instructions?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  memory?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  mode?: Resolver<Maybe<ResolversTypes['RunMode']>, ParentType, ContextType>;
+  model?: Resolver<Maybe<ResolversTypes['AgentModel']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outputSchema?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  owner?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  tools?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  versions?: Resolver<Array<ResolversTypes['AgentVersion']>, ParentType, ContextType>;
+};
+
+export type AgentModelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AgentModel'] = ResolversParentTypes['AgentModel']> = {
+  byPhase?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AgentVersionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AgentVersion'] = ResolversParentTypes['AgentVersion']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ApprovalAnsweredEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApprovalAnsweredEvent'] = ResolversParentTypes['ApprovalAnsweredEvent']> = {
@@ -2122,6 +2289,12 @@ export type BudgetGaugeResolvers<ContextType = GraphQLContext, ParentType extend
   left?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   used?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type ChildRunRefResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChildRunRef'] = ResolversParentTypes['ChildRunRef']> = {
+  agent?: Resolver<Maybe<ResolversTypes['RunAgent']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
 };
 
 export type ConvergenceAssessedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConvergenceAssessedEvent'] = ResolversParentTypes['ConvergenceAssessedEvent']> = {
@@ -2491,6 +2664,7 @@ export type MemoryRecalledEventResolvers<ContextType = GraphQLContext, ParentTyp
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
+  deleteAgent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteAgentArgs, 'name'>>;
   forgetMemories?: Resolver<ResolversTypes['Int'], ParentType, ContextType, Partial<MutationForgetMemoriesArgs>>;
   forgetMemory?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetMemoryArgs, 'id'>>;
   forgetRun?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetRunArgs, 'id'>>;
@@ -2501,6 +2675,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   replayRun?: Resolver<ResolversTypes['ReplayReport'], ParentType, ContextType, RequireFields<MutationReplayRunArgs, 'runId'>>;
   respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
   runTask?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRunTaskArgs, 'input'>>;
+  saveAgent?: Resolver<ResolversTypes['Agent'], ParentType, ContextType, RequireFields<MutationSaveAgentArgs, 'input'>>;
 };
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
@@ -2647,6 +2822,8 @@ export type PromptResolvers<ContextType = GraphQLContext, ParentType extends Res
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  agent?: Resolver<Maybe<ResolversTypes['Agent']>, ParentType, ContextType, RequireFields<QueryAgentArgs, 'name'>>;
+  agents?: Resolver<Array<ResolversTypes['Agent']>, ParentType, ContextType>;
   health?: Resolver<ResolversTypes['Health'], ParentType, ContextType>;
   memories?: Resolver<ResolversTypes['MemoryConnection'], ParentType, ContextType, RequireFields<QueryMemoriesArgs, 'first'>>;
   prompts?: Resolver<Array<ResolversTypes['Prompt']>, ParentType, ContextType>;
@@ -2737,6 +2914,8 @@ export type ReplayedUsageResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type RunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Run'] = ResolversParentTypes['Run']> = {
+  agent?: Resolver<Maybe<ResolversTypes['RunAgent']>, ParentType, ContextType>;
+  children?: Resolver<Array<ResolversTypes['ChildRunRef']>, ParentType, ContextType>;
   conversation?: Resolver<Maybe<ResolversTypes['RunConversation']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   escalation?: Resolver<Maybe<ResolversTypes['Escalation']>, ParentType, ContextType>;
@@ -2753,6 +2932,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   mode?: Resolver<ResolversTypes['RunMode'], ParentType, ContextType>;
   model?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   models?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  parentRunId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   pendingApprovals?: Resolver<Array<ResolversTypes['ApprovalRequest']>, ParentType, ContextType>;
   pendingBudgetExtensions?: Resolver<Array<ResolversTypes['BudgetExtensionRequest']>, ParentType, ContextType>;
   pendingGuidance?: Resolver<Array<ResolversTypes['GuidanceRequest']>, ParentType, ContextType>;
@@ -2771,6 +2951,11 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   usage?: Resolver<Maybe<ResolversTypes['Usage']>, ParentType, ContextType>;
   userId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type RunAgentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunAgent'] = ResolversParentTypes['RunAgent']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  version?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type RunConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunConnection'] = ResolversParentTypes['RunConnection']> = {
@@ -3125,12 +3310,16 @@ export type ValidationReportedEventResolvers<ContextType = GraphQLContext, Paren
 
 export type Resolvers<ContextType = GraphQLContext> = {
   AdvisoryRaisedEvent?: AdvisoryRaisedEventResolvers<ContextType>;
+  Agent?: AgentResolvers<ContextType>;
+  AgentModel?: AgentModelResolvers<ContextType>;
+  AgentVersion?: AgentVersionResolvers<ContextType>;
   ApprovalAnsweredEvent?: ApprovalAnsweredEventResolvers<ContextType>;
   ApprovalRequest?: ApprovalRequestResolvers<ContextType>;
   ApprovalRequestedEvent?: ApprovalRequestedEventResolvers<ContextType>;
   BudgetExtensionRequest?: BudgetExtensionRequestResolvers<ContextType>;
   BudgetExtensionRequestedEvent?: BudgetExtensionRequestedEventResolvers<ContextType>;
   BudgetGauge?: BudgetGaugeResolvers<ContextType>;
+  ChildRunRef?: ChildRunRefResolvers<ContextType>;
   ConvergenceAssessedEvent?: ConvergenceAssessedEventResolvers<ContextType>;
   ConvergenceAssessment?: ConvergenceAssessmentResolvers<ContextType>;
   ConversationQuotedEvent?: ConversationQuotedEventResolvers<ContextType>;
@@ -3194,6 +3383,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ReplayReport?: ReplayReportResolvers<ContextType>;
   ReplayedUsage?: ReplayedUsageResolvers<ContextType>;
   Run?: RunResolvers<ContextType>;
+  RunAgent?: RunAgentResolvers<ContextType>;
   RunConnection?: RunConnectionResolvers<ContextType>;
   RunConversation?: RunConversationResolvers<ContextType>;
   RunEdge?: RunEdgeResolvers<ContextType>;
