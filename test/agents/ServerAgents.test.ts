@@ -1,0 +1,213 @@
+import { ClientFactory } from "@a2a-js/sdk/client"
+import { Option, Redacted } from "effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import OpenAI from "openai"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { userMessage } from "../support/a2a.js"
+import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
+import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
+import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
+
+/**
+ * Agents through the server (#72), against a provider stub that keeps every request: the operator's file, GraphQL,
+ * `/v1` with the openai client, A2A cards with `@a2a-js/sdk`, and users' own agents.
+ */
+const MATH_INSTRUCTIONS = "You are the math desk: always show the arithmetic."
+let stub: OpenAiStub
+let app: TestServer
+const env: Record<string, string | undefined> = {}
+const setEnv = (vars: Record<string, string>) => {
+  for (const [k, v] of Object.entries(vars)) {
+    env[k] = process.env[k]
+    process.env[k] = v
+  }
+}
+
+beforeAll(async () => {
+  stub = await startOpenAiStub()
+  stub.replyWith((body) => ({ content: JSON.stringify(byPrompt[promptOfRequest(body) ?? ""] ?? {}) }))
+  const dir = mkdtempSync(join(tmpdir(), "aeon-agents-"))
+  const file = join(dir, "agents.json")
+  writeFileSync(file, JSON.stringify({
+    agents: {
+      math: {
+        description: "Arithmetic with the calculator",
+        instructions: MATH_INSTRUCTIONS,
+        tools: ["calculator"],
+        model: { provider: "openai", model: "gpt-math" },
+        mode: "FULL",
+        budget: { maxLlmCalls: 40 },
+        memory: false
+      }
+    }
+  }))
+  // the agent's model is built as AEON_MODELS builds one: the provider's settings from the environment
+  setEnv({ AEON_AGENTS: file, AEON_LLM_BASE_URL: stub.baseURL, AEON_LLM_API_KEY: "k" })
+  app = await startServer({ model: stubModel(stub) })
+})
+afterAll(async () => {
+  await app?.close()
+  await stub?.close()
+  for (const [k, v] of Object.entries(env)) (v === undefined ? delete process.env[k] : (process.env[k] = v))
+})
+
+const start = (input: Record<string, unknown>, headers: Record<string, string> = {}, url = app.url) =>
+  gql(url, `mutation($input: RunTaskInput!) { runTask(input: $input) { id agent { name version } } }`, { input }, headers)
+
+const runCount = async () =>
+  (await gql(app.url, `{ runs(first: 100) { edges { node { id } } } }`)).body.data.runs.edges.length
+
+describe("agents on the server", () => {
+  it("the operator's file is version 1; its runs use its model, instructions and tools, and record it", async () => {
+    const listed = await gql(app.url, `{ agents { name version description tools model { provider model } } }`)
+    expect(listed.body.data.agents).toEqual([{
+      name: "math",
+      version: 1,
+      description: "Arithmetic with the calculator",
+      tools: ["calculator"],
+      model: { provider: "openai", model: "gpt-math" }
+    }])
+    stub.requests.length = 0
+    const started = await start({ agent: "math", task: "Compute 6 * 7" })
+    expect(started.body.data.runTask.agent).toEqual({ name: "math", version: 1 })
+    const id = started.body.data.runTask.id
+    await awaitRun(app.url, id)
+    expect(stub.requests.length).toBeGreaterThan(0)
+    expect(stub.requests.every((r) => r.model === "gpt-math")).toBe(true)
+    const plan = stub.requests.find((r) => promptOfRequest(r) === "plan_generation_user")
+    expect(JSON.stringify(plan.messages[0])).toContain(MATH_INSTRUCTIONS)
+    expect(JSON.stringify(plan.messages)).toContain("calculator")
+    expect(JSON.stringify(plan.messages)).not.toContain("clock.now")
+    const filtered = await gql(app.url, `{ runs(filter: { agent: "math" }) { edges { node { id agent { name } } } } }`)
+    expect(filtered.body.data.runs.edges.map((e: any) => e.node.id)).toContain(id)
+    const others = await gql(app.url, `{ runs(filter: { agent: "other" }) { edges { node { id } } } }`)
+    expect(others.body.data.runs.edges).toEqual([])
+  })
+
+  it("saveAgent makes the next version; a run keeps its version, name@1 runs the old one", async () => {
+    const save = (instructions: string) =>
+      gql(app.url, `mutation($input: AgentInput!) { saveAgent(input: $input) { name version versions { version } } }`, {
+        input: { name: "helper", instructions, tools: ["calculator"], mode: "SIMPLE" }
+      })
+    expect((await save("first")).body.data.saveAgent).toMatchObject({ name: "helper", version: 1 })
+    expect((await save("second")).body.data.saveAgent).toMatchObject({ version: 2, versions: [{ version: 1 }, { version: 2 }] })
+    const latest = await start({ agent: "helper", task: "Compute 6 * 7" })
+    expect(latest.body.data.runTask.agent).toEqual({ name: "helper", version: 2 })
+    await awaitRun(app.url, latest.body.data.runTask.id)
+    stub.requests.length = 0
+    const old = await start({ agent: "helper@1", task: "Compute 6 * 7" })
+    expect(old.body.data.runTask.agent).toEqual({ name: "helper", version: 1 })
+    await awaitRun(app.url, old.body.data.runTask.id)
+    // version 1's instructions went to the model, not version 2's
+    const systems = stub.requests.map((r) => String(r.messages[0].content))
+    expect(systems.some((s) => s.endsWith("first"))).toBe(true)
+    expect(systems.some((s) => s.endsWith("second"))).toBe(false)
+    const shown = await gql(app.url, `{ agent(name: "helper") { version instructions versions { version } } }`)
+    expect(shown.body.data.agent).toMatchObject({ version: 2, instructions: "second" })
+    expect((await gql(app.url, `mutation { deleteAgent(name: "helper") }`)).body.data.deleteAgent).toBe(true)
+    expect((await gql(app.url, `{ agent(name: "helper") { version } }`)).body.data.agent).toBeNull()
+  })
+
+  it("refusals are coded and store nothing: unknown agent or version, a request beyond the agent, a bad definition", async () => {
+    const before = await runCount()
+    for (const agent of ["nobody", "math@7"]) {
+      const r = await start({ agent, task: "Compute 6 * 7" })
+      expect(r.body.errors?.[0]?.extensions?.code).toBe("AGENT_NOT_FOUND")
+    }
+    const tool = await start({ agent: "math", task: "Compute 6 * 7", tools: ["clock.now"] })
+    expect(tool.body.errors?.[0]?.extensions?.code).toBe("AGENT_OVERRIDE")
+    expect(tool.body.errors?.[0]?.message).toContain("tools")
+    const cap = await start({ agent: "math", task: "Compute 6 * 7", budget: { maxLlmCalls: 41 } })
+    expect(cap.body.errors?.[0]?.extensions?.code).toBe("AGENT_OVERRIDE")
+    expect(cap.body.errors?.[0]?.message).toContain("budget.maxLlmCalls")
+    expect(await runCount()).toBe(before)
+    const bad = await gql(app.url, `mutation($input: AgentInput!) { saveAgent(input: $input) { version } }`, {
+      input: { name: "bad", tools: ["no.such.tool"] }
+    })
+    expect(bad.body.errors?.[0]?.extensions?.code).toBe("INVALID_AGENT")
+    expect(bad.body.errors?.[0]?.message).toContain("tools.0")
+    const badName = await gql(app.url, `mutation($input: AgentInput!) { saveAgent(input: $input) { version } }`, {
+      input: { name: "Bad Name" }
+    })
+    expect(badName.body.errors?.[0]?.extensions?.code).toBe("INVALID_AGENT")
+  })
+
+  it("/v1 lists each agent as a model and runs it by name, the client's system text after the agent's", async () => {
+    const client = new OpenAI({ baseURL: app.url.replace(/\/graphql$/, "/v1"), apiKey: "none", maxRetries: 0 })
+    const ids = (await client.models.list()).data.map((m) => m.id)
+    expect(ids).toEqual(expect.arrayContaining(["aeon", "aeon-simple", "aeon-full", "math"]))
+    stub.requests.length = 0
+    const done = await client.chat.completions.create({
+      model: "math",
+      messages: [{ role: "system", content: "Answer in French." }, { role: "user", content: "Compute 6 * 7" }]
+    })
+    expect(done.model).toBe("math")
+    const plan = stub.requests.find((r) => promptOfRequest(r) === "plan_generation_user")
+    const system = String(plan.messages[0].content)
+    expect(system).toContain(MATH_INSTRUCTIONS)
+    expect(system.indexOf(MATH_INSTRUCTIONS)).toBeLessThan(system.indexOf("Answer in French."))
+    expect(plan.model).toBe("gpt-math")
+    const missing = await client.chat.completions.create({
+      model: "nobody",
+      messages: [{ role: "user", content: "Compute 6 * 7" }]
+    }).then(() => undefined, (e: any) => e)
+    expect(missing?.status).toBe(404)
+    expect(missing?.code).toBe("model_not_found")
+  })
+
+  it("each agent is an A2A agent of its own: its card through @a2a-js/sdk, its tasks runs of it", async () => {
+    const base = app.url.replace(/\/graphql$/, "")
+    const client = await new ClientFactory().createFromUrl(`${base}/a2a/agents/math/`)
+    const card = await client.getAgentCard()
+    expect(card.name).toBe("math")
+    expect(card.description).toBe("Arithmetic with the calculator")
+    expect(card.skills.map((s) => s.name)).toEqual(["calculator"])
+    expect(card.supportedInterfaces[0]?.url).toBe(`${base}/a2a/agents/math`)
+    const sent = await client.sendMessage({
+      tenant: "",
+      message: userMessage("Compute 6 * 7"),
+      configuration: undefined,
+      metadata: undefined
+    })
+    const taskId = "id" in sent ? sent.id : ""
+    const run = await gql(app.url, `query($id: ID!) { run(id: $id) { agent { name version } } }`, { id: taskId })
+    expect(run.body.data.run.agent).toEqual({ name: "math", version: 1 })
+    const server = await (await new ClientFactory().createFromUrl(base)).getAgentCard()
+    expect(server.name).toBe("Aeon")
+    const missing = await fetch(`${base}/a2a/agents/nobody/.well-known/agent-card.json`)
+    expect(missing.status).toBe(404)
+  })
+})
+
+describe("agents of users (API keys bound to users)", () => {
+  let keyed: TestServer
+  const alice = { authorization: "Bearer key-alice" }
+  const bob = { authorization: "Bearer key-bob" }
+  beforeAll(async () => {
+    keyed = await startServer({
+      model: stubModel(stub),
+      config: { apiKeys: Option.some(Redacted.make("key-alice:alice,key-bob:bob")) }
+    })
+  })
+  afterAll(() => keyed?.close())
+  const save = (name: string, instructions: string, headers: Record<string, string>) =>
+    gql(keyed.url, `mutation($input: AgentInput!) { saveAgent(input: $input) { name version owner } }`, {
+      input: { name, instructions }
+    }, headers)
+
+  it("a user's agent is theirs: another never lists, reads or runs it, and the same name is their own", async () => {
+    expect((await save("notes", "alice's", alice)).body.data.saveAgent).toEqual({ name: "notes", version: 1, owner: "alice" })
+    const bobList = await gql(keyed.url, `{ agents { name owner } }`, {}, bob)
+    expect(bobList.body.data.agents.map((a: any) => a.name)).not.toContain("notes")
+    expect(bobList.body.data.agents.map((a: any) => a.name)).toContain("math")
+    expect((await gql(keyed.url, `{ agent(name: "notes") { version } }`, {}, bob)).body.data.agent).toBeNull()
+    const bobRun = await start({ agent: "notes", task: "Compute 6 * 7" }, bob, keyed.url)
+    expect(bobRun.body.errors?.[0]?.extensions?.code).toBe("AGENT_NOT_FOUND")
+    expect((await save("notes", "bob's", bob)).body.data.saveAgent).toEqual({ name: "notes", version: 1, owner: "bob" })
+    const aliceRead = await gql(keyed.url, `{ agent(name: "notes") { instructions owner } }`, {}, alice)
+    expect(aliceRead.body.data.agent).toEqual({ instructions: "alice's", owner: "alice" })
+    expect((await gql(keyed.url, `mutation { deleteAgent(name: "math") }`, {}, bob)).body.data.deleteAgent).toBe(false)
+  })
+})
