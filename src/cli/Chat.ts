@@ -10,7 +10,7 @@ import type { ThreadRow, ThreadTurn } from "../runs/StoredRuns.js"
 import * as Database from "../store/Database.js"
 import { definedOnly, fieldOf, stringField } from "../support/Fields.js"
 import { CliError } from "./CliError.js"
-import { engineLayer, opt } from "./Handlers.js"
+import { engineLayer, opt, withAgents } from "./Handlers.js"
 import { problemLines } from "./Render.js"
 import { personLogger } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
@@ -163,7 +163,7 @@ export const chat = (o: ChatOptions) =>
       AEON_SCRIPT: opt(o.script)
     })
     yield* conversing(threadId, (task) => localTurn({ ...fields, task })).pipe(
-      Effect.provide(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig))
+      Effect.provide(withAgents(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig)))
     )
   }).pipe(Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger)))
 

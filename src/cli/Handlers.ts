@@ -2,6 +2,7 @@
 import { ConfigProvider, Deferred, Effect, Exit, Fiber, FiberRef, HashSet, Layer, Logger, Option, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
+import * as Agents from "../agents/Agents.js"
 import { describeLeft } from "../domain/Quota.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
@@ -86,6 +87,9 @@ const attachmentOf = (path: string) => {
   return { mediaType, data: bytes.toString("base64"), name: path.slice(path.lastIndexOf("/") + 1) }
 }
 
+/** The operator's agents (AEON_AGENTS) over the engine's tools and the store's versions, for runs that name one. */
+export const withAgents = <A, E, R>(engine: Layer.Layer<A, E, R>) => Layer.provideMerge(Agents.layerConfig, engine)
+
 /** The engine with the model chosen by flags first, then the environment. */
 export const engineLayer = (flags: Record<string, string>, mcpFile?: string) =>
   Layer.mergeAll(
@@ -150,7 +154,8 @@ export const run = (o: RunOptions) =>
       ...(guardrails !== undefined ? { guardrails } : {}),
       ...(attachments.length > 0 ? { attachments } : {}),
       task: opt(o.task),
-      mode: o.full ? "FULL" : fields.mode ?? "AUTO",
+      // a run of an agent takes the agent's mode when no flag names one
+      ...(o.full ? { mode: "FULL" } : fields.mode !== undefined || fields.agent === undefined ? { mode: fields.mode ?? "AUTO" } : {}),
       ...(Object.keys(criteria).length > 0 ? { criteria } : {})
     }
     const flags = definedOnly({
@@ -191,7 +196,7 @@ export const run = (o: RunOptions) =>
       // every request open when the run stopped (a parallel wave can ask more than one)
       const open = r._tag === "asked" ? openRequests(p.events.record()) : []
       return { ...r, open }
-    }).pipe(Effect.provide(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig)))
+    }).pipe(Effect.provide(withAgents(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig))))
     if (outcome._tag === "asked") {
       const open = outcome.open.length > 0 ? outcome.open : [outcome.request]
       return yield* (o.json ? waitingAsJson(open) : waitingForApproval(outcome.request))

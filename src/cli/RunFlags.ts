@@ -30,6 +30,7 @@ const BUDGET_FLAGS: ReadonlyArray<FieldFlag> = [
 ]
 
 export const FIELD_FLAGS: ReadonlyArray<FieldFlag> = [
+  { flag: "agent", field: "agent", note: "NAME or NAME@VERSION" },
   { flag: "mode", field: "mode" },
   { flag: "simple", field: "simpleIterations" },
   { flag: "no-escalate", field: "escalate" },
@@ -60,6 +61,7 @@ interface JsonField {
   readonly description?: string
   readonly properties?: Record<string, JsonField>
   readonly $ref?: string
+  readonly anyOf?: ReadonlyArray<JsonField>
 }
 
 const inputSchema = plainJsonSchema(Schema.encodedBoundSchema(RunTaskInput)) as JsonField & {
@@ -112,7 +114,9 @@ const optionOf = (row: FieldFlag): Options.Options<unknown> => {
   const described = Options.withDescription(describe(row, f))
   if (f.type === "boolean") return described(Options.boolean(row.flag))
   if (f.enum) return Options.optional(described(choice(row.flag, f.enum.map((v) => v.toLowerCase()))))
-  if (isDuration(row.field) || f.type === "string" || f.type === "array") {
+  // a field that is text or something else (an agent's name, or its value in the library) takes text here
+  const text = f.type === "string" || f.anyOf?.some((t) => t.type === "string") === true
+  if (isDuration(row.field) || text || f.type === "array") {
     return Options.optional(described(Options.text(row.flag)))
   }
   return Options.optional(described(f.type === "integer" ? Options.integer(row.flag) : Options.float(row.flag)))

@@ -19,6 +19,7 @@ import { approveCommand, cancelCommand, forgetCommand, guideCommand, runIdArg } 
 import { canonicalChoices, choice, choicesOf, missingValue, nearest, unknownFlag, unquotedTask } from "./Flags.js"
 import { forkCommand, modelOptions, replayCommand } from "./ForkCommands.js"
 import * as HelpConsole from "./HelpConsole.js"
+import { agentsCommand } from "./AgentsCommand.js"
 import { memoryCommand } from "./MemoryCommand.js"
 import { chatInputOptions, runInputOptions } from "./RunFlags.js"
 
@@ -283,6 +284,7 @@ const SUBCOMMANDS = [
   evalCommand,
   exportCommand,
   memoryCommand,
+  agentsCommand,
   chatCommand,
   threadsCommand,
   serveCommand,
