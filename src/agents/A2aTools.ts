@@ -15,10 +15,15 @@ const REMOTE_TIMEOUT_MS = 300_000
 const withHeaders = (headers: Readonly<Record<string, string>> | undefined): typeof fetch => (input, init) =>
   fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...headers } })
 
-type Sent = Awaited<ReturnType<Awaited<ReturnType<import("@a2a-js/sdk/client").ClientFactory["createFromUrl"]>>["sendMessage"]>>
+type Sent = Awaited<
+  ReturnType<Awaited<ReturnType<import("@a2a-js/sdk/client").ClientFactory["createFromUrl"]>>["sendMessage"]>
+>
 
-const textOf = (parts: ReadonlyArray<{ readonly content?: { readonly $case: string; readonly value?: unknown } | undefined }> | undefined) =>
-  (parts ?? []).map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")).join("")
+const textOf = (
+  parts:
+    | ReadonlyArray<{ readonly content?: { readonly $case: string; readonly value?: unknown } | undefined }>
+    | undefined
+) => (parts ?? []).map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")).join("")
 
 /** The remote task's id, state and text (a task's last message and artifacts, or a direct message). */
 const answerOf = (sent: Sent) => {
@@ -70,7 +75,12 @@ export const remoteAgentTool = (name: string, remote: RemoteAgent): Tool =>
                 contextId: "",
                 taskId: "",
                 role: 1,
-                parts: [{ content: { $case: "text", value: input.task }, metadata: undefined, filename: "", mediaType: "text/plain" }],
+                parts: [{
+                  content: { $case: "text", value: input.task },
+                  metadata: undefined,
+                  filename: "",
+                  mediaType: "text/plain"
+                }],
                 metadata: undefined,
                 extensions: [],
                 referenceTaskIds: []
@@ -88,7 +98,9 @@ export const remoteAgentTool = (name: string, remote: RemoteAgent): Tool =>
             ? Effect.fail(
               new ToolFailedError({
                 tool: a2aToolName(name),
-                message: `A2A_FAILED: the remote task ${a.taskId ?? ""} ended ${a.state.replace("TASK_STATE_", "").toLowerCase()}${a.text ? `: ${a.text}` : ""}`
+                message: `A2A_FAILED: the remote task ${a.taskId ?? ""} ended ${
+                  a.state.replace("TASK_STATE_", "").toLowerCase()
+                }${a.text ? `: ${a.text}` : ""}`
               })
             )
             : Effect.succeed(a.text)

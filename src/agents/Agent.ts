@@ -4,9 +4,9 @@
  * its stored input), so a replay or a fork uses that record, never the agent as it is today.
  */
 import { Schema } from "effect"
-import { GuardrailsSpec } from "../guardrails/GuardrailSpec.js"
 import { BudgetCaps } from "../domain/Budget.js"
 import { RunMode } from "../domain/SimpleIteration.js"
+import { GuardrailsSpec } from "../guardrails/GuardrailSpec.js"
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/
 

@@ -2,10 +2,10 @@
  * The operator's agents file (AEON_AGENTS): `{ "agents": { "math": { … } }, "a2aAgents": { "weather": { "url": … } } }`,
  * `${VAR}` read from the environment as in mcp.json. A bad file stops the start, naming the field.
  */
-import { readFileSync } from "node:fs"
 import { Data, Effect, Either, Schema } from "effect"
+import { readFileSync } from "node:fs"
 import { expandVariables } from "../mcp/McpConfig.js"
-import { fieldOf } from "../support/Fields.js"
+import { fieldOf, recordOf } from "../support/Fields.js"
 import { formatIssues } from "../support/ParseIssues.js"
 import { messageOf } from "../support/Thrown.js"
 import { AGENT_NAME, RemoteAgent } from "./Agent.js"
@@ -21,13 +21,11 @@ export interface AgentsFile {
 const fail = (file: string, why: string) => Effect.fail(new AgentsConfigError({ message: `agents ${file}: ${why}` }))
 
 const objectAt = (raw: unknown, field: string): Either.Either<Record<string, unknown>, string> => {
-  const value = fieldOf(raw, field) ?? {}
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return Either.left(`${field} must be an object of agents by name`)
-  }
+  const value = recordOf(fieldOf(raw, field) ?? {})
+  if (value === undefined) return Either.left(`${field} must be an object of agents by name`)
   const bad = Object.keys(value).find((n) => !AGENT_NAME.test(n))
   return bad === undefined
-    ? Either.right(value as Record<string, unknown>)
+    ? Either.right(value)
     : Either.left(`${field}.${bad}: an agent's name is 1-63 of a-z, 0-9, _ and -, starting with a letter or digit`)
 }
 

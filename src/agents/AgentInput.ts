@@ -6,13 +6,7 @@
  */
 import { Effect, Schema } from "effect"
 import { fieldOf, recordOf } from "../support/Fields.js"
-import {
-  a2aToolName,
-  agentToolName,
-  AgentOverrideError,
-  type RemoteAgent,
-  ResolvedAgent
-} from "./Agent.js"
+import { a2aToolName, AgentOverrideError, agentToolName, type RemoteAgent, ResolvedAgent } from "./Agent.js"
 import { calledAgents, toolsMatching } from "./AgentChecks.js"
 
 /** The tools a run of the agent offers (undefined: every tool), its `agent:` entries as the tools `agent.<name>`. */
@@ -93,7 +87,9 @@ export const applyAgent = (agent: ResolvedAgent, request: Raw, available: Readon
       return yield* override(agent, "outputSchema", "the agent answers in its own output schema")
     }
     const budget = yield* budgetOf(agent, request.budget)
-    const approvalTools = [...new Set([...d.approvalTools ?? [], ...(Array.isArray(request.approvalTools) ? request.approvalTools : [])])]
+    const approvalTools = [
+      ...new Set([...d.approvalTools ?? [], ...(Array.isArray(request.approvalTools) ? request.approvalTools : [])])
+    ]
     const merged: Raw = {
       ...request,
       agent: Schema.encodeSync(ResolvedAgent)(agent),

@@ -3,15 +3,15 @@
  * API (with API keys bound to users: the user's own — another user never lists, reads or runs them, and the same name
  * is their own). Each save is the next version; a run names `math` (the latest) or `math@2`.
  */
-import { Config, Context, Effect, Layer, Option } from "effect"
+import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import { AgentStore, type Service as AgentStoreService, type StoredAgent } from "../store/AgentStore.js"
 import type { StoreError } from "../store/StoreValues.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import {
   a2aToolName,
-  type AgentDefinition,
   AGENT_NAME,
+  AgentDefinition,
   type AgentModel,
   AgentNotFoundError,
   type AgentVersion,
@@ -57,12 +57,15 @@ export class Agents extends Context.Tag("aeon/Agents")<Agents, Service>() {}
 const ownerOf = (userId: string | undefined) => userId ?? ""
 const ownersFor = (userId: string | undefined) => (userId === undefined || userId === "" ? [""] : [userId, ""])
 
+/** A stored definition (checked when it was saved) as its schema reads it. */
+const definitionOf = (s: StoredAgent): AgentDefinition => Schema.decodeUnknownSync(AgentDefinition)(s.definition)
+
 const versionOf = (s: StoredAgent): AgentVersion => ({
   name: s.name,
   version: s.version,
   owner: s.owner,
   createdAt: s.createdAt,
-  definition: s.definition as AgentDefinition
+  definition: definitionOf(s)
 })
 
 /** The service over a store of versions; `available`: the tool names a definition may name now. */
@@ -101,15 +104,18 @@ export const make = (
         const parsed = parseAgentRef(ref)
         if (!parsed) return yield* new AgentNotFoundError({ agent: ref })
         const versions = yield* versionsFor(userId, parsed.name)
-        const found = parsed.version === undefined ? versions.at(-1) : versions.find((v) => v.version === parsed.version)
+        const found = parsed.version === undefined
+          ? versions.at(-1)
+          : versions.find((v) => v.version === parsed.version)
         if (!found) return yield* new AgentNotFoundError({ agent: ref })
-        return { name: found.name, version: found.version, definition: found.definition as AgentDefinition }
+        return { name: found.name, version: found.version, definition: definitionOf(found) }
       }),
     save: (userId, name, raw) =>
       Effect.gen(function*() {
         if (!AGENT_NAME.test(name)) {
           return yield* new InvalidAgentError({
-            message: `name: an agent's name is 1-63 of a-z, 0-9, _ and -, starting with a letter or digit (was "${name}")`
+            message:
+              `name: an agent's name is 1-63 of a-z, 0-9, _ and -, starting with a letter or digit (was "${name}")`
           })
         }
         const definition = yield* checkDefinition(raw, toolNames())
@@ -126,7 +132,12 @@ export const make = (
  * Loads the operator's agents into the store: a definition that changed since its latest stored version becomes a
  * new version; a bad one stops the start, naming the agent and the field.
  */
-const loadFile = (service: Service, store: AgentStoreService, file: AgentFile.AgentsFile, available: ReadonlyArray<string>) =>
+const loadFile = (
+  service: Service,
+  store: AgentStoreService,
+  file: AgentFile.AgentsFile,
+  available: ReadonlyArray<string>
+) =>
   Effect.forEach(Object.entries(file.agents), ([name, raw]) =>
     Effect.gen(function*() {
       const definition = yield* checkDefinition(raw, [...available, ...Object.keys(file.a2aAgents).map(a2aToolName)])
@@ -168,5 +179,6 @@ export const layerConfig = Layer.effect(
 )
 
 /** The library's: these agents (and remote A2A agents), kept in the store when there is one, else in memory. */
-export const layer = (file: { readonly agents?: Record<string, unknown>; readonly a2aAgents?: Record<string, RemoteAgent> }) =>
-  Layer.effect(Agents, withLoaded({ agents: file.agents ?? {}, a2aAgents: file.a2aAgents ?? {} }))
+export const layer = (
+  file: { readonly agents?: Record<string, unknown>; readonly a2aAgents?: Record<string, RemoteAgent> }
+) => Layer.effect(Agents, withLoaded({ agents: file.agents ?? {}, a2aAgents: file.a2aAgents ?? {} }))

@@ -23,7 +23,9 @@ export const memoryStore = (): Service => {
     remove: (owner, name) =>
       Effect.sync(() => {
         const before = rows.length
-        for (let i = rows.length - 1; i >= 0; i--) if (rows[i]!.owner === owner && rows[i]!.name === name) rows.splice(i, 1)
+        for (let i = rows.length - 1; i >= 0; i--) {
+          if (rows[i]!.owner === owner && rows[i]!.name === name) rows.splice(i, 1)
+        }
         return rows.length < before
       })
   }

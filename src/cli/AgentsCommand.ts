@@ -23,12 +23,15 @@ const AgentShown = Schema.Struct({
   versions: Schema.Array(Schema.Struct({ version: Schema.Number, createdAt: Schema.String }))
 })
 type AgentShown = typeof AgentShown.Type
-const FIELDS = "name version description instructions tools mode model { provider model } budget versions { version createdAt }"
+const FIELDS =
+  "name version description instructions tools mode model { provider model } budget versions { version createdAt }"
 
 /** The agents as the store holds them (no server holds the data directory), the operator's file loaded first. */
 const local = <A, E>(f: (agents: Agents.Service) => Effect.Effect<A, E>) =>
   Effect.flatMap(Agents.Agents, f).pipe(
-    Effect.provide(Agents.layerConfig.pipe(Layer.provide(Layer.mergeAll(Aeon.layerWithOwnTools(), Database.layerConfig))))
+    Effect.provide(
+      Agents.layerConfig.pipe(Layer.provide(Layer.mergeAll(Aeon.layerWithOwnTools(), Database.layerConfig)))
+    )
   )
 
 const shown = (a: Agents.AgentEntry): AgentShown => ({
@@ -46,12 +49,19 @@ const shown = (a: Agents.AgentEntry): AgentShown => ({
 const listAgents = Effect.gen(function*() {
   const server = yield* serverHoldingDataDir
   if (server !== undefined) {
-    return (yield* operation(server, `{ agents { ${FIELDS} } }`, {}, Schema.Struct({ agents: Schema.Array(AgentShown) })))
+    return (yield* operation(
+      server,
+      `{ agents { ${FIELDS} } }`,
+      {},
+      Schema.Struct({ agents: Schema.Array(AgentShown) })
+    ))
       .agents
   }
   return yield* local((agents) =>
-    Effect.flatMap(agents.list(undefined), (all) =>
-      Effect.forEach(all, (a) => Effect.map(agents.get(undefined, a.name), (e) => shown(Option.getOrThrow(e)))))
+    Effect.flatMap(
+      agents.list(undefined),
+      (all) => Effect.forEach(all, (a) => Effect.map(agents.get(undefined, a.name), (e) => shown(Option.getOrThrow(e))))
+    )
   )
 })
 
@@ -66,7 +76,9 @@ const showAgent = (name: string) =>
         Schema.Struct({ agent: Schema.NullOr(AgentShown) })
       )).agent
     }
-    return yield* local((agents) => Effect.map(agents.get(undefined, name), (e) => Option.getOrNull(Option.map(e, shown))))
+    return yield* local((agents) =>
+      Effect.map(agents.get(undefined, name), (e) => Option.getOrNull(Option.map(e, shown)))
+    )
   })
 
 const list = Command.make("agents", noted("agents", { json }), (o) =>
@@ -75,7 +87,11 @@ const list = Command.make("agents", noted("agents", { json }), (o) =>
       if (o.json) return process.stdout.write(`${JSON.stringify(agents, null, 2)}\n`)
       if (agents.length === 0) return process.stdout.write("no agents (AEON_AGENTS, or saveAgent through the API)\n")
       for (const a of agents) {
-        process.stdout.write(`${a.name}@${a.version}  ${a.description ?? ""}  (${a.versions.length} version${a.versions.length === 1 ? "" : "s"})\n`)
+        process.stdout.write(
+          `${a.name}@${a.version}  ${a.description ?? ""}  (${a.versions.length} version${
+            a.versions.length === 1 ? "" : "s"
+          })\n`
+        )
       }
     })
   ))

@@ -155,7 +155,11 @@ export const run = (o: RunOptions) =>
       ...(attachments.length > 0 ? { attachments } : {}),
       task: opt(o.task),
       // a run of an agent takes the agent's mode when no flag names one
-      ...(o.full ? { mode: "FULL" } : fields.mode !== undefined || fields.agent === undefined ? { mode: fields.mode ?? "AUTO" } : {}),
+      ...(o.full
+        ? { mode: "FULL" }
+        : fields.mode !== undefined || fields.agent === undefined
+        ? { mode: fields.mode ?? "AUTO" }
+        : {}),
       ...(Object.keys(criteria).length > 0 ? { criteria } : {})
     }
     const flags = definedOnly({

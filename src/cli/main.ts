@@ -4,6 +4,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Option } from "effect"
 import { RUN_STATUSES } from "../domain/RunStatus.js"
 import { version } from "../support/PackageFiles.js"
+import { agentsCommand } from "./AgentsCommand.js"
 import {
   flagsOf,
   handle,
@@ -19,7 +20,6 @@ import { approveCommand, cancelCommand, forgetCommand, guideCommand, runIdArg } 
 import { canonicalChoices, choice, choicesOf, missingValue, nearest, unknownFlag, unquotedTask } from "./Flags.js"
 import { forkCommand, modelOptions, replayCommand } from "./ForkCommands.js"
 import * as HelpConsole from "./HelpConsole.js"
-import { agentsCommand } from "./AgentsCommand.js"
 import { memoryCommand } from "./MemoryCommand.js"
 import { chatInputOptions, runInputOptions } from "./RunFlags.js"
 

@@ -46,7 +46,9 @@ export const agentCaps = (
 ) =>
   Effect.gen(function*() {
     const agent = resolvedAgentOf(input)
-    const model = agent?.definition.model !== undefined ? yield* modelOf(base.agents, agent.definition.model) : base.model
+    const model = agent?.definition.model !== undefined
+      ? yield* modelOf(base.agents, agent.definition.model)
+      : base.model
     const called = run.children === undefined ? [] : yield* calledOf(base.agents, agent, input.userId)
     const remote = Object.entries(base.agents?.remote ?? {}).map(([name, r]) => A2aTools.remoteAgentTool(name, r))
     const runTools = (guard: BudgetGuard.BudgetGuard): ReadonlyArray<Tool> => [
@@ -63,5 +65,3 @@ export const agentCaps = (
     ]
     return { model, lineage: run.lineage, runTools } satisfies AgentCaps
   })
-
-

@@ -109,7 +109,9 @@ export const agentTool = (
         }, { runId, parentRunId: parent.runId, depth: parent.depth + 1 }).pipe(
           Effect.mapError((e) => failed(agent.name, e.message)),
           // let go on a failure or an interruption; once recorded on success (below)
-          Effect.onExit((exit) => (exit._tag === "Success" ? Effect.void : Effect.sync(() => parent.guard.release(hold))))
+          Effect.onExit((
+            exit
+          ) => (exit._tag === "Success" ? Effect.void : Effect.sync(() => parent.guard.release(hold))))
         )
         // the child's usage counts in the parent's from its ToolInvoked event on, whether it answered or not; the
         // hold is let go only then, so no call is admitted in between as if the child had used nothing

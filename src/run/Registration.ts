@@ -3,6 +3,9 @@
  * guardrails applied, its files stored by their hash, its user's quota counted, and the run stored.
  */
 import { Effect, Option, Schedule, Schema } from "effect"
+import { type AgentNotFoundError, type AgentOverrideError, type InvalidAgentError } from "../agents/Agent.js"
+import { agentRequest, runToolNames } from "../agents/AgentRequest.js"
+import { Agents } from "../agents/Agents.js"
 import {
   type AttachmentRefusedError,
   type InvalidOutputSchemaError,
@@ -10,9 +13,6 @@ import {
   type QuotaExceededError,
   type ThreadBusyError
 } from "../domain/Errors.js"
-import { type AgentNotFoundError, type AgentOverrideError, type InvalidAgentError } from "../agents/Agent.js"
-import { agentRequest, runToolNames } from "../agents/AgentRequest.js"
-import { Agents } from "../agents/Agents.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { unenforceableCostCap } from "../llm/Pricing.js"
 import { Quotas } from "../store/QuotaLedger.js"

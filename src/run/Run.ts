@@ -283,7 +283,7 @@ const startedAgent = (input: RunTaskInput, lineage: Lineage) => {
         agent: {
           name: agent.name,
           ...(agent.version !== undefined ? { version: agent.version } : {}),
-          definition: Schema.encodeSync(AgentDefinition)(agent.definition) as Record<string, unknown>
+          definition: Schema.encodeSync(AgentDefinition)(agent.definition)
         }
       }
       : {}),
@@ -295,21 +295,22 @@ const startedAgent = (input: RunTaskInput, lineage: Lineage) => {
  * A child run (an agent called as a tool) run to its end in the parent's services: started, or — when the parent's
  * step is reopened after a crash — resumed from its log (a finished one answers with its result).
  */
-const childRunner = (context: Context.Context<Effect.Effect.Context<typeof capabilities>>): ChildRunner =>
-(request, { depth, parentRunId, runId }) =>
-  Effect.gen(function*() {
-    const store = yield* Effect.serviceOption(RunStore)
-    const existing = Option.isSome(store)
-      ? yield* Effect.orElseSucceed(store.value.getRun(runId), () => Option.none())
-      : Option.none()
-    const prepared = Option.isSome(store) && Option.isSome(existing)
-      ? yield* Effect.provideService(prepareResume(runId, { lineage: { parentRunId, depth } }), RunStore, store.value)
-      : yield* prepare(request, { runId, parentRunId, queueBehindUser: true, lineage: { parentRunId, depth } })
-    return yield* prepared.execute
-  }).pipe(
-    Effect.provide(context),
-    Effect.mapError((e) => ({ message: "message" in e && typeof e.message === "string" ? e.message : e._tag }))
-  )
+const childRunner =
+  (context: Context.Context<Effect.Effect.Context<typeof capabilities>>): ChildRunner =>
+  (request, { depth, parentRunId, runId }) =>
+    Effect.gen(function*() {
+      const store = yield* Effect.serviceOption(RunStore)
+      const existing = Option.isSome(store)
+        ? yield* Effect.orElseSucceed(store.value.getRun(runId), () => Option.none())
+        : Option.none()
+      const prepared = Option.isSome(store) && Option.isSome(existing)
+        ? yield* Effect.provideService(prepareResume(runId, { lineage: { parentRunId, depth } }), RunStore, store.value)
+        : yield* prepare(request, { runId, parentRunId, queueBehindUser: true, lineage: { parentRunId, depth } })
+      return yield* prepared.execute
+    }).pipe(
+      Effect.provide(context),
+      Effect.mapError((e) => ({ message: "message" in e && typeof e.message === "string" ? e.message : e._tag }))
+    )
 
 /** Runs a task to its end and returns the result. */
 export const runTask = (input: unknown) => prepare(input).pipe(Effect.flatMap((p) => p.execute))
@@ -335,7 +336,10 @@ export const prepareResume = (
     const base = yield* capabilities
     const stored = yield* store.getRun(runId)
     if (Option.isNone(stored)) return yield* new RunNotFoundError({ runId })
-    const input = yield* decodeRunInput(withoutTriggers(stored.value.input), runToolNames(base.tools.names, base.agents))
+    const input = yield* decodeRunInput(
+      withoutTriggers(stored.value.input),
+      runToolNames(base.tools.names, base.agents)
+    )
     // a run of an agent runs with the definition it recorded (its model, its tools), not the agent as it is now
     const known = {
       ...base,

@@ -252,9 +252,7 @@ export const decodeRunInput = (input: unknown, availableTools: ReadonlyArray<str
     )
     if (unknown.length > 0) {
       return yield* new InvalidRunInputError({
-        message: `unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (available: ${
-          known.join(", ")
-        })`
+        message: `unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (available: ${known.join(", ")})`
       })
     }
     // a plan a person approves, or a dry run's, is one full-mode plan (simple mode plans again each iteration)

@@ -202,7 +202,10 @@ export const contextOf = (
 const withRunTools = (tools: ToolRegistry.Service, own: ReadonlyArray<ToolRegistry.Tool>): ToolRegistry.Service =>
   own.length === 0
     ? tools
-    : { ...ToolRegistry.make([...tools.tools.filter((t) => !own.some((o) => o.name === t.name)), ...own]), recorded: tools.recorded }
+    : {
+      ...ToolRegistry.make([...tools.tools.filter((t) => !own.some((o) => o.name === t.name)), ...own]),
+      recorded: tools.recorded
+    }
 
 /** Whether the run takes its tools' outputs as trusted: its input says so, else the server (AEON_TOOL_OUTPUTS). */
 export const trustsToolOutputs = (caps: Capabilities, input: RunTaskInput) =>

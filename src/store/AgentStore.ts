@@ -73,9 +73,9 @@ export const make = Effect.gen(function*() {
       owners.length === 0 ? Effect.succeed([]) : sql`SELECT a.* FROM agents a WHERE ${sql.in("a.owner", owners)}
         AND a.version = (SELECT MAX(b.version) FROM agents b WHERE b.owner = a.owner AND b.name = a.name)
         ORDER BY a.name, a.owner`.pipe(
-          Effect.map((rows) => rows.map(toAgent)),
-          Effect.mapError(storeError("listing agents"))
-        ),
+        Effect.map((rows) => rows.map(toAgent)),
+        Effect.mapError(storeError("listing agents"))
+      ),
     remove: (owner, name) =>
       sql`DELETE FROM agents WHERE owner = ${owner} AND name = ${name} RETURNING version`.pipe(
         Effect.map((rows) => rows.length > 0),

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { memoizeWeak } from "../support/Memoize.js"
+import * as AgentStore from "./AgentStore.js"
 import * as Attachments from "./Attachments.js"
 import * as Memories from "./Memories.js"
 import { migrate } from "./Migrations.js"
@@ -10,7 +11,6 @@ import * as RunHolds from "./RunHolds.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
 import * as StoreOutages from "./StoreOutages.js"
-import * as AgentStore from "./AgentStore.js"
 import * as Threads from "./Threads.js"
 
 export const databaseConfig = Config.all({

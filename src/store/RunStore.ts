@@ -289,10 +289,12 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => rows.map((r) => r.id)),
         Effect.mapError(storeError("listing queued runs no runner took up"))
       ),
-    unfinished: sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED') AND parent_run_id IS NULL ORDER BY created_at, id`.pipe(
-      Effect.map((rows) => rows.map(toRun)),
-      Effect.mapError(storeError("listing unfinished runs"))
-    ),
+    unfinished:
+      sql`SELECT * FROM runs WHERE status IN ('RUNNING', 'QUEUED') AND parent_run_id IS NULL ORDER BY created_at, id`
+        .pipe(
+          Effect.map((rows) => rows.map(toRun)),
+          Effect.mapError(storeError("listing unfinished runs"))
+        ),
     session: (runId) =>
       sql<any>`SELECT * FROM agent_sessions WHERE run_id = ${runId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(sessionOfRow))),

@@ -58,7 +58,12 @@ describe("a run of an agent (the library)", () => {
   })
 
   it("a request may lower the agent's caps and add instructions after the agent's", async () => {
-    const { events } = await ok({ agent: "math", task: "Compute 6 * 7", budget: { maxLlmCalls: 12 }, instructions: "Be brief." })
+    const { events } = await ok({
+      agent: "math",
+      task: "Compute 6 * 7",
+      budget: { maxLlmCalls: 12 },
+      instructions: "Be brief."
+    })
     const first = started(events)
     expect(first._tag === "RunStarted" && first.budget.maxLlmCalls).toBe(12)
     expect(first._tag === "RunStarted" && first.instructions).toBe(`${MATH.instructions}\n\nBe brief.`)

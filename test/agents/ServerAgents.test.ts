@@ -30,19 +30,22 @@ beforeAll(async () => {
   stub.replyWith((body) => ({ content: JSON.stringify(byPrompt[promptOfRequest(body) ?? ""] ?? {}) }))
   const dir = mkdtempSync(join(tmpdir(), "aeon-agents-"))
   const file = join(dir, "agents.json")
-  writeFileSync(file, JSON.stringify({
-    agents: {
-      math: {
-        description: "Arithmetic with the calculator",
-        instructions: MATH_INSTRUCTIONS,
-        tools: ["calculator"],
-        model: { provider: "openai", model: "gpt-math" },
-        mode: "FULL",
-        budget: { maxLlmCalls: 40 },
-        memory: false
+  writeFileSync(
+    file,
+    JSON.stringify({
+      agents: {
+        math: {
+          description: "Arithmetic with the calculator",
+          instructions: MATH_INSTRUCTIONS,
+          tools: ["calculator"],
+          model: { provider: "openai", model: "gpt-math" },
+          mode: "FULL",
+          budget: { maxLlmCalls: 40 },
+          memory: false
+        }
       }
-    }
-  }))
+    })
+  )
   // the agent's model is built as AEON_MODELS builds one: the provider's settings from the environment
   setEnv({ AEON_AGENTS: file, AEON_LLM_BASE_URL: stub.baseURL, AEON_LLM_API_KEY: "k" })
   app = await startServer({ model: stubModel(stub) })
@@ -50,11 +53,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close()
   await stub?.close()
-  for (const [k, v] of Object.entries(env)) (v === undefined ? delete process.env[k] : (process.env[k] = v))
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
 })
 
 const start = (input: Record<string, unknown>, headers: Record<string, string> = {}, url = app.url) =>
-  gql(url, `mutation($input: RunTaskInput!) { runTask(input: $input) { id agent { name version } } }`, { input }, headers)
+  gql(
+    url,
+    `mutation($input: RunTaskInput!) { runTask(input: $input) { id agent { name version } } }`,
+    { input },
+    headers
+  )
 
 const runCount = async () =>
   (await gql(app.url, `{ runs(first: 100) { edges { node { id } } } }`)).body.data.runs.edges.length
@@ -92,7 +103,10 @@ describe("agents on the server", () => {
         input: { name: "helper", instructions, tools: ["calculator"], mode: "SIMPLE" }
       })
     expect((await save("first")).body.data.saveAgent).toMatchObject({ name: "helper", version: 1 })
-    expect((await save("second")).body.data.saveAgent).toMatchObject({ version: 2, versions: [{ version: 1 }, { version: 2 }] })
+    expect((await save("second")).body.data.saveAgent).toMatchObject({
+      version: 2,
+      versions: [{ version: 1 }, { version: 2 }]
+    })
     const latest = await start({ agent: "helper", task: "Compute 6 * 7" })
     expect(latest.body.data.runTask.agent).toEqual({ name: "helper", version: 2 })
     await awaitRun(app.url, latest.body.data.runTask.id)
@@ -198,7 +212,11 @@ describe("agents of users (API keys bound to users)", () => {
     }, headers)
 
   it("a user's agent is theirs: another never lists, reads or runs it, and the same name is their own", async () => {
-    expect((await save("notes", "alice's", alice)).body.data.saveAgent).toEqual({ name: "notes", version: 1, owner: "alice" })
+    expect((await save("notes", "alice's", alice)).body.data.saveAgent).toEqual({
+      name: "notes",
+      version: 1,
+      owner: "alice"
+    })
     const bobList = await gql(keyed.url, `{ agents { name owner } }`, {}, bob)
     expect(bobList.body.data.agents.map((a: any) => a.name)).not.toContain("notes")
     expect(bobList.body.data.agents.map((a: any) => a.name)).toContain("math")

@@ -13,7 +13,9 @@ const present = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(present)
     : value !== null && typeof value === "object"
-    ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, present(v)]))
+    ? Object.fromEntries(
+      Object.entries(value).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, present(v)])
+    )
     : value
 
 /** An agent as the API's Agent type shows it (its versions: those given, else its own). */
@@ -42,14 +44,17 @@ export const agentView = (a: AgentVersion | AgentEntry) => {
 
 export const agentQueries = (run: Run): Pick<G.QueryResolvers, "agents" | "agent"> => ({
   agents: (_, __, ctx) =>
-    run(ctx, Effect.flatMap(Agents, (agents) => agents.list(ctx.userId)).pipe(Effect.map((as) => as.map(agentView)))) as any,
+    run(
+      ctx,
+      Effect.flatMap(Agents, (agents) => agents.list(ctx.userId)).pipe(Effect.map((as) => as.map(agentView)))
+    ),
   agent: (_, { name }, ctx) =>
     run(
       ctx,
       Effect.flatMap(Agents, (agents) => agents.get(ctx.userId, name)).pipe(
         Effect.map(Option.match({ onNone: () => null, onSome: agentView }))
       )
-    ) as any
+    )
 })
 
 export const agentMutations = (run: Run): Pick<G.MutationResolvers, "saveAgent" | "deleteAgent"> => ({
@@ -58,11 +63,11 @@ export const agentMutations = (run: Run): Pick<G.MutationResolvers, "saveAgent" 
       ctx,
       Effect.gen(function*() {
         const agents = yield* Agents
-        const { name, ...definition } = present(input) as { name: string }
-        yield* agents.save(ctx.userId, name, definition)
+        const { name, ...definition } = input
+        yield* agents.save(ctx.userId, name, present(definition))
         return agentView(Option.getOrThrow(yield* agents.get(ctx.userId, name)))
       })
-    ) as any,
+    ),
   deleteAgent: (_, { name }, ctx) => run(ctx, Effect.flatMap(Agents, (agents) => agents.remove(ctx.userId, name)))
 })
 
@@ -85,9 +90,13 @@ export const runAgentFields = (run: Run): Pick<G.RunResolvers, "agent" | "parent
             return {
               id: row.id,
               status: Option.getOrUndefined(found)?.status ?? row.status,
-              agent: started ? { name: started.name, version: started.version ?? null } : row.agent ? { name: row.agent, version: null } : null
+              agent: started
+                ? { name: started.name, version: started.version ?? null }
+                : row.agent
+                ? { name: row.agent, version: null }
+                : null
             }
           }))
       })
-    ) as any
+    )
 })

@@ -264,10 +264,12 @@ const legacyCard = async (ctx: ProtocolContext, card: AgentCard, signal: AbortSi
 const agentNamed = async (ctx: ProtocolContext, name: string | undefined, userId: string | undefined) => {
   if (name === undefined) return undefined
   const found = await Runtime.runPromise(ctx.runtime)(
-    Effect.flatMap(Effect.serviceOption(Agents), (a) =>
-      Option.isSome(a) ? a.value.get(userId, name) : Effect.succeed(Option.none())).pipe(
-        Effect.orElseSucceed(() => Option.none())
-      )
+    Effect.flatMap(
+      Effect.serviceOption(Agents),
+      (a) => Option.isSome(a) ? a.value.get(userId, name) : Effect.succeed(Option.none())
+    ).pipe(
+      Effect.orElseSucceed(() => Option.none())
+    )
   )
   return Option.getOrNull(found)
 }

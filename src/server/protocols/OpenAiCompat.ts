@@ -326,7 +326,12 @@ const completions = async (ctx: ProtocolContext, { req, signal }: ProtocolReques
     const failure = failureRefusal(publicFailure(started.cause))
     return refuse(
       failure.code === "AGENT_NOT_FOUND"
-        ? { status: 404, code: "model_not_found", param: "model", message: `The model '${request.model}' does not exist` }
+        ? {
+          status: 404,
+          code: "model_not_found",
+          param: "model",
+          message: `The model '${request.model}' does not exist`
+        }
         : failure
     )
   }
