@@ -529,6 +529,24 @@ const injectionRows = async () => {
   row("61. injection: LangGraph createReactAgent", said(r.react), "(the peer)", undefined)
 }
 
+/** Row 62: a parent delegating its one step to an agent, beside the agent run directly (also alone: `-- agents`). */
+const agentRows = async () => {
+  const r = await measure("agents")
+  row(
+    "62. agents as tools: a parent delegating one step to an agent",
+    `${r.delegated.calls} model calls (${r.delegated.status}), the agent alone ${r.direct.calls} (${r.direct.status}): ` +
+      `${r.beside} beside the child's`,
+    "the child's calls + at most 1",
+    r.beside <= 1
+  )
+}
+
+if (process.argv.slice(2).includes("agents")) {
+  await agentRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("injection")) {
   await injectionRows()
   printTable()

@@ -14,6 +14,7 @@ import { load } from "./Load.js"
 import { mcpCall } from "./McpCall.js"
 import { memoryRecall } from "./MemoryRecall.js"
 import { modelOutputDelivery, streamedWall } from "./ModelOutput.js"
+import { delegation } from "./Agents.js"
 import { overhead } from "./Overhead.js"
 import { peer } from "./Peer.js"
 import { peerSizes } from "./PeerSizes.js"
@@ -37,6 +38,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   overhead: () => overhead({ store: false, iterations: quick ? 5 : 50, warmup: quick ? 3 : 30 }),
   guardrails: () => guardrailsCost(quick),
   injection: () => injection(),
+  agents: () => delegation(),
   overheadStore: () => overhead({ store: true, iterations: quick ? 3 : 20, warmup: quick ? 3 : 10 }),
   share: async () => {
     await overhead({ store: false, iterations: 1, warmup: quick ? 3 : 20 }) // the JIT warm, as in a running server

@@ -19,6 +19,7 @@ import { ToolsOffered } from "./ToolsOffered.js"
 
 const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
   id task status model models userId createdAt threadId files { name mediaType sha256 url }
+  agent { name version } parentRunId children { id status agent { name version } }
   conversation { turn messages summarised compacted tokens }
   forkedFrom { runId atSeq changed }
   finalAnswer { answerText label data }
@@ -42,20 +43,22 @@ fragment F on ForecastFigures { llmCalls tokens costUsd wallMs }`
 const EVENTS =
   /* GraphQL */ `subscription RunViewEvents($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
 const CANCEL = /* GraphQL */ `mutation CancelInViewer($id: ID!) { cancelRun(id: $id) { id status } }`
-const RUNS = /* GraphQL */ `query RunList($status: RunStatus, $userId: ID, $after: String) {
-  runs(first: 50, status: $status, userId: $userId, after: $after) {
-    edges { node { id task status userId createdAt usage { costUsd } timeline { elapsedMs passes { passNumber } } } }
+const RUNS = /* GraphQL */ `query RunList($status: RunStatus, $userId: ID, $after: String, $filter: RunFilter) {
+  runs(first: 50, status: $status, userId: $userId, after: $after, filter: $filter) {
+    edges { node { id task status userId createdAt agent { name version } usage { costUsd }
+      timeline { elapsedMs passes { passNumber } } } }
     pageInfo { endCursor hasNextPage } } }`
 
-/** The list's filters as the page's URL keeps them (?status=…&user=…): a reload or a shared link keeps them. */
+/** The list's filters as the page's URL keeps them (?status=…&user=…&agent=…): a reload or a shared link keeps them. */
 const filtersInUrl = () => {
   const q = new URLSearchParams(location.search)
-  return { status: q.get("status") ?? "", user: q.get("user") ?? "" }
+  return { status: q.get("status") ?? "", user: q.get("user") ?? "", agent: q.get("agent") ?? "" }
 }
-const keepFilters = (status: string, user: string) => {
+const keepFilters = (status: string, user: string, agent: string) => {
   const q = new URLSearchParams()
   if (status) q.set("status", status)
   if (user) q.set("user", user)
+  if (agent) q.set("agent", agent)
   history.replaceState(null, "", `${location.pathname}${q.size > 0 ? `?${q}` : ""}`)
 }
 const KeyForm = ({ onKey }: { onKey: () => void }) => {
@@ -79,6 +82,7 @@ const KeyForm = ({ onKey }: { onKey: () => void }) => {
 const RunList = () => {
   const [status, setStatus] = useState(() => filtersInUrl().status)
   const [user, setUser] = useState(() => filtersInUrl().user)
+  const [agent, setAgent] = useState(() => filtersInUrl().agent)
   const [runs, setRuns] = useState<Array<RunListQuery["runs"]["edges"][number]["node"]> | undefined>()
   const [next, setNext] = useState<string | null>(null)
   const [error, setError] = useState<string>()
@@ -87,7 +91,7 @@ const RunList = () => {
   const load = (after?: string) =>
     gql<RunListQuery>(
       RUNS,
-      { status: status || null, userId: user || null, after: after ?? null }
+      { status: status || null, userId: user || null, after: after ?? null, filter: agent ? { agent } : null }
     ).then((d) => {
       const page = d.runs.edges.map((e) => e.node)
       setRuns((shown) => (after === undefined ? page : [...(shown ?? []), ...page]))
@@ -98,9 +102,9 @@ const RunList = () => {
       else setError(e.message)
     })
   useEffect(() => {
-    keepFilters(status, user)
+    keepFilters(status, user, agent)
     void load()
-  }, [status, user])
+  }, [status, user, agent])
   if (locked) return <KeyForm onKey={() => (setLocked(false), load())} />
   return (
     <main>
@@ -114,6 +118,12 @@ const RunList = () => {
           {["", ...RUN_STATUSES].map((s) => <option value={s}>{s || "any status"}</option>)}
         </select>
         <input placeholder="user" value={user} onChange={(e) => setUser(e.currentTarget.value)} />
+        <input
+          placeholder="agent"
+          value={agent}
+          data-testid="agent-filter"
+          onChange={(e) => setAgent(e.currentTarget.value)}
+        />
       </div>
       {error && <p class="error">{error}</p>}
       <table data-testid="runs">
@@ -121,6 +131,7 @@ const RunList = () => {
           <th>run</th>
           <th>status</th>
           <th>user</th>
+          <th>agent</th>
           <th>created</th>
           <th>passes</th>
           <th>cost</th>
@@ -134,6 +145,7 @@ const RunList = () => {
             </td>
             <td class={`status ${r.status}`}>{r.status}</td>
             <td>{r.userId ?? "–"}</td>
+            <td data-testid="run-agent">{r.agent ? `${r.agent.name}${r.agent.version ? `@${r.agent.version}` : ""}` : "–"}</td>
             <td>{new Date(r.createdAt).toLocaleString()}</td>
             <td data-testid="run-passes">
               {(r.timeline?.passes ?? []).filter((p) => p.passNumber > 0).length}
@@ -146,8 +158,10 @@ const RunList = () => {
       </table>
       {runs !== undefined && runs.length === 0 && (
         <p class="meta" data-testid="no-runs">
-          {status || user
-            ? `no run${status ? ` with status ${status}` : ""}${user ? ` of user ${user}` : ""}`
+          {status || user || agent
+            ? `no run${status ? ` with status ${status}` : ""}${user ? ` of user ${user}` : ""}${
+              agent ? ` of agent ${agent}` : ""
+            }`
             : "no run yet: start one with the form above"}
         </p>
       )}
@@ -188,6 +202,28 @@ const RunMeta = ({ events, refresh, run }: { run: Run; events: number; refresh: 
     <span class={`status ${run.status}`} data-testid="run-status">{run.status}</span> ·{" "}
     {run.models.length > 1 ? run.models.join(" → ") : run.model} · run {run.id}
     {run.userId ? ` · ${run.userId}` : ""} · {events} events
+    {run.agent && (
+      <span data-testid="run-agent">
+        {" "}· agent {run.agent.name}
+        {run.agent.version ? `@${run.agent.version}` : ""}
+      </span>
+    )}
+    {run.parentRunId && (
+      <>
+        {" "}· called by <a href={`/runs/${encodeURIComponent(run.parentRunId)}`}>{run.parentRunId}</a>
+      </>
+    )}
+    {run.children.length > 0 && (
+      <span data-testid="run-children">
+        {" "}· agents called:{" "}
+        {run.children.map((c) => (
+          <>
+            {" "}
+            <a href={`/runs/${encodeURIComponent(c.id)}`}>{c.agent?.name ?? c.id}</a> ({c.status})
+          </>
+        ))}
+      </span>
+    )}
     {!isFinal(run.status) && (
       <>
         {" "}· <CancelButton runId={run.id} refresh={refresh} />
