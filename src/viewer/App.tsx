@@ -145,7 +145,9 @@ const RunList = () => {
             </td>
             <td class={`status ${r.status}`}>{r.status}</td>
             <td>{r.userId ?? "–"}</td>
-            <td data-testid="run-agent">{r.agent ? `${r.agent.name}${r.agent.version ? `@${r.agent.version}` : ""}` : "–"}</td>
+            <td data-testid="run-agent">
+              {r.agent ? `${r.agent.name}${r.agent.version ? `@${r.agent.version}` : ""}` : "–"}
+            </td>
             <td>{new Date(r.createdAt).toLocaleString()}</td>
             <td data-testid="run-passes">
               {(r.timeline?.passes ?? []).filter((p) => p.passNumber > 0).length}
@@ -215,8 +217,7 @@ const RunMeta = ({ events, refresh, run }: { run: Run; events: number; refresh: 
     )}
     {run.children.length > 0 && (
       <span data-testid="run-children">
-        {" "}· agents called:{" "}
-        {run.children.map((c) => (
+        {" "}· agents called: {run.children.map((c) => (
           <>
             {" "}
             <a href={`/runs/${encodeURIComponent(c.id)}`}>{c.agent?.name ?? c.id}</a> ({c.status})

@@ -1,4 +1,7 @@
 import { ClientFactory } from "@a2a-js/sdk/client"
+import { HttpAgent } from "@ag-ui/client"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Option, Redacted } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -192,6 +195,42 @@ describe("agents on the server", () => {
     expect(server.name).toBe("Aeon")
     const missing = await fetch(`${base}/a2a/agents/nobody/.well-known/agent-card.json`)
     expect(missing.status).toBe(404)
+  })
+})
+
+describe("agents through MCP and AG-UI", () => {
+  const agentOf = async (runId: string) =>
+    (await gql(app.url, `query($id: ID!) { run(id: $id) { agent { name version } } }`, { id: runId })).body.data.run
+      .agent
+
+  it("MCP run_task takes the agent; AG-UI at /ag-ui/agents/<name> runs it; an unknown one is refused", async () => {
+    const client = new Client({ name: "test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(app.url.replace(/\/graphql$/, "/mcp"))))
+    const result = await client.callTool({ name: "run_task", arguments: { task: "Compute 6 * 7", agent: "math" } })
+    expect(result.isError).toBeFalsy()
+    const view = result.structuredContent as { runId: string }
+    expect(await agentOf(view.runId)).toEqual({ name: "math", version: 1 })
+    const refused = await client.callTool({ name: "run_task", arguments: { task: "Compute 6 * 7", agent: "nobody" } })
+    expect(refused.isError).toBe(true)
+    await client.close()
+    const base = app.url.replace(/\/graphql$/, "")
+    const agent = new HttpAgent({ url: `${base}/ag-ui/agents/math` })
+    agent.addMessage({ id: "m1", role: "user", content: "Compute 6 * 7" })
+    const runIds: Array<string> = []
+    await agent.runAgent({}, {
+      onEvent: ({ event }) => void (event.type === "RUN_STARTED" && runIds.push(String((event as any).runId)))
+    })
+    expect(runIds.length).toBe(1)
+    expect(await agentOf(runIds[0]!)).toEqual({ name: "math", version: 1 })
+    const chat = await fetch(`${base}/api/chat/agents/math`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: "c1", messages: [{ role: "user", parts: [{ type: "text", text: "Compute 6 * 7" }] }] })
+    })
+    expect(chat.status).toBe(200)
+    const chatRun = chat.headers.get("x-aeon-run-id")!
+    await chat.text()
+    expect(await agentOf(chatRun)).toEqual({ name: "math", version: 1 })
   })
 })
 

@@ -63,6 +63,7 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
     expect(schema.additionalProperties).toBe(false)
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
+        "agent",
         "approvalTools",
         "approvePlan",
         "attachments",
@@ -76,6 +77,7 @@ describe("Aeon as an MCP server, called by the SDK's own Client", () => {
       ]
     )
     expect(schema.properties.task).toMatchObject({ type: "string", minLength: 1, maxLength: 20_000 })
+    expect(schema.properties.agent).toMatchObject({ type: "string" })
     expect(schema.properties.mode?.enum?.sort()).toEqual(["AUTO", "FULL", "SIMPLE"])
     const budget = schema.properties.budget as unknown as { properties: Record<string, object> }
     expect(budget.properties.maxLlmCalls).toMatchObject({ type: "integer", minimum: 1 })
