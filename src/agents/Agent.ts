@@ -8,13 +8,16 @@ import { BudgetCaps } from "../domain/Budget.js"
 import { RunMode } from "../domain/SimpleIteration.js"
 import { GuardrailsSpec } from "../guardrails/GuardrailSpec.js"
 
-export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/
+const NAME = "[a-z0-9][a-z0-9_-]{0,62}"
+export const AGENT_NAME = new RegExp(`^${NAME}$`)
 
-export const AgentName = Schema.String.pipe(
-  Schema.filter((s) =>
-    AGENT_NAME.test(s) || `an agent's name is 1-63 of a-z, 0-9, _ and -, starting with a letter or digit (was "${s}")`
-  )
-)
+/** Why `name` is not an agent's name, if it is not: the one rule the schema, the API and the file say. */
+export const nameRefusal = (name: string) =>
+  AGENT_NAME.test(name)
+    ? undefined
+    : `an agent's name is 1-63 of a-z, 0-9, _ and -, starting with a letter or digit (was "${name}")`
+
+export const AgentName = Schema.String.pipe(Schema.filter((s) => nameRefusal(s) ?? true))
 
 /** A model as AEON_MODELS names one: `{ provider: "openai", model: "gpt-4o-mini" }`, a phase's model as AEON_MODELS_BY_PHASE. */
 export const AgentModel = Schema.Struct({
@@ -91,7 +94,7 @@ export type RemoteAgent = typeof RemoteAgent.Type
 
 /** `math` (the latest version) or `math@2`. */
 export const parseAgentRef = (ref: string): { readonly name: string; readonly version?: number } | undefined => {
-  const m = /^([a-z0-9][a-z0-9_-]{0,62})(?:@([1-9]\d{0,8}))?$/.exec(ref)
+  const m = new RegExp(`^(${NAME})(?:@([1-9]\\d{0,8}))?$`).exec(ref)
   if (!m) return undefined
   return m[2] === undefined ? { name: m[1]! } : { name: m[1]!, version: Number(m[2]) }
 }

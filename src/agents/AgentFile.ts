@@ -8,7 +8,7 @@ import { expandVariables } from "../mcp/McpConfig.js"
 import { fieldOf, recordOf } from "../support/Fields.js"
 import { formatIssues } from "../support/ParseIssues.js"
 import { messageOf } from "../support/Thrown.js"
-import { AGENT_NAME, RemoteAgent } from "./Agent.js"
+import { nameRefusal, RemoteAgent } from "./Agent.js"
 
 export class AgentsConfigError extends Data.TaggedError("AgentsConfigError")<{ readonly message: string }> {}
 
@@ -23,10 +23,8 @@ const fail = (file: string, why: string) => Effect.fail(new AgentsConfigError({ 
 const objectAt = (raw: unknown, field: string): Either.Either<Record<string, unknown>, string> => {
   const value = recordOf(fieldOf(raw, field) ?? {})
   if (value === undefined) return Either.left(`${field} must be an object of agents by name`)
-  const bad = Object.keys(value).find((n) => !AGENT_NAME.test(n))
-  return bad === undefined
-    ? Either.right(value)
-    : Either.left(`${field}.${bad}: an agent's name is 1-63 of a-z, 0-9, _ and -, starting with a letter or digit`)
+  const bad = Object.keys(value).find((n) => nameRefusal(n) !== undefined)
+  return bad === undefined ? Either.right(value) : Either.left(`${field}.${bad}: ${nameRefusal(bad)}`)
 }
 
 /** Decodes a parsed agents file (its variables expanded first). */

@@ -1,12 +1,13 @@
 /**
  * A request to run an agent made into the run's input: the agent's definition gives what the request leaves out, and
  * bounds what it gives — a tool outside the agent's tools, a cap above the agent's, memory the agent turned off, an
- * output schema other than the agent's are AGENT_OVERRIDE naming the field, nothing stored. Instructions and
- * guardrails add up (the agent's first: a client's system text comes after the operator's).
+ * output schema other than the agent's are AGENT_OVERRIDE naming the field, nothing stored. Instructions add up (the
+ * agent's first: a client's system text comes after the operator's); the agent's guardrails are the run's with the
+ * server's and its own (run/InputGuard runGuardrails).
  */
 import { Effect, Schema } from "effect"
-import { fieldOf, recordOf } from "../support/Fields.js"
-import { a2aToolName, AgentOverrideError, agentToolName, type RemoteAgent, ResolvedAgent } from "./Agent.js"
+import { recordOf } from "../support/Fields.js"
+import { AgentOverrideError, agentToolName, ResolvedAgent } from "./Agent.js"
 import { calledAgents, toolsMatching } from "./AgentChecks.js"
 
 /** The tools a run of the agent offers (undefined: every tool), its `agent:` entries as the tools `agent.<name>`. */
@@ -16,35 +17,10 @@ export const agentTools = (agent: ResolvedAgent, available: ReadonlyArray<string
   return [...toolsMatching(entries, available), ...calledAgents(entries).map(agentToolName)]
 }
 
-/** The tools a run may name beside the registry's: the remote A2A agents' and the agents its agent calls. */
-export const extraToolNames = (
-  remote: Readonly<Record<string, RemoteAgent>>,
-  agent: ResolvedAgent | undefined
-) => [
-  ...Object.keys(remote).map(a2aToolName),
-  ...calledAgents(agent?.definition.tools).map(agentToolName)
-]
-
-const CAPS = ["ttl", "deadlineMs", "maxCostUsd", "maxTokens", "maxLlmCalls", "maxSteps"] as const
-
 type Raw = Record<string, unknown>
 
 const joined = (a: string | undefined, b: unknown) =>
   a === undefined ? b : typeof b === "string" && b.trim() !== "" ? `${a}\n\n${b}` : a
-
-/** Each point's guardrails: the agent's, then the request's. */
-const guardrailsOf = (agent: unknown, request: unknown) => {
-  if (agent === undefined) return request
-  if (request === undefined || recordOf(request) === undefined) return agent
-  const points = new Set([...Object.keys(recordOf(agent) ?? {}), ...Object.keys(recordOf(request) ?? {})])
-  return Object.fromEntries(
-    [...points].map((p) => {
-      const a = fieldOf(agent, p)
-      const r = fieldOf(request, p)
-      return [p, [...(Array.isArray(a) ? a : []), ...(Array.isArray(r) ? r : [])]]
-    })
-  )
-}
 
 const override = (agent: ResolvedAgent, field: string, reason: string) =>
   Effect.fail(new AgentOverrideError({ agent: agent.name, field, reason }))
@@ -52,16 +28,15 @@ const override = (agent: ResolvedAgent, field: string, reason: string) =>
 /** The budget: the agent's caps, each lowered (never raised) by the request's. */
 const budgetOf = (agent: ResolvedAgent, request: unknown) =>
   Effect.gen(function*() {
-    const caps: Record<string, number | undefined> = agent.definition.budget ?? {}
+    const caps = Object.entries(agent.definition.budget ?? {}).filter(([, v]) => v !== undefined)
     const asked = recordOf(request) ?? {}
-    for (const cap of CAPS) {
-      const mine = caps[cap]
+    for (const [cap, mine] of caps) {
       const theirs = asked[cap]
-      if (mine !== undefined && typeof theirs === "number" && theirs > mine) {
+      if (typeof theirs === "number" && theirs > mine) {
         return yield* override(agent, `budget.${cap}`, `${theirs} is above the agent's cap ${mine}`)
       }
     }
-    const merged = { ...Object.fromEntries(Object.entries(caps).filter(([, v]) => v !== undefined)), ...asked }
+    const merged = { ...Object.fromEntries(caps), ...asked }
     return Object.keys(merged).length > 0 ? merged : undefined
   })
 
@@ -102,7 +77,5 @@ export const applyAgent = (agent: ResolvedAgent, request: Raw, available: Readon
     }
     const instructions = joined(d.instructions, request.instructions)
     if (instructions !== undefined) merged.instructions = instructions
-    const guardrails = guardrailsOf(d.guardrails, request.guardrails)
-    if (guardrails !== undefined) merged.guardrails = guardrails
     return merged
   })

@@ -34,6 +34,14 @@ export const build = (spec: AgentModel): Effect.Effect<LanguageModel.Service, In
     return Object.keys(routes).length === 0 ? base : ByPhase.make(base, routes)
   })
 
+/** An agent's model: the agents' cache's when there is one, else built for it. */
+export const modelOf = (
+  agents:
+    | { readonly modelFor: (spec: AgentModel) => Effect.Effect<LanguageModel.Service, InvalidAgentError> }
+    | undefined,
+  spec: AgentModel
+) => (agents ? agents.modelFor(spec) : build(spec))
+
 /** A cache of built models, by their spec. */
 export const cache = () => {
   const built = new Map<string, LanguageModel.Service>()

@@ -9,6 +9,7 @@ import { formatIssues } from "../support/ParseIssues.js"
 import { a2aToolName, AgentNotFoundError, InlineAgent, InvalidAgentError, ResolvedAgent } from "./Agent.js"
 import { checkDefinition } from "./AgentChecks.js"
 import { applyAgent } from "./AgentInput.js"
+import * as AgentModels from "./AgentModels.js"
 import type { Service as AgentsService } from "./Agents.js"
 
 /** The tool names a run may name: the registry's and the operator's remote A2A agents'. */
@@ -51,6 +52,7 @@ export const agentRequest = (
         ? yield* new AgentNotFoundError({ agent: request.agent })
         : yield* agents.resolve(userId, request.agent)
       : yield* inlineAgent(request.agent, available)
-    if (agent.definition.model !== undefined && agents !== undefined) yield* agents.modelFor(agent.definition.model)
+    // a model that cannot be made is refused before anything is stored
+    if (agent.definition.model !== undefined) yield* AgentModels.modelOf(agents, agent.definition.model)
     return yield* applyAgent(agent, request, available)
   })

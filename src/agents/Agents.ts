@@ -10,12 +10,12 @@ import type { StoreError } from "../store/StoreValues.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
 import {
   a2aToolName,
-  AGENT_NAME,
   AgentDefinition,
   type AgentModel,
   AgentNotFoundError,
   type AgentVersion,
   InvalidAgentError,
+  nameRefusal,
   parseAgentRef,
   type RemoteAgent,
   type ResolvedAgent
@@ -43,7 +43,9 @@ export interface Service {
   readonly save: (
     userId: string | undefined,
     name: string,
-    definition: unknown
+    definition: unknown,
+    /** `ifChanged`: no new version when the latest is equal (the operator's file, read at each start). */
+    options?: { readonly ifChanged?: boolean }
   ) => Effect.Effect<AgentVersion, InvalidAgentError | StoreError>
   readonly remove: (userId: string | undefined, name: string) => Effect.Effect<boolean, StoreError>
   /** The model of an agent that names one (built once per model). */
@@ -110,17 +112,13 @@ export const make = (
         if (!found) return yield* new AgentNotFoundError({ agent: ref })
         return { name: found.name, version: found.version, definition: definitionOf(found) }
       }),
-    save: (userId, name, raw) =>
+    save: (userId, name, raw, options) =>
       Effect.gen(function*() {
-        if (!AGENT_NAME.test(name)) {
-          return yield* new InvalidAgentError({
-            message:
-              `name: an agent's name is 1-63 of a-z, 0-9, _ and -, starting with a letter or digit (was "${name}")`
-          })
-        }
+        const refused = nameRefusal(name)
+        if (refused !== undefined) return yield* new InvalidAgentError({ message: `name: ${refused}` })
         const definition = yield* checkDefinition(raw, toolNames())
         if (definition.model !== undefined) yield* modelFor(definition.model)
-        return versionOf(yield* store.save(ownerOf(userId), name, definition))
+        return versionOf(yield* store.save(ownerOf(userId), name, definition, options))
       }),
     remove: (userId, name) => store.remove(ownerOf(userId), name),
     modelFor,
@@ -129,27 +127,22 @@ export const make = (
 }
 
 /**
- * Loads the operator's agents into the store: a definition that changed since its latest stored version becomes a
- * new version; a bad one stops the start, naming the agent and the field.
+ * Saves the operator's agents (everyone's): a definition that changed since its latest stored version becomes a new
+ * version; a bad one stops the start, naming the agent and the field.
  */
-const loadFile = (
-  service: Service,
-  store: AgentStoreService,
-  file: AgentFile.AgentsFile,
-  available: ReadonlyArray<string>
-) =>
-  Effect.forEach(Object.entries(file.agents), ([name, raw]) =>
-    Effect.gen(function*() {
-      const definition = yield* checkDefinition(raw, [...available, ...Object.keys(file.a2aAgents).map(a2aToolName)])
-      if (definition.model !== undefined) yield* service.modelFor(definition.model)
-      yield* store.save("", name, definition, { ifChanged: true })
-    }).pipe(
-      Effect.mapError((e) =>
-        e._tag === "INVALID_AGENT"
-          ? new AgentFile.AgentsConfigError({ message: `agents file: agents.${name}.${e.message}` })
-          : e
-      )
-    ), { discard: true })
+const loadFile = (service: Service, file: AgentFile.AgentsFile) =>
+  Effect.forEach(
+    Object.entries(file.agents),
+    ([name, raw]) =>
+      service.save(undefined, name, raw, { ifChanged: true }).pipe(
+        Effect.mapError((e) =>
+          e._tag === "INVALID_AGENT"
+            ? new AgentFile.AgentsConfigError({ message: `agents file: agents.${name}.${e.message}` })
+            : e
+        )
+      ),
+    { discard: true }
+  )
 
 /** The agents of a store (the database's, else one in memory) with the operator's loaded into it. */
 const withLoaded = (loaded: AgentFile.AgentsFile) =>
@@ -157,7 +150,7 @@ const withLoaded = (loaded: AgentFile.AgentsFile) =>
     const tools = yield* ToolRegistry
     const store = Option.getOrElse(yield* Effect.serviceOption(AgentStore), memoryStore)
     const service = make(store, () => tools.names, loaded.a2aAgents)
-    yield* loadFile(service, store, loaded, tools.names)
+    yield* loadFile(service, loaded)
     return service
   })
 

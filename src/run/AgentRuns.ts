@@ -24,7 +24,7 @@ export interface AgentCaps {
 }
 
 const modelOf = (agents: AgentsService | undefined, spec: AgentModel) =>
-  (agents ? agents.modelFor(spec) : AgentModels.build(spec)).pipe(
+  AgentModels.modelOf(agents, spec).pipe(
     Effect.mapError((e) => new InvalidRunInputError({ message: `the agent's ${e.message}` }))
   )
 

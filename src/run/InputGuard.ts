@@ -7,10 +7,10 @@
 import { Effect, Option, Schema } from "effect"
 import type { AttachmentInput } from "../domain/Attachment.js"
 import { type Checked, checkText, makePlaceholders, type Trigger } from "../guardrails/Checking.js"
-import { combine, type GuardrailEntry, Guardrails } from "../guardrails/Guardrails.js"
+import { combine, type GuardrailEntry, Guardrails, type GuardrailSet } from "../guardrails/Guardrails.js"
 import { GuardrailAction, GuardrailPoint } from "../guardrails/GuardrailSpec.js"
 import { fieldOf } from "../support/Fields.js"
-import type { RunTaskInput } from "./RunInput.js"
+import { resolvedAgentOf, type RunTaskInput } from "./RunInput.js"
 
 /** What an input guardrail did, as the stored input keeps it (never the matched text). */
 export const InputTrigger = Schema.Struct({
@@ -45,11 +45,15 @@ export interface GuardedInput {
   readonly blocked?: Trigger | undefined
 }
 
-/** The run's input guardrails (the server's, then the run's own) on its input. */
+/** A run's guardrails: the server's, then its agent's, then its own (a run adds checks, never removes one). */
+export const runGuardrails = (server: GuardrailSet | undefined, input: RunTaskInput) =>
+  combine(server, resolvedAgentOf(input)?.definition.guardrails, input.guardrails)
+
+/** The run's input guardrails on its input. */
 export const guardInput = (input: RunTaskInput, runId: string): Effect.Effect<GuardedInput> =>
   Effect.gen(function*() {
     const server = Option.getOrUndefined(yield* Effect.serviceOption(Guardrails))
-    const entries: ReadonlyArray<GuardrailEntry> = combine(server?.set, input.guardrails).input ?? []
+    const entries: ReadonlyArray<GuardrailEntry> = runGuardrails(server?.set, input).input ?? []
     if (entries.length === 0) return { input, triggers: [] }
     const placeholders = server ? server.placeholdersOf(runId) : makePlaceholders()
     const triggers: Array<Trigger> = []

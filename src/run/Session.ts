@@ -7,7 +7,7 @@ import type { FinalAnswer } from "../domain/Result.js"
 import type { RunEventBody } from "../domain/RunEvent.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import { makePlaceholders, type Trigger } from "../guardrails/Checking.js"
-import { combine, Guardrails } from "../guardrails/Guardrails.js"
+import { Guardrails } from "../guardrails/Guardrails.js"
 import * as RunJournal from "../journal/RunJournal.js"
 import * as RunOutput from "../journal/RunOutput.js"
 import { ApprovalPolicy } from "../kernel/Approval.js"
@@ -32,6 +32,7 @@ import { toolInfos } from "../validation/SemanticValidator.js"
 import type { Lineage } from "./ChildRuns.js"
 import { conversationSource } from "./Conversations.js"
 import { forecaster, forecastLeft } from "./Forecasting.js"
+import { runGuardrails } from "./InputGuard.js"
 import { progressOf } from "./Recovery.js"
 import { RunTaskInput } from "./RunInput.js"
 
@@ -147,7 +148,7 @@ export const contextOf = (
   const registry = tools.tools.every(offered)
     ? tools
     : { ...ToolRegistry.make(tools.tools.filter(offered)), recorded: tools.recorded }
-  const set = combine(caps.guardrails?.set, input.guardrails)
+  const set = runGuardrails(caps.guardrails?.set, input)
   let guardrails = Guarding.none
   const llm = RunLlm.make(caps.model, guard, events, caps.recordPrompts, {
     thinkingTokens: input.thinkingTokens,

@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, ParseResult, Ref, Schema } from "effect"
 import type { Memory, RecalledMemory } from "../domain/Memory.js"
+import type { ChildRun } from "../domain/RunEvent.js"
 import { traced } from "../telemetry/Span.js"
 import { CalculatorError, evaluate } from "./Calculator.js"
 
@@ -56,19 +57,7 @@ export interface ToolContext {
 
 /** What a call tells its event about itself (agents as tools, remote A2A agents). */
 export interface CallReport {
-  readonly childRun?: {
-    readonly runId: string
-    readonly agent: string
-    readonly version?: number | undefined
-    readonly status: string
-    readonly usage: {
-      readonly inputTokens: number
-      readonly outputTokens: number
-      readonly costUsd: number
-      readonly llmCalls: number
-      readonly steps: number
-    }
-  }
+  readonly childRun?: ChildRun
   readonly remoteTaskId?: string
   /** Called once the call's event is recorded (a child run's hold on the budget let go then). */
   readonly onRecorded?: () => void

@@ -103,6 +103,17 @@ describe("a run of an agent (the library)", () => {
     expect(JSON.stringify(badCap)).toContain("budget.maxLlmCalls")
   })
 
+  it("the agent's guardrails are the run's, and a request's add to them", async () => {
+    const guarded = { ...MATH, guardrails: { input: [{ type: "pii", action: "redact", kinds: ["email"] }] } }
+    const { events } = await ok({
+      agent: "math",
+      task: "Compute 6 * 7 for ines@example.org at 10.20.30.40",
+      guardrails: { input: [{ type: "pii", action: "redact", kinds: ["ip"] }] }
+    }, { math: guarded })
+    const first = started(events)
+    expect(first._tag === "RunStarted" && first.task).toBe("Compute 6 * 7 for <EMAIL_1> at <IP_1>")
+  })
+
   it("a bad definition in the layer stops it, naming the agent and the field", async () => {
     const exit = await run({ task: "Compute 6 * 7" }, { math: { ...MATH, mode: "SOMETIMES" } })
     expect(Exit.isFailure(exit)).toBe(true)

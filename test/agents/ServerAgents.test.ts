@@ -18,6 +18,17 @@ import { byPrompt, promptOfRequest } from "../support/stubAnswers.js"
  * `/v1` with the openai client, A2A cards with `@a2a-js/sdk`, and users' own agents.
  */
 const MATH_INSTRUCTIONS = "You are the math desk: always show the arithmetic."
+const DELEGATING_PLAN = {
+  goal: "Have the math desk compute 6 * 7",
+  answer: "{{s1}}",
+  steps: [{
+    stepId: "s1",
+    description: "Ask the math agent",
+    tool: "agent.math",
+    toolInput: { task: "Compute 6 * 7" },
+    dependencies: []
+  }]
+}
 let stub: OpenAiStub
 let app: TestServer
 const env: Record<string, string | undefined> = {}
@@ -30,7 +41,12 @@ const setEnv = (vars: Record<string, string>) => {
 
 beforeAll(async () => {
   stub = await startOpenAiStub()
-  stub.replyWith((body) => ({ content: JSON.stringify(byPrompt[promptOfRequest(body) ?? ""] ?? {}) }))
+  // the desk's plan hands its one step to the math agent; every other plan is the usual calculator plan
+  stub.replyWith((body) => {
+    const prompt = promptOfRequest(body) ?? ""
+    const delegates = prompt === "plan_generation_user" && body.model === "gpt-desk"
+    return { content: JSON.stringify(delegates ? DELEGATING_PLAN : byPrompt[prompt] ?? {}) }
+  })
   const dir = mkdtempSync(join(tmpdir(), "aeon-agents-"))
   const file = join(dir, "agents.json")
   writeFileSync(
@@ -44,6 +60,13 @@ beforeAll(async () => {
           model: { provider: "openai", model: "gpt-math" },
           mode: "FULL",
           budget: { maxLlmCalls: 40 },
+          memory: false
+        },
+        desk: {
+          description: "Hands arithmetic to the math desk",
+          tools: ["agent:math"],
+          model: { provider: "openai", model: "gpt-desk" },
+          mode: "FULL",
           memory: false
         }
       }
@@ -76,13 +99,14 @@ const runCount = async () =>
 describe("agents on the server", () => {
   it("the operator's file is version 1; its runs use its model, instructions and tools, and record it", async () => {
     const listed = await gql(app.url, `{ agents { name version description tools model { provider model } } }`)
-    expect(listed.body.data.agents).toEqual([{
+    expect(listed.body.data.agents.map((a: any) => a.name)).toEqual(["desk", "math"])
+    expect(listed.body.data.agents[1]).toEqual({
       name: "math",
       version: 1,
       description: "Arithmetic with the calculator",
       tools: ["calculator"],
       model: { provider: "openai", model: "gpt-math" }
-    }])
+    })
     stub.requests.length = 0
     const started = await start({ agent: "math", task: "Compute 6 * 7" })
     expect(started.body.data.runTask.agent).toEqual({ name: "math", version: 1 })
@@ -195,6 +219,34 @@ describe("agents on the server", () => {
     expect(server.name).toBe("Aeon")
     const missing = await fetch(`${base}/a2a/agents/nobody/.well-known/agent-card.json`)
     expect(missing.status).toBe(404)
+  })
+})
+
+describe("agents as tools through the server", () => {
+  it("a step of the desk runs the math agent as a child: Run.children, Run.parentRunId, the usage counted once", async () => {
+    const started = await start({ agent: "desk", task: "What is 6 * 7?" })
+    const id = started.body.data.runTask.id
+    await awaitRun(app.url, id)
+    const parent = await gql(
+      app.url,
+      `query($id: ID!) { run(id: $id) { status parentRunId usage { llmCalls } children { id status agent { name version } } } }`,
+      { id }
+    )
+    const run = parent.body.data.run
+    expect(run.parentRunId).toBeNull()
+    expect(run.children).toEqual([{ id: `${id}.p1.s1`, status: "CONVERGED", agent: { name: "math", version: 1 } }])
+    const child = await gql(
+      app.url,
+      `query($id: ID!) { run(id: $id) { parentRunId agent { name } usage { llmCalls } } }`,
+      {
+        id: run.children[0].id
+      }
+    )
+    expect(child.body.data.run).toMatchObject({ parentRunId: id, agent: { name: "math" } })
+    // every request of the two runs is counted once in the parent's usage: the child's calls went to gpt-math
+    const childCalls = child.body.data.run.usage.llmCalls
+    expect(childCalls).toBeGreaterThan(0)
+    expect(run.usage.llmCalls).toBe(childCalls + stub.requests.filter((r) => r.model === "gpt-desk").length)
   })
 })
 

@@ -3,6 +3,7 @@ import type { AgentVersion } from "../../agents/Agent.js"
 import { type AgentEntry, Agents } from "../../agents/Agents.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
+import { fieldOf } from "../../support/Fields.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 
@@ -81,22 +82,17 @@ export const runAgentFields = (run: Run): Pick<G.RunResolvers, "agent" | "parent
   children: (r: RunModel, _: unknown, ctx: GraphQLContext) =>
     run(
       ctx,
-      Effect.gen(function*() {
-        const manager = yield* RunManager
-        const page = yield* manager.list({ parentRunId: r.id, first: 100 })
-        return yield* Effect.forEach([...page.runs].reverse(), (row) =>
-          Effect.map(manager.get(row.id), (found) => {
-            const started = Option.getOrUndefined(found)?.record.started?.agent
-            return {
-              id: row.id,
-              status: Option.getOrUndefined(found)?.status ?? row.status,
-              agent: started
-                ? { name: started.name, version: started.version ?? null }
-                : row.agent
-                ? { name: row.agent, version: null }
-                : null
-            }
-          }))
-      })
+      // from the rows alone (the agent's version is in the child's stored input): no child's events are read
+      Effect.map(Effect.flatMap(RunManager, (m) => m.list({ parentRunId: r.id, first: 100 })), (page) =>
+        [...page.runs].reverse().map((row) => {
+          const version = fieldOf(fieldOf(row.input, "agent"), "version")
+          return {
+            id: row.id,
+            status: row.status,
+            agent: row.agent === null
+              ? null
+              : { name: row.agent, version: typeof version === "number" ? version : null }
+          }
+        }))
     )
 })
