@@ -8,9 +8,9 @@ import { prepare, prepareResume } from "../run/Run.js"
 import * as StoredRuns from "../runs/StoredRuns.js"
 import type { ThreadRow, ThreadTurn } from "../runs/StoredRuns.js"
 import * as Database from "../store/Database.js"
-import { definedOnly, fieldOf, stringField } from "../support/Fields.js"
+import { fieldOf, stringField } from "../support/Fields.js"
 import { CliError } from "./CliError.js"
-import { engineLayer, opt, withAgents } from "./Handlers.js"
+import { engineLayer, modelFlagsOf, opt, withAgents } from "./Handlers.js"
 import { problemLines } from "./Render.js"
 import { personLogger } from "./Reporting.js"
 import { inputOf } from "./RunFlags.js"
@@ -156,14 +156,8 @@ export const chat = (o: ChatOptions) =>
       yield* sayDroppedSettings(server)
       return yield* conversing(threadId, (task) => serverTurn(server, { ...fields, task }))
     }
-    const flags = definedOnly({
-      AEON_MODEL_PROVIDER: opt(o.provider) ?? (Option.isSome(o.script) ? "scripted" : undefined),
-      AEON_MODEL: opt(o.model),
-      AEON_LLM_BASE_URL: opt(o.baseUrl),
-      AEON_SCRIPT: opt(o.script)
-    })
     yield* conversing(threadId, (task) => localTurn({ ...fields, task })).pipe(
-      Effect.provide(withAgents(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig)))
+      Effect.provide(withAgents(Layer.mergeAll(engineLayer(modelFlagsOf(o), opt(o.mcp)), Database.layerConfig)))
     )
   }).pipe(Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger)))
 

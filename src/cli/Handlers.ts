@@ -127,48 +127,90 @@ export interface RunOptions {
   readonly [field: string]: unknown
 }
 
+/** The run's input from `aeon run`'s flags and the files they name (a contradiction refused before anything runs). */
+const runInputOf = (o: RunOptions) => {
+  const fields = inputOf(o)
+  if (o.full && fields.mode !== undefined && fields.mode !== "FULL") {
+    throw new CliError(`--full contradicts --mode ${String(fields.mode).toLowerCase()}`)
+  }
+  if (Option.isSome(o.task) === Option.isSome(o.resume)) {
+    throw new CliError("give a task, or --resume RUN to go on with a run (not both)")
+  }
+  const criteriaFile = recordOf(Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt))
+  const criteria = { ...criteriaFile, ...recordOf(fields.criteria) }
+  const outputSchema = o.outputSchemaFile && Option.isSome(o.outputSchemaFile)
+    ? readJsonFile("--output-schema", o.outputSchemaFile.value)
+    : undefined
+  if (fields.outputStrict === true && outputSchema === undefined) {
+    throw new CliError("--output-strict needs --output-schema FILE: it asks that the schema's value be strict")
+  }
+  const attachments = (o.files ?? []).map(attachmentOf)
+  const guardrails = o.guardrailsFile && Option.isSome(o.guardrailsFile)
+    ? readJsonFile("--guardrails", o.guardrailsFile.value)
+    : undefined
+  return {
+    ...fields,
+    ...(outputSchema !== undefined ? { outputSchema } : {}),
+    ...(guardrails !== undefined ? { guardrails } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
+    task: opt(o.task),
+    // a run of an agent takes the agent's mode when no flag names one
+    ...(o.full
+      ? { mode: "FULL" }
+      : fields.mode !== undefined || fields.agent === undefined
+      ? { mode: fields.mode ?? "AUTO" }
+      : {}),
+    ...(Object.keys(criteria).length > 0 ? { criteria } : {})
+  }
+}
+
+/** The model flags (`aeon run`, `aeon chat`) as the settings they stand for (a script alone: the scripted provider). */
+export const modelFlagsOf = (
+  o: {
+    readonly provider: Option.Option<string>
+    readonly model: Option.Option<string>
+    readonly baseUrl: Option.Option<string>
+    readonly script: Option.Option<string>
+  }
+) => {
+  const flags = definedOnly({
+    AEON_MODEL_PROVIDER: opt(o.provider),
+    AEON_MODEL: opt(o.model),
+    AEON_LLM_BASE_URL: opt(o.baseUrl),
+    AEON_SCRIPT: opt(o.script)
+  })
+  if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
+  return flags
+}
+
+/**
+ * The run in this process, shown as it goes (`live`): to its end, or until it asks a person — inline on a terminal,
+ * else it stops with every request open then.
+ */
+const runHere = (o: RunOptions, input: Record<string, unknown>, live: boolean) =>
+  Effect.gen(function*() {
+    const inline = live && process.stdin.isTTY
+    const model = yield* LanguageModel
+    const p = Option.isSome(o.resume) ? yield* prepareResume(o.resume.value) : yield* prepare(input)
+    const progress = live ? makeProgress(model.label) : undefined
+    const watcher = progress
+      ? yield* Effect.fork(Stream.runForEach(p.events.changes(0), (e) => Effect.sync(() => progress.onEvent(e))))
+      : undefined
+    // the answer as it is written (the live output is not stored: followed only while the run goes)
+    if (progress) {
+      yield* Effect.fork(Stream.runForEach(p.events.output, (d) => Effect.sync(() => progress.onOutput(d))))
+    }
+    const r = inline ? yield* answeringInline(p, progress) : yield* untilAsked(p)
+    if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
+    progress?.done()
+    // every request open when the run stopped (a parallel wave can ask more than one)
+    const open = r._tag === "asked" ? openRequests(p.events.record()) : []
+    return { ...r, open }
+  }).pipe(Effect.provide(withAgents(Layer.mergeAll(engineLayer(modelFlagsOf(o), opt(o.mcp)), Database.layerConfig))))
+
 export const run = (o: RunOptions) =>
   Effect.gen(function*() {
-    const fields = inputOf(o)
-    if (o.full && fields.mode !== undefined && fields.mode !== "FULL") {
-      throw new CliError(`--full contradicts --mode ${String(fields.mode).toLowerCase()}`)
-    }
-    if (Option.isSome(o.task) === Option.isSome(o.resume)) {
-      throw new CliError("give a task, or --resume RUN to go on with a run (not both)")
-    }
-    const criteriaFile = recordOf(Option.map(o.criteria, (p) => readJsonFile("--criteria", p)).pipe(opt))
-    const criteria = { ...criteriaFile, ...recordOf(fields.criteria) }
-    const outputSchema = o.outputSchemaFile && Option.isSome(o.outputSchemaFile)
-      ? readJsonFile("--output-schema", o.outputSchemaFile.value)
-      : undefined
-    if (fields.outputStrict === true && outputSchema === undefined) {
-      throw new CliError("--output-strict needs --output-schema FILE: it asks that the schema's value be strict")
-    }
-    const attachments = (o.files ?? []).map(attachmentOf)
-    const guardrails = o.guardrailsFile && Option.isSome(o.guardrailsFile)
-      ? readJsonFile("--guardrails", o.guardrailsFile.value)
-      : undefined
-    const input = {
-      ...fields,
-      ...(outputSchema !== undefined ? { outputSchema } : {}),
-      ...(guardrails !== undefined ? { guardrails } : {}),
-      ...(attachments.length > 0 ? { attachments } : {}),
-      task: opt(o.task),
-      // a run of an agent takes the agent's mode when no flag names one
-      ...(o.full
-        ? { mode: "FULL" }
-        : fields.mode !== undefined || fields.agent === undefined
-        ? { mode: fields.mode ?? "AUTO" }
-        : {}),
-      ...(Object.keys(criteria).length > 0 ? { criteria } : {})
-    }
-    const flags = definedOnly({
-      AEON_MODEL_PROVIDER: opt(o.provider),
-      AEON_MODEL: opt(o.model),
-      AEON_LLM_BASE_URL: opt(o.baseUrl),
-      AEON_SCRIPT: opt(o.script)
-    })
-    if (flags.AEON_SCRIPT && !flags.AEON_MODEL_PROVIDER) flags.AEON_MODEL_PROVIDER = "scripted"
+    const input = runInputOf(o)
     const live = liveOutput(o.json)
     // a server holds the embedded data directory: it runs the task (its model, its viewer), the CLI follows
     const server = Option.isNone(o.resume) ? yield* serverHoldingDataDir : undefined
@@ -181,31 +223,12 @@ export const run = (o: RunOptions) =>
         typed
       })
     }
-    // on a terminal a person is there to answer: asked inline; otherwise the run stops and says how to answer
-    const inline = live && process.stdin.isTTY
-    const outcome = yield* Effect.gen(function*() {
-      const model = yield* LanguageModel
-      const p = Option.isSome(o.resume) ? yield* prepareResume(o.resume.value) : yield* prepare(input)
-      const progress = live ? makeProgress(model.label) : undefined
-      const watcher = progress
-        ? yield* Effect.fork(Stream.runForEach(p.events.changes(0), (e) => Effect.sync(() => progress.onEvent(e))))
-        : undefined
-      // the answer as it is written (the live output is not stored: followed only while the run goes)
-      if (progress) {
-        yield* Effect.fork(Stream.runForEach(p.events.output, (d) => Effect.sync(() => progress.onOutput(d))))
-      }
-      const r = inline ? yield* answeringInline(p, progress) : yield* untilAsked(p)
-      if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
-      progress?.done()
-      // every request open when the run stopped (a parallel wave can ask more than one)
-      const open = r._tag === "asked" ? openRequests(p.events.record()) : []
-      return { ...r, open }
-    }).pipe(Effect.provide(withAgents(Layer.mergeAll(engineLayer(flags, opt(o.mcp)), Database.layerConfig))))
+    const outcome = yield* runHere(o, input, live)
     if (outcome._tag === "asked") {
       const open = outcome.open.length > 0 ? outcome.open : [outcome.request]
       return yield* (o.json ? waitingAsJson(open) : waitingForApproval(outcome.request))
     }
-    yield* printResult(outcome.result, o.json, outputSchema !== undefined)
+    yield* printResult(outcome.result, o.json, input.outputSchema !== undefined)
   }).pipe(
     // the only logger of the run: not the runtime's (stdout)
     Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(personLogger))
