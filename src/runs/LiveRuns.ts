@@ -1,17 +1,4 @@
-import {
-  Cause,
-  Clock,
-  Context,
-  Deferred,
-  Duration,
-  Effect,
-  Fiber,
-  FiberSet,
-  Layer,
-  Option,
-  Ref,
-  Schedule
-} from "effect"
+import { Cause, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref } from "effect"
 import type { RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
 import { makeTails, type RunTail, RunTails } from "../journal/RunTail.js"
@@ -26,27 +13,20 @@ import {
   prepareResume,
   register,
   RunLifecycle,
-  type StartError,
-  takeUnfinished
+  type StartError
 } from "../run/Run.js"
-import { LEASE_MS, RunHolds } from "../store/RunHolds.js"
+import { RunHolds } from "../store/RunHolds.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import { RunAdmission } from "./Admission.js"
 import { type PersonAnswer, RunPlacement } from "./Placement.js"
-import { OwnerAddress, runsElsewhere } from "./RunOwners.js"
+import { OwnerAddress } from "./RunOwners.js"
 
-/** A run going on (or waiting to be admitted) in this process. */
-export interface LiveRun {
-  readonly prepared: PreparedRun
-  readonly userId: string | null
-  readonly createdAt: Date
-  fiber?: Fiber.RuntimeFiber<unknown, unknown>
-  /** Done when this attempt has ended: the run finished, stopped here, or was taken up again by the next attempt. */
-  readonly done: Deferred.Deferred<void>
-  /** Cancelled by a person (on a cluster, any other interruption hands the run over: it stays unfinished). */
-  cancelled?: boolean
-}
+import type { LiveRun, RunNeeds } from "./LiveRun.js"
+import { leasesOf, letGoOf } from "./RunLeases.js"
+import { resumeHere, retakeWhenBack, takeUpLapsed } from "./TakeUp.js"
+
+export type { LiveRun } from "./LiveRun.js"
 
 /** Why a new run is refused (run/Run). */
 export type { StartError }
@@ -101,12 +81,6 @@ export interface Execution {
 
 export class LiveRuns extends Context.Tag("aeon/LiveRuns")<LiveRuns, Execution>() {}
 
-/** What setting a run up, resuming it and answering it need from the server's layer. */
-type RunNeeds =
-  | Effect.Effect.Context<ReturnType<typeof prepare>>
-  | Effect.Effect.Context<ReturnType<typeof prepareResume>>
-  | Effect.Effect.Context<ReturnType<typeof Answers.answer>>
-
 /**
  * A cancelled run that never began (it waited for a slot or its user's turn) ends CANCELLED all the same: written
  * by the canceller once the run's fiber is gone (an interrupted fiber's finalizer could not wait for the store).
@@ -128,28 +102,6 @@ const interruptLive = (entry: LiveRun) =>
     return entry.fiber ? Fiber.interrupt(entry.fiber) : Effect.void
   })
 
-/**
- * A run whose store stayed away past AEON_STORE_OUTAGE_MS ended its attempt: it is taken up again from what was stored
- * once the store answers (looked at every 2 s until then, or until the server stops); health counts it among the runs
- * waiting for the store meanwhile.
- */
-const retakeWhenBack = (
-  outages: Option.Option<StoreOutages["Type"]>,
-  launchStored: (id: string) => Effect.Effect<LiveRun | undefined, unknown>
-) =>
-(outage: StoreOutageError): Effect.Effect<LiveRun | undefined> => {
-  const taken = Effect.suspend(() => launchStored(outage.runId)).pipe(
-    Effect.retry(Schedule.spaced("2 seconds")),
-    Effect.tap((entry) => entry ? Effect.logInfo(`run ${outage.runId} resumes: its store answers again`) : Effect.void),
-    // (a schedule that never ends: no failure is left)
-    Effect.orDie
-  )
-  return Option.match(outages, {
-    onNone: () => taken,
-    onSome: (o) => Effect.zipRight(o.mark(outage.runId, outage.cause), Effect.ensuring(taken, o.unmark(outage.runId)))
-  })
-}
-
 /** A person's answer to a run going on here, recorded on its log. */
 const answerLive = (needs: Context.Context<RunNeeds>) => ({ prepared: { events } }: LiveRun, a: PersonAnswer) =>
   Effect.provide(Answers.answer(events, a), needs)
@@ -160,115 +112,6 @@ const countsOf = (live: ReadonlyMap<string, LiveRun>) => {
   for (const e of live.values()) if (e.prepared.events.record().started) active++
   return { active, queued: live.size - active }
 }
-
-/** Start-up recovery: the runs a dead process left unfinished, launched here; how many. */
-const resumeHere = (
-  needs: Context.Context<RunNeeds>,
-  launch: (prepared: PreparedRun, userId: string | null, createdAt: Date) => Effect.Effect<void>,
-  holds: Option.Option<RunHolds["Type"]>
-) =>
-  Effect.provide(
-    Effect.map(
-      takeUnfinished(
-        (prepared, row) => Effect.as(launch(prepared, row.userId, row.createdAt), true),
-        1,
-        // a run another server on the same PostgreSQL executes now is its own (asked: a restarted process's old
-        // holds do not answer)
-        (id) =>
-          Option.match(holds, {
-            onNone: () => Effect.succeed(false),
-            onSome: (h) =>
-              Effect.tap(
-                Effect.provideService(runsElsewhere(id), RunHolds, h),
-                (left) => left ? Effect.logInfo(`run ${id} goes on in the process holding it: left to it`) : Effect.void
-              )
-          })
-      ),
-      (launched) => launched.length
-    ),
-    needs
-  )
-
-/**
- * The owner's lease on the runs this process executes (store/RunHolds), for LEASE_MS with where it is reached
- * (runs/RunOwners): taken as a run starts here, renewed every LEASE_MS / 3, let go as it ends. Only in a process that
- * is reached (a server, once it listens; the store holds nothing unless it is shared); a store that fails only delays a
- * hold (the next renewal takes it).
- */
-const leasesOf = (holds: Option.Option<RunHolds["Type"]>, address: Option.Option<OwnerAddress["Type"]>) =>
-  Option.match(Option.all([holds, address]), {
-    onNone: () => ({
-      hold: () => Effect.void,
-      release: () => Effect.void,
-      handOver: () => Effect.void,
-      renew: () => Effect.void
-    }),
-    onSome: ([h, a]) => {
-      const holding = (ids: ReadonlyArray<string>, url: string) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => h.hold(ids, { url, key: a.key }, now + LEASE_MS))
-      return {
-        // before this process is reached, nobody could send here: the first renewal holds its runs
-        hold: (ids: ReadonlyArray<string>) =>
-          Effect.flatMap(
-            Deferred.poll(a.url),
-            Option.match({
-              onNone: () => Effect.void,
-              onSome: (url) => Effect.flatMap(url, (u) => Effect.ignore(holding(ids, u)))
-            })
-          ),
-        release: (ids: ReadonlyArray<string>) => Effect.ignore(h.release(ids, a.key)),
-        handOver: (ids: ReadonlyArray<string>) =>
-          Effect.ignore(Effect.flatMap(Clock.currentTimeMillis, (now) => h.handOver(ids, a.key, now))),
-        /**
-         * Renews the holds of `liveIds()` for ever, from the moment this process is reached; and, unless a cluster
-         * brings runs back, takes the runs whose holder died (their hold lapsed) and hands them to `takeUp`.
-         */
-        renew: (
-          liveIds: () => ReadonlyArray<string>,
-          takeUp: Option.Option<(ids: ReadonlyArray<string>) => Effect.Effect<void>>
-        ) =>
-          Effect.flatMap(Deferred.await(a.url), (url) => {
-            const lapsed = Option.match(takeUp, {
-              onNone: () => Effect.void,
-              onSome: (take) =>
-                Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                  Effect.flatMap(h.takeLapsed({ url, key: a.key }, now, now + LEASE_MS), take))
-            })
-            return Effect.schedule(
-              Effect.suspend(() =>
-                holding(liveIds(), url)
-              ).pipe(
-                Effect.zipRight(lapsed),
-                Effect.catchAllCause((cause) => Effect.logWarning("the runs' holds not renewed this time", cause))
-              ),
-              Schedule.spaced(Duration.millis(LEASE_MS / 3))
-            )
-          })
-      }
-    }
-  })
-
-/** Runs that stop here, let go — handed over when this server stops: another one sharing the store goes on. */
-const letGoOf = (leases: ReturnType<typeof leasesOf>, shuttingDown: Ref.Ref<boolean>) => (ids: ReadonlyArray<string>) =>
-  Effect.flatMap(Ref.get(shuttingDown), (down) => (down ? leases.handOver(ids) : leases.release(ids)))
-
-/** Runs whose holder died, taken here (those this process still runs were only its own holds renewed late). */
-const takeUpLapsed = (here: {
-  readonly live: ReadonlyMap<string, LiveRun>
-  readonly shuttingDown: Ref.Ref<boolean>
-  readonly launchStored: (id: string) => Effect.Effect<LiveRun | undefined, StoreError>
-  readonly letGo: (ids: ReadonlyArray<string>) => Effect.Effect<void>
-}) =>
-(ids: ReadonlyArray<string>) =>
-  Effect.forEach(ids.filter((id) => !here.live.has(id)), (id) =>
-    Effect.gen(function*() {
-      const launched = !(yield* Ref.get(here.shuttingDown)) &&
-        (yield* Effect.orElseSucceed(here.launchStored(id), () => undefined)) !== undefined
-      // not run here: finished meanwhile or damaged (held by nobody, not taken again), or this server stops (handed
-      // over to the next sweep of another)
-      if (!launched) return yield* here.letGo([id])
-      yield* Effect.logWarning(`run ${id}: the process that held it stopped renewing its hold; it goes on here`)
-    }), { discard: true })
 
 /**
  * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
