@@ -202,6 +202,88 @@ const attachFollowers = (
     return { tail, output, detach }
   })
 
+/** A run's log opened on its history: the events in order, their record (the one fold), where they stand. */
+const openLog = (history: ReadonlyArray<RunEvent>) => {
+  // appended in place: a run's log grows linearly, never copied per event
+  const events: Array<RunEvent> = [...history]
+  const record = foldEvents(history)
+  const lastSeq = history.at(-1)?.seq ?? 0
+  // events up to storedSeq are stored and published
+  const state: LogState = {
+    lastSeq,
+    storedSeq: lastSeq,
+    finished: record.finished !== undefined,
+    failure: undefined,
+    storeWaiting: false
+  }
+  return { events, record, state }
+}
+
+/** How a run's events are made: each in the log and the record at once, then on its way to the store. */
+const makeEmitter = (
+  runId: string,
+  log: ReturnType<typeof openLog>,
+  to: {
+    /** No store: the events are published as they are made. */
+    readonly direct: boolean
+    readonly settle: (event: RunEvent) => void
+    readonly published: (events: Arr.NonEmptyReadonlyArray<RunEvent>) => void
+    readonly followed: () => boolean
+    readonly toStore: (events: Arr.NonEmptyReadonlyArray<RunEvent>) => Effect.Effect<void>
+  }
+) => {
+  const { events, record, state } = log
+  /** Events made in one synchronous step: in the log and the record at once, then on their way to the store. */
+  const emitted = (
+    at: number,
+    bodies: ReadonlyArray<RunEventBody>,
+    last: (r: RunRecord) => RunEventBody
+  ): Effect.Effect<Arr.NonEmptyArray<RunEvent>> => {
+    const add = (body: RunEventBody) => {
+      const event = extend(body, { runId, seq: ++state.lastSeq, at }) as RunEvent
+      events.push(event)
+      applyEvent(record, event)
+      to.settle(event)
+      return event
+    }
+    // (in order: the bodies, then the last one, decided on the record after them)
+    const made = Arr.append(bodies.map(add), add(last(record)))
+    if (to.direct) to.published(made)
+    let next = to.direct ? Effect.void : to.toStore(made)
+    // someone follows the run live: their I/O goes out before the run computes on
+    if (to.followed()) next = Effect.zipRight(next, eventLoopTurn)
+    return next === Effect.void ? Effect.succeed(made) : Effect.as(next, made)
+  }
+  const emitWhen = <E>(decide: (r: RunRecord) => Either.Either<RunEventBody, E>): Effect.Effect<RunEvent, E> =>
+    Effect.flatMap(Clock.currentTimeMillis, (at): Effect.Effect<RunEvent, E> => {
+      if (state.failure) return Effect.failCause(state.failure)
+      // decided on the record as it is now, and emitted in the same synchronous step
+      const decided = decide(record)
+      if (Either.isLeft(decided)) return Effect.fail(decided.left)
+      return Effect.map(emitted(at, [], () => decided.right), Arr.headNonEmpty)
+    }).pipe(Effect.uninterruptible)
+  return {
+    emit: (body: RunEventBody): Effect.Effect<RunEvent> => emitWhen(() => Either.right(body)),
+    emitWhen,
+    emitAll: (bodies: ReadonlyArray<RunEventBody>, last: (r: RunRecord) => RunEventBody) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (at) => (state.failure ? Effect.failCause(state.failure) : emitted(at, bodies, last))
+      ).pipe(Effect.uninterruptible),
+    /** The run's record says it waited for its store: an advisory once its events are stored again (not after its end). */
+    waited: (cause: string, waitedMs: number): Effect.Effect<void> =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (at) =>
+          record.finished !== undefined ? Effect.void : Effect.asVoid(emitted(at, [], (r) => ({
+            _tag: "AdvisoryRaised",
+            passNumber: r.current?.passNumber ?? r.lastPassNumber,
+            advisory: `the run waited ${Math.round(waitedMs / 100) / 10} s for its store: ${cause}`
+          })))
+      )
+  }
+}
+
 export const make = (
   runId: string,
   sink: EventSinkService,
@@ -211,30 +293,10 @@ export const make = (
   Effect.gen(function*() {
     /** The run's scope: its writer lives in it, and `close` ends it. */
     const scope = yield* Scope.make()
-    // appended in place: a run's log grows linearly, never copied per event
-    const events: Array<RunEvent> = [...history]
-    const record = foldEvents(history)
-    const lastSeq = history.at(-1)?.seq ?? 0
-    // events up to storedSeq are stored and published
-    const state: LogState = {
-      lastSeq,
-      storedSeq: lastSeq,
-      finished: record.finished !== undefined,
-      failure: undefined,
-      storeWaiting: false
-    }
-    const direct = sink === noSink
+    const log = openLog(history)
+    const { events, record, state } = log
     const { detach, output, tail } = yield* attachFollowers(runId, history, state, scope, options)
-    const firstSeq = history[0]?.seq ?? 1
-    const { follow, followed, published } = makeFollowers(state, events, firstSeq, output.end, tail)
-    // (the run's record says it waited: an advisory once its events are stored again — not after its end)
-    const waited = (cause: string, waitedMs: number): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) =>
-        record.finished !== undefined ? Effect.void : Effect.asVoid(emitted(at, [], (r) => ({
-          _tag: "AdvisoryRaised",
-          passNumber: r.current?.passNumber ?? r.lastPassNumber,
-          advisory: `the run waited ${Math.round(waitedMs / 100) / 10} s for its store: ${cause}`
-        }))))
+    const { follow, followed, published } = makeFollowers(state, events, history[0]?.seq ?? 1, output.end, tail)
     const { toStore, waitStored } = yield* makeWriter(
       sink,
       events,
@@ -243,63 +305,16 @@ export const make = (
       scope,
       published,
       options.storeWaits,
-      waited
+      // (the emitter is made below, with the writer's toStore: the writer calls this only once the run goes)
+      (cause, waitedMs) => Effect.suspend(() => emitter.waited(cause, waitedMs))
     )
     const { settle, waitFor } = makeWaits(record)
-
-    /** Events made in one synchronous step: in the log and the record at once, then on their way to the store. */
-    const emitted = (
-      at: number,
-      bodies: ReadonlyArray<RunEventBody>,
-      last: (r: RunRecord) => RunEventBody
-    ): Effect.Effect<Arr.NonEmptyArray<RunEvent>> => {
-      const add = (body: RunEventBody) => {
-        const event = extend(body, { runId, seq: ++state.lastSeq, at }) as RunEvent
-        events.push(event)
-        applyEvent(record, event)
-        settle(event)
-        return event
-      }
-      // (in order: the bodies, then the last one, decided on the record after them)
-      const made = Arr.append(bodies.map(add), add(last(record)))
-      if (direct) {
-        published(made)
-      }
-      let next = direct ? Effect.void : toStore(made)
-      // someone follows the run live: their I/O goes out before the run computes on
-      if (followed()) {
-        next = Effect.zipRight(next, eventLoopTurn)
-      }
-      return next === Effect.void ? Effect.succeed(made) : Effect.as(next, made)
-    }
-    const emitWhen = <E>(decide: (r: RunRecord) => Either.Either<RunEventBody, E>): Effect.Effect<RunEvent, E> =>
-      Effect.flatMap(Clock.currentTimeMillis, (at): Effect.Effect<RunEvent, E> => {
-        if (state.failure) {
-          return Effect.failCause(state.failure)
-        }
-        // decided on the record as it is now, and emitted in the same synchronous step
-        const decided = decide(record)
-        if (Either.isLeft(decided)) {
-          return Effect.fail(decided.left)
-        }
-        const body = decided.right
-        return Effect.map(
-          emitted(at, [], () =>
-            body),
-          Arr.headNonEmpty
-        )
-      }).pipe(Effect.uninterruptible)
-
+    const emitter = makeEmitter(runId, log, { direct: sink === noSink, settle, published, followed, toStore })
     return {
       runId,
-      emit: (body: RunEventBody): Effect.Effect<RunEvent> =>
-        emitWhen(() => Either.right(body)),
-      emitWhen,
-      emitAll: (bodies: ReadonlyArray<RunEventBody>, last: (r: RunRecord) => RunEventBody) =>
-        Effect.flatMap(
-          Clock.currentTimeMillis,
-          (at) => (state.failure ? Effect.failCause(state.failure) : emitted(at, bodies, last))
-        ).pipe(Effect.uninterruptible),
+      emit: emitter.emit,
+      emitWhen: emitter.emitWhen,
+      emitAll: emitter.emitAll,
       waitFor,
       log: Effect.sync(() => events.slice()),
       record: () => record,

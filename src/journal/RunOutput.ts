@@ -73,6 +73,71 @@ interface CallState {
   closed: boolean
 }
 
+/** What a run's calls share of its output: where pieces go, how often, and the calls in progress. */
+interface Outlet {
+  readonly runId: string
+  readonly intervalMs: number
+  readonly lastSeq: () => number
+  readonly scope: Scope.Scope
+  readonly followers: Fanout.Fanout<LlmOutputDelta>
+  readonly calls: Map<string, CallState>
+}
+
+/** A piece of a call: its text since the last piece, and for a structured answer its readable text so far. */
+const deltaOf = (out: Outlet, call: CallState, text: string, done: boolean): LlmOutputDelta => {
+  const field = READABLE_FIELD[call.site.promptId]
+  const answerText = field === undefined
+    ? undefined
+    : field === ""
+    ? call.sent.trimStart()
+    : partialStringField(call.sent, field)
+  return {
+    runId: out.runId,
+    callId: call.id,
+    promptId: call.site.promptId,
+    ...(call.site.passNumber !== undefined ? { passNumber: call.site.passNumber } : {}),
+    ...(call.site.stepId !== undefined ? { stepId: call.site.stepId } : {}),
+    afterSeq: out.lastSeq(),
+    text,
+    ...(answerText !== undefined ? { answerText } : {}),
+    done
+  }
+}
+
+/** What waits of a call goes out as one piece (`done`: its last; the call is over). */
+const flush = (out: Outlet, call: CallState, now: number, done: boolean) => {
+  if (call.closed || (!done && call.pending === "")) return
+  const text = call.pending
+  call.sent += text
+  call.pending = ""
+  call.lastSentAt = now
+  if (done) {
+    call.closed = true
+    out.calls.delete(call.id)
+  }
+  if (out.followers.size() > 0) out.followers.publish([deltaOf(out, call, text, done)])
+}
+
+/** Text a call wrote: sent at once when the interval allows, else with the piece a timer sends once it has passed. */
+const push = (out: Outlet, call: CallState) => (text: string) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
+    if (call.closed) return Effect.void
+    // nobody follows: the text is kept for a late joiner, no piece is made
+    if (out.followers.size() === 0) return Effect.sync(() => void (call.sent += call.pending + text, call.pending = ""))
+    call.pending += text
+    if (call.timer) return Effect.void
+    const wait = call.lastSentAt + out.intervalMs - now
+    if (wait <= 0) return Effect.sync(() => flush(out, call, now, false))
+    call.timer = true
+    const later = Effect.zipRight(Effect.sleep(wait), Clock.currentTimeMillis).pipe(
+      Effect.map((at) => {
+        call.timer = false
+        flush(out, call, at, false)
+      })
+    )
+    return Effect.asVoid(Effect.forkIn(later, out.scope))
+  })
+
 /**
  * A run's live output. Pieces are coalesced per call: the first text goes out at once, later text at most every
  * `intervalMs`, the rest when the call ends. Followers are callbacks (support/Fanout, as RunJournal's are): a slow one
@@ -88,67 +153,21 @@ export const make = (
     readonly followers?: Fanout.Fanout<LlmOutputDelta> | undefined
   }
 ): RunOutput => {
-  const calls = new Map<string, CallState>()
-  const followers = options.followers ?? Fanout.make<LlmOutputDelta>()
+  const out: Outlet = {
+    runId,
+    intervalMs: options.intervalMs,
+    lastSeq: options.lastSeq,
+    scope: options.scope,
+    followers: options.followers ?? Fanout.make<LlmOutputDelta>(),
+    calls: new Map()
+  }
   let finished = false
   let next = 0
-
-  const deltaOf = (call: CallState, text: string, done: boolean): LlmOutputDelta => {
-    const field = READABLE_FIELD[call.site.promptId]
-    const answerText = field === undefined
-      ? undefined
-      : field === ""
-      ? call.sent.trimStart()
-      : partialStringField(call.sent, field)
-    return {
-      runId,
-      callId: call.id,
-      promptId: call.site.promptId,
-      ...(call.site.passNumber !== undefined ? { passNumber: call.site.passNumber } : {}),
-      ...(call.site.stepId !== undefined ? { stepId: call.site.stepId } : {}),
-      afterSeq: options.lastSeq(),
-      text,
-      ...(answerText !== undefined ? { answerText } : {}),
-      done
-    }
-  }
-  const flush = (call: CallState, now: number, done: boolean) => {
-    if (call.closed || (!done && call.pending === "")) return
-    const text = call.pending
-    call.sent += text
-    call.pending = ""
-    call.lastSentAt = now
-    if (done) {
-      call.closed = true
-      calls.delete(call.id)
-    }
-    if (followers.size() > 0) followers.publish([deltaOf(call, text, done)])
-  }
-  const push = (call: CallState) => (text: string) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
-      if (call.closed) return Effect.void
-      // nobody follows: the text is kept for a late joiner, no piece is made
-      if (followers.size() === 0) return Effect.sync(() => void (call.sent += call.pending + text, call.pending = ""))
-      call.pending += text
-      if (call.timer) return Effect.void
-      const wait = call.lastSentAt + options.intervalMs - now
-      if (wait <= 0) return Effect.sync(() => flush(call, now, false))
-      call.timer = true
-      const later = Effect.zipRight(Effect.sleep(wait), Clock.currentTimeMillis).pipe(
-        Effect.map((at) => {
-          call.timer = false
-          flush(call, at, false)
-        })
-      )
-      return Effect.asVoid(Effect.forkIn(later, options.scope))
-    })
-
   const follow = (onDelta: (d: LlmOutputDelta) => void, onEnd: () => void): OutputFollowing => {
     if (finished) return { past: [], finished: true, stop: () => {} }
-    const past = [...calls.values()].filter((c) => c.sent !== "").map((c) => deltaOf(c, c.sent, false))
-    return { past, finished: false, stop: followers.add(onDelta, onEnd) }
+    const past = [...out.calls.values()].filter((c) => c.sent !== "").map((c) => deltaOf(out, c, c.sent, false))
+    return { past, finished: false, stop: out.followers.add(onDelta, onEnd) }
   }
-
   return {
     open: (site) =>
       Effect.sync(() => {
@@ -161,9 +180,9 @@ export const make = (
           timer: false,
           closed: false
         }
-        calls.set(call.id, call)
-        const done = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => flush(call, now, true)))
-        return { push: push(call), done }
+        out.calls.set(call.id, call)
+        const done = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => flush(out, call, now, true)))
+        return { push: push(out, call), done }
       }),
     follow,
     stream: Stream.async<LlmOutputDelta>((emit) => {
@@ -175,9 +194,9 @@ export const make = (
     end: (runEnded = true) => {
       if (finished) return
       finished = true
-      if (runEnded) followers.end()
-      else for (const call of calls.values()) flush(call, call.lastSentAt, true)
-      calls.clear()
+      if (runEnded) out.followers.end()
+      else for (const call of out.calls.values()) flush(out, call, call.lastSentAt, true)
+      out.calls.clear()
     }
   }
 }
