@@ -16,6 +16,7 @@ import {
   actsOutside,
   type CallReport,
   readsOutside,
+  type Tool,
   type ToolError,
   ToolFailedError,
   ToolInputError
@@ -90,16 +91,7 @@ const invokeTool = (
       )
     const durationMs = (yield* Clock.currentTimeMillis) - started
     const memoryWrites = recorded ? recorded.memoryWrites : writesBetween(memoryBefore, yield* Ref.get(memory))
-    // an MCP tool's server and result size, in its event and span
-    const resultBytes = definition?.server !== undefined && Either.isRight(result)
-      ? Buffer.byteLength(JSON.stringify(result.right) ?? "")
-      : undefined
-    if (definition?.server !== undefined) {
-      yield* Effect.annotateCurrentSpan({
-        "aeon.mcp.server": definition.server,
-        ...(resultBytes !== undefined ? { "aeon.tool.result_bytes": resultBytes } : {})
-      })
-    }
+    const facts = yield* toolFacts(definition, result)
     yield* ctx.events.emit({
       _tag: "ToolInvoked",
       ...(memoryWrites ? { memoryWrites } : {}),
@@ -108,10 +100,7 @@ const invokeTool = (
       tool: step.tool,
       input,
       durationMs,
-      ...(definition?.server === undefined ? {} : { server: definition.server }),
-      ...(resultBytes !== undefined ? { resultBytes } : {}),
-      ...(definition && readsOutside(definition) ? { untrusted: true } : {}),
-      ...(definition && actsOutside(definition) ? { actsOutside: true } : {}),
+      ...facts,
       ...(made ? { reusedFrom: made.from } : recorded ? { replayed: true } : {}),
       ...(report.childRun ? { childRun: report.childRun } : {}),
       ...(report.remoteTaskId !== undefined ? { remoteTaskId: report.remoteTaskId } : {}),
@@ -121,6 +110,29 @@ const invokeTool = (
     // last: an interruption pending since the tool started takes effect here, with the result recorded
     if (definition?.idempotent === false) yield* restore(ctx.events.flushed)
     return result
+  })
+
+/**
+ * What a call's event says of its tool: an MCP tool's server and result size (in its span too), whether its result
+ * is untrusted data and whether it acts outside the run.
+ */
+const toolFacts = (definition: Tool | undefined, result: Either.Either<unknown, ToolError>) =>
+  Effect.gen(function*() {
+    const resultBytes = definition?.server !== undefined && Either.isRight(result)
+      ? Buffer.byteLength(JSON.stringify(result.right) ?? "")
+      : undefined
+    if (definition?.server !== undefined) {
+      yield* Effect.annotateCurrentSpan({
+        "aeon.mcp.server": definition.server,
+        ...(resultBytes !== undefined ? { "aeon.tool.result_bytes": resultBytes } : {})
+      })
+    }
+    return {
+      ...(definition?.server === undefined ? {} : { server: definition.server }),
+      ...(resultBytes !== undefined ? { resultBytes } : {}),
+      ...(definition && readsOutside(definition) ? { untrusted: true } : {}),
+      ...(definition && actsOutside(definition) ? { actsOutside: true } : {})
+    }
   })
 
 /** A guardrail stopped the call or its result: the step fails, saying which guardrail (never the text). */

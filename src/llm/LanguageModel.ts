@@ -1,9 +1,10 @@
 import { Clock, Context, Effect, Either, ParseResult, Schema } from "effect"
-import { type Attached, attachmentTokens } from "../domain/Attachment.js"
+import type { Attached } from "../domain/Attachment.js"
 import type { PromptId } from "../prompts/PromptId.js"
 import { outputJsonSchema, type PromptContract, PromptInputError } from "../prompts/PromptRegistry.js"
 import { renderTemplate, systemPrompt } from "../prompts/Templates.js"
 import { traced } from "../telemetry/Span.js"
+import { billedInputBound, billedInputTokens, TOKENIZER_MARGIN } from "./BilledTokens.js"
 import { type ModelDecodeError, type ModelError, ModelTruncatedError } from "./ModelErrors.js"
 import type { ModelPrice } from "./Pricing.js"
 import { countTokens } from "./Tokenizer.js"
@@ -16,6 +17,7 @@ import { type CompletionRequest, type CompletionResponse, decodeAnswer } from ".
 /** The provider contract (requests, answers, their text) stays reachable as LanguageModel.* for providers and users. */
 export * from "./Completion.js"
 
+export { TOKENIZER_MARGIN } from "./BilledTokens.js"
 export { ESTIMATE_MARGIN } from "./CallUsage.js"
 export type { CallUsage, Exchange } from "./CallUsage.js"
 
@@ -188,47 +190,7 @@ export interface Model {
   readonly outputReserve?: number | undefined
 }
 
-/**
- * What a chat-completions provider bills is the request as sent, counted by its own tokenizer: the messages as JSON
- * (their quotes and newlines escaped: about 8 % more tokens than the bare texts), the chat format's framing (OpenAI
- * counts 3 a message and 3 priming the reply; 4 a message here, for providers that frame with more) and the output
- * format — the `response_format` with its JSON Schema, or, where a server refuses that, the schema escaped inside
- * the system message after a sentence asking for it. Admission counts all of it, so a run's `maxTokens` holds
- * against what is billed, not only against what Aeon wrote.
- */
-const CHAT_FRAMING_TOKENS = 2 * 4 + 3
-/** The sentence that asks for the schema when it goes in the prompt (llm/OpenAi), with room to spare. */
-const SCHEMA_IN_PROMPT_TOKENS = 40
-/**
- * Another tokenizer than Aeon's (o200k) may count the same request a little higher (cl100k counts Aeon's JSON
- * requests within 1 % of o200k; other families within a few per cent): the count is raised by this much, so a cap
- * holds by the provider's count. A provider that reports no usage is counted with ESTIMATE_MARGIN instead.
- */
-export const TOKENIZER_MARGIN = 1.1
-/** Bytes of JSON around the two texts and the schema (roles, keys, brackets, the response_format's wrapper). */
-const WRAPPER_BYTES = 256
-/** Per schema object: the contracts' own are made once per prompt, a run's output schema once per run. */
-const schemaTexts = new WeakMap<object, { readonly text: string; tokens?: number }>()
-/** The structured-output schema as it may be sent: escaped as a string, the larger of its two forms. */
-const schemaOf = <I, O>(contract: PromptContract<I, O>) => {
-  const schema = outputJsonSchema(contract)
-  let s = schemaTexts.get(schema)
-  if (s === undefined) {
-    const format = { type: "json_schema", json_schema: { name: contract.id, schema, strict: false } }
-    s = { text: JSON.stringify(JSON.stringify(format)) }
-    schemaTexts.set(schema, s)
-  }
-  return s
-}
-const schemaTokensOf = <I, O>(contract: PromptContract<I, O>) => {
-  const s = schemaOf(contract)
-  return s.tokens ??= countTokens(s.text)
-}
 const marginOf = (model: Model) => (model.usage.unreported ? ESTIMATE_MARGIN : TOKENIZER_MARGIN)
-
-/** The messages as the request carries them (JSON), whose tokens a provider bills. */
-const messagesAsSent = (system: string, user: string) =>
-  JSON.stringify([{ role: "system", content: system }, { role: "user", content: user }])
 
 const callOf = <I, O>(
   model: Model,
@@ -265,25 +227,15 @@ const callOf = <I, O>(
       ...(thinkingOf(model, options) > 0 ? { thinkingTokens: thinkingOf(model, options) } : {}),
       inputTokens,
       billedInputTokens: () => {
-        const billed = countTokens(messagesAsSent(system, user)) + CHAT_FRAMING_TOKENS + SCHEMA_IN_PROMPT_TOKENS +
-          schemaTokensOf(contract) + (options?.attachments ?? []).reduce((n, a) => n + attachmentTokens(a), 0)
-        return Math.ceil(billed * marginOf(model))
+        return billedInputTokens(system, user, contract, options?.attachments ?? [], marginOf(model))
       }
     }
     return Effect.succeed(call)
   })
 
-/**
- * A bound on the billed input without counting the texts (the schema's included: counting it would load the
- * tokenizer — 65 MB, a quarter of a second — in every process, also where the provider reports usage): a token of
- * any byte-level tokenizer covers at least one byte, and a UTF-16 unit of JSON text (the texts escaped as sent) is
- * at most three bytes.
- */
+/** A bound on the call's billed input without counting its texts (llm/BilledTokens). */
 export const billedBound = <I, O>(call: Call<I, O>) =>
-  Math.ceil(
-    (3 * (JSON.stringify(call.system).length + JSON.stringify(call.user).length + schemaOf(call.contract).text.length) +
-      WRAPPER_BYTES + CHAT_FRAMING_TOKENS + SCHEMA_IN_PROMPT_TOKENS) * marginOf(call.model)
-  )
+  billedInputBound(call.system, call.user, call.contract, marginOf(call.model))
 
 /**
  * One call sent to the model: its answer decoded (unless cut at its cap), its usage, the span annotated; a provider's

@@ -153,6 +153,59 @@ const applyToTrace = (r: RunRecord, e: RunEvent) => {
   }
 }
 
+/**
+ * The run's usage: its calls, its steps, the child runs it called (an agent as a tool: the child's usage is the
+ * parent's too, so together they meet its caps); at its end, what its last event says.
+ */
+const applyToUsage = (r: RunRecord, e: RunEvent) => {
+  switch (e._tag) {
+    case "RunFinished":
+      r.usage = e.usage
+      return
+    case "LlmCalled":
+      // a fork's repeat of a call its prefix holds counts once, as the call did in its source
+      if (!r.finished && e.repeats === undefined) r.usage = addCall(r.usage, e)
+      return
+    case "StepStarted":
+      if (r.inFlightAtFork?.delete(e.stepId)) return
+      if (!r.finished) r.usage = addStep(r.usage)
+      return
+    case "ToolInvoked":
+      if (!r.finished && e.childRun && !e.replayed && !e.reusedFrom) r.usage = addChild(r.usage, e.childRun.usage)
+      return
+  }
+}
+
+/** What the run asked a person, in order, each with its first answer (and a plan edit asked, once applied). */
+const applyToRequests = (r: RunRecord, e: RunEvent) => {
+  switch (e._tag) {
+    case "ApprovalRequested":
+    case "GuidanceRequested":
+    case "PlanApprovalRequested":
+    case "BudgetExtensionRequested":
+      if (!r.requests.has(e.requestId)) r.requests.set(e.requestId, { request: e })
+      return
+    case "RefinementApplied": {
+      const asked = e.requestId === undefined ? undefined : r.requests.get(e.requestId)
+      if (asked) asked.applied = true
+      return
+    }
+    case "ApprovalAnswered":
+    case "GuidanceProvided": {
+      // the first answer stands
+      const asked = r.requests.get(e.requestId)
+      if (asked && !asked.answer) {
+        asked.answer = e
+        // passes given at the end of the pass now ending: its evaluation has spent its unit of TTL already
+        if (r.attempt && e.requestId === passesRequestId(r.attempt.passNumber)) {
+          r.attempt.ttlRemaining += passesGranted(r, r.attempt.passNumber)
+        }
+      }
+      return
+    }
+  }
+}
+
 /** The fold's step: what one event changes. (It updates the record it is given: the record belongs to its fold.) */
 export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
   r.runId = e.runId
@@ -188,19 +241,6 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       break
     case "RunFinished":
       r.finished = e
-      r.usage = e.usage
-      break
-    case "LlmCalled":
-      // a fork's repeat of a call its prefix holds counts once, as the call did in its source
-      if (!r.finished && e.repeats === undefined) r.usage = addCall(r.usage, e)
-      break
-    case "StepStarted":
-      if (r.inFlightAtFork?.delete(e.stepId)) break
-      if (!r.finished) r.usage = addStep(r.usage)
-      break
-    case "ToolInvoked":
-      // a child run's usage (an agent called as a tool) is the parent's too: together they meet its caps
-      if (!r.finished && e.childRun && !e.replayed && !e.reusedFrom) r.usage = addChild(r.usage, e.childRun.usage)
       break
     case "SimpleIterationFinished":
       r.simpleRecords.push(e.record)
@@ -211,34 +251,12 @@ export const applyEvent = (r: RunRecord, e: RunEvent): RunRecord => {
       r.escalation = e.escalation
       r.attempt = undefined
       break
-    case "ApprovalRequested":
-    case "GuidanceRequested":
-    case "PlanApprovalRequested":
-    case "BudgetExtensionRequested":
-      if (!r.requests.has(e.requestId)) r.requests.set(e.requestId, { request: e })
-      break
     case "ForecastMade":
       r.forecast = e
       break
-    case "RefinementApplied": {
-      const asked = e.requestId === undefined ? undefined : r.requests.get(e.requestId)
-      if (asked) asked.applied = true
-      break
-    }
-    case "ApprovalAnswered":
-    case "GuidanceProvided": {
-      // the first answer stands
-      const asked = r.requests.get(e.requestId)
-      if (asked && !asked.answer) {
-        asked.answer = e
-        // passes given at the end of the pass now ending: its evaluation has spent its unit of TTL already
-        if (r.attempt && e.requestId === passesRequestId(r.attempt.passNumber)) {
-          r.attempt.ttlRemaining += passesGranted(r, r.attempt.passNumber)
-        }
-      }
-      break
-    }
   }
+  applyToUsage(r, e)
+  applyToRequests(r, e)
   applyToAttempt(r, e)
   // an evaluation made again after a restart (its phase restored to its checkpoint) counts the passes given after it
   if (e._tag === "ConvergenceAssessed" && r.attempt) r.attempt.ttlRemaining += passesGranted(r, e.passNumber)

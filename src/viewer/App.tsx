@@ -1,19 +1,16 @@
 import { render } from "preact"
 import { useEffect, useMemo, useRef, useState } from "preact/hooks"
-import { isFinal, RUN_STATUSES } from "../domain/RunStatus.js"
-import { gql, setApiKey, subscribe, Unauthorized } from "./Api.js"
-import type {
-  CancelInViewerMutation,
-  RunListQuery,
-  RunViewEventsSubscription,
-  RunViewQuery
-} from "./generated/operations.js"
+import { isFinal } from "../domain/RunStatus.js"
+import { gql, subscribe, Unauthorized } from "./Api.js"
+import type { CancelInViewerMutation, RunViewEventsSubscription, RunViewQuery } from "./generated/operations.js"
 import { Guardrails } from "./Guardrails.js"
-import { LiveOutput, NewRunForm, StoreWait } from "./Live.js"
+import { KeyForm } from "./KeyForm.js"
+import { LiveOutput, StoreWait } from "./Live.js"
 import { FromEarlierRuns, MemoryPage } from "./Memory.js"
 import { Outcome } from "./Outcome.js"
 import { ForecastLine, Requests } from "./Requests.js"
-import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline, Tools } from "./Sections.js"
+import { RunList } from "./RunList.js"
+import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline } from "./Sections.js"
 import { ConversationLine, ThreadPage, ThreadsPage } from "./Thread.js"
 import { ToolsOffered } from "./ToolsOffered.js"
 
@@ -43,140 +40,6 @@ fragment F on ForecastFigures { llmCalls tokens costUsd wallMs }`
 const EVENTS =
   /* GraphQL */ `subscription RunViewEvents($id: ID!) { runEvents(runId: $id, fromSeq: 0) { seq type at payload } }`
 const CANCEL = /* GraphQL */ `mutation CancelInViewer($id: ID!) { cancelRun(id: $id) { id status } }`
-const RUNS = /* GraphQL */ `query RunList($status: RunStatus, $userId: ID, $after: String, $filter: RunFilter) {
-  runs(first: 50, status: $status, userId: $userId, after: $after, filter: $filter) {
-    edges { node { id task status userId createdAt agent { name version } usage { costUsd }
-      timeline { elapsedMs passes { passNumber } } } }
-    pageInfo { endCursor hasNextPage } } }`
-
-/** The list's filters as the page's URL keeps them (?status=…&user=…&agent=…): a reload or a shared link keeps them. */
-const filtersInUrl = () => {
-  const q = new URLSearchParams(location.search)
-  return { status: q.get("status") ?? "", user: q.get("user") ?? "", agent: q.get("agent") ?? "" }
-}
-const keepFilters = (status: string, user: string, agent: string) => {
-  const q = new URLSearchParams()
-  if (status) q.set("status", status)
-  if (user) q.set("user", user)
-  if (agent) q.set("agent", agent)
-  history.replaceState(null, "", `${location.pathname}${q.size > 0 ? `?${q}` : ""}`)
-}
-const KeyForm = ({ onKey }: { onKey: () => void }) => {
-  const [key, setKey] = useState("")
-  return (
-    <form
-      class="key"
-      onSubmit={(e) => {
-        e.preventDefault()
-        setApiKey(key)
-        onKey()
-      }}
-    >
-      <p>This server needs an API key. It is kept for this tab only.</p>
-      <input type="password" placeholder="API key" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
-      <button type="submit">Open</button>
-    </form>
-  )
-}
-
-const RunList = () => {
-  const [status, setStatus] = useState(() => filtersInUrl().status)
-  const [user, setUser] = useState(() => filtersInUrl().user)
-  const [agent, setAgent] = useState(() => filtersInUrl().agent)
-  const [runs, setRuns] = useState<Array<RunListQuery["runs"]["edges"][number]["node"]> | undefined>()
-  const [next, setNext] = useState<string | null>(null)
-  const [error, setError] = useState<string>()
-  const [locked, setLocked] = useState(false)
-  /** The first page of the filtered list, or (`after`) the next page added below it. */
-  const load = (after?: string) =>
-    gql<RunListQuery>(
-      RUNS,
-      { status: status || null, userId: user || null, after: after ?? null, filter: agent ? { agent } : null }
-    ).then((d) => {
-      const page = d.runs.edges.map((e) => e.node)
-      setRuns((shown) => (after === undefined ? page : [...(shown ?? []), ...page]))
-      setNext(d.runs.pageInfo.hasNextPage ? d.runs.pageInfo.endCursor ?? null : null)
-      setError(undefined)
-    }, (e) => {
-      if (e instanceof Unauthorized) setLocked(true)
-      else setError(e.message)
-    })
-  useEffect(() => {
-    keepFilters(status, user, agent)
-    void load()
-  }, [status, user, agent])
-  if (locked) return <KeyForm onKey={() => (setLocked(false), load())} />
-  return (
-    <main>
-      <h1>Runs</h1>
-      <p>
-        <a href="/threads">conversations</a> · <a href="/memory">memory across runs</a>
-      </p>
-      <NewRunForm />
-      <div class="filters">
-        <select value={status} onChange={(e) => setStatus(e.currentTarget.value)} data-testid="status-filter">
-          {["", ...RUN_STATUSES].map((s) => <option value={s}>{s || "any status"}</option>)}
-        </select>
-        <input placeholder="user" value={user} onChange={(e) => setUser(e.currentTarget.value)} />
-        <input
-          placeholder="agent"
-          value={agent}
-          data-testid="agent-filter"
-          onChange={(e) => setAgent(e.currentTarget.value)}
-        />
-      </div>
-      {error && <p class="error">{error}</p>}
-      <table data-testid="runs">
-        <tr>
-          <th>run</th>
-          <th>status</th>
-          <th>user</th>
-          <th>agent</th>
-          <th>created</th>
-          <th>passes</th>
-          <th>cost</th>
-          <th>duration</th>
-          <th>task</th>
-        </tr>
-        {(runs ?? []).map((r) => (
-          <tr>
-            <td>
-              <a href={`/runs/${encodeURIComponent(r.id)}`}>{r.id}</a>
-            </td>
-            <td class={`status ${r.status}`}>{r.status}</td>
-            <td>{r.userId ?? "–"}</td>
-            <td data-testid="run-agent">
-              {r.agent ? `${r.agent.name}${r.agent.version ? `@${r.agent.version}` : ""}` : "–"}
-            </td>
-            <td>{new Date(r.createdAt).toLocaleString()}</td>
-            <td data-testid="run-passes">
-              {(r.timeline?.passes ?? []).filter((p) => p.passNumber > 0).length}
-            </td>
-            <td data-testid="run-cost">{r.usage ? `$${r.usage.costUsd.toFixed(4)}` : "–"}</td>
-            <td data-testid="run-duration">{r.timeline ? `${(r.timeline.elapsedMs / 1000).toFixed(1)} s` : "–"}</td>
-            <td>{r.task}</td>
-          </tr>
-        ))}
-      </table>
-      {runs !== undefined && runs.length === 0 && (
-        <p class="meta" data-testid="no-runs">
-          {status || user || agent
-            ? `no run${status ? ` with status ${status}` : ""}${user ? ` of user ${user}` : ""}${
-              agent ? ` of agent ${agent}` : ""
-            }`
-            : "no run yet: start one with the form above"}
-        </p>
-      )}
-      {next !== null && (
-        <button type="button" data-testid="more-runs" onClick={() => void load(next)}>
-          more runs
-        </button>
-      )}
-      <Tools />
-    </main>
-  )
-}
-
 /** A person's stop for a run that has not ended: it ends CANCELLED (a tool call under way finishes first). */
 const CancelButton = ({ runId, refresh }: { runId: string; refresh: () => Promise<void> }) => {
   const [busy, setBusy] = useState(false)

@@ -234,16 +234,6 @@ export type CancelInViewerMutationVariables = Exact<{
 
 export type CancelInViewerMutation = { cancelRun: { id: string, status: RunStatus } };
 
-export type RunListQueryVariables = Exact<{
-  status: RunStatus | null | undefined;
-  userId: string | number | null | undefined;
-  after: string | null | undefined;
-  filter: RunFilter | null | undefined;
-}>;
-
-
-export type RunListQuery = { runs: { edges: Array<{ node: { id: string, task: string, status: RunStatus, userId: string | null, createdAt: string, agent: { name: string, version: number | null } | null, usage: { costUsd: number } | null, timeline: { elapsedMs: number, passes: Array<{ passNumber: number }> } | null } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
-
 export type RunViewOutputSubscriptionVariables = Exact<{
   id: string | number;
 }>;
@@ -298,6 +288,16 @@ export type RespondInViewerMutationVariables = Exact<{
 
 
 export type RespondInViewerMutation = { respondToApproval: { id: string } };
+
+export type RunListQueryVariables = Exact<{
+  status: RunStatus | null | undefined;
+  userId: string | number | null | undefined;
+  after: string | null | undefined;
+  filter: RunFilter | null | undefined;
+}>;
+
+
+export type RunListQuery = { runs: { edges: Array<{ node: { id: string, task: string, status: RunStatus, userId: string | null, createdAt: string, agent: { name: string, version: number | null } | null, usage: { costUsd: number } | null, timeline: { elapsedMs: number, passes: Array<{ passNumber: number }> } | null } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
 export type RunViewCallsQueryVariables = Exact<{
   id: string | number;
