@@ -14,7 +14,12 @@ let server: TestServer
 let browser: Browser
 let base: string
 beforeAll(async () => {
-  const delegating = planOut([{ id: "s1", d: "Ask the math agent", tool: "agent.math", input: { task: "Compute 6 * 7" } }])
+  const delegating = planOut([{
+    id: "s1",
+    d: "Ask the math agent",
+    tool: "agent.math",
+    input: { task: "Compute 6 * 7" }
+  }])
   const computing = planOut([{ id: "s1", d: "Compute 6 * 7", tool: "calculator", input: { expression: "6 * 7" } }])
   server = await startServer({ script: { [PromptId.PLAN_GENERATION_USER]: [delegating, computing] } })
   base = server.url.replace(/\/graphql$/, "")
@@ -32,7 +37,10 @@ describe("agents in the run viewer", () => {
   it("the list shows and filters by agent; a run's page shows its agent, its children and its parent", async () => {
     await save({ name: "math", tools: ["calculator"], mode: "SIMPLE", memory: false })
     await save({ name: "desk", tools: ["agent:math"], mode: "FULL", memory: false })
-    const started = await gql(server.url, `mutation { runTask(input: { agent: "desk", task: "What is 6 * 7?" }) { id } }`)
+    const started = await gql(
+      server.url,
+      `mutation { runTask(input: { agent: "desk", task: "What is 6 * 7?" }) { id } }`
+    )
     const id = started.body.data.runTask.id as string
     await awaitRun(server.url, id)
     const plain = await gql(server.url, `mutation { runTask(input: { task: "Compute 1 + 1", memory: false }) { id } }`)
