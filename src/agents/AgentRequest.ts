@@ -6,7 +6,7 @@
 import { Effect, Either, Schema } from "effect"
 import { fieldOf, recordOf } from "../support/Fields.js"
 import { formatIssues } from "../support/ParseIssues.js"
-import { a2aToolName, AgentNotFoundError, InlineAgent, InvalidAgentError, ResolvedAgent } from "./Agent.js"
+import { AgentNotFoundError, InlineAgent, InvalidAgentError, ResolvedAgent } from "./Agent.js"
 import { checkDefinition } from "./AgentChecks.js"
 import { applyAgent } from "./AgentInput.js"
 import * as AgentModels from "./AgentModels.js"
@@ -14,7 +14,7 @@ import type { Service as AgentsService } from "./Agents.js"
 
 /** The tool names a run may name: the registry's and the operator's remote A2A agents'. */
 export const runToolNames = (names: ReadonlyArray<string>, agents: AgentsService | undefined) =>
-  agents === undefined ? names : [...names, ...Object.keys(agents.remote).map(a2aToolName)]
+  agents === undefined ? names : [...names, ...agents.remoteTools.map((t) => t.name)]
 
 /** An agent given as a value: `{ name, version?, definition }` (as a run holds one) or `{ name, …definition }`. */
 const inlineAgent = (value: unknown, available: ReadonlyArray<string>) =>

@@ -7,9 +7,9 @@ import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import type * as LanguageModel from "../llm/LanguageModel.js"
 import { AgentStore, type Service as AgentStoreService, type StoredAgent } from "../store/AgentStore.js"
 import type { StoreError } from "../store/StoreValues.js"
-import { ToolRegistry } from "../tools/ToolRegistry.js"
+import { type Tool, ToolRegistry } from "../tools/ToolRegistry.js"
+import { remoteAgentTool } from "./A2aTools.js"
 import {
-  a2aToolName,
   AgentDefinition,
   type AgentModel,
   AgentNotFoundError,
@@ -50,8 +50,8 @@ export interface Service {
   readonly remove: (userId: string | undefined, name: string) => Effect.Effect<boolean, StoreError>
   /** The model of an agent that names one (built once per model). */
   readonly modelFor: (model: AgentModel) => Effect.Effect<LanguageModel.Service, InvalidAgentError>
-  /** The operator's remote A2A agents (tools `a2a.<name>`). */
-  readonly remote: Readonly<Record<string, RemoteAgent>>
+  /** The operator's remote A2A agents as the tools `a2a.<name>` (made once: every run offers them). */
+  readonly remoteTools: ReadonlyArray<Tool>
 }
 
 export class Agents extends Context.Tag("aeon/Agents")<Agents, Service>() {}
@@ -86,7 +86,8 @@ export const make = (
       }
       return []
     })
-  const toolNames = () => [...available(), ...Object.keys(remote).map(a2aToolName)]
+  const remoteTools = Object.entries(remote).map(([name, r]) => remoteAgentTool(name, r))
+  const toolNames = () => [...available(), ...remoteTools.map((t) => t.name)]
   return {
     list: (userId) =>
       Effect.map(store.latest(ownersFor(userId)), (rows) => {
@@ -122,7 +123,7 @@ export const make = (
       }),
     remove: (userId, name) => store.remove(ownerOf(userId), name),
     modelFor,
-    remote
+    remoteTools
   }
 }
 

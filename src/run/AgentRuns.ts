@@ -3,7 +3,6 @@
  * definition adds — the operator's remote A2A agents and the agents it calls (run/ChildRuns).
  */
 import { Effect } from "effect"
-import * as A2aTools from "../agents/A2aTools.js"
 import type { AgentModel, ResolvedAgent } from "../agents/Agent.js"
 import { calledAgents } from "../agents/AgentChecks.js"
 import * as AgentModels from "../agents/AgentModels.js"
@@ -50,9 +49,8 @@ export const agentCaps = (
       ? yield* modelOf(base.agents, agent.definition.model)
       : base.model
     const called = run.children === undefined ? [] : yield* calledOf(base.agents, agent, input.userId)
-    const remote = Object.entries(base.agents?.remote ?? {}).map(([name, r]) => A2aTools.remoteAgentTool(name, r))
     const runTools = (guard: BudgetGuard.BudgetGuard): ReadonlyArray<Tool> => [
-      ...remote,
+      ...base.agents?.remoteTools ?? [],
       ...called.map(({ agent: a, name }) =>
         a === undefined || run.children === undefined ? missingAgentTool(name) : agentTool(a, {
           runId: run.runId,

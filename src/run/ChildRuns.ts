@@ -9,14 +9,15 @@
 import { Effect, Schema } from "effect"
 import { agentToolName, type ResolvedAgent } from "../agents/Agent.js"
 import { DEFAULT_BUDGET } from "../domain/Budget.js"
+import { MAX_SUBPLAN_DEPTH } from "../domain/Plan.js"
 import type * as BudgetGuard from "../kernel/BudgetGuard.js"
 import { PromptId } from "../prompts/PromptId.js"
 import type { RunResult } from "../record/RunResult.js"
 import { messageOf } from "../support/Thrown.js"
 import { type Tool, tool, ToolFailedError } from "../tools/ToolRegistry.js"
 
-/** The most levels of runs calling agents (a run of depth 5 offers no agent tool). */
-export const MAX_AGENT_DEPTH = 5
+/** The most levels of runs calling agents: the design documents' five levels of nesting (a subplan's). */
+export const MAX_AGENT_DEPTH = MAX_SUBPLAN_DEPTH
 
 /** Starts (or, after a crash, resumes) a child run and runs it to its end. */
 export type ChildRunner = (

@@ -7,6 +7,7 @@ import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
+import { agentTool, MAX_AGENT_DEPTH } from "../../src/run/ChildRuns.js"
 import { prepare } from "../../src/run/Run.js"
 import { planOut, profile } from "../support/scripts.js"
 
@@ -158,5 +159,21 @@ describe("agents as tools", () => {
     expect(result.usage.llmCalls).toBeLessThanOrEqual(8)
     const call = events.find((e) => e._tag === "ToolInvoked" && e.tool === "agent.math")
     expect(call?._tag === "ToolInvoked" && call.childRun).toBeDefined()
+  })
+
+  it("runs nest at most five levels: a call at the fifth fails its step without starting a run", async () => {
+    let started = 0
+    const call = agentTool({ name: "math", definition: {} }, {
+      runId: "r",
+      userId: undefined,
+      depth: MAX_AGENT_DEPTH,
+      guard: undefined as never,
+      children: () => Effect.sync(() => started++).pipe(Effect.flatMap(() => Effect.die("not started")))
+    })
+    const exit = await Effect.runPromiseExit(call.run({ task: "Compute 6 * 7" }, { runId: "r", memory: undefined as never }))
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(JSON.stringify(exit)).toContain("runs nest at most 5 levels deep")
+    expect(started).toBe(0)
+    expect(MAX_AGENT_DEPTH).toBe(5)
   })
 })

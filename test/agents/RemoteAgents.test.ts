@@ -43,7 +43,7 @@ const delegating = {
   }
 }
 
-const runWith = (entry: object) => {
+const runWith = (entry: { readonly url: string; readonly headers?: Record<string, string> }) => {
   const model = Scripted.make({ [PromptId.PLAN_GENERATION_USER]: [delegating] }, Offline.service)
   const layer = Layer.provideMerge(
     Agents.layer({

@@ -67,9 +67,10 @@ export const OPENAI_CODES: Readonly<Record<string, string>> = {
   INTERNAL: "internal"
 }
 
+/** A failure in OpenAI's words: its status, and its code mapped where OpenAI has a word of its own (an agent: a model). */
 export const failureRefusal = (f: ReturnType<typeof publicFailure>): Refusal => ({
   status: statusOf(f.code),
-  code: f.code === "INTERNAL" ? "internal" : f.code,
+  code: OPENAI_CODES[f.code] ?? f.code,
   message: f.message
 })
 
@@ -322,19 +323,7 @@ const completions = async (ctx: ProtocolContext, { req, signal }: ProtocolReques
   const request = chatRequest(body, caller.userId)
   if ("status" in request) return refuse(request)
   const started = await runExit(ctx.runtime, Effect.flatMap(RunManager, (m) => m.start(request.input, caller.userId)))
-  if (started._tag === "Failure") {
-    const failure = failureRefusal(publicFailure(started.cause))
-    return refuse(
-      failure.code === "AGENT_NOT_FOUND"
-        ? {
-          status: 404,
-          code: "model_not_found",
-          param: "model",
-          message: `The model '${request.model}' does not exist`
-        }
-        : failure
-    )
-  }
+  if (started._tag === "Failure") return refuse(failureRefusal(publicFailure(started.cause)))
   const run = started.value
   const created = Math.floor(run.createdAt.getTime() / 1000)
   const headers = { "x-aeon-run-id": run.id }
