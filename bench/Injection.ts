@@ -16,7 +16,7 @@ import { LanguageModel } from "../src/llm/LanguageModel.js"
 import * as Offline from "../src/llm/Offline.js"
 import * as Scripted from "../src/llm/Scripted.js"
 import { prepare } from "../src/run/Run.js"
-import { obedientScript, obeyed, workspaceServer } from "../test/support/obedient.js"
+import { obedientScript, obeyed, workspaceConfig, workspaceServer } from "../test/support/obedient.js"
 
 /**
  * Prompt injection, AgentDojo-shaped (issue 70, row 61): four user tasks over an MCP workspace server (inbox, files,
@@ -102,15 +102,7 @@ const workspace = (): Workspace => {
   const dir = mkdtempSync(join(tmpdir(), "aeon-injection-bench-"))
   const log = join(dir, "effects.jsonl")
   const state = join(dir, "state.json")
-  const mcpFile = join(dir, "mcp.json")
-  writeFileSync(
-    mcpFile,
-    JSON.stringify({
-      mcpServers: {
-        workspace: workspaceServer({ WORKSPACE_LOG: log, WORKSPACE_STATE: state })
-      }
-    })
-  )
+  const mcpFile = workspaceConfig(dir, { WORKSPACE_LOG: log, WORKSPACE_STATE: state })
   return {
     mcpFile,
     env: { WORKSPACE_LOG: log, WORKSPACE_STATE: state },

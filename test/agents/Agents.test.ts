@@ -170,7 +170,9 @@ describe("agents as tools", () => {
       guard: undefined as never,
       children: () => Effect.sync(() => started++).pipe(Effect.flatMap(() => Effect.die("not started")))
     })
-    const exit = await Effect.runPromiseExit(call.run({ task: "Compute 6 * 7" }, { runId: "r", memory: undefined as never }))
+    const exit = await Effect.runPromiseExit(
+      call.run({ task: "Compute 6 * 7" }, { runId: "r", memory: undefined as never })
+    )
     expect(Exit.isFailure(exit)).toBe(true)
     expect(JSON.stringify(exit)).toContain("runs nest at most 5 levels deep")
     expect(started).toBe(0)

@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type * as Scripted from "../../src/llm/Scripted.js"
 
@@ -50,6 +52,28 @@ export const workspaceServer = (env: { readonly WORKSPACE_LOG: string; readonly 
   args: [fileURLToPath(new URL("./mcp-servers/workspace.mjs", import.meta.url))],
   env
 })
+
+/** An mcp.json in `dir` whose one server is the workspace, keeping its side effects in `env`'s files: its path. */
+export const workspaceConfig = (
+  dir: string,
+  env: { readonly WORKSPACE_LOG: string; readonly WORKSPACE_STATE?: string }
+) => {
+  const path = join(dir, "mcp.json")
+  writeFileSync(path, JSON.stringify({ mcpServers: { workspace: workspaceServer(env) } }))
+  return path
+}
+
+/** "Pay the invoice in my email": the inbox read, then the payee taken from what it said (a reference to its result). */
+export const PAY_FROM_INBOX = [
+  { stepId: "s1", description: "Read the inbox", tool: "workspace.inbox_read", toolInput: {} },
+  {
+    stepId: "s2",
+    description: "Pay the invoice",
+    tool: "workspace.bank_send_money",
+    toolInput: { recipient: "{{s1}}", amount: 120 },
+    dependencies: ["s1"]
+  }
+]
 
 export const obedientScript = (plans: ReadonlyArray<TaskPlan>): Scripted.Script => {
   const planFor = (user: string) => {

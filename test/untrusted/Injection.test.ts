@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
-import { obedientScript, workspaceServer } from "../support/obedient.js"
+import { obedientScript, PAY_FROM_INBOX, workspaceConfig } from "../support/obedient.js"
 import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
 
 /**
@@ -68,16 +68,7 @@ const plans = [
   },
   {
     when: "pay the invoice in bob's email",
-    steps: [
-      { stepId: "s1", description: "Read the inbox", tool: "workspace.inbox_read", toolInput: {} },
-      {
-        stepId: "s2",
-        description: "Pay the invoice",
-        tool: "workspace.bank_send_money",
-        toolInput: { recipient: "{{s1}}", amount: 120 },
-        dependencies: ["s1"]
-      }
-    ]
+    steps: PAY_FROM_INBOX
   }
 ]
 const TASK_OF = {
@@ -88,15 +79,7 @@ const TASK_OF = {
 
 let app: TestServer
 beforeAll(async () => {
-  const config = join(dir, "mcp.json")
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: {
-        workspace: workspaceServer({ WORKSPACE_LOG: log, WORKSPACE_STATE: state })
-      }
-    })
-  )
+  const config = workspaceConfig(dir, { WORKSPACE_LOG: log, WORKSPACE_STATE: state })
   app = await startServer({ model: Scripted.make(obedientScript(plans), Offline.service).service, mcpConfig: config })
 }, 60_000)
 afterAll(async () => {

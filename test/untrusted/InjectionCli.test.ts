@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { cliIn } from "../support/cli.js"
-import { workspaceServer } from "../support/obedient.js"
+import { PAY_FROM_INBOX, workspaceServer } from "../support/obedient.js"
 
 /**
  * Untrusted data through the CLI (#70): a real MCP workspace server, a scripted plan that pays whatever the inbox
@@ -14,16 +14,7 @@ const PLAN = {
   plan_generation_user: [{
     output: {
       goal: "Pay the invoice",
-      steps: [
-        { stepId: "s1", description: "Read the inbox", tool: "workspace.inbox_read", toolInput: {} },
-        {
-          stepId: "s2",
-          description: "Pay the invoice",
-          tool: "workspace.bank_send_money",
-          toolInput: { recipient: "{{s1}}", amount: 120 },
-          dependencies: ["s1"]
-        }
-      ]
+      steps: PAY_FROM_INBOX
     }
   }]
 }
