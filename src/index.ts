@@ -3,6 +3,7 @@
  * reaches this file only, so nothing else can be imported from "aeon-engine".
  */
 export * as Aeon from "./Aeon.js"
+export * as Agents from "./agents/Agents.js"
 export * as Domain from "./domain/index.js"
 export * as Fallback from "./llm/Fallback.js"
 export * as LanguageModel from "./llm/LanguageModel.js"

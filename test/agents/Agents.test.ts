@@ -1,7 +1,7 @@
 import { Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
-import * as Agents from "../../src/agents/Agents.js"
+import { Agents } from "../../src/index.js"
 import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
 import * as Offline from "../../src/llm/Offline.js"
