@@ -9,13 +9,7 @@ import type { RunEvent } from "../../domain/RunEvent.js"
 import type { SimpleIterationRecord } from "../../domain/SimpleIteration.js"
 import type { LlmOutputDelta } from "../../journal/RunOutput.js"
 import { llmCallsOf } from "../../record/LlmCalls.js"
-import {
-  pendingApprovals,
-  pendingBudgetExtensions,
-  pendingGuidance,
-  pendingPlanApprovals,
-  type RunRecord
-} from "../../record/RunRecord.js"
+import type { RunRecord } from "../../record/RunRecord.js"
 import type { ForecastError, RunResult } from "../../record/RunResult.js"
 import { type TimedSpan, timelineOf } from "../../record/Timeline.js"
 import type { StoreWaitView } from "../../runs/StoreWaitFeed.js"
@@ -23,7 +17,7 @@ import { executionMetadata, prioritizedPlan } from "../../store/SessionRecords.j
 import { memoizeWeak } from "../../support/Memoize.js"
 import type * as G from "./generated/graphql.js"
 
-const iso = (ms: number) => new Date(ms).toISOString()
+export const iso = (ms: number) => new Date(ms).toISOString()
 
 export const planView = (p: Plan): G.Plan => ({
   goal: p.goal,
@@ -188,20 +182,6 @@ export const traceView = (runId: string, record: RunRecord): G.ReasoningTrace =>
 
 export const metadataView = (record: RunRecord): G.ExecutionMetadata => executionMetadata(record)
 
-/** The run's open approval requests, oldest first. */
-export const pendingApprovalsView = (record: RunRecord): Array<G.ApprovalRequest> =>
-  pendingApprovals(record).map((r) => ({
-    requestId: r.requestId,
-    stepId: r.stepId,
-    tool: r.tool,
-    input: r.input ?? null,
-    description: r.description,
-    requestedAt: iso(r.at),
-    expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null,
-    reason: r.reason ?? null,
-    untrustedSources: r.untrustedSources ? [...r.untrustedSources] : null
-  }))
-
 export const forecastView = (f: Forecast): G.Forecast => ({
   expected: f.expected,
   worstCase: f.worstCase,
@@ -220,45 +200,6 @@ export const forecastErrorView = (e: ForecastError): G.ForecastError => ({
   wallMs: e.wallMs ?? null,
   withinWorstCase: e.withinWorstCase
 })
-
-/** The run's validated plan waiting for approval, if one waits. */
-export const pendingPlanApprovalView = (record: RunRecord): G.PlanApprovalRequest | null => {
-  const r = pendingPlanApprovals(record)[0]
-  return r
-    ? {
-      requestId: r.requestId,
-      plan: planView(r.plan),
-      validationReport: r.report ? reportView(r.report) : null,
-      forecast: forecastView(r.forecast),
-      requestedAt: iso(r.at),
-      expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null
-    }
-    : null
-}
-
-/** Where the run waits for more budget, oldest first. */
-export const pendingBudgetExtensionsView = (record: RunRecord): Array<G.BudgetExtensionRequest> =>
-  pendingBudgetExtensions(record).map((r) => ({
-    requestId: r.requestId,
-    dimension: r.dimension,
-    limit: r.limit,
-    used: r.used,
-    needs: r.needs,
-    proposed: r.proposed,
-    forecast: r.forecast ? forecastView(r.forecast) : null,
-    requestedAt: iso(r.at),
-    expiresAt: r.expiresAt !== undefined ? iso(r.expiresAt) : null
-  }))
-
-/** The run's open requests for guidance, oldest first. */
-export const pendingGuidanceView = (record: RunRecord): Array<G.GuidanceRequest> =>
-  pendingGuidance(record).map((g) => ({
-    requestId: g.requestId,
-    stepId: g.stepId,
-    reason: g.reason,
-    requestedAt: iso(g.at),
-    expiresAt: g.expiresAt !== undefined ? iso(g.expiresAt) : null
-  }))
 
 /**
  * A `runEvents` payload, one object per event for every subscriber it is fanned out to (its view built once, not

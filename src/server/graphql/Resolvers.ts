@@ -23,6 +23,7 @@ import type { GraphQLContext } from "./GraphQLContext.js"
 import * as V from "./GraphQLViews.js"
 import { memoryMutations, memoryQueries } from "./MemoryResolvers.js"
 import { pageRefusal, takeEvents } from "./QueryLimits.js"
+import * as Asks from "./RequestViews.js"
 import { threadFields, threadMutations, threadQueries } from "./ThreadResolvers.js"
 
 export interface ServerInfo {
@@ -303,10 +304,10 @@ const runFields = ({ inMemory }: Access): G.RunResolvers => ({
     const wait = inMemory().manager.storeWait(r.id)
     return wait.waiting ? V.storeWaitView(wait) : null
   },
-  pendingApprovals: (r) => V.pendingApprovalsView(intact(r).record),
-  pendingGuidance: (r) => V.pendingGuidanceView(intact(r).record),
-  pendingPlanApproval: (r) => V.pendingPlanApprovalView(intact(r).record),
-  pendingBudgetExtensions: (r) => V.pendingBudgetExtensionsView(intact(r).record),
+  pendingApprovals: (r) => Asks.pendingApprovalsView(intact(r).record),
+  pendingGuidance: (r) => Asks.pendingGuidanceView(intact(r).record),
+  pendingPlanApproval: (r) => Asks.pendingPlanApprovalView(intact(r).record),
+  pendingBudgetExtensions: (r) => Asks.pendingBudgetExtensionsView(intact(r).record),
   forecast: (r) => viewOf(intact(r).result.forecast, V.forecastView),
   forecastError: (r) => viewOf(intact(r).result.forecastError, V.forecastErrorView),
   llmCalls: (r, { after, first }) => {
