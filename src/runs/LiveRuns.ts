@@ -140,6 +140,92 @@ const attemptEnd =
       Effect.ensuring(Deferred.succeed(entry.done, undefined))
     )
 
+/** Where a stored run is taken up here, if it can be (undefined: it had ended, or it is damaged). */
+type LaunchStored = (id: string) => Effect.Effect<LiveRun | undefined, StoreError>
+
+/**
+ * A cluster's runner runs its entity's run here to its end: taken up if it is not live, followed through the attempts
+ * that take it up again; interrupted (its shard moves), it stops here unfinished.
+ */
+const runHereOf = (live: ReadonlyMap<string, LiveRun>, launchStored: LaunchStored) => (id: string) =>
+  Effect.gen(function*() {
+    let entry = live.get(id) ?? (yield* launchStored(id))
+    while (entry?.fiber) {
+      const fiber = entry.fiber
+      // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
+      yield* Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber))
+      if (entry.prepared.events.record().finished) break
+      // an attempt that ended waiting for its store is followed by the one that took the run up again here
+      const next = live.get(id)
+      if (next === undefined || next === entry) break
+      entry = next
+    }
+    const finished = entry ? entry.prepared.events.record().finished : true
+    if (!finished) {
+      yield* Effect.logWarning(`run ${id} stopped unfinished on this runner; it resumes where it is taken up`)
+      return yield* Effect.never
+    }
+  })
+
+/** A person's cancellation of a run here (taken up first when it is not live): it ends CANCELLED. */
+const cancelHereOf = (live: ReadonlyMap<string, LiveRun>, launchStored: LaunchStored) => (id: string) =>
+  Effect.gen(function*() {
+    const entry = live.get(id) ?? (yield* launchStored(id))
+    if (!entry) return
+    yield* interruptLive(entry)
+    if (entry.fiber) yield* Fiber.await(entry.fiber)
+    yield* endCancelled(entry.prepared)
+  })
+
+/**
+ * A prepared run launched here: live, held (an answer or a cancellation given in another process is sent here), then
+ * run in its own fiber once admitted; let go as it ends.
+ */
+const launchOf = (here: {
+  readonly live: Map<string, LiveRun>
+  readonly fibers: FiberSet.FiberSet
+  readonly admit: RunAdmission["Type"]["admit"]
+  readonly hold: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+  readonly letGo: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+  readonly lifecycleOf: (entry: LiveRun) => RunLifecycle["Type"]
+  readonly retake: (outage: StoreOutageError) => Effect.Effect<unknown>
+}) =>
+(prepared: PreparedRun, userId: string | null, createdAt: Date) =>
+  Effect.gen(function*() {
+    const entry: LiveRun = { prepared, userId, createdAt, done: yield* Deferred.make<void>() }
+    here.live.set(prepared.runId, entry)
+    // held before it runs: an answer or a cancellation given in another process is sent here (runs/RunOwners)
+    yield* here.hold([prepared.runId])
+    const started = yield* Deferred.make<void>()
+    const run = Deferred.await(started).pipe(
+      Effect.zipRight(here.admit(userId, prepared.runId)(prepared.execute)),
+      Effect.provideService(RunLifecycle, here.lifecycleOf(entry)),
+      Effect.ensuring(Effect.suspend(() => {
+        here.live.delete(prepared.runId)
+        return here.letGo([prepared.runId])
+      })),
+      attemptEnd(entry, here.retake)
+    )
+    // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
+    // interruption off): cancel, a budget's timeout and shutdown interrupt it
+    entry.fiber = yield* FiberSet.run(here.fibers, Effect.interruptible(run))
+    yield* Deferred.succeed(started, undefined)
+  })
+
+/** New runs set up here: registered QUEUED behind their user's turn (prepared, or only stored), or forked. */
+const newRuns = (needs: Context.Context<RunNeeds>, live: ReadonlyMap<string, LiveRun>) => ({
+  prepare: (input: unknown, idScope: string | undefined) =>
+    Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
+  register: (input: unknown, idScope: string | undefined) =>
+    Effect.provide(register(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
+  // a run going on here: what it has emitted is stored first (the API shows its events before they are stored)
+  fork: (sourceId: string, atSeq: number, changes: Fork.ForkChanges, userId: string | undefined) =>
+    Effect.zipRight(
+      live.get(sourceId)?.prepared.events.flushed.pipe(Effect.ignore) ?? Effect.void,
+      Effect.provide(Fork.create(sourceId, atSeq, changes, { userId }), needs)
+    )
+})
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
@@ -158,27 +244,15 @@ const make = Effect.gen(function*() {
 
   const lifecycleOf = lifecycle(shuttingDown, clustered)
 
-  const launch = (prepared: PreparedRun, userId: string | null, createdAt: Date) =>
-    Effect.gen(function*() {
-      const entry: LiveRun = { prepared, userId, createdAt, done: yield* Deferred.make<void>() }
-      live.set(prepared.runId, entry)
-      // held before it runs: an answer or a cancellation given in another process is sent here (runs/RunOwners)
-      yield* hold([prepared.runId])
-      const started = yield* Deferred.make<void>()
-      const run = Deferred.await(started).pipe(
-        Effect.zipRight(admission.admit(userId, prepared.runId)(prepared.execute)),
-        Effect.provideService(RunLifecycle, lifecycleOf(entry)),
-        Effect.ensuring(Effect.suspend(() => {
-          live.delete(prepared.runId)
-          return letGo([prepared.runId])
-        })),
-        attemptEnd(entry, retake)
-      )
-      // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
-      // interruption off): cancel, a budget's timeout and shutdown interrupt it
-      entry.fiber = yield* FiberSet.run(fibers, Effect.interruptible(run))
-      yield* Deferred.succeed(started, undefined)
-    })
+  const launch = launchOf({
+    live,
+    fibers,
+    admit: admission.admit,
+    hold,
+    letGo,
+    lifecycleOf,
+    retake: (outage) => retake(outage)
+  })
 
   const outages = yield* Effect.serviceOption(StoreOutages)
   const retake = retakeWhenBack(outages, (id) => launchStored(id))
@@ -201,49 +275,14 @@ const make = Effect.gen(function*() {
     )
   )
 
-  const runHere = (id: string) =>
-    Effect.gen(function*() {
-      let entry = live.get(id) ?? (yield* launchStored(id))
-      while (entry?.fiber) {
-        const fiber = entry.fiber
-        // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
-        yield* Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber))
-        if (entry.prepared.events.record().finished) break
-        // an attempt that ended waiting for its store is followed by the one that took the run up again here
-        const next = live.get(id)
-        if (next === undefined || next === entry) break
-        entry = next
-      }
-      const finished = entry ? entry.prepared.events.record().finished : true
-      if (!finished) {
-        yield* Effect.logWarning(`run ${id} stopped unfinished on this runner; it resumes where it is taken up`)
-        return yield* Effect.never
-      }
-    })
-
-  const cancelHere = (id: string) =>
-    Effect.gen(function*() {
-      const entry = live.get(id) ?? (yield* launchStored(id))
-      if (!entry) return
-      yield* interruptLive(entry)
-      if (entry.fiber) yield* Fiber.await(entry.fiber)
-      yield* endCancelled(entry.prepared)
-    })
+  const runHere = runHereOf(live, launchStored)
+  const cancelHere = cancelHereOf(live, launchStored)
 
   return LiveRuns.of({
     live: (id) => live.get(id),
     tail: tails.get,
     accepting: Effect.map(Ref.get(shuttingDown), (down) => !down),
-    prepare: (input, idScope) =>
-      Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
-    register: (input, idScope) =>
-      Effect.provide(register(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
-    // a run going on here: what it has emitted is stored first (the API shows its events before they are stored)
-    fork: (sourceId, atSeq, changes, userId) =>
-      Effect.zipRight(
-        live.get(sourceId)?.prepared.events.flushed.pipe(Effect.ignore) ?? Effect.void,
-        Effect.provide(Fork.create(sourceId, atSeq, changes, { userId }), needs)
-      ),
+    ...newRuns(needs, live),
     resume: (id) => Effect.asVoid(launchStored(id)),
     launch,
     runHere,

@@ -201,6 +201,55 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
     )
 }
 
+/** A page of runs, newest first, by user, status, agent or parent (a child run's), after a cursor. */
+const listRunsWith = (sql: SqlClient.SqlClient): Service["listRuns"] => {
+  const { time } = sqlValues(sql)
+  return ({ agent, after, first = 20, parentRunId, status, userId }) =>
+    Effect.gen(function*() {
+      // a run waiting for a person is RUNNING with awaiting_input set; RUNNING lists those that are not waiting
+      const statusIs = (s: RunStatus) =>
+        s === "AWAITING_INPUT"
+          ? sql`status = 'RUNNING' AND awaiting_input = 1`
+          : s === "RUNNING"
+          ? sql`status = 'RUNNING' AND awaiting_input = 0`
+          : sql`status = ${s}`
+      const limit = Math.max(1, Math.min(100, first))
+      const cursor = after ? fromCursor(after) : undefined
+      const conditions = [
+        ...(userId ? [sql`user_id = ${userId}`] : []),
+        ...(status ? [statusIs(status)] : []),
+        ...(agent ? [sql`agent = ${agent}`] : []),
+        ...(parentRunId ? [sql`parent_run_id = ${parentRunId}`] : []),
+        ...(cursor ? [sql`(created_at, id) < (${time(Date.parse(cursor.at))}, ${cursor.id})`] : [])
+      ]
+      const rows = yield* sql`SELECT * FROM runs ${
+        conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``
+      } ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
+      const runs = rows.slice(0, limit).map(toRun)
+      return {
+        runs,
+        endCursor: ((last) => (last ? cursorOf(last) : null))(runs.at(-1)),
+        hasNextPage: rows.length > limit
+      }
+    }).pipe(Effect.mapError(storeError("listing runs")))
+}
+
+/** A run's stored session and trace (store/SessionRecords: written as the run ends). */
+const recordsWith = (sql: SqlClient.SqlClient): Pick<Service, "session" | "trace"> => ({
+  session: (runId) =>
+    sql<any>`SELECT * FROM agent_sessions WHERE run_id = ${runId}`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(sessionOfRow))),
+      Effect.mapError(storeError(`reading the session of run ${runId}`))
+    ),
+  trace: (runId) =>
+    sql<
+      any
+    >`SELECT t.* FROM reasoning_traces t JOIN agent_sessions s ON s.id = t.session_id WHERE s.run_id = ${runId}`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(traceOfRow))),
+      Effect.mapError(storeError(`reading the trace of run ${runId}`))
+    )
+})
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { time } = sqlValues(sql)
@@ -248,34 +297,7 @@ export const make = Effect.gen(function*() {
       ),
     events: loadEvents,
     history: (id) => loadEvents(id).pipe(Effect.map((events) => foldHistory(events))),
-    listRuns: ({ agent, after, first = 20, parentRunId, status, userId }) =>
-      Effect.gen(function*() {
-        // a run waiting for a person is RUNNING with awaiting_input set; RUNNING lists those that are not waiting
-        const statusIs = (s: RunStatus) =>
-          s === "AWAITING_INPUT"
-            ? sql`status = 'RUNNING' AND awaiting_input = 1`
-            : s === "RUNNING"
-            ? sql`status = 'RUNNING' AND awaiting_input = 0`
-            : sql`status = ${s}`
-        const limit = Math.max(1, Math.min(100, first))
-        const cursor = after ? fromCursor(after) : undefined
-        const conditions = [
-          ...(userId ? [sql`user_id = ${userId}`] : []),
-          ...(status ? [statusIs(status)] : []),
-          ...(agent ? [sql`agent = ${agent}`] : []),
-          ...(parentRunId ? [sql`parent_run_id = ${parentRunId}`] : []),
-          ...(cursor ? [sql`(created_at, id) < (${time(Date.parse(cursor.at))}, ${cursor.id})`] : [])
-        ]
-        const rows = yield* sql`SELECT * FROM runs ${
-          conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``
-        } ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
-        const runs = rows.slice(0, limit).map(toRun)
-        return {
-          runs,
-          endCursor: ((last) => (last ? cursorOf(last) : null))(runs.at(-1)),
-          hasNextPage: rows.length > limit
-        }
-      }).pipe(Effect.mapError(storeError("listing runs"))),
+    listRuns: listRunsWith(sql),
     recentFigures: (limit) =>
       sql<{ figures: unknown }>`SELECT figures FROM runs WHERE figures IS NOT NULL
         ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(
@@ -295,18 +317,7 @@ export const make = Effect.gen(function*() {
           Effect.map((rows) => rows.map(toRun)),
           Effect.mapError(storeError("listing unfinished runs"))
         ),
-    session: (runId) =>
-      sql<any>`SELECT * FROM agent_sessions WHERE run_id = ${runId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(sessionOfRow))),
-        Effect.mapError(storeError(`reading the session of run ${runId}`))
-      ),
-    trace: (runId) =>
-      sql<
-        any
-      >`SELECT t.* FROM reasoning_traces t JOIN agent_sessions s ON s.id = t.session_id WHERE s.run_id = ${runId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(traceOfRow))),
-        Effect.mapError(storeError(`reading the trace of run ${runId}`))
-      ),
+    ...recordsWith(sql),
     setRetentionDays: (days) =>
       sql`UPDATE aeon_settings SET value = ${String(days)} WHERE key = 'retention_days'`.pipe(
         Effect.asVoid,

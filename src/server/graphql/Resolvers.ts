@@ -92,7 +92,8 @@ const accessOf = (adapter: Adapter<R>) => {
 }
 type Access = ReturnType<typeof accessOf>
 
-const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryResolvers => ({
+/** The caller's runs and quota. */
+const runQueries = ({ ownRun, run }: Access): G.QueryResolvers => ({
   run: (_, { id }, ctx) =>
     run(
       ctx,
@@ -142,7 +143,11 @@ const queries = ({ inMemory, ownRun, run }: Access, info: ServerInfo): G.QueryRe
           resetsAt: new Date(u.resetsAt).toISOString()
         }))
       })
-    ),
+    )
+})
+
+/** What the server offers and how it is: its tools, prompts and health (from the in-memory services). */
+const serverQueries = ({ inMemory }: Access, info: ServerInfo): G.QueryResolvers => ({
   tools: () =>
     inMemory().tools.tools.map((t) => ({
       name: t.name,
@@ -334,7 +339,8 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
   const access = accessOf(adapter)
   return {
     Query: {
-      ...queries(access, info),
+      ...runQueries(access),
+      ...serverQueries(access, info),
       ...memoryQueries(access.run),
       ...threadQueries(access.run),
       ...agentQueries(access.run)
