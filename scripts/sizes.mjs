@@ -10,7 +10,7 @@ import ts from "typescript"
 const KERNEL = ["src/kernel/Orchestrator.ts", "src/kernel/Executor.ts", "src/kernel/PassSteps.ts"]
 const KERNEL_MAX = 800
 const FUNCTION_MAX = 120
-const CASTS_MAX = 89
+const CASTS_MAX = 88
 
 const codeLines = (text) => text.split("\n").filter((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*|\*)/.test(l)).length
 

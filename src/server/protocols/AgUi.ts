@@ -121,6 +121,40 @@ const finishedEvents = (input: RunAgentInput, e: Extract<RunEvent, { _tag: "RunF
   ]
 }
 
+/** A tool call as AG-UI's events: its start, its arguments, its end and its result. */
+const toolCallEvents = (runId: string, e: Extract<RunEvent, { _tag: "ToolInvoked" }>): Array<AGUIEvent> => {
+  const toolCallId = `${runId}-tool-${e.seq}`
+  return [
+    { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: e.tool },
+    { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: JSON.stringify(e.input ?? {}) },
+    { type: EventType.TOOL_CALL_END, toolCallId },
+    {
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: `${toolCallId}-result`,
+      toolCallId,
+      role: "tool",
+      content: e.error !== undefined ? `error: ${e.error}` : JSON.stringify(e.output ?? null)
+    }
+  ]
+}
+
+/** How the response ends at an event, if it ends there: an interrupt (the run asks), an error, or the run's end. */
+const endEvents = (input: RunAgentInput, e: RunEvent): Array<AGUIEvent> => {
+  if (asks(e)) {
+    return [{
+      type: EventType.RUN_FINISHED,
+      threadId: input.threadId,
+      runId: input.runId,
+      outcome: { type: "interrupt", interrupts: [interruptOf(e)] }
+    }]
+  }
+  if (e._tag !== "RunFinished") return []
+  if (e.status === "FAILED") {
+    return [{ type: EventType.RUN_ERROR, message: e.error ?? "the run failed", code: e.errorCode ?? "RUN_FAILED" }]
+  }
+  return finishedEvents(input, e)
+}
+
 /** AG-UI events of a run's items, with what is open (steps, the text message) closed where the response ends. */
 const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
   const fold = viewFold(run.events.filter((e) => e.seq < fromSeq), {
@@ -164,21 +198,8 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
       case "StepFinished":
       case "StepAbandoned":
         return finish(`step ${e.stepId}`)
-      case "ToolInvoked": {
-        const toolCallId = `${run.id}-tool-${e.seq}`
-        return [
-          { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: e.tool },
-          { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: JSON.stringify(e.input ?? {}) },
-          { type: EventType.TOOL_CALL_END, toolCallId },
-          {
-            type: EventType.TOOL_CALL_RESULT,
-            messageId: `${toolCallId}-result`,
-            toolCallId,
-            role: "tool",
-            content: e.error !== undefined ? `error: ${e.error}` : JSON.stringify(e.output ?? null)
-          }
-        ] as Array<AGUIEvent>
-      }
+      case "ToolInvoked":
+        return toolCallEvents(run.id, e)
       default:
         return []
     }
@@ -189,26 +210,8 @@ const eventsOf = (input: RunAgentInput, run: RunModel, fromSeq: number) => {
     return ops.length > 0 ? [{ type: EventType.STATE_DELTA, delta: ops }] : []
   }
   const end = (e: RunEvent): Array<AGUIEvent> => {
-    if (asks(e)) {
-      return [...closeAll(), {
-        type: EventType.RUN_FINISHED,
-        threadId: input.threadId,
-        runId: input.runId,
-        outcome: { type: "interrupt", interrupts: [interruptOf(e)] }
-      }]
-    }
-    if (e._tag !== "RunFinished") return []
-    if (e.status === "FAILED") {
-      return [
-        ...closeAll(),
-        {
-          type: EventType.RUN_ERROR,
-          message: e.error ?? "the run failed",
-          code: e.errorCode ?? "RUN_FAILED"
-        }
-      ]
-    }
-    return [...closeAll(), ...finishedEvents(input, e)]
+    const last = endEvents(input, e)
+    return last.length > 0 ? [...closeAll(), ...last] : []
   }
   const head: Array<AGUIEvent> = [
     {
