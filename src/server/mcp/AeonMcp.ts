@@ -27,6 +27,7 @@ import { responseOf } from "../../runs/Answering.js"
 import { publicFailure } from "../../runs/PublicFailure.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
+import type { StoreError } from "../../store/StoreValues.js"
 import { recordOf } from "../../support/Fields.js"
 import { plainJsonSchema } from "../../support/JsonSchemas.js"
 import { version } from "../../support/PackageFiles.js"
@@ -291,77 +292,77 @@ const toolResult = (exit: Exit.Exit<RunModel, unknown>): CallToolResult => {
     }
 }
 
-/** The MCP server for one caller (`userId`: the API key's user, who sees only their own runs). */
-export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | undefined): Server => {
-  const run: Runner = (effect) => Effect.runPromiseExit(Effect.provide(effect, runtime.context))
-  /** The caller's run: another user's is not found. */
-  const own = (id: string) =>
-    Effect.flatMap(RunManager, (m) => m.getOrFail(id)).pipe(
-      Effect.filterOrFail(
-        (r) => userId === undefined || r.userId === userId,
-        () => new RunNotFoundError({ runId: id })
+/** Who an MCP server answers and how it reaches the engine: its server, its runner, the caller's runs, its user. */
+interface Caller {
+  readonly server: Server
+  readonly run: Runner
+  readonly own: (id: string) => Effect.Effect<RunModel, RunNotFoundError | StoreError, RunManager>
+  readonly userId: string | undefined
+}
+
+/** A tool call: its arguments checked, then the tool — a run started or answered, and followed until it is done. */
+const callTool = async (
+  { own, run, server, userId }: Caller,
+  request: {
+    readonly params: {
+      readonly name: string
+      readonly arguments?: unknown
+      readonly _meta?: { readonly progressToken?: string | number } | undefined
+    }
+  },
+  extra: { readonly signal: AbortSignal; readonly sendNotification: (n: any) => Promise<void> }
+): Promise<CallToolResult> => {
+  const args = recordOf(request.params.arguments) ?? {}
+  const answer = toolResult
+  const problem = argumentProblem(request.params.name, args)
+  if (problem !== undefined) return errorResult(problem)
+  switch (request.params.name) {
+    case "get_run":
+      return answer(await run(own(String(args.runId))))
+    case "cancel_run":
+      return answer(
+        await run(Effect.zipRight(
+          own(String(args.runId)),
+          Effect.flatMap(RunManager, (m) => m.cancel(String(args.runId)))
+        ))
       )
-    )
-  const server = new Server(
-    { name: "aeon", title: "Aeon", version },
-    {
-      capabilities: { tools: {}, resources: {} },
-      instructions:
-        "Aeon is an adaptive reasoning engine. Call run_task with a task to get a checked, converged answer; " +
-        "get_run and cancel_run act on a run by id, respond answers what it asks; each run is the resource " +
-        "aeon://runs/{id}."
+    case "run_task": {
+      const input = taskInput(args, userId)
+      const started = await run(Effect.flatMap(RunManager, (m) => m.start(input, userId)))
+      if (Exit.isFailure(started)) return answer(started)
+      const followed = await followUntilDone(
+        run,
+        started.value.id,
+        request.params._meta?.progressToken,
+        extra,
+        askClient(server, run)
+      )
+      return followed ?? answer(await run(own(started.value.id)))
     }
-  )
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as unknown as Array<any> }))
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const args = recordOf(request.params.arguments) ?? {}
-    const answer = toolResult
-    const problem = argumentProblem(request.params.name, args)
-    if (problem !== undefined) return errorResult(problem)
-    switch (request.params.name) {
-      case "get_run":
-        return answer(await run(own(String(args.runId))))
-      case "cancel_run":
-        return answer(
-          await run(Effect.zipRight(
-            own(String(args.runId)),
-            Effect.flatMap(RunManager, (m) => m.cancel(String(args.runId)))
-          ))
-        )
-      case "run_task": {
-        const input = taskInput(args, userId)
-        const started = await run(Effect.flatMap(RunManager, (m) => m.start(input, userId)))
-        if (Exit.isFailure(started)) return answer(started)
-        const followed = await followUntilDone(
-          run,
-          started.value.id,
-          request.params._meta?.progressToken,
-          extra,
-          askClient(server, run)
-        )
-        return followed ?? answer(await run(own(started.value.id)))
-      }
-      case "respond": {
-        const runId = String(args.runId)
-        const respond = responseOf(args, `mcp:${server.getClientVersion()?.name ?? "client"}`)
-        if (typeof respond === "string") return errorResult(respond)
-        const answered = await run(
-          Effect.zipRight(own(runId), Effect.flatMap(RunManager, (m) => respond(m, runId, String(args.requestId))))
-        )
-        if (Exit.isFailure(answered)) return failureResult(answered.cause)
-        const followed = await followUntilDone(
-          run,
-          runId,
-          request.params._meta?.progressToken,
-          extra,
-          askClient(server, run)
-        )
-        return followed ?? answer(await run(own(runId)))
-      }
-      default:
-        throw new McpError(-32602, `unknown tool ${request.params.name}`)
+    case "respond": {
+      const runId = String(args.runId)
+      const respond = responseOf(args, `mcp:${server.getClientVersion()?.name ?? "client"}`)
+      if (typeof respond === "string") return errorResult(respond)
+      const answered = await run(
+        Effect.zipRight(own(runId), Effect.flatMap(RunManager, (m) => respond(m, runId, String(args.requestId))))
+      )
+      if (Exit.isFailure(answered)) return failureResult(answered.cause)
+      const followed = await followUntilDone(
+        run,
+        runId,
+        request.params._meta?.progressToken,
+        extra,
+        askClient(server, run)
+      )
+      return followed ?? answer(await run(own(runId)))
     }
-  })
+    default:
+      throw new McpError(-32602, `unknown tool ${request.params.name}`)
+  }
+}
+
+/** Each run as the resource aeon://runs/{id}: its template, the caller's runs listed, one read. */
+const serveResources = ({ own, run, server, userId }: Caller) => {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [{
       uriTemplate: "aeon://runs/{id}",
@@ -396,6 +397,33 @@ export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | unde
       }]
     }
   })
+}
+
+/** The MCP server for one caller (`userId`: the API key's user, who sees only their own runs). */
+export const make = (runtime: Runtime.Runtime<RunManager>, userId: string | undefined): Server => {
+  const run: Runner = (effect) => Effect.runPromiseExit(Effect.provide(effect, runtime.context))
+  /** The caller's run: another user's is not found. */
+  const own = (id: string) =>
+    Effect.flatMap(RunManager, (m) => m.getOrFail(id)).pipe(
+      Effect.filterOrFail(
+        (r) => userId === undefined || r.userId === userId,
+        () => new RunNotFoundError({ runId: id })
+      )
+    )
+  const server = new Server(
+    { name: "aeon", title: "Aeon", version },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        "Aeon is an adaptive reasoning engine. Call run_task with a task to get a checked, converged answer; " +
+        "get_run and cancel_run act on a run by id, respond answers what it asks; each run is the resource " +
+        "aeon://runs/{id}."
+    }
+  )
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as unknown as Array<any> }))
+  const caller: Caller = { server, run, own, userId }
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(caller, request, extra))
+  serveResources(caller)
   return server
 }
 
