@@ -134,7 +134,8 @@ const NotLoaded = ({ error }: { error: string | undefined }) => (
   </main>
 )
 
-const RunView = ({ runId }: { runId: string }) => {
+/** A run as the page follows it: read, then read again as its events arrive (at most 4 times a second). */
+const useRunView = (runId: string) => {
   const [events, setEvents] = useState<Array<RunViewEventsSubscription["runEvents"]>>([])
   const [run, setRun] = useState<Run>()
   const [error, setError] = useState<string>()
@@ -146,7 +147,7 @@ const RunView = ({ runId }: { runId: string }) => {
       if (!d.run) setError(`run ${runId} does not exist`)
       else setRun(d.run)
     }, (e) => (e instanceof Unauthorized ? setLocked(true) : setError(e.message)))
-  // the run's record is folded by the server; the viewer asks for it again as events arrive (at most 4 times a second)
+  // the run's record is folded by the server; the viewer asks for it again as events arrive
   const soon = () => {
     if (pending.current === undefined) {
       pending.current = window.setTimeout(() => {
@@ -167,7 +168,67 @@ const RunView = ({ runId }: { runId: string }) => {
     })
     return stop
   }, [runId, attempt])
-  if (locked) return <KeyForm onKey={() => (setLocked(false), setEvents([]), setAttempt((n) => n + 1))} />
+  const unlock = () => (setLocked(false), setEvents([]), setAttempt((n) => n + 1))
+  return { events, run, error, locked, refresh, unlock }
+}
+
+/** The files its task carried, and the run it was forked from. */
+const RunOrigin = ({ run }: { run: Run }) => (
+  <>
+    {run.files.length > 0 && (
+      <p class="meta" data-testid="run-files">
+        files:{" "}
+        {run.files.map((f) => `${f.name ?? f.url ?? f.sha256?.slice(0, 12) ?? "file"} (${f.mediaType})`).join(", ")}
+      </p>
+    )}
+    {run.forkedFrom && (
+      <p class="fork-origin" data-testid="fork-origin">
+        forked from <a href={`/runs/${encodeURIComponent(run.forkedFrom.runId)}`}>{run.forkedFrom.runId}</a>{" "}
+        at #{run.forkedFrom.atSeq}
+        {run.forkedFrom.changed.length > 0 ? ` (changed: ${run.forkedFrom.changed.join(", ")})` : ""}
+        {run.usage?.replayed ? ` · ${run.usage.replayed.llmCalls} calls replayed from its recordings, not paid` : ""}
+      </p>
+    )}
+  </>
+)
+
+/** The budget's gauges, the forecast and the tokens used. */
+const BudgetSection = ({ run }: { run: Run }) => (
+  <section class="gauges" data-testid="gauges">
+    <h2>Budget</h2>
+    <BudgetGauges run={run} />
+    <ForecastLine run={run} />
+    {run.usage && (
+      <p class="tokens" data-testid="token-usage">
+        tokens: {run.usage.inputTokens} in{run.usage.cachedTokens ? ` (${run.usage.cachedTokens} cached)` : ""} ·{" "}
+        {run.usage.outputTokens} out
+      </p>
+    )}
+  </section>
+)
+
+/** The answer (its value's JSON when it has one), labeled when the offline stand-in wrote it. */
+const AnswerSection = ({ run }: { run: Run }) =>
+  run.finalAnswer
+    ? (
+      <section data-testid="answer">
+        <h2>Answer {run.finalAnswer.label ? `(${run.finalAnswer.label})` : ""}</h2>
+        {run.model === "offline" && (
+          <p class="meta" data-testid="stand-in">
+            written by the offline rule-based stand-in (it restates step results and does not reason): configure a model
+            provider for a reasoning model
+          </p>
+        )}
+        {run.finalAnswer.data !== null && run.finalAnswer.data !== undefined
+          ? <pre data-testid="answer-data" class="json">{JSON.stringify(run.finalAnswer.data, null, 2)}</pre>
+          : <pre>{run.finalAnswer.answerText}</pre>}
+      </section>
+    )
+    : null
+
+const RunView = ({ runId }: { runId: string }) => {
+  const { error, events, locked, refresh, run, unlock } = useRunView(runId)
+  if (locked) return <KeyForm onKey={unlock} />
   if (!run) return <NotLoaded error={error} />
   const passes = run.history?.passes ?? []
   const plan = run.plan
@@ -179,52 +240,14 @@ const RunView = ({ runId }: { runId: string }) => {
       <h1>{run.task}</h1>
       <RunMeta run={run} events={events.length} refresh={refresh} />
       <ConversationLine threadId={run.threadId} conversation={run.conversation} />
-      {run.files.length > 0 && (
-        <p class="meta" data-testid="run-files">
-          files:{" "}
-          {run.files.map((f) => `${f.name ?? f.url ?? f.sha256?.slice(0, 12) ?? "file"} (${f.mediaType})`).join(", ")}
-        </p>
-      )}
-      {run.forkedFrom && (
-        <p class="fork-origin" data-testid="fork-origin">
-          forked from <a href={`/runs/${encodeURIComponent(run.forkedFrom.runId)}`}>{run.forkedFrom.runId}</a>{" "}
-          at #{run.forkedFrom
-            .atSeq}
-          {run.forkedFrom.changed.length > 0 ? ` (changed: ${run.forkedFrom.changed.join(", ")})` : ""}
-          {run.usage?.replayed ? ` · ${run.usage.replayed.llmCalls} calls replayed from its recordings, not paid` : ""}
-        </p>
-      )}
+      <RunOrigin run={run} />
       {error && <p class="error">{error}</p>}
       <Requests run={run} refresh={refresh} />
       <Outcome run={run} />
-      <section class="gauges" data-testid="gauges">
-        <h2>Budget</h2>
-        <BudgetGauges run={run} />
-        <ForecastLine run={run} />
-        {run.usage && (
-          <p class="tokens" data-testid="token-usage">
-            tokens: {run.usage.inputTokens} in{run.usage.cachedTokens ? ` (${run.usage.cachedTokens} cached)` : ""} ·
-            {" "}
-            {run.usage.outputTokens} out
-          </p>
-        )}
-      </section>
+      <BudgetSection run={run} />
       {run.status === "RUNNING" && <StoreWait runId={runId} />}
       {run.status === "RUNNING" && <LiveOutput runId={runId} />}
-      {run.finalAnswer && (
-        <section data-testid="answer">
-          <h2>Answer {run.finalAnswer.label ? `(${run.finalAnswer.label})` : ""}</h2>
-          {run.model === "offline" && (
-            <p class="meta" data-testid="stand-in">
-              written by the offline rule-based stand-in (it restates step results and does not reason): configure a
-              model provider for a reasoning model
-            </p>
-          )}
-          {run.finalAnswer.data !== null && run.finalAnswer.data !== undefined
-            ? <pre data-testid="answer-data" class="json">{JSON.stringify(run.finalAnswer.data, null, 2)}</pre>
-            : <pre>{run.finalAnswer.answerText}</pre>}
-        </section>
-      )}
+      <AnswerSection run={run} />
       {run.result && run.result.advisories.length > 0 && (
         <section data-testid="advisories">
           <h2>Advisories</h2>
