@@ -158,27 +158,51 @@ const memoryRecords = (record: RunRecord, result: RunResult, now: Value): Array<
 const rangeOf = (events: Batch) =>
   events.length === 1 ? `event ${events[0].seq}` : `events ${events[0].seq}–${Arr.lastNonEmpty(events).seq}`
 
-/**
- * A run's event log in the store: read back (decoded; a stored event that no longer decodes is a
- * RunRecordDamagedError), and appended in group commits with the records RunStarted and RunFinished open and close.
- * On the embedded database (`writer`), a plain batch goes straight through better-sqlite3.
- */
-export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Type"]) => {
-  const loadEvents = (id: string, fromSeq = 0) =>
-    sql<{ seq: number; payload: unknown; call: unknown }>`SELECT e.seq, e.payload, c.call FROM run_events e
-      LEFT JOIN llm_calls c ON c.run_id = e.run_id AND c.seq = e.seq
-      WHERE e.run_id = ${id} AND e.seq >= ${fromSeq} ORDER BY e.seq`.pipe(
-      Effect.mapError(storeError(`reading events of run ${id}`)),
-      Effect.flatMap((rows) =>
-        Effect.forEach(rows, (r) =>
-          Either.match(decodeEvent(withCall(parseSafely(r.payload), r.call)), {
-            onLeft: (e) =>
-              Effect.fail(new RunRecordDamagedError({ runId: id, seq: Number(r.seq), detail: firstIssue(e) })),
-            onRight: (event) => Effect.succeed(event)
-          }))
-      )
+/** A run's events from `fromSeq`, decoded, with their recorded calls (a damaged one: RunRecordDamagedError). */
+const loadEventsWith = (sql: SqlClient.SqlClient) => (id: string, fromSeq = 0) =>
+  sql<{ seq: number; payload: unknown; call: unknown }>`SELECT e.seq, e.payload, c.call FROM run_events e
+    LEFT JOIN llm_calls c ON c.run_id = e.run_id AND c.seq = e.seq
+    WHERE e.run_id = ${id} AND e.seq >= ${fromSeq} ORDER BY e.seq`.pipe(
+    Effect.mapError(storeError(`reading events of run ${id}`)),
+    Effect.flatMap((rows) =>
+      Effect.forEach(rows, (r) =>
+        Either.match(decodeEvent(withCall(parseSafely(r.payload), r.call)), {
+          onLeft: (e) =>
+            Effect.fail(new RunRecordDamagedError({ runId: id, seq: Number(r.seq), detail: firstIssue(e) })),
+          onRight: (event) => Effect.succeed(event)
+        }))
     )
+  )
 
+/**
+ * A fenced append's guard, first in its transaction: the run's row is locked while the epoch is checked (a claim
+ * waits for the append, or the append sees the claim), then the other servers are told at commit.
+ */
+const fencedWith = (sql: SqlClient.SqlClient) => (events: Batch, fence: Fence) => {
+  const runId = events[0].runId
+  const announced = announcement("events", `${runId}:${Arr.lastNonEmpty(events).seq}`)
+  return Effect.gen(function*() {
+    const held =
+      yield* sql`UPDATE runs SET owner_epoch = owner_epoch WHERE id = ${runId} AND owner_epoch = ${fence.epoch}
+      RETURNING id`
+    if (held.length === 0) return yield* new RunFencedError({ runId, epoch: fence.epoch })
+    yield* sql.onDialectOrElse({
+      pg: () => sql`SELECT pg_notify(${noticesChannel}, ${announced})`,
+      orElse: () => Effect.void
+    })
+  })
+}
+
+/** Why an append failed, as the store says it: the database's fault, a fence, or a record it could not fold. */
+const appendFailure = (operation: string) => (e: SqlError | RunFencedError | RunRecordDamagedError | StoreError) =>
+  e._tag === "SqlError"
+    ? storeError(operation)(e)
+    : e._tag === "RunRecordDamagedError"
+    ? new StoreError({ operation, detail: e.message })
+    : e
+
+/** What a batch's records need to know of the run: whether it waits for a person now, its record at its end. */
+const batchRecords = (loadEvents: ReturnType<typeof loadEventsWith>) => {
   /** The record after a batch, folded from what is stored before it and the batch. */
   const foldedWithStored = (events: Batch) =>
     Effect.map(
@@ -210,31 +234,24 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
     log && log[log.length - 1] === finished ?
       Effect.succeed(record ?? foldEvents(log)) :
       foldedWithStored(events)
+  return { waitingRecords, recordAtEnd }
+}
+
+/**
+ * A run's event log in the store: read back (decoded; a stored event that no longer decodes is a
+ * RunRecordDamagedError), and appended in group commits with the records RunStarted and RunFinished open and close.
+ * On the embedded database (`writer`), a plain batch goes straight through better-sqlite3.
+ */
+export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Type"]) => {
+  const loadEvents = loadEventsWith(sql)
+  const { recordAtEnd, waitingRecords } = batchRecords(loadEvents)
+  const fenced = fencedWith(sql)
 
   /**
    * Appends events in order, all or none: a batch of plain events is one multi-row INSERT (a group commit); a
    * batch holding RunStarted or RunFinished is one transaction with the records they open or close. (One
    * statement of data-modifying CTEs would save PostgreSQL two round trips per run, but SQLite has none.)
    */
-  /**
-   * A fenced append's guard, first in its transaction: the run's row is locked while the epoch is checked (a claim
-   * waits for the append, or the append sees the claim), then the other servers are told at commit.
-   */
-  const fenced = (events: Batch, fence: Fence) => {
-    const runId = events[0].runId
-    const announced = announcement("events", `${runId}:${Arr.lastNonEmpty(events).seq}`)
-    return Effect.gen(function*() {
-      const held =
-        yield* sql`UPDATE runs SET owner_epoch = owner_epoch WHERE id = ${runId} AND owner_epoch = ${fence.epoch}
-        RETURNING id`
-      if (held.length === 0) return yield* new RunFencedError({ runId, epoch: fence.epoch })
-      yield* sql.onDialectOrElse({
-        pg: () => sql`SELECT pg_notify(${noticesChannel}, ${announced})`,
-        orElse: () => Effect.void
-      })
-    })
-  }
-
   const appendBatch = (
     events: Batch,
     log: ReadonlyArray<RunEvent> | undefined,
@@ -264,15 +281,7 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
       // a transaction whose connection was lost fails its ROLLBACK too, which @effect/sql raises as a defect: the
       // write failed all the same, and why is in its causes
       Effect.catchSomeDefect((d) => d instanceof SqlError ? Option.some(Effect.fail(d)) : Option.none()),
-      Effect.mapError((e) =>
-        e._tag === "SqlError" ?
-          storeError(`appending ${range} of run ${events[0].runId}`)(e)
-          : e._tag === "RunFencedError" ?
-          e
-          : e._tag === "RunRecordDamagedError" ?
-          new StoreError({ operation: `appending ${range} of run ${events[0].runId}`, detail: e.message })
-          : e
-      )
+      Effect.mapError(appendFailure(`appending ${range} of run ${events[0].runId}`))
     )
   }
 
