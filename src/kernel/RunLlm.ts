@@ -45,6 +45,46 @@ export interface CallSite {
 }
 export const callSite = FiberRef.unsafeMake<CallSite>({})
 
+/** The call's usage in the run's record (what the guard reads), its hold released, its quota settled. */
+const recordCall =
+  (guard: BudgetGuard, events: RunJournal) =>
+  (promptId: string, usage: LanguageModel.CallUsage, hold: CallHold, reserved: Array<Reserved>) =>
+    FiberRef.get(callSite).pipe(
+      Effect.flatMap((site) =>
+        Effect.zipRight(
+          events.emit(llmCalled(promptId, usage, site)),
+          usage.notice
+            ? events.emit({ _tag: "AdvisoryRaised", passNumber: site.passNumber ?? 0, advisory: usage.notice })
+            : Effect.void
+        )
+      ),
+      Effect.ensuring(Effect.sync(() => guard.release(hold))),
+      Effect.zipRight(
+        guard.quota
+          ? guard.quota.settle(reserved.splice(0), {
+            costUsd: usage.replayed ? 0 : usage.costUsd,
+            tokens: usage.replayed ? 0 : usage.inputTokens + usage.outputTokens
+          })
+          : Effect.void
+      ),
+      // usage reported above what was admitted: recorded (above), and the run stops at its budget
+      Effect.zipRight(guard.overrun)
+    )
+
+/** A call's options with the run's own: its thinking budget; its instructions for a plan or answer call. */
+const callOptionsOf =
+  (run: { readonly thinkingTokens?: number | undefined; readonly instructions?: string | undefined }) =>
+  (promptId: string, options: LanguageModel.GenerateOptions | undefined) => {
+    const phase = phaseOf(promptId)
+    const instructed = run.instructions !== undefined && (phase === "plan" || phase === "answer")
+    if (!run.thinkingTokens && !instructed) return options
+    return {
+      ...options,
+      ...(run.thinkingTokens ? { thinkingTokens: run.thinkingTokens } : {}),
+      ...(instructed ? { instructions: run.instructions } : {})
+    }
+  }
+
 /**
  * The model as one run uses it: its provider wrapped once (llm/CallLayers) — every call admitted by the run's budget
  * and its user's quota, recorded as an LlmCalled event, its text live —, a malformed answer handed to the supervisor
@@ -93,45 +133,13 @@ export const make = (
     const recorded = CallLayers.recording((usage) => record(call.contract.id, usage, hold, reserved))
     return budget(recorded(live(send)))(call).pipe(Effect.ensuring(Effect.sync(() => guard.release(hold))))
   }
-  /** The call's usage in the run's record (what the guard reads), its hold released, its quota settled. */
-  const record = (promptId: string, usage: LanguageModel.CallUsage, hold: CallHold, reserved: Array<Reserved>) =>
-    FiberRef.get(callSite).pipe(
-      Effect.flatMap((site) =>
-        Effect.zipRight(
-          events.emit(llmCalled(promptId, usage, site)),
-          usage.notice
-            ? events.emit({ _tag: "AdvisoryRaised", passNumber: site.passNumber ?? 0, advisory: usage.notice })
-            : Effect.void
-        )
-      ),
-      Effect.ensuring(Effect.sync(() => guard.release(hold))),
-      Effect.zipRight(
-        guard.quota
-          ? guard.quota.settle(reserved.splice(0), {
-            costUsd: usage.replayed ? 0 : usage.costUsd,
-            tokens: usage.replayed ? 0 : usage.inputTokens + usage.outputTokens
-          })
-          : Effect.void
-      ),
-      // usage reported above what was admitted: recorded (above), and the run stops at its budget
-      Effect.zipRight(guard.overrun)
-    )
+  const record = recordCall(guard, events)
   const answerGuard = run.answerGuard
   const runModel = model.wrapped(around, {
     recordExchanges: recordPrompts,
     keptOf: answerGuard && ((promptId) => (ANSWER_PROMPTS.includes(promptId) ? answerGuard.kept : undefined))
   })
-  /** A call's options with the run's own: its thinking budget; its instructions for a plan or answer call. */
-  const callOptions = (promptId: string, options: LanguageModel.GenerateOptions | undefined) => {
-    const phase = phaseOf(promptId)
-    const instructed = run.instructions !== undefined && (phase === "plan" || phase === "answer")
-    if (!run.thinkingTokens && !instructed) return options
-    return {
-      ...options,
-      ...(run.thinkingTokens ? { thinkingTokens: run.thinkingTokens } : {}),
-      ...(instructed ? { instructions: run.instructions } : {})
-    }
-  }
+  const callOptions = callOptionsOf(run)
   const llm: Llm = {
     label: model.label,
     generate: (contract, input, options) =>
