@@ -78,6 +78,34 @@ export interface McpEndpoint {
   readonly sessions: () => number
 }
 
+/** A request of an open session, to its transport. */
+const inSession = async (session: Session, req: IncomingMessage, res: ServerResponse) => {
+  session.active++
+  session.lastSeen = Date.now()
+  res.on("close", () => {
+    session.active--
+    session.lastSeen = Date.now()
+  })
+  await session.transport.handleRequest(req, res)
+}
+
+/** A message without a session: answered by an MCP server made for it alone. */
+const onceWith =
+  (runtime: Runtime.Runtime<RunManager>, maxBodyBytes: number) =>
+  async (userId: string | undefined, body: unknown, req: IncomingMessage, res: ServerResponse) => {
+    const server = AeonMcp.make(runtime, userId)
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      maxRequestBodySize: maxBodyBytes
+    })
+    res.on("close", () => {
+      void transport.close()
+      void server.close()
+    })
+    await server.connect(transport)
+    await transport.handleRequest(req, res, body)
+  }
+
 export const make = (
   runtime: Runtime.Runtime<RunManager>,
   auth: AuthConfig,
@@ -85,16 +113,6 @@ export const make = (
   maxBodyBytes: number
 ): McpEndpoint => {
   const sessions = makeSessions()
-  /** A request of an open session, to its transport. */
-  const inSession = async (session: Session, req: IncomingMessage, res: ServerResponse) => {
-    session.active++
-    session.lastSeen = Date.now()
-    res.on("close", () => {
-      session.active--
-      session.lastSeen = Date.now()
-    })
-    await session.transport.handleRequest(req, res)
-  }
   /** An initialize: a new session, with an MCP server of its own. */
   const open = async (userId: string | undefined, body: unknown, req: IncomingMessage, res: ServerResponse) => {
     if (sessions.size() >= MAX_SESSIONS) {
@@ -112,20 +130,7 @@ export const make = (
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
   }
-  /** A message without a session: answered by an MCP server made for it alone. */
-  const once = async (userId: string | undefined, body: unknown, req: IncomingMessage, res: ServerResponse) => {
-    const server = AeonMcp.make(runtime, userId)
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      maxRequestBodySize: maxBodyBytes
-    })
-    res.on("close", () => {
-      void transport.close()
-      void server.close()
-    })
-    await server.connect(transport)
-    await transport.handleRequest(req, res, body)
-  }
+  const once = onceWith(runtime, maxBodyBytes)
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!hostAllowed(req, auth, allowedHosts)) {
       return refuse(
