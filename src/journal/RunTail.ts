@@ -70,36 +70,37 @@ export interface TailOptions {
   readonly onEmpty?: (() => void) | undefined
 }
 
+/** An event offered to a follower: kept while it has not started, else handed on in order (false: it threw, it leaves). */
+const offer = (cursor: Cursor, event: RunEvent) => {
+  if (cursor.early) {
+    if (event.seq > cursor.taken) cursor.early.set(event.seq, event)
+    return true
+  }
+  if (event.seq !== cursor.taken + 1) return true
+  cursor.taken = event.seq
+  try {
+    cursor.onEvent(event)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The least or the greatest last event of the followers that have started. */
+const extreme = (cursors: ReadonlySet<Cursor>, pick: (a: number, b: number) => number) => {
+  let found: number | undefined
+  for (const c of cursors) {
+    if (!c.early) found = found === undefined ? c.taken : pick(found, c.taken)
+  }
+  return found
+}
+
 export const make = (options: TailOptions = {}): RunTail => {
   const cursors = new Set<Cursor>()
   /** The seq of the run's end, once it was published: a follower already past it has nothing more to wait for. */
   let endSeq: number | undefined
   const leave = (cursor: Cursor) => {
     if (cursors.delete(cursor) && cursors.size === 0) options.onEmpty?.()
-  }
-
-  const offer = (cursor: Cursor, event: RunEvent) => {
-    if (cursor.early) {
-      if (event.seq > cursor.taken) cursor.early.set(event.seq, event)
-      return true
-    }
-    if (event.seq !== cursor.taken + 1) return true
-    cursor.taken = event.seq
-    try {
-      cursor.onEvent(event)
-      return true
-    } catch {
-      return false
-    }
-  }
-
-  /** The least or the greatest last event of the followers that have started. */
-  const extreme = (pick: (a: number, b: number) => number) => {
-    let found: number | undefined
-    for (const c of cursors) {
-      if (!c.early) found = found === undefined ? c.taken : pick(found, c.taken)
-    }
-    return found
   }
 
   const join = (fromSeq: number): Joining => {
@@ -148,8 +149,8 @@ export const make = (options: TailOptions = {}): RunTail => {
     },
     join,
     follow: (fromSeq, past, onEvent) => join(fromSeq).start(past, onEvent),
-    behind: () => extreme(Math.min),
-    ahead: () => extreme(Math.max),
+    behind: () => extreme(cursors, Math.min),
+    ahead: () => extreme(cursors, Math.max),
     size: () => cursors.size
   }
 }
