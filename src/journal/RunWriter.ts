@@ -65,6 +65,34 @@ const storeRetries = (boundMs: number) =>
     Schedule.upTo(`${boundMs} millis`)
   )
 
+/** Who waits until the run's events up to a seq are stored: waiting, and let go as batches are (or fail to be) stored. */
+const storedWaits = (state: LogState) => {
+  let waiters: Array<{ readonly seq: number; readonly done: Deferred.Deferred<void> }> = []
+  return {
+    /** The waiters whose events are stored now let go (`all`: every one, the store having failed). */
+    release: (all: boolean) =>
+      Effect.suspend(() => {
+        const ready = all ? waiters : waiters.filter((w) => w.seq <= state.storedSeq)
+        if (ready.length === 0) return Effect.void
+        waiters = all ? [] : waiters.filter((w) => w.seq > state.storedSeq)
+        return Effect.forEach(
+          ready,
+          (w) => (state.failure ? Deferred.failCause(w.done, state.failure) : Deferred.succeed(w.done, undefined)),
+          { discard: true }
+        )
+      }),
+    waitStored: (seq: number) =>
+      Effect.suspend(() => {
+        if (state.failure) return Effect.failCause(state.failure)
+        if (seq <= state.storedSeq) return Effect.void
+        return Effect.flatMap(Deferred.make<void>(), (done) => {
+          waiters.push({ seq, done })
+          return Deferred.await(done)
+        })
+      })
+  }
+}
+
 /**
  * The writer: one fiber in the run's scope, started by the first event; each batch is what the run emitted while the
  * previous one was being stored (a group commit), taken from the queue at once. `toStore` hands it events; a
@@ -84,18 +112,7 @@ export const makeWriter = (
     const stored = storing(sink, events, record, state, waits, waited)
     const queue = yield* Queue.unbounded<RunEvent>()
     let writing = false
-    let waiters: Array<{ readonly seq: number; readonly done: Deferred.Deferred<void> }> = []
-    const release = (all: boolean) =>
-      Effect.suspend(() => {
-        const ready = all ? waiters : waiters.filter((w) => w.seq <= state.storedSeq)
-        if (ready.length === 0) return Effect.void
-        waiters = all ? [] : waiters.filter((w) => w.seq > state.storedSeq)
-        return Effect.forEach(
-          ready,
-          (w) => (state.failure ? Deferred.failCause(w.done, state.failure) : Deferred.succeed(w.done, undefined)),
-          { discard: true }
-        )
-      })
+    const { release, waitStored } = storedWaits(state)
     const write: Effect.Effect<void> = Effect.gen(function*() {
       while (!state.failure) {
         // an idle writer is handed the first event alone; what the run emitted before the writer woke joins it
@@ -113,15 +130,6 @@ export const makeWriter = (
         }
       }
     })
-    const waitStored = (seq: number) =>
-      Effect.suspend(() => {
-        if (state.failure) return Effect.failCause(state.failure)
-        if (seq <= state.storedSeq) return Effect.void
-        return Effect.flatMap(Deferred.make<void>(), (done) => {
-          waiters.push({ seq, done })
-          return Deferred.await(done)
-        })
-      })
     // the run's scope closed (its attempt ended, a cancelled run that never began): what is emitted after is stored
     // by its emitter, at once (the writer fiber is gone with the scope)
     let closed = false
