@@ -47,6 +47,27 @@ export interface StepResult {
 /** The phase a pass executes in: EXECUTE for an attempt's first execution pass, RE_EXECUTE after (Orchestrator's rule). */
 export type ExecutionPhase = "EXECUTE" | "RE_EXECUTE"
 
+/** A step complete with `text` as its output, written by `by` (no reasoning call). */
+const completeWith = (text: string, by: "tool" | "plan"): StepResult => ({
+  status: "complete",
+  stepOutput: text,
+  clarityState: "CLEAR",
+  handoffToNext: text,
+  outputBy: by
+})
+
+/**
+ * A simple iteration's step that needs no reasoning call: a tool step asking no more than its tool's work (the result
+ * is its output), or a step the planner answered as it planned (no tool: its answer is its output).
+ */
+const withoutReasoning = (ctx: RunContext, step: PlanStep, toolResult: unknown): StepResult | undefined => {
+  if (!ctx.singlePass) return undefined
+  if (step.tool && toolResult !== undefined && toolSuffices(step.description, toolResult)) {
+    return completeWith(resultText(toolResult), "tool")
+  }
+  return !step.tool && step.answer !== undefined ? completeWith(step.answer, "plan") : undefined
+}
+
 const reason = (
   ctx: RunContext,
   passNumber: number,
@@ -75,27 +96,8 @@ const reason = (
         handoffToNext: said.join("\n")
       } as const
     }
-    // a simple iteration's tool step that asks no more than its tool's work: the result is its output
-    if (ctx.singlePass && step.tool && toolResult !== undefined && toolSuffices(step.description, toolResult)) {
-      const text = resultText(toolResult)
-      return {
-        status: "complete",
-        stepOutput: text,
-        clarityState: "CLEAR",
-        handoffToNext: text,
-        outputBy: "tool"
-      } as const
-    }
-    // a simple iteration's step the planner answered as it planned (no tool): its answer is its output
-    if (ctx.singlePass && !step.tool && step.answer !== undefined) {
-      return {
-        status: "complete",
-        stepOutput: step.answer,
-        clarityState: "CLEAR",
-        handoffToNext: step.answer,
-        outputBy: "plan"
-      } as const
-    }
+    const unreasoned = withoutReasoning(ctx, step, toolResult)
+    if (unreasoned) return unreasoned
     const answer = yield* ctx.llm.generate(Contracts.reasoningStep, {
       request: ctx.request,
       planGoal: plan.goal,

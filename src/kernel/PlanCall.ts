@@ -106,17 +106,18 @@ export const generatePlan = (
         (e) => Effect.fail(new PlanFailedError({ message: `plan generation failed: ${e.message}` }))
       )
     )
+    return yield* wellFormed(ctx, passNumber, output)
+  })
+
+/** The plan as the model wrote it, or — when it breaks a structural rule — as the supervisor repaired it (said). */
+const wellFormed = (ctx: RunContext, passNumber: number, output: PlanOutput) =>
+  Effect.gen(function*() {
     const violation = structuralViolation(output)
-    if (!violation) {
-      return toPlan(output)
-    }
-    const repaired = yield* Supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm)
-      .pipe(
-        Effect.catchTag("RepairFailedError", (e) =>
-          Effect.fail(
-            new PlanFailedError({ message: `the plan breaks "${violation}" and repair failed: ${e.message}` })
-          ))
-      )
+    if (!violation) return toPlan(output)
+    const repaired = yield* Supervisor.repairPlan(ctx.request, output, violation, structuralViolation, ctx.llm).pipe(
+      Effect.catchTag("RepairFailedError", (e) =>
+        Effect.fail(new PlanFailedError({ message: `the plan breaks "${violation}" and repair failed: ${e.message}` })))
+    )
     yield* advise(ctx, passNumber, [`plan repaired by the supervisor (${violation})`])
     return toPlan(repaired.value)
   })
