@@ -238,6 +238,55 @@ const extractiveSummary = (notes: string | undefined, messages: string) => {
   return [...(notes ? [notes] : [`${MARK} the user's messages, not summarised:`]), ...said].join("\n")
 }
 
+type InputOf<C> = C extends PromptContract<infer I, any> ? I : never
+
+/** A step's reasoning: a tool's result or the earlier steps restated; with neither, it says it cannot. */
+const stepAnswer = (input: InputOf<typeof Contracts.reasoningStep>) => {
+  // it can restate a tool's result or earlier steps; with neither it has nothing to answer from, and says so
+  if (input.toolResult === undefined && !input.incomingContext) {
+    const stepOutput =
+      `${MARK} cannot do "${input.stepDescription}": it has no knowledge of its own, and this step has no tool result or earlier step to work from`
+    return { stepOutput, clarityState: "BLOCKED", handoffToNext: "" }
+  }
+  const stepOutput = input.toolResult !== undefined
+    ? `${input.stepDescription}: ${formatToolResult(input.toolResult)}`
+    : `${input.stepDescription} — from the earlier steps: ${input.incomingContext}`
+  return { stepOutput, clarityState: "CLEAR", handoffToNext: stepOutput }
+}
+
+/** Converged when enough steps are complete and few are blocked or failed (the thresholds the run gives). */
+const convergenceVerdict = (input: InputOf<typeof Contracts.convergence>) => {
+  const steps = input.plan.steps
+  const done = steps.filter((s) => s.status === "complete").length
+  const completenessScore = steps.length === 0 ? 0 : done / steps.length
+  const blocked = steps.filter((s) => s.clarityState === "BLOCKED" || s.status === "failed").length
+  const coherenceScore = steps.length === 0 ? 0 : 1 - blocked / steps.length
+  const converged = completenessScore >= input.completenessThreshold && coherenceScore >= input.coherenceThreshold
+  return {
+    converged,
+    completenessScore,
+    coherenceScore,
+    consistencyAlignment: [{ name: "planSteps", aligned: done === steps.length }],
+    reasoning: `${MARK} ${done}/${steps.length} steps complete, ${blocked} blocked or failed.`,
+    confidence: 0.5,
+    reasonCodes: converged
+      ? ["complete"]
+      : [completenessScore < input.completenessThreshold ? "incomplete" : "incoherent"]
+  }
+}
+
+/** The answer: the complete steps' outputs restated. */
+const synthesized = (input: InputOf<typeof Contracts.answerSynthesis>) => {
+  const used = input.executionResults.filter((r) => r.status === "complete" && r.stepOutput)
+  const body = used.map((r) => r.stepOutput).join("\n")
+  return {
+    answerText: body || "no step produced an output",
+    confidence: input.convergenceStatus ? 0.6 : 0.3,
+    usedStepIds: used.map((r) => r.stepId),
+    notes: "Produced by the offline rule-based model: it restates step results and does not reason."
+  }
+}
+
 const answer = (promptId: string, input: unknown, jsonSchema: object): unknown => {
   /** The call's input as its prompt's contract types it (the prompt was rendered from it: its schema held). */
   const inputOf = <I, O>(_: PromptContract<I, O>) => input as I
@@ -256,41 +305,12 @@ const answer = (promptId: string, input: unknown, jsonSchema: object): unknown =
     }
     case PromptId.SUPERVISOR_REPAIR_PLAN_USER:
       return planFor(inputOf(Contracts.repairPlan).request, [])
-    case PromptId.REASONING_STEP_USER: {
-      const input = inputOf(Contracts.reasoningStep)
-      // it can restate a tool's result or earlier steps; with neither it has nothing to answer from, and says so
-      if (input.toolResult === undefined && !input.incomingContext) {
-        const stepOutput =
-          `${MARK} cannot do "${input.stepDescription}": it has no knowledge of its own, and this step has no tool result or earlier step to work from`
-        return { stepOutput, clarityState: "BLOCKED", handoffToNext: "" }
-      }
-      const stepOutput = input.toolResult !== undefined
-        ? `${input.stepDescription}: ${formatToolResult(input.toolResult)}`
-        : `${input.stepDescription} — from the earlier steps: ${input.incomingContext}`
-      return { stepOutput, clarityState: "CLEAR", handoffToNext: stepOutput }
-    }
+    case PromptId.REASONING_STEP_USER:
+      return stepAnswer(inputOf(Contracts.reasoningStep))
     case PromptId.VALIDATION_SEMANTIC_USER:
       return { issues: [] }
-    case PromptId.CONVERGENCE_ASSESSMENT_USER: {
-      const input = inputOf(Contracts.convergence)
-      const steps = input.plan.steps
-      const done = steps.filter((s) => s.status === "complete").length
-      const completenessScore = steps.length === 0 ? 0 : done / steps.length
-      const blocked = steps.filter((s) => s.clarityState === "BLOCKED" || s.status === "failed").length
-      const coherenceScore = steps.length === 0 ? 0 : 1 - blocked / steps.length
-      const converged = completenessScore >= input.completenessThreshold && coherenceScore >= input.coherenceThreshold
-      return {
-        converged,
-        completenessScore,
-        coherenceScore,
-        consistencyAlignment: [{ name: "planSteps", aligned: done === steps.length }],
-        reasoning: `${MARK} ${done}/${steps.length} steps complete, ${blocked} blocked or failed.`,
-        confidence: 0.5,
-        reasonCodes: converged
-          ? ["complete"]
-          : [completenessScore < input.completenessThreshold ? "incomplete" : "incoherent"]
-      }
-    }
+    case PromptId.CONVERGENCE_ASSESSMENT_USER:
+      return convergenceVerdict(inputOf(Contracts.convergence))
     case PromptId.TASKPROFILE_INFERENCE_USER:
       return profileFor(inputOf(Contracts.profileInference).request)
     case PromptId.TASKPROFILE_UPDATE_USER:
@@ -323,17 +343,8 @@ const answer = (promptId: string, input: unknown, jsonSchema: object): unknown =
       const match = input.tools.find((t) => input.stepDescription.toLowerCase().includes(t.split(".")[0] ?? t))
       return { replacementTool: match ?? null, justification: `${MARK} matched by name in the step description` }
     }
-    case PromptId.ANSWER_SYNTHESIS_USER: {
-      const input = inputOf(Contracts.answerSynthesis)
-      const used = input.executionResults.filter((r) => r.status === "complete" && r.stepOutput)
-      const body = used.map((r) => r.stepOutput).join("\n")
-      return {
-        answerText: body || "no step produced an output",
-        confidence: input.convergenceStatus ? 0.6 : 0.3,
-        usedStepIds: used.map((r) => r.stepId),
-        notes: "Produced by the offline rule-based model: it restates step results and does not reason."
-      }
-    }
+    case PromptId.ANSWER_SYNTHESIS_USER:
+      return synthesized(inputOf(Contracts.answerSynthesis))
     case PromptId.ANSWER_TYPED_USER: {
       const input = inputOf(Contracts.typedAnswer)
       return offlineValue(
