@@ -148,6 +148,70 @@ export class DepthExceeded {
   constructor(readonly stepId: string, readonly depth: number) {}
 }
 
+/** MODIFY or REPLACE: the step's content changed in place, or — a step that ran — superseded by a new one. */
+const rewrite = (
+  plan: Plan,
+  action: RefinementAction,
+  target: PlanStep,
+  cleanDeps: (deps: ReadonlyArray<string>) => Array<string>
+): Edit => {
+  const n = action.newStep
+  if (!n) return Either.left(`${action.actionType} needs the new step`)
+  const content: Partial<PlanStep> = {
+    description: n.description,
+    ...(n.tool ? { tool: n.tool } : action.actionType === "REPLACE" ? { tool: undefined } : {}),
+    ...(n.toolInput !== undefined
+      ? { toolInput: n.toolInput }
+      : action.actionType === "REPLACE"
+      ? { toolInput: undefined }
+      : {}),
+    dependencies: cleanDeps(n.dependencies).filter((d) => d !== target.stepId)
+  }
+  if (isExecuted(target)) {
+    const r = supersede(plan, target.stepId, content)
+    return Either.right({
+      ...r,
+      note: `${target.stepId} had run: kept as executed (marked ${
+        target.status === "complete" ? "invalid" : target.status
+      }) and superseded by ${r.touched[0]}`
+    })
+  }
+  const steps = plan.steps.map((s) => (s.stepId === target.stepId ? pendingCopy(s, content) : s))
+  return Either.right({ plan: { goal: plan.goal, steps }, touched: [target.stepId] })
+}
+
+/** SUBPLAN_CREATE: substeps under a step that has not run, within the depth the design documents allow. */
+const createSubplan = (plan: Plan, action: RefinementAction, targetId: string | undefined): Edit | DepthExceeded => {
+  const found = targetId === undefined ? undefined : findStep(plan.steps, targetId)
+  if (!found) return Either.left(`SUBPLAN_CREATE targets ${action.targetStepId}, which is not in the plan`)
+  const depthLevel = found.depth + 1
+  if (depthLevel > MAX_SUBPLAN_DEPTH) return new DepthExceeded(found.step.stepId, depthLevel)
+  if (isExecuted(found.step)) {
+    return Either.left(`SUBPLAN_CREATE on ${found.step.stepId} refused: the step already ran`)
+  }
+  // a substep's id is its parent's and its own (s2.s1): what its siblings' inputs name by its own id reads it
+  const local = new Map((action.substeps ?? []).map((s) => [s.stepId, `${found.step.stepId}.${s.stepId}`]))
+  const substeps = renumber(
+    (action.substeps ?? []).map((s) => ({
+      ...pendingCopy(s, { stepId: local.get(s.stepId)!, dependencies: [] }),
+      ...(s.toolInput !== undefined
+        ? { toolInput: renameReferences(s.toolInput, local, (id) => local.has(id)) }
+        : {})
+    }))
+  )
+  const subplan = {
+    parentStepId: found.step.stepId,
+    subplanGoal: action.subplanGoal ?? found.step.description,
+    substeps,
+    depthLevel,
+    createdBy: "recursive_planner"
+  }
+  return Either.right({
+    plan: { goal: plan.goal, steps: mapStep(plan.steps, found.step.stepId, (s) => ({ ...s, subplan })) },
+    touched: [found.step.stepId]
+  })
+}
+
 export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthExceeded => {
   // a superseded step is modified through its live successor: never a second live copy of one step. (A REMOVE still
   // names the step the planner saw: removing an executed step is refused.)
@@ -168,36 +232,10 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
       return Either.right({ plan: { goal: plan.goal, steps: renumber(steps) }, touched: [stepId] })
     }
     case "MODIFY":
-    case "REPLACE": {
-      if (!target) {
-        return Either.left(
-          `${action.actionType} targets ${action.targetStepId}, which is not a top-level step of the plan`
-        )
-      }
-      const n = action.newStep
-      if (!n) return Either.left(`${action.actionType} needs the new step`)
-      const content: Partial<PlanStep> = {
-        description: n.description,
-        ...(n.tool ? { tool: n.tool } : action.actionType === "REPLACE" ? { tool: undefined } : {}),
-        ...(n.toolInput !== undefined
-          ? { toolInput: n.toolInput }
-          : action.actionType === "REPLACE"
-          ? { toolInput: undefined }
-          : {}),
-        dependencies: cleanDeps(n.dependencies).filter((d) => d !== target.stepId)
-      }
-      if (isExecuted(target)) {
-        const r = supersede(plan, target.stepId, content)
-        return Either.right({
-          ...r,
-          note: `${target.stepId} had run: kept as executed (marked ${
-            target.status === "complete" ? "invalid" : target.status
-          }) and superseded by ${r.touched[0]}`
-        })
-      }
-      const steps = plan.steps.map((s) => (s.stepId === target.stepId ? pendingCopy(s, content) : s))
-      return Either.right({ plan: { goal: plan.goal, steps }, touched: [target.stepId] })
-    }
+    case "REPLACE":
+      return target ? rewrite(plan, action, target, cleanDeps) : Either.left(
+        `${action.actionType} targets ${action.targetStepId}, which is not a top-level step of the plan`
+      )
     case "REMOVE": {
       if (!target) return Either.left(`REMOVE targets ${action.targetStepId}, which is not in the plan`)
       if (isExecuted(target)) return Either.left(`REMOVE of ${target.stepId} refused: the step already ran`)
@@ -218,35 +256,7 @@ export const applyAction = (plan: Plan, action: RefinementAction): Edit | DepthE
       const steps = plan.steps.map((s) => (s.stepId === target.stepId ? { ...s, status: "invalid" as const } : s))
       return Either.right({ plan: { goal: plan.goal, steps }, touched: [target.stepId] })
     }
-    case "SUBPLAN_CREATE": {
-      const found = targetId === undefined ? undefined : findStep(plan.steps, targetId)
-      if (!found) return Either.left(`SUBPLAN_CREATE targets ${action.targetStepId}, which is not in the plan`)
-      const depthLevel = found.depth + 1
-      if (depthLevel > MAX_SUBPLAN_DEPTH) return new DepthExceeded(found.step.stepId, depthLevel)
-      if (isExecuted(found.step)) {
-        return Either.left(`SUBPLAN_CREATE on ${found.step.stepId} refused: the step already ran`)
-      }
-      // a substep's id is its parent's and its own (s2.s1): what its siblings' inputs name by its own id reads it
-      const local = new Map((action.substeps ?? []).map((s) => [s.stepId, `${found.step.stepId}.${s.stepId}`]))
-      const substeps = renumber(
-        (action.substeps ?? []).map((s) => ({
-          ...pendingCopy(s, { stepId: local.get(s.stepId)!, dependencies: [] }),
-          ...(s.toolInput !== undefined
-            ? { toolInput: renameReferences(s.toolInput, local, (id) => local.has(id)) }
-            : {})
-        }))
-      )
-      const subplan = {
-        parentStepId: found.step.stepId,
-        subplanGoal: action.subplanGoal ?? found.step.description,
-        substeps,
-        depthLevel,
-        createdBy: "recursive_planner"
-      }
-      return Either.right({
-        plan: { goal: plan.goal, steps: mapStep(plan.steps, found.step.stepId, (s) => ({ ...s, subplan })) },
-        touched: [found.step.stepId]
-      })
-    }
+    case "SUBPLAN_CREATE":
+      return createSubplan(plan, action, targetId)
   }
 }
