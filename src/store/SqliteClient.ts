@@ -65,6 +65,53 @@ const openWith = (Driver: typeof Sqlite, filename: string) =>
     catch: failure(`cannot open the embedded database ${filename}`)
   })
 
+/** A statement run with its parameters: rows (objects, or a write's info when `raw`), or rows as arrays of values. */
+const runners = (prepared: (sql: string) => Sqlite.Statement) => {
+  const run = (sql: string, params: ReadonlyArray<unknown>, raw: boolean) =>
+    Effect.try({
+      try: () => {
+        const s = prepared(sql)
+        if (s.reader) return s.all(...params) as ReadonlyArray<any>
+        const info = s.run(...params)
+        return raw ? info as unknown as ReadonlyArray<any> : []
+      },
+      catch: failure("statement failed")
+    })
+  const values = (sql: string, params: ReadonlyArray<unknown>) =>
+    Effect.try({
+      try: () => {
+        const s = prepared(sql)
+        if (!s.reader) return (s.run(...params), [])
+        try {
+          return s.raw(true).all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
+        } finally {
+          s.raw(false)
+        }
+      },
+      catch: failure("statement failed")
+    })
+  return { run, values }
+}
+
+/** A batch of statements straight through better-sqlite3 under the permit, in one transaction (one alone: itself). */
+const writerOf =
+  (db: Sqlite.Database, prepared: (sql: string) => Sqlite.Statement, permit: Effect.Semaphore) =>
+  (statements: ReadonlyArray<RawStatement>) =>
+    permit.withPermits(1)(Effect.try({
+      try: () => {
+        if (statements.length === 1) return void prepared(statements[0]![0]).run(...statements[0]![1])
+        prepared("BEGIN").run()
+        try {
+          for (const [sql, params] of statements) prepared(sql).run(...params)
+          prepared("COMMIT").run()
+        } catch (e) {
+          if (db.inTransaction) prepared("ROLLBACK").run()
+          throw e
+        }
+      },
+      catch: failure("statement failed")
+    }))
+
 /**
  * One connection (SQLite serializes writers anyway) behind one permit: a transaction holds the permit from BEGIN to
  * COMMIT; a plain statement waits for it (so it never runs inside another fiber's transaction), then gives it back
@@ -81,29 +128,7 @@ const make = (filename: string) =>
       if (!s) statements.set(sql, s = db.prepare(sql))
       return s
     }
-    const run = (sql: string, params: ReadonlyArray<unknown>, raw: boolean) =>
-      Effect.try({
-        try: () => {
-          const s = prepared(sql)
-          if (s.reader) return s.all(...params) as ReadonlyArray<any>
-          const info = s.run(...params)
-          return raw ? info as unknown as ReadonlyArray<any> : []
-        },
-        catch: failure("statement failed")
-      })
-    const values = (sql: string, params: ReadonlyArray<unknown>) =>
-      Effect.try({
-        try: () => {
-          const s = prepared(sql)
-          if (!s.reader) return (s.run(...params), [])
-          try {
-            return s.raw(true).all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
-          } finally {
-            s.raw(false)
-          }
-        },
-        catch: failure("statement failed")
-      })
+    const { run, values } = runners(prepared)
     const connection: Connection = {
       execute: (sql, params, transformRows) =>
         transformRows ? Effect.map(run(sql, params, false), transformRows) : run(sql, params, false),
@@ -131,21 +156,7 @@ const make = (filename: string) =>
         )
         return Stream.fromIterable({ [Symbol.iterator]: () => rows } as Iterable<any>)
       }))
-    const writeAll = (statements: ReadonlyArray<RawStatement>) =>
-      permit.withPermits(1)(Effect.try({
-        try: () => {
-          if (statements.length === 1) return void prepared(statements[0]![0]).run(...statements[0]![1])
-          prepared("BEGIN").run()
-          try {
-            for (const [sql, params] of statements) prepared(sql).run(...params)
-            prepared("COMMIT").run()
-          } catch (e) {
-            if (db.inTransaction) prepared("ROLLBACK").run()
-            throw e
-          }
-        },
-        catch: failure("statement failed")
-      }))
+    const writeAll = writerOf(db, prepared, permit)
     const client = yield* Client.make({
       acquirer: permit.withPermits(1)(Effect.succeed(connection)),
       // the permit is held for the transaction's scope
