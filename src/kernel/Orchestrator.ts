@@ -286,47 +286,58 @@ const body = (ctx: RunContext, firstPass: number, resume?: ResumePoint) =>
     }
   })
 
-/** A multi-pass run (or one simple iteration) from pass `firstPass`, to a stop and a final answer. */
-export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: number, resume?: ResumePoint) =>
+/** How the passes stopped: their own stop, a budget's, a failed planning's, a provider's, or the deadline's. */
+const stopOf = (ctx: RunContext, firstPass: number, resume: ResumePoint | undefined) => {
+  const deadline: Stop = {
+    reason: "budget_exhausted",
+    point: "mid_phase",
+    exhausted: "deadline",
+    error: `deadline of ${ctx.budget.deadlineMs} ms reached`
+  }
+  return body(ctx, firstPass, resume).pipe(
+    Effect.catchTags({
+      BudgetExhaustedError: (e) =>
+        Effect.succeed<Stop>({
+          reason: "budget_exhausted",
+          point: "mid_phase",
+          exhausted: e.dimension,
+          error: e.message
+        }),
+      PlanFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message }),
+      ProviderFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message, unrecoverable: true })
+    }),
+    (self) => withinDeadline(ctx, self, deadline)
+  )
+}
+
+/** What the answer is made from: the run, its plan and how it stopped, its conversation and files. */
+const synthesisInputOf = (
+  ctx: RunContext,
+  st: Effect.Effect.Success<ReturnType<typeof state>>,
+  stop: Stop,
+  firstPass: number,
+  startedAt: number
+) => ({
+  runId: ctx.runId,
+  startedAt,
+  totalRefinements: st.ledger.total,
+  request: ctx.request,
+  plan: st.plan,
+  converged: stop.reason === "converged",
+  label: labelOf(stop),
+  totalPasses: st.passNumber - firstPass + 1,
+  ttlRemaining: Math.max(0, st.ttlRemaining),
+  conversation: ctx.events.record().conversation?.text || undefined,
+  attachments: ctx.attachments
+})
+
+/**
+ * The run's answer at its stop: none without an execution (a failed planning, a dry run, a cancel); extractive at the
+ * deadline or when the provider failed; what failed when a tool cannot answer; made with no call when the plan or its
+ * one step gives it; else synthesized (typed, to the schema), within the deadline and the budget.
+ */
+const answerAt = (ctx: RunContext, stop: Stop, synthesisInput: ReturnType<typeof synthesisInputOf>) =>
   Effect.gen(function*() {
-    const deadline: Stop = {
-      reason: "budget_exhausted",
-      point: "mid_phase",
-      exhausted: "deadline",
-      error: `deadline of ${ctx.budget.deadlineMs} ms reached`
-    }
-    const stop: Stop = yield* body(ctx, firstPass, resume).pipe(
-      Effect.catchTags({
-        BudgetExhaustedError: (e) =>
-          Effect.succeed<Stop>({
-            reason: "budget_exhausted",
-            point: "mid_phase",
-            exhausted: e.dimension,
-            error: e.message
-          }),
-        PlanFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message }),
-        ProviderFailedError: (e) => Effect.succeed<Stop>({ reason: "failed", error: e.message, unrecoverable: true })
-      }),
-      (self) => withinDeadline(ctx, self, deadline)
-    )
-    const st = yield* state(ctx)
-    const ttlExpiration = stop.reason === "ttl_expired" || stop.reason === "budget_exhausted"
-      ? expiration(st, stop)
-      : undefined
-    const converged = stop.reason === "converged"
-    const synthesisInput = {
-      runId: ctx.runId,
-      startedAt,
-      totalRefinements: st.ledger.total,
-      request: ctx.request,
-      plan: st.plan,
-      converged,
-      label: labelOf(stop),
-      totalPasses: st.passNumber - firstPass + 1,
-      ttlRemaining: Math.max(0, st.ttlRemaining),
-      conversation: ctx.events.record().conversation?.text || undefined,
-      attachments: ctx.attachments
-    }
     const remaining = (yield* ctx.guard.remaining).deadlineMs
     const checked = (answer: FinalAnswer) => checkAnswer(answer, ctx.criteria)
     const answerInput = { ...synthesisInput, answerRequirements: answerRequirements(ctx.criteria) }
@@ -340,41 +351,47 @@ export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: numbe
       : stepAnswer(answerInput, single) ?? planAnswer(answerInput, single, toolOutputs)
     // a tool that failed so that retrying cannot fix it: answered with what failed, no call
     const outage = stop.toolOutage ?? stop.toolFailed
-    // no answer without an execution: a failed planning, a dry run, a rejected plan
-    const synthesized = (stop.reason === "failed" && st.plan.steps.length === 0) || stop.reason === "dry_run" ||
-        stop.reason === "cancelled"
-      ? undefined
-      : stop.exhausted === "deadline"
-      ? checked(extractive(synthesisInput, "the deadline has passed"))
-      : outage !== undefined
-      ? checked(outageAnswer(synthesisInput, outage))
-      : stop.unrecoverable
-      ? checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
-      : direct
-      ? checked(direct)
-      : yield* (typed
-        ? synthesizeTyped(
-          { ...synthesisInput, llm: ctx.llm },
-          typed,
-          answerInput.answerRequirements,
-          brokenValue(typed, planned)
-        ).pipe(
-          Effect.map((t) => ({ ...checkAnswer(t.answer, ctx.criteria), violations: t.violations }))
-        )
-        : synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria)).pipe(
-          Effect.locally(callSite, { phase: "ANSWER" }),
-          Effect.timeoutTo({
-            duration: Duration.millis(remaining),
-            onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")),
-            onSuccess: (a) => a
-          }),
-          Effect.catchTags({
-            BudgetExhaustedError: (e) =>
-              Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`))),
-            ProviderFailedError: (e) =>
-              Effect.succeed(checked(extractive(synthesisInput, `the model provider failed: ${e.message}`)))
-          })
-        )
+    if (
+      (stop.reason === "failed" && synthesisInput.plan.steps.length === 0) || stop.reason === "dry_run" ||
+      stop.reason === "cancelled"
+    ) return undefined
+    if (stop.exhausted === "deadline") return checked(extractive(synthesisInput, "the deadline has passed"))
+    if (outage !== undefined) return checked(outageAnswer(synthesisInput, outage))
+    if (stop.unrecoverable) return checked(extractive(synthesisInput, `the model provider failed: ${stop.error}`))
+    if (direct) return checked(direct)
+    return yield* (typed
+      ? synthesizeTyped(
+        { ...synthesisInput, llm: ctx.llm },
+        typed,
+        answerInput.answerRequirements,
+        brokenValue(typed, planned)
+      ).pipe(Effect.map((t) => ({ ...checkAnswer(t.answer, ctx.criteria), violations: t.violations })))
+      : synthesizeToCriteria({ ...synthesisInput, llm: ctx.llm }, ctx.criteria)).pipe(
+        Effect.locally(callSite, { phase: "ANSWER" }),
+        Effect.timeoutTo({
+          duration: Duration.millis(remaining),
+          onTimeout: () => checked(extractive(synthesisInput, "the deadline passed during synthesis")),
+          onSuccess: (a) => a
+        }),
+        Effect.catchTags({
+          BudgetExhaustedError: (e) =>
+            Effect.succeed(checked(extractive(synthesisInput, `budget exhausted: ${e.message}`))),
+          ProviderFailedError: (e) =>
+            Effect.succeed(checked(extractive(synthesisInput, `the model provider failed: ${e.message}`)))
+        })
+      )
+  })
+
+/** A multi-pass run (or one simple iteration) from pass `firstPass`, to a stop and a final answer. */
+export const orchestrate = (ctx: RunContext, firstPass: number, startedAt: number, resume?: ResumePoint) =>
+  Effect.gen(function*() {
+    const stop: Stop = yield* stopOf(ctx, firstPass, resume)
+    const st = yield* state(ctx)
+    const ttlExpiration = stop.reason === "ttl_expired" || stop.reason === "budget_exhausted"
+      ? expiration(st, stop)
+      : undefined
+    const synthesized = yield* answerAt(ctx, stop, synthesisInputOf(ctx, st, stop, firstPass, startedAt))
+    const typed = ctx.outputSchema
     const finalAnswer = synthesized?.answer
     // the criteria were judged on the step outputs; say so when the synthesized answer itself falls short of them
     const missed = synthesized?.missed ?? []
