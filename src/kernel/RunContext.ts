@@ -71,7 +71,13 @@ export interface RunContext extends RunOptions {
   readonly guardrails: RunGuardrails
 }
 
-/** Tells a run interrupted by a server shutdown not to end as CANCELLED (it resumes on the next start). */
-export class RunLifecycle
-  extends Context.Tag("aeon/RunLifecycle")<RunLifecycle, { readonly shuttingDown: Effect.Effect<boolean> }>()
-{}
+/**
+ * The process's word on the run's attempt: interrupted by a server shutdown (or taken up elsewhere), it does not end as
+ * CANCELLED (it resumes on the next start, or goes on where it was taken up).
+ */
+export class RunLifecycle extends Context.Tag("aeon/RunLifecycle")<RunLifecycle, {
+  /** Whether an interruption now leaves the run unfinished (it resumes elsewhere or later): nothing more is written. */
+  readonly shuttingDown: Effect.Effect<boolean>
+  /** Before a call with side effects: ends the attempt here (a defect) when another process has taken the run up. */
+  readonly stillHeld?: Effect.Effect<void> | undefined
+}>() {}

@@ -3,7 +3,7 @@
  * tool_call and tool_result guardrails, the call itself in an uninterruptible region (a call with side effects made
  * once, one at a time, after everything before it is stored), and its ToolInvoked event.
  */
-import { Clock, Effect, Either, Fiber, Ref } from "effect"
+import { Clock, Effect, Either, Fiber, Option, Ref } from "effect"
 import { isRunHalt } from "../domain/Errors.js"
 import type { ToolStep } from "../domain/Plan.js"
 import type { Trigger } from "../guardrails/Checking.js"
@@ -23,7 +23,7 @@ import {
 } from "../tools/ToolRegistry.js"
 import { approve } from "./Approval.js"
 import type { GuardSite } from "./Guarding.js"
-import type { RunContext } from "./RunContext.js"
+import { type RunContext, RunLifecycle } from "./RunContext.js"
 import { memoryNow } from "./RunState.js"
 import { describeToolError } from "./ToolOutage.js"
 
@@ -165,6 +165,12 @@ const madeBefore = (ctx: RunContext, passNumber: number, tool: string, input: un
   }
 }
 
+/** Whether this process still holds the run (another may have taken it up meanwhile): a defect here if not. */
+const stillHeld = Effect.flatMap(
+  Effect.serviceOption(RunLifecycle),
+  (lifecycle) => Option.getOrUndefined(lifecycle)?.stillHeld ?? Effect.void
+)
+
 /**
  * A tool call: in its own fiber, awaited in an uninterruptible region. An interruption of the run
  * (deadline, cancel) waits for the tool to finish; the tool's own timeout still applies to it.
@@ -184,7 +190,10 @@ const callTool = (ctx: RunContext, passNumber: number, step: ToolStep, asked: un
       // started
       yield* restore(ctx.sideEffects.take(1))
       return yield* Effect.ensuring(
-        Effect.zipRight(restore(ctx.events.flushed), invokeTool(ctx, passNumber, step, approved.right, restore)),
+        Effect.zipRight(
+          restore(Effect.zipRight(ctx.events.flushed, stillHeld)),
+          invokeTool(ctx, passNumber, step, approved.right, restore)
+        ),
         ctx.sideEffects.release(1)
       )
     })

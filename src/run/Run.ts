@@ -6,7 +6,9 @@ import * as RunJournal from "../journal/RunJournal.js"
 import { RunLifecycle } from "../kernel/RunContext.js"
 import { reachesEnd } from "../record/RunRecord.js"
 import { resultFromEvents, type RunResult } from "../record/RunResult.js"
+import { type Claimant, RunLease } from "../store/RunLease.js"
 import { RunStore, sinkOf, type StoredRun } from "../store/RunStore.js"
+import { RunHeldElsewhereError } from "../store/StoreValues.js"
 import { agentCaps } from "./AgentRuns.js"
 import { attachedOf } from "./Attachments.js"
 import type { ChildRunner, Lineage } from "./ChildRuns.js"
@@ -35,21 +37,43 @@ export interface PreparedRun {
   readonly execute: Effect.Effect<RunResult>
 }
 
-/** Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. */
+/**
+ * The attempt's sink. A run taken up (`claim`, store/RunLease) has its epoch raised and is held here; on a shared
+ * store its appends are fenced with that epoch: once another process takes it up, they are refused. None while
+ * another process's hold on it lasts (RunHeldElsewhereError).
+ */
+const claimedSink = (runId: string, claim: Claimant | undefined, unfenced: RunJournal.EventSinkService) =>
+  Effect.gen(function*() {
+    const lease = yield* Effect.serviceOption(RunLease)
+    const store = yield* Effect.serviceOption(RunStore)
+    if (claim === undefined || Option.isNone(lease) || Option.isNone(store)) return unfenced
+    const fence = yield* lease.value.claim(runId, claim)
+    if (Option.isNone(fence)) return yield* new RunHeldElsewhereError({ runId })
+    return lease.value.shared ? sinkOf(store.value, fence.value) : unfenced
+  })
+
+/**
+ * Decodes the input (bad input: a clear error, nothing started) and sets up the run's event stream. `claim`: the
+ * process that executes it holds it (store/RunLease), its appends fenced.
+ */
 export const prepare = (
   rawInput: unknown,
-  options: RegisterOptions & { readonly lineage?: Lineage | undefined } = {}
+  options: RegisterOptions & { readonly lineage?: Lineage | undefined; readonly claim?: Claimant | undefined } = {}
 ): Effect.Effect<PreparedRun, StartError, Effect.Effect.Context<typeof capabilities>> =>
   Effect.gen(function*() {
     const known = yield* capabilities
     const { input, inputTriggers, runId } = yield* register(rawInput, options)
+    // a run registered here is this process's to begin with (`force`: whoever else looked at it meanwhile)
+    const sink = yield* claimedSink(runId, options.claim && { ...options.claim, force: true }, known.sink).pipe(
+      Effect.catchTag("RunHeldElsewhereError", Effect.die)
+    )
     const agent = yield* agentCaps(known, input, {
       runId,
       lineage: options.lineage ?? { depth: 0 },
       children: childRunner(yield* Effect.context<Effect.Effect.Context<typeof capabilities>>())
     })
     const caps = { ...known, ...agent, attached: yield* attachedOf(input) }
-    const events = yield* RunJournal.make(runId, caps.sink, [], {
+    const events = yield* RunJournal.make(runId, sink, [], {
       outputIntervalMs: caps.outputIntervalMs,
       storeWaits: caps.storeWaits
     })
@@ -81,14 +105,15 @@ const childRunner =
 export const runTask = (input: unknown) => prepare(input).pipe(Effect.flatMap((p) => p.execute))
 
 /**
- * A run a dead process left unfinished, set up to continue from its persisted events (same sequence). `claim`: a
- * runner of a cluster (its address) takes it up first (its owner epoch raised before its events are read), and its appends are
- * fenced with that epoch: once another runner takes it up, they are refused and it stops.
+ * A run a dead process left unfinished, set up to continue from its persisted events (same sequence). `claim`: the
+ * process taking it up holds it first (store/RunLease: its owner epoch raised before its events are read; refused
+ * while another's hold lasts), and its appends are fenced with that epoch: once another takes it up, they are refused
+ * and it stops.
  */
 export const prepareResume = (
   runId: string,
   options: {
-    readonly claim?: string | undefined
+    readonly claim?: Claimant | undefined
     readonly pureReplay?: boolean | undefined
     /** The run's events and (a fork's) its source's, when the caller has just read or written them. */
     readonly known?: { readonly past: ReadonlyArray<RunEvent>; readonly source?: ReadonlyArray<RunEvent> } | undefined
@@ -114,7 +139,7 @@ export const prepareResume = (
         children: childRunner(yield* Effect.context<Effect.Effect.Context<typeof capabilities>>())
       }))
     }
-    const sink = options.claim !== undefined ? sinkOf(store, yield* store.claim(runId, options.claim)) : known.sink
+    const sink = yield* claimedSink(runId, options.claim, known.sink)
     const past = options.known?.past ?? (yield* store.events(runId))
     // a fork's calls are answered from its source's recordings until one differs
     const replay = yield* replayFor(past, known, { pure: options.pureReplay, source: options.known?.source })
@@ -157,6 +182,8 @@ export const prepareResume = (
  * every place that resumes runs.
  */
 export const cannotResume = (id: string) => ({
+  RunHeldElsewhereError: () =>
+    Effect.as(Effect.logInfo(`run ${id} goes on in the process holding it: left to it`), undefined),
   RunRecordDamagedError: (e: { readonly seq: number; readonly detail: string }) =>
     Effect.as(
       Effect.logError(`run ${id} cannot resume, its record is damaged: event ${e.seq}: ${e.detail}`),
@@ -175,14 +202,17 @@ export const cannotResume = (id: string) => ({
 export const takeUnfinished = <A, E, R, EL = never, RL = never>(
   take: (prepared: PreparedRun, row: StoredRun) => Effect.Effect<A, E, R>,
   concurrency = 1,
-  /** Whether to leave a run to the live process executing it (a server sharing PostgreSQL): asked before it is taken. */
-  leave: (runId: string) => Effect.Effect<boolean, EL, RL> = () => Effect.succeed(false)
+  /**
+   * How a run is taken: claimed for this process (store/RunLease), or "leave" — to the live process executing it (a
+   * server sharing PostgreSQL), asked before it is taken.
+   */
+  claimOf: (runId: string) => Effect.Effect<Claimant | "leave" | undefined, EL, RL> = () => Effect.succeed(undefined)
 ) =>
   Effect.gen(function*() {
     const store = yield* RunStore
     const results = yield* Effect.forEach(yield* store.unfinished, (row) =>
-      Effect.flatMap(leave(row.id), (left) =>
-        left ? Effect.succeed(undefined) : prepareResume(row.id).pipe(
+      Effect.flatMap(claimOf(row.id), (claim) =>
+        claim === "leave" ? Effect.succeed(undefined) : prepareResume(row.id, { claim }).pipe(
           Effect.catchTags(cannotResume(row.id)),
           Effect.flatMap((prepared) => (prepared ? take(prepared, row) : Effect.succeed(undefined)))
         )), { concurrency })

@@ -18,4 +18,6 @@ export interface LiveRun {
   readonly done: Deferred.Deferred<void>
   /** Cancelled by a person (on a cluster, any other interruption hands the run over: it stays unfinished). */
   cancelled?: boolean
+  /** Taken up by another process (this one no longer holds it): it stops here, writing nothing more. */
+  lost?: boolean
 }

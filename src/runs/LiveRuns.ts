@@ -15,15 +15,16 @@ import {
   RunLifecycle,
   type StartError
 } from "../run/Run.js"
-import { RunHolds } from "../store/RunHolds.js"
+import { type Claimant, RunLease } from "../store/RunLease.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
+import { RunFencedError } from "../store/StoreValues.js"
 import { RunAdmission } from "./Admission.js"
 import { type PersonAnswer, RunPlacement } from "./Placement.js"
 import { OwnerAddress } from "./RunOwners.js"
 
 import type { LiveRun, RunNeeds } from "./LiveRun.js"
-import { leasesOf, letGoOf } from "./RunLeases.js"
+import { type Leases, leasesOf, letGoOf } from "./RunLeases.js"
 import { resumeHere, retakeWhenBack, takeUpLapsed } from "./TakeUp.js"
 
 export type { LiveRun } from "./LiveRun.js"
@@ -115,11 +116,35 @@ const countsOf = (live: ReadonlyMap<string, LiveRun>) => {
 
 /**
  * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
- * stops, and on a cluster whenever a person did not cancel it (its shard moved, the runner stops).
+ * stops, when another process took the run up (this one lost its hold), and on a cluster whenever a person did not
+ * cancel it (its shard moved, the runner stops). Before a call with side effects: whether this process still holds it.
  */
-const lifecycle = (shuttingDown: Ref.Ref<boolean>, clustered: boolean) => (entry: LiveRun) => ({
-  shuttingDown: Effect.map(Ref.get(shuttingDown), (down) => down || (clustered && !entry.cancelled))
+const lifecycle = (shuttingDown: Ref.Ref<boolean>, clustered: boolean, leases: Leases) => (entry: LiveRun) => ({
+  shuttingDown: Effect.map(
+    Ref.get(shuttingDown),
+    (down) => down || entry.lost === true || (clustered && !entry.cancelled)
+  ),
+  stillHeld: Effect.flatMap(leases.stillHeld(entry.prepared.runId), (held) => {
+    if (held) return Effect.void
+    entry.lost = true
+    return Effect.die(new RunFencedError({ runId: entry.prepared.runId, epoch: -1 }))
+  })
 })
+
+/**
+ * Runs another process took up (this one's renewal no longer holds them): stopped here, writing nothing more (their
+ * appends are refused by then in any case); a tool call in flight finishes first.
+ */
+const stopLost = (live: ReadonlyMap<string, LiveRun>) => (ids: ReadonlyArray<string>) =>
+  Effect.forEach(ids, (id) => {
+    const entry = live.get(id)
+    if (!entry) return Effect.void
+    entry.lost = true
+    return Effect.zipRight(
+      Effect.logWarning(`run ${id} was taken up by another process: it stops here`),
+      entry.fiber ? Effect.fork(Fiber.interrupt(entry.fiber)) : Effect.void
+    )
+  }, { discard: true })
 
 /**
  * How an attempt ends: one whose store stayed away past the bound is taken up again here once it answers (on a
@@ -178,14 +203,14 @@ const cancelHereOf = (live: ReadonlyMap<string, LiveRun>, launchStored: LaunchSt
   })
 
 /**
- * A prepared run launched here: live, held (an answer or a cancellation given in another process is sent here), then
+ * A prepared run launched here (claimed as it was prepared: held, so an answer or a cancellation given in another
+ * process is sent here): live, then
  * run in its own fiber once admitted; let go as it ends.
  */
 const launchOf = (here: {
   readonly live: Map<string, LiveRun>
   readonly fibers: FiberSet.FiberSet
   readonly admit: RunAdmission["Type"]["admit"]
-  readonly hold: (ids: ReadonlyArray<string>) => Effect.Effect<void>
   readonly letGo: (ids: ReadonlyArray<string>) => Effect.Effect<void>
   readonly lifecycleOf: (entry: LiveRun) => RunLifecycle["Type"]
   readonly retake: (outage: StoreOutageError) => Effect.Effect<unknown>
@@ -194,8 +219,6 @@ const launchOf = (here: {
   Effect.gen(function*() {
     const entry: LiveRun = { prepared, userId, createdAt, done: yield* Deferred.make<void>() }
     here.live.set(prepared.runId, entry)
-    // held before it runs: an answer or a cancellation given in another process is sent here (runs/RunOwners)
-    yield* here.hold([prepared.runId])
     const started = yield* Deferred.make<void>()
     const run = Deferred.await(started).pipe(
       Effect.zipRight(here.admit(userId, prepared.runId)(prepared.execute)),
@@ -213,9 +236,17 @@ const launchOf = (here: {
   })
 
 /** New runs set up here: registered QUEUED behind their user's turn (prepared, or only stored), or forked. */
-const newRuns = (needs: Context.Context<RunNeeds>, live: ReadonlyMap<string, LiveRun>) => ({
+const newRuns = (
+  needs: Context.Context<RunNeeds>,
+  live: ReadonlyMap<string, LiveRun>,
+  claimant: Effect.Effect<Claimant | undefined>
+) => ({
+  // claimed as it is registered: this process holds it, its appends fenced (store/RunLease)
   prepare: (input: unknown, idScope: string | undefined) =>
-    Effect.provide(prepare(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
+    Effect.provide(
+      Effect.flatMap(claimant, (claim) => prepare(input, { status: "QUEUED", queueBehindUser: true, idScope, claim })),
+      needs
+    ),
   register: (input: unknown, idScope: string | undefined) =>
     Effect.provide(register(input, { status: "QUEUED", queueBehindUser: true, idScope }), needs),
   // a run going on here: what it has emitted is stored first (the API shows its events before they are stored)
@@ -236,19 +267,16 @@ const make = Effect.gen(function*() {
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()
   const live = new Map<string, LiveRun>()
-  const holds = yield* Effect.serviceOption(RunHolds)
-  const leases = leasesOf(holds, yield* Effect.serviceOption(OwnerAddress))
-  const { hold } = leases
+  const leases = leasesOf(yield* Effect.serviceOption(RunLease), yield* Effect.serviceOption(OwnerAddress))
   const shuttingDown = yield* Ref.make(false)
   const letGo = letGoOf(leases, shuttingDown)
 
-  const lifecycleOf = lifecycle(shuttingDown, clustered)
+  const lifecycleOf = lifecycle(shuttingDown, clustered, leases)
 
   const launch = launchOf({
     live,
     fibers,
     admit: admission.admit,
-    hold,
     letGo,
     lifecycleOf,
     retake: (outage) => retake(outage)
@@ -261,8 +289,13 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const row = yield* store.getRun(id)
       if (Option.isNone(row)) return undefined
-      const claim = Option.getOrUndefined(placement)?.runner
-      const prepared = yield* Effect.provide(prepareResume(id, { claim }), needs)
+      // a cluster's shard owner takes the run whoever held it; a plain server only one nobody holds (or it did)
+      const runner = Option.getOrUndefined(placement)?.runner
+      const claim = yield* leases.claimant(runner)
+      const prepared = yield* Effect.provide(
+        prepareResume(id, { claim: claim && { ...claim, force: clustered } }),
+        needs
+      )
       if (prepared.events.record().finished) return undefined
       yield* launch(prepared, row.value.userId, row.value.createdAt)
       return live.get(id)
@@ -271,6 +304,7 @@ const make = Effect.gen(function*() {
   yield* Effect.forkScoped(
     leases.renew(
       () => [...live.keys()],
+      stopLost(live),
       clustered ? Option.none() : Option.some(takeUpLapsed({ live, shuttingDown, launchStored, letGo }))
     )
   )
@@ -282,14 +316,14 @@ const make = Effect.gen(function*() {
     live: (id) => live.get(id),
     tail: tails.get,
     accepting: Effect.map(Ref.get(shuttingDown), (down) => !down),
-    ...newRuns(needs, live),
+    ...newRuns(needs, live, leases.claimant()),
     resume: (id) => Effect.asVoid(launchStored(id)),
     launch,
     runHere,
     cancelHere,
     answer: answerLive(needs),
     // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
-    resumeUnfinished: clustered ? Effect.succeed(0) : resumeHere(needs, launch, holds),
+    resumeUnfinished: clustered ? Effect.succeed(0) : resumeHere(needs, launch, leases.claimant()),
     shutdown: (timeoutMs) =>
       Ref.set(shuttingDown, true).pipe(
         Effect.zipRight(FiberSet.clear(fibers).pipe(Effect.timeout(timeoutMs))),

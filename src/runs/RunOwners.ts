@@ -6,18 +6,18 @@ import * as RpcClient from "@effect/rpc/RpcClient"
 import { RpcClientError } from "@effect/rpc/RpcClientError"
 import * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import { Clock, Context, Deferred, Effect, Layer, Option, Schema } from "effect"
+import { Context, Deferred, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { AskedEvent } from "../record/Requests.js"
 import { foldEvents } from "../record/RunRecord.js"
 import * as Answers from "../run/Answers.js"
 import { type PersonAnswer, PersonAnswerSchema } from "../run/Answers.js"
 import { cancelStored } from "../run/Cancel.js"
-import { type Holder, RunHolds } from "../store/RunHolds.js"
+import { type Claimant, type Holder, RunLease } from "../store/RunLease.js"
 import { RunStore } from "../store/RunStore.js"
 
 /**
- * A run's owner, reached from another process: the process executing a run holds it (store/RunHolds: a lease it
+ * A run's owner, reached from another process: the process executing a run holds it (store/RunLease: a lease it
  * renews, with where it is reached), and a person's answer or a cancellation given elsewhere — the CLI, another server
  * on the same PostgreSQL — is a message to it, over its HTTP edge (`OWNER_PATH`, @effect/rpc). The owner records it
  * on the run's log, the log's one writer, and says what became of it: recorded, or refused with its coded error. On a
@@ -85,9 +85,9 @@ export const addressLayer = Layer.effect(
 /** The process holding `runId` now, if one does (none on the embedded store: one process holds it). */
 export const holderOf = (runId: string) =>
   Effect.gen(function*() {
-    const holds = yield* Effect.serviceOption(RunHolds)
-    if (Option.isNone(holds)) return Option.none<Holder>()
-    return yield* holds.value.holderOf(runId, yield* Clock.currentTimeMillis)
+    const lease = yield* Effect.serviceOption(RunLease)
+    if (Option.isNone(lease)) return Option.none<Holder>()
+    return yield* lease.value.holderOf(runId)
   })
 
 const ownerClient = RpcClient.make(OwnerRpcs)
@@ -135,19 +135,21 @@ export const cancelWhereHeld = (runId: string) =>
 const ASK_HOLDER_MS = 3_000
 
 /**
- * Whether a live process executes `runId` now (start-up recovery leaves it to it): its hold has not lapsed and its
- * holder, asked, says so. A holder that does not answer — the process this one restarts (kill -9 leaves its holds
- * until they lapse), or one that died — does not: the run is taken up here (fenced appends keep one writer if it lives).
+ * How start-up recovery takes `runId`: left to a live process that executes it now (its hold lasts and, asked, it says
+ * so); else claimed as `claimant` — over a holder that does not answer (the process this one restarts: kill -9 leaves
+ * its holds until they lapse; or one that died), while its hold still lasts. A silent holder that lives after all is
+ * fenced out: its appends are refused, its next renewal finds the run gone, and it stops it.
  */
-export const runsElsewhere = (runId: string) =>
-  Effect.flatMap(
+export const startUpClaim = (claimant: Claimant | undefined) => (runId: string) =>
+  claimant === undefined ? Effect.succeed(undefined) : Effect.flatMap(
     holderOf(runId),
     Option.match({
-      onNone: () => Effect.succeed(false),
+      onNone: () => Effect.succeed<Claimant | "leave">(claimant),
       onSome: (holder) =>
         sendTo(holder, runId, (client) => client.Running({ runId })).pipe(
           Effect.timeout(ASK_HOLDER_MS),
-          Effect.orElseSucceed(() => false)
+          Effect.orElseSucceed(() => false),
+          Effect.map((running): Claimant | "leave" => running ? "leave" : { ...claimant, over: holder.key })
         )
     })
   )

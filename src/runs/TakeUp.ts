@@ -2,14 +2,14 @@
  * Runs taken up here that no live fiber of this process runs: those a dead process left (start-up recovery), those
  * whose holder stopped renewing its lease, and one whose store came back after an outage ended its attempt.
  */
-import { Context, Effect, Option, Ref, Schedule } from "effect"
+import { type Context, Effect, Option, Ref, Schedule } from "effect"
 import type { StoreOutageError } from "../domain/Errors.js"
 import { type PreparedRun, takeUnfinished } from "../run/Run.js"
-import { RunHolds } from "../store/RunHolds.js"
+import type { Claimant } from "../store/RunLease.js"
 import type { StoreError } from "../store/RunStore.js"
 import type { StoreOutages } from "../store/StoreOutages.js"
 import type { LiveRun, RunNeeds } from "./LiveRun.js"
-import { runsElsewhere } from "./RunOwners.js"
+import { startUpClaim } from "./RunOwners.js"
 
 /**
  * A run whose store stayed away past AEON_STORE_OUTAGE_MS ended its attempt: it is taken up again from what was stored
@@ -33,35 +33,34 @@ export const retakeWhenBack = (
   })
 }
 
-/** Start-up recovery: the runs a dead process left unfinished, launched here; how many. */
+/** Start-up recovery: the runs a dead process left unfinished, claimed and launched here; how many. */
 export const resumeHere = (
   needs: Context.Context<RunNeeds>,
   launch: (prepared: PreparedRun, userId: string | null, createdAt: Date) => Effect.Effect<void>,
-  holds: Option.Option<RunHolds["Type"]>
+  claimant: Effect.Effect<Claimant | undefined>
 ) =>
   Effect.provide(
-    Effect.map(
-      takeUnfinished(
-        (prepared, row) => Effect.as(launch(prepared, row.userId, row.createdAt), true),
-        1,
+    Effect.flatMap(claimant, (by) =>
+      Effect.map(
         // a run another server on the same PostgreSQL executes now is its own (asked: a restarted process's old
         // holds do not answer)
-        (id) =>
-          Option.match(holds, {
-            onNone: () => Effect.succeed(false),
-            onSome: (h) =>
-              Effect.tap(
-                Effect.provideService(runsElsewhere(id), RunHolds, h),
-                (left) => left ? Effect.logInfo(`run ${id} goes on in the process holding it: left to it`) : Effect.void
-              )
-          })
-      ),
-      (launched) => launched.length
-    ),
+        takeUnfinished((prepared, row) => Effect.as(launch(prepared, row.userId, row.createdAt), true), 1, (id) =>
+          Effect.tap(
+            startUpClaim(by)(id),
+            (claim) =>
+              claim === "leave"
+                ? Effect.logInfo(`run ${id} goes on in the process holding it: left to it`)
+                : Effect.void
+          )),
+        (launched) => launched.length
+      )),
     needs
   )
 
-/** Runs whose holder died, taken here (those this process still runs were only its own holds renewed late). */
+/**
+ * Runs whose holder stopped (its hold lapsed), claimed here one by one: one another process claimed first is left to
+ * it (RunHeldElsewhereError, said by launchStored), and so is one this process runs already.
+ */
 export const takeUpLapsed = (here: {
   readonly live: ReadonlyMap<string, LiveRun>
   readonly shuttingDown: Ref.Ref<boolean>

@@ -7,7 +7,7 @@ import * as Memories from "./Memories.js"
 import { migrate } from "./Migrations.js"
 import * as Notifications from "./Notifications.js"
 import * as QuotaLedger from "./QuotaLedger.js"
-import * as RunHolds from "./RunHolds.js"
+import * as RunLease from "./RunLease.js"
 import * as RunStore from "./RunStore.js"
 import * as SqliteStore from "./SqliteStore.js"
 import * as StoreOutages from "./StoreOutages.js"
@@ -108,7 +108,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     Threads.layer.pipe(Layer.provide(store)),
     AgentStore.layer.pipe(Layer.provide(store)),
     Attachments.layer.pipe(Layer.provide(store)),
-    RunHolds.layer,
+    RunLease.layer,
     Notifications.layer(),
     StoreOutages.layer
   ).pipe(

@@ -1,12 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option } from "effect"
-import {
-  RunNotFoundError,
-  type RunRecordDamagedError,
-  StoreUnavailableError,
-  type ThreadBusyError
-} from "../domain/Errors.js"
+import { type RunRecordDamagedError, StoreUnavailableError, type ThreadBusyError } from "../domain/Errors.js"
 import type { ExecutionHistory } from "../domain/Execution.js"
 import type { AgentSession, ReasoningTrace } from "../domain/Records.js"
 import type { RunEvent } from "../domain/RunEvent.js"
@@ -77,11 +72,6 @@ export interface Service {
     fence?: Fence,
     record?: RunRecord
   ) => Effect.Effect<void, StoreError | RunFencedError>
-  /**
-   * Takes a run up on a runner of a cluster: raises its owner epoch and answers the new one. Appends fenced with an
-   * older epoch are refused from then on (RunFencedError).
-   */
-  readonly claim: (id: string, runner: string) => Effect.Effect<Fence, StoreError | RunNotFoundError>
   /**
    * Takes the user's turn for a run, across a cluster (one running session per user): granted when no other run of the
    * user holds it, or the one holding it has ended (a finished run's turn is free: never given back otherwise); the run
@@ -265,17 +255,6 @@ export const make = Effect.gen(function*() {
         Effect.mapError(storeError(`updating run ${id}`))
       ),
     append,
-    claim: (id, runner) =>
-      sql<{ owner_epoch: number }>`UPDATE runs SET owner_epoch = owner_epoch + 1, runner = ${runner} WHERE id = ${id}
-        RETURNING owner_epoch`
-        .pipe(
-          Effect.mapError(storeError(`taking up run ${id}`)),
-          Effect.flatMap((rows) =>
-            rows[0] ?
-              Effect.succeed({ epoch: Number(rows[0].owner_epoch) }) :
-              Effect.fail(new RunNotFoundError({ runId: id }))
-          )
-        ),
     takeTurn: (userId, runId) =>
       sql`INSERT INTO user_turns (user_id, run_id) VALUES (${userId}, ${runId})
         ON CONFLICT (user_id) DO UPDATE SET run_id = excluded.run_id

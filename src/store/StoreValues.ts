@@ -35,18 +35,27 @@ export class UserBusyError extends Schema.TaggedError<UserBusyError>()("UserBusy
   }
 }
 
-/** A run's owner epoch, as a runner of a cluster took it up. */
+/** A run's owner epoch, as the process executing it took it up (store/RunLease). */
 export interface Fence {
   readonly epoch: number
 }
 
-/** Another runner has taken the run up since this one did: its writes are refused and it stops. */
+/** Another process has taken the run up since this one did: its writes are refused and it stops here. */
 export class RunFencedError extends Schema.TaggedError<RunFencedError>()("RunFencedError", {
   runId: Schema.String,
   epoch: Schema.Number
 }) {
   override get message() {
-    return `run ${this.runId} was taken up by another runner (this one held epoch ${this.epoch})`
+    return `run ${this.runId} was taken up by another process (this one held epoch ${this.epoch})`
+  }
+}
+
+/** Another process holds the run (its hold lasts): it is not taken up here. */
+export class RunHeldElsewhereError
+  extends Schema.TaggedError<RunHeldElsewhereError>()("RunHeldElsewhereError", { runId: Schema.String })
+{
+  override get message() {
+    return `run ${this.runId} is held by another process`
   }
 }
 

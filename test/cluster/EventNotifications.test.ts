@@ -5,7 +5,7 @@ import type { RunEvent } from "../../src/domain/RunEvent.js"
 import { register } from "../../src/run/Run.js"
 import * as Notifications from "../../src/store/Notifications.js"
 import { RunStore } from "../../src/store/RunStore.js"
-import { backend, storeLayer } from "../support/database.js"
+import { backend, claimedBy, storeLayer } from "../support/database.js"
 import { scripted } from "../support/engine.js"
 import { convergedEnd } from "../support/fixtures.js"
 import { convergingScript } from "../support/scripts.js"
@@ -59,7 +59,7 @@ const followedElsewhere = (storeAs: Layer.Layer<RunStore, never, RunStore>) =>
   Effect.gen(function*() {
     const store = yield* RunStore
     const { runId } = yield* register({ task: "Compute 6 * 7", mode: "FULL" })
-    const fence = yield* store.claim(runId, "elsewhere")
+    const fence = yield* claimedBy(runId, "elsewhere")
     const notifications = yield* EventNotifications.make({
       catchUp: Duration.hours(1) // no catch-up read during the test: only notifications wake the followers
     }).pipe(Effect.provide(storeAs))
@@ -71,7 +71,7 @@ const listening = (notifications: Effect.Effect.Success<ReturnType<typeof EventN
   Effect.gen(function*() {
     const store = yield* RunStore
     const probe = yield* register({ task: "Compute 1 + 1", mode: "FULL" })
-    const probeFence = yield* store.claim(probe.runId, "elsewhere")
+    const probeFence = yield* claimedBy(probe.runId, "elsewhere")
     const heard = yield* Deferred.make<void>()
     ;(yield* notifications.events(probe.runId, 1))(() => void Deferred.unsafeDone(heard, Exit.void))
     for (let seq = 1; !(yield* Deferred.isDone(heard)); seq++) {

@@ -206,12 +206,13 @@ describe.skipIf(backend !== "postgres")("a run's owner reached from another proc
   it("a run whose holder died (its hold lapsed) is taken up by one of the servers sharing the store and goes on", async () => {
     const third = await startServer({ db })
     const { id, requestId } = await waitingRun(third.url)
-    await third.stop()
-    // held by a process that died: it stopped renewing, the hold lapsed
+    // held by a process that died: it stopped renewing, the hold lapsed (its server, still up, no longer holds it: it
+    // stops the run without a word more, and stopping hands nothing over)
     await sql((s) =>
       s`UPDATE runs SET holder = 'http://127.0.0.1:9', holder_key = 'k', held_until = ${Date.now() - 1}
         WHERE id = ${id}`
     )
+    await third.stop()
     await takenUpOnce(id, requestId)
   })
 

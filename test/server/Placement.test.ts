@@ -4,9 +4,10 @@ import { register } from "../../src/run/Run.js"
 import { ClusterUnavailableError, RunPlacement } from "../../src/runs/Placement.js"
 import * as QueuedSweep from "../../src/runs/QueuedSweep.js"
 import * as RunManager from "../../src/runs/RunManager.js"
+import type { RunLease } from "../../src/store/RunLease.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import type { ToolRegistry } from "../../src/tools/ToolRegistry.js"
-import { storeLayer } from "../support/database.js"
+import { claimedBy, storeLayer } from "../support/database.js"
 import { offline } from "../support/engine.js"
 
 /**
@@ -30,7 +31,7 @@ const placementFailing = (failures: { count: number }, sent: Array<string>) =>
 const withManager = <A, E>(
   failures: { count: number },
   sent: Array<string>,
-  body: Effect.Effect<A, E, RunManager.RunManager | RunStore | RunPlacement | ToolRegistry>
+  body: Effect.Effect<A, E, RunManager.RunManager | RunStore | RunLease | RunPlacement | ToolRegistry>
 ) => {
   const base = Layer.mergeAll(storeLayer(), offline, placementFailing(failures, sent))
   const layer = Layer.provideMerge(RunManager.layer(4), base)
@@ -82,11 +83,10 @@ describe("a run left QUEUED with no runner (its Start never went)", () => {
       { count: 1 }, // the sweep's first send is refused: the next look sends it
       sent,
       Effect.gen(function*() {
-        const store = yield* RunStore
         // stored as runTask stores it, by a server that died before it sent the Start
         yield* register({ task: "Compute 2 + 2", mode: "FULL", runId: "stranded" }, { status: "QUEUED" })
         yield* register({ task: "Compute 3 + 3", mode: "FULL", runId: "taken" }, { status: "QUEUED" })
-        yield* store.claim("taken", "runner-b")
+        yield* claimedBy("taken", "runner-b")
         const sweeping = yield* Effect.fork(QueuedSweep.sweep({ every: "20 millis", after: 0 }))
         yield* Effect.sleep("10 millis").pipe(
           Effect.repeat({ until: () => sent.length >= 2 }),

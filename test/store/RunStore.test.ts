@@ -6,7 +6,7 @@ import { foldEvents } from "../../src/record/RunRecord.js"
 import { prepare, register } from "../../src/run/Run.js"
 import { RunStore } from "../../src/store/RunStore.js"
 import { CHUNK_SIZES, chunked, insertRows } from "../../src/store/Statements.js"
-import { backend, storeLayer } from "../support/database.js"
+import { backend, claimedBy, storeLayer } from "../support/database.js"
 import { scripted } from "../support/engine.js"
 import { convergingScript } from "../support/scripts.js"
 
@@ -75,9 +75,9 @@ describe(`RunStore on ${backend}`, () => {
       const store = yield* RunStore
       const { runId } = yield* register({ task, mode: "FULL" })
       const pass = (seq: number) => passStarted(runId, seq)
-      const stale = yield* store.claim(runId, "runner-a")
+      const stale = yield* claimedBy(runId, "runner-a")
       yield* store.append([pass(1)], undefined, stale)
-      const fresh = yield* store.claim(runId, "runner-b")
+      const fresh = yield* claimedBy(runId, "runner-b")
       expect(fresh.epoch).toBeGreaterThan(stale.epoch)
       const refused = yield* Effect.flip(store.append([pass(2)], undefined, stale))
       expect(refused).toMatchObject({ _tag: "RunFencedError", runId, epoch: stale.epoch })

@@ -1,7 +1,8 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import * as Database from "../../src/store/Database.js"
+import * as RunLease from "../../src/store/RunLease.js"
 import * as RunStore from "../../src/store/RunStore.js"
 
 /** Which back end the store suites run on: SQLite in memory, or PostgreSQL when AEON_TEST_DATABASE_URL is set. */
@@ -26,5 +27,17 @@ export const storeLayer = (db = freshDatabase()) =>
   Layer.unwrapEffect(db.setup.pipe(Effect.map(() => {
     const client = Database.clientLayer(db).pipe(Layer.orDie)
     const store = Database.storeLayer(7).pipe(Layer.provide(client), Layer.orDie)
-    return Layer.mergeAll(store, RunStore.sinkLayer.pipe(Layer.provide(store)), client)
+    return Layer.mergeAll(
+      store,
+      RunStore.sinkLayer.pipe(Layer.provide(store)),
+      RunLease.layer.pipe(Layer.provide(client), Layer.orDie),
+      client
+    )
   })))
+
+/** The run taken up by a cluster's runner `runner` (the lease's claim, whoever held it): its fence. */
+export const claimedBy = (runId: string, runner: string) =>
+  Effect.flatMap(
+    RunLease.RunLease,
+    (lease) => Effect.map(lease.claim(runId, { key: runner, runner, force: true }), Option.getOrThrow)
+  )
