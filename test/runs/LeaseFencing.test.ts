@@ -76,7 +76,10 @@ const RUN_QUERY = `query($id: ID!) { run(id: $id) { status events(fromSeq: 0) { 
 
 /** A run of the three calls started on `url`, once its first call is in flight (its record written, its answer held). */
 const midCall = async (url: string) => {
-  const id = (await gql(url, `mutation { runTask(input: { task: "Append the records a, b and c to the ledger", mode: FULL }) { id } }`))
+  const id = (await gql(
+    url,
+    `mutation { runTask(input: { task: "Append the records a, b and c to the ledger", mode: FULL }) { id } }`
+  ))
     .body.data.runTask.id as string
   await waitFor(async () => (lines().length > 0 ? true : undefined), 30_000)
   return id
@@ -100,7 +103,9 @@ const endedOnce = async (url: string, id: string) => {
   expect(types.filter((t) => t === "RunResumed")).toHaveLength(1)
   expect(types.filter((t) => t === "ToolInvoked")).toHaveLength(3)
   const after = lines()
-  for (const r of ["a", "b", "c"]) expect(after.filter((l) => l === r).length, after.join(",")).toBeGreaterThanOrEqual(1)
+  for (const r of ["a", "b", "c"]) {
+    expect(after.filter((l) => l === r).length, after.join(",")).toBeGreaterThanOrEqual(1)
+  }
   expect(after.length, after.join(",")).toBeLessThanOrEqual(4)
 }
 
@@ -119,7 +124,9 @@ describe.skipIf(backend !== "postgres")("a run's holder frozen past its lease (P
     }
     await endedOnce(other.url, id)
     // the woken holder found the run gone and is alive and serving
-    await waitFor(async () => (holder.output().includes(`run ${id} was taken up by another process`) ? true : undefined))
+    await waitFor(
+      async () => (holder.output().includes(`run ${id} was taken up by another process`) ? true : undefined)
+    )
     expect((await gql(holder.url, `{ health { version } }`)).status).toBe(200)
   }, 120_000)
 
