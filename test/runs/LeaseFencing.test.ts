@@ -110,11 +110,12 @@ const endedOnce = async (url: string, id: string) => {
 }
 
 describe.skipIf(backend !== "postgres")("a run's holder frozen past its lease (PostgreSQL, plain servers)", () => {
+  // a lease of 5 s: long enough that a server of a loaded machine renews in time, short enough for a test
   it("its hold lapses: another server takes the run up at its sweep; woken, the holder stops it there", async () => {
     const db = freshDatabase()
     await Effect.runPromise(db.setup)
-    const holder = await serverOn(db, 1_500, "a")
-    const other = await serverOn(db, 1_500, "b")
+    const holder = await serverOn(db, 5_000, "a")
+    const other = await serverOn(db, 5_000, "b")
     const id = await midCall(holder.url)
     holder.child.kill("SIGSTOP")
     try {
