@@ -22,6 +22,7 @@ const layers = [
   ["kernel"], // the pass loop and one step
   ["simple"],
   ["store"], // the record stored: it implements the kernel's event sink
+  ["webhooks"], // the webhooks' delivery: the outbox's deliveries POSTed, signed, retried
   ["agents"], // named, versioned configurations of runs: their definitions, file, store and models
   ["run"], // a run prepared, executed, registered in the store, resumed
   ["Aeon.ts"], // the default engine's layers

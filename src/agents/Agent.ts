@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { BudgetCaps } from "../domain/Budget.js"
 import { RunMode } from "../domain/SimpleIteration.js"
+import { WebhookSpec } from "../domain/Webhook.js"
 import { GuardrailsSpec } from "../guardrails/GuardrailSpec.js"
 
 const NAME = "[a-z0-9][a-z0-9_-]{0,62}"
@@ -59,7 +60,9 @@ export const AgentDefinition = Schema.Struct({
   approvalTools: Schema.optional(Schema.Array(Schema.String)),
   /** false: its runs recall nothing and leave no memory (a request cannot turn it on). */
   memory: Schema.optional(Schema.Boolean),
-  guardrails: Schema.optional(GuardrailsSpec)
+  guardrails: Schema.optional(GuardrailsSpec),
+  /** Where its runs' events are told, unless a request names its own. */
+  webhook: Schema.optional(WebhookSpec)
 })
 export type AgentDefinition = typeof AgentDefinition.Type
 export type AgentDefinitionEncoded = typeof AgentDefinition.Encoded

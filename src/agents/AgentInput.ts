@@ -73,6 +73,7 @@ export const applyAgent = (agent: ResolvedAgent, request: Raw, available: Readon
       ...(budget !== undefined ? { budget } : {}),
       ...(approvalTools.length > 0 ? { approvalTools } : {}),
       ...(d.memory !== undefined && request.memory === undefined ? { memory: d.memory } : {}),
+      ...(d.webhook !== undefined && request.webhook === undefined ? { webhook: d.webhook } : {}),
       ...(d.outputSchema !== undefined ? { outputSchema: d.outputSchema } : {})
     }
     const instructions = joined(d.instructions, request.instructions)

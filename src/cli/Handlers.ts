@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs"
 import * as Aeon from "../Aeon.js"
 import * as Agents from "../agents/Agents.js"
 import { describeLeft } from "../domain/Quota.js"
+import { settingsLayerConfig } from "../domain/Webhook.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import * as ModelLayer from "../llm/ModelLayer.js"
 import { McpServers } from "../mcp/Servers.js"
@@ -16,6 +17,7 @@ import * as StoredRuns from "../runs/StoredRuns.js"
 import * as Database from "../store/Database.js"
 import { codeOf, definedOnly, recordOf } from "../support/Fields.js"
 import { ToolRegistry } from "../tools/ToolRegistry.js"
+import { deliverDue } from "../webhooks/Delivery.js"
 import { answeringInline, untilAsked, waitingAsJson, waitingForApproval } from "./Asking.js"
 import { CliError } from "./CliError.js"
 import { forgetMemoriesOnServer, memoriesOnServer, quotaOnServer, runsOnServer } from "./OnServer.js"
@@ -203,10 +205,16 @@ const runHere = (o: RunOptions, input: Record<string, unknown>, live: boolean) =
     const r = inline ? yield* answeringInline(p, progress) : yield* untilAsked(p)
     if (watcher) yield* (r._tag === "done" ? Fiber.join(watcher) : Fiber.interrupt(watcher))
     progress?.done()
+    // its webhook's deliveries, first attempts (a retry is made by the next server on this store)
+    yield* Effect.ignore(deliverDue)
     // every request open when the run stopped (a parallel wave can ask more than one)
     const open = r._tag === "asked" ? openRequests(p.events.record()) : []
     return { ...r, open }
-  }).pipe(Effect.provide(withAgents(Layer.mergeAll(engineLayer(modelFlagsOf(o), opt(o.mcp)), Database.layerConfig))))
+  }).pipe(Effect.provide(withAgents(Layer.mergeAll(
+    engineLayer(modelFlagsOf(o), opt(o.mcp)),
+    Database.layerConfig,
+    settingsLayerConfig
+  ))))
 
 export const run = (o: RunOptions) =>
   Effect.gen(function*() {

@@ -52,6 +52,7 @@ export const FIELD_FLAGS: ReadonlyArray<FieldFlag> = [
   { flag: "no-reuse", field: "reusePlans" },
   { flag: "no-memory", field: "memory" },
   { flag: "deadline", field: "budget.deadlineMs" },
+  { flag: "webhook", field: "webhook.url", note: "its host among env AEON_WEBHOOK_HOSTS; run.finished" },
   ...BUDGET_FLAGS
 ]
 
@@ -70,11 +71,14 @@ const inputSchema = plainJsonSchema(Schema.encodedBoundSchema(RunTaskInput)) as 
 
 /** The field at `path` in the run input's JSON Schema, its `$ref` resolved (its own description kept). */
 const fieldAt = (path: string): JsonField => {
+  const resolved = (f: JsonField) => {
+    const ref = f.$ref?.replace("#/$defs/", "")
+    return ref === undefined ? f : { ...inputSchema.$defs?.[ref], ...f }
+  }
   let at: JsonField | undefined = inputSchema
-  for (const name of path.split(".")) at = at?.properties?.[name]
+  for (const name of path.split(".")) at = at === undefined ? undefined : resolved(at).properties?.[name]
   if (at === undefined) throw new Error(`the run input has no field ${path}`)
-  const ref = at.$ref?.replace("#/$defs/", "")
-  return ref === undefined ? at : { ...inputSchema.$defs?.[ref], ...at }
+  return resolved(at)
 }
 
 /** A flag's key in the parsed options: its name in camelCase (`max-cost-usd`: `maxCostUsd`). */

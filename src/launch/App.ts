@@ -1,14 +1,16 @@
-import { Config, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Config, type ConfigError, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
 import * as Agents from "../agents/Agents.js"
 import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
 import { DEFAULT_MAX_BODY_BYTES } from "../domain/Attachment.js"
+import { type Settings, settingsLayerConfig, WebhookSettings } from "../domain/Webhook.js"
 import type { LanguageModel } from "../llm/LanguageModel.js"
 import * as RunManager from "../runs/RunManager.js"
 import { parseKeys } from "../server/Security.js"
 import * as Server from "../server/Server.js"
 import * as Database from "../store/Database.js"
 import { version } from "../support/PackageFiles.js"
+import * as Delivery from "../webhooks/Delivery.js"
 
 export const serverConfig = Config.all({
   port: Config.integer("AEON_PORT").pipe(
@@ -102,7 +104,8 @@ export const appLayer = (
   maxConcurrentRuns: number,
   engine: EngineLayer = Aeon.layer,
   database: StoreLayer = Database.layerConfig,
-  cluster?: ClusterConfig
+  cluster?: ClusterConfig,
+  webhooks: Layer.Layer<WebhookSettings, ConfigError.ConfigError> = settingsLayerConfig
 ) => {
   const manager = RunManager.layer(maxConcurrentRuns)
   const runs = cluster ?
@@ -111,7 +114,10 @@ export const appLayer = (
     ) :
     manager
   // the agents after the engine's tools and the store's versions (agents/Agents reads AEON_AGENTS)
-  return runs.pipe(Layer.provideMerge(Agents.layerConfig), Layer.provideMerge(Layer.mergeAll(engine, database)))
+  return runs.pipe(
+    Layer.provideMerge(Agents.layerConfig),
+    Layer.provideMerge(Layer.mergeAll(engine, database, webhooks))
+  )
 }
 
 /** What a test or an embedding program puts in place of the configured engine, store or cluster settings. */
@@ -119,6 +125,8 @@ export interface Layers {
   readonly engine?: EngineLayer
   readonly database?: StoreLayer
   readonly cluster?: Partial<ClusterConfig>
+  /** The webhook settings (else AEON_WEBHOOK_*'s). */
+  readonly webhooks?: Settings
 }
 
 /** How many unfinished runs this server took up when it started. */
@@ -142,7 +150,8 @@ export const layer = (
       config.maxConcurrentRuns,
       layers.engine ?? Aeon.layerFor({ mcpFile: overrides.mcpConfig }),
       layers.database,
-      cluster.enabled ? cluster : undefined
+      cluster.enabled ? cluster : undefined,
+      layers.webhooks ? Layer.succeed(WebhookSettings, layers.webhooks) : settingsLayerConfig
     )
     const resumed = Layer.effect(Resumed, Effect.flatMap(RunManager.RunManager, (m) => m.resumeUnfinished))
     const server = Server.layer({
@@ -168,7 +177,12 @@ export const layer = (
     const stopRuns = Layer.scopedDiscard(
       Effect.flatMap(RunManager.RunManager, (m) => Effect.addFinalizer(() => m.shutdown(config.shutdownTimeoutMs)))
     )
-    return stopRuns.pipe(Layer.provideMerge(server), Layer.provideMerge(resumed), Layer.provideMerge(app))
+    // the webhooks' deliveries made while the server lives (those pending when it stopped: after its next start)
+    return stopRuns.pipe(
+      Layer.provideMerge(server),
+      Layer.provideMerge(Layer.merge(resumed, Delivery.worker)),
+      Layer.provideMerge(app)
+    )
   }))
 
 /** Starts the server on a runtime it owns (the library's and the tests' way in); `stop` releases the layer. */

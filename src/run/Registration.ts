@@ -13,6 +13,7 @@ import {
   type QuotaExceededError,
   type ThreadBusyError
 } from "../domain/Errors.js"
+import { noWebhooks, webhookOf, WebhookSettings, type WebhookUrlNotAllowedError } from "../domain/Webhook.js"
 import { LanguageModel } from "../llm/LanguageModel.js"
 import { unenforceableCostCap } from "../llm/Pricing.js"
 import { Quotas } from "../store/QuotaLedger.js"
@@ -72,6 +73,9 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
       : options.idScope !== undefined
       ? scopedRunId(options.idScope, decoded.runId)
       : decoded.runId
+    // a webhook only to a host the operator allows (refused, coded, nothing stored)
+    const settings = Option.getOrElse(yield* Effect.serviceOption(WebhookSettings), () => noWebhooks)
+    const webhook = yield* webhookOf(decoded.webhook, settings, options.parentRunId !== undefined)
     // the input guardrails before anything is stored or sent: the run keeps the checked input
     const guarded = yield* guardInput(decoded, runId)
     // a file sent with the task is stored once, by its hash: the run's input names it
@@ -93,6 +97,7 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
         status: options.status ?? "RUNNING",
         agent: resolvedAgentOf(input)?.name,
         parentRunId: options.parentRunId,
+        webhook,
         allowBusyUser: options.queueBehindUser ?? false,
         thread: input.threadId === undefined ? undefined : { owner: input.userId ?? "", id: input.threadId }
       }).pipe(
@@ -121,3 +126,4 @@ export type StartError =
   | AgentNotFoundError
   | AgentOverrideError
   | InvalidAgentError
+  | WebhookUrlNotAllowedError

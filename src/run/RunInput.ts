@@ -9,6 +9,7 @@ import { Budget } from "../domain/Budget.js"
 import { ConversationMessage, ThreadId } from "../domain/Conversation.js"
 import { InvalidOutputSchemaError, InvalidRunInputError } from "../domain/Errors.js"
 import { RunMode } from "../domain/SimpleIteration.js"
+import { WebhookSpec } from "../domain/Webhook.js"
 import { GuardrailsSpec } from "../guardrails/GuardrailSpec.js"
 import { formatIssues } from "../support/ParseIssues.js"
 
@@ -215,6 +216,8 @@ export const RunTaskInput = Schema.Struct({
    * The agent the run is a run of: `math` (its latest version) or `math@2` — a named configuration whose
    * definition gives what the request leaves out and bounds what it gives. A run holds the whole definition it ran.
    */
+  /** Where the run's events are told (Standard Webhooks, signed), its host among the server's AEON_WEBHOOK_HOSTS. */
+  webhook: Schema.optional(WebhookSpec),
   agent: Schema.optional(
     Schema.Union(Schema.String, ResolvedAgent).annotations({
       description: "the agent to run: its name (the latest version) or name@version"

@@ -6,6 +6,7 @@ import * as Attachments from "./Attachments.js"
 import * as Memories from "./Memories.js"
 import { migrate } from "./Migrations.js"
 import * as Notifications from "./Notifications.js"
+import * as Outbox from "./Outbox.js"
 import * as QuotaLedger from "./QuotaLedger.js"
 import * as RunLease from "./RunLease.js"
 import * as RunStore from "./RunStore.js"
@@ -109,6 +110,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     AgentStore.layer.pipe(Layer.provide(store)),
     Attachments.layer.pipe(Layer.provide(store)),
     RunLease.layer,
+    Outbox.layer,
     Notifications.layer(),
     StoreOutages.layer
   ).pipe(

@@ -7,6 +7,7 @@ import { indexedTerms, taskKey } from "../memory/Relevance.js"
 import { figuresOf } from "../record/RunFigures.js"
 import { memoriesOf } from "../record/RunMemories.js"
 import {
+  asks,
   asksOrAnswers,
   awaitingInput,
   beginsRun,
@@ -16,6 +17,7 @@ import {
   type RunRecord
 } from "../record/RunRecord.js"
 import { resultOf, type RunResult } from "../record/RunResult.js"
+import { awaitingDelivery, finishedDelivery, startedDelivery } from "./Outbox.js"
 import { executionMetadata, prioritizedPlan } from "./SessionRecords.js"
 import type { SqliteWriter } from "./SqliteWriter.js"
 
@@ -217,7 +219,9 @@ const batchRecords = (loadEvents: ReturnType<typeof loadEventsWith>) => {
       (r): Array<Statement> => [
         statement`UPDATE runs SET awaiting_input = ${awaitingInput(r) ? 1 : 0}, updated_at = ${
           timeOf(Date.now())
-        } WHERE id = ${events[0].runId}`
+        } WHERE id = ${events[0].runId}`,
+        // the run's webhook told that it waits (store/Outbox), with the event that asked
+        ...awaitingDelivery(events.findLast(asks) ?? events[0], r, events.some(asks))
       ]
     )
 
@@ -263,9 +267,14 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
     const calls = recordedCalls(events)
     const write = Effect.gen(function*() {
       const records = [
-        ...(started ? startRecords(started) : []),
+        ...(started ? [...startRecords(started), startedDelivery(started)] : []),
         ...(finished ? [] : yield* waitingRecords(events, log, record)),
-        ...(finished ? finishRecords(finished, yield* recordAtEnd(finished, events, log, record)) : [])
+        ...(finished ?
+          yield* Effect.map(recordAtEnd(finished, events, log, record), (atEnd) => [
+            ...finishRecords(finished, atEnd),
+            finishedDelivery(finished, atEnd)
+          ]) :
+          [])
       ]
       const statements = [...insertsOf(events, calls), ...records]
       // the embedded database: the batch, its recorded calls and its records straight through, in one transaction

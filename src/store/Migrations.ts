@@ -278,7 +278,7 @@ const answerInbox = (d: Dialect) => [
 ]
 
 /**
- * Where a run's owner is reached (store/RunHolds): `holder` is now its HTTP edge's URL and `holder_key` the key its
+ * Where a run's owner is reached (store/RunLease): `holder` is now its HTTP edge's URL and `holder_key` the key its
  * owner endpoint asks; answers given elsewhere are sent there (runs/RunOwners), so the answer inbox is gone.
  */
 const ownerAddress = [
@@ -352,6 +352,41 @@ const agents = (d: Dialect) => [
   "CREATE INDEX IF NOT EXISTS runs_parent ON runs (parent_run_id)"
 ]
 
+/**
+ * Webhooks (store/Outbox): a run's webhook (`webhook_url`, `webhook_events` as `,run.finished,`), and the outbox — one
+ * delivery per event told, written in the transaction that stores the event (its id the `webhook-id` of every attempt),
+ * taken by one process at a time (`lease_until`) — with each attempt's outcome.
+ */
+const webhooks = (d: Dialect) => [
+  "ALTER TABLE runs ADD COLUMN webhook_url text",
+  "ALTER TABLE runs ADD COLUMN webhook_events text",
+  `CREATE TABLE IF NOT EXISTS webhook_deliveries (
+    id text PRIMARY KEY,
+    run_id text NOT NULL,
+    seq integer NOT NULL,
+    event text NOT NULL,
+    url text NOT NULL,
+    body text NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    next_at bigint NOT NULL,
+    lease_until bigint,
+    delivered_at bigint,
+    gave_up_at bigint,
+    created_at ${d.time} NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_at)
+    WHERE delivered_at IS NULL AND gave_up_at IS NULL`,
+  "CREATE INDEX IF NOT EXISTS webhook_deliveries_run ON webhook_deliveries (run_id)",
+  `CREATE TABLE IF NOT EXISTS webhook_attempts (
+    delivery_id text NOT NULL,
+    attempt integer NOT NULL,
+    http_status integer,
+    error text,
+    at bigint NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+  )`
+]
+
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -377,7 +412,8 @@ export const migrations = {
   "0012_threads": statements({ pg: threads(pg), sqlite: threads(sqlite) }),
   "0013_attachments": statements({ pg: attachments(pg), sqlite: attachments(sqlite) }),
   "0014_run_owner_address": statements({ pg: ownerAddress, sqlite: ownerAddress }),
-  "0015_agents": statements({ pg: agents(pg), sqlite: agents(sqlite) })
+  "0015_agents": statements({ pg: agents(pg), sqlite: agents(sqlite) }),
+  "0016_webhooks": statements({ pg: webhooks(pg), sqlite: webhooks(sqlite) })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */

@@ -53,6 +53,8 @@ export interface Service {
       /** The agent it is a run of, and the run that called that agent as a tool. */
       agent?: string | undefined
       parentRunId?: string | undefined
+      /** Where its events are told (store/Outbox): the URL, and the events. */
+      webhook?: { readonly url: string; readonly events: ReadonlyArray<string> } | undefined
     }
   ) => Effect.Effect<void, StoreError | UserBusyError | RunIdTakenError | ThreadBusyError>
   readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
@@ -171,10 +173,13 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
       const thread = run.thread
       const turn = thread ? yield* joinThread(sql, thread.owner, thread.id, run.id) : undefined
       const now = time(Date.now())
-      yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at, agent, parent_run_id)
+      yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at, agent, parent_run_id,
+          webhook_url, webhook_events)
         VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${
         jsonValue(run.input)
-      }, ${now}, ${now}, ${run.agent ?? null}, ${run.parentRunId ?? null})`.pipe(
+      }, ${now}, ${now}, ${run.agent ?? null}, ${run.parentRunId ?? null}, ${run.webhook?.url ?? null}, ${
+        run.webhook ? `,${run.webhook.events.join(",")},` : null
+      })`.pipe(
         // another request took the id between the check and the insert
         Effect.catchTag("SqlError", (e) =>
           Effect.flatMap(

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { createClient } from "graphql-sse"
 import * as Aeon from "../../src/Aeon.js"
+import type { Settings } from "../../src/domain/Webhook.js"
 import * as Guardrails from "../../src/guardrails/Guardrails.js"
 import { serve, type ServerConfig } from "../../src/launch/App.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
@@ -29,6 +30,8 @@ export const startServer = async (
     tools?: ReadonlyArray<ToolRegistry.Tool>
     /** An MCP configuration file: its servers' tools join the run's. */
     mcpConfig?: string
+    /** The webhook settings (AEON_WEBHOOK_*'s, in code). */
+    webhooks?: Settings
   } = {}
 ) => {
   const db = options.db ?? freshDatabase()
@@ -42,7 +45,8 @@ export const startServer = async (
   )
   const server = await serve({ port: 0, host: "127.0.0.1", ...options.config }, {
     engine,
-    database: options.database ?? Database.layer(db)
+    database: options.database ?? Database.layer(db),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {})
   })
   return { ...server, db }
 }

@@ -25,6 +25,7 @@ import { memoryMutations, memoryQueries } from "./MemoryResolvers.js"
 import { pageRefusal, takeEvents } from "./QueryLimits.js"
 import * as Asks from "./RequestViews.js"
 import { threadFields, threadMutations, threadQueries } from "./ThreadResolvers.js"
+import { runWebhookFields } from "./WebhookResolvers.js"
 
 export interface ServerInfo {
   readonly version: string
@@ -353,7 +354,7 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
     },
     Thread: threadFields(access.run),
     Subscription: subscriptions(access),
-    Run: { ...runFields(access), ...runAgentFields(access.run) },
+    Run: { ...runFields(access), ...runAgentFields(access.run), ...runWebhookFields(access.run) },
     RunEvent: { __resolveType: (e: V.EventView) => e.__typename }
   } as G.Resolvers
 }

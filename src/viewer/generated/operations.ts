@@ -170,12 +170,24 @@ export type RunTaskInput = {
   /** Restrict the run to these tools (names from Query.tools). */
   tools: Array<string> | null | undefined;
   userId: string | number | null | undefined;
+  /**
+   * Where the run's events are POSTed, signed as Standard Webhooks (AEON_WEBHOOK_SECRET): its host must be one of the
+   * server's AEON_WEBHOOK_HOSTS (else WEBHOOK_URL_NOT_ALLOWED, nothing stored).
+   */
+  webhook: WebhookInput | null | undefined;
 };
 
 /** Whether a run takes its tools' outputs as trusted (docs/untrusted-data.md). */
 export type ToolOutputs =
   | 'TRUSTED'
   | 'UNTRUSTED';
+
+/** Where a run's events are POSTed, and which. */
+export type WebhookInput = {
+  /** run.started, run.awaiting_input, run.finished (the default: run.finished alone). */
+  events: Array<string> | null | undefined;
+  url: string;
+};
 
 export type RunViewQueryVariables = Exact<{
   id: string | number;

@@ -72,6 +72,8 @@ export type AgentInput = {
   outputSchema?: InputMaybe<Scalars['JSON']['input']>;
   /** Tool names or globs (fs.*), and agent:<name> to call another agent as a tool; absent: every tool. */
   tools?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Where its runs' events are told, unless a request names its own webhook. */
+  webhook?: InputMaybe<WebhookInput>;
 };
 
 export type AgentModel = {
@@ -1247,6 +1249,8 @@ export type Run = {
   updatedAt: Scalars['DateTime']['output'];
   usage?: Maybe<Usage>;
   userId?: Maybe<Scalars['ID']['output']>;
+  /** Each attempt at telling its webhook of an event, in order (none without a webhook). */
+  webhookDeliveries: Array<WebhookAttempt>;
 };
 
 
@@ -1479,6 +1483,11 @@ export type RunTaskInput = {
   /** Restrict the run to these tools (names from Query.tools). */
   tools?: InputMaybe<Array<Scalars['String']['input']>>;
   userId?: InputMaybe<Scalars['ID']['input']>;
+  /**
+   * Where the run's events are POSTed, signed as Standard Webhooks (AEON_WEBHOOK_SECRET): its host must be one of the
+   * server's AEON_WEBHOOK_HOSTS (else WEBHOOK_URL_NOT_ALLOWED, nothing stored).
+   */
+  webhook?: InputMaybe<WebhookInput>;
 };
 
 export type SimpleIteration = {
@@ -1831,6 +1840,28 @@ export type ValidationReportedEvent = RunEvent & {
   type: Scalars['String']['output'];
 };
 
+/** One attempt at telling a run's webhook of an event. */
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  at: Scalars['DateTime']['output'];
+  /** 1 for the first attempt; a retry carries the same webhook-id. */
+  attempt: Scalars['Int']['output'];
+  /** This attempt delivered the event (a 2xx). */
+  delivered: Scalars['Boolean']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  /** run.started, run.awaiting_input or run.finished. */
+  event: Scalars['String']['output'];
+  /** The receiver's status (null: no answer — a timeout, a refused connection). */
+  httpStatus?: Maybe<Scalars['Int']['output']>;
+};
+
+/** Where a run's events are POSTed, and which. */
+export type WebhookInput = {
+  /** run.started, run.awaiting_input, run.finished (the default: run.finished alone). */
+  events?: InputMaybe<Array<Scalars['String']['input']>>;
+  url: Scalars['String']['input'];
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -2042,6 +2073,8 @@ export type ResolversTypes = {
   ValidationIssue: ResolverTypeWrapper<ValidationIssue>;
   ValidationReport: ResolverTypeWrapper<ValidationReport>;
   ValidationReportedEvent: ResolverTypeWrapper<ValidationReportedEvent>;
+  WebhookAttempt: ResolverTypeWrapper<WebhookAttempt>;
+  WebhookInput: WebhookInput;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -2176,6 +2209,8 @@ export type ResolversParentTypes = {
   ValidationIssue: ValidationIssue;
   ValidationReport: ValidationReport;
   ValidationReportedEvent: ValidationReportedEvent;
+  WebhookAttempt: WebhookAttempt;
+  WebhookInput: WebhookInput;
 };
 
 export type AdvisoryRaisedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvisoryRaisedEvent'] = ResolversParentTypes['AdvisoryRaisedEvent']> = {
@@ -2951,6 +2986,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   usage?: Resolver<Maybe<ResolversTypes['Usage']>, ParentType, ContextType>;
   userId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookAttempt']>, ParentType, ContextType>;
 };
 
 export type RunAgentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RunAgent'] = ResolversParentTypes['RunAgent']> = {
@@ -3308,6 +3344,15 @@ export type ValidationReportedEventResolvers<ContextType = GraphQLContext, Paren
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type WebhookAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  attempt?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  delivered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  event?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  httpStatus?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   AdvisoryRaisedEvent?: AdvisoryRaisedEventResolvers<ContextType>;
   Agent?: AgentResolvers<ContextType>;
@@ -3422,5 +3467,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ValidationIssue?: ValidationIssueResolvers<ContextType>;
   ValidationReport?: ValidationReportResolvers<ContextType>;
   ValidationReportedEvent?: ValidationReportedEventResolvers<ContextType>;
+  WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
 };
 

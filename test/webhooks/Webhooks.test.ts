@@ -1,0 +1,177 @@
+import { Effect, Option, Redacted } from "effect"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Webhook } from "standardwebhooks"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { noWebhooks, type Settings } from "../../src/domain/Webhook.js"
+import { backend, freshDatabase } from "../support/database.js"
+import { awaitRun, gql, startServer, type TestServer, waitFor } from "../support/server.js"
+
+/**
+ * Run-end webhooks (#73.1) as a receiver sees them: each POST verified with the `standardwebhooks` package, its body
+ * the run's end; retried with the same webhook-id after a refusal; only to the hosts the operator allows.
+ */
+const SECRET = `whsec_${Buffer.from("a secret of thirty-two bytes, ok!").toString("base64")}`
+
+interface Received {
+  readonly id: string
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+  readonly payload: any
+}
+
+/** A receiver on a loopback port: answers each POST with the next status of `statuses` (then 200); keeps what it got. */
+const receiver = async () => {
+  const got: Array<Received> = []
+  let statuses: Array<number> = []
+  const server: Server = createServer((req, res) => {
+    let body = ""
+    req.on("data", (d) => (body += d))
+    req.on("end", () => {
+      const status = statuses.shift() ?? 200
+      const verified = new Webhook(SECRET).verify(body, req.headers as Record<string, string>)
+      got.push({ id: String(req.headers["webhook-id"]), headers: req.headers, body, payload: verified })
+      res.writeHead(status).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    got,
+    port,
+    url: `http://127.0.0.1:${port}/hooks`,
+    answer: (next: Array<number>) => void (statuses = next),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+let hooks: Awaited<ReturnType<typeof receiver>>
+let server: TestServer
+const settings = (): Settings => ({
+  ...noWebhooks,
+  hosts: [`127.0.0.1:${hooks.port}`],
+  secret: Option.some(Redacted.make(SECRET)),
+  retryMs: 100,
+  attempts: 4
+})
+
+beforeAll(async () => {
+  hooks = await receiver()
+  server = await startServer({ webhooks: settings() })
+})
+afterAll(async () => {
+  await server?.stop()
+  await hooks?.close()
+})
+
+const DELIVERIES =
+  `query($id: ID!) { run(id: $id) { status webhookDeliveries { event attempt httpStatus error delivered } } }`
+
+const start = async (url: string, webhook: Record<string, unknown>, more = "") => {
+  const r = await gql(
+    url,
+    `mutation($w: WebhookInput) { runTask(input: { task: "Compute 17 + 25", mode: FULL, webhook: $w${more} }) { id } }`,
+    {
+      w: webhook
+    }
+  )
+  return r
+}
+
+describe("run webhooks, as a standardwebhooks receiver verifies them", () => {
+  it("run.finished: delivered once the run ends, signed, its body the run's end; the run lists the attempt", async () => {
+    const r = await start(server.url, { url: hooks.url })
+    const id = r.body.data!.runTask.id as string
+    await awaitRun(server.url, id)
+    const got = await waitFor(async () => hooks.got.find((g) => g.payload.data.runId === id))
+    expect(got.payload).toMatchObject({
+      type: "run.finished",
+      data: { runId: id, status: "CONVERGED", errorCode: null }
+    })
+    expect(got.payload.data.finalAnswer.answerText).toContain("42")
+    expect(got.payload.data.usage.llmCalls).toBeGreaterThan(0)
+    expect(got.headers["webhook-id"]).toMatch(/^msg_/)
+    // a tampered body is refused by the verifier: the signature covers it
+    expect(() => new Webhook(SECRET).verify(got.body.replace("42", "43"), got.headers as Record<string, string>))
+      .toThrow()
+    const run = (await gql(server.url, DELIVERIES, { id })).body.data!.run
+    expect(run.webhookDeliveries).toEqual([
+      { event: "run.finished", attempt: 1, httpStatus: 200, error: null, delivered: true }
+    ])
+  })
+
+  it("a refusal is retried with the same webhook-id until delivered; each attempt is listed", async () => {
+    hooks.answer([500, 503])
+    const id = (await start(server.url, { url: hooks.url })).body.data!.runTask.id as string
+    await awaitRun(server.url, id)
+    const run = await waitFor(async () => {
+      const r = (await gql(server.url, DELIVERIES, { id })).body.data!.run
+      return r.webhookDeliveries.some((d: { delivered: boolean }) => d.delivered) ? r : undefined
+    })
+    expect(run.webhookDeliveries.map((d: { httpStatus: number }) => d.httpStatus)).toEqual([500, 503, 200])
+    expect(run.webhookDeliveries.map((d: { attempt: number }) => d.attempt)).toEqual([1, 2, 3])
+    const ids = hooks.got.filter((g) => g.payload.data.runId === id).map((g) => g.id)
+    expect(ids).toHaveLength(3)
+    expect(new Set(ids).size).toBe(1)
+  })
+
+  it("run.started and run.awaiting_input when asked for: the run waiting for its plan's approval says so", async () => {
+    const id = (await start(server.url, {
+      url: hooks.url,
+      events: ["run.started", "run.awaiting_input", "run.finished"]
+    }, ", approvePlan: true")).body.data!.runTask.id as string
+    const waiting = await waitFor(async () =>
+      hooks.got.find((g) => g.payload.data.runId === id && g.payload.type === "run.awaiting_input")
+    )
+    expect(waiting.payload.data.status).toBe("AWAITING_INPUT")
+    expect(waiting.payload.data.requests[0].requestId).toBeTruthy()
+    const types = hooks.got.filter((g) => g.payload.data.runId === id).map((g) => g.payload.type)
+    expect(types).toEqual(["run.started", "run.awaiting_input"])
+    await gql(server.url, `mutation($id: ID!) { cancelRun(id: $id) { status } }`, { id })
+    const ended = await waitFor(async () =>
+      hooks.got.find((g) => g.payload.data.runId === id && g.payload.type === "run.finished")
+    )
+    expect(ended.payload.data.status).toBe("CANCELLED")
+  })
+
+  it("a URL whose host is not allowed is refused, coded, and nothing is stored", async () => {
+    const before = (await gql(server.url, `{ runs(first: 100) { edges { node { id } } } }`)).body.data
+    for (const url of ["http://127.0.0.1:9/hooks", "http://example.com/hooks", "ftp://127.0.0.1/x", "not a url"]) {
+      const r = await start(server.url, { url })
+      expect(r.body.errors?.[0]?.extensions?.code, url).toBe("WEBHOOK_URL_NOT_ALLOWED")
+      expect(r.body.data?.runTask ?? null).toBeNull()
+    }
+    const after = (await gql(server.url, `{ runs(first: 100) { edges { node { id } } } }`)).body.data
+    expect(after).toEqual(before)
+  })
+})
+
+describe.skipIf(backend !== "postgres")("run webhooks on servers sharing PostgreSQL", () => {
+  it("each delivery is made by one server, once", async () => {
+    const db = freshDatabase()
+    await Effect.runPromise(db.setup)
+    const a = await startServer({ db, webhooks: settings() })
+    const b = await startServer({ db, webhooks: settings() })
+    try {
+      const ids: Array<string> = []
+      for (let i = 0; i < 6; i++) {
+        ids.push((await start((i % 2 ? b : a).url, { url: hooks.url })).body.data!.runTask.id as string)
+      }
+      for (const id of ids) await awaitRun(a.url, id)
+      await waitFor(async () =>
+        ids.every((id) => hooks.got.some((g) => g.payload.data.runId === id)) ? true : undefined
+      )
+      // each recorded delivered (a second server taking one at the same time would have posted it by then)
+      for (const id of ids) {
+        await waitFor(async () => {
+          const r = (await gql(a.url, DELIVERIES, { id })).body.data!.run
+          return r.webhookDeliveries.some((d: { delivered: boolean }) => d.delivered) ? true : undefined
+        })
+      }
+      for (const id of ids) expect(hooks.got.filter((g) => g.payload.data.runId === id), id).toHaveLength(1)
+    } finally {
+      await a.stop()
+      await b.stop()
+    }
+  }, 60_000)
+})
