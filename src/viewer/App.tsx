@@ -13,10 +13,12 @@ import { RunList } from "./RunList.js"
 import { Calls, Convergence, Gauge, Issues, PlanGraph, type Run, Timeline } from "./Sections.js"
 import { ConversationLine, ThreadPage, ThreadsPage } from "./Thread.js"
 import { ToolsOffered } from "./ToolsOffered.js"
+import { WebhookDeliveries } from "./Webhooks.js"
 
 const RUN = /* GraphQL */ `query RunView($id: ID!) { run(id: $id) {
   id task status model models userId createdAt threadId files { name mediaType sha256 url }
   agent { name version } parentRunId children { id status agent { name version } }
+  webhookDeliveries { event attempt httpStatus error at delivered }
   conversation { turn messages summarised compacted tokens }
   forkedFrom { runId atSeq changed }
   finalAnswer { answerText label data }
@@ -257,6 +259,7 @@ const RunView = ({ runId }: { runId: string }) => {
       <FromEarlierRuns events={events} />
       <ToolsOffered events={events} />
       <Guardrails events={events} />
+      <WebhookDeliveries run={run} />
       {/* while the plan waits for approval, it is shown once: in the request */}
       {plan && !run.pendingPlanApproval && <PlanGraph plan={plan} />}
       {run.timeline && <Timeline runId={runId} timeline={run.timeline} />}
