@@ -1,4 +1,4 @@
-import { type Duration, Effect, Exit, FiberSet, Layer, Schedule, Stream } from "effect"
+import { type Duration, Effect, Exit, FiberSet, Layer, Stream } from "effect"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as RunTail from "../journal/RunTail.js"
 import { reachesEnd } from "../record/RunRecord.js"
@@ -6,6 +6,7 @@ import type { FeedSource } from "../runs/EventFeed.js"
 import { JournalsElsewhere } from "../runs/RunJournals.js"
 import { Notifications } from "../store/Notifications.js"
 import { RunStore } from "../store/RunStore.js"
+import { inBackground } from "../support/Background.js"
 
 /**
  * A run executing elsewhere, mirrored here for its followers: its tail (journal/RunTail, the one replay-then-live core
@@ -42,7 +43,7 @@ const listenForWakes = (options: NotificationOptions, wake: (runId: string) => v
         if (notice._tag === "Reopened") return wakeAll()
         wake(notice.payload.slice(0, notice.payload.lastIndexOf(":")))
       })))
-    yield* Effect.forkScoped(Effect.schedule(Effect.sync(wakeAll), Schedule.spaced(options.catchUp)))
+    yield* inBackground("the followers' catch-up reads", options.catchUp, Effect.sync(wakeAll))
   })
 
 /**

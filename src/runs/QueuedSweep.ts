@@ -1,5 +1,6 @@
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import { RunStore } from "../store/RunStore.js"
+import { repeated } from "../support/Background.js"
 import { RunPlacement } from "./Placement.js"
 
 export interface SweepOptions {
@@ -28,10 +29,7 @@ export const sweep = (options: SweepOptions) =>
           Effect.catchAll((e) => Effect.logWarning(`run ${runId}: its Start could not be sent again (${e.message})`))
         ), { discard: true })
     })
-    yield* Effect.schedule(
-      Effect.catchAll(once, (e) => Effect.logWarning(`the queued-run sweep could not read the store: ${e.message}`)),
-      Schedule.spaced(options.every)
-    )
+    yield* repeated("the queued-run sweep", options.every, once)
   })
 
 export const layer = (options: SweepOptions) => Layer.scopedDiscard(Effect.forkScoped(sweep(options)))

@@ -5,6 +5,7 @@
  */
 import { Clock, Deferred, Duration, Effect, Option, Ref, Schedule } from "effect"
 import type { Claimant, RunLease } from "../store/RunLease.js"
+import { repeated } from "../support/Background.js"
 import type { OwnerAddress } from "./RunOwners.js"
 
 /** What a process does with the runs it executes when no lease is kept (the embedded store, the library). */
@@ -72,13 +73,7 @@ const keptLeases = (lease: RunLease["Type"], address: OwnerAddress["Type"]): Lea
         onNone: () => Effect.void,
         onSome: (take) => Effect.flatMap(lease.lapsed, take)
       })
-      return Effect.schedule(
-        renewal.pipe(
-          Effect.zipRight(lapsed),
-          Effect.catchAllCause((cause) => Effect.logWarning("the runs' holds not renewed this time", cause))
-        ),
-        Schedule.spaced(Duration.millis(lease.leaseMs / 3))
-      )
+      return repeated("the runs' holds renewed", Duration.millis(lease.leaseMs / 3), Effect.zipRight(renewal, lapsed))
     }
   }
 }

@@ -1,9 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Clock, Config, Context, Duration, Effect, Layer, Option, Ref, Schedule } from "effect"
+import { Clock, Config, Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import type { Memory, RecalledMemory } from "../domain/Memory.js"
 import type { ReusablePlan } from "../memory/PlanReuse.js"
 import { coverage, coverageOf, indexedTerms, taskKey } from "../memory/Relevance.js"
 import { cutText, modelTag } from "../record/RunMemories.js"
+import { inBackground } from "../support/Background.js"
 import { COLUMNS, type Found, reusablePlanOf, type Row, searcher, toMemory } from "./MemorySearch.js"
 import { RunStore } from "./RunStore.js"
 import { isoTime, json, type StoreError, storeError } from "./StoreValues.js"
@@ -210,11 +211,12 @@ export const layerConfig = Layer.scoped(
     const memories = yield* make
     const days = yield* retentionConfig
     if (days > 0) {
-      yield* memories.purgeOlderThan(days).pipe(
-        Effect.tap((n) => (n > 0 ? Effect.logInfo(`deleted ${n} memories older than ${days} days`) : Effect.void)),
-        Effect.catchAll((e) => Effect.logWarning(`old memories could not be deleted: ${e.message}`)),
-        Effect.repeat(Schedule.spaced(Duration.hours(1))),
-        Effect.forkScoped
+      yield* inBackground(
+        "the memories' retention",
+        Duration.hours(1),
+        memories.purgeOlderThan(days).pipe(
+          Effect.tap((n) => (n > 0 ? Effect.logInfo(`deleted ${n} memories older than ${days} days`) : Effect.void))
+        )
       )
     }
     return memories

@@ -1,7 +1,8 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Clock, Context, Duration, Effect, Fiber, Layer, Predicate, PubSub, Schedule, Scope, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Fiber, Layer, Predicate, PubSub, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import { repeated } from "../support/Background.js"
 import { announcement, noticesChannel, type Topic } from "./StoreValues.js"
 
 /**
@@ -47,7 +48,7 @@ export const watchdog = (options: {
     }
     yield* options.ping
   })
-  return Effect.schedule(check, Schedule.spaced(options.every))
+  return repeated("the LISTEN watchdog", options.every, check)
 }
 
 /**

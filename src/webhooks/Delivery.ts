@@ -4,13 +4,14 @@
  * followed), within a timeout; a refusal (non-2xx), a timeout or a refused connection retried with a doubling delay,
  * the same `webhook-id` each time, until the attempts run out. Each attempt is recorded on the run.
  */
-import { Array as Arr, Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Array as Arr, Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { lookup } from "node:dns/promises"
 import * as http from "node:http"
 import * as https from "node:https"
 import type { LookupFunction } from "node:net"
 import { type Settings, signature, urlAllowed, WebhookSettings } from "../domain/Webhook.js"
 import { type Delivery, Outbox } from "../store/Outbox.js"
+import { inBackground } from "../support/Background.js"
 
 /** What an attempt came to: the receiver's status, or why there was none. */
 interface Outcome {
@@ -121,11 +122,4 @@ const POLL = Duration.millis(250)
  * The delivery worker of a server: the outbox looked at every 250 ms, for as long as the server lives (a store that
  * fails only delays the deliveries: they stay in the outbox).
  */
-export const worker = Layer.scopedDiscard(
-  Effect.forkScoped(
-    Effect.schedule(
-      deliverDue.pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook deliveries delayed", cause))),
-      Schedule.spaced(POLL)
-    )
-  )
-)
+export const worker = Layer.scopedDiscard(inBackground("webhook deliveries", POLL, deliverDue))
