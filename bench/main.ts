@@ -541,6 +541,25 @@ const agentRows = async () => {
   )
 }
 
+/** Row 63: 200 runs with webhooks to a receiver refusing 30 % (also alone: `-- webhooks`). */
+const webhookRows = async () => {
+  const r = await measure("webhooks")
+  row(
+    "63. webhooks: 200 runs, a receiver refusing 30 % of POSTs",
+    `${r.delivered}/${r.runs} delivered (${r.missing} missing, ${r.twice} twice) in ${r.posts} POSTs; ` +
+      `the last ${Math.round(r.drainMs)} ms after the last run's end; the runs' wall ${Math.round(r.hookedMs)} ms ` +
+      `beside ${Math.round(r.floorMs)} ms without a webhook`,
+    "every run's delivery once, none missing",
+    r.missing === 0 && r.twice === 0 && r.delivered === r.runs
+  )
+}
+
+if (process.argv.slice(2).includes("webhooks")) {
+  await webhookRows()
+  printTable()
+  process.exit(0)
+}
+
 if (process.argv.slice(2).includes("agents")) {
   await agentRows()
   printTable()
@@ -732,6 +751,8 @@ for (const [transport, name] of [["sse", "fanOutPeerSse"], ["ws", "fanOutPeerWs"
 await validationRows()
 await guardrailRows()
 await injectionRows()
+await agentRows()
+await webhookRows()
 for (const name of ["load", "loadReported"] as const) {
   const l = await measure(name)
   const target = name === "load"

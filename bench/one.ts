@@ -27,6 +27,7 @@ import { threadTurns } from "./Threads.js"
 import { throughput } from "./Throughput.js"
 import { traffic, trafficRepeated, typedTraffic } from "./Traffic.js"
 import { validation } from "./Validation.js"
+import { webhookSoak } from "./Webhooks.js"
 
 /**
  * One measurement in a process of its own (started by bench/main.ts): what an earlier measurement left in the
@@ -39,6 +40,7 @@ const measurements: Record<string, () => Promise<unknown>> = {
   guardrails: () => guardrailsCost(quick),
   injection: () => injection(),
   agents: () => delegation(),
+  webhooks: () => webhookSoak(quick ? 40 : 200),
   overheadStore: () => overhead({ store: true, iterations: quick ? 3 : 20, warmup: quick ? 3 : 10 }),
   share: async () => {
     await overhead({ store: false, iterations: 1, warmup: quick ? 3 : 20 }) // the JIT warm, as in a running server

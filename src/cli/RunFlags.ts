@@ -52,7 +52,6 @@ export const FIELD_FLAGS: ReadonlyArray<FieldFlag> = [
   { flag: "no-reuse", field: "reusePlans" },
   { flag: "no-memory", field: "memory" },
   { flag: "deadline", field: "budget.deadlineMs" },
-  { flag: "webhook", field: "webhook.url", note: "its host among env AEON_WEBHOOK_HOSTS; run.finished" },
   ...BUDGET_FLAGS
 ]
 

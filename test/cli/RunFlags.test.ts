@@ -15,7 +15,8 @@ const fields = Object.entries(schema.properties).flatMap(([name, f]) =>
 // criteria, outputSchema and guardrails come from files (--criteria FILE, --output-schema FILE, --guardrails FILE)
 // history: a chat client's message list; on the command line a conversation is a thread (--thread, aeon chat)
 // attachments: --file PATH (a path read, not a field's value)
-const NOT_FLAGS = ["task", "criteria", "outputSchema", "guardrails", "runId", "tags", "history", "attachments"]
+// set otherwise on the command line: a webhook by AEON_WEBHOOK_URL (the help stays a screen long)
+const NOT_FLAGS = ["task", "criteria", "outputSchema", "guardrails", "runId", "tags", "history", "attachments", "webhook"]
 
 describe("aeon run's flags, from the run input's schema", () => {
   it("every field of the run input a person sets has a flag (a new field without one fails here)", () => {
