@@ -1,12 +1,12 @@
 import { Option, Redacted } from "effect"
+import { mkdtempSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { noWebhooks } from "../src/domain/Webhook.js"
 import { serve } from "../src/launch/App.js"
 import * as Database from "../src/store/Database.js"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 
 /**
  * Row 63 (#73): no webhook lost. 200 runs, each with a webhook to a receiver that refuses 30 % of the POSTs it gets
@@ -83,7 +83,16 @@ export const webhookSoak = async (runs = 200) => {
     const drainMs = performance.now() - ended
     const missing = hooked.ids.filter((id) => ![...delivered.keys()].some((k) => k.startsWith(`msg_${id}_`))).length
     const twice = [...delivered.values()].filter((n) => n > 1).length
-    return { runs, floorMs: floor.wallMs, hookedMs: hooked.wallMs, posts, delivered: delivered.size, missing, twice, drainMs }
+    return {
+      runs,
+      floorMs: floor.wallMs,
+      hookedMs: hooked.wallMs,
+      posts,
+      delivered: delivered.size,
+      missing,
+      twice,
+      drainMs
+    }
   } finally {
     await server.stop()
     await new Promise<void>((resolve) => receiver.close(() => resolve()))
