@@ -16,7 +16,17 @@ const fields = Object.entries(schema.properties).flatMap(([name, f]) =>
 // history: a chat client's message list; on the command line a conversation is a thread (--thread, aeon chat)
 // attachments: --file PATH (a path read, not a field's value)
 // set otherwise on the command line: a webhook by AEON_WEBHOOK_URL (the help stays a screen long)
-const NOT_FLAGS = ["task", "criteria", "outputSchema", "guardrails", "runId", "tags", "history", "attachments", "webhook"]
+const NOT_FLAGS = [
+  "task",
+  "criteria",
+  "outputSchema",
+  "guardrails",
+  "runId",
+  "tags",
+  "history",
+  "attachments",
+  "webhook"
+]
 
 describe("aeon run's flags, from the run input's schema", () => {
   it("every field of the run input a person sets has a flag (a new field without one fails here)", () => {
