@@ -62,7 +62,9 @@ export const AgentDefinition = Schema.Struct({
   memory: Schema.optional(Schema.Boolean),
   guardrails: Schema.optional(GuardrailsSpec),
   /** Where its runs' events are told, unless a request names its own. */
-  webhook: Schema.optional(WebhookSpec)
+  webhook: Schema.optional(WebhookSpec),
+  /** What a message on a thread of its runs does while a turn runs, unless a request says. */
+  onBusy: Schema.optional(Schema.Literal("REJECT", "ENQUEUE", "INTERRUPT"))
 })
 export type AgentDefinition = typeof AgentDefinition.Type
 export type AgentDefinitionEncoded = typeof AgentDefinition.Encoded

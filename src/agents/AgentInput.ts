@@ -74,6 +74,7 @@ export const applyAgent = (agent: ResolvedAgent, request: Raw, available: Readon
       ...(approvalTools.length > 0 ? { approvalTools } : {}),
       ...(d.memory !== undefined && request.memory === undefined ? { memory: d.memory } : {}),
       ...(d.webhook !== undefined && request.webhook === undefined ? { webhook: d.webhook } : {}),
+      ...(d.onBusy !== undefined && request.onBusy === undefined ? { onBusy: d.onBusy } : {}),
       ...(d.outputSchema !== undefined ? { outputSchema: d.outputSchema } : {})
     }
     const instructions = joined(d.instructions, request.instructions)

@@ -23,6 +23,7 @@ import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { refuseUnreadable, storedAttachments } from "./Attachments.js"
 import { guardInput, INPUT_TRIGGERS_KEY } from "./InputGuard.js"
 import { decodeRunInput, resolvedAgentOf, RunTaskInput } from "./RunInput.js"
+import { interruptTurn } from "./ThreadTurns.js"
 
 /**
  * A client-chosen run id within a user's own namespace: two users choosing the same id get two runs, and no
@@ -84,8 +85,10 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
     const quotas = yield* Effect.serviceOption(Quotas)
     if (Option.isSome(quotas)) yield* quotas.value.admitRun(input.userId)
     const store = yield* Effect.serviceOption(RunStore)
+    let after: string | undefined
     if (Option.isSome(store)) {
-      yield* store.value.createRun({
+      const onBusy = input.onBusy ?? "ENQUEUE"
+      const created = yield* store.value.createRun({
         id: runId,
         userId: input.userId,
         task: input.task,
@@ -99,18 +102,25 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
         parentRunId: options.parentRunId,
         webhook,
         allowBusyUser: options.queueBehindUser ?? false,
-        thread: input.threadId === undefined ? undefined : { owner: input.userId ?? "", id: input.threadId }
+        thread: input.threadId === undefined ? undefined : {
+          owner: input.userId ?? "",
+          id: input.threadId,
+          whileBusy: onBusy === "REJECT" ? "REJECT" : "QUEUE"
+        }
       }).pipe(
         // a turn whose end its client has just seen may not be stored as ended yet (its last events are written
         // a moment after they are applied): the next turn waits that moment before it is refused
         Effect.retry({ while: (e) => e._tag === "ThreadBusyError", schedule: THREAD_BUSY_WAIT })
       )
+      // the turn under way: this one starts once it has ended (INTERRUPT: cancelled first)
+      after = created.after
+      if (after !== undefined && onBusy === "INTERRUPT") yield* interruptTurn(after)
     } else if (input.threadId !== undefined) {
       return yield* new InvalidRunInputError({
         message: "threadId needs a store to keep the thread in (the library: give it a database layer)"
       })
     }
-    return { runId, input, inputTriggers: guarded.triggers }
+    return { runId, input, inputTriggers: guarded.triggers, after }
   })
 
 /** Why a new run is refused: its input, its id taken, its user busy or out of quota, its thread's turn under way, the store. */

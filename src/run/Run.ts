@@ -19,6 +19,7 @@ import { asLogged } from "./MemoryReplay.js"
 import { register, type RegisterOptions, scopedRunId, type StartError } from "./Registration.js"
 import { decodeRunInput, type RunTaskInput } from "./RunInput.js"
 import { type Capabilities, capabilities, outputIntervalConfig } from "./Session.js"
+import { untilTurnEnded } from "./ThreadTurns.js"
 
 /**
  * A run prepared: a new one registered (its input decoded and checked, stored), or one a dead process left resumed
@@ -62,7 +63,7 @@ export const prepare = (
 ): Effect.Effect<PreparedRun, StartError, Effect.Effect.Context<typeof capabilities>> =>
   Effect.gen(function*() {
     const known = yield* capabilities
-    const { input, inputTriggers, runId } = yield* register(rawInput, options)
+    const { after, input, inputTriggers, runId } = yield* register(rawInput, options)
     // a run registered here is this process's to begin with (`force`: whoever else looked at it meanwhile)
     const sink = yield* claimedSink(runId, options.claim && { ...options.claim, force: true }, known.sink).pipe(
       Effect.catchTag("RunHeldElsewhereError", Effect.die)
@@ -77,7 +78,9 @@ export const prepare = (
       outputIntervalMs: caps.outputIntervalMs,
       storeWaits: caps.storeWaits
     })
-    return { runId, input, events, execute: execute(caps, input, runId, events, { inputTriggers }) }
+    // a turn sent while its thread's turn ran starts once that turn has ended (run/ThreadTurns)
+    const run = execute(caps, input, runId, events, { inputTriggers })
+    return { runId, input, events, execute: after === undefined ? run : Effect.zipRight(untilTurnEnded(after), run) }
   })
 
 /**

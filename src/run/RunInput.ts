@@ -12,6 +12,7 @@ import { RunMode } from "../domain/SimpleIteration.js"
 import { WebhookSpec } from "../domain/Webhook.js"
 import { GuardrailsSpec } from "../guardrails/GuardrailSpec.js"
 import { formatIssues } from "../support/ParseIssues.js"
+import { OnBusy } from "./ThreadTurns.js"
 
 export const MAX_TASK_LENGTH = 20_000
 /** A client-sent history's most messages. */
@@ -173,6 +174,8 @@ export const RunTaskInput = Schema.Struct({
     })
   ),
   /** The conversation the run is a turn of: it sees the thread's earlier turns (a new id starts a thread). */
+  /** A message while the thread's turn runs: ENQUEUE (the default: after it), INTERRUPT it, or REJECT (ThreadBusyError). */
+  onBusy: Schema.optional(OnBusy),
   threadId: Schema.optional(
     ThreadId.annotations({
       description:

@@ -1,6 +1,7 @@
 import { Cause, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref } from "effect"
 import type { RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
+import { EventSink } from "../journal/RunJournal.js"
 import { makeTails, type RunTail, RunTails } from "../journal/RunTail.js"
 import { resultOf } from "../record/RunResult.js"
 import * as Answers from "../run/Answers.js"
@@ -15,13 +16,14 @@ import {
   RunLifecycle,
   type StartError
 } from "../run/Run.js"
+import { TurnCancel } from "../run/ThreadTurns.js"
 import { type Claimant, RunLease } from "../store/RunLease.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import { RunFencedError } from "../store/StoreValues.js"
 import { RunAdmission } from "./Admission.js"
 import { type PersonAnswer, RunPlacement } from "./Placement.js"
-import { OwnerAddress } from "./RunOwners.js"
+import { cancelWhereHeld, OwnerAddress } from "./RunOwners.js"
 
 import type { LiveRun, RunNeeds } from "./LiveRun.js"
 import { type Leases, leasesOf, letGoOf } from "./RunLeases.js"
@@ -262,7 +264,16 @@ const make = Effect.gen(function*() {
   const admission = yield* RunAdmission
   const tails = makeTails()
   // every attempt's journal made here publishes into its run's one tail
-  const needs = Context.add(yield* Effect.context<RunNeeds>(), RunTails, tails)
+  // and a turn a new message on its thread interrupts is cancelled where it runs (run/ThreadTurns)
+  const base = Context.add(yield* Effect.context<RunNeeds>(), RunTails, tails)
+  const sink = yield* Effect.serviceOption(EventSink)
+  const cancelElsewhere = (id: string) =>
+    Option.isNone(sink)
+      ? Effect.void
+      : Effect.provide(cancelWhereHeld(id), Context.add(base, EventSink, sink.value))
+  const needs = Context.add(base, TurnCancel, {
+    cancel: (id: string): Effect.Effect<void> => Effect.ignore(live.has(id) ? cancelHere(id) : cancelElsewhere(id))
+  })
   const placement = yield* Effect.serviceOption(RunPlacement)
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()

@@ -48,15 +48,21 @@ export interface Service {
       input: unknown
       status: "QUEUED" | "RUNNING"
       allowBusyUser?: boolean
-      /** The thread the run is the next turn of (store/Threads), made when new; refused while a turn is under way. */
-      thread?: { readonly owner: string; readonly id: string } | undefined
+      /**
+       * The thread the run is the next turn of (store/Threads), made when new. While a turn is under way: refused
+       * (REJECT), or numbered after it (QUEUE: `after` names it).
+       */
+      thread?: { readonly owner: string; readonly id: string; readonly whileBusy?: "REJECT" | "QUEUE" } | undefined
       /** The agent it is a run of, and the run that called that agent as a tool. */
       agent?: string | undefined
       parentRunId?: string | undefined
       /** Where its events are told (store/Outbox): the URL, and the events. */
       webhook?: { readonly url: string; readonly events: ReadonlyArray<string> } | undefined
     }
-  ) => Effect.Effect<void, StoreError | UserBusyError | RunIdTakenError | ThreadBusyError>
+  ) => Effect.Effect<
+    { readonly after?: string | undefined },
+    StoreError | UserBusyError | RunIdTakenError | ThreadBusyError
+  >
   readonly setStatus: (id: string, status: RunStatus) => Effect.Effect<void, StoreError>
   /**
    * Removes a run that never started (no event stored): on a cluster, a run whose Start could not be sent is
@@ -171,7 +177,7 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
       const taken = () => sql`SELECT 1 FROM runs WHERE id = ${run.id}`.pipe(Effect.map((rows) => rows.length > 0))
       if (yield* taken()) return yield* new RunIdTakenError({ runId: run.id })
       const thread = run.thread
-      const turn = thread ? yield* joinThread(sql, thread.owner, thread.id, run.id) : undefined
+      const turn = thread ? yield* joinThread(sql, thread.owner, thread.id, run.id, thread.whileBusy) : undefined
       const now = time(Date.now())
       yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at, agent, parent_run_id,
           webhook_url, webhook_events)
@@ -188,7 +194,8 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
               t ? Effect.fail(new RunIdTakenError({ runId: run.id })) : Effect.fail(e)
           ))
       )
-      if (turn) yield* turn()
+      if (turn) yield* turn.insert
+      return { after: turn?.after }
     }).pipe(
       // a run joining a thread joins it whole or not at all (its thread made, its turn numbered)
       (create) => (run.thread ? sql.withTransaction(create) : create),

@@ -135,22 +135,32 @@ export const messagesOf = (t: ThreadTurn): Array<ConversationMessage> => [
  * row locked, so a second turn sent at once waits for the first's transaction and then finds it under way (PostgreSQL
  * reads what was committed before each statement) —, then refused if a turn is under way, else the next turn.
  */
-export const joinThread = (sql: SqlClient.SqlClient, owner: string, id: string, runId: string) =>
+export const joinThread = (
+  sql: SqlClient.SqlClient,
+  owner: string,
+  id: string,
+  runId: string,
+  whileBusy: "REJECT" | "QUEUE" = "REJECT"
+) =>
   Effect.gen(function*() {
     const { time } = sqlValues(sql)
     const now = time(Date.now())
     yield* sql`INSERT INTO threads (owner, id, created_at, updated_at) VALUES (${owner}, ${id}, ${now}, ${now})
       ON CONFLICT (owner, id) DO UPDATE SET updated_at = excluded.updated_at`
+    // the turn under way (the latest unfinished): refused, or the new turn numbered after it
     const busy = yield* sql<{ run_id: string }>`SELECT t.run_id FROM thread_turns t JOIN runs r ON r.id = t.run_id
-      WHERE t.owner = ${owner} AND t.thread_id = ${id} AND r.status IN ${sql.unsafe(UNFINISHED)} LIMIT 1`
-    if (busy[0]) return yield* new ThreadBusyError({ threadId: id, runId: busy[0].run_id })
-    return () =>
-      sql`INSERT INTO thread_turns (owner, thread_id, turn, run_id)
+      WHERE t.owner = ${owner} AND t.thread_id = ${id} AND r.status IN ${sql.unsafe(UNFINISHED)}
+      ORDER BY t.turn DESC LIMIT 1`
+    if (busy[0] && whileBusy === "REJECT") {
+      return yield* new ThreadBusyError({ threadId: id, runId: busy[0].run_id })
+    }
+    const insert = sql`INSERT INTO thread_turns (owner, thread_id, turn, run_id)
         SELECT ${owner}, ${id}, COALESCE(MAX(turn), 0) + 1, ${runId} FROM thread_turns
         WHERE owner = ${owner} AND thread_id = ${id}`.pipe(
-        // another turn took the number between the check and the insert (two servers at once)
-        Effect.catchTag("SqlError", () => Effect.fail(new ThreadBusyError({ threadId: id })))
-      )
+      // another turn took the number between the check and the insert (two servers at once)
+      Effect.catchTag("SqlError", () => Effect.fail(new ThreadBusyError({ threadId: id })))
+    )
+    return { after: busy[0]?.run_id, insert }
   })
 
 /** A thread's row with how many turns it has and its last turn's task. */

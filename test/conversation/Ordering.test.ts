@@ -10,8 +10,10 @@ import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiSt
 import { gql, waitFor } from "../support/server.js"
 
 /**
- * Two turns sent at once on one thread (#56 item 4): the second is refused, coded (ThreadBusyError), while the first
- * is under way — on one server, and on two servers sharing a PostgreSQL database, where each sees every thread.
+ * Two turns sent at once on one thread (#56 item 4, #73.4): with `onBusy: REJECT` the second is refused, coded
+ * (ThreadBusyError), while the first is under way; ENQUEUE (the default) starts it once the first has ended, seeing its
+ * answer; INTERRUPT cancels the first and starts the second — on one server, and on two servers sharing a PostgreSQL
+ * database, where each sees every thread.
  */
 let stub: OpenAiStub
 const servers: Array<Awaited<ReturnType<typeof serve>>> = []
@@ -47,11 +49,19 @@ const awaitRun = (url: string, id: string) =>
     return run && !["QUEUED", "RUNNING", "AWAITING_INPUT"].includes(run.status) ? run : undefined
   }, 30_000)
 
-const start = (url: string, task: string, thread: string) =>
-  gql(url, `mutation($task: String!, $thread: ID) { runTask(input: { task: $task, threadId: $thread }) { id } }`, {
-    task,
-    thread
-  })
+const start = (url: string, task: string, thread: string, onBusy = "REJECT") =>
+  gql(
+    url,
+    `mutation($task: String!, $thread: ID, $onBusy: OnBusy) {
+      runTask(input: { task: $task, threadId: $thread, onBusy: $onBusy }) { id } }`,
+    { task, thread, onBusy }
+  )
+
+/** The turns of a thread as it lists them: each run's id and status, in order. */
+const turnsOf = async (url: string, thread: string) =>
+  ((await gql(url, `query($id: ID!) { thread(id: $id) { turns { edges { node { runId status } } } } }`, {
+    id: thread
+  })).body.data.thread.turns.edges as Array<{ node: { runId: string; status: string } }>).map((e) => e.node)
 
 describe("turns sent at once on one thread", () => {
   it("the second is refused while the first is under way; once it has ended the next turn sees it", async () => {
@@ -66,6 +76,42 @@ describe("turns sent at once on one thread", () => {
     expect(again.body.errors).toBeUndefined()
     await awaitRun(url, again.body.data.runTask.id)
     for (const r of requestsFor(stub.requests, PLAN_PROMPTS)) expect(userText(r)).toContain("my seat is 14C")
+  })
+
+  it("ENQUEUE (the default): the second waits for the first, then starts and sees its answer", async () => {
+    const url = servers[0]!.url
+    const first = await start(url, "Think slowly: my locker is 31.", "queued", "ENQUEUE")
+    stub.requests.length = 0
+    const second = await gql(
+      url,
+      `mutation { runTask(input: { task: "Which locker is mine?", threadId: "queued" }) { id status } }`
+    )
+    expect(second.body.errors).toBeUndefined()
+    const [firstId, secondId] = [first.body.data.runTask.id, second.body.data.runTask.id]
+    expect(await awaitRun(url, secondId)).toMatchObject({ status: "CONVERGED" })
+    expect(await awaitRun(url, firstId)).toMatchObject({ status: "CONVERGED" })
+    // the second began after the first had ended, and its plan quoted the first turn
+    const began = await gql(
+      url,
+      `query($a: ID!, $b: ID!) { a: run(id: $a) { events { type at } } b: run(id: $b) {
+      events { type at } } }`,
+      { a: firstId, b: secondId }
+    )
+    const at = (run: any, type: string) => Date.parse(run.events.find((e: any) => e.type === type).at)
+    expect(at(began.body.data.b, "RunStarted")).toBeGreaterThanOrEqual(at(began.body.data.a, "RunFinished"))
+    const plans = requestsFor(stub.requests, PLAN_PROMPTS).filter((r) => userText(r).includes("Which locker"))
+    expect(plans.length).toBeGreaterThan(0)
+    for (const r of plans) expect(userText(r)).toContain("my locker is 31")
+    expect((await turnsOf(url, "queued")).map((t) => t.runId)).toEqual([firstId, secondId])
+  })
+
+  it("INTERRUPT: the turn under way ends CANCELLED and the new one runs", async () => {
+    const url = servers[servers.length - 1]!.url
+    const first = await start(servers[0]!.url, "Think slowly: count to ten.", "interrupted", "ENQUEUE")
+    const second = await start(url, "Never mind: what is 2 + 2?", "interrupted", "INTERRUPT")
+    expect(second.body.errors).toBeUndefined()
+    expect(await awaitRun(url, first.body.data.runTask.id)).toMatchObject({ status: "CANCELLED" })
+    expect(await awaitRun(url, second.body.data.runTask.id)).toMatchObject({ status: "CONVERGED" })
   })
 
   it.skipIf(backend !== "postgres")(

@@ -65,6 +65,12 @@ export type MemoryKind =
   | 'NOTED'
   | 'STEP';
 
+/** What a message on a thread does while the thread's turn runs. */
+export type OnBusy =
+  | 'ENQUEUE'
+  | 'INTERRUPT'
+  | 'REJECT';
+
 export type Phase =
   | 'EVALUATE'
   | 'EXECUTE'
@@ -134,6 +140,11 @@ export type RunTaskInput = {
   /** Memory across runs (default true): recall what your earlier runs established before planning, and remember this run's answer if it converges. Off for every run with AEON_MEMORY=off. */
   memory: boolean | null | undefined;
   mode: RunMode | null | undefined;
+  /**
+   * A message while its thread's turn runs: ENQUEUE (the default) starts after it, seeing its answer; INTERRUPT cancels
+   * it (CANCELLED) and starts once it has ended; REJECT refuses it (ThreadBusyError).
+   */
+  onBusy: OnBusy | null | undefined;
   /** A JSON Schema the answer must meet: Run.finalAnswer.data is a value of it, validated (answerText its readable rendering). Asked for under the provider's structured output; a value that breaks it is repaired once with the exact paths that failed; one that still breaks it ends the run FAILED, result.errorCode OUTPUT_SCHEMA. A schema no provider can take is refused (InvalidOutputSchemaError) with nothing started. */
   outputSchema: unknown;
   /** Strict structured output for outputSchema: true asks it (a schema that cannot have it, e.g. with optional fields, is refused), false never; default: whenever the schema can have it. */

@@ -69,6 +69,8 @@ export type AgentInput = {
   model?: InputMaybe<AgentModelInput>;
   /** [a-z0-9][a-z0-9_-]{0,62} */
   name: Scalars['String']['input'];
+  /** What a message on a thread of its runs does while a turn runs, unless a request says (RunTaskInput.onBusy). */
+  onBusy?: InputMaybe<OnBusy>;
   outputSchema?: InputMaybe<Scalars['JSON']['input']>;
   /** Tool names or globs (fs.*), and agent:<name> to call another agent as a tool; absent: every tool. */
   tools?: InputMaybe<Array<Scalars['String']['input']>>;
@@ -837,6 +839,12 @@ export type MutationSaveAgentArgs = {
   input: AgentInput;
 };
 
+/** What a message on a thread does while the thread's turn runs. */
+export type OnBusy =
+  | 'ENQUEUE'
+  | 'INTERRUPT'
+  | 'REJECT';
+
 export type PageInfo = {
   __typename?: 'PageInfo';
   endCursor?: Maybe<Scalars['String']['output']>;
@@ -1447,6 +1455,11 @@ export type RunTaskInput = {
   /** Memory across runs (default true): recall what your earlier runs established before planning, and remember this run's answer if it converges. Off for every run with AEON_MEMORY=off. */
   memory?: InputMaybe<Scalars['Boolean']['input']>;
   mode?: InputMaybe<RunMode>;
+  /**
+   * A message while its thread's turn runs: ENQUEUE (the default) starts after it, seeing its answer; INTERRUPT cancels
+   * it (CANCELLED) and starts once it has ended; REJECT refuses it (ThreadBusyError).
+   */
+  onBusy?: InputMaybe<OnBusy>;
   /** A JSON Schema the answer must meet: Run.finalAnswer.data is a value of it, validated (answerText its readable rendering). Asked for under the provider's structured output; a value that breaks it is repaired once with the exact paths that failed; one that still breaks it ends the run FAILED, result.errorCode OUTPUT_SCHEMA. A schema no provider can take is refused (InvalidOutputSchemaError) with nothing started. */
   outputSchema?: InputMaybe<Scalars['JSON']['input']>;
   /** Strict structured output for outputSchema: true asks it (a schema that cannot have it, e.g. with optional fields, is refused), false never; default: whenever the schema can have it. */
@@ -2000,6 +2013,7 @@ export type ResolversTypes = {
   MemoryKind: MemoryKind;
   MemoryRecalledEvent: ResolverTypeWrapper<MemoryRecalledEvent>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  OnBusy: OnBusy;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   PassFinishedEvent: ResolverTypeWrapper<PassFinishedEvent>;
   PassStartedEvent: ResolverTypeWrapper<PassStartedEvent>;
