@@ -259,21 +259,38 @@ const newRuns = (
     )
 })
 
+/** Stops accepting runs and interrupts the rest (tool calls finish first) within the timeout: they resume later. */
+const shutdownOf = (shuttingDown: Ref.Ref<boolean>, fibers: FiberSet.FiberSet) => (timeoutMs: number) =>
+  Ref.set(shuttingDown, true).pipe(
+    Effect.zipRight(FiberSet.clear(fibers).pipe(Effect.timeout(timeoutMs))),
+    Effect.ignore
+  )
+
+/** A turn cancelled where it runs: here when it is live here, else in the process holding it (runs/RunOwners). */
+const turnCancelOf = (
+  base: Context.Context<RunNeeds | RunTails>,
+  here: (id: string) => Option.Option<Effect.Effect<void, StoreError>>
+) =>
+  Effect.map(Effect.serviceOption(EventSink), (sink) => ({
+    cancel: (id: string): Effect.Effect<void> =>
+      Effect.ignore(Option.getOrElse(here(id), () =>
+        Option.isNone(sink)
+          ? Effect.void
+          : Effect.asVoid(Effect.provide(cancelWhereHeld(id), Context.add(base, EventSink, sink.value)))))
+  }))
+
 const make = Effect.gen(function*() {
   const store = yield* RunStore
   const admission = yield* RunAdmission
   const tails = makeTails()
-  // every attempt's journal made here publishes into its run's one tail
-  // and a turn a new message on its thread interrupts is cancelled where it runs (run/ThreadTurns)
+  // every attempt's journal made here publishes into its run's one tail; a turn a new message on its thread
+  // interrupts is cancelled where it runs (run/ThreadTurns)
   const base = Context.add(yield* Effect.context<RunNeeds>(), RunTails, tails)
-  const sink = yield* Effect.serviceOption(EventSink)
-  const cancelElsewhere = (id: string) =>
-    Option.isNone(sink)
-      ? Effect.void
-      : Effect.provide(cancelWhereHeld(id), Context.add(base, EventSink, sink.value))
-  const needs = Context.add(base, TurnCancel, {
-    cancel: (id: string): Effect.Effect<void> => Effect.ignore(live.has(id) ? cancelHere(id) : cancelElsewhere(id))
-  })
+  const needs = Context.add(
+    base,
+    TurnCancel,
+    yield* turnCancelOf(base, (id) => (live.has(id) ? Option.some(cancelHere(id)) : Option.none()))
+  )
   const placement = yield* Effect.serviceOption(RunPlacement)
   const clustered = Option.isSome(placement)
   const fibers = yield* FiberSet.make()
@@ -281,9 +298,7 @@ const make = Effect.gen(function*() {
   const leases = leasesOf(yield* Effect.serviceOption(RunLease), yield* Effect.serviceOption(OwnerAddress))
   const shuttingDown = yield* Ref.make(false)
   const letGo = letGoOf(leases, shuttingDown)
-
   const lifecycleOf = lifecycle(shuttingDown, clustered, leases)
-
   const launch = launchOf({
     live,
     fibers,
@@ -335,11 +350,7 @@ const make = Effect.gen(function*() {
     answer: answerLive(needs),
     // on a cluster, each unfinished run's persisted request brings it back on the runner that owns its shard
     resumeUnfinished: clustered ? Effect.succeed(0) : resumeHere(needs, launch, leases.claimant()),
-    shutdown: (timeoutMs) =>
-      Ref.set(shuttingDown, true).pipe(
-        Effect.zipRight(FiberSet.clear(fibers).pipe(Effect.timeout(timeoutMs))),
-        Effect.ignore
-      ),
+    shutdown: shutdownOf(shuttingDown, fibers),
     counts: () => countsOf(live)
   })
 })
