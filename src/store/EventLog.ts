@@ -267,12 +267,12 @@ export const makeEventLog = (sql: SqlClient.SqlClient, writer?: SqliteWriter["Ty
     const calls = recordedCalls(events)
     const write = Effect.gen(function*() {
       const records = [
-        ...(started ? [...startRecords(started), startedDelivery(started)] : []),
+        ...(started ? [...startRecords(started), ...startedDelivery(started)] : []),
         ...(finished ? [] : yield* waitingRecords(events, log, record)),
         ...(finished ?
           yield* Effect.map(recordAtEnd(finished, events, log, record), (atEnd) => [
             ...finishRecords(finished, atEnd),
-            finishedDelivery(finished, atEnd)
+            ...finishedDelivery(finished, atEnd)
           ]) :
           [])
       ]

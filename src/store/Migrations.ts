@@ -355,7 +355,8 @@ const agents = (d: Dialect) => [
 /**
  * Webhooks (store/Outbox): a run's webhook (`webhook_url`, `webhook_events` as `,run.finished,`), and the outbox — one
  * delivery per event told, written in the transaction that stores the event (its id the `webhook-id` of every attempt),
- * taken by one process at a time (`lease_until`) — with each attempt's outcome.
+ * taken by one process at a time (`lease_until`) — with each attempt's outcome. A2A push configurations (a task's
+ * `pushNotificationConfig`s): their deliveries (`kind` a2a, with their `headers`) go through the same outbox.
  */
 const webhooks = (d: Dialect) => [
   "ALTER TABLE runs ADD COLUMN webhook_url text",
@@ -372,7 +373,21 @@ const webhooks = (d: Dialect) => [
     lease_until bigint,
     delivered_at bigint,
     gave_up_at bigint,
+    kind text NOT NULL DEFAULT 'webhook',
+    headers text,
     created_at ${d.time} NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS a2a_push_configs (
+    run_id text NOT NULL,
+    id text NOT NULL,
+    url text NOT NULL,
+    token text,
+    auth_scheme text,
+    auth_credentials text,
+    headers text NOT NULL,
+    context_json text NOT NULL,
+    created_at ${d.time} NOT NULL,
+    PRIMARY KEY (run_id, id)
   )`,
   `CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_at)
     WHERE delivered_at IS NULL AND gave_up_at IS NULL`,

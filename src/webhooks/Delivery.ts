@@ -57,19 +57,24 @@ export const attemptDelivery = (delivery: Delivery, settings: Settings): Effect.
     if (!urlAllowed(delivery.url, settings.hosts)) {
       return { error: "the URL's host is no longer among AEON_WEBHOOK_HOSTS", final: true }
     }
-    if (Option.isNone(settings.secret)) return { error: "no AEON_WEBHOOK_SECRET to sign with", final: true }
     const host = url.hostname.replace(/^\[|\]$/g, "")
     const address = yield* Effect.tryPromise(() => lookup(host)).pipe(
       Effect.mapError((e) => `${host} does not resolve: ${e.cause instanceof Error ? e.cause.message : "unknown"}`)
     )
     const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1_000)
-    const headers = {
-      "content-type": "application/json",
-      "user-agent": "Aeon-Webhooks/1",
-      "webhook-id": delivery.id,
-      "webhook-timestamp": String(timestamp),
-      "webhook-signature": signature(Redacted.value(settings.secret.value), delivery.id, timestamp, delivery.body)
-    }
+    // an A2A push carries its configuration's token or authentication; a webhook is signed
+    const headers: Record<string, string> | undefined = delivery.kind === "a2a"
+      ? { "content-type": "application/a2a+json", "user-agent": "Aeon-A2A/1", ...delivery.headers }
+      : Option.isNone(settings.secret)
+      ? undefined
+      : {
+        "content-type": "application/json",
+        "user-agent": "Aeon-Webhooks/1",
+        "webhook-id": delivery.id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signature(Redacted.value(settings.secret.value), delivery.id, timestamp, delivery.body)
+      }
+    if (headers === undefined) return { error: "no AEON_WEBHOOK_SECRET to sign with", final: true }
     const outcome = yield* post(url, address, headers, delivery.body, settings.timeoutMs)
     return { ...outcome, final: false }
   }).pipe(Effect.catchAll((error) => Effect.succeed({ error, final: false })))
@@ -115,11 +120,11 @@ export const deliverDue = Effect.gen(function*() {
   return due.length
 })
 
-/** How often the outbox is looked at for deliveries due. */
-const POLL = Duration.millis(250)
+/** How often the outbox is looked at for deliveries due (a query per look: once a second, not more). */
+const POLL = Duration.seconds(1)
 
 /**
- * The delivery worker of a server: the outbox looked at every 250 ms, for as long as the server lives (a store that
+ * The delivery worker of a server: the outbox looked at every second, for as long as the server lives (a store that
  * fails only delays the deliveries: they stay in the outbox).
  */
 export const worker = Layer.scopedDiscard(inBackground("webhook deliveries", POLL, deliverDue))

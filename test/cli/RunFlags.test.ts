@@ -15,7 +15,7 @@ const fields = Object.entries(schema.properties).flatMap(([name, f]) =>
 // criteria, outputSchema and guardrails come from files (--criteria FILE, --output-schema FILE, --guardrails FILE)
 // history: a chat client's message list; on the command line a conversation is a thread (--thread, aeon chat)
 // attachments: --file PATH (a path read, not a field's value)
-// set otherwise on the command line: a webhook by AEON_WEBHOOK_URL (the help stays a screen long)
+// set otherwise on the command line: a webhook by AEON_WEBHOOK_URL, onBusy its default (the help stays a screen long)
 const NOT_FLAGS = [
   "task",
   "criteria",
@@ -25,7 +25,8 @@ const NOT_FLAGS = [
   "tags",
   "history",
   "attachments",
-  "webhook"
+  "webhook",
+  "onBusy"
 ]
 
 describe("aeon run's flags, from the run input's schema", () => {

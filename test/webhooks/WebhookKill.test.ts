@@ -47,7 +47,12 @@ describe(`a webhook pending at a kill -9 (${backend})`, () => {
       )
       const id = started.body.data.runTask.id as string
       await awaitRun(url1, id)
-      await waitFor(async () => (got.length === 1 ? true : undefined))
+      // the refused attempt made and recorded: its retry is pending
+      await waitFor(async () => {
+        const r = (await gql(url1, `query($id: ID!) { run(id: $id) { webhookDeliveries { attempt } } }`, { id }))
+          .body.data.run
+        return r.webhookDeliveries.length === 1 ? true : undefined
+      })
       first.child.kill("SIGKILL")
       await exited(first.child)
 

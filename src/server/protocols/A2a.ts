@@ -71,7 +71,7 @@ const serverCard = (base: string, version: string): AgentCard => ({
   ),
   provider: undefined,
   version,
-  capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+  capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
   securitySchemes: {},
   securityRequirements: [],
   defaultInputModes: ["text/plain"],

@@ -7,9 +7,10 @@ import {
   type SendMessageRequest,
   type StreamResponse,
   type Task,
+  type TaskPushNotificationConfig,
   TaskState
 } from "@a2a-js/sdk"
-import { PushNotificationNotSupportedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors"
+import { TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors"
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { Effect, Exit, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
@@ -20,6 +21,7 @@ import { ownRun } from "../../runs/RunAccess.js"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
 import { fieldOf, recordField } from "../../support/Fields.js"
+import { pushHandlers, setPush } from "./A2aPush.js"
 import { attachmentFromUrl, conversationTag, publicFailure, threadOf } from "./Http.js"
 import { pausesOrEnds, runItems } from "./RunItems.js"
 
@@ -264,6 +266,35 @@ async function* taskUpdates(
   }
 }
 
+type Runner = <A, E>(effect: Effect.Effect<A, E, RunManager>) => Promise<A>
+
+/** The push handlers over the caller's own runs (a task of another user's is not found). */
+const pushesFor = (run: Runner) => {
+  const access = (userId: string | undefined) => ({
+    found: (taskId: string) => run(ownRun(userId, taskId)),
+    contextOf,
+    run: <A, E>(effect: Effect.Effect<A, E>) => run(effect)
+  })
+  const handlers = (context: ServerCallContext) => pushHandlers(access(userOf(context)))
+  return {
+    createTaskPushNotificationConfig: (params: TaskPushNotificationConfig, context: ServerCallContext) =>
+      handlers(context).createTaskPushNotificationConfig(params),
+    getTaskPushNotificationConfig: (params: { taskId: string; id: string }, context: ServerCallContext) =>
+      handlers(context).getTaskPushNotificationConfig(params),
+    listTaskPushNotificationConfigs: (params: { taskId: string }, context: ServerCallContext) =>
+      handlers(context).listTaskPushNotificationConfigs(params),
+    deleteTaskPushNotificationConfig: (params: { taskId: string; id: string }, context: ServerCallContext) =>
+      handlers(context).deleteTaskPushNotificationConfig(params)
+  }
+}
+
+/** message/send's `configuration.taskPushNotificationConfig`: kept for the task it started (or went on with). */
+const pushOnSend = async (run: Runner, userId: string | undefined, taskId: string, params: SendMessageRequest) => {
+  const config = params.configuration?.taskPushNotificationConfig
+  if (!config?.url) return
+  await setPush({ found: (id) => run(ownRun(userId, id)), contextOf, run: (e) => run(e) }, taskId, config)
+}
+
 /**
  * Aeon's A2A request handler: the SDK's task calls over the run manager, as the caller's user, each answering from
  * the run's log. A stream ends when `leaving` is aborted (its client went away): the SDK gives its handler no signal
@@ -300,6 +331,7 @@ export const handlerOf = (
     sendMessage: async (params, context) => {
       const userId = userOf(context)
       const { fromSeq, run: started } = await run(beginTask(params, userId, agent))
+      await pushOnSend(run, userId, started.id, params)
       if (!params.configuration?.returnImmediately) {
         for await (const _ of await run(runItems(started.id, { fromSeq, until: pausesOrEnds, signal: leaving }))) {
           continue
@@ -310,6 +342,7 @@ export const handlerOf = (
     sendMessageStream: async function*(params, context) {
       const userId = userOf(context)
       const { fromSeq, run: started } = await run(beginTask(params, userId, agent))
+      await pushOnSend(run, userId, started.id, params)
       yield* streamOf(started, fromSeq, userId)
     },
     getTask: (params, context) => task(params.id, userOf(context)),
@@ -329,9 +362,6 @@ export const handlerOf = (
       const tasks = await Promise.all(page.runs.map((r) => task(r.id, userId)))
       return { tasks, nextPageToken: "", pageSize: tasks.length, totalSize: tasks.length }
     },
-    createTaskPushNotificationConfig: () => Promise.reject(new PushNotificationNotSupportedError()),
-    getTaskPushNotificationConfig: () => Promise.reject(new PushNotificationNotSupportedError()),
-    listTaskPushNotificationConfigs: () => Promise.reject(new PushNotificationNotSupportedError()),
-    deleteTaskPushNotificationConfig: () => Promise.reject(new PushNotificationNotSupportedError())
+    ...pushesFor(run)
   }
 }
