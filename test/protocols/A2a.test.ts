@@ -98,7 +98,7 @@ describe("A2A", () => {
       protocolVersion: "0.3",
       url: `${base()}/a2a`,
       preferredTransport: "JSONRPC",
-      capabilities: { streaming: true, pushNotifications: false }
+      capabilities: { streaming: true, pushNotifications: true }
     })
     expect(old.supportedInterfaces.map((i: { protocolVersion: string }) => i.protocolVersion).sort()).toEqual(
       ["0.3", "1.0"]
@@ -107,7 +107,7 @@ describe("A2A", () => {
     const current = await get({ "a2a-version": "1.0" })
     const card = await current.json()
     expect(card.url).toBeUndefined()
-    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false, extendedAgentCard: false })
+    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true, extendedAgentCard: false })
     expect(card.supportedInterfaces.map((i: { url: string }) => i.url)).toEqual([`${base()}/a2a`, `${base()}/a2a`])
     // a client holding the card asks again with its ETag: nothing new (each version its own tag)
     const tag = current.headers.get("etag")!
@@ -119,12 +119,12 @@ describe("A2A", () => {
     expect((await get({ "if-none-match": `W/"0000", ${legacy.headers.get("etag")}` })).status).toBe(304)
   })
 
-  it("serves an agent card: a skill to run a task within a budget, streaming, no push notifications", async () => {
+  it("serves an agent card: a skill to run a task within a budget, streaming, push notifications (#73.2)", async () => {
     const client = await clientOf()
     const card = await client.getAgentCard()
     expect(card.name).toBe("Aeon")
     expect(card.skills.map((s) => s.id)).toEqual(["run-task"])
-    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false })
+    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true })
     expect(card.supportedInterfaces.map((i) => i.protocolVersion).sort()).toEqual(["0.3", "1.0"])
   })
 

@@ -45,7 +45,11 @@ const stateNow = (run: RunModel) => ({
 })
 
 /** Keeps a configuration for the task: its URL allowed, told the task's state now, then each change. */
-export const setPush = async (access: PushAccess, taskId: string, config: TaskPushNotificationConfig) => {
+export const setPush = async (
+  access: PushAccess,
+  taskId: string,
+  config: TaskPushNotificationConfig
+): Promise<TaskPushNotificationConfig> => {
   const run = await access.found(taskId)
   const settings = await access.run(
     Effect.map(Effect.serviceOption(WebhookSettings), Option.getOrElse(() => noWebhooks))
@@ -66,7 +70,18 @@ export const setPush = async (access: PushAccess, taskId: string, config: TaskPu
 }
 
 /** The push handlers of Aeon's A2A request handler. */
-export const pushHandlers = (access: PushAccess) => ({
+export interface PushHandlers {
+  readonly createTaskPushNotificationConfig: (params: TaskPushNotificationConfig) => Promise<TaskPushNotificationConfig>
+  readonly getTaskPushNotificationConfig: (
+    params: { taskId: string; id: string }
+  ) => Promise<TaskPushNotificationConfig>
+  readonly listTaskPushNotificationConfigs: (
+    params: { taskId: string }
+  ) => Promise<{ configs: Array<TaskPushNotificationConfig>; nextPageToken: string }>
+  readonly deleteTaskPushNotificationConfig: (params: { taskId: string; id: string }) => Promise<void>
+}
+
+export const pushHandlers = (access: PushAccess): PushHandlers => ({
   createTaskPushNotificationConfig: (params: TaskPushNotificationConfig) => setPush(access, params.taskId, params),
   getTaskPushNotificationConfig: async (params: { taskId: string; id: string }) => {
     const run = await access.found(params.taskId)
