@@ -13,7 +13,8 @@ const config: CodegenConfig = {
         mappers: {
           Run: "../../../runs/RunModel.js#RunModel",
           RunEvent: "../GraphQLViews.js#EventView",
-          Thread: "../ThreadResolvers.js#ThreadModel"
+          Thread: "../ThreadResolvers.js#ThreadModel",
+          Schedule: "../ScheduleResolvers.js#ScheduleView"
         },
         scalars: { JSON: "unknown", DateTime: "string" },
         avoidOptionals: false,

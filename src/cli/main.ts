@@ -22,6 +22,7 @@ import { forkCommand, modelOptions, replayCommand } from "./ForkCommands.js"
 import * as HelpConsole from "./HelpConsole.js"
 import { memoryCommand } from "./MemoryCommand.js"
 import { chatInputOptions, runInputOptions } from "./RunFlags.js"
+import { schedulesCommand } from "./SchedulesCommand.js"
 
 /**
  * The `aeon` command: its commands and flags. What a command does lives in Handlers (and the server in
@@ -285,6 +286,7 @@ const SUBCOMMANDS = [
   exportCommand,
   memoryCommand,
   agentsCommand,
+  schedulesCommand,
   chatCommand,
   threadsCommand,
   serveCommand,

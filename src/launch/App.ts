@@ -6,6 +6,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "../domain/Attachment.js"
 import { type Settings, settingsLayerConfig, WebhookSettings } from "../domain/Webhook.js"
 import type { LanguageModel } from "../llm/LanguageModel.js"
 import * as RunManager from "../runs/RunManager.js"
+import { scheduler } from "../runs/Scheduler.js"
 import { parseKeys } from "../server/Security.js"
 import * as Server from "../server/Server.js"
 import * as Database from "../store/Database.js"
@@ -180,7 +181,7 @@ export const layer = (
     // the webhooks' deliveries made while the server lives (those pending when it stopped: after its next start)
     return stopRuns.pipe(
       Layer.provideMerge(server),
-      Layer.provideMerge(Layer.merge(resumed, Delivery.worker)),
+      Layer.provideMerge(Layer.mergeAll(resumed, Delivery.worker, Layer.scopedDiscard(scheduler))),
       Layer.provideMerge(app)
     )
   }))

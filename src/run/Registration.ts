@@ -100,6 +100,8 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
         status: options.status ?? "RUNNING",
         agent: resolvedAgentOf(input)?.name,
         parentRunId: options.parentRunId,
+        // a run a schedule's tick started (runs/Scheduler tags it so)
+        scheduleId: input.tags?.find((t) => t.startsWith("schedule:"))?.slice("schedule:".length),
         webhook,
         allowBusyUser: options.queueBehindUser ?? false,
         thread: input.threadId === undefined ? undefined : {

@@ -10,6 +10,7 @@ import * as Outbox from "./Outbox.js"
 import * as QuotaLedger from "./QuotaLedger.js"
 import * as RunLease from "./RunLease.js"
 import * as RunStore from "./RunStore.js"
+import * as Schedules from "./Schedules.js"
 import * as SqliteStore from "./SqliteStore.js"
 import * as StoreOutages from "./StoreOutages.js"
 import * as Threads from "./Threads.js"
@@ -111,6 +112,7 @@ export const layer = (options: { url?: Redacted.Redacted | undefined; dataDir: s
     Attachments.layer.pipe(Layer.provide(store)),
     RunLease.layer,
     Outbox.layer,
+    Schedules.layer,
     Notifications.layer(),
     StoreOutages.layer
   ).pipe(

@@ -357,9 +357,25 @@ const agents = (d: Dialect) => [
  * delivery per event told, written in the transaction that stores the event (its id the `webhook-id` of every attempt),
  * taken by one process at a time (`lease_until`) — with each attempt's outcome. A2A push configurations (a task's
  * `pushNotificationConfig`s): their deliveries (`kind` a2a, with their `headers`) go through the same outbox.
+ * Schedules (store/Schedules): a task on a cron, per owner; a run a tick started names it (`runs.schedule_id`).
  */
 const webhooks = (d: Dialect) => [
   "ALTER TABLE runs ADD COLUMN webhook_url text",
+  "ALTER TABLE runs ADD COLUMN schedule_id text",
+  "CREATE INDEX IF NOT EXISTS runs_schedule ON runs (schedule_id)",
+  `CREATE TABLE IF NOT EXISTS schedules (
+    id text PRIMARY KEY,
+    owner text NOT NULL,
+    cron text NOT NULL,
+    timezone text,
+    task text NOT NULL,
+    agent text,
+    input text NOT NULL,
+    enabled integer NOT NULL,
+    created_at ${d.time} NOT NULL,
+    last_tick bigint,
+    next_tick bigint NOT NULL
+  )`,
   "ALTER TABLE runs ADD COLUMN webhook_events text",
   `CREATE TABLE IF NOT EXISTS webhook_deliveries (
     id text PRIMARY KEY,

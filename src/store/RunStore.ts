@@ -56,6 +56,8 @@ export interface Service {
       /** The agent it is a run of, and the run that called that agent as a tool. */
       agent?: string | undefined
       parentRunId?: string | undefined
+      /** The schedule whose tick started it (store/Schedules). */
+      scheduleId?: string | undefined
       /** Where its events are told (store/Outbox): the URL, and the events. */
       webhook?: { readonly url: string; readonly events: ReadonlyArray<string> } | undefined
     }
@@ -100,6 +102,8 @@ export interface Service {
       agent?: string | undefined
       /** The runs a run called as tools (its children), oldest first. */
       parentRunId?: string | undefined
+      /** The runs a schedule's ticks started. */
+      scheduleId?: string | undefined
       first?: number | undefined
       after?: string | undefined
     }
@@ -180,12 +184,12 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
       const turn = thread ? yield* joinThread(sql, thread.owner, thread.id, run.id, thread.whileBusy) : undefined
       const now = time(Date.now())
       yield* sql`INSERT INTO runs (id, user_id, task, mode, status, input, created_at, updated_at, agent, parent_run_id,
-          webhook_url, webhook_events)
+          webhook_url, webhook_events, schedule_id)
         VALUES (${run.id}, ${run.userId ?? null}, ${run.task}, ${run.mode}, ${run.status}, ${
         jsonValue(run.input)
       }, ${now}, ${now}, ${run.agent ?? null}, ${run.parentRunId ?? null}, ${run.webhook?.url ?? null}, ${
         run.webhook ? `,${run.webhook.events.join(",")},` : null
-      })`.pipe(
+      }, ${run.scheduleId ?? null})`.pipe(
         // another request took the id between the check and the insert
         Effect.catchTag("SqlError", (e) =>
           Effect.flatMap(
@@ -206,7 +210,7 @@ const createRunWith = (sql: SqlClient.SqlClient): Service["createRun"] => {
 /** A page of runs, newest first, by user, status, agent or parent (a child run's), after a cursor. */
 const listRunsWith = (sql: SqlClient.SqlClient): Service["listRuns"] => {
   const { time } = sqlValues(sql)
-  return ({ agent, after, first = 20, parentRunId, status, userId }) =>
+  return ({ agent, after, first = 20, parentRunId, scheduleId, status, userId }) =>
     Effect.gen(function*() {
       // a run waiting for a person is RUNNING with awaiting_input set; RUNNING lists those that are not waiting
       const statusIs = (s: RunStatus) =>
@@ -222,6 +226,7 @@ const listRunsWith = (sql: SqlClient.SqlClient): Service["listRuns"] => {
         ...(status ? [statusIs(status)] : []),
         ...(agent ? [sql`agent = ${agent}`] : []),
         ...(parentRunId ? [sql`parent_run_id = ${parentRunId}`] : []),
+        ...(scheduleId ? [sql`schedule_id = ${scheduleId}`] : []),
         ...(cursor ? [sql`(created_at, id) < (${time(Date.parse(cursor.at))}, ${cursor.id})`] : [])
       ]
       const rows = yield* sql`SELECT * FROM runs ${

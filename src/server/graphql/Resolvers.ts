@@ -24,6 +24,7 @@ import * as V from "./GraphQLViews.js"
 import { memoryMutations, memoryQueries } from "./MemoryResolvers.js"
 import { pageRefusal, takeEvents } from "./QueryLimits.js"
 import * as Asks from "./RequestViews.js"
+import { scheduleFields, scheduleMutations, scheduleQueries } from "./ScheduleResolvers.js"
 import { threadFields, threadMutations, threadQueries } from "./ThreadResolvers.js"
 import { runWebhookFields } from "./WebhookResolvers.js"
 
@@ -344,17 +345,25 @@ export const make = (adapter: Adapter<R>, info: ServerInfo): G.Resolvers => {
       ...serverQueries(access, info),
       ...memoryQueries(access.run),
       ...threadQueries(access.run),
-      ...agentQueries(access.run)
+      ...agentQueries(access.run),
+      ...scheduleQueries(access.run)
     },
     Mutation: {
       ...mutations(access),
       ...memoryMutations(access.run),
       ...threadMutations(access.run),
-      ...agentMutations(access.run)
+      ...agentMutations(access.run),
+      ...scheduleMutations(access.run)
     },
     Thread: threadFields(access.run),
+    Schedule: scheduleFields(access.run).Schedule,
     Subscription: subscriptions(access),
-    Run: { ...runFields(access), ...runAgentFields(access.run), ...runWebhookFields(access.run) },
+    Run: {
+      ...runFields(access),
+      ...runAgentFields(access.run),
+      ...runWebhookFields(access.run),
+      scheduleId: scheduleFields(access.run).scheduleId
+    },
     RunEvent: { __resolveType: (e: V.EventView) => e.__typename }
   } as G.Resolvers
 }

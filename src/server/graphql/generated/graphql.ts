@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { RunModel } from '../../../runs/RunModel.js';
 import type { EventView } from '../GraphQLViews.js';
 import type { ThreadModel } from '../ThreadResolvers.js';
+import type { ScheduleView } from '../ScheduleResolvers.js';
 import type { GraphQLContext } from '../GraphQLContext.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
@@ -708,8 +709,16 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Interrupts a run; a tool call in progress completes first. */
   cancelRun: Run;
+  /**
+   * A task started on a cron: 5 fields, or 6 with seconds first, in an IANA time zone (UTC unless given); a bad one is
+   * INVALID_SCHEDULE. Each tick starts one run (tagged schedule:<id>) across every server sharing the store; ticks missed
+   * while no server ran start one run at the next start.
+   */
+  createSchedule: Schedule;
   /** Deletes the caller's agent, every version (its runs keep the definition they ran). Whether there was one. */
   deleteAgent: Scalars['Boolean']['output'];
+  /** Deletes it: no tick after; its runs are kept. Whether there was one. */
+  deleteSchedule: Scalars['Boolean']['output'];
   /** Forgets every memory of the caller (or userId's, as memories reads them): erasure. How many there were. */
   forgetMemories: Scalars['Int']['output'];
   /** Forgets one memory (its row and full-text entry): whether there was one (memories' owner rule). */
@@ -731,6 +740,8 @@ export type Mutation = {
    * (a change makes prompts differ), then by the model. The fork belongs to the caller; runId is not touched.
    */
   forkRun: Run;
+  /** Stops its ticks (the schedule is kept); null when it is not the caller's. */
+  pauseSchedule?: Maybe<Schedule>;
   /** Gives guidance to an interactive run that asked for it; the text enters the refinement prompts from then on. */
   provideGuidance: Run;
   /**
@@ -753,6 +764,8 @@ export type Mutation = {
    * proposal), REJECT stops the run at its budget as without asking.
    */
   respondToApproval: Run;
+  /** Its ticks again, the next counted from now (ticks passed while paused are not run); null when not the caller's. */
+  resumeSchedule?: Maybe<Schedule>;
   /** Starts a run and returns at once (QUEUED or RUNNING). */
   runTask: Run;
   /**
@@ -768,8 +781,18 @@ export type MutationCancelRunArgs = {
 };
 
 
+export type MutationCreateScheduleArgs = {
+  input: ScheduleInput;
+};
+
+
 export type MutationDeleteAgentArgs = {
   name: Scalars['String']['input'];
+};
+
+
+export type MutationDeleteScheduleArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -803,6 +826,11 @@ export type MutationForkRunArgs = {
 };
 
 
+export type MutationPauseScheduleArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type MutationProvideGuidanceArgs = {
   requestId: Scalars['ID']['input'];
   runId: Scalars['ID']['input'];
@@ -827,6 +855,11 @@ export type MutationRespondToApprovalArgs = {
   reason?: InputMaybe<Scalars['String']['input']>;
   requestId: Scalars['ID']['input'];
   runId: Scalars['ID']['input'];
+};
+
+
+export type MutationResumeScheduleArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1047,6 +1080,10 @@ export type Query = {
   quota: Array<QuotaUsage>;
   run?: Maybe<Run>;
   runs: RunConnection;
+  /** One of the caller's schedules, with the runs its ticks started. */
+  schedule?: Maybe<Schedule>;
+  /** The caller's schedules (with API keys bound to users, their own), oldest first. */
+  schedules: Array<Schedule>;
   /** A thread of the caller (with API keys bound to users; else userId's, absent: runs without a user); null: none. */
   thread?: Maybe<Thread>;
   /** The caller's threads (as thread reads them), the latest used first. */
@@ -1084,6 +1121,11 @@ export type QueryRunsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<RunStatus>;
   userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type QueryScheduleArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1243,6 +1285,8 @@ export type Run = {
   result?: Maybe<RunOutcome>;
   /** On a cluster (AEON_CLUSTER=1): the address of the runner that took the run up last; null on one server. */
   runner?: Maybe<Scalars['String']['output']>;
+  /** The schedule whose tick started this run (null: none). */
+  scheduleId?: Maybe<Scalars['ID']['output']>;
   status: RunStatus;
   /** The run's events wait for its store now (the server running it knows; null otherwise): see runStoreWaits. */
   storeWait?: Maybe<StoreWait>;
@@ -1501,6 +1545,47 @@ export type RunTaskInput = {
    * server's AEON_WEBHOOK_HOSTS (else WEBHOOK_URL_NOT_ALLOWED, nothing stored).
    */
   webhook?: InputMaybe<WebhookInput>;
+};
+
+/** A task started on a cron. */
+export type Schedule = {
+  __typename?: 'Schedule';
+  agent?: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  cron: Scalars['String']['output'];
+  enabled: Scalars['Boolean']['output'];
+  id: Scalars['ID']['output'];
+  input?: Maybe<Scalars['JSON']['output']>;
+  /** When its last tick started a run (null: none yet). */
+  lastRunAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Its next tick (while enabled). */
+  nextRunAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The runs its ticks started, newest first (at most 100). */
+  runs: Array<ScheduleRun>;
+  task: Scalars['String']['output'];
+  timezone?: Maybe<Scalars['String']['output']>;
+};
+
+export type ScheduleInput = {
+  /** The agent each run is a run of (name or name@version). */
+  agent?: InputMaybe<Scalars['String']['input']>;
+  /** minute hour day month weekday, or seconds first: "0 9 * * 1-5", "*\/30 * * * * *". */
+  cron: Scalars['String']['input'];
+  /** false: made paused. */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+  /** More of each run's input: RunTaskInput's other fields (mode, budget, webhook, …). */
+  input?: InputMaybe<Scalars['JSON']['input']>;
+  task: Scalars['String']['input'];
+  /** An IANA time zone (Europe/Paris); UTC unless given. */
+  timezone?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A run a schedule's tick started. */
+export type ScheduleRun = {
+  __typename?: 'ScheduleRun';
+  createdAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  status: RunStatus;
 };
 
 export type SimpleIteration = {
@@ -2057,6 +2142,9 @@ export type ResolversTypes = {
   RunStartedEvent: ResolverTypeWrapper<RunStartedEvent>;
   RunStatus: RunStatus;
   RunTaskInput: RunTaskInput;
+  Schedule: ResolverTypeWrapper<ScheduleView>;
+  ScheduleInput: ScheduleInput;
+  ScheduleRun: ResolverTypeWrapper<ScheduleRun>;
   SimpleIteration: ResolverTypeWrapper<SimpleIteration>;
   SimpleIterationFinishedEvent: ResolverTypeWrapper<SimpleIterationFinishedEvent>;
   StepAbandonedEvent: ResolverTypeWrapper<StepAbandonedEvent>;
@@ -2194,6 +2282,9 @@ export type ResolversParentTypes = {
   RunResumedEvent: RunResumedEvent;
   RunStartedEvent: RunStartedEvent;
   RunTaskInput: RunTaskInput;
+  Schedule: ScheduleView;
+  ScheduleInput: ScheduleInput;
+  ScheduleRun: ScheduleRun;
   SimpleIteration: SimpleIteration;
   SimpleIterationFinishedEvent: SimpleIterationFinishedEvent;
   StepAbandonedEvent: StepAbandonedEvent;
@@ -2713,16 +2804,20 @@ export type MemoryRecalledEventResolvers<ContextType = GraphQLContext, ParentTyp
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationCancelRunArgs, 'id'>>;
+  createSchedule?: Resolver<ResolversTypes['Schedule'], ParentType, ContextType, RequireFields<MutationCreateScheduleArgs, 'input'>>;
   deleteAgent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteAgentArgs, 'name'>>;
+  deleteSchedule?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteScheduleArgs, 'id'>>;
   forgetMemories?: Resolver<ResolversTypes['Int'], ParentType, ContextType, Partial<MutationForgetMemoriesArgs>>;
   forgetMemory?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetMemoryArgs, 'id'>>;
   forgetRun?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetRunArgs, 'id'>>;
   forgetThread?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationForgetThreadArgs, 'id'>>;
   forkRun?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationForkRunArgs, 'atSeq' | 'runId'>>;
+  pauseSchedule?: Resolver<Maybe<ResolversTypes['Schedule']>, ParentType, ContextType, RequireFields<MutationPauseScheduleArgs, 'id'>>;
   provideGuidance?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationProvideGuidanceArgs, 'requestId' | 'runId' | 'text'>>;
   recheckRun?: Resolver<Array<ResolversTypes['PolicyCheck']>, ParentType, ContextType, RequireFields<MutationRecheckRunArgs, 'runId'>>;
   replayRun?: Resolver<ResolversTypes['ReplayReport'], ParentType, ContextType, RequireFields<MutationReplayRunArgs, 'runId'>>;
   respondToApproval?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRespondToApprovalArgs, 'decision' | 'requestId' | 'runId'>>;
+  resumeSchedule?: Resolver<Maybe<ResolversTypes['Schedule']>, ParentType, ContextType, RequireFields<MutationResumeScheduleArgs, 'id'>>;
   runTask?: Resolver<ResolversTypes['Run'], ParentType, ContextType, RequireFields<MutationRunTaskArgs, 'input'>>;
   saveAgent?: Resolver<ResolversTypes['Agent'], ParentType, ContextType, RequireFields<MutationSaveAgentArgs, 'input'>>;
 };
@@ -2879,6 +2974,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   quota?: Resolver<Array<ResolversTypes['QuotaUsage']>, ParentType, ContextType, Partial<QueryQuotaArgs>>;
   run?: Resolver<Maybe<ResolversTypes['Run']>, ParentType, ContextType, RequireFields<QueryRunArgs, 'id'>>;
   runs?: Resolver<ResolversTypes['RunConnection'], ParentType, ContextType, RequireFields<QueryRunsArgs, 'first'>>;
+  schedule?: Resolver<Maybe<ResolversTypes['Schedule']>, ParentType, ContextType, RequireFields<QueryScheduleArgs, 'id'>>;
+  schedules?: Resolver<Array<ResolversTypes['Schedule']>, ParentType, ContextType>;
   thread?: Resolver<Maybe<ResolversTypes['Thread']>, ParentType, ContextType, RequireFields<QueryThreadArgs, 'id'>>;
   threads?: Resolver<ResolversTypes['ThreadConnection'], ParentType, ContextType, RequireFields<QueryThreadsArgs, 'first'>>;
   tools?: Resolver<Array<ResolversTypes['Tool']>, ParentType, ContextType>;
@@ -2990,6 +3087,7 @@ export type RunResolvers<ContextType = GraphQLContext, ParentType extends Resolv
   prioritizedPlan?: Resolver<Maybe<ResolversTypes['PrioritizedPlan']>, ParentType, ContextType>;
   result?: Resolver<Maybe<ResolversTypes['RunOutcome']>, ParentType, ContextType>;
   runner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  scheduleId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
   storeWait?: Resolver<Maybe<ResolversTypes['StoreWait']>, ParentType, ContextType>;
   tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -3097,6 +3195,26 @@ export type RunStartedEventResolvers<ContextType = GraphQLContext, ParentType ex
   task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ScheduleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Schedule'] = ResolversParentTypes['Schedule']> = {
+  agent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  cron?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  input?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  lastRunAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  nextRunAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  runs?: Resolver<Array<ResolversTypes['ScheduleRun']>, ParentType, ContextType>;
+  task?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timezone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ScheduleRunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScheduleRun'] = ResolversParentTypes['ScheduleRun']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RunStatus'], ParentType, ContextType>;
 };
 
 export type SimpleIterationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SimpleIteration'] = ResolversParentTypes['SimpleIteration']> = {
@@ -3453,6 +3571,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RunOutcome?: RunOutcomeResolvers<ContextType>;
   RunResumedEvent?: RunResumedEventResolvers<ContextType>;
   RunStartedEvent?: RunStartedEventResolvers<ContextType>;
+  Schedule?: ScheduleResolvers<ContextType>;
+  ScheduleRun?: ScheduleRunResolvers<ContextType>;
   SimpleIteration?: SimpleIterationResolvers<ContextType>;
   SimpleIterationFinishedEvent?: SimpleIterationFinishedEventResolvers<ContextType>;
   StepAbandonedEvent?: StepAbandonedEventResolvers<ContextType>;
