@@ -1,3 +1,4 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Schedules from "../../src/store/Schedules.js"
@@ -95,6 +96,42 @@ describe(`a schedule's tick (${backend})`, () => {
 })
 
 describe.skipIf(backend !== "postgres")("schedules on servers sharing PostgreSQL", () => {
+  it("ticks missed while no server looked start one run, for the latest of them", async () => {
+    const db = freshDatabase()
+    await Effect.runPromise(db.setup)
+    const a = await startServer({ db })
+    try {
+      const made = await gql(
+        a.url,
+        `mutation($input: ScheduleInput!) { createSchedule(input: $input) { id } }`,
+        { input: { cron: "* * * * *", task: "Compute 1 + 1", enabled: false, input: { mode: "SIMPLE" } } }
+      )
+      const id = made.body.data!.createSchedule.id as string
+      // as a server that stopped five minutes ago left it: five ticks missed
+      const missedSince = Date.now() - 5 * 60_000
+      await Effect.runPromise(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql`UPDATE schedules SET enabled = 1, next_tick = ${missedSince} WHERE id = ${id}`
+        ).pipe(
+          Effect.provide(storeLayer(db)),
+          Effect.scoped
+        )
+      )
+      const s = await waitFor(async () => {
+        const now = await read(a.url, id)
+        return now.runs.length > 0 ? now : undefined
+      }, 20_000)
+      const latestTick = Math.floor(Date.now() / 60_000) * 60_000
+      expect([latestTick, latestTick - 60_000]).toContain(Date.parse(s.lastRunAt))
+      // one run for the five ticks (a sixth only if the next minute came meanwhile)
+      expect(s.runs.length).toBeLessThanOrEqual(Date.now() >= latestTick + 60_000 ? 2 : 1)
+      expect(Date.parse(s.nextRunAt)).toBeGreaterThan(Date.parse(s.lastRunAt))
+    } finally {
+      await a.stop()
+    }
+  }, 60_000)
+
   it("two servers start one run per tick between them", async () => {
     const db = freshDatabase()
     await Effect.runPromise(db.setup)
