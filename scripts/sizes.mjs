@@ -1,13 +1,18 @@
 /* global console, process */
 // Size rules of the code, checked by `npm run lint` (not by the test suite: they are about the code, not what it
-// does): the kernel (Orchestrator + Executor + PassSteps) under 800 lines of code, no function in src/ over 80 lines,
+// does): the kernel (Orchestrator + AnswerAtStop + Executor + PassSteps) under 800 lines of code, no function in src/ over 80 lines,
 // and type assertions (`as T` other than `as const`) at most CASTS_MAX — a ceiling lowered as casts go, never raised
 // (generated code aside). Prints what breaks a rule and exits 1; `node scripts/sizes.mjs --casts` lists the casts.
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import ts from "typescript"
 
-const KERNEL = ["src/kernel/Orchestrator.ts", "src/kernel/Executor.ts", "src/kernel/PassSteps.ts"]
+const KERNEL = [
+  "src/kernel/Orchestrator.ts",
+  "src/kernel/AnswerAtStop.ts",
+  "src/kernel/Executor.ts",
+  "src/kernel/PassSteps.ts"
+]
 const KERNEL_MAX = 800
 const FUNCTION_MAX = 80
 const CASTS_MAX = 88
