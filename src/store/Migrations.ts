@@ -2,6 +2,8 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { traced } from "../telemetry/Span.js"
+import { type Dialect, pg, sqlite } from "./Dialects.js"
+import { webhooksAndSchedules } from "./TriggerTables.js"
 
 /**
  * The schema, one ordered list for SQLite and PostgreSQL, applied by @effect/sql's Migrator. The dialects differ
@@ -10,20 +12,6 @@ import { traced } from "../telemetry/Span.js"
  * Every statement is idempotent (IF NOT EXISTS, OR REPLACE, ON CONFLICT DO NOTHING): a database made before the
  * Migrator (its ledger was `aeon_migrations`) is brought under it unchanged.
  */
-interface Dialect {
-  readonly json: string
-  readonly time: string
-  readonly now: string
-  readonly arrayLength: string
-}
-const pg: Dialect = { json: "jsonb", time: "timestamptz", now: "now()", arrayLength: "jsonb_array_length" }
-const sqlite: Dialect = {
-  json: "text",
-  time: "text",
-  now: "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-  arrayLength: "json_array_length"
-}
-
 const runsAndEvents = (d: Dialect) => [
   `CREATE TABLE IF NOT EXISTS runs (
     id text PRIMARY KEY,
@@ -352,72 +340,6 @@ const agents = (d: Dialect) => [
   "CREATE INDEX IF NOT EXISTS runs_parent ON runs (parent_run_id)"
 ]
 
-/**
- * Webhooks (store/Outbox): a run's webhook (`webhook_url`, `webhook_events` as `,run.finished,`), and the outbox — one
- * delivery per event told, written in the transaction that stores the event (its id the `webhook-id` of every attempt),
- * taken by one process at a time (`lease_until`) — with each attempt's outcome. A2A push configurations (a task's
- * `pushNotificationConfig`s): their deliveries (`kind` a2a, with their `headers`) go through the same outbox.
- * Schedules (store/Schedules): a task on a cron, per owner; a run a tick started names it (`runs.schedule_id`).
- */
-const webhooks = (d: Dialect) => [
-  "ALTER TABLE runs ADD COLUMN webhook_url text",
-  "ALTER TABLE runs ADD COLUMN schedule_id text",
-  "CREATE INDEX IF NOT EXISTS runs_schedule ON runs (schedule_id)",
-  `CREATE TABLE IF NOT EXISTS schedules (
-    id text PRIMARY KEY,
-    owner text NOT NULL,
-    cron text NOT NULL,
-    timezone text,
-    task text NOT NULL,
-    agent text,
-    input text NOT NULL,
-    enabled integer NOT NULL,
-    created_at ${d.time} NOT NULL,
-    last_tick bigint,
-    next_tick bigint NOT NULL
-  )`,
-  "ALTER TABLE runs ADD COLUMN webhook_events text",
-  `CREATE TABLE IF NOT EXISTS webhook_deliveries (
-    id text PRIMARY KEY,
-    run_id text NOT NULL,
-    seq integer NOT NULL,
-    event text NOT NULL,
-    url text NOT NULL,
-    body text NOT NULL,
-    attempts integer NOT NULL DEFAULT 0,
-    next_at bigint NOT NULL,
-    lease_until bigint,
-    delivered_at bigint,
-    gave_up_at bigint,
-    kind text NOT NULL DEFAULT 'webhook',
-    headers text,
-    created_at ${d.time} NOT NULL
-  )`,
-  `CREATE TABLE IF NOT EXISTS a2a_push_configs (
-    run_id text NOT NULL,
-    id text NOT NULL,
-    url text NOT NULL,
-    token text,
-    auth_scheme text,
-    auth_credentials text,
-    headers text NOT NULL,
-    context_json text NOT NULL,
-    created_at ${d.time} NOT NULL,
-    PRIMARY KEY (run_id, id)
-  )`,
-  `CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_at)
-    WHERE delivered_at IS NULL AND gave_up_at IS NULL`,
-  "CREATE INDEX IF NOT EXISTS webhook_deliveries_run ON webhook_deliveries (run_id)",
-  `CREATE TABLE IF NOT EXISTS webhook_attempts (
-    delivery_id text NOT NULL,
-    attempt integer NOT NULL,
-    http_status integer,
-    error text,
-    at bigint NOT NULL,
-    PRIMARY KEY (delivery_id, attempt)
-  )`
-]
-
 /** The migrations in order; each runs in one transaction with the Migrator's ledger row. */
 export const migrations = {
   "0001_runs_and_events": statements({
@@ -444,7 +366,7 @@ export const migrations = {
   "0013_attachments": statements({ pg: attachments(pg), sqlite: attachments(sqlite) }),
   "0014_run_owner_address": statements({ pg: ownerAddress, sqlite: ownerAddress }),
   "0015_agents": statements({ pg: agents(pg), sqlite: agents(sqlite) }),
-  "0016_webhooks": statements({ pg: webhooks(pg), sqlite: webhooks(sqlite) })
+  "0016_webhooks": statements({ pg: webhooksAndSchedules(pg), sqlite: webhooksAndSchedules(sqlite) })
 }
 
 /** Applies the migrations not yet applied (ledger: `aeon_schema_migrations`). */
