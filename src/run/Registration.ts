@@ -18,6 +18,7 @@ import { LanguageModel } from "../llm/LanguageModel.js"
 import { unenforceableCostCap } from "../llm/Pricing.js"
 import { Quotas } from "../store/QuotaLedger.js"
 import { type RunIdTakenError, RunStore, type StoreError, type UserBusyError } from "../store/RunStore.js"
+import { scheduleOfTags } from "../store/Schedules.js"
 import { fieldOf } from "../support/Fields.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import { refuseUnreadable, storedAttachments } from "./Attachments.js"
@@ -101,7 +102,7 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
         agent: resolvedAgentOf(input)?.name,
         parentRunId: options.parentRunId,
         // a run a schedule's tick started (runs/Scheduler tags it so)
-        scheduleId: input.tags?.find((t) => t.startsWith("schedule:"))?.slice("schedule:".length),
+        scheduleId: scheduleOfTags(input.tags),
         webhook,
         allowBusyUser: options.queueBehindUser ?? false,
         thread: input.threadId === undefined ? undefined : {

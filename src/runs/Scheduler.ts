@@ -7,16 +7,13 @@
  */
 import { Cron, Duration, Effect, Either, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { type Schedule, Schedules } from "../store/Schedules.js"
+import { type Schedule, Schedules, scheduleTag } from "../store/Schedules.js"
 import { inBackground } from "../support/Background.js"
 import { RunManager } from "./RunManager.js"
 
 export class InvalidScheduleError
   extends Schema.TaggedError<InvalidScheduleError>()("INVALID_SCHEDULE", { message: Schema.String })
 {}
-
-/** The tag a scheduled run carries. */
-export const scheduleTag = (id: string) => `schedule:${id}`
 
 /** A schedule's cron in its time zone, checked. */
 export const cronOf = (cron: string, timezone?: string | null) =>

@@ -57,6 +57,11 @@ export interface Service {
   readonly takeTick: (id: string, seen: number, tick: number, next: number) => Effect.Effect<boolean, StoreError>
 }
 
+/** The tag a run a schedule's tick started carries, and the schedule a run's tags name (one rule for both). */
+export const scheduleTag = (id: string) => `schedule:${id}`
+export const scheduleOfTags = (tags: ReadonlyArray<string> | undefined) =>
+  tags?.find((t) => t.startsWith("schedule:"))?.slice("schedule:".length)
+
 export class Schedules extends Context.Tag("aeon/Schedules")<Schedules, Service>() {}
 
 const InputJson = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))

@@ -127,4 +127,10 @@ const POLL = Duration.seconds(1)
  * The delivery worker of a server: the outbox looked at every second, for as long as the server lives (a store that
  * fails only delays the deliveries: they stay in the outbox).
  */
-export const worker = Layer.scopedDiscard(inBackground("webhook deliveries", POLL, deliverDue))
+export const worker = Layer.scopedDiscard(
+  // a server that allows no host delivers nothing: no look at the outbox (its deliveries wait for one that does)
+  Effect.flatMap(
+    WebhookSettings,
+    (s) => (s.hosts.length === 0 ? Effect.void : inBackground("webhook deliveries", POLL, deliverDue))
+  )
+)

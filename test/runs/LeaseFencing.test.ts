@@ -1,12 +1,10 @@
 import { Effect, Redacted } from "effect"
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
+import { threeLedgerCalls } from "../support/ledger.js"
 import { exited, startProcess } from "../support/process.js"
-import { verdict } from "../support/scripts.js"
 import { awaitRun, gql, waitFor } from "../support/server.js"
 
 /**
@@ -16,37 +14,7 @@ import { awaitRun, gql, waitFor } from "../support/server.js"
  * gone and stops the run there, and its late appends are refused (its epoch is stale). Two ways another server takes
  * it up: at its sweep once the frozen hold lapses, and at its start, asking the holder, who does not answer in time.
  */
-const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-fencing-")))
-const ledger = join(dir, "ledger.txt")
-const config = join(dir, "mcp.json")
-writeFileSync(
-  config,
-  JSON.stringify({
-    mcpServers: {
-      ledger: {
-        command: process.execPath,
-        args: [fileURLToPath(new URL("../support/mcp-servers/ledger.mjs", import.meta.url))],
-        env: { LEDGER_FILE: ledger, LEDGER_HOLD_MS: "2500" }
-      }
-    }
-  })
-)
-const script = join(dir, "three.json")
-const step = (id: string) => ({
-  stepId: id,
-  description: `Append the record ${id} to the ledger`,
-  tool: "ledger.append",
-  toolInput: { record: id }
-})
-writeFileSync(
-  script,
-  JSON.stringify({
-    fallback: "offline",
-    plan_generation_user: [{ output: { goal: "Append three records", steps: [step("a"), step("b"), step("c")] } }],
-    convergence_assessment_user: [verdict(true)]
-  })
-)
-const lines = () => (existsSync(ledger) ? readFileSync(ledger, "utf8").split("\n").filter((l) => l !== "") : [])
+const { config, dir, ledger, lines, script } = threeLedgerCalls("aeon-fencing-", 2500)
 
 const started: Array<ReturnType<typeof startProcess>> = []
 afterEach(async () => {

@@ -1,12 +1,9 @@
 import { Effect, Redacted } from "effect"
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
+import { threeLedgerCalls } from "../support/ledger.js"
 import { exited, startProcess as start } from "../support/process.js"
-import { verdict } from "../support/scripts.js"
 import { gql, waitFor } from "../support/server.js"
 
 /**
@@ -16,38 +13,7 @@ import { gql, waitFor } from "../support/server.js"
  * are made one at a time, so the kill finds one in flight: the ledger holds each record once but that one, twice at
  * most. (The code before ran the three at once: the kill found three, and the resume wrote each again.)
  */
-const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-side-effects-")))
-const ledger = join(dir, "ledger.txt")
-const server = fileURLToPath(new URL("../support/mcp-servers/ledger.mjs", import.meta.url))
-const config = join(dir, "mcp.json")
-writeFileSync(
-  config,
-  JSON.stringify({
-    mcpServers: {
-      ledger: {
-        command: process.execPath,
-        args: [server],
-        env: { LEDGER_FILE: ledger, LEDGER_HOLD_MS: "2500" }
-      }
-    }
-  })
-)
-const script = join(dir, "three.json")
-const step = (id: string) => ({
-  stepId: id,
-  description: `Append the record ${id} to the ledger`,
-  tool: "ledger.append",
-  toolInput: { record: id }
-})
-writeFileSync(
-  script,
-  JSON.stringify({
-    fallback: "offline",
-    plan_generation_user: [{ output: { goal: "Append three records", steps: [step("a"), step("b"), step("c")] } }],
-    convergence_assessment_user: [verdict(true)]
-  })
-)
-const lines = () => (existsSync(ledger) ? readFileSync(ledger, "utf8").split("\n").filter((l) => l !== "") : [])
+const { config, dir, lines, script } = threeLedgerCalls("aeon-side-effects-", 2500)
 
 describe(`a kill -9 with steps at once, each calling a tool with side effects (${backend})`, () => {
   it("the resumed run repeats at most the one call in flight", async () => {

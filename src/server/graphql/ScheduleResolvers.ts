@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { RunManager } from "../../runs/RunManager.js"
 import type { RunModel } from "../../runs/RunModel.js"
 import { createSchedule, setScheduleEnabled } from "../../runs/Scheduler.js"
-import { type Schedule, Schedules } from "../../store/Schedules.js"
+import { type Schedule, scheduleOfTags, Schedules } from "../../store/Schedules.js"
 import type * as G from "./generated/graphql.js"
 import type { GraphQLContext } from "./GraphQLContext.js"
 
@@ -91,6 +91,5 @@ export const scheduleFields = (run: Run) => ({
         )
       )
   },
-  scheduleId: (r: RunModel) =>
-    r.record.started?.tags?.find((t) => t.startsWith("schedule:"))?.slice("schedule:".length) ?? null
+  scheduleId: (r: RunModel) => scheduleOfTags(r.record.started?.tags) ?? null
 })

@@ -10,6 +10,7 @@ import { RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { noWebhooks, urlAllowed, WebhookSettings } from "../../domain/Webhook.js"
+import { awaitingInput } from "../../record/Requests.js"
 import type { RunModel } from "../../runs/RunModel.js"
 import { Outbox, type PushConfig } from "../../store/Outbox.js"
 
@@ -37,10 +38,7 @@ const asProtocol = (taskId: string, c: PushConfig): TaskPushNotificationConfig =
 
 /** The status the task is in now (a run waiting for a person is INPUT_REQUIRED), and its last event. */
 const stateNow = (run: RunModel) => ({
-  status: run.status === "RUNNING" && run.record.requests.size > 0 &&
-      [...run.record.requests.values()].some((r) => !r.answer)
-    ? "AWAITING_INPUT"
-    : run.status,
+  status: run.status === "RUNNING" && awaitingInput(run.record) ? "AWAITING_INPUT" : run.status,
   seq: run.events.at(-1)?.seq ?? 0
 })
 
