@@ -38,9 +38,23 @@ const serialized = (c: SqlConnection.Connection, lock: Effect.Semaphore): SqlCon
     )
 })
 
+/**
+ * A reserved connection goes back to the pool only once the query on it has ended (at most `drainLimit` later): the
+ * storage rebuilds its lock connection after a query timed out, and the pool would give the still busy client to the
+ * next query.
+ */
+const drained = (lock: Effect.Semaphore) =>
+  Effect.addFinalizer(() => lock.withPermits(1)(Effect.void).pipe(Effect.timeout(drainLimit), Effect.ignore))
+const drainLimit = "30 seconds"
+
 /** The client as it is (still callable: `sql\`…\``), its reserved connections serialized. */
 export const serializedReserve = (sql: SqlClient.SqlClient): SqlClient.SqlClient => {
-  const reserve = Effect.flatMap(sql.reserve, (c) => Effect.map(Effect.makeSemaphore(1), (lock) => serialized(c, lock)))
+  const reserve = Effect.gen(function*() {
+    const c = yield* sql.reserve
+    const lock = yield* Effect.makeSemaphore(1)
+    yield* drained(lock) // added after the reserve's release, so run before it
+    return serialized(c, lock)
+  })
   return new Proxy(sql, { get: (client, key) => key === "reserve" ? reserve : Reflect.get(client, key) })
 }
 

@@ -81,7 +81,10 @@ const listenOn = (pg: PgClient.PgClient, notices: PubSub.PubSub<Notice>, watch: 
     yield* Effect.forkScoped(watchdog({
       every: watch,
       lastHeard: Effect.sync(() => heard),
-      ping: Effect.ignore(pg.notify(noticesChannel, ping)),
+      // not the client's `notify`: it sends `NOTIFY channel, $1`, which PostgreSQL refuses (no parameters there)
+      ping: pg`SELECT pg_notify(${noticesChannel}, ${ping})`.pipe(
+        Effect.catchAllCause((cause) => Effect.logDebug("the LISTEN ping was not sent", cause))
+      ),
       reopen: Effect.gen(function*() {
         yield* Fiber.interrupt(listener)
         listener = yield* Effect.forkIn(listening, scope)

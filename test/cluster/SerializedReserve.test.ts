@@ -61,4 +61,30 @@ describe.skipIf(!base)("the cluster storage's reserved connection", () => {
       ),
     30_000
   )
+
+  it.scopedLive(
+    "a connection whose query was given up goes back to the pool only once PostgreSQL has ended it",
+    () =>
+      Effect.gen(function*() {
+        // the storage rebuilds its lock connection after a query timed out: the old one is released while the query
+        // still runs on it, and the pool gives that busy client to the next query
+        const sql = serializedReserve(yield* SqlClient.SqlClient)
+        const most = yield* mostAtOnce(Effect.gen(function*() {
+          yield* Effect.scoped(Effect.gen(function*() {
+            const connection = yield* sql.reserve
+            const slow = yield* connection.execute("SELECT pg_sleep(1.5)", [], undefined).pipe(
+              Effect.timeout("50 millis"),
+              Effect.either
+            )
+            expect(slow._tag).toBe("Left")
+          }))
+          expect(yield* sql`SELECT 1 AS one`).toEqual([{ one: 1 }])
+        }))
+        expect(most).toBe(1)
+      }).pipe(
+        Effect.provide(PgClient.layer({ url: Redacted.make(base ?? ""), maxConnections: 1 })),
+        Effect.orDie
+      ),
+    30_000
+  )
 })

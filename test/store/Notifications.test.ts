@@ -1,7 +1,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Redacted, Ref, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { clientLayer } from "../../src/store/Database.js"
 import * as Notifications from "../../src/store/Notifications.js"
@@ -69,6 +69,36 @@ describe.skipIf(!base)("the process's LISTEN connection", () => {
         const after = yield* listeners
         expect(after).toHaveLength(1)
         expect(after[0]).not.toBe(before[0])
+      }).pipe(
+        Effect.provide(
+          Notifications.layer({ watch: "200 millis" }).pipe(
+            Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) }))
+          )
+        ),
+        Effect.orDie
+      ),
+    30_000
+  )
+})
+
+describe.skipIf(!base)("the LISTEN connection's pings", () => {
+  it.scopedLive(
+    "a live connection hears its own pings and is never opened again",
+    () =>
+      Effect.gen(function*() {
+        const pg = yield* PgClient.PgClient
+        const service = yield* Notifications.Notifications
+        const reopenings = yield* Ref.make(0)
+        const notices = yield* service.notices("events")
+        yield* Effect.forkScoped(Stream.runForEach(
+          Stream.filter(notices, (n) => n._tag === "Reopened"),
+          () => Ref.update(reopenings, (n) => n + 1)
+        ))
+        // the pings themselves, heard on a connection of the test's own: ten periods of the watchdog (200 ms each)
+        const pings = Stream.filter(pg.listen(noticesChannel), (said) => said.startsWith(announcement("ping", "")))
+        expect(Chunk.size(yield* Stream.runCollect(Stream.take(pings, 10)).pipe(Effect.timeout("10 seconds"))))
+          .toBe(10)
+        expect(yield* Ref.get(reopenings)).toBe(0) // silent for three periods, it would have been opened again
       }).pipe(
         Effect.provide(
           Notifications.layer({ watch: "200 millis" }).pipe(
