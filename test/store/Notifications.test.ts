@@ -19,6 +19,11 @@ const application = `aeon_listen_${randomUUID().slice(0, 8)}`
 const url = new URL(base ?? "postgres://unused")
 url.searchParams.set("application_name", application)
 
+/** The watched LISTEN connection (pinged every 200 ms) over a client of this test's own. */
+const listening = Notifications.layer({ watch: "200 millis" }).pipe(
+  Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) }))
+)
+
 const listeners = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql<{ pid: number }>`SELECT pid FROM pg_stat_activity
     WHERE application_name = ${application} AND query ILIKE 'LISTEN%'`).pipe(
@@ -69,14 +74,7 @@ describe.skipIf(!base)("the process's LISTEN connection", () => {
         const after = yield* listeners
         expect(after).toHaveLength(1)
         expect(after[0]).not.toBe(before[0])
-      }).pipe(
-        Effect.provide(
-          Notifications.layer({ watch: "200 millis" }).pipe(
-            Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) }))
-          )
-        ),
-        Effect.orDie
-      ),
+      }).pipe(Effect.provide(listening), Effect.orDie),
     30_000
   )
 })
@@ -99,14 +97,7 @@ describe.skipIf(!base)("the LISTEN connection's pings", () => {
         expect(Chunk.size(yield* Stream.runCollect(Stream.take(pings, 10)).pipe(Effect.timeout("10 seconds"))))
           .toBe(10)
         expect(yield* Ref.get(reopenings)).toBe(0) // silent for three periods, it would have been opened again
-      }).pipe(
-        Effect.provide(
-          Notifications.layer({ watch: "200 millis" }).pipe(
-            Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) }))
-          )
-        ),
-        Effect.orDie
-      ),
+      }).pipe(Effect.provide(listening), Effect.orDie),
     30_000
   )
 })
