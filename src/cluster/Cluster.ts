@@ -1,6 +1,7 @@
 import * as ClusterSchema from "@effect/cluster/ClusterSchema"
 import * as Entity from "@effect/cluster/Entity"
 import { RunnerAddress } from "@effect/cluster/RunnerAddress"
+import * as Sharding from "@effect/cluster/Sharding"
 import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as SqlMessageStorage from "@effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
@@ -13,6 +14,7 @@ import { RunManager } from "../runs/RunManager.js"
 import { AnswerRpc, OwnerRefused } from "../runs/RunOwners.js"
 import { oneServerAtATime } from "../store/Database.js"
 import { Notifications } from "../store/Notifications.js"
+import { Singletons } from "../support/Background.js"
 import { type ClusterConfig, ClusterNeedsPostgresError } from "./ClusterConfig.js"
 import * as EventNotifications from "./EventNotifications.js"
 import * as SerializedReserve from "./SerializedReserve.js"
@@ -100,6 +102,15 @@ const shardingConfig = (c: ClusterConfig): Partial<ShardingConfig.ShardingConfig
   entityReplyPollInterval: Duration.millis(100)
 })
 
+/** The jobs of one process among all (support/Background.onOneProcess) as the cluster's singletons. */
+const singletons = Layer.effect(
+  Singletons,
+  Effect.map(
+    Sharding.Sharding,
+    (sharding) => Singletons.of({ register: (name, job) => sharding.registerSingleton(`aeon/${name}`, job) })
+  )
+)
+
 /** Sharding over @effect/cluster's SQL storage (shard locks: rows that expire) and msgpack over TCP. */
 const sharding = (c: ClusterConfig) =>
   NodeClusterSocket.layer({ storage: "sql", shardingConfig: shardingConfig(c) }).pipe(
@@ -126,9 +137,10 @@ export const layer = <A, E, R>(c: ClusterConfig, withManager: Layer.Layer<A | Ru
   Layer.unwrapEffect(Effect.gen(function*() {
     // runs elsewhere are followed on PostgreSQL's notifications; SQLite has none
     if (!(yield* Notifications).listening) return yield* new ClusterNeedsPostgresError()
-    const base = Layer.merge(
+    const base = Layer.mergeAll(
       placement(`${c.runnerHost}:${c.runnerPort}`),
-      EventNotifications.layer({ catchUp: Duration.seconds(2) })
+      EventNotifications.layer({ catchUp: Duration.seconds(2) }),
+      singletons
     ).pipe(Layer.provideMerge(sharding(c).pipe(Layer.provide(storageTables(c)))))
     // runs left QUEUED with no runner (their Start never went): sent again
     const sweep = QueuedSweep.layer({ every: Duration.seconds(10), after: Duration.seconds(30) })

@@ -1,6 +1,6 @@
 import { Clock, Duration, Effect, Layer } from "effect"
 import { RunStore } from "../store/RunStore.js"
-import { repeated } from "../support/Background.js"
+import { onOneProcess } from "../support/Background.js"
 import { RunPlacement } from "./Placement.js"
 
 export interface SweepOptions {
@@ -12,7 +12,7 @@ export interface SweepOptions {
 
 /**
  * On a cluster, a run is stored QUEUED and then its Start is sent. A server that died between the two (or a Start
- * lost otherwise) leaves a run nothing would ever start: every runner looks for runs QUEUED past `after` that no
+ * lost otherwise) leaves a run nothing would ever start: one runner (a singleton) looks for runs QUEUED past `after` that no
  * runner has taken up, and sends their Start again. Sending it twice is harmless: the message is persisted and keyed
  * by the run, so the cluster keeps one. A send refused now is tried at the next look.
  */
@@ -29,7 +29,7 @@ export const sweep = (options: SweepOptions) =>
           Effect.catchAll((e) => Effect.logWarning(`run ${runId}: its Start could not be sent again (${e.message})`))
         ), { discard: true })
     })
-    yield* repeated("the queued-run sweep", options.every, once)
+    yield* onOneProcess("the queued-run sweep", options.every, once)
   })
 
-export const layer = (options: SweepOptions) => Layer.scopedDiscard(Effect.forkScoped(sweep(options)))
+export const layer = (options: SweepOptions) => Layer.scopedDiscard(sweep(options))

@@ -8,7 +8,7 @@
 import { Cron, Duration, Effect, Either, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { type Schedule, Schedules, scheduleTag } from "../store/Schedules.js"
-import { inBackground } from "../support/Background.js"
+import { onOneProcess } from "../support/Background.js"
 import { RunManager } from "./RunManager.js"
 
 export class InvalidScheduleError
@@ -71,7 +71,7 @@ const look = Effect.gen(function*() {
 export const scheduler = Effect.flatMap(Effect.serviceOption(Schedules), (schedules) =>
   Option.isNone(schedules)
     ? Effect.void
-    : inBackground("schedules", Duration.seconds(1), Effect.provideService(look, Schedules, schedules.value)))
+    : onOneProcess("schedules", Duration.seconds(1), Effect.provideService(look, Schedules, schedules.value)))
 
 /** A new schedule's id. */
 export const newScheduleId = () => randomUUID()

@@ -11,7 +11,7 @@ import * as https from "node:https"
 import type { LookupFunction } from "node:net"
 import { type Settings, signature, urlAllowed, WebhookSettings } from "../domain/Webhook.js"
 import { type Delivery, Outbox } from "../store/Outbox.js"
-import { inBackground } from "../support/Background.js"
+import { onOneProcess } from "../support/Background.js"
 
 /** What an attempt came to: the receiver's status, or why there was none. */
 interface Outcome {
@@ -131,6 +131,6 @@ export const worker = Layer.scopedDiscard(
   // a server that allows no host delivers nothing: no look at the outbox (its deliveries wait for one that does)
   Effect.flatMap(
     WebhookSettings,
-    (s) => (s.hosts.length === 0 ? Effect.void : inBackground("webhook deliveries", POLL, deliverDue))
+    (s) => (s.hosts.length === 0 ? Effect.void : onOneProcess("webhook deliveries", POLL, deliverDue))
   )
 )

@@ -216,6 +216,23 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     expect(await listening()).toBe(runners.length)
   })
 
+  it("the jobs about the store as a whole (the schedules, the queued-run sweep) run on one runner: a singleton", async () => {
+    const runsHere = (r: Runner, job: string) =>
+      r.output().lastIndexOf(`${job}: runs on this runner`) > r.output().lastIndexOf(`${job}: no longer runs here`)
+    await waitFor(async () => {
+      const held = await inCluster(`SELECT DISTINCT address FROM cluster_locks`)
+      return runners.every((r) => held.some((row) => row.address === r.address)) ? true : undefined
+    }, 30_000)
+    for (const job of ["schedules", "the queued-run sweep"]) {
+      // a singleton moves while the shards settle: then on exactly one runner
+      const on = await waitFor(async () => {
+        const here = runners.filter((r) => runsHere(r, job))
+        return here.length === 1 ? here : undefined
+      }, 30_000)
+      expect(on).toHaveLength(1)
+    }
+  })
+
   it(
     "a runner killed mid-way: every run finishes exactly once, followers see every event once, no completed step runs twice",
     async () => {

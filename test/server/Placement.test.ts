@@ -1,4 +1,4 @@
-import { Effect, Fiber, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { register } from "../../src/run/Run.js"
 import { ClusterUnavailableError, RunPlacement } from "../../src/runs/Placement.js"
@@ -87,12 +87,13 @@ describe("a run left QUEUED with no runner (its Start never went)", () => {
         yield* register({ task: "Compute 2 + 2", mode: "FULL", runId: "stranded" }, { status: "QUEUED" })
         yield* register({ task: "Compute 3 + 3", mode: "FULL", runId: "taken" }, { status: "QUEUED" })
         yield* claimedBy("taken", "runner-b")
-        const sweeping = yield* Effect.fork(QueuedSweep.sweep({ every: "20 millis", after: 0 }))
-        yield* Effect.sleep("10 millis").pipe(
-          Effect.repeat({ until: () => sent.length >= 2 }),
-          Effect.timeout("5 seconds")
-        )
-        yield* Fiber.interrupt(sweeping)
+        yield* Effect.scoped(Effect.zipRight(
+          QueuedSweep.sweep({ every: "20 millis", after: 0 }), // in the background of this scope
+          Effect.sleep("10 millis").pipe(
+            Effect.repeat({ until: () => sent.length >= 2 }),
+            Effect.timeout("5 seconds")
+          )
+        ))
       })
     )
     expect(sent.slice(0, 2)).toEqual(["stranded", "stranded"])
