@@ -233,6 +233,30 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     }
   })
 
+  it("a schedule every 2 s starts one run per tick on the cluster, whichever runner runs the schedules", async () => {
+    const SCHEDULE = `id runs { id createdAt }`
+    const made = await gql(
+      runners[1]!.url,
+      `mutation($input: ScheduleInput!) { createSchedule(input: $input) { ${SCHEDULE} } }`,
+      { input: { cron: "*/2 * * * * *", task: "Compute 1 + 1", input: { mode: "SIMPLE", memory: false } } }
+    )
+    const id = made.body.data!.createSchedule.id as string
+    const read = async (url: string) =>
+      (await gql(url, `query($id: ID!) { schedule(id: $id) { ${SCHEDULE} } }`, { id })).body.data?.schedule
+    const ran = await waitFor(async () => {
+      const now = await read(runners[2]!.url)
+      return now.runs.length >= 3 ? now : undefined
+    }, 30_000)
+    expect((await gql(runners[0]!.url, `mutation($id: ID!) { deleteSchedule(id: $id) }`, { id })).body.data)
+      .toEqual({ deleteSchedule: true })
+    const times = (ran.runs as Array<{ createdAt: string }>).map((r) => Date.parse(r.createdAt)).sort()
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1_000)
+    // each tick's run is executed by some runner, to its end
+    for (const run of ran.runs as Array<{ id: string }>) {
+      expect((await finishedRun(runners[0]!.url, run.id)).events.at(-1)?.type).toBe("RunFinished")
+    }
+  }, 60_000)
+
   it(
     "a runner killed mid-way: every run finishes exactly once, followers see every event once, no completed step runs twice",
     async () => {
