@@ -5,6 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Schema } from "effect"
+import { type A2aTaskState, a2aTaskState } from "../domain/A2aTaskState.js"
 import type { RunEvent } from "../domain/RunEvent.js"
 import type { WebhookEvent } from "../domain/Webhook.js"
 import { awaitingInput } from "../record/Requests.js"
@@ -26,34 +27,22 @@ const deliveryOf = (type: WebhookEvent, event: RunEvent, body: string): Statemen
     ON CONFLICT (id) DO NOTHING`
 }
 
-/** The A2A task state a run's status is (the protocol's names, as its JSON has them). */
-export const a2aState = (status: string) =>
-  status === "RUNNING"
-    ? "TASK_STATE_WORKING"
-    : status === "AWAITING_INPUT"
-    ? "TASK_STATE_INPUT_REQUIRED"
-    : status === "CONVERGED"
-    ? "TASK_STATE_COMPLETED"
-    : status === "CANCELLED"
-    ? "TASK_STATE_CANCELED"
-    : "TASK_STATE_FAILED"
-
 /** Where a push's body names its task's context (each configuration's, put in as its delivery is written). */
 const CONTEXT_MARK = "__A2A_CONTEXT__"
 
 /** A task's status update as an A2A push notification's body (a StreamResponse's JSON). */
-export const a2aBody = (runId: string, status: string, at: number, contextJson = CONTEXT_MARK) =>
-  `{"statusUpdate":{"taskId":${JSON.stringify(runId)},"contextId":"${contextJson}","status":{"state":"${
-    a2aState(status)
-  }","timestamp":"${new Date(at).toISOString()}"}}}`
+export const a2aBody = (runId: string, state: A2aTaskState, at: number, contextJson = CONTEXT_MARK) => {
+  const status = `{"state":"${state}","timestamp":"${new Date(at).toISOString()}"}`
+  return `{"statusUpdate":{"taskId":${JSON.stringify(runId)},"contextId":"${contextJson}","status":${status}}}`
+}
 
 /** The A2A push notifications of a state change: one delivery per configuration of the task (its run). */
-const pushesOf = (event: RunEvent, status: string): Statement => {
+const pushesOf = (event: RunEvent, state: A2aTaskState): Statement => {
   const now = Date.now()
   return statement`INSERT INTO webhook_deliveries (id, run_id, seq, event, url, body, kind, headers, next_at,
       created_at)
-    SELECT ${`a2a_${event.runId}_${event.seq}_`} || c.id, c.run_id, ${event.seq}, ${`a2a.${a2aState(status)}`}, c.url,
-      REPLACE(${a2aBody(event.runId, status, event.at)}, ${CONTEXT_MARK}, c.context_json), 'a2a', c.headers, ${now},
+    SELECT ${`a2a_${event.runId}_${event.seq}_`} || c.id, c.run_id, ${event.seq}, ${`a2a.${state}`}, c.url,
+      REPLACE(${a2aBody(event.runId, state, event.at)}, ${CONTEXT_MARK}, c.context_json), 'a2a', c.headers, ${now},
       ${timeOf(now)}
     FROM a2a_push_configs c WHERE c.run_id = ${event.runId}
     ON CONFLICT (id) DO NOTHING`
@@ -62,7 +51,7 @@ const pushesOf = (event: RunEvent, status: string): Statement => {
 /** RunStarted told: the run runs. */
 export const startedDelivery = (event: Extract<RunEvent, { _tag: "RunStarted" }>) => [
   deliveryOf("run.started", event, bodyOf("run.started", event.runId, event.at, { status: "RUNNING" })),
-  pushesOf(event, "RUNNING")
+  pushesOf(event, a2aTaskState("RUNNING", false))
 ]
 
 /** The run asks a person (`asked`: the batch asks, and its record says it waits): what it asks. */
@@ -78,14 +67,14 @@ export const awaitingDelivery = (event: RunEvent, record: RunRecord, asked: bool
       event,
       bodyOf("run.awaiting_input", event.runId, event.at, { status: "AWAITING_INPUT", requests })
     ),
-    pushesOf(event, "AWAITING_INPUT")
+    pushesOf(event, a2aTaskState("AWAITING_INPUT", false))
   ]
 }
 
 /** RunFinished told: the run's status, answer (its text and its typed data), usage and error code. */
 export const finishedDelivery = (event: Extract<RunEvent, { _tag: "RunFinished" }>, record: RunRecord) => {
   const result = resultOf(record)
-  const pushes = pushesOf(event, event.status === "CONVERGED" && !result.finalAnswer ? "FAILED" : event.status)
+  const pushes = pushesOf(event, a2aTaskState(event.status, result.finalAnswer !== undefined))
   return [
     pushes,
     deliveryOf(
@@ -158,7 +147,7 @@ export interface Service {
     runId: string,
     contextId: string,
     config: PushConfig,
-    now: { readonly status: string; readonly seq: number }
+    now: { readonly state: A2aTaskState; readonly seq: number }
   ) => Effect.Effect<void, StoreError>
   readonly pushConfigs: (runId: string) => Effect.Effect<ReadonlyArray<PushConfig>, StoreError>
   readonly deletePush: (runId: string, id: string) => Effect.Effect<void, StoreError>
@@ -193,8 +182,8 @@ const pushConfigsWith = (sql: SqlClient.SqlClient): Pick<Service, "setPush" | "p
         ON CONFLICT (run_id, id) DO UPDATE SET url = excluded.url, token = excluded.token,
           auth_scheme = excluded.auth_scheme, auth_credentials = excluded.auth_credentials, headers = excluded.headers`,
       sql`INSERT INTO webhook_deliveries (id, run_id, seq, event, url, body, kind, headers, next_at, created_at)
-        VALUES (${`a2a_${runId}_${state.seq}_${config.id}`}, ${runId}, ${state.seq}, ${`a2a.${a2aState(state.status)}`},
-          ${config.url}, ${a2aBody(runId, state.status, now, contextJson)}, 'a2a',
+        VALUES (${`a2a_${runId}_${state.seq}_${config.id}`}, ${runId}, ${state.seq}, ${`a2a.${state.state}`},
+          ${config.url}, ${a2aBody(runId, state.state, now, contextJson)}, 'a2a',
           ${JSON.stringify(pushHeaders(config))}, ${now}, ${time(now)})
         ON CONFLICT (id) DO NOTHING`
     )).pipe(Effect.asVoid, Effect.mapError(storeError(`keeping a push configuration of run ${runId}`)))

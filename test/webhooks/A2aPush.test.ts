@@ -1,4 +1,4 @@
-import { type SendMessageConfiguration, type Task } from "@a2a-js/sdk"
+import { type SendMessageConfiguration, type Task, TaskState } from "@a2a-js/sdk"
 import { ClientFactory } from "@a2a-js/sdk/client"
 import { Option, Redacted } from "effect"
 import { createServer, type IncomingHttpHeaders } from "node:http"
@@ -69,6 +69,9 @@ describe("A2A push notifications", () => {
     const states = statesFor(taskId)
     expect(states.at(-1)).toBe("TASK_STATE_COMPLETED")
     expect(states.filter((s) => s === "TASK_STATE_COMPLETED")).toHaveLength(1)
+    // the last push says what a read of the task says (one rule for both)
+    const read = await a2a.getTask({ tenant: "", id: taskId, historyLength: 0 } as Parameters<typeof a2a.getTask>[0])
+    expect(TaskState[read.status!.state]).toBe(states.at(-1))
     for (const g of got.filter((g) => g.body.statusUpdate?.taskId === taskId)) {
       expect(g.headers["x-a2a-notification-token"]).toBe("tok-1")
       expect(g.headers["content-type"]).toBe("application/a2a+json")

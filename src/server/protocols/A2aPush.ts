@@ -9,6 +9,7 @@ import type { TaskPushNotificationConfig } from "@a2a-js/sdk"
 import { RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { a2aTaskState } from "../../domain/A2aTaskState.js"
 import { noWebhooks, urlAllowed, WebhookSettings } from "../../domain/Webhook.js"
 import { awaitingInput } from "../../record/Requests.js"
 import type { RunModel } from "../../runs/RunModel.js"
@@ -38,7 +39,10 @@ const asProtocol = (taskId: string, c: PushConfig): TaskPushNotificationConfig =
 
 /** The status the task is in now (a run waiting for a person is INPUT_REQUIRED), and its last event. */
 const stateNow = (run: RunModel) => ({
-  status: run.status === "RUNNING" && awaitingInput(run.record) ? "AWAITING_INPUT" : run.status,
+  state: a2aTaskState(
+    run.status === "RUNNING" && awaitingInput(run.record) ? "AWAITING_INPUT" : run.status,
+    run.result.finalAnswer !== undefined
+  ),
   seq: run.events.at(-1)?.seq ?? 0
 })
 

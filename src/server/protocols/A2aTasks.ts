@@ -14,6 +14,7 @@ import { TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { Effect, Exit, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
+import { a2aTaskState } from "../../domain/A2aTaskState.js"
 import { openRequests } from "../../record/Requests.js"
 import { requestMessage } from "../../record/Requests.js"
 import { answerRequest, type RequestAnswer } from "../../runs/Answering.js"
@@ -55,25 +56,7 @@ const CONTEXT_TAG = "context:"
 const contextOf = (run: RunModel) =>
   run.record.started?.tags?.find((t) => t.startsWith(CONTEXT_TAG))?.slice(CONTEXT_TAG.length) ?? run.id
 
-const stateOf = (run: RunModel): TaskState => {
-  switch (run.status) {
-    case "QUEUED":
-      return TaskState.TASK_STATE_SUBMITTED
-    case "RUNNING":
-      return TaskState.TASK_STATE_WORKING
-    case "AWAITING_INPUT":
-      return TaskState.TASK_STATE_INPUT_REQUIRED
-    case "CANCELLED":
-      return TaskState.TASK_STATE_CANCELED
-    // not converged: the run could not stand behind an answer (a budget ran out, the checks never agreed); its best
-    // answer is kept as the artifact, labeled, and the status message says why
-    case "FAILED":
-    case "NOT_CONVERGED":
-      return TaskState.TASK_STATE_FAILED
-    case "CONVERGED":
-      return run.result.finalAnswer ? TaskState.TASK_STATE_COMPLETED : TaskState.TASK_STATE_FAILED
-  }
-}
+const stateOf = (run: RunModel): TaskState => TaskState[a2aTaskState(run.status, run.result.finalAnswer !== undefined)]
 
 /** Why a run that ended without a converged answer ended, in words (the task's status message). */
 const endedWhy = (run: RunModel) => {
