@@ -1,19 +1,17 @@
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
 import { Context, Data, Effect, Layer, Option, type Runtime } from "effect"
-import { type DocumentNode, GraphQLError } from "graphql"
-import { useServer } from "graphql-ws/use/ws"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
-import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { WebSocketServer } from "ws"
 import { OWNER_PATH } from "../runs/RunOwners.js"
 import { stringField } from "../support/Fields.js"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { messageOf } from "../support/Thrown.js"
-import { viewerPage } from "../viewer/page.js"
 import { readBytes, tooLargeMessage } from "./Body.js"
 import * as EffectAdapter from "./EffectAdapter.js"
+import { graphiqlOptions, renderGraphiQL } from "./GraphiQLPage.js"
 import type { GraphQLContext } from "./graphql/GraphQLContext.js"
+import { graphqlWs } from "./graphql/GraphQLWs.js"
 import * as QueryLimits from "./graphql/QueryLimits.js"
 import * as Resolvers from "./graphql/Resolvers.js"
 import { sseResults } from "./graphql/SseResults.js"
@@ -22,6 +20,7 @@ import type { NodeHandler } from "./NodeRoute.js"
 import * as OwnerEndpoint from "./OwnerEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
+import { serveViewer } from "./ViewerRoutes.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -37,207 +36,6 @@ export interface ServerOptions {
 }
 
 export const typeDefs = readPackageFile("schema.graphql")
-
-const exampleQuery = (runId: string) =>
-  `# Aeon — start a run, then follow its events live (run them in this order).
-# The offline model is a rule-based stand-in unless a provider is configured. Each ▶ of Start starts a new run
-# (its id gets -1, -2, …); Follow, Output and Inspect go to the latest.
-
-mutation Start {
-  runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL, runId: "${runId}" }) {
-    id
-    status
-  }
-}
-
-# Each message is a burst of events (a fast run's whole history comes in one)
-subscription Follow {
-  runEventBatches(runId: "${runId}", fromSeq: 0) {
-    seq
-    type
-    ... on PhaseEnteredEvent { passNumber phase }
-    ... on StepFinishedEvent { stepId stepStatus stepOutput }
-    ... on ConvergenceAssessedEvent { assessment { converged completenessScore reasonCodes } }
-    ... on RunFinishedEvent { status finalAnswer { answerText } }
-  }
-}
-
-# The model's text as it is written (not stored: start it while the run goes, beside Follow)
-subscription Output {
-  runOutput(runId: "${runId}") { promptId stepId text answerText done }
-}
-
-# See it in the run viewer: /runs/${runId}
-query Inspect {
-  run(id: "${runId}") {
-    status
-    finalAnswer { answerText label }
-    history { passes { passNumber phases convergence { converged reasonCodes } } }
-    usage { llmCalls inputTokens outputTokens cachedTokens costUsd }
-  }
-}
-
-# Human in the loop: this run's memory.write waits for your approval (status AWAITING_INPUT).
-mutation StartWithApproval {
-  runTask(input: {
-    task: "Store 42 in memory under answer, then read it back"
-    mode: FULL
-    runId: "${runId}-approval"
-    approvalTools: ["memory.write"]
-  }) { id status }
-}
-
-query Pending {
-  run(id: "${runId}-approval") { status pendingApprovals { requestId stepId tool input description } }
-}
-
-# Paste the requestId from Pending (EDIT with input: {...} changes the call; REJECT with a reason refuses it).
-mutation Approve {
-  respondToApproval(runId: "${runId}-approval", requestId: "PASTE-REQUEST-ID", decision: APPROVE) { id status }
-}
-`
-
-/** Aeon's icon: a ring (a pass around) on the viewer's blue. */
-export const FAVICON =
-  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" ` +
-  `fill="#1f5fbf"/><circle cx="16" cy="16" r="8.5" fill="none" stroke="#fff" stroke-width="3.5"/>` +
-  `<circle cx="24.5" cy="16" r="3" fill="#fff"/></svg>`
-
-/**
- * The run viewer: /runs (the list), /runs/:id (one run, live) and /memory (memory across runs) are its page, /viewer/viewer.js its script (built into
- * dist/viewer by the build). The page holds no data: it reads the API like any client, with the caller's key.
- */
-const serveViewer = (req: IncomingMessage, res: ServerResponse): boolean => {
-  if (req.method !== "GET" && req.method !== "HEAD") return false
-  const path = (req.url ?? "").split("?")[0] ?? ""
-  if (path === "/viewer/viewer.js") {
-    let script: string
-    try {
-      script = readPackageFile("dist/viewer/viewer.js")
-    } catch {
-      res.writeHead(404, { "content-type": "text/plain" }).end("the run viewer is not built: run npm run build")
-      return true
-    }
-    res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" }).end(script)
-    return true
-  }
-  // the root is the run viewer's list; the icon a browser asks every page for
-  if (path === "/") {
-    res.writeHead(302, { location: "/runs" }).end()
-    return true
-  }
-  if (path === "/favicon.ico" || path === "/favicon.svg") {
-    res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "max-age=86400" }).end(FAVICON)
-    return true
-  }
-  if (
-    path === "/runs" || path === "/runs/" || /^\/runs\/[^/]+$/.test(path) || /^\/threads\/[^/]+$/.test(path) ||
-    path === "/threads" || path === "/memory"
-  ) {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(viewerPage("/viewer/viewer.js"))
-    return true
-  }
-  return false
-}
-
-/**
- * A script that puts this page's demo run id in place of an earlier one in GraphiQL's stored tabs, and gives each ▶
- * of a Start operation whose run id was already started from this page a run id of its own (the id with -1, -2, …:
- * a second Start would otherwise be refused, the id taken). The new id is written into the editor's text as the
- * request leaves (Monaco's models, reached through its global API), so the editor always shows the id it sent, and
- * Follow, Output and Inspect — sent as the editor reads — go to that run.
- */
-const freshDemoId = (defaultQuery: string) => {
-  const id = defaultQuery.match(/demo-[0-9a-f]{8}/)?.[0]
-  if (!id) return ""
-  return `<script>(() => { try { for (const k of Object.keys(localStorage)) { if (!k.startsWith("graphiql:")) continue;
-const v = localStorage.getItem(k); if (v && /demo-[0-9a-f]{8}/.test(v)) localStorage.setItem(k, v.replace(/demo-[0-9a-f]{8}(-[0-9]+)?/g, "${id}")) } }
-catch (e) {}
-const demo = "${id}"; const started = new Set(); let n = 0;
-const quoted = (s) => JSON.stringify(s);
-const show = (from, to) => { const api = window.monaco; if (!api) return;
-  for (const model of api.editor.getModels()) { const v = model.getValue();
-    if (v.includes(quoted(from))) model.setValue(v.split(quoted(from)).join(quoted(to))) } };
-const rewrite = (raw) => { try { const m = JSON.parse(raw); const p = m.payload || m;
-  if (typeof p.query !== "string" || !/^Start/.test(p.operationName || "")) return raw;
-  const used = (p.query.match(/runId:\\s*"([^"]+)"/) || [])[1];
-  if (!used || !used.startsWith(demo)) return raw;
-  if (!started.has(used)) { started.add(used); return raw }
-  let next; do { next = demo + "-" + (++n) } while (started.has(next));
-  started.add(next); show(used, next); p.query = p.query.split(quoted(used)).join(quoted(next));
-  return JSON.stringify(m) } catch (e) { return raw } };
-const fetch0 = window.fetch; window.fetch = (input, init) =>
-  fetch0(input, init && typeof init.body === "string" ? { ...init, body: rewrite(init.body) } : init);
-const send0 = WebSocket.prototype.send;
-WebSocket.prototype.send = function (d) { return send0.call(this, typeof d === "string" ? rewrite(d) : d) } })()</script>`
-}
-
-/**
- * graphql-ws on a WebSocketServer, executing through yoga's envelop: the same schema, plugins and limits as over HTTP.
- * `authenticate` admits a connection (undefined refuses it) and says who it is; `context` is each operation's.
- */
-/**
- * A document parsed, or the refusal as this subscription's error: a syntax error (GRAPHQL_PARSE_FAILED) or a
- * limit the parser enforces (QUERY_TOO_LONG). Thrown out of onSubscribe, graphql-ws would close the whole socket.
- */
-const parsed = (parse: (query: string) => DocumentNode, query: string): DocumentNode | Array<GraphQLError> => {
-  try {
-    return parse(query)
-  } catch (e) {
-    if (!(e instanceof GraphQLError)) throw e
-    if (e.extensions.code !== undefined) return [e]
-    return [
-      new GraphQLError(e.message, {
-        nodes: e.nodes,
-        source: e.source,
-        positions: e.positions,
-        extensions: { code: "GRAPHQL_PARSE_FAILED" }
-      })
-    ]
-  }
-}
-
-export const graphqlWs = <U extends object>(
-  yoga: { readonly getEnveloped: (ctx: any) => any },
-  wss: WebSocketServer,
-  options: {
-    readonly authenticate: (
-      connectionParams: Record<string, unknown> | undefined,
-      request: IncomingMessage
-    ) => U | undefined
-    readonly context: (user: U) => object
-  }
-): { readonly dispose: () => void | Promise<void> } => {
-  return useServer<Record<string, unknown> | undefined, { request: IncomingMessage; user?: U }>({
-    onConnect: (ctx) => {
-      const user = options.authenticate(ctx.connectionParams, ctx.extra.request)
-      if (!user) return false
-      ctx.extra.user = user
-      return true
-    },
-    onSubscribe: async (ctx, _id, payload) => {
-      const { execute, parse, schema, subscribe, validate } = yoga.getEnveloped({
-        ...ctx,
-        req: ctx.extra.request,
-        params: payload
-      })
-      const document = parsed(parse, payload.query)
-      if (Array.isArray(document)) return document // this subscription's error; the socket and its others go on
-      const args = {
-        schema,
-        operationName: payload.operationName,
-        document,
-        variableValues: payload.variables,
-        contextValue: options.context(ctx.extra.user!),
-        rootValue: { execute, subscribe }
-      }
-      const errors = validate(args.schema, args.document)
-      return errors.length > 0 ? errors : args
-    },
-    execute: (args: any) => args.rootValue.execute(args),
-    subscribe: (args: any) => args.rootValue.subscribe(args)
-  }, wss)
-}
 
 const jsonError = (res: ServerResponse, status: number, code: string, message: string, close = false) =>
   res.writeHead(status, { "content-type": "application/json", ...(close ? { connection: "close" } : {}) })
@@ -269,23 +67,8 @@ const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOpti
     schema: createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) }),
     graphqlEndpoint: "/graphql",
     landingPage: false,
-    // GraphiQL bundled with the server: it works without internet access (yoga's default loads it from a CDN).
-    // Loaded on the first page view: the renderer holds the whole page in the server's memory
-    // Each page view gets a fresh demo run id, also in the tabs GraphiQL restores from the browser's storage (else a
-    // reload would run Start again with an id already taken)
-    renderGraphiQL: (options) =>
-      import("@graphql-yoga/render-graphiql").then((m) =>
-        m.renderGraphiQL(options)
-          .replace("<head>", `<head>${freshDemoId(options?.defaultQuery ?? "")}`)
-          // Monaco's global API (window.monaco): the demo script writes a new run id into the editor through it
-          .replace("globalAPI: false", "globalAPI: true")
-      ),
-    // subscriptions from GraphiQL over graphql-ws: its SSE mode uses GET (EventSource), which CSRF prevention refuses
-    graphiql: () => ({
-      title: "Aeon",
-      subscriptionsProtocol: "WS",
-      defaultQuery: exampleQuery(`demo-${randomUUID().slice(0, 8)}`)
-    }),
+    renderGraphiQL: (options) => renderGraphiQL(options),
+    graphiql: graphiqlOptions,
     plugins: [
       authPlugin(options.auth),
       ...QueryLimits.plugins(options.limits),
