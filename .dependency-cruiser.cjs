@@ -77,6 +77,14 @@ module.exports = {
       from: { path: "^src/cli/" },
       to: { path: "^src/store/", pathNot: "^src/store/(Database|ServerAddress)\\.ts$" }
     },
+    {
+      name: "runs-reading-below-executing",
+      comment: "in runs/, reading a run (RunReads, RunJournals and the feeds) sees the runs executing here through " +
+        "LiveRun's RunsHere, never their execution (LiveRuns, take-up, leases, commands) (#75 item 4)",
+      severity: "error",
+      from: { path: "^src/runs/(RunReads|RunJournals|EventFeed|OutputFeed|StoreWaitFeed|RunModel)\\.ts$" },
+      to: { path: "^src/runs/(LiveRuns|TakeUp|RunLeases|RunCommands|RunManager|RunOwners|Admission|Answering)\\.ts$" }
+    },
     ...["graphql", "mcp", "protocols"].map((room) => ({
       name: `edge-room-${room}`,
       comment:

@@ -1,4 +1,5 @@
-import type { Deferred, Effect, Fiber } from "effect"
+import { Context, type Deferred, type Effect, type Fiber } from "effect"
+import type { RunTail } from "../journal/RunTail.js"
 import type * as Answers from "../run/Answers.js"
 import type { prepare, PreparedRun, prepareResume } from "../run/Run.js"
 
@@ -21,3 +22,18 @@ export interface LiveRun {
   /** Taken up by another process (this one no longer holds it): it stops here, writing nothing more. */
   lost?: boolean
 }
+
+/**
+ * The runs executing in this process as their readers see them (runs/RunReads, runs/RunJournals): looked up, never
+ * started or stopped — reading sits below executing (runs/LiveRuns provides it).
+ */
+export interface RunsHereView {
+  readonly live: (runId: string) => LiveRun | undefined
+  /**
+   * The run's tail (journal/RunTail) while an attempt runs here, or while someone follows a run waiting here to be
+   * taken up again: every attempt publishes into it.
+   */
+  readonly tail: (runId: string) => RunTail | undefined
+}
+
+export class RunsHere extends Context.Tag("aeon/RunsHere")<RunsHere, RunsHereView>() {}

@@ -2,7 +2,7 @@ import { Cause, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref }
 import type { RunNotFoundError } from "../domain/Errors.js"
 import { StoreOutageError } from "../domain/Errors.js"
 import { EventSink } from "../journal/RunJournal.js"
-import { makeTails, type RunTail, RunTails } from "../journal/RunTail.js"
+import { makeTails, RunTails } from "../journal/RunTail.js"
 import { resultOf } from "../record/RunResult.js"
 import * as Answers from "../run/Answers.js"
 import * as Fork from "../run/Fork.js"
@@ -25,7 +25,7 @@ import { RunAdmission } from "./Admission.js"
 import { type PersonAnswer, RunPlacement } from "./Placement.js"
 import { cancelWhereHeld, OwnerAddress } from "./RunOwners.js"
 
-import type { LiveRun, RunNeeds } from "./LiveRun.js"
+import { type LiveRun, type RunNeeds, RunsHere, type RunsHereView } from "./LiveRun.js"
 import { type Leases, leasesOf, letGoOf } from "./RunLeases.js"
 import { resumeHere, retakeWhenBack, takeUpLapsed } from "./TakeUp.js"
 
@@ -35,13 +35,7 @@ export type { LiveRun } from "./LiveRun.js"
 export type { StartError }
 
 /** The runs this process executes: started, resumed, answered, cancelled, handed over, stopped with the server. */
-export interface Execution {
-  readonly live: (runId: string) => LiveRun | undefined
-  /**
-   * The run's tail (journal/RunTail) while an attempt runs here, or while someone follows a run waiting here to be
-   * taken up again: every attempt publishes into it.
-   */
-  readonly tail: (runId: string) => RunTail | undefined
+export interface Execution extends RunsHereView {
   /** False once the server stops: no new runs. */
   readonly accepting: Effect.Effect<boolean>
   /** A new run set up here (its input decoded, stored), ready to launch. */
@@ -355,4 +349,7 @@ const make = Effect.gen(function*() {
   })
 })
 
-export const layer = Layer.scoped(LiveRuns, make)
+/** The runs executing here: their execution (LiveRuns) and the view their readers have of them (RunsHere). */
+export const layer = Layer.effect(RunsHere, Effect.map(LiveRuns, (runs): RunsHereView => runs)).pipe(
+  Layer.provideMerge(Layer.scoped(LiveRuns, make))
+)

@@ -4,7 +4,7 @@ import { endsRun } from "../record/RunRecord.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import type { FeedSource } from "./EventFeed.js"
-import { LiveRuns } from "./LiveRuns.js"
+import { RunsHere } from "./LiveRun.js"
 import type { OutputSource } from "./OutputFeed.js"
 
 export type FollowError = RunNotFoundError | RunRecordDamagedError | StoreError
@@ -55,7 +55,7 @@ const outputEnd = (source: OutputSource) =>
 
 const make = Effect.gen(function*() {
   const store = yield* RunStore
-  const runs = yield* LiveRuns
+  const runs = yield* RunsHere
   const elsewhere = yield* Effect.serviceOption(JournalsElsewhere)
   const outages = Option.getOrUndefined(yield* Effect.serviceOption(StoreOutages))
 

@@ -9,7 +9,7 @@ import { RunStore, type StoredRun, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
 import { fieldOf, stringField } from "../support/Fields.js"
 import { feed, feedBatches, type FeedSource } from "./EventFeed.js"
-import { type LiveRun, LiveRuns } from "./LiveRuns.js"
+import { type LiveRun, RunsHere } from "./LiveRun.js"
 import { outputFeed } from "./OutputFeed.js"
 import { RunPlacement } from "./Placement.js"
 import { type FollowError, layer as journalsLayer, RunJournals } from "./RunJournals.js"
@@ -102,7 +102,7 @@ const damagedModel = (m: RunModel, row: StoredRun, damaged: RunRecordDamagedErro
 
 const make = Effect.gen(function*() {
   const store = yield* RunStore
-  const runs = yield* LiveRuns
+  const runs = yield* RunsHere
   const journals = yield* RunJournals
   const model = modelOf(Option.getOrNull(Option.map(yield* Effect.serviceOption(RunPlacement), (p) => p.runner)))
   const outages = Option.getOrUndefined(yield* Effect.serviceOption(StoreOutages))
