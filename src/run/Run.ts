@@ -19,7 +19,7 @@ import { asLogged } from "./MemoryReplay.js"
 import { register, type RegisterOptions, scopedRunId, type StartError } from "./Registration.js"
 import { decodeRunInput, type RunTaskInput } from "./RunInput.js"
 import { type Capabilities, capabilities, outputIntervalConfig } from "./Session.js"
-import { untilTurnEnded } from "./ThreadTurns.js"
+import { untilEarlierTurnEnded, untilTurnEnded } from "./ThreadTurns.js"
 
 /**
  * A run prepared: a new one registered (its input decoded and checked, stored), or one a dead process left resumed
@@ -169,11 +169,14 @@ export const prepareResume = (
       events,
       execute: finished
         ? Effect.succeed(resultFromEvents(past))
-        : execute(caps, input, runId, events, {
-          past: past.length > 0 ? past : undefined,
-          live: replaying === known,
-          inputTriggers: storedTriggers(stored.value.input)
-        })
+        : Effect.zipRight(
+          untilEarlierTurnEnded(runId),
+          execute(caps, input, runId, events, {
+            past: past.length > 0 ? past : undefined,
+            live: replaying === known,
+            inputTriggers: storedTriggers(stored.value.input)
+          })
+        )
     }
     return run
   })

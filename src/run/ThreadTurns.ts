@@ -7,6 +7,7 @@
 import { Context, Effect, Option, Schedule, Schema } from "effect"
 import { isFinal } from "../domain/RunStatus.js"
 import { RunStore } from "../store/RunStore.js"
+import { Threads } from "../store/Threads.js"
 
 export const OnBusy = Schema.Literal("REJECT", "ENQUEUE", "INTERRUPT").annotations({
   description: "a message while the thread's turn runs: ENQUEUE (default) after it, INTERRUPT it, or REJECT"
@@ -42,5 +43,19 @@ export const untilTurnEnded = (runId: string) =>
         Effect.orElseSucceed(() => false),
         Effect.repeat({ schedule: Schedule.spaced("250 millis"), until: (ended) => ended }),
         Effect.asVoid
+      )
+  )
+
+/**
+ * A turn taken up again (a restart, another server) waits as it did when it was sent: until the turn before it on its
+ * thread has ended (none unfinished: at once, one query).
+ */
+export const untilEarlierTurnEnded = (runId: string) =>
+  Effect.flatMap(
+    Effect.serviceOption(Threads),
+    (threads) =>
+      Option.isNone(threads) ? Effect.void : threads.value.unfinishedBefore(runId).pipe(
+        Effect.orElseSucceed(() => Option.none<string>()),
+        Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: untilTurnEnded }))
       )
   )

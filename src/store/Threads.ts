@@ -56,6 +56,8 @@ export interface Service {
    * What a run of the thread sees of it: its own turn (undefined: the run is not a turn, a fork's) and the messages of
    * the turns before it that have ended (a user's message, the answer), from turn `after` + 1 on.
    */
+  /** The latest turn before run `runId`'s on its thread that has not ended (none: the run is no turn, or all ended). */
+  readonly unfinishedBefore: (runId: string) => Effect.Effect<Option.Option<string>, StoreError>
   readonly earlier: (
     owner: string,
     id: string,
@@ -207,6 +209,14 @@ export const make = Effect.gen(function*() {
         const last = items.at(-1)
         return { items, endCursor: last ? cursorOf([String(last.turn)]) : null, hasNextPage: rows.length > limit }
       }),
+    unfinishedBefore: (runId) =>
+      sql<{ run_id: string }>`SELECT p.run_id FROM thread_turns t
+        JOIN thread_turns p ON p.owner = t.owner AND p.thread_id = t.thread_id AND p.turn < t.turn
+        JOIN runs r ON r.id = p.run_id
+        WHERE t.run_id = ${runId} AND r.status IN ${sql.unsafe(UNFINISHED)} ORDER BY p.turn DESC LIMIT 1`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.run_id)),
+        Effect.mapError(storeError(`reading the turn before run ${runId}`))
+      ),
     earlier: (owner, id, runId, after) =>
       Effect.gen(function*() {
         const own = yield* sql<{ turn: number }>`SELECT turn FROM thread_turns WHERE run_id = ${runId}`

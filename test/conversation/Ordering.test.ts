@@ -1,4 +1,7 @@
 import { Effect, Layer } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import { serve } from "../../src/launch/App.js"
@@ -136,4 +139,35 @@ describe("turns sent at once on one thread", () => {
       }
     }
   )
+})
+
+describe("a queued turn taken up again after a restart", () => {
+  it("waits, as it did when it was sent, for the turn before it, then sees its answer", async () => {
+    // kept across the restart: a data directory of its own on the embedded store
+    const fresh = freshDatabase()
+    const db = fresh.url ? fresh : { ...fresh, dataDir: mkdtempSync(join(tmpdir(), "aeon-turns-")) }
+    await Effect.runPromise(db.setup)
+    const serveOn = () =>
+      serve({ port: 0, host: "127.0.0.1" }, {
+        engine: Layer.mergeAll(Aeon.layerWithTools(), Layer.succeed(LanguageModel, stubModel(stub))),
+        database: Database.layer(db)
+      })
+    const before = await serveOn()
+    const first = await start(before.url, "Think slowly: my bike is green.", "restarted", "ENQUEUE")
+    const second = await start(before.url, "Which colour is my bike?", "restarted", "ENQUEUE")
+    expect(second.body.errors).toBeUndefined()
+    await before.stop() // both unfinished: the first in its plan call, the second waiting for it
+    stub.requests.length = 0
+    const after = await serveOn()
+    try {
+      expect(await awaitRun(after.url, second.body.data.runTask.id)).toMatchObject({ status: "CONVERGED" })
+      expect(await awaitRun(after.url, first.body.data.runTask.id)).toMatchObject({ status: "CONVERGED" })
+      // the second planned once the first had ended: its plan quoted the first turn
+      const plans = requestsFor(stub.requests, PLAN_PROMPTS).filter((r) => userText(r).includes("Which colour"))
+      expect(plans.length).toBeGreaterThan(0)
+      for (const r of plans) expect(userText(r)).toContain("my bike is green")
+    } finally {
+      await after.stop()
+    }
+  }, 60_000)
 })
