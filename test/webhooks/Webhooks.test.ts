@@ -94,7 +94,11 @@ describe("run webhooks, as a standardwebhooks receiver verifies them", () => {
     // a tampered body is refused by the verifier: the signature covers it
     expect(() => new Webhook(SECRET).verify(got.body.replace("42", "43"), got.headers as Record<string, string>))
       .toThrow()
-    const run = (await gql(server.url, DELIVERIES, { id })).body.data!.run
+    // the attempt is kept once its answer has come back: a moment after the receiver has the POST
+    const run = await waitFor(async () => {
+      const now = (await gql(server.url, DELIVERIES, { id })).body.data!.run
+      return now.webhookDeliveries.length > 0 ? now : undefined
+    })
     expect(run.webhookDeliveries).toEqual([
       { event: "run.finished", attempt: 1, httpStatus: 200, error: null, delivered: true }
     ])
