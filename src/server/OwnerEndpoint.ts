@@ -1,4 +1,3 @@
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -8,7 +7,6 @@ import { Deferred, Effect, Option } from "effect"
 import { publicFailure } from "../runs/PublicFailure.js"
 import { RunManager } from "../runs/RunManager.js"
 import { OWNER_PATH, OwnerAddress, OwnerRefused, OwnerRpcs } from "../runs/RunOwners.js"
-import type { NodeHandler } from "./NodeRoute.js"
 import { authenticate } from "./Security.js"
 
 /** A failure said as the owner's refusal: its code and its own words (a defect's or the database's stay in the log). */
@@ -31,7 +29,7 @@ const handlers = OwnerRpcs.toLayer(Effect.map(RunManager, (manager) =>
   })))
 
 /**
- * The owner endpoint at OWNER_PATH, a route of the platform's router: the caller shows this process's owner key (as
+ * The owner endpoint at OWNER_PATH, a route of the edge's router: the caller shows this process's owner key (as
  * the store's hold of the run says it), not an API key — a process that reads the store may answer its runs. Any
  * other caller is refused (401, coded).
  */
@@ -50,10 +48,7 @@ export const make = Effect.gen(function*() {
           { status: 401 }
         )
   )
-  const handler: NodeHandler = yield* NodeHttpServer.makeHandler(
-    HttpRouter.empty.pipe(HttpRouter.post(OWNER_PATH, guarded))
-  )
-  return handler
+  return HttpRouter.empty.pipe(HttpRouter.post(OWNER_PATH, guarded))
 })
 
 /** Says where this process is reached, once it listens at `graphqlUrl` (an address of all interfaces: this machine). */

@@ -1,7 +1,6 @@
 import { type ExecutionResult, GraphQLError } from "graphql"
 import type { Plugin } from "graphql-yoga"
 import { createHash, timingSafeEqual } from "node:crypto"
-import type { IncomingMessage } from "node:http"
 import { fieldOf } from "../support/Fields.js"
 
 export interface AuthConfig {
@@ -95,7 +94,7 @@ const hostname = (hostHeader: string) => {
  * send the key, so any host is answered.
  */
 export const hostAllowed = (
-  req: Pick<IncomingMessage, "headers">,
+  req: { readonly headers: { readonly host?: string | undefined; readonly origin?: string | undefined } },
   auth: AuthConfig,
   allowed: ReadonlyArray<string>
 ) => {

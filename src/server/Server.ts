@@ -1,9 +1,13 @@
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
-import { Context, Data, Effect, Layer, Option, type Runtime } from "effect"
+import { Context, Data, Effect, Layer, Option, Runtime } from "effect"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { WebSocketServer } from "ws"
-import { OWNER_PATH } from "../runs/RunOwners.js"
 import { stringField } from "../support/Fields.js"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { messageOf } from "../support/Thrown.js"
@@ -16,11 +20,11 @@ import * as QueryLimits from "./graphql/QueryLimits.js"
 import * as Resolvers from "./graphql/Resolvers.js"
 import { sseResults } from "./graphql/SseResults.js"
 import * as McpEndpoint from "./mcp/McpEndpoint.js"
-import type { NodeHandler } from "./NodeRoute.js"
+import { type NodeHandler, nodeRoute } from "./NodeRoute.js"
 import * as OwnerEndpoint from "./OwnerEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
-import { serveViewer } from "./ViewerRoutes.js"
+import { viewerRoutes } from "./ViewerRoutes.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -59,8 +63,6 @@ const authPlugin = (auth: AuthConfig): Plugin => ({
     )
   }
 })
-
-type Yoga = ReturnType<typeof yogaOf>
 
 const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOptions) =>
   createYoga<{ req?: IncomingMessage }, GraphQLContext>({
@@ -119,36 +121,70 @@ const listen = (server: Server, port: number, host: string) =>
     })
   })
 
+/** A request whose Host or Origin is not this machine's is refused (403) on a server without API keys. */
+const hostChecked = (auth: AuthConfig, allowed: ReadonlyArray<string>) =>
+  HttpMiddleware.make((app) =>
+    Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) =>
+        hostAllowed({ headers: { host: request.headers.host, origin: request.headers.origin } }, auth, allowed)
+          ? app
+          : Effect.succeed(HttpServerResponse.unsafeJson(
+            { errors: [{ message: HOST_REFUSED, extensions: { code: "HOST_NOT_ALLOWED" } }] },
+            { status: 403 }
+          ))
+    )
+  )
+
 /**
- * The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path, the viewer, `/mcp`. A
- * server without API keys answers only a Host and Origin naming this machine or AEON_ALLOWED_HOSTS (DNS rebinding),
- * on every route and the WebSocket upgrade.
+ * The edge's one router: `/mcp` (which checks its own hosts and keys), the owner endpoint (its own key), and — behind
+ * the Host check — the viewer, the protocols and GraphQL (yoga, with the body limit).
  */
-export const start = async (
-  runtime: Runtime.Runtime<Resolvers.R>,
+const edgeRouter = <R>(parts: {
+  readonly mcp: NodeHandler
+  readonly owner: HttpRouter.HttpRouter<never, R>
+  readonly graphql: NodeHandler
+  readonly protocols: ReturnType<typeof Protocols.router>
+  readonly hosts: ReturnType<typeof hostChecked>
+}) =>
+  HttpRouter.concatAll(
+    HttpRouter.empty.pipe(HttpRouter.all("/mcp", nodeRoute(parts.mcp))),
+    parts.owner,
+    HttpRouter.concatAll(
+      viewerRoutes,
+      parts.protocols,
+      HttpRouter.empty.pipe(HttpRouter.all("/graphql", nodeRoute(parts.graphql)))
+    ).pipe(HttpRouter.use(parts.hosts))
+  )
+
+/**
+ * The GraphQL server: yoga over HTTP (SSE for subscriptions) and graphql-ws on the same path, the viewer, `/mcp`, the
+ * protocols — one router of the platform. A server without API keys answers only a Host and Origin naming this machine
+ * or AEON_ALLOWED_HOSTS (DNS rebinding), on every route and the WebSocket upgrade.
+ */
+export const start = async <R>(
+  runtime: Runtime.Runtime<Resolvers.R | R>,
   options: ServerOptions,
-  owner?: NodeHandler
+  owner: HttpRouter.HttpRouter<never, R> = HttpRouter.empty
 ): Promise<Listening> => {
   const adapter = EffectAdapter.make(runtime)
   const yoga = yogaOf(adapter, options)
   const allowed = options.allowedHosts ?? []
   const mcp = McpEndpoint.make(runtime, options.auth, allowed, options.maxBodyBytes)
-  const graphql = withBodyLimit(options.maxBodyBytes, (req, res) => void yoga.handle(req, res))
-  const protocols = Protocols.make({
+  const protocols = Protocols.router({
     runtime,
     auth: options.auth,
     maxBodyBytes: options.maxBodyBytes,
     version: options.info.version
   })
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? "").split("?")[0] ?? ""
-    if (path === "/mcp") return void mcp.handle(req, res)
-    // the processes sharing the store, with this one's owner key (not an API key): runs/RunOwners
-    if (path === OWNER_PATH && owner) return void owner(req, res, {})
-    if (!hostAllowed(req, options.auth, allowed)) return void jsonError(res, 403, "HOST_NOT_ALLOWED", HOST_REFUSED)
-    if (serveViewer(req, res) || protocols(req, res, path)) return
-    graphql(req, res)
+  const router = edgeRouter({
+    mcp: (req, res) => void mcp.handle(req, res),
+    owner,
+    graphql: withBodyLimit(options.maxBodyBytes, (req, res) => void yoga.handle(req, res)),
+    protocols,
+    hosts: hostChecked(options.auth, allowed)
   })
+  const server: Server = createServer(Runtime.runSync(runtime)(NodeHttpServer.makeHandler(router)))
 
   // a WebSocket message has the same size limit as a request body (ws would accept 100 MiB)
   const wss = new WebSocketServer({
@@ -170,8 +206,6 @@ export const start = async (
   const url = await listen(server, options.port, options.host)
   return {
     url,
-    server,
-    yoga,
     close: async () => {
       mcp.close()
       await ws.dispose()
@@ -195,13 +229,11 @@ export class ListenError
 export interface Listening {
   /** Its GraphQL endpoint's URL. */
   readonly url: string
-  readonly server: Server
-  readonly yoga: Yoga
   /** Stops it: its sessions, its sockets, its connections. */
   readonly close: () => Promise<void>
 }
 
-/** The server listening: its URL, the Node server, yoga. */
+/** The server listening: its URL. */
 export class GraphQLServer extends Context.Tag("aeon/GraphQLServer")<GraphQLServer, Listening>() {}
 
 /**

@@ -9,7 +9,6 @@ import { A2A_ERROR_CODE, ContentTypeNotSupportedError } from "@a2a-js/sdk/errors
 import { defaultServerCallContextBuilder, JsonRpcTransportHandler, validateVersion } from "@a2a-js/sdk/server"
 import { Effect, Option, Runtime } from "effect"
 import { createHash } from "node:crypto"
-import type { IncomingMessage } from "node:http"
 import type { AgentVersion } from "../../agents/Agent.js"
 import { Agents } from "../../agents/Agents.js"
 import { fieldOf, recordOf } from "../../support/Fields.js"
@@ -18,6 +17,7 @@ import {
   callerAndBody,
   callerOf,
   empty,
+  type HttpRequestView,
   json,
   type ProtocolContext,
   type ProtocolRequest,
@@ -94,13 +94,12 @@ const serverCard = (base: string, version: string): AgentCard => ({
 })
 
 /** The A2A version a request asks for (absent: 0.3, the protocol's version before the header existed). */
-const askedVersion = (req: IncomingMessage) => {
-  const header = req.headers["a2a-version"]
-  return (Array.isArray(header) ? header[0] : header) || undefined
+const askedVersion = (req: HttpRequestView) => {
+  return req.headers["a2a-version"] || undefined
 }
 
 /** Whether a request is answered in 0.3's words: it asks for 0.3, or for no version (as the SDK's server decides). */
-const asksForLegacy = (req: IncomingMessage) =>
+const asksForLegacy = (req: HttpRequestView) =>
   (askedVersion(req) ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION
 
 /** A JSON-RPC error response to a request whose id is not known (it was not read, or not JSON). */
@@ -115,7 +114,7 @@ const idOf = (body: unknown) => fieldOf(body, "id") ?? null
  */
 const rpcBody = async (
   ctx: ProtocolContext,
-  req: IncomingMessage
+  req: HttpRequestView
 ): Promise<
   | { readonly caller: { readonly userId?: string }; readonly body: Record<string, unknown> }
   | { readonly status: number; readonly body: ReturnType<typeof rpcError> }

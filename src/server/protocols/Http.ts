@@ -1,11 +1,10 @@
 import { Effect, Runtime } from "effect"
-import type { IncomingMessage } from "node:http"
 import { type ConversationMessage, THREAD_ID_PATTERN } from "../../domain/Conversation.js"
 import { MAX_TAG_LENGTH, MAX_TASK_LENGTH } from "../../run/RunInput.js"
 import { publicFailure } from "../../runs/PublicFailure.js"
 import type { RunManager } from "../../runs/RunManager.js"
 import { fieldOf } from "../../support/Fields.js"
-import { readJson, tooLargeMessage } from "../Body.js"
+import { type Body, tooLargeMessage } from "../Body.js"
 import { type AuthConfig, authenticate } from "../Security.js"
 
 /** What a protocol's handler is given: the server's runtime, its keys and its body limit. */
@@ -50,10 +49,21 @@ export const empty = (status: number, headers: Record<string, string> = {}): Rep
   headers
 })
 
-/** A request as a protocol's handler is given it: the Node request, the route's path parameters, a signal aborted when
- * the client goes away before the reply is made. */
+/**
+ * A request as a protocol's handler reads it — its method, URL and headers, its body read as JSON on demand within a
+ * limit — made by the edge's runner (server/protocols/Protocols) from the platform's request.
+ */
+export interface HttpRequestView {
+  readonly method: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly json: (maxBytes: number) => Promise<Body>
+}
+
+/** A request as a protocol's handler is given it: the request, the route's path parameters, a signal aborted when the
+ * client goes away before the reply is made. */
 export interface ProtocolRequest {
-  readonly req: IncomingMessage
+  readonly req: HttpRequestView
   readonly params: Readonly<Record<string, string | undefined>>
   readonly signal: AbortSignal
 }
@@ -74,7 +84,7 @@ export interface Route {
 }
 
 /** The caller the request's bearer key names (`{}` on a server without keys), or undefined: refuse it. */
-export const callerOf = (auth: AuthConfig, req: IncomingMessage) => authenticate(auth, req.headers.authorization)
+export const callerOf = (auth: AuthConfig, req: HttpRequestView) => authenticate(auth, req.headers.authorization)
 
 /** Why a request is refused before it is read further: its HTTP status, a code, the words. */
 export interface Refusal {
@@ -89,11 +99,11 @@ export interface Refusal {
  */
 export const callerAndBody = async (
   ctx: ProtocolContext,
-  req: IncomingMessage
+  req: HttpRequestView
 ): Promise<{ readonly caller: { userId?: string }; readonly body: unknown } | Refusal> => {
   const caller = callerOf(ctx.auth, req)
   if (!caller) return { status: 401, code: "UNAUTHENTICATED", message: "missing or invalid API key" }
-  const body = await readJson(req, ctx.maxBodyBytes)
+  const body = await req.json(ctx.maxBodyBytes)
   if (body._tag === "json") return { caller, body: body.value }
   return body._tag === "tooLarge"
     ? { status: 413, code: "PAYLOAD_TOO_LARGE", message: tooLargeMessage(ctx.maxBodyBytes) }

@@ -1,74 +1,82 @@
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Effect, Runtime } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { Cause, Effect } from "effect"
+import { readJson } from "../Body.js"
 import { sseResponse } from "../Sse.js"
 import * as A2a from "./A2a.js"
 import * as AgUi from "./AgUi.js"
-import type { ProtocolContext, Reply, Route } from "./Http.js"
+import type { HttpRequestView, ProtocolContext, Reply, Route } from "./Http.js"
 import * as OpenAiCompat from "./OpenAiCompat.js"
 import * as Responses from "./Responses.js"
 import * as UiStream from "./UiStream.js"
 
-/**
- * A browser page of another origin may call the protocols as it calls /graphql (graphql-yoga's CORS: the request's
- * origin allowed, with credentials): a preflight answered, the response readable, its run id header exposed. Origins
- * are checked before this, as on every route: a server without API keys answers only this machine's.
- */
-const corsOf = (req: IncomingMessage) => {
-  const origin = req.headers.origin
-  if (origin === undefined) return { headers: {}, preflight: false }
-  const allowed = { "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin" }
-  if (req.method !== "OPTIONS") {
-    return { headers: { ...allowed, "access-control-expose-headers": "x-aeon-run-id" }, preflight: false }
-  }
-  return {
-    headers: {
-      ...allowed,
-      "access-control-allow-methods": String(req.headers["access-control-request-method"] ?? "GET, POST"),
-      "access-control-allow-headers": String(
-        req.headers["access-control-request-headers"] ?? "content-type, authorization"
-      ),
-      "access-control-max-age": "600"
-    },
-    preflight: true
-  }
-}
-
-/** A reply as the router's response, with the CORS headers. */
-const responseOf = (reply: Reply, cors: Record<string, string>) => {
+/** A reply as the router's response. */
+const responseOf = (reply: Reply) => {
   switch (reply._tag) {
     case "Json":
       return HttpServerResponse.text(JSON.stringify(reply.body), {
         status: reply.status,
         contentType: "application/json",
-        headers: { ...cors, ...reply.headers }
+        headers: reply.headers
       })
     case "Empty":
-      return HttpServerResponse.empty({ status: reply.status, headers: { ...cors, ...reply.headers } })
+      return HttpServerResponse.empty({ status: reply.status, headers: reply.headers })
     case "Frames":
-      return sseResponse({ ...cors, ...reply.headers }, reply.frames, reply.onFailure)
+      return sseResponse(reply.headers, reply.frames, reply.onFailure)
   }
 }
 
 /**
- * A protocol's route run: its CORS first (a preflight is answered there), another method refused and a handler that
- * failed answered in the protocol's words; the handler's signal is aborted when the client goes away (the platform
- * interrupts the request's fiber).
+ * A browser page of another origin may call the protocols as it calls /graphql (graphql-yoga's CORS: the request's
+ * origin allowed, with credentials): a preflight answered, the response readable, its run id header exposed — the
+ * platform's CORS middleware. Origins are checked before this, as on every route: a server without API keys answers
+ * only this machine's.
  */
-export const routed = (route: Route) => {
+const cors = HttpMiddleware.cors({
+  allowedOrigins: (origin) => typeof origin === "string",
+  credentials: true,
+  exposedHeaders: ["x-aeon-run-id"],
+  maxAge: 600
+})
+
+/**
+ * A protocol's route run: another method refused and a handler that failed answered in the protocol's words; the
+ * handler's signal is aborted when the client goes away (the platform interrupts the request's fiber).
+ */
+export const routed = (route: Route) => cors(handled(route))
+
+/**
+ * A reply's own `Vary` (A2A's card varies by A2A-Version) kept beside the one the CORS middleware sets (Origin): its
+ * headers are set as the response is written, after the route's.
+ */
+const keepVary = (vary: string | undefined) =>
+  vary === undefined ?
+    Effect.void :
+    HttpApp.appendPreResponseHandler((_, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(
+        response,
+        "vary",
+        [...new Set([vary, response.headers.vary])].filter((v) => v !== undefined).join(", ")
+      ))
+    )
+
+const handled = (route: Route) => {
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const params = yield* HttpRouter.params
-    const req = NodeHttpServerRequest.toIncomingMessage(request)
-    const cors = corsOf(req)
-    if (cors.preflight) return HttpServerResponse.empty({ status: 204, headers: cors.headers })
+    const req: HttpRequestView = {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      json: (maxBytes) => readJson(NodeHttpServerRequest.toIncomingMessage(request), maxBytes)
+    }
     const methods: ReadonlyArray<string> = typeof route.method === "string" ? [route.method] : route.method
-    if (!methods.includes(req.method ?? "")) {
-      return responseOf(route.refuse(405, "METHOD_NOT_ALLOWED", `${methods.join(" or ")} only`), cors.headers)
+    if (!methods.includes(req.method)) {
+      return responseOf(route.refuse(405, "METHOD_NOT_ALLOWED", `${methods.join(" or ")} only`))
     }
     const reply = yield* Effect.tryPromise((signal) => route.handle({ req, params, signal })).pipe(
       // what failed stays in the server's log; the client is told "internal error" in the protocol's words
@@ -77,7 +85,8 @@ export const routed = (route: Route) => {
       ),
       Effect.orElseSucceed(() => route.refuse(500, "INTERNAL", "internal error"))
     )
-    return responseOf(reply, cors.headers)
+    yield* keepVary(reply.headers.vary)
+    return responseOf(reply)
   })
 }
 
@@ -86,7 +95,7 @@ export const routed = (route: Route) => {
  * limit): each an adapter over the run manager and the run's log, keeping no state of its own, its routes data on
  * @effect/platform's HttpRouter.
  */
-export const make = (ctx: ProtocolContext & { readonly version: string }) => {
+export const router = (ctx: ProtocolContext & { readonly version: string }) => {
   const routes = [
     ...OpenAiCompat.routes(ctx),
     ...Responses.routes(ctx),
@@ -94,19 +103,8 @@ export const make = (ctx: ProtocolContext & { readonly version: string }) => {
     ...UiStream.routes(ctx),
     ...A2a.routes(ctx)
   ]
-  const router = routes.reduce(
+  return routes.reduce(
     (router, route) => HttpRouter.route("*")(router, route.path, routed(route)),
     HttpRouter.empty
   )
-  const handler = Runtime.runSync(ctx.runtime)(NodeHttpServer.makeHandler(router))
-  /** The paths the routes answer, read from them (a `:param` is one segment). */
-  const answered = new RegExp(
-    `^(${routes.map((r) => r.path.replace(/[.]/g, "\\.").replace(/:[^/]+/g, "[^/]+")).join("|")})$`
-  )
-  /** True when the request was one of theirs (it is answered). */
-  return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-    if (!answered.test(path)) return false
-    handler(req, res)
-    return true
-  }
 }
