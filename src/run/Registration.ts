@@ -58,16 +58,29 @@ const refuseUnenforceableCostCap = (rawInput: unknown) =>
 /** How long a turn sent while the thread's last turn is ending waits for its end to be stored, before it is refused. */
 const THREAD_BUSY_WAIT = Schedule.spaced("50 millis").pipe(Schedule.upTo("1 second"))
 
-/** Decodes the input (bad input: a clear error, nothing stored) and stores the run, when there is a store. */
-export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
+/**
+ * The checks a run's input passes before anything is stored (bad input: a clear, coded error): decoded — with its
+ * agent's definition, which gives what the request leaves out and bounds what it gives —, a cost cap that can be kept,
+ * its files readable, its webhook to an allowed host. Also what a schedule's runs are checked by when it is made.
+ */
+export const checkedInput = (rawInput: unknown, options: { readonly child?: boolean } = {}) =>
   Effect.gen(function*() {
     const tools = yield* ToolRegistry.ToolRegistry
     const agents = Option.getOrUndefined(yield* Effect.serviceOption(Agents))
-    // a run of an agent: the agent's definition gives what the request leaves out and bounds what it gives
     const request = yield* agentRequest(rawInput, agents, tools.names)
     const decoded = yield* decodeRunInput(request, runToolNames(tools.names, agents))
     yield* refuseUnenforceableCostCap(request)
     yield* refuseUnreadable(decoded)
+    // a webhook only to a host the operator allows (refused, coded, nothing stored)
+    const settings = Option.getOrElse(yield* Effect.serviceOption(WebhookSettings), () => noWebhooks)
+    const webhook = yield* webhookOf(decoded.webhook, settings, options.child === true)
+    return { decoded, webhook }
+  })
+
+/** Decodes the input (bad input: a clear error, nothing stored) and stores the run, when there is a store. */
+export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
+  Effect.gen(function*() {
+    const { decoded, webhook } = yield* checkedInput(rawInput, { child: options.parentRunId !== undefined })
     const runId = options.runId !== undefined
       ? options.runId
       : decoded.runId === undefined
@@ -75,9 +88,6 @@ export const register = (rawInput: unknown, options: RegisterOptions = {}) =>
       : options.idScope !== undefined
       ? scopedRunId(options.idScope, decoded.runId)
       : decoded.runId
-    // a webhook only to a host the operator allows (refused, coded, nothing stored)
-    const settings = Option.getOrElse(yield* Effect.serviceOption(WebhookSettings), () => noWebhooks)
-    const webhook = yield* webhookOf(decoded.webhook, settings, options.parentRunId !== undefined)
     // the input guardrails before anything is stored or sent: the run keeps the checked input
     const guarded = yield* guardInput(decoded, runId)
     // a file sent with the task is stored once, by its hash: the run's input names it

@@ -7,8 +7,10 @@
  */
 import { Cron, Duration, Effect, Either, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { checkedInput } from "../run/Registration.js"
 import { type Schedule, Schedules, scheduleTag } from "../store/Schedules.js"
 import { onOneProcess } from "../support/Background.js"
+import { ToolRegistry } from "../tools/ToolRegistry.js"
 import { RunManager } from "./RunManager.js"
 
 export class InvalidScheduleError
@@ -33,7 +35,7 @@ export const cronOf = (cron: string, timezone?: string | null) =>
 export const nextTickAfter = (cron: Cron.Cron, after: number) => Cron.next(cron, new Date(after)).getTime()
 
 /** The run a tick starts: the schedule's input, its task and agent, as its owner, tagged with the schedule. */
-const runInputOf = (s: Schedule) => {
+const runInputOf = (s: Pick<Schedule, "id" | "input" | "task" | "agent" | "owner">) => {
   const tags = Array.isArray(s.input.tags) ? s.input.tags.filter((t): t is string => typeof t === "string") : []
   return {
     ...s.input,
@@ -100,7 +102,7 @@ export const createSchedule = (owner: string, request: ScheduleRequest) =>
         message: `input may not set ${reserved.join(", ")}: the schedule gives the task and agent, each run its own id`
       })
     }
-    return yield* (yield* Schedules).create(owner, {
+    const made = {
       id: newScheduleId(),
       cron: request.cron.trim(),
       timezone: request.timezone,
@@ -109,7 +111,14 @@ export const createSchedule = (owner: string, request: ScheduleRequest) =>
       input: request.input ?? {},
       enabled: request.enabled ?? true,
       nextTickAt: nextTickAfter(cron, Date.now())
-    })
+    }
+    // a tick's run checked now, as it will be started (its input, agent, webhook): refused as that run would be
+    const tools = yield* Effect.serviceOption(ToolRegistry)
+    if (Option.isSome(tools)) {
+      const input = runInputOf({ ...made, agent: made.agent ?? null, owner })
+      yield* Effect.provideService(checkedInput(input), ToolRegistry, tools.value)
+    }
+    return yield* (yield* Schedules).create(owner, made)
   })
 
 /** Pauses or resumes one (resumed: its next tick counted from now, no tick missed while paused is run). */

@@ -70,6 +70,23 @@ describe("schedules", () => {
     }
     expect((await gql(server.url, `{ schedules { id } }`)).body.data!.schedules).toEqual([])
   })
+
+  it("a run its ticks could not start is refused when the schedule is made, coded as a run would be, nothing made", async () => {
+    const made = (input: Record<string, unknown>, agent?: string) =>
+      gql(
+        server.url,
+        `mutation($input: ScheduleInput!) { createSchedule(input: $input) { id } }`,
+        { input: { cron: "0 9 * * *", task: "Compute 1 + 1", agent, input } }
+      )
+    const refusals = [
+      [await made({ mode: "SOMETIMES" }), "InvalidRunInputError"],
+      [await made({ tools: ["no.such.tool"] }), "InvalidRunInputError"],
+      [await made({}, "no-such-agent"), "AGENT_NOT_FOUND"],
+      [await made({ webhook: { url: "http://elsewhere.example/hook" } }), "WEBHOOK_URL_NOT_ALLOWED"]
+    ] as const
+    for (const [r, code] of refusals) expect(r.body.errors?.[0]?.extensions?.code, JSON.stringify(r.body)).toBe(code)
+    expect((await gql(server.url, `{ schedules { id } }`)).body.data!.schedules).toEqual([])
+  })
 })
 
 describe(`a schedule's tick (${backend})`, () => {
