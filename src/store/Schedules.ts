@@ -58,22 +58,18 @@ export interface Service {
 }
 
 /** The tag a run a schedule's tick started carries, and the schedule a run's tags name (one rule for both). */
-export const scheduleTag = (id: string) => `schedule:${id}`
+const SCHEDULE_TAG = "schedule:"
+export const scheduleTag = (id: string) => `${SCHEDULE_TAG}${id}`
 export const scheduleOfTags = (tags: ReadonlyArray<string> | undefined) =>
-  tags?.find((t) => t.startsWith("schedule:"))?.slice("schedule:".length)
+  tags?.find((t) => t.startsWith(SCHEDULE_TAG))?.slice(SCHEDULE_TAG.length)
 
 export class Schedules extends Context.Tag("aeon/Schedules")<Schedules, Service>() {}
 
 const InputJson = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 const decodeInput = Schema.decodeUnknownSync(InputJson)
 
-interface Row {
-  readonly id: string
-  readonly owner: string
-  readonly cron: string
-  readonly timezone: string | null
-  readonly task: string
-  readonly agent: string | null
+/** A schedule as its row holds it: the same text columns; its input as JSON, its times and flag as stored. */
+interface Row extends Pick<Schedule, "id" | "owner" | "cron" | "timezone" | "task" | "agent"> {
   readonly input: string
   readonly enabled: number | boolean
   readonly created_at: unknown
