@@ -170,7 +170,8 @@ export const prepareResume = (
       execute: finished
         ? Effect.succeed(resultFromEvents(past))
         : Effect.zipRight(
-          untilEarlierTurnEnded(runId),
+          // a turn of a thread (registration joined one only for a threadId): after the turn before it
+          input.threadId === undefined ? Effect.void : untilEarlierTurnEnded(runId),
           execute(caps, input, runId, events, {
             past: past.length > 0 ? past : undefined,
             live: replaying === known,
