@@ -9,12 +9,13 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { exited, freePort, slowArithmeticScript, startProcess } from "../support/process.js"
-import { gql as plainGql, waitFor } from "../support/server.js"
+import { awaitRun, gql as plainGql, untilEvent, untilRun, waitFor } from "../support/server.js"
 
 /** The runners need a key: `ops` sees every run; `alice` is a user (one running session at a time). */
 const KEYS = { ops: "ops-key", alice: "alice-key" }
 const gql = (url: string, query: string, variables: Record<string, unknown> = {}, key = KEYS.ops) =>
   plainGql(url, query, variables, { authorization: `Bearer ${key}` })
+const AS_OPS = { headers: { authorization: `Bearer ${KEYS.ops}` } }
 
 /**
  * Three `aeon serve` runners of one cluster on the local PostgreSQL (a database of their own: shard locks are rows,
@@ -63,7 +64,7 @@ const startRunner = async (): Promise<Runner> => {
     AEON_API_KEYS: `${KEYS.alice}:alice`,
     AEON_SCRIPT: script
   })
-  const runner: Runner = { child: started.child, output: started.output, address: `127.0.0.1:${runnerPort}`, url: "" }
+  const runner: Runner = { child: started.child, output: started.output, said: started.said, address: `127.0.0.1:${runnerPort}`, url: "" }
   runners.push(runner)
   runner.url = await started.url
   return runner
@@ -132,40 +133,36 @@ const submit = async (url: string, key = KEYS.ops) => {
   return r.body.data.runTask.id as string
 }
 /** The runner that took the run up (waits until one has). */
-const runnerOf = (url: string, id: string) =>
-  waitFor(
-    async () =>
-      ((await gql(url, `query($id: ID!) { run(id: $id) { runner } }`, { id })).body.data.run.runner as string | null) ??
-        undefined,
-    30_000
-  )
+const runnerOf = async (url: string, id: string) =>
+  (await untilRun<{ runner: string | null }>(url, id, (run) => run.runner !== null, {
+    ...AS_OPS,
+    query: `query($id: ID!) { run(id: $id) { runner } }`
+  })).runner!
 const eventTypes = async (url: string, id: string) =>
   (await gql(url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run.events.map((
     e: { type: string }
   ) => e.type) as Array<string>
 type Ev = { seq: number; type: string; at: string; passNumber: number; stepId: string }
 /** The run as stored once it has finished. */
-const finishedRun = (url: string, id: string) =>
+const finishedRun = async (url: string, id: string) =>
+  (await awaitRun(url, id, {
+    ...AS_OPS,
+    query:
+      `query($id: ID!) { run(id: $id) { status runner finalAnswer { answerText } events { seq type at ... on StepStartedEvent { passNumber stepId } ... on StepFinishedEvent { passNumber stepId } } } }`
+  })) as { status: string; runner: string; finalAnswer: { answerText: string }; events: Array<Ev> }
+/** Once every runner in `addresses` holds shards (a shard lock is a row: nothing announces it, so it is read again). */
+const holdingShards = (addresses: ReadonlyArray<string>) =>
   waitFor(async () => {
-    const run = (await gql(
-      url,
-      `query($id: ID!) { run(id: $id) { status runner finalAnswer { answerText } events { seq type at ... on StepStartedEvent { passNumber stepId } ... on StepFinishedEvent { passNumber stepId } } } }`,
-      { id }
-    )).body.data.run
-    return run.events.some((e: Ev) => e.type === "RunFinished")
-      ? run as { status: string; runner: string; finalAnswer: { answerText: string }; events: Array<Ev> }
-      : undefined
-  }, 60_000)
+    const held = await inCluster(`SELECT DISTINCT address FROM cluster_locks`)
+    return addresses.every((address) => held.some((row) => row.address === address)) ? true : undefined
+  }, 30_000)
 /**
  * Six runs submitted to two runners, once the first run `target` took up has started a step: the runs, and those on
  * `target` (`via`: the runner asked, which stays up).
  */
 const midwayOn = async (target: Runner, via: Runner) => {
   // a runner that has just come back (after the kill and freeze tests) takes shards a moment later: once it holds some
-  await waitFor(async () => {
-    const held = await inCluster(`SELECT DISTINCT address FROM cluster_locks`)
-    return held.some((row) => row.address === target.address) ? true : undefined
-  }, 30_000)
+  await holdingShards([target.address])
   const ids: Array<string> = []
   for (let i = 0; i < 6; i++) ids.push(await submit((i % 2 ? via : target).url))
   const on: Array<string> = []
@@ -177,7 +174,7 @@ const midwayOn = async (target: Runner, via: Runner) => {
     if ((await runnerOf(via.url, id)) === target.address) on.push(id)
   }
   expect(on.length).toBeGreaterThan(0)
-  await waitFor(async () => ((await eventTypes(via.url, on[0]!)).includes("StepStarted") ? true : undefined))
+  await untilEvent(via.url, on[0]!, "StepStarted", AS_OPS)
   return { ids, on }
 }
 
@@ -219,10 +216,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
   it("the jobs about the store as a whole (the schedules, the queued-run sweep) run on one runner: a singleton", async () => {
     const runsHere = (r: Runner, job: string) =>
       r.output().lastIndexOf(`${job}: runs on this runner`) > r.output().lastIndexOf(`${job}: no longer runs here`)
-    await waitFor(async () => {
-      const held = await inCluster(`SELECT DISTINCT address FROM cluster_locks`)
-      return runners.every((r) => held.some((row) => row.address === r.address)) ? true : undefined
-    }, 30_000)
+    await holdingShards(runners.map((r) => r.address))
     for (const job of ["schedules", "the queued-run sweep"]) {
       // a singleton moves while the shards settle: then on exactly one runner
       const on = await waitFor(async () => {
@@ -262,10 +256,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     async () => {
       const [victim, a, b] = runners as [Runner, Runner, Runner]
       // every runner has its shards before runs come (a runner that joins later takes shards from the others)
-      await waitFor(async () => {
-        const held = await inCluster(`SELECT DISTINCT address FROM cluster_locks`)
-        return runners.every((r) => held.some((row) => row.address === r.address)) ? true : undefined
-      }, 30_000)
+      await holdingShards(runners.map((r) => r.address))
       const ids: Array<string> = []
       for (let i = 0; i < RUNS; i++) ids.push(await submit(runners[i % 3]!.url))
       // each run followed from every live server other than its runner (never the one about to die): a run of the
@@ -286,7 +277,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       expect(onVictim.length).toBeGreaterThan(0)
 
       // kill -9 while the victim's runs are mid-way: as soon as one of them has started a step
-      await waitFor(async () => ((await eventTypes(a.url, onVictim[0]!)).includes("StepStarted") ? true : undefined))
+      await untilEvent(a.url, onVictim[0]!, "StepStarted", AS_OPS)
       victim.child.kill("SIGKILL")
       const killedAt = Date.now()
       await exited(victim.child)
@@ -341,10 +332,8 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       a.child.kill("SIGSTOP")
       try {
         // its shard locks expire; b takes the runs up (a new owner epoch) and resumes them
-        await waitFor(async () => {
-          const types = await eventTypes(b.url, onA[0]!)
-          return (await runnerOf(b.url, onA[0]!)) === b.address && types.includes("RunResumed") ? true : undefined
-        }, 60_000)
+        await untilEvent(b.url, onA[0]!, "RunResumed", { ...AS_OPS, timeoutMs: 60_000 })
+        expect(await runnerOf(b.url, onA[0]!)).toBe(b.address)
       } finally {
         a.child.kill("SIGCONT")
       }
@@ -361,7 +350,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     const id = await submit(a.url)
     const runner = await runnerOf(a.url, id)
     const other = runner === a.address ? b : a
-    await waitFor(async () => ((await eventTypes(other.url, id)).includes("StepStarted") ? true : undefined))
+    await untilEvent(other.url, id, "StepStarted", AS_OPS)
     const cancelled = await gql(other.url, `mutation($id: ID!) { cancelRun(id: $id) { status } }`, { id })
     expect(cancelled.body.data.cancelRun.status).toBe("CANCELLED")
     expect((await eventTypes(a.url, id)).filter((t) => t === "RunFinished")).toHaveLength(1)
@@ -394,12 +383,10 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     )
     const id = started.body.data.runTask.id as string
     const other = (await runnerOf(a.url, id)) === a.address ? b : a
-    const pending = await waitFor(async () => {
-      const run = (await gql(other.url, `query($id: ID!) { run(id: $id) { status pendingApprovals { requestId } } }`, {
-        id
-      })).body.data.run
-      return run.status === "AWAITING_INPUT" ? run.pendingApprovals[0].requestId as string : undefined
-    }, 30_000)
+    const pending = (await untilRun(other.url, id, (run) => run.status === "AWAITING_INPUT", {
+      ...AS_OPS,
+      query: `query($id: ID!) { run(id: $id) { status pendingApprovals { requestId } } }`
+    })).pendingApprovals[0].requestId as string
     const wrong = await gql(
       other.url,
       `mutation($id: ID!) { respondToApproval(runId: $id, requestId: "no-such-request", decision: APPROVE) { status } }`,
@@ -429,14 +416,11 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       )
       const id = started.body.data.runTask.id as string
       const other = (await runnerOf(a.url, id)) === a.address ? b : a
-      const request = await waitFor(async () => {
-        const run = (await gql(
-          other.url,
-          `query($id: ID!) { run(id: $id) { status pendingPlanApproval { requestId forecast { expected { llmCalls } } } } }`,
-          { id }
-        )).body.data.run
-        return run.status === "AWAITING_INPUT" ? run.pendingPlanApproval : undefined
-      }, 30_000)
+      const request = (await untilRun(other.url, id, (run) => run.status === "AWAITING_INPUT", {
+        ...AS_OPS,
+        query:
+          `query($id: ID!) { run(id: $id) { status pendingPlanApproval { requestId forecast { expected { llmCalls } } } } }`
+      })).pendingPlanApproval
       expect(request.forecast.expected.llmCalls).toBeGreaterThan(0)
       const answer = (decision: string, input?: unknown) =>
         gql(

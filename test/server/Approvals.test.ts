@@ -2,7 +2,7 @@ import { Option, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, planOut, reasoned, refiningForever } from "../support/scripts.js"
-import { gql, startServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, untilStatus } from "../support/server.js"
 
 const script = () => ({
   ...convergingScript(),
@@ -42,10 +42,7 @@ describe("approvals through the API", () => {
           input: { task: "Seed the memory and read it back", mode: "FULL", approvalTools: ["memory.write"] }
         }, alice)
         const id = started.body.data.runTask.id as string
-        const waiting = await waitFor(async () => {
-          const run = (await gql(server.url, RUN, { id }, alice)).body.data.run
-          return run.status === "AWAITING_INPUT" ? run : undefined
-        })
+        const waiting = await untilStatus(server.url, id, "AWAITING_INPUT", { query: RUN, headers: alice })
         expect(waiting.pendingApprovals).toEqual([{
           requestId: expect.any(String),
           stepId: "s1",
@@ -54,16 +51,14 @@ describe("approvals through the API", () => {
           description: "Store the seed 7 in memory under seed"
         }])
         const requestId = waiting.pendingApprovals[0].requestId
-        // listed by its status (the list reads the store: once the request is stored), not among the RUNNING ones
-        const listed = await waitFor(async () => {
-          const r = await gql(
-            server.url,
-            `{ runs(status: AWAITING_INPUT) { edges { node { id status } } } }`,
-            {},
-            alice
-          )
-          return r.body.data.runs.edges.length > 0 ? r.body.data.runs.edges : undefined
-        })
+        // listed by its status (the list reads the store, where the request was kept before it was published), not
+        // among the RUNNING ones
+        const listed = (await gql(
+          server.url,
+          `{ runs(status: AWAITING_INPUT) { edges { node { id status } } } }`,
+          {},
+          alice
+        )).body.data.runs.edges
         expect(listed).toEqual([{ node: { id, status: "AWAITING_INPUT" } }])
         const running = await gql(server.url, `{ runs(status: RUNNING) { edges { node { id } } } }`, {}, alice)
         expect(running.body.data.runs.edges).toEqual([])
@@ -83,10 +78,7 @@ describe("approvals through the API", () => {
         expect((await answer({ decision: "REJECT", reason: "too late" })).errors?.[0]?.extensions?.code)
           .toBe("ApprovalAlreadyAnsweredError")
 
-        const done = await waitFor(async () => {
-          const run = (await gql(server.url, RUN, { id }, alice)).body.data.run
-          return run.status === "CONVERGED" ? run : undefined
-        })
+        const done = await untilStatus(server.url, id, "CONVERGED", { query: RUN, headers: alice })
         expect(done.pendingApprovals).toEqual([])
         const stillListed = await gql(
           server.url,
@@ -121,10 +113,7 @@ describe("approvals through the API", () => {
         })
         const id = started.body.data.runTask.id as string
         const query = `query($id: ID!) { run(id: $id) { status pendingGuidance { requestId stepId reason } } }`
-        const waiting = await waitFor(async () => {
-          const run = (await gql(server.url, query, { id })).body.data.run
-          return run.status === "AWAITING_INPUT" ? run : undefined
-        })
+        const waiting = await untilStatus(server.url, id, "AWAITING_INPUT", { query })
         expect(waiting.pendingGuidance).toEqual([{
           requestId: expect.any(String),
           stepId: "s2",
@@ -136,10 +125,7 @@ describe("approvals through the API", () => {
         expect((await gql(server.url, GUIDE, { id, r: requestId, t: " " })).body.errors?.[0]?.extensions?.code)
           .toBe("ApprovalInputError")
         expect((await gql(server.url, GUIDE, { id, r: requestId, t: "keep it short" })).body.errors).toBeUndefined()
-        const done = await waitFor(async () => {
-          const run = (await gql(server.url, query, { id })).body.data.run
-          return run.status === "AWAITING_INPUT" || run.status === "RUNNING" ? undefined : run
-        })
+        const done = await awaitRun(server.url, id, { query })
         expect(done.status).toBe("NOT_CONVERGED")
         expect(done.pendingGuidance).toEqual([])
         expect((await gql(server.url, GUIDE, { id, r: requestId, t: "again" })).body.errors?.[0]?.extensions?.code)

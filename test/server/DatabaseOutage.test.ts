@@ -7,7 +7,7 @@ import { PromptId } from "../../src/prompts/PromptId.js"
 import * as Database from "../../src/store/Database.js"
 import * as StoreOutages from "../../src/store/StoreOutages.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer, untilEvent, waitFor } from "../support/server.js"
 
 /**
  * PostgreSQL away mid-run (#46): a database of the test's own refuses connections (ALLOW_CONNECTIONS false, its
@@ -33,11 +33,7 @@ const refuse = () =>
 const allow = () => admin((sql) => sql.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`))
 
 /** Until the run is executing a step (its reasoning call takes 1.5 s): the database goes away mid-run. */
-const stepStarted = (url: string, id: string) =>
-  waitFor(async () => {
-    const r = (await gql(url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data?.run
-    return r?.events.some((e: { type: string }) => e.type === "StepStarted") ? true : undefined
-  })
+const stepStarted = (url: string, id: string) => untilEvent(url, id, "StepStarted")
 
 /** A run started, then the database refusing connections while one of its steps is under way: the run's id. */
 const refusedMidRun = async (url: string) => {
@@ -99,10 +95,7 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
       // a write failed and waits: the database takes connections again (how the writer's retries go on the clock —
       // backing off to every 2 s through a 12 s outage, the bound — is test/journal/StoreRetries', on TestClock)
       await allow()
-      const finished = await waitFor(async () => {
-        const r = (await gql(url, `query($id: ID!) { run(id: $id) { status events { seq } } }`, { id })).body.data?.run
-        return r && r.status !== "RUNNING" ? r : undefined
-      }, 30_000)
+      const finished = await awaitRun(url, id, { query: `query($id: ID!) { run(id: $id) { status events { seq } } }` })
       expect(finished.status).toBe("CONVERGED")
       expect(finished.events.map((e: { seq: number }) => e.seq)).toEqual(
         finished.events.map((_: unknown, i: number) => i + 1)
@@ -145,11 +138,9 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
       expect(h).toMatchObject({ ok: false, runsWaitingForStore: 1, activeRuns: 0 })
       expect(h.storeFailure).toMatch(/PostgreSQL/)
       await allow()
-      const finished = await waitFor(async () => {
-        const r = (await gql(url, `query($id: ID!) { run(id: $id) { status events { seq type } } }`, { id })).body.data
-          ?.run
-        return r && r.status !== "RUNNING" ? r : undefined
-      }, 30_000)
+      const finished = await awaitRun(url, id, {
+        query: `query($id: ID!) { run(id: $id) { status events { seq type } } }`
+      })
       expect(finished.status).toBe("CONVERGED")
       const events = finished.events as Array<{ seq: number; type: string }>
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))

@@ -9,7 +9,7 @@ import { PromptId } from "../../src/prompts/PromptId.js"
 import { RunManager } from "../../src/runs/RunManager.js"
 import { backend, freshDatabase } from "../support/database.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, waitFor } from "../support/server.js"
+import { gql, startServer, untilEvent, untilStatus, waitFor } from "../support/server.js"
 
 const slow = (ms: number) => ({
   ...convergingScript(),
@@ -41,7 +41,7 @@ describe("authentication", () => {
         alice
       )
       const id = started.body.data.runTask.id
-      await waitFor(async () => ((await statusOf(server.url, id, alice)) === "CONVERGED" ? true : undefined))
+      await untilStatus(server.url, id, "CONVERGED", { headers: alice })
       expect((await gql(server.url, `query($id: ID!) { run(id: $id) { userId } }`, { id }, alice)).body.data.run.userId)
         .toBe("alice")
       expect(await statusOf(server.url, id, bob)).toBeUndefined()
@@ -105,7 +105,7 @@ describe("run scheduling", () => {
       const health = (await gql(server.url, "{ health { activeRuns queuedRuns } }")).body.data.health
       expect(health.activeRuns).toBe(1)
       expect(health.queuedRuns).toBeGreaterThanOrEqual(1)
-      await waitFor(async () => ((await statusOf(server.url, ids[2]!)) === "CONVERGED" ? true : undefined))
+      await untilStatus(server.url, ids[2]!, "CONVERGED")
       const finishedAt = await Promise.all(
         ids.map(async (id) =>
           (await gql(server.url, `query($id: ID!) { run(id: $id) { updatedAt } }`, { id })).body.data.run
@@ -129,7 +129,7 @@ describe("run scheduling", () => {
       expect(await statusOf(server.url, queued)).toBe("QUEUED")
       const r = await gql(server.url, `mutation($id: ID!) { cancelRun(id: $id) { status } }`, { id: queued })
       expect(r.body.data.cancelRun.status).toBe("CANCELLED")
-      await waitFor(async () => ((await statusOf(server.url, first)) === "CONVERGED" ? true : undefined))
+      await untilStatus(server.url, first, "CONVERGED")
       const events = (await gql(server.url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id: queued }))
         .body.data.run.events.map((e: { type: string }) => e.type)
       expect(events).toEqual(["RunFinished"])
@@ -151,9 +151,11 @@ describe("run scheduling", () => {
         ids.push(r.body.data.runTask.id)
       }
       const manager = await server.runtime.runPromise(RunManager)
-      await waitFor(async () => (manager.stats().userLocks >= 1 ? true : undefined), 5_000) // held while runs wait or run
+      // held while runs wait or run: u1's second run waits behind its first
+      await untilEvent(server.url, ids[0]!, "RunStarted")
+      expect(manager.stats().userLocks).toBeGreaterThanOrEqual(1)
       for (const id of ids) {
-        await waitFor(async () => ((await statusOf(server.url, id)) === "CONVERGED" ? true : undefined))
+        await untilStatus(server.url, id, "CONVERGED")
       }
       await waitFor(async () => (manager.stats().userLocks === 0 ? true : undefined))
     } finally {
@@ -168,17 +170,12 @@ describe("run scheduling", () => {
     const id =
       (await gql(first.url, START, { input: { task: "Compute 6 * 7 and explain it", mode: "FULL" } })).body.data.runTask
         .id
-    await waitFor(
-      async () => ((await gql(first.url, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run
-          .events.some((e: { type: string }) => e.type === "StepStarted")
-        ? true
-        : undefined)
-    )
+    await untilEvent(first.url, id, "StepStarted")
     await first.stop()
     const second = await startServer({ script: slow(10), db })
     try {
       expect(second.resumed).toBe(1)
-      await waitFor(async () => ((await statusOf(second.url, id)) === "CONVERGED" ? true : undefined))
+      await untilStatus(second.url, id, "CONVERGED")
       const events = (await gql(second.url, `query($id: ID!) { run(id: $id) { events { seq type } } }`, { id })).body
         .data.run.events as Array<{ seq: number; type: string }>
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))

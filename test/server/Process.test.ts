@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
 import { exited, scriptedServerEnv, slowArithmeticScript, startProcess as start } from "../support/process.js"
 import { seedScriptFile, verdict } from "../support/scripts.js"
-import { gql, waitFor } from "../support/server.js"
+import { awaitRun, gql, untilEvent, untilStatus } from "../support/server.js"
 
 const dir = mkdtempSync(join(tmpdir(), "aeon-process-"))
 const script = slowArithmeticScript(dir, 400)
@@ -30,12 +30,7 @@ describe(`the server process (${backend})`, () => {
       url1,
       `mutation { runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL }) { id } }`
     )).body.data.runTask.id as string
-    await waitFor(
-      async () => ((await gql(url1, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run
-          .events.some((e: { type: string }) => e.type === "StepStarted")
-        ? true
-        : undefined)
-    )
+    await untilEvent(url1, id, "StepStarted")
     const stopping = Date.now()
     first.child.kill("SIGTERM")
     expect(await exited(first.child)).toBe(0)
@@ -44,13 +39,10 @@ describe(`the server process (${backend})`, () => {
 
     const second = start(env)
     const url2 = await second.url
-    await waitFor(async () => (second.output().includes("resumed 1 unfinished run(s)") ? true : undefined), 30_000)
-    const status = await waitFor(async () => {
-      const s =
-        (await gql(url2, `query($id: ID!) { run(id: $id) { status finalAnswer { answerText } } }`, { id })).body.data
-          .run
-      return s.status === "CONVERGED" ? s : undefined
-    }, 60_000)
+    await second.said.until("resumed 1 unfinished run(s)")
+    const status = await untilStatus(url2, id, "CONVERGED", {
+      query: `query($id: ID!) { run(id: $id) { status finalAnswer { answerText } } }`
+    })
     expect(status.finalAnswer.answerText).toContain("126")
     second.child.kill("SIGINT")
     expect(await exited(second.child)).toBe(0)
@@ -124,25 +116,18 @@ describe(`the server process (${backend})`, () => {
         gql(url1, `mutation($task: String!) { runTask(input: { task: $task, mode: FULL }) { id } }`, { task })
           .then((r) => r.body.data.runTask.id as string)
       const done = await start1("Seed the memory and read it back (the run that finishes first)")
-      await waitFor(
-        async () => ((await eventsOf(url1, done)).some((e) => e.type === "RunFinished") ? true : undefined),
-        30_000
-      )
+      await untilEvent(url1, done, "RunFinished")
       const id = await start1("Seed the memory and read it back")
       // the memory.write step finished (its event stored and published); its reasoning and s2 are yet to come
-      await waitFor(async () =>
-        (await eventsOf(url1, id)).some((e) => e.type === "ToolInvoked" && e.tool === "memory.write") ? true : undefined
-      )
+      await untilEvent(url1, id, (e) => e.type === "ToolInvoked" && e.payload.tool === "memory.write")
       first.child.kill("SIGKILL")
       await exited(first.child)
 
       const second = start(env)
       const url2 = await second.url
-      const status = await waitFor(async () => {
-        const run = (await gql(url2, `query($id: ID!) { run(id: $id) { status finalAnswer { answerText } } }`, { id }))
-          .body.data.run
-        return run.status === "CONVERGED" || run.status === "NOT_CONVERGED" || run.status === "FAILED" ? run : undefined
-      }, 60_000).catch(async (e) => {
+      const status = await awaitRun(url2, id, {
+        query: `query($id: ID!) { run(id: $id) { status finalAnswer { answerText } } }`
+      }).catch(async (e) => {
         // what the restarted server said and what the run holds, for whoever reads a failure here
         const seen = (await eventsOf(url2, id).catch(() => [])).map((x) => x.type).join(" ")
         throw new Error(`${e}\nserver output:\n${second.output()}\nevents: ${seen}\nfirst server:\n${first.output()}`)
@@ -172,11 +157,7 @@ describe(`the server process (${backend})`, () => {
       const query = `query($id: ID!) {
       run(id: $id) { status pendingApprovals { requestId tool } events { type ... on ToolInvokedEvent { tool } } }
     }`
-      const awaiting = (url: string, id: string) =>
-        waitFor(async () => {
-          const run = (await gql(url, query, { id })).body.data.run
-          return run.status === "AWAITING_INPUT" ? run : undefined
-        }, 30_000)
+      const awaiting = (url: string, id: string) => untilStatus(url, id, "AWAITING_INPUT", { query })
 
       const first = start(env)
       const url1 = await first.url
@@ -197,10 +178,7 @@ describe(`the server process (${backend})`, () => {
         { id, r: before.pendingApprovals[0].requestId }
       )
       expect(answered.body.errors).toBeUndefined()
-      const done = await waitFor(async () => {
-        const run = (await gql(url2, query, { id })).body.data.run
-        return run.status === "AWAITING_INPUT" || run.status === "RUNNING" ? undefined : run
-      }, 30_000)
+      const done = await awaitRun(url2, id, { query })
       expect(done.status).toBe("CONVERGED")
       expect(done.events.filter((e: any) => e.tool === "memory.write")).toHaveLength(1)
       expect(done.events.filter((e: any) => e.type === "ApprovalRequested")).toHaveLength(1)

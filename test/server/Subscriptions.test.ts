@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { gql, startServer, type TestServer, untilEvents, untilRun, untilStatus, waitFor } from "../support/server.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -71,7 +71,7 @@ for (const [name, make] of Object.entries(clients)) {
       const client = make()
       const id = await start()
       // join late while it runs
-      await waitFor(async () => ((await storedSeqs(id)).length >= 8 ? true : undefined))
+      await untilEvents(server.url, id, (events) => (events.length >= 8 ? true : undefined))
       const late = await collect(client.iterate({ runId: id, fromSeq: 5 }))
       expect(late[0]!.seq).toBe(5)
       expect(late.map((e) => e.seq)).toEqual(late.map((_, i) => i + 5))
@@ -102,11 +102,9 @@ for (const [name, make] of Object.entries(clients)) {
       const id = await start()
       const iterator = client.iterate({ runId: id, fromSeq: 0 })[Symbol.asyncIterator]()
       await iterator.next()
-      await waitFor(
-        async () => ((await gql(server.url, "{ health { subscriptions } }")).body.data.health.subscriptions >= 1
-          ? true
-          : undefined)
-      )
+      // its first event came: the subscription is open, and counted
+      expect((await gql(server.url, "{ health { subscriptions } }")).body.data.health.subscriptions)
+        .toBeGreaterThanOrEqual(1)
       await iterator.return?.()
       client.dispose()
       await waitFor(
@@ -168,19 +166,16 @@ describe("runEventBatches (#19.1)", () => {
 describe("Run.plan", () => {
   it("is the plan as the run's steps have left it so far, while it runs, and the final plan after", async () => {
     const id = await start()
-    const read = async () =>
-      (await gql(server.url, `query($id: ID!) { run(id: $id) { status plan { steps { stepId status } } } }`, { id }))
-        .body
-        .data.run as { status: string; plan: { steps: Array<{ stepId: string; status: string }> } | null }
-    const live = await waitFor(async () => {
-      const r = await read()
-      return r.status === "RUNNING" && r.plan?.steps.some((s) => s.status === "complete") ? r : undefined
-    })
+    const query = `query($id: ID!) { run(id: $id) { status plan { steps { stepId status } } } }`
+    type Read = { status: string; plan: { steps: Array<{ stepId: string; status: string }> } | null }
+    const live = await untilRun<Read>(
+      server.url,
+      id,
+      (r) => r.status === "RUNNING" && r.plan?.steps.some((s) => s.status === "complete") === true,
+      { query }
+    )
     expect(live.plan!.steps.map((s) => s.stepId)).toEqual(["s1", "s2"])
-    const done = await waitFor(async () => {
-      const r = await read()
-      return r.status === "CONVERGED" ? r : undefined
-    })
+    const done: Read = await untilStatus(server.url, id, "CONVERGED", { query })
     expect(done.plan!.steps.map((s) => s.status)).toEqual(["complete", "complete"])
   })
 })

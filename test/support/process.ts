@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs"
 import { connect, createServer } from "node:net"
 import { join } from "node:path"
 import { freshDatabase } from "./database.js"
-import { waitFor } from "./server.js"
+import { outputOf } from "./until.js"
 
 /** `npm start`'s entry as its own process; resolves with its URL once it listens. */
 export const startProcess = (env: Record<string, string>) => {
@@ -12,20 +12,14 @@ export const startProcess = (env: Record<string, string>) => {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
-  let out = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
-  let exitCode: number | null | undefined
-  child.once("exit", (code) => (exitCode = code))
+  const said = outputOf(child)
   // the URL once it listens; a server that exits first, or never listens, fails with what it printed
-  const url = waitFor(async () => {
-    if (exitCode !== undefined && !out.includes("Aeon http")) {
-      return Promise.reject(new Error(`exited ${exitCode}: ${out}`))
-    }
-    return out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1]
-  }, 60_000).catch((e) => Promise.reject(new Error(`the server did not start: ${e.message}\n${out}`)))
+  const url = said.until(/Aeon (http:\/\/\S+\/graphql)/, 60_000).then(
+    (m) => m[1]!,
+    (e) => Promise.reject(new Error(`the server did not start: ${e.message}\n${said.text()}`))
+  )
   url.catch(() => {}) // tests that expect the start to fail do not await it
-  return { child, url, output: () => out }
+  return { child, url, output: said.text, said }
 }
 export const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))

@@ -78,10 +78,91 @@ export const waitFor = async <A>(f: () => Promise<A | undefined>, timeoutMs = 20
   throw new Error("timed out waiting")
 }
 
+/** A run's event as its subscription gives it. */
+export type SeenEvent = { readonly seq: number; readonly type: string; readonly payload: any }
+
 /**
- * Awaits a run's end as a client does: its `runEvents` subscription (over SSE) until RunFinished (or the event type
- * `until` names) — the event awaited, not a poll —, then the run as `query` (a query taking `$id`) reads it. A run that
- * never gets there is the test's timeout.
+ * Follows a run's events as a client does — its `runEventBatches` subscription over SSE, from the first — and answers
+ * the first thing `pick` finds: looked at again on each burst the run publishes (and once more when the run ends), not
+ * on a timer. A run that ends without `pick` answering, or `timeoutMs` passing, fails the wait.
+ */
+export const untilEvents = async <B>(
+  url: string,
+  id: string,
+  pick: (events: ReadonlyArray<SeenEvent>) => B | undefined | Promise<B | undefined>,
+  options: { readonly headers?: Record<string, string>; readonly timeoutMs?: number } = {}
+): Promise<B> => {
+  const client = createClient({ url, headers: { "x-graphql-yoga-csrf": "1", ...options.headers } })
+  const seen: Array<SeenEvent> = []
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    client.dispose()
+  }, options.timeoutMs ?? 60_000)
+  try {
+    for await (
+      const r of client.iterate<{ runEventBatches: Array<SeenEvent> }>({
+        query: `subscription($id: ID!) { runEventBatches(runId: $id, fromSeq: 0) { seq type payload } }`,
+        variables: { id }
+      })
+    ) {
+      if (r.errors) throw new Error(`run ${id}: ${JSON.stringify(r.errors)}`)
+      seen.push(...(r.data?.runEventBatches ?? []))
+      const picked = await pick(seen)
+      if (picked !== undefined) return picked
+    }
+    const last = timedOut ? undefined : await pick(seen)
+    if (last !== undefined) return last
+    throw new Error(
+      `run ${id} ${timedOut ? "was still going" : "ended"} without what the test waited for; its events: ${
+        seen.map((e) => e.type).join(", ")
+      }`
+    )
+  } finally {
+    clearTimeout(timer)
+    client.dispose()
+  }
+}
+
+/** The first of a run's events of this type (or matching this predicate), once the run has published it. */
+export const untilEvent = (
+  url: string,
+  id: string,
+  match: string | ((e: SeenEvent) => boolean),
+  options: { readonly headers?: Record<string, string>; readonly timeoutMs?: number } = {}
+) => untilEvents(url, id, (events) => events.find(typeof match === "string" ? (e) => e.type === match : match), options)
+
+const RUN_STATUS = `query($id: ID!) { run(id: $id) { status } }`
+
+/**
+ * The run as `query` (taking `$id`) reads it, once `wanted` holds of it: read again after each burst of its events
+ * (a run's state changes only by its events), not on a timer.
+ */
+export const untilRun = <R = any>(
+  url: string,
+  id: string,
+  wanted: (run: R) => boolean,
+  options: { readonly query?: string; readonly headers?: Record<string, string>; readonly timeoutMs?: number } = {}
+) =>
+  untilEvents(url, id, async () => {
+    const run = (await gql(url, options.query ?? RUN_STATUS, { id }, options.headers)).body.data?.run as R | undefined
+    return run !== undefined && run !== null && wanted(run) ? run : undefined
+  }, options)
+
+/** A run's status once it is one of `statuses` (read as `query` reads it). */
+export const untilStatus = (
+  url: string,
+  id: string,
+  statuses: string | ReadonlyArray<string>,
+  options: { readonly query?: string; readonly headers?: Record<string, string>; readonly timeoutMs?: number } = {}
+) => untilRun<any>(url, id, (run) => [statuses].flat().includes(run.status), options)
+
+/** The statuses a run ends in. */
+export const ENDED: ReadonlyArray<string> = ["CONVERGED", "NOT_CONVERGED", "FAILED", "CANCELLED"]
+
+/**
+ * Awaits a run's end as a client does: its events until RunFinished (or the event type `until` names) — the event
+ * awaited, not a poll —, then the run as `query` (a query taking `$id`) reads it.
  */
 export const awaitRun = async (
   url: string,
@@ -89,19 +170,6 @@ export const awaitRun = async (
   options: { readonly query?: string; readonly headers?: Record<string, string>; readonly until?: string } = {}
 ) => {
   const headers = options.headers ?? {}
-  const client = createClient({ url, headers: { "x-graphql-yoga-csrf": "1", ...headers } })
-  try {
-    for await (
-      const r of client.iterate<{ runEvents: { type: string } }>({
-        query: `subscription($id: ID!) { runEvents(runId: $id, fromSeq: 0) { type } }`,
-        variables: { id }
-      })
-    ) {
-      if (r.data?.runEvents.type === (options.until ?? "RunFinished")) break
-    }
-  } finally {
-    client.dispose()
-  }
-  const query = options.query ?? `query($id: ID!) { run(id: $id) { status } }`
-  return (await gql(url, query, { id }, headers)).body.data.run
+  await untilEvent(url, id, options.until ?? "RunFinished", { headers })
+  return (await gql(url, options.query ?? RUN_STATUS, { id }, headers)).body.data.run
 }

@@ -6,19 +6,21 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { noWebhooks } from "../../src/domain/Webhook.js"
 import { userMessage } from "../support/a2a.js"
-import { startServer, type TestServer, waitFor } from "../support/server.js"
+import { startServer, type TestServer } from "../support/server.js"
+import { Arrivals } from "../support/until.js"
 
 /**
  * A2A push notifications (#73.2) through the official `@a2a-js/sdk` client: a push configuration given with
  * message/send, and set, read, listed and deleted on its own; every state change of the task POSTed to its URL with its
  * token, through the webhooks' outbox and its host allow list.
  */
-const got: Array<{ headers: IncomingHttpHeaders; body: any }> = []
+const posts = new Arrivals<{ headers: IncomingHttpHeaders; body: any }>()
+const got = posts.all
 const receiver = createServer((req, res) => {
   let body = ""
   req.on("data", (d) => (body += d))
   req.on("end", () => {
-    got.push({ headers: req.headers, body: JSON.parse(body) })
+    posts.push({ headers: req.headers, body: JSON.parse(body) })
     res.writeHead(200).end()
   })
 })
@@ -48,6 +50,9 @@ const pushConfig = (token: string, url = hooks) => ({
 })
 const statesFor = (taskId: string) =>
   got.filter((g) => g.body.statusUpdate?.taskId === taskId).map((g) => g.body.statusUpdate.status.state as string)
+/** Once the task's push saying it completed has come. */
+const completed = (taskId: string) =>
+  posts.until(() => (statesFor(taskId).includes("TASK_STATE_COMPLETED") ? true : undefined))
 
 describe("A2A push notifications", () => {
   it("the agent card says so; a config on message/send is told each state change, with its token, to the end", async () => {
@@ -65,7 +70,7 @@ describe("A2A push notifications", () => {
       metadata: undefined
     }) as Task
     const taskId = sent.id
-    await waitFor(async () => (statesFor(taskId).includes("TASK_STATE_COMPLETED") ? true : undefined))
+    await completed(taskId)
     const states = statesFor(taskId)
     expect(states.at(-1)).toBe("TASK_STATE_COMPLETED")
     expect(states.filter((s) => s === "TASK_STATE_COMPLETED")).toHaveLength(1)
@@ -90,7 +95,7 @@ describe("A2A push notifications", () => {
     const set = await a2a.createTaskPushNotificationConfig({ ...pushConfig("tok-2"), taskId: sent.id, id: "mine" })
     expect(set).toMatchObject({ id: "mine", taskId: sent.id, url: hooks, token: "tok-2" })
     // set after the task ended: told its state now
-    await waitFor(async () => (statesFor(sent.id).includes("TASK_STATE_COMPLETED") ? true : undefined))
+    await completed(sent.id)
     expect(await a2a.getTaskPushNotificationConfig({ tenant: "", taskId: sent.id, id: "mine" })).toMatchObject({
       id: "mine",
       url: hooks

@@ -7,7 +7,9 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
 import { exited, startProcess } from "../support/process.js"
-import { awaitRun, gql, waitFor } from "../support/server.js"
+import { awaitRun, gql } from "../support/server.js"
+import { Arrivals } from "../support/until.js"
+import { delivered, deliveriesOnRecord } from "../support/webhooks.js"
 
 /**
  * A webhook delivery pending when its server is killed (#73.1): the first attempt refused, the server killed with
@@ -15,13 +17,14 @@ import { awaitRun, gql, waitFor } from "../support/server.js"
  */
 describe(`a webhook pending at a kill -9 (${backend})`, () => {
   it("is delivered after the restart, once, with the same id", async () => {
-    const got: Array<{ id: string; status: number }> = []
+    const posts = new Arrivals<{ id: string; status: number }>()
+    const got = posts.all
     const statuses = [500]
     const receiver = createServer((req, res) => {
       req.resume()
       req.on("end", () => {
         const status = statuses.shift() ?? 200
-        got.push({ id: String(req.headers["webhook-id"]), status })
+        posts.push({ id: String(req.headers["webhook-id"]), status })
         res.writeHead(status).end()
       })
     })
@@ -48,27 +51,17 @@ describe(`a webhook pending at a kill -9 (${backend})`, () => {
       const id = started.body.data.runTask.id as string
       await awaitRun(url1, id)
       // the refused attempt made and recorded: its retry is pending
-      await waitFor(async () => {
-        const r = (await gql(url1, `query($id: ID!) { run(id: $id) { webhookDeliveries { attempt } } }`, { id }))
-          .body.data.run
-        return r.webhookDeliveries.length === 1 ? true : undefined
-      })
+      await deliveriesOnRecord(url1, id, (deliveries) => deliveries.length === 1)
       first.child.kill("SIGKILL")
       await exited(first.child)
 
       const second = startProcess(env)
       const url2 = await second.url
-      await waitFor(async () => (got.length >= 2 ? true : undefined), 30_000)
-      const run = await waitFor(async () => {
-        const r =
-          (await gql(url2, `query($id: ID!) { run(id: $id) { webhookDeliveries { attempt httpStatus delivered } } }`, {
-            id
-          })).body.data.run
-        return r.webhookDeliveries.some((d: { delivered: boolean }) => d.delivered) ? r : undefined
-      })
+      await posts.until((all) => (all.length >= 2 ? true : undefined))
+      const deliveries = await deliveriesOnRecord(url2, id, delivered, "attempt httpStatus delivered")
       second.child.kill("SIGINT")
       await exited(second.child)
-      expect(run.webhookDeliveries).toEqual([
+      expect(deliveries).toEqual([
         { attempt: 1, httpStatus: 500, delivered: false },
         { attempt: 2, httpStatus: 200, delivered: true }
       ])

@@ -5,7 +5,9 @@ import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { noWebhooks, type Settings } from "../../src/domain/Webhook.js"
 import { backend, freshDatabase } from "../support/database.js"
-import { awaitRun, gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
+import { Arrivals } from "../support/until.js"
+import { delivered, deliveriesOnRecord } from "../support/webhooks.js"
 
 /**
  * Run-end webhooks (#73.1) as a receiver sees them: each POST verified with the `standardwebhooks` package, its body
@@ -22,7 +24,7 @@ interface Received {
 
 /** A receiver on a loopback port: answers each POST with the next status of `statuses` (then 200); keeps what it got. */
 const receiver = async () => {
-  const got: Array<Received> = []
+  const arrived = new Arrivals<Received>()
   let statuses: Array<number> = []
   const server: Server = createServer((req, res) => {
     let body = ""
@@ -30,14 +32,18 @@ const receiver = async () => {
     req.on("end", () => {
       const status = statuses.shift() ?? 200
       const verified = new Webhook(SECRET).verify(body, req.headers as Record<string, string>)
-      got.push({ id: String(req.headers["webhook-id"]), headers: req.headers, body, payload: verified })
+      arrived.push({ id: String(req.headers["webhook-id"]), headers: req.headers, body, payload: verified })
       res.writeHead(status).end()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as AddressInfo).port
   return {
-    got,
+    got: arrived.all,
+    /** The first POST `match` accepts, once it has come. */
+    next: (match: (g: Received) => boolean) => arrived.until((all) => all.find(match)),
+    /** Once every POST `done` waits for has come. */
+    until: (done: (all: ReadonlyArray<Received>) => boolean) => arrived.until((all) => (done(all) ? true : undefined)),
     port,
     url: `http://127.0.0.1:${port}/hooks`,
     answer: (next: Array<number>) => void (statuses = next),
@@ -64,9 +70,6 @@ afterAll(async () => {
   await hooks?.close()
 })
 
-const DELIVERIES =
-  `query($id: ID!) { run(id: $id) { status webhookDeliveries { event attempt httpStatus error delivered } } }`
-
 const start = async (url: string, webhook: Record<string, unknown>, more = "") => {
   const r = await gql(
     url,
@@ -83,7 +86,7 @@ describe("run webhooks, as a standardwebhooks receiver verifies them", () => {
     const r = await start(server.url, { url: hooks.url })
     const id = r.body.data!.runTask.id as string
     await awaitRun(server.url, id)
-    const got = await waitFor(async () => hooks.got.find((g) => g.payload.data.runId === id))
+    const got = await hooks.next((g) => g.payload.data.runId === id)
     expect(got.payload).toMatchObject({
       type: "run.finished",
       data: { runId: id, status: "CONVERGED", errorCode: null }
@@ -95,11 +98,7 @@ describe("run webhooks, as a standardwebhooks receiver verifies them", () => {
     expect(() => new Webhook(SECRET).verify(got.body.replace("42", "43"), got.headers as Record<string, string>))
       .toThrow()
     // the attempt is kept once its answer has come back: a moment after the receiver has the POST
-    const run = await waitFor(async () => {
-      const now = (await gql(server.url, DELIVERIES, { id })).body.data!.run
-      return now.webhookDeliveries.length > 0 ? now : undefined
-    })
-    expect(run.webhookDeliveries).toEqual([
+    expect(await deliveriesOnRecord(server.url, id, delivered)).toEqual([
       { event: "run.finished", attempt: 1, httpStatus: 200, error: null, delivered: true }
     ])
   })
@@ -108,12 +107,9 @@ describe("run webhooks, as a standardwebhooks receiver verifies them", () => {
     hooks.answer([500, 503])
     const id = (await start(server.url, { url: hooks.url })).body.data!.runTask.id as string
     await awaitRun(server.url, id)
-    const run = await waitFor(async () => {
-      const r = (await gql(server.url, DELIVERIES, { id })).body.data!.run
-      return r.webhookDeliveries.some((d: { delivered: boolean }) => d.delivered) ? r : undefined
-    })
-    expect(run.webhookDeliveries.map((d: { httpStatus: number }) => d.httpStatus)).toEqual([500, 503, 200])
-    expect(run.webhookDeliveries.map((d: { attempt: number }) => d.attempt)).toEqual([1, 2, 3])
+    const deliveries = await deliveriesOnRecord(server.url, id, delivered)
+    expect(deliveries.map((d) => d.httpStatus)).toEqual([500, 503, 200])
+    expect(deliveries.map((d) => d.attempt)).toEqual([1, 2, 3])
     const ids = hooks.got.filter((g) => g.payload.data.runId === id).map((g) => g.id)
     expect(ids).toHaveLength(3)
     expect(new Set(ids).size).toBe(1)
@@ -124,17 +120,13 @@ describe("run webhooks, as a standardwebhooks receiver verifies them", () => {
       url: hooks.url,
       events: ["run.started", "run.awaiting_input", "run.finished"]
     }, ", approvePlan: true")).body.data!.runTask.id as string
-    const waiting = await waitFor(async () =>
-      hooks.got.find((g) => g.payload.data.runId === id && g.payload.type === "run.awaiting_input")
-    )
+    const waiting = await hooks.next((g) => g.payload.data.runId === id && g.payload.type === "run.awaiting_input")
     expect(waiting.payload.data.status).toBe("AWAITING_INPUT")
     expect(waiting.payload.data.requests[0].requestId).toBeTruthy()
     const types = hooks.got.filter((g) => g.payload.data.runId === id).map((g) => g.payload.type)
     expect(types).toEqual(["run.started", "run.awaiting_input"])
     await gql(server.url, `mutation($id: ID!) { cancelRun(id: $id) { status } }`, { id })
-    const ended = await waitFor(async () =>
-      hooks.got.find((g) => g.payload.data.runId === id && g.payload.type === "run.finished")
-    )
+    const ended = await hooks.next((g) => g.payload.data.runId === id && g.payload.type === "run.finished")
     expect(ended.payload.data.status).toBe("CANCELLED")
   })
 
@@ -162,16 +154,9 @@ describe.skipIf(backend !== "postgres")("run webhooks on servers sharing Postgre
         ids.push((await start((i % 2 ? b : a).url, { url: hooks.url })).body.data!.runTask.id as string)
       }
       for (const id of ids) await awaitRun(a.url, id)
-      await waitFor(async () =>
-        ids.every((id) => hooks.got.some((g) => g.payload.data.runId === id)) ? true : undefined
-      )
+      await hooks.until((all) => ids.every((id) => all.some((g) => g.payload.data.runId === id)))
       // each recorded delivered (a second server taking one at the same time would have posted it by then)
-      for (const id of ids) {
-        await waitFor(async () => {
-          const r = (await gql(a.url, DELIVERIES, { id })).body.data!.run
-          return r.webhookDeliveries.some((d: { delivered: boolean }) => d.delivered) ? true : undefined
-        })
-      }
+      for (const id of ids) await deliveriesOnRecord(a.url, id, delivered)
       for (const id of ids) expect(hooks.got.filter((g) => g.payload.data.runId === id), id).toHaveLength(1)
     } finally {
       await a.stop()
