@@ -1,65 +1,18 @@
-import { Effect, Option, Redacted } from "effect"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { noWebhooks, type Settings } from "../../src/domain/Webhook.js"
+import type { Settings } from "../../src/domain/Webhook.js"
 import { backend, freshDatabase } from "../support/database.js"
 import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
-import { Arrivals } from "../support/until.js"
-import { delivered, deliveriesOnRecord } from "../support/webhooks.js"
+import { delivered, deliveriesOnRecord, receiver, SECRET } from "../support/webhooks.js"
 
 /**
  * Run-end webhooks (#73.1) as a receiver sees them: each POST verified with the `standardwebhooks` package, its body
  * the run's end; retried with the same webhook-id after a refusal; only to the hosts the operator allows.
  */
-const SECRET = `whsec_${Buffer.from("a secret of thirty-two bytes, ok!").toString("base64")}`
-
-interface Received {
-  readonly id: string
-  readonly headers: IncomingHttpHeaders
-  readonly body: string
-  readonly payload: any
-}
-
-/** A receiver on a loopback port: answers each POST with the next status of `statuses` (then 200); keeps what it got. */
-const receiver = async () => {
-  const arrived = new Arrivals<Received>()
-  let statuses: Array<number> = []
-  const server: Server = createServer((req, res) => {
-    let body = ""
-    req.on("data", (d) => (body += d))
-    req.on("end", () => {
-      const status = statuses.shift() ?? 200
-      const verified = new Webhook(SECRET).verify(body, req.headers as Record<string, string>)
-      arrived.push({ id: String(req.headers["webhook-id"]), headers: req.headers, body, payload: verified })
-      res.writeHead(status).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const port = (server.address() as AddressInfo).port
-  return {
-    got: arrived.all,
-    /** The first POST `match` accepts, once it has come. */
-    next: (match: (g: Received) => boolean) => arrived.until((all) => all.find(match)),
-    /** Once every POST `done` waits for has come. */
-    until: (done: (all: ReadonlyArray<Received>) => boolean) => arrived.until((all) => (done(all) ? true : undefined)),
-    port,
-    url: `http://127.0.0.1:${port}/hooks`,
-    answer: (next: Array<number>) => void (statuses = next),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
-  }
-}
-
 let hooks: Awaited<ReturnType<typeof receiver>>
 let server: TestServer
-const settings = (): Settings => ({
-  ...noWebhooks,
-  hosts: [`127.0.0.1:${hooks.port}`],
-  secret: Option.some(Redacted.make(SECRET)),
-  retryMs: 100,
-  attempts: 4
-})
+const settings = (): Settings => ({ ...hooks.settings, retryMs: 100, attempts: 4 })
 
 beforeAll(async () => {
   hooks = await receiver()
