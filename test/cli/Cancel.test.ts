@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from "vitest"
 import { cliIn } from "../support/cli.js"
 import { exited, slowArithmeticScript, startProcess } from "../support/process.js"
 import { seedScriptFile, verdict } from "../support/scripts.js"
-import { gql, waitFor } from "../support/server.js"
+import { awaitRun, gql, waitFor } from "../support/server.js"
+import { outputOf } from "../support/until.js"
 
 /**
  * A stop that stops (#69 item 1): beside `npm start` (the server holds the embedded data directory and runs what the
@@ -49,14 +50,6 @@ const runUnderWay = (url: string) =>
     return run.events.some((e) => e.type === "StepStarted") ? node.id : undefined
   }, 60_000)
 
-const collected = (child: ChildProcess) => {
-  let out = ""
-  let err = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (err += d))
-  return { out: () => out, err: () => err }
-}
-
 describe("a stop that stops, beside a server (#69.1)", () => {
   it("Ctrl-C of aeon run beside the server cancels the run there: it ends CANCELLED", async () => {
     const url = await server.url
@@ -64,16 +57,12 @@ describe("a stop that stops, beside a server (#69.1)", () => {
       env: besideServer,
       stdio: ["ignore", "pipe", "pipe"]
     })
-    const said = collected(child)
+    const said = outputOf(child)
     const id = await runUnderWay(url)
     child.kill("SIGINT")
     await exited(child)
     expect(said.err()).toContain(`cancelled run ${id} on the server`)
-    const ended = await waitFor(async () => {
-      const r = await statusOf(url, id)
-      return r.status === "RUNNING" ? undefined : r.status
-    })
-    expect(ended).toBe("CANCELLED")
+    expect((await awaitRun(url, id)).status).toBe("CANCELLED")
   }, 90_000)
 
   it(
@@ -86,12 +75,12 @@ describe("a stop that stops, beside a server (#69.1)", () => {
         `${process.execPath} bin/aeon.mjs chat --thread stopped --mode full`,
         "/dev/null"
       ], { env: besideServer, stdio: ["pipe", "pipe", "pipe"] })
-      const said = collected(child)
-      await waitFor(async () => (said.out().includes("you> ") ? true : undefined), 30_000)
+      const said = outputOf(child)
+      await said.until("you> ")
       child.stdin!.write(`${TASK}\r`)
       const id = await runUnderWay(url)
       child.stdin!.write("\x03")
-      await waitFor(async () => (said.out().includes("(turn stopped)") ? true : undefined), 30_000)
+      await said.until("(turn stopped)")
       child.stdin!.write("/exit\r")
       await exited(child)
       expect((await statusOf(url, id)).status).toBe("CANCELLED")
@@ -140,7 +129,7 @@ describe("a stop that stops, beside a server (#69.1)", () => {
 const cliWith = (environment: Record<string, string>, ...args: Array<string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ["bin/aeon.mjs", ...args], { env: environment })
-    const said = collected(child)
+    const said = outputOf(child)
     child.once("exit", (code) => resolve({ code: code ?? 1, stdout: said.out(), stderr: said.err() }))
   })
 

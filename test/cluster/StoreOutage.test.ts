@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { freePort, slowArithmeticScript, startProcess } from "../support/process.js"
-import { gql, waitFor } from "../support/server.js"
+import { awaitRun, gql, untilEvent, untilHealth } from "../support/server.js"
 
 /**
  * A cluster runner whose database goes away mid-run for longer than AEON_STORE_OUTAGE_MS (#46): the run's attempt
@@ -29,11 +29,6 @@ const allow = () => admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`)
 const dir = mkdtempSync(join(tmpdir(), "aeon-cluster-outage-"))
 let runner: ReturnType<typeof startProcess> | undefined
 let url = ""
-
-const eventsOf = async (id: string) =>
-  ((await gql(url, `query($id: ID!) { run(id: $id) { status events { seq type } } }`, { id })).body.data?.run) as
-    | { status: string; events: Array<{ seq: number; type: string }> }
-    | undefined
 
 describe.skipIf(!base)("a cluster runner whose database goes away mid-run (PostgreSQL)", () => {
   beforeAll(async () => {
@@ -71,20 +66,18 @@ describe.skipIf(!base)("a cluster runner whose database goes away mid-run (Postg
       `mutation { runTask(input: { task: "Compute (17 + 25) * 3 and explain the result", mode: FULL }) { id } }`
     )
     const id = started.body.data.runTask.id as string
-    await waitFor(async () => ((await eventsOf(id))?.events.some((e) => e.type === "StepStarted") ? true : undefined))
+    await untilEvent(url, id, "StepStarted")
     await refuse()
     // the attempt ends after the bound: no run here any more; it counts as waiting for its store
-    const h = await waitFor(async () => {
-      const now = (await gql(url, `{ health { ok storeFailure runsWaitingForStore activeRuns } }`)).body.data?.health
-      return now && now.activeRuns === 0 ? now : undefined
-    }, 30_000)
+    const h = await untilHealth(url, "ok storeFailure runsWaitingForStore activeRuns", (now) => now.activeRuns === 0)
     expect(h).toMatchObject({ ok: false, runsWaitingForStore: 1 })
     expect(h.storeFailure).toMatch(/PostgreSQL/)
     await allow()
-    const finished = await waitFor(async () => {
-      const r = await eventsOf(id)
-      return r && r.events.some((e) => e.type === "RunFinished") ? r : undefined
-    }, 60_000)
+    // followed again once the runner answers from its database
+    await untilHealth(url, "ok", (now) => now.ok === true, 60_000)
+    const finished: { status: string; events: Array<{ seq: number; type: string }> } = await awaitRun(url, id, {
+      query: `query($id: ID!) { run(id: $id) { status events { seq type } } }`
+    })
     expect(finished.status, runner!.output()).toBe("CONVERGED")
     expect(finished.events.map((e) => e.seq)).toEqual(finished.events.map((_, i) => i + 1))
     expect(finished.events.filter((e) => e.type === "RunFinished")).toHaveLength(1)

@@ -14,6 +14,7 @@ import { ToolRegistry } from "../../src/tools/ToolRegistry.js"
 import { everythingBin, everythingServer } from "../support/mcp.js"
 import { convergingScript, planOut } from "../support/scripts.js"
 import { waitFor } from "../support/server.js"
+import { outputOf } from "../support/until.js"
 
 const context = () =>
   Effect.map(Ref.make<ReadonlyMap<string, unknown>>(new Map()), (memory) => ({ runId: "test", memory }))
@@ -51,9 +52,7 @@ const everythingOverHttp = async (transport: "streamableHttp" | "sse") => {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"]
   })
-  let log = ""
-  child.stderr!.on("data", (d) => (log += d))
-  await waitFor(async () => (/listening|running/i.test(log) ? true : undefined), 20_000)
+  await outputOf(child).until(/listening|running/i, 20_000)
   return { port, stop: () => void child.kill("SIGTERM") }
 }
 

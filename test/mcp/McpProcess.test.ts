@@ -8,7 +8,7 @@ import { backend, freshDatabase } from "../support/database.js"
 import { filesystemServer } from "../support/mcp.js"
 import { exited, startProcess as start } from "../support/process.js"
 import { verdict } from "../support/scripts.js"
-import { gql, waitFor } from "../support/server.js"
+import { awaitRun, gql, untilStatus, waitFor } from "../support/server.js"
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "aeon-mcp-process-")))
 const files = join(dir, "files")
@@ -69,18 +69,8 @@ describe(`an MCP tool with side effects under approval, across kill -9 (${backen
         AEON_APPROVAL_TOOLS: "*"
       }
       if (db.url) env.AEON_DATABASE_URL = Redacted.value(db.url)
-      const awaiting = (url: string, id: string) =>
-        waitFor(async () => {
-          const run = (await gql(url, query, { id })).body.data.run
-          return run.status === "AWAITING_INPUT" ? run : undefined
-        }, 30_000)
-      const finished = (url: string, id: string) =>
-        waitFor(async () => {
-          const run = (await gql(url, query, { id })).body.data.run
-          return run.status === "AWAITING_INPUT" || run.status === "RUNNING" || run.status === "QUEUED"
-            ? undefined
-            : run
-        }, 30_000)
+      const awaiting = (url: string, id: string) => untilStatus(url, id, "AWAITING_INPUT", { query })
+      const finished = (url: string, id: string) => awaitRun(url, id, { query })
       const startRun = async (url: string) =>
         (await gql(url, `mutation { runTask(input: { task: "Write the report", mode: FULL }) { id } }`)).body.data
           .runTask.id as string
@@ -96,7 +86,7 @@ describe(`an MCP tool with side effects under approval, across kill -9 (${backen
       const first = start(env)
       const url1 = await first.url
       // the start-up lines name each MCP server and its state
-      await waitFor(async () => (/MCP server fs: \w+/.test(first.output()) ? true : undefined), 10_000)
+      await first.said.until(/MCP server fs: \w+/)
       expect(first.output()).toMatch(/MCP server fs: connected, \d+ tool/)
       // REJECT: the call is never made
       const rejected = await startRun(url1)
@@ -118,7 +108,7 @@ describe(`an MCP tool with side effects under approval, across kill -9 (${backen
       expect(mcpChildren().length).toBe(1)
       first.child.kill("SIGKILL")
       await exited(first.child)
-      // its MCP child sees its stdin close and ends: no orphan
+      // its MCP child sees its stdin close and ends: no orphan (a process not ours to wait on: the list read again)
       await waitFor(async () => (mcpChildren().length === 0 ? true : undefined), 10_000)
       expect(existsSync(target)).toBe(false)
 

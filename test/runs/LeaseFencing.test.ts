@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
 import { threeLedgerCalls } from "../support/ledger.js"
 import { exited, startProcess } from "../support/process.js"
-import { awaitRun, gql, waitFor } from "../support/server.js"
+import { awaitRun, gql, untilEvent } from "../support/server.js"
 
 /**
  * One lease that fences (#75.1), on plain servers sharing PostgreSQL: a run's holder frozen (SIGSTOP) while a call with
@@ -14,7 +14,7 @@ import { awaitRun, gql, waitFor } from "../support/server.js"
  * gone and stops the run there, and its late appends are refused (its epoch is stale). Two ways another server takes
  * it up: at its sweep once the frozen hold lapses, and at its start, asking the holder, who does not answer in time.
  */
-const { config, dir, ledger, lines, script } = threeLedgerCalls("aeon-fencing-", 2500)
+const { config, dir, ledger, lines, script, untilRecords } = threeLedgerCalls("aeon-fencing-", 2500)
 
 const started: Array<ReturnType<typeof startProcess>> = []
 afterEach(async () => {
@@ -49,16 +49,12 @@ const midCall = async (url: string) => {
     `mutation { runTask(input: { task: "Append the records a, b and c to the ledger", mode: FULL }) { id } }`
   ))
     .body.data.runTask.id as string
-  await waitFor(async () => (lines().length > 0 ? true : undefined), 30_000)
+  await untilRecords(1)
   return id
 }
 
 /** Taken up at `url`: its log there holds a RunResumed. */
-const resumedAt = (url: string, id: string) =>
-  waitFor(async () => {
-    const run = (await gql(url, RUN_QUERY, { id })).body.data.run
-    return run.events.some((e: { type: string }) => e.type === "RunResumed") ? true : undefined
-  }, 60_000)
+const resumedAt = (url: string, id: string) => untilEvent(url, id, "RunResumed", { timeoutMs: 60_000 })
 
 /** Ended once, each step once, the side effects at most one more than the three (the call in flight). */
 const endedOnce = async (url: string, id: string) => {
@@ -93,9 +89,7 @@ describe.skipIf(backend !== "postgres")("a run's holder frozen past its lease (P
     }
     await endedOnce(other.url, id)
     // the woken holder found the run gone and is alive and serving
-    await waitFor(
-      async () => (holder.output().includes(`run ${id} was taken up by another process`) ? true : undefined)
-    )
+    await holder.said.until(`run ${id} was taken up by another process`)
     expect((await gql(holder.url, `{ health { version } }`)).status).toBe(200)
   }, 120_000)
 
@@ -114,7 +108,7 @@ describe.skipIf(backend !== "postgres")("a run's holder frozen past its lease (P
       holder.child.kill("SIGCONT")
     }
     await endedOnce(late.url, id)
-    await waitFor(async () => (holder.output().includes(`run ${id}`) ? true : undefined))
+    await holder.said.until(`run ${id}`)
     expect(holder.output()).toMatch(new RegExp(`run ${id} (was taken up by another process|stopped here, unfinished)`))
   }, 120_000)
 })

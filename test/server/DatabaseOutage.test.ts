@@ -7,7 +7,7 @@ import { PromptId } from "../../src/prompts/PromptId.js"
 import * as Database from "../../src/store/Database.js"
 import * as StoreOutages from "../../src/store/StoreOutages.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { awaitRun, gql, startServer, type TestServer, untilEvent, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer, untilEvent, untilHealth } from "../support/server.js"
 
 /**
  * PostgreSQL away mid-run (#46): a database of the test's own refuses connections (ALLOW_CONNECTIONS false, its
@@ -86,15 +86,13 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
     async () => {
       const url = server!.url
       const id = await refusedMidRun(url)
-      const waiting = await waitFor(async () => {
-        const h = (await gql(url, `{ health { ok storeFailure runsWaitingForStore } }`)).body.data.health
-        return h.ok ? undefined : h
-      })
+      const waiting = await untilHealth(url, "ok storeFailure runsWaitingForStore", (h) => !h.ok)
       expect(waiting.storeFailure).toMatch(/PostgreSQL/)
       expect(waiting.runsWaitingForStore).toBe(1)
       // a write failed and waits: the database takes connections again (how the writer's retries go on the clock —
       // backing off to every 2 s through a 12 s outage, the bound — is test/journal/StoreRetries', on TestClock)
       await allow()
+      await untilHealth(url, "ok", (now) => now.ok === true)
       const finished = await awaitRun(url, id, { query: `query($id: ID!) { run(id: $id) { status events { seq } } }` })
       expect(finished.status).toBe("CONVERGED")
       expect(finished.events.map((e: { seq: number }) => e.seq)).toEqual(
@@ -131,13 +129,11 @@ describe.skipIf(!base)("PostgreSQL away mid-run, then back", () => {
         ) waits.push(r.data!.runStoreWaits.waiting)
       })()
       // the attempt ends after about 1 s (no run here any more); the run still counts as waiting for its store
-      const h = await waitFor(async () => {
-        const now = (await gql(url, `{ health { ok storeFailure runsWaitingForStore activeRuns } }`)).body.data.health
-        return now.activeRuns === 0 ? now : undefined
-      })
+      const h = await untilHealth(url, "ok storeFailure runsWaitingForStore activeRuns", (now) => now.activeRuns === 0)
       expect(h).toMatchObject({ ok: false, runsWaitingForStore: 1, activeRuns: 0 })
       expect(h.storeFailure).toMatch(/PostgreSQL/)
       await allow()
+      await untilHealth(url, "ok", (now) => now.ok === true)
       const finished = await awaitRun(url, id, {
         query: `query($id: ID!) { run(id: $id) { status events { seq type } } }`
       })

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { backend } from "../support/database.js"
 import { exited, scriptedServerEnv, startProcess } from "../support/process.js"
 import { convergingScript, seedScriptFile, verdict } from "../support/scripts.js"
-import { awaitRun, gql, startServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, untilStatus } from "../support/server.js"
 
 const FIGURES = "{ llmCalls tokens costUsd wallMs }"
 const FORECAST = `{ expected ${FIGURES} worstCase ${FIGURES} perStep { stepId expected ${FIGURES} } basis similarRuns }`
@@ -30,11 +30,7 @@ const START = `mutation($input: RunTaskInput!) { runTask(input: $input) { id } }
 const task = { task: "Compute 6 * 7 and explain it", mode: "FULL" }
 
 const finished = (url: string, id: string) => awaitRun(url, id, { query: RUN })
-const awaiting = (url: string, id: string) =>
-  waitFor(async () => {
-    const run = (await gql(url, RUN, { id })).body.data.run
-    return run.status === "AWAITING_INPUT" ? run : undefined
-  }, 30_000)
+const awaiting = (url: string, id: string) => untilStatus(url, id, "AWAITING_INPUT", { query: RUN })
 
 describe("plan approval and forecast through the API (#35)", () => {
   it("dryRun: the plan and its forecast, CANCELLED (dry_run), no step run", async () => {
@@ -120,10 +116,7 @@ describe("plan approval and forecast through the API (#35)", () => {
           pendingBudgetExtensions { requestId dimension limit used needs proposed forecast { expected { llmCalls } } }
         }
       }`
-        const waiting = await waitFor(async () => {
-          const run = (await gql(server.url, query, { id })).body.data.run
-          return run.status === "AWAITING_INPUT" ? run : undefined
-        })
+        const waiting = await untilStatus(server.url, id, "AWAITING_INPUT", { query })
         const [request] = waiting.pendingBudgetExtensions
         expect(request).toMatchObject({ dimension: "llmCalls", limit: 4, used: 4, proposed: { maxLlmCalls: 8 } })
         expect(waiting.usage.llmCalls).toBe(4)
@@ -156,11 +149,9 @@ describe("plan approval and forecast through the API (#35)", () => {
       const id = (await gql(url1, `mutation { runTask(input: { task: "Seed the memory", mode: FULL }) { id } }`)).body
         .data.runTask.id as string
       const before = (await awaiting(url1, id)).pendingPlanApproval
-      // killed once the request is stored (the list reads the store; the run's page shows it as soon as it is asked)
-      await waitFor(async () => {
-        const r = await gql(url1, `{ runs(status: AWAITING_INPUT) { edges { node { id } } } }`)
-        return r.body.data.runs.edges.some((e: any) => e.node.id === id) ? true : undefined
-      }, 30_000)
+      // killed once the request is stored: a subscriber is told an event once it is stored, and the list reads the store
+      const listed = await gql(url1, `{ runs(status: AWAITING_INPUT) { edges { node { id } } } }`)
+      expect(listed.body.data.runs.edges.map((e: any) => e.node.id)).toContain(id)
       first.child.kill("SIGKILL")
       await exited(first.child)
 

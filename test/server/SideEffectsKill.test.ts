@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { backend, freshDatabase } from "../support/database.js"
 import { threeLedgerCalls } from "../support/ledger.js"
 import { exited, startProcess as start } from "../support/process.js"
-import { gql, waitFor } from "../support/server.js"
+import { awaitRun, gql, untilEvents } from "../support/server.js"
 
 /**
  * A crash repeats at most one side effect, also when steps run at once (#54 item 10): three independent steps each
@@ -13,7 +13,7 @@ import { gql, waitFor } from "../support/server.js"
  * are made one at a time, so the kill finds one in flight: the ledger holds each record once but that one, twice at
  * most. (The code before ran the three at once: the kill found three, and the resume wrote each again.)
  */
-const { config, dir, lines, script } = threeLedgerCalls("aeon-side-effects-", 2500)
+const { config, dir, lines, script, untilRecords } = threeLedgerCalls("aeon-side-effects-", 2500)
 
 describe(`a kill -9 with steps at once, each calling a tool with side effects (${backend})`, () => {
   it("the resumed run repeats at most the one call in flight", async () => {
@@ -37,21 +37,15 @@ describe(`a kill -9 with steps at once, each calling a tool with side effects ($
     expect(id).toBeTruthy()
     // a call has written its record and holds its answer, and the three steps have started (at once: calls made at
     // once would all be under way now)
-    await waitFor(async () => (lines().length > 0 ? true : undefined), 30_000)
-    await waitFor(async () => {
-      const run = (await gql(url1, `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body.data.run
-      return run.events.filter((e: { type: string }) => e.type === "StepStarted").length === 3 ? true : undefined
-    }, 30_000)
+    await untilRecords(1)
+    await untilEvents(url1, id, (events) => (events.filter((e) => e.type === "StepStarted").length === 3 ? true : undefined))
     const beforeKill = lines()
     first.child.kill("SIGKILL")
     await exited(first.child)
 
     const second = start(env)
     const url2 = await second.url
-    const run = await waitFor(async () => {
-      const r = (await gql(url2, `query($id: ID!) { run(id: $id) { status } }`, { id })).body.data.run
-      return r.status === "CONVERGED" || r.status === "FAILED" || r.status === "NOT_CONVERGED" ? r : undefined
-    }, 60_000)
+    const run = await awaitRun(url2, id)
     second.child.kill("SIGINT")
     await exited(second.child)
     expect(run.status).toBe("CONVERGED")

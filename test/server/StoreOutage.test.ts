@@ -2,19 +2,20 @@ import { createClient } from "graphql-sse"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backend } from "../support/database.js"
 import { startServerOnFailingStore } from "../support/failingStore.js"
-import { gql, type TestServer, waitFor } from "../support/server.js"
+import { gql, type TestServer } from "../support/server.js"
+import { Arrivals } from "../support/until.js"
 
 /**
  * A server whose store fails mid-run and comes back (#46): the appends fail with SQLite's SQLITE_FULL while `down`
  * (the database itself stays whole: what fails is the write, as on a full disk).
  */
 let down = false
-/** How many appends the failing store refused: each a try of the run's writer. */
-let refusedAppends = 0
+/** The appends the failing store refused, as they come: each a try of the run's writer. */
+const refusals = new Arrivals<number>()
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startServerOnFailingStore(() => down, () => void refusedAppends++)
+  server = await startServerOnFailingStore(() => down, () => refusals.push(Date.now()))
 }, 60_000)
 afterAll(() => server?.stop())
 
@@ -32,7 +33,8 @@ describe(`the store fails mid-run on a server (${backend})`, () => {
         `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`
       ))
         .body.data.runTask.id as string
-      const seen: Array<{ seq: number; type: string; status?: string }> = []
+      const events = new Arrivals<{ seq: number; type: string; status?: string }>()
+      const seen = events.all
       const following = (async () => {
         for await (
           const r of client.iterate<{ runEvents: { seq: number; type: string; status?: string } }>({
@@ -40,28 +42,30 @@ describe(`the store fails mid-run on a server (${backend})`, () => {
               `subscription($runId: ID!) { runEvents(runId: $runId, fromSeq: 0) { seq type ... on RunFinishedEvent { status } } }`,
             variables: { runId: id }
           })
-        ) seen.push(r.data!.runEvents)
+        ) events.push(r.data!.runEvents)
       })()
       // told of the store's waits as they happen: the state now, then each change, until the run ends
-      const waits: Array<{ waiting: boolean; cause: string | null }> = []
+      const told = new Arrivals<{ waiting: boolean; cause: string | null }>()
+      const waits = told.all
       const toldWaits = (async () => {
         for await (
           const r of client.iterate<{ runStoreWaits: { waiting: boolean; cause: string | null } }>({
             query: `subscription($runId: ID!) { runStoreWaits(runId: $runId) { waiting cause } }`,
             variables: { runId: id }
           })
-        ) waits.push(r.data!.runStoreWaits)
+        ) told.push(r.data!.runStoreWaits)
       })()
-      await waitFor(async () => (seen.length >= 3 && waits.length > 0 ? true : undefined))
+      const atLeast = (n: number) => (all: ReadonlyArray<unknown>) => (all.length >= n ? true : undefined)
+      await events.until(atLeast(3))
+      await told.until(atLeast(1))
       down = true
-      const waiting = await waitFor(async () => {
-        const h = await health()
-        return h.ok ? undefined : h
-      })
+      // told the run waits for its store: health says so too
+      await told.until(atLeast(2))
+      const waiting = await health()
+      expect(waiting.ok).toBe(false)
       expect(waiting.storeFailure).toContain("the disk holding the embedded database is full")
       expect(waiting.runsWaitingForStore).toBe(1)
       expect(waiting.activeRuns).toBe(1)
-      await waitFor(async () => (waits.length >= 2 ? true : undefined))
       const run = (await gql(server.url, `query($id: ID!) { run(id: $id) { storeWait { waiting cause since } } }`, {
         id
       })).body.data.run
@@ -69,8 +73,7 @@ describe(`the store fails mid-run on a server (${backend})`, () => {
       expect(Date.parse(run.storeWait.since)).toBeGreaterThan(0)
       // the run waits: while its writer tries again and again, nothing more reaches the subscriber
       const during = seen.length
-      const tries = refusedAppends
-      await waitFor(async () => (refusedAppends >= tries + 3 ? true : undefined))
+      await refusals.until(atLeast(refusals.all.length + 3))
       expect(seen.length).toBe(during)
       down = false
       await following

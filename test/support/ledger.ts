@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, watch, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -41,5 +41,17 @@ export const threeLedgerCalls = (prefix: string, holdMs: number) => {
     })
   )
   const lines = () => (existsSync(ledger) ? readFileSync(ledger, "utf8").split("\n").filter((l) => l !== "") : [])
-  return { dir, ledger, config, script, lines }
+  /** The records once there are `count` of them: looked at again on each change to the directory, not on a timer. */
+  const untilRecords = (count: number) =>
+    new Promise<Array<string>>((resolve) => {
+      const look = () => {
+        const now = lines()
+        if (now.length < count) return
+        watcher.close()
+        resolve(now)
+      }
+      const watcher = watch(dir, look)
+      look()
+    })
+  return { dir, ledger, config, script, lines, untilRecords }
 }

@@ -78,6 +78,21 @@ export const waitFor = async <A>(f: () => Promise<A | undefined>, timeoutMs = 20
   throw new Error("timed out waiting")
 }
 
+/**
+ * The server's health (`fields` of it) once `wanted` holds of it. Health is a reading of the process now — runs under
+ * way, the store's state — that no event or notification announces, so this is the one wait on it that reads it again.
+ */
+export const untilHealth = (
+  url: string,
+  fields: string,
+  wanted: (health: any) => boolean,
+  timeoutMs = 30_000
+) =>
+  waitFor(async () => {
+    const health = (await gql(url, `{ health { ${fields} } }`)).body.data?.health
+    return health && wanted(health) ? health : undefined
+  }, timeoutMs)
+
 /** A run's event as its subscription gives it. */
 export type SeenEvent = { readonly seq: number; readonly type: string; readonly payload: any }
 

@@ -46,12 +46,22 @@ export class Arrivals<A> {
 /** A child process's output (stdout and stderr as they come): its text so far, and waits for what it will say. */
 export const outputOf = (child: ChildProcess) => {
   const chunks = new Arrivals<string>()
-  child.stdout?.on("data", (d) => chunks.push(String(d)))
-  child.stderr?.on("data", (d) => chunks.push(String(d)))
+  let out = ""
+  let err = ""
+  child.stdout?.on("data", (d) => {
+    out += d
+    chunks.push(String(d))
+  })
+  child.stderr?.on("data", (d) => {
+    err += d
+    chunks.push(String(d))
+  })
   child.once("exit", (code) => chunks.end(`the process exited (${code})`))
   const text = () => chunks.all.join("")
   return {
     text,
+    out: () => out,
+    err: () => err,
     /** What the output says once it says `pattern` (a string: the text so far; a RegExp: its match). */
     until: (pattern: string | RegExp, timeoutMs?: number) =>
       chunks.until((all) => {
