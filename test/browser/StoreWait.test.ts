@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchBrowser } from "../support/browser.js"
 import { startServerOnFailingStore } from "../support/failingStore.js"
-import { gql, type TestServer, waitFor } from "../support/server.js"
+import { gql, type TestServer } from "../support/server.js"
 
 /** The viewer while a run waits for its store (#46): said on the page while it lasts, gone once the run goes on. */
 let down = false
@@ -32,7 +32,7 @@ describe("the run viewer while the store fails", () => {
     expect(await banner.innerText()).toContain("the disk holding the embedded database is full")
     down = false
     await banner.waitFor({ state: "detached", timeout: 20_000 })
-    await waitFor(async () => ((await page.getByTestId("run-status").innerText()) === "CONVERGED" ? true : undefined))
+    await page.getByTestId("run-status").filter({ hasText: "CONVERGED" }).waitFor()
     // afterwards the run's record says it waited, as an advisory
     expect(await page.getByTestId("advisories").innerText()).toMatch(/waited .* s for its store/)
     await page.close()

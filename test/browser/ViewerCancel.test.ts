@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { launchBrowser } from "../support/browser.js"
 import { reasoned } from "../support/scripts.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer, untilStatus } from "../support/server.js"
 
 /** The run viewer's pages: a stop where a person looks (#69.1), the files a run carried (#69.14), a waiting run and the conversations (#76.6). */
 let server: TestServer
@@ -38,11 +38,7 @@ describe("the viewer: Cancel (#69.1), a run's files (#69.14), waiting, conversat
       await page.getByTestId("cancel-run").click()
       await page.getByTestId("run-status").filter({ hasText: "CANCELLED" }).waitFor({ timeout: 15_000 })
       expect(await page.getByTestId("cancel-run").count()).toBe(0)
-      const stored = await waitFor(async () => {
-        const r = (await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })).body.data.run
-        return r.status === "RUNNING" ? undefined : r.status as string
-      })
-      expect(stored).toBe("CANCELLED")
+      expect((await awaitRun(server.url, id)).status).toBe("CANCELLED")
       await page.reload({ waitUntil: "load" })
       await page.getByTestId("run-status").filter({ hasText: "CANCELLED" }).waitFor()
       expect(await page.getByTestId("cancel-run").count()).toBe(0)
@@ -101,10 +97,7 @@ describe("the viewer: Cancel (#69.1), a run's files (#69.14), waiting, conversat
       `mutation { runTask(input: { task: "What is 6 * 7 plus 3?", threadId: "talk-1" }) {
       id } }`
     )).body.data.runTask.id as string
-    await waitFor(async () => {
-      const r = (await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })).body.data.run
-      return r.status === "CONVERGED" ? true : undefined
-    })
+    await untilStatus(server.url, id, "CONVERGED")
     const page = await browser.newPage()
     await page.goto(`${server.url.replace(/\/graphql$/, "")}/runs`, { waitUntil: "load" })
     await page.getByRole("link", { name: "conversations" }).click()

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exited } from "../support/process.js"
-import { gql, waitFor } from "../support/server.js"
+import { outputOf } from "../support/until.js"
+import { gql } from "../support/server.js"
 
 /**
  * The whole CLI beside a server (#76 item 3): with `npm start` holding the embedded data directory, every command in
@@ -24,12 +25,10 @@ for (const k of ["AEON_DATA_DIR", "AEON_DATABASE_URL", "AEON_MODEL_PROVIDER", "A
   delete env[k]
 }
 const server = spawn(process.execPath, [join(repo, "dist/app/server.js")], { cwd: dir, env, stdio: "pipe" })
-let out = ""
-server.stdout.on("data", (d) => (out += d))
-server.stderr.on("data", (d) => (out += d))
+const said = outputOf(server)
 let url = ""
 beforeAll(async () => {
-  url = await waitFor(async () => out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1], 60_000)
+  url = (await said.until(/Aeon (http:\/\/\S+\/graphql)/, 60_000))[1]!
 }, 90_000)
 afterAll(async () => {
   server.kill("SIGINT")

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { exited } from "../support/process.js"
-import { gql, waitFor } from "../support/server.js"
+import { outputOf } from "../support/until.js"
+import { gql } from "../support/server.js"
 
 /**
  * The quick start as written, in a folder of its own (#60 item 1): `npm start` (the server, its data directory the
@@ -19,9 +20,8 @@ for (const k of ["AEON_DATA_DIR", "AEON_DATABASE_URL", "AEON_MODEL_PROVIDER", "A
   delete env[k]
 }
 const server = spawn(process.execPath, [join(repo, "dist/app/server.js")], { cwd: dir, env, stdio: "pipe" })
-let out = ""
-server.stdout.on("data", (d) => (out += d))
-server.stderr.on("data", (d) => (out += d))
+const said = outputOf(server)
+const listening = said.until(/Aeon (http:\/\/\S+\/graphql)/, 60_000).then((m) => m[1]!)
 afterAll(async () => {
   server.kill("SIGINT")
   await exited(server)
@@ -41,7 +41,7 @@ const aeon = (...args: Array<string>) => aeonWith({}, ...args)
 
 describe("the quick start with `npm start` running (#60.1)", () => {
   it("aeon run in another terminal runs through the server, and its run shows in the server's list", async () => {
-    const url = await waitFor(async () => out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1], 60_000)
+    const url = await listening
     const r = await aeon("run", "What is 6 * 7 plus 3?")
     expect(r.stderr).toContain(`running on the server at ${url}`)
     expect(r.code, r.stderr).toBe(0)
@@ -77,7 +77,7 @@ describe("the quick start with `npm start` running (#60.1)", () => {
   it(
     "the README's 'a real model' line beside the server says, before the run, that its key is not used (#69.7)",
     async () => {
-      const url = await waitFor(async () => out.match(/Aeon (http:\/\/\S+\/graphql)/)?.[1], 60_000)
+      const url = await listening
       const r = await aeonWith({ OPENAI_API_KEY: "sk-test", AEON_MODEL: "gpt-4o" }, "run", "What is 6 * 7 plus 3?")
       expect(r.code, r.stderr).toBe(0)
       expect(r.stderr).toContain(

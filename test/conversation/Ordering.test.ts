@@ -10,7 +10,7 @@ import * as Database from "../../src/store/Database.js"
 import { conversationReply, PLAN_PROMPTS, requestsFor, userText } from "../support/conversation.js"
 import { backend, freshDatabase } from "../support/database.js"
 import { type OpenAiStub, startOpenAiStub, stubModel } from "../support/OpenAiStub.js"
-import { gql, waitFor } from "../support/server.js"
+import { awaitRun, gql } from "../support/server.js"
 
 /**
  * Two turns sent at once on one thread (#56 item 4, #73.4): with `onBusy: REJECT` the second is refused, coded
@@ -45,12 +45,6 @@ afterAll(async () => {
   await stub?.close()
 })
 
-/** A run's status once it has ended, read from the store through `url` (whichever server executes it). */
-const awaitRun = (url: string, id: string) =>
-  waitFor(async () => {
-    const run = (await gql(url, `query($id: ID!) { run(id: $id) { status } }`, { id })).body.data?.run
-    return run && !["QUEUED", "RUNNING", "AWAITING_INPUT"].includes(run.status) ? run : undefined
-  }, 30_000)
 
 const start = (url: string, task: string, thread: string, onBusy = "REJECT") =>
   gql(

@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as RunStore from "../../src/store/RunStore.js"
 import { backend, freshDatabase, storeLayer } from "../support/database.js"
-import { awaitRun, gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer } from "../support/server.js"
 
 let server: TestServer
 
@@ -110,10 +110,7 @@ describe(`an unfinished run that cannot resume (${backend})`, () => {
     )
     const restarted = await startServer({ db })
     try {
-      const resumed = await waitFor(async () => {
-        const r = await gql(restarted.url, `{ run(id: "resumable") { status } }`)
-        return r.body.data?.run?.status === "CONVERGED" ? r.body.data.run : undefined
-      })
+      const resumed = await awaitRun(restarted.url, "resumable")
       expect(resumed.status).toBe("CONVERGED")
       const left = await gql(restarted.url, `{ run(id: "gone-tool") { status task } }`)
       // left as it was: no event written, so it reads as a run that has not begun

@@ -8,7 +8,7 @@ import WebSocket from "ws"
 import config from "../../codegen.js"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, reasoned } from "../support/scripts.js"
-import { awaitRun, gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { awaitRun, gql, startServer, type TestServer, untilStatus } from "../support/server.js"
 
 /** POSTs a body in chunks, without content-length (transfer-encoding: chunked). */
 const chunkedPost = (url: string, chunks: Array<string>) =>
@@ -273,12 +273,12 @@ describe("GraphQL over HTTP", () => {
       for (let i = 0; i < 3; i++) ids.push((await gql(small.url, start)).body.data.runTask.id)
       const count = async (id: string) =>
         (await gql(small.url, `query($id: ID!) { run(id: $id) { status events { seq } } }`, { id })).body.data.run
-      const lengths = await Promise.all(ids.map((id) =>
-        waitFor(async () => {
-          const r = await count(id)
-          return r?.status === "CONVERGED" ? r.events.length as number : undefined
+      const lengths = await Promise.all(ids.map(async (id) => {
+        const r = await untilStatus(small.url, id, "CONVERGED", {
+          query: `query($id: ID!) { run(id: $id) { status events { seq } } }`
         })
-      ))
+        return r.events.length as number
+      }))
       expect(lengths.every((n) => n > 13 && n <= 40)).toBe(true)
       const all = await gql(small.url, `{ runs { edges { node { id events { seq } } } } }`)
       expect(all.body.errors?.[0]).toMatchObject({

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { answer, convergingScript, reasoned } from "../support/scripts.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { gql, startServer, type TestServer, untilStatus } from "../support/server.js"
+import { Arrivals } from "../support/until.js"
 
 const FINAL = "Forty-two is the product of six and seven: six sevens, counted one after the other, make 42. " +
   "The calculator said so, and the explanation step agreed; nothing else was needed to answer."
@@ -89,19 +90,19 @@ describe("runOutput: a run's model output as it is written (#33)", () => {
     const early = createClient({ url: server.url.replace("http", "ws"), webSocketImpl: WebSocket, retryAttempts: 0 })
     const late = createClient({ url: server.url.replace("http", "ws"), webSocketImpl: WebSocket, retryAttempts: 0 })
     const id = await start()
-    const collect = async (client: ReturnType<typeof createClient>, seen: Array<Delta>) => {
+    const collect = async (client: ReturnType<typeof createClient>, seen: Arrivals<Delta>) => {
       for await (const r of client.iterate<{ runOutput: Delta }>({ query: OUTPUT, variables: { runId: id } })) {
         seen.push(r.data!.runOutput)
       }
+      return seen.all
     }
-    const all: Array<Delta> = []
-    const fromEarly = collect(early, all)
+    const early$ = new Arrivals<Delta>()
+    const fromEarly = collect(early, early$)
     // join once the final answer has begun
-    await waitFor(async () =>
+    await early$.until((all) =>
       all.filter((d) => d.promptId === PromptId.ANSWER_SYNTHESIS_USER && !d.done).length >= 2 ? true : undefined
     )
-    const joined: Array<Delta> = []
-    await Promise.all([fromEarly, collect(late, joined)])
+    const [all, joined] = await Promise.all([fromEarly, collect(late, new Arrivals<Delta>())])
     early.dispose()
     late.dispose()
     const answerOf = (ds: Array<Delta>) => ds.filter((d) => d.promptId === PromptId.ANSWER_SYNTHESIS_USER)
@@ -114,12 +115,7 @@ describe("runOutput: a run's model output as it is written (#33)", () => {
   it("a finished run's runOutput ends at once with nothing; an unknown run is RunNotFoundError", async () => {
     const client = createClient({ url: server.url.replace("http", "ws"), webSocketImpl: WebSocket, retryAttempts: 0 })
     const id = await start()
-    await waitFor(async () =>
-      (await gql(server.url, `query($id: ID!) { run(id: $id) { status } }`, { id })).body.data.run.status ===
-          "CONVERGED"
-        ? true
-        : undefined
-    )
+    await untilStatus(server.url, id, "CONVERGED")
     const seen: Array<unknown> = []
     for await (const r of client.iterate({ query: OUTPUT, variables: { runId: id } })) seen.push(r)
     expect(seen).toEqual([])

@@ -1,14 +1,12 @@
 import Sqlite from "better-sqlite3"
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, watch, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { setTimeout as sleep } from "node:timers/promises"
 import { describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { cliIn } from "../support/cli.js"
 import { planOut } from "../support/scripts.js"
-import { waitFor } from "../support/server.js"
 
 /**
  * The disk fills while `aeon run` goes on (#46): a real small tmpfs (mounting one needs root; elsewhere the in-process
@@ -30,17 +28,20 @@ const script = {
   }]
 }
 
-/** Waits until the run's start is stored (read beside the running CLI, read-only). */
-const runStarted = async (db: string) => {
-  for (let i = 0; i < 200; i++) {
-    if (existsSync(db)) {
+/** The run's id once its start is stored (read beside the running CLI, read-only): looked at on each change to the data
+ * directory (fs.watch), not on a timer. */
+const runStarted = (dataDir: string) =>
+  new Promise<string>((resolve) => {
+    const look = () => {
+      const db = join(dataDir, "aeon.db")
+      if (!existsSync(db)) return
       try {
         const conn = new Sqlite(db, { readonly: true, fileMustExist: true })
         try {
-          const row = conn.prepare("SELECT run_id FROM run_events WHERE seq = 1").get() as
-            | { run_id: string }
-            | undefined
-          if (row) return row.run_id
+          const row = conn.prepare("SELECT run_id FROM run_events WHERE seq = 1").get() as { run_id: string } | undefined
+          if (!row) return
+          watcher.close()
+          resolve(row.run_id)
         } finally {
           conn.close()
         }
@@ -48,10 +49,9 @@ const runStarted = async (db: string) => {
         // not created yet
       }
     }
-    await sleep(50)
-  }
-  throw new Error("the run did not start")
-}
+    const watcher = watch(dataDir, look)
+    look()
+  })
 
 /** Fills the disk: a file as large as the space left (the last bytes refused: the disk is full). */
 const fill = (mount: string) => {
@@ -88,10 +88,10 @@ describe.skipIf(!root)("the disk fills mid-run (aeon run, the embedded store on 
       cli.env.AEON_DATA_DIR = join(mount, "data")
       writeFileSync(join(cli.dir, "script.json"), JSON.stringify(script))
       const running = cli.aeonWatched("run", "Compute 17 + 25", "--script", join(cli.dir, "script.json"), "--json")
-      const runId = await runStarted(join(mount, "data", "aeon.db"))
+      const runId = await runStarted(join(mount, "data"))
       fill(mount)
       // the plan call ends at 4 s; its record cannot be written: the run waits, and says so
-      await waitFor(async () => (running.stderrSoFar().includes("waits for its store") ? true : undefined), 30_000)
+      await running.untilSaid("waits for its store")
       rmSync(join(mount, "fill"))
       const r = await running.done
       expect(r.stderr).toContain(`run ${runId} waits for its store: the disk holding the embedded database is full`)
@@ -119,7 +119,7 @@ describe.skipIf(!root)("the disk fills mid-run (aeon run, the embedded store on 
         cli.env.AEON_STORE_OUTAGE_MS = "1500"
         writeFileSync(join(cli.dir, "script.json"), JSON.stringify(script))
         const running = cli.aeon("run", "Compute 17 + 25", "--script", join(cli.dir, "script.json"), "--json")
-        const runId = await runStarted(join(mount, "data", "aeon.db"))
+        const runId = await runStarted(join(mount, "data"))
         fill(mount)
         const r = await running
         expect(r.code).toBe(4)

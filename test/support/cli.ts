@@ -2,6 +2,7 @@ import { execFile, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Arrivals } from "./until.js"
 
 /**
  * The built `aeon` command in a data directory of its own (the embedded store, the offline model: no provider or
@@ -15,9 +16,9 @@ export const cliIn = (prefix: string) => {
   ) {
     delete env[k]
   }
-  /** `aeon ARGS` to its end; `stderrSoFar` reads what it has said on stderr while it runs. */
+  /** `aeon ARGS` to its end; `untilSaid` waits for what it will say on stderr while it runs. */
   const aeonWatched = (...args: Array<string>) => {
-    let said = ""
+    const said = new Arrivals<string>()
     const done = new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         process.execPath,
@@ -25,9 +26,12 @@ export const cliIn = (prefix: string) => {
         { env, encoding: "utf8", timeout: 120_000 },
         (e, stdout, stderr) => resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout, stderr })
       )
-      child.stderr?.on("data", (d) => (said += d))
+      child.stderr?.on("data", (d) => said.push(String(d)))
+      child.once("exit", (code) => said.end(`aeon exited (${code})`))
     })
-    return { done, stderrSoFar: () => said }
+    const untilSaid = (text: string, timeoutMs?: number) =>
+      said.until((all) => (all.join("").includes(text) ? true : undefined), timeoutMs)
+    return { done, untilSaid }
   }
   const aeon = (...args: Array<string>) => aeonWatched(...args).done
   return { dir, env, aeon, aeonWatched }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Offline from "../../src/llm/Offline.js"
 import * as Scripted from "../../src/llm/Scripted.js"
 import { obedientScript, PAY_FROM_INBOX, workspaceConfig } from "../support/obedient.js"
-import { gql, startServer, type TestServer, waitFor } from "../support/server.js"
+import { gql, startServer, type TestServer, untilRun } from "../support/server.js"
 
 /**
  * Prompt injection through GraphQL (#70), against a real MCP server (the official SDK) whose outputs carry an
@@ -105,10 +105,7 @@ const start = async (task: string, mode: "AUTO" | "FULL", extra: object = {}) =>
 }
 
 const settled = (id: string) =>
-  waitFor(async () => {
-    const run = (await gql(app.url, RUN, { id })).body.data.run
-    return run.status === "RUNNING" || run.status === "QUEUED" ? undefined : run
-  }, 60_000)
+  untilRun(app.url, id, (run) => run.status !== "RUNNING" && run.status !== "QUEUED", { query: RUN })
 
 const answer = async (id: string, requestId: string, decision: "APPROVE" | "REJECT") => {
   const r = await gql(
