@@ -33,7 +33,12 @@ describe("the viewer: Cancel (#69.1), a run's files (#69.14), waiting, conversat
       // the deadline's gauge moves with the clock while the run runs, between the server's readings (#76.6)
       const deadline = page.getByTestId("gauge-deadline")
       const before = Number(await deadline.getAttribute("data-used"))
-      await page.waitForTimeout(1_500)
+      // the page shows it moving on its own: waited for in the page's DOM, no sleep
+      await page.waitForFunction(
+        (least) => Number(document.querySelector("[data-testid=gauge-deadline]")?.getAttribute("data-used")) >= least,
+        before + 1_000,
+        { timeout: 10_000 }
+      )
       expect(Number(await deadline.getAttribute("data-used"))).toBeGreaterThanOrEqual(before + 1_000)
       await page.getByTestId("cancel-run").click()
       await page.getByTestId("run-status").filter({ hasText: "CANCELLED" }).waitFor({ timeout: 15_000 })

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import * as Aeon from "../../src/Aeon.js"
 import { serve } from "../../src/launch/App.js"
 import { LanguageModel } from "../../src/llm/LanguageModel.js"
@@ -74,9 +74,12 @@ describe("a step down of the output format lasts a while, is said, and is taken 
       expect(second.advisories.join("\n")).not.toMatch(/stepped down/)
 
       // past it: structured output again, health clear
-      await new Promise((r) => setTimeout(r, RETRY_MS + 50))
+      // the wall clock moved past the period (Date only, going on from there: no sleep); the model's memory of the
+      // step down reads Date.now
+      vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true })
+      vi.setSystemTime(Date.now() + RETRY_MS + 50)
       stub.requests.length = 0
-      const third = await run()
+      const third = await run().finally(() => vi.useRealTimers())
       expect(third.status).toBe("CONVERGED")
       expect(formats().every((f) => f === "json_schema")).toBe(true)
       expect(await conditions()).toEqual([])

@@ -5,6 +5,7 @@ import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { userMessage } from "../support/a2a.js"
 import { gql, startServer, type TestServer } from "../support/server.js"
+import { Arrivals } from "../support/until.js"
 
 // @a2a-js/sdk's own client (its ClientFactory and JSON-RPC transport) against /.well-known/agent-card.json and /a2a;
 // the offline model answers (a labeled stand-in).
@@ -55,7 +56,7 @@ const collect = async (stream: AsyncGenerator<StreamResponse>) => {
   for await (const r of stream) out.push(r)
   return out
 }
-const lastStatus = (rs: Array<StreamResponse>) =>
+const lastStatus = (rs: ReadonlyArray<StreamResponse>) =>
   rs.flatMap((r) => (r.payload?.$case === "statusUpdate" ? [r.payload.value.status?.state] : [])).at(-1)
 
 describe("A2A", () => {
@@ -174,11 +175,18 @@ describe("A2A", () => {
     }) as Task
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED])
       .toContain(sent.status?.state)
-    // followed while it waits for its plan's approval; answered on the task meanwhile
-    while ((await client.getTask({ tenant: "", id: sent.id })).status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
-      await new Promise((r) => setTimeout(r, 10))
-    }
-    const following = collect(client.resubscribeTask({ tenant: "", id: sent.id }))
+    // followed while it waits for its plan's approval; answered on the task once it says it waits
+    const told = new Arrivals<StreamResponse>()
+    const following = (async () => {
+      for await (const r of client.resubscribeTask({ tenant: "", id: sent.id })) told.push(r)
+      return told.all
+    })()
+    await told.until((all) =>
+      all[0]?.payload?.$case === "task" && all[0].payload.value.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ||
+        lastStatus(all) === TaskState.TASK_STATE_INPUT_REQUIRED
+        ? true
+        : undefined
+    )
     await client.sendMessage(request(message("approve", { taskId: sent.id, contextId: sent.contextId })))
     const followed = await following
     expect(followed[0]!.payload?.$case).toBe("task")

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Stream } from "effect"
+import { Deferred, Effect, Fiber, Stream } from "effect"
 import * as SqliteClient from "../../src/store/SqliteClient.js"
 
 const withTable = <A, E>(body: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
@@ -30,12 +30,17 @@ describe("the embedded database's client", () => {
     withTable((sql) =>
       Effect.gen(function*() {
         // more rows than one pull reads (a chunk): the iterator stays open while the first chunk is slowly consumed
+        const reading = yield* Deferred.make<void>()
         const slow = yield* sql<{ i: number }>`SELECT i FROM n ORDER BY i`.stream.pipe(
-          Stream.tap((r) => r.i === 1 ? Effect.sleep("50 millis") : Effect.void),
+          Stream.tap((r) =>
+            r.i === 1
+              ? Deferred.succeed(reading, undefined).pipe(Effect.zipRight(Effect.sleep("50 millis")))
+              : Effect.void
+          ),
           Stream.runCount,
           Effect.fork
         )
-        yield* Effect.sleep("5 millis")
+        yield* Deferred.await(reading) // the stream is open: its first row read, the rest still to come
         yield* sql`INSERT INTO n VALUES (20001)`
         expect(yield* Fiber.join(slow)).toBe(20000) // the write waited for the stream's end
         expect(yield* sql`SELECT count(*) AS c FROM n`).toEqual([{ c: 20001 }])

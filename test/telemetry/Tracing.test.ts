@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { ConfigProvider, Effect, Layer, Option, Tracer } from "effect"
+import { ConfigProvider, Deferred, Effect, Exit, Layer, Option, Tracer } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { runTask } from "../../src/index.js"
@@ -64,8 +64,10 @@ describe("tracing", () => {
   it.live("exports over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, and not otherwise", () =>
     Effect.gen(function*() {
       const received: Array<string> = []
+      const exported = yield* Deferred.make<void>()
       const server = createServer((req, res) => {
         received.push(req.url ?? "")
+        Deferred.unsafeDone(exported, Exit.void)
         req.resume()
         req.on("end", () => res.writeHead(200).end("{}"))
       })
@@ -90,7 +92,7 @@ describe("tracing", () => {
       yield* run({})
       expect(received).toEqual([])
       yield* run({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` })
-      for (let i = 0; i < 50 && received.length === 0; i++) yield* Effect.sleep("20 millis")
+      yield* Deferred.await(exported).pipe(Effect.timeout("5 seconds"), Effect.ignore)
       expect(received[0]).toBe("/v1/traces")
       server.close()
     }))
