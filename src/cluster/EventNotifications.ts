@@ -47,7 +47,8 @@ const listenForWakes = (options: NotificationOptions, wake: (runId: string) => v
   })
 
 /**
- * Runs executing on other servers of a cluster, followed here (runs/RunJournals' implementation for them): their
+ * Runs executing on other servers sharing the store — a cluster's runners, or plain servers on one PostgreSQL —,
+ * followed here (runs/RunJournals' implementation for them): their
  * fenced appends `pg_notify` `runId:lastSeq` at commit (in commit order); one LISTEN connection per process wakes the
  * run's mirror, whose one store read past the last event it handed out goes to all its followers here, each taking
  * what is past its own (no gap, no duplicate: events are read by seq, never taken from the notification). A periodic
@@ -135,5 +136,5 @@ export const make = (options: NotificationOptions) =>
     return { events }
   })
 
-/** The process's follower of runs executing elsewhere, on the cluster's PostgreSQL. */
+/** The process's follower of runs executing elsewhere, on the PostgreSQL it shares with them. */
 export const layer = (options: NotificationOptions) => Layer.scoped(JournalsElsewhere, make(options))

@@ -1,7 +1,8 @@
-import { Config, type ConfigError, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Config, type ConfigError, Context, Duration, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
 import * as Agents from "../agents/Agents.js"
 import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
+import * as EventNotifications from "../cluster/EventNotifications.js"
 import { DEFAULT_MAX_BODY_BYTES } from "../domain/Attachment.js"
 import { type Settings, settingsLayerConfig, WebhookSettings } from "../domain/Webhook.js"
 import type { LanguageModel } from "../llm/LanguageModel.js"
@@ -10,6 +11,8 @@ import { scheduler } from "../runs/Scheduler.js"
 import { parseKeys } from "../server/Security.js"
 import * as Server from "../server/Server.js"
 import * as Database from "../store/Database.js"
+import { Notifications } from "../store/Notifications.js"
+import type { RunStore } from "../store/RunStore.js"
 import { version } from "../support/PackageFiles.js"
 import * as Delivery from "../webhooks/Delivery.js"
 
@@ -98,6 +101,19 @@ export type StoreLayer = Layer.Layer<
 >
 
 /**
+ * Plain servers sharing PostgreSQL follow each other's runs as a cluster's runners do: on the store's notifications
+ * (cluster/EventNotifications), so a subscriber on one server gets a run executing on another live to its end. The
+ * embedded store has one server and no notifications: a run is followed where it executes.
+ */
+const followingElsewhere = <A, E, R>(manager: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(
+    Effect.map(Notifications, (notifications): Layer.Layer<A, E, R | RunStore | Notifications> =>
+      notifications.listening
+        ? manager.pipe(Layer.provide(EventNotifications.layer({ catchUp: Duration.seconds(2) })))
+        : manager)
+  )
+
+/**
  * Everything the server runs on: engine, store, run manager; on a cluster (`cluster`), the manager between the
  * cluster's sharding (below: where runs are placed) and the run entity's handlers (above: what this runner executes).
  */
@@ -113,7 +129,7 @@ export const appLayer = (
     Layer.unwrapEffect(
       Effect.map(Effect.promise(() => import("../cluster/Cluster.js")), (c) => c.layer(cluster, manager))
     ) :
-    manager
+    followingElsewhere(manager)
   // the agents after the engine's tools and the store's versions (agents/Agents reads AEON_AGENTS)
   return runs.pipe(
     Layer.provideMerge(Agents.layerConfig),

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { exited, freePort, slowArithmeticScript, startProcess } from "../support/process.js"
 import { awaitRun, gql as plainGql, untilEvent, untilRun, waitFor } from "../support/server.js"
+import { receiver } from "../support/webhooks.js"
 
 /** The runners need a key: `ops` sees every run; `alice` is a user (one running session at a time). */
 const KEYS = { ops: "ops-key", alice: "alice-key" }
@@ -39,6 +40,8 @@ const admin = (statement: string) =>
     )
   )
 const runners: Array<Runner> = []
+/** Where the runs' webhooks come (a schedule's runs say they started: how the test hears its ticks). */
+let hooks: Awaited<ReturnType<typeof receiver>>
 /** A query on the cluster's own database (its shard locks are rows of cluster_locks: address, shard_id). */
 const inCluster = (statement: string) => {
   const url = new URL(base!)
@@ -62,7 +65,8 @@ const startRunner = async (): Promise<Runner> => {
     AEON_MODEL_PROVIDER: "scripted",
     AEON_API_KEY: KEYS.ops,
     AEON_API_KEYS: `${KEYS.alice}:alice`,
-    AEON_SCRIPT: script
+    AEON_SCRIPT: script,
+    ...hooks.env
   })
   const runner: Runner = { child: started.child, output: started.output, said: started.said, address: `127.0.0.1:${runnerPort}`, url: "" }
   runners.push(runner)
@@ -194,6 +198,7 @@ const expectExactlyOnce = (id: string, run: Awaited<ReturnType<typeof finishedRu
 
 describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
   beforeAll(async () => {
+    hooks = await receiver()
     await admin(`CREATE DATABASE ${database}`)
     // started together on the new database, as a deployment starts them (they race to migrate it)
     await Promise.all([startRunner(), startRunner(), startRunner()])
@@ -201,6 +206,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
   afterAll(async () => {
     for (const r of runners) if (r.child.exitCode === null) r.child.kill("SIGKILL")
     await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined)
+    await hooks?.close()
   })
 
   it("each runner hears its cluster's notifications (events, answers, its pings) on one LISTEN connection", async () => {
@@ -232,15 +238,19 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     const made = await gql(
       runners[1]!.url,
       `mutation($input: ScheduleInput!) { createSchedule(input: $input) { ${SCHEDULE} } }`,
-      { input: { cron: "*/2 * * * * *", task: "Compute 1 + 1", input: { mode: "SIMPLE", memory: false } } }
+      {
+        input: {
+          cron: "*/2 * * * * *",
+          task: "Compute 1 + 1",
+          input: { mode: "SIMPLE", memory: false, webhook: { url: `${hooks.url}/ticks`, events: ["run.started"] } }
+        }
+      }
     )
     const id = made.body.data!.createSchedule.id as string
-    const read = async (url: string) =>
-      (await gql(url, `query($id: ID!) { schedule(id: $id) { ${SCHEDULE} } }`, { id })).body.data?.schedule
-    const ran = await waitFor(async () => {
-      const now = await read(runners[2]!.url)
-      return now.runs.length >= 3 ? now : undefined
-    }, 30_000)
+    // three ticks' runs have said they started
+    await hooks.until((all) => all.filter((g) => g.path.endsWith("/ticks")).length >= 3, 30_000)
+    const ran = (await gql(runners[2]!.url, `query($id: ID!) { schedule(id: $id) { ${SCHEDULE} } }`, { id })).body.data
+      .schedule
     expect((await gql(runners[0]!.url, `mutation($id: ID!) { deleteSchedule(id: $id) }`, { id })).body.data)
       .toEqual({ deleteSchedule: true })
     const times = (ran.runs as Array<{ createdAt: string }>).map((r) => Date.parse(r.createdAt)).sort()
