@@ -107,9 +107,13 @@ export type StoreLayer = Layer.Layer<
  */
 const followingElsewhere = <A, E, R>(manager: Layer.Layer<A, E, R>) =>
   Layer.unwrapEffect(
-    Effect.map(Notifications, (notifications): Layer.Layer<A, E, R | RunStore | Notifications> =>
-      notifications.listening
-        ? manager.pipe(Layer.provide(EventNotifications.layer({ catchUp: Duration.seconds(2) })))
+    Effect.map(Effect.serviceOption(Notifications), (notifications): Layer.Layer<A, E, R | RunStore> =>
+      Option.isSome(notifications) && notifications.value.listening
+        ? manager.pipe(Layer.provide(
+          EventNotifications.layer({ catchUp: Duration.seconds(2) }).pipe(
+            Layer.provide(Layer.succeed(Notifications, notifications.value))
+          )
+        ))
         : manager)
   )
 

@@ -6,12 +6,11 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
 import { Context, Data, Effect, Layer, Option, Runtime } from "effect"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createServer, type Server } from "node:http"
 import { WebSocketServer } from "ws"
 import { stringField } from "../support/Fields.js"
 import { readPackageFile } from "../support/PackageFiles.js"
 import { messageOf } from "../support/Thrown.js"
-import { readBytes, tooLargeMessage } from "./Body.js"
 import * as EffectAdapter from "./EffectAdapter.js"
 import { graphiqlOptions, renderGraphiQL } from "./GraphiQLPage.js"
 import type { GraphQLContext } from "./graphql/GraphQLContext.js"
@@ -25,6 +24,7 @@ import * as OwnerEndpoint from "./OwnerEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
 import { viewerRoutes } from "./ViewerRoutes.js"
+import { webRoute } from "./WebRoute.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -40,10 +40,6 @@ export interface ServerOptions {
 }
 
 export const typeDefs = readPackageFile("schema.graphql")
-
-const jsonError = (res: ServerResponse, status: number, code: string, message: string, close = false) =>
-  res.writeHead(status, { "content-type": "application/json", ...(close ? { connection: "close" } : {}) })
-    .end(JSON.stringify({ errors: [{ message, extensions: { code } }] }))
 
 const HOST_REFUSED = "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)"
 
@@ -65,7 +61,7 @@ const authPlugin = (auth: AuthConfig): Plugin => ({
 })
 
 const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOptions) =>
-  createYoga<{ req?: IncomingMessage }, GraphQLContext>({
+  createYoga<object, GraphQLContext>({
     schema: createSchema<GraphQLContext>({ typeDefs, resolvers: Resolvers.make(adapter, options.info) }),
     graphqlEndpoint: "/graphql",
     landingPage: false,
@@ -88,26 +84,6 @@ const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOpti
     }),
     logging: false
   })
-
-/** Hands a request to GraphQL within the body limit: a declared length checked first, a chunked body counted. */
-const withBodyLimit = (maxBodyBytes: number, handle: (req: IncomingMessage, res: ServerResponse) => void) => {
-  const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
-    jsonError(res, 413, "PAYLOAD_TOO_LARGE", tooLargeMessage(maxBodyBytes), true)
-    req.resume()
-  }
-  return (req: IncomingMessage, res: ServerResponse) => {
-    if (req.headers["content-length"] !== undefined) {
-      return Number(req.headers["content-length"]) > maxBodyBytes ? tooLarge(req, res) : handle(req, res)
-    }
-    if (req.method === "GET" || req.method === "HEAD") return handle(req, res)
-    void readBytes(req, maxBodyBytes).then((read) => {
-      if (read._tag === "tooLarge") return tooLarge(req, res)
-      if (read._tag === "broken") return void res.destroy() // yoga reads a body already read from `req.body`
-      Object.assign(req, { body: read.value })
-      handle(req, res)
-    })
-  }
-}
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<string>((resolve, reject) => {
@@ -143,7 +119,7 @@ const hostChecked = (auth: AuthConfig, allowed: ReadonlyArray<string>) =>
 const edgeRouter = <R>(parts: {
   readonly mcp: NodeHandler
   readonly owner: HttpRouter.HttpRouter<never, R>
-  readonly graphql: NodeHandler
+  readonly graphql: HttpRouter.Route.Handler<never, never>
   readonly protocols: ReturnType<typeof Protocols.router>
   readonly hosts: ReturnType<typeof hostChecked>
 }) =>
@@ -153,7 +129,7 @@ const edgeRouter = <R>(parts: {
     HttpRouter.concatAll(
       viewerRoutes,
       parts.protocols,
-      HttpRouter.empty.pipe(HttpRouter.all("/graphql", nodeRoute(parts.graphql)))
+      HttpRouter.empty.pipe(HttpRouter.all("/graphql", parts.graphql))
     ).pipe(HttpRouter.use(parts.hosts))
   )
 
@@ -180,7 +156,7 @@ export const start = async <R>(
   const router = edgeRouter({
     mcp: (req, res) => void mcp.handle(req, res),
     owner,
-    graphql: withBodyLimit(options.maxBodyBytes, (req, res) => void yoga.handle(req, res)),
+    graphql: webRoute((request) => Promise.resolve(yoga.fetch(request)), options.maxBodyBytes),
     protocols,
     hosts: hostChecked(options.auth, allowed)
   })

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exited } from "../support/process.js"
-import { outputOf } from "../support/until.js"
 import { gql } from "../support/server.js"
+import { outputOf } from "../support/until.js"
 
 /**
  * The whole CLI beside a server (#76 item 3): with `npm start` holding the embedded data directory, every command in

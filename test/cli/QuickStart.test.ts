@@ -4,8 +4,8 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { exited } from "../support/process.js"
-import { outputOf } from "../support/until.js"
 import { gql } from "../support/server.js"
+import { outputOf } from "../support/until.js"
 
 /**
  * The quick start as written, in a folder of its own (#60 item 1): `npm start` (the server, its data directory the

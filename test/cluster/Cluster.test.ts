@@ -68,7 +68,13 @@ const startRunner = async (): Promise<Runner> => {
     AEON_SCRIPT: script,
     ...hooks.env
   })
-  const runner: Runner = { child: started.child, output: started.output, said: started.said, address: `127.0.0.1:${runnerPort}`, url: "" }
+  const runner: Runner = {
+    child: started.child,
+    output: started.output,
+    said: started.said,
+    address: `127.0.0.1:${runnerPort}`,
+    url: ""
+  }
   runners.push(runner)
   runner.url = await started.url
   return runner

@@ -45,7 +45,6 @@ afterAll(async () => {
   await stub?.close()
 })
 
-
 const start = (url: string, task: string, thread: string, onBusy = "REJECT") =>
   gql(
     url,

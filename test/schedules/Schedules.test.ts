@@ -72,10 +72,14 @@ describe("schedules", () => {
     // two ticks' time, as a witness on the same cron counts it: none starts while paused
     const witness = (await create(server.url, "*/2 * * * * *", "witness")).body.data!.createSchedule.id as string
     const [firstTick, secondTick] = await startedRuns("witness", 2)
-    const tickTimes = await Promise.all([firstTick!, secondTick!].map(async (runId) =>
-      Date.parse((await gql(server.url, `query($id: ID!) { run(id: $id) { createdAt } }`, { id: runId })).body.data!.run
-        .createdAt)
-    ))
+    const tickTimes = await Promise.all(
+      [firstTick!, secondTick!].map(async (runId) =>
+        Date.parse(
+          (await gql(server.url, `query($id: ID!) { run(id: $id) { createdAt } }`, { id: runId })).body.data!.run
+            .createdAt
+        )
+      )
+    )
     expect(tickTimes[1]! - tickTimes[0]!).toBeGreaterThanOrEqual(1_000)
     expect((await read(server.url, id)).runs.length).toBe(count)
     await gql(server.url, `mutation($id: ID!) { deleteSchedule(id: $id) }`, { id: witness })

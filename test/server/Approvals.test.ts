@@ -2,7 +2,7 @@ import { Option, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { PromptId } from "../../src/prompts/PromptId.js"
 import { convergingScript, planOut, reasoned, refiningForever } from "../support/scripts.js"
-import { awaitRun, gql, startServer, untilStatus } from "../support/server.js"
+import { awaitRun, gql, startServer, untilEvent, untilStatus } from "../support/server.js"
 
 const script = () => ({
   ...convergingScript(),
@@ -51,8 +51,9 @@ describe("approvals through the API", () => {
           description: "Store the seed 7 in memory under seed"
         }])
         const requestId = waiting.pendingApprovals[0].requestId
-        // listed by its status (the list reads the store, where the request was kept before it was published), not
-        // among the RUNNING ones
+        // listed by its status, not among the RUNNING ones: the list reads the store, where the request is kept before
+        // its event is published (the run's own status, read from its memory, may say so a moment sooner)
+        await untilEvent(server.url, id, "ApprovalRequested", { headers: alice })
         const listed = (await gql(
           server.url,
           `{ runs(status: AWAITING_INPUT) { edges { node { id status } } } }`,

@@ -271,8 +271,6 @@ describe("GraphQL over HTTP", () => {
       const start = `mutation { runTask(input: { task: "Compute 6 * 7 and explain it", mode: FULL }) { id } }`
       const ids: Array<string> = []
       for (let i = 0; i < 3; i++) ids.push((await gql(small.url, start)).body.data.runTask.id)
-      const count = async (id: string) =>
-        (await gql(small.url, `query($id: ID!) { run(id: $id) { status events { seq } } }`, { id })).body.data.run
       const lengths = await Promise.all(ids.map(async (id) => {
         const r = await untilStatus(small.url, id, "CONVERGED", {
           query: `query($id: ID!) { run(id: $id) { status events { seq } } }`

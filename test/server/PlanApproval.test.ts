@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { backend } from "../support/database.js"
 import { exited, scriptedServerEnv, startProcess } from "../support/process.js"
 import { convergingScript, seedScriptFile, verdict } from "../support/scripts.js"
-import { awaitRun, gql, startServer, untilStatus } from "../support/server.js"
+import { awaitRun, gql, startServer, untilEvent, untilStatus } from "../support/server.js"
 
 const FIGURES = "{ llmCalls tokens costUsd wallMs }"
 const FORECAST = `{ expected ${FIGURES} worstCase ${FIGURES} perStep { stepId expected ${FIGURES} } basis similarRuns }`
@@ -150,6 +150,7 @@ describe("plan approval and forecast through the API (#35)", () => {
         .data.runTask.id as string
       const before = (await awaiting(url1, id)).pendingPlanApproval
       // killed once the request is stored: a subscriber is told an event once it is stored, and the list reads the store
+      await untilEvent(url1, id, "PlanApprovalRequested")
       const listed = await gql(url1, `{ runs(status: AWAITING_INPUT) { edges { node { id } } } }`)
       expect(listed.body.data.runs.edges.map((e: any) => e.node.id)).toContain(id)
       first.child.kill("SIGKILL")

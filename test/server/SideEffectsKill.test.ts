@@ -38,7 +38,11 @@ describe(`a kill -9 with steps at once, each calling a tool with side effects ($
     // a call has written its record and holds its answer, and the three steps have started (at once: calls made at
     // once would all be under way now)
     await untilRecords(1)
-    await untilEvents(url1, id, (events) => (events.filter((e) => e.type === "StepStarted").length === 3 ? true : undefined))
+    await untilEvents(
+      url1,
+      id,
+      (events) => (events.filter((e) => e.type === "StepStarted").length === 3 ? true : undefined)
+    )
     const beforeKill = lines()
     first.child.kill("SIGKILL")
     await exited(first.child)

@@ -38,7 +38,9 @@ const runStarted = (dataDir: string) =>
       try {
         const conn = new Sqlite(db, { readonly: true, fileMustExist: true })
         try {
-          const row = conn.prepare("SELECT run_id FROM run_events WHERE seq = 1").get() as { run_id: string } | undefined
+          const row = conn.prepare("SELECT run_id FROM run_events WHERE seq = 1").get() as
+            | { run_id: string }
+            | undefined
           if (!row) return
           watcher.close()
           resolve(row.run_id)
