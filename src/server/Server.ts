@@ -19,7 +19,6 @@ import * as QueryLimits from "./graphql/QueryLimits.js"
 import * as Resolvers from "./graphql/Resolvers.js"
 import { sseResults } from "./graphql/SseResults.js"
 import * as McpEndpoint from "./mcp/McpEndpoint.js"
-import { type NodeHandler, nodeRoute } from "./NodeRoute.js"
 import * as OwnerEndpoint from "./OwnerEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
@@ -117,14 +116,14 @@ const hostChecked = (auth: AuthConfig, allowed: ReadonlyArray<string>) =>
  * the Host check — the viewer, the protocols and GraphQL (yoga, with the body limit).
  */
 const edgeRouter = <R>(parts: {
-  readonly mcp: NodeHandler
+  readonly mcp: HttpRouter.Route.Handler<never, never>
   readonly owner: HttpRouter.HttpRouter<never, R>
   readonly graphql: HttpRouter.Route.Handler<never, never>
   readonly protocols: ReturnType<typeof Protocols.router>
   readonly hosts: ReturnType<typeof hostChecked>
 }) =>
   HttpRouter.concatAll(
-    HttpRouter.empty.pipe(HttpRouter.all("/mcp", nodeRoute(parts.mcp))),
+    HttpRouter.empty.pipe(HttpRouter.all("/mcp", parts.mcp)),
     parts.owner,
     HttpRouter.concatAll(
       viewerRoutes,
@@ -154,7 +153,7 @@ export const start = async <R>(
     version: options.info.version
   })
   const router = edgeRouter({
-    mcp: (req, res) => void mcp.handle(req, res),
+    mcp: webRoute(mcp.handle, options.maxBodyBytes, McpEndpoint.tooLarge),
     owner,
     graphql: webRoute((request) => Promise.resolve(yoga.fetch(request)), options.maxBodyBytes),
     protocols,

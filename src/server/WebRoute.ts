@@ -10,9 +10,9 @@ export type WebHandler = (request: Request) => Promise<Response>
 /** Headers of the connection, not of the request: a web Request carries none of them. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te"])
 
-/** What a request over the body limit is answered, on every route (the connection closes: the rest is not read). */
+/** What GraphQL answers a request over the body limit (the connection closes: the rest is not read). */
 export const payloadTooLarge = (maxBodyBytes: number) =>
-  HttpServerResponse.unsafeJson(
+  Response.json(
     { errors: [{ message: tooLargeMessage(maxBodyBytes), extensions: { code: "PAYLOAD_TOO_LARGE" } }] },
     { status: 413, headers: { connection: "close" } }
   )
@@ -67,11 +67,15 @@ const platformResponse = (response: Response, done: () => void) => {
  * within the limit), the handler's Response sent back through the platform. The Request's signal aborts when the
  * response has ended or the client went away (a subscription's feed stops with it).
  */
-export const webRoute = (handle: WebHandler, maxBodyBytes: number) =>
+export const webRoute = (
+  handle: WebHandler,
+  maxBodyBytes: number,
+  tooLarge: (maxBodyBytes: number) => Response = payloadTooLarge
+) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const body = yield* bodyWithin(request, maxBodyBytes)
-    if (body._tag === "tooLarge") return payloadTooLarge(maxBodyBytes)
+    if (body._tag === "tooLarge") return platformResponse(tooLarge(maxBodyBytes), () => {})
     if (body._tag === "broken") return HttpServerResponse.empty({ status: 400 })
     const controller = new AbortController()
     const abort = () => controller.abort()

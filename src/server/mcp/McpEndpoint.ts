@@ -1,24 +1,28 @@
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import type { Runtime } from "effect"
 import { randomUUID } from "node:crypto"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import type { RunManager } from "../../runs/RunManager.js"
-import { readJson, tooLargeMessage } from "../Body.js"
+import { tooLargeMessage } from "../Body.js"
 import { type AuthConfig, authenticate, hostAllowed } from "../Security.js"
 import * as AeonMcp from "./AeonMcp.js"
 
-const refuse = (
-  res: ServerResponse,
+/** A refusal in JSON-RPC's words, its Aeon code in `data.code`. */
+export const refuse = (
   status: number,
   code: string,
   message: string,
   headers: Record<string, string> = {},
   rpcCode = -32000
 ) =>
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(
-    JSON.stringify({ jsonrpc: "2.0", error: { code: rpcCode, message, data: { code } }, id: null })
-  )
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: rpcCode, message, data: { code } }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers }
+  })
+
+/** What /mcp answers a body over the limit (the connection closes: the rest is not read). */
+export const tooLarge = (maxBodyBytes: number) =>
+  refuse(413, "PAYLOAD_TOO_LARGE", tooLargeMessage(maxBodyBytes), { connection: "close" })
 
 /** A session no request has used for this long, and that has no request in progress, is ended. */
 const SESSION_IDLE_MS = 30 * 60_000
@@ -27,7 +31,7 @@ const MAX_SESSIONS = 1_000
 /** The largest message /mcp reads (the SDK's own limit). */
 
 interface Session {
-  readonly transport: StreamableHTTPServerTransport
+  readonly transport: WebStandardStreamableHTTPServerTransport
   readonly server: ReturnType<typeof AeonMcp.make>
   /** The API key's user who opened it: a request of another user with its id is not found. */
   readonly userId: string | undefined
@@ -71,39 +75,44 @@ const makeSessions = () => {
 
 /** `/mcp`: the MCP endpoint over HTTP, its sessions in this process. */
 export interface McpEndpoint {
-  readonly handle: (req: IncomingMessage, res: ServerResponse) => Promise<unknown>
+  /** A request to /mcp (a fetch-API handler: server/WebRoute hands it over, its body read within the limit). */
+  readonly handle: (request: Request) => Promise<Response>
   /** Ends every session (the server stops). */
   readonly close: () => void
   /** Sessions open now. */
   readonly sessions: () => number
 }
 
+/** Once the request's response has ended or its client went away (the edge aborts the request's signal then). */
+const whenDone = (request: Request, f: () => void) =>
+  request.signal.aborted ? f() : request.signal.addEventListener("abort", f, { once: true })
+
 /** A request of an open session, to its transport. */
-const inSession = async (session: Session, req: IncomingMessage, res: ServerResponse) => {
+const inSession = (session: Session, request: Request) => {
   session.active++
   session.lastSeen = Date.now()
-  res.on("close", () => {
+  whenDone(request, () => {
     session.active--
     session.lastSeen = Date.now()
   })
-  await session.transport.handleRequest(req, res)
+  return session.transport.handleRequest(request)
 }
 
 /** A message without a session: answered by an MCP server made for it alone. */
 const onceWith =
   (runtime: Runtime.Runtime<RunManager>, maxBodyBytes: number) =>
-  async (userId: string | undefined, body: unknown, req: IncomingMessage, res: ServerResponse) => {
+  async (userId: string | undefined, body: unknown, request: Request) => {
     const server = AeonMcp.make(runtime, userId)
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       maxRequestBodySize: maxBodyBytes
     })
-    res.on("close", () => {
+    whenDone(request, () => {
       void transport.close()
       void server.close()
     })
     await server.connect(transport)
-    await transport.handleRequest(req, res, body)
+    return transport.handleRequest(request, { parsedBody: body })
   }
 
 export const make = (
@@ -114,12 +123,12 @@ export const make = (
 ): McpEndpoint => {
   const sessions = makeSessions()
   /** An initialize: a new session, with an MCP server of its own. */
-  const open = async (userId: string | undefined, body: unknown, req: IncomingMessage, res: ServerResponse) => {
+  const open = async (userId: string | undefined, body: unknown, request: Request) => {
     if (sessions.size() >= MAX_SESSIONS) {
-      return refuse(res, 503, "TOO_MANY_SESSIONS", `${MAX_SESSIONS} MCP sessions are open: end one (DELETE) first`)
+      return refuse(503, "TOO_MANY_SESSIONS", `${MAX_SESSIONS} MCP sessions are open: end one (DELETE) first`)
     }
     const server = AeonMcp.make(runtime, userId)
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // the session's later messages are read by the SDK: within the server's limit, not its own 4 MiB
       maxRequestBodySize: maxBodyBytes,
@@ -128,52 +137,39 @@ export const make = (
     })
     transport.onclose = () => transport.sessionId && sessions.end(transport.sessionId)
     await server.connect(transport)
-    await transport.handleRequest(req, res, body)
+    return transport.handleRequest(request, { parsedBody: body })
   }
   const once = onceWith(runtime, maxBodyBytes)
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (!hostAllowed(req, auth, allowedHosts)) {
-      return refuse(
-        res,
-        403,
-        "HOST_NOT_ALLOWED",
-        "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)"
-      )
+  const handle = async (request: Request): Promise<Response> => {
+    const headers = {
+      host: request.headers.get("host") ?? undefined,
+      origin: request.headers.get("origin") ?? undefined
     }
-    const caller = authenticate(auth, req.headers.authorization)
-    if (!caller) {
-      return refuse(res, 401, "UNAUTHENTICATED", "missing or invalid API key", { "www-authenticate": "Bearer" })
+    if (!hostAllowed({ headers }, auth, allowedHosts)) {
+      return refuse(403, "HOST_NOT_ALLOWED", "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)")
     }
+    const caller = authenticate(auth, request.headers.get("authorization") ?? undefined)
+    if (!caller) return refuse(401, "UNAUTHENTICATED", "missing or invalid API key", { "www-authenticate": "Bearer" })
     sessions.sweep(Date.now())
-    const sessionId = req.headers["mcp-session-id"]
+    const sessionId = request.headers.get("mcp-session-id")
     try {
-      if (typeof sessionId === "string") {
+      if (sessionId !== null) {
         const session = sessions.get(sessionId)
         if (!session || session.userId !== caller.userId) {
-          return refuse(res, 404, "SESSION_NOT_FOUND", "no such MCP session (it ended): initialize a new one")
+          return refuse(404, "SESSION_NOT_FOUND", "no such MCP session (it ended): initialize a new one")
         }
-        return await inSession(session, req, res)
+        return await inSession(session, request)
       }
-      if (req.method !== "POST") {
-        return refuse(
-          res,
-          405,
-          "METHOD_NOT_ALLOWED",
-          "POST a JSON-RPC message (GET and DELETE need an Mcp-Session-Id)",
-          {
-            allow: "POST"
-          }
-        )
+      if (request.method !== "POST") {
+        return refuse(405, "METHOD_NOT_ALLOWED", "POST a JSON-RPC message (GET and DELETE need an Mcp-Session-Id)", {
+          allow: "POST"
+        })
       }
-      const body = await readJson(req, maxBodyBytes)
-      if (body._tag !== "json") {
-        return body._tag === "tooLarge"
-          ? refuse(res, 413, "PAYLOAD_TOO_LARGE", tooLargeMessage(maxBodyBytes))
-          : refuse(res, 400, "PARSE_ERROR", "the body is not JSON", {}, -32700)
-      }
-      return await (isInitializeRequest(body.value) ? open : once)(caller.userId, body.value, req, res)
+      const body = await request.json().then((value: unknown) => ({ value }), () => undefined)
+      if (body === undefined) return refuse(400, "PARSE_ERROR", "the body is not JSON", {}, -32700)
+      return await (isInitializeRequest(body.value) ? open : once)(caller.userId, body.value, request)
     } catch {
-      if (!res.headersSent) refuse(res, 500, "INTERNAL", "internal error")
+      return refuse(500, "INTERNAL", "internal error")
     }
   }
   return { handle, close: sessions.endAll, sessions: sessions.size }
