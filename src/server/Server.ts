@@ -6,7 +6,6 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention"
 import { Context, Data, Effect, Layer, Option, Runtime } from "effect"
 import { createSchema, createYoga, type Plugin } from "graphql-yoga"
-import { createServer, type Server } from "node:http"
 import { WebSocketServer } from "ws"
 import { stringField } from "../support/Fields.js"
 import { readPackageFile } from "../support/PackageFiles.js"
@@ -18,6 +17,7 @@ import { graphqlWs } from "./graphql/GraphQLWs.js"
 import * as QueryLimits from "./graphql/QueryLimits.js"
 import * as Resolvers from "./graphql/Resolvers.js"
 import { sseResults } from "./graphql/SseResults.js"
+import * as Listener from "./Listener.js"
 import * as McpEndpoint from "./mcp/McpEndpoint.js"
 import * as OwnerEndpoint from "./OwnerEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
@@ -84,18 +84,6 @@ const yogaOf = (adapter: EffectAdapter.Adapter<Resolvers.R>, options: ServerOpti
     logging: false
   })
 
-const listen = (server: Server, port: number, host: string) =>
-  new Promise<string>((resolve, reject) => {
-    server.once("error", reject) // the port is taken, the host is not this machine's, …
-    server.listen(port, host, () => {
-      server.off("error", reject)
-      const address = server.address()
-      if (address === null || typeof address === "string") return reject(new Error(`not listening on TCP: ${address}`))
-      const shown = address.address.includes(":") ? `[${address.address}]` : address.address
-      resolve(`http://${shown}:${address.port}/graphql`)
-    })
-  })
-
 /** A request whose Host or Origin is not this machine's is refused (403) on a server without API keys. */
 const hostChecked = (auth: AuthConfig, allowed: ReadonlyArray<string>) =>
   HttpMiddleware.make((app) =>
@@ -159,11 +147,15 @@ export const start = async <R>(
     protocols,
     hosts: hostChecked(options.auth, allowed)
   })
-  const server: Server = createServer(Runtime.runSync(runtime)(NodeHttpServer.makeHandler(router)))
+  const listener = await Listener.listen(
+    Runtime.runSync(runtime)(NodeHttpServer.makeHandler(router)),
+    options.port,
+    options.host
+  )
 
   // a WebSocket message has the same size limit as a request body (ws would accept 100 MiB)
   const wss = new WebSocketServer({
-    server,
+    server: listener.server,
     path: "/graphql",
     maxPayload: options.maxBodyBytes,
     verifyClient: ({ req }, done) => done(hostAllowed(req, options.auth, allowed), 403, HOST_REFUSED)
@@ -178,15 +170,13 @@ export const start = async <R>(
       ({ ...user, events: { max: options.limits.maxEvents, left: options.limits.maxEvents } }) satisfies GraphQLContext
   })
 
-  const url = await listen(server, options.port, options.host)
   return {
-    url,
+    url: listener.url,
     close: async () => {
       mcp.close()
       await ws.dispose()
       wss.close()
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await listener.close()
     }
   }
 }
