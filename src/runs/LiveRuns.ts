@@ -1,32 +1,21 @@
-import { Cause, Context, Deferred, Effect, Fiber, FiberSet, Layer, Option, Ref } from "effect"
+import { Context, Effect, FiberSet, Layer, Option, Ref } from "effect"
 import type { RunNotFoundError } from "../domain/Errors.js"
-import { StoreOutageError } from "../domain/Errors.js"
 import { EventSink } from "../journal/RunJournal.js"
 import { makeTails, RunTails } from "../journal/RunTail.js"
-import { resultOf } from "../record/RunResult.js"
 import * as Answers from "../run/Answers.js"
 import * as Fork from "../run/Fork.js"
-import {
-  cancelledEnd,
-  cannotResume,
-  prepare,
-  type PreparedRun,
-  prepareResume,
-  register,
-  RunLifecycle,
-  type StartError
-} from "../run/Run.js"
+import { cannotResume, prepare, type PreparedRun, prepareResume, register, type StartError } from "../run/Run.js"
 import { TurnCancel } from "../run/ThreadTurns.js"
 import { type Claimant, RunLease } from "../store/RunLease.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
-import { RunFencedError } from "../store/StoreValues.js"
 import { RunAdmission } from "./Admission.js"
-import { type PersonAnswer, RunPlacement } from "./Placement.js"
-import { cancelWhereHeld, OwnerAddress } from "./RunOwners.js"
-
+import { launchOf, lifecycle, stopLost } from "./Attempts.js"
 import { type LiveRun, type RunNeeds, RunsHere, type RunsHereView } from "./LiveRun.js"
-import { type Leases, leasesOf, letGoOf } from "./RunLeases.js"
+import { cancelHereOf, runHereOf } from "./OnRunner.js"
+import { type PersonAnswer, RunPlacement } from "./Placement.js"
+import { leasesOf, letGoOf } from "./RunLeases.js"
+import { cancelWhereHeld, OwnerAddress } from "./RunOwners.js"
 import { resumeHere, retakeWhenBack, takeUpLapsed } from "./TakeUp.js"
 
 export type { LiveRun } from "./LiveRun.js"
@@ -78,27 +67,6 @@ export interface Execution extends RunsHereView {
 
 export class LiveRuns extends Context.Tag("aeon/LiveRuns")<LiveRuns, Execution>() {}
 
-/**
- * A cancelled run that never began (it waited for a slot or its user's turn) ends CANCELLED all the same: written
- * by the canceller once the run's fiber is gone (an interrupted fiber's finalizer could not wait for the store).
- */
-const endCancelled = (prepared: PreparedRun) =>
-  Effect.suspend(() => {
-    const record = prepared.events.record()
-    if (record.finished) return Effect.void
-    return prepared.events.emit(cancelledEnd(resultOf(record).usage)).pipe(
-      Effect.zipRight(prepared.events.close),
-      Effect.ignore
-    )
-  })
-
-/** Interrupts a run going on here as a person's cancellation: it ends CANCELLED (tool calls finish first). */
-const interruptLive = (entry: LiveRun) =>
-  Effect.suspend(() => {
-    entry.cancelled = true
-    return entry.fiber ? Fiber.interrupt(entry.fiber) : Effect.void
-  })
-
 /** A person's answer to a run going on here, recorded on its log. */
 const answerLive = (needs: Context.Context<RunNeeds>) => ({ prepared: { events } }: LiveRun, a: PersonAnswer) =>
   Effect.provide(Answers.answer(events, a), needs)
@@ -109,127 +77,6 @@ const countsOf = (live: ReadonlyMap<string, LiveRun>) => {
   for (const e of live.values()) if (e.prepared.events.record().started) active++
   return { active, queued: live.size - active }
 }
-
-/**
- * Whether an interruption leaves the run unfinished (it resumes elsewhere, or on the next start): when the server
- * stops, when another process took the run up (this one lost its hold), and on a cluster whenever a person did not
- * cancel it (its shard moved, the runner stops). Before a call with side effects: whether this process still holds it.
- */
-const lifecycle = (shuttingDown: Ref.Ref<boolean>, clustered: boolean, leases: Leases) => (entry: LiveRun) => ({
-  shuttingDown: Effect.map(
-    Ref.get(shuttingDown),
-    (down) => down || entry.lost === true || (clustered && !entry.cancelled)
-  ),
-  stillHeld: Effect.flatMap(leases.stillHeld(entry.prepared.runId), (held) => {
-    if (held) return Effect.void
-    entry.lost = true
-    return Effect.die(new RunFencedError({ runId: entry.prepared.runId, epoch: -1 }))
-  })
-})
-
-/**
- * Runs another process took up (this one's renewal no longer holds them): stopped here, writing nothing more (their
- * appends are refused by then in any case); a tool call in flight finishes first.
- */
-const stopLost = (live: ReadonlyMap<string, LiveRun>) => (ids: ReadonlyArray<string>) =>
-  Effect.forEach(ids, (id) => {
-    const entry = live.get(id)
-    if (!entry) return Effect.void
-    entry.lost = true
-    return Effect.zipRight(
-      Effect.logWarning(`run ${id} was taken up by another process: it stops here`),
-      entry.fiber ? Effect.fork(Fiber.interrupt(entry.fiber)) : Effect.void
-    )
-  }, { discard: true })
-
-/**
- * How an attempt ends: one whose store stayed away past the bound is taken up again here once it answers (on a
- * cluster too: the run is still this runner's; runHere follows the attempt that takes it up); any other defect is
- * said in the log (the run stays as its record left it; a restart resumes it). `done` once all that is over.
- */
-const attemptEnd =
-  (entry: LiveRun, retake: (outage: StoreOutageError) => Effect.Effect<unknown>) =>
-  <A, E, R>(attempt: Effect.Effect<A, E, R>) =>
-    attempt.pipe(
-      Effect.catchSomeDefect((d) =>
-        d instanceof StoreOutageError ? Option.some(Effect.asVoid(retake(d))) : Option.none()
-      ),
-      Effect.tapDefect((cause) =>
-        Effect.logError(`run ${entry.prepared.runId} stopped here, unfinished: ${Cause.pretty(cause)}`)
-      ),
-      // (after a retake: the attempt taking the run up again is live by then)
-      Effect.ensuring(Deferred.succeed(entry.done, undefined))
-    )
-
-/** Where a stored run is taken up here, if it can be (undefined: it had ended, or it is damaged). */
-type LaunchStored = (id: string) => Effect.Effect<LiveRun | undefined, StoreError>
-
-/**
- * A cluster's runner runs its entity's run here to its end: taken up if it is not live, followed through the attempts
- * that take it up again; interrupted (its shard moves), it stops here unfinished.
- */
-const runHereOf = (live: ReadonlyMap<string, LiveRun>, launchStored: LaunchStored) => (id: string) =>
-  Effect.gen(function*() {
-    let entry = live.get(id) ?? (yield* launchStored(id))
-    while (entry?.fiber) {
-      const fiber = entry.fiber
-      // the entity interrupted (its shard moves to another runner): the run stops here, unfinished (tool calls first)
-      yield* Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber))
-      if (entry.prepared.events.record().finished) break
-      // an attempt that ended waiting for its store is followed by the one that took the run up again here
-      const next = live.get(id)
-      if (next === undefined || next === entry) break
-      entry = next
-    }
-    const finished = entry ? entry.prepared.events.record().finished : true
-    if (!finished) {
-      yield* Effect.logWarning(`run ${id} stopped unfinished on this runner; it resumes where it is taken up`)
-      return yield* Effect.never
-    }
-  })
-
-/** A person's cancellation of a run here (taken up first when it is not live): it ends CANCELLED. */
-const cancelHereOf = (live: ReadonlyMap<string, LiveRun>, launchStored: LaunchStored) => (id: string) =>
-  Effect.gen(function*() {
-    const entry = live.get(id) ?? (yield* launchStored(id))
-    if (!entry) return
-    yield* interruptLive(entry)
-    if (entry.fiber) yield* Fiber.await(entry.fiber)
-    yield* endCancelled(entry.prepared)
-  })
-
-/**
- * A prepared run launched here (claimed as it was prepared: held, so an answer or a cancellation given in another
- * process is sent here): live, then
- * run in its own fiber once admitted; let go as it ends.
- */
-const launchOf = (here: {
-  readonly live: Map<string, LiveRun>
-  readonly fibers: FiberSet.FiberSet
-  readonly admit: RunAdmission["Type"]["admit"]
-  readonly letGo: (ids: ReadonlyArray<string>) => Effect.Effect<void>
-  readonly lifecycleOf: (entry: LiveRun) => RunLifecycle["Type"]
-  readonly retake: (outage: StoreOutageError) => Effect.Effect<unknown>
-}) =>
-(prepared: PreparedRun, userId: string | null, createdAt: Date) =>
-  Effect.gen(function*() {
-    const entry: LiveRun = { prepared, userId, createdAt, done: yield* Deferred.make<void>() }
-    here.live.set(prepared.runId, entry)
-    const started = yield* Deferred.make<void>()
-    const run = Deferred.await(started).pipe(
-      Effect.zipRight(here.admit(userId, prepared.runId)(prepared.execute)),
-      Effect.provideService(RunLifecycle, here.lifecycleOf(entry)),
-      Effect.ensuring(Effect.suspend(() => {
-        here.live.delete(prepared.runId)
-        return here.letGo([prepared.runId])
-      })),
-      attemptEnd(entry, here.retake)
-    )
-    // interruptible whatever its caller is (start-up recovery runs while the server's layer is built, with
-    // interruption off): cancel, a budget's timeout and shutdown interrupt it
-    entry.fiber = yield* FiberSet.run(here.fibers, Effect.interruptible(run))
-    yield* Deferred.succeed(started, undefined)
-  })
 
 /** New runs set up here: registered QUEUED behind their user's turn (prepared, or only stored), or forked. */
 const newRuns = (
