@@ -16,14 +16,14 @@ import type { GraphQLContext } from "./graphql/GraphQLContext.js"
 import { graphqlWs } from "./graphql/GraphQLWs.js"
 import * as QueryLimits from "./graphql/QueryLimits.js"
 import * as Resolvers from "./graphql/Resolvers.js"
-import { sseResults } from "./graphql/SseResults.js"
+import { nodeBodyOf, sseResults } from "./graphql/SseResults.js"
 import * as Listener from "./Listener.js"
 import * as McpEndpoint from "./mcp/McpEndpoint.js"
 import * as OwnerEndpoint from "./OwnerEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
 import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
 import { viewerRoutes } from "./ViewerRoutes.js"
-import { webRoute } from "./WebRoute.js"
+import { payloadTooLarge, webRoute } from "./WebRoute.js"
 
 export interface ServerOptions {
   readonly port: number
@@ -143,7 +143,12 @@ export const start = async <R>(
   const router = edgeRouter({
     mcp: webRoute(mcp.handle, options.maxBodyBytes, McpEndpoint.tooLarge),
     owner,
-    graphql: webRoute((request) => Promise.resolve(yoga.fetch(request)), options.maxBodyBytes),
+    graphql: webRoute(
+      (request) => Promise.resolve(yoga.fetch(request)),
+      options.maxBodyBytes,
+      payloadTooLarge,
+      nodeBodyOf
+    ),
     protocols,
     hosts: hostChecked(options.auth, allowed)
   })

@@ -1,7 +1,9 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Stream } from "effect"
+import type { Readable } from "node:stream"
 import { readBytes, tooLargeMessage } from "./Body.js"
 
 /** A handler of the fetch API: yoga's `fetch`, the MCP SDK's web-standard transport. */
@@ -44,8 +46,11 @@ const webRequest = (request: HttpServerRequest.HttpServerRequest, body: Buffer |
   })
 }
 
+/** Where a route finds a Response's body as the Node stream it was made from, when it was (GraphQL's SSE). */
+export type NodeBodyOf = (response: Response) => Readable | undefined
+
 /** The handler's Response as the platform's, its body streamed (with backpressure); `done` once it has ended. */
-const platformResponse = (response: Response, done: () => void) => {
+const platformResponse = (response: Response, done: () => void, nodeBodyOf?: NodeBodyOf) => {
   const headers: Record<string, string> = {}
   response.headers.forEach((value, name) => (headers[name] = value))
   const contentType = headers["content-type"]
@@ -54,10 +59,12 @@ const platformResponse = (response: Response, done: () => void) => {
     return HttpServerResponse.empty({ status: response.status, headers })
   }
   const body = response.body
+  const node = nodeBodyOf?.(response)
+  const chunks: Stream.Stream<Uint8Array, unknown> = node
+    ? NodeStream.fromReadable<unknown, Uint8Array>(() => node, (e) => e)
+    : Stream.fromReadableStream({ evaluate: () => body, onError: (e) => e })
   return HttpServerResponse.stream(
-    Stream.fromReadableStream({ evaluate: () => body, onError: (e) => e }).pipe(
-      Stream.ensuring(Effect.sync(done))
-    ),
+    chunks.pipe(Stream.ensuring(Effect.sync(done))),
     { status: response.status, headers, ...(contentType === undefined ? {} : { contentType }) }
   )
 }
@@ -70,7 +77,8 @@ const platformResponse = (response: Response, done: () => void) => {
 export const webRoute = (
   handle: WebHandler,
   maxBodyBytes: number,
-  tooLarge: (maxBodyBytes: number) => Response = payloadTooLarge
+  tooLarge: (maxBodyBytes: number) => Response = payloadTooLarge,
+  nodeBodyOf?: NodeBodyOf
 ) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -81,5 +89,5 @@ export const webRoute = (
     const abort = () => controller.abort()
     const web = webRequest(request, body._tag === "bytes" ? body.value : undefined, controller.signal)
     const response = yield* Effect.promise(() => handle(web)).pipe(Effect.onInterrupt(() => Effect.sync(abort)))
-    return platformResponse(response, abort)
+    return platformResponse(response, abort, nodeBodyOf)
   })

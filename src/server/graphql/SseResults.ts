@@ -52,21 +52,31 @@ const asGraphQLError = (e: unknown): GraphQLError =>
     ? e
     : new GraphQLError("Unexpected error.", { extensions: { code: "INTERNAL_SERVER_ERROR" } })
 
+/** The SSE bodies of the responses `sseResponse` made, each by its Response (gone with it). */
+const nodeBodies = new WeakMap<object, Readable>()
+
+/**
+ * A subscription's SSE body as the Node stream it is, for the edge to write as it is (server/WebRoute): not through
+ * the web stream yoga's Response wraps around it, a promise per frame more.
+ */
+export const nodeBodyOf = (response: Response): Readable | undefined => nodeBodies.get(response)
+
 /** `sseBody` as yoga's result processor. */
-export const sseResponse: ResultProcessor = (result, fetchAPI) =>
+export const sseResponse: ResultProcessor = (result, fetchAPI) => {
+  const body = resultsBody((result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]())
   // yoga's Response (@whatwg-node/fetch on Node) takes a Node stream as its body; the DOM's BodyInit type does not say so
-  new fetchAPI.Response(
-    resultsBody((result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]()) as unknown as BodyInit,
-    {
-      status: 200,
-      headers: {
-        "content-type": "text/event-stream",
-        connection: "keep-alive",
-        "cache-control": "no-cache",
-        "content-encoding": "none"
-      }
+  const response = new fetchAPI.Response(body as unknown as BodyInit, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream",
+      connection: "keep-alive",
+      "cache-control": "no-cache",
+      "content-encoding": "none"
     }
-  )
+  })
+  nodeBodies.set(response, body)
+  return response
+}
 
 /**
  * Subscriptions asked over SSE are answered by `sseResponse` (yoga's own processor answers everything else): yoga's
