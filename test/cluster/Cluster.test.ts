@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { exited, freePort, slowArithmeticScript, startProcess } from "../support/process.js"
-import { awaitRun, gql as plainGql, untilEvent, untilRun, waitFor } from "../support/server.js"
+import { gql as plainGql, untilRun, waitFor } from "../support/server.js"
 import { receiver } from "../support/webhooks.js"
 
 /** The runners need a key: `ops` sees every run; `alice` is a user (one running session at a time). */
@@ -154,12 +154,31 @@ const eventTypes = async (url: string, id: string) =>
   ) => e.type) as Array<string>
 type Ev = { seq: number; type: string; at: string; passNumber: number; stepId: string }
 /** The run as stored once it has finished. */
-const finishedRun = async (url: string, id: string) =>
-  (await awaitRun(url, id, {
-    ...AS_OPS,
+const finishedRun = (url: string, id: string) =>
+  readUntil(url, id, (run) => run.events.some((e: Ev) => e.type === "RunFinished"), {
     query:
-      `query($id: ID!) { run(id: $id) { status runner finalAnswer { answerText } events { seq type at ... on StepStartedEvent { passNumber stepId } ... on StepFinishedEvent { passNumber stepId } } } }`
-  })) as { status: string; runner: string; finalAnswer: { answerText: string }; events: Array<Ev> }
+      `query($id: ID!) { run(id: $id) { status runner finalAnswer { answerText } events { seq type at ... on StepStartedEvent { passNumber stepId } ... on StepFinishedEvent { passNumber stepId } } } }`,
+    timeoutMs: 60_000
+  }) as Promise<{ status: string; runner: string; finalAnswer: { answerText: string }; events: Array<Ev> }>
+/**
+ * The run as `query` reads it from the store, once `wanted` holds: read again, not followed. A run that moves between
+ * runners (a kill, a freeze, shards balanced again) is here read where it is stored: a follower of a run that moves
+ * away from the runner it follows it on is not told of the events written elsewhere (see #75's closing note).
+ */
+const readUntil = (
+  url: string,
+  id: string,
+  wanted: (run: any) => boolean,
+  options: { readonly query?: string; readonly timeoutMs?: number } = {}
+) =>
+  waitFor(async () => {
+    const run = (await gql(url, options.query ?? `query($id: ID!) { run(id: $id) { events { type } } }`, { id })).body
+      .data?.run
+    return run && wanted(run) ? run : undefined
+  }, options.timeoutMs ?? 30_000)
+/** Once the run has started a step, as the store says. */
+const stepStarted = (url: string, id: string) =>
+  readUntil(url, id, (run) => run.events.some((e: { type: string }) => e.type === "StepStarted"))
 /** Once every runner in `addresses` holds shards (a shard lock is a row: nothing announces it, so it is read again). */
 const holdingShards = (addresses: ReadonlyArray<string>) =>
   waitFor(async () => {
@@ -184,7 +203,7 @@ const midwayOn = async (target: Runner, via: Runner) => {
     if ((await runnerOf(via.url, id)) === target.address) on.push(id)
   }
   expect(on.length).toBeGreaterThan(0)
-  await untilEvent(via.url, on[0]!, "StepStarted", AS_OPS)
+  await stepStarted(via.url, on[0]!)
   return { ids, on }
 }
 
@@ -293,7 +312,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       expect(onVictim.length).toBeGreaterThan(0)
 
       // kill -9 while the victim's runs are mid-way: as soon as one of them has started a step
-      await untilEvent(a.url, onVictim[0]!, "StepStarted", AS_OPS)
+      await stepStarted(a.url, onVictim[0]!)
       victim.child.kill("SIGKILL")
       const killedAt = Date.now()
       await exited(victim.child)
@@ -348,7 +367,9 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
       a.child.kill("SIGSTOP")
       try {
         // its shard locks expire; b takes the runs up (a new owner epoch) and resumes them
-        await untilEvent(b.url, onA[0]!, "RunResumed", { ...AS_OPS, timeoutMs: 60_000 })
+        await readUntil(b.url, onA[0]!, (run) => run.events.some((e: Ev) => e.type === "RunResumed"), {
+          timeoutMs: 60_000
+        })
         expect(await runnerOf(b.url, onA[0]!)).toBe(b.address)
       } finally {
         a.child.kill("SIGCONT")
@@ -366,7 +387,7 @@ describe.skipIf(!base)("a cluster of three runners (PostgreSQL)", () => {
     const id = await submit(a.url)
     const runner = await runnerOf(a.url, id)
     const other = runner === a.address ? b : a
-    await untilEvent(other.url, id, "StepStarted", AS_OPS)
+    await stepStarted(other.url, id)
     const cancelled = await gql(other.url, `mutation($id: ID!) { cancelRun(id: $id) { status } }`, { id })
     expect(cancelled.body.data.cancelRun.status).toBe("CANCELLED")
     expect((await eventTypes(a.url, id)).filter((t) => t === "RunFinished")).toHaveLength(1)
