@@ -1,5 +1,6 @@
 import { Context, Deferred, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
 import { RunNotFoundError, type RunRecordDamagedError } from "../domain/Errors.js"
+import { isFinal } from "../domain/RunStatus.js"
 import { endsRun } from "../record/RunRecord.js"
 import { RunStore, type StoreError } from "../store/RunStore.js"
 import { StoreOutages } from "../store/StoreOutages.js"
@@ -78,8 +79,11 @@ const make = Effect.gen(function*() {
         const replay = yield* store.events(id, fromSeq).pipe(Effect.onError(() => Effect.sync(joining.stop)))
         return (push) => joining.start(replay, push)
       }
-      if (Option.isNone(yield* store.getRun(id))) return yield* new RunNotFoundError({ runId: id })
-      if (Option.isSome(elsewhere)) return yield* elsewhere.value.events(id, fromSeq)
+      const stored = yield* store.getRun(id)
+      if (Option.isNone(stored)) return yield* new RunNotFoundError({ runId: id })
+      // a run that has ended is what is stored: nothing more will be announced (a follower from past its end would
+      // wait for good)
+      if (Option.isSome(elsewhere) && !isFinal(stored.value.status)) return yield* elsewhere.value.events(id, fromSeq)
       const past = yield* store.events(id, fromSeq)
       return () => ({ past, finished: true, stop: () => {} })
     })
