@@ -139,7 +139,7 @@ export const layer = <A, E, R>(c: ClusterConfig, withManager: Layer.Layer<A | Ru
     if (!(yield* Notifications).listening) return yield* new ClusterNeedsPostgresError()
     const base = Layer.mergeAll(
       placement(`${c.runnerHost}:${c.runnerPort}`),
-      EventNotifications.layer({ catchUp: Duration.seconds(2) }),
+      EventNotifications.following,
       singletons
     ).pipe(Layer.provideMerge(sharding(c).pipe(Layer.provide(storageTables(c)))))
     // runs left QUEUED with no runner (their Start never went): sent again

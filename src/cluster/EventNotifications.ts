@@ -1,4 +1,4 @@
-import { type Duration, Effect, Exit, FiberSet, Layer, Stream } from "effect"
+import { Duration, Effect, Exit, FiberSet, Layer, Stream } from "effect"
 import type { RunEvent } from "../domain/RunEvent.js"
 import * as RunTail from "../journal/RunTail.js"
 import { reachesEnd } from "../record/RunRecord.js"
@@ -138,3 +138,6 @@ export const make = (options: NotificationOptions) =>
 
 /** The process's follower of runs executing elsewhere, on the PostgreSQL it shares with them. */
 export const layer = (options: NotificationOptions) => Layer.scoped(JournalsElsewhere, make(options))
+
+/** The follower every server sharing PostgreSQL runs (a cluster's runner or a plain server): a catch-up read every 2 s. */
+export const following = layer({ catchUp: Duration.seconds(2) })

@@ -1,4 +1,4 @@
-import { Config, type ConfigError, Context, Duration, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Config, type ConfigError, Context, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Aeon from "../Aeon.js"
 import * as Agents from "../agents/Agents.js"
 import { type ClusterConfig, clusterConfig, ClusterNeedsPostgresError } from "../cluster/ClusterConfig.js"
@@ -110,7 +110,7 @@ const followingElsewhere = <A, E, R>(manager: Layer.Layer<A, E, R>) =>
     Effect.map(Effect.serviceOption(Notifications), (notifications): Layer.Layer<A, E, R | RunStore> =>
       Option.isSome(notifications) && notifications.value.listening
         ? manager.pipe(Layer.provide(
-          EventNotifications.layer({ catchUp: Duration.seconds(2) }).pipe(
+          EventNotifications.following.pipe(
             Layer.provide(Layer.succeed(Notifications, notifications.value))
           )
         ))

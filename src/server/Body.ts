@@ -6,9 +6,16 @@ export type Bytes =
   | { readonly _tag: "tooLarge" }
   | { readonly _tag: "broken" }
 
-/** The one reader of request bodies on the edge (GraphQL's, /mcp's and the protocols' JSON). */
+/**
+ * The one reader of request bodies on the edge (GraphQL's, /mcp's and the protocols' JSON): a declared length over the
+ * limit refused before a byte is kept, a chunked body counted as it comes.
+ */
 export const readBytes = (req: IncomingMessage, maxBytes: number) =>
   new Promise<Bytes>((resolve) => {
+    if (req.headers["content-length"] !== undefined && Number(req.headers["content-length"]) > maxBytes) {
+      req.resume()
+      return resolve({ _tag: "tooLarge" })
+    }
     const chunks: Array<Buffer> = []
     let size = 0
     req.on("data", (chunk: Buffer) => {

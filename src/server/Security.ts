@@ -26,6 +26,9 @@ const same = (a: string, b: string) => timingSafeEqual(digest(a), digest(b))
 export const authRequired = (c: AuthConfig) => c.apiKey !== undefined || c.keys.size > 0
 
 /** The caller behind an Authorization header: undefined when refused, `{}` for a key without a user. */
+/** What a request whose Host or Origin is not this machine is told (every route, the WebSocket upgrade, /mcp). */
+export const HOST_REFUSED = "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)"
+
 export const authenticate = (c: AuthConfig, header: string | null | undefined): { userId?: string } | undefined => {
   if (!authRequired(c)) return {}
   const token = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim()

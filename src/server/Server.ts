@@ -21,7 +21,7 @@ import * as Listener from "./Listener.js"
 import * as McpEndpoint from "./mcp/McpEndpoint.js"
 import * as OwnerEndpoint from "./OwnerEndpoint.js"
 import * as Protocols from "./protocols/Protocols.js"
-import { type AuthConfig, authenticate, authRequired, errorCodes, hostAllowed } from "./Security.js"
+import { type AuthConfig, authenticate, authRequired, errorCodes, HOST_REFUSED, hostAllowed } from "./Security.js"
 import { viewerRoutes } from "./ViewerRoutes.js"
 import { payloadTooLarge, webRoute } from "./WebRoute.js"
 
@@ -39,8 +39,6 @@ export interface ServerOptions {
 }
 
 export const typeDefs = readPackageFile("schema.graphql")
-
-const HOST_REFUSED = "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)"
 
 /** Requests without a valid key are refused (401), except the GraphiQL page a browser asks for. */
 const authPlugin = (auth: AuthConfig): Plugin => ({

@@ -20,15 +20,12 @@ export const payloadTooLarge = (maxBodyBytes: number) =>
   )
 
 /**
- * The request's body within the limit: a declared length over it refused before a byte is read, a chunked body
- * counted as it comes (the edge's one reader, server/Body; the platform's own limit destroys the socket, so no coded
- * 413 could be sent). `undefined` for a request without a body.
+ * The request's body within the limit, by the edge's one reader (server/Body; the platform's own limit destroys the
+ * socket, so no coded 413 could be sent); none for a GET or a HEAD.
  */
 const bodyWithin = (request: HttpServerRequest.HttpServerRequest, maxBodyBytes: number) =>
   Effect.gen(function*() {
     if (request.method === "GET" || request.method === "HEAD") return { _tag: "none" } as const
-    const declared = request.headers["content-length"]
-    if (declared !== undefined && Number(declared) > maxBodyBytes) return { _tag: "tooLarge" } as const
     return yield* Effect.promise(() => readBytes(NodeHttpServerRequest.toIncomingMessage(request), maxBodyBytes))
   })
 

@@ -4,7 +4,7 @@ import type { Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { RunManager } from "../../runs/RunManager.js"
 import { tooLargeMessage } from "../Body.js"
-import { type AuthConfig, authenticate, hostAllowed } from "../Security.js"
+import { type AuthConfig, authenticate, HOST_REFUSED, hostAllowed } from "../Security.js"
 import * as AeonMcp from "./AeonMcp.js"
 
 /** A refusal in JSON-RPC's words, its Aeon code in `data.code`. */
@@ -146,7 +146,7 @@ export const make = (
       origin: request.headers.get("origin") ?? undefined
     }
     if (!hostAllowed({ headers }, auth, allowedHosts)) {
-      return refuse(403, "HOST_NOT_ALLOWED", "Host or Origin is not this machine (set AEON_ALLOWED_HOSTS to allow it)")
+      return refuse(403, "HOST_NOT_ALLOWED", HOST_REFUSED)
     }
     const caller = authenticate(auth, request.headers.get("authorization") ?? undefined)
     if (!caller) return refuse(401, "UNAUTHENTICATED", "missing or invalid API key", { "www-authenticate": "Bearer" })
